@@ -1,0 +1,37 @@
+/**
+ * Unit and integration tests, run inside workerd by the Workers Vitest pool.
+ * The scripted Messages API runs in Node (test/global-setup.ts) on 127.0.0.1; its port is
+ * injected here so the Worker under test reaches it through the real @anthropic-ai/sdk path.
+ */
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations("./migrations");
+  return {
+    plugins: [
+      cloudflareTest(({ inject }) => ({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            FAKE_MODEL_URL: `http://127.0.0.1:${inject<number>("fakeModelPort")}`,
+            ANTHROPIC_BASE_URL: `http://127.0.0.1:${inject<number>("fakeModelPort")}`,
+            ANTHROPIC_API_KEY: "test-key",
+            A2A_API_KEY: "",
+            MODEL_RETRY_BASE_MS: "5",
+            MODEL_IDLE_TIMEOUT_MS: "400",
+            SSE_KEEPALIVE_MS: "200",
+          },
+        },
+      })),
+    ],
+    test: {
+      include: ["test/**/*.test.ts"],
+      exclude: ["test/e2e/**", "node_modules/**"],
+      globalSetup: ["./test/global-setup.ts"],
+      setupFiles: ["./test/setup.ts"],
+      testTimeout: 20_000,
+    },
+  };
+});
