@@ -1,0 +1,63 @@
+/**
+ * `npm run dev [-- <wrangler dev args>]`: bundles the agents, applies the D1 migrations to the
+ * local database (same --persist-to as the server), says which model tasks will run on, then
+ * starts `wrangler dev` (127.0.0.1:8787 unless --port/--ip say otherwise) with local D1, R2 and
+ * Durable Objects. Without an ANTHROPIC_API_KEY the harness uses the scripted local model.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+
+function run(command: string, commandArgs: string[]): void {
+  const result = spawnSync(command, commandArgs, { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+function flagValue(name: string): string | undefined {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  const arg = args[i] as string;
+  return arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[i + 1];
+}
+
+function fileHasKey(file: string): boolean {
+  const path = join(root, file);
+  return existsSync(path) && /^\s*ANTHROPIC_API_KEY\s*=\s*\S+/m.test(readFileSync(path, "utf8"));
+}
+
+const wrangler = join(root, "node_modules", ".bin", "wrangler");
+run(process.execPath, [join(root, "scripts", "build-agents.ts")]);
+
+const persist = flagValue("--persist-to");
+run(wrangler, [
+  "d1",
+  "migrations",
+  "apply",
+  "DB",
+  "--local",
+  ...(persist ? ["--persist-to", persist] : []),
+]);
+
+const hasKey =
+  fileHasKey(".dev.vars") ||
+  (!existsSync(join(root, ".dev.vars")) &&
+    (Boolean(process.env.ANTHROPIC_API_KEY) || fileHasKey(".env")));
+const banner = hasKey
+  ? "model: Claude via the Anthropic API (ANTHROPIC_API_KEY found)"
+  : "model: SCRIPTED LOCAL MODEL, not Claude. No ANTHROPIC_API_KEY in .dev.vars, .env or the environment;\n       put ANTHROPIC_API_KEY=... in .dev.vars to talk to Claude.";
+const port = flagValue("--port") ?? "8787";
+const ip = flagValue("--ip") ?? "127.0.0.1";
+console.log(
+  `\n  A2A edge harness\n  ${banner}\n  agents: http://${ip}:${port}/agents   default agent card: http://${ip}:${port}/.well-known/agent-card.json\n`,
+);
+
+const child = spawn(wrangler, ["dev", "--var", "SCRIPTED_MODEL:auto", ...args], {
+  cwd: root,
+  stdio: "inherit",
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,79 @@
+/**
+ * The v1.0 Agent Card of an agent, built from its IDENTITY.md: name, description, version,
+ * skills, capabilities, input/output modes, the interfaces it is served on, and the security
+ * scheme when an API key is required. Pure: no I/O.
+ */
+import type { AgentDefinition } from "../agents/identity.ts";
+import type { Config } from "../config.ts";
+import { SUPPORTED_INPUT_MODES, SUPPORTED_OUTPUT_MODES } from "../loop/user-content.ts";
+
+/** Where an agent is served. */
+export interface CardUrls {
+  /** The A2A endpoint (JSON-RPC), e.g. `https://host/agents/writer/`. */
+  endpoint: string;
+}
+
+const SCRIPTED_NOTE =
+  " (This deployment runs on the scripted local model, not Claude: no ANTHROPIC_API_KEY is configured.)";
+
+const isHttpsUrl = (value: string) => /^https:\/\//.test(value);
+
+/** The agent's v1.0 card as JSON. */
+export function buildAgentCard(
+  agent: AgentDefinition,
+  urls: CardUrls,
+  config: Config,
+): Record<string, unknown> {
+  const secured = config.a2aApiKey !== undefined;
+  return {
+    name: agent.name,
+    description: agent.description + (config.modelMode === "scripted" ? SCRIPTED_NOTE : ""),
+    supportedInterfaces: [
+      { url: urls.endpoint, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+    ],
+    version: agent.version,
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    ...(secured
+      ? {
+          securitySchemes: {
+            bearer: {
+              httpAuthSecurityScheme: {
+                scheme: "Bearer",
+                description: "Send Authorization: Bearer <A2A_API_KEY>.",
+              },
+            },
+          },
+          securityRequirements: [{ schemes: { bearer: {} } }],
+        }
+      : {}),
+    defaultInputModes: [...SUPPORTED_INPUT_MODES],
+    defaultOutputModes: [...SUPPORTED_OUTPUT_MODES],
+    skills: agent.skills.map((skill) => ({
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags,
+      ...(skill.examples.length > 0 ? { examples: skill.examples } : {}),
+    })),
+    ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
+  };
+}
+
+/** A strong ETag for a card body: the first 16 bytes of its SHA-256, hex, quoted. */
+export async function cardEtag(body: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
+  const hex = [...new Uint8Array(digest).slice(0, 16)]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  return `"${hex}"`;
+}
+
+/** True when an `If-None-Match` header matches `etag` (weak comparison, `*` included). */
+export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const bare = etag.replace(/^W\//, "");
+  return ifNoneMatch
+    .split(",")
+    .map((t) => t.trim().replace(/^W\//, ""))
+    .some((t) => t === "*" || t === bare);
+}

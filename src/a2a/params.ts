@@ -1,0 +1,51 @@
+/**
+ * zod schemas for the parameters of every A2A v1.0 method the harness serves: the edge check
+ * that runs before anything reaches a task object. Unknown fields are ignored (spec 5.7).
+ */
+import { z } from "zod";
+import { Id, Message } from "./wire.ts";
+
+const HistoryLength = z.union([
+  z.number().int().min(0, "must be 0 or more"),
+  z
+    .string()
+    .regex(/^\d+$/, "must be a non-negative integer")
+    .transform((v) => Number(v)),
+]);
+
+const Metadata = z.record(z.string(), z.unknown());
+const Tenant = z.string().max(256).optional();
+
+export const SendMessageParams = z.object({
+  tenant: Tenant,
+  message: Message.refine((m) => m.role === "ROLE_USER", {
+    message: "a client message must have role ROLE_USER",
+    path: ["role"],
+  }),
+  configuration: z
+    .object({
+      acceptedOutputModes: z.array(z.string().max(255)).max(50).optional(),
+      taskPushNotificationConfig: z.record(z.string(), z.unknown()).optional(),
+      historyLength: HistoryLength.optional(),
+      returnImmediately: z.boolean().optional(),
+    })
+    .optional(),
+  metadata: Metadata.optional(),
+});
+export type SendMessageParams = z.infer<typeof SendMessageParams>;
+
+export const GetTaskParams = z.object({
+  tenant: Tenant,
+  id: Id,
+  historyLength: HistoryLength.optional(),
+});
+export type GetTaskParams = z.infer<typeof GetTaskParams>;
+
+export const CancelTaskParams = z.object({ tenant: Tenant, id: Id, metadata: Metadata.optional() });
+export type CancelTaskParams = z.infer<typeof CancelTaskParams>;
+
+export const SubscribeToTaskParams = z.object({ tenant: Tenant, id: Id });
+export type SubscribeToTaskParams = z.infer<typeof SubscribeToTaskParams>;
+
+export const PushConfigParams = z.object({ tenant: Tenant }).passthrough();
+export const ExtendedCardParams = z.object({ tenant: Tenant }).passthrough();

@@ -1,0 +1,266 @@
+/**
+ * The A2A request handler behind every transport: the @a2a-js/sdk `A2ARequestHandler` contract,
+ * implemented by routing each call to the Durable Object of the task it names (a new message
+ * creates the task id and its object). Task-object refusals become the SDK's typed A2A errors;
+ * a task object restarting mid-call is retried where that is safe.
+ */
+
+import {
+  AgentCard,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message as SdkMessage,
+  Task as SdkTask,
+  SendMessageRequest,
+  StreamResponse,
+  type SubscribeToTaskRequest,
+  type TaskPushNotificationConfig,
+} from "@a2a-js/sdk";
+import {
+  ContentTypeNotSupportedError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from "@a2a-js/sdk/errors";
+import type { A2ARequestHandler } from "@a2a-js/sdk/server";
+import { acceptsOurOutput, unsupportedMediaType } from "../loop/user-content.ts";
+import { newId } from "../platform/ids.ts";
+import { decodeLines } from "../task/ndjson.ts";
+import type { SendOutcome, TaskResult } from "../task/rpc-types.ts";
+import type { TaskObject } from "../task/task-object.ts";
+import type { Message, SequencedEvent, Task } from "./wire.ts";
+
+/** What the handler needs for one request. */
+export interface HandlerDeps {
+  tasks: DurableObjectNamespace<TaskObject>;
+  agent: string;
+  card: Record<string, unknown>;
+  owner: string;
+  traceId: string;
+  /** The SSE `Last-Event-ID` of a reconnecting subscriber, if any. */
+  lastEventId: number | null;
+}
+
+const RPC_RETRIES = 4;
+
+function unwrap<T>(result: TaskResult<T>): T {
+  if (result.ok) return result.value;
+  const { kind, message } = result.error;
+  switch (kind) {
+    case "not_found":
+      throw new TaskNotFoundError(message);
+    case "not_cancelable":
+      throw new TaskNotCancelableError(message);
+    case "terminal":
+    case "busy":
+      throw new UnsupportedOperationError(message);
+    case "context_mismatch":
+      throw new RequestMalformedError(message);
+  }
+}
+
+const isRetryable = (error: unknown) =>
+  typeof error === "object" &&
+  error !== null &&
+  (error as { retryable?: unknown }).retryable === true;
+
+async function withRetry<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isRetryable(error) || attempt >= RPC_RETRIES) throw error;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
+
+const toSdkTask = (task: Task) => SdkTask.fromJSON(task);
+
+/** Routes A2A calls to task Durable Objects. One instance per request. */
+export class DurableRequestHandler implements A2ARequestHandler {
+  readonly #deps: HandlerDeps;
+  /** Sequence number of the event most recently yielded by a stream (its SSE id). */
+  lastSeq: number | null = null;
+
+  constructor(deps: HandlerDeps) {
+    this.#deps = deps;
+  }
+
+  #stub(taskId: string): DurableObjectStub<TaskObject> {
+    return this.#deps.tasks.get(this.#deps.tasks.idFromName(taskId));
+  }
+
+  #subscribe(
+    taskId: string,
+    after: number | null,
+  ): Promise<TaskResult<ReadableStream<Uint8Array>>> {
+    // The RPC stub's inferred type splits the result union; the task object returns exactly this.
+    return this.#stub(taskId).subscribe({ owner: this.#deps.owner, after }) as Promise<
+      TaskResult<ReadableStream<Uint8Array>>
+    >;
+  }
+
+  async getAgentCard(): Promise<AgentCard> {
+    return AgentCard.fromJSON(this.#deps.card);
+  }
+
+  async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
+    throw new UnsupportedOperationError(
+      "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
+    );
+  }
+
+  async sendMessage(params: SendMessageRequest): Promise<SdkMessage | SdkTask> {
+    const request = SendMessageRequest.toJSON(params) as {
+      message: Message;
+      configuration?: { returnImmediately?: boolean; historyLength?: number };
+    };
+    const { taskId, outcome } = await this.#send(params, false);
+    const historyLength = request.configuration?.historyLength;
+    if (request.configuration?.returnImmediately) {
+      return toSdkTask(
+        historyLength === undefined ? outcome.task : limitHistory(outcome.task, historyLength),
+      );
+    }
+    const settled = await withRetry(() =>
+      this.#stub(taskId).waitSettled({
+        owner: this.#deps.owner,
+        ...(historyLength === undefined ? {} : { historyLength }),
+      }),
+    );
+    return toSdkTask(unwrap(settled));
+  }
+
+  async *sendMessageStream(
+    params: SendMessageRequest,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    const { taskId, outcome } = await this.#send(params, true);
+    if (!outcome.stream) throw new Error("task object returned no stream");
+    yield* this.#relay(taskId, outcome.stream);
+  }
+
+  async getTask(params: GetTaskRequest): Promise<SdkTask> {
+    const historyLength = params.historyLength;
+    const result = await withRetry(() =>
+      this.#stub(params.id).get({
+        owner: this.#deps.owner,
+        ...(historyLength === undefined ? {} : { historyLength }),
+      }),
+    );
+    return toSdkTask(unwrap(result));
+  }
+
+  async cancelTask(params: CancelTaskRequest): Promise<SdkTask> {
+    const result = await withRetry(() => this.#stub(params.id).cancel({ owner: this.#deps.owner }));
+    return toSdkTask(unwrap(result));
+  }
+
+  async *resubscribe(
+    params: SubscribeToTaskRequest,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    const result = await withRetry(() => this.#subscribe(params.id, this.#deps.lastEventId));
+    yield* this.#relay(params.id, unwrap(result));
+  }
+
+  async listTasks(_params: ListTasksRequest): Promise<ListTasksResponse> {
+    throw new UnsupportedOperationError("ListTasks is not served by this endpoint");
+  }
+
+  async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw new PushNotificationNotSupportedError();
+  }
+
+  async getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw new PushNotificationNotSupportedError();
+  }
+
+  async listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
+    throw new PushNotificationNotSupportedError();
+  }
+
+  async deleteTaskPushNotificationConfig(): Promise<void> {
+    throw new PushNotificationNotSupportedError();
+  }
+
+  /** Checks a send, then creates the task (or continues the one it names). */
+  async #send(
+    params: SendMessageRequest,
+    stream: boolean,
+  ): Promise<{ taskId: string; outcome: SendOutcome }> {
+    const request = SendMessageRequest.toJSON(params) as {
+      message: Message;
+      configuration?: { acceptedOutputModes?: string[]; taskPushNotificationConfig?: unknown };
+      metadata?: Record<string, unknown>;
+    };
+    const { message } = request;
+    const badType = unsupportedMediaType(message.parts);
+    if (badType)
+      throw new ContentTypeNotSupportedError(
+        `media type ${badType} is not supported by this agent`,
+      );
+    if (!acceptsOurOutput(request.configuration?.acceptedOutputModes)) {
+      throw new ContentTypeNotSupportedError(
+        "this agent answers in text/plain or text/markdown, which acceptedOutputModes excludes",
+      );
+    }
+    if (request.configuration?.taskPushNotificationConfig) {
+      throw new PushNotificationNotSupportedError(
+        "push notifications are not supported by this agent",
+      );
+    }
+    if (message.taskId) {
+      const taskId = message.taskId;
+      const result = await this.#stub(taskId).followUp(
+        { owner: this.#deps.owner, message },
+        { stream },
+      );
+      return { taskId, outcome: unwrap(result) };
+    }
+    const taskId = newId();
+    const input = {
+      taskId,
+      contextId: message.contextId ?? newId(),
+      agent: this.#deps.agent,
+      owner: this.#deps.owner,
+      traceId: this.#deps.traceId,
+      message,
+      ...(request.metadata ? { requestMetadata: request.metadata } : {}),
+    };
+    // create() is idempotent for the same task id, so a retry after an object reset is safe.
+    const result = await withRetry(() => this.#stub(taskId).create(input, { stream }));
+    return { taskId, outcome: unwrap(result) };
+  }
+
+  /** Relays a task object's event stream; resumes after the last event if the object restarts. */
+  async *#relay(
+    taskId: string,
+    first: ReadableStream<Uint8Array>,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    let stream = first;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        for await (const entry of decodeLines<SequencedEvent>(stream)) {
+          this.lastSeq = entry.seq;
+          yield StreamResponse.fromJSON(entry.event);
+        }
+        return;
+      } catch (error) {
+        if (!isRetryable(error) || attempt >= RPC_RETRIES) throw error;
+        const after = this.lastSeq ?? 0;
+        stream = unwrap(await withRetry(() => this.#subscribe(taskId, after)));
+      }
+    }
+  }
+}
+
+function limitHistory(task: Task, historyLength: number): Task {
+  const history = historyLength === 0 ? [] : (task.history ?? []).slice(-historyLength);
+  const { history: _dropped, ...rest } = task;
+  return history.length > 0 ? { ...rest, history } : rest;
+}

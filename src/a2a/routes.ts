@@ -1,0 +1,163 @@
+/**
+ * The A2A surface of every agent, pinned:
+ *   GET  /agents                                        the agents with their card URLs
+ *   GET  /.well-known/agent-card.json, POST /           the default agent (DEFAULT_AGENT)
+ *   GET  /agents/<name>/.well-known/agent-card.json     an agent's card
+ *   POST /agents/<name>/                                its JSON-RPC endpoint
+ *   *    /agents/<name>                                 308 to the canonical URL with the slash
+ */
+
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AgentDefinition } from "../agents/identity.ts";
+import { bundledAgents } from "../agents/registry.ts";
+import { loadConfig } from "../config.ts";
+import { requireApiKey } from "../platform/auth.ts";
+import { log } from "../platform/logging.ts";
+import type { AppEnv } from "./app-types.ts";
+import { agentCard, serveCard } from "./card-route.ts";
+import { handleJsonRpc } from "./jsonrpc.ts";
+import { INVALID_REQUEST, METHOD_NOT_FOUND } from "./jsonrpc-errors.ts";
+import { DurableRequestHandler } from "./request-handler.ts";
+import { requestedVersion } from "./version.ts";
+
+/** The public base URL: PUBLIC_URL, else the request's origin. */
+function baseUrl(c: Context<AppEnv>): string {
+  return loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
+}
+
+const agentEndpoint = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agents/${name}/`;
+
+function unknownAgent(c: Context<AppEnv>, name: string, rpc: boolean): Response {
+  const known = bundledAgents().names();
+  const message = `Unknown agent '${name}'. Agents: ${known.join(", ")}.`;
+  if (rpc)
+    return c.json({ jsonrpc: "2.0", id: null, error: { code: METHOD_NOT_FOUND, message } }, 404);
+  return c.json({ error: { code: 404, status: "NOT_FOUND", message } }, 404);
+}
+
+function defaultAgent(c: Context<AppEnv>): AgentDefinition {
+  const name = loadConfig(c.env).defaultAgent;
+  const agent = bundledAgents().get(name);
+  if (!agent) throw new Error(`DEFAULT_AGENT '${name}' is not an agent in agents/`);
+  return agent;
+}
+
+async function rpc(
+  c: Context<AppEnv>,
+  agent: AgentDefinition,
+  endpoint: string,
+): Promise<Response> {
+  const config = loadConfig(c.env);
+  c.set("agent", agent.name);
+  const { card } = await agentCard(c, agent, endpoint);
+  const lastEventId = Number.parseInt(c.req.header("Last-Event-ID") ?? "", 10);
+  const handler = new DurableRequestHandler({
+    tasks: c.env.TASKS,
+    agent: agent.name,
+    card,
+    owner: c.get("owner"),
+    traceId: c.get("traceId"),
+    lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
+  });
+  return handleJsonRpc(c, await c.req.text(), {
+    version: requestedVersion(c.req.raw),
+    versionFromClient: Boolean(
+      c.req.header("A2A-Version") ?? new URL(c.req.url).searchParams.get("A2A-Version"),
+    ),
+    handler,
+    keepaliveMs: config.sseKeepaliveMs,
+    onMethod: (method) => c.set("rpcMethod", method),
+    onInternalError: (error) =>
+      log("error", "internal error", { traceId: c.get("traceId"), error: String(error) }),
+  });
+}
+
+/** Routes of the A2A surface. */
+export function a2aRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const limit = bodyLimit({
+    maxSize: 1_048_576,
+    onError: (c) =>
+      c.json(
+        {
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: INVALID_REQUEST,
+            message: "Request payload validation error: body exceeds the size limit",
+          },
+        },
+        413,
+      ),
+  });
+  // The limit is configurable: enforce MAX_BODY_BYTES with a per-request middleware instance.
+  const sizeLimit = (c: Context<AppEnv>, next: () => Promise<void>) => {
+    const max = loadConfig(c.env).maxBodyBytes;
+    if (max === 1_048_576) return limit(c, next);
+    return bodyLimit({
+      maxSize: max,
+      onError: (ctx) =>
+        ctx.json(
+          {
+            jsonrpc: "2.0",
+            id: null,
+            error: {
+              code: INVALID_REQUEST,
+              message: `Request payload validation error: body exceeds ${max} bytes`,
+            },
+          },
+          413,
+        ),
+    })(c, next);
+  };
+
+  app.get("/agents", (c) =>
+    c.json({
+      defaultAgent: loadConfig(c.env).defaultAgent,
+      agents: bundledAgents()
+        .list()
+        .map((agent) => ({
+          name: agent.name,
+          description: agent.description,
+          version: agent.version,
+          url: agentEndpoint(c, agent.name),
+          cardUrl: `${agentEndpoint(c, agent.name)}.well-known/agent-card.json`,
+        })),
+    }),
+  );
+
+  app.get("/.well-known/agent-card.json", (c) => serveCard(c, defaultAgent(c), `${baseUrl(c)}/`));
+  app.post("/", requireApiKey(), sizeLimit, (c) => rpc(c, defaultAgent(c), `${baseUrl(c)}/`));
+
+  app.get("/agents/:name/.well-known/agent-card.json", (c) => {
+    const agent = bundledAgents().get(c.req.param("name"));
+    return agent
+      ? serveCard(c, agent, agentEndpoint(c, agent.name))
+      : unknownAgent(c, c.req.param("name"), false);
+  });
+  app.post("/agents/:name/", requireApiKey(), sizeLimit, (c) => {
+    const agent = bundledAgents().get(c.req.param("name"));
+    return agent
+      ? rpc(c, agent, agentEndpoint(c, agent.name))
+      : unknownAgent(c, c.req.param("name"), true);
+  });
+  app.get("/agents/:name/", (c) => {
+    const agent = bundledAgents().get(c.req.param("name"));
+    if (!agent) return unknownAgent(c, c.req.param("name"), false);
+    const endpoint = agentEndpoint(c, agent.name);
+    return c.json({
+      name: agent.name,
+      description: agent.description,
+      endpoint,
+      cardUrl: `${endpoint}.well-known/agent-card.json`,
+    });
+  });
+  app.all("/agents/:name", (c) => {
+    const url = new URL(c.req.url);
+    url.pathname = `${url.pathname}/`;
+    return c.redirect(url.toString(), 308);
+  });
+  return app;
+}

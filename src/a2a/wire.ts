@@ -1,0 +1,114 @@
+/**
+ * The A2A v1.0 JSON wire shapes the harness stores and streams (ProtoJSON: camelCase fields,
+ * SCREAMING_SNAKE enums), as zod schemas that validate input at the edge and as the types the
+ * task object works with. Pure: no I/O.
+ */
+import { z } from "zod";
+
+/** Longest id (task, context, message) accepted from a client. */
+export const MAX_ID_LENGTH = 256;
+
+export const Id = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
+
+export const TASK_STATES = [
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_REJECTED",
+  "TASK_STATE_AUTH_REQUIRED",
+] as const;
+export const TaskStateName = z.enum(TASK_STATES);
+export type TaskStateName = z.infer<typeof TaskStateName>;
+
+const Metadata = z.record(z.string(), z.unknown());
+
+export const Part = z
+  .object({
+    text: z.string().optional(),
+    raw: z.base64("must be base64").optional(),
+    url: z.url().optional(),
+    data: z.unknown().optional(),
+    metadata: Metadata.optional(),
+    filename: z.string().max(1024).optional(),
+    mediaType: z.string().max(255).optional(),
+  })
+  .refine(
+    (p) =>
+      [p.text, p.raw, p.url, p.data].filter((v) => v !== undefined).length === 1 &&
+      (p.data === undefined || p.data !== null),
+    { message: "a part carries exactly one of text, raw, url or data" },
+  );
+export type Part = z.infer<typeof Part>;
+
+export const Role = z.enum(["ROLE_USER", "ROLE_AGENT"]);
+
+export const Message = z.object({
+  messageId: Id,
+  contextId: Id.optional(),
+  taskId: Id.optional(),
+  role: Role,
+  parts: z.array(Part).min(1, "at least one part is required"),
+  metadata: Metadata.optional(),
+  extensions: z.array(z.string()).optional(),
+  referenceTaskIds: z.array(Id).optional(),
+});
+export type Message = z.infer<typeof Message>;
+
+export interface TaskStatus {
+  state: TaskStateName;
+  message?: Message;
+  timestamp: string;
+}
+
+export interface Artifact {
+  artifactId: string;
+  name?: string;
+  description?: string;
+  parts: Part[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface Task {
+  id: string;
+  contextId: string;
+  status: TaskStatus;
+  artifacts?: Artifact[];
+  history?: Message[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface TaskStatusUpdateEvent {
+  taskId: string;
+  contextId: string;
+  status: TaskStatus;
+  metadata?: Record<string, unknown>;
+}
+
+export interface TaskArtifactUpdateEvent {
+  taskId: string;
+  contextId: string;
+  artifact: Artifact;
+  append?: boolean;
+  lastChunk?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+/** One entry of a stream: the v1.0 `StreamResponse` oneof. */
+export type StreamEvent =
+  | { task: Task }
+  | { message: Message }
+  | { statusUpdate: TaskStatusUpdateEvent }
+  | { artifactUpdate: TaskArtifactUpdateEvent };
+
+/** A stream entry with its position in the task's event log (the SSE `id`). */
+export interface SequencedEvent {
+  seq: number;
+  event: StreamEvent;
+}

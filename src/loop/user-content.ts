@@ -1,0 +1,91 @@
+/**
+ * Turns the parts of an A2A message into Messages API content blocks, and says which media types
+ * the harness accepts (the card's input modes). Text and data parts become text; images and PDFs
+ * go to the model as images and documents; other text files are inlined. Pure: no I/O.
+ */
+import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import type { Part } from "../a2a/wire.ts";
+
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+type ImageType = (typeof IMAGE_TYPES)[number];
+
+/** Media types a message part may carry (advertised as the card's `defaultInputModes`). */
+export const SUPPORTED_INPUT_MODES: readonly string[] = [
+  "text/plain",
+  "text/markdown",
+  "application/json",
+  ...IMAGE_TYPES,
+  "application/pdf",
+];
+
+/** Media types the harness produces (the card's `defaultOutputModes`). */
+export const SUPPORTED_OUTPUT_MODES: readonly string[] = ["text/plain", "text/markdown"];
+
+const isImage = (t: string): t is ImageType => (IMAGE_TYPES as readonly string[]).includes(t);
+const isTextual = (t: string) =>
+  t.startsWith("text/") ||
+  t === "application/json" ||
+  t.endsWith("+json") ||
+  t === "application/xml";
+
+const baseType = (mediaType: string | undefined) =>
+  (mediaType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+
+/** The media type of the first part the harness cannot take, or null when all are fine. */
+export function unsupportedMediaType(parts: readonly Part[]): string | null {
+  for (const part of parts) {
+    if (part.raw === undefined && part.url === undefined) continue;
+    const type = baseType(part.mediaType);
+    if (type === "" && part.url !== undefined) continue; // a bare link is passed on as text
+    if (!(isImage(type) || type === "application/pdf" || isTextual(type))) return type || "(none)";
+  }
+  return null;
+}
+
+/** True when a client accepting `accepted` output modes can read what the harness produces. */
+export function acceptsOurOutput(accepted: readonly string[] | undefined): boolean {
+  if (!accepted || accepted.length === 0) return true;
+  return accepted.some((mode) => {
+    const m = baseType(mode);
+    return m === "*/*" || m === "text/*" || m === "text" || SUPPORTED_OUTPUT_MODES.includes(m);
+  });
+}
+
+function decodeBase64Text(raw: string): string {
+  const bytes = Uint8Array.from(atob(raw), (c) => c.charCodeAt(0));
+  return new TextDecoder().decode(bytes);
+}
+
+function fileLabel(part: Part, type: string): string {
+  return part.filename ? `${part.filename} (${type})` : type;
+}
+
+/** Content blocks for one message's parts, in order. Call {@link unsupportedMediaType} first. */
+export function toUserContent(parts: readonly Part[]): ContentBlockParam[] {
+  return parts.map((part): ContentBlockParam => {
+    if (part.text !== undefined) return { type: "text", text: part.text };
+    if (part.data !== undefined) {
+      return { type: "text", text: `\`\`\`json\n${JSON.stringify(part.data, null, 2)}\n\`\`\`` };
+    }
+    const type = baseType(part.mediaType);
+    if (part.raw !== undefined) {
+      if (isImage(type)) {
+        return { type: "image", source: { type: "base64", media_type: type, data: part.raw } };
+      }
+      if (type === "application/pdf") {
+        return {
+          type: "document",
+          source: { type: "base64", media_type: "application/pdf", data: part.raw },
+        };
+      }
+      return {
+        type: "text",
+        text: `File ${fileLabel(part, type)}:\n\n${decodeBase64Text(part.raw)}`,
+      };
+    }
+    const url = part.url as string;
+    if (isImage(type)) return { type: "image", source: { type: "url", url } };
+    if (type === "application/pdf") return { type: "document", source: { type: "url", url } };
+    return { type: "text", text: `Linked file ${fileLabel(part, type || "unknown type")}: ${url}` };
+  });
+}

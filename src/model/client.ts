@@ -1,0 +1,58 @@
+/**
+ * The Anthropic client for the configured model mode: Claude through the API (key and base URL
+ * from config), or the scripted local model in-process when no key is set and SCRIPTED_MODEL
+ * allows it. One client per isolate and configuration. SDK retries are off: the task object
+ * retries durably with its own backoff.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import type { Config } from "../config.ts";
+import { ModelUnavailableError } from "./errors.ts";
+import { createScriptedMessagesApi } from "./scripted/messages-api.ts";
+
+const clients = new WeakMap<Config, Anthropic>();
+
+/** Human-readable name of the model source, for logs, cards and task metadata. */
+export function modelSourceLabel(config: Config): string {
+  switch (config.modelMode) {
+    case "anthropic":
+      return "anthropic";
+    case "scripted":
+      return "scripted-local-model";
+    case "unconfigured":
+      return "unconfigured";
+  }
+}
+
+/** The client for `config`; throws {@link ModelUnavailableError} when no model is configured. */
+export function modelClient(config: Config): Anthropic {
+  const hit = clients.get(config);
+  if (hit) return hit;
+  let client: Anthropic;
+  if (config.modelMode === "anthropic") {
+    client = new Anthropic({
+      apiKey: config.anthropicApiKey,
+      ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
+      maxRetries: 0,
+    });
+  } else if (config.modelMode === "scripted") {
+    const handler = createScriptedMessagesApi();
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "no ANTHROPIC_API_KEY: tasks run on the scripted local model, not Claude",
+      }),
+    );
+    client = new Anthropic({
+      apiKey: "scripted-local-model",
+      baseURL: "http://scripted.local",
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => handler(new Request(input, init)),
+      maxRetries: 0,
+    });
+  } else {
+    throw new ModelUnavailableError(
+      "no model is configured: set the ANTHROPIC_API_KEY secret (or run `npm run dev`, which falls back to the scripted local model)",
+    );
+  }
+  clients.set(config, client);
+  return client;
+}

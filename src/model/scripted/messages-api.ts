@@ -1,0 +1,227 @@
+/**
+ * The scripted Anthropic Messages API as a pure Web fetch handler (Request -> Response), for
+ * tests (served over HTTP by test/fake-model/server.ts) and for keyless runs of the Worker
+ * (passed to `new Anthropic({ fetch })`). Serves `POST /v1/messages` (auth, minimal
+ * validation, scenario or directive turns, streamed or complete) and a control API under
+ * `/_scripted/` (scenarios, request log, reset, health). No Node APIs.
+ */
+import { z } from "zod";
+import { directiveTurn, findScenarioId, turnIndexOf } from "./directives.ts";
+import { completeTurn, type PlayContext, streamTurn } from "./play.ts";
+import {
+  errorResponse,
+  type MessagesRequest,
+  statusForErrorType,
+  validateRequest,
+} from "./request.ts";
+import { type LoggedRequest, ScenarioStore } from "./store.ts";
+import { type ErrorSpec, ScenarioSchema, type Turn } from "./turn.ts";
+
+export type { LoggedRequest } from "./store.ts";
+export { ScenarioStore } from "./store.ts";
+export type { Scenario, Turn } from "./turn.ts";
+export { ScenarioSchema, TurnSchema } from "./turn.ts";
+
+/** Options of `createScriptedMessagesApi`. */
+export interface ScriptedMessagesApiOptions {
+  /** Shared state; a fresh store when omitted. */
+  store?: ScenarioStore;
+  /** Clock for request log timestamps (ms since the epoch). */
+  now?: () => number;
+}
+
+/** A fetch-style handler. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+const DEFAULT_ERROR_MESSAGES: Record<string, string> = {
+  overloaded_error: "Overloaded",
+  rate_limit_error: "Number of requests has exceeded your rate limit",
+  api_error: "Internal server error",
+};
+
+function loggedHeaders(headers: Headers): LoggedRequest["headers"] {
+  const out: LoggedRequest["headers"] = {};
+  if (headers.has("authorization")) out.authorization = "<set>";
+  if (headers.has("x-api-key")) out["x-api-key"] = "<set>";
+  const version = headers.get("anthropic-version");
+  if (version !== null) out["anthropic-version"] = version;
+  return out;
+}
+
+function isAuthenticated(headers: Headers): boolean {
+  if ((headers.get("x-api-key") ?? "").trim() !== "") return true;
+  return /^Bearer\s+\S+/i.test(headers.get("authorization") ?? "");
+}
+
+function estimateInputTokens(request: MessagesRequest): number {
+  const system =
+    typeof request.system === "string"
+      ? request.system.length
+      : request.system === undefined
+        ? 0
+        : JSON.stringify(request.system).length;
+  return Math.ceil((system + JSON.stringify(request.messages).length) / 4);
+}
+
+function scriptedError(spec: ErrorSpec): Response {
+  const headers: Record<string, string> = {};
+  if (spec.retryAfter !== undefined) headers["retry-after"] = String(spec.retryAfter);
+  const message = spec.message ?? DEFAULT_ERROR_MESSAGES[spec.type] ?? spec.type;
+  return errorResponse(spec.status, spec.type, message, headers);
+}
+
+interface Selection {
+  scenario: string | null;
+  turnIndex: number;
+  turn: Turn;
+  /** Error to answer on every attempt (default mode `[[error:STATUS]]`). */
+  alwaysError?: ErrorSpec;
+}
+
+function selectTurn(request: MessagesRequest, store: ScenarioStore): Selection | Response {
+  const turnIndex = turnIndexOf(request);
+  const scenarioId = findScenarioId(request);
+  if (scenarioId === null) return { scenario: null, turnIndex, ...directiveTurn(request) };
+  const scenario = store.getScenario(scenarioId);
+  if (!scenario) {
+    return errorResponse(400, "invalid_request_error", `unknown scripted scenario '${scenarioId}'`);
+  }
+  const turn = scenario.turns[turnIndex] ?? {
+    text: `(scripted scenario ${scenarioId} has no more turns)`,
+  };
+  return { scenario: scenarioId, turnIndex, turn };
+}
+
+async function handleMessages(
+  request: Request,
+  store: ScenarioStore,
+  now: () => number,
+): Promise<Response> {
+  const entry: LoggedRequest = {
+    at: now(),
+    scenario: null,
+    turnIndex: -1,
+    attempt: 0,
+    status: 0,
+    headers: loggedHeaders(request.headers),
+    body: null,
+  };
+  const finish = (response: Response): Response => {
+    entry.status = response.status;
+    store.logRequest(entry);
+    return response;
+  };
+  const raw = await request.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+    entry.body = body;
+  } catch {
+    body = undefined;
+  }
+  if (!isAuthenticated(request.headers)) {
+    return finish(
+      errorResponse(
+        401,
+        "authentication_error",
+        "invalid x-api-key: send an x-api-key header or Authorization: Bearer <key>",
+      ),
+    );
+  }
+  if (body === undefined) {
+    return finish(errorResponse(400, "invalid_request_error", "request body is not valid JSON"));
+  }
+  const validation = validateRequest(body);
+  if (!validation.ok) {
+    return finish(errorResponse(400, "invalid_request_error", validation.message));
+  }
+  const parsed = validation.request;
+  const selection = selectTurn(parsed, store);
+  if (selection instanceof Response) return finish(selection);
+  entry.scenario = selection.scenario;
+  entry.turnIndex = selection.turnIndex;
+  const attempt = store.nextAttempt(selection.scenario, selection.turnIndex);
+  entry.attempt = attempt;
+
+  const failure = selection.alwaysError ?? selection.turn.errors?.[attempt - 1];
+  if (failure) return finish(scriptedError(failure));
+
+  const ctx: PlayContext = {
+    messageId: store.nextMessageId(),
+    model: parsed.model,
+    inputTokens: estimateInputTokens(parsed),
+    attempt,
+    signal: request.signal,
+    store,
+  };
+  if (parsed.stream) return finish(streamTurn(selection.turn, ctx));
+  const result = await completeTurn(selection.turn, ctx);
+  if ("error" in result) {
+    const { type, message } = result.error;
+    return finish(errorResponse(statusForErrorType(type), type, message));
+  }
+  return finish(Response.json(result.message));
+}
+
+async function handleControl(
+  request: Request,
+  path: string,
+  url: URL,
+  store: ScenarioStore,
+): Promise<Response> {
+  const route = `${request.method} ${path}`;
+  if (route === "GET /_scripted/health") {
+    return Response.json({ ok: true, activeStreams: store.activeStreams });
+  }
+  if (route === "POST /_scripted/reset") {
+    store.reset();
+    return Response.json({ ok: true });
+  }
+  if (route === "GET /_scripted/requests") {
+    const scenario = url.searchParams.get("scenario") ?? undefined;
+    return Response.json({ requests: store.requests(scenario) });
+  }
+  if (route === "POST /_scripted/scenarios") {
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch {
+      return errorResponse(400, "invalid_request_error", "scenario body is not valid JSON");
+    }
+    const parsed = ScenarioSchema.safeParse(body);
+    if (!parsed.success) {
+      return Response.json(
+        {
+          type: "error",
+          error: { type: "invalid_request_error", message: z.prettifyError(parsed.error) },
+          issues: parsed.error.issues,
+        },
+        { status: 400 },
+      );
+    }
+    store.addScenario(parsed.data);
+    return Response.json({ id: parsed.data.id }, { status: 201 });
+  }
+  return errorResponse(404, "not_found_error", `no scripted control route ${route}`);
+}
+
+/**
+ * Creates the scripted Messages API handler. Pass the same `store` to inspect or script it
+ * in-process; otherwise use the `/_scripted/` control routes.
+ */
+export function createScriptedMessagesApi(options: ScriptedMessagesApiOptions = {}): FetchHandler {
+  const store = options.store ?? new ScenarioStore();
+  const now = options.now ?? (() => Date.now());
+  return async (request) => {
+    const url = new URL(request.url);
+    const path =
+      url.pathname.length > 1 && url.pathname.endsWith("/")
+        ? url.pathname.slice(0, -1)
+        : url.pathname;
+    if (path.startsWith("/_scripted/")) return handleControl(request, path, url, store);
+    if (path === "/v1/messages" && request.method === "POST") {
+      return handleMessages(request, store, now);
+    }
+    return errorResponse(404, "not_found_error", `Not found: ${request.method} ${url.pathname}`);
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * Structured JSON logs: one line per request (method, path, status, duration, agent, JSON-RPC
+ * method, trace id) and a helper for other events. Never logs bodies, keys or tokens.
+ */
+import type { MiddlewareHandler } from "hono";
+
+/** Request-scoped values the log line reports. */
+export interface LogVariables {
+  requestId: string;
+  traceId: string;
+  agent?: string;
+  rpcMethod?: string;
+}
+
+/** Writes one structured log line. */
+export function log(
+  level: "info" | "warn" | "error",
+  msg: string,
+  fields: Record<string, unknown> = {},
+): void {
+  const line = JSON.stringify({ level, msg, ...fields });
+  if (level === "error") console.error(line);
+  else if (level === "warn") console.warn(line);
+  else console.log(line);
+}
+
+/** Middleware: assigns a request id and logs the request when it is answered. */
+export function requestLogger(
+  newTraceId: () => string,
+): MiddlewareHandler<{ Variables: LogVariables }> {
+  return async function logRequest(c, next) {
+    const started = Date.now();
+    c.set("requestId", crypto.randomUUID());
+    c.set("traceId", newTraceId());
+    await next();
+    log(c.res.status >= 500 ? "error" : "info", "request", {
+      requestId: c.get("requestId"),
+      traceId: c.get("traceId"),
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      status: c.res.status,
+      ms: Date.now() - started,
+      ...(c.get("agent") ? { agent: c.get("agent") } : {}),
+      ...(c.get("rpcMethod") ? { rpcMethod: c.get("rpcMethod") } : {}),
+    });
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The task index in D1 (migrations/0001): one row per task, written by the task's object on
+ * state changes. Upserts carry a per-task version and never overwrite a newer row, so retried or
+ * reordered writes are harmless.
+ */
+
+/** One index row. */
+export interface TaskIndexRow {
+  id: string;
+  agent: string;
+  contextId: string;
+  owner: string;
+  state: string;
+  parentTaskId: string | null;
+  traceId: string;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  modelCalls: number;
+}
+
+/** Inserts or updates a task's row unless the stored row is newer. */
+export async function upsertTaskIndex(db: D1Database, row: TaskIndexRow): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO tasks (id, agent, context_id, owner, state, parent_task_id, trace_id, created_at,
+         updated_at, version, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, model_calls)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+       ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at,
+         version = excluded.version, input_tokens = excluded.input_tokens,
+         output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
+         cache_write_tokens = excluded.cache_write_tokens, model_calls = excluded.model_calls
+       WHERE excluded.version > tasks.version`,
+    )
+    .bind(
+      row.id,
+      row.agent,
+      row.contextId,
+      row.owner,
+      row.state,
+      row.parentTaskId,
+      row.traceId,
+      row.createdAt,
+      row.updatedAt,
+      row.version,
+      row.inputTokens,
+      row.outputTokens,
+      row.cacheReadTokens,
+      row.cacheWriteTokens,
+      row.modelCalls,
+    )
+    .run();
+}
+
+/** Reads one task's row (tests, ListTasks later). */
+export async function getTaskIndex(db: D1Database, id: string): Promise<TaskIndexRow | null> {
+  const row = await db
+    .prepare(
+      `SELECT id, agent, context_id AS contextId, owner, state, parent_task_id AS parentTaskId,
+         trace_id AS traceId, created_at AS createdAt, updated_at AS updatedAt, version,
+         input_tokens AS inputTokens, output_tokens AS outputTokens,
+         cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens,
+         model_calls AS modelCalls
+       FROM tasks WHERE id = ?1`,
+    )
+    .bind(id)
+    .first<TaskIndexRow>();
+  return row ?? null;
+}

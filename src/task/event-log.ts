@@ -1,0 +1,67 @@
+/**
+ * The task's append-only event log: every StreamResponse the task emitted, numbered from 1.
+ * The sequence number is the SSE `id`; a reconnect replays from it. Writes are synchronous
+ * SQLite statements, so appending and reading a backlog can never interleave.
+ */
+import type { SequencedEvent, StreamEvent } from "../a2a/wire.ts";
+
+type Listener = (event: SequencedEvent) => void;
+
+/** Kind of a stream event, for the log's `kind` column. */
+export function eventKind(event: StreamEvent): string {
+  if ("task" in event) return "task";
+  if ("message" in event) return "message";
+  if ("statusUpdate" in event) return "status";
+  return "artifact";
+}
+
+/** Append-only, sequence-numbered log of a task's stream events. */
+export class EventLog {
+  readonly #sql: SqlStorage;
+  readonly #listeners = new Set<Listener>();
+  #last: number;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+    const row = sql.exec<{ last: number | null }>("SELECT MAX(seq) AS last FROM events").one();
+    this.#last = row.last ?? 0;
+  }
+
+  /** Sequence number of the newest event (0 when empty). */
+  get lastSeq(): number {
+    return this.#last;
+  }
+
+  /** Appends an event, notifies listeners synchronously, returns it with its number. */
+  append(event: StreamEvent, now = Date.now()): SequencedEvent {
+    const seq = this.#last + 1;
+    this.#sql.exec(
+      "INSERT INTO events (seq, kind, body, at) VALUES (?, ?, ?, ?)",
+      seq,
+      eventKind(event),
+      JSON.stringify(event),
+      now,
+    );
+    this.#last = seq;
+    const entry = { seq, event };
+    for (const listener of this.#listeners) listener(entry);
+    return entry;
+  }
+
+  /** Events with a sequence number greater than `seq`, oldest first. */
+  after(seq: number): SequencedEvent[] {
+    return this.#sql
+      .exec<{ seq: number; body: string }>(
+        "SELECT seq, body FROM events WHERE seq > ? ORDER BY seq",
+        seq,
+      )
+      .toArray()
+      .map((row) => ({ seq: row.seq, event: JSON.parse(row.body) as StreamEvent }));
+  }
+
+  /** Registers a listener for appended events; returns the function that removes it. */
+  subscribe(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}

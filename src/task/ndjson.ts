@@ -1,0 +1,40 @@
+/**
+ * Newline-delimited JSON over byte streams: how a task object streams its events to the Worker
+ * (a Durable Object RPC stream must carry bytes). One JSON value per line.
+ */
+
+const encoder = new TextEncoder();
+
+/** Encodes one value as a line of bytes. */
+export function encodeLine(value: unknown): Uint8Array {
+  return encoder.encode(`${JSON.stringify(value)}\n`);
+}
+
+/** Yields each JSON value of a newline-delimited byte stream, in order; cancels it if abandoned. */
+export async function* decodeLines<T>(stream: ReadableStream<Uint8Array>): AsyncGenerator<T> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  let finished = false;
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) {
+        finished = true;
+        break;
+      }
+      buffer += value;
+      let newline = buffer.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim() !== "") yield JSON.parse(line) as T;
+        newline = buffer.indexOf("\n");
+      }
+    }
+    if (buffer.trim() !== "") yield JSON.parse(buffer) as T;
+  } finally {
+    // The consumer stopped early (client went away): cancel so the producer stops writing.
+    if (!finished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}

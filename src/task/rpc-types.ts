@@ -1,0 +1,54 @@
+/**
+ * The contract between the Worker and a task object: RPC inputs and results. Failures the client
+ * caused are values (`ok: false` with a kind), never thrown, so they cross the RPC boundary
+ * intact; the A2A layer maps each kind to its protocol error.
+ */
+import type { Message, Task } from "../a2a/wire.ts";
+
+/** Why a task call was refused. */
+export type TaskErrorKind =
+  /** No task here, or it belongs to another owner (never say which). */
+  | "not_found"
+  /** Cancel on a task that already ended. */
+  | "not_cancelable"
+  /** A message or subscription for a task that already ended. */
+  | "terminal"
+  /** A message for a task that is still working. */
+  | "busy"
+  /** The message names a context other than the task's. */
+  | "context_mismatch";
+
+/** Outcome of a task call. */
+export type TaskResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; error: { kind: TaskErrorKind; message: string } };
+
+/** Starts a new task with its first message. */
+export interface CreateTaskInput {
+  taskId: string;
+  contextId: string;
+  agent: string;
+  owner: string;
+  traceId: string;
+  message: Message;
+  /** Client metadata sent with the request (kept under `request` in the task's metadata). */
+  requestMetadata?: Record<string, unknown>;
+}
+
+/** A further message for an existing task (answers an input-required pause). */
+export interface FollowUpInput {
+  owner: string;
+  message: Message;
+}
+
+/** Result of create / follow-up: the task, and its event stream when one was asked for. */
+export interface SendOutcome {
+  task: Task;
+  stream: ReadableStream<Uint8Array> | null;
+}
+
+/** Options of a subscription: `after` = the last event the client saw (Last-Event-ID). */
+export interface SubscribeInput {
+  owner: string;
+  after: number | null;
+}

@@ -1,0 +1,53 @@
+/**
+ * The task Durable Object's SQLite schema. Applied in the object's constructor; each entry of
+ * MIGRATIONS runs once, in order, recorded in `schema_version`. Append new entries; never edit one.
+ */
+
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE task (
+    id TEXT PRIMARY KEY,
+    context_id TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    trace_id TEXT NOT NULL,
+    parent_task_id TEXT,
+    state TEXT NOT NULL,
+    status_json TEXT NOT NULL,
+    metadata_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    version INTEGER NOT NULL
+  );
+  CREATE TABLE history (seq INTEGER PRIMARY KEY, message_json TEXT NOT NULL);
+  CREATE TABLE artifacts (artifact_id TEXT PRIMARY KEY, position INTEGER NOT NULL, artifact_json TEXT NOT NULL);
+  CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, body TEXT NOT NULL, at INTEGER NOT NULL);
+  CREATE TABLE conversation (idx INTEGER PRIMARY KEY, role TEXT NOT NULL, content_json TEXT NOT NULL);
+  CREATE TABLE loop (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    turn INTEGER NOT NULL DEFAULT 0,
+    attempt INTEGER NOT NULL DEFAULT 0,
+    answer_text TEXT NOT NULL DEFAULT '',
+    turn_text TEXT NOT NULL DEFAULT '',
+    answer_started INTEGER NOT NULL DEFAULT 0,
+    usage_json TEXT NOT NULL DEFAULT '{}',
+    stop_reason TEXT
+  );
+  CREATE TABLE hook_state (hook TEXT NOT NULL, key TEXT NOT NULL, value_json TEXT NOT NULL, PRIMARY KEY (hook, key));
+  CREATE TABLE schedule (id TEXT PRIMARY KEY, kind TEXT NOT NULL, due_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, payload_json TEXT);
+  CREATE INDEX schedule_due ON schedule (due_at);
+  `,
+];
+
+/** Brings the object's database to the newest schema. Synchronous; call inside blockConcurrencyWhile. */
+export function migrate(sql: SqlStorage): void {
+  sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+  const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
+  let version = row?.version ?? 0;
+  if (!row) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
+  while (version < MIGRATIONS.length) {
+    sql.exec(MIGRATIONS[version] as string);
+    version += 1;
+    sql.exec("UPDATE schema_version SET version = ?", version);
+  }
+}

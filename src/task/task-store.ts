@@ -1,0 +1,176 @@
+/**
+ * The task's own record in its Durable Object's SQLite: identity, status, history, artifacts.
+ * Reads are served from an in-memory copy of the row; every write goes through SQLite first.
+ */
+import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../a2a/wire.ts";
+
+/** The task row. */
+export interface TaskRecord {
+  id: string;
+  contextId: string;
+  agent: string;
+  owner: string;
+  traceId: string;
+  parentTaskId: string | null;
+  state: TaskStateName;
+  status: TaskStatus;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+interface TaskRow {
+  id: string;
+  context_id: string;
+  agent: string;
+  owner: string;
+  trace_id: string;
+  parent_task_id: string | null;
+  state: string;
+  status_json: string;
+  metadata_json: string;
+  created_at: string;
+  updated_at: string;
+  version: number;
+  [key: string]: SqlStorageValue;
+}
+
+function fromRow(row: TaskRow): TaskRecord {
+  return {
+    id: row.id,
+    contextId: row.context_id,
+    agent: row.agent,
+    owner: row.owner,
+    traceId: row.trace_id,
+    parentTaskId: row.parent_task_id,
+    state: row.state as TaskStateName,
+    status: JSON.parse(row.status_json) as TaskStatus,
+    metadata: JSON.parse(row.metadata_json) as Record<string, unknown>,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: row.version,
+  };
+}
+
+/** The task's row, history and artifacts. */
+export class TaskStore {
+  readonly #sql: SqlStorage;
+  #record: TaskRecord | null;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+    const row = sql.exec<TaskRow>("SELECT * FROM task LIMIT 1").toArray()[0];
+    this.#record = row ? fromRow(row) : null;
+  }
+
+  /** The task row, or null when this object holds no task. */
+  get record(): TaskRecord | null {
+    return this.#record;
+  }
+
+  /** Creates the task row. */
+  insert(record: Omit<TaskRecord, "version" | "updatedAt">): TaskRecord {
+    const full: TaskRecord = { ...record, updatedAt: record.createdAt, version: 1 };
+    this.#sql.exec(
+      `INSERT INTO task (id, context_id, agent, owner, trace_id, parent_task_id, state, status_json,
+        metadata_json, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      full.id,
+      full.contextId,
+      full.agent,
+      full.owner,
+      full.traceId,
+      full.parentTaskId,
+      full.state,
+      JSON.stringify(full.status),
+      JSON.stringify(full.metadata),
+      full.createdAt,
+      full.updatedAt,
+      full.version,
+    );
+    this.#record = full;
+    return full;
+  }
+
+  /** Writes a new status (and metadata), bumping the row version. */
+  update(status: TaskStatus, metadata: Record<string, unknown>): TaskRecord {
+    const current = this.#require();
+    const next: TaskRecord = {
+      ...current,
+      state: status.state,
+      status,
+      metadata,
+      updatedAt: status.timestamp,
+      version: current.version + 1,
+    };
+    this.#sql.exec(
+      "UPDATE task SET state = ?, status_json = ?, metadata_json = ?, updated_at = ?, version = ?",
+      next.state,
+      JSON.stringify(next.status),
+      JSON.stringify(next.metadata),
+      next.updatedAt,
+      next.version,
+    );
+    this.#record = next;
+    return next;
+  }
+
+  /** Appends a message to the task's history. */
+  appendHistory(message: Message): void {
+    this.#sql.exec("INSERT INTO history (message_json) VALUES (?)", JSON.stringify(message));
+  }
+
+  /** The most recent `limit` history messages (all when undefined), oldest first. */
+  history(limit?: number): Message[] {
+    const rows =
+      limit === undefined
+        ? this.#sql.exec<{ message_json: string }>("SELECT message_json FROM history ORDER BY seq")
+        : this.#sql.exec<{ message_json: string }>(
+            "SELECT message_json FROM (SELECT seq, message_json FROM history ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+            limit,
+          );
+    return rows.toArray().map((r) => JSON.parse(r.message_json) as Message);
+  }
+
+  /** Stores (or replaces) a finished artifact. */
+  putArtifact(artifact: Artifact): void {
+    this.#sql.exec(
+      `INSERT INTO artifacts (artifact_id, position, artifact_json)
+       VALUES (?, (SELECT COUNT(*) FROM artifacts), ?)
+       ON CONFLICT (artifact_id) DO UPDATE SET artifact_json = excluded.artifact_json`,
+      artifact.artifactId,
+      JSON.stringify(artifact),
+    );
+  }
+
+  /** Finished artifacts in creation order. */
+  artifacts(): Artifact[] {
+    return this.#sql
+      .exec<{ artifact_json: string }>("SELECT artifact_json FROM artifacts ORDER BY position")
+      .toArray()
+      .map((r) => JSON.parse(r.artifact_json) as Artifact);
+  }
+
+  /**
+   * The task as the protocol shows it. `historyLength` follows spec 3.2.4 (undefined: all,
+   * 0: none); `inProgress` adds artifacts still being streamed.
+   */
+  toTask(historyLength?: number, inProgress: Artifact[] = []): Task {
+    const record = this.#require();
+    const artifacts = [...this.artifacts(), ...inProgress];
+    const history = historyLength === 0 ? [] : this.history(historyLength);
+    return {
+      id: record.id,
+      contextId: record.contextId,
+      status: record.status,
+      ...(artifacts.length > 0 ? { artifacts } : {}),
+      ...(history.length > 0 ? { history } : {}),
+      metadata: record.metadata,
+    };
+  }
+
+  #require(): TaskRecord {
+    if (!this.#record) throw new Error("task object holds no task");
+    return this.#record;
+  }
+}

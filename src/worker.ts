@@ -1,0 +1,34 @@
+/**
+ * The Worker: routes requests to the A2A surface and health check, turns anything thrown into a
+ * JSON error (never an HTML page), and exports the task Durable Object class.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "./a2a/app-types.ts";
+import { a2aRoutes } from "./a2a/routes.ts";
+import { newTraceId } from "./platform/ids.ts";
+import { log, requestLogger } from "./platform/logging.ts";
+
+export { TaskObject } from "./task/task-object.ts";
+
+const app = new Hono<AppEnv>();
+app.use(requestLogger(newTraceId));
+app.get("/health", (c) => c.json({ ok: true }));
+app.route("/", a2aRoutes());
+app.notFound((c) =>
+  c.json(
+    {
+      error: {
+        code: 404,
+        status: "NOT_FOUND",
+        message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}`,
+      },
+    },
+    404,
+  ),
+);
+app.onError((error, c) => {
+  log("error", "unhandled error", { traceId: c.get("traceId"), error: error.message });
+  return c.json({ error: { code: 500, status: "INTERNAL", message: "Internal error" } }, 500);
+});
+
+export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

@@ -1,0 +1,157 @@
+/**
+ * Helpers for tests inside workerd: call the Worker like a client (JSON-RPC and SSE), and script
+ * the fake Messages API (scenarios, request log) that runs on 127.0.0.1 in the test process.
+ */
+import { env, exports } from "cloudflare:workers";
+import type { Turn } from "../../src/model/scripted/turn.ts";
+
+/** JSON-RPC response as the tests read it. */
+export interface RpcResponse<T = Record<string, unknown>> {
+  jsonrpc: "2.0";
+  id: string | number | null;
+  result?: T;
+  error?: { code: number; message: string; data?: Array<Record<string, unknown>> };
+}
+
+/** Sends a raw request to the Worker. */
+export function fetchWorker(path: string, init: RequestInit = {}): Promise<Response> {
+  return exports.default.fetch(new Request(`http://harness.test${path}`, init));
+}
+
+/** Posts a JSON-RPC v1.0 call and returns the HTTP response. */
+export function postRpc(
+  path: string,
+  method: string,
+  params: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetchWorker(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", "A2A-Version": "1.0", ...headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+}
+
+/** Posts a JSON-RPC v1.0 call and parses the JSON response. */
+export async function rpc<T = Record<string, unknown>>(
+  method: string,
+  params: unknown,
+  options: { path?: string; headers?: Record<string, string> } = {},
+): Promise<RpcResponse<T>> {
+  const response = await postRpc(options.path ?? "/", method, params, options.headers);
+  return (await response.json()) as RpcResponse<T>;
+}
+
+/** A user message with text parts. */
+export function userMessage(
+  text: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra };
+}
+
+/** One parsed SSE event. */
+export interface SseEvent {
+  id: string | null;
+  data: string;
+}
+
+/** Reads SSE events from a response as they arrive. */
+export async function* sseEvents(response: Response): AsyncGenerator<SseEvent> {
+  if (!response.body) throw new Error("no body");
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end = buffer.indexOf("\n\n");
+      while (end >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const lines = frame.split("\n");
+        const data = lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6));
+        const id = lines.find((l) => l.startsWith("id: "))?.slice(4) ?? null;
+        if (data.length > 0) yield { id, data: data.join("\n") };
+        end = buffer.indexOf("\n\n");
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/** Collects every SSE event of a finite stream, parsed as JSON-RPC responses. */
+export async function collectSse(
+  response: Response,
+): Promise<Array<{ id: string | null; body: RpcResponse }>> {
+  const out: Array<{ id: string | null; body: RpcResponse }> = [];
+  for await (const event of sseEvents(response))
+    out.push({ id: event.id, body: JSON.parse(event.data) as RpcResponse });
+  return out;
+}
+
+/** Registers a scripted scenario with the fake model; returns the marker to put in a message. */
+export async function scenario(turns: Turn[]): Promise<{ id: string; marker: string }> {
+  const id = `s-${crypto.randomUUID()}`;
+  const response = await fetch(`${env.FAKE_MODEL_URL}/_scripted/scenarios`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ id, turns }),
+  });
+  if (response.status !== 201) throw new Error(`scenario rejected: ${await response.text()}`);
+  return { id, marker: `[[scenario:${id}]]` };
+}
+
+/** A request the fake model received. */
+export interface FakeRequest {
+  turnIndex: number;
+  attempt: number;
+  status: number;
+  body: { system?: unknown; messages: Array<{ role: string; content: unknown }>; model: string };
+}
+
+/** The requests the fake model received for a scenario, oldest first. */
+export async function modelRequests(scenarioId: string): Promise<FakeRequest[]> {
+  const response = await fetch(
+    `${env.FAKE_MODEL_URL}/_scripted/requests?scenario=${encodeURIComponent(scenarioId)}`,
+  );
+  return ((await response.json()) as { requests: FakeRequest[] }).requests;
+}
+
+/** Polls `read` until `done` holds for its value, or fails after `timeoutMs`. */
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 8_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(
+        `condition not met in ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`,
+      );
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The task from a SendMessage / GetTask result. */
+export type WireTask = {
+  id: string;
+  contextId: string;
+  status: { state: string; message?: { parts: Array<{ text?: string }> }; timestamp: string };
+  artifacts?: Array<{ artifactId: string; name?: string; parts: Array<{ text?: string }> }>;
+  history?: Array<{ role: string; parts: Array<{ text?: string }> }>;
+  metadata?: Record<string, unknown>;
+};
+
+/** Text of a task's answer artifact. */
+export function answerText(task: WireTask): string {
+  return (task.artifacts ?? [])
+    .filter((a) => a.artifactId === "answer")
+    .flatMap((a) => a.parts.map((p) => p.text ?? ""))
+    .join("");
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { fetchWorker } from "../helpers/a2a.ts";
+
+describe("agent cards and pinned URLs", () => {
+  it("serves the default agent's card at the well-known path with its root endpoint", async () => {
+    const response = await fetchWorker("/.well-known/agent-card.json");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    const card = (await response.json()) as Record<string, unknown>;
+    expect(card.name).toBe("assistant");
+    expect(card.supportedInterfaces).toEqual([
+      { url: "http://harness.test/", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+    ]);
+    expect((card.skills as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it("serves every agent's card under its base URL, with caching headers", async () => {
+    for (const name of ["assistant", "researcher", "deep-thinker", "writer"]) {
+      const response = await fetchWorker(`/agents/${name}/.well-known/agent-card.json`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("cache-control")).toBe("public, max-age=300");
+      expect(response.headers.get("vary")).toBe("A2A-Version");
+      expect(response.headers.get("etag")).toMatch(/^"[0-9a-f]{32}"$/);
+      const card = (await response.json()) as {
+        name: string;
+        supportedInterfaces: Array<{ url: string }>;
+      };
+      expect(card.name).toBe(name);
+      expect(card.supportedInterfaces[0]?.url).toBe(`http://harness.test/agents/${name}/`);
+    }
+  });
+
+  it("answers 304 to a matching If-None-Match and 200 to a stale one", async () => {
+    const first = await fetchWorker("/agents/writer/.well-known/agent-card.json");
+    const etag = first.headers.get("etag") as string;
+    const again = await fetchWorker("/agents/writer/.well-known/agent-card.json", {
+      headers: { "If-None-Match": etag },
+    });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(await again.text()).toBe("");
+    const stale = await fetchWorker("/agents/writer/.well-known/agent-card.json", {
+      headers: { "If-None-Match": '"old"' },
+    });
+    expect(stale.status).toBe(200);
+  });
+
+  it("lists the agents with their card URLs", async () => {
+    const body = (await (await fetchWorker("/agents")).json()) as {
+      defaultAgent: string;
+      agents: Array<{ name: string; url: string; cardUrl: string }>;
+    };
+    expect(body.defaultAgent).toBe("assistant");
+    expect(body.agents.map((a) => a.name)).toEqual([
+      "assistant",
+      "deep-thinker",
+      "researcher",
+      "writer",
+    ]);
+    expect(body.agents[3]).toMatchObject({
+      url: "http://harness.test/agents/writer/",
+      cardUrl: "http://harness.test/agents/writer/.well-known/agent-card.json",
+    });
+  });
+
+  it("redirects the bare agent URL to the canonical one with 308, keeping the query", async () => {
+    const response = await fetchWorker("/agents/writer?x=1", { redirect: "manual" });
+    expect(response.status).toBe(308);
+    expect(response.headers.get("location")).toBe("http://harness.test/agents/writer/?x=1");
+    const post = await fetchWorker("/agents/writer", {
+      method: "POST",
+      body: "{}",
+      redirect: "manual",
+    });
+    expect(post.status).toBe(308);
+  });
+
+  it("answers unknown agents and routes with JSON 404s, never HTML", async () => {
+    const card = await fetchWorker("/agents/nobody/.well-known/agent-card.json");
+    expect(card.status).toBe(404);
+    expect(((await card.json()) as { error: { message: string } }).error.message).toContain(
+      "Unknown agent 'nobody'",
+    );
+    const rpc = await fetchWorker("/agents/nobody/", { method: "POST", body: "{}" });
+    expect(rpc.status).toBe(404);
+    expect(((await rpc.json()) as { error: { code: number } }).error.code).toBe(-32601);
+    const other = await fetchWorker("/no/such/path");
+    expect(other.status).toBe(404);
+    expect(other.headers.get("content-type")).toContain("application/json");
+  });
+
+  it("reports health", async () => {
+    expect(await (await fetchWorker("/health")).json()).toEqual({ ok: true });
+  });
+});

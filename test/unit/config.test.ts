@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+describe("configuration", () => {
+  it("applies the documented defaults", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      defaultAgent: "assistant",
+      publicUrl: undefined,
+      modelMode: "unconfigured",
+      maxBodyBytes: 1_048_576,
+      maxTurns: 50,
+      modelIdleTimeoutMs: 60_000,
+      modelMaxRetries: 4,
+      modelRetryBaseMs: 1_000,
+      sseKeepaliveMs: 15_000,
+      cardMaxAgeSeconds: 300,
+    });
+  });
+
+  it("chooses the model source from the key and SCRIPTED_MODEL", () => {
+    expect(loadConfig({ ANTHROPIC_API_KEY: "k" }).modelMode).toBe("anthropic");
+    expect(loadConfig({ SCRIPTED_MODEL: "auto" }).modelMode).toBe("scripted");
+    expect(loadConfig({ SCRIPTED_MODEL: "auto", ANTHROPIC_API_KEY: "k" }).modelMode).toBe(
+      "anthropic",
+    );
+    expect(loadConfig({ SCRIPTED_MODEL: "on", ANTHROPIC_API_KEY: "k" }).modelMode).toBe("scripted");
+    expect(loadConfig({ ANTHROPIC_API_KEY: "  " }).modelMode).toBe("unconfigured");
+  });
+
+  it("trims PUBLIC_URL's trailing slash and treats empty strings as unset", () => {
+    expect(loadConfig({ PUBLIC_URL: "https://a.example/" }).publicUrl).toBe("https://a.example");
+    expect(loadConfig({ PUBLIC_URL: "", A2A_API_KEY: "" }).a2aApiKey).toBeUndefined();
+  });
+
+  it("names the variable when a value is unusable", () => {
+    expect(() => loadConfig({ MAX_TURNS: "many" })).toThrow(ConfigError);
+    expect(() => loadConfig({ MAX_TURNS: "many" })).toThrow(/MAX_TURNS/);
+    expect(() => loadConfig({ SCRIPTED_MODEL: "maybe" })).toThrow(/SCRIPTED_MODEL/);
+    expect(() => loadConfig({ PUBLIC_URL: "not a url" })).toThrow(/PUBLIC_URL/);
+  });
+});
