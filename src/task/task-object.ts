@@ -48,6 +48,11 @@ export class TaskObject extends DurableObject<Env> {
   scheduler!: Scheduler;
   outbox!: Outbox;
   readonly subscribers = new Subscribers();
+  /** What the outbox sends: the index row and finished artifacts, derived from current state. */
+  readonly outboxSource = {
+    indexRow: () => this.#indexRow(),
+    finishedArtifacts: () => this.#finishedArtifacts(),
+  };
   readonly #waiters = new Set<() => void>();
   #driver!: LoopDriver;
 
@@ -62,10 +67,7 @@ export class TaskObject extends DurableObject<Env> {
       this.conversation = new ConversationStore(sql);
       this.hookState = new SqlHookState(sql);
       this.scheduler = new Scheduler(ctx.storage);
-      this.outbox = new Outbox(env.DB, env.FILES, this.scheduler, {
-        indexRow: () => this.#indexRow(),
-        finishedArtifacts: () => this.#finishedArtifacts(),
-      });
+      this.outbox = new Outbox(env.DB, env.FILES, this.scheduler, this.outboxSource);
       this.log.subscribe((entry) => this.subscribers.broadcast(entry));
       this.#driver = new LoopDriver(this, ctx, env);
       await this.#recover();

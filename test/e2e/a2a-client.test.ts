@@ -1,0 +1,192 @@
+/**
+ * The harness under `wrangler dev`, driven by the official @a2a-js/sdk client: discovery, send
+ * (blocking and immediate), streaming, GetTask with historyLength, cancel mid-stream, subscribe
+ * mid-task and reconnect with Last-Event-ID.
+ */
+import type { StreamResponse } from "@a2a-js/sdk";
+import { type Client, ClientFactory } from "@a2a-js/sdk/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Turn } from "../../src/model/scripted/turn.ts";
+import { startFakeModel } from "../fake-model/server.ts";
+import { answerOf, applyStream, asTask, stateOf, textRequest, waitForState } from "./client.ts";
+import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+
+let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let server: DevServer;
+let writer: Client;
+
+function scenario(turns: Turn[]): { id: string; marker: string } {
+  const id = `e2e-${crypto.randomUUID()}`;
+  fake.store.addScenario({ id, turns });
+  return { id, marker: `[[scenario:${id}]]` };
+}
+
+beforeAll(async () => {
+  fake = await startFakeModel({ port: 0 });
+  server = await startDevServer({
+    port: await freePort(),
+    vars: {
+      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: "e2e-key",
+      MODEL_IDLE_TIMEOUT_MS: "3000",
+      MODEL_RETRY_BASE_MS: "20",
+      SSE_KEEPALIVE_MS: "1000",
+    },
+  });
+  writer = await new ClientFactory().createFromUrl(`${server.url}/agents/writer/`);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await fake?.close();
+});
+
+describe("official @a2a-js/sdk client against wrangler dev", () => {
+  it("discovers the default agent at the root and every agent under /agents/<name>/", async () => {
+    const root = await new ClientFactory().createFromUrl(server.url);
+    expect((await root.getAgentCard()).name).toBe("assistant");
+    for (const name of ["assistant", "researcher", "deep-thinker", "writer"]) {
+      const client = await new ClientFactory().createFromUrl(`${server.url}/agents/${name}/`);
+      const card = await client.getAgentCard();
+      expect(card.name).toBe(name);
+      expect(card.supportedInterfaces[0]?.url).toBe(`${server.url}/agents/${name}/`);
+      expect(card.capabilities?.streaming).toBe(true);
+    }
+  });
+
+  it("sends a blocking message and gets the completed task", async () => {
+    const s = scenario([{ text: "A finished answer.", chunkSize: 4 }]);
+    const task = asTask(await writer.sendMessage(textRequest(`blocking ${s.marker}`)));
+    expect(stateOf(task)).toBe("TASK_STATE_COMPLETED");
+    expect(answerOf(task)).toBe("A finished answer.");
+    expect(task.metadata?.owner).toBe("anonymous");
+  });
+
+  it("sends with returnImmediately, then polls GetTask to completion", async () => {
+    const s = scenario([{ text: "later", delayMs: 100, chunkSize: 1 }]);
+    const task = asTask(
+      await writer.sendMessage(textRequest(`immediate ${s.marker}`, { returnImmediately: true })),
+    );
+    expect(stateOf(task)).toBe("TASK_STATE_WORKING");
+    const done = await waitForState(writer, task.id, "TASK_STATE_COMPLETED");
+    expect(answerOf(done)).toBe("later");
+  });
+
+  it("streams events while the model is still generating", async () => {
+    const s = scenario([
+      { text: "one two three four five six seven eight", chunkSize: 5, delayMs: 150 },
+    ]);
+    const events: Array<{ at: number; event: StreamResponse }> = [];
+    for await (const event of writer.sendMessageStream(textRequest(`stream ${s.marker}`)))
+      events.push({ at: Date.now(), event });
+    expect(events[0]?.event.payload?.$case).toBe("task");
+    const firstChunk = events.find((e) => e.event.payload?.$case === "artifactUpdate");
+    const last = events.at(-1);
+    expect(last?.event.payload?.$case).toBe("statusUpdate");
+    expect((last?.at ?? 0) - (firstChunk?.at ?? 0)).toBeGreaterThan(700);
+    expect(applyStream(events.map((e) => e.event))).toBe("one two three four five six seven eight");
+  });
+
+  it("GetTask honours historyLength", async () => {
+    const s = scenario([{ text: "history" }]);
+    const task = asTask(await writer.sendMessage(textRequest(`h ${s.marker}`)));
+    expect((await writer.getTask({ tenant: "", id: task.id })).history).toHaveLength(2);
+    expect(
+      (await writer.getTask({ tenant: "", id: task.id, historyLength: 1 })).history,
+    ).toHaveLength(1);
+    expect(
+      (await writer.getTask({ tenant: "", id: task.id, historyLength: 0 })).history,
+    ).toHaveLength(0);
+  });
+
+  it("cancels mid-stream: the stream ends canceled and no further model call starts", async () => {
+    const s = scenario([
+      { text: "c".repeat(60), chunkSize: 2, delayMs: 50, toolUses: [{ name: "noop", input: {} }] },
+      { text: "must never run" },
+    ]);
+    const events: StreamResponse[] = [];
+    let canceledState = "";
+    for await (const event of writer.sendMessageStream(textRequest(`cancel ${s.marker}`))) {
+      events.push(event);
+      if (event.payload?.$case === "artifactUpdate" && !canceledState) {
+        const id = event.payload.value.taskId;
+        canceledState = stateOf(await writer.cancelTask({ tenant: "", id, metadata: undefined }));
+      }
+    }
+    expect(canceledState).toBe("TASK_STATE_CANCELED");
+    const last = events.at(-1);
+    expect(last?.payload?.$case === "statusUpdate" && last.payload.value.status?.state).toBe(5);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(fake.store.requests(s.id)).toHaveLength(1);
+  });
+
+  it("subscribes mid-task and reconnects with Last-Event-ID without losing or repeating events", async () => {
+    const text = "subscribe and resume without gaps or repeats";
+    const s = scenario([{ text, chunkSize: 3, delayMs: 60 }]);
+    const task = asTask(
+      await writer.sendMessage(textRequest(`sub ${s.marker}`, { returnImmediately: true })),
+    );
+
+    // First subscriber: the official client; it opens with the current Task.
+    const first = writer.resubscribeTask({ tenant: "", id: task.id });
+    const opening = await first.next();
+    expect(opening.value?.payload?.$case).toBe("task");
+    await first.return(undefined);
+
+    // A raw subscriber that records SSE ids, then drops the connection after a few chunks.
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/agents/writer/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SubscribeToTask",
+        params: { id: task.id },
+      }),
+      signal: controller.signal,
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let lastId = "";
+    let snapshotText = "";
+    const seenChunks: string[] = [];
+    while (seenChunks.length < 3) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = frame.split("\n").find((l) => l.startsWith("data: "));
+        if (!data) continue;
+        lastId =
+          frame
+            .split("\n")
+            .find((l) => l.startsWith("id: "))
+            ?.slice(4) ?? lastId;
+        const result = JSON.parse(data.slice(6)).result;
+        if (result.task)
+          snapshotText = (result.task.artifacts ?? [])
+            .flatMap((a: { parts: Array<{ text: string }> }) => a.parts.map((p) => p.text))
+            .join("");
+        if (result.artifactUpdate) seenChunks.push(result.artifactUpdate.artifact.parts[0].text);
+      }
+    }
+    controller.abort();
+
+    // Reconnect through the official client, passing Last-Event-ID as a service parameter (header).
+    const rest: StreamResponse[] = [];
+    for await (const event of writer.resubscribeTask(
+      { tenant: "", id: task.id },
+      { serviceParameters: { "Last-Event-ID": lastId } },
+    )) {
+      rest.push(event);
+    }
+    expect(rest[0]?.payload?.$case).not.toBe("task");
+    const rebuilt = applyStream(rest, snapshotText + seenChunks.join(""));
+    expect(rebuilt).toBe(text);
+    expect(answerOf(await writer.getTask({ tenant: "", id: task.id }))).toBe(text);
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * Starts the harness the way a developer does (`npm run dev`, i.e. scripts/dev.ts with arguments
+ * passed through to `wrangler dev`) on its own port and state directory, in its own process
+ * group, and stops it by killing that group. Node only.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** Vars a developer's shell could set that must not leak into the server under test. */
+const SCRUBBED = [
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "A2A_API_KEY",
+  "PUBLIC_URL",
+  "DEFAULT_AGENT",
+  "SCRIPTED_MODEL",
+];
+
+/** A running dev server. */
+export interface DevServer {
+  url: string;
+  port: number;
+  persistDir: string;
+  /** Everything the server printed so far. */
+  output(): string;
+  /** Kills the whole process group (SIGKILL simulates a crash) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Options of {@link startDevServer}. */
+export interface DevServerOptions {
+  port: number;
+  persistDir?: string;
+  vars?: Record<string, string>;
+}
+
+/** A fresh directory for a server's local D1, R2 and Durable Object state. */
+export function freshStateDir(): string {
+  return mkdtempSync(join(tmpdir(), "a2a-e2e-"));
+}
+
+async function waitForHealth(
+  url: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`dev server exited (${child.exitCode}):\n${output()}`);
+    try {
+      const response = await fetch(`${url}/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`dev server not ready after ${timeoutMs} ms:\n${output()}`);
+}
+
+/** Starts `node scripts/dev.ts --port P --persist-to DIR --var K:V ...` and waits until it answers. */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const persistDir = options.persistDir ?? freshStateDir();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  };
+  for (const name of SCRUBBED) delete env[name];
+  const vars = Object.entries(options.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, "scripts", "dev.ts"),
+      "--port",
+      String(options.port),
+      "--persist-to",
+      persistDir,
+      ...vars,
+    ],
+    {
+      cwd: root,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let log = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    log += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    log += d.toString();
+  });
+  const url = `http://127.0.0.1:${options.port}`;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const server: DevServer = {
+    url,
+    port: options.port,
+    persistDir,
+    output: () => log,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, signal);
+        } catch {
+          // already gone
+        }
+        const timer = setTimeout(() => {
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+          } catch {
+            // already gone
+          }
+        }, 5_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await waitForPortFree(options.port);
+    },
+  };
+  try {
+    await waitForHealth(url, child, () => log, 60_000);
+  } catch (error) {
+    await server.stop("SIGKILL");
+    throw error;
+  }
+  return server;
+}
+
+async function waitForPortFree(port: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(200) });
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
+    });
+  });
+}

@@ -1,0 +1,242 @@
+/**
+ * The task object across restarts: a turn cut off mid-stream resumes (on the next request or
+ * from the alarm alone) without repeating streamed text; orphaned tool calls are repaired; the
+ * event log replays; hook state, the schedule and index retries survive.
+ */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { SequencedEvent } from "../../src/a2a/wire.ts";
+import { INTERRUPTED_TOOL_RESULT } from "../../src/loop/repair.ts";
+import { getTaskIndex } from "../../src/store/d1-index.ts";
+import { decodeLines } from "../../src/task/ndjson.ts";
+import { Outbox } from "../../src/task/outbox.ts";
+import type { TaskObject } from "../../src/task/task-object.ts";
+import {
+  answerText,
+  modelRequests,
+  rpc,
+  scenario,
+  until,
+  userMessage,
+  type WireTask,
+} from "../helpers/a2a.ts";
+
+const stubOf = (taskId: string) => env.TASKS.get(env.TASKS.idFromName(taskId));
+
+/** Runs `fn` inside the task's object, typed as the TaskObject it is. */
+function inObject<R>(
+  stub: DurableObjectStub<TaskObject>,
+  fn: (instance: TaskObject, state: DurableObjectState) => R | Promise<R>,
+): Promise<R> {
+  return runInDurableObject(stub, (instance, state) =>
+    fn(instance as unknown as TaskObject, state),
+  );
+}
+
+async function startWorking(text: string): Promise<WireTask> {
+  const sent = await rpc<{ task: WireTask }>("SendMessage", {
+    message: userMessage(text),
+    configuration: { returnImmediately: true },
+  });
+  return sent.result?.task as WireTask;
+}
+
+const getTask = async (id: string) => (await rpc<WireTask>("GetTask", { id })).result as WireTask;
+
+/** Simulates a crash of the task's object (its in-memory state and in-flight work are lost). */
+async function crash(taskId: string): Promise<void> {
+  await runInDurableObject(stubOf(taskId), (_instance, state) => {
+    state.abort("simulated crash");
+  }).catch(() => {});
+}
+
+/** Replays the answer chunks of a task's event log like a client; counts appended characters. */
+async function replayAnswer(
+  taskId: string,
+): Promise<{ text: string; appended: number; first: number }> {
+  return inObject(stubOf(taskId), (instance) => {
+    let text = "";
+    let appended = 0;
+    let first = 0;
+    for (const { event } of instance.log.after(0)) {
+      if (!("artifactUpdate" in event)) continue;
+      const piece = event.artifactUpdate.artifact.parts.map((p) => p.text ?? "").join("");
+      if (event.artifactUpdate.append) {
+        text += piece;
+        appended += piece.length;
+      } else {
+        text = piece;
+        first ||= piece.length;
+      }
+    }
+    return { text, appended, first };
+  });
+}
+
+const FOX = "The quick brown fox jumps over the lazy dog.";
+
+describe("durability", () => {
+  it("a turn cut off by a crash resumes on the next request without repeating streamed text", async () => {
+    const s = await scenario([{ text: FOX, chunkSize: 4, delayMs: 60 }]);
+    const task = await startWorking(`crash me ${s.marker}`);
+    await until(
+      () => getTask(task.id),
+      (t) => answerText(t).length >= 8,
+    );
+    await crash(task.id);
+    const done = await until(
+      () => getTask(task.id),
+      (t) => t.status.state === "TASK_STATE_COMPLETED",
+    );
+    expect(answerText(done)).toBe(FOX);
+    const replay = await replayAnswer(task.id);
+    expect(replay.text).toBe(FOX);
+    expect(replay.first + replay.appended).toBe(FOX.length);
+    const attempts = (await modelRequests(s.id)).map((r) => [r.turnIndex, r.attempt]);
+    expect(attempts).toEqual([
+      [0, 1],
+      [0, 2],
+    ]);
+  });
+
+  it("the alarm alone resumes a crashed task (runDurableObjectAlarm)", async () => {
+    const s = await scenario([{ text: FOX, chunkSize: 4, delayMs: 60 }]);
+    const task = await startWorking(`alarm ${s.marker}`);
+    await until(
+      () => getTask(task.id),
+      (t) => answerText(t).length >= 8,
+    );
+    await crash(task.id);
+    const stub = stubOf(task.id);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const state = await until(
+      () => inObject(stub, (instance) => instance.store.record?.state),
+      (st) => st === "TASK_STATE_COMPLETED",
+    );
+    expect(state).toBe("TASK_STATE_COMPLETED");
+    expect((await replayAnswer(task.id)).text).toBe(FOX);
+  });
+
+  it("repairs an orphaned tool_use so the model API accepts the conversation", async () => {
+    const s = await scenario([
+      { text: "unused" },
+      { text: "Recovered after the interrupted tool." },
+    ]);
+    const taskId = crypto.randomUUID();
+    await inObject(stubOf(taskId), async (instance) => {
+      await instance.create(
+        {
+          taskId,
+          contextId: crypto.randomUUID(),
+          agent: "assistant",
+          owner: "anonymous",
+          traceId: "0".repeat(31) + "1",
+          message: { messageId: "m", role: "ROLE_USER", parts: [{ text: `orphan ${s.marker}` }] },
+        },
+        { stream: false },
+      );
+      // As if the object died after committing a tool_use turn but before running the tool.
+      instance.conversation.append({
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "toolu_orphan", name: "read_file", input: { path: "x" } },
+        ],
+      });
+    });
+    const done = await until(
+      () => getTask(taskId),
+      (t) => t.status.state !== "TASK_STATE_WORKING",
+    );
+    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(answerText(done)).toBe("Recovered after the interrupted tool.");
+    const [request] = await modelRequests(s.id);
+    const repaired = request?.body.messages[2] as { content: Array<Record<string, unknown>> };
+    expect(repaired.content[0]).toEqual({
+      type: "tool_result",
+      tool_use_id: "toolu_orphan",
+      is_error: true,
+      content: INTERRUPTED_TOOL_RESULT,
+    });
+  });
+
+  it("keeps a contiguous event log that replays from any sequence number", async () => {
+    const s = await scenario([{ text: "replayable", chunkSize: 3 }]);
+    const done = (
+      await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(`log ${s.marker}`) })
+    ).result?.task as WireTask;
+    const stub = stubOf(done.id);
+    const seqs = await inObject(stub, (instance) => instance.log.after(0).map((e) => e.seq));
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    const result = await stub.subscribe({ owner: "anonymous", after: 3 });
+    if (!result.ok) throw new Error(result.error.message);
+    const replayed: number[] = [];
+    for await (const entry of decodeLines<SequencedEvent>(result.value)) replayed.push(entry.seq);
+    expect(replayed).toEqual(seqs.slice(3));
+    const other = await stub.get({ owner: "someone-else" });
+    expect(other).toEqual({ ok: false, error: { kind: "not_found", message: "task not found" } });
+  });
+
+  it("keeps hook state and the schedule across a crash", async () => {
+    const taskId = crypto.randomUUID();
+    const stub = stubOf(taskId);
+    await inObject(stub, async (instance, state) => {
+      instance.hookState.set("loop-detection", "edits:a.md", 2);
+      await instance.scheduler.schedule("later", "outbox", Date.now() + 60_000);
+      await instance.scheduler.schedule("sooner", "outbox", Date.now() + 30_000);
+      expect(await state.storage.getAlarm()).toBe(instance.scheduler.get("sooner")?.dueAt);
+    });
+    await crash(taskId);
+    // A stub whose object was reset stays broken; clients get a fresh one per request.
+    await inObject(stubOf(taskId), async (instance, state) => {
+      expect(instance.hookState.get("loop-detection", "edits:a.md")).toBe(2);
+      expect(instance.scheduler.due(Date.now() + 45_000).map((e) => e.id)).toEqual(["sooner"]);
+      await instance.scheduler.cancel("sooner");
+      expect(await state.storage.getAlarm()).toBe(instance.scheduler.get("later")?.dueAt);
+      await instance.scheduler.cancel("later");
+      expect(await state.storage.getAlarm()).toBeNull();
+    });
+  });
+
+  it("retries the D1 index write from the schedule while D1 is unavailable", async () => {
+    const s = await scenario([{ text: "indexed later" }]);
+    const taskId = crypto.randomUUID();
+    const stub = stubOf(taskId);
+    const failingDb = {
+      prepare() {
+        throw new Error("D1_ERROR: database unavailable");
+      },
+    } as unknown as D1Database;
+    await inObject(stub, async (instance) => {
+      instance.outbox = new Outbox(failingDb, env.FILES, instance.scheduler, instance.outboxSource);
+      await instance.create(
+        {
+          taskId,
+          contextId: crypto.randomUUID(),
+          agent: "writer",
+          owner: "anonymous",
+          traceId: "a".repeat(32),
+          message: { messageId: "m", role: "ROLE_USER", parts: [{ text: `d1 down ${s.marker}` }] },
+        },
+        { stream: false },
+      );
+    });
+    await until(
+      () => getTask(taskId),
+      (t) => t.status.state === "TASK_STATE_COMPLETED",
+    );
+    const pending = await inObject(stub, (instance) => instance.scheduler.get("outbox:index"));
+    expect(pending?.attempts).toBeGreaterThanOrEqual(1);
+    expect(await getTaskIndex(env.DB, taskId)).toBeNull();
+    await inObject(stub, (instance) => {
+      instance.outbox = new Outbox(env.DB, env.FILES, instance.scheduler, instance.outboxSource);
+    });
+    const row = await until(
+      () => getTaskIndex(env.DB, taskId),
+      (r) => r !== null,
+      10_000,
+    );
+    expect(row?.state).toBe("TASK_STATE_COMPLETED");
+    expect(await inObject(stub, (instance) => instance.scheduler.get("outbox:index"))).toBeNull();
+  });
+});
