@@ -11,19 +11,17 @@ import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import { answerArtifact } from "./answer-artifact.ts";
-import type { TaskObject } from "./task-object.ts";
+import type { TaskRuntime } from "./task-runtime.ts";
 
 /** Runs loop steps for one task object. */
 export class LoopDriver {
-  readonly #task: TaskObject;
-  readonly #ctx: DurableObjectState;
+  readonly #task: TaskRuntime;
   readonly #env: Env;
   #running = false;
   #abort: AbortController | null = null;
 
-  constructor(task: TaskObject, ctx: DurableObjectState, env: Env) {
+  constructor(task: TaskRuntime, env: Env) {
     this.#task = task;
-    this.#ctx = ctx;
     this.#env = env;
   }
 
@@ -101,7 +99,7 @@ export class LoopDriver {
         taskId: record.id,
         agent: agent.name,
         state: task.hookState,
-        notify: (_kind, detail) => void task.setStatus("TASK_STATE_WORKING", { text: detail }),
+        notify: (_kind, detail) => task.setStatus("TASK_STATE_WORKING", { text: detail }),
       },
       callModel: (params, onText) =>
         streamTurn(modelClient(config), params, {
@@ -115,7 +113,7 @@ export class LoopDriver {
       patchLoopState: (changes) => void task.loopState.patch(changes),
       emitAnswer: (action, turnShown) => {
         if (signal.aborted) return;
-        this.#ctx.storage.transactionSync(() => {
+        this.#task.transaction(() => {
           const loop = task.loopState.get();
           task.loopState.patch({ turnText: turnShown, answerStarted: true });
           if (action.kind === "append")
@@ -123,8 +121,8 @@ export class LoopDriver {
           else task.emitAnswerChunk(loop.answerText + action.text, false, false);
         });
       },
-      progress: (text) => void task.setStatus("TASK_STATE_WORKING", { text }),
-      transaction: (fn) => this.#ctx.storage.transactionSync(fn),
+      progress: (text) => task.setStatus("TASK_STATE_WORKING", { text }),
+      transaction: (fn) => this.#task.transaction(fn),
     };
   }
 
@@ -136,7 +134,7 @@ export class LoopDriver {
         return;
       case "retry": {
         const seconds = (outcome.delayMs / 1000).toFixed(1);
-        await this.#task.setStatus("TASK_STATE_WORKING", {
+        this.#task.setStatus("TASK_STATE_WORKING", {
           text: `${outcome.reason}; retrying in ${seconds} s.`,
         });
         await scheduler.schedule("loop", "loop", Date.now() + outcome.delayMs);
@@ -156,7 +154,7 @@ export class LoopDriver {
   async #complete(stopReason: string, note: string | undefined): Promise<void> {
     const task = this.#task;
     const loop = task.loopState.get();
-    this.#ctx.storage.transactionSync(() => {
+    this.#task.transaction(() => {
       if (loop.answerStarted) task.emitAnswerChunk("", true, true);
       if (loop.answerText !== "") {
         task.store.putArtifact(answerArtifact(loop.answerText));
@@ -164,7 +162,7 @@ export class LoopDriver {
       }
       task.loopState.patch({ stopReason });
     });
-    await task.setStatus("TASK_STATE_COMPLETED", {
+    task.setStatus("TASK_STATE_COMPLETED", {
       ...(note ? { text: note } : {}),
       metadata: { stopReason },
     });
@@ -174,12 +172,12 @@ export class LoopDriver {
   async #fail(message: string): Promise<void> {
     const task = this.#task;
     const loop = task.loopState.get();
-    this.#ctx.storage.transactionSync(() => {
+    this.#task.transaction(() => {
       if (loop.answerStarted)
         task.store.putArtifact(answerArtifact(loop.answerText + loop.turnText));
       task.loopState.patch({ stopReason: "error" });
     });
-    await task.setStatus("TASK_STATE_FAILED", {
+    task.setStatus("TASK_STATE_FAILED", {
       text: message,
       metadata: { stopReason: "error", error: message },
     });

@@ -59,7 +59,7 @@ async function replayAnswer(
     let text = "";
     let appended = 0;
     let first = 0;
-    for (const { event } of instance.log.after(0)) {
+    for (const { event } of instance.runtime.log.after(0)) {
       if (!("artifactUpdate" in event)) continue;
       const piece = event.artifactUpdate.artifact.parts.map((p) => p.text ?? "").join("");
       if (event.artifactUpdate.append) {
@@ -111,7 +111,7 @@ describe("durability", () => {
     const stub = stubOf(task.id);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const state = await until(
-      () => inObject(stub, (instance) => instance.store.record?.state),
+      () => inObject(stub, (instance) => instance.runtime.store.record?.state),
       (st) => st === "TASK_STATE_COMPLETED",
     );
     expect(state).toBe("TASK_STATE_COMPLETED");
@@ -137,7 +137,7 @@ describe("durability", () => {
         { stream: false },
       );
       // As if the object died after committing a tool_use turn but before running the tool.
-      instance.conversation.append({
+      instance.runtime.conversation.append({
         role: "assistant",
         content: [
           { type: "tool_use", id: "toolu_orphan", name: "read_file", input: { path: "x" } },
@@ -166,7 +166,9 @@ describe("durability", () => {
       await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(`log ${s.marker}`) })
     ).result?.task as WireTask;
     const stub = stubOf(done.id);
-    const seqs = await inObject(stub, (instance) => instance.log.after(0).map((e) => e.seq));
+    const seqs = await inObject(stub, (instance) =>
+      instance.runtime.log.after(0).map((e) => e.seq),
+    );
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     const result = await stub.subscribe({ owner: "anonymous", after: 3 });
     if (!result.ok) throw new Error(result.error.message);
@@ -181,19 +183,21 @@ describe("durability", () => {
     const taskId = crypto.randomUUID();
     const stub = stubOf(taskId);
     await inObject(stub, async (instance, state) => {
-      instance.hookState.set("loop-detection", "edits:a.md", 2);
-      await instance.scheduler.schedule("later", "outbox", Date.now() + 60_000);
-      await instance.scheduler.schedule("sooner", "outbox", Date.now() + 30_000);
-      expect(await state.storage.getAlarm()).toBe(instance.scheduler.get("sooner")?.dueAt);
+      instance.runtime.hookState.set("loop-detection", "edits:a.md", 2);
+      await instance.runtime.scheduler.schedule("later", "outbox", Date.now() + 60_000);
+      await instance.runtime.scheduler.schedule("sooner", "outbox", Date.now() + 30_000);
+      expect(await state.storage.getAlarm()).toBe(instance.runtime.scheduler.get("sooner")?.dueAt);
     });
     await crash(taskId);
     // A stub whose object was reset stays broken; clients get a fresh one per request.
     await inObject(stubOf(taskId), async (instance, state) => {
-      expect(instance.hookState.get("loop-detection", "edits:a.md")).toBe(2);
-      expect(instance.scheduler.due(Date.now() + 45_000).map((e) => e.id)).toEqual(["sooner"]);
-      await instance.scheduler.cancel("sooner");
-      expect(await state.storage.getAlarm()).toBe(instance.scheduler.get("later")?.dueAt);
-      await instance.scheduler.cancel("later");
+      expect(instance.runtime.hookState.get("loop-detection", "edits:a.md")).toBe(2);
+      expect(instance.runtime.scheduler.due(Date.now() + 45_000).map((e) => e.id)).toEqual([
+        "sooner",
+      ]);
+      await instance.runtime.scheduler.cancel("sooner");
+      expect(await state.storage.getAlarm()).toBe(instance.runtime.scheduler.get("later")?.dueAt);
+      await instance.runtime.scheduler.cancel("later");
       expect(await state.storage.getAlarm()).toBeNull();
     });
   });
@@ -208,7 +212,12 @@ describe("durability", () => {
       },
     } as unknown as D1Database;
     await inObject(stub, async (instance) => {
-      instance.outbox = new Outbox(failingDb, env.FILES, instance.scheduler, instance.outboxSource);
+      instance.runtime.outbox = new Outbox(
+        failingDb,
+        env.FILES,
+        instance.runtime.scheduler,
+        instance.runtime.outboxSource,
+      );
       await instance.create(
         {
           taskId,
@@ -225,11 +234,18 @@ describe("durability", () => {
       () => getTask(taskId),
       (t) => t.status.state === "TASK_STATE_COMPLETED",
     );
-    const pending = await inObject(stub, (instance) => instance.scheduler.get("outbox:index"));
+    const pending = await inObject(stub, (instance) =>
+      instance.runtime.scheduler.get("outbox:index"),
+    );
     expect(pending?.attempts).toBeGreaterThanOrEqual(1);
     expect(await getTaskIndex(env.DB, taskId)).toBeNull();
     await inObject(stub, (instance) => {
-      instance.outbox = new Outbox(env.DB, env.FILES, instance.scheduler, instance.outboxSource);
+      instance.runtime.outbox = new Outbox(
+        env.DB,
+        env.FILES,
+        instance.runtime.scheduler,
+        instance.runtime.outboxSource,
+      );
     });
     const row = await until(
       () => getTaskIndex(env.DB, taskId),
@@ -237,6 +253,8 @@ describe("durability", () => {
       10_000,
     );
     expect(row?.state).toBe("TASK_STATE_COMPLETED");
-    expect(await inObject(stub, (instance) => instance.scheduler.get("outbox:index"))).toBeNull();
+    expect(
+      await inObject(stub, (instance) => instance.runtime.scheduler.get("outbox:index")),
+    ).toBeNull();
   });
 });

@@ -1,0 +1,185 @@
+/**
+ * Everything a task object holds, and the one place that changes a task: its stores (record,
+ * history, event log, conversation, loop counters, hook state, schedule), its live streams and
+ * waiters, and the operations the RPC layer and the loop driver share: snapshot, status change
+ * with its event, answer chunks. Status changes write SQLite and the event log in one
+ * transaction, then settle streams and waiters and send the index row.
+ */
+import type { Artifact, Message, Task, TaskStateName } from "../a2a/wire.ts";
+import type { AgentDefinition } from "../agents/identity.ts";
+import { bundledAgents } from "../agents/registry.ts";
+import { answerArtifact } from "./answer-artifact.ts";
+import { ConversationStore } from "./conversation-store.ts";
+import { EventLog } from "./event-log.ts";
+import { SqlHookState } from "./hook-state.ts";
+import { LoopStateStore } from "./loop-state.ts";
+import { Outbox, type OutboxSource } from "./outbox.ts";
+import { Scheduler } from "./scheduler.ts";
+import { isSettled, isTerminal, transition } from "./state-machine.ts";
+import { Subscribers } from "./subscribers.ts";
+import { TaskStore } from "./task-store.ts";
+
+/** A task's state and the operations on it. Built once per object instance. */
+export class TaskRuntime {
+  readonly store: TaskStore;
+  readonly log: EventLog;
+  readonly loopState: LoopStateStore;
+  readonly conversation: ConversationStore;
+  readonly hookState: SqlHookState;
+  readonly scheduler: Scheduler;
+  readonly subscribers = new Subscribers();
+  /** What the outbox sends: the index row and finished artifacts, derived from current state. */
+  readonly outboxSource: OutboxSource = {
+    indexRow: () => this.#indexRow(),
+    finishedArtifacts: () => this.#finishedArtifacts(),
+  };
+  outbox: Outbox;
+  readonly #ctx: DurableObjectState;
+  readonly #waiters = new Set<() => void>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    this.#ctx = ctx;
+    const sql = ctx.storage.sql;
+    this.store = new TaskStore(sql);
+    this.log = new EventLog(sql);
+    this.loopState = new LoopStateStore(sql);
+    this.conversation = new ConversationStore(sql);
+    this.hookState = new SqlHookState(sql);
+    this.scheduler = new Scheduler(ctx.storage);
+    this.outbox = new Outbox(env.DB, env.FILES, this.scheduler, this.outboxSource);
+    this.log.subscribe((entry) => this.subscribers.broadcast(entry));
+  }
+
+  /** Runs `fn` as one SQLite transaction. */
+  transaction<T>(fn: () => T): T {
+    return this.#ctx.storage.transactionSync(fn);
+  }
+
+  /** The agent definition by name (bundled). */
+  agent(name: string): AgentDefinition {
+    const agent = bundledAgents().get(name);
+    if (!agent) throw new Error(`unknown agent ${name}`);
+    return agent;
+  }
+
+  /** The task with partial artifacts still streaming; `historyLength` per spec 3.2.4. */
+  snapshot(historyLength?: number): Task {
+    return this.store.toTask(historyLength, this.#partialAnswer());
+  }
+
+  /** Resolves once the task ends or waits for input. */
+  async settled(): Promise<void> {
+    const state = this.store.record?.state;
+    if (state && !isSettled(state))
+      await new Promise<void>((resolve) => this.#waiters.add(resolve));
+  }
+
+  /**
+   * Moves the task to `state` (or re-announces a working status with a message), emits the
+   * status event, syncs the index on a state change, and settles waiters and streams.
+   */
+  setStatus(
+    state: TaskStateName,
+    options: { text?: string; metadata?: Record<string, unknown> } = {},
+  ): void {
+    const record = this.store.record;
+    if (!record) return;
+    const changed = record.state !== state;
+    if (changed) transition(record.state, state);
+    const message = options.text === undefined ? undefined : this.agentMessage(options.text);
+    const usage = this.loopState.get().usage;
+    const status = { state, timestamp: new Date().toISOString(), ...(message ? { message } : {}) };
+    this.transaction(() => {
+      this.store.update(status, { ...record.metadata, ...options.metadata, usage });
+      this.log.append({
+        statusUpdate: {
+          taskId: record.id,
+          contextId: record.contextId,
+          status,
+          ...(isSettled(state) ? { metadata: { traceId: record.traceId, usage } } : {}),
+        },
+      });
+    });
+    if (changed) this.#background(this.outbox.syncIndex());
+    if (isSettled(state)) {
+      this.subscribers.closeAll();
+      for (const resolve of this.#waiters) resolve();
+      this.#waiters.clear();
+    }
+    if (isTerminal(state)) this.#background(this.outbox.exportArtifacts());
+  }
+
+  /** A message from the agent in this task. */
+  agentMessage(text: string): Message {
+    const record = this.store.record;
+    return {
+      messageId: crypto.randomUUID(),
+      role: "ROLE_AGENT",
+      parts: [{ text }],
+      ...(record ? { taskId: record.id, contextId: record.contextId } : {}),
+    };
+  }
+
+  /** Emits a chunk of the answer artifact (append, or replace when `append` is false). */
+  emitAnswerChunk(text: string, append: boolean, lastChunk: boolean): void {
+    const record = this.store.record;
+    if (!record) return;
+    this.log.append({
+      artifactUpdate: {
+        taskId: record.id,
+        contextId: record.contextId,
+        artifact: answerArtifact(text),
+        append,
+        lastChunk,
+      },
+    });
+  }
+
+  /** Stores what was streamed of the answer as the task's artifact (cancel, failure). */
+  keepPartialAnswer(): void {
+    const loop = this.loopState.get();
+    if (loop.answerStarted) this.store.putArtifact(answerArtifact(loop.answerText + loop.turnText));
+  }
+
+  #partialAnswer(): Artifact[] {
+    const record = this.store.record;
+    const loop = this.loopState.get();
+    if (!record || isTerminal(record.state) || !loop.answerStarted) return [];
+    return [answerArtifact(loop.answerText + loop.turnText)];
+  }
+
+  #indexRow() {
+    const record = this.store.record;
+    if (!record) return null;
+    const usage = this.loopState.get().usage;
+    return {
+      id: record.id,
+      agent: record.agent,
+      contextId: record.contextId,
+      owner: record.owner,
+      state: record.state,
+      parentTaskId: record.parentTaskId,
+      traceId: record.traceId,
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+      version: record.version,
+      ...usage,
+    };
+  }
+
+  #finishedArtifacts() {
+    const record = this.store.record;
+    if (!record || !isTerminal(record.state)) return null;
+    return { taskId: record.id, artifacts: this.store.artifacts() };
+  }
+
+  #background(work: Promise<void>): void {
+    this.#ctx.waitUntil(
+      work.catch((error) =>
+        console.error(
+          JSON.stringify({ level: "error", msg: "background job failed", error: String(error) }),
+        ),
+      ),
+    );
+  }
+}
