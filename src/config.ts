@@ -64,7 +64,7 @@ const cache = new WeakMap<object, Config>();
  * `SCRIPTED_MODEL`: `off` (default) fails tasks without a key, `auto` uses the scripted model when
  * no `ANTHROPIC_API_KEY` is set (what `npm run dev` passes), `on` always uses it.
  */
-export function loadConfig(env: Partial<Record<keyof Env, unknown>>): Config {
+export function loadConfig(env: object): Config {
   const hit = cache.get(env);
   if (hit) return hit;
   const parsed = ConfigSchema.safeParse(env);
