@@ -131,7 +131,7 @@ describe("durability", () => {
           contextId: crypto.randomUUID(),
           agent: "assistant",
           owner: "anonymous",
-          traceId: "0".repeat(31) + "1",
+          traceId: `${"0".repeat(31)}1`,
           message: { messageId: "m", role: "ROLE_USER", parts: [{ text: `orphan ${s.marker}` }] },
         },
         { stream: false },
