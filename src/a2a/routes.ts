@@ -31,7 +31,7 @@ const agentEndpoint = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agent
 
 function unknownAgent(c: Context<AppEnv>, name: string, rpc: boolean): Response {
   const known = bundledAgents().names();
-  const message = `Unknown agent '${name}'. Agents: ${known.join(", ")}.`;
+  const message = `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`;
   if (rpc)
     return c.json({ jsonrpc: "2.0", id: null, error: { code: METHOD_NOT_FOUND, message } }, 404);
   return c.json({ error: { code: 404, status: "NOT_FOUND", message } }, 404);
@@ -113,6 +113,16 @@ export function a2aRoutes(): Hono<AppEnv> {
     })(c, next);
   };
 
+  app.get("/", (c) =>
+    c.json({
+      service: "a2a-edge-harness",
+      defaultAgent: loadConfig(c.env).defaultAgent,
+      agentCard: `${baseUrl(c)}/.well-known/agent-card.json`,
+      agents: `${baseUrl(c)}/agents`,
+      endpoint: `POST ${baseUrl(c)}/ (JSON-RPC 2.0, header A2A-Version: 1.0)`,
+    }),
+  );
+  app.get("/agents/", (c) => c.redirect(`${baseUrl(c)}/agents`, 308));
   app.get("/agents", (c) =>
     c.json({
       defaultAgent: loadConfig(c.env).defaultAgent,

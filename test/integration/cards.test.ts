@@ -1,5 +1,19 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import worker from "../../src/worker.ts";
 import { fetchWorker } from "../helpers/a2a.ts";
+
+async function fetchWith(vars: Record<string, string>, path: string): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(
+    new Request(`http://harness.test${path}`),
+    { ...env, ...vars },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return response;
+}
 
 describe("agent cards and pinned URLs", () => {
   it("serves the default agent's card at the well-known path with its root endpoint", async () => {
@@ -87,6 +101,65 @@ describe("agent cards and pinned URLs", () => {
     const other = await fetchWorker("/no/such/path");
     expect(other.status).toBe(404);
     expect(other.headers.get("content-type")).toContain("application/json");
+  });
+
+  it("answers GET / with a small index and sends /agents/ to /agents", async () => {
+    const index = (await (await fetchWorker("/")).json()) as Record<string, string>;
+    expect(index).toMatchObject({
+      defaultAgent: "assistant",
+      agentCard: "http://harness.test/.well-known/agent-card.json",
+      agents: "http://harness.test/agents",
+    });
+    const slash = await fetchWorker("/agents/", { redirect: "manual" });
+    expect(slash.status).toBe(308);
+    expect(slash.headers.get("location")).toBe("http://harness.test/agents");
+  });
+
+  it("never answers odd paths with HTML or a 5xx", async () => {
+    for (const [path, method] of [
+      ["/agents/%ZZ/.well-known/agent-card.json", "GET"],
+      ["/agents/%ZZ/", "POST"],
+      [`/agents/${"x".repeat(5000)}/`, "POST"],
+      ["/", "PUT"],
+      ["//agents", "GET"],
+    ] as const) {
+      const response = await fetchWorker(path, {
+        method,
+        ...(method === "GET" ? {} : { body: "{}" }),
+      });
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("content-type"), path).toContain("application/json");
+      expect((await response.text()).length, path).toBeLessThan(400);
+    }
+  });
+
+  it("serves DEFAULT_AGENT at the root and PUBLIC_URL in the interfaces", async () => {
+    const response = await fetchWith(
+      { DEFAULT_AGENT: "writer", PUBLIC_URL: "https://agents.example.com/" },
+      "/.well-known/agent-card.json",
+    );
+    const card = (await response.json()) as {
+      name: string;
+      supportedInterfaces: Array<{ url: string }>;
+    };
+    expect(card.name).toBe("writer");
+    expect(card.supportedInterfaces[0]?.url).toBe("https://agents.example.com/");
+    const listed = (await (
+      await fetchWith({ PUBLIC_URL: "https://agents.example.com" }, "/agents")
+    ).json()) as {
+      agents: Array<{ url: string }>;
+    };
+    expect(listed.agents[0]?.url).toBe("https://agents.example.com/agents/assistant/");
+  });
+
+  it("announces the scripted local model in every card when there is no key", async () => {
+    const response = await fetchWith(
+      { ANTHROPIC_API_KEY: "", SCRIPTED_MODEL: "auto" },
+      "/agents/researcher/.well-known/agent-card.json",
+    );
+    expect(((await response.json()) as { description: string }).description).toContain(
+      "scripted local model, not Claude",
+    );
   });
 
   it("reports health", async () => {
