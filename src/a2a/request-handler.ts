@@ -48,6 +48,18 @@ export interface HandlerDeps {
 
 const RPC_RETRIES = 4;
 
+/** A SendMessageRequest in wire form (validated at the edge by params.ts). */
+interface WireSendRequest {
+  message: Message;
+  configuration?: {
+    acceptedOutputModes?: string[];
+    taskPushNotificationConfig?: unknown;
+    historyLength?: number;
+    returnImmediately?: boolean;
+  };
+  metadata?: Record<string, unknown>;
+}
+
 function unwrap<T>(result: TaskResult<T>): T {
   if (result.ok) return result.value;
   const { kind, message } = result.error;
@@ -117,11 +129,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest): Promise<SdkMessage | SdkTask> {
-    const request = SendMessageRequest.toJSON(params) as {
-      message: Message;
-      configuration?: { returnImmediately?: boolean; historyLength?: number };
-    };
-    const { taskId, outcome } = await this.#send(params, false);
+    const { taskId, outcome, request } = await this.#send(params, false);
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately) {
       return toSdkTask(
@@ -192,12 +200,8 @@ export class DurableRequestHandler implements A2ARequestHandler {
   async #send(
     params: SendMessageRequest,
     stream: boolean,
-  ): Promise<{ taskId: string; outcome: SendOutcome }> {
-    const request = SendMessageRequest.toJSON(params) as {
-      message: Message;
-      configuration?: { acceptedOutputModes?: string[]; taskPushNotificationConfig?: unknown };
-      metadata?: Record<string, unknown>;
-    };
+  ): Promise<{ taskId: string; outcome: SendOutcome; request: WireSendRequest }> {
+    const request = SendMessageRequest.toJSON(params) as WireSendRequest;
     const { message } = request;
     const badType = unsupportedMediaType(message.parts);
     if (badType)
@@ -220,7 +224,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
         { owner: this.#deps.owner, message },
         { stream },
       );
-      return { taskId, outcome: unwrap(result) };
+      return { taskId, outcome: unwrap(result), request };
     }
     const taskId = newId();
     const input = {
@@ -234,7 +238,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
     };
     // create() is idempotent for the same task id, so a retry after an object reset is safe.
     const result = await withRetry(() => this.#stub(taskId).create(input, { stream }));
-    return { taskId, outcome: unwrap(result) };
+    return { taskId, outcome: unwrap(result), request };
   }
 
   /** Relays a task object's event stream; resumes after the last event if the object restarts. */

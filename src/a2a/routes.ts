@@ -7,7 +7,7 @@
  *   *    /agents/<name>                                 308 to the canonical URL with the slash
  */
 
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -77,25 +77,9 @@ async function rpc(
 /** Routes of the A2A surface. */
 export function a2aRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const limit = bodyLimit({
-    maxSize: 1_048_576,
-    onError: (c) =>
-      c.json(
-        {
-          jsonrpc: "2.0",
-          id: null,
-          error: {
-            code: INVALID_REQUEST,
-            message: "Request payload validation error: body exceeds the size limit",
-          },
-        },
-        413,
-      ),
-  });
-  // The limit is configurable: enforce MAX_BODY_BYTES with a per-request middleware instance.
-  const sizeLimit = (c: Context<AppEnv>, next: () => Promise<void>) => {
+  /** MAX_BODY_BYTES, answered as a JSON-RPC error with HTTP 413. */
+  const sizeLimit: MiddlewareHandler<AppEnv> = (c, next) => {
     const max = loadConfig(c.env).maxBodyBytes;
-    if (max === 1_048_576) return limit(c, next);
     return bodyLimit({
       maxSize: max,
       onError: (ctx) =>
@@ -105,7 +89,7 @@ export function a2aRoutes(): Hono<AppEnv> {
             id: null,
             error: {
               code: INVALID_REQUEST,
-              message: `Request payload validation error: body exceeds ${max} bytes`,
+              message: `Request payload validation error: the body exceeds the size limit of ${max} bytes`,
             },
           },
           413,

@@ -220,7 +220,7 @@ describe("JSON-RPC errors", () => {
     const { status, body } = await post(big);
     expect(status).toBe(413);
     expect(body.error?.code).toBe(-32600);
-    expect(body.error?.message).toContain("size limit");
+    expect(body.error?.message).toContain("size limit of 1048576 bytes");
   });
 
   it("requires the bearer key when A2A_API_KEY is set, but keeps cards public", async () => {
