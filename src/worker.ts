@@ -5,13 +5,12 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./a2a/app-types.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
-import { newTraceId } from "./platform/ids.ts";
 import { log, requestLogger } from "./platform/logging.ts";
 
 export { TaskObject } from "./task/task-object.ts";
 
 const app = new Hono<AppEnv>();
-app.use(requestLogger(newTraceId));
+app.use(requestLogger());
 app.get("/health", (c) => c.json({ ok: true }));
 app.route("/", a2aRoutes());
 app.notFound((c) =>

@@ -6,11 +6,11 @@
 import { toJsonRpcError } from "@a2a-js/sdk/errors";
 import type { z } from "zod";
 
-/** A JSON-RPC `error` member. */
+/** A JSON-RPC `error` member (v1.0 `data` is an array of details; v0.3 `data` is any value). */
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
-  data?: Array<Record<string, unknown>>;
+  data?: unknown;
 }
 
 /** A JSON-RPC error response. */
@@ -55,10 +55,15 @@ export function invalidRequest(detail: string): JsonRpcProtocolError {
 }
 
 /** -32601: no such method (for this protocol version). */
-export function methodNotFound(method: string, known: readonly string[]): JsonRpcProtocolError {
+export function methodNotFound(
+  method: string,
+  known: readonly string[],
+  version = "1.0",
+  hint = "",
+): JsonRpcProtocolError {
   return new JsonRpcProtocolError({
     code: METHOD_NOT_FOUND,
-    message: `Method not found: ${method}`,
+    message: `Method not found: ${method.slice(0, 100)} (A2A ${version} methods: ${known.join(", ")})${hint}`,
     data: [{ "@type": "type.googleapis.com/google.rpc.Help", links: [], knownMethods: [...known] }],
   });
 }
@@ -79,7 +84,7 @@ export function invalidParams(error: z.ZodError, prefix = "params"): JsonRpcProt
   });
 }
 
-/** Any thrown value as a JSON-RPC error; unknown errors become -32603 without internals. */
+/** Any thrown value as a v1.0 JSON-RPC error; unknown errors become -32603 without internals. */
 export function toErrorObject(error: unknown): JsonRpcErrorObject {
   if (error instanceof JsonRpcProtocolError) return error.error;
   const mapped = toJsonRpcError(error);
@@ -87,7 +92,28 @@ export function toErrorObject(error: unknown): JsonRpcErrorObject {
   return mapped as JsonRpcErrorObject;
 }
 
-/** A complete error response. */
-export function errorResponse(id: string | number | null, error: unknown): JsonRpcErrorResponse {
-  return { jsonrpc: "2.0", id, error: toErrorObject(error) };
+/**
+ * Any thrown value as a v0.3 JSON-RPC error: the same codes, no ErrorInfo details; the details
+ * of a protocol error become one `data` object.
+ */
+export function toLegacyErrorObject(error: unknown): JsonRpcErrorObject {
+  if (error instanceof JsonRpcProtocolError) {
+    const [detail] = Array.isArray(error.error.data) ? error.error.data : [];
+    return {
+      code: error.error.code,
+      message: error.error.message,
+      ...(detail ? { data: detail } : {}),
+    };
+  }
+  const { code, message } = toErrorObject(error);
+  return { code, message };
+}
+
+/** A complete error response, in the error shape of the protocol version (`toErrorObject` by default). */
+export function errorResponse(
+  id: string | number | null,
+  error: unknown,
+  shape: (error: unknown) => JsonRpcErrorObject = toErrorObject,
+): JsonRpcErrorResponse {
+  return { jsonrpc: "2.0", id, error: shape(error) };
 }

@@ -1,11 +1,12 @@
 /**
  * The JSON-RPC binding of an agent endpoint. The edge checks run here, in order, each with the
- * spec's code: JSON (-32700), request object (-32600), protocol version (-32009), method
- * (-32601), params (-32602, zod). Valid requests are dispatched by the @a2a-js/sdk
- * `JsonRpcTransportHandler` to the durable request handler; streaming methods answer with SSE.
+ * spec's code: protocol version (-32009), JSON (-32700), request object (-32600), method
+ * (-32601), params (-32602, zod). Valid requests go to the dialect of the requested version
+ * (v1.0 or v0.3, see jsonrpc-protocols.ts), which drives the durable request handler; streaming
+ * methods answer with SSE.
  */
 import { VersionNotSupportedError } from "@a2a-js/sdk/errors";
-import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server";
+import { ServerCallContext } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
 import { z } from "zod";
 import {
@@ -17,16 +18,14 @@ import {
   parseError,
 } from "./jsonrpc-errors.ts";
 import {
-  CancelTaskParams,
-  ExtendedCardParams,
-  GetTaskParams,
-  PushConfigParams,
-  SendMessageParams,
-  SubscribeToTaskParams,
-} from "./params.ts";
+  dialectFor,
+  type JsonRpcDialect,
+  type RpcResponse,
+  V1_DIALECT,
+} from "./jsonrpc-protocols.ts";
 import type { DurableRequestHandler } from "./request-handler.ts";
 import { sseResponse } from "./sse.ts";
-import { SUPPORTED_VERSIONS, unsupportedVersionMessage } from "./version.ts";
+import { unsupportedVersionMessage } from "./version.ts";
 
 const RequestId = z.union([z.string(), z.number().int(), z.null()]);
 
@@ -36,25 +35,6 @@ const Envelope = z.object({
   method: z.string({ message: "method must be a string" }).min(1, "method must not be empty"),
   params: z.unknown().optional(),
 });
-
-interface MethodSpec {
-  params: z.ZodType;
-  streaming: boolean;
-}
-
-/** The v1.0 methods and their parameter schemas. */
-export const V1_METHODS: Readonly<Record<string, MethodSpec>> = {
-  SendMessage: { params: SendMessageParams, streaming: false },
-  SendStreamingMessage: { params: SendMessageParams, streaming: true },
-  GetTask: { params: GetTaskParams, streaming: false },
-  CancelTask: { params: CancelTaskParams, streaming: false },
-  SubscribeToTask: { params: SubscribeToTaskParams, streaming: true },
-  CreateTaskPushNotificationConfig: { params: PushConfigParams, streaming: false },
-  GetTaskPushNotificationConfig: { params: PushConfigParams, streaming: false },
-  ListTaskPushNotificationConfigs: { params: PushConfigParams, streaming: false },
-  DeleteTaskPushNotificationConfig: { params: PushConfigParams, streaming: false },
-  GetExtendedAgentCard: { params: ExtendedCardParams, streaming: false },
-};
 
 /** What the endpoint needs per request. */
 export interface JsonRpcOptions {
@@ -67,16 +47,9 @@ export interface JsonRpcOptions {
   onInternalError?(error: unknown): void;
 }
 
-type RpcResponse = {
-  jsonrpc: string;
-  id: string | number | null;
-  result?: unknown;
-  error?: unknown;
-};
-
 function sanitize(response: RpcResponse, onInternalError?: (e: unknown) => void): RpcResponse {
   const error = response.error as { code?: number; message?: string } | undefined;
-  if (error?.code === INTERNAL_ERROR) {
+  if (error?.code === INTERNAL_ERROR && error.message !== "Internal error") {
     onInternalError?.(new Error(error.message));
     return {
       jsonrpc: "2.0",
@@ -93,16 +66,24 @@ export async function handleJsonRpc(
   body: string,
   options: JsonRpcOptions,
 ): Promise<Response> {
+  const dialect = dialectFor(options.version);
+  const fail = (id: string | number | null, error: unknown) =>
+    c.json(errorResponse(id, error, (dialect ?? V1_DIALECT).errorObject));
+  if (!dialect) {
+    return fail(
+      null,
+      new VersionNotSupportedError(
+        unsupportedVersionMessage(options.version, options.versionFromClient),
+      ),
+    );
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(body);
   } catch (error) {
-    return c.json(
-      errorResponse(null, parseError(error instanceof Error ? error.message : "not JSON")),
-    );
+    return fail(null, parseError(error instanceof Error ? error.message : "not JSON"));
   }
-  if (Array.isArray(raw))
-    return c.json(errorResponse(null, invalidRequest("batch requests are not supported")));
+  if (Array.isArray(raw)) return fail(null, invalidRequest("batch requests are not supported"));
   const envelope = Envelope.safeParse(raw);
   if (!envelope.success) {
     const id = RequestId.safeParse((raw as { id?: unknown } | null)?.id);
@@ -110,57 +91,87 @@ export async function handleJsonRpc(
     const detail = issue
       ? `${issue.path.join(".") || "request"}: ${issue.message}`
       : "not a JSON-RPC request";
-    return c.json(errorResponse(id.success ? id.data : null, invalidRequest(detail)));
+    return fail(id.success ? id.data : null, invalidRequest(detail));
   }
   const { method, params } = envelope.data;
   const id = envelope.data.id ?? null;
   options.onMethod?.(method);
-  if (!SUPPORTED_VERSIONS.includes(options.version)) {
-    const error = new VersionNotSupportedError(
-      unsupportedVersionMessage(options.version, options.versionFromClient),
-    );
-    return c.json(errorResponse(id, error));
+  const spec = dialect.methods[method];
+  if (!spec) {
+    const hint =
+      dialect.version === "0.3" && !options.versionFromClient && V1_DIALECT.methods[method]
+        ? "; the request has no A2A-Version header, so it was read as A2A 0.3: send A2A-Version: 1.0"
+        : "";
+    return fail(id, methodNotFound(method, Object.keys(dialect.methods), dialect.version, hint));
   }
-  const spec = V1_METHODS[method];
-  if (!spec) return c.json(errorResponse(id, methodNotFound(method, Object.keys(V1_METHODS))));
   if (
     params !== undefined &&
     (typeof params !== "object" || params === null || Array.isArray(params))
   ) {
-    return c.json(
-      errorResponse(
-        id,
-        invalidParams(
-          new z.ZodError([
-            { code: "custom", path: [], message: "params must be an object", input: params },
-          ]),
-        ),
+    return fail(
+      id,
+      invalidParams(
+        new z.ZodError([
+          { code: "custom", path: [], message: "params must be an object", input: params },
+        ]),
       ),
     );
   }
   const parsed = spec.params.safeParse(params ?? {});
-  if (!parsed.success) return c.json(errorResponse(id, invalidParams(parsed.error)));
+  if (!parsed.success) return fail(id, invalidParams(parsed.error));
+  return dispatch(
+    c,
+    dialect,
+    { jsonrpc: "2.0", id, method, params: parsed.data as Record<string, unknown> },
+    options,
+  );
+}
 
-  const transport = new JsonRpcTransportHandler(options.handler);
-  const context = new ServerCallContext({ requestedVersion: options.version });
-  const request = { jsonrpc: "2.0", id, method, params: parsed.data as Record<string, unknown> };
-  const result = await transport.handle(request, context);
+async function dispatch(
+  c: Context,
+  dialect: JsonRpcDialect,
+  request: {
+    jsonrpc: string;
+    id: string | number | null;
+    method: string;
+    params: Record<string, unknown>;
+  },
+  options: JsonRpcOptions,
+): Promise<Response> {
+  const context = new ServerCallContext({ requestedVersion: dialect.version });
+  const result = await dialect.dispatch(options.handler, request, context);
   if (!isAsyncGenerator(result)) return c.json(sanitize(result, options.onInternalError));
-
   let first: IteratorResult<RpcResponse, void>;
   try {
     first = await result.next();
   } catch (error) {
-    return c.json(sanitize(errorResponse(id, error) as RpcResponse, options.onInternalError));
+    return c.json(
+      sanitize(
+        errorResponse(request.id, error, dialect.errorObject) as RpcResponse,
+        options.onInternalError,
+      ),
+    );
   }
   if (first.done)
-    return c.json(errorResponse(id, new Error("the stream ended before its first event")));
-  return sseResponse(c, first.value, result, {
-    requestId: id,
-    keepaliveMs: options.keepaliveMs,
-    currentId: () => options.handler.lastSeq,
-    ...(options.onInternalError ? { onError: options.onInternalError } : {}),
-  });
+    return c.json(errorResponse(request.id, new Error("the stream ended before its first event")));
+  return sseResponse(
+    c,
+    JSON.stringify(sanitize(first.value)),
+    mapStream(result, options.onInternalError),
+    {
+      keepaliveMs: options.keepaliveMs,
+      currentId: () => options.handler.lastSeq,
+      errorData: (error) => JSON.stringify(errorResponse(request.id, error, dialect.errorObject)),
+      ...(options.onInternalError ? { onError: options.onInternalError } : {}),
+    },
+  );
+}
+
+async function* mapStream(
+  source: AsyncGenerator<RpcResponse, void, undefined>,
+  onInternalError?: (e: unknown) => void,
+): AsyncGenerator<string, void, undefined> {
+  for await (const response of source) yield JSON.stringify(sanitize(response, onInternalError));
 }
 
 function isAsyncGenerator(value: unknown): value is AsyncGenerator<RpcResponse, void, undefined> {

@@ -3,7 +3,7 @@
  * that runs before anything reaches a task object. Unknown fields are ignored (spec 5.7).
  */
 import { z } from "zod";
-import { Id, Message } from "./wire.ts";
+import { Id, Message, TaskStateName } from "./wire.ts";
 
 const HistoryLength = z.union([
   z.number().int().min(0, "must be 0 or more"),
@@ -49,3 +49,30 @@ export type SubscribeToTaskParams = z.infer<typeof SubscribeToTaskParams>;
 
 export const PushConfigParams = z.object({ tenant: Tenant }).passthrough();
 export const ExtendedCardParams = z.object({ tenant: Tenant }).passthrough();
+
+const PageSize = z.union([
+  z.number().int().min(1, "must be between 1 and 100").max(100, "must be between 1 and 100"),
+  z
+    .string()
+    .regex(/^\d+$/, "must be an integer between 1 and 100")
+    .transform((v) => Number(v))
+    .pipe(
+      z.number().int().min(1, "must be between 1 and 100").max(100, "must be between 1 and 100"),
+    ),
+]);
+
+const Bool = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]);
+
+export const ListTasksParams = z.object({
+  tenant: Tenant,
+  contextId: Id.optional(),
+  status: TaskStateName.optional(),
+  pageSize: PageSize.optional(),
+  pageToken: z.string().max(512).optional(),
+  historyLength: HistoryLength.optional(),
+  statusTimestampAfter: z.iso
+    .datetime({ message: "must be an ISO 8601 timestamp (UTC)" })
+    .optional(),
+  includeArtifacts: Bool.optional(),
+});
+export type ListTasksParams = z.infer<typeof ListTasksParams>;

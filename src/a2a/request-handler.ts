@@ -10,7 +10,7 @@ import {
   type CancelTaskRequest,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsResponse,
-  type ListTasksRequest,
+  ListTasksRequest,
   type ListTasksResponse,
   type Message as SdkMessage,
   Task as SdkTask,
@@ -29,15 +29,18 @@ import {
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { acceptsOurOutput, unsupportedMediaType } from "../loop/user-content.ts";
-import { newId } from "../platform/ids.ts";
+import { newId, taskIdFor } from "../platform/ids.ts";
 import { decodeLines } from "../task/ndjson.ts";
 import type { SendOutcome, TaskResult } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
+import { listTasks } from "./list-tasks.ts";
+import { ListTasksParams } from "./params.ts";
 import type { Message, SequencedEvent, Task } from "./wire.ts";
 
 /** What the handler needs for one request. */
 export interface HandlerDeps {
   tasks: DurableObjectNamespace<TaskObject>;
+  db: D1Database;
   agent: string;
   card: Record<string, unknown>;
   owner: string;
@@ -176,8 +179,23 @@ export class DurableRequestHandler implements A2ARequestHandler {
     yield* this.#relay(params.id, unwrap(result));
   }
 
-  async listTasks(_params: ListTasksRequest): Promise<ListTasksResponse> {
-    throw new UnsupportedOperationError("ListTasks is not served by this endpoint");
+  async listTasks(params: ListTasksRequest): Promise<ListTasksResponse> {
+    const input = ListTasksParams.parse(ListTasksRequest.toJSON(params));
+    const page = await listTasks(
+      this.#deps.db,
+      { owner: this.#deps.owner, agent: this.#deps.agent },
+      input,
+      async (id, historyLength) => {
+        const result = (await withRetry(() =>
+          this.#stub(id).get({
+            owner: this.#deps.owner,
+            ...(historyLength === undefined ? {} : { historyLength }),
+          }),
+        )) as TaskResult<Task>;
+        return result.ok ? result.value : null;
+      },
+    );
+    return { ...page, tasks: page.tasks.map(toSdkTask) };
   }
 
   async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
@@ -226,7 +244,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
       );
       return { taskId, outcome: unwrap(result), request };
     }
-    const taskId = newId();
+    const taskId = await taskIdFor(this.#deps.owner, this.#deps.agent, message.messageId);
     const input = {
       taskId,
       contextId: message.contextId ?? newId(),
@@ -236,7 +254,8 @@ export class DurableRequestHandler implements A2ARequestHandler {
       message,
       ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     };
-    // create() is idempotent for the same task id, so a retry after an object reset is safe.
+    // The task id is derived from (owner, agent, messageId): a resent message, even a concurrent
+    // one, reaches the same object, whose create() returns the task it already made.
     const result = await withRetry(() => this.#stub(taskId).create(input, { stream }));
     return { taskId, outcome: unwrap(result), request };
   }

@@ -55,6 +55,7 @@ async function rpc(
   const lastEventId = Number.parseInt(c.req.header("Last-Event-ID") ?? "", 10);
   const handler = new DurableRequestHandler({
     tasks: c.env.TASKS,
+    db: c.env.DB,
     agent: agent.name,
     card,
     owner: c.get("owner"),

@@ -1,28 +1,28 @@
 /**
- * Server-Sent Events framing for A2A streams (Hono's SSE helper): each JSON-RPC response is one
- * `data:` event whose `id` is the task event's sequence number, a `: keepalive` comment goes out
- * at least every `keepaliveMs`, an error after the stream started is sent as a final JSON-RPC
- * error event, and the stream always ends (never hangs) when the source ends or the client leaves.
+ * Server-Sent Events framing for A2A streams (Hono's SSE helper): each item is one `data:` event
+ * whose `id` is the task event's sequence number, a `: keepalive` comment goes out at least every
+ * `keepaliveMs`, an error after the stream started is sent as a final error event in the
+ * binding's shape, and the stream always ends (never hangs) when the source ends or the client
+ * leaves. Items arrive already serialized, so JSON-RPC and REST share this.
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
-import { errorResponse } from "./jsonrpc-errors.ts";
 
 /** Options of {@link sseResponse}. */
 export interface SseOptions {
-  /** The JSON-RPC request id, for the error event. */
-  requestId: string | number | null;
   keepaliveMs: number;
-  /** Sequence number of the event just pulled from `rest` (or `first`). */
+  /** Sequence number of the event just pulled from the source (its SSE id). */
   currentId(): number | null;
+  /** The `data` of the error event sent when the source fails mid-stream. */
+  errorData(error: unknown): string;
   onError?(error: unknown): void;
 }
 
 /** Streams `first` then everything `rest` yields as SSE events. */
 export function sseResponse(
   c: Context,
-  first: unknown,
-  rest: AsyncGenerator<unknown, unknown, undefined>,
+  first: string,
+  rest: AsyncGenerator<string, unknown, undefined>,
   options: SseOptions,
 ): Response {
   const firstId = options.currentId();
@@ -32,8 +32,8 @@ export function sseResponse(
       clearInterval(keepalive);
       void rest.return(undefined);
     });
-    const send = (data: unknown, id: number | null) =>
-      stream.writeSSE({ data: JSON.stringify(data), ...(id === null ? {} : { id: String(id) }) });
+    const send = (data: string, id: number | null) =>
+      stream.writeSSE({ data, ...(id === null ? {} : { id: String(id) }) });
     try {
       await send(first, firstId);
       while (!stream.aborted) {
@@ -43,7 +43,7 @@ export function sseResponse(
       }
     } catch (error) {
       options.onError?.(error);
-      if (!stream.aborted) await send(errorResponse(options.requestId, error), null);
+      if (!stream.aborted) await send(options.errorData(error), null);
     } finally {
       clearInterval(keepalive);
     }

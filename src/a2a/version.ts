@@ -4,7 +4,7 @@
  */
 
 /** Versions this server speaks on its JSON-RPC endpoints. */
-export const SUPPORTED_VERSIONS: readonly string[] = ["1.0"];
+export const SUPPORTED_VERSIONS: readonly string[] = ["1.0", "0.3"];
 
 /** The requested version as Major.Minor (`""` and absent mean 0.3); unparseable values are returned as given. */
 export function requestedVersion(request: Request): string {
@@ -18,7 +18,6 @@ export function requestedVersion(request: Request): string {
 }
 
 /** A client-facing explanation for an unsupported version. */
-export function unsupportedVersionMessage(version: string, sentHeader: boolean): string {
-  const assumed = sentHeader ? "" : " (assumed because the request has no A2A-Version header)";
-  return `A2A protocol version ${version}${assumed} is not supported. Supported versions: ${SUPPORTED_VERSIONS.join(", ")}; send the header A2A-Version: 1.0.`;
+export function unsupportedVersionMessage(version: string, _sentHeader = true): string {
+  return `A2A protocol version ${version.slice(0, 20)} is not supported. Supported versions: ${SUPPORTED_VERSIONS.join(", ")} (send the header A2A-Version: 1.0; no header means 0.3).`;
 }

@@ -3,6 +3,7 @@
  * method, trace id) and a helper for other events. Never logs bodies, keys or tokens.
  */
 import type { MiddlewareHandler } from "hono";
+import { newTraceId, traceIdFromTraceparent } from "./ids.ts";
 
 /** Request-scoped values the log line reports. */
 export interface LogVariables {
@@ -24,14 +25,15 @@ export function log(
   else console.log(line);
 }
 
-/** Middleware: assigns a request id and logs the request when it is answered. */
-export function requestLogger(
-  newTraceId: () => string,
-): MiddlewareHandler<{ Variables: LogVariables }> {
+/**
+ * Middleware: assigns a request id and a trace id (from a valid W3C `traceparent` header, else a
+ * new one) and logs the request when it is answered.
+ */
+export function requestLogger(): MiddlewareHandler<{ Variables: LogVariables }> {
   return async function logRequest(c, next) {
     const started = Date.now();
     c.set("requestId", crypto.randomUUID());
-    c.set("traceId", newTraceId());
+    c.set("traceId", traceIdFromTraceparent(c.req.header("traceparent")) ?? newTraceId());
     await next();
     log(c.res.status >= 500 ? "error" : "info", "request", {
       requestId: c.get("requestId"),

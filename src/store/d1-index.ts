@@ -71,3 +71,57 @@ export async function getTaskIndex(db: D1Database, id: string): Promise<TaskInde
     .first<TaskIndexRow>();
   return row ?? null;
 }
+
+/** Filters and page of {@link listTaskIndex}. */
+export interface TaskIndexQuery {
+  owner: string;
+  agent: string;
+  contextId?: string;
+  state?: string;
+  /** Only tasks whose status changed after this ISO timestamp. */
+  updatedAfter?: string;
+  /** Resume after this (updatedAt, id), exclusive. */
+  after?: { updatedAt: string; id: string };
+  limit: number;
+}
+
+/** One page of the caller's tasks, newest status first, and the count of all that match. */
+export async function listTaskIndex(
+  db: D1Database,
+  query: TaskIndexQuery,
+): Promise<{ rows: TaskIndexRow[]; total: number }> {
+  const where = ["owner = ?", "agent = ?"];
+  const args: unknown[] = [query.owner, query.agent];
+  if (query.contextId !== undefined) {
+    where.push("context_id = ?");
+    args.push(query.contextId);
+  }
+  if (query.state !== undefined) {
+    where.push("state = ?");
+    args.push(query.state);
+  }
+  if (query.updatedAfter !== undefined) {
+    where.push("updated_at > ?");
+    args.push(query.updatedAfter);
+  }
+  const filter = where.join(" AND ");
+  const page = query.after ? `${filter} AND (updated_at, id) < (?, ?)` : filter;
+  const pageArgs = query.after ? [...args, query.after.updatedAt, query.after.id] : args;
+  const [rows, count] = await db.batch([
+    db
+      .prepare(
+        `SELECT id, agent, context_id AS contextId, owner, state, parent_task_id AS parentTaskId,
+           trace_id AS traceId, created_at AS createdAt, updated_at AS updatedAt, version,
+           input_tokens AS inputTokens, output_tokens AS outputTokens,
+           cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens,
+           model_calls AS modelCalls
+         FROM tasks WHERE ${page} ORDER BY updated_at DESC, id DESC LIMIT ?`,
+      )
+      .bind(...pageArgs, query.limit),
+    db.prepare(`SELECT COUNT(*) AS total FROM tasks WHERE ${filter}`).bind(...args),
+  ]);
+  return {
+    rows: (rows?.results ?? []) as TaskIndexRow[],
+    total: Number((count?.results?.[0] as { total?: number } | undefined)?.total ?? 0),
+  };
+}

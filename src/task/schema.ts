@@ -37,6 +37,8 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE schedule (id TEXT PRIMARY KEY, kind TEXT NOT NULL, due_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, payload_json TEXT);
   CREATE INDEX schedule_due ON schedule (due_at);
   `,
+  // Message ids this task has taken, so a resent follow-up is not applied twice.
+  "CREATE TABLE seen_messages (message_id TEXT PRIMARY KEY)",
 ];
 
 /** Brings the object's database to the newest schema. Synchronous; call inside blockConcurrencyWhile. */

@@ -83,6 +83,7 @@ export class TaskObject extends DurableObject<Env> {
         },
         createdAt: now,
       });
+      rt.store.markSeen(message.messageId);
       rt.store.appendHistory(message);
       rt.conversation.append({ role: "user", content: toUserContent(message.parts) });
       rt.log.append({ task: rt.snapshot() });
@@ -109,6 +110,16 @@ export class TaskObject extends DurableObject<Env> {
         `task ${record.id} belongs to context ${record.contextId}, not ${input.message.contextId}`,
       );
     }
+    if (rt.store.hasSeen(input.message.messageId)) {
+      // A resent follow-up: answer with the task as it is, apply nothing twice.
+      const stream = options.stream
+        ? rt.subscribers.open(
+            [{ seq: rt.log.lastSeq, event: { task: rt.snapshot() } }],
+            isSettled(record.state),
+          )
+        : null;
+      return ok({ task: rt.snapshot(), stream });
+    }
     if (isTerminal(record.state)) {
       return fail(
         "terminal",
@@ -123,6 +134,7 @@ export class TaskObject extends DurableObject<Env> {
     }
     const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
     rt.transaction(() => {
+      rt.store.markSeen(message.messageId);
       rt.store.appendHistory(message);
       rt.conversation.append({ role: "user", content: toUserContent(message.parts) });
     });

@@ -115,6 +115,23 @@ export class TaskStore {
     return next;
   }
 
+  /** True when this task already took a message with this id. */
+  hasSeen(messageId: string): boolean {
+    return (
+      this.#sql.exec("SELECT 1 FROM seen_messages WHERE message_id = ?", messageId).toArray()
+        .length > 0
+    );
+  }
+
+  /** Records a client message id; false when this task already took a message with that id. */
+  markSeen(messageId: string): boolean {
+    const inserted = this.#sql.exec(
+      "INSERT INTO seen_messages (message_id) VALUES (?) ON CONFLICT DO NOTHING",
+      messageId,
+    ).rowsWritten;
+    return inserted > 0;
+  }
+
   /** Appends a message to the task's history. */
   appendHistory(message: Message): void {
     this.#sql.exec("INSERT INTO history (message_json) VALUES (?)", JSON.stringify(message));

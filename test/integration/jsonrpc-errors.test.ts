@@ -64,7 +64,9 @@ describe("JSON-RPC errors", () => {
       JSON.stringify({ jsonrpc: "2.0", id: "a", method: "message/send", params: {} }),
     );
     expect(body.error?.code).toBe(-32601);
-    expect(body.error?.message).toBe("Method not found: message/send");
+    expect(body.error?.message).toMatch(
+      /^Method not found: message\/send \(A2A 1\.0 methods: SendMessage, /,
+    );
     expect(JSON.stringify(body.error?.data)).toContain("SendMessage");
   });
 
@@ -187,14 +189,14 @@ describe("JSON-RPC errors", () => {
     expect(output.error?.code).toBe(-32005);
   });
 
-  it("-32009 VersionNotSupported without a header (0.3 assumed) or with an unknown version", async () => {
+  it("-32009 VersionNotSupported for an unknown version; no header means 0.3", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "GetTask", params: { id: "x" } });
+    const unknown = await post(body, { "A2A-Version": "2.0" });
+    expect(unknown.body.error?.code).toBe(-32009);
+    expect(unknown.body.error?.message).toContain("Supported versions: 1.0, 0.3");
     const none = await post(body, {});
-    expect(none.body.error?.code).toBe(-32009);
-    expect(none.body.error?.message).toContain(
-      "0.3 (assumed because the request has no A2A-Version header)",
-    );
-    expect((await post(body, { "A2A-Version": "2.0" })).body.error?.code).toBe(-32009);
+    expect(none.body.error?.code).toBe(-32601);
+    expect(none.body.error?.message).toContain("was read as A2A 0.3: send A2A-Version: 1.0");
     const query = await fetchWorker("/?A2A-Version=1.0", { method: "POST", body });
     expect(((await query.json()) as RpcResponse).error?.code).toBe(-32001);
     expect((await post(body, { "A2A-Version": "1.0.1" })).body.error?.code).toBe(-32001);

@@ -1,0 +1,105 @@
+/**
+ * The two JSON-RPC dialects served on one endpoint, chosen by the request's `A2A-Version`:
+ * v1.0 (`SendMessage`, ...) through the SDK's `JsonRpcTransportHandler`, and v0.3
+ * (`message/send`, ...) through its `LegacyJsonRpcTransportHandler`. Both drive the same
+ * request handler, so both reach the same task objects.
+ */
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import {
+  type A2ARequestHandler,
+  JsonRpcTransportHandler,
+  type ServerCallContext,
+} from "@a2a-js/sdk/server";
+import type { z } from "zod";
+import { type JsonRpcErrorObject, toErrorObject, toLegacyErrorObject } from "./jsonrpc-errors.ts";
+import {
+  CancelTaskParams,
+  ExtendedCardParams,
+  GetTaskParams,
+  ListTasksParams,
+  PushConfigParams,
+  SendMessageParams,
+  SubscribeToTaskParams,
+} from "./params.ts";
+import {
+  MessageSendParamsV03,
+  PassThroughV03,
+  TaskIdParamsV03,
+  TaskQueryParamsV03,
+} from "./params-v03.ts";
+
+/** A method's parameter schema and whether it answers with a stream. */
+export interface MethodSpec {
+  params: z.ZodType;
+  streaming: boolean;
+}
+
+/** A JSON-RPC response or error envelope as the transports produce them. */
+export type RpcResponse = {
+  jsonrpc: string;
+  id: string | number | null;
+  result?: unknown;
+  error?: unknown;
+};
+
+/** One protocol version's JSON-RPC dialect. */
+export interface JsonRpcDialect {
+  version: "1.0" | "0.3";
+  methods: Readonly<Record<string, MethodSpec>>;
+  errorObject(error: unknown): JsonRpcErrorObject;
+  dispatch(
+    handler: A2ARequestHandler,
+    request: Record<string, unknown>,
+    context: ServerCallContext,
+  ): Promise<RpcResponse | AsyncGenerator<RpcResponse, void, undefined>>;
+}
+
+/** A2A v1.0 JSON-RPC. */
+export const V1_DIALECT: JsonRpcDialect = {
+  version: "1.0",
+  methods: {
+    SendMessage: { params: SendMessageParams, streaming: false },
+    SendStreamingMessage: { params: SendMessageParams, streaming: true },
+    GetTask: { params: GetTaskParams, streaming: false },
+    ListTasks: { params: ListTasksParams, streaming: false },
+    CancelTask: { params: CancelTaskParams, streaming: false },
+    SubscribeToTask: { params: SubscribeToTaskParams, streaming: true },
+    CreateTaskPushNotificationConfig: { params: PushConfigParams, streaming: false },
+    GetTaskPushNotificationConfig: { params: PushConfigParams, streaming: false },
+    ListTaskPushNotificationConfigs: { params: PushConfigParams, streaming: false },
+    DeleteTaskPushNotificationConfig: { params: PushConfigParams, streaming: false },
+    GetExtendedAgentCard: { params: ExtendedCardParams, streaming: false },
+  },
+  errorObject: toErrorObject,
+  dispatch: (handler, request, context) =>
+    new JsonRpcTransportHandler(handler).handle(request, context),
+};
+
+/** A2A v0.3 JSON-RPC. */
+export const V03_DIALECT: JsonRpcDialect = {
+  version: "0.3",
+  methods: {
+    "message/send": { params: MessageSendParamsV03, streaming: false },
+    "message/stream": { params: MessageSendParamsV03, streaming: true },
+    "tasks/get": { params: TaskQueryParamsV03, streaming: false },
+    "tasks/cancel": { params: TaskIdParamsV03, streaming: false },
+    "tasks/resubscribe": { params: TaskIdParamsV03, streaming: true },
+    "tasks/pushNotificationConfig/set": { params: PassThroughV03, streaming: false },
+    "tasks/pushNotificationConfig/get": { params: PassThroughV03, streaming: false },
+    "tasks/pushNotificationConfig/list": { params: PassThroughV03, streaming: false },
+    "tasks/pushNotificationConfig/delete": { params: PassThroughV03, streaming: false },
+    "agent/getAuthenticatedExtendedCard": { params: PassThroughV03, streaming: false },
+  },
+  errorObject: toLegacyErrorObject,
+  dispatch: (handler, request, context) =>
+    new LegacyJsonRpcTransportHandler(handler).handle(request, context) as Promise<
+      RpcResponse | AsyncGenerator<RpcResponse, void, undefined>
+    >,
+};
+
+/** The dialect for a requested version, or null when the endpoint does not speak it. */
+export function dialectFor(version: string): JsonRpcDialect | null {
+  if (version === "1.0") return V1_DIALECT;
+  if (version === "0.3") return V03_DIALECT;
+  return null;
+}
