@@ -1,13 +1,19 @@
 /**
- * Serves Agent Cards with HTTP caching (spec 8.6): `Cache-Control: public, max-age`, a strong
- * ETag of the body (304 on a matching `If-None-Match`) and `Vary: A2A-Version`. Bodies and
- * ETags are memoized per isolate by agent and URL.
+ * Serves Agent Cards with HTTP caching (spec 8.6): the v1.0 card to `A2A-Version: 1.0` (and any
+ * version newer than we know, so future clients can still discover what we speak), the v0.3 card
+ * to `0.3` or no header (spec 3.6.2); `Cache-Control: public, max-age`, a strong ETag per variant
+ * (304 on a matching `If-None-Match`) and `Vary: A2A-Version`. Bodies and ETags are memoized per
+ * isolate by agent, URL and variant.
  */
 import type { Context } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { loadConfig } from "../config.ts";
 import type { AppEnv } from "./app-types.ts";
-import { buildAgentCard, cardEtag, etagMatches } from "./card.ts";
+import { buildAgentCard, buildLegacyAgentCard, cardEtag, etagMatches } from "./card.ts";
+import { requestedVersion } from "./version.ts";
+
+/** Which card a request gets. */
+export type CardVariant = "1.0" | "0.3";
 
 interface CachedCard {
   card: Record<string, unknown>;
@@ -23,12 +29,14 @@ export async function agentCard(
   c: Context<AppEnv>,
   agent: AgentDefinition,
   endpoint: string,
+  variant: CardVariant = "1.0",
 ): Promise<CachedCard> {
   const config = loadConfig(c.env);
-  const key = `${agent.name} ${agent.version} ${endpoint} ${config.modelMode} ${config.a2aApiKey ? 1 : 0}`;
+  const key = `${variant} ${agent.name} ${agent.version} ${endpoint} ${config.modelMode} ${config.a2aApiKey ? 1 : 0}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const card = buildAgentCard(agent, { endpoint }, config);
+  const build = variant === "1.0" ? buildAgentCard : buildLegacyAgentCard;
+  const card = build(agent, { endpoint }, config);
   const body = JSON.stringify(card);
   const entry = { card, body, etag: await cardEtag(body) };
   if (cache.size >= CACHE_LIMIT) cache.clear();
@@ -42,7 +50,8 @@ export async function serveCard(
   agent: AgentDefinition,
   endpoint: string,
 ): Promise<Response> {
-  const { body, etag } = await agentCard(c, agent, endpoint);
+  const variant: CardVariant = requestedVersion(c.req.raw) === "0.3" ? "0.3" : "1.0";
+  const { body, etag } = await agentCard(c, agent, endpoint, variant);
   const headers = {
     "Cache-Control": `public, max-age=${loadConfig(c.env).cardMaxAgeSeconds}`,
     ETag: etag,

@@ -1,7 +1,9 @@
 /**
- * The v1.0 Agent Card of an agent, built from its IDENTITY.md: name, description, version,
- * skills, capabilities, input/output modes, the interfaces it is served on, and the security
- * scheme when an API key is required. Pure: no I/O.
+ * The Agent Card of an agent, built from its IDENTITY.md, in both protocol generations: the v1.0
+ * card (`supportedInterfaces` listing JSON-RPC and HTTP+JSON at the same URL for 1.0 and 0.3) and
+ * the v0.3 card (`url`, `protocolVersion`, `preferredTransport`, `additionalInterfaces`). Name,
+ * description, version, skills, capabilities, input/output modes, and the bearer scheme when an
+ * API key is required. Pure: no I/O.
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config.ts";
@@ -30,6 +32,9 @@ export function buildAgentCard(
     description: agent.description + (config.modelMode === "scripted" ? SCRIPTED_NOTE : ""),
     supportedInterfaces: [
       { url: urls.endpoint, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url: urls.endpoint, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+      { url: urls.endpoint, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      { url: urls.endpoint, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
     ],
     version: agent.version,
     capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
@@ -55,6 +60,51 @@ export function buildAgentCard(
       tags: skill.tags,
       ...(skill.examples.length > 0 ? { examples: skill.examples } : {}),
     })),
+    ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
+  };
+}
+
+/** The agent's v0.3 card (spec v0.3.0 AgentCard) as JSON. */
+export function buildLegacyAgentCard(
+  agent: AgentDefinition,
+  urls: CardUrls,
+  config: Config,
+): Record<string, unknown> {
+  const secured = config.a2aApiKey !== undefined;
+  return {
+    protocolVersion: "0.3.0",
+    name: agent.name,
+    description: agent.description + (config.modelMode === "scripted" ? SCRIPTED_NOTE : ""),
+    url: urls.endpoint,
+    preferredTransport: "JSONRPC",
+    additionalInterfaces: [
+      { url: urls.endpoint, transport: "JSONRPC" },
+      { url: urls.endpoint, transport: "HTTP+JSON" },
+    ],
+    version: agent.version,
+    capabilities: { streaming: true, pushNotifications: false, stateTransitionHistory: false },
+    ...(secured
+      ? {
+          securitySchemes: {
+            bearer: {
+              type: "http",
+              scheme: "bearer",
+              description: "Send Authorization: Bearer <A2A_API_KEY>.",
+            },
+          },
+          security: [{ bearer: [] }],
+        }
+      : {}),
+    defaultInputModes: [...SUPPORTED_INPUT_MODES],
+    defaultOutputModes: [...SUPPORTED_OUTPUT_MODES],
+    skills: agent.skills.map((skill) => ({
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags,
+      ...(skill.examples.length > 0 ? { examples: skill.examples } : {}),
+    })),
+    supportsAuthenticatedExtendedCard: false,
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
   };
 }

@@ -4,10 +4,12 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/worker.ts";
 import { fetchWorker } from "../helpers/a2a.ts";
 
+const V1 = { headers: { "A2A-Version": "1.0" } };
+
 async function fetchWith(vars: Record<string, string>, path: string): Promise<Response> {
   const ctx = createExecutionContext();
   const response = await worker.fetch(
-    new Request(`http://harness.test${path}`),
+    new Request(`http://harness.test${path}`, V1),
     { ...env, ...vars },
     ctx,
   );
@@ -17,20 +19,23 @@ async function fetchWith(vars: Record<string, string>, path: string): Promise<Re
 
 describe("agent cards and pinned URLs", () => {
   it("serves the default agent's card at the well-known path with its root endpoint", async () => {
-    const response = await fetchWorker("/.well-known/agent-card.json");
+    const response = await fetchWorker("/.well-known/agent-card.json", V1);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("application/json");
     const card = (await response.json()) as Record<string, unknown>;
     expect(card.name).toBe("assistant");
     expect(card.supportedInterfaces).toEqual([
       { url: "http://harness.test/", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url: "http://harness.test/", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+      { url: "http://harness.test/", protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      { url: "http://harness.test/", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
     ]);
     expect((card.skills as unknown[]).length).toBeGreaterThan(0);
   });
 
   it("serves every agent's card under its base URL, with caching headers", async () => {
     for (const name of ["assistant", "researcher", "deep-thinker", "writer"]) {
-      const response = await fetchWorker(`/agents/${name}/.well-known/agent-card.json`);
+      const response = await fetchWorker(`/agents/${name}/.well-known/agent-card.json`, V1);
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control")).toBe("public, max-age=300");
       expect(response.headers.get("vary")).toBe("A2A-Version");
@@ -42,6 +47,51 @@ describe("agent cards and pinned URLs", () => {
       expect(card.name).toBe(name);
       expect(card.supportedInterfaces[0]?.url).toBe(`http://harness.test/agents/${name}/`);
     }
+  });
+
+  it("serves the v0.3 card without a header or with 0.3, and the v1.0 card to newer versions", async () => {
+    for (const init of [
+      {},
+      { headers: { "A2A-Version": "0.3" } },
+      { headers: { "A2A-Version": "" } },
+    ]) {
+      const card = (await (
+        await fetchWorker("/agents/writer/.well-known/agent-card.json", init)
+      ).json()) as Record<string, unknown>;
+      expect(card).toMatchObject({
+        protocolVersion: "0.3.0",
+        name: "writer",
+        url: "http://harness.test/agents/writer/",
+        preferredTransport: "JSONRPC",
+        additionalInterfaces: [
+          { url: "http://harness.test/agents/writer/", transport: "JSONRPC" },
+          { url: "http://harness.test/agents/writer/", transport: "HTTP+JSON" },
+        ],
+        capabilities: { streaming: true, pushNotifications: false },
+      });
+      expect(card).not.toHaveProperty("supportedInterfaces");
+    }
+    const future = (await (
+      await fetchWorker("/agents/writer/.well-known/agent-card.json", {
+        headers: { "A2A-Version": "1.1" },
+      })
+    ).json()) as Record<string, unknown>;
+    expect(future).toHaveProperty("supportedInterfaces");
+  });
+
+  it("gives each variant its own ETag", async () => {
+    const v03 = await fetchWorker("/agents/writer/.well-known/agent-card.json");
+    const v1 = await fetchWorker("/agents/writer/.well-known/agent-card.json", V1);
+    const [e03, e1] = [v03.headers.get("etag"), v1.headers.get("etag")];
+    expect(e03).not.toBe(e1);
+    const crossed = await fetchWorker("/agents/writer/.well-known/agent-card.json", {
+      headers: { "If-None-Match": e03 as string, "A2A-Version": "1.0" },
+    });
+    expect(crossed.status).toBe(200);
+    const same = await fetchWorker("/agents/writer/.well-known/agent-card.json", {
+      headers: { "If-None-Match": e03 as string },
+    });
+    expect(same.status).toBe(304);
   });
 
   it("answers 304 to a matching If-None-Match and 200 to a stale one", async () => {

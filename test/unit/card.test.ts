@@ -1,6 +1,6 @@
 import { AgentCard } from "@a2a-js/sdk";
 import { describe, expect, it } from "vitest";
-import { buildAgentCard, cardEtag, etagMatches } from "../../src/a2a/card.ts";
+import { buildAgentCard, buildLegacyAgentCard, cardEtag, etagMatches } from "../../src/a2a/card.ts";
 import { parseIdentity } from "../../src/agents/identity.ts";
 import { bundledAgents } from "../../src/agents/registry.ts";
 import { loadConfig } from "../../src/config.ts";
@@ -37,6 +37,9 @@ describe("agent card", () => {
       version: "2.1.0",
       supportedInterfaces: [
         { url: "https://h/agents/demo/", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+        { url: "https://h/agents/demo/", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+        { url: "https://h/agents/demo/", protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+        { url: "https://h/agents/demo/", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
       ],
       capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
       iconUrl: "https://example.com/icon.png",
@@ -82,6 +85,27 @@ describe("agent card", () => {
       bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: expect.any(String) } },
     });
     expect(JSON.stringify(secured)).not.toContain('secret"');
+  });
+
+  it("has a v0.3 form with url, protocolVersion, preferredTransport and v0.3 security", () => {
+    const card = buildLegacyAgentCard(
+      agent,
+      { endpoint: "https://h/agents/demo/" },
+      config({ A2A_API_KEY: "s" }),
+    );
+    expect(card).toMatchObject({
+      protocolVersion: "0.3.0",
+      url: "https://h/agents/demo/",
+      preferredTransport: "JSONRPC",
+      additionalInterfaces: [
+        { url: "https://h/agents/demo/", transport: "JSONRPC" },
+        { url: "https://h/agents/demo/", transport: "HTTP+JSON" },
+      ],
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      security: [{ bearer: [] }],
+      supportsAuthenticatedExtendedCard: false,
+    });
+    expect(card.skills).toEqual(buildAgentCard(agent, { endpoint: "x" }, config()).skills);
   });
 
   it("has a stable strong ETag and matches If-None-Match lists", async () => {
