@@ -3,7 +3,8 @@
  *   GET  /agents                                        the agents with their card URLs
  *   GET  /.well-known/agent-card.json, POST /           the default agent (DEFAULT_AGENT)
  *   GET  /agents/<name>/.well-known/agent-card.json     an agent's card
- *   POST /agents/<name>/                                its JSON-RPC endpoint
+ *   POST /agents/<name>/                                its JSON-RPC endpoint (v1.0 and v0.3)
+ *   *    /agents/<name>/{message:send,tasks/...,v1/...}  its HTTP+JSON endpoints (also under /)
  *   *    /agents/<name>                                 308 to the canonical URL with the slash
  */
 
@@ -20,6 +21,11 @@ import { agentCard, serveCard } from "./card-route.ts";
 import { handleJsonRpc } from "./jsonrpc.ts";
 import { INVALID_REQUEST, METHOD_NOT_FOUND } from "./jsonrpc-errors.ts";
 import { DurableRequestHandler } from "./request-handler.ts";
+import { handleRest } from "./rest.ts";
+import { parseRestPath, REST_PATH_PATTERN } from "./rest-paths.ts";
+
+const REST_METHODS = ["GET", "POST", "DELETE"];
+
 import { requestedVersion } from "./version.ts";
 
 /** The public base URL: PUBLIC_URL, else the request's origin. */
@@ -44,16 +50,16 @@ function defaultAgent(c: Context<AppEnv>): AgentDefinition {
   return agent;
 }
 
-async function rpc(
+/** The request handler for one call to `agent`, with the caller's identity and trace. */
+async function handlerFor(
   c: Context<AppEnv>,
   agent: AgentDefinition,
   endpoint: string,
-): Promise<Response> {
-  const config = loadConfig(c.env);
+): Promise<DurableRequestHandler> {
   c.set("agent", agent.name);
   const { card } = await agentCard(c, agent, endpoint);
   const lastEventId = Number.parseInt(c.req.header("Last-Event-ID") ?? "", 10);
-  const handler = new DurableRequestHandler({
+  return new DurableRequestHandler({
     tasks: c.env.TASKS,
     db: c.env.DB,
     agent: agent.name,
@@ -62,16 +68,54 @@ async function rpc(
     traceId: c.get("traceId"),
     lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
   });
+}
+
+const internalErrorLogger = (c: Context<AppEnv>) => (error: unknown) =>
+  log("error", "internal error", { traceId: c.get("traceId"), error: String(error) });
+
+async function rpc(
+  c: Context<AppEnv>,
+  agent: AgentDefinition,
+  endpoint: string,
+): Promise<Response> {
   return handleJsonRpc(c, await c.req.text(), {
     version: requestedVersion(c.req.raw),
     versionFromClient: Boolean(
       c.req.header("A2A-Version") ?? new URL(c.req.url).searchParams.get("A2A-Version"),
     ),
-    handler,
-    keepaliveMs: config.sseKeepaliveMs,
+    handler: await handlerFor(c, agent, endpoint),
+    keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
     onMethod: (method) => c.set("rpcMethod", method),
-    onInternalError: (error) =>
-      log("error", "internal error", { traceId: c.get("traceId"), error: String(error) }),
+    onInternalError: internalErrorLogger(c),
+  });
+}
+
+async function rest(
+  c: Context<AppEnv>,
+  agent: AgentDefinition,
+  endpoint: string,
+  path: string,
+): Promise<Response> {
+  const route = parseRestPath(c.req.method, path);
+  if (!route) {
+    return c.json(
+      {
+        error: {
+          code: 404,
+          status: "NOT_FOUND",
+          message: `No HTTP+JSON operation ${c.req.method} ${path.slice(0, 200)}`,
+          details: [],
+        },
+      },
+      404,
+    );
+  }
+  c.set("rpcMethod", `${c.req.method} ${route.op}`);
+  return handleRest(c, route, {
+    handler: await handlerFor(c, agent, endpoint),
+    version: requestedVersion(c.req.raw),
+    keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
+    onInternalError: internalErrorLogger(c),
   });
 }
 
@@ -123,6 +167,9 @@ export function a2aRoutes(): Hono<AppEnv> {
     }),
   );
 
+  app.on(REST_METHODS, `/:rest{${REST_PATH_PATTERN}}`, requireApiKey(), sizeLimit, (c) =>
+    rest(c, defaultAgent(c), `${baseUrl(c)}/`, c.req.param("rest")),
+  );
   app.get("/.well-known/agent-card.json", (c) => serveCard(c, defaultAgent(c), `${baseUrl(c)}/`));
   app.post("/", requireApiKey(), sizeLimit, (c) => rpc(c, defaultAgent(c), `${baseUrl(c)}/`));
 
@@ -138,6 +185,18 @@ export function a2aRoutes(): Hono<AppEnv> {
       ? rpc(c, agent, agentEndpoint(c, agent.name))
       : unknownAgent(c, c.req.param("name"), true);
   });
+  app.on(
+    REST_METHODS,
+    `/agents/:name/:rest{${REST_PATH_PATTERN}}`,
+    requireApiKey(),
+    sizeLimit,
+    (c) => {
+      const agent = bundledAgents().get(c.req.param("name"));
+      return agent
+        ? rest(c, agent, agentEndpoint(c, agent.name), c.req.param("rest"))
+        : unknownAgent(c, c.req.param("name"), false);
+    },
+  );
   app.get("/agents/:name/", (c) => {
     const agent = bundledAgents().get(c.req.param("name"));
     if (!agent) return unknownAgent(c, c.req.param("name"), false);

@@ -1,0 +1,50 @@
+/**
+ * The HTTP+JSON binding's URL patterns under an agent's base URL (spec 11.3 for v1.0; the `v1/`
+ * paths of spec v0.3.0 section 3.5), parsed into an operation. Pure: no I/O.
+ */
+
+/** A REST operation and the protocol generation of its path. */
+export type RestRoute = { version: "1.0" | "0.3" } & (
+  | { op: "send"; stream: boolean }
+  | { op: "get"; id: string }
+  | { op: "list" }
+  | { op: "cancel"; id: string }
+  | { op: "subscribe"; id: string }
+  | { op: "push"; id: string }
+  | { op: "extendedCard" }
+);
+
+/** The REST path patterns, for the route table and error messages. */
+export const REST_PATH_PATTERN =
+  "(?:v1/)?(?:message:send|message:stream|tasks|tasks/.+|extendedAgentCard|card)";
+
+const TASK_ID = /^[^/:]{1,256}$/;
+
+/** Parses `<method> <path>` (path relative to the agent's base URL), or null when it is not a REST call. */
+export function parseRestPath(method: string, path: string): RestRoute | null {
+  const legacy = path.startsWith("v1/");
+  const version = legacy ? "0.3" : "1.0";
+  const rest = legacy ? path.slice(3) : path;
+  if (rest === "message:send" && method === "POST") return { version, op: "send", stream: false };
+  if (rest === "message:stream" && method === "POST") return { version, op: "send", stream: true };
+  if (rest === "tasks" && method === "GET" && !legacy) return { version, op: "list" };
+  if ((rest === "extendedAgentCard" && !legacy) || (rest === "card" && legacy)) {
+    return method === "GET" ? { version, op: "extendedCard" } : null;
+  }
+  const match =
+    /^tasks\/([^/]+?)(?::(cancel|subscribe))?(\/pushNotificationConfigs(?:\/[^/]+)?)?$/.exec(rest);
+  if (!match) return null;
+  const [, rawId, action, push] = match;
+  let id: string;
+  try {
+    id = decodeURIComponent(rawId ?? "");
+  } catch {
+    return null;
+  }
+  if (!TASK_ID.test(id)) return null;
+  if (push !== undefined) return action === undefined ? { version, op: "push", id } : null;
+  if (action === "cancel") return method === "POST" ? { version, op: "cancel", id } : null;
+  if (action === "subscribe")
+    return method === "POST" || method === "GET" ? { version, op: "subscribe", id } : null;
+  return method === "GET" ? { version, op: "get", id } : null;
+}

@@ -1,0 +1,230 @@
+/**
+ * The HTTP+JSON (REST) binding of an agent, v1.0 paths and v0.3 `v1/` paths, on the same
+ * request handler as JSON-RPC. Bodies and query parameters are checked with the same zod
+ * schemas; answers are `application/a2a+json` (v0.3: `application/json`), errors use the spec's
+ * HTTP statuses with a google.rpc.Status body (v0.3: `{ code, message }`), streams are SSE whose
+ * `data` is the bare StreamResponse and whose `id` is the task event's sequence number.
+ */
+import {
+  CancelTaskRequest,
+  GetTaskRequest,
+  ListTasksRequest,
+  Message as SdkMessage,
+  Task as SdkTask,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+} from "@a2a-js/sdk";
+import {
+  PushNotificationNotSupportedError,
+  restStatusFor,
+  toRestErrorBody,
+  UnsupportedOperationError,
+  VersionNotSupportedError,
+} from "@a2a-js/sdk/errors";
+import type { Context } from "hono";
+import { z } from "zod";
+import { invalidParams, JsonRpcProtocolError, toLegacyErrorObject } from "./jsonrpc-errors.ts";
+import { GetTaskParams, ListTasksParams, SendMessageParams } from "./params.ts";
+import type { DurableRequestHandler } from "./request-handler.ts";
+import { eventToV03, messageToV03, sendRequestFromV03, taskToV03 } from "./rest-codec-v03.ts";
+import type { RestRoute } from "./rest-paths.ts";
+import { sseResponse } from "./sse.ts";
+import { unsupportedVersionMessage } from "./version.ts";
+import type { Message, StreamEvent, Task } from "./wire.ts";
+
+const A2A_JSON = "application/a2a+json";
+
+/** What a REST call needs. */
+export interface RestOptions {
+  handler: DurableRequestHandler;
+  /** The protocol version the request asked for (header or query; no header means 0.3). */
+  version: string;
+  keepaliveMs: number;
+  onInternalError?(error: unknown): void;
+}
+
+/** A REST failure body and status, in the shape of the route's protocol version. */
+function failure(
+  route: { version: string },
+  error: unknown,
+  onInternalError?: (e: unknown) => void,
+): { status: number; body: unknown } {
+  if (route.version === "0.3") {
+    const body = toLegacyErrorObject(error);
+    const status = LEGACY_STATUS[body.code] ?? 500;
+    if (status === 500) onInternalError?.(error);
+    return { status, body: status === 500 ? { code: -32603, message: "Internal error" } : body };
+  }
+  if (error instanceof JsonRpcProtocolError) {
+    return {
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          status: "INVALID_ARGUMENT",
+          message: error.message,
+          details: error.error.data ?? [],
+        },
+      },
+    };
+  }
+  const status = restStatusFor(error);
+  if (status >= 500) {
+    onInternalError?.(error);
+    return {
+      status: 500,
+      body: { error: { code: 500, status: "INTERNAL", message: "Internal error", details: [] } },
+    };
+  }
+  return { status, body: toRestErrorBody(error, status) };
+}
+
+const LEGACY_STATUS: Readonly<Record<number, number>> = {
+  [-32700]: 400,
+  [-32600]: 400,
+  [-32601]: 404,
+  [-32602]: 400,
+  [-32603]: 500,
+  [-32001]: 404,
+  [-32002]: 400,
+  [-32003]: 400,
+  [-32004]: 400,
+  [-32005]: 400,
+  [-32006]: 500,
+  [-32007]: 400,
+  [-32009]: 400,
+};
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidParams(result.error, prefix);
+  return result.data;
+}
+
+async function readBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidParams(
+      new z.ZodError([
+        { code: "custom", path: [], message: "the body is not JSON", input: text.slice(0, 40) },
+      ]),
+      "body",
+    );
+  }
+}
+
+const encodeTask = (route: RestRoute, task: SdkTask) => {
+  const wire = SdkTask.toJSON(task) as Task;
+  return route.version === "0.3" ? taskToV03(wire) : wire;
+};
+
+/** Answers one REST call. */
+export async function handleRest(
+  c: Context,
+  route: RestRoute,
+  options: RestOptions,
+): Promise<Response> {
+  const contentType = route.version === "0.3" ? "application/json" : A2A_JSON;
+  const respond = (body: unknown, status = 200) =>
+    new Response(JSON.stringify(body), { status, headers: { "Content-Type": contentType } });
+  try {
+    const wanted = route.version;
+    if (options.version !== wanted) {
+      throw new VersionNotSupportedError(
+        `${unsupportedVersionMessage(options.version)} These are the A2A ${wanted} HTTP+JSON paths${wanted === "1.0" ? "; send A2A-Version: 1.0" : ""}.`,
+      );
+    }
+    const { handler } = options;
+    switch (route.op) {
+      case "send": {
+        const raw = await readBody(c);
+        const wire = parse(
+          SendMessageParams,
+          route.version === "0.3" ? sendRequestFromV03(raw) : raw,
+          "body",
+        );
+        const request = SendMessageRequest.fromJSON(wire);
+        if (route.stream)
+          return await stream(c, route, handler.sendMessageStream(request), options);
+        const result = await handler.sendMessage(request);
+        if ("messageId" in result) {
+          const message = SdkMessage.toJSON(result) as Message;
+          return respond({ message: route.version === "0.3" ? messageToV03(message) : message });
+        }
+        return respond({ task: encodeTask(route, result) });
+      }
+      case "get": {
+        const query = c.req.query();
+        const params = parse(
+          GetTaskParams,
+          {
+            id: route.id,
+            ...(query.historyLength !== undefined ? { historyLength: query.historyLength } : {}),
+          },
+          "query",
+        );
+        return respond(encodeTask(route, await handler.getTask(GetTaskRequest.fromJSON(params))));
+      }
+      case "list": {
+        const params = parse(ListTasksParams, c.req.query(), "query");
+        const page = await handler.listTasks(ListTasksRequest.fromJSON(params));
+        return respond({
+          tasks: page.tasks.map((t) => {
+            const wire = SdkTask.toJSON(t) as Task;
+            return params.includeArtifacts ? { ...wire, artifacts: wire.artifacts ?? [] } : wire;
+          }),
+          nextPageToken: page.nextPageToken,
+          pageSize: page.pageSize,
+          totalSize: page.totalSize,
+        });
+      }
+      case "cancel":
+        return respond(
+          encodeTask(route, await handler.cancelTask(CancelTaskRequest.fromJSON({ id: route.id }))),
+        );
+      case "subscribe":
+        return await stream(
+          c,
+          route,
+          handler.resubscribe(SubscribeToTaskRequest.fromJSON({ id: route.id })),
+          options,
+        );
+      case "push":
+        throw new PushNotificationNotSupportedError(
+          "push notifications are not supported by this agent",
+        );
+      case "extendedCard":
+        throw new UnsupportedOperationError("this agent has no extended agent card");
+    }
+  } catch (error) {
+    const { status, body } = failure(route, error, options.onInternalError);
+    return respond(body, status);
+  }
+}
+
+async function stream(
+  c: Context,
+  route: RestRoute,
+  source: AsyncGenerator<StreamResponse, void, undefined>,
+  options: RestOptions,
+): Promise<Response> {
+  const encode = (event: StreamResponse) => {
+    const wire = StreamResponse.toJSON(event) as StreamEvent;
+    return JSON.stringify(route.version === "0.3" ? eventToV03(wire) : wire);
+  };
+  const first = await source.next();
+  if (first.done) throw new Error("the stream ended before its first event");
+  async function* rest(): AsyncGenerator<string, void, undefined> {
+    for await (const event of source) yield encode(event);
+  }
+  return sseResponse(c, encode(first.value), rest(), {
+    keepaliveMs: options.keepaliveMs,
+    currentId: () => options.handler.lastSeq,
+    errorData: (error) => JSON.stringify(failure(route, error, options.onInternalError).body),
+    ...(options.onInternalError ? { onError: options.onInternalError } : {}),
+  });
+}
