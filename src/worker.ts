@@ -7,6 +7,7 @@ import type { AppEnv } from "./a2a/app-types.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
 import { log, requestLogger } from "./platform/logging.ts";
 
+export { ContextObject } from "./context/context-object.ts";
 export { TaskObject } from "./task/task-object.ts";
 
 const app = new Hono<AppEnv>();

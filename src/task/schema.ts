@@ -39,6 +39,14 @@ const MIGRATIONS: readonly string[] = [
   `,
   // Message ids this task has taken, so a resent follow-up is not applied twice.
   "CREATE TABLE seen_messages (message_id TEXT PRIMARY KEY)",
+  // The task's place in its conversation (see context-link.ts).
+  `CREATE TABLE context_link (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    state TEXT NOT NULL DEFAULT 'none',
+    context_seq INTEGER NOT NULL DEFAULT 0,
+    conversation_upto INTEGER NOT NULL DEFAULT 0,
+    released_upto INTEGER NOT NULL DEFAULT 0
+  )`,
 ];
 
 /** Brings the object's database to the newest schema. Synchronous; call inside blockConcurrencyWhile. */

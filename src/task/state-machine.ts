@@ -33,8 +33,20 @@ const TRANSITIONS: Readonly<Record<TaskStateName, readonly TaskStateName[]>> = {
     "TASK_STATE_AUTH_REQUIRED",
     "TASK_STATE_REJECTED",
   ],
-  TASK_STATE_INPUT_REQUIRED: ["TASK_STATE_WORKING", "TASK_STATE_CANCELED", "TASK_STATE_FAILED"],
-  TASK_STATE_AUTH_REQUIRED: ["TASK_STATE_WORKING", "TASK_STATE_CANCELED", "TASK_STATE_FAILED"],
+  // A follow-up to a paused task resumes it (working), or queues it behind another task of the
+  // conversation (submitted) until its turn comes.
+  TASK_STATE_INPUT_REQUIRED: [
+    "TASK_STATE_WORKING",
+    "TASK_STATE_SUBMITTED",
+    "TASK_STATE_CANCELED",
+    "TASK_STATE_FAILED",
+  ],
+  TASK_STATE_AUTH_REQUIRED: [
+    "TASK_STATE_WORKING",
+    "TASK_STATE_SUBMITTED",
+    "TASK_STATE_CANCELED",
+    "TASK_STATE_FAILED",
+  ],
   TASK_STATE_COMPLETED: [],
   TASK_STATE_FAILED: [],
   TASK_STATE_CANCELED: [],

@@ -8,8 +8,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Message, Task } from "../a2a/wire.ts";
 import { loadConfig } from "../config.ts";
-import { toUserContent } from "../loop/user-content.ts";
 import { modelSourceLabel } from "../model/client.ts";
+import { JOIN_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
 import type {
   CreateTaskInput,
@@ -29,6 +29,7 @@ const fail = <T>(kind: TaskErrorKind, message: string): TaskResult<T> => ({
 });
 const ok = <T>(value: T): TaskResult<T> => ({ ok: true, value });
 const NOT_FOUND = "task not found";
+const WAITING_TEXT = "Waiting for the previous task in this conversation to finish.";
 
 /** A task's Durable Object. */
 export class TaskObject extends DurableObject<Env> {
@@ -85,15 +86,14 @@ export class TaskObject extends DurableObject<Env> {
       });
       rt.store.markSeen(message.messageId);
       rt.store.appendHistory(message);
-      rt.conversation.append({ role: "user", content: toUserContent(message.parts) });
       rt.log.append({ task: rt.snapshot() });
     });
-    rt.setStatus("TASK_STATE_WORKING");
-    await rt.scheduler.schedule("loop", "loop", Date.now());
-    return ok({
-      task: rt.snapshot(),
-      stream: options.stream ? rt.subscribers.open(rt.log.after(0), false) : null,
-    });
+    await this.#enter();
+    const task = rt.snapshot();
+    const stream = options.stream
+      ? rt.subscribers.open(rt.log.after(0), isSettled(task.status.state))
+      : null;
+    return ok({ task, stream });
   }
 
   /** A further message for this task: resumes a task waiting for input. */
@@ -136,14 +136,24 @@ export class TaskObject extends DurableObject<Env> {
     rt.transaction(() => {
       rt.store.markSeen(message.messageId);
       rt.store.appendHistory(message);
-      rt.conversation.append({ role: "user", content: toUserContent(message.parts) });
     });
-    rt.setStatus("TASK_STATE_WORKING");
-    await rt.scheduler.schedule("loop", "loop", Date.now());
+    rt.setStatus("TASK_STATE_SUBMITTED");
+    await this.#enter();
     const stream = options.stream
       ? rt.subscribers.open([{ seq: rt.log.lastSeq, event: { task: rt.snapshot() } }], false)
       : null;
     return ok({ task: rt.snapshot(), stream });
+  }
+
+  /** Called by the task's conversation when this queued task's turn has come. */
+  async activate(): Promise<void> {
+    const rt = this.runtime;
+    if (
+      rt.store.record?.state === "TASK_STATE_SUBMITTED" &&
+      rt.contextLink.get().state !== "active"
+    ) {
+      await this.#enter();
+    }
   }
 
   /** The task as it is now. */
@@ -199,6 +209,8 @@ export class TaskObject extends DurableObject<Env> {
       try {
         if (entry.kind === "loop") await this.#driver.step();
         else if (entry.kind === "outbox") await outbox.retry(entry.id);
+        else if (entry.id === JOIN_JOB) await this.activate();
+        else if (entry.id === RELEASE_JOB) await this.runtime.membership.release();
         else await scheduler.cancel(entry.id);
       } catch (error) {
         console.error(
@@ -214,11 +226,41 @@ export class TaskObject extends DurableObject<Env> {
     await scheduler.arm();
   }
 
+  /**
+   * Joins the conversation: holding it, the task starts working; queued, it waits (submitted)
+   * until the conversation activates it; if the call failed, the join is retried from the alarm.
+   */
+  async #enter(): Promise<void> {
+    const rt = this.runtime;
+    const outcome = await rt.membership.join();
+    if (outcome === "active") {
+      rt.setStatus("TASK_STATE_WORKING");
+      await rt.scheduler.schedule("loop", "loop", Date.now());
+    } else if (outcome === "waiting") {
+      rt.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
+    }
+  }
+
   /** After a restart: a task left in flight resumes now (no step of a fresh instance is running). */
   async #recover(): Promise<void> {
     const rt = this.runtime;
-    if (rt.store.record?.state === "TASK_STATE_SUBMITTED") rt.setStatus("TASK_STATE_WORKING");
-    const working = rt.store.record?.state === "TASK_STATE_WORKING";
+    const record = rt.store.record;
+    const link = rt.contextLink.get().state;
+    if (record?.state === "TASK_STATE_SUBMITTED" && link === "none") {
+      // It died before joining its conversation: join now (from the alarm).
+      await rt.scheduler.schedule(JOIN_JOB, "context", Date.now());
+      return;
+    }
+    if (
+      record &&
+      isSettled(record.state) &&
+      (link === "active" || link === "waiting") &&
+      !rt.scheduler.get(RELEASE_JOB)
+    ) {
+      await rt.scheduler.schedule(RELEASE_JOB, "context", Date.now());
+      return;
+    }
+    const working = record?.state === "TASK_STATE_WORKING";
     if (working && (rt.loopState.get().attempt === 0 || !rt.scheduler.get("loop"))) {
       await rt.scheduler.schedule("loop", "loop", Date.now());
       return;

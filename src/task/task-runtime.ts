@@ -9,6 +9,8 @@ import type { Artifact, Message, Task, TaskStateName } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { bundledAgents } from "../agents/registry.ts";
 import { answerArtifact } from "./answer-artifact.ts";
+import { ContextLinkStore } from "./context-link.ts";
+import { ContextMembership } from "./context-membership.ts";
 import { ConversationStore } from "./conversation-store.ts";
 import { EventLog } from "./event-log.ts";
 import { SqlHookState } from "./hook-state.ts";
@@ -27,6 +29,8 @@ export class TaskRuntime {
   readonly conversation: ConversationStore;
   readonly hookState: SqlHookState;
   readonly scheduler: Scheduler;
+  readonly contextLink: ContextLinkStore;
+  readonly membership: ContextMembership;
   readonly subscribers = new Subscribers();
   /** What the outbox sends: the index row and finished artifacts, derived from current state. */
   readonly outboxSource: OutboxSource = {
@@ -46,6 +50,8 @@ export class TaskRuntime {
     this.conversation = new ConversationStore(sql);
     this.hookState = new SqlHookState(sql);
     this.scheduler = new Scheduler(ctx.storage);
+    this.contextLink = new ContextLinkStore(sql);
+    this.membership = new ContextMembership(this, env.CONTEXTS);
     this.outbox = new Outbox(env.DB, env.FILES, this.scheduler, this.outboxSource);
     this.log.subscribe((entry) => this.subscribers.broadcast(entry));
   }
@@ -102,6 +108,7 @@ export class TaskRuntime {
     });
     if (changed) this.#background(this.outbox.syncIndex());
     if (isSettled(state)) {
+      this.#background(this.membership.release());
       this.subscribers.closeAll();
       for (const resolve of this.#waiters) resolve();
       this.#waiters.clear();

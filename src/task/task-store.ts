@@ -149,6 +149,25 @@ export class TaskStore {
     return rows.toArray().map((r) => JSON.parse(r.message_json) as Message);
   }
 
+  /** History messages after position `seq`, with their positions, oldest first. */
+  historyAfter(seq: number): Array<{ seq: number; message: Message }> {
+    return this.#sql
+      .exec<{ seq: number; message_json: string }>(
+        "SELECT seq, message_json FROM history WHERE seq > ? ORDER BY seq",
+        seq,
+      )
+      .toArray()
+      .map((r) => ({ seq: r.seq, message: JSON.parse(r.message_json) as Message }));
+  }
+
+  /** Position of the newest history message (0 when none). */
+  lastHistorySeq(): number {
+    return (
+      this.#sql.exec<{ last: number | null }>("SELECT MAX(seq) AS last FROM history").one().last ??
+      0
+    );
+  }
+
   /** Stores (or replaces) a finished artifact. */
   putArtifact(artifact: Artifact): void {
     this.#sql.exec(

@@ -1,0 +1,122 @@
+/**
+ * The context Durable Object: the single writer of one conversation (one per caller, agent and
+ * contextId). Tasks join it before they run and release it when they end or pause; it runs them
+ * one at a time in arrival order, hands each the turns of the tasks before it, and records each
+ * task's turns on release. Joining, releasing and activation are idempotent; an activation that
+ * fails is retried from the object's alarm.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { ChatMessage } from "../loop/chat-message.ts";
+import { backoffMs } from "../model/errors.ts";
+import { Scheduler } from "../task/scheduler.ts";
+import type { TaskObject } from "../task/task-object.ts";
+import { ContextStore, migrateContext } from "./context-store.ts";
+
+/** What a task learns when it joins. */
+export interface JoinResult {
+  /** True when the task holds the conversation now; false when it waits for its turn. */
+  active: boolean;
+  /** Turns added after the task's last known position (only when active). */
+  history: ChatMessage[];
+  /** The position after those turns. */
+  seq: number;
+}
+
+/** A task's release: its turns since its last release, up to its history position `upto`. */
+export interface ReleaseInput {
+  taskId: string;
+  upto: number;
+  turns: ChatMessage[];
+}
+
+const ACTIVATE = "activate:";
+
+/** The key of a conversation's object. */
+export function contextKey(owner: string, agent: string, contextId: string): string {
+  return JSON.stringify([owner, agent, contextId]);
+}
+
+/** A conversation's Durable Object. */
+export class ContextObject extends DurableObject<Env> {
+  #store!: ContextStore;
+  #scheduler!: Scheduler;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      migrateContext(ctx.storage.sql);
+      this.#store = new ContextStore(ctx.storage.sql);
+      this.#scheduler = new Scheduler(ctx.storage);
+    });
+  }
+
+  /** Queues the task; returns whether it holds the conversation now, with the turns it missed. */
+  async join(input: { taskId: string; after: number }): Promise<JoinResult> {
+    const store = this.#store;
+    const active = this.ctx.storage.transactionSync(() => {
+      store.enqueue(input.taskId);
+      store.promote();
+      return store.activeTask() === input.taskId;
+    });
+    if (!active) return { active: false, history: [], seq: input.after };
+    const { turns, last } = store.turnsAfter(input.after, input.taskId);
+    return { active: true, history: turns, seq: last };
+  }
+
+  /** Records the task's turns, frees the conversation and starts the next waiting task. */
+  async release(input: ReleaseInput): Promise<void> {
+    const store = this.#store;
+    const next = this.ctx.storage.transactionSync(() => {
+      if (input.turns.length > 0) store.appendRelease(input.taskId, input.upto, input.turns);
+      store.dequeue(input.taskId);
+      return store.promote();
+    });
+    if (next) await this.#activate(next);
+  }
+
+  /** The conversation's turns (for tests and session views). */
+  async turns(): Promise<ChatMessage[]> {
+    return this.#store.turnsAfter(0).turns;
+  }
+
+  /** Retries activations that failed. */
+  override async alarm(): Promise<void> {
+    for (const entry of this.#scheduler.due(Date.now())) {
+      if (entry.id.startsWith(ACTIVATE)) await this.#activate(entry.id.slice(ACTIVATE.length));
+      else await this.#scheduler.cancel(entry.id);
+    }
+    await this.#scheduler.arm();
+  }
+
+  async #activate(taskId: string): Promise<void> {
+    const job = `${ACTIVATE}${taskId}`;
+    if (this.#store.activeTask() !== taskId) {
+      if (this.#scheduler.get(job)) await this.#scheduler.cancel(job);
+      return;
+    }
+    try {
+      const stub: DurableObjectStub<TaskObject> = this.env.TASKS.get(
+        this.env.TASKS.idFromName(taskId),
+      );
+      await stub.activate();
+      if (this.#scheduler.get(job)) await this.#scheduler.cancel(job);
+    } catch (error) {
+      const attempts = (this.#scheduler.get(job)?.attempts ?? 0) + 1;
+      console.warn(
+        JSON.stringify({
+          level: "warn",
+          msg: "context activation retry",
+          task: taskId,
+          attempts,
+          error: String(error),
+        }),
+      );
+      await this.#scheduler.schedule(
+        job,
+        "activate",
+        Date.now() + backoffMs(Math.min(attempts, 8), 200),
+        { attempts },
+      );
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * A task's side of its conversation: joining the context object (and, once it holds the
+ * conversation, putting the turns of earlier tasks and its own waiting messages into its model
+ * conversation) and releasing it (handing back its own turns). Calls that fail are retried from
+ * the task's schedule, so neither object ever waits forever on the other.
+ */
+import { type ContextObject, contextKey } from "../context/context-object.ts";
+import type { ChatMessage } from "../loop/chat-message.ts";
+import { toUserContent } from "../loop/user-content.ts";
+import { backoffMs } from "../model/errors.ts";
+import type { TaskRuntime } from "./task-runtime.ts";
+
+/** Schedule ids of the retries. */
+export const JOIN_JOB = "context:join";
+export const RELEASE_JOB = "context:release";
+
+/** How a join ended. */
+export type JoinOutcome = "active" | "waiting" | "failed";
+
+/** Joins and releases the task's conversation. */
+export class ContextMembership {
+  readonly #rt: TaskRuntime;
+  readonly #contexts: DurableObjectNamespace<ContextObject>;
+
+  constructor(rt: TaskRuntime, contexts: DurableObjectNamespace<ContextObject>) {
+    this.#rt = rt;
+    this.#contexts = contexts;
+  }
+
+  #stub(): DurableObjectStub<ContextObject> {
+    const record = this.#rt.store.record;
+    if (!record) throw new Error("no task");
+    return this.#contexts.get(
+      this.#contexts.idFromName(contextKey(record.owner, record.agent, record.contextId)),
+    );
+  }
+
+  /**
+   * Asks for the conversation. When the task gets it, the turns it missed and its own messages
+   * not yet in its model conversation are appended there. A failed call is retried later.
+   */
+  async join(): Promise<JoinOutcome> {
+    const rt = this.#rt;
+    const record = rt.store.record;
+    if (!record) return "failed";
+    const link = rt.contextLink.get();
+    let result: Awaited<ReturnType<ContextObject["join"]>>;
+    try {
+      result = await this.#stub().join({ taskId: record.id, after: link.contextSeq });
+    } catch (error) {
+      await this.#retry(JOIN_JOB, error);
+      return "failed";
+    }
+    if (!result.active) {
+      rt.contextLink.patch({ state: "waiting" });
+      await this.#done(JOIN_JOB);
+      return "waiting";
+    }
+    rt.transaction(() => {
+      for (const turn of result.history) rt.conversation.append(turn as ChatMessage);
+      let upto = link.conversationUpto;
+      for (const { seq, message } of rt.store.historyAfter(link.conversationUpto)) {
+        if (message.role === "ROLE_USER")
+          rt.conversation.append({ role: "user", content: toUserContent(message.parts) });
+        upto = seq;
+      }
+      rt.contextLink.patch({ state: "active", contextSeq: result.seq, conversationUpto: upto });
+    });
+    await this.#done(JOIN_JOB);
+    return "active";
+  }
+
+  /** Hands the conversation back with the task's turns since its last release (none if it never ran). */
+  async release(): Promise<void> {
+    const rt = this.#rt;
+    const record = rt.store.record;
+    const link = rt.contextLink.get();
+    if (!record || link.state === "none" || link.state === "released") return;
+    const ran = link.state === "active";
+    const entries = ran ? rt.store.historyAfter(link.releasedUpto) : [];
+    const turns: ChatMessage[] = entries.map(({ message }) =>
+      message.role === "ROLE_USER"
+        ? { role: "user", content: toUserContent(message.parts) }
+        : {
+            role: "assistant",
+            content: message.parts.map((p) => ({
+              type: "text" as const,
+              text: p.text ?? JSON.stringify(p.data ?? p.url ?? ""),
+            })),
+          },
+    );
+    const upto = entries.at(-1)?.seq ?? link.releasedUpto;
+    try {
+      await this.#stub().release({ taskId: record.id, upto, turns });
+    } catch (error) {
+      await this.#retry(RELEASE_JOB, error);
+      return;
+    }
+    rt.contextLink.patch({ state: "released", releasedUpto: upto });
+    await this.#done(RELEASE_JOB);
+  }
+
+  async #retry(job: string, error: unknown): Promise<void> {
+    const attempts = (this.#rt.scheduler.get(job)?.attempts ?? 0) + 1;
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "context call retry",
+        job,
+        attempts,
+        error: String(error),
+      }),
+    );
+    await this.#rt.scheduler.schedule(
+      job,
+      "context",
+      Date.now() + backoffMs(Math.min(attempts, 8), 200),
+      { attempts },
+    );
+  }
+
+  async #done(job: string): Promise<void> {
+    if (this.#rt.scheduler.get(job)) await this.#rt.scheduler.cancel(job);
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Conversations: tasks sharing a contextId see the earlier turns, run one at a time in arrival
+ * order (later ones wait as submitted), and a canceled waiting task leaves no trace.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { contextKey } from "../../src/context/context-object.ts";
+import {
+  answerText,
+  modelRequests,
+  rpc,
+  scenario,
+  until,
+  userMessage,
+  type WireTask,
+} from "../helpers/a2a.ts";
+
+const send = async (
+  text: string,
+  extra: Record<string, unknown>,
+  config: Record<string, unknown> = {},
+  path = "/",
+) =>
+  (
+    await rpc<{ task: WireTask }>(
+      "SendMessage",
+      { message: userMessage(text, extra), configuration: config },
+      { path },
+    )
+  ).result?.task as WireTask;
+const getTask = async (id: string, path = "/") =>
+  (await rpc<WireTask>("GetTask", { id }, { path })).result as WireTask;
+
+const textOf = (content: unknown): string =>
+  typeof content === "string"
+    ? content
+    : (content as Array<{ type: string; text?: string }>).map((b) => b.text ?? "").join("");
+
+describe("contexts", () => {
+  it("a new task in an existing context sees the earlier turns", async () => {
+    const s = await scenario([{ text: "Nice to meet you, Ada." }]);
+    const first = await send(`My name is Ada. ${s.marker}`, {});
+    expect(first.status.state).toBe("TASK_STATE_COMPLETED");
+    const second = await send(`What is my name? ${s.marker}`, { contextId: first.contextId });
+    expect(second.contextId).toBe(first.contextId);
+    expect(second.id).not.toBe(first.id);
+    const requests = await modelRequests(s.id);
+    const messages = requests[1]?.body.messages ?? [];
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(textOf(messages[0]?.content)).toContain("My name is Ada.");
+    expect(textOf(messages[1]?.content)).toBe("Nice to meet you, Ada.");
+    expect(textOf(messages[2]?.content)).toContain("What is my name?");
+  });
+
+  it("runs concurrent sends into one context one at a time, in order, each seeing the previous", async () => {
+    // The scripted turn index is the number of assistant messages, which grows with the history.
+    const s = await scenario(
+      Array.from({ length: 5 }, () => ({ text: "ok", chunkSize: 1, delayMs: 60 })),
+    );
+    const contextId = crypto.randomUUID();
+    const tasks: WireTask[] = [];
+    for (const n of [1, 2, 3])
+      tasks.push(await send(`step ${n} ${s.marker}`, { contextId }, { returnImmediately: true }));
+    expect(tasks.map((t) => t.status.state)).toEqual([
+      "TASK_STATE_WORKING",
+      "TASK_STATE_SUBMITTED",
+      "TASK_STATE_SUBMITTED",
+    ]);
+    expect(tasks[1]?.status.message?.parts[0]?.text).toContain("Waiting for the previous task");
+    let maxWorking = 0;
+    const done = await until(
+      async () => {
+        const states = await Promise.all(tasks.map((t) => getTask(t.id)));
+        maxWorking = Math.max(
+          maxWorking,
+          states.filter((t) => t.status.state === "TASK_STATE_WORKING").length,
+        );
+        return states;
+      },
+      (states) => states.every((t) => t.status.state === "TASK_STATE_COMPLETED"),
+      15_000,
+    );
+    expect(maxWorking).toBe(1);
+    expect(done.map(answerText)).toEqual(["ok", "ok", "ok"]);
+    const requests = await modelRequests(s.id);
+    expect(requests.map((r) => r.body.messages.length)).toEqual([1, 3, 5]);
+    expect(textOf(requests[2]?.body.messages.at(-1)?.content)).toContain("step 3");
+    expect(textOf(requests[2]?.body.messages[2]?.content)).toContain("step 2");
+  });
+
+  it("concurrent first sends into a brand-new context also serialize", async () => {
+    const s = await scenario(
+      Array.from({ length: 5 }, () => ({ text: "k", chunkSize: 1, delayMs: 40 })),
+    );
+    const contextId = crypto.randomUUID();
+    const sent = await Promise.all(
+      [1, 2, 3, 4].map((n) =>
+        send(`parallel ${n} ${s.marker}`, { contextId }, { returnImmediately: true }),
+      ),
+    );
+    expect(sent.filter((t) => t.status.state === "TASK_STATE_WORKING")).toHaveLength(1);
+    await until(
+      () => Promise.all(sent.map((t) => getTask(t.id))),
+      (states) => states.every((t) => t.status.state === "TASK_STATE_COMPLETED"),
+      15_000,
+    );
+    expect(
+      (await modelRequests(s.id)).map((r) => r.body.messages.length).sort((a, b) => a - b),
+    ).toEqual([1, 3, 5, 7]);
+  });
+
+  it("a canceled waiting task never runs and leaves no turns; the next one proceeds", async () => {
+    const s = await scenario(
+      Array.from({ length: 3 }, () => ({ text: "done", chunkSize: 1, delayMs: 50 })),
+    );
+    const contextId = crypto.randomUUID();
+    const a = await send(`A ${s.marker}`, { contextId }, { returnImmediately: true });
+    const b = await send(`B ${s.marker}`, { contextId }, { returnImmediately: true });
+    const c = await send(`C ${s.marker}`, { contextId }, { returnImmediately: true });
+    expect((await rpc<WireTask>("CancelTask", { id: b.id })).result?.status.state).toBe(
+      "TASK_STATE_CANCELED",
+    );
+    await until(
+      () => getTask(c.id),
+      (t) => t.status.state === "TASK_STATE_COMPLETED",
+      10_000,
+    );
+    expect((await getTask(a.id)).status.state).toBe("TASK_STATE_COMPLETED");
+    const requests = await modelRequests(s.id);
+    expect(requests).toHaveLength(2);
+    expect(requests.map((r) => textOf(r.body.messages.at(-1)?.content))).toEqual([
+      expect.stringContaining("A "),
+      expect.stringContaining("C "),
+    ]);
+    const stub = env.CONTEXTS.get(
+      env.CONTEXTS.idFromName(contextKey("anonymous", "assistant", contextId)),
+    );
+    const turns = (await stub.turns()) as Array<{ content: unknown }>;
+    expect(turns.map((t) => textOf(t.content))).toEqual([
+      expect.stringContaining("A "),
+      "done",
+      expect.stringContaining("C "),
+      "done",
+    ]);
+  });
+
+  it("keeps one conversation per agent even when the contextId is the same", async () => {
+    const s = await scenario([{ text: "separate" }]);
+    const contextId = crypto.randomUUID();
+    await send(`to writer ${s.marker}`, { contextId }, {}, "/agents/writer/");
+    await send(`to researcher ${s.marker}`, { contextId }, {}, "/agents/researcher/");
+    const requests = await modelRequests(s.id);
+    expect(requests.map((r) => r.body.messages.length)).toEqual([1, 1]);
+  });
+});
