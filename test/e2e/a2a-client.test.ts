@@ -4,7 +4,13 @@
  * mid-task and reconnect with Last-Event-ID.
  */
 import type { StreamResponse } from "@a2a-js/sdk";
-import { type Client, ClientFactory } from "@a2a-js/sdk/client";
+import {
+  type Client,
+  ClientFactory,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { startFakeModel } from "../fake-model/server.ts";
@@ -188,5 +194,93 @@ describe("official @a2a-js/sdk client against wrangler dev", () => {
     const rebuilt = applyStream(rest, snapshotText + seenChunks.join(""));
     expect(rebuilt).toBe(text);
     expect(answerOf(await writer.getTask({ tenant: "", id: task.id }))).toBe(text);
+  });
+});
+
+/** A client factory speaking only the given binding, on the v1.0 protocol or on v0.3 (legacy transports, v0.3 card). */
+function factory(binding: "JSONRPC" | "HTTP+JSON", version: "1.0" | "0.3"): ClientFactory {
+  const legacyCompat = { enabled: version === "0.3" };
+  return new ClientFactory({
+    transports: [
+      new JsonRpcTransportFactory({ legacyCompat }),
+      new RestTransportFactory({ legacyCompat }),
+    ],
+    preferredTransports: [binding],
+    cardResolver: new DefaultAgentCardResolver({
+      legacyCompat,
+      // A v0.3 client sends no A2A-Version header, so it gets the v0.3 card.
+      ...(version === "0.3" ? { fetchImpl: (url: string | URL | Request) => fetch(url) } : {}),
+    }),
+  });
+}
+
+describe("both protocol versions, both bindings, through the official client", () => {
+  for (const version of ["1.0", "0.3"] as const) {
+    for (const binding of ["JSONRPC", "HTTP+JSON"] as const) {
+      it(`discovers and calls every agent over ${binding} ${version}`, async () => {
+        const s = scenario(
+          Array.from({ length: 3 }, () => ({
+            text: `answer over ${binding} ${version}`,
+            chunkSize: 6,
+          })),
+        );
+        for (const name of ["assistant", "researcher", "deep-thinker", "writer"]) {
+          const client = await factory(binding, version).createFromUrl(
+            `${server.url}/agents/${name}/`,
+          );
+          expect(client.protocolVersion).toBe(version);
+          const task = asTask(
+            await client.sendMessage(
+              textRequest(`hi ${name} ${s.marker}`, { returnImmediately: false }),
+            ),
+          );
+          expect(stateOf(task)).toBe("TASK_STATE_COMPLETED");
+          expect(answerOf(task)).toBe(`answer over ${binding} ${version}`);
+          const again = await client.getTask({ tenant: "", id: task.id, historyLength: 1 });
+          expect(again.history).toHaveLength(1);
+        }
+        const client = await factory(binding, version).createFromUrl(
+          `${server.url}/agents/writer/`,
+        );
+        const events: StreamResponse[] = [];
+        for await (const event of client.sendMessageStream(textRequest(`stream ${s.marker}`)))
+          events.push(event);
+        expect(events[0]?.payload?.$case).toBe("task");
+        if (binding === "HTTP+JSON" && version === "0.3") {
+          // The SDK's v0.3 REST client drops `append` when it decodes artifact updates (its
+          // FromProto.taskArtifactUpdateEvent), so the chunks can only be checked as a sequence.
+          const chunks = events.flatMap((e) =>
+            e.payload?.$case === "artifactUpdate"
+              ? (e.payload.value.artifact?.parts ?? []).map((p) =>
+                  p.content?.$case === "text" ? p.content.value : "",
+                )
+              : [],
+          );
+          expect(chunks.join("")).toBe(`answer over ${binding} ${version}`);
+        } else {
+          expect(applyStream(events)).toBe(`answer over ${binding} ${version}`);
+        }
+      });
+    }
+  }
+
+  it("a task started by a v0.3 client is read by a v1.0 client, in the same conversation", async () => {
+    const s = scenario(Array.from({ length: 3 }, () => ({ text: "shared" })));
+    const old = await factory("JSONRPC", "0.3").createFromUrl(`${server.url}/agents/writer/`);
+    const first = asTask(
+      await old.sendMessage(textRequest(`first ${s.marker}`, { returnImmediately: false })),
+    );
+    const current = await factory("HTTP+JSON", "1.0").createFromUrl(`${server.url}/agents/writer/`);
+    expect(stateOf(await current.getTask({ tenant: "", id: first.id }))).toBe(
+      "TASK_STATE_COMPLETED",
+    );
+    const second = asTask(
+      await current.sendMessage(
+        textRequest(`second ${s.marker}`, {}, { contextId: first.contextId }),
+      ),
+    );
+    expect(second.contextId).toBe(first.contextId);
+    const requests = fake.store.requests(s.id);
+    expect((requests.at(-1)?.body as { messages: unknown[] }).messages).toHaveLength(3);
   });
 });
