@@ -20,6 +20,25 @@ const SCRIPTED_NOTE =
 
 const isHttpsUrl = (value: string) => /^https:\/\//.test(value);
 
+/** The description, with a warning when the deployment answers with the scripted model. */
+const cardDescription = (agent: AgentDefinition, config: Config) =>
+  agent.description + (config.modelMode === "scripted" ? SCRIPTED_NOTE : "");
+
+/** Input/output modes and skills: the same in both card generations. */
+function describedSkills(agent: AgentDefinition) {
+  return {
+    defaultInputModes: [...SUPPORTED_INPUT_MODES],
+    defaultOutputModes: [...SUPPORTED_OUTPUT_MODES],
+    skills: agent.skills.map((skill) => ({
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags,
+      ...(skill.examples.length > 0 ? { examples: skill.examples } : {}),
+    })),
+  };
+}
+
 /** The agent's v1.0 card as JSON. */
 export function buildAgentCard(
   agent: AgentDefinition,
@@ -29,7 +48,7 @@ export function buildAgentCard(
   const secured = config.a2aApiKey !== undefined;
   return {
     name: agent.name,
-    description: agent.description + (config.modelMode === "scripted" ? SCRIPTED_NOTE : ""),
+    description: cardDescription(agent, config),
     supportedInterfaces: [
       { url: urls.endpoint, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
       { url: urls.endpoint, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
@@ -51,15 +70,7 @@ export function buildAgentCard(
           securityRequirements: [{ schemes: { bearer: {} } }],
         }
       : {}),
-    defaultInputModes: [...SUPPORTED_INPUT_MODES],
-    defaultOutputModes: [...SUPPORTED_OUTPUT_MODES],
-    skills: agent.skills.map((skill) => ({
-      id: skill.id,
-      name: skill.name,
-      description: skill.description,
-      tags: skill.tags,
-      ...(skill.examples.length > 0 ? { examples: skill.examples } : {}),
-    })),
+    ...describedSkills(agent),
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
   };
 }
@@ -74,7 +85,7 @@ export function buildLegacyAgentCard(
   return {
     protocolVersion: "0.3.0",
     name: agent.name,
-    description: agent.description + (config.modelMode === "scripted" ? SCRIPTED_NOTE : ""),
+    description: cardDescription(agent, config),
     url: urls.endpoint,
     preferredTransport: "JSONRPC",
     additionalInterfaces: [
@@ -95,15 +106,7 @@ export function buildLegacyAgentCard(
           security: [{ bearer: [] }],
         }
       : {}),
-    defaultInputModes: [...SUPPORTED_INPUT_MODES],
-    defaultOutputModes: [...SUPPORTED_OUTPUT_MODES],
-    skills: agent.skills.map((skill) => ({
-      id: skill.id,
-      name: skill.name,
-      description: skill.description,
-      tags: skill.tags,
-      ...(skill.examples.length > 0 ? { examples: skill.examples } : {}),
-    })),
+    ...describedSkills(agent),
     supportsAuthenticatedExtendedCard: false,
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
   };

@@ -3,7 +3,9 @@
  * (the history later tasks see), the queue of tasks waiting for their turn, and how far each
  * task's release got (so a retried release is applied once). Synchronous SQL only.
  */
+
 import type { ChatMessage } from "../loop/chat-message.ts";
+import { runMigrations } from "../store/sqlite-migrations.ts";
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -14,17 +16,9 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Applies the context object's schema. */
+/** Brings the object's database to the newest schema. */
 export function migrateContext(sql: SqlStorage): void {
-  sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
-  const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
-  let version = row?.version ?? 0;
-  if (!row) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
-  while (version < MIGRATIONS.length) {
-    sql.exec(MIGRATIONS[version] as string);
-    version += 1;
-    sql.exec("UPDATE schema_version SET version = ?", version);
-  }
+  runMigrations(sql, MIGRATIONS);
 }
 
 /** Turns, queue and releases of one conversation. */

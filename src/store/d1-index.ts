@@ -23,6 +23,12 @@ export interface TaskIndexRow {
   modelCalls: number;
 }
 
+/** The columns of a row, named as {@link TaskIndexRow}'s fields. */
+const ROW_COLUMNS = `id, agent, context_id AS contextId, owner, state, parent_task_id AS parentTaskId,
+  trace_id AS traceId, created_at AS createdAt, updated_at AS updatedAt, version,
+  input_tokens AS inputTokens, output_tokens AS outputTokens, cache_read_tokens AS cacheReadTokens,
+  cache_write_tokens AS cacheWriteTokens, model_calls AS modelCalls`;
+
 /** Inserts or updates a task's row unless the stored row is newer. */
 export async function upsertTaskIndex(db: D1Database, row: TaskIndexRow): Promise<void> {
   await db
@@ -60,11 +66,7 @@ export async function upsertTaskIndex(db: D1Database, row: TaskIndexRow): Promis
 export async function getTaskIndex(db: D1Database, id: string): Promise<TaskIndexRow | null> {
   const row = await db
     .prepare(
-      `SELECT id, agent, context_id AS contextId, owner, state, parent_task_id AS parentTaskId,
-         trace_id AS traceId, created_at AS createdAt, updated_at AS updatedAt, version,
-         input_tokens AS inputTokens, output_tokens AS outputTokens,
-         cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens,
-         model_calls AS modelCalls
+      `SELECT ${ROW_COLUMNS}
        FROM tasks WHERE id = ?1`,
     )
     .bind(id)
@@ -110,11 +112,7 @@ export async function listTaskIndex(
   const [rows, count] = await db.batch([
     db
       .prepare(
-        `SELECT id, agent, context_id AS contextId, owner, state, parent_task_id AS parentTaskId,
-           trace_id AS traceId, created_at AS createdAt, updated_at AS updatedAt, version,
-           input_tokens AS inputTokens, output_tokens AS outputTokens,
-           cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens,
-           model_calls AS modelCalls
+        `SELECT ${ROW_COLUMNS}
          FROM tasks WHERE ${page} ORDER BY updated_at DESC, id DESC LIMIT ?`,
       )
       .bind(...pageArgs, query.limit),

@@ -2,6 +2,7 @@
  * The task Durable Object's SQLite schema. Applied in the object's constructor; each entry of
  * MIGRATIONS runs once, in order, recorded in `schema_version`. Append new entries; never edit one.
  */
+import { runMigrations } from "../store/sqlite-migrations.ts";
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -49,15 +50,7 @@ const MIGRATIONS: readonly string[] = [
   )`,
 ];
 
-/** Brings the object's database to the newest schema. Synchronous; call inside blockConcurrencyWhile. */
+/** Brings the object's database to the newest schema. */
 export function migrate(sql: SqlStorage): void {
-  sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
-  const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
-  let version = row?.version ?? 0;
-  if (!row) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
-  while (version < MIGRATIONS.length) {
-    sql.exec(MIGRATIONS[version] as string);
-    version += 1;
-    sql.exec("UPDATE schema_version SET version = ?", version);
-  }
+  runMigrations(sql, MIGRATIONS);
 }
