@@ -55,7 +55,7 @@ describe("contexts", () => {
   it("runs concurrent sends into one context one at a time, in order, each seeing the previous", async () => {
     // The scripted turn index is the number of assistant messages, which grows with the history.
     const s = await scenario(
-      Array.from({ length: 5 }, () => ({ text: "ok", chunkSize: 1, delayMs: 60 })),
+      Array.from({ length: 5 }, () => ({ text: "ok", chunkSize: 1, delayMs: 150 })),
     );
     const contextId = crypto.randomUUID();
     const tasks: WireTask[] = [];
@@ -90,7 +90,7 @@ describe("contexts", () => {
 
   it("concurrent first sends into a brand-new context also serialize", async () => {
     const s = await scenario(
-      Array.from({ length: 5 }, () => ({ text: "k", chunkSize: 1, delayMs: 40 })),
+      Array.from({ length: 5 }, () => ({ text: "k", chunkSize: 1, delayMs: 120 })),
     );
     const contextId = crypto.randomUUID();
     const sent = await Promise.all(
