@@ -281,6 +281,8 @@ describe("both protocol versions, both bindings, through the official client", (
     );
     expect(second.contextId).toBe(first.contextId);
     const requests = fake.store.requests(s.id);
-    expect((requests.at(-1)?.body as { messages: unknown[] } | undefined)?.messages).toHaveLength(3);
+    expect((requests.at(-1)?.body as { messages: unknown[] } | undefined)?.messages).toHaveLength(
+      3,
+    );
   });
 });
