@@ -11,6 +11,16 @@ const int = (fallback: number, min = 0) =>
     .transform((v) => (v === undefined || v.trim() === "" ? fallback : Number(v)))
     .pipe(z.number().int().min(min));
 
+const bool = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v) =>
+      v === undefined || v.trim() === "" ? String(fallback) : v.trim().toLowerCase(),
+    )
+    .pipe(z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"]))
+    .transform((v) => ["true", "1", "yes", "on"].includes(v));
+
 const optionalString = z
   .string()
   .optional()
@@ -30,7 +40,51 @@ const ConfigSchema = z.object({
   MODEL_RETRY_BASE_MS: int(1_000, 1),
   SSE_KEEPALIVE_MS: int(15_000, 50),
   CARD_MAX_AGE_SECONDS: int(300, 0),
+  ADMIN_API_KEY: optionalString,
+  TOOLS_ENABLED: optionalString.transform((v) => (v === undefined || v === "all" ? null : list(v))),
+  WEB_FETCH_ALLOW_PRIVATE: bool(false),
+  VERIFY_BEFORE_COMPLETE: bool(true),
+  LOOP_DETECTION_THRESHOLD: int(3, 0),
+  COMPACT_OUTPUT_LINES: int(50, 0),
+  TOOL_CALL_CAPS: optionalString.transform((v, ctx) => caps(v ?? DEFAULT_TOOL_CALL_CAPS, ctx)),
+  MAX_TOOL_OUTPUT_CHARS: int(10_000, 100),
+  LOG_TOOL_USE: bool(false),
+  CONTEXT_TOKEN_BUDGET: int(60_000, 1_000),
+  ROLLBACK_ON_FAILURE: bool(false),
+  TIME_ZONE: optionalString
+    .transform((v) => v ?? "UTC")
+    .refine((v) => {
+      try {
+        new Intl.DateTimeFormat("en", { timeZone: v });
+        return true;
+      } catch {
+        return false;
+      }
+    }, "not an IANA time zone"),
 });
+
+/** Default per-task tool call caps (`TOOL_CALL_CAPS`). */
+export const DEFAULT_TOOL_CALL_CAPS = "web_fetch:10,fetch_document:10,search:5,grep_files:10";
+
+function list(value: string): string[] {
+  return value
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
+}
+
+function caps(value: string, ctx: z.RefinementCtx): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of list(value)) {
+    const match = /^([a-z][a-z0-9_-]*):(\d+)$/.exec(entry);
+    if (!match?.[1] || match[2] === undefined) {
+      ctx.addIssue({ code: "custom", message: `expected tool:count pairs, got "${entry}"` });
+      return out;
+    }
+    out[match[1]] = Number(match[2]);
+  }
+  return out;
+}
 
 /** How the model is reached: Claude through the API, or the scripted local model (no key). */
 export type ModelMode = "anthropic" | "scripted" | "unconfigured";
@@ -50,6 +104,20 @@ export interface Config {
   modelRetryBaseMs: number;
   sseKeepaliveMs: number;
   cardMaxAgeSeconds: number;
+  adminApiKey: string | undefined;
+  /** Tool domains or tool names switched on (`TOOLS_ENABLED`); null = all. */
+  toolsEnabled: string[] | null;
+  webFetchAllowPrivate: boolean;
+  verifyBeforeComplete: boolean;
+  loopDetectionThreshold: number;
+  compactOutputLines: number;
+  toolCallCaps: Record<string, number>;
+  maxToolOutputChars: number;
+  logToolUse: boolean;
+  contextTokenBudget: number;
+  rollbackOnFailure: boolean;
+  /** IANA time zone for the date and time in the system prompt. */
+  timeZone: string;
 }
 
 /** Raised when a var holds a value the harness cannot use; names the var. */
@@ -96,6 +164,18 @@ export function loadConfig(env: object): Config {
     modelRetryBaseMs: v.MODEL_RETRY_BASE_MS,
     sseKeepaliveMs: v.SSE_KEEPALIVE_MS,
     cardMaxAgeSeconds: v.CARD_MAX_AGE_SECONDS,
+    adminApiKey: v.ADMIN_API_KEY,
+    toolsEnabled: v.TOOLS_ENABLED,
+    webFetchAllowPrivate: v.WEB_FETCH_ALLOW_PRIVATE,
+    verifyBeforeComplete: v.VERIFY_BEFORE_COMPLETE,
+    loopDetectionThreshold: v.LOOP_DETECTION_THRESHOLD,
+    compactOutputLines: v.COMPACT_OUTPUT_LINES,
+    toolCallCaps: v.TOOL_CALL_CAPS,
+    maxToolOutputChars: v.MAX_TOOL_OUTPUT_CHARS,
+    logToolUse: v.LOG_TOOL_USE,
+    contextTokenBudget: v.CONTEXT_TOKEN_BUDGET,
+    rollbackOnFailure: v.ROLLBACK_ON_FAILURE,
+    timeZone: v.TIME_ZONE,
   };
   cache.set(env, config);
   return config;

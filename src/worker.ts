@@ -9,6 +9,7 @@ import { log, requestLogger } from "./platform/logging.ts";
 
 export { ContextObject } from "./context/context-object.ts";
 export { TaskObject } from "./task/task-object.ts";
+export { WorkspaceObject } from "./workspace/workspace-object.ts";
 
 const app = new Hono<AppEnv>();
 app.use(requestLogger());

@@ -16,8 +16,8 @@ import { ContextStore, migrateContext } from "./context-store.ts";
 export interface JoinResult {
   /** True when the task holds the conversation now; false when it waits for its turn. */
   active: boolean;
-  /** Turns added after the task's last known position (only when active). */
-  history: ChatMessage[];
+  /** Turns added after the task's last known position, with their numbers (only when active). */
+  history: Array<{ seq: number; message: ChatMessage }>;
   /** The position after those turns. */
   seq: number;
 }
@@ -27,6 +27,8 @@ export interface ReleaseInput {
   taskId: string;
   upto: number;
   turns: ChatMessage[];
+  /** The task compacted the conversation's turns up to `through` into this note. */
+  summary?: { through: number; message: ChatMessage };
 }
 
 const ACTIVATE = "activate:";
@@ -67,6 +69,7 @@ export class ContextObject extends DurableObject<Env> {
   async release(input: ReleaseInput): Promise<void> {
     const store = this.#store;
     const next = this.ctx.storage.transactionSync(() => {
+      if (input.summary) store.summarize(input.summary.through, input.summary.message);
       if (input.turns.length > 0) store.appendRelease(input.taskId, input.upto, input.turns);
       store.dequeue(input.taskId);
       return store.promote();
@@ -76,7 +79,7 @@ export class ContextObject extends DurableObject<Env> {
 
   /** The conversation's turns (for tests and session views). */
   async turns(): Promise<ChatMessage[]> {
-    return this.#store.turnsAfter(0).turns;
+    return this.#store.turnsAfter(0).turns.map((t) => t.message);
   }
 
   /** Retries activations that failed. */

@@ -68,7 +68,10 @@ export class ContextStore {
   }
 
   /** Turns with a sequence number above `after` (other than `exclude`'s own), oldest first, and the last sequence number. */
-  turnsAfter(after: number, exclude = ""): { turns: ChatMessage[]; last: number } {
+  turnsAfter(
+    after: number,
+    exclude = "",
+  ): { turns: Array<{ seq: number; message: ChatMessage }>; last: number } {
     const rows = this.#sql
       .exec<{ seq: number; role: string; content_json: string }>(
         "SELECT seq, role, content_json FROM turns WHERE seq > ? AND task_id != ? ORDER BY seq",
@@ -78,11 +81,29 @@ export class ContextStore {
       .toArray();
     return {
       turns: rows.map((r) => ({
-        role: r.role as ChatMessage["role"],
-        content: JSON.parse(r.content_json) as ChatMessage["content"],
+        seq: r.seq,
+        message: {
+          role: r.role as ChatMessage["role"],
+          content: JSON.parse(r.content_json) as ChatMessage["content"],
+        },
       })),
       last: this.lastSeq(),
     };
+  }
+
+  /** Replaces every turn up to `through` with one summary turn (a task compacted them). */
+  summarize(through: number, summary: ChatMessage): void {
+    const first = this.#sql
+      .exec<{ first: number | null }>("SELECT MIN(seq) AS first FROM turns WHERE seq <= ?", through)
+      .one().first;
+    if (first === null) return;
+    this.#sql.exec("DELETE FROM turns WHERE seq <= ?", through);
+    this.#sql.exec(
+      "INSERT INTO turns (seq, task_id, role, content_json) VALUES (?, 'summary', ?, ?)",
+      through,
+      summary.role,
+      JSON.stringify(summary.content),
+    );
   }
 
   /** The newest turn's sequence number (0 when none). */

@@ -3,7 +3,9 @@
  * call, before/after each tool, before the task completes). The loop knows hooks only through
  * this file; hook state lives in the task object's SQLite via {@link HookState}.
  */
+import type { Config } from "../config.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
+import type { HarnessEvent } from "../loop/harness-events.ts";
 import type { ToolResult } from "../tools/types.ts";
 
 /** Durable per-task key/value state for hooks (counters, flags); survives restarts. */
@@ -18,8 +20,9 @@ export interface HookContext {
   agent: string;
   turn: number;
   state: HookState;
-  /** Publishes a visible note on the task's stream (a hook intervention). */
-  notify(kind: string, detail: string): void;
+  config: Config;
+  /** Publishes a harness event on the task's stream (a hook intervention). */
+  emit(event: HarnessEvent): void;
 }
 
 /** A tool call as hooks see it. */

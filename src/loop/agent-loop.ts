@@ -10,6 +10,7 @@ import type {
   ContentBlockParam,
   Message,
   MessageCreateParamsNonStreaming,
+  TextBlockParam,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -45,7 +46,7 @@ export interface StepLimits {
 /** Everything a step needs. */
 export interface StepDeps {
   agent: AgentDefinition;
-  system: string;
+  system: string | TextBlockParam[];
   limits: StepLimits;
   signal: AbortSignal;
   tools: ToolRegistry;
@@ -62,8 +63,6 @@ export interface StepDeps {
   patchLoopState(changes: Partial<LoopState>): void;
   /** Sends a chunk of the answer; `turnShown` is the turn's text clients have now seen. */
   emitAnswer(action: TextAction, turnShown: string): void;
-  /** Publishes a progress message (e.g. a tool call) on the task's stream. */
-  progress(text: string): void;
   transaction<T>(fn: () => T): T;
 }
 
@@ -188,7 +187,6 @@ async function runToolCalls(
   for (const block of response.content) {
     if (block.type !== "tool_use") continue;
     const call = { id: block.id, name: block.name, input: block.input };
-    deps.progress(`Calling tool ${block.name}`);
     const decided = await deps.hooks.beforeTool(hookContext, call);
     const raw =
       decided?.result ?? (await deps.tools.run(block.name, block.input, deps.toolContext));

@@ -1,12 +1,134 @@
 /**
- * Assembles the system prompt for a model turn. Stable parts come first (the agent's identity),
- * volatile parts last (the date), so the stable prefix can be cached.
+ * Assembles the system prompt for a model turn, in one place, ordered for prompt caching: the
+ * stable part first (the agent's identity, how to work in this harness, the verification
+ * protocol, session continuity, the enabled tools) with a cache breakpoint, then memory
+ * (CONTEXT.md, changes rarely) with a breakpoint, then the volatile part (the environment and the
+ * date) uncached. Guidance only mentions tools the agent has. Pure: no I/O.
  */
+import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
+import type { WorkspaceEntry } from "../workspace/types.ts";
 
-/** The system prompt for `agent` at time `now`. */
-export function systemPrompt(agent: AgentDefinition, now: Date): string {
-  const date = now.toISOString().slice(0, 10);
-  const time = now.toISOString().slice(11, 16);
-  return `${agent.systemPrompt}\n\n---\nCurrent date and time: ${date} ${time} UTC.`;
+/** Everything the prompt is made of. */
+export interface PromptInputs {
+  agent: AgentDefinition;
+  tools: readonly string[];
+  memory: { shared: string | null; user: string | null };
+  /** Null when the workspace could not be read this turn. */
+  environment: {
+    entries: WorkspaceEntry[];
+    total: number;
+    remaining: string[];
+    handoff: string | null;
+  } | null;
+  now: Date;
+  timeZone: string;
+}
+
+/** Top-level workspace entries shown in the environment section. */
+export const ENVIRONMENT_ENTRIES = 20;
+const CACHE = { type: "ephemeral" } as const;
+
+function guidance(tools: readonly string[]): string {
+  const has = (name: string) => tools.includes(name);
+  const verify = [
+    "## Before you finish",
+    "- Check the result against the request, item by item.",
+    ...(has("read_file")
+      ? ["- Read back every file you wrote or edited (read_file), or search it (grep_files)."]
+      : []),
+    "- Check what can be checked: counts, calculations, links, files that must parse.",
+    "- Say what you verified and how, and say plainly what you could not verify.",
+  ];
+  const continuity = [
+    "## Continuing work",
+    ...(has("progress_read")
+      ? [
+          "- Start by reading PROGRESS.json (progress_read) and the handoff note in the environment below; do not redo finished work.",
+          "- Keep PROGRESS.json current with progress_update after each meaningful step and before you finish: what is done, what remains, decisions with their reasons, blockers.",
+        ]
+      : [
+          "- Start from the handoff note in the environment below, if there is one; do not redo finished work.",
+        ]),
+    ...(has("write_todos")
+      ? ["- For work of more than three steps, keep a plan with write_todos."]
+      : []),
+    ...(has("memory_write")
+      ? [
+          "- Save lasting facts about the user or their project with memory_write; leave out transient details.",
+        ]
+      : []),
+  ];
+  const toolLine =
+    tools.length > 0
+      ? `Tools you can use: ${tools.join(", ")}.`
+      : "You have no tools in this deployment; answer from what you know.";
+  return [
+    "# Working in this harness",
+    "You run as a task of an A2A agent harness. Your answer is streamed to the client as you write it. Tool calls and the harness's notes appear on the task's stream.",
+    toolLine,
+    "",
+    ...verify,
+    "",
+    ...continuity,
+  ].join("\n");
+}
+
+function environment(inputs: PromptInputs): string {
+  const env = inputs.environment;
+  const lines = ["# Environment"];
+  if (!env) {
+    lines.push("The workspace could not be read just now.");
+  } else {
+    const shown = env.entries
+      .slice(0, ENVIRONMENT_ENTRIES)
+      .map((e) => `- ${e.path} (${e.size} bytes)`);
+    lines.push(
+      env.total === 0
+        ? "Workspace: empty."
+        : `Workspace (${env.total} file${env.total === 1 ? "" : "s"}):`,
+      ...shown,
+      ...(env.total > shown.length ? [`- and ${env.total - shown.length} more`] : []),
+      "",
+      env.remaining.length > 0
+        ? `Remaining in PROGRESS.json:\n${env.remaining.map((r) => `- ${r}`).join("\n")}`
+        : "PROGRESS.json lists nothing remaining.",
+      "",
+      env.handoff ? `Latest handoff (HANDOFF.md):\n${env.handoff.trim()}` : "No handoff note yet.",
+    );
+  }
+  const date = new Intl.DateTimeFormat("en-GB", {
+    timeZone: inputs.timeZone,
+    weekday: "long",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+  }).format(inputs.now);
+  lines.push("", `Current date and time: ${date} (${inputs.timeZone}).`);
+  return lines.join("\n");
+}
+
+/** The system prompt as cache-ordered text blocks. */
+export function systemPrompt(inputs: PromptInputs): TextBlockParam[] {
+  const blocks: TextBlockParam[] = [
+    {
+      type: "text",
+      text: `${inputs.agent.systemPrompt}\n\n${guidance(inputs.tools)}`,
+      cache_control: CACHE,
+    },
+  ];
+  const memory = [
+    inputs.memory.shared?.trim() ? `## Shared memory\n${inputs.memory.shared.trim()}` : "",
+    inputs.memory.user?.trim() ? `## Your memory for this user\n${inputs.memory.user.trim()}` : "",
+  ].filter((m) => m !== "");
+  if (memory.length > 0)
+    blocks.push({
+      type: "text",
+      text: `# Memory (CONTEXT.md)\n${memory.join("\n\n")}`,
+      cache_control: CACHE,
+    });
+  blocks.push({ type: "text", text: environment(inputs) });
+  return blocks;
 }

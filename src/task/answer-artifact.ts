@@ -1,4 +1,7 @@
-/** The streamed answer of a task: one artifact named `answer` (the pinned event contract). */
+/**
+ * A task's artifacts, pinned: the streamed answer (one artifact named `answer`) and the task's
+ * PROGRESS.json as it last saw it (artifact `progress`, one JSON data part).
+ */
 import type { Artifact } from "../a2a/wire.ts";
 
 /** The id (and name) of the answer artifact. */
@@ -8,3 +11,6 @@ export const ANSWER_ARTIFACT_ID = "answer";
 export function answerArtifact(text: string): Artifact {
   return { artifactId: ANSWER_ARTIFACT_ID, name: ANSWER_ARTIFACT_ID, parts: [{ text }] };
 }
+
+/** The id of the PROGRESS.json artifact. */
+export const PROGRESS_ARTIFACT_ID = "progress";

@@ -6,6 +6,7 @@
  */
 import { type ContextObject, contextKey } from "../context/context-object.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { toUserContent } from "../loop/user-content.ts";
 import { backoffMs } from "../model/errors.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
@@ -13,6 +14,10 @@ import type { TaskRuntime } from "./task-runtime.ts";
 /** Schedule ids of the retries. */
 export const JOIN_JOB = "context:join";
 export const RELEASE_JOB = "context:release";
+
+/** Where a compaction that covered conversation turns leaves its note for the release. */
+export const SUMMARY_HOOK = "compaction";
+export const SUMMARY_KEY = "context-summary";
 
 /** How a join ended. */
 export type JoinOutcome = "active" | "waiting" | "failed";
@@ -57,7 +62,8 @@ export class ContextMembership {
       return "waiting";
     }
     rt.transaction(() => {
-      for (const turn of result.history) rt.conversation.append(turn as ChatMessage);
+      for (const turn of result.history)
+        rt.conversation.append(turn.message as ChatMessage, turn.seq);
       let upto = link.conversationUpto;
       for (const { seq, message } of rt.store.historyAfter(link.conversationUpto)) {
         if (message.role === "ROLE_USER")
@@ -77,7 +83,12 @@ export class ContextMembership {
     const link = rt.contextLink.get();
     if (!record || link.state === "none" || link.state === "released") return;
     const ran = link.state === "active";
-    const entries = ran ? rt.store.historyAfter(link.releasedUpto) : [];
+    const all = ran ? rt.store.historyAfter(link.releasedUpto) : [];
+    // The conversation keeps what was said: user messages and the agent's answers, not the
+    // harness events (tool calls, hook notes) that also sit in the task history.
+    const entries = all.filter(
+      ({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION),
+    );
     const turns: ChatMessage[] = entries.map(({ message }) =>
       message.role === "ROLE_USER"
         ? { role: "user", content: toUserContent(message.parts) }
@@ -89,14 +100,23 @@ export class ContextMembership {
             })),
           },
     );
-    const upto = entries.at(-1)?.seq ?? link.releasedUpto;
+    const upto = all.at(-1)?.seq ?? link.releasedUpto;
+    const summary = ran
+      ? rt.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
+      : undefined;
     try {
-      await this.#stub().release({ taskId: record.id, upto, turns });
+      await this.#stub().release({
+        taskId: record.id,
+        upto,
+        turns,
+        ...(summary ? { summary } : {}),
+      });
     } catch (error) {
       await this.#retry(RELEASE_JOB, error);
       return;
     }
     rt.contextLink.patch({ state: "released", releasedUpto: upto });
+    if (summary) rt.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, null);
     await this.#done(RELEASE_JOB);
   }
 

@@ -1,10 +1,19 @@
 /**
  * The model-side conversation of a task (Messages API messages), one row per message, in the
- * task object's SQLite. The loop appends; repair happens on read, in the loop.
+ * task object's SQLite. Rows that came from the task's conversation (context) carry their turn
+ * number there. The loop appends; compaction replaces a prefix with a summary; repair happens on
+ * read, in the loop.
  */
 import type { ChatMessage } from "../loop/chat-message.ts";
 
-/** Append-only conversation rows. */
+/** A stored message with its position, and its context turn number when it came from there. */
+export interface ConversationRow {
+  idx: number;
+  contextSeq: number | null;
+  message: ChatMessage;
+}
+
+/** The conversation rows. */
 export class ConversationStore {
   readonly #sql: SqlStorage;
 
@@ -12,25 +21,46 @@ export class ConversationStore {
     this.#sql = sql;
   }
 
-  /** Appends one message. */
-  append(message: ChatMessage): void {
+  /** Appends one message (`contextSeq` when it is a turn taken from the conversation). */
+  append(message: ChatMessage, contextSeq: number | null = null): void {
     this.#sql.exec(
-      "INSERT INTO conversation (role, content_json) VALUES (?, ?)",
+      "INSERT INTO conversation (role, content_json, context_seq) VALUES (?, ?, ?)",
       message.role,
       JSON.stringify(message.content),
+      contextSeq,
     );
+  }
+
+  /** All rows, oldest first. */
+  rows(): ConversationRow[] {
+    return this.#sql
+      .exec<{ idx: number; role: string; content_json: string; context_seq: number | null }>(
+        "SELECT idx, role, content_json, context_seq FROM conversation ORDER BY idx",
+      )
+      .toArray()
+      .map((row) => ({
+        idx: row.idx,
+        contextSeq: row.context_seq,
+        message: {
+          role: row.role as ChatMessage["role"],
+          content: JSON.parse(row.content_json) as ChatMessage["content"],
+        },
+      }));
   }
 
   /** All messages, oldest first. */
   load(): ChatMessage[] {
-    return this.#sql
-      .exec<{ role: string; content_json: string }>(
-        "SELECT role, content_json FROM conversation ORDER BY idx",
-      )
-      .toArray()
-      .map((row) => ({
-        role: row.role as ChatMessage["role"],
-        content: JSON.parse(row.content_json) as ChatMessage["content"],
-      }));
+    return this.rows().map((r) => r.message);
+  }
+
+  /** Replaces every row before position `keepFrom` with `summary`. */
+  replacePrefix(keepFrom: number, summary: ChatMessage): void {
+    this.#sql.exec("DELETE FROM conversation WHERE idx < ?", keepFrom);
+    this.#sql.exec(
+      "INSERT INTO conversation (idx, role, content_json) VALUES (?, ?, ?)",
+      keepFrom - 1,
+      summary.role,
+      JSON.stringify(summary.content),
+    );
   }
 }

@@ -1,17 +1,25 @@
 /**
  * Drives the agent loop inside a task object: one step per alarm. Before each model call it sets
  * the loop's next alarm (a lease), so if the object dies mid-turn the alarm runs the turn again;
- * after the step it schedules the next one, a retry with backoff, or ends the task.
+ * it builds the turn's system prompt and compacts the conversation when it is over budget; after
+ * the step it schedules the next one, a retry with backoff, or ends the task (handoff note,
+ * rollback on failure when configured).
  */
+import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { loadConfig } from "../config.ts";
-import { HookRunner } from "../hooks/registry.ts";
+import { defaultHooks } from "../hooks/index.ts";
 import { runStep, type StepDeps, type StepOutcome } from "../loop/agent-loop.ts";
-import { systemPrompt } from "../loop/prompt.ts";
+import type { HarnessEvent } from "../loop/harness-events.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
-import { ToolRegistry } from "../tools/registry.ts";
+import { toolsFor } from "../tools/catalog.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import { workspaceFor } from "../workspace/client.ts";
+import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
+import { remainingWork, rollBack, writeTaskEnd } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
+import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
 
 /** Runs loop steps for one task object. */
 export class LoopDriver {
@@ -28,6 +36,13 @@ export class LoopDriver {
   /** Aborts the step in flight (cancel); it will write nothing more. */
   stop(): void {
     this.#abort?.abort(new Error("task canceled"));
+  }
+
+  /** The workspace of the task's agent and owner. */
+  workspace(): WorkspaceApi {
+    const record = this.#task.store.record;
+    if (!record) throw new Error("no task");
+    return workspaceFor(this.#env.WORKSPACES, record.agent, record.owner);
   }
 
   /** Runs one step if the task is working; called from the alarm. */
@@ -50,7 +65,32 @@ export class LoopDriver {
     try {
       await scheduler.schedule("loop", "loop", Date.now() + leaseMs);
       if (abort.signal.aborted || store.record?.state !== "TASK_STATE_WORKING") return;
-      const outcome = await runStep(this.#deps(abort.signal));
+      const record = store.record;
+      const agent = this.#task.agent(record.agent);
+      const tools = toolsFor(agent, config);
+      const workspace = this.workspace();
+      const system = await buildSystemPrompt({
+        agent,
+        owner: record.owner,
+        tools: tools.names(),
+        workspace,
+        files: this.#env.FILES,
+        config,
+      });
+      if (config.modelMode !== "unconfigured") {
+        await compactIfNeeded({
+          rt: this.#task,
+          client: modelClient(config),
+          agent,
+          system,
+          tools: tools.definitions(),
+          budget: config.contextTokenBudget,
+          signal: abort.signal,
+          emit: (event) => this.#emit(event),
+        });
+      }
+      if (abort.signal.aborted) return;
+      const outcome = await runStep(this.#deps(abort.signal, system, tools, workspace));
       if (!abort.signal.aborted) await this.#apply(outcome);
     } catch (error) {
       console.error(
@@ -69,16 +109,25 @@ export class LoopDriver {
     }
   }
 
-  #deps(signal: AbortSignal): StepDeps {
+  #emit(event: HarnessEvent): void {
+    this.#task.emitHarnessEvent(event);
+  }
+
+  #deps(
+    signal: AbortSignal,
+    system: TextBlockParam[],
+    tools: ToolRegistry,
+    workspace: WorkspaceApi,
+  ): StepDeps {
     const task = this.#task;
     const record = task.store.record;
     if (!record) throw new Error("no task");
     const config = loadConfig(this.#env);
     const agent = task.agent(record.agent);
-    const tools = new ToolRegistry([]).filter(agent.tools);
+    const emit = (event: HarnessEvent) => this.#emit(event);
     return {
       agent,
-      system: systemPrompt(agent, new Date()),
+      system,
       limits: {
         maxTurns: Math.min(config.maxTurns, agent.maxTurns),
         idleTimeoutMs: config.modelIdleTimeoutMs,
@@ -93,14 +142,15 @@ export class LoopDriver {
         agent: agent.name,
         owner: record.owner,
         signal,
+        config,
+        workspace,
+        db: this.#env.DB,
+        files: this.#env.FILES,
+        fetch: (input, init) => fetch(input, init),
+        emit,
       },
-      hooks: new HookRunner([]),
-      hookContext: {
-        taskId: record.id,
-        agent: agent.name,
-        state: task.hookState,
-        notify: (_kind, detail) => task.setStatus("TASK_STATE_WORKING", { text: detail }),
-      },
+      hooks: defaultHooks(),
+      hookContext: { taskId: record.id, agent: agent.name, state: task.hookState, config, emit },
       callModel: (params, onText) =>
         streamTurn(modelClient(config), params, {
           idleTimeoutMs: config.modelIdleTimeoutMs,
@@ -113,7 +163,7 @@ export class LoopDriver {
       patchLoopState: (changes) => void task.loopState.patch(changes),
       emitAnswer: (action, turnShown) => {
         if (signal.aborted) return;
-        this.#task.transaction(() => {
+        task.transaction(() => {
           const loop = task.loopState.get();
           task.loopState.patch({ turnText: turnShown, answerStarted: true });
           if (action.kind === "append")
@@ -121,8 +171,7 @@ export class LoopDriver {
           else task.emitAnswerChunk(loop.answerText + action.text, false, false);
         });
       },
-      progress: (text) => task.setStatus("TASK_STATE_WORKING", { text }),
-      transaction: (fn) => this.#task.transaction(fn),
+      transaction: (fn) => task.transaction(fn),
     };
   }
 
@@ -153,8 +202,21 @@ export class LoopDriver {
 
   async #complete(stopReason: string, note: string | undefined): Promise<void> {
     const task = this.#task;
+    let text = note;
+    if (stopReason === "max_turns") {
+      const remaining = await remainingWork(this.workspace());
+      text = `${note ?? "The turn limit was reached."} ${
+        remaining.length > 0
+          ? `Still to do (from PROGRESS.json):\n${remaining.map((r) => `- ${r}`).join("\n")}`
+          : "PROGRESS.json lists nothing remaining."
+      }`;
+      this.#emit({ kind: "turn_limit", text: note ?? "Turn limit reached", detail: { remaining } });
+    }
+    await this.#endNote("TASK_STATE_COMPLETED", task.loopState.get().answerText);
+    // Awaiting the workspace let other events in: a cancel wins.
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
     const loop = task.loopState.get();
-    this.#task.transaction(() => {
+    task.transaction(() => {
       if (loop.answerStarted) task.emitAnswerChunk("", true, true);
       if (loop.answerText !== "") {
         task.store.putArtifact(answerArtifact(loop.answerText));
@@ -162,25 +224,53 @@ export class LoopDriver {
       }
       task.loopState.patch({ stopReason });
     });
-    task.setStatus("TASK_STATE_COMPLETED", {
-      ...(note ? { text: note } : {}),
-      metadata: { stopReason },
-    });
+    task.setStatus("TASK_STATE_COMPLETED", { ...(text ? { text } : {}), metadata: { stopReason } });
     await task.scheduler.cancel("loop");
   }
 
   async #fail(message: string): Promise<void> {
     const task = this.#task;
     const loop = task.loopState.get();
-    this.#task.transaction(() => {
+    task.transaction(() => {
       if (loop.answerStarted)
         task.store.putArtifact(answerArtifact(loop.answerText + loop.turnText));
       task.loopState.patch({ stopReason: "error" });
     });
+    const record = task.store.record;
+    if (record && loadConfig(this.#env).rollbackOnFailure) {
+      const event = await rollBack(this.workspace(), record.id).catch(() => null);
+      if (event) this.#emit(event);
+    }
+    await this.#endNote("TASK_STATE_FAILED", loop.answerText + loop.turnText);
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
     task.setStatus("TASK_STATE_FAILED", {
       text: message,
       metadata: { stopReason: "error", error: message },
     });
     await task.scheduler.cancel("loop");
+  }
+
+  /** Writes HANDOFF.md and decisions.log; a failure here never blocks the task's end. */
+  async #endNote(state: string, answer: string): Promise<void> {
+    const record = this.#task.store.record;
+    if (!record) return;
+    await writeTaskEnd({
+      workspace: this.workspace(),
+      taskId: record.id,
+      agent: record.agent,
+      state,
+      history: this.#task.store.history(),
+      answer,
+      now: new Date(),
+    }).catch((error) =>
+      console.warn(
+        JSON.stringify({
+          level: "warn",
+          msg: "handoff not written",
+          task: record.id,
+          error: String(error),
+        }),
+      ),
+    );
   }
 }

@@ -48,6 +48,8 @@ const MIGRATIONS: readonly string[] = [
     conversation_upto INTEGER NOT NULL DEFAULT 0,
     released_upto INTEGER NOT NULL DEFAULT 0
   )`,
+  // Which conversation turn (context seq) a row came from; null for the task's own messages.
+  "ALTER TABLE conversation ADD COLUMN context_seq INTEGER",
 ];
 
 /** Brings the object's database to the newest schema. */

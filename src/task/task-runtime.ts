@@ -8,7 +8,8 @@
 import type { Artifact, Message, Task, TaskStateName } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { bundledAgents } from "../agents/registry.ts";
-import { answerArtifact } from "./answer-artifact.ts";
+import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
+import { answerArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
 import { ContextLinkStore } from "./context-link.ts";
 import { ContextMembership } from "./context-membership.ts";
 import { ConversationStore } from "./conversation-store.ts";
@@ -86,13 +87,14 @@ export class TaskRuntime {
    */
   setStatus(
     state: TaskStateName,
-    options: { text?: string; metadata?: Record<string, unknown> } = {},
+    options: { text?: string; message?: Message; metadata?: Record<string, unknown> } = {},
   ): void {
     const record = this.store.record;
     if (!record) return;
     const changed = record.state !== state;
     if (changed) transition(record.state, state);
-    const message = options.text === undefined ? undefined : this.agentMessage(options.text);
+    const message =
+      options.message ?? (options.text === undefined ? undefined : this.agentMessage(options.text));
     const usage = this.loopState.get().usage;
     const status = { state, timestamp: new Date().toISOString(), ...(message ? { message } : {}) };
     this.transaction(() => {
@@ -114,6 +116,40 @@ export class TaskRuntime {
       this.#waiters.clear();
     }
     if (isTerminal(state)) this.#background(this.outbox.exportArtifacts());
+  }
+
+  /**
+   * Publishes a harness event (tool call, plan, hook intervention...) as a working status update
+   * with the event's data part, and keeps it in the task history. A `progress` event also
+   * refreshes the task's `progress` artifact.
+   */
+  emitHarnessEvent(event: HarnessEvent): void {
+    const record = this.store.record;
+    if (!record || record.state !== "TASK_STATE_WORKING") return;
+    const message = harnessEventMessage(record.agent, event, {
+      taskId: record.id,
+      contextId: record.contextId,
+    });
+    this.transaction(() => {
+      this.store.appendHistory(message);
+      this.setStatus("TASK_STATE_WORKING", { message });
+      if (event.kind === "progress" && typeof event.detail === "object") {
+        const artifact = {
+          artifactId: PROGRESS_ARTIFACT_ID,
+          name: "PROGRESS.json",
+          parts: [{ data: event.detail, mediaType: "application/json" }],
+        };
+        this.store.putArtifact(artifact);
+        this.log.append({
+          artifactUpdate: {
+            taskId: record.id,
+            contextId: record.contextId,
+            artifact,
+            lastChunk: true,
+          },
+        });
+      }
+    });
   }
 
   /** A message from the agent in this task. */

@@ -1,28 +1,60 @@
 /**
- * What a tool is to the agent loop: a name the model calls, a JSON schema for its input, and a
- * function that returns text. Tool names are a contract with models and clients.
+ * What a tool is to the agent loop: a name the model calls (names are a contract with models and
+ * clients), a domain (for TOOLS_ENABLED and frontmatter filters), a JSON schema for its input,
+ * and a function that returns text plus the effects hooks care about (paths written, read or
+ * searched). Tools get the handles they need through {@link ToolContext}, never the whole Env.
  */
+import type { Config } from "../config.ts";
+import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { WorkspaceApi } from "../workspace/types.ts";
+
+/** What a call did to the workspace, for the verification gate and loop detection. */
+export interface ToolEffects {
+  /** Paths created or changed. */
+  wrote?: string[];
+  /** Paths read back. */
+  read?: string[];
+  /** Paths whose content a search went through (grep). */
+  searched?: string[];
+}
 
 /** What a tool returns to the model. `isError` results pass through hooks unchanged. */
 export interface ToolResult {
   content: string;
   isError?: boolean;
+  effects?: ToolEffects;
 }
 
-/** Per-call facts a tool may use (never the whole Env). */
+/** Per-call facts and handles a tool may use. */
 export interface ToolContext {
   taskId: string;
   contextId: string;
   agent: string;
   owner: string;
   signal: AbortSignal;
+  config: Config;
+  /** The agent's workspace for this owner (workspace Durable Object). */
+  workspace: WorkspaceApi;
+  /** The knowledge base (D1, FTS5). */
+  db: D1Database;
+  /** R2, for memory files (CONTEXT.md). */
+  files: R2Bucket;
+  /** Outbound HTTP for web_fetch (tests pass their own). */
+  fetch: typeof fetch;
+  /** Publishes a harness event on the task's stream. */
+  emit(event: HarnessEvent): void;
 }
 
-/** A tool the model can call. `domain` groups tools for TOOLS_ENABLED and frontmatter filters. */
+/** A tool the model can call. */
 export interface Tool {
   name: string;
   domain: string;
   description: string;
-  inputSchema: { type: "object"; properties?: Record<string, unknown>; required?: string[] };
+  inputSchema: {
+    type: "object";
+    properties?: Record<string, unknown>;
+    required?: string[];
+    additionalProperties?: boolean;
+  };
   run(input: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
 }

@@ -152,7 +152,7 @@ describe("durability", () => {
     expect(answerText(done)).toBe("Recovered after the interrupted tool.");
     const [request] = await modelRequests(s.id);
     const repaired = request?.body.messages[2] as { content: Array<Record<string, unknown>> };
-    expect(repaired.content[0]).toEqual({
+    expect(repaired.content[0]).toMatchObject({
       type: "tool_result",
       tool_use_id: "toolu_orphan",
       is_error: true,

@@ -65,8 +65,9 @@ describe("task lifecycle", () => {
     expect(body.max_tokens).toBe(16000);
     expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 8000 });
     expect(body.output_config).toEqual({ effort: "high" });
-    expect(String(body.system)).toContain("You are the deep-thinker");
-    expect(String(body.system)).toMatch(/Current date and time: \d{4}-\d{2}-\d{2}/);
+    const system = (body.system as Array<{ text: string }>).map((b) => b.text).join("\n");
+    expect(system).toContain("You are the deep-thinker");
+    expect(system).toMatch(/Current date and time: .*\d{4}.*\(UTC\)/);
   });
 
   it("records the task in the D1 index and copies its answer to R2", async () => {

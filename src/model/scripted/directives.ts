@@ -27,21 +27,29 @@ export interface DirectiveTurn {
   alwaysError?: ErrorSpec;
 }
 
-/** The first scenario id marked in the system prompt (or system messages), else in user texts. */
+/**
+ * The scenario id of a request: the newest user message that names one wins (a conversation can
+ * hold earlier tasks' markers), then system messages, then the system prompt (which may quote
+ * old messages, e.g. in a handoff note).
+ */
 export function findScenarioId(request: MessagesRequest): string | null {
-  const inSystem = SCENARIO_MARKER.exec(systemText(request.system));
-  if (inSystem?.[1]) return inSystem[1];
+  for (const message of [...request.messages].reverse()) {
+    if (message.role !== "user") continue;
+    const found = lastMarker(messageText(message));
+    if (found) return found;
+  }
   for (const message of request.messages) {
     if (message.role !== "system") continue;
     const found = SCENARIO_MARKER.exec(messageText(message));
     if (found?.[1]) return found[1];
   }
-  for (const message of request.messages) {
-    if (message.role !== "user") continue;
-    const found = SCENARIO_MARKER.exec(messageText(message));
-    if (found?.[1]) return found[1];
-  }
-  return null;
+  const inSystem = SCENARIO_MARKER.exec(systemText(request.system));
+  return inSystem?.[1] ?? null;
+}
+
+function lastMarker(text: string): string | null {
+  const all = [...text.matchAll(new RegExp(SCENARIO_MARKER.source, "g"))];
+  return all.at(-1)?.[1] ?? null;
 }
 
 /** Number of assistant messages: the index of the turn this request asks for. */

@@ -1,0 +1,56 @@
+/**
+ * Two bounds on what a tool returns to the model: output compaction (`COMPACT_OUTPUT_LINES`):
+ * a successful result longer than N lines becomes a summary (line count, the first lines, how to
+ * read more) while failures pass through whole; and truncation (`MAX_TOOL_OUTPUT_CHARS`): any
+ * result longer than the limit is cut and marked `[output truncated]`.
+ */
+import type { Hook } from "./types.ts";
+
+const SHOWN_LINES = 20;
+
+/** Compacts long successful tool outputs. */
+export const outputCompactionHook: Hook = {
+  name: "output-compaction",
+  afterTool(ctx, call, result) {
+    const limit = ctx.config.compactOutputLines;
+    if (limit === 0 || result.isError) return result;
+    const lines = result.content.split("\n");
+    if (lines.length <= limit) return result;
+    const how =
+      call.name === "read_file"
+        ? "call read_file again with offset and limit to read the part you need"
+        : call.name === "grep_files"
+          ? "narrow the pattern or the path filter, or lower max_results"
+          : "ask for a smaller part (a narrower query, an offset or a limit)";
+    ctx.emit({
+      kind: "output_compacted",
+      text: `${call.name} returned ${lines.length} lines; the model sees the first ${SHOWN_LINES}`,
+      tool: call.name,
+      detail: `${lines.length} lines`,
+    });
+    return {
+      ...result,
+      content: [
+        `[output compacted by the harness: ${lines.length} lines, ${result.content.length} characters; the first ${SHOWN_LINES} follow]`,
+        ...lines.slice(0, SHOWN_LINES),
+        `[... ${lines.length - SHOWN_LINES} more lines; ${how}]`,
+      ].join("\n"),
+    };
+  },
+};
+
+/** Truncates any tool output over the character limit. */
+export const outputTruncationHook: Hook = {
+  name: "output-truncation",
+  afterTool(ctx, call, result) {
+    const max = ctx.config.maxToolOutputChars;
+    if (result.content.length <= max) return result;
+    ctx.emit({
+      kind: "output_truncated",
+      text: `${call.name} output cut at ${max} characters`,
+      tool: call.name,
+      detail: `${result.content.length} characters`,
+    });
+    return { ...result, content: `${result.content.slice(0, max)}\n[output truncated]` };
+  },
+};

@@ -1,0 +1,52 @@
+/**
+ * Publishes every tool call and its result on the task's stream (harness events `tool_call` and
+ * `tool_result`), and, with `LOG_TOOL_USE`, writes one structured log line per call. Runs last,
+ * so the result it reports is what the model sees.
+ */
+import type { Hook } from "./types.ts";
+
+const preview = (input: unknown) => {
+  const text = JSON.stringify(input) ?? "";
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+};
+
+/** The tool events hook. */
+export const toolEventsHook: Hook = {
+  name: "tool-events",
+  beforeTool(ctx, call) {
+    const path = (call.input as { path?: unknown } | null)?.path;
+    ctx.emit({
+      kind: "tool_call",
+      text: `Calling ${call.name}${typeof path === "string" ? ` on ${path}` : ""}`,
+      tool: call.name,
+      ...(typeof path === "string" ? { path } : {}),
+      detail: preview(call.input),
+    });
+    return undefined;
+  },
+  afterTool(ctx, call, result) {
+    const lines = result.content.split("\n").length;
+    ctx.emit({
+      kind: "tool_result",
+      text: `${call.name} ${result.isError ? "failed" : "returned"} ${lines} line${lines === 1 ? "" : "s"}`,
+      tool: call.name,
+      detail: result.isError
+        ? result.content.slice(0, 300)
+        : `${lines} lines, ${result.content.length} characters`,
+    });
+    if (ctx.config.logToolUse) {
+      console.log(
+        JSON.stringify({
+          level: "info",
+          msg: "tool",
+          task: ctx.taskId,
+          agent: ctx.agent,
+          tool: call.name,
+          ok: !result.isError,
+          chars: result.content.length,
+        }),
+      );
+    }
+    return result;
+  },
+};

@@ -1,0 +1,151 @@
+/**
+ * Admin API of the knowledge base, pinned:
+ *   PUT    /api/admin/knowledge/:id     JSON { agent, title, source?, content } (content <= 1 MB):
+ *                                      201 created / 200 replaced, the document without content
+ *   GET    /api/admin/knowledge         ?agent= (exact, '*' included) &limit= (<= 1000) &cursor=:
+ *                                      { documents: [{ id, agent, title, source, chars, ... }], nextCursor }
+ *   DELETE /api/admin/knowledge/:id     204, or 404 when there is no such document
+ * Every route requires `Authorization: Bearer <ADMIN_API_KEY>` (constant-time compare): 401 when
+ * missing or wrong, 403 when ADMIN_API_KEY is not configured at all. Errors are JSON
+ * `{ error: { code, status, message } }` like the REST errors of src/a2a/routes.ts.
+ * Mount with `app.route("/", knowledgeAdminRoutes())`; the guard covers only these paths.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { z } from "zod";
+import type { AppEnv } from "../a2a/app-types.ts";
+import { loadConfig } from "../config.ts";
+import { deleteDocument, listDocuments, upsertDocument } from "../store/knowledge.ts";
+
+/** Path prefix of the admin knowledge routes. */
+export const KNOWLEDGE_ADMIN_PATH = "/api/admin/knowledge";
+/** Most bytes (UTF-8) of a document's content. */
+export const MAX_DOCUMENT_BYTES = 1_048_576;
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+const ID_RULE =
+  "document ids are 1-200 characters: letters, digits, '.', '_', ':' or '-', starting with a letter or digit";
+
+const DocumentBody = z.object({
+  agent: z
+    .string()
+    .regex(/^(\*|[a-z][a-z0-9-]{0,62})$/, "expected an agent name (kebab-case) or '*' for every agent"),
+  title: z.string().trim().min(1, "is required").max(500, "is longer than 500 characters"),
+  source: z.string().trim().max(2000, "is longer than 2000 characters").nullable().optional(),
+  content: z.string().min(1, "is required"),
+});
+
+const encoder = new TextEncoder();
+
+async function sameSecret(a: string, b: string): Promise<boolean> {
+  const [ha, hb] = await Promise.all([
+    crypto.subtle.digest("SHA-256", encoder.encode(a)),
+    crypto.subtle.digest("SHA-256", encoder.encode(b)),
+  ]);
+  return crypto.subtle.timingSafeEqual(ha, hb);
+}
+
+const STATUS: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  413: "INVALID_ARGUMENT",
+};
+
+function error(c: Context<AppEnv>, code: ContentfulStatusCode, message: string): Response {
+  return c.json({ error: { code, status: STATUS[code] ?? "UNKNOWN", message } }, code);
+}
+
+/** Middleware: 403 without ADMIN_API_KEY configured, 401 without the right bearer token. */
+function requireAdminKey(): MiddlewareHandler<AppEnv> {
+  return async function adminKeyAuth(c, next) {
+    const { adminApiKey } = loadConfig(c.env);
+    if (adminApiKey === undefined) {
+      return error(c, 403, "set ADMIN_API_KEY to use admin endpoints");
+    }
+    const match = /^Bearer\s+(.+)$/i.exec((c.req.header("Authorization") ?? "").trim());
+    if (!match?.[1] || !(await sameSecret(match[1], adminApiKey))) {
+      c.header("WWW-Authenticate", 'Bearer realm="admin"');
+      return error(c, 401, "Unauthorized: send Authorization: Bearer <ADMIN_API_KEY>");
+    }
+    await next();
+  };
+}
+
+/** The admin knowledge routes, guarded by ADMIN_API_KEY. */
+export function knowledgeAdminRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const guard = requireAdminKey();
+  app.use(KNOWLEDGE_ADMIN_PATH, guard);
+  app.use(`${KNOWLEDGE_ADMIN_PATH}/:id`, guard);
+
+  app.put(
+    `${KNOWLEDGE_ADMIN_PATH}/:id`,
+    bodyLimit({
+      // JSON escaping can double the content; the content itself is checked below.
+      maxSize: 4 * MAX_DOCUMENT_BYTES,
+      onError: (c) => error(c, 413, `the body exceeds ${4 * MAX_DOCUMENT_BYTES} bytes`),
+    }),
+    async (c) => {
+      const id = c.req.param("id");
+      if (!ID.test(id)) return error(c, 400, ID_RULE);
+      let body: unknown;
+      try {
+        body = await c.req.json();
+      } catch {
+        return error(c, 400, "the body is not valid JSON");
+      }
+      const parsed = DocumentBody.safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return error(c, 400, `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
+      }
+      const doc = { id, ...parsed.data, source: parsed.data.source || null };
+      const bytes = encoder.encode(doc.content).byteLength;
+      if (bytes > MAX_DOCUMENT_BYTES) {
+        return error(c, 413, `content is ${bytes} bytes; the limit is ${MAX_DOCUMENT_BYTES} (1 MB)`);
+      }
+      const { created, updatedAt } = await upsertDocument(c.env.DB, doc);
+      return c.json(
+        {
+          id,
+          agent: doc.agent,
+          title: doc.title,
+          source: doc.source,
+          chars: doc.content.length - (doc.content.match(/[\uDC00-\uDFFF]/g)?.length ?? 0),
+          created,
+          updatedAt,
+        },
+        created ? 201 : 200,
+      );
+    },
+  );
+
+  app.get(KNOWLEDGE_ADMIN_PATH, async (c) => {
+    const agent = c.req.query("agent");
+    const cursor = c.req.query("cursor");
+    const limit = Number(c.req.query("limit") ?? 100);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      return error(c, 400, "limit must be an integer from 1 to 1000");
+    }
+    const page = await listDocuments(c.env.DB, {
+      ...(agent ? { agent } : {}),
+      ...(cursor ? { after: cursor } : {}),
+      limit,
+    });
+    return c.json(page);
+  });
+
+  app.delete(`${KNOWLEDGE_ADMIN_PATH}/:id`, async (c) => {
+    const id = c.req.param("id");
+    if (!(await deleteDocument(c.env.DB, id))) {
+      return error(c, 404, `no document with id ${JSON.stringify(id.slice(0, 200))}`);
+    }
+    return c.body(null, 204);
+  });
+
+  return app;
+}

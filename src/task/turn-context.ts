@@ -1,0 +1,144 @@
+/**
+ * What a task reads before each model turn: the system prompt's inputs (memory, the workspace's
+ * top-level entries, PROGRESS.json's remaining items, the latest handoff) and, when the
+ * conversation is over the token budget, a compaction of its older part by the model. Failures
+ * here never fail the turn: the prompt says the workspace could not be read, and compaction is
+ * skipped until the next turn.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type {
+  Tool as ApiTool,
+  TextBlockParam,
+} from "@anthropic-ai/sdk/resources/messages/messages";
+import type { AgentDefinition } from "../agents/identity.ts";
+import type { Config } from "../config.ts";
+import {
+  compactionCut,
+  estimateTokens,
+  summaryMessage,
+  summaryRequest,
+} from "../loop/compaction.ts";
+import type { HarnessEvent } from "../loop/harness-events.ts";
+import { type PromptInputs, systemPrompt } from "../loop/prompt.ts";
+import { readMemory } from "../tools/memory.ts";
+import { HANDOFF_FILE, readProgress, readText } from "../workspace/state-files.ts";
+import type { WorkspaceApi } from "../workspace/types.ts";
+import { SUMMARY_HOOK, SUMMARY_KEY } from "./context-membership.ts";
+import { addUsage } from "./loop-state.ts";
+import type { TaskRuntime } from "./task-runtime.ts";
+
+/** Builds the system prompt for this turn. */
+export async function buildSystemPrompt(input: {
+  agent: AgentDefinition;
+  owner: string;
+  tools: readonly string[];
+  workspace: WorkspaceApi;
+  files: R2Bucket;
+  config: Config;
+}): Promise<TextBlockParam[]> {
+  const [memory, environment] = await Promise.all([
+    readMemory(input.files, input.agent.name, input.owner).catch(() => ({
+      shared: null,
+      user: null,
+    })),
+    readEnvironment(input.workspace).catch(() => null),
+  ]);
+  const inputs: PromptInputs = {
+    agent: input.agent,
+    tools: input.tools,
+    memory,
+    environment,
+    now: new Date(),
+    timeZone: input.config.timeZone,
+  };
+  return systemPrompt(inputs);
+}
+
+async function readEnvironment(workspace: WorkspaceApi): Promise<PromptInputs["environment"]> {
+  const [listing, progress, handoff] = await Promise.all([
+    workspace.list(),
+    readProgress(workspace),
+    readText(workspace, HANDOFF_FILE),
+  ]);
+  if (!listing.ok) return null;
+  const top = listing.value.entries.filter((e) => !e.path.includes("/"));
+  const dirs = [
+    ...new Set(
+      listing.value.entries
+        .filter((e) => e.path.includes("/"))
+        .map((e) => e.path.split("/")[0] as string),
+    ),
+  ];
+  return {
+    entries: [...dirs.map((d) => ({ path: `${d}/`, size: 0, updatedAt: "" })), ...top],
+    total: dirs.length + top.length,
+    remaining: progress.progress?.remaining ?? [],
+    handoff,
+  };
+}
+
+/**
+ * Compacts the task's conversation when it is over `budget` tokens: the model summarises the
+ * older part, which is replaced by the note. When the replaced part held turns of the
+ * conversation (context), the note is kept for the release so the context shrinks too.
+ * Returns true when it compacted.
+ */
+export async function compactIfNeeded(input: {
+  rt: TaskRuntime;
+  client: Anthropic;
+  agent: AgentDefinition;
+  system: TextBlockParam[];
+  tools: ApiTool[];
+  budget: number;
+  signal: AbortSignal;
+  emit(event: HarnessEvent): void;
+}): Promise<boolean> {
+  const { rt } = input;
+  const rows = rt.conversation.rows();
+  const messages = rows.map((r) => r.message);
+  const fixed = estimateTokens(input.system) + estimateTokens(input.tools);
+  const cut = compactionCut(messages, input.budget, fixed);
+  if (cut === null) return false;
+  const replaced = messages.slice(0, cut);
+  let note: string;
+  try {
+    const response = await input.client.messages.create(
+      summaryRequest(input.agent.model, replaced),
+      { signal: input.signal },
+    );
+    note = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+    rt.loopState.patch({
+      usage: addUsage(rt.loopState.get().usage, {
+        inputTokens: response.usage.input_tokens,
+        outputTokens: response.usage.output_tokens,
+        cacheReadTokens: response.usage.cache_read_input_tokens ?? 0,
+        cacheWriteTokens: response.usage.cache_creation_input_tokens ?? 0,
+      }),
+    });
+  } catch (error) {
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "compaction skipped",
+        task: rt.store.record?.id,
+        error: String(error),
+      }),
+    );
+    return false;
+  }
+  const summary = summaryMessage(note, replaced.length);
+  const keepFrom = (rows[cut] as { idx: number }).idx;
+  const through = Math.max(-1, ...rows.slice(0, cut).map((r) => r.contextSeq ?? -1));
+  const before = estimateTokens(messages);
+  rt.transaction(() => {
+    rt.conversation.replacePrefix(keepFrom, summary);
+    if (through >= 0) rt.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, { through, message: summary });
+  });
+  const after = estimateTokens(rt.conversation.load());
+  input.emit({
+    kind: "compaction",
+    text: `Summarised ${replaced.length} earlier messages (about ${before} -> ${after} tokens)`,
+    detail: `${replaced.length} messages, ~${before} -> ~${after} tokens`,
+  });
+  return true;
+}

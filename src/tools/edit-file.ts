@@ -1,0 +1,53 @@
+/**
+ * `edit_file`: replaces one exact, unique occurrence of old_text in a workspace file. Output: the
+ * new size and, when the workspace took an automatic checkpoint first, its id (also emitted as a
+ * `checkpoint` harness event). Effects: wrote = [path].
+ */
+import { z } from "zod";
+import type { Tool } from "./types.ts";
+import { emitCheckpoint, parseInput } from "./workspace-input.ts";
+
+const Input = z.object({
+  path: z.string().min(1, "give a file path"),
+  old_text: z.string().min(1, "give the exact text to replace"),
+  new_text: z.string(),
+});
+
+/** The edit_file tool. */
+export const editFileTool: Tool = {
+  name: "edit_file",
+  domain: "workspace",
+  description:
+    "Change part of an existing workspace file: replaces old_text, which must occur exactly once in the file, with new_text (empty new_text deletes it). Copy old_text exactly from read_file output (without the line-number prefix) and include enough surrounding text to make it unique. Prefer this over write_file for small changes.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "Relative path of an existing file" },
+      old_text: { type: "string", description: "Exact text to replace; must occur once" },
+      new_text: { type: "string", description: "Replacement text" },
+    },
+    required: ["path", "old_text", "new_text"],
+    additionalProperties: false,
+  },
+  async run(input, context) {
+    const parsed = parseInput(
+      "edit_file",
+      Input,
+      input,
+      "{ path: string, old_text: string, new_text: string }",
+    );
+    if (!parsed.ok) return parsed.result;
+    const { path, old_text, new_text } = parsed.data;
+    const edited = await context.workspace.edit(path, old_text, new_text, {
+      taskId: context.taskId,
+    });
+    if (!edited.ok) return { content: edited.error, isError: true };
+    const value = edited.value;
+    let text = `Edited ${value.path} (now ${value.bytes} bytes).`;
+    if (value.checkpoint) {
+      emitCheckpoint(context, "edit_file", value.checkpoint, `editing ${value.path}`, value.path);
+      text += ` Checkpoint ${value.checkpoint} saved the previous state first (checkpoint_restore undoes this).`;
+    }
+    return { content: text, effects: { wrote: [value.path] } };
+  },
+};

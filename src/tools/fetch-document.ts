@@ -1,0 +1,82 @@
+/**
+ * Tool `fetch_document` (domain `knowledge`): the text of one knowledge base document the agent
+ * may see, by the id `search` gave, in pages: `max_chars` characters (default 8,000, at most
+ * 20,000) from `offset`, with a line saying where the next page starts. An unknown id, or another
+ * agent's document, is a tool error that says to use `search`.
+ */
+import { z } from "zod";
+import { getDocument } from "../store/knowledge.ts";
+import type { Tool, ToolResult } from "./types.ts";
+
+/** Default and maximum page size of `fetch_document`. */
+export const FETCH_DOCUMENT_DEFAULT_CHARS = 8_000;
+export const FETCH_DOCUMENT_MAX_CHARS = 20_000;
+
+const Input = z.object({
+  id: z.string().trim().min(1, "is required").max(200, "is longer than 200 characters"),
+  offset: z.number().int().min(0, "must be 0 or more").optional(),
+  max_chars: z.number().int().positive().optional(),
+});
+
+const fail = (content: string): ToolResult => ({ content, isError: true });
+
+/** The `fetch_document` tool. */
+export const fetchDocumentTool: Tool = {
+  name: "fetch_document",
+  domain: "knowledge",
+  description:
+    "Read a knowledge base document by the id search returned. Returns one page of text " +
+    `(max_chars, default ${FETCH_DOCUMENT_DEFAULT_CHARS}) from offset; the answer says the ` +
+    "offset of the next page when there is more.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      id: { type: "string", description: "Document id, from search results." },
+      offset: { type: "integer", minimum: 0, description: "Character offset to start at (default 0)." },
+      max_chars: {
+        type: "integer",
+        minimum: 1,
+        maximum: FETCH_DOCUMENT_MAX_CHARS,
+        description: `Most characters to return (default ${FETCH_DOCUMENT_DEFAULT_CHARS}).`,
+      },
+    },
+    required: ["id"],
+    additionalProperties: false,
+  },
+  async run(input, context) {
+    const parsed = Input.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return fail(
+        `Invalid input for fetch_document: ${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}.`,
+      );
+    }
+    const { id } = parsed.data;
+    const offset = parsed.data.offset ?? 0;
+    const maxChars = Math.min(
+      parsed.data.max_chars ?? FETCH_DOCUMENT_DEFAULT_CHARS,
+      FETCH_DOCUMENT_MAX_CHARS,
+    );
+    const page = await getDocument(context.db, { agent: context.agent, id, offset, maxChars });
+    if (!page) {
+      return fail(`No document with id ${JSON.stringify(id)}. Use search to find document ids.`);
+    }
+    if (offset >= page.totalChars && page.totalChars > 0) {
+      return fail(
+        `offset ${offset} is past the end of ${JSON.stringify(id)} (${page.totalChars} characters).`,
+      );
+    }
+    const end = page.nextOffset ?? page.totalChars;
+    const lines = [`Document: ${page.title}`, `id: ${page.id}`];
+    if (page.source) lines.push(`source: ${page.source}`);
+    lines.push(`Characters ${offset}-${end} of ${page.totalChars}`, "", page.text);
+    if (page.nextOffset !== null) {
+      lines.push(
+        "",
+        `[more: ${page.totalChars - page.nextOffset} characters left; call fetch_document with ` +
+          `{"id": ${JSON.stringify(id)}, "offset": ${page.nextOffset}} to read on]`,
+      );
+    }
+    return { content: lines.join("\n") };
+  },
+};

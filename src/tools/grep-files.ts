@@ -1,0 +1,67 @@
+/**
+ * `grep_files`: lines of workspace files matching a JavaScript regular expression, optionally
+ * only in files under a prefix or matching a glob. Output: `path:line: text` lines and a summary
+ * line. Effects: searched = the distinct paths with matches.
+ */
+import { z } from "zod";
+import {
+  GREP_DEFAULT_RESULTS,
+  GREP_MAX_FILES,
+  GREP_MAX_RESULTS,
+  MAX_GREP_PATTERN,
+} from "../workspace/limits.ts";
+import type { Tool } from "./types.ts";
+import { parseInput, plural } from "./workspace-input.ts";
+
+const Input = z.object({
+  pattern: z.string().min(1, "give a regular expression"),
+  path: z.string().optional(),
+  max_results: z.number().int().min(1).optional(),
+});
+
+/** The grep_files tool. */
+export const grepFilesTool: Tool = {
+  name: "grep_files",
+  domain: "workspace",
+  description: `Search workspace files for lines matching a JavaScript regular expression (source only, no slashes or flags; at most ${MAX_GREP_PATTERN} characters). Narrow it with path: a prefix such as notes/ or a glob such as **/*.md (* within a folder, ** across folders; a glob without / matches file names anywhere). Returns up to max_results matches (default ${GREP_DEFAULT_RESULTS}, at most ${GREP_MAX_RESULTS}) from at most ${GREP_MAX_FILES} files; use it to find where something is before reading.`,
+  inputSchema: {
+    type: "object",
+    properties: {
+      pattern: { type: "string", description: "JavaScript RegExp source, e.g. TODO|FIXME" },
+      path: { type: "string", description: "Prefix or glob filter, e.g. src/ or **/*.md" },
+      max_results: { type: "integer", minimum: 1, maximum: GREP_MAX_RESULTS },
+    },
+    required: ["pattern"],
+    additionalProperties: false,
+  },
+  async run(input, context) {
+    const parsed = parseInput(
+      "grep_files",
+      Input,
+      input,
+      "{ pattern: string, path?: string, max_results?: integer >= 1 }",
+    );
+    if (!parsed.ok) return parsed.result;
+    const { pattern, path, max_results } = parsed.data;
+    const found = await context.workspace.grep(pattern, {
+      ...(path !== undefined ? { path } : {}),
+      ...(max_results !== undefined ? { maxResults: max_results } : {}),
+    });
+    if (!found.ok) return { content: found.error, isError: true };
+    const { matches, filesSearched, truncated } = found.value;
+    const paths = [...new Set(matches.map((m) => m.path))];
+    const lines = matches.map((m) => `${m.path}:${m.line}: ${m.text}`);
+    const searched = `searched ${plural(filesSearched, "file")}`;
+    lines.push(
+      matches.length === 0
+        ? `No matches (${searched}).`
+        : `${plural(matches.length, "match", "matches")} in ${plural(paths.length, "file")} (${searched}).`,
+    );
+    if (truncated) {
+      lines.push(
+        "Results were cut off: there may be more matches. Narrow the pattern or path, or raise max_results.",
+      );
+    }
+    return { content: lines.join("\n"), effects: { searched: paths } };
+  },
+};

@@ -1,0 +1,36 @@
+/**
+ * `list_files`: the workspace's files (optionally under a prefix), from the manifest, sorted by
+ * path. Output: one `path (N bytes)` per line, then `N files`.
+ */
+import { z } from "zod";
+import type { Tool } from "./types.ts";
+import { parseInput, plural } from "./workspace-input.ts";
+
+const Input = z.object({ prefix: z.string().optional() });
+
+/** The list_files tool. */
+export const listFilesTool: Tool = {
+  name: "list_files",
+  domain: "workspace",
+  description:
+    "List the files in the workspace with their sizes, sorted by path. Give prefix (e.g. notes/) to list only part of it. Use it to see what exists before reading or creating files.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      prefix: { type: "string", description: "Only paths starting with this, e.g. notes/" },
+    },
+    additionalProperties: false,
+  },
+  async run(input, context) {
+    const parsed = parseInput("list_files", Input, input, "{ prefix?: string }");
+    if (!parsed.ok) return parsed.result;
+    const prefix = parsed.data.prefix;
+    const listed = await context.workspace.list(prefix);
+    if (!listed.ok) return { content: listed.error, isError: true };
+    const { entries, total } = listed.value;
+    const under = prefix?.trim() ? ` under ${prefix.trim()}` : "";
+    const lines = entries.map((e) => `${e.path} (${e.size} bytes)`);
+    lines.push(total === 0 ? `0 files${under}` : `${plural(total, "file")}${under}`);
+    return { content: lines.join("\n") };
+  },
+};

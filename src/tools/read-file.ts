@@ -1,0 +1,68 @@
+/**
+ * `read_file`: reads lines of a workspace file. Output: a header `<path> lines <from>-<to> of
+ * <total>`, then the numbered lines (`   12| text`), then how to read on when more remain.
+ * Effects: read = [path].
+ */
+import { z } from "zod";
+import { MAX_READ_CHARS, MAX_READ_LINES } from "../workspace/limits.ts";
+import type { Tool } from "./types.ts";
+import { parseInput } from "./workspace-input.ts";
+
+const Input = z.object({
+  path: z.string().min(1, "give a file path"),
+  offset: z.number().int().min(1).optional(),
+  limit: z.number().int().min(1).optional(),
+});
+
+/** Line-numbered view of `content` starting at line `from`. */
+export function numberLines(content: string, from: number): string {
+  const lines = content.endsWith("\n") ? content.slice(0, -1).split("\n") : content.split("\n");
+  return lines
+    .map((line, i) => `${String(from + i).padStart(5)}| ${line.replace(/\r$/, "")}`)
+    .join("\n");
+}
+
+/** The read_file tool. */
+export const readFileTool: Tool = {
+  name: "read_file",
+  domain: "workspace",
+  description: `Read a text file from the workspace, with line numbers. Returns at most ${MAX_READ_LINES} lines or ${MAX_READ_CHARS} characters per call; use offset (1-based line number) and limit (line count) to page through longer files. Read a file before editing it so edit_file's old_text matches exactly.`,
+  inputSchema: {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "Relative path, e.g. notes/plan.md" },
+      offset: { type: "integer", minimum: 1, description: "First line to read (1-based)" },
+      limit: { type: "integer", minimum: 1, description: "Number of lines to read" },
+    },
+    required: ["path"],
+    additionalProperties: false,
+  },
+  async run(input, context) {
+    const parsed = parseInput(
+      "read_file",
+      Input,
+      input,
+      "{ path: string, offset?: integer >= 1, limit?: integer >= 1 }",
+    );
+    if (!parsed.ok) return parsed.result;
+    const { path, offset, limit } = parsed.data;
+    const read = await context.workspace.read(path, {
+      ...(offset !== undefined ? { offset } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+    });
+    if (!read.ok) return { content: read.error, isError: true };
+    const file = read.value;
+    if (file.totalLines === 0) {
+      return { content: `${file.path} is empty (0 lines)`, effects: { read: [file.path] } };
+    }
+    const header = `${file.path} lines ${file.fromLine}-${file.toLine} of ${file.totalLines}`;
+    const more =
+      file.toLine < file.totalLines
+        ? `\n(${file.totalLines - file.toLine} more lines: read_file with offset ${file.toLine + 1})`
+        : "";
+    return {
+      content: `${header}\n${numberLines(file.content, file.fromLine)}${more}`,
+      effects: { read: [file.path] },
+    };
+  },
+};

@@ -1,0 +1,76 @@
+/**
+ * Tool `search` (domain `knowledge`): full-text search of the knowledge base documents the agent
+ * may see (its own and those for every agent). Returns AT MOST 3 results whatever `limit` asks
+ * (pinned: snippets of more documents cost context without helping), each with id, title, source
+ * and a snippet, and tells the model to call `fetch_document` with an id for the full text.
+ * Any query text is accepted: it is reduced to quoted words (src/store/knowledge.ts).
+ */
+import { z } from "zod";
+import { searchDocuments, toFtsQuery } from "../store/knowledge.ts";
+import type { Tool, ToolResult } from "./types.ts";
+
+/** The most results `search` ever returns. */
+export const SEARCH_MAX_RESULTS = 3;
+
+const Input = z.object({
+  query: z.string().trim().min(1, "is required").max(1000, "is longer than 1000 characters"),
+  limit: z.number().int().positive().optional(),
+});
+
+const fail = (content: string): ToolResult => ({ content, isError: true });
+
+/** The `search` tool. */
+export const searchTool: Tool = {
+  name: "search",
+  domain: "knowledge",
+  description:
+    "Search the knowledge base (documents provided for this agent) by keywords. Returns at most " +
+    `${SEARCH_MAX_RESULTS} results, best first, each with an id, title, source and a snippet; ` +
+    "call fetch_document with an id to read the full text.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: { type: "string", description: "Keywords to look for (plain words; no operators)." },
+      limit: {
+        type: "integer",
+        minimum: 1,
+        description: `Most results wanted (default and maximum ${SEARCH_MAX_RESULTS}).`,
+      },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  },
+  async run(input, context) {
+    const parsed = Input.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return fail(
+        `Invalid input for search: ${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}.`,
+      );
+    }
+    const { query } = parsed.data;
+    const limit = Math.min(parsed.data.limit ?? SEARCH_MAX_RESULTS, SEARCH_MAX_RESULTS);
+    const shown = JSON.stringify(query.slice(0, 200));
+    if (toFtsQuery(query) === null) {
+      return { content: `No searchable words in ${shown}: search with plain keywords.` };
+    }
+    const hits = await searchDocuments(context.db, { agent: context.agent, query, limit });
+    if (hits.length === 0) {
+      return { content: `No documents match ${shown}. Try other or fewer keywords.` };
+    }
+    const lines = [
+      `${hits.length} ${hits.length === 1 ? "document matches" : "documents match"} ${shown} (best first, at most ${SEARCH_MAX_RESULTS} shown):`,
+    ];
+    hits.forEach((hit, i) => {
+      lines.push("", `${i + 1}. ${hit.title}`, `   id: ${hit.id}`);
+      if (hit.source) lines.push(`   source: ${hit.source}`);
+      lines.push(`   ${hit.snippet.replace(/\s+/g, " ").trim()}`);
+    });
+    lines.push(
+      "",
+      'To read a document in full, call fetch_document with its id, e.g. {"id": ' +
+        `${JSON.stringify(hits[0]?.id ?? "")}}.`,
+    );
+    return { content: lines.join("\n") };
+  },
+};

@@ -1,0 +1,83 @@
+/**
+ * How a change reaches the manifest, with the automatic checkpoints it needs (run inside one
+ * transaction, after the blob is stored):
+ *  - before overwriting or editing a file that changed after the latest checkpoint (or when
+ *    there is none), a checkpoint `before <write|edit> of <path>`, except when that latest
+ *    checkpoint was taken automatically before changing this very file and nothing else changed
+ *    since (repeated writes of one file take one checkpoint);
+ *  - before a task's first change, a checkpoint `before task <taskId>` recorded as the task's
+ *    checkpoint; when nothing changed since the latest checkpoint, that one is recorded instead,
+ *    and a checkpoint taken for the file serves the task too (one checkpoint per change at most).
+ * Synchronous SQL only.
+ */
+import type { Checkpoints } from "./checkpoints.ts";
+import type { Manifest } from "./manifest.ts";
+
+/** A file's new version, its blob already stored. */
+export interface Change {
+  path: string;
+  hash: string;
+  size: number;
+  op: "write" | "edit";
+  taskId: string;
+  /** Whether the path already held a file. */
+  existing: boolean;
+}
+
+/** Whether overwriting `path` would lose a version no checkpoint holds. */
+export function fileNeedsCheckpoint(
+  manifest: Manifest,
+  checkpoints: Checkpoints,
+  path: string,
+): boolean {
+  const latest = checkpoints.latest();
+  const row = manifest.get(path);
+  if (!latest) return true;
+  if (!row || row.seq <= latest.seq) return false;
+  const guarded = latest.automatic === 1 && latest.path === path;
+  return !(guarded && !manifest.othersChangedAfter(latest.seq, path));
+}
+
+/** Applies `change`; returns the id of the checkpoint it took first, or null. */
+export function commitChange(
+  manifest: Manifest,
+  checkpoints: Checkpoints,
+  change: Change,
+): string | null {
+  const now = new Date().toISOString();
+  const latest = checkpoints.latest();
+  const fileNeeds = change.existing && fileNeedsCheckpoint(manifest, checkpoints, change.path);
+  const taskNeeds = checkpoints.forTask(change.taskId) === null;
+  let taken: string | null = null;
+  if (!fileNeeds && taskNeeds && latest && latest.seq === manifest.changeSeq()) {
+    checkpoints.setForTask(change.taskId, latest.id);
+  } else if (fileNeeds || taskNeeds) {
+    const label = fileNeeds
+      ? `before ${change.op} of ${change.path}`
+      : `before task ${change.taskId}`;
+    taken = checkpoints.create(label, now, {
+      automatic: true,
+      taskId: change.taskId,
+      ...(fileNeeds ? { path: change.path } : {}),
+    }).id;
+    if (taskNeeds) checkpoints.setForTask(change.taskId, taken);
+  }
+  manifest.put(change.path, change.hash, change.size, now, manifest.nextSeq());
+  return taken;
+}
+
+/**
+ * Restores checkpoint `id` after an automatic checkpoint of the current state (recorded as the
+ * task's checkpoint if the task had none), so the restore can itself be undone.
+ */
+export function restoreCheckpoint(
+  checkpoints: Checkpoints,
+  id: string,
+  taskId: string,
+): { restored: string; backup: string; files: number } {
+  const now = new Date().toISOString();
+  const backup = checkpoints.create(`before restore of ${id}`, now, { automatic: true, taskId });
+  checkpoints.setForTask(taskId, backup.id);
+  const files = checkpoints.restore(id, now);
+  return { restored: id, backup: backup.id, files };
+}

@@ -1,0 +1,166 @@
+/**
+ * Checkpoints of the workspace manifest: a checkpoint copies the manifest rows (never blobs) and
+ * remembers the change number it saw, so "did this file change after the latest checkpoint" is a
+ * comparison of change numbers. Ids are `cp-<n>`, n counting up per workspace. Restoring replaces
+ * the manifest with a checkpoint's rows; rows it leaves as they were keep their change number.
+ * Synchronous SQL only; the caller groups calls in transactions.
+ */
+import type { Manifest } from "./manifest.ts";
+import type { CheckpointInfo } from "./types.ts";
+
+/** A checkpoint row. */
+export interface CheckpointRow {
+  id: string;
+  n: number;
+  label: string;
+  created_at: string;
+  automatic: number;
+  /** The change number current when it was taken. */
+  seq: number;
+  /** For an automatic checkpoint before a write or edit: the path about to change. */
+  path: string | null;
+  task_id: string | null;
+  [key: string]: SqlStorageValue;
+}
+
+type InfoRow = CheckpointRow & { files: number };
+
+const toInfo = (row: InfoRow): CheckpointInfo => ({
+  id: row.id,
+  label: row.label,
+  createdAt: row.created_at,
+  files: row.files,
+  automatic: row.automatic === 1,
+});
+
+const INFO_SELECT = `SELECT c.*, (SELECT COUNT(*) FROM checkpoint_files f WHERE f.checkpoint_id = c.id) AS files
+  FROM checkpoints c`;
+
+/** What a checkpoint is taken for. */
+export interface CheckpointOrigin {
+  automatic: boolean;
+  taskId?: string;
+  /** The path an automatic checkpoint guards. */
+  path?: string;
+}
+
+/** The checkpoints of one workspace. */
+export class Checkpoints {
+  readonly #sql: SqlStorage;
+  readonly #manifest: Manifest;
+
+  constructor(sql: SqlStorage, manifest: Manifest) {
+    this.#sql = sql;
+    this.#manifest = manifest;
+  }
+
+  /** The newest checkpoint, if any. */
+  latest(): CheckpointRow | null {
+    return (
+      this.#sql
+        .exec<CheckpointRow>("SELECT * FROM checkpoints ORDER BY n DESC LIMIT 1")
+        .toArray()[0] ?? null
+    );
+  }
+
+  /** Copies the manifest into a new checkpoint. */
+  create(label: string, now: string, origin: CheckpointOrigin): CheckpointInfo {
+    const n = this.#sql
+      .exec<{ n: number }>("SELECT COALESCE(MAX(n), 0) + 1 AS n FROM checkpoints")
+      .one().n;
+    const id = `cp-${n}`;
+    this.#sql.exec(
+      `INSERT INTO checkpoints (id, n, label, created_at, automatic, seq, path, task_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      id,
+      n,
+      label,
+      now,
+      origin.automatic ? 1 : 0,
+      this.#manifest.changeSeq(),
+      origin.path ?? null,
+      origin.taskId ?? null,
+    );
+    this.#sql.exec(
+      `INSERT INTO checkpoint_files (checkpoint_id, path, hash, size)
+       SELECT ?, path, hash, size FROM files`,
+      id,
+    );
+    return this.info(id) as CheckpointInfo;
+  }
+
+  /** A checkpoint as listed, if it exists. */
+  info(id: string): CheckpointInfo | null {
+    const row = this.#sql.exec<InfoRow>(`${INFO_SELECT} WHERE c.id = ?`, id).toArray()[0];
+    return row ? toInfo(row) : null;
+  }
+
+  /** Every checkpoint, newest first. */
+  list(): CheckpointInfo[] {
+    return this.#sql.exec<InfoRow>(`${INFO_SELECT} ORDER BY c.n DESC`).toArray().map(toInfo);
+  }
+
+  /** The ids of the newest `count` checkpoints. */
+  latestIds(count: number): string[] {
+    return this.#sql
+      .exec<{ id: string }>("SELECT id FROM checkpoints ORDER BY n DESC LIMIT ?", count)
+      .toArray()
+      .map((r) => r.id);
+  }
+
+  /**
+   * Replaces the manifest with checkpoint `id`'s rows; returns how many files it holds. Rows
+   * whose blob is unchanged keep their change number and time; the others count as one change.
+   */
+  restore(id: string, now: string): number {
+    const current = new Map(this.#manifest.rows().map((r) => [r.path, r]));
+    const target = this.#sql
+      .exec<{ path: string; hash: string; size: number }>(
+        "SELECT path, hash, size FROM checkpoint_files WHERE checkpoint_id = ? ORDER BY path",
+        id,
+      )
+      .toArray();
+    let seq: number | null = null;
+    const changeSeq = () => {
+      seq ??= this.#manifest.nextSeq();
+      return seq;
+    };
+    if (
+      target.length !== current.size ||
+      target.some((r) => current.get(r.path)?.hash !== r.hash)
+    ) {
+      changeSeq();
+    }
+    this.#manifest.clear();
+    for (const row of target) {
+      const same = current.get(row.path);
+      if (same && same.hash === row.hash) {
+        this.#manifest.put(row.path, row.hash, row.size, same.updated_at, same.seq);
+      } else {
+        this.#manifest.put(row.path, row.hash, row.size, now, changeSeq());
+      }
+    }
+    return target.length;
+  }
+
+  /** The checkpoint taken before the task's first change. */
+  forTask(taskId: string): string | null {
+    return (
+      this.#sql
+        .exec<{ checkpoint_id: string }>(
+          "SELECT checkpoint_id FROM task_checkpoints WHERE task_id = ?",
+          taskId,
+        )
+        .toArray()[0]?.checkpoint_id ?? null
+    );
+  }
+
+  /** Records the task's checkpoint (the first one recorded wins). */
+  setForTask(taskId: string, checkpointId: string): void {
+    this.#sql.exec(
+      "INSERT INTO task_checkpoints (task_id, checkpoint_id) VALUES (?, ?) ON CONFLICT (task_id) DO NOTHING",
+      taskId,
+      checkpointId,
+    );
+  }
+}

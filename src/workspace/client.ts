@@ -1,0 +1,56 @@
+/**
+ * The caller's side of a workspace: {@link workspaceFor} turns the workspace Durable Object's
+ * namespace, an agent and an owner into a {@link WorkspaceApi}. Each call gets a fresh stub of
+ * the object named by `workspaceKey(agent, owner)`, passes `{ agent, owner }` as the RPC's first
+ * argument, and is retried once (on a new stub) when the platform marks the error `retryable`.
+ */
+import { type WorkspaceRpc, type WorkspaceScope, workspaceKey } from "./keys.ts";
+import type { WorkspaceApi } from "./types.ts";
+import type { WorkspaceObject } from "./workspace-object.ts";
+
+/**
+ * The stub seen through the object's own signatures. Every workspace value is a plain object
+ * (strings, numbers, booleans, arrays), so RPC hands back exactly what the object returned; the
+ * generated stub types only lose the `ok` discriminant by distributing over the union.
+ */
+type Stub = WorkspaceRpc;
+
+const stubOf = (ns: DurableObjectNamespace<WorkspaceObject>, name: string): Stub =>
+  ns.get(ns.idFromName(name)) as unknown as Stub;
+
+const retryable = (error: unknown): boolean =>
+  typeof error === "object" &&
+  error !== null &&
+  (error as { retryable?: unknown }).retryable === true &&
+  (error as { overloaded?: unknown }).overloaded !== true;
+
+/** The workspace of `owner` with `agent`, as a {@link WorkspaceApi}. */
+export function workspaceFor(
+  ns: DurableObjectNamespace<WorkspaceObject>,
+  agent: string,
+  owner: string,
+): WorkspaceApi {
+  const scope: WorkspaceScope = { agent, owner };
+  const name = workspaceKey(agent, owner);
+  const call = async <T>(fn: (stub: Stub) => Promise<T>): Promise<T> => {
+    try {
+      return await fn(stubOf(ns, name));
+    } catch (error) {
+      if (!retryable(error)) throw error;
+      return fn(stubOf(ns, name));
+    }
+  };
+  const api = {
+    read: (path, options) => call((s) => s.read(scope, path, options)),
+    write: (path, content, meta) => call((s) => s.write(scope, path, content, meta)),
+    edit: (path, oldText, newText, meta) =>
+      call((s) => s.edit(scope, path, oldText, newText, meta)),
+    list: (prefix) => call((s) => s.list(scope, prefix)),
+    grep: (pattern, options) => call((s) => s.grep(scope, pattern, options)),
+    checkpointCreate: (label, meta) => call((s) => s.checkpointCreate(scope, label, meta)),
+    checkpointList: () => call((s) => s.checkpointList(scope)),
+    checkpointRestore: (id, meta) => call((s) => s.checkpointRestore(scope, id, meta)),
+    taskCheckpoint: (taskId) => call((s) => s.taskCheckpoint(scope, taskId)),
+  } satisfies WorkspaceApi;
+  return api;
+}

@@ -1,0 +1,29 @@
+/**
+ * The workspace object's SQLite schema. `meta` holds the object's scope (agent, owner) and the
+ * change counter; `files` is the manifest (path -> blob hash), each row stamped with the change
+ * number that last touched it; `checkpoints`/`checkpoint_files` are copies of the manifest (no
+ * blob copies); `task_checkpoints` maps a task to the checkpoint taken before its first change.
+ * Append migrations; never edit one.
+ */
+import { runMigrations } from "../store/sqlite-migrations.ts";
+
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE files (path TEXT PRIMARY KEY, hash TEXT NOT NULL, size INTEGER NOT NULL,
+    updated_at TEXT NOT NULL, seq INTEGER NOT NULL);
+  CREATE INDEX files_hash ON files (hash);
+  CREATE TABLE checkpoints (id TEXT PRIMARY KEY, n INTEGER NOT NULL UNIQUE, label TEXT NOT NULL,
+    created_at TEXT NOT NULL, automatic INTEGER NOT NULL, seq INTEGER NOT NULL, path TEXT,
+    task_id TEXT);
+  CREATE TABLE checkpoint_files (checkpoint_id TEXT NOT NULL, path TEXT NOT NULL,
+    hash TEXT NOT NULL, size INTEGER NOT NULL, PRIMARY KEY (checkpoint_id, path));
+  CREATE INDEX checkpoint_files_hash ON checkpoint_files (hash);
+  CREATE TABLE task_checkpoints (task_id TEXT PRIMARY KEY, checkpoint_id TEXT NOT NULL);
+  `,
+];
+
+/** Brings the workspace object's database to the newest schema. */
+export function migrateWorkspace(sql: SqlStorage): void {
+  runMigrations(sql, MIGRATIONS);
+}

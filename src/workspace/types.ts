@@ -1,0 +1,80 @@
+/**
+ * The workspace contract between the task object (its tools) and the workspace Durable Object
+ * (one per agent and owner, the single writer of the workspace's manifest). Every call answers
+ * a value; a refusal the agent can act on (bad path, not found, not unique, too large) is an
+ * `ok: false` with a plain message, never a thrown error.
+ */
+
+/** Outcome of a workspace call. */
+export type WsResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Who is writing, for automatic checkpoints and rollback. */
+export interface WriteMeta {
+  taskId: string;
+}
+
+/** A file as listed. */
+export interface WorkspaceEntry {
+  path: string;
+  size: number;
+  updatedAt: string;
+}
+
+/** A checkpoint as listed. */
+export interface CheckpointInfo {
+  id: string;
+  label: string;
+  createdAt: string;
+  files: number;
+  /** True for the checkpoints the harness took by itself. */
+  automatic: boolean;
+}
+
+/** What the workspace object offers over RPC. */
+export interface WorkspaceApi {
+  read(
+    path: string,
+    options?: { offset?: number; limit?: number },
+  ): Promise<
+    WsResult<{
+      path: string;
+      content: string;
+      totalLines: number;
+      fromLine: number;
+      toLine: number;
+    }>
+  >;
+  write(
+    path: string,
+    content: string,
+    meta: WriteMeta,
+  ): Promise<
+    WsResult<{ path: string; bytes: number; created: boolean; checkpoint: string | null }>
+  >;
+  edit(
+    path: string,
+    oldText: string,
+    newText: string,
+    meta: WriteMeta,
+  ): Promise<WsResult<{ path: string; bytes: number; checkpoint: string | null }>>;
+  list(prefix?: string): Promise<WsResult<{ entries: WorkspaceEntry[]; total: number }>>;
+  grep(
+    pattern: string,
+    options?: { path?: string; maxResults?: number },
+  ): Promise<
+    WsResult<{
+      matches: Array<{ path: string; line: number; text: string }>;
+      filesSearched: number;
+      truncated: boolean;
+    }>
+  >;
+  checkpointCreate(label: string, meta: WriteMeta): Promise<WsResult<CheckpointInfo>>;
+  checkpointList(): Promise<WsResult<{ checkpoints: CheckpointInfo[] }>>;
+  /** Restores a checkpoint after taking a checkpoint of the current state (so restore is reversible). */
+  checkpointRestore(
+    id: string,
+    meta: WriteMeta,
+  ): Promise<WsResult<{ restored: string; backup: string; files: number }>>;
+  /** The checkpoint taken before the task's first change, if the task changed anything. */
+  taskCheckpoint(taskId: string): Promise<string | null>;
+}

@@ -1,0 +1,261 @@
+/**
+ * The workspace Durable Object: one per (agent, owner), the single writer of that workspace's
+ * manifest. Files are UTF-8 text stored content-addressed in R2 (blobs.ts); the manifest,
+ * checkpoints and task checkpoints live in the object's SQLite. Every RPC takes the scope first
+ * (see client.ts); the object remembers the first scope it served and refuses any other.
+ * Changes run one at a time; before a change that would lose unsaved work it takes an automatic
+ * checkpoint, and before a task's first change it records the task's checkpoint (for rollback).
+ * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { Blobs, blobKey, sha256Hex } from "./blobs.ts";
+import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
+import { Checkpoints } from "./checkpoints.ts";
+import { compilePattern, pathFilter, searchFiles } from "./grep.ts";
+import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
+import {
+  GREP_DEFAULT_RESULTS,
+  GREP_MAX_RESULTS,
+  MAX_FILE_BYTES,
+  MAX_FILES,
+  MAX_LABEL_CHARS,
+  workspacePath,
+  workspacePrefix,
+} from "./limits.ts";
+import { Manifest } from "./manifest.ts";
+import { migrateWorkspace } from "./schema.ts";
+import { replaceOnce, sliceLines } from "./text.ts";
+import type { WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
+
+type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
+
+const fail = (error: string): { ok: false; error: string } => ({ ok: false, error });
+
+const tooLarge = (path: string, bytes: number) =>
+  fail(
+    `${path} would be ${bytes} bytes; the limit is ${MAX_FILE_BYTES} bytes (1 MiB) per file. Split the content into several files.`,
+  );
+
+/** A workspace's Durable Object. */
+export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc {
+  #manifest!: Manifest;
+  #checkpoints!: Checkpoints;
+  #scope: WorkspaceScope | null = null;
+  #blobs: Blobs | null = null;
+  #lock: Promise<unknown> = Promise.resolve();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      migrateWorkspace(ctx.storage.sql);
+      this.#manifest = new Manifest(ctx.storage.sql);
+      this.#checkpoints = new Checkpoints(ctx.storage.sql, this.#manifest);
+    });
+  }
+
+  /** Reads lines `offset`.. (1-based, at most `limit`) of a file. */
+  async read(
+    scope: WorkspaceScope,
+    path: string,
+    options: { offset?: number; limit?: number } = {},
+  ): Promise<Result<"read">> {
+    const blobs = this.#bind(scope);
+    const p = workspacePath(path);
+    if (!p.ok) return p;
+    const row = this.#manifest.get(p.value);
+    if (!row) return fail(`${p.value} not found; list_files shows the files that exist`);
+    const text = await blobs.text(row.hash);
+    if (text === null) return fail(`the content of ${p.value} is missing from storage`);
+    const slice = sliceLines(p.value, text, options);
+    return slice.ok ? { ok: true, value: { path: p.value, ...slice.value } } : slice;
+  }
+
+  /** Creates or overwrites a file with `content`. */
+  async write(
+    scope: WorkspaceScope,
+    path: string,
+    content: string,
+    meta: WriteMeta,
+  ): Promise<Result<"write">> {
+    const blobs = this.#bind(scope);
+    const p = workspacePath(path);
+    if (!p.ok) return p;
+    if (typeof content !== "string") return fail("content must be text");
+    const bytes = new TextEncoder().encode(content);
+    if (bytes.byteLength > MAX_FILE_BYTES) return tooLarge(p.value, bytes.byteLength);
+    return this.#exclusive(async () => {
+      const existing = this.#manifest.get(p.value);
+      if (!existing && this.#manifest.count() >= MAX_FILES) {
+        return fail(
+          `the workspace is full (${MAX_FILES} files); overwrite an existing file instead of creating ${p.value}`,
+        );
+      }
+      const hash = await sha256Hex(bytes);
+      const value = { path: p.value, bytes: bytes.byteLength, created: !existing };
+      if (existing?.hash === hash) return { ok: true, value: { ...value, checkpoint: null } };
+      if (!this.#manifest.referenced(hash)) await blobs.put(hash, bytes);
+      const change = { path: p.value, hash, size: bytes.byteLength, op: "write" as const };
+      const checkpoint = this.#commit({ ...change, taskId: meta.taskId, existing: !!existing });
+      return { ok: true, value: { ...value, checkpoint } };
+    });
+  }
+
+  /** Replaces the single occurrence of `oldText` in a file with `newText`. */
+  async edit(
+    scope: WorkspaceScope,
+    path: string,
+    oldText: string,
+    newText: string,
+    meta: WriteMeta,
+  ): Promise<Result<"edit">> {
+    const blobs = this.#bind(scope);
+    const p = workspacePath(path);
+    if (!p.ok) return p;
+    if (typeof oldText !== "string" || typeof newText !== "string") {
+      return fail("old_text and new_text must be text");
+    }
+    return this.#exclusive(async () => {
+      const row = this.#manifest.get(p.value);
+      if (!row) return fail(`${p.value} does not exist; create it with write_file`);
+      const text = await blobs.text(row.hash);
+      if (text === null) return fail(`the content of ${p.value} is missing from storage`);
+      const replaced = replaceOnce(p.value, text, oldText, newText);
+      if (!replaced.ok) return replaced;
+      const bytes = new TextEncoder().encode(replaced.value);
+      if (bytes.byteLength > MAX_FILE_BYTES) return tooLarge(p.value, bytes.byteLength);
+      const hash = await sha256Hex(bytes);
+      if (hash === row.hash) {
+        return { ok: true, value: { path: p.value, bytes: bytes.byteLength, checkpoint: null } };
+      }
+      if (!this.#manifest.referenced(hash)) await blobs.put(hash, bytes);
+      const change = { path: p.value, hash, size: bytes.byteLength, op: "edit" as const };
+      const checkpoint = this.#commit({ ...change, taskId: meta.taskId, existing: true });
+      return { ok: true, value: { path: p.value, bytes: bytes.byteLength, checkpoint } };
+    });
+  }
+
+  /** The files whose path starts with `prefix`, from the manifest, sorted by path. */
+  async list(scope: WorkspaceScope, prefix?: string): Promise<Result<"list">> {
+    this.#bind(scope);
+    const p = workspacePrefix(prefix);
+    if (!p.ok) return p;
+    const entries = this.#manifest.list(p.value);
+    return { ok: true, value: { entries, total: entries.length } };
+  }
+
+  /** Lines matching a JavaScript RegExp, in files selected by a prefix or glob. */
+  async grep(
+    scope: WorkspaceScope,
+    pattern: string,
+    options: { path?: string; maxResults?: number } = {},
+  ): Promise<Result<"grep">> {
+    const blobs = this.#bind(scope);
+    const regex = compilePattern(pattern);
+    if (!regex.ok) return regex;
+    const filter = pathFilter(options.path);
+    if (!filter.ok) return filter;
+    const max = options.maxResults ?? GREP_DEFAULT_RESULTS;
+    if (!Number.isInteger(max) || max < 1) {
+      return fail(`maxResults must be a whole number of 1 or more, got ${max}`);
+    }
+    const rows = this.#manifest.rows().filter((r) => filter.value(r.path));
+    const found = await searchFiles(rows, blobs, regex.value, Math.min(max, GREP_MAX_RESULTS));
+    return { ok: true, value: found };
+  }
+
+  /** Saves the current manifest as a checkpoint named `label`. */
+  async checkpointCreate(
+    scope: WorkspaceScope,
+    label: string,
+    meta: WriteMeta,
+  ): Promise<Result<"checkpointCreate">> {
+    this.#bind(scope);
+    const text = typeof label === "string" ? label.trim() : "";
+    if (text === "") return fail("label is empty: say what state this checkpoint saves");
+    if (text.length > MAX_LABEL_CHARS) {
+      return fail(`label is ${text.length} characters long; the limit is ${MAX_LABEL_CHARS}`);
+    }
+    return this.#exclusive(async () => {
+      const info = this.ctx.storage.transactionSync(() =>
+        this.#checkpoints.create(text, new Date().toISOString(), {
+          automatic: false,
+          taskId: meta.taskId,
+        }),
+      );
+      return { ok: true, value: info };
+    });
+  }
+
+  /** Every checkpoint, newest first. */
+  async checkpointList(scope: WorkspaceScope): Promise<Result<"checkpointList">> {
+    this.#bind(scope);
+    return { ok: true, value: { checkpoints: this.#checkpoints.list() } };
+  }
+
+  /** Takes an automatic checkpoint of the current state, then restores checkpoint `id`. */
+  async checkpointRestore(
+    scope: WorkspaceScope,
+    id: string,
+    meta: WriteMeta,
+  ): Promise<Result<"checkpointRestore">> {
+    this.#bind(scope);
+    return this.#exclusive(async () => {
+      if (typeof id !== "string" || !this.#checkpoints.info(id)) {
+        const latest = this.#checkpoints.latestIds(5);
+        return fail(
+          latest.length === 0
+            ? `unknown checkpoint ${JSON.stringify(id)}: this workspace has no checkpoints yet`
+            : `unknown checkpoint ${JSON.stringify(id)}; the latest are ${latest.join(", ")} (checkpoint_list shows all)`,
+        );
+      }
+      const value = this.ctx.storage.transactionSync(() =>
+        restoreCheckpoint(this.#checkpoints, id, meta.taskId),
+      );
+      return { ok: true, value };
+    });
+  }
+
+  /** The checkpoint taken before the task's first change, if it changed anything. */
+  async taskCheckpoint(scope: WorkspaceScope, taskId: string): Promise<string | null> {
+    this.#bind(scope);
+    return this.#checkpoints.forTask(taskId);
+  }
+
+  /** Applies a change with its automatic checkpoints, in one transaction. */
+  #commit(change: Change): string | null {
+    return this.ctx.storage.transactionSync(() =>
+      commitChange(this.#manifest, this.#checkpoints, change),
+    );
+  }
+
+  /** Checks the scope against the one this object serves (recording it on first use). */
+  #bind(scope: WorkspaceScope): Blobs {
+    const known = this.#scope ?? this.#manifest.scope();
+    if (known && known.agent === scope?.agent && known.owner === scope?.owner && this.#blobs) {
+      return this.#blobs;
+    }
+    if (typeof scope?.agent !== "string" || typeof scope?.owner !== "string") {
+      throw new Error("workspace call without a scope { agent, owner }");
+    }
+    if (known && (known.agent !== scope.agent || known.owner !== scope.owner)) {
+      throw new Error(
+        `workspace scope mismatch: this object serves ${JSON.stringify(known)}, not ${JSON.stringify(scope)}`,
+      );
+    }
+    blobKey(scope, "probe"); // throws a KeyError for an agent or owner unfit for a storage key
+    if (!known) {
+      this.#manifest.setMeta("agent", scope.agent);
+      this.#manifest.setMeta("owner", scope.owner);
+    }
+    this.#scope = { agent: scope.agent, owner: scope.owner };
+    this.#blobs = new Blobs(this.env.FILES, this.#scope);
+    return this.#blobs;
+  }
+
+  /** Runs `fn` after every earlier change finished (changes never interleave). */
+  #exclusive<T>(fn: () => Promise<WsResult<T>>): Promise<WsResult<T>> {
+    const run = this.#lock.then(fn, fn);
+    this.#lock = run.catch(() => undefined);
+    return run;
+  }
+}
