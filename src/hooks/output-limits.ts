@@ -16,6 +16,7 @@ export const outputCompactionHook: Hook = {
     if (limit === 0 || result.isError) return result;
     const lines = result.content.split("\n");
     if (lines.length <= limit) return result;
+    const shown = Math.min(SHOWN_LINES, Math.max(1, Math.floor(limit / 2)));
     const how =
       call.name === "read_file"
         ? "call read_file again with offset and limit to read the part you need"
@@ -24,16 +25,16 @@ export const outputCompactionHook: Hook = {
           : "ask for a smaller part (a narrower query, an offset or a limit)";
     ctx.emit({
       kind: "output_compacted",
-      text: `${call.name} returned ${lines.length} lines; the model sees the first ${SHOWN_LINES}`,
+      text: `${call.name} returned ${lines.length} lines; the model sees the first ${shown}`,
       tool: call.name,
       detail: `${lines.length} lines`,
     });
     return {
       ...result,
       content: [
-        `[output compacted by the harness: ${lines.length} lines, ${result.content.length} characters; the first ${SHOWN_LINES} follow]`,
-        ...lines.slice(0, SHOWN_LINES),
-        `[... ${lines.length - SHOWN_LINES} more lines; ${how}]`,
+        `[output compacted by the harness: ${lines.length} lines, ${result.content.length} characters; the first ${shown} follow]`,
+        ...lines.slice(0, shown),
+        `[... ${lines.length - shown} more lines; ${how}]`,
       ].join("\n"),
     };
   },

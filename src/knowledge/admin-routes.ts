@@ -31,7 +31,10 @@ const ID_RULE =
 const DocumentBody = z.object({
   agent: z
     .string()
-    .regex(/^(\*|[a-z][a-z0-9-]{0,62})$/, "expected an agent name (kebab-case) or '*' for every agent"),
+    .regex(
+      /^(\*|[a-z][a-z0-9-]{0,62})$/,
+      "expected an agent name (kebab-case) or '*' for every agent",
+    ),
   title: z.string().trim().min(1, "is required").max(500, "is longer than 500 characters"),
   source: z.string().trim().max(2000, "is longer than 2000 characters").nullable().optional(),
   content: z.string().min(1, "is required"),
@@ -106,7 +109,11 @@ export function knowledgeAdminRoutes(): Hono<AppEnv> {
       const doc = { id, ...parsed.data, source: parsed.data.source || null };
       const bytes = encoder.encode(doc.content).byteLength;
       if (bytes > MAX_DOCUMENT_BYTES) {
-        return error(c, 413, `content is ${bytes} bytes; the limit is ${MAX_DOCUMENT_BYTES} (1 MB)`);
+        return error(
+          c,
+          413,
+          `content is ${bytes} bytes; the limit is ${MAX_DOCUMENT_BYTES} (1 MB)`,
+        );
       }
       const { created, updatedAt } = await upsertDocument(c.env.DB, doc);
       return c.json(

@@ -32,7 +32,11 @@ export const fetchDocumentTool: Tool = {
     type: "object",
     properties: {
       id: { type: "string", description: "Document id, from search results." },
-      offset: { type: "integer", minimum: 0, description: "Character offset to start at (default 0)." },
+      offset: {
+        type: "integer",
+        minimum: 0,
+        description: "Character offset to start at (default 0).",
+      },
       max_chars: {
         type: "integer",
         minimum: 1,

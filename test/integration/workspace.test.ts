@@ -4,13 +4,14 @@
  * per task, reversible restore), content-addressed blobs in R2 and isolation between owners.
  * Every test uses its own owner (storage is shared within the file).
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { blobKey, sha256Hex } from "../../src/workspace/blobs.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { searchFiles } from "../../src/workspace/grep.ts";
 import { workspaceKey } from "../../src/workspace/keys.ts";
-import { MAX_FILE_BYTES } from "../../src/workspace/limits.ts";
+import { MAX_FILE_BYTES, MAX_FILES } from "../../src/workspace/limits.ts";
 import type { FileRow } from "../../src/workspace/manifest.ts";
 import type { WorkspaceApi, WsResult } from "../../src/workspace/types.ts";
 import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
@@ -229,6 +230,25 @@ describe("workspace paths and limits", () => {
       `${MAX_FILE_BYTES + 1} bytes; the limit is`,
     );
     expect(ok(await ws.list()).entries[0]?.size).toBe(MAX_FILE_BYTES);
+  });
+});
+
+describe("workspace file count", () => {
+  it("refuses a new file in a full workspace but still overwrites", async () => {
+    const { owner, ws } = fresh();
+    ok(await ws.write("keep.md", "v1", T1));
+    const stub = env.WORKSPACES.get(env.WORKSPACES.idFromName(workspaceKey(AGENT, owner)));
+    await runInDurableObject(stub, (_instance, state) => {
+      for (let i = 1; i < MAX_FILES; i++) {
+        state.storage.sql.exec(
+          "INSERT INTO files (path, hash, size, updated_at, seq) VALUES (?, 'h', 1, '', 0)",
+          `filler/${i}.txt`,
+        );
+      }
+    });
+    expect(ok(await ws.list()).total).toBe(MAX_FILES);
+    expect(refused(await ws.write("one-more.md", "x", T1))).toMatch(/full \(2000 files\)/);
+    expect(ok(await ws.write("keep.md", "v2", T1)).created).toBe(false);
   });
 });
 

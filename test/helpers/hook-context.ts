@@ -1,0 +1,25 @@
+/** A hook context for unit tests: in-memory hook state, recorded events, config from vars. */
+import { loadConfig } from "../../src/config.ts";
+import type { HookContext } from "../../src/hooks/types.ts";
+import type { HarnessEvent } from "../../src/loop/harness-events.ts";
+
+/** A fresh context and the events its hooks emitted. */
+export function hookContext(vars: Record<string, string> = {}): {
+  ctx: HookContext;
+  events: HarnessEvent[];
+} {
+  const store = new Map<string, unknown>();
+  const events: HarnessEvent[] = [];
+  const ctx: HookContext = {
+    taskId: "t1",
+    agent: "assistant",
+    turn: 0,
+    config: loadConfig({ ANTHROPIC_API_KEY: "k", ...vars }),
+    state: {
+      get: <T>(hook: string, key: string) => store.get(`${hook}/${key}`) as T | undefined,
+      set: (hook, key, value) => void store.set(`${hook}/${key}`, value),
+    },
+    emit: (event) => void events.push(event),
+  };
+  return { ctx, events };
+}
