@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./a2a/app-types.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
+import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
 import { log, requestLogger } from "./platform/logging.ts";
 
 export { ContextObject } from "./context/context-object.ts";
@@ -14,6 +15,7 @@ export { WorkspaceObject } from "./workspace/workspace-object.ts";
 const app = new Hono<AppEnv>();
 app.use(requestLogger());
 app.get("/health", (c) => c.json({ ok: true }));
+app.route("/", knowledgeAdminRoutes());
 app.route("/", a2aRoutes());
 app.notFound((c) =>
   c.json(

@@ -29,13 +29,16 @@ export function compactionCut(
   const sizes = messages.map(estimateTokens);
   const total = sizes.reduce((a, b) => a + b, fixed);
   if (total <= budget) return null;
+  // Keep about half of what the budget leaves after the system prompt and tools.
+  const keep = Math.max(0, (budget - fixed) / 2);
   let kept = 0;
   let target = messages.length;
-  while (target > 0 && kept + (sizes[target - 1] ?? 0) <= budget / 2) {
+  while (target > 0 && kept + (sizes[target - 1] ?? 0) <= keep) {
     kept += sizes[target - 1] ?? 0;
     target -= 1;
   }
-  for (let i = Math.max(target, 1); i < messages.length; i++) {
+  // Summarising fewer than two messages saves nothing.
+  for (let i = Math.max(target, 2); i < messages.length; i++) {
     const m = messages[i] as ChatMessage;
     if (m.role === "assistant" || !hasToolResult(m)) return i;
   }

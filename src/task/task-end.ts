@@ -51,7 +51,7 @@ export async function writeTaskEnd(input: {
     clip(input.answer.trim() || "(no answer)", 800),
     "",
   ].join("\n");
-  const meta = { taskId: input.taskId };
+  const meta = { taskId: input.taskId, harness: true };
   await input.workspace.write(HANDOFF_FILE, handoff, meta);
   const decisions = progress?.decisions ?? [];
   if (decisions.length > 0) {

@@ -6,16 +6,24 @@
 
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config.ts";
+import { fetchDocumentTool } from "./fetch-document.ts";
 import { memoryReadTool, memoryWriteTool } from "./memory.ts";
 import { progressReadTool, progressUpdateTool } from "./progress.ts";
 import { ToolRegistry } from "./registry.ts";
+import { searchTool } from "./search.ts";
 import { writeTodosTool } from "./todos.ts";
 import type { Tool } from "./types.ts";
+import { webFetchTool } from "./web-fetch.ts";
+import { WORKSPACE_TOOLS } from "./workspace-tools.ts";
 
 /** Every tool, in the order the model sees them. */
 const TOOLS: readonly Tool[] = [
+  ...WORKSPACE_TOOLS,
   memoryReadTool,
   memoryWriteTool,
+  webFetchTool,
+  searchTool,
+  fetchDocumentTool,
   writeTodosTool,
   progressReadTool,
   progressUpdateTool,

@@ -45,6 +45,9 @@ export interface CheckpointOrigin {
 }
 
 /** The checkpoints of one workspace. */
+/** Automatic checkpoints kept per workspace (older ones are deleted; blobs stay). */
+export const AUTOMATIC_KEPT = 50;
+
 export class Checkpoints {
   readonly #sql: SqlStorage;
   readonly #manifest: Manifest;
@@ -86,7 +89,24 @@ export class Checkpoints {
        SELECT ?, path, hash, size FROM files`,
       id,
     );
+    if (origin.automatic) this.#prune();
     return this.info(id) as CheckpointInfo;
+  }
+
+  /** Keeps the newest {@link AUTOMATIC_KEPT} automatic checkpoints; the agent's own are never pruned. */
+  #prune(): void {
+    const old = this.#sql
+      .exec<{ id: string }>(
+        "SELECT id FROM checkpoints WHERE automatic = 1 ORDER BY n DESC LIMIT -1 OFFSET ?",
+        AUTOMATIC_KEPT,
+      )
+      .toArray()
+      .map((r) => r.id);
+    for (const id of old) {
+      this.#sql.exec("DELETE FROM checkpoint_files WHERE checkpoint_id = ?", id);
+      this.#sql.exec("DELETE FROM checkpoints WHERE id = ?", id);
+      this.#sql.exec("DELETE FROM task_checkpoints WHERE checkpoint_id = ?", id);
+    }
   }
 
   /** A checkpoint as listed, if it exists. */

@@ -35,9 +35,8 @@ export const EMPTY_PROGRESS: Progress = {
 export async function readProgress(
   workspace: WorkspaceApi,
 ): Promise<{ progress: Progress | null; invalid?: string }> {
-  const file = await workspace.read(PROGRESS_FILE, { limit: 100_000 });
-  if (!file.ok) return { progress: null };
-  const text = file.value.content;
+  const text = await readText(workspace, PROGRESS_FILE);
+  if (text === null) return { progress: null };
   try {
     const parsed = ProgressSchema.safeParse(JSON.parse(text));
     if (parsed.success) return { progress: parsed.data };
@@ -47,8 +46,14 @@ export async function readProgress(
   }
 }
 
-/** A text file's whole content, or null. */
+/** A text file's whole content (read page by page), or null. */
 export async function readText(workspace: WorkspaceApi, path: string): Promise<string | null> {
-  const file = await workspace.read(path, { limit: 100_000 });
-  return file.ok ? file.value.content : null;
+  let text = "";
+  for (let offset = 1; ; ) {
+    const page = await workspace.read(path, { offset });
+    if (!page.ok) return offset === 1 ? null : text;
+    text += page.value.content;
+    if (page.value.toLine >= page.value.totalLines) return text;
+    offset = page.value.toLine + 1;
+  }
 }

@@ -11,6 +11,8 @@ export type WsResult<T> = { ok: true; value: T } | { ok: false; error: string };
 /** Who is writing, for automatic checkpoints and rollback. */
 export interface WriteMeta {
   taskId: string;
+  /** A state file the harness keeps (PROGRESS.json, HANDOFF.md, decisions.log): no automatic checkpoint. */
+  harness?: boolean;
 }
 
 /** A file as listed. */

@@ -95,7 +95,12 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
       if (existing?.hash === hash) return { ok: true, value: { ...value, checkpoint: null } };
       if (!this.#manifest.referenced(hash)) await blobs.put(hash, bytes);
       const change = { path: p.value, hash, size: bytes.byteLength, op: "write" as const };
-      const checkpoint = this.#commit({ ...change, taskId: meta.taskId, existing: !!existing });
+      const checkpoint = this.#commit({
+        ...change,
+        taskId: meta.taskId,
+        existing: !!existing,
+        harness: meta.harness === true,
+      });
       return { ok: true, value: { ...value, checkpoint } };
     });
   }
@@ -129,7 +134,12 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
       }
       if (!this.#manifest.referenced(hash)) await blobs.put(hash, bytes);
       const change = { path: p.value, hash, size: bytes.byteLength, op: "edit" as const };
-      const checkpoint = this.#commit({ ...change, taskId: meta.taskId, existing: true });
+      const checkpoint = this.#commit({
+        ...change,
+        taskId: meta.taskId,
+        existing: true,
+        harness: meta.harness === true,
+      });
       return { ok: true, value: { path: p.value, bytes: bytes.byteLength, checkpoint } };
     });
   }

@@ -119,7 +119,7 @@ describe("task lifecycle", () => {
 
   it("runs tool_use turns: an unknown tool gets an error result and the loop continues", async () => {
     const s = await scenario([
-      { text: "Let me look. ", toolUses: [{ name: "read_file", input: { path: "a.md" } }] },
+      { text: "Let me look. ", toolUses: [{ name: "no_such_tool", input: { path: "a.md" } }] },
       { text: "Done." },
     ]);
     const task = await send(`use a tool ${s.marker}`);
@@ -135,7 +135,7 @@ describe("task lifecycle", () => {
     expect(toolTurn.content[0]).toMatchObject({
       type: "tool_result",
       is_error: true,
-      content: expect.stringContaining('Unknown tool "read_file"'),
+      content: expect.stringContaining('Unknown tool "no_such_tool"'),
     });
     expect(task.metadata?.usage).toMatchObject({ modelCalls: 2 });
   });

@@ -323,6 +323,27 @@ describe("workspace checkpoints", () => {
   });
 });
 
+describe("workspace checkpoint hygiene", () => {
+  it("writes the harness's state files without automatic checkpoints", async () => {
+    const { ws } = fresh();
+    ok(await ws.write("PROGRESS.json", "{}", { taskId: "h1", harness: true }));
+    ok(await ws.write("PROGRESS.json", "{ }", { taskId: "h1", harness: true }));
+    expect(ok(await ws.checkpointList()).checkpoints).toEqual([]);
+    expect(await ws.taskCheckpoint("h1")).toBeNull();
+  });
+
+  it("keeps the newest 50 automatic checkpoints and every one the agent made", async () => {
+    const { ws } = fresh();
+    ok(await ws.checkpointCreate("mine", T1));
+    for (let i = 0; i < 60; i++) {
+      ok(await ws.write(`f${i % 2}.md`, `v${i}`, { taskId: `p${i}` }));
+    }
+    const list = ok(await ws.checkpointList()).checkpoints;
+    expect(list.filter((c) => c.automatic)).toHaveLength(50);
+    expect(list.filter((c) => !c.automatic).map((c) => c.label)).toEqual(["mine"]);
+  });
+});
+
 describe("workspace storage", () => {
   it("stores identical contents once, under their sha256", async () => {
     const { owner, ws } = fresh();
