@@ -7,6 +7,7 @@
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { SUPPORTED_INPUT_MODES, SUPPORTED_OUTPUT_MODES } from "../loop/user-content.ts";
 
 /** Where an agent is served. */
@@ -17,6 +18,13 @@ export interface CardUrls {
 
 const SCRIPTED_NOTE =
   " (This deployment runs on the scripted local model, not Claude: no ANTHROPIC_API_KEY is configured.)";
+
+/** The harness-events extension, as both card generations declare it. */
+const HARNESS_EXTENSION = {
+  uri: HARNESS_EVENTS_EXTENSION,
+  description:
+    "Tool calls, plans and harness interventions arrive as working status updates whose message carries a data part { kind, agent, tool?, path?, detail }.",
+};
 
 const isHttpsUrl = (value: string) => /^https:\/\//.test(value);
 
@@ -56,7 +64,12 @@ export function buildAgentCard(
       { url: urls.endpoint, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
     ],
     version: agent.version,
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extendedAgentCard: false,
+      extensions: [HARNESS_EXTENSION],
+    },
     ...(secured
       ? {
           securitySchemes: {
@@ -93,7 +106,12 @@ export function buildLegacyAgentCard(
       { url: urls.endpoint, transport: "HTTP+JSON" },
     ],
     version: agent.version,
-    capabilities: { streaming: true, pushNotifications: false, stateTransitionHistory: false },
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      stateTransitionHistory: false,
+      extensions: [HARNESS_EXTENSION],
+    },
     ...(secured
       ? {
           securitySchemes: {

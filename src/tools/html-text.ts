@@ -98,21 +98,33 @@ class TextBuilder {
 /** Where the `>` ending a tag is, from `from` (after the name), quote-aware; -1 if none. */
 function tagEnd(html: string, from: number, unclosed: Set<string>): number {
   let at = from;
-  for (;;) {
-    const gt = html.indexOf(">", at);
-    if (gt < 0) return -1;
-    const quoted = /=\s*(["'])/g;
-    quoted.lastIndex = at;
-    const quote = quoted.exec(html);
-    if (!quote || quote.index >= gt || unclosed.has(quote[1] ?? "")) return gt;
-    const open = quoted.lastIndex - 1;
-    const close = html.indexOf(quote[1] ?? "", open + 1);
+  let gt = html.indexOf(">", at);
+  while (gt >= 0) {
+    let open = -1;
+    for (let i = at; i < gt && open < 0; i++) {
+      const char = html[i];
+      if ((char === '"' || char === "'") && !unclosed.has(char) && afterEquals(html, i, at)) {
+        open = i;
+      }
+    }
+    if (open < 0) return gt;
+    const mark = html[open] ?? "";
+    const close = html.indexOf(mark, open + 1);
     if (close < 0) {
-      unclosed.add(quote[1] ?? ""); // no later quote of this kind: never look again
+      unclosed.add(mark); // no later quote of this kind: never look for one again
       return gt;
     }
     at = close + 1;
+    if (at > gt) gt = html.indexOf(">", at);
   }
+  return -1;
+}
+
+/** Whether the quote at `index` opens an attribute value (`=` before it, spaces allowed). */
+function afterEquals(html: string, index: number, floor: number): boolean {
+  let i = index - 1;
+  while (i >= floor && /\s/.test(html[i] ?? "")) i--;
+  return i >= floor && html[i] === "=";
 }
 
 /** Where the content of a dropped element ends (after its end tag), counting nesting. */
@@ -193,7 +205,8 @@ export function htmlToText(html: string): { title: string | null; text: string }
   let at = 0;
   while (at < html.length) {
     const lt = html.indexOf("<", at);
-    if (lt < 0 || lt > at) out.append(decodeEntities(html.slice(at, lt < 0 ? undefined : lt)), preDepth > 0);
+    if (lt < 0 || lt > at)
+      out.append(decodeEntities(html.slice(at, lt < 0 ? undefined : lt)), preDepth > 0);
     if (lt < 0) break;
     if (html.startsWith("<!--", lt)) {
       const close = html.indexOf("-->", lt + 4);

@@ -63,7 +63,7 @@ export const progressUpdateTool: Tool = {
     const written = await context.workspace.write(
       PROGRESS_FILE,
       `${JSON.stringify(next, null, 2)}\n`,
-      { taskId: context.taskId },
+      { taskId: context.taskId, harness: true },
     );
     if (!written.ok)
       return { content: `Could not write PROGRESS.json: ${written.error}`, isError: true };

@@ -156,7 +156,7 @@ async function fetchText(
     mediaType === "text/html" ||
     mediaType === "application/xhtml+xml" ||
     (mediaType === "" && /^\s*(<!doctype html|<html)/i.test(raw));
-  const { title, text } = isHtml ? await htmlToText(raw) : { title: null, text: raw.trim() };
+  const { title, text } = isHtml ? htmlToText(raw) : { title: null, text: raw.trim() };
   const lines = [`URL: ${url.href}`, `Status: ${response.status}`];
   if (title) lines.push(`Title: ${title}`);
   if (body.cut)

@@ -55,7 +55,7 @@ const resultIds = (content: string) => [...content.matchAll(/^ {3}id: (.+)$/gm)]
 
 describe("admin routes", () => {
   it("refuses without ADMIN_API_KEY configured (403) and with a missing or wrong key (401)", async () => {
-    const unset = await admin("/api/admin/knowledge", {}, env);
+    const unset = await admin("/api/admin/knowledge", {}, { ...env, ADMIN_API_KEY: "" });
     expect(unset.status).toBe(403);
     expect(await unset.json()).toEqual({
       error: {

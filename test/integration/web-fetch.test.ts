@@ -66,7 +66,7 @@ const PAGE = `<!doctype html><html><head><title>The  Edge &amp; You</title>
 
 describe("htmlToText", () => {
   it("keeps readable structure and drops non-content", async () => {
-    const { title, text } = await htmlToText(PAGE);
+    const { title, text } = htmlToText(PAGE);
     expect(title).toBe("The Edge & You");
     expect(text).toBe(
       [
@@ -97,11 +97,49 @@ describe("htmlToText", () => {
   });
 
   it("handles pages without a title, unclosed tags and links whose text is the URL", async () => {
-    const { title, text } = await htmlToText(
+    const { title, text } = htmlToText(
       '<p>One<p>Two <a href="https://x.test/">https://x.test/</a><div>Three &unknown; &amp',
     );
     expect(title).toBeNull();
     expect(text).toBe("One\n\nTwo https://x.test/\nThree &unknown; &");
+  });
+});
+
+describe("htmlToText on awkward markup", () => {
+  it("copes with quoted '>', bare '<', comments, doctype, CDATA and unclosed elements", () => {
+    const cases: Array<[string, string]> = [
+      ['<a href="https://x.test/a" title="a>b">link</a> after', "link (https://x.test/a) after"],
+      ["<p>1 < 2 and 3 > 2</p>", "1 < 2 and 3 > 2"],
+      ["<!DOCTYPE html><!-- hidden --><p>shown</p><![CDATA[gone]]>", "shown"],
+      ['<p title="never closed>text</p><p>after</p>', "text\n\nafter"],
+      ["<p>before<script>let s = '</p>';", "before"],
+      ["<svg/><p>kept</p><svg><svg></svg>x</svg>y", "kept\n\ny"],
+      ["<STYLE>p{}</STYLE><P>Upper</P>", "Upper"],
+      ["<a href='https://x.test/?a=1&amp;b=2'>q</a>", "q (https://x.test/?a=1&b=2)"],
+      ['<a href="javascript:alert(1)">js</a> <a href="/rel">rel</a>', "js rel"],
+      ["<p>unfinished <b", "unfinished"],
+    ];
+    for (const [input, expected] of cases) expect(htmlToText(input).text, input).toBe(expected);
+  });
+
+  it("stays linear on large and hostile pages (2 MB each)", async () => {
+    const pages = [
+      '<div><h2>T</h2><p>Some <a href="https://e.test/">link</a> <b>x</b></p><ul><li>a</li></ul></div>'.repeat(
+        20_000,
+      ),
+      `<p ${'a="b" '.repeat(300_000)}>hi`,
+      `<a x='${'<a href="y '.repeat(150_000)}`,
+      "<svg>".repeat(400_000),
+      "a < b ".repeat(300_000),
+      `<p ${"\"' ".repeat(600_000)}>hi`,
+    ];
+    for (const page of pages) {
+      await new Promise((resolve) => setTimeout(resolve, 1)); // lets workerd's clock move
+      const started = Date.now();
+      htmlToText(page);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(Date.now() - started).toBeLessThan(2_000);
+    }
   });
 });
 
