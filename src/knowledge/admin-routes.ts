@@ -10,6 +10,7 @@
  * `{ error: { code, status, message } }` like the REST errors of src/a2a/routes.ts.
  * Mount with `app.route("/", knowledgeAdminRoutes())`; the guard covers only these paths.
  */
+
 import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -17,7 +18,10 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import type { AppEnv } from "../a2a/app-types.ts";
 import { loadConfig } from "../config.ts";
+import { sameSecret } from "../platform/auth.ts";
 import { deleteDocument, listDocuments, upsertDocument } from "../store/knowledge.ts";
+
+const encoder = new TextEncoder();
 
 /** Path prefix of the admin knowledge routes. */
 export const KNOWLEDGE_ADMIN_PATH = "/api/admin/knowledge";
@@ -39,16 +43,6 @@ const DocumentBody = z.object({
   source: z.string().trim().max(2000, "is longer than 2000 characters").nullable().optional(),
   content: z.string().min(1, "is required"),
 });
-
-const encoder = new TextEncoder();
-
-async function sameSecret(a: string, b: string): Promise<boolean> {
-  const [ha, hb] = await Promise.all([
-    crypto.subtle.digest("SHA-256", encoder.encode(a)),
-    crypto.subtle.digest("SHA-256", encoder.encode(b)),
-  ]);
-  return crypto.subtle.timingSafeEqual(ha, hb);
-}
 
 const STATUS: Record<number, string> = {
   400: "INVALID_ARGUMENT",

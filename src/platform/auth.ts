@@ -12,7 +12,8 @@ export const ANONYMOUS = "anonymous";
 
 const encoder = new TextEncoder();
 
-async function sameSecret(a: string, b: string): Promise<boolean> {
+/** Constant-time comparison of two secrets (their SHA-256 digests). */
+export async function sameSecret(a: string, b: string): Promise<boolean> {
   const [ha, hb] = await Promise.all([
     crypto.subtle.digest("SHA-256", encoder.encode(a)),
     crypto.subtle.digest("SHA-256", encoder.encode(b)),

@@ -1,7 +1,7 @@
 /**
  * Tool `fetch_document` (domain `knowledge`): the text of one knowledge base document the agent
  * may see, by the id `search` gave, in pages: `max_chars` characters (default 8,000, at most
- * 20,000) from `offset`, with a line saying where the next page starts. An unknown id, or another
+ * 9,500) from `offset`, with a line saying where the next page starts. An unknown id, or another
  * agent's document, is a tool error that says to use `search`.
  */
 import { z } from "zod";
@@ -10,7 +10,7 @@ import type { Tool, ToolResult } from "./types.ts";
 
 /** Default and maximum page size of `fetch_document`. */
 export const FETCH_DOCUMENT_DEFAULT_CHARS = 8_000;
-export const FETCH_DOCUMENT_MAX_CHARS = 20_000;
+export const FETCH_DOCUMENT_MAX_CHARS = 9_500;
 
 const Input = z.object({
   id: z.string().trim().min(1, "is required").max(200, "is longer than 200 characters"),

@@ -1,7 +1,7 @@
 /**
  * Tool `web_fetch` (domain `web`): GETs a public http(s) URL and returns it as text:
  * `URL: <final url>\nStatus: <code>\nTitle: <title>\n\n<text>`, HTML converted to readable text,
- * cut to `max_chars` (default 20,000, at most 50,000) with a `[truncated: ...]` note.
+ * cut to `max_chars` (default 8,000, at most 9,500 so a page fits MAX_TOOL_OUTPUT_CHARS) with a `[truncated: ...]` note.
  * Every URL, and every redirect hop (followed by hand, at most 5), passes the SSRF policy of
  * src/platform/ssrf.ts (WEB_FETCH_ALLOW_PRIVATE lifts the private-address part). Reads text only
  * (text/*, JSON, XML, JavaScript, YAML) and at most 2 MB of body. Refusals, HTTP 4xx/5xx,
@@ -13,8 +13,8 @@ import { htmlToText } from "./html-text.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
 /** Default and maximum of `max_chars`. */
-export const WEB_FETCH_DEFAULT_CHARS = 20_000;
-export const WEB_FETCH_MAX_CHARS = 50_000;
+export const WEB_FETCH_DEFAULT_CHARS = 8_000;
+export const WEB_FETCH_MAX_CHARS = 9_500;
 
 /** Limits of a web_fetch instance (tests shorten them). */
 export interface WebFetchOptions {

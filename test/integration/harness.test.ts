@@ -208,9 +208,9 @@ describe("state across tasks", () => {
     const first = await send(`remember ${s.marker}`, "/agents/writer/");
     await send(`again ${s.marker}`, "/agents/writer/", { contextId: first.contextId });
     const requests = await modelRequests(s.id);
-    const system = (requests.at(-1)?.body.system as Array<{ text: string }>)
-      .map((b) => b.text)
-      .join("\n");
+    const last = requests.at(-1);
+    if (!last) throw new Error("no model request recorded");
+    const system = (last.body.system as Array<{ text: string }>).map((b) => b.text).join("\n");
     expect(system).toContain(`Handoff from task ${first.id}`);
     expect(system).toContain("Prefers tables.");
   });

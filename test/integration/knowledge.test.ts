@@ -11,7 +11,7 @@ import type { AppEnv } from "../../src/a2a/app-types.ts";
 import { loadConfig } from "../../src/config.ts";
 import { knowledgeAdminRoutes } from "../../src/knowledge/admin-routes.ts";
 import { getDocument, searchDocuments, toFtsQuery } from "../../src/store/knowledge.ts";
-import { fetchDocumentTool } from "../../src/tools/fetch-document.ts";
+import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fetch-document.ts";
 import { searchTool } from "../../src/tools/search.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
@@ -353,7 +353,9 @@ describe("fetch_document", () => {
       { id: "paged", max_chars: 1_000_000 },
       asAgent("pager"),
     );
-    expect(capped.content).toContain("Characters 0-19999 of 19999");
+    expect(capped.content).toContain(
+      `Characters 0-${FETCH_DOCUMENT_MAX_CHARS} of 19999\n\n${content.slice(0, FETCH_DOCUMENT_MAX_CHARS)}\n\n[more:`,
+    );
   });
 
   it("refuses offsets past the end and bad input", async () => {

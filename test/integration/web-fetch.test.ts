@@ -8,7 +8,12 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { htmlToText } from "../../src/tools/html-text.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
-import { createWebFetch, webFetchTool } from "../../src/tools/web-fetch.ts";
+import {
+  createWebFetch,
+  WEB_FETCH_DEFAULT_CHARS,
+  WEB_FETCH_MAX_CHARS,
+  webFetchTool,
+} from "../../src/tools/web-fetch.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
 
 type Handler = (url: string, init: RequestInit | undefined) => Response | Promise<Response>;
@@ -331,7 +336,7 @@ describe("web_fetch", () => {
     });
   });
 
-  it("truncates to max_chars, capped at 50,000, saying how to read more", async () => {
+  it("truncates to max_chars, capped at WEB_FETCH_MAX_CHARS, saying how to read more", async () => {
     const long = "word ".repeat(20_000).trim();
     const { fetch } = fakeFetch({
       "https://long.test/": () => new Response(long, { headers: { "content-type": "text/plain" } }),
@@ -341,16 +346,18 @@ describe("web_fetch", () => {
       toolContext(fetch),
     );
     expect(short.content).toContain(
-      `\n\n[truncated: ${long.length - 100} more characters; call again with max_chars: 50000 to read more]`,
+      `\n\n[truncated: ${long.length - 100} more characters; call again with max_chars: ${WEB_FETCH_MAX_CHARS} to read more]`,
     );
     const byDefault = await webFetchTool.run({ url: "https://long.test/" }, toolContext(fetch));
-    expect(byDefault.content).toContain(`[truncated: ${long.length - 20_000} more characters;`);
+    expect(byDefault.content).toContain(
+      `[truncated: ${long.length - WEB_FETCH_DEFAULT_CHARS} more characters;`,
+    );
     const capped = await webFetchTool.run(
       { url: "https://long.test/", max_chars: 1_000_000 },
       toolContext(fetch),
     );
     expect(capped.content).toContain(
-      `[truncated: ${long.length - 50_000} more characters; max_chars is at its limit of 50000]`,
+      `[truncated: ${long.length - WEB_FETCH_MAX_CHARS} more characters; max_chars is at its limit of ${WEB_FETCH_MAX_CHARS}]`,
     );
   });
 

@@ -75,27 +75,27 @@ describe("output compaction and truncation", () => {
 describe("loop detection", () => {
   it("warns at the threshold, naming the path and the count", async () => {
     const { ctx, events } = hookContext({ LOOP_DETECTION_THRESHOLD: "3" });
-    const after = (r: ToolResult) => loopDetectionHook.afterTool?.(ctx, call("edit_file"), r);
-    expect((await after(wrote("a.md")))?.content).toBe("ok");
-    expect((await after(wrote("a.md")))?.content).toBe("ok");
-    const third = await after(wrote("a.md"));
+    const runAfter = (r: ToolResult) => loopDetectionHook.afterTool?.(ctx, call("edit_file"), r);
+    expect((await runAfter(wrote("a.md")))?.content).toBe("ok");
+    expect((await runAfter(wrote("a.md")))?.content).toBe("ok");
+    const third = await runAfter(wrote("a.md"));
     expect(third?.content).toContain("You have written a.md 3 times in a row");
     expect(events).toMatchObject([{ kind: "loop_warning", path: "a.md", detail: "3 writes" }]);
   });
 
   it("resets when another file is edited or the file is read or searched; 0 is off", async () => {
     const { ctx, events } = hookContext({ LOOP_DETECTION_THRESHOLD: "3" });
-    const after = (r: ToolResult) => loopDetectionHook.afterTool?.(ctx, call("edit_file"), r);
-    await after(wrote("a.md"));
-    await after(wrote("a.md"));
-    await after(wrote("b.md"));
-    await after(wrote("a.md"));
-    await after(wrote("a.md"));
-    await after(read("a.md"));
-    await after(wrote("a.md"));
-    await after({ content: "ok", effects: { searched: ["a.md"] } });
-    await after(wrote("a.md"));
-    await after(wrote("a.md"));
+    const runAfter = (r: ToolResult) => loopDetectionHook.afterTool?.(ctx, call("edit_file"), r);
+    await runAfter(wrote("a.md"));
+    await runAfter(wrote("a.md"));
+    await runAfter(wrote("b.md"));
+    await runAfter(wrote("a.md"));
+    await runAfter(wrote("a.md"));
+    await runAfter(read("a.md"));
+    await runAfter(wrote("a.md"));
+    await runAfter({ content: "ok", effects: { searched: ["a.md"] } });
+    await runAfter(wrote("a.md"));
+    await runAfter(wrote("a.md"));
     expect(events).toEqual([]);
     const off = hookContext({ LOOP_DETECTION_THRESHOLD: "0" });
     for (let i = 0; i < 5; i++) await loopDetectionHook.afterTool?.(off.ctx, call("w"), wrote("a"));
