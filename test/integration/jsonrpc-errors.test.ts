@@ -29,7 +29,9 @@ async function completedTask(): Promise<WireTask> {
   const sent = await rpc<{ task: WireTask }>("SendMessage", {
     message: userMessage("[[reply:done]]"),
   });
-  expect(sent.result?.task.status.state).toBe("TASK_STATE_COMPLETED");
+  expect(sent.result?.task.status.state, JSON.stringify(sent.result?.task.status)).toBe(
+    "TASK_STATE_COMPLETED",
+  );
   return sent.result?.task as WireTask;
 }
 

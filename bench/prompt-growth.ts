@@ -1,0 +1,112 @@
+/**
+ * `npm run bench:prompt`: prompt size over one long conversation. Starts the scripted Messages
+ * API and the harness under `wrangler dev` with its deployed defaults (CONTEXT_TOKEN_BUDGET
+ * 60,000 unless `--budget` says otherwise), then sends `--turns` messages (default 200) into one
+ * context, each a user turn of about 1,000 characters answered by a reply of about 3,000, and
+ * measures the request the harness sent the model for each turn: estimated tokens of the whole
+ * request (four characters a token, the harness's own estimate), of the system prompt, and the
+ * number of messages. Prints the sizes at selected turns, the largest, and how many compaction
+ * (summary) calls were made. `--json <file>` also writes every sample. Not part of `npm test`.
+ */
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { freePort, startDevServer } from "../test/e2e/dev-server.ts";
+import { startFakeModel } from "../test/fake-model/server.ts";
+
+const { values } = parseArgs({
+  options: {
+    turns: { type: "string", default: "200" },
+    budget: { type: "string" },
+    json: { type: "string" },
+  },
+});
+const turns = Number(values.turns);
+
+interface Sample {
+  turn: number;
+  requestTokens: number;
+  systemTokens: number;
+  messages: number;
+  compactions: number;
+}
+
+const SUMMARY_SYSTEM = "You compress a conversation";
+const tokens = (value: unknown) => Math.ceil(JSON.stringify(value ?? "").length / 4);
+const filler = (n: number, word: string) => `${word} `.repeat(Math.ceil(n / (word.length + 1)));
+
+const fake = await startFakeModel({ port: 0 });
+const server = await startDevServer({
+  port: await freePort(),
+  vars: {
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: "bench-key",
+    ...(values.budget ? { CONTEXT_TOKEN_BUDGET: values.budget } : {}),
+  },
+});
+const samples: Sample[] = [];
+try {
+  let contextId: string | undefined;
+  let compactions = 0;
+  for (let turn = 1; turn <= turns; turn++) {
+    const reply = `Answer ${turn}: ${filler(3_000, "reply")}`.replaceAll("]", "");
+    const text = `Question ${turn}: ${filler(1_000, "context")}[[reply:${reply}]]`;
+    const response = await fetch(`${server.url}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: turn,
+        method: "SendMessage",
+        params: {
+          message: {
+            messageId: crypto.randomUUID(),
+            role: "ROLE_USER",
+            ...(contextId ? { contextId } : {}),
+            parts: [{ text }],
+          },
+        },
+      }),
+    });
+    const body = (await response.json()) as {
+      result?: { task?: { contextId?: string; status?: { state?: string } } };
+    };
+    const task = body.result?.task;
+    if (task?.status?.state !== "TASK_STATE_COMPLETED")
+      throw new Error(`turn ${turn}: ${JSON.stringify(body).slice(0, 500)}`);
+    contextId = task.contextId;
+    // The log is cleared after each turn, so it holds this turn's requests only.
+    let last: { system?: unknown; messages?: unknown[] } | undefined;
+    for (const entry of fake.store.requests()) {
+      const request = entry.body as { system?: unknown; messages?: unknown[] };
+      if (JSON.stringify(request.system ?? "").includes(SUMMARY_SYSTEM)) compactions += 1;
+      else last = request;
+    }
+    if (!last) throw new Error(`turn ${turn}: no model request was logged`);
+    fake.store.reset();
+    samples.push({
+      turn,
+      requestTokens: tokens(last),
+      systemTokens: tokens(last.system),
+      messages: last.messages?.length ?? 0,
+      compactions,
+    });
+  }
+} finally {
+  await server.stop();
+  await fake.close();
+}
+
+const show = [1, 10, 20, 50, 100, 150, 200].filter((t) => t <= turns);
+console.log(
+  `prompt size over one context of ${turns} turns (CONTEXT_TOKEN_BUDGET ${values.budget ?? "60000 (default)"}; tokens estimated at 4 chars)`,
+);
+console.log("turn  request tokens  system tokens  messages  compactions so far");
+for (const t of show) {
+  const s = samples[t - 1] as Sample;
+  console.log(
+    `${String(t).padStart(4)}  ${String(s.requestTokens).padStart(14)}  ${String(s.systemTokens).padStart(13)}  ${String(s.messages).padStart(8)}  ${String(s.compactions).padStart(18)}`,
+  );
+}
+const largest = samples.reduce((a, b) => (b.requestTokens > a.requestTokens ? b : a));
+console.log(`largest request: ${largest.requestTokens} tokens at turn ${largest.turn}`);
+if (values.json) writeFileSync(values.json, JSON.stringify({ turns, samples }, null, 2));
