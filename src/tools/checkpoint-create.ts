@@ -4,8 +4,9 @@
  */
 import { z } from "zod";
 import { MAX_LABEL_CHARS } from "../workspace/limits.ts";
+import { parseInput } from "./input.ts";
 import type { Tool } from "./types.ts";
-import { parseInput, plural } from "./workspace-input.ts";
+import { plural } from "./workspace-input.ts";
 
 const Input = z.object({
   label: z.string().trim().min(1, "give a short label").max(MAX_LABEL_CHARS),

@@ -3,8 +3,9 @@
  * `<id>  <created at>  <manual|automatic>  <N files>  <label>` (at most LIST_LIMIT lines).
  */
 import { z } from "zod";
+import { parseInput } from "./input.ts";
 import type { Tool } from "./types.ts";
-import { parseInput, plural } from "./workspace-input.ts";
+import { plural } from "./workspace-input.ts";
 
 const LIST_LIMIT = 50;
 

@@ -4,8 +4,9 @@
  * `checkpoint` harness event). Effects: wrote = [path].
  */
 import { z } from "zod";
+import { parseInput } from "./input.ts";
 import type { Tool } from "./types.ts";
-import { emitCheckpoint, parseInput } from "./workspace-input.ts";
+import { emitCheckpoint } from "./workspace-input.ts";
 
 const Input = z.object({
   path: z.string().min(1, "give a file path"),

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { getDocument } from "../store/knowledge.ts";
+import { parseInput } from "./input.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 /** Default and maximum page size of `fetch_document`. */
@@ -48,13 +49,8 @@ export const fetchDocumentTool: Tool = {
     additionalProperties: false,
   },
   async run(input, context) {
-    const parsed = Input.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return fail(
-        `Invalid input for fetch_document: ${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}.`,
-      );
-    }
+    const parsed = parseInput("fetch_document", Input, input);
+    if (!parsed.ok) return parsed.result;
     const { id } = parsed.data;
     const offset = parsed.data.offset ?? 0;
     const maxChars = Math.min(

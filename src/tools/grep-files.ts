@@ -10,8 +10,9 @@ import {
   GREP_MAX_RESULTS,
   MAX_GREP_PATTERN,
 } from "../workspace/limits.ts";
+import { parseInput } from "./input.ts";
 import type { Tool } from "./types.ts";
-import { parseInput, plural } from "./workspace-input.ts";
+import { plural } from "./workspace-input.ts";
 
 const Input = z.object({
   pattern: z.string().min(1, "give a regular expression"),

@@ -3,8 +3,9 @@
  * path. Output: one `path (N bytes)` per line, then `N files`.
  */
 import { z } from "zod";
+import { parseInput } from "./input.ts";
 import type { Tool } from "./types.ts";
-import { parseInput, plural } from "./workspace-input.ts";
+import { plural } from "./workspace-input.ts";
 
 const Input = z.object({ prefix: z.string().optional() });
 

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { sharedKey, userKey } from "../store/r2-keys.ts";
+import { parseInput } from "./input.ts";
 import type { Tool, ToolContext } from "./types.ts";
 
 /** Largest CONTEXT.md kept. */
@@ -68,9 +69,8 @@ export const memoryWriteTool: Tool = {
     additionalProperties: false,
   },
   async run(input, context) {
-    const parsed = WriteInput.safeParse(input);
-    if (!parsed.success)
-      return { content: `Invalid input: ${parsed.error.issues[0]?.message}`, isError: true };
+    const parsed = parseInput("memory_write", WriteInput, input);
+    if (!parsed.ok) return parsed.result;
     const key = memoryKeys(context.agent, context.owner).user;
     const before =
       parsed.data.mode === "append" ? ((await (await context.files.get(key))?.text()) ?? "") : "";

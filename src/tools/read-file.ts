@@ -5,8 +5,8 @@
  */
 import { z } from "zod";
 import { MAX_READ_CHARS, MAX_READ_LINES } from "../workspace/limits.ts";
+import { parseInput } from "./input.ts";
 import type { Tool } from "./types.ts";
-import { parseInput } from "./workspace-input.ts";
 
 const Input = z.object({
   path: z.string().min(1, "give a file path"),

@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { searchDocuments, toFtsQuery } from "../store/knowledge.ts";
-import type { Tool, ToolResult } from "./types.ts";
+import { parseInput } from "./input.ts";
+import type { Tool } from "./types.ts";
 
 /** The most results `search` ever returns. */
 export const SEARCH_MAX_RESULTS = 3;
@@ -16,8 +17,6 @@ const Input = z.object({
   query: z.string().trim().min(1, "is required").max(1000, "is longer than 1000 characters"),
   limit: z.number().int().positive().optional(),
 });
-
-const fail = (content: string): ToolResult => ({ content, isError: true });
 
 /** The `search` tool. */
 export const searchTool: Tool = {
@@ -41,13 +40,8 @@ export const searchTool: Tool = {
     additionalProperties: false,
   },
   async run(input, context) {
-    const parsed = Input.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return fail(
-        `Invalid input for search: ${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}.`,
-      );
-    }
+    const parsed = parseInput("search", Input, input);
+    if (!parsed.ok) return parsed.result;
     const { query } = parsed.data;
     const limit = Math.min(parsed.data.limit ?? SEARCH_MAX_RESULTS, SEARCH_MAX_RESULTS);
     const shown = JSON.stringify(query.slice(0, 200));

@@ -4,6 +4,7 @@
  * task history.
  */
 import { z } from "zod";
+import { parseInput } from "./input.ts";
 import type { Tool } from "./types.ts";
 
 const Todo = z.strictObject({
@@ -38,12 +39,8 @@ export const writeTodosTool: Tool = {
     additionalProperties: false,
   },
   async run(input, context) {
-    const parsed = Input.safeParse(input);
-    if (!parsed.success)
-      return {
-        content: `Invalid plan: ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}`,
-        isError: true,
-      };
+    const parsed = parseInput("write_todos", Input, input);
+    if (!parsed.ok) return parsed.result;
     const { todos } = parsed.data;
     const done = todos.filter((t) => t.status === "completed").length;
     const rendered = todos.map((t) => `${MARK[t.status]} ${t.content}`).join("\n");

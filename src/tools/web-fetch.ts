@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { checkRedirect, checkUrl } from "../platform/ssrf.ts";
 import { htmlToText } from "./html-text.ts";
+import { parseInput } from "./input.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
 /** Default and maximum of `max_chars`. */
@@ -65,13 +66,8 @@ export function createWebFetch(options: WebFetchOptions = {}): Tool {
       additionalProperties: false,
     },
     async run(input, context) {
-      const parsed = Input.safeParse(input);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return fail(
-          `Invalid input for web_fetch: ${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}.`,
-        );
-      }
+      const parsed = parseInput("web_fetch", Input, input);
+      if (!parsed.ok) return parsed.result;
       const maxChars = Math.min(
         parsed.data.max_chars ?? WEB_FETCH_DEFAULT_CHARS,
         WEB_FETCH_MAX_CHARS,

@@ -1,31 +1,8 @@
 /**
- * Shared by the workspace and checkpoint tools: zod validation of a tool's input with a refusal
- * the model can act on, and the `checkpoint` harness event for an automatic checkpoint.
+ * Shared by the workspace and checkpoint tools: the `checkpoint` harness event for an automatic
+ * checkpoint, and plurals.
  */
-import type { z } from "zod";
-import type { ToolContext, ToolResult } from "./types.ts";
-
-/** The parsed input, or the error result to return. */
-export type Parsed<T> = { ok: true; data: T } | { ok: false; result: ToolResult };
-
-/** Validates `input` against `schema`; on failure names the field and the expected shape. */
-export function parseInput<T>(
-  tool: string,
-  schema: z.ZodType<T>,
-  input: Record<string, unknown>,
-  shape: string,
-): Parsed<T> {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return { ok: true, data: parsed.data };
-  const issues = parsed.error.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.join(".") || "input"}: ${i.message}`)
-    .join("; ");
-  return {
-    ok: false,
-    result: { content: `Invalid input for ${tool}: ${issues}. Expected ${shape}.`, isError: true },
-  };
-}
+import type { ToolContext } from "./types.ts";
 
 /** Publishes an automatic checkpoint on the task's stream. */
 export function emitCheckpoint(

@@ -5,8 +5,9 @@
  */
 import { z } from "zod";
 import { MAX_FILE_BYTES } from "../workspace/limits.ts";
+import { parseInput } from "./input.ts";
 import type { Tool } from "./types.ts";
-import { emitCheckpoint, parseInput } from "./workspace-input.ts";
+import { emitCheckpoint } from "./workspace-input.ts";
 
 const Input = z.object({
   path: z.string().min(1, "give a file path"),

@@ -239,7 +239,7 @@ describe("task lifecycle", () => {
         text: "abcdefghijkl",
         chunkSize: 3,
         stallAfterChunks: 2,
-        stallMs: 3000,
+        stallMs: 6000,
         stallAttempts: [1],
       },
     ]);
@@ -251,11 +251,11 @@ describe("task lifecycle", () => {
 
   it("the watchdog fails the task when every attempt stalls", async () => {
     const s = await scenario([
-      { text: "abcdef", chunkSize: 3, stallAfterChunks: 1, stallMs: 3000 },
+      { text: "abcdef", chunkSize: 3, stallAfterChunks: 1, stallMs: 6000 },
     ]);
     const task = await send(`stall always ${s.marker}`);
     expect(task.status.state).toBe("TASK_STATE_FAILED");
-    expect(task.status.message?.parts[0]?.text).toContain("stalled (no data for 400 ms)");
+    expect(task.status.message?.parts[0]?.text).toContain("stalled (no data for 1500 ms)");
     expect(answerText(task)).toBe("abc");
   });
 });
