@@ -20,8 +20,8 @@ export default defineConfig(async () => {
             ANTHROPIC_API_KEY: "test-key",
             A2A_API_KEY: "",
             MODEL_RETRY_BASE_MS: "5",
-            // The scripted model runs in vitest's Node process, which can pause for a second while it
-            // transforms files: a tighter watchdog fails tasks at random.
+            // Room for the scripted model, which shares vitest's busy Node process; the watchdog
+            // tests stall for longer than this.
             MODEL_IDLE_TIMEOUT_MS: "1500",
             SSE_KEEPALIVE_MS: "200",
             CONTEXT_TOKEN_BUDGET: "12000",

@@ -157,6 +157,26 @@ describe("scripted Messages API in-process: scenarios", () => {
     ]);
   });
 
+  it("lets directives in the newest user text win over a marker quoted in the system prompt", async () => {
+    const { store, client } = scriptedClient();
+    store.addScenario({ id: "quoted", turns: [{ text: "from the scenario" }] });
+    const system = 'Handoff: the last task was asked "go [[scenario:quoted]]"';
+    const direct = await client.messages.create({
+      model: MODEL,
+      max_tokens: 9,
+      system,
+      messages: [userMessage("[[reply:from the directive]]")],
+    });
+    expect(direct.content[0]).toMatchObject({ text: "from the directive" });
+    const plain = await client.messages.create({
+      model: MODEL,
+      max_tokens: 9,
+      system,
+      messages: [userMessage("no directives here")],
+    });
+    expect(plain.content[0]).toMatchObject({ text: "from the scenario" });
+  });
+
   it("returns a complete Message without stream, echoing usage overrides", async () => {
     const { store, client } = scriptedClient();
     store.addScenario({

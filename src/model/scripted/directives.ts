@@ -29,8 +29,9 @@ export interface DirectiveTurn {
 
 /**
  * The scenario id of a request: the newest user message that names one wins (a conversation can
- * hold earlier tasks' markers), then system messages, then the system prompt (which may quote
- * old messages, e.g. in a handoff note).
+ * hold earlier tasks' markers). Otherwise, unless the newest user text carries directives of its
+ * own, system messages, then the system prompt. (A harness's system prompt may quote an older
+ * task's message, marker included, e.g. in a handoff note: directives beside it must win.)
  */
 export function findScenarioId(request: MessagesRequest): string | null {
   for (const message of [...request.messages].reverse()) {
@@ -38,6 +39,7 @@ export function findScenarioId(request: MessagesRequest): string | null {
     const found = lastMarker(messageText(message));
     if (found) return found;
   }
+  if (hasDirectives(directiveSource(request.messages))) return null;
   for (const message of request.messages) {
     if (message.role !== "system") continue;
     const found = SCENARIO_MARKER.exec(messageText(message));
@@ -90,6 +92,12 @@ function parseToolDirectives(text: string): { tools: ToolUseSpec[]; problems: st
     }
   }
   return { tools, problems };
+}
+
+function hasDirectives(text: string): boolean {
+  return (
+    new RegExp(TOOL_DIRECTIVE.source).test(text) || new RegExp(ANY_DIRECTIVE.source).test(text)
+  );
 }
 
 /** User text with every directive and scenario marker removed, whitespace collapsed. */
