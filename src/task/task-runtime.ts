@@ -125,7 +125,7 @@ export class TaskRuntime {
    */
   emitHarnessEvent(event: HarnessEvent): void {
     const record = this.store.record;
-    if (!record || record.state !== "TASK_STATE_WORKING") return;
+    if (record?.state !== "TASK_STATE_WORKING") return;
     const message = harnessEventMessage(record.agent, event, {
       taskId: record.id,
       contextId: record.contextId,
