@@ -91,11 +91,32 @@ export const V03_DIALECT: JsonRpcDialect = {
     "agent/getAuthenticatedExtendedCard": { params: PassThroughV03, streaming: false },
   },
   errorObject: toLegacyErrorObject,
-  dispatch: (handler, request, context) =>
-    new LegacyJsonRpcTransportHandler(handler).handle(request, context) as Promise<
-      RpcResponse | AsyncGenerator<RpcResponse, void, undefined>
-    >,
+  dispatch: async (handler, request, context) => {
+    const result = (await new LegacyJsonRpcTransportHandler(handler).handle(request, context)) as
+      | RpcResponse
+      | AsyncGenerator<RpcResponse, void, undefined>;
+    return Symbol.asyncIterator in result ? markInterruptedFinal(result) : result;
+  },
 };
+
+const INTERRUPTED_V03 = new Set(["input-required", "auth-required"]);
+
+/**
+ * The SDK's v0.3 conversion marks `final` only on terminal states, but the stream also ends when
+ * the task waits for input (spec 0.3.0 §7.2: `final` is the last event of the interaction), as
+ * v0.3 servers such as the Python SDK mark it. Sets `final: true` there.
+ */
+async function* markInterruptedFinal(
+  source: AsyncGenerator<RpcResponse, void, undefined>,
+): AsyncGenerator<RpcResponse, void, undefined> {
+  for await (const response of source) {
+    const result = (response as { result?: Record<string, unknown> }).result;
+    const state = (result?.status as { state?: string } | undefined)?.state;
+    if (result?.kind === "status-update" && state && INTERRUPTED_V03.has(state))
+      yield { ...response, result: { ...result, final: true } } as RpcResponse;
+    else yield response;
+  }
+}
 
 /** The dialect for a requested version, or null when the endpoint does not speak it. */
 export function dialectFor(version: string): JsonRpcDialect | null {

@@ -5,7 +5,7 @@
  * mimeType } }`, data parts nest `{ data: { data } }`, send configurations say `blocking`, and
  * status updates carry `final`. Pure: no I/O.
  */
-import { isTerminal } from "../task/state-machine.ts";
+import { isSettled } from "../task/state-machine.ts";
 import type { Message, Part, StreamEvent, Task, TaskStateName } from "./wire.ts";
 
 type Json = Record<string, unknown>;
@@ -93,7 +93,7 @@ export function eventToV03(event: StreamEvent): Json {
   if ("message" in event) return { message: messageToV03(event.message) };
   if ("statusUpdate" in event) {
     const update = event.statusUpdate;
-    const final = isTerminal(update.status.state as TaskStateName);
+    const final = isSettled(update.status.state as TaskStateName);
     return {
       statusUpdate: {
         ...update,

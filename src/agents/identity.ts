@@ -69,8 +69,12 @@ export const AgentFrontmatterSchema = z
     effort: z.enum(["low", "medium", "high"], { error: "expected low, medium or high" }).optional(),
     tools: z
       .strictObject(
-        { allow: toolNames.optional(), deny: toolNames.optional() },
-        { error: "expected a mapping with optional allow and deny lists" },
+        {
+          allow: toolNames.optional(),
+          deny: toolNames.optional(),
+          requireApproval: toolNames.optional(),
+        },
+        { error: "expected a mapping with optional allow, deny and requireApproval lists" },
       )
       .optional(),
     tags: stringList(nonEmpty(64), "expected a list of tags").default([]),
@@ -106,8 +110,11 @@ export interface AgentDefinition {
   maxTokens: number;
   thinking: { budgetTokens: number } | null;
   effort: "low" | "medium" | "high" | null;
-  /** `allow: null` means every tool the harness offers; `deny` always wins. */
-  tools: { allow: string[] | null; deny: string[] };
+  /**
+   * `allow: null` means every tool the harness offers; `deny` always wins; `requireApproval`
+   * tools wait for a person's yes before each call.
+   */
+  tools: { allow: string[] | null; deny: string[]; requireApproval: string[] };
   tags: string[];
   icon: string | null;
   starters: string[];
@@ -167,7 +174,11 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
     maxTokens: fm.maxTokens,
     thinking: budget === null ? null : { budgetTokens: budget },
     effort: fm.effort ?? null,
-    tools: { allow: fm.tools?.allow ?? null, deny: fm.tools?.deny ?? [] },
+    tools: {
+      allow: fm.tools?.allow ?? null,
+      deny: fm.tools?.deny ?? [],
+      requireApproval: fm.tools?.requireApproval ?? [],
+    },
     tags: fm.tags,
     icon: fm.icon ?? null,
     starters: fm.starters,
@@ -204,7 +215,9 @@ function validateFrontmatter(file: string, raw: unknown): AgentFrontmatter {
     const key = issue.keys[0] ?? "";
     // Only the root and `tools` are strict objects that can report unknown keys.
     const allowed =
-      path.length === 0 ? Object.keys(AgentFrontmatterSchema.shape) : ["allow", "deny"];
+      path.length === 0
+        ? Object.keys(AgentFrontmatterSchema.shape)
+        : ["allow", "deny", "requireApproval"];
     const camel = key.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
     const hint = allowed.find((k) => k.toLowerCase() === camel.toLowerCase());
     reason = hint

@@ -1,8 +1,10 @@
 /**
  * The hooks every task runs, in order. `afterTool` results chain through them: loop detection
  * adds its guidance, then long outputs are compacted and truncated, the verification gate notes
- * what was changed and checked, and the events hook reports the final result.
+ * what was changed and checked, and the events hook reports the final result. Before a call, caps
+ * come first and approvals last (a call is counted and announced, then waits for a person).
  */
+import { approvalsHook } from "./approvals.ts";
 import { capsHook } from "./caps.ts";
 import { loopDetectionHook } from "./loop-detection.ts";
 import { outputCompactionHook, outputTruncationHook } from "./output-limits.ts";
@@ -19,6 +21,7 @@ export const DEFAULT_HOOKS: readonly Hook[] = [
   outputTruncationHook,
   verificationHook,
   toolEventsHook,
+  approvalsHook,
 ];
 
 /** A runner over the default hooks. */

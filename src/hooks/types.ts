@@ -6,6 +6,7 @@
 import type { Config } from "../config.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { Suspension } from "../loop/suspension.ts";
 import type { ToolResult } from "../tools/types.ts";
 
 /** Durable per-task key/value state for hooks (counters, flags); survives restarts. */
@@ -21,6 +22,8 @@ export interface HookContext {
   turn: number;
   state: HookState;
   config: Config;
+  /** Tools that need a person's approval before each call (frontmatter `tools.requireApproval`). */
+  requireApproval: readonly string[];
   /** Publishes a harness event on the task's stream (a hook intervention). */
   emit(event: HarnessEvent): void;
 }
@@ -32,8 +35,11 @@ export interface ToolCall {
   input: unknown;
 }
 
-/** What `beforeTool` may decide: run the call (undefined) or answer it without running. */
-export type BeforeToolDecision = { result: ToolResult } | undefined;
+/**
+ * What `beforeTool` may decide: run the call (undefined), answer it without running, or make it
+ * wait for a person (the call runs, or is refused, once they answer).
+ */
+export type BeforeToolDecision = { result: ToolResult } | { suspend: Suspension } | undefined;
 
 /** What `beforeComplete` may decide: let the task finish (undefined) or add a user turn and continue. */
 export type BeforeCompleteDecision = { continueWith: string } | undefined;

@@ -20,11 +20,18 @@ import { backoffMs, classifyModelError } from "../model/errors.ts";
 import type { LoopState, Usage } from "../task/loop-state.ts";
 import { addUsage } from "../task/loop-state.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import type { ToolContext } from "../tools/types.ts";
+import type { ToolContext, ToolResult } from "../tools/types.ts";
 import { AnswerStream } from "./answer-stream.ts";
 import type { ChatMessage } from "./chat-message.ts";
 import { modelParams } from "./model-params.ts";
 import { repairConversation } from "./repair.ts";
+import {
+  answerContent,
+  approvalFrom,
+  type PendingCall,
+  type PendingCalls,
+  type Suspension,
+} from "./suspension.ts";
 import { type TextAction, TurnText } from "./turn-text.ts";
 
 /** How the step ended and what the task object should do next. */
@@ -33,6 +40,7 @@ export type StepOutcome =
   | { kind: "retry"; delayMs: number; reason: string }
   | { kind: "completed"; stopReason: string; note?: string }
   | { kind: "failed"; message: string }
+  | { kind: "suspended"; suspension: Suspension }
   | { kind: "aborted" };
 
 /** Limits the step enforces. */
@@ -58,9 +66,13 @@ export interface StepDeps {
     onText: (delta: string) => void,
   ): Promise<Message>;
   loadConversation(): ChatMessage[];
-  appendConversation(message: ChatMessage): void;
+  /** Appends to the model conversation; `contextSeq` marks a turn of another task. */
+  appendConversation(message: ChatMessage, contextSeq?: number): void;
   loopState(): LoopState;
   patchLoopState(changes: Partial<LoopState>): void;
+  /** The turn's tool calls while one waits for an answer (null when none waits). */
+  pendingCalls(): PendingCalls | null;
+  setPendingCalls(pending: PendingCalls | null): void;
   /** Sends a chunk of the answer; `turnShown` is the turn's text clients have now seen. */
   emitAnswer(action: TextAction, turnShown: string): void;
   transaction<T>(fn: () => T): T;
@@ -88,6 +100,8 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
     };
   }
   const hookContext: HookContext = { ...deps.hookContext, turn: state.turn };
+  const pending = deps.pendingCalls();
+  if (pending) return finishPendingCalls(deps, hookContext, pending);
   const { messages } = repairConversation(deps.loadConversation());
   await deps.hooks.beforeModelCall(hookContext, messages);
 
@@ -154,10 +168,11 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
   });
 
   if (response.stop_reason === "tool_use") {
-    const results = await runToolCalls(deps, hookContext, response);
-    if (deps.signal.aborted) return { kind: "aborted" };
-    deps.appendConversation({ role: "user", content: results });
-    return { kind: "continue" };
+    const calls: PendingCall[] = [];
+    for (const block of response.content)
+      if (block.type === "tool_use")
+        calls.push({ id: block.id, name: block.name, input: block.input });
+    return runCalls(deps, hookContext, calls, 0, [], []);
   }
   if (response.stop_reason === "pause_turn") return { kind: "continue" };
   const decision = await deps.hooks.beforeComplete(hookContext, state.answerText + turnText);
@@ -178,25 +193,83 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
   return { kind: "completed", stopReason: response.stop_reason ?? "end_turn" };
 }
 
-async function runToolCalls(
+/**
+ * Runs `calls` from index `from` in order. When one must wait (a person's answer or approval),
+ * the calls and the results so far are saved and the step ends suspended; otherwise the results
+ * go into the conversation as one user message (then any turns deferred while waiting).
+ */
+async function runCalls(
   deps: StepDeps,
   hookContext: HookContext,
-  response: Message,
-): Promise<ToolResultBlockParam[]> {
-  const results: ToolResultBlockParam[] = [];
-  for (const block of response.content) {
-    if (block.type !== "tool_use") continue;
-    const call = { id: block.id, name: block.name, input: block.input };
+  calls: PendingCall[],
+  from: number,
+  done: ToolResultBlockParam[],
+  deferred: PendingCalls["deferred"],
+): Promise<StepOutcome> {
+  const results = [...done];
+  for (let i = from; i < calls.length; i++) {
+    const call = calls[i] as PendingCall;
     const decided = await deps.hooks.beforeTool(hookContext, call);
-    const raw =
-      decided?.result ?? (await deps.tools.run(block.name, block.input, deps.toolContext));
-    const result = await deps.hooks.afterTool(hookContext, call, raw);
-    results.push({
-      type: "tool_result",
-      tool_use_id: block.id,
-      content: result.content,
-      ...(result.isError ? { is_error: true } : {}),
-    });
+    let raw: ToolResult;
+    if (decided && "suspend" in decided) raw = { content: "", suspend: decided.suspend };
+    else raw = decided?.result ?? (await deps.tools.run(call.name, call.input, deps.toolContext));
+    if (deps.signal.aborted) return { kind: "aborted" };
+    if (raw.suspend) {
+      deps.setPendingCalls({
+        calls,
+        next: i,
+        results,
+        waiting: raw.suspend,
+        resolution: null,
+        deferred,
+      });
+      return { kind: "suspended", suspension: raw.suspend };
+    }
+    results.push(toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, raw)));
   }
-  return results;
+  deps.transaction(() => {
+    deps.appendConversation({ role: "user", content: results });
+    for (const turn of deferred) deps.appendConversation(turn.message, turn.seq);
+    deps.setPendingCalls(null);
+  });
+  return { kind: "continue" };
+}
+
+/** After the answer arrived: the waiting call's result, then the turn's remaining calls. */
+async function finishPendingCalls(
+  deps: StepDeps,
+  hookContext: HookContext,
+  pending: PendingCalls,
+): Promise<StepOutcome> {
+  const reply = pending.resolution;
+  if (!reply) return { kind: "suspended", suspension: pending.waiting };
+  const call = pending.calls[pending.next] as PendingCall;
+  let result: ToolResult;
+  if (pending.waiting.kind === "question") {
+    result = { content: answerContent(reply) };
+  } else {
+    const { approved, reason } = approvalFrom(reply);
+    const words = reason.trim() ? ` They said: "${reason.trim().slice(0, 1_000)}"` : "";
+    result = approved
+      ? await deps.tools.run(call.name, call.input, deps.toolContext)
+      : {
+          content: `The user did not approve this call of ${call.name}.${words} Do not repeat it unless they ask; go on without it or ask them how to proceed.`,
+          isError: true,
+        };
+    if (deps.signal.aborted) return { kind: "aborted" };
+  }
+  const done = [
+    ...pending.results,
+    toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, result)),
+  ];
+  return runCalls(deps, hookContext, pending.calls, pending.next + 1, done, pending.deferred);
+}
+
+function toResultBlock(id: string, result: ToolResult): ToolResultBlockParam {
+  return {
+    type: "tool_result",
+    tool_use_id: id,
+    content: result.content,
+    ...(result.isError ? { is_error: true } : {}),
+  };
 }

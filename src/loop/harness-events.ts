@@ -25,6 +25,7 @@ export const HARNESS_EVENT_KINDS = [
   "rollback",
   "compaction",
   "turn_limit",
+  "approval",
 ] as const;
 export type HarnessEventKind = (typeof HARNESS_EVENT_KINDS)[number];
 

@@ -58,6 +58,11 @@ function guidance(tools: readonly string[]): string {
           "- Save lasting facts about the user or their project with memory_write; leave out transient details.",
         ]
       : []),
+    ...(has("ask_user")
+      ? [
+          "- When you cannot go on without a decision or a fact only the user has, ask with ask_user (one clear question); do not ask what you can find out yourself.",
+        ]
+      : []),
   ];
   const toolLine =
     tools.length > 0

@@ -4,9 +4,11 @@
  * conversation) and releasing it (handing back its own turns). Calls that fail are retried from
  * the task's schedule, so neither object ever waits forever on the other.
  */
+import type { Part } from "../a2a/wire.ts";
 import { type ContextObject, contextKey } from "../context/context-object.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
+import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent } from "../loop/user-content.ts";
 import { backoffMs } from "../model/errors.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
@@ -62,13 +64,30 @@ export class ContextMembership {
       return "waiting";
     }
     rt.transaction(() => {
-      for (const turn of result.history)
-        rt.conversation.append(turn.message as ChatMessage, turn.seq);
+      // A call waiting for the person: their message is its answer, and turns of other tasks
+      // wait until the call's result is in the conversation (a tool_use needs its result next).
+      const pending = rt.pending.get();
+      const waiting = pending && !pending.resolution ? pending : null;
+      const deferred: { message: ChatMessage; seq: number }[] = [];
+      for (const turn of result.history) {
+        if (waiting) deferred.push({ message: turn.message as ChatMessage, seq: turn.seq });
+        else rt.conversation.append(turn.message as ChatMessage, turn.seq);
+      }
       let upto = link.conversationUpto;
+      const replies: Part[] = [];
       for (const { seq, message } of rt.store.historyAfter(link.conversationUpto)) {
-        if (message.role === "ROLE_USER")
-          rt.conversation.append({ role: "user", content: toUserContent(message.parts) });
+        if (message.role === "ROLE_USER") {
+          if (waiting) replies.push(...message.parts);
+          else rt.conversation.append({ role: "user", content: toUserContent(message.parts) });
+        }
         upto = seq;
+      }
+      if (waiting) {
+        rt.pending.set({
+          ...waiting,
+          deferred: [...waiting.deferred, ...deferred],
+          resolution: replies.length > 0 ? replyFrom(replies) : null,
+        });
       }
       rt.contextLink.patch({ state: "active", contextSeq: result.seq, conversationUpto: upto });
     });

@@ -10,6 +10,7 @@ import { loadConfig } from "../config.ts";
 import { defaultHooks } from "../hooks/index.ts";
 import { runStep, type StepDeps, type StepOutcome } from "../loop/agent-loop.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
+import { type Suspension, suspensionParts } from "../loop/suspension.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
 import { toolsFor } from "../tools/catalog.ts";
@@ -150,7 +151,14 @@ export class LoopDriver {
         emit,
       },
       hooks: defaultHooks(),
-      hookContext: { taskId: record.id, agent: agent.name, state: task.hookState, config, emit },
+      hookContext: {
+        taskId: record.id,
+        agent: agent.name,
+        state: task.hookState,
+        config,
+        requireApproval: agent.tools.requireApproval,
+        emit,
+      },
       callModel: (params, onText) =>
         streamTurn(modelClient(config), params, {
           idleTimeoutMs: config.modelIdleTimeoutMs,
@@ -158,7 +166,9 @@ export class LoopDriver {
           onText,
         }),
       loadConversation: () => task.conversation.load(),
-      appendConversation: (message) => task.conversation.append(message),
+      appendConversation: (message, contextSeq) => task.conversation.append(message, contextSeq),
+      pendingCalls: () => task.pending.get(),
+      setPendingCalls: (pending) => task.pending.set(pending),
       loopState: () => task.loopState.get(),
       patchLoopState: (changes) => void task.loopState.patch(changes),
       emitAnswer: (action, turnShown) => {
@@ -195,6 +205,9 @@ export class LoopDriver {
       case "failed":
         await this.#fail(outcome.message);
         return;
+      case "suspended":
+        await this.#suspend(outcome.suspension);
+        return;
       case "aborted":
         return;
     }
@@ -225,6 +238,16 @@ export class LoopDriver {
       task.loopState.patch({ stopReason });
     });
     task.setStatus("TASK_STATE_COMPLETED", { ...(text ? { text } : {}), metadata: { stopReason } });
+    await task.scheduler.cancel("loop");
+  }
+
+  /** A call waits for a person: the task asks them (input-required) and the loop stops here. */
+  async #suspend(suspension: Suspension): Promise<void> {
+    const task = this.#task;
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    const message = task.agentMessage(suspensionParts(suspension));
+    task.transaction(() => task.store.appendHistory(message));
+    task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
     await task.scheduler.cancel("loop");
   }
 

@@ -5,7 +5,7 @@
  * with its event, answer chunks. Status changes write SQLite and the event log in one
  * transaction, then settle streams and waiters and send the index row.
  */
-import type { Artifact, Message, Task, TaskStateName } from "../a2a/wire.ts";
+import type { Artifact, Message, Part, Task, TaskStateName } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { bundledAgents } from "../agents/registry.ts";
 import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
@@ -17,6 +17,7 @@ import { EventLog } from "./event-log.ts";
 import { SqlHookState } from "./hook-state.ts";
 import { LoopStateStore } from "./loop-state.ts";
 import { Outbox, type OutboxSource } from "./outbox.ts";
+import { PendingStore } from "./pending-store.ts";
 import { Scheduler } from "./scheduler.ts";
 import { isSettled, isTerminal, transition } from "./state-machine.ts";
 import { Subscribers } from "./subscribers.ts";
@@ -29,6 +30,7 @@ export class TaskRuntime {
   readonly loopState: LoopStateStore;
   readonly conversation: ConversationStore;
   readonly hookState: SqlHookState;
+  readonly pending: PendingStore;
   readonly scheduler: Scheduler;
   readonly contextLink: ContextLinkStore;
   readonly membership: ContextMembership;
@@ -50,6 +52,7 @@ export class TaskRuntime {
     this.loopState = new LoopStateStore(sql);
     this.conversation = new ConversationStore(sql);
     this.hookState = new SqlHookState(sql);
+    this.pending = new PendingStore(sql);
     this.scheduler = new Scheduler(ctx.storage);
     this.contextLink = new ContextLinkStore(sql);
     this.membership = new ContextMembership(this, env.CONTEXTS);
@@ -152,13 +155,13 @@ export class TaskRuntime {
     });
   }
 
-  /** A message from the agent in this task. */
-  agentMessage(text: string): Message {
+  /** A message from the agent in this task: a text, or the given parts. */
+  agentMessage(content: string | Part[]): Message {
     const record = this.store.record;
     return {
       messageId: crypto.randomUUID(),
       role: "ROLE_AGENT",
-      parts: [{ text }],
+      parts: typeof content === "string" ? [{ text: content }] : content,
       ...(record ? { taskId: record.id, contextId: record.contextId } : {}),
     };
   }

@@ -1,11 +1,12 @@
 /**
  * Every tool the harness offers, and the set one agent gets: `TOOLS_ENABLED` (tool domains or
  * names, default all) first, then the agent's frontmatter `tools.allow` / `tools.deny`.
- * Domains: workspace, checkpoints, memory, web, knowledge, plan, progress.
+ * Domains: workspace, checkpoints, memory, web, knowledge, plan, progress, human.
  */
 
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config.ts";
+import { askUserTool } from "./ask-user.ts";
 import { fetchDocumentTool } from "./fetch-document.ts";
 import { memoryReadTool, memoryWriteTool } from "./memory.ts";
 import { progressReadTool, progressUpdateTool } from "./progress.ts";
@@ -27,6 +28,7 @@ const TOOLS: readonly Tool[] = [
   writeTodosTool,
   progressReadTool,
   progressUpdateTool,
+  askUserTool,
 ];
 
 /** The whole catalog. */

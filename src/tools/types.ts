@@ -6,6 +6,7 @@
  */
 import type { Config } from "../config.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { Suspension } from "../loop/suspension.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 
 /** What a call did to the workspace, for the verification gate and loop detection. */
@@ -18,11 +19,15 @@ export interface ToolEffects {
   searched?: string[];
 }
 
-/** What a tool returns to the model. `isError` results pass through hooks unchanged. */
+/**
+ * What a tool returns to the model. `isError` results pass through hooks unchanged. A result with
+ * `suspend` is not returned yet: the call waits (for a person's answer) and the task pauses.
+ */
 export interface ToolResult {
   content: string;
   isError?: boolean;
   effects?: ToolEffects;
+  suspend?: Suspension;
 }
 
 /** Per-call facts and handles a tool may use. */

@@ -4,7 +4,10 @@ import type { HookContext } from "../../src/hooks/types.ts";
 import type { HarnessEvent } from "../../src/loop/harness-events.ts";
 
 /** A fresh context and the events its hooks emitted. */
-export function hookContext(vars: Record<string, string> = {}): {
+export function hookContext(
+  vars: Record<string, string> = {},
+  requireApproval: string[] = [],
+): {
   ctx: HookContext;
   events: HarnessEvent[];
 } {
@@ -15,6 +18,7 @@ export function hookContext(vars: Record<string, string> = {}): {
     agent: "assistant",
     turn: 0,
     config: loadConfig({ ANTHROPIC_API_KEY: "k", ...vars }),
+    requireApproval,
     state: {
       get: <T>(hook: string, key: string) => store.get(`${hook}/${key}`) as T | undefined,
       set: (hook, key, value) => void store.set(`${hook}/${key}`, value),

@@ -19,8 +19,9 @@ describe("caps", () => {
     expect(await capsHook.beforeTool?.(ctx, call("web_fetch"))).toBeUndefined();
     expect(await capsHook.beforeTool?.(ctx, call("web_fetch"))).toBeUndefined();
     const third = await capsHook.beforeTool?.(ctx, call("web_fetch"));
-    expect(third?.result.isError).toBeUndefined();
-    expect(third?.result.content).toContain("used 2 times in this task");
+    if (!third || !("result" in third)) throw new Error("expected a result");
+    expect(third.result.isError).toBeUndefined();
+    expect(third.result.content).toContain("used 2 times in this task");
     expect(events.map((e) => e.kind)).toEqual(["cap_reached"]);
     expect(await capsHook.beforeTool?.(ctx, call("read_file"))).toBeUndefined();
   });

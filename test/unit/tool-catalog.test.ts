@@ -19,6 +19,7 @@ const agent = (name: string) => {
 describe("tool catalog", () => {
   it("has every pinned tool name, each in one of the documented domains", () => {
     expect(allTools().names()).toEqual([
+      "ask_user",
       "checkpoint_create",
       "checkpoint_list",
       "checkpoint_restore",

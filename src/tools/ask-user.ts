@@ -1,0 +1,76 @@
+/**
+ * `ask_user` (domain `human`): asks the person behind the task a question and waits for the
+ * answer. The task goes to input-required with the question as its status message and, when the
+ * agent gives `fields`, a form (a data part holding a JSON schema of the fields); a follow-up
+ * message on the same task (text, or a data part with the form's values) is the tool's result.
+ */
+import { z } from "zod";
+import { parseInput } from "./input.ts";
+import type { Tool } from "./types.ts";
+
+const Field = z.strictObject({
+  type: z.enum(["string", "number", "integer", "boolean"]).default("string"),
+  description: z.string().max(500).optional(),
+  enum: z
+    .array(z.union([z.string(), z.number()]))
+    .max(50)
+    .optional(),
+});
+const Input = z.strictObject({
+  question: z.string().trim().min(1, "is required").max(4_000),
+  fields: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), Field).optional(),
+  required: z.array(z.string()).max(50).optional(),
+});
+
+/** The `ask_user` tool. */
+export const askUserTool: Tool = {
+  name: "ask_user",
+  domain: "human",
+  description:
+    "Ask the user a question and wait for their answer; use it when you cannot go on without a decision or a fact only they have, not to confirm what you can check yourself. Optionally give `fields` (name -> {type, description, enum}) to ask for structured values as a form.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      question: { type: "string", description: "One clear question." },
+      fields: {
+        type: "object",
+        description: "Optional form fields: name -> { type, description?, enum? }.",
+        additionalProperties: {
+          type: "object",
+          properties: {
+            type: { type: "string", enum: ["string", "number", "integer", "boolean"] },
+            description: { type: "string" },
+            enum: { type: "array", items: { type: ["string", "number"] } },
+          },
+        },
+      },
+      required: {
+        type: "array",
+        items: { type: "string" },
+        description: "Fields that must be filled.",
+      },
+    },
+    required: ["question"],
+    additionalProperties: false,
+  },
+  async run(input) {
+    const parsed = parseInput("ask_user", Input, input);
+    if (!parsed.ok) return parsed.result;
+    const { question, fields, required } = parsed.data;
+    const unknown = (required ?? []).filter((name) => !fields?.[name]);
+    if (unknown.length > 0) {
+      return {
+        content: `Invalid input for ask_user: required names fields that are not in fields: ${unknown.join(", ")}.`,
+        isError: true,
+      };
+    }
+    const form = fields
+      ? {
+          type: "object",
+          properties: fields,
+          ...(required && required.length > 0 ? { required } : {}),
+        }
+      : undefined;
+    return { content: "", suspend: { kind: "question", question, ...(form ? { form } : {}) } };
+  },
+};

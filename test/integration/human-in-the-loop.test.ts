@@ -1,0 +1,298 @@
+/**
+ * Human in the loop through the A2A endpoint: `ask_user` pauses the task in input-required with
+ * the question (and a form), a follow-up on the same task resumes it with the answer; tool
+ * approvals (frontmatter `tools.requireApproval`) run or refuse the call on the person's word.
+ * Over v1.0 and v0.3, blocking and streaming; the wait survives the object restarting.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { Turn } from "../../src/model/scripted/turn.ts";
+import { workspaceFor } from "../../src/workspace/client.ts";
+import {
+  answerText,
+  collectSse,
+  fetchWorker,
+  modelRequests,
+  postRpc,
+  type RpcResponse,
+  rpc,
+  scenario,
+  userMessage,
+  type WireTask,
+} from "../helpers/a2a.ts";
+
+type Part = { text?: string; data?: Record<string, unknown>; kind?: string };
+type StatusTask = WireTask & { status: { state: string; message?: { parts: Part[] } } };
+
+const tool = (name: string, input: Record<string, unknown>, text = ""): Turn => ({
+  text,
+  toolUses: [{ name, input }],
+});
+
+const send = async (message: Record<string, unknown>, path = "/") =>
+  (await rpc<{ task: StatusTask }>("SendMessage", { message }, { path })).result
+    ?.task as StatusTask;
+
+/** The tool_result texts of the last request the model saw. */
+async function lastToolResults(scenarioId: string): Promise<string[]> {
+  const last = (await modelRequests(scenarioId)).at(-1);
+  const content = last?.body.messages.find(
+    (m) =>
+      Array.isArray(m.content) &&
+      (m.content as Array<{ type: string }>).some((b) => b.type === "tool_result"),
+  )?.content as Array<{ type: string; content?: string; is_error?: boolean }> | undefined;
+  return (content ?? [])
+    .filter((b) => b.type === "tool_result")
+    .map((b) => `${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
+}
+
+const v03 = (method: string, params: unknown) =>
+  fetchWorker("/", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: "v03", method, params }),
+  });
+
+describe("ask_user", () => {
+  it("pauses with the question and a form; the follow-up's form values resume the task (v1.0)", async () => {
+    const s = await scenario([
+      tool("ask_user", {
+        question: "Which colour should the report use?",
+        fields: { colour: { type: "string", enum: ["blue", "green"] } },
+        required: ["colour"],
+      }),
+      { text: "Using blue." },
+    ]);
+    const paused = await send(userMessage(`make a report ${s.marker}`));
+    expect(paused.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const parts = paused.status.message?.parts ?? [];
+    expect(parts[0]?.text).toBe("Which colour should the report use?");
+    expect(parts[1]?.data).toEqual({
+      kind: "form",
+      schema: {
+        type: "object",
+        properties: { colour: { type: "string", enum: ["blue", "green"] } },
+        required: ["colour"],
+      },
+    });
+    // Still paused when read again; no model call happened while waiting.
+    expect(await modelRequests(s.id)).toHaveLength(1);
+
+    const done = await send({
+      messageId: crypto.randomUUID(),
+      role: "ROLE_USER",
+      taskId: paused.id,
+      parts: [{ data: { colour: "blue" }, mediaType: "application/json" }],
+    });
+    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(done.id).toBe(paused.id);
+    expect(answerText(done)).toBe("Using blue.");
+    expect(await lastToolResults(s.id)).toEqual(['Form values: {"colour":"blue"}']);
+  });
+
+  it("works for a v0.3 client: input-required, then a text answer", async () => {
+    const s = await scenario([
+      tool("ask_user", { question: "What is the deadline?" }),
+      { text: "Noted: Friday." },
+    ]);
+    const first = (await (
+      await v03("message/send", {
+        message: {
+          kind: "message",
+          messageId: crypto.randomUUID(),
+          role: "user",
+          parts: [{ kind: "text", text: `plan it ${s.marker}` }],
+        },
+        configuration: { blocking: true },
+      })
+    ).json()) as RpcResponse<{
+      id: string;
+      status: { state: string; message?: { parts: Part[] } };
+    }>;
+    expect(first.result?.status.state).toBe("input-required");
+    expect(first.result?.status.message?.parts[0]).toEqual({
+      kind: "text",
+      text: "What is the deadline?",
+    });
+    const second = (await (
+      await v03("message/send", {
+        message: {
+          kind: "message",
+          messageId: crypto.randomUUID(),
+          role: "user",
+          taskId: first.result?.id,
+          parts: [{ kind: "text", text: "Friday" }],
+        },
+        configuration: { blocking: true },
+      })
+    ).json()) as RpcResponse<{ status: { state: string } }>;
+    expect(second.result?.status.state).toBe("completed");
+    expect(await lastToolResults(s.id)).toEqual(["The user answered: Friday"]);
+  });
+
+  it("ends the stream at input-required, and a streamed follow-up runs to completion", async () => {
+    const s = await scenario([
+      tool("ask_user", { question: "Short or long?" }, "One question first."),
+      { text: "Short it is." },
+    ]);
+    const first = await collectSse(
+      await postRpc("/", "SendStreamingMessage", { message: userMessage(`write ${s.marker}`) }),
+    );
+    const last = first.at(-1)?.body.result as {
+      statusUpdate?: { taskId: string; status: { state: string; message?: { parts: Part[] } } };
+    };
+    expect(last.statusUpdate?.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    expect(last.statusUpdate?.status.message?.parts[0]?.text).toBe("Short or long?");
+    const taskId = last.statusUpdate?.taskId as string;
+
+    const second = await collectSse(
+      await postRpc("/", "SendStreamingMessage", {
+        message: userMessage("short", { taskId }),
+      }),
+    );
+    const states = second
+      .map((e) => (e.body.result as { statusUpdate?: { status: { state: string } } }).statusUpdate)
+      .filter((u) => u !== undefined)
+      .map((u) => u.status.state);
+    expect(states.at(-1)).toBe("TASK_STATE_COMPLETED");
+    const task = (await rpc<StatusTask>("GetTask", { id: taskId })).result as StatusTask;
+    expect(answerText(task)).toBe("One question first.\n\nShort it is.");
+  });
+
+  it("keeps waiting across an object restart, then resumes with the answer", async () => {
+    const s = await scenario([tool("ask_user", { question: "Proceed?" }), { text: "Done." }]);
+    const paused = await send(userMessage(`restart me ${s.marker}`));
+    expect(paused.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const stub = env.TASKS.get(env.TASKS.idFromName(paused.id));
+    await runInDurableObject(stub, (_instance, state) => {
+      state.abort("simulated restart");
+    }).catch(() => {});
+    const done = await send(userMessage("yes, go on", { taskId: paused.id }));
+    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(await lastToolResults(s.id)).toEqual(["The user answered: yes, go on"]);
+  });
+
+  it("refuses bad input as a tool error without pausing", async () => {
+    const s = await scenario([
+      tool("ask_user", { question: "Pick", fields: { a: { type: "string" } }, required: ["b"] }),
+      { text: "ok" },
+    ]);
+    const task = await send(userMessage(`bad form ${s.marker}`));
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect((await lastToolResults(s.id))[0]).toMatch(/^ERROR Invalid input for ask_user: .*b/);
+  });
+});
+
+describe("tool approvals", () => {
+  async function snapshotId(): Promise<string> {
+    const ws = workspaceFor(env.WORKSPACES, "writer", "anonymous");
+    const made = await ws.checkpointCreate("before approval test", { taskId: "approval-test" });
+    if (!made.ok) throw new Error(made.error);
+    return made.value.id;
+  }
+
+  it("asks before a listed tool runs; yes runs it", async () => {
+    const id = await snapshotId();
+    const s = await scenario([tool("checkpoint_restore", { id }), { text: "Restored." }]);
+    const paused = await send(userMessage(`roll back ${s.marker}`), "/agents/writer/");
+    expect(paused.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const parts = paused.status.message?.parts ?? [];
+    expect(parts[0]?.text).toContain("Approve the call of checkpoint_restore");
+    expect(parts[1]?.data).toMatchObject({
+      kind: "approval",
+      tool: "checkpoint_restore",
+      input: { id },
+      schema: { required: ["approve"] },
+    });
+    const done = await send(userMessage("yes", { taskId: paused.id }), "/agents/writer/");
+    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
+    const [result] = await lastToolResults(s.id);
+    expect(result).toContain(`Restored checkpoint ${id}`);
+  });
+
+  it("a no (or the form's approve: false) refuses the call and tells the agent why", async () => {
+    const id = await snapshotId();
+    const s = await scenario([tool("checkpoint_restore", { id }), { text: "Left as is." }]);
+    const paused = await send(userMessage(`roll back ${s.marker}`), "/agents/writer/");
+    const done = await send(
+      {
+        messageId: crypto.randomUUID(),
+        role: "ROLE_USER",
+        taskId: paused.id,
+        parts: [{ data: { approve: false, reason: "keep today's edits" } }],
+      },
+      "/agents/writer/",
+    );
+    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
+    const [result] = await lastToolResults(s.id);
+    expect(result).toBe(
+      `ERROR The user did not approve this call of checkpoint_restore. They said: "keep today's edits" Do not repeat it unless they ask; go on without it or ask them how to proceed.`,
+    );
+  });
+
+  it("works for a v0.3 streaming client: the stream ends input-required, the form approves", async () => {
+    const id = await snapshotId();
+    const s = await scenario([tool("checkpoint_restore", { id }), { text: "Restored (v0.3)." }]);
+    const stream = await collectSse(
+      await fetchWorker("/agents/writer/", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: "v03",
+          method: "message/stream",
+          params: {
+            message: {
+              kind: "message",
+              messageId: crypto.randomUUID(),
+              role: "user",
+              parts: [{ kind: "text", text: `roll back ${s.marker}` }],
+            },
+          },
+        }),
+      }),
+    );
+    const last = stream.at(-1)?.body.result as {
+      kind: string;
+      taskId: string;
+      final?: boolean;
+      status: { state: string; message?: { parts: Part[] } };
+    };
+    expect(last).toMatchObject({ kind: "status-update", final: true });
+    expect(last.status.state).toBe("input-required");
+    expect(last.status.message?.parts[1]).toMatchObject({
+      kind: "data",
+      data: { kind: "approval", tool: "checkpoint_restore" },
+    });
+    const done = (await (
+      await fetchWorker("/agents/writer/", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: "v03",
+          method: "message/send",
+          params: {
+            message: {
+              kind: "message",
+              messageId: crypto.randomUUID(),
+              role: "user",
+              taskId: last.taskId,
+              parts: [{ kind: "data", data: { approve: true } }],
+            },
+            configuration: { blocking: true },
+          },
+        }),
+      })
+    ).json()) as RpcResponse<{ status: { state: string } }>;
+    expect(done.result?.status.state).toBe("completed");
+    expect((await lastToolResults(s.id))[0]).toContain(`Restored checkpoint ${id}`);
+  });
+
+  it("tools not listed run without asking", async () => {
+    const s = await scenario([tool("checkpoint_list", {}), { text: "Listed." }]);
+    const task = await send(userMessage(`list ${s.marker}`), "/agents/writer/");
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+  });
+});
