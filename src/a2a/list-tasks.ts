@@ -55,6 +55,7 @@ export function taskFromIndex(row: TaskIndexRow): Task {
       owner: row.owner,
       traceId: row.traceId,
       agent: row.agent,
+      ...(row.parentTaskId ? { parentTaskId: row.parentTaskId } : {}),
       usage: {
         inputTokens: row.inputTokens,
         outputTokens: row.outputTokens,

@@ -10,14 +10,25 @@ const preview = (input: unknown) => {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 };
 
+/** A delegation shows as the sub-agent it calls, never as a generic "task". */
+function subagentOf(call: { name: string; input: unknown }): string | null {
+  if (call.name !== "task") return null;
+  const type = (call.input as { subagent_type?: unknown } | null)?.subagent_type;
+  return typeof type === "string" ? type : null;
+}
+
 /** The tool events hook. */
 export const toolEventsHook: Hook = {
   name: "tool-events",
   beforeTool(ctx, call) {
     const path = (call.input as { path?: unknown } | null)?.path;
+    const agent = subagentOf(call);
+    const description = (call.input as { description?: unknown } | null)?.description;
     ctx.emit({
       kind: "tool_call",
-      text: `Calling ${call.name}${typeof path === "string" ? ` on ${path}` : ""}`,
+      text: agent
+        ? `Calling agent ${agent}${typeof description === "string" ? `: ${description}` : ""}`
+        : `Calling ${call.name}${typeof path === "string" ? ` on ${path}` : ""}`,
       tool: call.name,
       ...(typeof path === "string" ? { path } : {}),
       detail: preview(call.input),
@@ -26,9 +37,12 @@ export const toolEventsHook: Hook = {
   },
   afterTool(ctx, call, result) {
     const lines = result.content.split("\n").length;
+    const agent = subagentOf(call);
     ctx.emit({
       kind: "tool_result",
-      text: `${call.name} ${result.isError ? "failed" : "returned"} ${lines} line${lines === 1 ? "" : "s"}`,
+      text: agent
+        ? `Agent ${agent} ${result.isError ? "did not finish" : "finished"}`
+        : `${call.name} ${result.isError ? "failed" : "returned"} ${lines} line${lines === 1 ? "" : "s"}`,
       tool: call.name,
       detail: result.isError
         ? result.content.slice(0, 300)

@@ -28,6 +28,7 @@ import { repairConversation } from "./repair.ts";
 import {
   answerContent,
   approvalFrom,
+  type ChildOutcome,
   type PendingCall,
   type PendingCalls,
   type Suspension,
@@ -212,7 +213,10 @@ async function runCalls(
     const decided = await deps.hooks.beforeTool(hookContext, call);
     let raw: ToolResult;
     if (decided && "suspend" in decided) raw = { content: "", suspend: decided.suspend };
-    else raw = decided?.result ?? (await deps.tools.run(call.name, call.input, deps.toolContext));
+    else
+      raw =
+        decided?.result ??
+        (await deps.tools.run(call.name, call.input, { ...deps.toolContext, callId: call.id }));
     if (deps.signal.aborted) return { kind: "aborted" };
     if (raw.suspend) {
       deps.setPendingCalls({
@@ -241,17 +245,28 @@ async function finishPendingCalls(
   hookContext: HookContext,
   pending: PendingCalls,
 ): Promise<StepOutcome> {
-  const reply = pending.resolution;
-  if (!reply) return { kind: "suspended", suspension: pending.waiting };
+  const resolution = pending.resolution;
+  if (!resolution) return { kind: "suspended", suspension: pending.waiting };
   const call = pending.calls[pending.next] as PendingCall;
+  const waiting = pending.waiting;
   let result: ToolResult;
-  if (pending.waiting.kind === "question") {
-    result = { content: answerContent(reply) };
+  if (waiting.kind === "child") {
+    if (resolution.kind === "reply") {
+      // The person answered the sub-agent's question: pass it down and keep waiting.
+      await deps.toolContext.subagents.answer(waiting.childTaskId, resolution.parts);
+      deps.setPendingCalls({ ...pending, resolution: null });
+      return { kind: "suspended", suspension: waiting };
+    }
+    result = childResult(waiting.agent, resolution);
+  } else if (resolution.kind !== "reply") {
+    return { kind: "suspended", suspension: waiting };
+  } else if (waiting.kind === "question") {
+    result = { content: answerContent(resolution) };
   } else {
-    const { approved, reason } = approvalFrom(reply);
+    const { approved, reason } = approvalFrom(resolution);
     const words = reason.trim() ? ` They said: "${reason.trim().slice(0, 1_000)}"` : "";
     result = approved
-      ? await deps.tools.run(call.name, call.input, deps.toolContext)
+      ? await deps.tools.run(call.name, call.input, { ...deps.toolContext, callId: call.id })
       : {
           content: `The user did not approve this call of ${call.name}.${words} Do not repeat it unless they ask; go on without it or ask them how to proceed.`,
           isError: true,
@@ -263,6 +278,17 @@ async function finishPendingCalls(
     toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, result)),
   ];
   return runCalls(deps, hookContext, pending.calls, pending.next + 1, done, pending.deferred);
+}
+
+/** What the model gets back from a sub-agent's task. */
+function childResult(agent: string, outcome: ChildOutcome): ToolResult {
+  if (outcome.state === "TASK_STATE_COMPLETED")
+    return { content: outcome.text || `The ${agent} sub-agent finished without an answer.` };
+  const how = outcome.state.replace("TASK_STATE_", "").toLowerCase();
+  return {
+    content: `The ${agent} sub-agent ${how === "canceled" ? "was canceled" : how}${outcome.text ? `: ${outcome.text}` : "."}`,
+    isError: true,
+  };
 }
 
 function toResultBlock(id: string, result: ToolResult): ToolResultBlockParam {

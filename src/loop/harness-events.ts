@@ -26,6 +26,7 @@ export const HARNESS_EVENT_KINDS = [
   "compaction",
   "turn_limit",
   "approval",
+  "subagent",
 ] as const;
 export type HarnessEventKind = (typeof HARNESS_EVENT_KINDS)[number];
 

@@ -7,6 +7,7 @@
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
+import type { SubagentType } from "../subagents/types.ts";
 import type { WorkspaceEntry } from "../workspace/types.ts";
 
 /** Everything the prompt is made of. */
@@ -23,11 +24,34 @@ export interface PromptInputs {
   } | null;
   now: Date;
   timeZone: string;
+  /** The sub-agents this task may call, or, for a sub-agent's own task, who called it. */
+  delegation?: { subagents: SubagentType[] } | { calledBy: string };
 }
 
 /** Top-level workspace entries shown in the environment section. */
 export const ENVIRONMENT_ENTRIES = 20;
 const CACHE = { type: "ephemeral" } as const;
+
+function delegation(inputs: PromptInputs): string[] {
+  const d = inputs.delegation;
+  if (!d) return [];
+  if ("calledBy" in d) {
+    return [
+      "",
+      "## You are a sub-agent",
+      `The ${d.calledBy} agent started you for one piece of work: the message you got is all you know of its conversation. You cannot ask the user; if something is missing, say so in your answer.`,
+      "Your final answer goes back to it as a tool result, so keep it condensed: the direct answer first, then bullets; cite sources as path:line or URLs; no raw dumps or pasted pages. Put long material in the scratchpad and give its path.",
+    ];
+  }
+  if (d.subagents.length === 0 || !inputs.tools.includes("task")) return [];
+  return [
+    "",
+    "## Sub-agents",
+    "Delegate focused work with the task tool; each sub-agent sees only your prompt and the scratchpad you share for this task (scratch_write, scratch_read, scratch_list):",
+    ...d.subagents.map((s) => `- ${s.name}: ${s.description}`),
+    "Tell each one where to write its results in the scratchpad; read them there instead of asking for long answers. Check what comes back before you rely on it.",
+  ];
+}
 
 function guidance(tools: readonly string[]): string {
   const has = (name: string) => tools.includes(name);
@@ -120,7 +144,9 @@ export function systemPrompt(inputs: PromptInputs): TextBlockParam[] {
   const blocks: TextBlockParam[] = [
     {
       type: "text",
-      text: `${inputs.agent.systemPrompt}\n\n${guidance(inputs.tools)}`,
+      text: [inputs.agent.systemPrompt, "", guidance(inputs.tools), ...delegation(inputs)].join(
+        "\n",
+      ),
       cache_control: CACHE,
     },
   ];

@@ -1,6 +1,6 @@
 /**
  * Tool calls that wait on something outside the loop: a person's answer (`ask_user`), a person's
- * approval (frontmatter `tools.requireApproval`), or later a child task. The loop records the
+ * approval (frontmatter `tools.requireApproval`), or a sub-agent's task (`task`). The loop records the
  * turn's calls and where it stopped ({@link PendingCalls}); the task object records the answer
  * when it arrives ({@link Resolution}) and runs the loop again, which finishes the calls in order.
  * Pure: no I/O.
@@ -15,14 +15,26 @@ export type FormSchema = Record<string, unknown>;
 /** What a call waits for. */
 export type Suspension =
   | { kind: "question"; question: string; form?: FormSchema }
-  | { kind: "approval"; tool: string; input: unknown };
+  | { kind: "approval"; tool: string; input: unknown }
+  | { kind: "child"; childTaskId: string; agent: string };
 
-/** The answer that ends a wait: the person's reply (text and data parts). */
-export interface Resolution {
+/** A person's reply (text and data parts, kept whole to pass on to a sub-agent). */
+export interface Reply {
   kind: "reply";
   text: string;
   data: Record<string, unknown>[];
+  parts: Part[];
 }
+
+/** How a sub-agent's task ended. */
+export interface ChildOutcome {
+  kind: "child";
+  state: string;
+  text: string;
+}
+
+/** What ends (or, for a sub-agent's question, moves on) a wait. */
+export type Resolution = Reply | ChildOutcome;
 
 /** A tool call of the turn. */
 export interface PendingCall {
@@ -48,7 +60,7 @@ export interface PendingCalls {
 }
 
 /** The answer carried by a person's message. */
-export function replyFrom(parts: readonly Part[]): Resolution {
+export function replyFrom(parts: readonly Part[]): Reply {
   const text = parts
     .map((p) => p.text ?? "")
     .filter((t) => t.trim() !== "")
@@ -56,7 +68,7 @@ export function replyFrom(parts: readonly Part[]): Resolution {
   const data = parts
     .map((p) => p.data)
     .filter((d): d is Record<string, unknown> => typeof d === "object" && d !== null);
-  return { kind: "reply", text, data };
+  return { kind: "reply", text, data, parts: [...parts] };
 }
 
 const YES = /^\s*(y|yes|approve[ds]?|ok(ay)?|allow(ed)?|go( ahead)?|sure)\b/i;
@@ -64,7 +76,7 @@ const YES = /^\s*(y|yes|approve[ds]?|ok(ay)?|allow(ed)?|go( ahead)?|sure)\b/i;
 const NO = /(^\s*n\b|\b(no|not|den(y|ied)|reject(ed)?|refuse[ds]?|don'?t|stop|cancel)\b)/i;
 
 /** Whether a reply approves the call, and the person's words. */
-export function approvalFrom(reply: Resolution): { approved: boolean; reason: string } {
+export function approvalFrom(reply: Reply): { approved: boolean; reason: string } {
   for (const data of reply.data) {
     if (typeof data.approve === "boolean") {
       const reason = typeof data.reason === "string" ? data.reason : reply.text;
@@ -88,7 +100,7 @@ export const APPROVAL_FORM: FormSchema = {
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** The parts of the input-required status message that asks the person. */
-export function suspensionParts(suspension: Suspension): Part[] {
+export function suspensionParts(suspension: Exclude<Suspension, { kind: "child" }>): Part[] {
   if (suspension.kind === "question") {
     return [
       { text: suspension.question },
@@ -120,7 +132,7 @@ export function suspensionParts(suspension: Suspension): Part[] {
 }
 
 /** The tool result an answered question gives the model. */
-export function answerContent(reply: Resolution): string {
+export function answerContent(reply: Reply): string {
   const data = reply.data.map((d) => JSON.stringify(d)).join("\n");
   const parts = [
     reply.text ? `The user answered: ${reply.text}` : "",

@@ -12,6 +12,8 @@ export interface TaskIndexRow {
   owner: string;
   state: string;
   parentTaskId: string | null;
+  /** The agent of the root task (the task's own agent unless it is a sub-agent's task). */
+  rootAgent: string;
   traceId: string;
   createdAt: string;
   updatedAt: string;
@@ -25,7 +27,7 @@ export interface TaskIndexRow {
 
 /** The columns of a row, named as {@link TaskIndexRow}'s fields. */
 const ROW_COLUMNS = `id, agent, context_id AS contextId, owner, state, parent_task_id AS parentTaskId,
-  trace_id AS traceId, created_at AS createdAt, updated_at AS updatedAt, version,
+  root_agent AS rootAgent, trace_id AS traceId, created_at AS createdAt, updated_at AS updatedAt, version,
   input_tokens AS inputTokens, output_tokens AS outputTokens, cache_read_tokens AS cacheReadTokens,
   cache_write_tokens AS cacheWriteTokens, model_calls AS modelCalls`;
 
@@ -34,8 +36,9 @@ export async function upsertTaskIndex(db: D1Database, row: TaskIndexRow): Promis
   await db
     .prepare(
       `INSERT INTO tasks (id, agent, context_id, owner, state, parent_task_id, trace_id, created_at,
-         updated_at, version, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, model_calls)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+         updated_at, version, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, model_calls,
+         root_agent)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
        ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at,
          version = excluded.version, input_tokens = excluded.input_tokens,
          output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
@@ -58,6 +61,7 @@ export async function upsertTaskIndex(db: D1Database, row: TaskIndexRow): Promis
       row.cacheReadTokens,
       row.cacheWriteTokens,
       row.modelCalls,
+      row.rootAgent,
     )
     .run();
 }
@@ -92,7 +96,8 @@ export async function listTaskIndex(
   db: D1Database,
   query: TaskIndexQuery,
 ): Promise<{ rows: TaskIndexRow[]; total: number }> {
-  const where = ["owner = ?", "agent = ?"];
+  // An agent's list holds its own tasks and the sub-agent tasks they started.
+  const where = ["owner = ?", "root_agent = ?"];
   const args: unknown[] = [query.owner, query.agent];
   if (query.contextId !== undefined) {
     where.push("context_id = ?");

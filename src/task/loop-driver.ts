@@ -18,6 +18,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
+import { lineageOf } from "./lineage.ts";
 import { remainingWork, rollBack, writeTaskEnd } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
@@ -39,11 +40,11 @@ export class LoopDriver {
     this.#abort?.abort(new Error("task canceled"));
   }
 
-  /** The workspace of the task's agent and owner. */
+  /** The workspace the task works in: its root agent's, for this owner (sub-agents share it). */
   workspace(): WorkspaceApi {
     const record = this.#task.store.record;
     if (!record) throw new Error("no task");
-    return workspaceFor(this.#env.WORKSPACES, record.agent, record.owner);
+    return workspaceFor(this.#env.WORKSPACES, lineageOf(record).rootAgent, record.owner);
   }
 
   /** Runs one step if the task is working; called from the alarm. */
@@ -68,7 +69,7 @@ export class LoopDriver {
       if (abort.signal.aborted || store.record?.state !== "TASK_STATE_WORKING") return;
       const record = store.record;
       const agent = this.#task.agent(record.agent);
-      const tools = toolsFor(agent, config);
+      const tools = toolsFor(agent, config, { subagent: record.parentTaskId !== null });
       const workspace = this.workspace();
       const system = await buildSystemPrompt({
         agent,
@@ -77,6 +78,9 @@ export class LoopDriver {
         workspace,
         files: this.#env.FILES,
         config,
+        delegation: record.parentTaskId
+          ? { calledBy: lineageOf(record).rootAgent }
+          : { subagents: this.#task.childTasks.subagents().types() },
       });
       if (config.modelMode !== "unconfigured") {
         await compactIfNeeded({
@@ -148,6 +152,8 @@ export class LoopDriver {
         db: this.#env.DB,
         files: this.#env.FILES,
         fetch: (input, init) => fetch(input, init),
+        scratch: { bucket: this.#env.FILES, rootTaskId: lineageOf(record).rootTaskId },
+        subagents: task.childTasks.subagents(),
         emit,
       },
       hooks: defaultHooks(),
@@ -241,10 +247,19 @@ export class LoopDriver {
     await task.scheduler.cancel("loop");
   }
 
-  /** A call waits for a person: the task asks them (input-required) and the loop stops here. */
+  /**
+   * A call waits: for a person, the task asks them (input-required); for a sub-agent, the task
+   * stays working until the child reports (it may have already). The loop stops here either way.
+   */
   async #suspend(suspension: Suspension): Promise<void> {
     const task = this.#task;
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    if (suspension.kind === "child") {
+      await task.scheduler.cancel("loop");
+      if (task.childTasks.settleWait(suspension.childTaskId) === "resume")
+        await task.scheduler.schedule("loop", "loop", Date.now());
+      return;
+    }
     const message = task.agentMessage(suspensionParts(suspension));
     task.transaction(() => task.store.appendHistory(message));
     task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
@@ -273,10 +288,13 @@ export class LoopDriver {
     await task.scheduler.cancel("loop");
   }
 
-  /** Writes HANDOFF.md and decisions.log; a failure here never blocks the task's end. */
+  /**
+   * Writes HANDOFF.md and decisions.log; a failure here never blocks the task's end. A sub-agent's
+   * task writes none: its parent's task owns the workspace's handoff.
+   */
   async #endNote(state: string, answer: string): Promise<void> {
     const record = this.#task.store.record;
-    if (!record) return;
+    if (!record || record.parentTaskId) return;
     await writeTaskEnd({
       workspace: this.workspace(),
       taskId: record.id,

@@ -102,3 +102,14 @@ export function addUsage(total: Usage, call: Omit<Usage, "modelCalls">): Usage {
     modelCalls: total.modelCalls + 1,
   };
 }
+
+/** The field-by-field sum of two usages (a sub-agent's usage counted into its parent's). */
+export function sumUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    modelCalls: a.modelCalls + b.modelCalls,
+  };
+}

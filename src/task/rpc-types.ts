@@ -4,6 +4,8 @@
  * intact; the A2A layer maps each kind to its protocol error.
  */
 import type { Message, Task } from "../a2a/wire.ts";
+import type { ChildReport } from "./children.ts";
+import type { Lineage } from "./lineage.ts";
 
 /** Why a task call was refused. */
 export type TaskErrorKind =
@@ -33,6 +35,23 @@ export interface CreateTaskInput {
   message: Message;
   /** Client metadata sent with the request (kept under `request` in the task's metadata). */
   requestMetadata?: Record<string, unknown>;
+  /** For a sub-agent's task: who started it. */
+  parent?: Lineage;
+}
+
+/** A child's report to its parent (see children.ts). */
+export interface ChildReportInput {
+  owner: string;
+  childTaskId: string;
+  report: ChildReport;
+}
+
+/** A child's progress, relayed onto the parent's stream (best effort). */
+export interface ChildProgressInput {
+  owner: string;
+  childTaskId: string;
+  agent: string;
+  text: string;
 }
 
 /** A further message for an existing task (answers an input-required pause). */

@@ -52,6 +52,15 @@ const MIGRATIONS: readonly string[] = [
   "ALTER TABLE conversation ADD COLUMN context_seq INTEGER",
   // The turn's tool calls while one waits for an answer (see loop/suspension.ts).
   "CREATE TABLE pending_calls (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)",
+  // Sub-agent runs this task started (see children.ts).
+  `CREATE TABLE children (
+    id TEXT PRIMARY KEY,
+    agent TEXT NOT NULL,
+    transport TEXT NOT NULL,
+    report_json TEXT,
+    answered_version INTEGER NOT NULL DEFAULT 0,
+    counted_usage_json TEXT
+  )`,
 ];
 
 /** Brings the object's database to the newest schema. */

@@ -9,9 +9,12 @@ import { DurableObject } from "cloudflare:workers";
 import type { Message, Task } from "../a2a/wire.ts";
 import { loadConfig } from "../config.ts";
 import { modelSourceLabel } from "../model/client.ts";
+import { CANCEL_CHILDREN_JOB, PARENT_REPORT_JOB } from "./child-tasks.ts";
 import { JOIN_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
 import type {
+  ChildProgressInput,
+  ChildReportInput,
   CreateTaskInput,
   FollowUpInput,
   SendOutcome,
@@ -72,7 +75,7 @@ export class TaskObject extends DurableObject<Env> {
         agent: agent.name,
         owner: input.owner,
         traceId: input.traceId,
-        parentTaskId: null,
+        parentTaskId: input.parent?.parentTaskId ?? null,
         state: "TASK_STATE_SUBMITTED",
         status: { state: "TASK_STATE_SUBMITTED", timestamp: now },
         metadata: {
@@ -81,6 +84,7 @@ export class TaskObject extends DurableObject<Env> {
           agent: agent.name,
           model: { name: agent.model, source: modelSourceLabel(loadConfig(this.env)) },
           ...(input.requestMetadata ? { request: input.requestMetadata } : {}),
+          ...(input.parent ?? {}),
         },
         createdAt: now,
       });
@@ -180,9 +184,34 @@ export class TaskObject extends DurableObject<Env> {
       return fail("not_cancelable", `task ${record.id} has already ended (${record.state})`);
     this.#driver.stop();
     rt.keepPartialAnswer();
-    rt.setStatus("TASK_STATE_CANCELED", { text: "Canceled at the client's request." });
+    rt.setStatus("TASK_STATE_CANCELED", {
+      text: record.parentTaskId ? "Canceled." : "Canceled at the client's request.",
+    });
     await rt.scheduler.cancel("loop");
+    // Cancelling a task cancels the sub-agents it started (retried from the schedule).
+    if (rt.children.all().length > 0) {
+      await rt.scheduler.schedule(CANCEL_CHILDREN_JOB, "context", Date.now());
+      this.ctx.waitUntil(rt.childTasks.cancelChildren());
+    }
     return ok(rt.snapshot());
+  }
+
+  /** A sub-agent's task this task started reports that it settled (retried by the child). */
+  async childReport(input: ChildReportInput): Promise<void> {
+    const rt = this.runtime;
+    const record = rt.store.record;
+    if (!record || record.owner !== input.owner || !rt.children.get(input.childTaskId)) return;
+    rt.childTasks.onReport(input.childTaskId, input.report);
+    if (rt.childTasks.settleWait(input.childTaskId) === "resume")
+      await rt.scheduler.schedule("loop", "loop", Date.now());
+  }
+
+  /** A sub-agent's progress, shown on this task's stream. */
+  async childProgress(input: ChildProgressInput): Promise<void> {
+    const rt = this.runtime;
+    const record = rt.store.record;
+    if (!record || record.owner !== input.owner || !rt.children.get(input.childTaskId)) return;
+    rt.childTasks.onProgress(input.childTaskId, input.agent, input.text);
   }
 
   /**
@@ -211,6 +240,8 @@ export class TaskObject extends DurableObject<Env> {
         else if (entry.kind === "outbox") await outbox.retry(entry.id);
         else if (entry.id === JOIN_JOB) await this.activate();
         else if (entry.id === RELEASE_JOB) await this.runtime.membership.release();
+        else if (entry.id === PARENT_REPORT_JOB) await this.runtime.childTasks.reportToParent();
+        else if (entry.id === CANCEL_CHILDREN_JOB) await this.runtime.childTasks.cancelChildren();
         else await scheduler.cancel(entry.id);
       } catch (error) {
         console.error(
@@ -260,6 +291,8 @@ export class TaskObject extends DurableObject<Env> {
       await rt.scheduler.schedule(RELEASE_JOB, "context", Date.now());
       return;
     }
+    if (rt.childTasks.reportOwed() && !rt.scheduler.get(PARENT_REPORT_JOB))
+      await rt.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
     const working = record?.state === "TASK_STATE_WORKING";
     if (working && (rt.loopState.get().attempt === 0 || !rt.scheduler.get("loop"))) {
       await rt.scheduler.schedule("loop", "loop", Date.now());

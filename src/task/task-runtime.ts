@@ -10,11 +10,14 @@ import type { AgentDefinition } from "../agents/identity.ts";
 import { bundledAgents } from "../agents/registry.ts";
 import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
 import { answerArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
+import { ChildTasks } from "./child-tasks.ts";
+import { ChildrenStore } from "./children.ts";
 import { ContextLinkStore } from "./context-link.ts";
 import { ContextMembership } from "./context-membership.ts";
 import { ConversationStore } from "./conversation-store.ts";
 import { EventLog } from "./event-log.ts";
 import { SqlHookState } from "./hook-state.ts";
+import { lineageOf } from "./lineage.ts";
 import { LoopStateStore } from "./loop-state.ts";
 import { Outbox, type OutboxSource } from "./outbox.ts";
 import { PendingStore } from "./pending-store.ts";
@@ -31,6 +34,8 @@ export class TaskRuntime {
   readonly conversation: ConversationStore;
   readonly hookState: SqlHookState;
   readonly pending: PendingStore;
+  readonly children: ChildrenStore;
+  readonly childTasks: ChildTasks;
   readonly scheduler: Scheduler;
   readonly contextLink: ContextLinkStore;
   readonly membership: ContextMembership;
@@ -53,6 +58,8 @@ export class TaskRuntime {
     this.conversation = new ConversationStore(sql);
     this.hookState = new SqlHookState(sql);
     this.pending = new PendingStore(sql);
+    this.children = new ChildrenStore(sql);
+    this.childTasks = new ChildTasks(this, env);
     this.scheduler = new Scheduler(ctx.storage);
     this.contextLink = new ContextLinkStore(sql);
     this.membership = new ContextMembership(this, env.CONTEXTS);
@@ -114,6 +121,7 @@ export class TaskRuntime {
     if (changed) this.#background(this.outbox.syncIndex());
     if (isSettled(state)) {
       this.#background(this.membership.release());
+      this.#background(this.childTasks.scheduleReport());
       this.subscribers.closeAll();
       for (const resolve of this.#waiters) resolve();
       this.#waiters.clear();
@@ -153,6 +161,9 @@ export class TaskRuntime {
         });
       }
     });
+    // A sub-agent's progress also shows on its parent's stream (best effort).
+    if (record.parentTaskId && event.kind !== "tool_result")
+      this.#background(this.childTasks.relayProgress(event.text));
   }
 
   /** A message from the agent in this task: a text, or the given parts. */
@@ -205,6 +216,7 @@ export class TaskRuntime {
       owner: record.owner,
       state: record.state,
       parentTaskId: record.parentTaskId,
+      rootAgent: lineageOf(record).rootAgent,
       traceId: record.traceId,
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,

@@ -35,6 +35,7 @@ export async function buildSystemPrompt(input: {
   workspace: WorkspaceApi;
   files: R2Bucket;
   config: Config;
+  delegation?: PromptInputs["delegation"];
 }): Promise<TextBlockParam[]> {
   const [memory, environment] = await Promise.all([
     readMemory(input.files, input.agent.name, input.owner).catch(() => ({
@@ -50,6 +51,7 @@ export async function buildSystemPrompt(input: {
     environment,
     now: new Date(),
     timeZone: input.config.timeZone,
+    ...(input.delegation ? { delegation: input.delegation } : {}),
   };
   return systemPrompt(inputs);
 }

@@ -1,7 +1,8 @@
 /**
  * Every tool the harness offers, and the set one agent gets: `TOOLS_ENABLED` (tool domains or
  * names, default all) first, then the agent's frontmatter `tools.allow` / `tools.deny`.
- * Domains: workspace, checkpoints, memory, web, knowledge, plan, progress, human.
+ * Domains: workspace, checkpoints, memory, web, knowledge, plan, progress, scratchpad, delegation,
+ * human.
  */
 
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -11,7 +12,9 @@ import { fetchDocumentTool } from "./fetch-document.ts";
 import { memoryReadTool, memoryWriteTool } from "./memory.ts";
 import { progressReadTool, progressUpdateTool } from "./progress.ts";
 import { ToolRegistry } from "./registry.ts";
+import { scratchListTool, scratchReadTool, scratchWriteTool } from "./scratch.ts";
 import { searchTool } from "./search.ts";
+import { taskTool } from "./task.ts";
 import { writeTodosTool } from "./todos.ts";
 import type { Tool } from "./types.ts";
 import { webFetchTool } from "./web-fetch.ts";
@@ -28,6 +31,10 @@ const TOOLS: readonly Tool[] = [
   writeTodosTool,
   progressReadTool,
   progressUpdateTool,
+  scratchReadTool,
+  scratchWriteTool,
+  scratchListTool,
+  taskTool,
   askUserTool,
 ];
 
@@ -36,9 +43,16 @@ export function allTools(): ToolRegistry {
   return new ToolRegistry(TOOLS);
 }
 
-/** The tools `agent` may call under `config`. */
-export function toolsFor(agent: AgentDefinition, config: Config): ToolRegistry {
+/** Tools a sub-agent's task never gets: it cannot ask the user or delegate further. */
+export const SUBAGENT_DENIED = ["ask_user", "task"];
+
+/** The tools `agent` may call under `config` (as a sub-agent: without {@link SUBAGENT_DENIED}). */
+export function toolsFor(
+  agent: AgentDefinition,
+  config: Config,
+  options: { subagent?: boolean } = {},
+): ToolRegistry {
   return allTools()
-    .filter({ allow: config.toolsEnabled, deny: [] })
+    .filter({ allow: config.toolsEnabled, deny: options.subagent ? SUBAGENT_DENIED : [] })
     .filter({ allow: agent.tools.allow, deny: agent.tools.deny });
 }

@@ -7,6 +7,7 @@
 import type { Config } from "../config.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
 import type { Suspension } from "../loop/suspension.ts";
+import type { Subagents } from "../subagents/types.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 
 /** What a call did to the workspace, for the verification gate and loop detection. */
@@ -33,6 +34,8 @@ export interface ToolResult {
 /** Per-call facts and handles a tool may use. */
 export interface ToolContext {
   taskId: string;
+  /** The id of the tool call being run (makes a delegation idempotent). */
+  callId?: string;
   contextId: string;
   agent: string;
   owner: string;
@@ -46,6 +49,10 @@ export interface ToolContext {
   files: R2Bucket;
   /** Outbound HTTP for web_fetch (tests pass their own). */
   fetch: typeof fetch;
+  /** The root task's scratchpad, shared by it and every sub-agent it starts. */
+  scratch: { bucket: R2Bucket; rootTaskId: string };
+  /** Delegation to sub-agents. */
+  subagents: Subagents;
   /** Publishes a harness event on the task's stream. */
   emit(event: HarnessEvent): void;
 }

@@ -185,14 +185,14 @@ describe("hooks through the endpoint", () => {
     const turns: Turn[] = [
       tool("progress_update", { remaining: ["Compare options", "Write it up"] }),
     ];
-    for (let i = 0; i < 20; i++)
+    for (let i = 0; i < 25; i++)
       turns.push(tool("write_todos", { todos: [{ content: `step ${i}`, status: "in_progress" }] }));
     const s = await scenario(turns);
-    const task = await send(`think ${s.marker}`, "/agents/deep-thinker/");
+    const task = await send(`write ${s.marker}`, "/agents/writer/");
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     expect(task.metadata?.stopReason).toBe("max_turns");
     const message = task.status.message?.parts[0]?.text ?? "";
-    expect(message).toContain("the turn limit (15) was reached");
+    expect(message).toContain("the turn limit (20) was reached");
     expect(message).toContain("- Compare options\n- Write it up");
     expect(eventsOf(task).some((e) => e.kind === "turn_limit")).toBe(true);
   });

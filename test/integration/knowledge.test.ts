@@ -15,6 +15,7 @@ import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fet
 import { searchTool } from "../../src/tools/search.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
+import { NO_SUBAGENTS } from "../helpers/no-subagents.ts";
 
 const KEY = "admin-secret-key";
 const app = new Hono<AppEnv>().route("/", knowledgeAdminRoutes());
@@ -47,6 +48,8 @@ function asAgent(agent: string): ToolContext {
     db: env.DB,
     files: env.FILES,
     fetch,
+    scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
+    subagents: NO_SUBAGENTS,
     emit: () => {},
   };
 }

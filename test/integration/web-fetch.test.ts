@@ -15,6 +15,7 @@ import {
   webFetchTool,
 } from "../../src/tools/web-fetch.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
+import { NO_SUBAGENTS } from "../helpers/no-subagents.ts";
 
 type Handler = (url: string, init: RequestInit | undefined) => Response | Promise<Response>;
 
@@ -45,6 +46,8 @@ function toolContext(
     db: env.DB,
     files: env.FILES,
     fetch: fetcher,
+    scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
+    subagents: NO_SUBAGENTS,
     emit: () => {},
   };
 }

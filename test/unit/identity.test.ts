@@ -353,7 +353,14 @@ describe("AgentRegistry", () => {
     }
     expect(registry.get("deep-thinker")?.thinking).toEqual({ budgetTokens: 8000 });
     expect(registry.get("deep-thinker")?.effort).toBe("high");
-    expect(registry.get("researcher")?.tools.deny).toEqual(["write_file", "edit_file"]);
+    expect(registry.get("researcher")?.tools.deny).toEqual([
+      "write_file",
+      "edit_file",
+      "checkpoint_create",
+      "checkpoint_restore",
+      "progress_update",
+      "memory_write",
+    ]);
     expect(registry.get("writer")?.tools.deny).toEqual([]);
     expect(bundledAgents()).toBe(registry);
   });

@@ -14,16 +14,13 @@ import { hookContext } from "../helpers/hook-context.ts";
 
 describe("replies", () => {
   it("joins text parts and keeps data parts", () => {
-    expect(replyFrom([{ text: "a" }, { data: { x: 1 } }, { text: " " }, { text: "b" }])).toEqual({
-      kind: "reply",
-      text: "a\nb",
-      data: [{ x: 1 }],
-    });
+    const parts = [{ text: "a" }, { data: { x: 1 } }, { text: " " }, { text: "b" }];
+    expect(replyFrom(parts)).toEqual({ kind: "reply", text: "a\nb", data: [{ x: 1 }], parts });
   });
 
   it("reads approval from the form first, then from the words", () => {
     const reply = (text: string, data: Record<string, unknown>[] = []) =>
-      approvalFrom({ kind: "reply", text, data });
+      approvalFrom({ kind: "reply", text, data, parts: [] });
     expect(reply("no", [{ approve: true }]).approved).toBe(true);
     expect(reply("", [{ approve: false, reason: "later" }])).toEqual({
       approved: false,
@@ -36,10 +33,10 @@ describe("replies", () => {
   });
 
   it("gives the model the answer and the form values", () => {
-    expect(answerContent({ kind: "reply", text: "blue", data: [{ c: 1 }] })).toBe(
+    expect(answerContent({ kind: "reply", text: "blue", data: [{ c: 1 }], parts: [] })).toBe(
       'The user answered: blue\nForm values: {"c":1}',
     );
-    expect(answerContent({ kind: "reply", text: "", data: [] })).toBe(
+    expect(answerContent({ kind: "reply", text: "", data: [], parts: [] })).toBe(
       "The user answered without any text.",
     );
   });

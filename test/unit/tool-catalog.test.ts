@@ -9,6 +9,7 @@ import { progressUpdateTool } from "../../src/tools/progress.ts";
 import { writeTodosTool } from "../../src/tools/todos.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
+import { NO_SUBAGENTS } from "../helpers/no-subagents.ts";
 
 const agent = (name: string) => {
   const a = bundledAgents().get(name);
@@ -32,7 +33,11 @@ describe("tool catalog", () => {
       "progress_read",
       "progress_update",
       "read_file",
+      "scratch_list",
+      "scratch_read",
+      "scratch_write",
       "search",
+      "task",
       "web_fetch",
       "write_file",
       "write_todos",
@@ -81,6 +86,8 @@ function context(workspace: Partial<WorkspaceApi> = {}): {
       db: env.DB,
       files: env.FILES,
       fetch,
+      scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
+      subagents: NO_SUBAGENTS,
       emit: (e) => void events.push(e),
     },
   };

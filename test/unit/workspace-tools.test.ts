@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 /**
  * The workspace and checkpoint tools over a fake in-memory WorkspaceApi: input validation, the
  * output each tool gives the model, the effects hooks see, the meta passed to the workspace and
@@ -9,6 +10,7 @@ import type { HarnessEvent } from "../../src/loop/harness-events.ts";
 import type { ToolContext, ToolResult } from "../../src/tools/types.ts";
 import { WORKSPACE_TOOLS } from "../../src/tools/workspace-tools.ts";
 import type { CheckpointInfo, WorkspaceApi, WsResult } from "../../src/workspace/types.ts";
+import { NO_SUBAGENTS } from "../helpers/no-subagents.ts";
 
 interface Fake {
   api: WorkspaceApi;
@@ -144,6 +146,8 @@ function setup(): {
     db: {} as D1Database,
     files: {} as R2Bucket,
     fetch: () => Promise.reject(new Error("no network in tool tests")),
+    scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
+    subagents: NO_SUBAGENTS,
     emit: (event) => events.push(event),
   };
   const run = (name: string, input: unknown) => {

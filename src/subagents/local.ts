@@ -1,0 +1,77 @@
+/**
+ * In-process sub-agents: a child is a task object of this Worker, created with the parent's owner
+ * and trace, its own context, and its lineage (parent, root task, root agent). The child's id is
+ * derived from the parent task and the tool call, so a retried call finds the same child.
+ */
+import type { Part } from "../a2a/wire.ts";
+import { taskIdFor } from "../platform/ids.ts";
+import type { Lineage } from "../task/lineage.ts";
+import type { TaskObject } from "../task/task-object.ts";
+import type { SubagentCall } from "./types.ts";
+
+/** The parent task a local child is started for. */
+export interface LocalParent {
+  taskId: string;
+  owner: string;
+  traceId: string;
+  lineage: Lineage;
+}
+
+const stubOf = (tasks: DurableObjectNamespace<TaskObject>, id: string) =>
+  tasks.get(tasks.idFromName(id));
+
+/** Starts (or finds) the child task of `call`. */
+export async function startLocalChild(
+  tasks: DurableObjectNamespace<TaskObject>,
+  parent: LocalParent,
+  call: SubagentCall,
+): Promise<{ ok: true; childTaskId: string } | { ok: false; error: string }> {
+  const childTaskId = await taskIdFor(
+    parent.owner,
+    call.agent,
+    `subagent:${parent.taskId}:${call.callId}`,
+  );
+  const created = await stubOf(tasks, childTaskId).create(
+    {
+      taskId: childTaskId,
+      contextId: `sub-${childTaskId}`,
+      agent: call.agent,
+      owner: parent.owner,
+      traceId: parent.traceId,
+      message: {
+        messageId: `subagent:${parent.taskId}:${call.callId}`,
+        role: "ROLE_USER",
+        parts: [{ text: call.prompt }],
+        metadata: { subagent: { description: call.description } },
+      },
+      parent: parent.lineage,
+    },
+    { stream: false },
+  );
+  if (!created.ok) return { ok: false, error: created.error.message };
+  return { ok: true, childTaskId };
+}
+
+/** Passes a person's answer to a local child waiting for input. */
+export async function answerLocalChild(
+  tasks: DurableObjectNamespace<TaskObject>,
+  owner: string,
+  childTaskId: string,
+  parts: Part[],
+): Promise<void> {
+  const result = await stubOf(tasks, childTaskId).followUp(
+    { owner, message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts } },
+    { stream: false },
+  );
+  if (!result.ok) throw new Error(result.error.message);
+}
+
+/** Cancels a local child; an already ended child is fine. */
+export async function cancelLocalChild(
+  tasks: DurableObjectNamespace<TaskObject>,
+  owner: string,
+  childTaskId: string,
+): Promise<void> {
+  const result = await stubOf(tasks, childTaskId).cancel({ owner });
+  if (!result.ok && result.error.kind !== "not_cancelable") throw new Error(result.error.message);
+}

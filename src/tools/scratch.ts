@@ -1,0 +1,176 @@
+/**
+ * The scratchpad (domain `scratchpad`): files shared by a root task and every sub-agent it starts,
+ * and by no other task. `scratch_write` (replace or append), `scratch_read` (in pages),
+ * `scratch_list`. Stored in R2 under `tasks/<rootTaskId>/scratch/`; paths are confined like
+ * workspace paths. Sub-agents hand findings to each other here instead of through long prompts.
+ */
+import { z } from "zod";
+import { KeyError, taskKey } from "../store/r2-keys.ts";
+import { parseInput } from "./input.ts";
+import type { Tool, ToolContext, ToolResult } from "./types.ts";
+
+/** Largest scratchpad file (UTF-8 bytes) and most files per scratchpad. */
+export const SCRATCH_MAX_BYTES = 262_144;
+export const SCRATCH_MAX_FILES = 200;
+/** Default and largest page of `scratch_read`. */
+export const SCRATCH_READ_CHARS = 8_000;
+export const SCRATCH_READ_MAX_CHARS = 9_500;
+
+const encoder = new TextEncoder();
+
+function keyFor(context: ToolContext, path: string): { key: string } | { error: ToolResult } {
+  try {
+    return { key: taskKey(context.scratch.rootTaskId, `scratch/${path}`) };
+  } catch (error) {
+    const reason = error instanceof KeyError ? error.message : "invalid path";
+    return {
+      error: {
+        content: `${reason}; use a relative path such as findings/sources.md`,
+        isError: true,
+      },
+    };
+  }
+}
+
+const prefixOf = (context: ToolContext) =>
+  taskKey(context.scratch.rootTaskId, "scratch/x").slice(0, -1);
+
+async function listKeys(context: ToolContext): Promise<R2Object[]> {
+  const objects: R2Object[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await context.scratch.bucket.list({
+      prefix: prefixOf(context),
+      cursor,
+      limit: 1000,
+      include: ["customMetadata"],
+    });
+    objects.push(...page.objects);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor && objects.length < SCRATCH_MAX_FILES + 1);
+  return objects;
+}
+
+const WriteInput = z.strictObject({
+  path: z.string().min(1, "is required").max(512),
+  content: z.string(),
+  mode: z.enum(["replace", "append"]).default("replace"),
+});
+
+/** `scratch_write`. */
+export const scratchWriteTool: Tool = {
+  name: "scratch_write",
+  domain: "scratchpad",
+  description:
+    "Write a file in the scratchpad shared with the other agents of this task (mode replace, the default, or append). Use it for findings, sources and analysis another agent will build on.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      content: { type: "string" },
+      mode: { type: "string", enum: ["replace", "append"] },
+    },
+    required: ["path", "content"],
+    additionalProperties: false,
+  },
+  async run(input, context) {
+    const parsed = parseInput("scratch_write", WriteInput, input, "{ path, content, mode? }");
+    if (!parsed.ok) return parsed.result;
+    const target = keyFor(context, parsed.data.path);
+    if ("error" in target) return target.error;
+    const existing = await context.scratch.bucket.get(target.key);
+    if (!existing && (await listKeys(context)).length >= SCRATCH_MAX_FILES) {
+      return {
+        content: `The scratchpad is full (${SCRATCH_MAX_FILES} files); append to an existing file.`,
+        isError: true,
+      };
+    }
+    const before = parsed.data.mode === "append" && existing ? await existing.text() : "";
+    const text = before
+      ? `${before}${before.endsWith("\n") ? "" : "\n"}${parsed.data.content}`
+      : parsed.data.content;
+    const bytes = encoder.encode(text).byteLength;
+    if (bytes > SCRATCH_MAX_BYTES) {
+      return {
+        content: `The file would be ${bytes} bytes; the limit is ${SCRATCH_MAX_BYTES}. Split it into several files.`,
+        isError: true,
+      };
+    }
+    await context.scratch.bucket.put(target.key, text, {
+      httpMetadata: { contentType: "text/plain; charset=utf-8" },
+      customMetadata: { agent: context.agent, task: context.taskId },
+    });
+    const verb =
+      parsed.data.mode === "append" && existing ? "Appended to" : existing ? "Replaced" : "Created";
+    return { content: `${verb} scratch/${parsed.data.path} (${bytes} bytes).` };
+  },
+};
+
+const ReadInput = z.strictObject({
+  path: z.string().min(1, "is required").max(512),
+  offset: z.number().int().min(0).default(0),
+  max_chars: z.number().int().positive().optional(),
+});
+
+/** `scratch_read`. */
+export const scratchReadTool: Tool = {
+  name: "scratch_read",
+  domain: "scratchpad",
+  description: `Read a scratchpad file, in pages of max_chars characters (default ${SCRATCH_READ_CHARS}, at most ${SCRATCH_READ_MAX_CHARS}) from offset.`,
+  inputSchema: {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      offset: { type: "integer", minimum: 0 },
+      max_chars: { type: "integer", minimum: 1, maximum: SCRATCH_READ_MAX_CHARS },
+    },
+    required: ["path"],
+    additionalProperties: false,
+  },
+  async run(input, context) {
+    const parsed = parseInput("scratch_read", ReadInput, input, "{ path, offset?, max_chars? }");
+    if (!parsed.ok) return parsed.result;
+    const target = keyFor(context, parsed.data.path);
+    if ("error" in target) return target.error;
+    const object = await context.scratch.bucket.get(target.key);
+    if (!object)
+      return {
+        content: `scratch/${parsed.data.path} does not exist; scratch_list shows what does.`,
+        isError: true,
+      };
+    const text = await object.text();
+    const { offset } = parsed.data;
+    const size = Math.min(parsed.data.max_chars ?? SCRATCH_READ_CHARS, SCRATCH_READ_MAX_CHARS);
+    const page = text.slice(offset, offset + size);
+    const end = offset + page.length;
+    const more =
+      end < text.length
+        ? `\n\n[more: ${text.length - end} characters left; read again with offset ${end}]`
+        : "";
+    return {
+      content: `scratch/${parsed.data.path}, characters ${offset}-${end} of ${text.length}\n\n${page}${more}`,
+    };
+  },
+};
+
+/** `scratch_list`. */
+export const scratchListTool: Tool = {
+  name: "scratch_list",
+  domain: "scratchpad",
+  description: "List the scratchpad's files with their sizes and the agent that last wrote each.",
+  inputSchema: { type: "object", properties: {}, additionalProperties: false },
+  async run(input, context) {
+    const parsed = parseInput("scratch_list", z.strictObject({}), input, "{}");
+    if (!parsed.ok) return parsed.result;
+    const prefix = prefixOf(context);
+    const objects = await listKeys(context);
+    if (objects.length === 0) return { content: "The scratchpad is empty." };
+    const lines = objects.map((o) => {
+      const by = o.customMetadata?.agent;
+      return `- ${o.key.slice(prefix.length)} (${o.size} bytes${by ? `, by ${by}` : ""})`;
+    });
+    return {
+      content: `Scratchpad (${objects.length} file${objects.length === 1 ? "" : "s"}):\n${lines.join("\n")}`,
+    };
+  },
+};

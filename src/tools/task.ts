@@ -1,0 +1,47 @@
+/**
+ * `task` (domain `delegation`): hands a focused piece of work to a sub-agent. The sub-agent runs
+ * as a child task (its own Durable Object and context, its own identity, turn cap and tools)
+ * with the parent's owner and trace; its final answer comes back as this tool's result. The call
+ * waits without holding the parent's loop: the parent resumes when the child reports.
+ */
+import { z } from "zod";
+import { parseInput } from "./input.ts";
+import type { Tool } from "./types.ts";
+
+const Input = z.strictObject({
+  subagent_type: z.string().trim().min(1, "is required").max(64),
+  description: z.string().trim().min(1, "is required").max(200),
+  prompt: z.string().trim().min(1, "is required").max(50_000),
+});
+
+/** The `task` tool. */
+export const taskTool: Tool = {
+  name: "task",
+  domain: "delegation",
+  description:
+    "Delegate a focused piece of work to a sub-agent (the types available are listed in your instructions) and wait for its answer. The sub-agent sees only your prompt and the shared scratchpad, not this conversation: say exactly what to do, what you already know, where to read and write in the scratchpad, and what to return.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      subagent_type: { type: "string", description: "The sub-agent's name, e.g. researcher." },
+      description: { type: "string", description: "Three to ten words saying what it will do." },
+      prompt: { type: "string", description: "The complete instructions for the sub-agent." },
+    },
+    required: ["subagent_type", "description", "prompt"],
+    additionalProperties: false,
+  },
+  async run(input, context) {
+    const parsed = parseInput("task", Input, input);
+    if (!parsed.ok) return parsed.result;
+    const { subagent_type: agent, description, prompt } = parsed.data;
+    const started = await context.subagents.start({
+      agent,
+      description,
+      prompt,
+      callId: context.callId ?? crypto.randomUUID(),
+    });
+    if (!started.ok)
+      return { content: `Could not start ${agent}: ${started.error}`, isError: true };
+    return { content: "", suspend: { kind: "child", childTaskId: started.childTaskId, agent } };
+  },
+};

@@ -1,0 +1,223 @@
+/**
+ * Sub-agents through the A2A endpoint with the scripted model: the `task` tool runs researcher,
+ * deep-thinker and writer as child tasks sharing the root task's scratchpad; children carry their
+ * lineage, show under their parent in ListTasks, count into its usage and appear on its stream
+ * by name; a child's approval request passes up to the parent's caller and the answer back down;
+ * cancelling the parent cancels its children; scratchpads of different root tasks stay apart.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
+import type { Turn } from "../../src/model/scripted/turn.ts";
+import { workspaceFor } from "../../src/workspace/client.ts";
+import { modelRequests, rpc, scenario, until, userMessage, type WireTask } from "../helpers/a2a.ts";
+
+type Part = { text?: string; data?: Record<string, unknown> };
+type Task = WireTask & {
+  status: { state: string; message?: { parts: Part[] } };
+  metadata?: Record<string, unknown>;
+};
+
+const tool = (name: string, input: Record<string, unknown>, text = ""): Turn => ({
+  text,
+  toolUses: [{ name, input }],
+});
+const delegate = (agent: string, prompt: string, description = `${agent} step`) =>
+  tool("task", { subagent_type: agent, description, prompt });
+
+const send = async (message: Record<string, unknown>, path = "/", config = {}) =>
+  (await rpc<{ task: Task }>("SendMessage", { message, configuration: config }, { path })).result
+    ?.task as Task;
+const getTask = async (id: string) => (await rpc<Task>("GetTask", { id })).result as Task;
+
+type HarnessEvent = {
+  text: string;
+  kind?: string;
+  state?: string;
+  agent?: string;
+  childTaskId?: string;
+};
+
+/** The harness events of a task's history: text, kind and the fields of an object detail. */
+const eventsOf = (task: Task): HarnessEvent[] =>
+  ((task.history ?? []) as Array<{ parts: Part[]; extensions?: string[] }>)
+    .filter((m) => m.extensions?.includes(HARNESS_EVENTS_EXTENSION))
+    .map((m) => {
+      const data = (m.parts[1]?.data ?? {}) as { kind?: string; detail?: unknown };
+      const detail = typeof data.detail === "object" && data.detail !== null ? data.detail : {};
+      return { text: m.parts[0]?.text ?? "", kind: data.kind, ...detail };
+    });
+
+/** The tool_result texts in the last request the model saw for a scenario. */
+async function toolResults(scenarioId: string): Promise<string[]> {
+  const requests = await modelRequests(scenarioId);
+  const out: string[] = [];
+  for (const m of requests.at(-1)?.body.messages ?? []) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content as Array<{ type: string; content?: string; is_error?: boolean }>)
+      if (b.type === "tool_result") out.push(`${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
+  }
+  return out;
+}
+
+describe("sub-agents", () => {
+  it("researcher -> deep-thinker -> writer through the shared scratchpad", async () => {
+    const report = `report-${crypto.randomUUID().slice(0, 8)}.md`;
+    const researcher = await scenario([
+      tool("scratch_write", {
+        path: "findings.md",
+        content: "Fact: edge latency is 12 ms (src: notes.md:3)",
+      }),
+      { text: "Findings are in findings.md." },
+    ]);
+    const thinker = await scenario([
+      tool("scratch_read", { path: "findings.md" }),
+      tool("scratch_write", {
+        path: "analysis.md",
+        content: "Recommendation: deploy at the edge.",
+      }),
+      { text: "Recommend the edge; see analysis.md." },
+    ]);
+    const writer = await scenario([
+      tool("scratch_read", { path: "analysis.md" }),
+      tool("write_file", { path: report, content: "# Report\nDeploy at the edge." }),
+      tool("read_file", { path: report }),
+      { text: `Wrote ${report}.` },
+    ]);
+    const parent = await scenario([
+      delegate("researcher", `Research latency. ${researcher.marker}`, "gather latency facts"),
+      delegate("deep-thinker", `Analyse findings.md. ${thinker.marker}`),
+      delegate("writer", `Write the report. ${writer.marker}`),
+      { text: `Done: ${report}` },
+    ]);
+    const task = await send(userMessage(`plan the deployment ${parent.marker}`));
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+
+    // Each child's answer came back as the tool result, in order.
+    expect(await toolResults(parent.id)).toEqual([
+      "Findings are in findings.md.",
+      "Recommend the edge; see analysis.md.",
+      `Wrote ${report}.`,
+    ]);
+    // The deep-thinker read what the researcher wrote; the writer read the analysis.
+    expect((await toolResults(thinker.id))[0]).toContain("Fact: edge latency is 12 ms");
+    expect((await toolResults(writer.id))[0]).toContain("Recommendation: deploy at the edge.");
+    // The writer wrote into the root agent's workspace.
+    const file = await workspaceFor(env.WORKSPACES, "assistant", "anonymous").read(report, {});
+    expect(file.ok && file.value.content).toContain("Deploy at the edge.");
+
+    // The stream shows each delegation by the sub-agent's name, its progress and its end.
+    const texts = eventsOf(task).map((e) => e.text);
+    expect(texts).toContain("Calling agent researcher: gather latency facts");
+    expect(texts).toContain("Agent researcher started: gather latency facts");
+    expect(texts).toContain("researcher: Calling scratch_write on findings.md");
+    expect(texts).toContain("Agent researcher completed");
+    expect(texts).toContain("Agent writer finished");
+    expect(texts.some((t) => /^Calling task\b/.test(t))).toBe(false);
+
+    // Children carry the lineage, are listed under the parent's agent and count into its usage.
+    const started = eventsOf(task).filter((e) => e.state === "started");
+    expect(started.map((e) => e.agent)).toEqual(["researcher", "deep-thinker", "writer"]);
+    const childIds = started.map((e) => e.childTaskId as string);
+    for (const id of childIds) {
+      const child = await getTask(id);
+      expect(child.status.state).toBe("TASK_STATE_COMPLETED");
+      expect(child.metadata).toMatchObject({
+        parentTaskId: task.id,
+        rootTaskId: task.id,
+        rootAgent: "assistant",
+        owner: "anonymous",
+        traceId: task.metadata?.traceId,
+      });
+    }
+    const listed = await until(
+      async () =>
+        (await rpc<{ tasks: Task[] }>("ListTasks", { pageSize: 100 })).result?.tasks ?? [],
+      (tasks) => childIds.every((id) => tasks.some((t) => t.id === id)),
+    );
+    expect(listed.find((t) => t.id === childIds[0])?.metadata?.parentTaskId).toBe(task.id);
+    const usage = task.metadata?.usage as { modelCalls: number };
+    // 4 parent turns + 2 researcher + 3 deep-thinker + 4 writer model calls.
+    expect(usage.modelCalls).toBe(13);
+  });
+
+  it("gives sub-agents no ask_user or task tool, and refuses unknown types", async () => {
+    const child = await scenario([{ text: "child answer" }]);
+    const parent = await scenario([
+      delegate("nobody", "x"),
+      delegate("researcher", `Look. ${child.marker}`),
+      { text: "ok" },
+    ]);
+    const task = await send(userMessage(`delegate ${parent.marker}`));
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    const results = await toolResults(parent.id);
+    expect(results[0]).toMatch(/^ERROR Could not start nobody: unknown sub-agent type "nobody"/);
+    expect(results[1]).toBe("child answer");
+    const childRequest = (await modelRequests(child.id))[0];
+    if (!childRequest) throw new Error("the child made no model call");
+    const childTools = (
+      childRequest.body as unknown as { tools: Array<{ name: string }> }
+    ).tools.map((t) => t.name);
+    expect(childTools).not.toContain("ask_user");
+    expect(childTools).not.toContain("task");
+    expect(childTools).not.toContain("write_file");
+    expect(childTools).toContain("scratch_write");
+    const parentSystem = JSON.stringify((await modelRequests(parent.id))[0]?.body.system);
+    expect(parentSystem).toContain("- researcher: Gathers facts");
+  });
+
+  it("passes a child's approval request up to the caller and the answer down", async () => {
+    const ws = workspaceFor(env.WORKSPACES, "assistant", "anonymous");
+    const made = await ws.checkpointCreate("sub-agent approval", { taskId: "subagent-test" });
+    if (!made.ok) throw new Error(made.error);
+    const writer = await scenario([
+      tool("checkpoint_restore", { id: made.value.id }),
+      { text: "Restored as asked." },
+    ]);
+    const parent = await scenario([
+      delegate("writer", `Roll back. ${writer.marker}`),
+      { text: "The writer rolled back." },
+    ]);
+    const paused = await send(userMessage(`roll back ${parent.marker}`));
+    expect(paused.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const parts = paused.status.message?.parts ?? [];
+    expect(parts[0]?.text).toBe("The writer sub-agent asks:");
+    expect(parts[1]?.text).toContain("Approve the call of checkpoint_restore");
+    expect(parts[2]?.data).toMatchObject({ kind: "approval", tool: "checkpoint_restore" });
+
+    const done = await send(userMessage("yes", { taskId: paused.id }));
+    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
+    expect((await toolResults(writer.id))[0]).toContain(`Restored checkpoint ${made.value.id}`);
+    expect(await toolResults(parent.id)).toEqual(["Restored as asked."]);
+  });
+
+  it("cancelling the parent cancels its running children", async () => {
+    // Seven deltas 400 ms apart: the child is still streaming when the parent is canceled.
+    const child = await scenario([{ text: "slow...", chunkSize: 1, delayMs: 400 }]);
+    const parent = await scenario([delegate("researcher", `Slow. ${child.marker}`), { text: "x" }]);
+    const task = await send(userMessage(`slow ${parent.marker}`), "/", { returnImmediately: true });
+    const started = await until(
+      () => getTask(task.id),
+      (t) => eventsOf(t).some((e) => e.state === "started"),
+    );
+    const childId = eventsOf(started).find((e) => e.state === "started")?.childTaskId as string;
+    const canceled = await rpc<Task>("CancelTask", { id: task.id });
+    expect(canceled.result?.status.state).toBe("TASK_STATE_CANCELED");
+    const childTask = await until(
+      () => getTask(childId),
+      (t) => t.status.state === "TASK_STATE_CANCELED",
+    );
+    expect(childTask.status.state).toBe("TASK_STATE_CANCELED");
+  });
+
+  it("keeps the scratchpads of different root tasks apart", async () => {
+    const a = await scenario([
+      tool("scratch_write", { path: "shared-name.md", content: "from A" }),
+      { text: "a" },
+    ]);
+    const b = await scenario([tool("scratch_read", { path: "shared-name.md" }), { text: "b" }]);
+    await send(userMessage(`a ${a.marker}`));
+    await send(userMessage(`b ${b.marker}`));
+    expect((await toolResults(b.id))[0]).toMatch(/^ERROR scratch\/shared-name.md does not exist/);
+  });
+});
