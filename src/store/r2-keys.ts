@@ -1,10 +1,11 @@
 /**
  * The R2 key layout, pinned: later work extends it, never moves it.
  *
- *   agents/<agent>/users/<owner>/<path>   everything per user of an agent: workspace/, memory/
- *                                         (CONTEXT.md), PROGRESS.json, scratch/, ...
+ *   agents/<agent>/users/<owner>/<path>   everything per user of an agent: blobs/ (workspace
+ *                                         files), memory/ (CONTEXT.md), ...
  *   agents/<agent>/shared/<path>          what all users of an agent share (its shared CONTEXT.md)
- *   tasks/<taskId>/<path>                 a task's own files: artifacts/<artifactId>.<ext>
+ *   tasks/<taskId>/<path>                 a task's own files: artifacts/<artifactId>.<ext>, and
+ *                                         for a root task scratch/ (shared with its sub-agents)
  *
  * Every segment is checked so no input can climb out of its prefix. Pure: no I/O.
  */
