@@ -4,6 +4,7 @@
  * injected here so the Worker under test reaches it through the real @anthropic-ai/sdk path.
  */
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { kCurrentWorker } from "miniflare";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig(async () => {
@@ -13,6 +14,7 @@ export default defineConfig(async () => {
       cloudflareTest(({ inject }) => ({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
+          serviceBindings: { HARNESS_SELF: { name: kCurrentWorker } },
           bindings: {
             TEST_MIGRATIONS: migrations,
             FAKE_MODEL_URL: `http://127.0.0.1:${inject<number>("fakeModelPort")}`,
@@ -26,8 +28,22 @@ export default defineConfig(async () => {
             SSE_KEEPALIVE_MS: "200",
             CONTEXT_TOKEN_BUDGET: "12000",
             ROLLBACK_ON_FAILURE: "true",
-            TOOL_CALL_CAPS: "web_fetch:10,fetch_document:10,search:5,grep_files:10,progress_read:2",
+            TOOL_CALL_CAPS:
+              "web_fetch:10,fetch_document:10,search:5,grep_files:10,a2a_call:10,a2a_call_streaming:10,a2a_discover:10,progress_read:2",
             ADMIN_API_KEY: "test-admin-key",
+            // Remote A2A agents for the agent-network tests: this Worker itself, reached through a
+            // service binding (HARNESS_SELF) as Workers on one account reach each other; plus one
+            // agent that is down.
+            A2A_AGENTS: JSON.stringify({
+              "remote-researcher": {
+                service: "HARNESS_SELF",
+                url: "https://self.test/agents/researcher/",
+                description: "The researcher, served by another deployment",
+              },
+              "remote-writer": { service: "HARNESS_SELF", url: "https://self.test/agents/writer/" },
+              down: { url: "http://127.0.0.1:9/", description: "An agent that is down" },
+            }),
+            AGENT_CALL_RULES: JSON.stringify({ "deep-thinker": ["researcher"] }),
           },
         },
       })),

@@ -3,6 +3,7 @@
  * with the defaults documented in README.md#configuration. Pure: no I/O.
  */
 import { z } from "zod";
+import { type AgentNetwork, parseAgentNetwork } from "./remote/network-config.ts";
 
 const int = (fallback: number, min = 0) =>
   z
@@ -64,7 +65,8 @@ const ConfigSchema = z.object({
 });
 
 /** Default per-task tool call caps (`TOOL_CALL_CAPS`). */
-export const DEFAULT_TOOL_CALL_CAPS = "web_fetch:10,fetch_document:10,search:5,grep_files:10";
+export const DEFAULT_TOOL_CALL_CAPS =
+  "web_fetch:10,fetch_document:10,search:5,grep_files:10,a2a_call:10,a2a_call_streaming:10,a2a_discover:10";
 
 function list(value: string): string[] {
   return value
@@ -118,6 +120,8 @@ export interface Config {
   rollbackOnFailure: boolean;
   /** IANA time zone for the date and time in the system prompt. */
   timeZone: string;
+  /** Remote A2A agents, distribution, switched-off agents and call rules. */
+  network: AgentNetwork;
 }
 
 /** Raised when a var holds a value the harness cannot use; names the var. */
@@ -176,6 +180,7 @@ export function loadConfig(env: object): Config {
     contextTokenBudget: v.CONTEXT_TOKEN_BUDGET,
     rollbackOnFailure: v.ROLLBACK_ON_FAILURE,
     timeZone: v.TIME_ZONE,
+    network: parseAgentNetwork(env as Record<string, unknown>),
   };
   cache.set(env, config);
   return config;

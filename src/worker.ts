@@ -7,6 +7,7 @@ import type { AppEnv } from "./a2a/app-types.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
 import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
 import { log, requestLogger } from "./platform/logging.ts";
+import { deepHealth } from "./remote/health.ts";
 
 export { ContextObject } from "./context/context-object.ts";
 export { TaskObject } from "./task/task-object.ts";
@@ -15,6 +16,7 @@ export { WorkspaceObject } from "./workspace/workspace-object.ts";
 const app = new Hono<AppEnv>();
 app.use(requestLogger());
 app.get("/health", (c) => c.json({ ok: true }));
+app.get("/health/deep", deepHealth);
 app.route("/", knowledgeAdminRoutes());
 app.route("/", a2aRoutes());
 app.notFound((c) =>

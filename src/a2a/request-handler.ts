@@ -35,6 +35,7 @@ import type { SendOutcome, TaskResult } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import { listTasks } from "./list-tasks.ts";
 import { ListTasksParams } from "./params.ts";
+import { callerOf } from "./subagent-caller.ts";
 import type { Message, SequencedEvent, Task } from "./wire.ts";
 
 /** What the handler needs for one request. */
@@ -245,6 +246,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
       return { taskId, outcome: unwrap(result), request };
     }
     const taskId = await taskIdFor(this.#deps.owner, this.#deps.agent, message.messageId);
+    const caller = callerOf(message);
     const input = {
       taskId,
       contextId: message.contextId ?? newId(),
@@ -253,6 +255,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
       traceId: this.#deps.traceId,
       message,
       ...(request.metadata ? { requestMetadata: request.metadata } : {}),
+      ...(caller ? { remoteParent: caller } : {}),
     };
     // The task id is derived from (owner, agent, messageId): a resent message, even a concurrent
     // one, reaches the same object, whose create() returns the task it already made.

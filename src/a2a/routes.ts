@@ -35,8 +35,20 @@ function baseUrl(c: Context<AppEnv>): string {
 
 const agentEndpoint = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agents/${name}/`;
 
+/** The agents this deployment serves: the bundled ones not switched off (`ENABLE_<NAME>=false`). */
+function servedAgents(c: Context<AppEnv>): AgentDefinition[] {
+  const disabled = loadConfig(c.env).network.disabled;
+  return bundledAgents()
+    .list()
+    .filter((agent) => !disabled.includes(agent.name));
+}
+
+function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefined {
+  return servedAgents(c).find((agent) => agent.name === name);
+}
+
 function unknownAgent(c: Context<AppEnv>, name: string, rpc: boolean): Response {
-  const known = bundledAgents().names();
+  const known = servedAgents(c).map((agent) => agent.name);
   const message = `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`;
   if (rpc)
     return c.json({ jsonrpc: "2.0", id: null, error: { code: METHOD_NOT_FOUND, message } }, 404);
@@ -155,15 +167,13 @@ export function a2aRoutes(): Hono<AppEnv> {
   app.get("/agents", (c) =>
     c.json({
       defaultAgent: loadConfig(c.env).defaultAgent,
-      agents: bundledAgents()
-        .list()
-        .map((agent) => ({
-          name: agent.name,
-          description: agent.description,
-          version: agent.version,
-          url: agentEndpoint(c, agent.name),
-          cardUrl: `${agentEndpoint(c, agent.name)}.well-known/agent-card.json`,
-        })),
+      agents: servedAgents(c).map((agent) => ({
+        name: agent.name,
+        description: agent.description,
+        version: agent.version,
+        url: agentEndpoint(c, agent.name),
+        cardUrl: `${agentEndpoint(c, agent.name)}.well-known/agent-card.json`,
+      })),
     }),
   );
 
@@ -174,13 +184,13 @@ export function a2aRoutes(): Hono<AppEnv> {
   app.post("/", requireApiKey(), sizeLimit, (c) => rpc(c, defaultAgent(c), `${baseUrl(c)}/`));
 
   app.get("/agents/:name/.well-known/agent-card.json", (c) => {
-    const agent = bundledAgents().get(c.req.param("name"));
+    const agent = servedAgent(c, c.req.param("name"));
     return agent
       ? serveCard(c, agent, agentEndpoint(c, agent.name))
       : unknownAgent(c, c.req.param("name"), false);
   });
   app.post("/agents/:name/", requireApiKey(), sizeLimit, (c) => {
-    const agent = bundledAgents().get(c.req.param("name"));
+    const agent = servedAgent(c, c.req.param("name"));
     return agent
       ? rpc(c, agent, agentEndpoint(c, agent.name))
       : unknownAgent(c, c.req.param("name"), true);
@@ -191,14 +201,14 @@ export function a2aRoutes(): Hono<AppEnv> {
     requireApiKey(),
     sizeLimit,
     (c) => {
-      const agent = bundledAgents().get(c.req.param("name"));
+      const agent = servedAgent(c, c.req.param("name"));
       return agent
         ? rest(c, agent, agentEndpoint(c, agent.name), c.req.param("rest"))
         : unknownAgent(c, c.req.param("name"), false);
     },
   );
   app.get("/agents/:name/", (c) => {
-    const agent = bundledAgents().get(c.req.param("name"));
+    const agent = servedAgent(c, c.req.param("name"));
     if (!agent) return unknownAgent(c, c.req.param("name"), false);
     const endpoint = agentEndpoint(c, agent.name);
     return c.json({

@@ -27,6 +27,7 @@ export const HARNESS_EVENT_KINDS = [
   "turn_limit",
   "approval",
   "subagent",
+  "remote",
 ] as const;
 export type HarnessEventKind = (typeof HARNESS_EVENT_KINDS)[number];
 

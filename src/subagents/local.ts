@@ -5,17 +5,9 @@
  */
 import type { Part } from "../a2a/wire.ts";
 import { taskIdFor } from "../platform/ids.ts";
-import type { Lineage } from "../task/lineage.ts";
 import type { TaskObject } from "../task/task-object.ts";
+import type { ChildTransport, ParentTask } from "./transport.ts";
 import type { SubagentCall } from "./types.ts";
-
-/** The parent task a local child is started for. */
-export interface LocalParent {
-  taskId: string;
-  owner: string;
-  traceId: string;
-  lineage: Lineage;
-}
 
 const stubOf = (tasks: DurableObjectNamespace<TaskObject>, id: string) =>
   tasks.get(tasks.idFromName(id));
@@ -23,7 +15,7 @@ const stubOf = (tasks: DurableObjectNamespace<TaskObject>, id: string) =>
 /** Starts (or finds) the child task of `call`. */
 export async function startLocalChild(
   tasks: DurableObjectNamespace<TaskObject>,
-  parent: LocalParent,
+  parent: ParentTask,
   call: SubagentCall,
 ): Promise<{ ok: true; childTaskId: string } | { ok: false; error: string }> {
   const childTaskId = await taskIdFor(
@@ -74,4 +66,16 @@ export async function cancelLocalChild(
 ): Promise<void> {
   const result = await stubOf(tasks, childTaskId).cancel({ owner });
   if (!result.ok && result.error.kind !== "not_cancelable") throw new Error(result.error.message);
+}
+
+/** The in-process transport for a parent of owner `owner`. */
+export function localTransport(
+  tasks: DurableObjectNamespace<TaskObject>,
+  owner: string,
+): ChildTransport {
+  return {
+    start: (parent, call) => startLocalChild(tasks, parent, call),
+    answer: (childTaskId, parts) => answerLocalChild(tasks, owner, childTaskId, parts),
+    cancel: (childTaskId) => cancelLocalChild(tasks, owner, childTaskId),
+  };
 }

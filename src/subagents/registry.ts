@@ -1,18 +1,51 @@
 /**
- * The sub-agent types a task may delegate to: the agents bundled into this Worker (later also the
- * remote A2A agents of the registry), each with its card description.
+ * The sub-agent types a task may delegate to: the agents bundled into this Worker and the remote
+ * A2A agents of the registry, minus those switched off (`ENABLE_<NAME>=false`). A bundled agent
+ * named in `DISTRIBUTED_AGENTS` runs remotely, at the registry entry of the same name.
  */
 import { bundledAgents } from "../agents/registry.ts";
 import type { Config } from "../config.ts";
+import { discoverCard } from "../remote/client.ts";
+import type { RemoteAgents } from "../remote/handle.ts";
 import type { SubagentType } from "./types.ts";
 
 /** Every sub-agent type this deployment offers. */
-export function subagentTypes(_config: Config): SubagentType[] {
-  return bundledAgents()
+export function subagentTypes(config: Config): SubagentType[] {
+  const { agents, distributed, disabled } = config.network;
+  const local = bundledAgents()
     .list()
+    .filter((agent) => !disabled.includes(agent.name))
     .map((agent) => ({
       name: agent.name,
       description: agent.description,
-      transport: "local",
+      transport: distributed.includes(agent.name) ? agent.name : "local",
     }));
+  const remote = Object.values(agents)
+    .filter((entry) => !disabled.includes(entry.name) && !bundledAgents().has(entry.name))
+    .map((entry) => ({
+      name: entry.name,
+      description: entry.description ?? "",
+      transport: entry.name,
+    }));
+  return [...local, ...remote];
+}
+
+/** Fills in missing descriptions of remote types from their cards (cached; failures say so). */
+export async function withCardDescriptions(
+  types: SubagentType[],
+  remote: RemoteAgents,
+): Promise<SubagentType[]> {
+  return Promise.all(
+    types.map(async (type) => {
+      if (type.transport === "local" || type.description !== "") return type;
+      const connection = remote.connect(type.transport);
+      if (!connection.ok) return { ...type, description: "(remote agent)" };
+      try {
+        const card = await discoverCard(connection.fetch, connection.target);
+        return { ...type, description: card.description || "(remote agent)" };
+      } catch {
+        return { ...type, description: "(remote agent; its card could not be read just now)" };
+      }
+    }),
+  );
 }

@@ -5,14 +5,18 @@
  * and cancelling children. As a child: reporting to the parent each time the task settles, from
  * the schedule so the report survives restarts and is retried until the parent has it.
  */
-import type { Part } from "../a2a/wire.ts";
+import type { Part, TaskStateName } from "../a2a/wire.ts";
 import { loadConfig } from "../config.ts";
 import { backoffMs } from "../model/errors.ts";
-import { answerLocalChild, cancelLocalChild, startLocalChild } from "../subagents/local.ts";
+import { remoteAgentsFor } from "../remote/handle.ts";
+import { mayCall } from "../remote/network-config.ts";
+import { localTransport } from "../subagents/local.ts";
 import { subagentTypes } from "../subagents/registry.ts";
-import type { Subagents } from "../subagents/types.ts";
+import { remoteTransport } from "../subagents/remote.ts";
+import type { ChildTransport, PolledChild } from "../subagents/transport.ts";
+import type { Subagents, SubagentType } from "../subagents/types.ts";
 import type { ChildReport } from "./children.ts";
-import { lineageOf } from "./lineage.ts";
+import { lineageOf, remoteParentOf } from "./lineage.ts";
 import { EMPTY_USAGE, sumUsage, type Usage } from "./loop-state.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
 import type { TaskObject } from "./task-object.ts";
@@ -21,6 +25,7 @@ import type { TaskRuntime } from "./task-runtime.ts";
 /** Schedule ids of the retried jobs. */
 export const PARENT_REPORT_JOB = "parent:report";
 export const CANCEL_CHILDREN_JOB = "children:cancel";
+export const POLL_REMOTE_JOB = "children:poll";
 
 const minus = (a: Usage, b: Usage | null): Usage => ({
   inputTokens: a.inputTokens - (b?.inputTokens ?? 0),
@@ -44,21 +49,47 @@ export class ChildTasks {
     return this.#env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
   }
 
+  /** The transport a child runs on: `local`, or the registry name of its remote agent. */
+  #transport(name: string): ChildTransport {
+    const record = this.#rt.store.record;
+    if (!record) throw new Error("no task");
+    if (name === "local") return localTransport(this.#tasks, record.owner);
+    return remoteTransport(this.#remote(), name);
+  }
+
+  #remote() {
+    const record = this.#rt.store.record;
+    if (!record) throw new Error("no task");
+    return remoteAgentsFor(
+      this.#env as unknown as Record<string, unknown>,
+      loadConfig(this.#env),
+      record.agent,
+      record.traceId,
+    );
+  }
+
+  /** The sub-agent types this task may call: none for a sub-agent, never itself, within the rules. */
+  types(): SubagentType[] {
+    const record = this.#rt.store.record;
+    if (!record || record.parentTaskId !== null || remoteParentOf(record)) return [];
+    const config = loadConfig(this.#env);
+    return subagentTypes(config).filter(
+      (t) => t.name !== record.agent && mayCall(config.network, record.agent, t.name),
+    );
+  }
+
   /** The sub-agent handle for this task's tools. */
   subagents(): Subagents {
     const rt = this.#rt;
     const record = rt.store.record;
     if (!record) throw new Error("no task");
     const lineage = lineageOf(record);
-    const isChild = record.parentTaskId !== null;
-    const types = () =>
-      isChild ? [] : subagentTypes(loadConfig(this.#env)).filter((t) => t.name !== record.agent);
     return {
-      types,
+      types: () => this.types(),
       start: async (call) => {
-        const type = types().find((t) => t.name === call.agent);
+        const type = this.types().find((t) => t.name === call.agent);
         if (!type) {
-          const known = types()
+          const known = this.types()
             .map((t) => t.name)
             .join(", ");
           return {
@@ -66,10 +97,10 @@ export class ChildTasks {
             error: `unknown sub-agent type "${call.agent}"; available: ${known || "none"}`,
           };
         }
-        const started = await startLocalChild(
-          this.#tasks,
+        const started = await this.#transport(type.transport).start(
           {
             taskId: record.id,
+            agent: record.agent,
             owner: record.owner,
             traceId: record.traceId,
             lineage: {
@@ -84,20 +115,92 @@ export class ChildTasks {
           rt.children.add(started.childTaskId, call.agent, type.transport);
           rt.emitHarnessEvent({
             kind: "subagent",
-            text: `Agent ${call.agent} started: ${call.description}`,
+            text: `Agent ${call.agent} started${type.transport === "local" ? "" : " (remote)"}: ${call.description}`,
             tool: "task",
-            detail: { childTaskId: started.childTaskId, agent: call.agent, state: "started" },
+            detail: {
+              childTaskId: started.childTaskId,
+              agent: call.agent,
+              state: "started",
+              transport: type.transport,
+            },
           });
+          if (type.transport !== "local") await this.schedulePoll(0);
         }
         return started;
       },
       answer: async (childTaskId: string, parts: Part[]) => {
         const child = rt.children.get(childTaskId);
-        await answerLocalChild(this.#tasks, record.owner, childTaskId, parts);
-        if (child?.report) rt.children.markAnswered(childTaskId, child.report.version);
+        if (!child) throw new Error(`no child ${childTaskId}`);
+        await this.#transport(child.transport).answer(childTaskId, parts);
+        if (child.report) rt.children.markAnswered(childTaskId, child.report.version);
+        if (child.transport !== "local") await this.schedulePoll(0);
       },
-      cancel: (childTaskId: string) => cancelLocalChild(this.#tasks, record.owner, childTaskId),
+      cancel: async (childTaskId: string) => {
+        const child = rt.children.get(childTaskId);
+        if (child) await this.#transport(child.transport).cancel(childTaskId);
+      },
     };
+  }
+
+  /** Schedules the next poll of remote children (`attempt` grows the interval, 0.5 s to 5 s). */
+  async schedulePoll(attempt: number): Promise<void> {
+    const delay = Math.min(500 * 2 ** attempt, 5_000);
+    await this.#rt.scheduler.schedule(POLL_REMOTE_JOB, "context", Date.now() + delay, {
+      attempts: attempt,
+    });
+  }
+
+  /**
+   * Polls the remote children that have not ended; a changed state becomes a report, as a local
+   * child would send. Returns whether the loop should resume.
+   */
+  async pollRemote(): Promise<boolean> {
+    const rt = this.#rt;
+    const open = rt.children
+      .all()
+      .filter((c) => c.transport !== "local" && (!c.report || !isTerminal(c.report.state)));
+    let resume = false;
+    for (const child of open) {
+      let polled: PolledChild;
+      try {
+        const transport = this.#transport(child.transport);
+        if (!transport.poll) continue;
+        polled = await transport.poll(child.id);
+      } catch (error) {
+        console.warn(
+          JSON.stringify({
+            level: "warn",
+            msg: "remote child poll failed",
+            child: child.id,
+            error: String(error),
+          }),
+        );
+        continue;
+      }
+      const last = child.report;
+      if (last && last.state === polled.state && last.text === polled.text) continue;
+      if (!isSettled(polled.state as TaskStateName) && polled.state !== "MESSAGE") continue;
+      this.onReport(child.id, {
+        state: (polled.state === "MESSAGE"
+          ? "TASK_STATE_COMPLETED"
+          : polled.state) as TaskStateName,
+        text: polled.text,
+        ...(polled.question ? { question: polled.question } : {}),
+        usage: child.countedUsage ?? EMPTY_USAGE,
+        version: (last?.version ?? 0) + 1,
+      });
+      if (this.settleWait(child.id) === "resume") resume = true;
+    }
+    const stillOpen = rt.children
+      .all()
+      .some((c) => c.transport !== "local" && (!c.report || !isTerminal(c.report.state)));
+    if (stillOpen && !isTerminal(rt.store.record?.state ?? "TASK_STATE_COMPLETED")) {
+      const attempts = rt.scheduler.get(POLL_REMOTE_JOB)?.attempts ?? 0;
+      await this.schedulePoll(attempts + 1);
+    } else if (rt.scheduler.get(POLL_REMOTE_JOB)) {
+      await rt.scheduler.cancel(POLL_REMOTE_JOB);
+    }
+    return resume;
   }
 
   /** A child's report arrived: record it, count its usage, and act on it if the loop waits on it. */
@@ -177,7 +280,7 @@ export class ChildTasks {
     let failed = 0;
     for (const child of open) {
       try {
-        await cancelLocalChild(this.#tasks, record.owner, child.id);
+        await this.#transport(child.transport).cancel(child.id);
         rt.children.report(child.id, {
           state: "TASK_STATE_CANCELED",
           text: "Canceled with its parent.",

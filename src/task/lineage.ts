@@ -25,3 +25,12 @@ export function lineageOf(record: TaskRecord): {
     rootAgent: typeof meta.rootAgent === "string" ? meta.rootAgent : record.agent,
   };
 }
+
+/** For a task a remote harness started as its sub-agent: who called it (from its metadata). */
+export function remoteParentOf(record: TaskRecord): { taskId: string; agent: string } | null {
+  const parent = (record.metadata as { remoteParent?: { taskId?: unknown; agent?: unknown } })
+    .remoteParent;
+  return typeof parent?.taskId === "string" && typeof parent.agent === "string"
+    ? { taskId: parent.taskId, agent: parent.agent }
+    : null;
+}

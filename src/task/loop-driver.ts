@@ -6,19 +6,21 @@
  * rollback on failure when configured).
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import { loadConfig } from "../config.ts";
+import { type Config, loadConfig } from "../config.ts";
 import { defaultHooks } from "../hooks/index.ts";
 import { runStep, type StepDeps, type StepOutcome } from "../loop/agent-loop.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
 import { type Suspension, suspensionParts } from "../loop/suspension.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
+import { remoteAgentsFor } from "../remote/handle.ts";
+import { withCardDescriptions } from "../subagents/registry.ts";
 import { toolsFor } from "../tools/catalog.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
-import { lineageOf } from "./lineage.ts";
+import { lineageOf, remoteParentOf } from "./lineage.ts";
 import { remainingWork, rollBack, writeTaskEnd } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
@@ -69,7 +71,9 @@ export class LoopDriver {
       if (abort.signal.aborted || store.record?.state !== "TASK_STATE_WORKING") return;
       const record = store.record;
       const agent = this.#task.agent(record.agent);
-      const tools = toolsFor(agent, config, { subagent: record.parentTaskId !== null });
+      const tools = toolsFor(agent, config, {
+        subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
+      });
       const workspace = this.workspace();
       const system = await buildSystemPrompt({
         agent,
@@ -80,7 +84,14 @@ export class LoopDriver {
         config,
         delegation: record.parentTaskId
           ? { calledBy: lineageOf(record).rootAgent }
-          : { subagents: this.#task.childTasks.subagents().types() },
+          : remoteParentOf(record)
+            ? { calledBy: remoteParentOf(record)?.agent ?? "calling" }
+            : {
+                subagents: await withCardDescriptions(
+                  this.#task.childTasks.types(),
+                  this.#remote(config, record.agent, record.traceId),
+                ),
+              },
       });
       if (config.modelMode !== "unconfigured") {
         await compactIfNeeded({
@@ -112,6 +123,10 @@ export class LoopDriver {
       this.#running = false;
       this.#abort = null;
     }
+  }
+
+  #remote(config: Config, agent: string, traceId: string) {
+    return remoteAgentsFor(this.#env as unknown as Record<string, unknown>, config, agent, traceId);
   }
 
   #emit(event: HarnessEvent): void {
@@ -154,6 +169,7 @@ export class LoopDriver {
         fetch: (input, init) => fetch(input, init),
         scratch: { bucket: this.#env.FILES, rootTaskId: lineageOf(record).rootTaskId },
         subagents: task.childTasks.subagents(),
+        remote: this.#remote(config, agent.name, record.traceId),
         emit,
       },
       hooks: defaultHooks(),

@@ -37,6 +37,8 @@ export interface CreateTaskInput {
   requestMetadata?: Record<string, unknown>;
   /** For a sub-agent's task: who started it. */
   parent?: Lineage;
+  /** For a task another harness started as its sub-agent: the caller and the scratchpad id. */
+  remoteParent?: { taskId: string; agent: string; rootTaskId: string };
 }
 
 /** A child's report to its parent (see children.ts). */

@@ -9,7 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Message, Task } from "../a2a/wire.ts";
 import { loadConfig } from "../config.ts";
 import { modelSourceLabel } from "../model/client.ts";
-import { CANCEL_CHILDREN_JOB, PARENT_REPORT_JOB } from "./child-tasks.ts";
+import { CANCEL_CHILDREN_JOB, PARENT_REPORT_JOB, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { JOIN_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
 import type {
@@ -85,6 +85,15 @@ export class TaskObject extends DurableObject<Env> {
           model: { name: agent.model, source: modelSourceLabel(loadConfig(this.env)) },
           ...(input.requestMetadata ? { request: input.requestMetadata } : {}),
           ...(input.parent ?? {}),
+          ...(input.remoteParent
+            ? {
+                remoteParent: {
+                  taskId: input.remoteParent.taskId,
+                  agent: input.remoteParent.agent,
+                },
+                rootTaskId: input.remoteParent.rootTaskId,
+              }
+            : {}),
         },
         createdAt: now,
       });
@@ -242,7 +251,10 @@ export class TaskObject extends DurableObject<Env> {
         else if (entry.id === RELEASE_JOB) await this.runtime.membership.release();
         else if (entry.id === PARENT_REPORT_JOB) await this.runtime.childTasks.reportToParent();
         else if (entry.id === CANCEL_CHILDREN_JOB) await this.runtime.childTasks.cancelChildren();
-        else await scheduler.cancel(entry.id);
+        else if (entry.id === POLL_REMOTE_JOB) {
+          if (await this.runtime.childTasks.pollRemote())
+            await this.runtime.scheduler.schedule("loop", "loop", Date.now());
+        } else await scheduler.cancel(entry.id);
       } catch (error) {
         console.error(
           JSON.stringify({

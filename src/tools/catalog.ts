@@ -2,11 +2,16 @@
  * Every tool the harness offers, and the set one agent gets: `TOOLS_ENABLED` (tool domains or
  * names, default all) first, then the agent's frontmatter `tools.allow` / `tools.deny`.
  * Domains: workspace, checkpoints, memory, web, knowledge, plan, progress, scratchpad, delegation,
- * human.
+ * a2a, human.
  */
 
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config.ts";
+import { a2aCallTool } from "./a2a-call.ts";
+import { a2aCallStreamingTool } from "./a2a-call-streaming.ts";
+import { a2aDiscoverTool } from "./a2a-discover.ts";
+import { a2aListTool } from "./a2a-list.ts";
+import { a2aCancelTool, a2aGetTaskTool } from "./a2a-task.ts";
 import { askUserTool } from "./ask-user.ts";
 import { fetchDocumentTool } from "./fetch-document.ts";
 import { memoryReadTool, memoryWriteTool } from "./memory.ts";
@@ -35,6 +40,12 @@ const TOOLS: readonly Tool[] = [
   scratchWriteTool,
   scratchListTool,
   taskTool,
+  a2aListTool,
+  a2aDiscoverTool,
+  a2aCallTool,
+  a2aCallStreamingTool,
+  a2aGetTaskTool,
+  a2aCancelTool,
   askUserTool,
 ];
 

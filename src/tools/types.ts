@@ -7,6 +7,7 @@
 import type { Config } from "../config.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
 import type { Suspension } from "../loop/suspension.ts";
+import type { RemoteAgents } from "../remote/handle.ts";
 import type { Subagents } from "../subagents/types.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 
@@ -53,6 +54,8 @@ export interface ToolContext {
   scratch: { bucket: R2Bucket; rootTaskId: string };
   /** Delegation to sub-agents. */
   subagents: Subagents;
+  /** Remote A2A agents (registry and connections). */
+  remote: RemoteAgents;
   /** Publishes a harness event on the task's stream. */
   emit(event: HarnessEvent): void;
 }

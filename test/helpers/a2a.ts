@@ -120,6 +120,14 @@ export async function modelRequests(scenarioId: string): Promise<FakeRequest[]> 
   return ((await response.json()) as { requests: FakeRequest[] }).requests;
 }
 
+/** The tool names offered in a scenario's `index`-th model request. */
+export async function offeredTools(scenarioId: string, index = 0): Promise<string[]> {
+  const request = (await modelRequests(scenarioId))[index];
+  if (!request) throw new Error(`no model request ${index} for ${scenarioId}`);
+  const body = request.body as unknown as { tools?: Array<{ name: string }> };
+  return (body.tools ?? []).map((t) => t.name);
+}
+
 /** Polls `read` until `done` holds for its value, or fails after `timeoutMs`. */
 export async function until<T>(
   read: () => Promise<T>,

@@ -1,4 +1,5 @@
-/** A `Subagents` handle for tool tests that never delegate. */
+/** Handles for tool tests that never delegate or call remote agents. */
+import type { RemoteAgents } from "../../src/remote/handle.ts";
 import type { Subagents } from "../../src/subagents/types.ts";
 
 export const NO_SUBAGENTS: Subagents = {
@@ -6,4 +7,9 @@ export const NO_SUBAGENTS: Subagents = {
   start: async () => ({ ok: false, error: "no sub-agents in this test" }),
   answer: async () => {},
   cancel: async () => {},
+};
+
+export const NO_REMOTE: RemoteAgents = {
+  registry: () => [],
+  connect: () => ({ ok: false, error: "no remote agents in this test" }),
 };

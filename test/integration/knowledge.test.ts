@@ -15,7 +15,7 @@ import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fet
 import { searchTool } from "../../src/tools/search.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
-import { NO_SUBAGENTS } from "../helpers/no-subagents.ts";
+import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
 
 const KEY = "admin-secret-key";
 const app = new Hono<AppEnv>().route("/", knowledgeAdminRoutes());
@@ -50,6 +50,7 @@ function asAgent(agent: string): ToolContext {
     fetch,
     scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
     subagents: NO_SUBAGENTS,
+    remote: NO_REMOTE,
     emit: () => {},
   };
 }

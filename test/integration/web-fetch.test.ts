@@ -15,7 +15,7 @@ import {
   webFetchTool,
 } from "../../src/tools/web-fetch.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
-import { NO_SUBAGENTS } from "../helpers/no-subagents.ts";
+import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
 
 type Handler = (url: string, init: RequestInit | undefined) => Response | Promise<Response>;
 
@@ -48,6 +48,7 @@ function toolContext(
     fetch: fetcher,
     scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
     subagents: NO_SUBAGENTS,
+    remote: NO_REMOTE,
     emit: () => {},
   };
 }

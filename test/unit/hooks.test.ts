@@ -32,6 +32,9 @@ describe("caps", () => {
       fetch_document: 10,
       search: 5,
       grep_files: 10,
+      a2a_call: 10,
+      a2a_call_streaming: 10,
+      a2a_discover: 10,
     });
   });
 });

@@ -9,7 +9,7 @@ import { progressUpdateTool } from "../../src/tools/progress.ts";
 import { writeTodosTool } from "../../src/tools/todos.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
-import { NO_SUBAGENTS } from "../helpers/no-subagents.ts";
+import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
 
 const agent = (name: string) => {
   const a = bundledAgents().get(name);
@@ -20,6 +20,12 @@ const agent = (name: string) => {
 describe("tool catalog", () => {
   it("has every pinned tool name, each in one of the documented domains", () => {
     expect(allTools().names()).toEqual([
+      "a2a_call",
+      "a2a_call_streaming",
+      "a2a_cancel",
+      "a2a_discover",
+      "a2a_get_task",
+      "a2a_list",
       "ask_user",
       "checkpoint_create",
       "checkpoint_list",
@@ -88,6 +94,7 @@ function context(workspace: Partial<WorkspaceApi> = {}): {
       fetch,
       scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
       subagents: NO_SUBAGENTS,
+      remote: NO_REMOTE,
       emit: (e) => void events.push(e),
     },
   };

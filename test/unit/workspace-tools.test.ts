@@ -10,7 +10,7 @@ import type { HarnessEvent } from "../../src/loop/harness-events.ts";
 import type { ToolContext, ToolResult } from "../../src/tools/types.ts";
 import { WORKSPACE_TOOLS } from "../../src/tools/workspace-tools.ts";
 import type { CheckpointInfo, WorkspaceApi, WsResult } from "../../src/workspace/types.ts";
-import { NO_SUBAGENTS } from "../helpers/no-subagents.ts";
+import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
 
 interface Fake {
   api: WorkspaceApi;
@@ -148,6 +148,7 @@ function setup(): {
     fetch: () => Promise.reject(new Error("no network in tool tests")),
     scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
     subagents: NO_SUBAGENTS,
+    remote: NO_REMOTE,
     emit: (event) => events.push(event),
   };
   const run = (name: string, input: unknown) => {

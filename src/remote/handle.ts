@@ -1,0 +1,44 @@
+/**
+ * The remote-agent handle a task's tools get: the registry, and a connection (target plus the
+ * fetch that adds trace and credentials) to a name or URL, after the call rules say the calling
+ * agent may reach it.
+ */
+import type { Config } from "../config.ts";
+import { type RemoteTarget, resolveTarget, targetFetch } from "./client.ts";
+import { mayCall, type RemoteAgentEntry } from "./network-config.ts";
+
+/** Remote A2A agents as a task's tools see them. */
+export interface RemoteAgents {
+  registry(): RemoteAgentEntry[];
+  connect(
+    nameOrUrl: string,
+  ): { ok: true; target: RemoteTarget; fetch: typeof fetch } | { ok: false; error: string };
+}
+
+/** The handle for a task of agent `caller` with trace `traceId`. */
+export function remoteAgentsFor(
+  env: Record<string, unknown>,
+  config: Config,
+  caller: string,
+  traceId: string,
+): RemoteAgents {
+  return {
+    registry: () => Object.values(config.network.agents),
+    connect(nameOrUrl) {
+      const resolved = resolveTarget(config, nameOrUrl.trim());
+      if (!resolved.ok) return resolved;
+      const callee = resolved.target.entry?.name ?? resolved.target.label;
+      if (!mayCall(config.network, caller, callee)) {
+        return {
+          ok: false,
+          error: `AGENT_CALL_RULES do not let ${caller} call ${callee}`,
+        };
+      }
+      return {
+        ok: true,
+        target: resolved.target,
+        fetch: targetFetch(env, config, resolved.target, traceId),
+      };
+    },
+  };
+}

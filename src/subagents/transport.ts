@@ -1,0 +1,46 @@
+/**
+ * How a parent reaches a child, whatever runs it: a task object of this Worker (local.ts) or a
+ * remote A2A agent (remote.ts). One code path above this interface; only the transport differs.
+ */
+import type { Part } from "../a2a/wire.ts";
+import type { Lineage } from "../task/lineage.ts";
+import type { SubagentCall } from "./types.ts";
+
+/** The parent a child is started for. */
+export interface ParentTask {
+  taskId: string;
+  agent: string;
+  owner: string;
+  traceId: string;
+  lineage: Lineage;
+}
+
+/** What a child's state amounts to, read by polling (remote children). */
+export interface PolledChild {
+  state: string;
+  text: string;
+  question?: Part[];
+}
+
+/** A way to run children. */
+export interface ChildTransport {
+  start(
+    parent: ParentTask,
+    call: SubagentCall,
+  ): Promise<{ ok: true; childTaskId: string } | { ok: false; error: string }>;
+  answer(childTaskId: string, parts: Part[]): Promise<void>;
+  cancel(childTaskId: string): Promise<void>;
+  /** For children that cannot report back (remote): their current state. */
+  poll?(childTaskId: string): Promise<PolledChild>;
+}
+
+/** Message metadata that tells a receiving harness it runs as someone's sub-agent. */
+export const SUBAGENT_METADATA = "urn:a2a-edge-harness:subagent";
+
+/** The content of {@link SUBAGENT_METADATA}. */
+export interface SubagentMetadata {
+  parentTaskId: string;
+  parentAgent: string;
+  /** The scratchpad id: the root task's id (a shared bucket gives both sides the same files). */
+  rootTaskId: string;
+}

@@ -1,0 +1,214 @@
+/**
+ * Remote A2A agents through the A2A endpoint with the scripted model. The registry (vitest
+ * config) holds this Worker itself behind a service binding (`remote-researcher`,
+ * `remote-writer`) and an agent that is down. The a2a_* tools go through the official SDK client;
+ * the task tool runs a registry agent as a remote sub-agent that shares the scratchpad; call rules
+ * and the SSRF guard refuse what they must; /health/deep reports reachability.
+ */
+import { describe, expect, it } from "vitest";
+import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
+import type { Turn } from "../../src/model/scripted/turn.ts";
+import {
+  fetchWorker,
+  modelRequests,
+  offeredTools,
+  rpc,
+  scenario,
+  userMessage,
+  type WireTask,
+} from "../helpers/a2a.ts";
+
+type Part = { text?: string; data?: Record<string, unknown> };
+type Task = WireTask & {
+  status: { state: string; message?: { parts: Part[] } };
+  metadata?: Record<string, unknown>;
+};
+
+const tool = (name: string, input: Record<string, unknown>, text = ""): Turn => ({
+  text,
+  toolUses: [{ name, input }],
+});
+
+const send = async (text: string, path = "/") =>
+  (await rpc<{ task: Task }>("SendMessage", { message: userMessage(text) }, { path })).result
+    ?.task as Task;
+const getTask = async (id: string) => (await rpc<Task>("GetTask", { id })).result as Task;
+
+async function toolResults(scenarioId: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const m of (await modelRequests(scenarioId)).at(-1)?.body.messages ?? []) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content as Array<{ type: string; content?: string; is_error?: boolean }>)
+      if (b.type === "tool_result") out.push(`${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
+  }
+  return out;
+}
+
+const eventTexts = (task: Task) =>
+  ((task.history ?? []) as Array<{ parts: Part[]; extensions?: string[] }>)
+    .filter((m) => m.extensions?.includes(HARNESS_EVENTS_EXTENSION))
+    .map((m) => m.parts[0]?.text ?? "");
+
+describe("a2a tools", () => {
+  it("lists the registry and reads a card through a service binding", async () => {
+    const s = await scenario([
+      tool("a2a_list", {}),
+      tool("a2a_discover", { agent: "remote-researcher" }),
+      { text: "ok" },
+    ]);
+    const task = await send(`who is there ${s.marker}`);
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    const [list, card] = await toolResults(s.id);
+    expect(list).toContain("- remote-researcher: The researcher, served by another deployment");
+    expect(list).toContain("[service binding HARNESS_SELF]");
+    expect(list).toContain("- down: An agent that is down [http://127.0.0.1:9/]");
+    expect(card).toMatch(/^researcher 1\.0\.0/);
+    expect(card).toContain("JSONRPC 1.0 at https://self.test/agents/researcher/");
+  });
+
+  it("calls a remote agent blocking, and not blocking then reads the task", async () => {
+    const remote = await scenario([{ text: "Remote says hello." }, { text: "Second answer." }]);
+    const s = await scenario([
+      tool("a2a_call", { agent: "remote-researcher", message: `hi ${remote.marker}` }),
+      { text: "got it" },
+    ]);
+    const task = await send(`call ${s.marker}`);
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    const [blocking] = await toolResults(s.id);
+    expect(blocking).toMatch(/^remote-researcher answered \(completed; task [0-9a-f-]+, context/);
+    expect(blocking).toContain("Remote says hello.");
+    expect(blocking).toContain("Artifacts: answer");
+
+    const later = await scenario([{ text: "Later answer." }]);
+    const s2 = await scenario([
+      tool("a2a_call", {
+        agent: "remote-researcher",
+        message: `later ${later.marker}`,
+        blocking: false,
+      }),
+      { text: "started" },
+    ]);
+    await send(`start ${s2.marker}`);
+    const [started] = await toolResults(s2.id);
+    const remoteId = /task ([0-9a-f-]{36})/.exec(started ?? "")?.[1] as string;
+    expect(remoteId).toBeDefined();
+    const s3 = await scenario([
+      tool("a2a_get_task", { agent: "remote-researcher", task_id: remoteId }),
+      { text: "read" },
+    ]);
+    // The remote task finishes on its own; reading it shows the answer.
+    for (
+      let i = 0;
+      i < 50 && (await getTask(remoteId)).status.state !== "TASK_STATE_COMPLETED";
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 50));
+    await send(`read ${s3.marker}`);
+    expect((await toolResults(s3.id))[0]).toContain("Later answer.");
+  });
+
+  it("relays a remote agent's stream onto the caller's stream", async () => {
+    const remote = await scenario([
+      tool("write_todos", { todos: [{ content: "look things up", status: "in_progress" }] }),
+      { text: "Streamed remote answer.", chunkSize: 5 },
+    ]);
+    const s = await scenario([
+      tool("a2a_call_streaming", { agent: "remote-researcher", message: `go ${remote.marker}` }),
+      { text: "relayed" },
+    ]);
+    const task = await send(`stream ${s.marker}`);
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect((await toolResults(s.id))[0]).toContain("Streamed remote answer.");
+    const texts = eventTexts(task);
+    expect(texts).toContain("remote-researcher: Plan: 0 of 1 done");
+    expect(texts).toContain("remote-researcher is answering");
+  });
+
+  it("turns an unreachable agent, a refused URL and a call rule into tool errors; the task goes on", async () => {
+    const s = await scenario([
+      tool("a2a_call", { agent: "down", message: "hello?" }),
+      tool("a2a_discover", { agent: "http://169.254.169.254/" }),
+      tool("a2a_call", { agent: "nobody", message: "x" }),
+      { text: "carried on" },
+    ]);
+    const task = await send(`fail ${s.marker}`);
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    const [down, ssrf, unknown] = await toolResults(s.id);
+    expect(down).toMatch(/^ERROR the A2A agent down could not be reached or refused the call: /);
+    expect(ssrf).toMatch(/^ERROR 169\.254\.169\.254 is the cloud metadata address/);
+    expect(unknown).toMatch(/^ERROR no remote agent named "nobody"; registry: remote-researcher/);
+
+    const ruled = await scenario([
+      tool("a2a_call", { agent: "remote-writer", message: "write" }),
+      { text: "refused" },
+    ]);
+    await send(`rules ${ruled.marker}`, "/agents/deep-thinker/");
+    expect((await toolResults(ruled.id))[0]).toBe(
+      "ERROR AGENT_CALL_RULES do not let deep-thinker call remote-writer",
+    );
+  });
+});
+
+describe("remote sub-agents", () => {
+  it("runs a registry agent through the task tool, sharing the scratchpad", async () => {
+    const remote = await scenario([
+      tool("scratch_write", { path: "remote-notes.md", content: "written remotely" }),
+      { text: "Remote findings in remote-notes.md." },
+    ]);
+    const parent = await scenario([
+      tool("task", {
+        subagent_type: "remote-researcher",
+        description: "research remotely",
+        prompt: `Research. ${remote.marker}`,
+      }),
+      tool("scratch_read", { path: "remote-notes.md" }),
+      { text: "Used the remote findings." },
+    ]);
+    const task = await send(`delegate remotely ${parent.marker}`);
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    const [answer, notes] = await toolResults(parent.id);
+    expect(answer).toBe("Remote findings in remote-notes.md.");
+    expect(notes).toContain("written remotely");
+    const texts = eventTexts(task);
+    expect(texts).toContain("Calling agent remote-researcher: research remotely");
+    expect(texts).toContain("Agent remote-researcher started (remote): research remotely");
+    expect(texts).toContain("Agent remote-researcher completed");
+    // The remote side ran as a sub-agent: no ask_user, no task.
+    const remoteTools = await offeredTools(remote.id);
+    expect(remoteTools).not.toContain("ask_user");
+    expect(remoteTools).not.toContain("task");
+    // The parent's prompt lists registry agents as sub-agent types.
+    const system = JSON.stringify((await modelRequests(parent.id))[0]?.body.system);
+    expect(system).toContain("- remote-researcher: The researcher, served by another deployment");
+  });
+
+  it("answers a sub-agent type that is down with a tool error", async () => {
+    const parent = await scenario([
+      tool("task", { subagent_type: "down", description: "x", prompt: "anything" }),
+      { text: "went on" },
+    ]);
+    const task = await send(`down ${parent.marker}`);
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect((await toolResults(parent.id))[0]).toMatch(
+      /^ERROR Could not start down: the remote agent down is unreachable or refused the call/,
+    );
+  });
+});
+
+describe("/health/deep", () => {
+  it("reports each registry agent's reachability", async () => {
+    const response = await fetchWorker("/health/deep");
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      ok: boolean;
+      agents: Array<{ name: string; reachable: boolean; card?: { name: string } }>;
+    };
+    expect(body.ok).toBe(true);
+    const byName = Object.fromEntries(body.agents.map((a) => [a.name, a]));
+    expect(byName["remote-researcher"]).toMatchObject({
+      reachable: true,
+      card: { name: "researcher" },
+    });
+    expect(byName.down?.reachable).toBe(false);
+  });
+});
