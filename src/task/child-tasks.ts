@@ -142,9 +142,12 @@ export class ChildTasks {
     };
   }
 
-  /** Schedules the next poll of remote children (`attempt` grows the interval, 0.5 s to 5 s). */
+  /**
+   * Schedules the next poll of remote children: 100 ms after a change, then doubling to 5 s, so
+   * short remote work is seen quickly and long work costs few requests.
+   */
   async schedulePoll(attempt: number): Promise<void> {
-    const delay = Math.min(500 * 2 ** attempt, 5_000);
+    const delay = Math.min(100 * 2 ** attempt, 5_000);
     await this.#rt.scheduler.schedule(POLL_REMOTE_JOB, "context", Date.now() + delay, {
       attempts: attempt,
     });

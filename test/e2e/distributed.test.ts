@@ -1,0 +1,130 @@
+/**
+ * Distribution end to end: two `wrangler dev` instances over one local state directory (so they
+ * share the R2 bucket, as two deployments on one account share a bucket). Instance A serves every
+ * agent; instance B runs its researcher remotely on A (`DISTRIBUTED_AGENTS=researcher`). The same
+ * delegation scenario run in-process on A and distributed on B gives the same result, the shared
+ * scratchpad included; B's /health/deep reports A reachable; ENABLE_<NAME>=false removes an agent.
+ */
+import type { Client } from "@a2a-js/sdk/client";
+import { ClientFactory } from "@a2a-js/sdk/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Turn } from "../../src/model/scripted/turn.ts";
+import { startFakeModel } from "../fake-model/server.ts";
+import { asTask, stateOf, textRequest } from "./client.ts";
+import { type DevServer, freePort, freshStateDir, startDevServer } from "./dev-server.ts";
+
+let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let a: DevServer;
+let b: DevServer;
+
+const tool = (name: string, input: Record<string, unknown>): Turn => ({
+  toolUses: [{ name, input }],
+});
+
+function scenario(turns: Turn[]): { id: string; marker: string } {
+  const id = `e2e-${crypto.randomUUID()}`;
+  fake.store.addScenario({ id, turns });
+  return { id, marker: `[[scenario:${id}]]` };
+}
+
+/** The tool results of the last model request of a scenario. */
+function toolResults(scenarioId: string): string[] {
+  const last = fake.store.requests(scenarioId).at(-1)?.body as {
+    messages: Array<{ content: unknown }>;
+  };
+  const out: string[] = [];
+  for (const m of last?.messages ?? []) {
+    if (!Array.isArray(m.content)) continue;
+    for (const block of m.content as Array<{ type: string; content?: string }>)
+      if (block.type === "tool_result") out.push(block.content ?? "");
+  }
+  return out;
+}
+
+/** One delegation: the researcher writes to the scratchpad, the parent reads it back. */
+async function delegate(client: Client): Promise<{ state: string; results: string[] }> {
+  const child = scenario([
+    tool("scratch_write", { path: "facts.md", content: "The answer is 42." }),
+    { text: "Wrote facts.md." },
+  ]);
+  const parent = scenario([
+    tool("task", {
+      subagent_type: "researcher",
+      description: "find the answer",
+      prompt: `Find the answer. ${child.marker}`,
+    }),
+    tool("scratch_read", { path: "facts.md" }),
+    { text: "Done." },
+  ]);
+  const task = asTask(await client.sendMessage(textRequest(`delegate ${parent.marker}`)));
+  return { state: stateOf(task), results: toolResults(parent.id) };
+}
+
+beforeAll(async () => {
+  fake = await startFakeModel({ port: 0 });
+  const shared = freshStateDir();
+  const common = {
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: "e2e-key",
+    MODEL_IDLE_TIMEOUT_MS: "3000",
+    MODEL_RETRY_BASE_MS: "20",
+  };
+  const portA = await freePort();
+  a = await startDevServer({ port: portA, persistDir: shared, vars: common });
+  b = await startDevServer({
+    port: await freePort(),
+    persistDir: shared,
+    vars: {
+      ...common,
+      A2A_AGENTS: JSON.stringify({
+        researcher: { url: `http://127.0.0.1:${portA}/agents/researcher/` },
+      }),
+      DISTRIBUTED_AGENTS: "researcher",
+      ENABLE_DEEP_THINKER: "false",
+    },
+  });
+});
+
+afterAll(async () => {
+  await b?.stop();
+  await a?.stop();
+  await fake?.close();
+});
+
+describe("distributed sub-agents across two wrangler dev instances", () => {
+  it("gives the same result in-process and distributed, scratchpad included", async () => {
+    const local = await delegate(await new ClientFactory().createFromUrl(a.url));
+    const remote = await delegate(await new ClientFactory().createFromUrl(b.url));
+    expect(local.state).toBe("TASK_STATE_COMPLETED");
+    expect(remote.state).toBe("TASK_STATE_COMPLETED");
+    expect(local.results).toEqual([
+      "Wrote facts.md.",
+      expect.stringContaining("The answer is 42."),
+    ]);
+    expect(remote.results).toEqual(local.results);
+  });
+
+  it("reports the remote agent's reachability on /health/deep", async () => {
+    const response = await fetch(`${b.url}/health/deep`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      ok: boolean;
+      distributed: string[];
+      agents: Array<{ name: string; reachable: boolean; distributed: boolean }>;
+    };
+    expect(body).toMatchObject({
+      ok: true,
+      distributed: ["researcher"],
+      agents: [{ name: "researcher", reachable: true, distributed: true }],
+    });
+  });
+
+  it("removes an agent switched off with ENABLE_<NAME>=false", async () => {
+    const listing = (await (await fetch(`${b.url}/agents`)).json()) as {
+      agents: Array<{ name: string }>;
+    };
+    expect(listing.agents.map((x) => x.name)).not.toContain("deep-thinker");
+    const card = await fetch(`${b.url}/agents/deep-thinker/.well-known/agent-card.json`);
+    expect(card.status).toBe(404);
+  });
+});
