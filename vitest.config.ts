@@ -44,6 +44,9 @@ export default defineConfig(async () => {
               down: { url: "http://127.0.0.1:9/", description: "An agent that is down" },
             }),
             AGENT_CALL_RULES: JSON.stringify({ "deep-thinker": ["researcher"] }),
+            // The researcher's MCP server (test/fake-mcp), which requires this bearer token.
+            DOCS_MCP_URL: inject<string>("fakeMcpUrl"),
+            DOCS_MCP_TOKEN: "mcp-test-token",
           },
         },
       })),

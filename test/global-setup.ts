@@ -1,20 +1,28 @@
 /**
- * Runs once in Node before the workerd tests: starts the scripted Anthropic Messages API on
- * 127.0.0.1 (port 0) and provides its port to the pool config.
+ * Runs once in Node before the workerd tests: starts the scripted Anthropic Messages API and a
+ * small MCP server on 127.0.0.1 (any free ports) and provides their addresses to the pool config.
  */
 import type { TestProject } from "vitest/node";
+import { startFakeMcp } from "./fake-mcp/server.ts";
 import { startFakeModel } from "./fake-model/server.ts";
+
+/** The bearer token the test MCP server requires (the researcher's DOCS_MCP_TOKEN in tests). */
+export const TEST_MCP_TOKEN = "mcp-test-token";
 
 declare module "vitest" {
   export interface ProvidedContext {
     fakeModelPort: number;
+    fakeMcpUrl: string;
   }
 }
 
 export default async function setup(project: TestProject) {
   const server = await startFakeModel({ port: 0 });
+  const mcp = await startFakeMcp({ token: TEST_MCP_TOKEN });
   project.provide("fakeModelPort", server.port);
+  project.provide("fakeMcpUrl", mcp.url);
   return async () => {
+    await mcp.close();
     await server.close();
   };
 }

@@ -36,6 +36,37 @@ const toolNames = stringList(
 const budgetError = "expected an integer of at least 1024";
 
 /** Schema of the YAML frontmatter; unknown keys are errors (camelCase names only). */
+/**
+ * A remote MCP server (streamable HTTP) whose tools join the agent's tools as `<name>__<tool>`.
+ * `url` is fixed; `urlVar` names a wrangler var holding it (the server is skipped while the var is
+ * unset); `authSecret` names a secret sent as a bearer token; `tools` limits which tools join.
+ */
+const McpServerSchema = z
+  .strictObject(
+    {
+      name: z
+        .string({ error: "expected a name" })
+        .regex(/^[a-z][a-z0-9]{0,15}$/, { error: "expected 1-16 lower-case letters or digits" }),
+      url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+      urlVar: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected the name of a var (upper case)" })
+        .optional(),
+      authSecret: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected the name of a secret (upper case)" })
+        .optional(),
+      tools: z.array(z.string().min(1).max(64)).optional(),
+    },
+    { error: "expected a mapping with name, url or urlVar, and optional authSecret and tools" },
+  )
+  .refine((m) => (m.url === undefined) !== (m.urlVar === undefined), {
+    error: "give exactly one of url and urlVar",
+  });
+
+/** An MCP server of an agent. */
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
+
 export const AgentFrontmatterSchema = z
   .strictObject({
     name: z
@@ -85,6 +116,10 @@ export const AgentFrontmatterSchema = z
     starters: stringList(nonEmpty(300), "expected a list of starter prompts")
       .max(8, { error: "expected at most 8 starter prompts" })
       .default([]),
+    mcp: z
+      .array(McpServerSchema, { error: "expected a list of MCP servers" })
+      .max(8, { error: "expected at most 8 MCP servers" })
+      .default([]),
   })
   .superRefine((fm, ctx) => {
     const budget = thinkingBudget(fm.thinking);
@@ -115,6 +150,8 @@ export interface AgentDefinition {
    * tools wait for a person's yes before each call.
    */
   tools: { allow: string[] | null; deny: string[]; requireApproval: string[] };
+  /** Remote MCP servers whose tools join this agent's. */
+  mcp: McpServerConfig[];
   tags: string[];
   icon: string | null;
   starters: string[];
@@ -179,6 +216,7 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
       deny: fm.tools?.deny ?? [],
       requireApproval: fm.tools?.requireApproval ?? [],
     },
+    mcp: fm.mcp,
     tags: fm.tags,
     icon: fm.icon ?? null,
     starters: fm.starters,
@@ -213,11 +251,13 @@ function validateFrontmatter(file: string, raw: unknown): AgentFrontmatter {
   let reason = issue.message;
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0] ?? "";
-    // Only the root and `tools` are strict objects that can report unknown keys.
+    // The strict objects that can report unknown keys: the root, `tools` and each `mcp` entry.
     const allowed =
       path.length === 0
         ? Object.keys(AgentFrontmatterSchema.shape)
-        : ["allow", "deny", "requireApproval"];
+        : path[0] === "mcp"
+          ? ["name", "url", "urlVar", "authSecret", "tools"]
+          : ["allow", "deny", "requireApproval"];
     const camel = key.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
     const hint = allowed.find((k) => k.toLowerCase() === camel.toLowerCase());
     reason = hint

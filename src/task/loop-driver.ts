@@ -11,6 +11,7 @@ import { defaultHooks } from "../hooks/index.ts";
 import { runStep, type StepDeps, type StepOutcome } from "../loop/agent-loop.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
 import { type Suspension, suspensionParts } from "../loop/suspension.ts";
+import { mcpTools } from "../mcp/tools.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
@@ -73,6 +74,7 @@ export class LoopDriver {
       const agent = this.#task.agent(record.agent);
       const tools = toolsFor(agent, config, {
         subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
+        extra: await mcpTools(agent, this.#env as unknown as Record<string, unknown>),
       });
       const workspace = this.workspace();
       const system = await buildSystemPrompt({

@@ -57,13 +57,16 @@ export function allTools(): ToolRegistry {
 /** Tools a sub-agent's task never gets: it cannot ask the user or delegate further. */
 export const SUBAGENT_DENIED = ["ask_user", "task"];
 
-/** The tools `agent` may call under `config` (as a sub-agent: without {@link SUBAGENT_DENIED}). */
+/**
+ * The tools `agent` may call under `config` (as a sub-agent: without {@link SUBAGENT_DENIED}),
+ * with `extra` tools (its MCP servers') under the same filters.
+ */
 export function toolsFor(
   agent: AgentDefinition,
   config: Config,
-  options: { subagent?: boolean } = {},
+  options: { subagent?: boolean; extra?: readonly Tool[] } = {},
 ): ToolRegistry {
-  return allTools()
+  return new ToolRegistry([...TOOLS, ...(options.extra ?? [])])
     .filter({ allow: config.toolsEnabled, deny: options.subagent ? SUBAGENT_DENIED : [] })
     .filter({ allow: agent.tools.allow, deny: agent.tools.deny });
 }
