@@ -64,10 +64,14 @@ const falsy = (v: string) => ["false", "0", "no", "off"].includes(v.trim().toLow
 
 /** Parses the network variables from the Worker's env. */
 export function parseAgentNetwork(env: Record<string, unknown>): AgentNetwork {
-  const registry = z
-    .record(z.string().regex(NAME, "agent names are kebab-case"), Entry)
-    .default({})
-    .safeParse(json("A2A_AGENTS", env.A2A_AGENTS) ?? {});
+  const raw = json("A2A_AGENTS", env.A2A_AGENTS) ?? {};
+  for (const key of typeof raw === "object" && raw !== null ? Object.keys(raw) : []) {
+    if (!NAME.test(key))
+      throw new NetworkConfigError(
+        `configuration: A2A_AGENTS.${key}: agent names are kebab-case (a-z, 0-9, -)`,
+      );
+  }
+  const registry = z.record(z.string(), Entry).default({}).safeParse(raw);
   if (!registry.success) throw issue("A2A_AGENTS", registry.error);
   const agents: Record<string, RemoteAgentEntry> = {};
   for (const [name, entry] of Object.entries(registry.data)) agents[name] = { ...entry, name };

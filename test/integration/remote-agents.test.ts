@@ -5,15 +5,18 @@
  * the task tool runs a registry agent as a remote sub-agent that shares the scratchpad; call rules
  * and the SSRF guard refuse what they must; /health/deep reports reachability.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
+import { workspaceFor } from "../../src/workspace/client.ts";
 import {
   fetchWorker,
   modelRequests,
   offeredTools,
   rpc,
   scenario,
+  until,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
@@ -43,6 +46,26 @@ async function toolResults(scenarioId: string): Promise<string[]> {
   }
   return out;
 }
+
+const sendImmediately = async (text: string) =>
+  (
+    await rpc<{ task: Task }>("SendMessage", {
+      message: userMessage(text),
+      configuration: { returnImmediately: true },
+    })
+  ).result?.task as Task;
+
+/** The object details of a task's harness events. */
+const eventDetails = (task: Task) =>
+  (
+    (task.history ?? []) as Array<{
+      parts: Array<{ data?: { detail?: unknown } }>;
+      extensions?: string[];
+    }>
+  )
+    .filter((m) => m.extensions?.includes(HARNESS_EVENTS_EXTENSION))
+    .map((m) => m.parts[1]?.data?.detail)
+    .filter((d): d is Record<string, unknown> => typeof d === "object" && d !== null);
 
 const eventTexts = (task: Task) =>
   ((task.history ?? []) as Array<{ parts: Part[]; extensions?: string[] }>)
@@ -180,6 +203,63 @@ describe("remote sub-agents", () => {
     // The parent's prompt lists registry agents as sub-agent types.
     const system = JSON.stringify((await modelRequests(parent.id))[0]?.body.system);
     expect(system).toContain("- remote-researcher: The researcher, served by another deployment");
+  });
+
+  it("passes a remote sub-agent's question up to the caller and the answer down", async () => {
+    const ws = workspaceFor(env.WORKSPACES, "writer", "anonymous");
+    const made = await ws.checkpointCreate("remote approval", { taskId: "remote-test" });
+    if (!made.ok) throw new Error(made.error);
+    const remote = await scenario([
+      tool("checkpoint_restore", { id: made.value.id }),
+      { text: "Restored remotely." },
+    ]);
+    const parent = await scenario([
+      tool("task", {
+        subagent_type: "remote-writer",
+        description: "roll back remotely",
+        prompt: `Roll back. ${remote.marker}`,
+      }),
+      { text: "The remote writer rolled back." },
+    ]);
+    const started = await sendImmediately(`remote approval ${parent.marker}`);
+    const waiting = await until(
+      () => getTask(started.id),
+      (t) => t.status.state === "TASK_STATE_INPUT_REQUIRED",
+    );
+    const parts = waiting.status.message?.parts ?? [];
+    expect(parts[0]?.text).toBe("The remote-writer sub-agent asks:");
+    expect(parts[1]?.text).toContain("Approve the call of checkpoint_restore");
+    await rpc("SendMessage", { message: userMessage("yes", { taskId: waiting.id }) });
+    const done = await until(
+      () => getTask(waiting.id),
+      (t) => t.status.state === "TASK_STATE_COMPLETED",
+    );
+    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(await toolResults(parent.id)).toEqual(["Restored remotely."]);
+  });
+
+  it("cancels a remote sub-agent's task with its parent", async () => {
+    const remote = await scenario([{ text: "slow remote...", chunkSize: 1, delayMs: 400 }]);
+    const parent = await scenario([
+      tool("task", {
+        subagent_type: "remote-researcher",
+        description: "slow",
+        prompt: `Slow. ${remote.marker}`,
+      }),
+      { text: "x" },
+    ]);
+    const task = await sendImmediately(`slow remote ${parent.marker}`);
+    const started = await until(
+      () => getTask(task.id),
+      (t) => eventDetails(t).some((d) => d.state === "started"),
+    );
+    const childId = eventDetails(started).find((d) => d.state === "started")?.childTaskId as string;
+    await rpc("CancelTask", { id: task.id });
+    const child = await until(
+      () => getTask(childId),
+      (t) => t.status.state === "TASK_STATE_CANCELED",
+    );
+    expect(child.status.state).toBe("TASK_STATE_CANCELED");
   });
 
   it("answers a sub-agent type that is down with a tool error", async () => {
