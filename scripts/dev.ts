@@ -61,3 +61,30 @@ const child = spawn(wrangler, ["dev", "--var", "SCRIPTED_MODEL:auto", ...args], 
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+/** Once the server answers, reports each remote A2A agent's reachability (GET /health/deep). */
+async function startupCheck(): Promise<void> {
+  const base = `http://${ip}:${port}`;
+  for (let i = 0; i < 600; i++) {
+    try {
+      const response = await fetch(`${base}/health/deep`);
+      const body = (await response.json()) as {
+        ok: boolean;
+        agents: Array<{ name: string; reachable: boolean; distributed: boolean; error?: string }>;
+      };
+      if (body.agents.length === 0) return;
+      console.log(
+        `\n  remote A2A agents (${body.ok ? "ok" : "a distributed agent is unreachable"}):`,
+      );
+      for (const a of body.agents)
+        console.log(
+          `    ${a.reachable ? "reachable  " : "UNREACHABLE"} ${a.name}${a.distributed ? " (distributed sub-agent)" : ""}${a.error ? `: ${a.error}` : ""}`,
+        );
+      console.log("");
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+void startupCheck();

@@ -196,6 +196,11 @@ describe("remote sub-agents", () => {
     expect(texts).toContain("Calling agent remote-researcher: research remotely");
     expect(texts).toContain("Agent remote-researcher started (remote): research remotely");
     expect(texts).toContain("Agent remote-researcher completed");
+    // The remote task continues the parent's trace (traceparent) and names its caller.
+    const childId = eventDetails(task).find((d) => d.state === "started")?.childTaskId as string;
+    const child = await getTask(childId);
+    expect(child.metadata?.traceId).toBe(task.metadata?.traceId);
+    expect(child.metadata?.remoteParent).toEqual({ taskId: task.id, agent: "assistant" });
     // The remote side ran as a sub-agent: no ask_user, no task.
     const remoteTools = await offeredTools(remote.id);
     expect(remoteTools).not.toContain("ask_user");
