@@ -21,6 +21,8 @@ export default defineConfig(async () => {
             ANTHROPIC_BASE_URL: `http://127.0.0.1:${inject<number>("fakeModelPort")}`,
             ANTHROPIC_API_KEY: "test-key",
             A2A_API_KEY: "",
+            // Most tests call as anonymous; auth tests call the Worker with ALLOW_ANONYMOUS off.
+            ALLOW_ANONYMOUS: "true",
             MODEL_RETRY_BASE_MS: "5",
             // Room for the scripted model, which shares vitest's busy Node process; the watchdog
             // tests stall for longer than this.

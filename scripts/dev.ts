@@ -49,16 +49,25 @@ const hasKey =
 const banner = hasKey
   ? "model: Claude via the Anthropic API (ANTHROPIC_API_KEY found)"
   : "model: SCRIPTED LOCAL MODEL, not Claude. No ANTHROPIC_API_KEY in .dev.vars, .env or the environment;\n       put ANTHROPIC_API_KEY=... in .dev.vars to talk to Claude.";
+// Open for newcomers: anonymous callers are served locally unless AUTH_REQUIRED=true is passed.
+const authRequired = args.some((a) => /^AUTH_REQUIRED[:=](true|1|yes|on)$/i.test(a));
+const authLine = authRequired
+  ? "auth: REQUIRED (AUTH_REQUIRED=true): send Authorization: Bearer <token> (npm run users -- add)"
+  : "auth: OPEN for local use (ALLOW_ANONYMOUS=true); pass --var AUTH_REQUIRED:true to close it";
 const port = flagValue("--port") ?? "8787";
 const ip = flagValue("--ip") ?? "127.0.0.1";
 console.log(
-  `\n  A2A edge harness\n  ${banner}\n  agents: http://${ip}:${port}/agents   default agent card: http://${ip}:${port}/.well-known/agent-card.json\n`,
+  `\n  A2A edge harness\n  ${banner}\n  ${authLine}\n  agents: http://${ip}:${port}/agents   default agent card: http://${ip}:${port}/.well-known/agent-card.json\n`,
 );
 
-const child = spawn(wrangler, ["dev", "--var", "SCRIPTED_MODEL:auto", ...args], {
-  cwd: root,
-  stdio: "inherit",
-});
+const child = spawn(
+  wrangler,
+  ["dev", "--var", "SCRIPTED_MODEL:auto", "--var", "ALLOW_ANONYMOUS:true", ...args],
+  {
+    cwd: root,
+    stdio: "inherit",
+  },
+);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 

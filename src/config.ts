@@ -42,6 +42,12 @@ const ConfigSchema = z.object({
   SSE_KEEPALIVE_MS: int(15_000, 50),
   CARD_MAX_AGE_SECONDS: int(300, 0),
   ADMIN_API_KEY: optionalString,
+  ALLOW_ANONYMOUS: bool(false),
+  AUTH_REQUIRED: bool(false),
+  OIDC_ISSUER: optionalString,
+  OIDC_AUDIENCE: optionalString,
+  OIDC_JWKS_URL: optionalString.pipe(z.url().optional()),
+  OIDC_JWKS: optionalString,
   TOOLS_ENABLED: optionalString.transform((v) => (v === undefined || v === "all" ? null : list(v))),
   WEB_FETCH_ALLOW_PRIVATE: bool(false),
   VERIFY_BEFORE_COMPLETE: bool(true),
@@ -122,6 +128,37 @@ export interface Config {
   timeZone: string;
   /** Remote A2A agents, distribution, switched-off agents and call rules. */
   network: AgentNetwork;
+  /** Whether requests without credentials are served (as `anonymous`). */
+  allowAnonymous: boolean;
+  /** JWT verification (OIDC issuer or Cloudflare Access), when configured. */
+  oidc: { issuer: string; audience: string; jwksUrl?: string; jwks?: unknown } | null;
+}
+
+function oidcConfig(v: {
+  OIDC_ISSUER?: string | undefined;
+  OIDC_AUDIENCE?: string | undefined;
+  OIDC_JWKS_URL?: string | undefined;
+  OIDC_JWKS?: string | undefined;
+}): Config["oidc"] {
+  if (!v.OIDC_ISSUER) return null;
+  if (!v.OIDC_AUDIENCE)
+    throw new ConfigError("configuration: OIDC_AUDIENCE: required when OIDC_ISSUER is set");
+  if (!v.OIDC_JWKS_URL && !v.OIDC_JWKS)
+    throw new ConfigError("configuration: OIDC_JWKS_URL: required when OIDC_ISSUER is set");
+  let jwks: unknown;
+  if (v.OIDC_JWKS) {
+    try {
+      jwks = JSON.parse(v.OIDC_JWKS);
+    } catch {
+      throw new ConfigError("configuration: OIDC_JWKS: not valid JSON");
+    }
+  }
+  return {
+    issuer: v.OIDC_ISSUER,
+    audience: v.OIDC_AUDIENCE,
+    ...(v.OIDC_JWKS_URL ? { jwksUrl: v.OIDC_JWKS_URL } : {}),
+    ...(jwks !== undefined ? { jwks } : {}),
+  };
 }
 
 /** Raised when a var holds a value the harness cannot use; names the var. */
@@ -181,6 +218,9 @@ export function loadConfig(env: object): Config {
     rollbackOnFailure: v.ROLLBACK_ON_FAILURE,
     timeZone: v.TIME_ZONE,
     network: parseAgentNetwork(env as Record<string, unknown>),
+    // A shared A2A_API_KEY also closes the endpoints to callers without credentials.
+    allowAnonymous: v.ALLOW_ANONYMOUS && !v.AUTH_REQUIRED && !v.A2A_API_KEY,
+    oidc: oidcConfig(v),
   };
   cache.set(env, config);
   return config;

@@ -45,6 +45,8 @@ export interface JsonRpcOptions {
   /** Called with the method name once it is known (for logs). */
   onMethod?(method: string): void;
   onInternalError?(error: unknown): void;
+  /** Re-checks the caller's credentials during a stream. */
+  stillAuthorized?(): Promise<boolean>;
 }
 
 function sanitize(response: RpcResponse, onInternalError?: (e: unknown) => void): RpcResponse {
@@ -163,6 +165,17 @@ async function dispatch(
       currentId: () => options.handler.lastSeq,
       errorData: (error) => JSON.stringify(errorResponse(request.id, error, dialect.errorObject)),
       ...(options.onInternalError ? { onError: options.onInternalError } : {}),
+      ...(options.stillAuthorized
+        ? {
+            stillAuthorized: options.stillAuthorized,
+            revokedData: () =>
+              JSON.stringify({
+                jsonrpc: "2.0",
+                id: request.id,
+                error: { code: -32000, message: "Unauthorized: the credentials were revoked" },
+              }),
+          }
+        : {}),
     },
   );
 }

@@ -42,6 +42,8 @@ export interface RestOptions {
   version: string;
   keepaliveMs: number;
   onInternalError?(error: unknown): void;
+  /** Re-checks the caller's credentials during a stream. */
+  stillAuthorized?(): Promise<boolean>;
 }
 
 /** A REST failure body and status, in the shape of the route's protocol version. */
@@ -226,5 +228,18 @@ async function stream(
     currentId: () => options.handler.lastSeq,
     errorData: (error) => JSON.stringify(failure(route, error, options.onInternalError).body),
     ...(options.onInternalError ? { onError: options.onInternalError } : {}),
+    ...(options.stillAuthorized
+      ? {
+          stillAuthorized: options.stillAuthorized,
+          revokedData: () =>
+            JSON.stringify({
+              error: {
+                code: 401,
+                status: "UNAUTHENTICATED",
+                message: "Unauthorized: the credentials were revoked",
+              },
+            }),
+        }
+      : {}),
   });
 }

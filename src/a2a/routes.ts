@@ -13,8 +13,9 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { bundledAgents } from "../agents/registry.ts";
+import { authenticate, forbidden } from "../auth/middleware.ts";
+import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config.ts";
-import { requireApiKey } from "../platform/auth.ts";
 import { log } from "../platform/logging.ts";
 import type { AppEnv } from "./app-types.ts";
 import { agentCard, serveCard } from "./card-route.ts";
@@ -85,11 +86,20 @@ async function handlerFor(
 const internalErrorLogger = (c: Context<AppEnv>) => (error: unknown) =>
   log("error", "internal error", { traceId: c.get("traceId"), error: String(error) });
 
+/** A 403 when the caller may not use `agent` (its access list, or the frontmatter's `access`). */
+function denied(c: Context<AppEnv>, agent: AgentDefinition): Response | null {
+  return mayUseAgent(c.get("principal"), agent.name, agent.access)
+    ? null
+    : forbidden(c, `you may not use the agent ${agent.name}`);
+}
+
 async function rpc(
   c: Context<AppEnv>,
   agent: AgentDefinition,
   endpoint: string,
 ): Promise<Response> {
+  const refused = denied(c, agent);
+  if (refused) return refused;
   return handleJsonRpc(c, await c.req.text(), {
     version: requestedVersion(c.req.raw),
     versionFromClient: Boolean(
@@ -99,6 +109,7 @@ async function rpc(
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
     onMethod: (method) => c.set("rpcMethod", method),
     onInternalError: internalErrorLogger(c),
+    stillAuthorized: c.get("authCheck"),
   });
 }
 
@@ -123,11 +134,14 @@ async function rest(
     );
   }
   c.set("rpcMethod", `${c.req.method} ${route.op}`);
+  const refused = denied(c, agent);
+  if (refused) return refused;
   return handleRest(c, route, {
     handler: await handlerFor(c, agent, endpoint),
     version: requestedVersion(c.req.raw),
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
     onInternalError: internalErrorLogger(c),
+    stillAuthorized: c.get("authCheck"),
   });
 }
 
@@ -177,11 +191,11 @@ export function a2aRoutes(): Hono<AppEnv> {
     }),
   );
 
-  app.on(REST_METHODS, `/:rest{${REST_PATH_PATTERN}}`, requireApiKey(), sizeLimit, (c) =>
+  app.on(REST_METHODS, `/:rest{${REST_PATH_PATTERN}}`, authenticate(), sizeLimit, (c) =>
     rest(c, defaultAgent(c), `${baseUrl(c)}/`, c.req.param("rest")),
   );
   app.get("/.well-known/agent-card.json", (c) => serveCard(c, defaultAgent(c), `${baseUrl(c)}/`));
-  app.post("/", requireApiKey(), sizeLimit, (c) => rpc(c, defaultAgent(c), `${baseUrl(c)}/`));
+  app.post("/", authenticate(), sizeLimit, (c) => rpc(c, defaultAgent(c), `${baseUrl(c)}/`));
 
   app.get("/agents/:name/.well-known/agent-card.json", (c) => {
     const agent = servedAgent(c, c.req.param("name"));
@@ -189,7 +203,7 @@ export function a2aRoutes(): Hono<AppEnv> {
       ? serveCard(c, agent, agentEndpoint(c, agent.name))
       : unknownAgent(c, c.req.param("name"), false);
   });
-  app.post("/agents/:name/", requireApiKey(), sizeLimit, (c) => {
+  app.post("/agents/:name/", authenticate(), sizeLimit, (c) => {
     const agent = servedAgent(c, c.req.param("name"));
     return agent
       ? rpc(c, agent, agentEndpoint(c, agent.name))
@@ -198,7 +212,7 @@ export function a2aRoutes(): Hono<AppEnv> {
   app.on(
     REST_METHODS,
     `/agents/:name/:rest{${REST_PATH_PATTERN}}`,
-    requireApiKey(),
+    authenticate(),
     sizeLimit,
     (c) => {
       const agent = servedAgent(c, c.req.param("name"));

@@ -16,7 +16,14 @@ export interface SseOptions {
   /** The `data` of the error event sent when the source fails mid-stream. */
   errorData(error: unknown): string;
   onError?(error: unknown): void;
+  /** Re-checks the caller's credentials; a stream whose credentials were revoked is ended. */
+  stillAuthorized?(): Promise<boolean>;
+  /** The `data` of the event that ends a stream whose credentials were revoked. */
+  revokedData?(): string;
 }
+
+/** How often an open stream re-checks its credentials. */
+export const STREAM_AUTH_RECHECK_MS = 5_000;
 
 /** Streams `first` then everything `rest` yields as SSE events. */
 export function sseResponse(
@@ -27,18 +34,30 @@ export function sseResponse(
 ): Response {
   const firstId = options.currentId();
   return streamSSE(c, async (stream) => {
-    const keepalive = setInterval(() => void stream.write(": keepalive\n\n"), options.keepaliveMs);
-    stream.onAbort(() => {
-      clearInterval(keepalive);
-      void rest.return(undefined);
-    });
     const send = (data: string, id: number | null) =>
       stream.writeSSE({ data, ...(id === null ? {} : { id: String(id) }) });
+    const keepalive = setInterval(() => void stream.write(": keepalive\n\n"), options.keepaliveMs);
+    let revoked = false;
+    const recheck = options.stillAuthorized
+      ? setInterval(async () => {
+          if (revoked || stream.aborted) return;
+          if (await options.stillAuthorized?.().catch(() => true)) return;
+          revoked = true;
+          if (options.revokedData) await send(options.revokedData(), null).catch(() => {});
+          await stream.close();
+          void rest.return(undefined);
+        }, STREAM_AUTH_RECHECK_MS)
+      : null;
+    stream.onAbort(() => {
+      clearInterval(keepalive);
+      if (recheck) clearInterval(recheck);
+      void rest.return(undefined);
+    });
     try {
       await send(first, firstId);
-      while (!stream.aborted) {
+      while (!stream.aborted && !revoked) {
         const next = await rest.next();
-        if (next.done) break;
+        if (next.done || revoked) break;
         await send(next.value, options.currentId());
       }
     } catch (error) {
@@ -46,6 +65,7 @@ export function sseResponse(
       if (!stream.aborted) await send(options.errorData(error), null);
     } finally {
       clearInterval(keepalive);
+      if (recheck) clearInterval(recheck);
     }
   });
 }

@@ -116,6 +116,15 @@ export const AgentFrontmatterSchema = z
     starters: stringList(nonEmpty(300), "expected a list of starter prompts")
       .max(8, { error: "expected at most 8 starter prompts" })
       .default([]),
+    access: z
+      .strictObject(
+        {
+          roles: z.array(z.enum(["user", "admin"], { error: "expected user or admin" })).optional(),
+          users: z.array(z.string().min(1).max(256)).optional(),
+        },
+        { error: "expected a mapping with optional roles and users lists" },
+      )
+      .optional(),
     mcp: z
       .array(McpServerSchema, { error: "expected a list of MCP servers" })
       .max(8, { error: "expected at most 8 MCP servers" })
@@ -152,6 +161,8 @@ export interface AgentDefinition {
   tools: { allow: string[] | null; deny: string[]; requireApproval: string[] };
   /** Remote MCP servers whose tools join this agent's. */
   mcp: McpServerConfig[];
+  /** Who may call this agent (null lists = no restriction); admins always may. */
+  access: { roles: string[] | null; users: string[] | null };
   tags: string[];
   icon: string | null;
   starters: string[];
@@ -217,6 +228,7 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
       requireApproval: fm.tools?.requireApproval ?? [],
     },
     mcp: fm.mcp,
+    access: { roles: fm.access?.roles ?? null, users: fm.access?.users ?? null },
     tags: fm.tags,
     icon: fm.icon ?? null,
     starters: fm.starters,
@@ -257,7 +269,9 @@ function validateFrontmatter(file: string, raw: unknown): AgentFrontmatter {
         ? Object.keys(AgentFrontmatterSchema.shape)
         : path[0] === "mcp"
           ? ["name", "url", "urlVar", "authSecret", "tools"]
-          : ["allow", "deny", "requireApproval"];
+          : path[0] === "access"
+            ? ["roles", "users"]
+            : ["allow", "deny", "requireApproval"];
     const camel = key.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
     const hint = allowed.find((k) => k.toLowerCase() === camel.toLowerCase());
     reason = hint

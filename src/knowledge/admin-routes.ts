@@ -5,20 +5,19 @@
  *   GET    /api/admin/knowledge         ?agent= (exact, '*' included) &limit= (<= 1000) &cursor=:
  *                                      { documents: [{ id, agent, title, source, chars, ... }], nextCursor }
  *   DELETE /api/admin/knowledge/:id     204, or 404 when there is no such document
- * Every route requires `Authorization: Bearer <ADMIN_API_KEY>` (constant-time compare): 401 when
- * missing or wrong, 403 when ADMIN_API_KEY is not configured at all. Errors are JSON
+ * Every route is for admins (an admin user's token, or ADMIN_API_KEY): 401 for missing or bad
+ * credentials where anonymous access is off, 403 for a caller who is not an admin. Errors are JSON
  * `{ error: { code, status, message } }` like the REST errors of src/a2a/routes.ts.
  * Mount with `app.route("/", knowledgeAdminRoutes())`; the guard covers only these paths.
  */
 
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import type { AppEnv } from "../a2a/app-types.ts";
-import { loadConfig } from "../config.ts";
-import { sameSecret } from "../platform/auth.ts";
+import { authenticate, requireAdmin } from "../auth/middleware.ts";
 import { deleteDocument, listDocuments, upsertDocument } from "../store/knowledge.ts";
 
 const encoder = new TextEncoder();
@@ -56,28 +55,11 @@ function error(c: Context<AppEnv>, code: ContentfulStatusCode, message: string):
   return c.json({ error: { code, status: STATUS[code] ?? "UNKNOWN", message } }, code);
 }
 
-/** Middleware: 403 without ADMIN_API_KEY configured, 401 without the right bearer token. */
-function requireAdminKey(): MiddlewareHandler<AppEnv> {
-  return async function adminKeyAuth(c, next) {
-    const { adminApiKey } = loadConfig(c.env);
-    if (adminApiKey === undefined) {
-      return error(c, 403, "set ADMIN_API_KEY to use admin endpoints");
-    }
-    const match = /^Bearer\s+(.+)$/i.exec((c.req.header("Authorization") ?? "").trim());
-    if (!match?.[1] || !(await sameSecret(match[1], adminApiKey))) {
-      c.header("WWW-Authenticate", 'Bearer realm="admin"');
-      return error(c, 401, "Unauthorized: send Authorization: Bearer <ADMIN_API_KEY>");
-    }
-    await next();
-  };
-}
-
-/** The admin knowledge routes, guarded by ADMIN_API_KEY. */
+/** The admin knowledge routes: admins only (an admin user's token, or ADMIN_API_KEY). */
 export function knowledgeAdminRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const guard = requireAdminKey();
-  app.use(KNOWLEDGE_ADMIN_PATH, guard);
-  app.use(`${KNOWLEDGE_ADMIN_PATH}/:id`, guard);
+  for (const path of [KNOWLEDGE_ADMIN_PATH, `${KNOWLEDGE_ADMIN_PATH}/:id`])
+    app.use(path, authenticate(), requireAdmin());
 
   app.put(
     `${KNOWLEDGE_ADMIN_PATH}/:id`,

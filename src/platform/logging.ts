@@ -11,6 +11,10 @@ export interface LogVariables {
   traceId: string;
   agent?: string;
   rpcMethod?: string;
+  /** The authenticated caller (never a credential). */
+  userId?: string;
+  /** The task the request addressed, when known. */
+  taskId?: string;
 }
 
 /** Writes one structured log line. */
@@ -44,6 +48,8 @@ export function requestLogger(): MiddlewareHandler<{ Variables: LogVariables }> 
       ms: Date.now() - started,
       ...(c.get("agent") ? { agent: c.get("agent") } : {}),
       ...(c.get("rpcMethod") ? { rpcMethod: c.get("rpcMethod") } : {}),
+      ...(c.get("userId") ? { userId: c.get("userId") } : {}),
+      ...(c.get("taskId") ? { taskId: c.get("taskId") } : {}),
     });
   };
 }

@@ -58,25 +58,30 @@ function asAgent(agent: string): ToolContext {
 const resultIds = (content: string) => [...content.matchAll(/^ {3}id: (.+)$/gm)].map((m) => m[1]);
 
 describe("admin routes", () => {
-  it("refuses without ADMIN_API_KEY configured (403) and with a missing or wrong key (401)", async () => {
-    const unset = await admin("/api/admin/knowledge", {}, { ...env, ADMIN_API_KEY: "" });
-    expect(unset.status).toBe(403);
-    expect(await unset.json()).toEqual({
-      error: {
-        code: 403,
-        status: "PERMISSION_DENIED",
-        message: "set ADMIN_API_KEY to use admin endpoints",
-      },
+  it("refuses callers who are not admins (403) and missing or bad credentials (401)", async () => {
+    const anonymous = await admin(
+      "/api/admin/knowledge",
+      { headers: { Authorization: "" } },
+      { ...env, ADMIN_API_KEY: "" },
+    );
+    expect(anonymous.status).toBe(403);
+    expect(await anonymous.json()).toEqual({
+      error: { code: 403, status: "PERMISSION_DENIED", message: "admin only" },
     });
+    const closed = { ...adminEnv, ALLOW_ANONYMOUS: "false" };
     for (const authorization of ["", "Bearer wrong", `Basic ${KEY}`, `Bearer ${KEY}x`]) {
       for (const [path, method] of [
         ["/api/admin/knowledge", "GET"],
         ["/api/admin/knowledge/doc-1", "PUT"],
         ["/api/admin/knowledge/doc-1", "DELETE"],
       ] as const) {
-        const response = await admin(path, { method, headers: { Authorization: authorization } });
+        const response = await admin(
+          path,
+          { method, headers: { Authorization: authorization } },
+          closed,
+        );
         expect(response.status, `${method} ${path} with "${authorization}"`).toBe(401);
-        expect(response.headers.get("WWW-Authenticate")).toBe('Bearer realm="admin"');
+        expect(response.headers.get("WWW-Authenticate")).toBe('Bearer realm="a2a"');
         expect(((await response.json()) as { error: { status: string } }).error.status).toBe(
           "UNAUTHENTICATED",
         );

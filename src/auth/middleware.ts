@@ -1,0 +1,131 @@
+/**
+ * Who is calling, for every route but the cards and `/health`: a bearer token of a D1 user, a JWT
+ * from the configured OIDC issuer (or Cloudflare Access's `Cf-Access-Jwt-Assertion`), or one of
+ * the deployment's static keys (`ADMIN_API_KEY`: admin, `A2A_API_KEY`: a shared user key).
+ * Without credentials the caller is `anonymous` where `ALLOW_ANONYMOUS` allows it, else 401.
+ * Missing or bad credentials get the same 401 JSON: no hint of which part was wrong. Lookups are
+ * cached per isolate for 5 seconds and streams re-check every 5 seconds, so a revocation takes
+ * effect within 10 seconds everywhere.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../a2a/app-types.ts";
+import { loadConfig } from "../config.ts";
+import { sameSecret } from "../platform/auth.ts";
+import { looksLikeJwt, verifyJwt } from "./jwt.ts";
+import { ANONYMOUS_PRINCIPAL, type Principal } from "./principal.ts";
+import { tokenHash } from "./tokens.ts";
+import { principalBySubject, principalByToken, tokenStillValid } from "./users-store.ts";
+
+/** How long a credential lookup is trusted, and how often an open stream re-checks. */
+export const AUTH_CACHE_MS = 5_000;
+
+type Cache = Map<string, { principal: Principal | null; at: number }>;
+/** Per env object (one in production; tests vary the configuration per call). */
+const caches = new WeakMap<object, Cache>();
+function cacheOf(env: Env): Cache {
+  let cache = caches.get(env);
+  if (!cache) {
+    cache = new Map();
+    caches.set(env, cache);
+  }
+  return cache;
+}
+
+/** Ids of the static keys' principals (never valid user ids). */
+export const ADMIN_KEY_ID = "admin-key";
+export const API_KEY_ID = "api-key";
+
+function credentialOf(c: Context<AppEnv>): string | null {
+  const header = c.req.header("Authorization") ?? "";
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  return bearer ?? c.req.header("Cf-Access-Jwt-Assertion") ?? null;
+}
+
+async function resolve(env: Env, credential: string): Promise<Principal | null> {
+  const config = loadConfig(env);
+  if (config.adminApiKey && (await sameSecret(credential, config.adminApiKey)))
+    return { id: ADMIN_KEY_ID, role: "admin", agents: null, via: "key" };
+  if (config.a2aApiKey && (await sameSecret(credential, config.a2aApiKey)))
+    return { id: API_KEY_ID, role: "user", agents: null, via: "key" };
+  if (looksLikeJwt(credential)) {
+    const verified = await verifyJwt(config, credential);
+    return verified ? principalBySubject(env.DB, verified.subject, verified.name) : null;
+  }
+  if (!credential.startsWith("a2a_")) return null;
+  return principalByToken(env.DB, credential);
+}
+
+/** The principal for a credential, cached for {@link AUTH_CACHE_MS}. */
+export async function principalFor(env: Env, credential: string): Promise<Principal | null> {
+  const key = await tokenHash(credential);
+  const cache = cacheOf(env);
+  const hit = cache.get(key);
+  if (hit && Date.now() - hit.at < AUTH_CACHE_MS) return hit.principal;
+  const principal = await resolve(env, credential);
+  if (cache.size > 10_000) cache.clear();
+  cache.set(key, { principal, at: Date.now() });
+  return principal;
+}
+
+/** A 401 in the endpoint's shape (JSON-RPC for POSTs to an agent endpoint, else REST). */
+export function unauthorized(c: Context<AppEnv>): Response {
+  c.header("WWW-Authenticate", 'Bearer realm="a2a"');
+  const message = "Unauthorized: send Authorization: Bearer <token>";
+  const rpc = c.req.method === "POST" && /^\/(agents\/[^/]+\/)?$/.test(new URL(c.req.url).pathname);
+  return rpc
+    ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 401)
+    : c.json({ error: { code: 401, status: "UNAUTHENTICATED", message } }, 401);
+}
+
+/** A 403 for an authenticated caller who may not do this. */
+export function forbidden(c: Context<AppEnv>, message: string): Response {
+  const rpc = c.req.method === "POST" && /^\/(agents\/[^/]+\/)?$/.test(new URL(c.req.url).pathname);
+  return rpc
+    ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 403)
+    : c.json({ error: { code: 403, status: "PERMISSION_DENIED", message } }, 403);
+}
+
+/** Middleware: sets `principal` and `owner`, or answers 401. */
+export function authenticate(): MiddlewareHandler<AppEnv> {
+  return async function auth(c, next) {
+    const credential = credentialOf(c);
+    let principal: Principal | null;
+    if (credential === null) {
+      principal = loadConfig(c.env).allowAnonymous ? ANONYMOUS_PRINCIPAL : null;
+    } else {
+      principal = await principalFor(c.env, credential);
+    }
+    if (!principal) return unauthorized(c);
+    c.set("principal", principal);
+    c.set("owner", principal.id);
+    c.set("userId", principal.id);
+    c.set("authCheck", () => stillAuthorized(c.env, credential, principal));
+    await next();
+  };
+}
+
+/** Middleware: admins only (after {@link authenticate}). */
+export function requireAdmin(): MiddlewareHandler<AppEnv> {
+  return async function admin(c, next) {
+    if (c.get("principal")?.role !== "admin") return forbidden(c, "admin only");
+    await next();
+  };
+}
+
+/** Whether the credential a stream was opened with still stands. */
+async function stillAuthorized(
+  env: Env,
+  credential: string | null,
+  principal: Principal,
+): Promise<boolean> {
+  if (credential === null) return loadConfig(env).allowAnonymous;
+  if (principal.via === "token" && principal.tokenHash) {
+    const cache = cacheOf(env);
+    const hit = cache.get(principal.tokenHash);
+    if (hit && Date.now() - hit.at < AUTH_CACHE_MS) return hit.principal !== null;
+    const valid = await tokenStillValid(env.DB, principal.tokenHash);
+    if (!valid) cache.set(principal.tokenHash, { principal: null, at: Date.now() });
+    return valid;
+  }
+  return (await principalFor(env, credential)) !== null;
+}

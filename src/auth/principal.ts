@@ -1,0 +1,43 @@
+/**
+ * Who is calling: a user from the D1 users table (by token or by OIDC subject), the deployment's
+ * static keys, or anonymous (only where anonymous access is allowed). Everything a task, a
+ * workspace or a list belongs to is keyed by the principal's id.
+ */
+
+/** A role. Admins reach the admin API and everyone's data. */
+export type Role = "user" | "admin";
+
+/** The caller of a request. */
+export interface Principal {
+  id: string;
+  role: Role;
+  /** Agents this principal may call; null = every agent. */
+  agents: string[] | null;
+  /** How it authenticated. */
+  via: "token" | "jwt" | "key" | "anonymous";
+  /** For token callers, the token's hash (to re-check revocation during a stream). */
+  tokenHash?: string;
+}
+
+/** The principal of unauthenticated requests where anonymous access is allowed. */
+export const ANONYMOUS_PRINCIPAL: Principal = {
+  id: "anonymous",
+  role: "user",
+  agents: null,
+  via: "anonymous",
+};
+
+/** Whether `principal` may call agent `agent` with frontmatter access rules `access`. */
+export function mayUseAgent(
+  principal: Principal,
+  agent: string,
+  access: { roles: string[] | null; users: string[] | null },
+): boolean {
+  if (principal.role === "admin") return true;
+  if (principal.agents !== null && !principal.agents.includes(agent)) return false;
+  if (access.roles === null && access.users === null) return true;
+  return (
+    (access.roles?.includes(principal.role) ?? false) ||
+    (access.users?.includes(principal.id) ?? false)
+  );
+}

@@ -1,0 +1,33 @@
+/**
+ * API tokens: `a2a_` and 43 characters of base64url (32 random bytes). Only the SHA-256 hash (hex)
+ * is stored; a token is shown once, when it is made. Pure apart from the random source.
+ */
+
+const encoder = new TextEncoder();
+
+/** A new token. */
+export function newToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const b64 = btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
+  return `a2a_${b64}`;
+}
+
+/** The stored hash of a token (lower-case hex SHA-256). */
+export async function tokenHash(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(token));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The part of a token shown in listings. */
+export const tokenPrefix = (token: string) => token.slice(0, 10);
+
+/** Constant-time equality of two hex hashes of equal length. */
+export function sameHash(a: string, b: string): boolean {
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
+  if (x.byteLength !== y.byteLength) return false;
+  return crypto.subtle.timingSafeEqual(x, y);
+}
