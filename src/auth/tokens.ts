@@ -1,6 +1,6 @@
 /**
  * API tokens: `a2a_` and 43 characters of base64url (32 random bytes). Only the SHA-256 hash (hex)
- * is stored; a token is shown once, when it is made. Pure apart from the random source.
+ * is stored; a token is shown once, when it is made. Runs in workerd and in Node (the users CLI).
  */
 
 const encoder = new TextEncoder();
@@ -23,11 +23,3 @@ export async function tokenHash(token: string): Promise<string> {
 
 /** The part of a token shown in listings. */
 export const tokenPrefix = (token: string) => token.slice(0, 10);
-
-/** Constant-time equality of two hex hashes of equal length. */
-export function sameHash(a: string, b: string): boolean {
-  const x = encoder.encode(a);
-  const y = encoder.encode(b);
-  if (x.byteLength !== y.byteLength) return false;
-  return crypto.subtle.timingSafeEqual(x, y);
-}
