@@ -32,7 +32,7 @@ export async function agentCard(
   variant: CardVariant = "1.0",
 ): Promise<CachedCard> {
   const config = loadConfig(c.env);
-  const key = `${variant} ${agent.name} ${agent.version} ${endpoint} ${config.modelMode} ${config.a2aApiKey ? 1 : 0}`;
+  const key = `${variant} ${agent.name} ${agent.version} ${endpoint} ${config.modelMode} ${config.allowAnonymous ? 0 : 1} ${config.oidc?.issuer ?? ""}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const build = variant === "1.0" ? buildAgentCard : buildLegacyAgentCard;

@@ -53,7 +53,7 @@ export function buildAgentCard(
   urls: CardUrls,
   config: Config,
 ): Record<string, unknown> {
-  const secured = config.a2aApiKey !== undefined;
+  const secured = !config.allowAnonymous;
   return {
     name: agent.name,
     description: cardDescription(agent, config),
@@ -67,7 +67,7 @@ export function buildAgentCard(
     capabilities: {
       streaming: true,
       pushNotifications: false,
-      extendedAgentCard: false,
+      extendedAgentCard: secured,
       extensions: [HARNESS_EXTENSION],
     },
     ...(secured
@@ -76,11 +76,24 @@ export function buildAgentCard(
             bearer: {
               httpAuthSecurityScheme: {
                 scheme: "Bearer",
-                description: "Send Authorization: Bearer <A2A_API_KEY>.",
+                description: BEARER_DESCRIPTION,
               },
             },
+            ...(config.oidc
+              ? {
+                  oidc: {
+                    openIdConnectSecurityScheme: {
+                      openIdConnectUrl: oidcDiscoveryUrl(config.oidc.issuer),
+                      description: "A JWT from this issuer, as a bearer token.",
+                    },
+                  },
+                }
+              : {}),
           },
-          securityRequirements: [{ schemes: { bearer: {} } }],
+          securityRequirements: [
+            { schemes: { bearer: {} } },
+            ...(config.oidc ? [{ schemes: { oidc: {} } }] : []),
+          ],
         }
       : {}),
     ...describedSkills(agent),
@@ -94,7 +107,7 @@ export function buildLegacyAgentCard(
   urls: CardUrls,
   config: Config,
 ): Record<string, unknown> {
-  const secured = config.a2aApiKey !== undefined;
+  const secured = !config.allowAnonymous;
   return {
     protocolVersion: "0.3.0",
     name: agent.name,
@@ -115,20 +128,31 @@ export function buildLegacyAgentCard(
     ...(secured
       ? {
           securitySchemes: {
-            bearer: {
-              type: "http",
-              scheme: "bearer",
-              description: "Send Authorization: Bearer <A2A_API_KEY>.",
-            },
+            bearer: { type: "http", scheme: "bearer", description: BEARER_DESCRIPTION },
+            ...(config.oidc
+              ? {
+                  oidc: {
+                    type: "openIdConnect",
+                    openIdConnectUrl: oidcDiscoveryUrl(config.oidc.issuer),
+                    description: "A JWT from this issuer, as a bearer token.",
+                  },
+                }
+              : {}),
           },
-          security: [{ bearer: [] }],
+          security: [{ bearer: [] }, ...(config.oidc ? [{ oidc: [] }] : [])],
         }
       : {}),
     ...describedSkills(agent),
-    supportsAuthenticatedExtendedCard: false,
+    supportsAuthenticatedExtendedCard: secured,
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
   };
 }
+
+const BEARER_DESCRIPTION =
+  "Send Authorization: Bearer <token>: a user token (npm run users), or a JWT from the configured OIDC issuer.";
+
+const oidcDiscoveryUrl = (issuer: string) =>
+  `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
 
 /** A strong ETag for a card body: the first 16 bytes of its SHA-256, hex, quoted. */
 export async function cardEtag(body: string): Promise<string> {

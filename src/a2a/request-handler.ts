@@ -126,10 +126,16 @@ export class DurableRequestHandler implements A2ARequestHandler {
     return AgentCard.fromJSON(this.#deps.card);
   }
 
+  /** The full card, for an authenticated caller where authentication is on. */
   async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
-    throw new UnsupportedOperationError(
-      "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
-    );
+    const capabilities = this.#deps.card.capabilities as
+      | { extendedAgentCard?: boolean }
+      | undefined;
+    if (!capabilities?.extendedAgentCard)
+      throw new UnsupportedOperationError(
+        "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
+      );
+    return AgentCard.fromJSON(this.#deps.card);
   }
 
   async sendMessage(params: SendMessageRequest): Promise<SdkMessage | SdkTask> {

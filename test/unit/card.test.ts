@@ -6,7 +6,7 @@ import { bundledAgents } from "../../src/agents/registry.ts";
 import { loadConfig } from "../../src/config.ts";
 
 const config = (vars: Record<string, string> = {}) =>
-  loadConfig({ ANTHROPIC_API_KEY: "k", ...vars });
+  loadConfig({ ANTHROPIC_API_KEY: "k", ALLOW_ANONYMOUS: "true", ...vars });
 
 describe("agent card", () => {
   const agent = parseIdentity(
@@ -73,7 +73,7 @@ describe("agent card", () => {
     const scripted = buildAgentCard(
       agent,
       { endpoint: "https://h/" },
-      loadConfig({ SCRIPTED_MODEL: "auto" }),
+      loadConfig({ SCRIPTED_MODEL: "auto", ALLOW_ANONYMOUS: "true" }),
     );
     expect(scripted.description).toContain("scripted local model, not Claude");
     const secured = buildAgentCard(
@@ -84,7 +84,30 @@ describe("agent card", () => {
     expect(secured.securitySchemes).toEqual({
       bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: expect.any(String) } },
     });
+    expect(secured.capabilities).toMatchObject({ extendedAgentCard: true });
     expect(JSON.stringify(secured)).not.toContain('secret"');
+    // Closed by default (no ALLOW_ANONYMOUS), and an OIDC issuer adds its scheme.
+    const oidc = buildAgentCard(
+      agent,
+      { endpoint: "https://h/" },
+      loadConfig({
+        ANTHROPIC_API_KEY: "k",
+        OIDC_ISSUER: "https://id.example.com",
+        OIDC_AUDIENCE: "harness",
+        OIDC_JWKS_URL: "https://id.example.com/jwks",
+      }),
+    );
+    expect(oidc.securitySchemes).toMatchObject({
+      oidc: {
+        openIdConnectSecurityScheme: {
+          openIdConnectUrl: "https://id.example.com/.well-known/openid-configuration",
+        },
+      },
+    });
+    expect(oidc.securityRequirements).toEqual([
+      { schemes: { bearer: {} } },
+      { schemes: { oidc: {} } },
+    ]);
   });
 
   it("has a v0.3 form with url, protocolVersion, preferredTransport and v0.3 security", () => {
@@ -103,7 +126,7 @@ describe("agent card", () => {
       ],
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
       security: [{ bearer: [] }],
-      supportsAuthenticatedExtendedCard: false,
+      supportsAuthenticatedExtendedCard: true,
     });
     expect(card.skills).toEqual(buildAgentCard(agent, { endpoint: "x" }, config()).skills);
   });
