@@ -1,7 +1,7 @@
 /**
  * The scratchpad (domain `scratchpad`): files shared by a root task and every sub-agent it starts,
  * and by no other task. `scratch_write` (replace or append), `scratch_read` (in pages),
- * `scratch_list`. Stored in R2 under `tasks/<rootTaskId>/scratch/`; paths are confined like
+ * `scratch_list`. Stored in R2 under `tasks/<rootTaskId>/scratch/<owner>/`; paths are confined like
  * workspace paths. Sub-agents hand findings to each other here instead of through long prompts.
  */
 import { z } from "zod";
@@ -20,7 +20,7 @@ const encoder = new TextEncoder();
 
 function keyFor(context: ToolContext, path: string): { key: string } | { error: ToolResult } {
   try {
-    return { key: taskKey(context.scratch.rootTaskId, `scratch/${path}`) };
+    return { key: taskKey(context.scratch.rootTaskId, `scratch/${context.owner}/${path}`) };
   } catch (error) {
     const reason = error instanceof KeyError ? error.message : "invalid path";
     return {
@@ -32,8 +32,9 @@ function keyFor(context: ToolContext, path: string): { key: string } | { error: 
   }
 }
 
+/** Keyed by owner too: a caller who names another user's root task reaches only its own files. */
 const prefixOf = (context: ToolContext) =>
-  taskKey(context.scratch.rootTaskId, "scratch/x").slice(0, -1);
+  taskKey(context.scratch.rootTaskId, `scratch/${context.owner}/x`).slice(0, -1);
 
 async function listKeys(context: ToolContext): Promise<R2Object[]> {
   const objects: R2Object[] = [];

@@ -1,0 +1,227 @@
+/**
+ * Authentication and access with anonymous access off: every failure mode answers the same 401
+ * (no hint of which part was wrong), cards stay public and advertise the scheme, user tokens and
+ * OIDC JWTs (verified against a local JWKS) work, revocation takes effect within 10 seconds on
+ * new requests and open streams, agent access lists answer 403, admin routes are for admins.
+ */
+import { env } from "cloudflare:workers";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { mayUseAgent } from "../../src/auth/principal.ts";
+import { revokeTokens } from "../../src/auth/users-store.ts";
+import { type RpcResponse, scenario, sseEvents, userMessage } from "../helpers/a2a.ts";
+import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+
+type Task = { id: string; status: { state: string }; metadata?: Record<string, unknown> };
+
+const UNAUTHORIZED_RPC = {
+  jsonrpc: "2.0",
+  id: null,
+  error: { code: -32000, message: "Unauthorized: send Authorization: Bearer <token>" },
+};
+
+describe("authentication", () => {
+  it("answers every kind of bad or missing credential with the same 401", async () => {
+    const { id, token } = await newUser();
+    const revoked = await newUser();
+    await revokeTokens(env.DB, revoked.id);
+    const attempts: Record<string, string>[] = [
+      {},
+      { Authorization: "" },
+      { Authorization: "Bearer" },
+      { Authorization: `Basic ${btoa(`${id}:${token}`)}` },
+      { Authorization: `Bearer ${token}x` },
+      { Authorization: "Bearer a2a_not-a-real-token" },
+      { Authorization: `Bearer ${revoked.token}` },
+      { Authorization: "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0." },
+      { Authorization: `bearer ${token} extra` },
+    ];
+    for (const headers of attempts) {
+      const response = await callWorker("/", {
+        method: "POST",
+        headers: { "content-type": "application/json", "A2A-Version": "1.0", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }),
+      });
+      expect(response.status, JSON.stringify(headers)).toBe(401);
+      expect(response.headers.get("WWW-Authenticate")).toBe('Bearer realm="a2a"');
+      expect(await response.json()).toEqual(UNAUTHORIZED_RPC);
+    }
+    const rest = await callWorker("/tasks/x", { headers: { "A2A-Version": "1.0" } });
+    expect(rest.status).toBe(401);
+    expect(await rest.json()).toEqual({
+      error: {
+        code: 401,
+        status: "UNAUTHENTICATED",
+        message: "Unauthorized: send Authorization: Bearer <token>",
+      },
+    });
+  });
+
+  it("keeps cards public and advertises the bearer scheme", async () => {
+    const response = await callWorker("/.well-known/agent-card.json", {
+      headers: { "A2A-Version": "1.0" },
+    });
+    expect(response.status).toBe(200);
+    const card = (await response.json()) as Record<string, unknown>;
+    expect(card.securitySchemes).toMatchObject({ bearer: { httpAuthSecurityScheme: {} } });
+    expect(card.capabilities).toMatchObject({ extendedAgentCard: true });
+    const legacy = (await (await callWorker("/.well-known/agent-card.json")).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(legacy).toMatchObject({
+      security: [{ bearer: [] }],
+      supportsAuthenticatedExtendedCard: true,
+    });
+  });
+
+  it("serves a user's token; the task belongs to that user", async () => {
+    const { id, token } = await newUser();
+    const s = await scenario([{ text: "hello user" }]);
+    const sent = await rpcAs<{ task: Task }>(token, "SendMessage", {
+      message: userMessage(`hi ${s.marker}`),
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.body.result?.task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(sent.body.result?.task.metadata?.owner).toBe(id);
+    const card = await rpcAs(token, "GetExtendedAgentCard", {});
+    expect(card.body.result).toMatchObject({ name: "assistant" });
+  });
+
+  it("stops accepting a revoked token within 10 seconds", async () => {
+    const { id, token } = await newUser();
+    expect((await rpcAs(token, "ListTasks", {})).status).toBe(200);
+    await revokeTokens(env.DB, id);
+    const started = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - started < 12_000) {
+      status = (await rpcAs(token, "ListTasks", {})).status;
+      if (status === 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - started).toBeLessThanOrEqual(10_000);
+  });
+
+  it("ends an open stream within 10 seconds of its token being revoked", async () => {
+    const { id, token } = await newUser();
+    // 40 deltas 400 ms apart: the task is still streaming when the token goes.
+    const s = await scenario([{ text: "x".repeat(40), chunkSize: 1, delayMs: 400 }]);
+    const response = await callWorker("/", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "A2A-Version": "1.0",
+        Authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "SendStreamingMessage",
+        params: { message: userMessage(`stream ${s.marker}`) },
+      }),
+    });
+    expect(response.status).toBe(200);
+    let revokedAt = 0;
+    let last: RpcResponse | null = null;
+    for await (const event of sseEvents(response)) {
+      last = JSON.parse(event.data) as RpcResponse;
+      if (revokedAt === 0) {
+        await revokeTokens(env.DB, id);
+        revokedAt = Date.now();
+      }
+    }
+    expect(Date.now() - revokedAt).toBeLessThanOrEqual(10_500);
+    expect(last).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32000, message: "Unauthorized: the credentials were revoked" },
+    });
+  });
+
+  it("accepts OIDC JWTs verified against the issuer's JWKS, mapped to a user by subject", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
+    const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" };
+    const oidcEnv = {
+      ...closedEnv,
+      OIDC_ISSUER: "https://id.example.test",
+      OIDC_AUDIENCE: "a2a-harness",
+      OIDC_JWKS: JSON.stringify({ keys: [jwk] }),
+    } as Env;
+    const sign = (claims: Record<string, unknown>, key = privateKey, audience = "a2a-harness") =>
+      new SignJWT({ email: "oidc@example.test", ...claims })
+        .setProtectedHeader({ alg: "RS256", kid: "k1" })
+        .setIssuer("https://id.example.test")
+        .setAudience(audience)
+        .setSubject("subject-1")
+        .setExpirationTime("5m")
+        .sign(key);
+    const call = async (jwt: string, header = "Authorization") => {
+      const response = await callWorker(
+        "/",
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "A2A-Version": "1.0",
+            [header]: header === "Authorization" ? `Bearer ${jwt}` : jwt,
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }),
+        },
+        oidcEnv,
+      );
+      return response.status;
+    };
+    expect(await call(await sign({}))).toBe(200);
+    // Cloudflare Access sends its JWT in its own header.
+    expect(await call(await sign({}), "Cf-Access-Jwt-Assertion")).toBe(200);
+    const user = await env.DB.prepare("SELECT id, name, role FROM users WHERE subject = ?")
+      .bind("https://id.example.test#subject-1")
+      .first<{ id: string; name: string; role: string }>();
+    expect(user).toMatchObject({ name: "oidc@example.test", role: "user" });
+
+    const other = await generateKeyPair("RS256");
+    expect(await call(await sign({}, other.privateKey))).toBe(401);
+    expect(await call(await sign({}, privateKey, "someone-else"))).toBe(401);
+    expect(
+      await call(
+        await new SignJWT({})
+          .setProtectedHeader({ alg: "RS256", kid: "k1" })
+          .setIssuer("https://id.example.test")
+          .setAudience("a2a-harness")
+          .setSubject("subject-1")
+          .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+          .sign(privateKey),
+      ),
+    ).toBe(401);
+  });
+});
+
+describe("access", () => {
+  it("answers 403 for an agent outside the user's list", async () => {
+    const { token } = await newUser("user", ["writer"]);
+    const refused = await rpcAs(token, "ListTasks", {}, "/agents/researcher/");
+    expect(refused.status).toBe(403);
+    expect(refused.body.error?.message).toBe("you may not use the agent researcher");
+    expect((await rpcAs(token, "ListTasks", {}, "/agents/writer/")).status).toBe(200);
+  });
+
+  it("applies frontmatter access lists; admins always pass", () => {
+    const user = { id: "u1", role: "user" as const, agents: null, via: "token" as const };
+    const admin = { ...user, id: "a1", role: "admin" as const };
+    const restricted = { roles: ["admin"], users: ["u2"] };
+    expect(mayUseAgent(user, "x", restricted)).toBe(false);
+    expect(mayUseAgent({ ...user, id: "u2" }, "x", restricted)).toBe(true);
+    expect(mayUseAgent(admin, "x", restricted)).toBe(true);
+    expect(mayUseAgent(user, "x", { roles: null, users: null })).toBe(true);
+    expect(mayUseAgent({ ...user, agents: ["y"] }, "x", { roles: null, users: null })).toBe(false);
+  });
+
+  it("keeps admin routes for admins", async () => {
+    const user = await newUser();
+    const admin = await newUser("admin");
+    const list = (token: string) =>
+      callWorker("/api/admin/knowledge", { headers: { Authorization: `Bearer ${token}` } });
+    expect((await list(user.token)).status).toBe(403);
+    expect((await list(admin.token)).status).toBe(200);
+  });
+});
