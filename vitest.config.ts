@@ -23,6 +23,10 @@ export default defineConfig(async () => {
             A2A_API_KEY: "",
             // Most tests call as anonymous; auth tests call the Worker with ALLOW_ANONYMOUS off.
             ALLOW_ANONYMOUS: "true",
+            // Limits off for the suite (tests share one IP); the limit tests turn them on per call.
+            RATE_MESSAGES_PER_MINUTE: "0",
+            RATE_ANONYMOUS_PER_MINUTE: "0",
+            MAX_CONCURRENT_STREAMS: "0",
             MODEL_RETRY_BASE_MS: "5",
             // Room for the scripted model, which shares vitest's busy Node process; the watchdog
             // tests stall for longer than this.

@@ -62,7 +62,17 @@ console.log(
 
 const child = spawn(
   wrangler,
-  ["dev", "--var", "SCRIPTED_MODEL:auto", "--var", "ALLOW_ANONYMOUS:true", ...args],
+  [
+    "dev",
+    "--var",
+    "SCRIPTED_MODEL:auto",
+    "--var",
+    "ALLOW_ANONYMOUS:true",
+    // Local runs (tests, benchmarks) send far more than a stranger on the internet may.
+    "--var",
+    "RATE_ANONYMOUS_PER_MINUTE:0",
+    ...args,
+  ],
   {
     cwd: root,
     stdio: "inherit",

@@ -43,6 +43,12 @@ const ConfigSchema = z.object({
   CARD_MAX_AGE_SECONDS: int(300, 0),
   ADMIN_API_KEY: optionalString,
   ALLOW_ANONYMOUS: bool(false),
+  RATE_MESSAGES_PER_MINUTE: int(60, 0),
+  RATE_ANONYMOUS_PER_MINUTE: int(20, 0),
+  MAX_CONCURRENT_STREAMS: int(5, 0),
+  BUDGET_TASK_TOKENS: int(1_000_000, 0),
+  BUDGET_DAY_TOKENS: int(5_000_000, 0),
+  BUDGET_MONTH_TOKENS: int(50_000_000, 0),
   AUTH_REQUIRED: bool(false),
   OIDC_ISSUER: optionalString,
   OIDC_AUDIENCE: optionalString,
@@ -130,6 +136,10 @@ export interface Config {
   network: AgentNetwork;
   /** Whether requests without credentials are served (as `anonymous`). */
   allowAnonymous: boolean;
+  /** Messages per minute per user, per IP for unauthenticated callers, and open streams (0 = off). */
+  limits: { messagesPerMinute: number; anonymousPerMinute: number; concurrentStreams: number };
+  /** Default token budgets per task, day and month (0 = unlimited); users may have overrides. */
+  budgets: { taskTokens: number; dayTokens: number; monthTokens: number };
   /** JWT verification (OIDC issuer or Cloudflare Access), when configured. */
   oidc: { issuer: string; audience: string; jwksUrl?: string; jwks?: unknown } | null;
 }
@@ -220,6 +230,16 @@ export function loadConfig(env: object): Config {
     network: parseAgentNetwork(env as Record<string, unknown>),
     // A shared A2A_API_KEY also closes the endpoints to callers without credentials.
     allowAnonymous: v.ALLOW_ANONYMOUS && !v.AUTH_REQUIRED && !v.A2A_API_KEY,
+    limits: {
+      messagesPerMinute: v.RATE_MESSAGES_PER_MINUTE,
+      anonymousPerMinute: v.RATE_ANONYMOUS_PER_MINUTE,
+      concurrentStreams: v.MAX_CONCURRENT_STREAMS,
+    },
+    budgets: {
+      taskTokens: v.BUDGET_TASK_TOKENS,
+      dayTokens: v.BUDGET_DAY_TOKENS,
+      monthTokens: v.BUDGET_MONTH_TOKENS,
+    },
     oidc: oidcConfig(v),
   };
   cache.set(env, config);

@@ -11,6 +11,7 @@ import { deepHealth } from "./remote/health.ts";
 
 export { ContextObject } from "./context/context-object.ts";
 export { TaskObject } from "./task/task-object.ts";
+export { UserObject } from "./users/user-object.ts";
 export { WorkspaceObject } from "./workspace/workspace-object.ts";
 
 const app = new Hono<AppEnv>();

@@ -17,6 +17,7 @@ import { authenticate, forbidden } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config.ts";
 import { log } from "../platform/logging.ts";
+import { limitRequests } from "../users/rate-limit.ts";
 import type { AppEnv } from "./app-types.ts";
 import { agentCard, serveCard } from "./card-route.ts";
 import { handleJsonRpc } from "./jsonrpc.ts";
@@ -191,11 +192,18 @@ export function a2aRoutes(): Hono<AppEnv> {
     }),
   );
 
-  app.on(REST_METHODS, `/:rest{${REST_PATH_PATTERN}}`, authenticate(), sizeLimit, (c) =>
-    rest(c, defaultAgent(c), `${baseUrl(c)}/`, c.req.param("rest")),
+  app.on(
+    REST_METHODS,
+    `/:rest{${REST_PATH_PATTERN}}`,
+    authenticate(),
+    sizeLimit,
+    limitRequests(),
+    (c) => rest(c, defaultAgent(c), `${baseUrl(c)}/`, c.req.param("rest")),
   );
   app.get("/.well-known/agent-card.json", (c) => serveCard(c, defaultAgent(c), `${baseUrl(c)}/`));
-  app.post("/", authenticate(), sizeLimit, (c) => rpc(c, defaultAgent(c), `${baseUrl(c)}/`));
+  app.post("/", authenticate(), sizeLimit, limitRequests(), (c) =>
+    rpc(c, defaultAgent(c), `${baseUrl(c)}/`),
+  );
 
   app.get("/agents/:name/.well-known/agent-card.json", (c) => {
     const agent = servedAgent(c, c.req.param("name"));
@@ -203,7 +211,7 @@ export function a2aRoutes(): Hono<AppEnv> {
       ? serveCard(c, agent, agentEndpoint(c, agent.name))
       : unknownAgent(c, c.req.param("name"), false);
   });
-  app.post("/agents/:name/", authenticate(), sizeLimit, (c) => {
+  app.post("/agents/:name/", authenticate(), sizeLimit, limitRequests(), (c) => {
     const agent = servedAgent(c, c.req.param("name"));
     return agent
       ? rpc(c, agent, agentEndpoint(c, agent.name))
@@ -214,6 +222,7 @@ export function a2aRoutes(): Hono<AppEnv> {
     `/agents/:name/:rest{${REST_PATH_PATTERN}}`,
     authenticate(),
     sizeLimit,
+    limitRequests(),
     (c) => {
       const agent = servedAgent(c, c.req.param("name"));
       return agent

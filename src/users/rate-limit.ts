@@ -1,0 +1,121 @@
+/**
+ * Edge limits, after authentication: each new message (SendMessage, SendStreamingMessage and their
+ * v0.3 and REST forms) is admitted by the caller's user object against RATE_MESSAGES_PER_MINUTE
+ * (RATE_ANONYMOUS_PER_MINUTE per IP for unauthenticated callers), and each stream holds a lease
+ * against MAX_CONCURRENT_STREAMS until it ends. Over a limit: 429 with Retry-After.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../a2a/app-types.ts";
+import { loadConfig } from "../config.ts";
+import { counterKey, userObject } from "./limits.ts";
+
+const SEND = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
+const STREAM = new Set([
+  "SendStreamingMessage",
+  "SubscribeToTask",
+  "message/stream",
+  "tasks/resubscribe",
+]);
+/** A stream's lease outlives any real stream; a lost release frees itself after this. */
+const STREAM_LEASE_MS = 60 * 60_000;
+
+async function methodOf(c: Context<AppEnv>): Promise<{ send: boolean; stream: boolean }> {
+  const path = new URL(c.req.url).pathname;
+  if (c.req.method !== "POST" && c.req.method !== "GET") return { send: false, stream: false };
+  if (/\/message:(send|stream)$/.test(path))
+    return { send: true, stream: path.endsWith(":stream") };
+  if (/:subscribe$/.test(path)) return { send: false, stream: true };
+  if (c.req.method !== "POST") return { send: false, stream: false };
+  try {
+    const body = (await c.req.raw.clone().json()) as { method?: unknown };
+    const method = typeof body?.method === "string" ? body.method : "";
+    return { send: SEND.has(method), stream: STREAM.has(method) };
+  } catch {
+    return { send: false, stream: false };
+  }
+}
+
+function tooMany(c: Context<AppEnv>, message: string, retryAfter: number): Response {
+  c.header("Retry-After", String(retryAfter));
+  const rpc = c.req.method === "POST" && /^\/(agents\/[^/]+\/)?$/.test(new URL(c.req.url).pathname);
+  return rpc
+    ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 429)
+    : c.json({ error: { code: 429, status: "RESOURCE_EXHAUSTED", message } }, 429);
+}
+
+/** Releases `release` once `body` ends or its reader goes away. */
+function onEnd(body: ReadableStream<Uint8Array>, release: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    release();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) {
+          finish();
+          controller.close();
+        } else controller.enqueue(next.value);
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      finish();
+      await reader.cancel(reason);
+    },
+  });
+}
+
+/** Middleware: message rate and concurrent streams (after `authenticate`). */
+export function limitRequests(): MiddlewareHandler<AppEnv> {
+  return async function limits(c, next) {
+    const { limits } = loadConfig(c.env);
+    const { send, stream } = await methodOf(c);
+    if (!send && !stream) return next();
+    const principal = c.get("principal");
+    const key = counterKey(principal, c.req.header("CF-Connecting-IP") ?? null);
+    const counters = userObject(c.env, key);
+    const perMinute =
+      principal.via === "anonymous" ? limits.anonymousPerMinute : limits.messagesPerMinute;
+    if (send && perMinute > 0) {
+      const admitted = await counters.admit(perMinute);
+      if (!admitted.ok)
+        return tooMany(
+          c,
+          `Too many messages: the limit is ${perMinute} a minute. Retry after ${admitted.retryAfterSeconds} s.`,
+          admitted.retryAfterSeconds,
+        );
+    }
+    if (!stream || limits.concurrentStreams === 0) return next();
+    const lease = await counters.openStream(limits.concurrentStreams, STREAM_LEASE_MS);
+    if (!lease.ok)
+      return tooMany(
+        c,
+        `Too many open streams: the limit is ${limits.concurrentStreams}. Close one and retry.`,
+        5,
+      );
+    const release = () =>
+      c.executionCtx.waitUntil(counters.closeStream(lease.lease).catch(() => {}));
+    try {
+      await next();
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const response = c.res;
+    if (
+      !response.body ||
+      !(response.headers.get("content-type") ?? "").includes("text/event-stream")
+    ) {
+      release();
+      return;
+    }
+    c.res = new Response(onEnd(response.body, release), response);
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The user Durable Object: one per principal (a user id, `anonymous`, or `ip:<address>` for
+ * unauthenticated callers), the single place where counts must be exact. Messages per minute (a
+ * sliding window), concurrent streams (leases), and token budgets per day and month, spent by
+ * reserving before a model call and settling with the real usage after it, so concurrent tasks
+ * can never overspend (no check-then-spend race). Days and months are UTC.
+ */
+import { DurableObject } from "cloudflare:workers";
+
+/** Why a reservation was refused. */
+export interface BudgetRefusal {
+  ok: false;
+  scope: "day" | "month";
+  used: number;
+  limit: number;
+}
+
+const MIGRATIONS = [
+  `CREATE TABLE messages (at INTEGER NOT NULL);
+   CREATE INDEX messages_at ON messages (at);
+   CREATE TABLE streams (lease TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+   CREATE TABLE spent (period TEXT PRIMARY KEY, tokens INTEGER NOT NULL);
+   CREATE TABLE reservations (key TEXT PRIMARY KEY, tokens INTEGER NOT NULL, day TEXT NOT NULL,
+     month TEXT NOT NULL, expires_at INTEGER NOT NULL);`,
+];
+
+const WINDOW_MS = 60_000;
+/** A reservation the task never settled (it died) stops counting after this long. */
+const RESERVATION_MS = 15 * 60_000;
+
+const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
+const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
+
+/** A principal's counters. */
+export class UserObject extends DurableObject<Env> {
+  readonly #sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    this.#migrate();
+  }
+
+  #migrate(): void {
+    this.#sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+    const version =
+      this.#sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_version").one()
+        .v ?? 0;
+    for (let i = version; i < MIGRATIONS.length; i++) {
+      this.#sql.exec(MIGRATIONS[i] as string);
+      this.#sql.exec("INSERT INTO schema_version (version) VALUES (?)", i + 1);
+    }
+  }
+
+  /** Admits one message if fewer than `perMinute` came in the last minute. */
+  admit(perMinute: number): { ok: true } | { ok: false; retryAfterSeconds: number } {
+    const now = Date.now();
+    this.#sql.exec("DELETE FROM messages WHERE at <= ?", now - WINDOW_MS);
+    const rows = this.#sql
+      .exec<{ at: number }>("SELECT at FROM messages ORDER BY at LIMIT ?", perMinute)
+      .toArray();
+    if (rows.length >= perMinute) {
+      const oldest = rows[0]?.at ?? now;
+      return {
+        ok: false,
+        retryAfterSeconds: Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000)),
+      };
+    }
+    this.#sql.exec("INSERT INTO messages (at) VALUES (?)", now);
+    return { ok: true };
+  }
+
+  /** Opens a stream if fewer than `max` are open; the lease ends with closeStream or `leaseMs`. */
+  openStream(max: number, leaseMs: number): { ok: true; lease: string } | { ok: false } {
+    const now = Date.now();
+    this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
+    const open = this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
+    if (open >= max) return { ok: false };
+    const lease = crypto.randomUUID();
+    this.#sql.exec("INSERT INTO streams (lease, expires_at) VALUES (?, ?)", lease, now + leaseMs);
+    return { ok: true, lease };
+  }
+
+  closeStream(lease: string): void {
+    this.#sql.exec("DELETE FROM streams WHERE lease = ?", lease);
+  }
+
+  /** Tokens spent and reserved in the current day and month. */
+  #spent(now: number): { day: number; month: number } {
+    this.#sql.exec("DELETE FROM reservations WHERE expires_at <= ?", now);
+    const day = dayOf(now);
+    const month = monthOf(now);
+    const spent = (period: string) =>
+      this.#sql
+        .exec<{ tokens: number }>("SELECT tokens FROM spent WHERE period = ?", period)
+        .toArray()[0]?.tokens ?? 0;
+    const reserved = (column: "day" | "month", period: string) =>
+      this.#sql
+        .exec<{ n: number | null }>(
+          `SELECT SUM(tokens) AS n FROM reservations WHERE ${column} = ?`,
+          period,
+        )
+        .one().n ?? 0;
+    return {
+      day: spent(`d:${day}`) + reserved("day", day),
+      month: spent(`m:${month}`) + reserved("month", month),
+    };
+  }
+
+  /**
+   * Reserves `tokens` under key `key` if the day and month budgets allow it (0 = unlimited).
+   * A key reserved again replaces its reservation.
+   */
+  reserve(
+    key: string,
+    tokens: number,
+    dayLimit: number,
+    monthLimit: number,
+  ): { ok: true } | BudgetRefusal {
+    const now = Date.now();
+    this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
+    const used = this.#spent(now);
+    if (dayLimit > 0 && used.day + tokens > dayLimit)
+      return { ok: false, scope: "day", used: used.day, limit: dayLimit };
+    if (monthLimit > 0 && used.month + tokens > monthLimit)
+      return { ok: false, scope: "month", used: used.month, limit: monthLimit };
+    this.#sql.exec(
+      "INSERT INTO reservations (key, tokens, day, month, expires_at) VALUES (?, ?, ?, ?, ?)",
+      key,
+      tokens,
+      dayOf(now),
+      monthOf(now),
+      now + RESERVATION_MS,
+    );
+    return { ok: true };
+  }
+
+  /** Replaces a reservation with what was really spent (0 releases it). */
+  settle(key: string, tokens: number): void {
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
+      if (tokens <= 0) return;
+      for (const period of [`d:${dayOf(now)}`, `m:${monthOf(now)}`])
+        this.#sql.exec(
+          `INSERT INTO spent (period, tokens) VALUES (?, ?)
+           ON CONFLICT (period) DO UPDATE SET tokens = tokens + excluded.tokens`,
+          period,
+          tokens,
+        );
+    });
+  }
+
+  /** Tokens spent and reserved now, by period. */
+  usage(): { day: string; month: string; dayTokens: number; monthTokens: number } {
+    const now = Date.now();
+    const used = this.#spent(now);
+    return { day: dayOf(now), month: monthOf(now), dayTokens: used.day, monthTokens: used.month };
+  }
+
+  /** Forgets everything (privacy erasure). */
+  async erase(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    this.#migrate();
+  }
+}
