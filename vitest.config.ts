@@ -27,6 +27,11 @@ export default defineConfig(async () => {
             RATE_MESSAGES_PER_MINUTE: "0",
             RATE_ANONYMOUS_PER_MINUTE: "0",
             MAX_CONCURRENT_STREAMS: "0",
+            // No default budgets either: the suite spends millions of (scripted) tokens a run;
+            // the budget tests set a user's own budget.
+            BUDGET_TASK_TOKENS: "0",
+            BUDGET_DAY_TOKENS: "0",
+            BUDGET_MONTH_TOKENS: "0",
             MODEL_RETRY_BASE_MS: "5",
             // Room for the scripted model, which shares vitest's busy Node process; the watchdog
             // tests stall for longer than this.

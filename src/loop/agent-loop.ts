@@ -23,6 +23,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
 import { AnswerStream } from "./answer-stream.ts";
 import type { ChatMessage } from "./chat-message.ts";
+import { estimateTokens } from "./compaction.ts";
 import { modelParams } from "./model-params.ts";
 import { repairConversation } from "./repair.ts";
 import {
@@ -42,6 +43,7 @@ export type StepOutcome =
   | { kind: "completed"; stopReason: string; note?: string }
   | { kind: "failed"; message: string }
   | { kind: "suspended"; suspension: Suspension }
+  | { kind: "budget"; message: string }
   | { kind: "aborted" };
 
 /** Limits the step enforces. */
@@ -74,6 +76,14 @@ export interface StepDeps {
   /** The turn's tool calls while one waits for an answer (null when none waits). */
   pendingCalls(): PendingCalls | null;
   setPendingCalls(pending: PendingCalls | null): void;
+  /**
+   * Token budgets: `reserve` an estimate before each model call (a refusal message ends the
+   * step with `budget`), `settle` with what the call really used (0 when it failed).
+   */
+  budget?: {
+    reserve(estimate: number): Promise<string | null>;
+    settle(tokens: number): Promise<void>;
+  };
   /** Sends a chunk of the answer; `turnShown` is the turn's text clients have now seen. */
   emitAnswer(action: TextAction, turnShown: string): void;
   transaction<T>(fn: () => T): T;
@@ -121,12 +131,16 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
 
   let response: Message;
   if (deps.signal.aborted) return { kind: "aborted" };
+  const params = modelParams(deps.agent, deps.system, messages, deps.tools.definitions());
+  if (deps.budget) {
+    const estimate = estimateTokens({ system: params.system, tools: params.tools, messages });
+    const refusal = await deps.budget.reserve(estimate + deps.agent.maxTokens);
+    if (refusal) return { kind: "budget", message: refusal };
+  }
   try {
-    response = await deps.callModel(
-      modelParams(deps.agent, deps.system, messages, deps.tools.definitions()),
-      onText,
-    );
+    response = await deps.callModel(params, onText);
   } catch (error) {
+    await deps.budget?.settle(0);
     stream.discard();
     if (deps.signal.aborted) return { kind: "aborted" };
     const failure = classifyModelError(error);
@@ -142,6 +156,10 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
     const tries = failure.retryable ? ` after ${attempt} attempts` : "";
     return { kind: "failed", message: `The model call failed${tries}: ${failure.message}.` };
   }
+  const spent = callUsage(response);
+  await deps.budget?.settle(
+    spent.inputTokens + spent.outputTokens + spent.cacheReadTokens + spent.cacheWriteTokens,
+  );
   if (deps.signal.aborted) {
     stream.discard();
     return { kind: "aborted" };

@@ -18,6 +18,7 @@ import { remoteAgentsFor } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
 import { toolsFor } from "../tools/catalog.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
+import { budgetsFor, userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
@@ -206,6 +207,39 @@ export class LoopDriver {
         });
       },
       transaction: (fn) => task.transaction(fn),
+      budget: this.#budget(record.id, record.owner, config),
+    };
+  }
+
+  /** Reserves and settles model calls against the task's and the owner's token budgets. */
+  #budget(taskId: string, owner: string, config: Config): StepDeps["budget"] {
+    const counters = userObject(this.#env, `user:${owner}`);
+    let key = "";
+    return {
+      reserve: async (estimate) => {
+        const budgets = await budgetsFor(this.#env, config, owner);
+        const loop = this.#task.loopState.get();
+        const used =
+          loop.usage.inputTokens +
+          loop.usage.outputTokens +
+          loop.usage.cacheReadTokens +
+          loop.usage.cacheWriteTokens;
+        if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
+          return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
+        key = `${taskId}:${loop.turn}:${loop.attempt}`;
+        const reserved = await counters.reserve(
+          key,
+          estimate,
+          budgets.dayTokens,
+          budgets.monthTokens,
+        );
+        if (reserved.ok) return null;
+        const period = reserved.scope === "day" ? "daily" : "monthly";
+        return `The ${period} token budget is spent (${reserved.used} of ${reserved.limit} tokens used; the next model call needs up to ${estimate}). It renews at the start of the next ${reserved.scope === "day" ? "day" : "month"} (UTC).`;
+      },
+      settle: async (tokens) => {
+        if (key) await counters.settle(key, tokens);
+      },
     };
   }
 
@@ -231,6 +265,9 @@ export class LoopDriver {
         return;
       case "suspended":
         await this.#suspend(outcome.suspension);
+        return;
+      case "budget":
+        await this.#overBudget(outcome.message);
         return;
       case "aborted":
         return;
@@ -281,6 +318,22 @@ export class LoopDriver {
     const message = task.agentMessage(suspensionParts(suspension));
     task.transaction(() => task.store.appendHistory(message));
     task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
+    await task.scheduler.cancel("loop");
+  }
+
+  /**
+   * A budget refused the next model call: a task that has not called the model yet is rejected;
+   * one that has ends as completed with `stopReason: "budget"` and what it produced so far.
+   */
+  async #overBudget(message: string): Promise<void> {
+    const task = this.#task;
+    if (task.loopState.get().turn > 0) {
+      await this.#complete("budget", message);
+      return;
+    }
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    task.loopState.patch({ stopReason: "budget" });
+    task.setStatus("TASK_STATE_REJECTED", { text: message, metadata: { stopReason: "budget" } });
     await task.scheduler.cancel("loop");
   }
 

@@ -74,7 +74,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     CLOUDFLARE_CF_FETCH_ENABLED: "false",
   };
   for (const name of SCRUBBED) delete env[name];
-  const vars = Object.entries(options.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  // Tests and benchmarks spend millions of scripted tokens: no default budgets unless asked.
+  const withDefaults = {
+    BUDGET_TASK_TOKENS: "0",
+    BUDGET_DAY_TOKENS: "0",
+    BUDGET_MONTH_TOKENS: "0",
+    ...options.vars,
+  };
+  const vars = Object.entries(withDefaults).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child = spawn(
     process.execPath,
     [

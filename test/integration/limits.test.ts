@@ -1,0 +1,172 @@
+/**
+ * Limits and budgets at their boundaries, under concurrent requests: messages per minute per
+ * user and per IP (429 with Retry-After), concurrent streams, and token budgets per day and per
+ * task kept exactly by the user object (a task that would exceed one is rejected before the
+ * model is called; a running task that reaches one completes with stopReason "budget").
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { setBudget } from "../../src/auth/users-store.ts";
+import { scenario, userMessage } from "../helpers/a2a.ts";
+import { callWorker, closedEnv, newUser } from "../helpers/as-user.ts";
+
+type Task = {
+  id: string;
+  status: { state: string; message?: { parts: Array<{ text?: string }> } };
+  metadata?: Record<string, unknown>;
+};
+
+function send(
+  token: string | null,
+  text: string,
+  bindings: Env,
+  headers: Record<string, string> = {},
+  method = "SendMessage",
+) {
+  return callWorker(
+    "/",
+    {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "A2A-Version": "1.0",
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method,
+        params: { message: userMessage(text) },
+      }),
+    },
+    bindings,
+  );
+}
+
+describe("rate limits", () => {
+  it("admits exactly N messages a minute per user, concurrent ones included; then 429", async () => {
+    const limited = { ...closedEnv, RATE_MESSAGES_PER_MINUTE: "3" } as Env;
+    const { token } = await newUser();
+    const s = await scenario(Array.from({ length: 5 }, () => ({ text: "ok" })));
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => send(token, `m${i} ${s.marker}`, limited)),
+    );
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    const refused = responses.find((r) => r.status === 429) as Response;
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get("Retry-After"))).toBeLessThanOrEqual(60);
+    expect(await refused.json()).toMatchObject({
+      error: { code: -32000, message: expect.stringContaining("limit is 3 a minute") },
+    });
+    // Reads are not messages.
+    const read = await callWorker(
+      "/",
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "A2A-Version": "1.0",
+          Authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }),
+      },
+      limited,
+    );
+    expect(read.status).toBe(200);
+  });
+
+  it("limits unauthenticated callers per IP", async () => {
+    const open = { ...env, RATE_ANONYMOUS_PER_MINUTE: "2" } as Env;
+    const s = await scenario(Array.from({ length: 4 }, () => ({ text: "ok" })));
+    const ip = `203.0.113.${Math.floor(Math.random() * 200) + 1}`;
+    const from = (address: string, i: number) =>
+      send(null, `anon ${i} ${s.marker}`, open, { "CF-Connecting-IP": address });
+    expect((await from(ip, 1)).status).toBe(200);
+    expect((await from(ip, 2)).status).toBe(200);
+    expect((await from(ip, 3)).status).toBe(429);
+    expect((await from("198.51.100.7", 4)).status).toBe(200);
+  });
+
+  it("limits concurrent streams; a closed stream frees its place", async () => {
+    const limited = { ...closedEnv, MAX_CONCURRENT_STREAMS: "2" } as Env;
+    const { token } = await newUser();
+    const slow = () => ({ text: "s".repeat(20), chunkSize: 1, delayMs: 300 });
+    const s = await scenario([slow(), slow(), slow(), slow()]);
+    const first = await send(token, `a ${s.marker}`, limited, {}, "SendStreamingMessage");
+    const second = await send(token, `b ${s.marker}`, limited, {}, "SendStreamingMessage");
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const third = await send(token, `c ${s.marker}`, limited, {}, "SendStreamingMessage");
+    expect(third.status).toBe(429);
+    expect(await third.json()).toMatchObject({
+      error: { message: expect.stringContaining("Too many open streams") },
+    });
+    await first.body?.cancel();
+    let fourth = 429;
+    for (let i = 0; i < 20 && fourth === 429; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const response = await send(token, `d ${s.marker}`, limited, {}, "SendStreamingMessage");
+      fourth = response.status;
+      await response.body?.cancel();
+    }
+    expect(fourth).toBe(200);
+    await second.body?.cancel();
+  });
+});
+
+describe("token budgets", () => {
+  it("rejects a task before the model is called when the day's budget cannot cover it", async () => {
+    const { id, token } = await newUser();
+    await setBudget(env.DB, id, { dayTokens: 1_000 });
+    const s = await scenario([{ text: "never said" }]);
+    const response = await send(token, `expensive ${s.marker}`, closedEnv);
+    const task = ((await response.json()) as { result: { task: Task } }).result.task;
+    expect(task.status.state).toBe("TASK_STATE_REJECTED");
+    expect(task.status.message?.parts[0]?.text).toMatch(
+      /^The daily token budget is spent \(0 of 1000/,
+    );
+    expect(task.metadata?.stopReason).toBe("budget");
+    const requests = await (
+      await fetch(`${env.FAKE_MODEL_URL}/_scripted/requests?scenario=${s.id}`)
+    ).json();
+    expect((requests as { requests: unknown[] }).requests).toHaveLength(0);
+  });
+
+  it("stops a running task that reaches its per-task budget as completed", async () => {
+    const { id, token } = await newUser();
+    await setBudget(env.DB, id, { taskTokens: 20_000 });
+    const s = await scenario([
+      {
+        text: "first part",
+        toolUses: [
+          { name: "write_todos", input: { todos: [{ content: "a", status: "in_progress" }] } },
+        ],
+        usage: { input_tokens: 12_000 },
+      },
+      { text: "never reached" },
+    ]);
+    const response = await send(token, `long ${s.marker}`, closedEnv);
+    const task = ((await response.json()) as { result: { task: Task } }).result.task;
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(task.metadata?.stopReason).toBe("budget");
+    expect(task.status.message?.parts[0]?.text).toMatch(/^This task reached its token budget/);
+  });
+
+  it("never lets concurrent tasks overspend a day's budget", async () => {
+    const { id, token } = await newUser();
+    // One reservation (the request's estimate plus maxTokens, about 10k) fits; two do not.
+    await setBudget(env.DB, id, { dayTokens: 15_000 });
+    const s = await scenario(
+      Array.from({ length: 4 }, () => ({ text: "slow answer", chunkSize: 1, delayMs: 100 })),
+    );
+    const results = await Promise.all(
+      Array.from({ length: 4 }, async (_, i) => {
+        const response = await send(token, `race ${i} ${s.marker}`, closedEnv);
+        return ((await response.json()) as { result: { task: Task } }).result.task.status.state;
+      }),
+    );
+    expect(results.filter((state) => state === "TASK_STATE_COMPLETED")).toHaveLength(1);
+    expect(results.filter((state) => state === "TASK_STATE_REJECTED")).toHaveLength(3);
+  });
+});
