@@ -5,6 +5,7 @@
  * Durable Objects. Without an ANTHROPIC_API_KEY the harness uses the scripted local model.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,9 +25,12 @@ function flagValue(name: string): string | undefined {
   return arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[i + 1];
 }
 
-function fileHasKey(file: string): boolean {
+function fileHasKey(file: string, name = "ANTHROPIC_API_KEY"): boolean {
   const path = join(root, file);
-  return existsSync(path) && /^\s*ANTHROPIC_API_KEY\s*=\s*\S+/m.test(readFileSync(path, "utf8"));
+  return (
+    existsSync(path) &&
+    new RegExp(`^\\s*${name}\\s*=\\s*\\S+`, "m").test(readFileSync(path, "utf8"))
+  );
 }
 
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
@@ -54,10 +58,17 @@ const authRequired = args.some((a) => /^AUTH_REQUIRED[:=](true|1|yes|on)$/i.test
 const authLine = authRequired
   ? "auth: REQUIRED (AUTH_REQUIRED=true): send Authorization: Bearer <token> (npm run users -- add)"
   : "auth: OPEN for local use (ALLOW_ANONYMOUS=true); pass --var AUTH_REQUIRED:true to close it";
+// An admin key for this session, unless one is configured: the admin API and /health/deep.
+const configuredAdminKey =
+  fileHasKey(".dev.vars", "ADMIN_API_KEY") ||
+  fileHasKey(".env", "ADMIN_API_KEY") ||
+  Boolean(process.env.ADMIN_API_KEY) ||
+  args.some((a) => a.startsWith("ADMIN_API_KEY:"));
+const sessionAdminKey = configuredAdminKey ? null : `dev-admin-${randomUUID()}`;
 const port = flagValue("--port") ?? "8787";
 const ip = flagValue("--ip") ?? "127.0.0.1";
 console.log(
-  `\n  A2A edge harness\n  ${banner}\n  ${authLine}\n  agents: http://${ip}:${port}/agents   default agent card: http://${ip}:${port}/.well-known/agent-card.json\n`,
+  `\n  A2A edge harness\n  ${banner}\n  ${authLine}\n${sessionAdminKey ? `  admin key for this session: Authorization: Bearer ${sessionAdminKey}\n` : ""}  agents: http://${ip}:${port}/agents   default agent card: http://${ip}:${port}/.well-known/agent-card.json\n`,
 );
 
 const child = spawn(
@@ -71,6 +82,7 @@ const child = spawn(
     // Local runs (tests, benchmarks) send far more than a stranger on the internet may.
     "--var",
     "RATE_ANONYMOUS_PER_MINUTE:0",
+    ...(sessionAdminKey ? ["--var", `ADMIN_API_KEY:${sessionAdminKey}`] : []),
     ...args,
   ],
   {
@@ -86,7 +98,10 @@ async function startupCheck(): Promise<void> {
   const base = `http://${ip}:${port}`;
   for (let i = 0; i < 600; i++) {
     try {
-      const response = await fetch(`${base}/health/deep`);
+      const response = await fetch(`${base}/health/deep`, {
+        headers: sessionAdminKey ? { Authorization: `Bearer ${sessionAdminKey}` } : {},
+      });
+      if (response.status === 401 || response.status === 403) return;
       const body = (await response.json()) as {
         ok: boolean;
         agents: Array<{ name: string; reachable: boolean; distributed: boolean; error?: string }>;

@@ -43,6 +43,7 @@ const ConfigSchema = z.object({
   CARD_MAX_AGE_SECONDS: int(300, 0),
   ADMIN_API_KEY: optionalString,
   ALLOW_ANONYMOUS: bool(false),
+  CORS_ORIGINS: optionalString.transform((v) => (v === undefined ? [] : list(v))),
   RATE_MESSAGES_PER_MINUTE: int(60, 0),
   RATE_ANONYMOUS_PER_MINUTE: int(20, 0),
   MAX_CONCURRENT_STREAMS: int(5, 0),
@@ -136,6 +137,8 @@ export interface Config {
   network: AgentNetwork;
   /** Whether requests without credentials are served (as `anonymous`). */
   allowAnonymous: boolean;
+  /** Origins browser clients may call from (`CORS_ORIGINS`; `*` = any); empty = no CORS. */
+  corsOrigins: string[];
   /** Messages per minute per user, per IP for unauthenticated callers, and open streams (0 = off). */
   limits: { messagesPerMinute: number; anonymousPerMinute: number; concurrentStreams: number };
   /** Default token budgets per task, day and month (0 = unlimited); users may have overrides. */
@@ -230,6 +233,7 @@ export function loadConfig(env: object): Config {
     network: parseAgentNetwork(env as Record<string, unknown>),
     // A shared A2A_API_KEY also closes the endpoints to callers without credentials.
     allowAnonymous: v.ALLOW_ANONYMOUS && !v.AUTH_REQUIRED && !v.A2A_API_KEY,
+    corsOrigins: v.CORS_ORIGINS,
     limits: {
       messagesPerMinute: v.RATE_MESSAGES_PER_MINUTE,
       anonymousPerMinute: v.RATE_ANONYMOUS_PER_MINUTE,

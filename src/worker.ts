@@ -5,9 +5,11 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./a2a/app-types.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
+import { authenticate, requireAdmin } from "./auth/middleware.ts";
 import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
+import { corsFromConfig } from "./platform/cors.ts";
+import { deepHealth } from "./platform/health.ts";
 import { log, requestLogger } from "./platform/logging.ts";
-import { deepHealth } from "./remote/health.ts";
 
 export { ContextObject } from "./context/context-object.ts";
 export { TaskObject } from "./task/task-object.ts";
@@ -16,8 +18,9 @@ export { WorkspaceObject } from "./workspace/workspace-object.ts";
 
 const app = new Hono<AppEnv>();
 app.use(requestLogger());
+app.use(corsFromConfig());
 app.get("/health", (c) => c.json({ ok: true }));
-app.get("/health/deep", deepHealth);
+app.get("/health/deep", authenticate(), requireAdmin(), deepHealth);
 app.route("/", knowledgeAdminRoutes());
 app.route("/", a2aRoutes());
 app.notFound((c) =>

@@ -1,7 +1,6 @@
 /**
- * `GET /health/deep`: the remote A2A agents of the registry, each checked by reading its Agent
- * Card (three seconds at most, in parallel, bypassing the card cache). Answers 503 when an agent
- * a sub-agent is distributed to cannot be reached, since those tasks would fail; 200 otherwise.
+ * Reachability of the remote A2A agents of the registry, each checked by reading its Agent Card
+ * (three seconds at most, in parallel, bypassing the card cache), for `GET /health/deep`.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
@@ -22,8 +21,8 @@ export interface ReachabilityReport {
   error?: string;
 }
 
-/** The deep health check. */
-export async function deepHealth(c: Context<AppEnv>): Promise<Response> {
+/** Each registry agent's reachability. */
+export async function remoteReachability(c: Context<AppEnv>): Promise<ReachabilityReport[]> {
   const config = loadConfig(c.env);
   const remote = remoteAgentsFor(
     c.env as unknown as Record<string, unknown>,
@@ -31,7 +30,7 @@ export async function deepHealth(c: Context<AppEnv>): Promise<Response> {
     "health",
     newTraceId(),
   );
-  const agents = await Promise.all(
+  return Promise.all(
     Object.values(config.network.agents).map(async (entry): Promise<ReachabilityReport> => {
       const distributed = config.network.distributed.includes(entry.name);
       const started = Date.now();
@@ -63,6 +62,4 @@ export async function deepHealth(c: Context<AppEnv>): Promise<Response> {
       }
     }),
   );
-  const ok = agents.every((a) => a.reachable || !a.distributed);
-  return c.json({ ok, distributed: config.network.distributed, agents }, ok ? 200 : 503);
 }

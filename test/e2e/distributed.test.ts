@@ -81,6 +81,7 @@ beforeAll(async () => {
       }),
       DISTRIBUTED_AGENTS: "researcher",
       ENABLE_DEEP_THINKER: "false",
+      ADMIN_API_KEY: "e2e-admin",
     },
   });
 });
@@ -105,7 +106,9 @@ describe("distributed sub-agents across two wrangler dev instances", () => {
   });
 
   it("reports the remote agent's reachability on /health/deep", async () => {
-    const response = await fetch(`${b.url}/health/deep`);
+    const response = await fetch(`${b.url}/health/deep`, {
+      headers: { Authorization: "Bearer e2e-admin" },
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as {
       ok: boolean;

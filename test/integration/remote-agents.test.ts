@@ -20,6 +20,7 @@ import {
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
+import { newUser } from "../helpers/as-user.ts";
 
 type Part = { text?: string; data?: Record<string, unknown> };
 type Task = WireTask & {
@@ -281,14 +282,22 @@ describe("remote sub-agents", () => {
 });
 
 describe("/health/deep", () => {
-  it("reports each registry agent's reachability", async () => {
-    const response = await fetchWorker("/health/deep");
+  it("reports storage, model and each registry agent's reachability, to admins", async () => {
+    const admin = await newUser("admin");
+    const refused = await fetchWorker("/health/deep");
+    expect(refused.status).toBe(403);
+    const response = await fetchWorker("/health/deep", {
+      headers: { Authorization: `Bearer ${admin.token}` },
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as {
       ok: boolean;
+      checks: Record<string, { ok: boolean; ms: number }>;
       agents: Array<{ name: string; reachable: boolean; card?: { name: string } }>;
     };
     expect(body.ok).toBe(true);
+    for (const name of ["d1", "r2", "durableObject", "model"])
+      expect(body.checks[name], name).toMatchObject({ ok: true, ms: expect.any(Number) });
     const byName = Object.fromEntries(body.agents.map((a) => [a.name, a]));
     expect(byName["remote-researcher"]).toMatchObject({
       reachable: true,

@@ -222,6 +222,21 @@ export function createScriptedMessagesApi(options: ScriptedMessagesApiOptions = 
     if (path === "/v1/messages" && request.method === "POST") {
       return handleMessages(request, store, now);
     }
+    if (path === "/v1/models" && request.method === "GET") {
+      // Enough of the Models API for a reachability check.
+      const model = {
+        type: "model",
+        id: "scripted",
+        display_name: "Scripted local model (not Claude)",
+        created_at: "2026-01-01T00:00:00Z",
+      };
+      return Response.json({
+        data: [model],
+        has_more: false,
+        first_id: "scripted",
+        last_id: "scripted",
+      });
+    }
     return errorResponse(404, "not_found_error", `Not found: ${request.method} ${url.pathname}`);
   };
 }
