@@ -43,6 +43,7 @@ const ConfigSchema = z.object({
   CARD_MAX_AGE_SECONDS: int(300, 0),
   ADMIN_API_KEY: optionalString,
   ALLOW_ANONYMOUS: bool(false),
+  RETENTION_DAYS: int(0, 0),
   CORS_ORIGINS: optionalString.transform((v) => (v === undefined ? [] : list(v))),
   RATE_MESSAGES_PER_MINUTE: int(60, 0),
   RATE_ANONYMOUS_PER_MINUTE: int(20, 0),
@@ -137,6 +138,8 @@ export interface Config {
   network: AgentNetwork;
   /** Whether requests without credentials are served (as `anonymous`). */
   allowAnonymous: boolean;
+  /** Days an ended task is kept before it erases itself (0 = forever). */
+  retentionDays: number;
   /** Origins browser clients may call from (`CORS_ORIGINS`; `*` = any); empty = no CORS. */
   corsOrigins: string[];
   /** Messages per minute per user, per IP for unauthenticated callers, and open streams (0 = off). */
@@ -234,6 +237,7 @@ export function loadConfig(env: object): Config {
     // A shared A2A_API_KEY also closes the endpoints to callers without credentials.
     allowAnonymous: v.ALLOW_ANONYMOUS && !v.AUTH_REQUIRED && !v.A2A_API_KEY,
     corsOrigins: v.CORS_ORIGINS,
+    retentionDays: v.RETENTION_DAYS,
     limits: {
       messagesPerMinute: v.RATE_MESSAGES_PER_MINUTE,
       anonymousPerMinute: v.RATE_ANONYMOUS_PER_MINUTE,

@@ -5,11 +5,16 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./a2a/app-types.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
+import { adminRoutes } from "./api/admin-routes.ts";
+import { privacyRoutes } from "./api/privacy-routes.ts";
+import { sessionsRoutes } from "./api/sessions-routes.ts";
+import { usageRoutes } from "./api/usage-routes.ts";
 import { authenticate, requireAdmin } from "./auth/middleware.ts";
 import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
 import { corsFromConfig } from "./platform/cors.ts";
 import { deepHealth } from "./platform/health.ts";
 import { log, requestLogger } from "./platform/logging.ts";
+import { sweepExpired } from "./platform/retention.ts";
 
 export { ContextObject } from "./context/context-object.ts";
 export { TaskObject } from "./task/task-object.ts";
@@ -22,6 +27,10 @@ app.use(corsFromConfig());
 app.get("/health", (c) => c.json({ ok: true }));
 app.get("/health/deep", authenticate(), requireAdmin(), deepHealth);
 app.route("/", knowledgeAdminRoutes());
+app.route("/", adminRoutes());
+app.route("/", usageRoutes());
+app.route("/", sessionsRoutes());
+app.route("/", privacyRoutes());
 app.route("/", a2aRoutes());
 app.notFound((c) =>
   c.json(
@@ -40,4 +49,10 @@ app.onError((error, c) => {
   return c.json({ error: { code: 500, status: "INTERNAL", message: "Internal error" } }, 500);
 });
 
-export default { fetch: app.fetch } satisfies ExportedHandler<Env>;
+export default {
+  fetch: app.fetch,
+  // The retention sweep (wrangler.toml [triggers]).
+  async scheduled(_controller, env, ctx) {
+    ctx.waitUntil(sweepExpired(env).then(() => undefined));
+  },
+} satisfies ExportedHandler<Env>;

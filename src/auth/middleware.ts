@@ -67,6 +67,12 @@ export async function principalFor(env: Env, credential: string): Promise<Princi
   return principal;
 }
 
+/** Forgets cached lookups of these token hashes in this isolate (revocation, erasure). */
+export function forgetTokens(env: Env, hashes: readonly string[]): void {
+  const cache = cacheOf(env);
+  for (const hash of hashes) cache.delete(hash);
+}
+
 /** A 401 in the endpoint's shape (JSON-RPC for POSTs to an agent endpoint, else REST). */
 export function unauthorized(c: Context<AppEnv>): Response {
   c.header("WWW-Authenticate", 'Bearer realm="a2a"');

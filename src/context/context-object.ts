@@ -52,6 +52,15 @@ export class ContextObject extends DurableObject<Env> {
     });
   }
 
+  /** Forgets the conversation entirely (session deletion, privacy erasure, retention). */
+  async erase(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    migrateContext(this.ctx.storage.sql);
+    this.#store = new ContextStore(this.ctx.storage.sql);
+    this.#scheduler = new Scheduler(this.ctx.storage);
+  }
+
   /** Queues the task; returns whether it holds the conversation now, with the turns it missed. */
   async join(input: { taskId: string; after: number }): Promise<JoinResult> {
     const store = this.#store;

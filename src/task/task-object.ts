@@ -24,7 +24,7 @@ import type {
 } from "./rpc-types.ts";
 import { migrate } from "./schema.ts";
 import { canTransition, isSettled, isTerminal } from "./state-machine.ts";
-import { TaskRuntime } from "./task-runtime.ts";
+import { RETENTION_JOB, TaskRuntime } from "./task-runtime.ts";
 
 const fail = <T>(kind: TaskErrorKind, message: string): TaskResult<T> => ({
   ok: false,
@@ -205,6 +205,32 @@ export class TaskObject extends DurableObject<Env> {
     return ok(rt.snapshot());
   }
 
+  /**
+   * Erases the task: cancels it if it is still going (and its sub-agents), deletes its R2 objects
+   * (artifacts, the scratchpad of a root task) and all of its storage. For session deletion,
+   * privacy erasure and retention. False when the task is not the owner's.
+   */
+  async erase(input: { owner: string | null }): Promise<boolean> {
+    const rt = this.runtime;
+    const record = rt.store.record;
+    if (!record) return true;
+    if (input.owner !== null && record.owner !== input.owner) return false;
+    if (!isTerminal(record.state)) await this.cancel({ owner: record.owner });
+    let cursor: string | undefined;
+    do {
+      const page = await this.env.FILES.list({ prefix: `tasks/${record.id}/`, cursor });
+      if (page.objects.length > 0) await this.env.FILES.delete(page.objects.map((o) => o.key));
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+    this.#driver.stop();
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    migrate(this.ctx.storage.sql);
+    this.runtime = new TaskRuntime(this.ctx, this.env);
+    this.#driver = new LoopDriver(this.runtime, this.env);
+    return true;
+  }
+
   /** A sub-agent's task this task started reports that it settled (retried by the child). */
   async childReport(input: ChildReportInput): Promise<void> {
     const rt = this.runtime;
@@ -251,7 +277,11 @@ export class TaskObject extends DurableObject<Env> {
         else if (entry.id === RELEASE_JOB) await this.runtime.membership.release();
         else if (entry.id === PARENT_REPORT_JOB) await this.runtime.childTasks.reportToParent();
         else if (entry.id === CANCEL_CHILDREN_JOB) await this.runtime.childTasks.cancelChildren();
-        else if (entry.id === POLL_REMOTE_JOB) {
+        else if (entry.id === RETENTION_JOB) {
+          // Past RETENTION_DAYS: the task deletes its own data, then has nothing left to do.
+          await this.erase({ owner: null });
+          return;
+        } else if (entry.id === POLL_REMOTE_JOB) {
           if (await this.runtime.childTasks.pollRemote())
             await this.runtime.scheduler.schedule("loop", "loop", Date.now());
         } else await scheduler.cancel(entry.id);

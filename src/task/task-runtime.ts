@@ -8,6 +8,7 @@
 import type { Artifact, Message, Part, Task, TaskStateName } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { bundledAgents } from "../agents/registry.ts";
+import { loadConfig } from "../config.ts";
 import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
 import { answerArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
 import { ChildTasks } from "./child-tasks.ts";
@@ -25,6 +26,9 @@ import { Scheduler } from "./scheduler.ts";
 import { isSettled, isTerminal, transition } from "./state-machine.ts";
 import { Subscribers } from "./subscribers.ts";
 import { TaskStore } from "./task-store.ts";
+
+/** Schedule id of the job that erases an ended task when RETENTION_DAYS have passed. */
+export const RETENTION_JOB = "retention";
 
 /** A task's state and the operations on it. Built once per object instance. */
 export class TaskRuntime {
@@ -47,10 +51,12 @@ export class TaskRuntime {
   };
   outbox: Outbox;
   readonly #ctx: DurableObjectState;
+  readonly #env: Env;
   readonly #waiters = new Set<() => void>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     this.#ctx = ctx;
+    this.#env = env;
     const sql = ctx.storage.sql;
     this.store = new TaskStore(sql);
     this.log = new EventLog(sql);
@@ -126,7 +132,14 @@ export class TaskRuntime {
       for (const resolve of this.#waiters) resolve();
       this.#waiters.clear();
     }
-    if (isTerminal(state)) this.#background(this.outbox.exportArtifacts());
+    if (isTerminal(state)) {
+      this.#background(this.outbox.exportArtifacts());
+      const days = loadConfig(this.#env).retentionDays;
+      if (days > 0)
+        this.#background(
+          this.scheduler.schedule(RETENTION_JOB, "retention", Date.now() + days * 86_400_000),
+        );
+    }
   }
 
   /**

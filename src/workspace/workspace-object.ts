@@ -53,6 +53,20 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     });
   }
 
+  /**
+   * Forgets the workspace's manifest and checkpoints (privacy erasure; the caller deletes the
+   * blobs under the owner's R2 prefix). The next use starts an empty workspace.
+   */
+  async erase(): Promise<void> {
+    await this.#lock.catch(() => undefined);
+    await this.ctx.storage.deleteAll();
+    migrateWorkspace(this.ctx.storage.sql);
+    this.#manifest = new Manifest(this.ctx.storage.sql);
+    this.#checkpoints = new Checkpoints(this.ctx.storage.sql, this.#manifest);
+    this.#scope = null;
+    this.#blobs = null;
+  }
+
   /** Reads lines `offset`.. (1-based, at most `limit`) of a file. */
   async read(
     scope: WorkspaceScope,

@@ -1,0 +1,100 @@
+/**
+ * The admin API (admins only: an admin user's token or ADMIN_API_KEY):
+ *   GET    /api/admin/users                       every user (no token material)
+ *   POST   /api/admin/users                       { id, name?, role?, agents? }: 201 with a token (shown once)
+ *   POST   /api/admin/users/:id/budget            { taskTokens?, dayTokens?, monthTokens? } (null clears)
+ *   POST   /api/admin/users/:id/revoke            revokes every token of the user
+ *   PUT    /api/admin/agents/:name/memory         the agent's shared CONTEXT.md (text body)
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../a2a/app-types.ts";
+import { bundledAgents } from "../agents/registry.ts";
+import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
+import { createUser, getUser, listUsers, revokeTokens, setBudget } from "../auth/users-store.ts";
+import { memoryKeys } from "../tools/memory.ts";
+import { forgetBudget } from "../users/limits.ts";
+import { apiError, invalid, jsonBody } from "./errors.ts";
+
+const RESERVED = ["anonymous", "admin-key", "api-key"];
+const NewUser = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._@-]{0,63}$/, "lower case letters, digits, . _ @ -")
+    .refine((id) => !RESERVED.includes(id), "is reserved"),
+  name: z.string().trim().min(1).max(200).optional(),
+  role: z.enum(["user", "admin"]).default("user"),
+  agents: z
+    .array(z.string().regex(/^[a-z][a-z0-9-]{0,62}$/))
+    .max(100)
+    .nullable()
+    .optional(),
+});
+const tokens = z.number().int().min(0).max(10_000_000_000);
+const Budget = z
+  .strictObject({
+    taskTokens: tokens.optional(),
+    dayTokens: tokens.optional(),
+    monthTokens: tokens.optional(),
+  })
+  .nullable();
+
+/** The admin routes. */
+export function adminRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("/api/admin/users", authenticate(), requireAdmin());
+  app.use("/api/admin/users/*", authenticate(), requireAdmin());
+  app.use("/api/admin/agents/*", authenticate(), requireAdmin());
+
+  app.get("/api/admin/users", async (c) => c.json({ users: await listUsers(c.env.DB) }));
+
+  app.post("/api/admin/users", async (c) => {
+    const parsed = NewUser.safeParse(await jsonBody(c));
+    if (!parsed.success) return invalid(c, parsed.error);
+    if (await getUser(c.env.DB, parsed.data.id))
+      return apiError(c, 409, `user ${parsed.data.id} exists`);
+    const { user, token } = await createUser(c.env.DB, {
+      id: parsed.data.id,
+      name: parsed.data.name ?? parsed.data.id,
+      role: parsed.data.role,
+      agents: parsed.data.agents ?? null,
+    });
+    return c.json({ user, token }, 201);
+  });
+
+  app.post("/api/admin/users/:id/budget", async (c) => {
+    const parsed = Budget.safeParse(await jsonBody(c));
+    if (!parsed.success) return invalid(c, parsed.error);
+    const id = c.req.param("id");
+    if (!(await setBudget(c.env.DB, id, parsed.data))) return apiError(c, 404, `no user ${id}`);
+    forgetBudget(id);
+    return c.json({ user: await getUser(c.env.DB, id) });
+  });
+
+  app.post("/api/admin/users/:id/revoke", async (c) => {
+    const id = c.req.param("id");
+    if (!(await getUser(c.env.DB, id))) return apiError(c, 404, `no user ${id}`);
+    const { results } = await c.env.DB.prepare("SELECT hash FROM tokens WHERE user_id = ?")
+      .bind(id)
+      .all<{ hash: string }>();
+    const revoked = await revokeTokens(c.env.DB, id);
+    forgetTokens(
+      c.env,
+      results.map((r) => r.hash),
+    );
+    return c.json({ revoked });
+  });
+
+  app.put("/api/admin/agents/:name/memory", async (c) => {
+    const name = c.req.param("name");
+    if (!bundledAgents().has(name)) return apiError(c, 404, `no agent ${name}`);
+    const text = await c.req.text();
+    if (text.length > 32_000)
+      return apiError(c, 413, "the shared memory is at most 32000 characters");
+    await c.env.FILES.put(memoryKeys(name, "shared").shared, text, {
+      httpMetadata: { contentType: "text/markdown; charset=utf-8" },
+    });
+    return c.json({ agent: name, chars: text.length });
+  });
+  return app;
+}

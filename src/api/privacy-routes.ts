@@ -1,0 +1,170 @@
+/**
+ * Privacy (the user themself, or an admin):
+ *   GET    /api/users/:id/data   everything held about the user, as JSON: the user row and token
+ *                                metadata (never hashes), every task (history, artifacts,
+ *                                metadata), each agent's workspace files and memory, the
+ *                                scratchpads of the user's tasks, and the budget counters
+ *   DELETE /api/users/:id/data   erases all of it everywhere: task, conversation, workspace and
+ *                                user objects, R2 objects, D1 rows (the user row and tokens too)
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../a2a/app-types.ts";
+import type { Task } from "../a2a/wire.ts";
+import { bundledAgents } from "../agents/registry.ts";
+import { authenticate, forgetTokens } from "../auth/middleware.ts";
+import { getUser } from "../auth/users-store.ts";
+import type { TaskObject } from "../task/task-object.ts";
+import { userObject } from "../users/limits.ts";
+import { workspaceFor } from "../workspace/client.ts";
+import { workspaceKey } from "../workspace/keys.ts";
+import type { WorkspaceObject } from "../workspace/workspace-object.ts";
+import { eraseContexts, eraseTasks } from "./erase.ts";
+import { apiError } from "./errors.ts";
+
+const PARALLEL = 6;
+
+async function listKeys(bucket: R2Bucket, prefix: string): Promise<R2Object[]> {
+  const out: R2Object[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, cursor, limit: 1000 });
+    out.push(...page.objects);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return out;
+}
+
+async function userTasks(db: D1Database, owner: string) {
+  const { results } = await db
+    .prepare(
+      `SELECT id, agent, context_id AS contextId, parent_task_id AS parentTaskId
+       FROM tasks WHERE owner = ? ORDER BY created_at, id`,
+    )
+    .bind(owner)
+    .all<{ id: string; agent: string; contextId: string; parentTaskId: string | null }>();
+  return results;
+}
+
+/** The privacy routes. */
+export function privacyRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("/api/users/:id/data", authenticate(), async (c, next) => {
+    const principal = c.get("principal");
+    if (principal.id !== c.req.param("id") && principal.role !== "admin")
+      return apiError(c, 404, "user not found");
+    await next();
+  });
+
+  app.get("/api/users/:id/data", async (c) => {
+    const owner = c.req.param("id");
+    const env = c.env;
+    const user = await getUser(env.DB, owner);
+    const { results: tokens } = await env.DB.prepare(
+      "SELECT prefix, label, created_at AS createdAt, revoked_at AS revokedAt FROM tokens WHERE user_id = ?",
+    )
+      .bind(owner)
+      .all();
+    const rows = await userTasks(env.DB, owner);
+    const ns = env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
+    const tasks: Task[] = [];
+    for (let i = 0; i < rows.length; i += PARALLEL) {
+      const batch = await Promise.all(
+        rows
+          .slice(i, i + PARALLEL)
+          .map(
+            async (row) =>
+              (await ns.get(ns.idFromName(row.id)).get({ owner })) as
+                | { ok: true; value: Task }
+                | { ok: false },
+          ),
+      );
+      for (const got of batch) if (got.ok) tasks.push(got.value);
+    }
+    const agents: Record<string, unknown> = {};
+    for (const agent of bundledAgents().names()) {
+      const workspace = workspaceFor(env.WORKSPACES, agent, owner);
+      const listing = await workspace.list();
+      const files: Record<string, string> = {};
+      if (listing.ok)
+        for (const entry of listing.value.entries) {
+          // Whole files, page by page (a read returns at most 2,000 lines).
+          const pages: string[] = [];
+          for (let from = 1; ; ) {
+            const read = await workspace.read(entry.path, { offset: from, limit: 2_000 });
+            if (!read.ok) break;
+            pages.push(read.value.content);
+            if (read.value.toLine >= read.value.totalLines || read.value.toLine < from) break;
+            from = read.value.toLine + 1;
+          }
+          files[entry.path] = pages.join("\n");
+        }
+      const memory = await env.FILES.get(`agents/${agent}/users/${owner}/memory/CONTEXT.md`);
+      if (Object.keys(files).length > 0 || memory)
+        agents[agent] = { files, memory: memory ? await memory.text() : null };
+    }
+    const scratchpads: Record<string, Record<string, string>> = {};
+    for (const row of rows.filter((r) => r.parentTaskId === null)) {
+      const objects = await listKeys(env.FILES, `tasks/${row.id}/scratch/${owner}/`);
+      if (objects.length === 0) continue;
+      const files: Record<string, string> = {};
+      for (const object of objects) {
+        const body = await env.FILES.get(object.key);
+        if (body)
+          files[object.key.slice(`tasks/${row.id}/scratch/${owner}/`.length)] = await body.text();
+      }
+      scratchpads[row.id] = files;
+    }
+    return c.json({
+      exportedAt: new Date().toISOString(),
+      user: user ?? { id: owner },
+      tokens,
+      tasks,
+      agents,
+      scratchpads,
+      usage: await userObject(env, `user:${owner}`).usage(),
+    });
+  });
+
+  app.delete("/api/users/:id/data", async (c) => {
+    const owner = c.req.param("id");
+    const env = c.env;
+    const rows = await userTasks(env.DB, owner);
+    const contexts = [
+      ...new Map(
+        rows.map((r) => [
+          `${r.agent} ${r.contextId}`,
+          { owner, agent: r.agent, contextId: r.contextId },
+        ]),
+      ).values(),
+    ];
+    // The conversations of the root agents too (a sub-agent's task lists its own agent).
+    await eraseTasks(
+      env,
+      owner,
+      rows.map((r) => r.id),
+    );
+    await eraseContexts(env, contexts);
+    const workspaces = env.WORKSPACES as unknown as DurableObjectNamespace<WorkspaceObject>;
+    for (const agent of bundledAgents().names()) {
+      await workspaces.get(workspaces.idFromName(workspaceKey(agent, owner))).erase();
+      const objects = await listKeys(env.FILES, `agents/${agent}/users/${owner}/`);
+      for (let i = 0; i < objects.length; i += 1000)
+        await env.FILES.delete(objects.slice(i, i + 1000).map((o) => o.key));
+    }
+    await userObject(env, `user:${owner}`).erase();
+    const { results: hashes } = await env.DB.prepare("SELECT hash FROM tokens WHERE user_id = ?")
+      .bind(owner)
+      .all<{ hash: string }>();
+    forgetTokens(
+      env,
+      hashes.map((h) => h.hash),
+    );
+    await env.DB.batch([
+      env.DB.prepare("DELETE FROM tokens WHERE user_id = ?").bind(owner),
+      env.DB.prepare("DELETE FROM users WHERE id = ?").bind(owner),
+      env.DB.prepare("DELETE FROM tasks WHERE owner = ?").bind(owner),
+    ]);
+    return c.body(null, 204);
+  });
+  return app;
+}

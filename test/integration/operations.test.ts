@@ -1,0 +1,270 @@
+/**
+ * Operating the service: usage and budgets through the API, the admin user API and shared memory,
+ * sessions (list, read, delete), privacy export and erasure (nothing left behind), retention (a
+ * task erases itself from its alarm; the cron sweeps the index), and CORS.
+ */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { sweepExpired } from "../../src/platform/retention.ts";
+import type { TaskObject } from "../../src/task/task-object.ts";
+import { RETENTION_JOB } from "../../src/task/task-runtime.ts";
+import { modelRequests, scenario, userMessage } from "../helpers/a2a.ts";
+import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+
+type Task = { id: string; contextId: string; status: { state: string } };
+const tool = (name: string, input: Record<string, unknown>) => ({ toolUses: [{ name, input }] });
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+async function api(token: string, path: string, init: RequestInit = {}) {
+  const response = await callWorker(path, {
+    ...init,
+    headers: { ...bearer(token), "content-type": "application/json", ...(init.headers ?? {}) },
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : null,
+  };
+}
+
+async function sendAs(token: string, text: string, extra: Record<string, unknown> = {}) {
+  const sent = await rpcAs<{ task: Task }>(token, "SendMessage", {
+    message: userMessage(text, extra),
+  });
+  return sent.body.result?.task as Task;
+}
+
+describe("usage and the admin API", () => {
+  it("reports the caller's usage with an estimated cost; others' only to admins", async () => {
+    const user = await newUser();
+    const other = await newUser();
+    const admin = await newUser("admin");
+    const s = await scenario([
+      { text: "counted", usage: { input_tokens: 1000, output_tokens: 200 } },
+    ]);
+    await sendAs(user.token, `count ${s.marker}`);
+    const usage = await api(user.token, "/api/usage");
+    expect(usage.status).toBe(200);
+    expect(usage.body).toMatchObject({
+      user: user.id,
+      today: { tasks: 1, inputTokens: 1000, outputTokens: 200, modelCalls: 1 },
+      allTime: { tasks: 1 },
+    });
+    // Sonnet list prices: 1000 * $3 + 200 * $15 per million.
+    expect((usage.body?.today as { estimatedCostUsd: number }).estimatedCostUsd).toBeCloseTo(
+      0.006,
+      6,
+    );
+    expect((usage.body?.spent as { dayTokens: number }).dayTokens).toBe(1200);
+    expect((await api(other.token, `/api/usage?user=${user.id}`)).status).toBe(403);
+    expect((await api(admin.token, `/api/usage?user=${user.id}`)).body).toMatchObject({
+      user: user.id,
+    });
+  });
+
+  it("creates users and sets budgets through the admin API", async () => {
+    const admin = await newUser("admin");
+    const id = `api-${crypto.randomUUID().slice(0, 8)}`;
+    const created = await api(admin.token, "/api/admin/users", {
+      method: "POST",
+      body: JSON.stringify({ id, role: "user", agents: ["assistant"] }),
+    });
+    expect(created.status).toBe(201);
+    const token = created.body?.token as string;
+    expect(token).toMatch(/^a2a_/);
+    expect(
+      (await api(admin.token, "/api/admin/users", { method: "POST", body: JSON.stringify({ id }) }))
+        .status,
+    ).toBe(409);
+    expect(
+      (
+        await api(admin.token, "/api/admin/users", {
+          method: "POST",
+          body: JSON.stringify({ id: "Bad Id" }),
+        })
+      ).status,
+    ).toBe(400);
+    const budget = await api(admin.token, `/api/admin/users/${id}/budget`, {
+      method: "POST",
+      body: JSON.stringify({ dayTokens: 500 }),
+    });
+    expect(budget.body).toMatchObject({ user: { id, budget: { dayTokens: 500 } } });
+    const s = await scenario([{ text: "too expensive" }]);
+    expect((await sendAs(token, `x ${s.marker}`)).status.state).toBe("TASK_STATE_REJECTED");
+    expect((await api(token, "/api/admin/users")).status).toBe(403);
+    const listed = await api(admin.token, "/api/admin/users");
+    expect(JSON.stringify(listed.body)).not.toContain("hash");
+  });
+
+  it("lets only admins write an agent's shared memory, which every user's prompt shows", async () => {
+    const admin = await newUser("admin");
+    const user = await newUser();
+    const note = `Shared rule ${crypto.randomUUID().slice(0, 6)}`;
+    expect(
+      (await api(user.token, "/api/admin/agents/writer/memory", { method: "PUT", body: note }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await api(admin.token, "/api/admin/agents/writer/memory", { method: "PUT", body: note }))
+        .status,
+    ).toBe(200);
+    const s = await scenario([{ text: "read it" }]);
+    await rpcAs(
+      user.token,
+      "SendMessage",
+      { message: userMessage(`hi ${s.marker}`) },
+      "/agents/writer/",
+    );
+    expect(JSON.stringify((await modelRequests(s.id))[0]?.body.system)).toContain(note);
+  });
+});
+
+describe("sessions", () => {
+  it("lists, reads and deletes the caller's conversations; others see nothing", async () => {
+    const user = await newUser();
+    const other = await newUser();
+    const s = await scenario([{ text: "first answer" }, { text: "second answer" }]);
+    const first = await sendAs(user.token, `one ${s.marker}`);
+    await sendAs(user.token, `two ${s.marker}`, { contextId: first.contextId });
+    const list = await api(user.token, "/api/sessions");
+    expect(list.body?.sessions).toEqual([
+      expect.objectContaining({ contextId: first.contextId, agent: "assistant", tasks: 2 }),
+    ]);
+    const session = await api(user.token, `/api/sessions/${first.contextId}`);
+    const messages =
+      (session.body?.messages as Array<{ role: string; parts: Array<{ text?: string }> }>) ?? [];
+    expect(messages.map((m) => m.role)).toEqual([
+      "ROLE_USER",
+      "ROLE_AGENT",
+      "ROLE_USER",
+      "ROLE_AGENT",
+    ]);
+    expect(messages[3]?.parts[0]?.text).toBe("second answer");
+    expect((await api(other.token, `/api/sessions/${first.contextId}`)).status).toBe(404);
+    expect(
+      (await api(other.token, `/api/sessions/${first.contextId}`, { method: "DELETE" })).status,
+    ).toBe(404);
+    expect((await api(other.token, "/api/sessions")).body?.sessions).toEqual([]);
+
+    expect(
+      (await api(user.token, `/api/sessions/${first.contextId}`, { method: "DELETE" })).status,
+    ).toBe(204);
+    expect((await api(user.token, "/api/sessions")).body?.sessions).toEqual([]);
+    expect((await rpcAs(user.token, "GetTask", { id: first.id })).body.error).toMatchObject({
+      code: -32001,
+    });
+    expect(await env.FILES.head(`tasks/${first.id}/artifacts/answer.md`)).toBeNull();
+  });
+});
+
+describe("privacy", () => {
+  it("exports everything about a user, then erases it so that nothing is left", async () => {
+    const user = await newUser();
+    const other = await newUser();
+    const admin = await newUser("admin");
+    const s = await scenario([
+      tool("write_file", { path: "diary.md", content: "private diary" }),
+      tool("read_file", { path: "diary.md" }),
+      tool("memory_write", { content: "likes tea" }),
+      tool("scratch_write", { path: "notes.md", content: "scratch notes" }),
+      { text: "all saved" },
+    ]);
+    const task = await sendAs(user.token, `save ${s.marker}`);
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+
+    expect((await api(other.token, `/api/users/${user.id}/data`)).status).toBe(404);
+    const exported = await api(user.token, `/api/users/${user.id}/data`);
+    expect(exported.status).toBe(200);
+    const data = exported.body as {
+      user: { id: string };
+      tokens: Array<Record<string, unknown>>;
+      tasks: Array<{ id: string }>;
+      agents: Record<string, { files: Record<string, string>; memory: string | null }>;
+      scratchpads: Record<string, Record<string, string>>;
+    };
+    expect(data.user.id).toBe(user.id);
+    expect(JSON.stringify(data.tokens)).not.toMatch(/[0-9a-f]{64}/);
+    expect(data.tasks.map((t) => t.id)).toEqual([task.id]);
+    expect(data.agents.assistant?.files["diary.md"]).toBe("private diary");
+    expect(data.agents.assistant?.memory).toContain("likes tea");
+    expect(data.scratchpads[task.id]?.["notes.md"]).toBe("scratch notes");
+
+    expect(
+      (await api(other.token, `/api/users/${user.id}/data`, { method: "DELETE" })).status,
+    ).toBe(404);
+    expect((await api(user.token, `/api/users/${user.id}/data`, { method: "DELETE" })).status).toBe(
+      204,
+    );
+
+    // Nothing is left: D1 rows, R2 objects, the task object, the workspace, the token.
+    const rows = await env.DB.batch([
+      env.DB.prepare("SELECT COUNT(*) AS n FROM tasks WHERE owner = ?").bind(user.id),
+      env.DB.prepare("SELECT COUNT(*) AS n FROM users WHERE id = ?").bind(user.id),
+      env.DB.prepare("SELECT COUNT(*) AS n FROM tokens WHERE user_id = ?").bind(user.id),
+    ]);
+    for (const r of rows) expect((r.results[0] as { n: number }).n).toBe(0);
+    for (const prefix of [`agents/assistant/users/${user.id}/`, `tasks/${task.id}/`])
+      expect((await env.FILES.list({ prefix })).objects).toEqual([]);
+    expect((await rpcAs(admin.token, "GetTask", { id: task.id })).body.error).toMatchObject({
+      code: -32001,
+    });
+    expect((await api(user.token, "/api/usage")).status).toBe(401);
+    const after = await api(admin.token, `/api/users/${user.id}/data`);
+    expect(after.body).toMatchObject({ tasks: [], agents: {}, scratchpads: {}, tokens: [] });
+  });
+});
+
+describe("retention", () => {
+  it("a task erases its own data from its alarm; the cron sweeps expired index rows", async () => {
+    const user = await newUser();
+    const s = await scenario([{ text: "short-lived" }]);
+    const task = await sendAs(user.token, `expire ${s.marker}`);
+    const stub = env.TASKS.get(env.TASKS.idFromName(task.id));
+    await runInDurableObject(stub, async (instance) => {
+      await (instance as unknown as TaskObject).runtime.scheduler.schedule(
+        RETENTION_JOB,
+        "retention",
+        Date.now() - 1,
+      );
+    });
+    await runDurableObjectAlarm(stub);
+    expect((await rpcAs(user.token, "GetTask", { id: task.id })).body.error).toMatchObject({
+      code: -32001,
+    });
+    expect((await env.FILES.list({ prefix: `tasks/${task.id}/` })).objects).toEqual([]);
+
+    const swept = await sweepExpired(
+      { ...env, RETENTION_DAYS: "1" } as Env,
+      Date.now() + 2 * 86_400_000,
+    );
+    expect(swept).toBeGreaterThanOrEqual(1);
+    const row = await env.DB.prepare("SELECT id FROM tasks WHERE id = ?").bind(task.id).first();
+    expect(row).toBeNull();
+  });
+});
+
+describe("CORS", () => {
+  it("answers preflights for listed origins only", async () => {
+    const withCors = { ...closedEnv, CORS_ORIGINS: "https://inspector.example" } as Env;
+    const preflight = (origin: string) =>
+      callWorker(
+        "/",
+        {
+          method: "OPTIONS",
+          headers: {
+            Origin: origin,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, a2a-version, content-type",
+          },
+        },
+        withCors,
+      );
+    const ok = await preflight("https://inspector.example");
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get("Access-Control-Allow-Origin")).toBe("https://inspector.example");
+    expect(ok.headers.get("Access-Control-Allow-Headers")?.toLowerCase()).toContain("a2a-version");
+    const other = await preflight("https://elsewhere.example");
+    expect(other.headers.get("Access-Control-Allow-Origin")).toBeNull();
+  });
+});
