@@ -79,7 +79,7 @@ describe("scripted Messages API in-process: validation, directives, control", ()
     expect((await post(JSON.stringify({ ...ok, messages: [] })))[1]).toMatch(/^messages/);
     const assistantFirst = { ...ok, messages: [{ role: "assistant", content: "x" }] };
     expect((await post(JSON.stringify(assistantFirst)))[1]).toContain('"user" role');
-    const notFound = await handler(new Request(`${SCRIPTED_BASE_URL}/v1/models`));
+    const notFound = await handler(new Request(`${SCRIPTED_BASE_URL}/v1/complete`));
     expect(notFound.status).toBe(404);
     expect(await notFound.json()).toMatchObject({
       type: "error",
