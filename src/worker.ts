@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./a2a/app-types.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
+import { refreshAgents } from "./agents/overrides.ts";
 import { adminRoutes } from "./api/admin-routes.ts";
 import { privacyRoutes } from "./api/privacy-routes.ts";
 import { sessionsRoutes } from "./api/sessions-routes.ts";
@@ -24,6 +25,11 @@ export { WorkspaceObject } from "./workspace/workspace-object.ts";
 const app = new Hono<AppEnv>();
 app.use(requestLogger());
 app.use(corsFromConfig());
+// Runtime agent uploads: reload the registry when they changed (checked every 2 s at most).
+app.use(async (_c, next) => {
+  await refreshAgents(_c.env);
+  await next();
+});
 app.get("/health", (c) => c.json({ ok: true }));
 app.get("/health/deep", authenticate(), requireAdmin(), deepHealth);
 app.route("/", knowledgeAdminRoutes());

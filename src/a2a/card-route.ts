@@ -3,7 +3,7 @@
  * version newer than we know, so future clients can still discover what we speak), the v0.3 card
  * to `0.3` or no header (spec 3.6.2); `Cache-Control: public, max-age`, a strong ETag per variant
  * (304 on a matching `If-None-Match`) and `Vary: A2A-Version`. Bodies and ETags are memoized per
- * isolate by agent, URL and variant.
+ * isolate by agent definition, URL and variant.
  */
 import type { Context } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -21,8 +21,9 @@ interface CachedCard {
   etag: string;
 }
 
-const cache = new Map<string, CachedCard>();
-const CACHE_LIMIT = 256;
+/** Per agent definition: an uploaded identity is a new definition, so its card is built anew. */
+const caches = new WeakMap<AgentDefinition, Map<string, CachedCard>>();
+const CACHE_LIMIT = 64;
 
 /** The card for `agent` served at `endpoint`, memoized. */
 export async function agentCard(
@@ -32,7 +33,12 @@ export async function agentCard(
   variant: CardVariant = "1.0",
 ): Promise<CachedCard> {
   const config = loadConfig(c.env);
-  const key = `${variant} ${agent.name} ${agent.version} ${endpoint} ${config.modelMode} ${config.allowAnonymous ? 0 : 1} ${config.oidc?.issuer ?? ""}`;
+  const key = `${variant} ${endpoint} ${config.modelMode} ${config.allowAnonymous ? 0 : 1} ${config.oidc?.issuer ?? ""}`;
+  let cache = caches.get(agent);
+  if (!cache) {
+    cache = new Map();
+    caches.set(agent, cache);
+  }
   const hit = cache.get(key);
   if (hit) return hit;
   const build = variant === "1.0" ? buildAgentCard : buildLegacyAgentCard;

@@ -12,7 +12,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AgentDefinition } from "../agents/identity.ts";
-import { bundledAgents } from "../agents/registry.ts";
+import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, forbidden } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config.ts";
@@ -40,7 +40,7 @@ const agentEndpoint = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agent
 /** The agents this deployment serves: the bundled ones not switched off (`ENABLE_<NAME>=false`). */
 function servedAgents(c: Context<AppEnv>): AgentDefinition[] {
   const disabled = loadConfig(c.env).network.disabled;
-  return bundledAgents()
+  return currentAgents()
     .list()
     .filter((agent) => !disabled.includes(agent.name));
 }
@@ -59,7 +59,7 @@ function unknownAgent(c: Context<AppEnv>, name: string, rpc: boolean): Response 
 
 function defaultAgent(c: Context<AppEnv>): AgentDefinition {
   const name = loadConfig(c.env).defaultAgent;
-  const agent = bundledAgents().get(name);
+  const agent = currentAgents().get(name);
   if (!agent) throw new Error(`DEFAULT_AGENT '${name}' is not an agent in agents/`);
   return agent;
 }

@@ -5,11 +5,14 @@
  *   POST   /api/admin/users/:id/budget            { taskTokens?, dayTokens?, monthTokens? } (null clears)
  *   POST   /api/admin/users/:id/revoke            revokes every token of the user
  *   PUT    /api/admin/agents/:name/memory         the agent's shared CONTEXT.md (text body)
+ *   GET    /api/admin/agents/:name/identity       the IDENTITY.md in force (uploaded or bundled)
+ *   PUT    /api/admin/agents/:name/identity       uploads one (validated; served at once)
+ *   DELETE /api/admin/agents/:name/identity       drops the upload (the bundled one applies again)
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../a2a/app-types.ts";
-import { bundledAgents } from "../agents/registry.ts";
+import { currentAgents, deleteOverride, identityText, putOverride } from "../agents/overrides.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
 import { createUser, getUser, listUsers, revokeTokens, setBudget } from "../auth/users-store.ts";
 import { memoryKeys } from "../tools/memory.ts";
@@ -87,7 +90,7 @@ export function adminRoutes(): Hono<AppEnv> {
 
   app.put("/api/admin/agents/:name/memory", async (c) => {
     const name = c.req.param("name");
-    if (!bundledAgents().has(name)) return apiError(c, 404, `no agent ${name}`);
+    if (!currentAgents().has(name)) return apiError(c, 404, `no agent ${name}`);
     const text = await c.req.text();
     if (text.length > 32_000)
       return apiError(c, 413, "the shared memory is at most 32000 characters");
@@ -95,6 +98,34 @@ export function adminRoutes(): Hono<AppEnv> {
       httpMetadata: { contentType: "text/markdown; charset=utf-8" },
     });
     return c.json({ agent: name, chars: text.length });
+  });
+  app.get("/api/admin/agents/:name/identity", async (c) => {
+    const text = await identityText(c.env, c.req.param("name"));
+    return text === null
+      ? apiError(c, 404, `no agent ${c.req.param("name")}`)
+      : c.text(text, 200, { "content-type": "text/markdown; charset=utf-8" });
+  });
+
+  app.put("/api/admin/agents/:name/identity", async (c) => {
+    const name = c.req.param("name");
+    if (!/^[a-z][a-z0-9-]{0,62}$/.test(name))
+      return apiError(c, 400, "agent names are kebab-case (a-z, 0-9, -)");
+    const text = await c.req.text();
+    if (text.length > 65_536) return apiError(c, 413, "an IDENTITY.md is at most 65536 characters");
+    try {
+      await putOverride(c.env, name, text);
+    } catch (error) {
+      return apiError(c, 400, error instanceof Error ? error.message : String(error));
+    }
+    const agent = currentAgents().get(name);
+    return c.json({ agent: name, version: agent?.version, description: agent?.description });
+  });
+
+  app.delete("/api/admin/agents/:name/identity", async (c) => {
+    const name = c.req.param("name");
+    return (await deleteOverride(c.env, name))
+      ? c.body(null, 204)
+      : apiError(c, 404, `agent ${name} has no uploaded identity`);
   });
   return app;
 }

@@ -10,7 +10,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
 import type { Task } from "../a2a/wire.ts";
-import { bundledAgents } from "../agents/registry.ts";
+import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, forgetTokens } from "../auth/middleware.ts";
 import { getUser } from "../auth/users-store.ts";
 import type { TaskObject } from "../task/task-object.ts";
@@ -81,7 +81,7 @@ export function privacyRoutes(): Hono<AppEnv> {
       for (const got of batch) if (got.ok) tasks.push(got.value);
     }
     const agents: Record<string, unknown> = {};
-    for (const agent of bundledAgents().names()) {
+    for (const agent of currentAgents().names()) {
       const workspace = workspaceFor(env.WORKSPACES, agent, owner);
       const listing = await workspace.list();
       const files: Record<string, string> = {};
@@ -145,7 +145,7 @@ export function privacyRoutes(): Hono<AppEnv> {
     );
     await eraseContexts(env, contexts);
     const workspaces = env.WORKSPACES as unknown as DurableObjectNamespace<WorkspaceObject>;
-    for (const agent of bundledAgents().names()) {
+    for (const agent of currentAgents().names()) {
       await workspaces.get(workspaces.idFromName(workspaceKey(agent, owner))).erase();
       const objects = await listKeys(env.FILES, `agents/${agent}/users/${owner}/`);
       for (let i = 0; i < objects.length; i += 1000)

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
-import { bundledAgents } from "../agents/registry.ts";
+import { currentAgents } from "../agents/overrides.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
@@ -36,7 +36,7 @@ async function totals(db: D1Database, owner: string, since: string | null) {
     .all<Row>();
   const byAgent = results.map((r) => ({
     ...r,
-    estimatedCostUsd: estimateCost(bundledAgents().get(r.agent)?.model ?? "", r),
+    estimatedCostUsd: estimateCost(currentAgents().get(r.agent)?.model ?? "", r),
   }));
   const sum = (key: keyof Row) => byAgent.reduce((n, r) => n + Number(r[key] ?? 0), 0);
   return {

@@ -3,9 +3,11 @@
  *
  *   agents/<agent>/users/<owner>/<path>   everything per user of an agent: blobs/ (workspace
  *                                         files), memory/ (CONTEXT.md), ...
- *   agents/<agent>/shared/<path>          what all users of an agent share (its shared CONTEXT.md)
+ *   agents/<agent>/shared/<path>          what all users of an agent share (its shared CONTEXT.md,
+ *                                         an IDENTITY.md an admin uploaded)
  *   tasks/<taskId>/<path>                 a task's own files: artifacts/<artifactId>.<ext>, and
- *                                         for a root task scratch/ (shared with its sub-agents)
+ *                                         for a root task scratch/<owner>/ (shared with its sub-agents)
+ *   harness/<file>                        deployment-wide state (agent-overrides.json)
  *
  * Every segment is checked so no input can climb out of its prefix. Pure: no I/O.
  */

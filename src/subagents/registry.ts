@@ -3,7 +3,7 @@
  * A2A agents of the registry, minus those switched off (`ENABLE_<NAME>=false`). A bundled agent
  * named in `DISTRIBUTED_AGENTS` runs remotely, at the registry entry of the same name.
  */
-import { bundledAgents } from "../agents/registry.ts";
+import { currentAgents } from "../agents/overrides.ts";
 import type { Config } from "../config.ts";
 import { discoverCard } from "../remote/client.ts";
 import type { RemoteAgents } from "../remote/handle.ts";
@@ -12,7 +12,7 @@ import type { SubagentType } from "./types.ts";
 /** Every sub-agent type this deployment offers. */
 export function subagentTypes(config: Config): SubagentType[] {
   const { agents, distributed, disabled } = config.network;
-  const local = bundledAgents()
+  const local = currentAgents()
     .list()
     .filter((agent) => !disabled.includes(agent.name))
     .map((agent) => ({
@@ -21,7 +21,7 @@ export function subagentTypes(config: Config): SubagentType[] {
       transport: distributed.includes(agent.name) ? agent.name : "local",
     }));
   const remote = Object.values(agents)
-    .filter((entry) => !disabled.includes(entry.name) && !bundledAgents().has(entry.name))
+    .filter((entry) => !disabled.includes(entry.name) && !currentAgents().has(entry.name))
     .map((entry) => ({
       name: entry.name,
       description: entry.description ?? "",

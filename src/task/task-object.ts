@@ -7,6 +7,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Message, Task } from "../a2a/wire.ts";
+import { refreshAgents } from "../agents/overrides.ts";
 import { loadConfig } from "../config.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { CANCEL_CHILDREN_JOB, PARENT_REPORT_JOB, POLL_REMOTE_JOB } from "./child-tasks.ts";
@@ -54,6 +55,7 @@ export class TaskObject extends DurableObject<Env> {
     input: CreateTaskInput,
     options: { stream: boolean },
   ): Promise<TaskResult<SendOutcome>> {
+    await refreshAgents(this.env);
     const rt = this.runtime;
     const existing = rt.store.record;
     if (existing) {
@@ -268,6 +270,7 @@ export class TaskObject extends DurableObject<Env> {
 
   /** Runs whatever the schedule says is due: loop steps, outbox retries. */
   override async alarm(): Promise<void> {
+    await refreshAgents(this.env);
     const { scheduler, outbox } = this.runtime;
     for (const entry of scheduler.due(Date.now())) {
       try {

@@ -7,7 +7,7 @@
  */
 import type { Artifact, Message, Part, Task, TaskStateName } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
-import { bundledAgents } from "../agents/registry.ts";
+import { currentAgents } from "../agents/overrides.ts";
 import { loadConfig } from "../config.ts";
 import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
 import { answerArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
@@ -80,7 +80,7 @@ export class TaskRuntime {
 
   /** The agent definition by name (bundled). */
   agent(name: string): AgentDefinition {
-    const agent = bundledAgents().get(name);
+    const agent = currentAgents().get(name);
     if (!agent) throw new Error(`unknown agent ${name}`);
     return agent;
   }

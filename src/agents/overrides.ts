@@ -1,0 +1,96 @@
+/**
+ * Agents changed at runtime: an admin's upload of an IDENTITY.md is validated, stored in R2 at
+ * `agents/<name>/shared/IDENTITY.md` and listed in `harness/agent-overrides.json`, and replaces
+ * the bundled identity of that name (or adds an agent). `refreshAgents` (called where requests
+ * and task steps begin) reloads the merged registry when the list changed: at once in the isolate
+ * that took the upload, within 2 seconds elsewhere. `currentAgents()` is the current registry, sync.
+ */
+import { sharedKey } from "../store/r2-keys.ts";
+import { BUNDLED_IDENTITIES } from "./bundled.generated.ts";
+import { parseIdentity } from "./identity.ts";
+import { AgentRegistry, bundledAgents, type IdentityEntry } from "./registry.ts";
+
+/** The R2 key listing the overridden agents. */
+export const OVERRIDES_INDEX = "harness/agent-overrides.json";
+const RECHECK_MS = 2_000;
+
+type Index = Record<string, { updatedAt: string }>;
+
+let current: AgentRegistry | null = null;
+let currentEtag: string | null = null;
+let checkedAt = 0;
+
+/** The current agents (bundled, with any runtime overrides as last loaded). */
+export function currentAgents(): AgentRegistry {
+  return current ?? bundledAgents();
+}
+
+async function readIndex(bucket: R2Bucket): Promise<{ index: Index; etag: string | null }> {
+  const object = await bucket.get(OVERRIDES_INDEX);
+  if (!object) return { index: {}, etag: null };
+  return { index: (await object.json()) as Index, etag: object.etag };
+}
+
+/** Reloads the registry if the overrides changed (checked at most every 2 seconds). */
+export async function refreshAgents(env: Env): Promise<AgentRegistry> {
+  if (current && Date.now() - checkedAt < RECHECK_MS) return current;
+  const head = await env.FILES.head(OVERRIDES_INDEX).catch(() => null);
+  const etag = head?.etag ?? null;
+  checkedAt = Date.now();
+  if (current && etag === currentEtag) return current;
+  const { index, etag: loaded } = await readIndex(env.FILES);
+  const overrides: IdentityEntry[] = [];
+  for (const name of Object.keys(index)) {
+    const object = await env.FILES.get(sharedKey(name, "IDENTITY.md"));
+    if (object)
+      overrides.push({ file: `agents/${name}/IDENTITY.md (uploaded)`, text: await object.text() });
+  }
+  const replaced = new Set(Object.keys(index));
+  const bundled = BUNDLED_IDENTITIES.filter(
+    (e) => !replaced.has(parseIdentity(e.file, e.text).name),
+  );
+  try {
+    current = new AgentRegistry([...bundled, ...overrides]);
+  } catch (error) {
+    console.error(
+      JSON.stringify({ level: "error", msg: "agent overrides unusable", error: String(error) }),
+    );
+    current = bundledAgents();
+  }
+  currentEtag = loaded;
+  return current;
+}
+
+/** Validates and stores an uploaded identity; throws IdentityError naming the field. */
+export async function putOverride(env: Env, name: string, text: string): Promise<void> {
+  const agent = parseIdentity(`agents/${name}/IDENTITY.md (uploaded)`, text);
+  if (agent.name !== name)
+    throw new Error(`frontmatter.name "${agent.name}" must equal the agent in the path, "${name}"`);
+  await env.FILES.put(sharedKey(name, "IDENTITY.md"), text, {
+    httpMetadata: { contentType: "text/markdown; charset=utf-8" },
+  });
+  const { index } = await readIndex(env.FILES);
+  index[name] = { updatedAt: new Date().toISOString() };
+  await env.FILES.put(OVERRIDES_INDEX, JSON.stringify(index));
+  checkedAt = 0;
+  await refreshAgents(env);
+}
+
+/** Drops an override (the bundled identity, if any, applies again). False when there was none. */
+export async function deleteOverride(env: Env, name: string): Promise<boolean> {
+  const { index } = await readIndex(env.FILES);
+  if (!index[name]) return false;
+  delete index[name];
+  await env.FILES.put(OVERRIDES_INDEX, JSON.stringify(index));
+  await env.FILES.delete(sharedKey(name, "IDENTITY.md"));
+  checkedAt = 0;
+  await refreshAgents(env);
+  return true;
+}
+
+/** The identity text in force for `name` (uploaded or bundled), or null. */
+export async function identityText(env: Env, name: string): Promise<string | null> {
+  const { index } = await readIndex(env.FILES);
+  if (index[name]) return (await env.FILES.get(sharedKey(name, "IDENTITY.md")))?.text() ?? null;
+  return BUNDLED_IDENTITIES.find((e) => e.file === `agents/${name}/IDENTITY.md`)?.text ?? null;
+}
