@@ -52,11 +52,12 @@ describe("usage and the admin API", () => {
       allTime: { tasks: 1 },
     });
     // Sonnet list prices: 1000 * $3 + 200 * $15 per million.
-    expect((usage.body?.today as { estimatedCostUsd: number }).estimatedCostUsd).toBeCloseTo(
-      0.006,
-      6,
-    );
-    expect((usage.body?.spent as { dayTokens: number }).dayTokens).toBe(1200);
+    const body = usage.body as {
+      today: { estimatedCostUsd: number };
+      spent: { dayTokens: number };
+    };
+    expect(body.today.estimatedCostUsd).toBeCloseTo(0.006, 6);
+    expect(body.spent.dayTokens).toBe(1200);
     expect((await api(other.token, `/api/usage?user=${user.id}`)).status).toBe(403);
     expect((await api(admin.token, `/api/usage?user=${user.id}`)).body).toMatchObject({
       user: user.id,

@@ -1,0 +1,88 @@
+/**
+ * Closed deployment end to end: `wrangler dev` with AUTH_REQUIRED=true, a user made with the
+ * users CLI against the same local D1, the official SDK client with and without the token, and a
+ * revocation through the CLI taking effect within 10 seconds.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeModel } from "../fake-model/server.ts";
+import { asTask, stateOf, textRequest } from "./client.ts";
+import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let server: DevServer;
+
+function users(...args: string[]): string {
+  const result = spawnSync(
+    process.execPath,
+    [join(root, "scripts", "users.ts"), ...args, "--persist-to", server.persistDir],
+    { cwd: root, encoding: "utf8" },
+  );
+  if (result.status !== 0) throw new Error(`users ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout;
+}
+
+const withToken = (token: string | null) =>
+  new ClientFactory({
+    transports: [
+      new JsonRpcTransportFactory({
+        fetchImpl: (input, init) => {
+          const headers = new Headers(init?.headers);
+          if (token) headers.set("Authorization", `Bearer ${token}`);
+          return fetch(input, { ...init, headers });
+        },
+      }),
+    ],
+  });
+
+beforeAll(async () => {
+  fake = await startFakeModel({ port: 0 });
+  server = await startDevServer({
+    port: await freePort(),
+    vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key", AUTH_REQUIRED: "true" },
+  });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await fake?.close();
+});
+
+describe("a closed deployment", () => {
+  it("refuses callers without a token and serves a user made with the CLI until revoked", async () => {
+    const output = users("add", "e2e-user", "--name", "E2E user");
+    const token = /(a2a_[A-Za-z0-9_-]{43})/.exec(output)?.[1] as string;
+    expect(token).toBeDefined();
+    expect(users("list")).toContain("e2e-user");
+
+    const card = (await (
+      await fetch(`${server.url}/.well-known/agent-card.json`, {
+        headers: { "A2A-Version": "1.0" },
+      })
+    ).json()) as Record<string, unknown>;
+    expect(card.securitySchemes).toBeDefined();
+
+    const anonymous = await withToken(null).createFromUrl(server.url);
+    await expect(anonymous.sendMessage(textRequest("[[reply:no]]"))).rejects.toThrow();
+
+    const client = await withToken(token).createFromUrl(server.url);
+    const task = asTask(await client.sendMessage(textRequest("[[reply:hello e2e-user]]")));
+    expect(stateOf(task)).toBe("TASK_STATE_COMPLETED");
+
+    users("revoke", "e2e-user");
+    const started = Date.now();
+    let refused = false;
+    while (!refused && Date.now() - started < 12_000) {
+      refused = await client.getTask({ tenant: "", id: task.id }).then(
+        () => false,
+        () => true,
+      );
+      if (!refused) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(refused).toBe(true);
+    expect(Date.now() - started).toBeLessThanOrEqual(10_000);
+  });
+});
