@@ -58,6 +58,12 @@ export default defineConfig(async () => {
             // The researcher's MCP server (test/fake-mcp), which requires this bearer token.
             DOCS_MCP_URL: inject<string>("fakeMcpUrl"),
             DOCS_MCP_TOKEN: "mcp-test-token",
+            // The push notification receiver (test/fake-push) is on 127.0.0.1; the SSRF refusal
+            // test calls the Worker with this off.
+            FAKE_PUSH_URL: inject<string>("fakePushUrl"),
+            WEB_FETCH_ALLOW_PRIVATE: "true",
+            PUSH_RETRY_BASE_MS: "100",
+            PUSH_MAX_ATTEMPTS: "4",
           },
         },
       })),

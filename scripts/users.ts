@@ -3,7 +3,9 @@
  * `npm run dev` uses; `--persist-to DIR` for another state directory), `--remote` for the
  * deployed one. A new token is printed once and never stored: only its SHA-256 hash is.
  *
- *   add <id> [--name N] [--role user|admin] [--agents a,b]   a user and a first token
+ *   add <id> [--name N] [--role user|admin] [--agents a,b] [--subject S]
+ *                                                            a user and a first token; --subject
+ *                                                            maps an OIDC/Access JWT subject to it
  *   token <id> [--label L]                                   another token for a user
  *   list                                                     users, roles, agents, active tokens
  *   revoke <id>                                              revokes every token of a user
@@ -30,6 +32,7 @@ const { values, positionals } = parseArgs({
     label: { type: "string", default: "" },
     remote: { type: "boolean", default: false },
     "persist-to": { type: "string" },
+    subject: { type: "string" },
   },
 });
 const [command, id] = positionals;
@@ -105,8 +108,13 @@ switch (command) {
         )
       : null;
     if (sql(`SELECT id FROM users WHERE id = ${quote(id)}`).length > 0) fail(`user ${id} exists`);
+    if (
+      values.subject !== undefined &&
+      sql(`SELECT id FROM users WHERE subject = ${quote(values.subject)}`).length > 0
+    )
+      fail(`subject ${values.subject} already belongs to a user`);
     sql(
-      `INSERT INTO users (id, name, role, agents_json, created_at) VALUES (${quote(id)}, ${quote(values.name ?? id)}, ${quote(role)}, ${quote(agents)}, ${quote(new Date().toISOString())})`,
+      `INSERT INTO users (id, name, role, agents_json, subject, created_at) VALUES (${quote(id)}, ${quote(values.name ?? id)}, ${quote(role)}, ${quote(agents)}, ${quote(values.subject ?? null)}, ${quote(new Date().toISOString())})`,
     );
     printToken(id, await issue(id, "first token"));
     break;

@@ -58,6 +58,9 @@ const ConfigSchema = z.object({
   OIDC_JWKS: optionalString,
   TOOLS_ENABLED: optionalString.transform((v) => (v === undefined || v === "all" ? null : list(v))),
   WEB_FETCH_ALLOW_PRIVATE: bool(false),
+  PUSH_MAX_ATTEMPTS: int(8, 1),
+  PUSH_RETRY_BASE_MS: int(1_000, 1),
+  PUSH_TIMEOUT_MS: int(10_000, 100),
   VERIFY_BEFORE_COMPLETE: bool(true),
   LOOP_DETECTION_THRESHOLD: int(3, 0),
   COMPACT_OUTPUT_LINES: int(50, 0),
@@ -124,6 +127,10 @@ export interface Config {
   /** Tool domains or tool names switched on (`TOOLS_ENABLED`); null = all. */
   toolsEnabled: string[] | null;
   webFetchAllowPrivate: boolean;
+  /** Push notification delivery: attempts per notification, first backoff, timeout of one POST. */
+  pushMaxAttempts: number;
+  pushRetryBaseMs: number;
+  pushTimeoutMs: number;
   verifyBeforeComplete: boolean;
   loopDetectionThreshold: number;
   compactOutputLines: number;
@@ -224,6 +231,9 @@ export function loadConfig(env: object): Config {
     adminApiKey: v.ADMIN_API_KEY,
     toolsEnabled: v.TOOLS_ENABLED,
     webFetchAllowPrivate: v.WEB_FETCH_ALLOW_PRIVATE,
+    pushMaxAttempts: v.PUSH_MAX_ATTEMPTS,
+    pushRetryBaseMs: v.PUSH_RETRY_BASE_MS,
+    pushTimeoutMs: v.PUSH_TIMEOUT_MS,
     verifyBeforeComplete: v.VERIFY_BEFORE_COMPLETE,
     loopDetectionThreshold: v.LOOP_DETECTION_THRESHOLD,
     compactOutputLines: v.COMPACT_OUTPUT_LINES,

@@ -8,6 +8,7 @@ import { a2aRoutes } from "./a2a/routes.ts";
 import { refreshAgents } from "./agents/overrides.ts";
 import { adminRoutes } from "./api/admin-routes.ts";
 import { privacyRoutes } from "./api/privacy-routes.ts";
+import { pushRoutes } from "./api/push-routes.ts";
 import { sessionsRoutes } from "./api/sessions-routes.ts";
 import { usageRoutes } from "./api/usage-routes.ts";
 import { authenticate, requireAdmin } from "./auth/middleware.ts";
@@ -37,6 +38,7 @@ app.route("/", adminRoutes());
 app.route("/", usageRoutes());
 app.route("/", sessionsRoutes());
 app.route("/", privacyRoutes());
+app.route("/", pushRoutes());
 app.route("/", a2aRoutes());
 app.notFound((c) =>
   c.json(

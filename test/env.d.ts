@@ -3,5 +3,6 @@ declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
     FAKE_MODEL_URL: string;
+    FAKE_PUSH_URL: string;
   }
 }

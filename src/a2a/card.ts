@@ -66,7 +66,7 @@ export function buildAgentCard(
     version: agent.version,
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: true,
       extendedAgentCard: secured,
       extensions: [HARNESS_EXTENSION],
     },
@@ -121,7 +121,7 @@ export function buildLegacyAgentCard(
     version: agent.version,
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: true,
       stateTransitionHistory: false,
       extensions: [HARNESS_EXTENSION],
     },

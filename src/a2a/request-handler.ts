@@ -8,7 +8,10 @@
 import {
   AgentCard,
   type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetTaskPushNotificationConfigRequest,
   type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
   type ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
   type ListTasksResponse,
@@ -17,11 +20,10 @@ import {
   SendMessageRequest,
   StreamResponse,
   type SubscribeToTaskRequest,
-  type TaskPushNotificationConfig,
+  TaskPushNotificationConfig,
 } from "@a2a-js/sdk";
 import {
   ContentTypeNotSupportedError,
-  PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotCancelableError,
   TaskNotFoundError,
@@ -30,6 +32,14 @@ import {
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { acceptsOurOutput, unsupportedMediaType } from "../loop/user-content.ts";
 import { newId, taskIdFor } from "../platform/ids.ts";
+import type { PushAnswer, PushCall } from "../push/push-calls.ts";
+import {
+  checkPushConfig,
+  type NewPushConfig,
+  type PushConfig,
+  type PushProtocol,
+  toWireConfig,
+} from "../push/push-config.ts";
 import { decodeLines } from "../task/ndjson.ts";
 import type { SendOutcome, TaskResult } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
@@ -48,6 +58,10 @@ export interface HandlerDeps {
   traceId: string;
   /** The SSE `Last-Event-ID` of a reconnecting subscriber, if any. */
   lastEventId: number | null;
+  /** The protocol version of the request (push configs notify in its shape). */
+  protocol: PushProtocol;
+  /** WEB_FETCH_ALLOW_PRIVATE: push URLs may name private hosts. */
+  allowPrivateUrls: boolean;
 }
 
 const RPC_RETRIES = 4;
@@ -76,6 +90,7 @@ function unwrap<T>(result: TaskResult<T>): T {
     case "busy":
       throw new UnsupportedOperationError(message);
     case "context_mismatch":
+    case "invalid":
       throw new RequestMalformedError(message);
   }
 }
@@ -205,20 +220,66 @@ export class DurableRequestHandler implements A2ARequestHandler {
     return { ...page, tasks: page.tasks.map(toSdkTask) };
   }
 
-  async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    throw new PushNotificationNotSupportedError();
+  async createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+  ): Promise<TaskPushNotificationConfig> {
+    const config = this.#checkedPushConfig(params);
+    const answer = await this.#push(params.taskId, {
+      op: "create",
+      owner: this.#deps.owner,
+      config,
+    });
+    return this.#wireConfig(params.taskId, answer.configs[0]);
   }
 
-  async getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    throw new PushNotificationNotSupportedError();
+  async getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+  ): Promise<TaskPushNotificationConfig> {
+    const answer = await this.#push(params.taskId, {
+      op: "get",
+      owner: this.#deps.owner,
+      id: params.id,
+    });
+    return this.#wireConfig(params.taskId, answer.configs[0]);
   }
 
-  async listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
-    throw new PushNotificationNotSupportedError();
+  async listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    const answer = await this.#push(params.taskId, { op: "list", owner: this.#deps.owner });
+    return {
+      configs: answer.configs.map((c) => this.#wireConfig(params.taskId, c)),
+      nextPageToken: "",
+    };
   }
 
-  async deleteTaskPushNotificationConfig(): Promise<void> {
-    throw new PushNotificationNotSupportedError();
+  async deleteTaskPushNotificationConfig(
+    params: DeleteTaskPushNotificationConfigRequest,
+  ): Promise<void> {
+    await this.#push(params.taskId, { op: "delete", owner: this.#deps.owner, id: params.id });
+  }
+
+  async #push(taskId: string, call: PushCall): Promise<PushAnswer> {
+    if (!taskId) throw new RequestMalformedError("taskId is required");
+    // The RPC stub's inferred type splits the result union; the task object returns exactly this.
+    const call_ = () => this.#stub(taskId).push(call) as Promise<TaskResult<PushAnswer>>;
+    return unwrap(await withRetry(call_));
+  }
+
+  #wireConfig(taskId: string, config: PushConfig | undefined): TaskPushNotificationConfig {
+    if (!config) throw new TaskNotFoundError("no such push notification config");
+    return TaskPushNotificationConfig.fromJSON(toWireConfig(taskId, config));
+  }
+
+  /** A config from the client (SDK form), checked, or a -32602 saying what is wrong. */
+  #checkedPushConfig(raw: unknown): NewPushConfig {
+    const json =
+      raw && typeof raw === "object" && "url" in raw
+        ? TaskPushNotificationConfig.toJSON(raw as TaskPushNotificationConfig)
+        : raw;
+    const checked = checkPushConfig(json, this.#deps.protocol, this.#deps.allowPrivateUrls);
+    if (!checked.ok) throw new RequestMalformedError(checked.reason);
+    return checked.config;
   }
 
   /** Checks a send, then creates the task (or continues the one it names). */
@@ -238,15 +299,12 @@ export class DurableRequestHandler implements A2ARequestHandler {
         "this agent answers in text/plain or text/markdown, which acceptedOutputModes excludes",
       );
     }
-    if (request.configuration?.taskPushNotificationConfig) {
-      throw new PushNotificationNotSupportedError(
-        "push notifications are not supported by this agent",
-      );
-    }
+    const inline = request.configuration?.taskPushNotificationConfig;
+    const pushConfig = inline ? this.#checkedPushConfig(inline) : undefined;
     if (message.taskId) {
       const taskId = message.taskId;
       const result = await this.#stub(taskId).followUp(
-        { owner: this.#deps.owner, message },
+        { owner: this.#deps.owner, message, ...(pushConfig ? { pushConfig } : {}) },
         { stream },
       );
       return { taskId, outcome: unwrap(result), request };
@@ -262,6 +320,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
       message,
       ...(request.metadata ? { requestMetadata: request.metadata } : {}),
       ...(caller ? { remoteParent: caller } : {}),
+      ...(pushConfig ? { pushConfig } : {}),
     };
     // The task id is derived from (owner, agent, messageId): a resent message, even a concurrent
     // one, reaches the same object, whose create() returns the task it already made.

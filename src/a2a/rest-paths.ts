@@ -10,7 +10,12 @@ export type RestRoute = { version: "1.0" | "0.3" } & (
   | { op: "list" }
   | { op: "cancel"; id: string }
   | { op: "subscribe"; id: string }
-  | { op: "push"; id: string }
+  | {
+      op: "push";
+      id: string;
+      configId: string | null;
+      action: "create" | "get" | "list" | "delete";
+    }
   | { op: "extendedCard" }
 );
 
@@ -42,7 +47,29 @@ export function parseRestPath(method: string, path: string): RestRoute | null {
     return null;
   }
   if (!TASK_ID.test(id)) return null;
-  if (push !== undefined) return action === undefined ? { version, op: "push", id } : null;
+  if (push !== undefined) {
+    if (action !== undefined) return null;
+    const rawConfig = push.slice("/pushNotificationConfigs/".length);
+    let configId: string | null = null;
+    try {
+      configId = rawConfig === "" ? null : decodeURIComponent(rawConfig);
+    } catch {
+      return null;
+    }
+    const pushAction =
+      configId === null
+        ? method === "POST"
+          ? "create"
+          : method === "GET"
+            ? "list"
+            : null
+        : method === "GET"
+          ? "get"
+          : method === "DELETE"
+            ? "delete"
+            : null;
+    return pushAction ? { version, op: "push", id, configId, action: pushAction } : null;
+  }
   if (action === "cancel") return method === "POST" ? { version, op: "cancel", id } : null;
   if (action === "subscribe")
     return method === "POST" || method === "GET" ? { version, op: "subscribe", id } : null;

@@ -6,6 +6,7 @@
  * `data` is the bare StreamResponse and whose `id` is the task event's sequence number.
  */
 import {
+  AgentCard,
   CancelTaskRequest,
   GetTaskRequest,
   ListTasksRequest,
@@ -16,7 +17,6 @@ import {
   SubscribeToTaskRequest,
 } from "@a2a-js/sdk";
 import {
-  PushNotificationNotSupportedError,
   restStatusFor,
   toRestErrorBody,
   UnsupportedOperationError,
@@ -29,6 +29,7 @@ import { GetTaskParams, ListTasksParams, SendMessageParams } from "./params.ts";
 import type { DurableRequestHandler } from "./request-handler.ts";
 import { eventToV03, messageToV03, sendRequestFromV03, taskToV03 } from "./rest-codec-v03.ts";
 import type { RestRoute } from "./rest-paths.ts";
+import { restPush } from "./rest-push.ts";
 import { sseResponse } from "./sse.ts";
 import { unsupportedVersionMessage } from "./version.ts";
 import type { Message, StreamEvent, Task } from "./wire.ts";
@@ -196,11 +197,9 @@ export async function handleRest(
           options,
         );
       case "push":
-        throw new PushNotificationNotSupportedError(
-          "push notifications are not supported by this agent",
-        );
+        return await restPush(c, route, handler, respond);
       case "extendedCard":
-        throw new UnsupportedOperationError("this agent has no extended agent card");
+        return respond(AgentCard.toJSON(await handler.getAuthenticatedExtendedAgentCard()));
     }
   } catch (error) {
     const { status, body } = failure(route, error, options.onInternalError);

@@ -69,6 +69,7 @@ async function handlerFor(
   c: Context<AppEnv>,
   agent: AgentDefinition,
   endpoint: string,
+  protocol: "1.0" | "0.3",
 ): Promise<DurableRequestHandler> {
   c.set("agent", agent.name);
   const { card } = await agentCard(c, agent, endpoint);
@@ -81,6 +82,8 @@ async function handlerFor(
     owner: c.get("owner"),
     traceId: c.get("traceId"),
     lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
+    protocol,
+    allowPrivateUrls: loadConfig(c.env).webFetchAllowPrivate,
   });
 }
 
@@ -101,12 +104,13 @@ async function rpc(
 ): Promise<Response> {
   const refused = denied(c, agent);
   if (refused) return refused;
+  const version = requestedVersion(c.req.raw);
   return handleJsonRpc(c, await c.req.text(), {
-    version: requestedVersion(c.req.raw),
+    version,
     versionFromClient: Boolean(
       c.req.header("A2A-Version") ?? new URL(c.req.url).searchParams.get("A2A-Version"),
     ),
-    handler: await handlerFor(c, agent, endpoint),
+    handler: await handlerFor(c, agent, endpoint, version === "0.3" ? "0.3" : "1.0"),
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
     onMethod: (method) => c.set("rpcMethod", method),
     onInternalError: internalErrorLogger(c),
@@ -138,7 +142,7 @@ async function rest(
   const refused = denied(c, agent);
   if (refused) return refused;
   return handleRest(c, route, {
-    handler: await handlerFor(c, agent, endpoint),
+    handler: await handlerFor(c, agent, endpoint, route.version),
     version: requestedVersion(c.req.raw),
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
     onInternalError: internalErrorLogger(c),

@@ -4,16 +4,8 @@
  * principal.
  */
 import type { Principal, Role } from "./principal.ts";
+import { sameHash } from "./secrets.ts";
 import { newToken, tokenHash, tokenPrefix } from "./tokens.ts";
-
-const encoder = new TextEncoder();
-
-/** Constant-time equality of two hex hashes. */
-function sameHash(a: string, b: string): boolean {
-  const x = encoder.encode(a);
-  const y = encoder.encode(b);
-  return x.byteLength === y.byteLength && crypto.subtle.timingSafeEqual(x, y);
-}
 
 /** A user as stored. */
 export interface UserRow {

@@ -4,6 +4,7 @@
  * intact; the A2A layer maps each kind to its protocol error.
  */
 import type { Message, Task } from "../a2a/wire.ts";
+import type { NewPushConfig } from "../push/push-config.ts";
 import type { ChildReport } from "./children.ts";
 import type { Lineage } from "./lineage.ts";
 
@@ -18,7 +19,9 @@ export type TaskErrorKind =
   /** A message for a task that is still working. */
   | "busy"
   /** The message names a context other than the task's. */
-  | "context_mismatch";
+  | "context_mismatch"
+  /** A request the task cannot take as sent (e.g. too many push configs). */
+  | "invalid";
 
 /** Outcome of a task call. */
 export type TaskResult<T> =
@@ -39,6 +42,8 @@ export interface CreateTaskInput {
   parent?: Lineage;
   /** For a task another harness started as its sub-agent: the caller and the scratchpad id. */
   remoteParent?: { taskId: string; agent: string; rootTaskId: string };
+  /** A push notification config sent with the message. */
+  pushConfig?: NewPushConfig;
 }
 
 /** A child's report to its parent (see children.ts). */
@@ -60,6 +65,8 @@ export interface ChildProgressInput {
 export interface FollowUpInput {
   owner: string;
   message: Message;
+  /** A push notification config sent with the message. */
+  pushConfig?: NewPushConfig;
 }
 
 /** Result of create / follow-up: the task, and its event stream when one was asked for. */

@@ -61,6 +61,34 @@ const MIGRATIONS: readonly string[] = [
     answered_version INTEGER NOT NULL DEFAULT 0,
     counted_usage_json TEXT
   )`,
+  // Push notification configs and the delivery queue (src/push/).
+  `CREATE TABLE push_configs (
+    id TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    token TEXT,
+    auth_scheme TEXT,
+    auth_credentials TEXT,
+    protocol TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE push_deliveries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    config_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    state TEXT NOT NULL,
+    body TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_at INTEGER NOT NULL,
+    last_status INTEGER,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    first_attempt_at INTEGER,
+    last_attempt_at INTEGER,
+    delivered_at INTEGER
+  );
+  CREATE INDEX push_pending ON push_deliveries (status, config_id, seq)`,
 ];
 
 /** Brings the object's database to the newest schema. */

@@ -10,6 +10,8 @@ import type { Message, Task } from "../a2a/wire.ts";
 import { refreshAgents } from "../agents/overrides.ts";
 import { loadConfig } from "../config.ts";
 import { modelSourceLabel } from "../model/client.ts";
+import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
+import { PUSH_JOB } from "../push/push-sender.ts";
 import { CANCEL_CHILDREN_JOB, PARENT_REPORT_JOB, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { JOIN_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
@@ -102,6 +104,12 @@ export class TaskObject extends DurableObject<Env> {
       rt.store.markSeen(message.messageId);
       rt.store.appendHistory(message);
       rt.log.append({ task: rt.snapshot() });
+      if (input.pushConfig)
+        runPushCall(rt.push, input.taskId, {
+          op: "create",
+          owner: input.owner,
+          config: input.pushConfig,
+        });
     });
     await this.#enter();
     const task = rt.snapshot();
@@ -151,6 +159,12 @@ export class TaskObject extends DurableObject<Env> {
     rt.transaction(() => {
       rt.store.markSeen(message.messageId);
       rt.store.appendHistory(message);
+      if (input.pushConfig)
+        runPushCall(rt.push, record.id, {
+          op: "create",
+          owner: input.owner,
+          config: input.pushConfig,
+        });
     });
     rt.setStatus("TASK_STATE_SUBMITTED");
     await this.#enter();
@@ -184,6 +198,15 @@ export class TaskObject extends DurableObject<Env> {
     if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
     await this.runtime.settled();
     return ok(this.runtime.snapshot(input.historyLength));
+  }
+
+  /** Push notification configs of the task and its delivery record (owner only; admins read). */
+  async push(call: PushCall): Promise<TaskResult<PushAnswer>> {
+    const record = this.runtime.store.record;
+    if (!record || (call.owner !== null && record.owner !== call.owner))
+      return fail("not_found", NOT_FOUND);
+    const answer = runPushCall(this.runtime.push, record.id, call);
+    return "refused" in answer ? fail(answer.refused, answer.message) : ok(answer);
   }
 
   /** Cancels the task: stops the loop; no model call starts after this returns. */
@@ -275,6 +298,7 @@ export class TaskObject extends DurableObject<Env> {
     for (const entry of scheduler.due(Date.now())) {
       try {
         if (entry.kind === "loop") await this.#driver.step();
+        else if (entry.id === PUSH_JOB) await this.runtime.pushSender.deliverDue();
         else if (entry.kind === "outbox") await outbox.retry(entry.id);
         else if (entry.id === JOIN_JOB) await this.activate();
         else if (entry.id === RELEASE_JOB) await this.runtime.membership.release();

@@ -10,6 +10,9 @@ import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { loadConfig } from "../config.ts";
 import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
+import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
+import { PushSender } from "../push/push-sender.ts";
+import { PushStore } from "../push/push-store.ts";
 import { answerArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
 import { ChildTasks } from "./child-tasks.ts";
 import { ChildrenStore } from "./children.ts";
@@ -50,6 +53,8 @@ export class TaskRuntime {
     finishedArtifacts: () => this.#finishedArtifacts(),
   };
   outbox: Outbox;
+  readonly push: PushStore;
+  readonly pushSender: PushSender;
   readonly #ctx: DurableObjectState;
   readonly #env: Env;
   readonly #waiters = new Set<() => void>();
@@ -70,6 +75,13 @@ export class TaskRuntime {
     this.contextLink = new ContextLinkStore(sql);
     this.membership = new ContextMembership(this, env.CONTEXTS);
     this.outbox = new Outbox(env.DB, env.FILES, this.scheduler, this.outboxSource);
+    this.push = new PushStore(sql);
+    this.pushSender = new PushSender(
+      this.push,
+      this.scheduler,
+      env,
+      () => this.store.record?.id ?? "",
+    );
     this.log.subscribe((entry) => this.subscribers.broadcast(entry));
   }
 
@@ -113,17 +125,32 @@ export class TaskRuntime {
       options.message ?? (options.text === undefined ? undefined : this.agentMessage(options.text));
     const usage = this.loopState.get().usage;
     const status = { state, timestamp: new Date().toISOString(), ...(message ? { message } : {}) };
-    this.transaction(() => {
+    const queued = this.transaction(() => {
       this.store.update(status, { ...record.metadata, ...options.metadata, usage });
-      this.log.append({
+      const event = {
         statusUpdate: {
           taskId: record.id,
           contextId: record.contextId,
           status,
           ...(isSettled(state) ? { metadata: { traceId: record.traceId, usage } } : {}),
         },
-      });
+      };
+      this.log.append(event);
+      // Each state change is queued for every push config in the same transaction.
+      const configs = changed ? this.push.configs() : [];
+      if (configs.length === 0) return false;
+      const task = this.snapshot(PUSH_HISTORY_LENGTH);
+      this.push.enqueue(
+        state,
+        configs.map((config) => ({
+          config,
+          ...pushBody(config.protocol, task, event, isSettled(state)),
+        })),
+        Date.now(),
+      );
+      return true;
     });
+    if (queued) this.#background(this.pushSender.wake());
     if (changed) this.#background(this.outbox.syncIndex());
     if (isSettled(state)) {
       this.#background(this.membership.release());

@@ -1,0 +1,55 @@
+/**
+ * `GET /api/tasks/:id/push`: a task's push notification configs (secrets masked) and the record
+ * of every delivery (state reported, status, attempts, last HTTP status and error, times), for the
+ * task's owner and admins. Anyone else gets "not found".
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../a2a/app-types.ts";
+import { authenticate } from "../auth/middleware.ts";
+import type { PushAnswer } from "../push/push-calls.ts";
+import type { TaskResult } from "../task/rpc-types.ts";
+import type { TaskObject } from "../task/task-object.ts";
+import { apiError } from "./errors.ts";
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The push record route. */
+export function pushRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get("/api/tasks/:id/push", authenticate(), async (c) => {
+    const principal = c.get("principal");
+    const taskId = c.req.param("id");
+    const ns = c.env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
+    const result = (await ns.get(ns.idFromName(taskId)).push({
+      op: "deliveries",
+      owner: principal.role === "admin" ? null : principal.id,
+    })) as TaskResult<PushAnswer>;
+    if (!result.ok) return apiError(c, 404, `task ${taskId} not found`);
+    return c.json({
+      taskId,
+      configs: result.value.configs.map((config) => ({
+        id: config.id,
+        url: config.url,
+        protocol: config.protocol,
+        token: config.token === null ? null : "(set)",
+        authentication: config.authScheme === null ? null : { scheme: config.authScheme },
+        createdAt: config.createdAt,
+      })),
+      deliveries: (result.value.deliveries ?? []).map((d) => ({
+        seq: d.seq,
+        configId: d.configId,
+        state: d.state,
+        status: d.status,
+        attempts: d.attempts,
+        lastStatus: d.lastStatus,
+        lastError: d.lastError,
+        queuedAt: iso(d.createdAt),
+        firstAttemptAt: iso(d.firstAttemptAt),
+        lastAttemptAt: iso(d.lastAttemptAt),
+        deliveredAt: iso(d.deliveredAt),
+        nextAttemptAt: d.status === "pending" ? iso(d.nextAt) : null,
+      })),
+    });
+  });
+  return app;
+}

@@ -1,0 +1,135 @@
+/**
+ * Delivers a task's push notifications from its alarm: at least once, in order per config (a
+ * config's next notification waits until the one before it is delivered or given up), with
+ * exponential backoff (a receiver's `Retry-After` honoured) and a bounded number of attempts. The
+ * URL passes the SSRF policy again at every attempt; redirects are not followed. Each attempt is
+ * recorded on the delivery row.
+ */
+import { loadConfig } from "../config.ts";
+import { backoffMs } from "../model/errors.ts";
+import { log } from "../platform/logging.ts";
+import { checkUrl } from "../platform/ssrf.ts";
+import type { Scheduler } from "../task/scheduler.ts";
+import type { Outgoing, PushStore } from "./push-store.ts";
+
+/** Schedule id (and kind) of push delivery. */
+export const PUSH_JOB = "push";
+
+const MAX_RETRY_AFTER_MS = 300_000;
+
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.min(Math.max(seconds, 0) * 1000, MAX_RETRY_AFTER_MS);
+  const date = Date.parse(header);
+  return Number.isNaN(date)
+    ? undefined
+    : Math.min(Math.max(date - Date.now(), 0), MAX_RETRY_AFTER_MS);
+}
+
+/** Sends what is due and keeps the schedule entry in step with the queue. */
+export class PushSender {
+  readonly #store: PushStore;
+  readonly #scheduler: Scheduler;
+  readonly #env: Env;
+  readonly #taskId: () => string;
+  #running = false;
+
+  constructor(store: PushStore, scheduler: Scheduler, env: Env, taskId: () => string) {
+    this.#store = store;
+    this.#scheduler = scheduler;
+    this.#env = env;
+    this.#taskId = taskId;
+  }
+
+  /** Asks the alarm to send soon (after a new notification was queued). */
+  async wake(): Promise<void> {
+    const entry = this.#scheduler.get(PUSH_JOB);
+    if (!entry || entry.dueAt > Date.now())
+      await this.#scheduler.schedule(PUSH_JOB, PUSH_JOB, Date.now());
+  }
+
+  /** Sends every due notification (one config's in order), then schedules the next attempt. */
+  async deliverDue(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    try {
+      for (;;) {
+        const now = Date.now();
+        const due = this.#store.heads().filter((d) => d.nextAt <= now);
+        if (due.length === 0) break;
+        await Promise.all(due.map((d) => this.#attempt(d)));
+      }
+      const next = this.#store.heads();
+      if (next.length === 0) await this.#scheduler.cancel(PUSH_JOB);
+      else
+        await this.#scheduler.schedule(PUSH_JOB, PUSH_JOB, Math.min(...next.map((d) => d.nextAt)));
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #attempt(delivery: Outgoing): Promise<void> {
+    const config = loadConfig(this.#env);
+    const target = this.#store.config(delivery.configId);
+    const attempts = delivery.attempts + 1;
+    const at = Date.now();
+    let httpStatus: number | null = null;
+    let error: string | null = null;
+    let retryAfter: number | undefined;
+    const checked = checkUrl(delivery.url, { allowPrivate: config.webFetchAllowPrivate });
+    if (!target) error = "config deleted";
+    else if (!checked.ok) error = checked.reason;
+    else {
+      const headers: Record<string, string> = {
+        "content-type": delivery.contentType,
+        "user-agent": "a2a-edge-harness push",
+        "x-a2a-task-id": this.#taskId(),
+      };
+      if (target.token !== null) headers["x-a2a-notification-token"] = target.token;
+      if (target.authScheme !== null)
+        headers.authorization = `${target.authScheme} ${target.authCredentials ?? ""}`.trim();
+      try {
+        const response = await fetch(checked.url, {
+          method: "POST",
+          headers,
+          body: delivery.body,
+          redirect: "manual",
+          signal: AbortSignal.timeout(config.pushTimeoutMs),
+        });
+        httpStatus = response.status;
+        await response.body?.cancel();
+        if (response.status < 200 || response.status >= 300) {
+          error = `HTTP ${response.status}`;
+          retryAfter = retryAfterMs(response.headers.get("retry-after"));
+        }
+      } catch (cause) {
+        error =
+          cause instanceof Error && cause.name === "TimeoutError"
+            ? `no answer within ${config.pushTimeoutMs} ms`
+            : `could not connect: ${cause instanceof Error ? cause.message : String(cause)}`;
+      }
+    }
+    const permanent = error === "config deleted" || (error !== null && !checked.ok);
+    const givingUp = error !== null && (permanent || attempts >= config.pushMaxAttempts);
+    this.#store.record(delivery.seq, {
+      status: error === null ? "delivered" : givingUp ? "failed" : "pending",
+      attempts,
+      httpStatus,
+      error,
+      nextAt:
+        error === null || givingUp
+          ? at
+          : at + backoffMs(attempts, config.pushRetryBaseMs, retryAfter),
+      at,
+    });
+    if (error !== null)
+      log(givingUp ? "error" : "warn", givingUp ? "push gave up" : "push retry", {
+        taskId: this.#taskId(),
+        configId: delivery.configId,
+        seq: delivery.seq,
+        attempts,
+        error,
+      });
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * A task's push notification configs and its delivery queue, in the task object's SQLite. A
+ * delivery row is written in the same transaction as the status change it reports, so a change
+ * is never lost between the state and its notification; rows stay as the record of each attempt.
+ */
+import type { PushConfig, PushProtocol } from "./push-config.ts";
+
+/** Where a delivery stands. */
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+/** One notification to one config, and its attempts. */
+export interface Delivery {
+  seq: number;
+  configId: string;
+  url: string;
+  state: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+  firstAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  deliveredAt: number | null;
+  nextAt: number;
+}
+
+interface ConfigRow {
+  id: string;
+  url: string;
+  token: string | null;
+  auth_scheme: string | null;
+  auth_credentials: string | null;
+  protocol: string;
+  created_at: string;
+  [key: string]: SqlStorageValue;
+}
+
+interface DeliveryRow {
+  seq: number;
+  config_id: string;
+  url: string;
+  state: string;
+  body: string;
+  content_type: string;
+  status: string;
+  attempts: number;
+  next_at: number;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  first_attempt_at: number | null;
+  last_attempt_at: number | null;
+  delivered_at: number | null;
+  [key: string]: SqlStorageValue;
+}
+
+const toConfig = (row: ConfigRow): PushConfig => ({
+  id: row.id,
+  url: row.url,
+  token: row.token,
+  authScheme: row.auth_scheme,
+  authCredentials: row.auth_credentials,
+  protocol: row.protocol as PushProtocol,
+  createdAt: row.created_at,
+});
+
+const toDelivery = (row: DeliveryRow): Delivery => ({
+  seq: row.seq,
+  configId: row.config_id,
+  url: row.url,
+  state: row.state,
+  status: row.status as DeliveryStatus,
+  attempts: row.attempts,
+  lastStatus: row.last_status,
+  lastError: row.last_error,
+  createdAt: row.created_at,
+  firstAttemptAt: row.first_attempt_at,
+  lastAttemptAt: row.last_attempt_at,
+  deliveredAt: row.delivered_at,
+  nextAt: row.next_at,
+});
+
+/** A queued delivery with what to send. */
+export interface Outgoing extends Delivery {
+  body: string;
+  contentType: string;
+}
+
+/** Configs and deliveries of one task. */
+export class PushStore {
+  readonly #sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  configs(): PushConfig[] {
+    return this.#sql
+      .exec<ConfigRow>("SELECT * FROM push_configs ORDER BY created_at, id")
+      .toArray()
+      .map(toConfig);
+  }
+
+  config(id: string): PushConfig | null {
+    const row = this.#sql
+      .exec<ConfigRow>("SELECT * FROM push_configs WHERE id = ?", id)
+      .toArray()[0];
+    return row ? toConfig(row) : null;
+  }
+
+  /** Adds or replaces a config (a client may set one id again to change it). */
+  put(config: PushConfig): void {
+    this.#sql.exec(
+      `INSERT INTO push_configs (id, url, token, auth_scheme, auth_credentials, protocol, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET url = excluded.url, token = excluded.token,
+         auth_scheme = excluded.auth_scheme, auth_credentials = excluded.auth_credentials,
+         protocol = excluded.protocol`,
+      config.id,
+      config.url,
+      config.token,
+      config.authScheme,
+      config.authCredentials,
+      config.protocol,
+      config.createdAt,
+    );
+  }
+
+  /** Removes a config; its pending deliveries are dropped (recorded as failed). */
+  delete(id: string): void {
+    this.#sql.exec("DELETE FROM push_configs WHERE id = ?", id);
+    this.#sql.exec(
+      "UPDATE push_deliveries SET status = 'failed', last_error = 'config deleted' WHERE config_id = ? AND status = 'pending'",
+      id,
+    );
+  }
+
+  /** Queues one notification per config body (`bodies` maps a config id to its body). */
+  enqueue(
+    state: string,
+    items: Array<{ config: PushConfig; body: string; contentType: string }>,
+    now: number,
+  ): void {
+    for (const { config, body, contentType } of items) {
+      this.#sql.exec(
+        `INSERT INTO push_deliveries (config_id, url, state, body, content_type, status, attempts, next_at, created_at)
+         VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+        config.id,
+        config.url,
+        state,
+        body,
+        contentType,
+        now,
+        now,
+      );
+    }
+  }
+
+  /** The oldest pending delivery of each config (deliveries to one config go out in order). */
+  heads(): Outgoing[] {
+    return this.#sql
+      .exec<DeliveryRow>(
+        `SELECT * FROM push_deliveries WHERE seq IN
+           (SELECT MIN(seq) FROM push_deliveries WHERE status = 'pending' GROUP BY config_id)
+         ORDER BY seq`,
+      )
+      .toArray()
+      .map((row) => ({ ...toDelivery(row), body: row.body, contentType: row.content_type }));
+  }
+
+  /** Records an attempt's outcome. */
+  record(
+    seq: number,
+    outcome: {
+      status: DeliveryStatus;
+      attempts: number;
+      httpStatus: number | null;
+      error: string | null;
+      nextAt: number;
+      at: number;
+    },
+  ): void {
+    this.#sql.exec(
+      `UPDATE push_deliveries SET status = ?, attempts = ?, last_status = ?, last_error = ?, next_at = ?,
+         first_attempt_at = COALESCE(first_attempt_at, ?), last_attempt_at = ?,
+         delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END
+       WHERE seq = ?`,
+      outcome.status,
+      outcome.attempts,
+      outcome.httpStatus,
+      outcome.error,
+      outcome.nextAt,
+      outcome.at,
+      outcome.at,
+      outcome.status,
+      outcome.at,
+      seq,
+    );
+  }
+
+  /** Every delivery, oldest first (the record the owner and admins can read). */
+  deliveries(): Delivery[] {
+    return this.#sql
+      .exec<DeliveryRow>("SELECT * FROM push_deliveries ORDER BY seq")
+      .toArray()
+      .map(toDelivery);
+  }
+}

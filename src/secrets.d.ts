@@ -1,0 +1,14 @@
+/**
+ * Optional secrets, added to the generated `Env` (worker-configuration.d.ts). They are not in
+ * wrangler.toml's `secrets.required`, because a required secret that is unset fails a deploy.
+ */
+declare namespace Cloudflare {
+  interface Env {
+    /** One shared key accepted as the user `api-key`; setting it closes anonymous access. */
+    A2A_API_KEY?: string;
+    /** A key that acts as an admin (`admin-key`). */
+    ADMIN_API_KEY?: string;
+    /** Bearer token of the researcher's documentation MCP server (DOCS_MCP_URL). */
+    DOCS_MCP_TOKEN?: string;
+  }
+}
