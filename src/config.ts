@@ -59,6 +59,7 @@ const ConfigSchema = z.object({
   TOOLS_ENABLED: optionalString.transform((v) => (v === undefined || v === "all" ? null : list(v))),
   WEB_FETCH_ALLOW_PRIVATE: bool(false),
   PUSH_MAX_ATTEMPTS: int(8, 1),
+  WEBHOOK_REPLAY_WINDOW_SECONDS: int(300, 1),
   PUSH_RETRY_BASE_MS: int(1_000, 1),
   PUSH_TIMEOUT_MS: int(10_000, 100),
   VERIFY_BEFORE_COMPLETE: bool(true),
@@ -131,6 +132,8 @@ export interface Config {
   pushMaxAttempts: number;
   pushRetryBaseMs: number;
   pushTimeoutMs: number;
+  /** How far a generic webhook's X-Timestamp may be from now. */
+  webhookReplayWindowSeconds: number;
   verifyBeforeComplete: boolean;
   loopDetectionThreshold: number;
   compactOutputLines: number;
@@ -234,6 +237,7 @@ export function loadConfig(env: object): Config {
     pushMaxAttempts: v.PUSH_MAX_ATTEMPTS,
     pushRetryBaseMs: v.PUSH_RETRY_BASE_MS,
     pushTimeoutMs: v.PUSH_TIMEOUT_MS,
+    webhookReplayWindowSeconds: v.WEBHOOK_REPLAY_WINDOW_SECONDS,
     verifyBeforeComplete: v.VERIFY_BEFORE_COMPLETE,
     loopDetectionThreshold: v.LOOP_DETECTION_THRESHOLD,
     compactOutputLines: v.COMPACT_OUTPUT_LINES,

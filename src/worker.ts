@@ -16,7 +16,10 @@ import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
 import { corsFromConfig } from "./platform/cors.ts";
 import { deepHealth } from "./platform/health.ts";
 import { log, requestLogger } from "./platform/logging.ts";
-import { sweepExpired } from "./platform/retention.ts";
+import { RETENTION_CRON, sweepExpired } from "./platform/retention.ts";
+import { scheduleRoutes } from "./triggers/schedule-routes.ts";
+import { runSchedules } from "./triggers/schedules.ts";
+import { webhookRoutes } from "./triggers/webhook-routes.ts";
 
 export { ContextObject } from "./context/context-object.ts";
 export { TaskObject } from "./task/task-object.ts";
@@ -39,6 +42,8 @@ app.route("/", usageRoutes());
 app.route("/", sessionsRoutes());
 app.route("/", privacyRoutes());
 app.route("/", pushRoutes());
+app.route("/", scheduleRoutes());
+app.route("/", webhookRoutes());
 app.route("/", a2aRoutes());
 app.notFound((c) =>
   c.json(
@@ -59,8 +64,9 @@ app.onError((error, c) => {
 
 export default {
   fetch: app.fetch,
-  // The retention sweep (wrangler.toml [triggers]).
-  async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(sweepExpired(env).then(() => undefined));
+  // wrangler.toml [triggers]: every minute for SCHEDULES, daily for the retention sweep.
+  async scheduled(controller, env, ctx) {
+    if (controller.cron === RETENTION_CRON) ctx.waitUntil(sweepExpired(env).then(() => undefined));
+    else ctx.waitUntil(runSchedules(env, controller.scheduledTime).then(() => undefined));
   },
 } satisfies ExportedHandler<Env>;

@@ -16,12 +16,7 @@ import {
   StreamResponse,
   SubscribeToTaskRequest,
 } from "@a2a-js/sdk";
-import {
-  restStatusFor,
-  toRestErrorBody,
-  UnsupportedOperationError,
-  VersionNotSupportedError,
-} from "@a2a-js/sdk/errors";
+import { restStatusFor, toRestErrorBody, VersionNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import { z } from "zod";
 import { invalidParams, JsonRpcProtocolError, toLegacyErrorObject } from "./jsonrpc-errors.ts";

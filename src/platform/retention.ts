@@ -7,6 +7,9 @@ import { eraseContexts } from "../api/erase.ts";
 import { loadConfig } from "../config.ts";
 import { log } from "./logging.ts";
 
+/** The cron expression of the daily sweep (wrangler.toml [triggers]). */
+export const RETENTION_CRON = "23 3 * * *";
+
 const BATCH = 500;
 const TERMINAL = [
   "TASK_STATE_COMPLETED",

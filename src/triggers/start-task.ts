@@ -1,0 +1,83 @@
+/**
+ * Starts a task for a trigger (a webhook delivery, a scheduled tick) as its configured owner,
+ * through the same request handler as an A2A SendMessage, so the task is the same as any other:
+ * owned, indexed, budgeted, streamable, with an optional push target. The message id is derived
+ * from the trigger and its delivery or tick, so the same event always reaches the same task.
+ */
+import { Task as SdkTask, SendMessageRequest } from "@a2a-js/sdk";
+import { DurableRequestHandler } from "../a2a/request-handler.ts";
+import type { Task } from "../a2a/wire.ts";
+import { currentAgents } from "../agents/overrides.ts";
+import { getUser } from "../auth/users-store.ts";
+import { loadConfig } from "../config.ts";
+import { newTraceId } from "../platform/ids.ts";
+import type { TaskObject } from "../task/task-object.ts";
+import type { PushTarget } from "./trigger-config.ts";
+
+/** What to start. */
+export interface TriggerStart {
+  agent: string;
+  owner: string;
+  text: string;
+  messageId: string;
+  metadata: Record<string, unknown>;
+  push?: PushTarget;
+}
+
+/** Why a trigger could not start its task (a configuration problem, not the sender's). */
+export class TriggerSetupError extends Error {
+  override readonly name = "TriggerSetupError";
+}
+
+/** Checks that the owner can own tasks: an active user, or `anonymous` where that is allowed. */
+async function checkOwner(env: Env, owner: string): Promise<void> {
+  if (owner === "anonymous") {
+    if (loadConfig(env).allowAnonymous) return;
+    throw new TriggerSetupError("the owner is anonymous, but anonymous access is off");
+  }
+  const user = await getUser(env.DB, owner);
+  if (!user || user.disabledAt !== null)
+    throw new TriggerSetupError(`the owner ${owner} is not an active user`);
+}
+
+/** Starts (or, for a repeated event, finds) the task; returns it as it is now. */
+export async function startTriggeredTask(env: Env, start: TriggerStart): Promise<Task> {
+  if (!currentAgents().has(start.agent))
+    throw new TriggerSetupError(`there is no agent ${start.agent}`);
+  await checkOwner(env, start.owner);
+  const handler = new DurableRequestHandler({
+    tasks: env.TASKS as unknown as DurableObjectNamespace<TaskObject>,
+    db: env.DB,
+    agent: start.agent,
+    card: {},
+    owner: start.owner,
+    traceId: newTraceId(),
+    lastEventId: null,
+    protocol: start.push?.protocol ?? "1.0",
+    allowPrivateUrls: loadConfig(env).webFetchAllowPrivate,
+  });
+  const request = SendMessageRequest.fromJSON({
+    message: {
+      messageId: start.messageId,
+      role: "ROLE_USER",
+      parts: [{ text: start.text }],
+    },
+    configuration: {
+      returnImmediately: true,
+      ...(start.push
+        ? {
+            taskPushNotificationConfig: {
+              url: start.push.url,
+              ...(start.push.token ? { token: start.push.token } : {}),
+              ...(start.push.authentication ? { authentication: start.push.authentication } : {}),
+            },
+          }
+        : {}),
+    },
+    metadata: start.metadata,
+  });
+  const result = await handler.sendMessage(request);
+  if (!("id" in result) || !("status" in result))
+    throw new Error("the task did not start (a message came back)");
+  return SdkTask.toJSON(result as SdkTask) as Task;
+}

@@ -1,0 +1,334 @@
+/**
+ * Events in: webhooks that start tasks (GitHub and generic signatures, the replay window,
+ * redelivery, ping and event filters, a push target) and scheduled runs (firing on matching
+ * minutes only, once per tick under concurrent triggers, the schedules API).
+ */
+import {
+  createExecutionContext,
+  createScheduledController,
+  waitOnExecutionContext,
+} from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { signGeneric, signGithub } from "../../src/triggers/signatures.ts";
+import worker from "../../src/worker.ts";
+import { until } from "../helpers/a2a.ts";
+import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+
+type Task = {
+  id: string;
+  status: { state: string };
+  history?: Array<{ parts: Array<{ text?: string }> }>;
+  metadata?: Record<string, unknown>;
+};
+
+const SECRET = "whsec-test";
+
+async function setup() {
+  const owner = await newUser();
+  const hook = `gh-${crypto.randomUUID().slice(0, 6)}`;
+  const generic = `gen-${crypto.randomUUID().slice(0, 6)}`;
+  const pushHook = `wh-${crypto.randomUUID().slice(0, 8)}`;
+  const bindings = {
+    ...closedEnv,
+    HOOK_SECRET: SECRET,
+    WEBHOOKS: JSON.stringify({
+      [hook]: {
+        agent: "assistant",
+        owner: owner.id,
+        secret: "HOOK_SECRET",
+        signature: "github",
+        events: ["push"],
+        prompt:
+          "[[reply:noted]] {{$event}} to {{repository.full_name}} by {{pusher.name}}: {{head_commit.message}}",
+        push: { url: `${env.FAKE_PUSH_URL}/hooks/${pushHook}`, token: "from-webhook" },
+      },
+      [generic]: {
+        agent: "writer",
+        owner: owner.id,
+        secret: "HOOK_SECRET",
+        signature: "generic",
+        prompt: "[[reply:ticket seen]] Ticket {{ticket.id}}: {{ticket.title}}",
+      },
+      "no-secret": {
+        agent: "assistant",
+        owner: owner.id,
+        secret: "MISSING_SECRET",
+        prompt: "x",
+      },
+    }),
+  } as Env;
+  return { owner, hook, generic, pushHook, bindings };
+}
+
+const pushPayload = {
+  ref: "refs/heads/main",
+  repository: { full_name: "acme/widgets" },
+  pusher: { name: "octocat" },
+  head_commit: { message: "Fix the flux capacitor" },
+};
+
+async function github(
+  bindings: Env,
+  hook: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<Response> {
+  return callWorker(
+    `/webhooks/${hook}`,
+    { method: "POST", headers: { "content-type": "application/json", ...headers }, body },
+    bindings,
+  );
+}
+
+describe("webhooks", () => {
+  it("GitHub: a signed push starts one task; a redelivery gets the same task; bad signatures start none", async () => {
+    const { owner, hook, pushHook, bindings } = await setup();
+    const body = JSON.stringify(pushPayload);
+    const delivery = crypto.randomUUID();
+    const headers = {
+      "X-GitHub-Event": "push",
+      "X-GitHub-Delivery": delivery,
+      "X-Hub-Signature-256": await signGithub(SECRET, body),
+    };
+    const first = await github(bindings, hook, body, headers);
+    expect(first.status).toBe(202);
+    const started = (await first.json()) as {
+      taskId: string;
+      url: string;
+      redelivery: boolean;
+      state: string;
+    };
+    expect(started).toMatchObject({ redelivery: false });
+    expect(started.url).toBe(`http://harness.test/agents/assistant/tasks/${started.taskId}`);
+
+    const again = await github(bindings, hook, body, headers);
+    expect(again.status).toBe(202);
+    expect(await again.json()).toMatchObject({ taskId: started.taskId, redelivery: true });
+
+    // The task is the owner's, with the prompt rendered from the payload.
+    const task = await until(
+      async () =>
+        (await rpcAs<{ id: string } & Task>(owner.token, "GetTask", { id: started.taskId })).body
+          .result as Task,
+      (t) => t?.status.state === "TASK_STATE_COMPLETED",
+    );
+    expect(task.history?.[0]?.parts[0]?.text).toBe(
+      "[[reply:noted]] push to acme/widgets by octocat: Fix the flux capacitor",
+    );
+    expect(task.metadata?.request).toMatchObject({
+      trigger: { kind: "webhook", name: hook, deliveryId: delivery, event: "push" },
+    });
+    // Its push target heard the end.
+    const pushed = await until(
+      async () =>
+        (await (await fetch(`${env.FAKE_PUSH_URL}/received/${pushHook}`)).json()) as Array<{
+          body: string;
+          headers: Record<string, string>;
+        }>,
+      (r) => r.some((x) => x.body.includes("TASK_STATE_COMPLETED")),
+    );
+    expect(pushed.at(-1)?.headers["x-a2a-notification-token"]).toBe("from-webhook");
+
+    // Bad, missing, or made with another secret: 401 and no task.
+    const before = await rpcAs<{ tasks: unknown[] }>(owner.token, "ListTasks", {});
+    const other = JSON.stringify({ ...pushPayload, ref: "refs/heads/dev" });
+    for (const signature of [
+      undefined,
+      "sha256=00",
+      await signGithub("wrong-secret", other),
+      await signGithub(SECRET, body), // signs a different body
+    ]) {
+      const refused = await github(bindings, hook, other, {
+        "X-GitHub-Event": "push",
+        "X-GitHub-Delivery": crypto.randomUUID(),
+        ...(signature ? { "X-Hub-Signature-256": signature } : {}),
+      });
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({
+        error: {
+          code: 401,
+          status: "UNAUTHENTICATED",
+          message: "Unauthorized: the signature does not match",
+        },
+      });
+    }
+    const after = await rpcAs<{ tasks: unknown[] }>(owner.token, "ListTasks", {});
+    expect(after.body.result?.tasks.length).toBe(before.body.result?.tasks.length);
+
+    // ping and events outside the list are acknowledged without a task.
+    const ping = await github(bindings, hook, "{}", {
+      "X-GitHub-Event": "ping",
+      "X-Hub-Signature-256": await signGithub(SECRET, "{}"),
+    });
+    expect(await ping.json()).toMatchObject({ ok: true, pong: true });
+    const issue = await github(bindings, hook, "{}", {
+      "X-GitHub-Event": "issues",
+      "X-Hub-Signature-256": await signGithub(SECRET, "{}"),
+    });
+    expect(issue.status).toBe(200);
+    expect(await issue.json()).toMatchObject({ ignored: expect.stringContaining("issues") });
+  });
+
+  it("generic: X-Signature over timestamp and body, inside the replay window; Idempotency-Key or the body's hash dedupes", async () => {
+    const { owner, generic, bindings } = await setup();
+    const body = JSON.stringify({ ticket: { id: 42, title: "Printer on fire" } });
+    const send = async (timestamp: number, signature: string, extra: Record<string, string> = {}) =>
+      callWorker(
+        `/webhooks/${generic}`,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "X-Timestamp": String(timestamp),
+            "X-Signature": signature,
+            ...extra,
+          },
+          body,
+        },
+        bindings,
+      );
+    const now = Math.floor(Date.now() / 1000);
+    const ok = await send(now, await signGeneric(SECRET, body, now));
+    expect(ok.status).toBe(202);
+    const { taskId } = (await ok.json()) as { taskId: string };
+    // The same body again (no delivery id): its hash names the same delivery.
+    const same = await send(now + 1, await signGeneric(SECRET, body, now + 1));
+    expect(await same.json()).toMatchObject({ taskId, redelivery: true });
+    // Idempotency-Key: two keys, two tasks; each key repeated, one.
+    const a = (await (
+      await send(now, await signGeneric(SECRET, body, now), { "Idempotency-Key": "key-a" })
+    ).json()) as { taskId: string; redelivery: boolean };
+    const a2 = (await (
+      await send(now, await signGeneric(SECRET, body, now), { "Idempotency-Key": "key-a" })
+    ).json()) as { taskId: string; redelivery: boolean };
+    expect(a.taskId).not.toBe(taskId);
+    expect(a2).toMatchObject({ taskId: a.taskId, redelivery: true });
+    // Outside the 300 s window (old or future), signed correctly: 401.
+    for (const t of [now - 301, now + 301]) {
+      const stale = await send(t, await signGeneric(SECRET, body, t));
+      expect(stale.status).toBe(401);
+    }
+    // Signed for another timestamp than the one sent: 401.
+    expect((await send(now, await signGeneric(SECRET, body, now - 5))).status).toBe(401);
+    const task = await until(
+      async () =>
+        (await rpcAs<Task>(owner.token, "GetTask", { id: taskId }, "/agents/writer/")).body
+          .result as Task,
+      (t) => t?.status.state === "TASK_STATE_COMPLETED",
+    );
+    expect(task.history?.[0]?.parts[0]?.text).toBe(
+      "[[reply:ticket seen]] Ticket 42: Printer on fire",
+    );
+  });
+
+  it("answers an unknown webhook 404 and one without its secret 503", async () => {
+    const { bindings } = await setup();
+    const unknown = await callWorker(
+      "/webhooks/nope",
+      { method: "POST", body: "{}", headers: { "content-type": "application/json" } },
+      bindings,
+    );
+    expect(unknown.status).toBe(404);
+    const noSecret = await callWorker(
+      "/webhooks/no-secret",
+      { method: "POST", body: "{}", headers: { "content-type": "application/json" } },
+      bindings,
+    );
+    expect(noSecret.status).toBe(503);
+    expect(await noSecret.text()).toContain("its secret is not configured");
+  });
+});
+
+describe("scheduled runs", () => {
+  async function fire(bindings: Env, at: Date): Promise<void> {
+    const ctx = createExecutionContext();
+    await worker.scheduled(
+      createScheduledController({ cron: "* * * * *", scheduledTime: at.getTime() }),
+      bindings,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+  }
+
+  it("starts a task on matching minutes only, once per tick however many times the trigger fires", async () => {
+    const owner = await newUser();
+    const other = await newUser();
+    const name = `daily-${crypto.randomUUID().slice(0, 6)}`;
+    const bindings = {
+      ...closedEnv,
+      SCHEDULES: JSON.stringify({
+        [name]: {
+          cron: "30 9 * * 1-5",
+          agent: "assistant",
+          owner: owner.id,
+          prompt: "[[reply:report sent]] Morning report for {{$time}}",
+        },
+      }),
+    } as Env;
+    // Monday 2026-11-23 09:30:07 UTC (the event's time has seconds; the tick is the minute).
+    const monday = new Date("2026-11-23T09:30:07Z");
+    await Promise.all([fire(bindings, monday), fire(bindings, monday), fire(bindings, monday)]);
+    // Not matching: 09:31, and Sunday 09:30.
+    await fire(bindings, new Date("2026-11-23T09:31:00Z"));
+    await fire(bindings, new Date("2026-11-22T09:30:00Z"));
+    const { results } = await env.DB.prepare(
+      "SELECT tick, task_id FROM schedule_runs WHERE schedule = ?",
+    )
+      .bind(name)
+      .all<{ tick: string; task_id: string }>();
+    expect(results.map((r) => r.tick)).toEqual(["2026-11-23T09:30:00.000Z"]);
+    const taskId = results[0]?.task_id as string;
+    const task = await until(
+      async () => (await rpcAs<Task>(owner.token, "GetTask", { id: taskId })).body.result as Task,
+      (t) => t?.status.state === "TASK_STATE_COMPLETED",
+    );
+    expect(task.history?.[0]?.parts[0]?.text).toBe(
+      "[[reply:report sent]] Morning report for 2026-11-23T09:30:00.000Z",
+    );
+    const tasks = await rpcAs<{ tasks: Task[] }>(owner.token, "ListTasks", {});
+    expect(tasks.body.result?.tasks.filter((t) => t.id === taskId)).toHaveLength(1);
+    expect(tasks.body.result?.tasks).toHaveLength(1);
+
+    // The owner sees the schedule with its last run and the next one; another user sees none.
+    const listed = (await (
+      await callWorker(
+        "/api/schedules",
+        { headers: { Authorization: `Bearer ${owner.token}` } },
+        bindings,
+      )
+    ).json()) as {
+      schedules: Array<{ name: string; nextRun: string; lastRuns: Array<Record<string, unknown>> }>;
+    };
+    expect(listed.schedules).toHaveLength(1);
+    expect(listed.schedules[0]).toMatchObject({
+      name,
+      cron: "30 9 * * 1-5",
+      lastRuns: [{ tick: "2026-11-23T09:30:00.000Z", taskId, state: "TASK_STATE_COMPLETED" }],
+    });
+    expect(listed.schedules[0]?.nextRun).toMatch(/T09:30:00/);
+    const theirs = (await (
+      await callWorker(
+        "/api/schedules",
+        { headers: { Authorization: `Bearer ${other.token}` } },
+        bindings,
+      )
+    ).json()) as { schedules: unknown[] };
+    expect(theirs.schedules).toEqual([]);
+  });
+
+  it("records a run whose owner is not an active user, without a task", async () => {
+    const name = `broken-${crypto.randomUUID().slice(0, 6)}`;
+    const bindings = {
+      ...closedEnv,
+      SCHEDULES: JSON.stringify({
+        [name]: { cron: "* * * * *", agent: "assistant", owner: "nobody-here", prompt: "x" },
+      }),
+    } as Env;
+    await fire(bindings, new Date("2026-11-24T10:00:00Z"));
+    const row = await env.DB.prepare("SELECT task_id, error FROM schedule_runs WHERE schedule = ?")
+      .bind(name)
+      .first<{ task_id: string | null; error: string }>();
+    expect(row).toEqual({ task_id: null, error: "the owner nobody-here is not an active user" });
+  });
+});
