@@ -6,7 +6,8 @@
  * private (RFC 1918, CGNAT, IPv6 ULA), link-local, unspecified, multicast, broadcast, reserved or
  * documentation ranges, IPv4 written in decimal/octal/hex forms or inside IPv6 (mapped,
  * compatible, NAT64, 6to4), `localhost` and `*.localhost`, local-only suffixes (`.local`,
- * `.internal`, `.localdomain`, `.home.arpa`) and the cloud metadata names.
+ * `.internal`, `.localdomain`, `.home.arpa`) and the cloud metadata names. The cloud metadata
+ * address and names are refused even with `allowPrivate`.
  * `checkRedirect` applies the same policy to every redirect hop (web_fetch follows at most 5).
  *
  * Limits, stated plainly: a Worker cannot resolve DNS before it fetches, so a public name that
@@ -69,8 +70,11 @@ export function checkUrl(url: string, options: UrlPolicy): UrlCheck {
   if (parsed.username !== "" || parsed.password !== "") {
     return refuse("URLs with credentials (user:password@) are refused");
   }
-  if (options.allowPrivate) return { ok: true, url: parsed };
   const problem = hostProblem(parsed.hostname);
+  // Cloud metadata is refused even where private hosts are allowed (they are for local testing).
+  if (problem !== null && /metadata/.test(problem))
+    return refuse(`${parsed.hostname} is ${problem}; it is never fetched`);
+  if (options.allowPrivate) return { ok: true, url: parsed };
   return problem ? refuse(`${parsed.hostname} is ${problem}; ${hint}`) : { ok: true, url: parsed };
 }
 

@@ -67,7 +67,7 @@ describe("agent cards and pinned URLs", () => {
           { url: "http://harness.test/agents/writer/", transport: "JSONRPC" },
           { url: "http://harness.test/agents/writer/", transport: "HTTP+JSON" },
         ],
-        capabilities: { streaming: true, pushNotifications: false },
+        capabilities: { streaming: true, pushNotifications: true },
       });
       expect(card).not.toHaveProperty("supportedInterfaces");
     }

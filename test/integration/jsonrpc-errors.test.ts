@@ -145,19 +145,20 @@ describe("JSON-RPC errors", () => {
     expect(errorInfoReason(response)).toBe("TASK_NOT_CANCELABLE");
   });
 
-  it("-32003 for push notification configs (not supported by this agent)", async () => {
+  it("push notification configs: -32001 for an unknown task, -32602 for a bad config", async () => {
     expect(
-      (await rpc("CreateTaskPushNotificationConfig", { taskId: "t", url: "https://x" })).error
-        ?.code,
-    ).toBe(-32003);
+      (await rpc("CreateTaskPushNotificationConfig", { taskId: "t", url: "https://x.example/" }))
+        .error?.code,
+    ).toBe(-32001);
     expect((await rpc("ListTaskPushNotificationConfigs", { taskId: "t" })).error?.code).toBe(
-      -32003,
+      -32001,
     );
     const inline = await rpc("SendMessage", {
       message: userMessage("hi"),
-      configuration: { taskPushNotificationConfig: { url: "https://x.example/hook" } },
+      configuration: { taskPushNotificationConfig: { url: "not a url" } },
     });
-    expect(inline.error?.code).toBe(-32003);
+    expect(inline.error?.code).toBe(-32602);
+    expect(inline.error?.message).toContain("not a valid absolute URL");
   });
 
   it("-32004 UnsupportedOperation: subscribing to or messaging a finished task, extended card", async () => {

@@ -150,9 +150,8 @@ describe("HTTP+JSON binding, v1.0", () => {
       },
     });
     const push = await rest("POST", "/tasks/abc/pushNotificationConfigs", { url: "https://x" });
-    expect(push.body).toMatchObject({
-      error: { details: [{ reason: "PUSH_NOTIFICATION_NOT_SUPPORTED" }] },
-    });
+    expect(push.status).toBe(404);
+    expect(push.body).toMatchObject({ error: { details: [{ reason: "TASK_NOT_FOUND" }] } });
     const noVersion = await rest("GET", "/tasks/abc", undefined, {});
     expect(noVersion.status).toBe(400);
     expect(noVersion.body).toMatchObject({

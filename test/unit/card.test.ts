@@ -41,7 +41,7 @@ describe("agent card", () => {
         { url: "https://h/agents/demo/", protocolBinding: "JSONRPC", protocolVersion: "0.3" },
         { url: "https://h/agents/demo/", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
       ],
-      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+      capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
       iconUrl: "https://example.com/icon.png",
     });
     expect(card.skills).toEqual([

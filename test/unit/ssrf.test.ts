@@ -32,11 +32,7 @@ const BLOCKED: Array<[string, RegExp]> = [
   ["http://[fd12:3456::1]/", /unique local/],
   // link-local and metadata
   ["http://169.254.1.1/", /link-local/],
-  ["http://169.254.169.254/latest/meta-data/", /metadata address/],
   ["http://[fe80::1]/", /link-local/],
-  ["http://metadata.google.internal/computeMetadata/v1/", /metadata name/],
-  ["http://metadata/", /metadata name/],
-  ["http://instance-data/", /metadata name/],
   ["http://printer.local/", /local-only/],
   // unspecified, multicast, reserved, broadcast
   ["http://0.0.0.0/", /unspecified/],
@@ -52,7 +48,6 @@ const BLOCKED: Array<[string, RegExp]> = [
   ["http://[::ffff:127.0.0.1]/", /IPv6 form of a loopback/],
   ["http://[::ffff:7f00:1]/", /IPv6 form of a loopback/],
   ["http://[::ffff:10.1.2.3]/", /IPv6 form of a private/],
-  ["http://[::ffff:169.254.169.254]/", /IPv6 form of the cloud metadata/],
   ["http://[::127.0.0.1]/", /IPv6 form of a loopback/],
   ["http://[64:ff9b::a00:1]/", /IPv6 form of a private/],
   ["http://[2002:7f00:1::]/", /IPv6 form of a loopback/],
@@ -68,6 +63,12 @@ const REFUSED_ALWAYS: Array<[string, RegExp]> = [
   ["https://user@example.com/", /credentials/],
   ["not a url", /not a valid absolute URL/],
   ["/relative/path", /not a valid absolute URL/],
+  // Cloud metadata is never reached, not even with private hosts allowed (local testing).
+  ["http://169.254.169.254/latest/meta-data/", /metadata address/],
+  ["http://metadata.google.internal/computeMetadata/v1/", /metadata name/],
+  ["http://metadata/", /metadata name/],
+  ["http://instance-data/", /metadata name/],
+  ["http://[::ffff:169.254.169.254]/", /IPv6 form of the cloud metadata/],
 ];
 
 const ALLOWED = [
