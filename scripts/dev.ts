@@ -75,6 +75,8 @@ const child = spawn(
   wrangler,
   [
     "dev",
+    // GET /__scheduled?cron=... runs the cron handler (SCHEDULES, the retention sweep) on demand.
+    "--test-scheduled",
     "--var",
     "SCRIPTED_MODEL:auto",
     "--var",

@@ -33,40 +33,69 @@ export class PushSender {
   readonly #scheduler: Scheduler;
   readonly #env: Env;
   readonly #taskId: () => string;
-  #running = false;
+  readonly #background: (work: Promise<void>) => void;
+  #inFlight: Promise<void> | null = null;
+  #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(store: PushStore, scheduler: Scheduler, env: Env, taskId: () => string) {
+  constructor(
+    store: PushStore,
+    scheduler: Scheduler,
+    env: Env,
+    taskId: () => string,
+    background: (work: Promise<void>) => void,
+  ) {
     this.#store = store;
     this.#scheduler = scheduler;
     this.#env = env;
     this.#taskId = taskId;
+    this.#background = background;
   }
 
-  /** Asks the alarm to send soon (after a new notification was queued). */
+  /**
+   * After a notification was queued: the schedule entry is the durable path (the alarm sends it
+   * even if this instance dies); sending at once is the fast one, so a long model turn holding
+   * the alarm does not hold notifications back.
+   */
   async wake(): Promise<void> {
     const entry = this.#scheduler.get(PUSH_JOB);
     if (!entry || entry.dueAt > Date.now())
       await this.#scheduler.schedule(PUSH_JOB, PUSH_JOB, Date.now());
+    this.#background(this.deliverDue());
   }
 
   /** Sends every due notification (one config's in order), then schedules the next attempt. */
-  async deliverDue(): Promise<void> {
-    if (this.#running) return;
-    this.#running = true;
-    try {
-      for (;;) {
-        const now = Date.now();
-        const due = this.#store.heads().filter((d) => d.nextAt <= now);
-        if (due.length === 0) break;
-        await Promise.all(due.map((d) => this.#attempt(d)));
-      }
-      const next = this.#store.heads();
-      if (next.length === 0) await this.#scheduler.cancel(PUSH_JOB);
-      else
-        await this.#scheduler.schedule(PUSH_JOB, PUSH_JOB, Math.min(...next.map((d) => d.nextAt)));
-    } finally {
-      this.#running = false;
+  deliverDue(): Promise<void> {
+    // One run at a time; a caller arriving meanwhile waits for that run (which reschedules).
+    this.#inFlight ??= this.#run().finally(() => {
+      this.#inFlight = null;
+    });
+    return this.#inFlight;
+  }
+
+  async #run(): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      const due = this.#store.heads().filter((d) => d.nextAt <= now);
+      if (due.length === 0) break;
+      await Promise.all(due.map((d) => this.#attempt(d)));
     }
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    const next = this.#store.heads();
+    if (next.length === 0) {
+      await this.#scheduler.cancel(PUSH_JOB);
+      return;
+    }
+    const dueAt = Math.min(...next.map((d) => d.nextAt));
+    await this.#scheduler.schedule(PUSH_JOB, PUSH_JOB, dueAt);
+    // The fast path again: a timer while this instance lives; the alarm if it does not.
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = null;
+        this.#background(this.deliverDue());
+      },
+      Math.max(0, dueAt - Date.now()),
+    );
   }
 
   async #attempt(delivery: Outgoing): Promise<void> {

@@ -81,6 +81,7 @@ export class TaskRuntime {
       this.scheduler,
       env,
       () => this.store.record?.id ?? "",
+      (work) => this.#background(work),
     );
     this.log.subscribe((entry) => this.subscribers.broadcast(entry));
   }

@@ -1,0 +1,245 @@
+/**
+ * Events in and out under `wrangler dev`: the official SDK client (v1.0 and v0.3) registering
+ * push notification configs that a local receiver fails at first, a signed GitHub webhook
+ * starting a task that reports to its push target, and a scheduled run fired through wrangler's
+ * `/__scheduled` endpoint (twice, one task).
+ */
+
+import { createHmac } from "node:crypto";
+import { TaskPushNotificationConfig } from "@a2a-js/sdk";
+import {
+  ClientFactory,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from "@a2a-js/sdk/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeModel } from "../fake-model/server.ts";
+import { type FakePushReceiver, startFakePush } from "../fake-push/server.ts";
+import { asTask, textRequest } from "./client.ts";
+import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+
+let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let receiver: FakePushReceiver;
+let server: DevServer;
+const SECRET = "e2e-webhook-secret";
+/** GitHub's X-Hub-Signature-256 of a body. */
+const signGithub = (secret: string, body: string) =>
+  `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+
+async function until<T>(read: () => T | Promise<T>, done: (v: T) => boolean, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  fake = await startFakeModel({ port: 0 });
+  receiver = await startFakePush();
+  server = await startDevServer({
+    port: await freePort(),
+    vars: {
+      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: "e2e-key",
+      WEB_FETCH_ALLOW_PRIVATE: "true",
+      PUSH_RETRY_BASE_MS: "200",
+      HOOK_SECRET: SECRET,
+      WEBHOOKS: JSON.stringify({
+        github: {
+          agent: "assistant",
+          owner: "anonymous",
+          secret: "HOOK_SECRET",
+          events: ["push"],
+          prompt:
+            "[[reply:Reviewed.]] Review the push to {{repository.full_name}}: {{head_commit.message}}",
+          push: { url: `${receiver.url}/hooks/from-webhook`, token: "wh-token" },
+        },
+      }),
+      SCHEDULES: JSON.stringify({
+        minutely: {
+          cron: "* * * * *",
+          agent: "writer",
+          owner: "anonymous",
+          prompt: "[[reply:Digest written.]] Write the digest for {{$time}}",
+          push: { url: `${receiver.url}/hooks/from-schedule`, protocol: "0.3" },
+        },
+      }),
+    },
+  });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+  await fake?.close();
+});
+
+const control = (name: string, fail: number) =>
+  fetch(`${receiver.url}/control/${name}`, { method: "POST", body: JSON.stringify({ fail }) });
+
+describe("push notifications with the SDK client", () => {
+  it("v1.0: an inline config and one added while working; a failing receiver is retried in order", async () => {
+    await control("sdk-v1", 2);
+    const slow = await fetch(`${fake.url}/_scripted/scenarios`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        id: "e2e-push-slow",
+        turns: [
+          { text: "A slow answer, streamed one piece at a time.", delayMs: 40, chunkSize: 2 },
+        ],
+      }),
+    });
+    expect(slow.status).toBe(201);
+    const client = await new ClientFactory().createFromUrl(`${server.url}/agents/assistant/`);
+    const started = Date.now();
+    const task = asTask(
+      await client.sendMessage(
+        textRequest("[[scenario:e2e-push-slow]] go", {
+          returnImmediately: true,
+          taskPushNotificationConfig: {
+            url: `${receiver.url}/hooks/sdk-v1`,
+            token: "sdk-token",
+            authentication: { scheme: "Bearer", credentials: "sdk-cred" },
+          },
+        }),
+      ),
+    );
+    const added = await client.createTaskPushNotificationConfig(
+      TaskPushNotificationConfig.fromJSON({
+        taskId: task.id,
+        url: `${receiver.url}/hooks/sdk-v1-b`,
+      }),
+    );
+    expect(added.id).not.toBe("");
+    const listed = await client.listTaskPushNotificationConfig({
+      tenant: "",
+      taskId: task.id,
+      pageSize: 0,
+      pageToken: "",
+    });
+    expect(listed.configs.map((c) => c.url)).toEqual([
+      `${receiver.url}/hooks/sdk-v1`,
+      `${receiver.url}/hooks/sdk-v1-b`,
+    ]);
+    const got = await until(
+      () => receiver.received("sdk-v1"),
+      (r) => r.some((x) => x.status === 200 && x.body.includes("TASK_STATE_COMPLETED")),
+    );
+    expect(got.map((r) => r.status)).toEqual([503, 503, 200, 200]);
+    expect(got.map((r) => r.headers.authorization)).toEqual(Array(4).fill("Bearer sdk-cred"));
+    expect(got.map((r) => r.headers["x-a2a-notification-token"])).toEqual(
+      Array(4).fill("sdk-token"),
+    );
+    expect(JSON.parse(got[3]?.body ?? "{}")).toMatchObject({
+      task: { id: task.id, status: { state: "TASK_STATE_COMPLETED" } },
+    });
+    // The second config was added while the task worked: it hears the end.
+    const second = await until(
+      () => receiver.received("sdk-v1-b"),
+      (r) => r.length > 0,
+    );
+    expect(JSON.parse(second.at(-1)?.body ?? "{}")).toMatchObject({
+      task: { status: { state: "TASK_STATE_COMPLETED" } },
+    });
+    const record = (await (await fetch(`${server.url}/api/tasks/${task.id}/push`)).json()) as {
+      deliveries: Array<{ state: string; status: string; attempts: number }>;
+    };
+    expect(record.deliveries.filter((d) => d.status !== "delivered")).toEqual([]);
+    console.log(
+      JSON.stringify({
+        msg: "e2e push timings",
+        sinceSendMs: got.map((r) => r.at - started),
+        attempts: record.deliveries.map((d) => [d.state, d.attempts]),
+      }),
+    );
+    await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: added.id });
+  });
+
+  it("v0.3: a legacy client's inline config gets the v0.3 Task", async () => {
+    const legacyCompat = { enabled: true };
+    const client = await new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ legacyCompat })],
+      cardResolver: new DefaultAgentCardResolver({
+        legacyCompat,
+        fetchImpl: (url: string | URL | Request) => fetch(url),
+      }),
+    }).createFromUrl(`${server.url}/agents/writer/`);
+    const task = asTask(
+      await client.sendMessage(
+        textRequest("[[reply:Old but gold.]] hi", {
+          taskPushNotificationConfig: { url: `${receiver.url}/hooks/sdk-v03`, token: "t03" },
+        }),
+      ),
+    );
+    const got = await until(
+      () => receiver.received("sdk-v03"),
+      (r) => r.some((x) => x.body.includes('"completed"')),
+    );
+    const last = JSON.parse(got.at(-1)?.body ?? "{}") as Record<string, unknown>;
+    expect(last).toMatchObject({ kind: "task", id: task.id, status: { state: "completed" } });
+    expect(got.at(-1)?.headers["content-type"]).toBe("application/json");
+    expect(got.at(-1)?.headers["x-a2a-notification-token"]).toBe("t03");
+  });
+});
+
+describe("triggers", () => {
+  it("a signed GitHub webhook starts one task (redelivery included) that reports to its push target", async () => {
+    const body = JSON.stringify({
+      repository: { full_name: "acme/widgets" },
+      head_commit: { message: "Add the thing" },
+    });
+    const headers = {
+      "content-type": "application/json",
+      "X-GitHub-Event": "push",
+      "X-GitHub-Delivery": "e2e-delivery-1",
+      "X-Hub-Signature-256": signGithub(SECRET, body),
+    };
+    const first = await fetch(`${server.url}/webhooks/github`, { method: "POST", headers, body });
+    expect(first.status).toBe(202);
+    const { taskId, url } = (await first.json()) as { taskId: string; url: string };
+    const again = await fetch(`${server.url}/webhooks/github`, { method: "POST", headers, body });
+    expect(await again.json()).toMatchObject({ taskId, redelivery: true });
+    const unsigned = await fetch(`${server.url}/webhooks/github`, {
+      method: "POST",
+      headers: { ...headers, "X-Hub-Signature-256": "sha256=bad" },
+      body,
+    });
+    expect(unsigned.status).toBe(401);
+    const got = await until(
+      () => receiver.received("from-webhook"),
+      (r) => r.some((x) => x.body.includes("TASK_STATE_COMPLETED")),
+    );
+    expect(got.at(-1)?.headers["x-a2a-notification-token"]).toBe("wh-token");
+    const task = (await (await fetch(url, { headers: { "A2A-Version": "1.0" } })).json()) as {
+      history: Array<{ parts: Array<{ text: string }> }>;
+    };
+    expect(task.history[0]?.parts[0]?.text).toBe(
+      "[[reply:Reviewed.]] Review the push to acme/widgets: Add the thing",
+    );
+  });
+
+  it("a scheduled run fires through /__scheduled once per tick", async () => {
+    const fire = () => fetch(`${server.url}/__scheduled?cron=*+*+*+*+*`);
+    const [a, b] = await Promise.all([fire(), fire()]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const listed = await until(
+      async () =>
+        (await (await fetch(`${server.url}/api/schedules`)).json()) as {
+          schedules: Array<{ name: string; lastRuns: Array<{ taskId: string; state: string }> }>;
+        },
+      (v) => v.schedules[0]?.lastRuns[0]?.state === "TASK_STATE_COMPLETED",
+    );
+    // Two fires in one minute: one run (a fire in the next minute would be a second tick).
+    const runs = listed.schedules[0]?.lastRuns ?? [];
+    expect(runs.length === 1 || new Set(runs.map((r) => r.taskId)).size === runs.length).toBe(true);
+    const got = await until(
+      () => receiver.received("from-schedule"),
+      (r) => r.some((x) => x.body.includes('"completed"')),
+    );
+    expect(JSON.parse(got.at(-1)?.body ?? "{}")).toMatchObject({ kind: "task" });
+  });
+});
