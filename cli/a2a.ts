@@ -1,0 +1,233 @@
+/**
+ * `npm run a2a -- <command>` (or the `a2a` bin): a command-line A2A client for this harness and
+ * any other A2A agent, v1.0 or v0.3, built on the official @a2a-js/sdk client.
+ *
+ *   card <agent|url>                 the agent's card
+ *   send <agent|url> <text...>       one message, waits for the answer
+ *   stream <agent|url> <text...>     one message, shows the work live
+ *   get <agent|url> <taskId>         a task: state, answer, question
+ *   cancel <agent|url> <taskId>      cancels a task
+ *   tasks <agent|url>                your tasks (v1.0 agents)
+ *   chat <agent|url>                 a conversation; answers input-required questions inline
+ *
+ * Options: --url (this harness; default http://127.0.0.1:8787), --token (or A2A_TOKEN),
+ * --json (machine output), --context <id>, --task <id> (continue a task), --history <n>,
+ * --state <state>, --limit <n>.
+ */
+import { parseArgs } from "node:util";
+import { ListTasksRequest, Task as SdkTask } from "@a2a-js/sdk";
+import { chat } from "./chat.ts";
+import { type Out, stateName, TaskView } from "./render.ts";
+import { Spinner } from "./spinner.ts";
+import { stdout, streamTo, taskJson, textRequest } from "./stream.ts";
+import { agentUrl, cardJson, clientFor, DEFAULT_URL, fetchCard } from "./target.ts";
+
+type Json = Record<string, unknown>;
+
+const USAGE = `usage: a2a <command> [options]
+
+  card <agent|url>               show an agent's card
+  send <agent|url> <text...>     send a message and wait for the answer
+  stream <agent|url> <text...>   send a message and watch the work live
+  get <agent|url> <taskId>       show a task
+  cancel <agent|url> <taskId>    cancel a task
+  tasks <agent|url>              list your tasks (--context, --state, --limit)
+  chat <agent|url>               talk in one conversation (Ctrl-D to leave)
+
+  <agent> is an agent of this harness (assistant, writer...) or any agent's URL.
+
+options:
+  --url <url>       the harness (default ${DEFAULT_URL})
+  --token <token>   bearer token (default: $A2A_TOKEN)
+  --json            print JSON (one object, or one event per line for stream)
+  --context <id>    continue a conversation
+  --task <id>       answer a task that waits for input
+  --history <n>     messages of history to show with get
+`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    url: { type: "string", default: process.env.A2A_URL ?? DEFAULT_URL },
+    token: { type: "string", default: process.env.A2A_TOKEN },
+    json: { type: "boolean", default: false },
+    context: { type: "string" },
+    task: { type: "string" },
+    history: { type: "string" },
+    state: { type: "string" },
+    limit: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+const out: Out = stdout;
+const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+function exitCodeFor(state: string): number {
+  if (state === "completed") return 0;
+  if (state === "input-required" || state === "auth-required") return 3;
+  return state === "canceled" ? 4 : 1;
+}
+
+async function main(): Promise<number> {
+  const [command, target, ...rest] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(USAGE);
+    return command ? 0 : 2;
+  }
+  if (!target) throw new Error(`${command} needs an agent name or URL\n\n${USAGE}`);
+  const url = agentUrl(target, values.url);
+  const token = values.token || undefined;
+  if (command === "card") {
+    const card = cardJson(await fetchCard(url, token));
+    if (values.json) printJson(card);
+    else printCard(card);
+    return 0;
+  }
+  const { client, version } = await clientFor(url, token);
+  switch (command) {
+    case "send":
+    case "stream": {
+      const text = rest.join(" ");
+      if (!text) throw new Error(`${command} needs the message text`);
+      const request = textRequest(text, {
+        ...(values.context ? { contextId: values.context } : {}),
+        ...(values.task ? { taskId: values.task } : {}),
+        blocking: true,
+      });
+      if (command === "stream") {
+        const view = await streamTo(client, request, values.json);
+        if (!values.json) hint(view);
+        return exitCodeFor(view.state);
+      }
+      const spinner = new Spinner(() => !values.json);
+      spinner.resume("working");
+      const result = await client.sendMessage(request).finally(() => spinner.stop());
+      const task = taskJson(result);
+      if (values.json) printJson(task);
+      const view = new TaskView(values.json ? { write: () => {}, color: false } : out);
+      view.task(task);
+      if (!values.json) {
+        view.end();
+        hint(view);
+      }
+      return exitCodeFor(view.state);
+    }
+    case "get": {
+      const id = rest[0];
+      if (!id) throw new Error("get needs a task id");
+      const task = SdkTask.toJSON(
+        await client.getTask({
+          tenant: "",
+          id,
+          ...(values.history !== undefined ? { historyLength: Number(values.history) } : {}),
+        }),
+      ) as Json;
+      if (values.json) printJson(task);
+      else {
+        const view = new TaskView(out);
+        out.write(`task ${task.id} · context ${task.contextId}\n`);
+        for (const message of (task.history ?? []) as Array<{ role?: string; parts?: [] }>)
+          out.write(
+            `  ${message.role === "ROLE_USER" ? "you" : "agent"}: ${(message.parts ?? [])
+              .map((p: { text?: string }) => p.text ?? "")
+              .join("")
+              .slice(0, 200)}\n`,
+          );
+        view.task(task);
+        view.end();
+      }
+      return 0;
+    }
+    case "cancel": {
+      const id = rest[0];
+      if (!id) throw new Error("cancel needs a task id");
+      const task = SdkTask.toJSON(
+        await client.cancelTask({ tenant: "", id, metadata: undefined }),
+      ) as Json;
+      if (values.json) printJson(task);
+      else out.write(`task ${id}: ${(task.status as { state?: string }).state}\n`);
+      return 0;
+    }
+    case "tasks": {
+      if (version === "0.3")
+        throw new Error("ListTasks is not part of A2A v0.3; this agent speaks v0.3");
+      const page = await client.listTasks(
+        ListTasksRequest.fromJSON({
+          ...(values.context ? { contextId: values.context } : {}),
+          ...(values.state
+            ? { status: `TASK_STATE_${values.state.toUpperCase().replaceAll("-", "_")}` }
+            : {}),
+          pageSize: Number(values.limit ?? 20),
+        }),
+      );
+      const tasks = page.tasks.map((t) => SdkTask.toJSON(t) as Json);
+      if (values.json) printJson({ tasks, nextPageToken: page.nextPageToken });
+      else if (tasks.length === 0) out.write("no tasks\n");
+      else
+        for (const t of tasks) {
+          const status = t.status as { state?: string; timestamp?: string };
+          out.write(
+            `${String(t.id)}  ${stateName(status.state).padEnd(14)}  ${status.timestamp ?? ""}  context ${String(t.contextId)}\n`,
+          );
+        }
+      return 0;
+    }
+    case "chat":
+      return chat(client, out, { ...(values.context ? { contextId: values.context } : {}) });
+    default:
+      throw new Error(`unknown command ${command}\n\n${USAGE}`);
+  }
+}
+
+function hint(view: TaskView): void {
+  if (view.state === "input-required")
+    process.stderr.write(
+      `answer with: npm run a2a -- send <agent> --task ${view.taskId} "<your answer>"\n`,
+    );
+}
+
+function printCard(card: Json): void {
+  const lines = [
+    `${card.name} ${card.version ? `v${card.version}` : ""}`.trim(),
+    `${card.description ?? ""}`,
+  ];
+  const interfaces = (card.supportedInterfaces ?? card.additionalInterfaces ?? []) as Json[];
+  if (interfaces.length > 0) {
+    lines.push("", "interfaces:");
+    for (const i of interfaces)
+      lines.push(
+        `  ${i.protocolBinding ?? i.transport} ${i.protocolVersion ?? card.protocolVersion ?? ""} ${i.url}`,
+      );
+  } else if (card.url)
+    lines.push(
+      "",
+      `url: ${card.url} (${card.preferredTransport ?? "JSONRPC"} ${card.protocolVersion})`,
+    );
+  const caps = (card.capabilities ?? {}) as Json;
+  lines.push(
+    "",
+    `capabilities: ${
+      Object.entries(caps)
+        .filter(([, v]) => v === true)
+        .map(([k]) => k)
+        .join(", ") || "none"
+    }`,
+  );
+  const skills = (card.skills ?? []) as Json[];
+  if (skills.length > 0) {
+    lines.push("", "skills:");
+    for (const s of skills) lines.push(`  - ${s.name}: ${s.description ?? ""}`);
+  }
+  if (card.securitySchemes)
+    lines.push("", `auth: ${Object.keys(card.securitySchemes as Json).join(", ")}`);
+  out.write(`${lines.join("\n")}\n`);
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`a2a: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

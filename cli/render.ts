@@ -1,0 +1,222 @@
+/**
+ * How the CLI shows a task as it happens: answer text as it streams, one line per tool call,
+ * hook intervention, plan change and sub-agent delegation (the harness's events; any other
+ * agent's status messages as plain lines), the state changes, and what an input-required pause
+ * asks. Works on the v1.0 JSON form of events, whatever the agent's protocol version.
+ */
+
+type Json = Record<string, unknown>;
+type Part = { text?: string; data?: Json; metadata?: Json };
+type Message = { parts?: Part[] };
+
+/** Where output goes; `line` starts on a fresh line. */
+export interface Out {
+  write(text: string): void;
+  /** Whether color is wanted. */
+  color: boolean;
+}
+
+const paint = (out: Out, code: string, text: string) =>
+  out.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+const dim = (out: Out, text: string) => paint(out, "2", text);
+
+const HARNESS_EXTENSION = "urn:a2a-edge-harness:ext:harness-events:v1";
+
+/** The harness event of a status message, if it carries one. */
+function harnessEvent(message: Message | undefined): { text: string; data: Json } | null {
+  const parts = message?.parts ?? [];
+  const data = parts.find(
+    (p) =>
+      p.data && (p.metadata?.extension === HARNESS_EXTENSION || typeof p.data.kind === "string"),
+  )?.data;
+  if (!data || data.kind === "form") return null;
+  return { text: parts.find((p) => p.text !== undefined)?.text ?? "", data };
+}
+
+const ICON: Record<string, string> = {
+  tool_call: "→",
+  tool_result: "←",
+  plan: "☰",
+  progress: "✎",
+  verification: "!",
+  loop_warning: "!",
+  cap_reached: "!",
+  turn_limit: "!",
+  output_truncated: "…",
+  output_compacted: "…",
+  checkpoint: "⎌",
+  rollback: "⎌",
+  compaction: "⇣",
+  approval: "?",
+  subagent: "⇢",
+  remote: "⇢",
+};
+
+/** A short, readable state name (TASK_STATE_INPUT_REQUIRED -> input-required). */
+export const stateName = (state: unknown) =>
+  String(state ?? "unknown")
+    .replace(/^TASK_STATE_/, "")
+    .toLowerCase()
+    .replaceAll("_", "-");
+
+/** What an input-required pause asks: the question and a form's fields, if any. */
+export interface Question {
+  text: string;
+  fields: Array<{ name: string; type: string; options?: string[]; required: boolean }>;
+}
+
+/** The question of a status message (input-required). */
+export function questionOf(message: Message | undefined): Question {
+  const parts = message?.parts ?? [];
+  const text = parts
+    .filter((p) => p.text !== undefined)
+    .map((p) => p.text)
+    .join("\n");
+  const form = parts.find((p) => p.data?.kind === "form")?.data?.schema as
+    | { properties?: Record<string, { type?: string; enum?: string[] }>; required?: string[] }
+    | undefined;
+  const fields = Object.entries(form?.properties ?? {}).map(([name, spec]) => ({
+    name,
+    type: spec.type ?? "string",
+    ...(spec.enum ? { options: spec.enum } : {}),
+    required: form?.required?.includes(name) ?? false,
+  }));
+  return { text, fields };
+}
+
+/** Renders one task's events; keeps the answer text as a client must (append or replace). */
+export class TaskView {
+  readonly #out: Out;
+  #atLineStart = true;
+  #answer = "";
+  taskId = "";
+  contextId = "";
+  state = "";
+  /** The last status message (the question when the task waits for input, the error if it failed). */
+  lastMessage: Message | undefined;
+
+  constructor(out: Out) {
+    this.#out = out;
+  }
+
+  get answer(): string {
+    return this.#answer;
+  }
+
+  /** Whether the cursor is at the start of a line (for a progress line). */
+  get atLineStart(): boolean {
+    return this.#atLineStart;
+  }
+
+  #line(text: string): void {
+    if (!this.#atLineStart) this.#out.write("\n");
+    this.#out.write(`${text}\n`);
+    this.#atLineStart = true;
+  }
+
+  #text(text: string): void {
+    if (text === "") return;
+    this.#out.write(text);
+    this.#atLineStart = text.endsWith("\n");
+  }
+
+  /** One stream event (v1.0 JSON: `{task}`, `{statusUpdate}`, `{artifactUpdate}`, `{message}`). */
+  event(event: Json): void {
+    if (event.task) this.#task(event.task as Json, true);
+    else if (event.statusUpdate) this.#status(event.statusUpdate as Json);
+    else if (event.artifactUpdate) this.#artifact(event.artifactUpdate as Json);
+    else if (event.message) this.#text(textOf(event.message as Message));
+  }
+
+  #task(task: Json, announce: boolean): void {
+    this.taskId = String(task.id ?? "");
+    this.contextId = String(task.contextId ?? "");
+    const status = (task.status ?? {}) as { state?: string; message?: Message };
+    this.state = stateName(status.state);
+    this.lastMessage = status.message;
+    if (announce)
+      this.#line(dim(this.#out, `task ${this.taskId} · context ${this.contextId} · ${this.state}`));
+    for (const artifact of (task.artifacts ?? []) as Json[])
+      if (artifact.artifactId === "answer" || artifact.name === "answer") {
+        const text = textOf(artifact as Message);
+        if (text.startsWith(this.#answer)) this.#text(text.slice(this.#answer.length));
+        this.#answer = text;
+      }
+  }
+
+  #status(update: Json): void {
+    const status = (update.status ?? {}) as { state?: string; message?: Message };
+    const state = stateName(status.state);
+    const event = harnessEvent(status.message);
+    if (event) {
+      this.state = state;
+      const kind = String(event.data.kind);
+      const agent = event.data.agent ? dim(this.#out, ` [${event.data.agent}]`) : "";
+      this.#line(
+        `${paint(this.#out, "36", `  ${ICON[kind] ?? "·"} ${kind}`)} ${event.text}${agent}`,
+      );
+      return;
+    }
+    if (state !== this.state) {
+      this.state = state;
+      this.lastMessage = status.message;
+      const text = textOf(status.message);
+      if (state === "completed") this.#line(paint(this.#out, "32", "✓ completed"));
+      else if (state === "failed" || state === "rejected")
+        this.#line(paint(this.#out, "31", `✗ ${state}${text ? `: ${text}` : ""}`));
+      else if (state === "canceled") this.#line(paint(this.#out, "33", "■ canceled"));
+      else if (state === "input-required" || state === "auth-required")
+        this.#line(paint(this.#out, "33", `? ${state}: ${text}`));
+      else this.#line(dim(this.#out, `… ${state}${text ? `: ${text}` : ""}`));
+      return;
+    }
+    const text = textOf(status.message);
+    if (text) this.#line(dim(this.#out, `  · ${text}`));
+  }
+
+  #artifact(update: Json): void {
+    const artifact = (update.artifact ?? {}) as Json & Message;
+    const text = textOf(artifact);
+    if (artifact.artifactId !== "answer" && artifact.name !== "answer") {
+      this.#line(
+        dim(this.#out, `  · artifact ${String(artifact.name ?? artifact.artifactId)} updated`),
+      );
+      return;
+    }
+    if (update.append) {
+      this.#answer += text;
+      this.#text(text);
+    } else if (this.#answer === "" || !this.#answer.startsWith(text)) {
+      if (this.#answer !== "") this.#line(dim(this.#out, "  (the answer was revised)"));
+      this.#answer = text;
+      this.#text(text);
+    }
+  }
+
+  /** Shows a whole task (get, blocking send): its state, answer and question. */
+  task(task: Json): void {
+    this.#task(task, false);
+    const status = (task.status ?? {}) as { message?: Message };
+    if (!this.#atLineStart) this.#line("");
+    const state = this.state;
+    const text = textOf(status.message);
+    if (state === "input-required" || state === "auth-required")
+      this.#line(paint(this.#out, "33", `? ${state}: ${text}`));
+    else if (state === "failed" || state === "rejected")
+      this.#line(paint(this.#out, "31", `✗ ${state}${text ? `: ${text}` : ""}`));
+    else if (state !== "completed") this.#line(dim(this.#out, `… ${state}`));
+  }
+
+  /** Ends the output on a fresh line. */
+  end(): void {
+    if (!this.#atLineStart) this.#line("");
+  }
+}
+
+/** The text parts of a message or artifact. */
+export function textOf(message: Message | undefined): string {
+  return (message?.parts ?? [])
+    .filter((p) => typeof p.text === "string")
+    .map((p) => p.text)
+    .join("");
+}
