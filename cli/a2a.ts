@@ -17,7 +17,7 @@
 import { parseArgs } from "node:util";
 import { ListTasksRequest, Task as SdkTask } from "@a2a-js/sdk";
 import { chat } from "./chat.ts";
-import { type Out, stateName, TaskView } from "./render.ts";
+import { type Out, stateName, TaskView, textOf } from "./render.ts";
 import { Spinner } from "./spinner.ts";
 import { stdout, streamTo, taskJson, textRequest } from "./stream.ts";
 import { agentUrl, cardJson, clientFor, DEFAULT_URL, fetchCard } from "./target.ts";
@@ -105,6 +105,11 @@ async function main(): Promise<number> {
       const result = await client.sendMessage(request).finally(() => spinner.stop());
       const task = taskJson(result);
       if (values.json) printJson(task);
+      if (task.message) {
+        // The agent answered with a message, not a task.
+        if (!values.json) out.write(`${textOf(task.message as { parts?: [] })}\n`);
+        return 0;
+      }
       const view = new TaskView(values.json ? { write: () => {}, color: false } : out);
       view.task(task);
       if (!values.json) {

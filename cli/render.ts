@@ -88,7 +88,9 @@ export function questionOf(message: Message | undefined): Question {
 export class TaskView {
   readonly #out: Out;
   #atLineStart = true;
-  #answer = "";
+  /** Text shown so far, per artifact id; the artifact being shown. */
+  readonly #texts = new Map<string, string>();
+  #current: string | null = null;
   taskId = "";
   contextId = "";
   state = "";
@@ -99,8 +101,9 @@ export class TaskView {
     this.#out = out;
   }
 
+  /** The answer: the `answer` artifact, else every text artifact shown. */
   get answer(): string {
-    return this.#answer;
+    return this.#texts.get("answer") ?? [...this.#texts.values()].join("\n");
   }
 
   /** Whether the cursor is at the start of a line (for a progress line). */
@@ -136,12 +139,7 @@ export class TaskView {
     this.lastMessage = status.message;
     if (announce)
       this.#line(dim(this.#out, `task ${this.taskId} · context ${this.contextId} · ${this.state}`));
-    for (const artifact of (task.artifacts ?? []) as Json[])
-      if (artifact.artifactId === "answer" || artifact.name === "answer") {
-        const text = textOf(artifact as Message);
-        if (text.startsWith(this.#answer)) this.#text(text.slice(this.#answer.length));
-        this.#answer = text;
-      }
+    for (const artifact of (task.artifacts ?? []) as Json[]) this.#show(artifact, false, true);
   }
 
   #status(update: Json): void {
@@ -175,20 +173,36 @@ export class TaskView {
   }
 
   #artifact(update: Json): void {
-    const artifact = (update.artifact ?? {}) as Json & Message;
-    const text = textOf(artifact);
-    if (artifact.artifactId !== "answer" && artifact.name !== "answer") {
-      this.#line(
-        dim(this.#out, `  · artifact ${String(artifact.name ?? artifact.artifactId)} updated`),
-      );
+    this.#show((update.artifact ?? {}) as Json, update.append === true, false);
+  }
+
+  /**
+   * Shows an artifact's text: the harness's `answer`, or any other agent's text artifacts (each
+   * after a header line). A `progress` artifact (PROGRESS.json) is a one-line note. `whole`:
+   * the artifact as a Task carries it (only the part not yet shown is printed).
+   */
+  #show(artifact: Json, append: boolean, whole: boolean): void {
+    const id = String(artifact.artifactId ?? artifact.name ?? "");
+    const text = textOf(artifact as Message);
+    if (id === "progress") {
+      if (!whole) this.#line(dim(this.#out, "  · progress updated"));
       return;
     }
-    if (update.append) {
-      this.#answer += text;
+    if (this.#current !== id) {
+      if (id !== "answer" && text !== "")
+        this.#line(dim(this.#out, `— ${String(artifact.name ?? id)} —`));
+      this.#current = id;
+    }
+    const shown = this.#texts.get(id) ?? "";
+    if (append) {
+      this.#texts.set(id, shown + text);
       this.#text(text);
-    } else if (this.#answer === "" || !this.#answer.startsWith(text)) {
-      if (this.#answer !== "") this.#line(dim(this.#out, "  (the answer was revised)"));
-      this.#answer = text;
+    } else if (text.startsWith(shown)) {
+      this.#texts.set(id, text);
+      this.#text(text.slice(shown.length));
+    } else {
+      if (!whole) this.#line(dim(this.#out, "  (revised)"));
+      this.#texts.set(id, text);
       this.#text(text);
     }
   }
@@ -197,7 +211,7 @@ export class TaskView {
   task(task: Json): void {
     this.#task(task, false);
     const status = (task.status ?? {}) as { message?: Message };
-    if (!this.#atLineStart) this.#line("");
+    this.end();
     const state = this.state;
     const text = textOf(status.message);
     if (state === "input-required" || state === "auth-required")
@@ -209,7 +223,9 @@ export class TaskView {
 
   /** Ends the output on a fresh line. */
   end(): void {
-    if (!this.#atLineStart) this.#line("");
+    if (this.#atLineStart) return;
+    this.#out.write("\n");
+    this.#atLineStart = true;
   }
 }
 

@@ -35,6 +35,7 @@ function fileHasKey(file: string, name = "ANTHROPIC_API_KEY"): boolean {
 
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
 run(process.execPath, [join(root, "scripts", "build-agents.ts")]);
+run(process.execPath, [join(root, "scripts", "build-console.ts")]);
 
 const persist = flagValue("--persist-to");
 run(wrangler, [
@@ -68,7 +69,7 @@ const sessionAdminKey = configuredAdminKey ? null : `dev-admin-${randomUUID()}`;
 const port = flagValue("--port") ?? "8787";
 const ip = flagValue("--ip") ?? "127.0.0.1";
 console.log(
-  `\n  A2A edge harness\n  ${banner}\n  ${authLine}\n${sessionAdminKey ? `  admin key for this session: Authorization: Bearer ${sessionAdminKey}\n` : ""}  agents: http://${ip}:${port}/agents   default agent card: http://${ip}:${port}/.well-known/agent-card.json\n`,
+  `\n  A2A edge harness\n  ${banner}\n  ${authLine}\n${sessionAdminKey ? `  admin key for this session: Authorization: Bearer ${sessionAdminKey}\n` : ""}  console: http://${ip}:${port}/console\n  agents: http://${ip}:${port}/agents   default agent card: http://${ip}:${port}/.well-known/agent-card.json\n`,
 );
 
 const child = spawn(

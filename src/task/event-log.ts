@@ -59,6 +59,21 @@ export class EventLog {
       .map((row) => ({ seq: row.seq, event: JSON.parse(row.body) as StreamEvent }));
   }
 
+  /** Every event with its kind and time (ms since the epoch), oldest first: the task's timeline. */
+  timeline(): Array<{ seq: number; kind: string; at: number; event: StreamEvent }> {
+    return this.#sql
+      .exec<{ seq: number; kind: string; at: number; body: string }>(
+        "SELECT seq, kind, at, body FROM events ORDER BY seq",
+      )
+      .toArray()
+      .map((row) => ({
+        seq: row.seq,
+        kind: row.kind,
+        at: row.at,
+        event: JSON.parse(row.body) as StreamEvent,
+      }));
+  }
+
   /** Registers a listener for appended events; returns the function that removes it. */
   subscribe(listener: Listener): () => void {
     this.#listeners.add(listener);

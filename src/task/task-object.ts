@@ -192,6 +192,16 @@ export class TaskObject extends DurableObject<Env> {
     return ok(this.runtime.snapshot(input.historyLength));
   }
 
+  /** The task's event log with times, for the inspector (owner only; `owner: null` = admin). */
+  async timeline(input: {
+    owner: string | null;
+  }): Promise<TaskResult<ReturnType<TaskRuntime["log"]["timeline"]>>> {
+    const record = this.runtime.store.record;
+    if (!record || (input.owner !== null && record.owner !== input.owner))
+      return fail("not_found", NOT_FOUND);
+    return ok(this.runtime.log.timeline());
+  }
+
   /** Resolves once the task ends or waits for input. */
   async waitSettled(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
     const record = this.runtime.store.record;

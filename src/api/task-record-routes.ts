@@ -1,7 +1,8 @@
 /**
- * `GET /api/tasks/:id/push`: a task's push notification configs (secrets masked) and the record
- * of every delivery (state reported, status, attempts, last HTTP status and error, times), for the
- * task's owner and admins. Anyone else gets "not found".
+ * Task records beside the A2A methods, for the task's owner and admins (anyone else: "not found"):
+ *   GET /api/tasks/:id/push     push notification configs (secrets masked) and every delivery
+ *                               (state reported, status, attempts, last HTTP status and error, times)
+ *   GET /api/tasks/:id/events   the event log with each event's time (the console's inspector)
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
@@ -13,9 +14,29 @@ import { apiError } from "./errors.ts";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** The push record route. */
-export function pushRoutes(): Hono<AppEnv> {
+/** The task record routes. */
+export function taskRecordRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.get("/api/tasks/:id/events", authenticate(), async (c) => {
+    const principal = c.get("principal");
+    const taskId = c.req.param("id");
+    const ns = c.env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
+    const result = (await ns.get(ns.idFromName(taskId)).timeline({
+      owner: principal.role === "admin" ? null : principal.id,
+    })) as TaskResult<Array<{ seq: number; kind: string; at: number; event: unknown }>>;
+    if (!result.ok) return apiError(c, 404, `task ${taskId} not found`);
+    const start = result.value[0]?.at ?? 0;
+    return c.json({
+      taskId,
+      events: result.value.map((e) => ({
+        seq: e.seq,
+        kind: e.kind,
+        at: new Date(e.at).toISOString(),
+        sinceStartMs: e.at - start,
+        event: e.event,
+      })),
+    });
+  });
   app.get("/api/tasks/:id/push", authenticate(), async (c) => {
     const principal = c.get("principal");
     const taskId = c.req.param("id");

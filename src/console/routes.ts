@@ -1,0 +1,97 @@
+/**
+ * The web console, served by the Worker itself: `GET /console` (the page) and its script and
+ * stylesheet under content-hashed URLs (cached for a year; the page is revalidated). The page
+ * talks to the same A2A endpoints and REST API as any client, with the token the person enters.
+ */
+import { Hono } from "hono";
+import { html } from "hono/html";
+import type { AppEnv } from "../a2a/app-types.ts";
+import { CONSOLE_CSS, CONSOLE_HASH, CONSOLE_JS } from "./assets.generated.ts";
+
+const SECURITY_HEADERS = {
+  "Content-Security-Policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+};
+
+function page() {
+  return html`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="color-scheme" content="light dark" />
+    <title>A2A edge harness console</title>
+    <link rel="icon" href="data:," />
+    <link rel="stylesheet" href="/console/${CONSOLE_HASH}/console.css" />
+    <script type="module" src="/console/${CONSOLE_HASH}/console.js"></script>
+  </head>
+  <body>
+    <a class="skip" href="#prompt">Skip to the message box</a>
+    <header class="top">
+      <h1>A2A edge harness</h1>
+      <span id="who" role="status">…</span>
+      <form id="signin" class="inline" hidden>
+        <label for="token">Token</label>
+        <input id="token" type="password" autocomplete="off" placeholder="a2a_…" required />
+        <button type="submit">Sign in</button>
+      </form>
+      <button id="signout" class="secondary" type="button" hidden>Sign out</button>
+    </header>
+    <div class="layout">
+      <nav class="panel" aria-labelledby="roster-title">
+        <h2 id="roster-title">Agents</h2>
+        <ul id="roster"></ul>
+      </nav>
+      <main class="panel" aria-labelledby="agent-name">
+        <div class="chat-head">
+          <h2 id="agent-name">…</h2>
+          <button id="new-chat" class="secondary" type="button">New conversation</button>
+        </div>
+        <div id="agent-about"></div>
+        <ol id="messages" aria-label="conversation"></ol>
+        <form id="composer">
+          <label class="skip" for="prompt">Message</label>
+          <textarea id="prompt" rows="2" placeholder="Message the agent (Enter to send, Shift+Enter for a new line)"></textarea>
+          <button type="submit">Send</button>
+        </form>
+      </main>
+      <aside class="panel" aria-labelledby="inspector-title">
+        <details id="inspector" open>
+          <summary id="inspector-title">Task inspector</summary>
+          <form id="inspect-form" class="inline">
+            <label for="inspect-id">Task id</label>
+            <input id="inspect-id" type="text" />
+            <button type="submit">Open</button>
+          </form>
+          <h3>Recent tasks</h3>
+          <ul id="tasks"></ul>
+          <div id="inspector-body"></div>
+        </details>
+      </aside>
+    </div>
+  </body>
+</html>`;
+}
+
+/** The console routes. */
+export function consoleRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get("/console", async (c) =>
+    c.html(await page(), 200, { ...SECURITY_HEADERS, "Cache-Control": "no-cache" }),
+  );
+  app.get("/console/", (c) => c.redirect("/console", 308));
+  const asset = (body: string, type: string) =>
+    new Response(body, {
+      headers: {
+        "Content-Type": type,
+        "Cache-Control": "public, max-age=31536000, immutable",
+        ETag: `"${CONSOLE_HASH}"`,
+        "X-Content-Type-Options": "nosniff",
+      },
+    });
+  app.get(`/console/:hash/console.js`, () => asset(CONSOLE_JS, "text/javascript; charset=utf-8"));
+  app.get(`/console/:hash/console.css`, () => asset(CONSOLE_CSS, "text/css; charset=utf-8"));
+  return app;
+}
