@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel } from "../fake-model/server.ts";
+import { scenario as scriptScenario } from "./client.ts";
 import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -22,10 +23,14 @@ let legacyUrl: string;
  * run in this process and must keep answering while the CLI waits on them.
  */
 function a2a(args: string[], input?: string): Promise<{ code: number; out: string; err: string }> {
-  const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args, "--url", server.url], {
-    cwd: root,
-    env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "" },
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, "cli", "a2a.ts"), ...args, "--url", server.url],
+    {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "" },
+    },
+  );
   let out = "";
   let err = "";
   child.stdout.on("data", (d: Buffer) => {
@@ -35,18 +40,12 @@ function a2a(args: string[], input?: string): Promise<{ code: number; out: strin
     err += d.toString();
   });
   child.stdin.end(input ?? "");
-  return new Promise((resolve) => child.once("close", (code) => resolve({ code: code ?? -1, out, err })));
+  return new Promise((resolve) =>
+    child.once("close", (code) => resolve({ code: code ?? -1, out, err })),
+  );
 }
 
-async function scenario(id: string, turns: unknown[]): Promise<string> {
-  const response = await fetch(`${fake.url}/_scripted/scenarios`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ id, turns }),
-  });
-  if (response.status !== 201) throw new Error(await response.text());
-  return `[[scenario:${id}]]`;
-}
+const scenario = (id: string, turns: unknown[]) => scriptScenario(fake.url, id, turns);
 
 /** A minimal A2A v0.3 agent: a v0.3 card and message/send answering with a completed Task. */
 async function startLegacyAgent(): Promise<void> {
@@ -145,7 +144,9 @@ describe("npm run a2a", () => {
     const { code, out } = await a2a(["send", "assistant", `What is it? ${marker}`]);
     expect(code).toBe(0);
     expect(out).toBe("The answer is 42.\n");
-    const json = JSON.parse((await a2a(["send", "assistant", "[[reply:json please]]", "--json"])).out) as {
+    const json = JSON.parse(
+      (await a2a(["send", "assistant", "[[reply:json please]]", "--json"])).out,
+    ) as {
       id: string;
       status: { state: string };
     };

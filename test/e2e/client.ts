@@ -65,3 +65,14 @@ export async function waitForState(
 }
 
 export { Message, Task };
+
+/** Registers a scripted scenario with the fake model at `modelUrl`; returns its marker. */
+export async function scenario(modelUrl: string, id: string, turns: unknown[]): Promise<string> {
+  const response = await fetch(`${modelUrl}/_scripted/scenarios`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ id, turns }),
+  });
+  if (response.status !== 201) throw new Error(`scenario rejected: ${await response.text()}`);
+  return `[[scenario:${id}]]`;
+}

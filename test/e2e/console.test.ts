@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel } from "../fake-model/server.ts";
+import { scenario as scriptScenario } from "./client.ts";
 import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -23,15 +24,7 @@ let page: Page;
 let token: string;
 const errors: string[] = [];
 
-async function scenario(id: string, turns: unknown[]): Promise<string> {
-  const response = await fetch(`${fake.url}/_scripted/scenarios`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ id, turns }),
-  });
-  if (response.status !== 201) throw new Error(await response.text());
-  return `[[scenario:${id}]]`;
-}
+const scenario = (id: string, turns: unknown[]) => scriptScenario(fake.url, id, turns);
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))
