@@ -59,6 +59,12 @@ const ConfigSchema = z.object({
   TOOLS_ENABLED: optionalString.transform((v) => (v === undefined || v === "all" ? null : list(v))),
   WEB_FETCH_ALLOW_PRIVATE: bool(false),
   PUSH_MAX_ATTEMPTS: int(8, 1),
+  RUN_CODE_CPU_MS: int(1_000, 1),
+  RUN_CODE_TIMEOUT_MS: int(10_000, 100),
+  RUN_CODE_MAX_OUTPUT_CHARS: int(20_000, 100),
+  RUN_CODE_MAX_MODULES: int(64, 1),
+  RUN_CODE_MAX_BYTES: int(2_097_152, 1_024),
+  RUN_CODE_MAX_ITERATIONS: int(100_000_000, 1_000),
   WEBHOOK_REPLAY_WINDOW_SECONDS: int(300, 1),
   PUSH_RETRY_BASE_MS: int(1_000, 1),
   PUSH_TIMEOUT_MS: int(10_000, 100),
@@ -84,7 +90,7 @@ const ConfigSchema = z.object({
 
 /** Default per-task tool call caps (`TOOL_CALL_CAPS`). */
 export const DEFAULT_TOOL_CALL_CAPS =
-  "web_fetch:10,fetch_document:10,search:5,grep_files:10,a2a_call:10,a2a_call_streaming:10,a2a_discover:10";
+  "web_fetch:10,fetch_document:10,search:5,grep_files:10,a2a_call:10,a2a_call_streaming:10,a2a_discover:10,run_code:20";
 
 function list(value: string): string[] {
   return value
@@ -132,6 +138,15 @@ export interface Config {
   pushMaxAttempts: number;
   pushRetryBaseMs: number;
   pushTimeoutMs: number;
+  /** run_code's limits (README: Code execution). */
+  runCode: {
+    cpuMs: number;
+    timeoutMs: number;
+    maxOutputChars: number;
+    maxModules: number;
+    maxBytes: number;
+    maxIterations: number;
+  };
   /** How far a generic webhook's X-Timestamp may be from now. */
   webhookReplayWindowSeconds: number;
   verifyBeforeComplete: boolean;
@@ -238,6 +253,14 @@ export function loadConfig(env: object): Config {
     pushRetryBaseMs: v.PUSH_RETRY_BASE_MS,
     pushTimeoutMs: v.PUSH_TIMEOUT_MS,
     webhookReplayWindowSeconds: v.WEBHOOK_REPLAY_WINDOW_SECONDS,
+    runCode: {
+      cpuMs: v.RUN_CODE_CPU_MS,
+      timeoutMs: v.RUN_CODE_TIMEOUT_MS,
+      maxOutputChars: v.RUN_CODE_MAX_OUTPUT_CHARS,
+      maxModules: v.RUN_CODE_MAX_MODULES,
+      maxBytes: v.RUN_CODE_MAX_BYTES,
+      maxIterations: v.RUN_CODE_MAX_ITERATIONS,
+    },
     verifyBeforeComplete: v.VERIFY_BEFORE_COMPLETE,
     loopDetectionThreshold: v.LOOP_DETECTION_THRESHOLD,
     compactOutputLines: v.COMPACT_OUTPUT_LINES,

@@ -125,6 +125,19 @@ export const AgentFrontmatterSchema = z
         { error: "expected a mapping with optional roles and users lists" },
       )
       .optional(),
+    code: z
+      .strictObject(
+        {
+          bindings: z
+            .array(z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: "a binding name (upper case)" }))
+            .max(16)
+            .optional(),
+          cpuMs: z.int().min(1).max(300_000).optional(),
+          timeoutMs: z.int().min(100).max(300_000).optional(),
+        },
+        { error: "expected a mapping with optional bindings, cpuMs and timeoutMs" },
+      )
+      .optional(),
     mcp: z
       .array(McpServerSchema, { error: "expected a list of MCP servers" })
       .max(8, { error: "expected at most 8 MCP servers" })
@@ -161,6 +174,8 @@ export interface AgentDefinition {
   tools: { allow: string[] | null; deny: string[]; requireApproval: string[] };
   /** Remote MCP servers whose tools join this agent's. */
   mcp: McpServerConfig[];
+  /** run_code: bindings granted to the sandbox, and limits that replace the deployment's. */
+  code: { bindings: string[]; cpuMs: number | null; timeoutMs: number | null };
   /** Who may call this agent (null lists = no restriction); admins always may. */
   access: { roles: string[] | null; users: string[] | null };
   tags: string[];
@@ -228,6 +243,11 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
       requireApproval: fm.tools?.requireApproval ?? [],
     },
     mcp: fm.mcp,
+    code: {
+      bindings: fm.code?.bindings ?? [],
+      cpuMs: fm.code?.cpuMs ?? null,
+      timeoutMs: fm.code?.timeoutMs ?? null,
+    },
     access: { roles: fm.access?.roles ?? null, users: fm.access?.users ?? null },
     tags: fm.tags,
     icon: fm.icon ?? null,

@@ -16,6 +16,7 @@ export const outputCompactionHook: Hook = {
     if (limit === 0 || result.isError) return result;
     const lines = result.content.split("\n");
     if (lines.length <= limit) return result;
+    if (call.name === "run_code") return { ...result, content: compactRun(ctx, lines, limit) };
     const shown = Math.min(SHOWN_LINES, Math.max(1, Math.floor(limit / 2)));
     const how =
       call.name === "read_file"
@@ -39,6 +40,29 @@ export const outputCompactionHook: Hook = {
     };
   },
 };
+
+/**
+ * A passing run_code result: its status line (exit code, time, test counts) and the last lines
+ * of its output, where a run's outcome usually is. (A failing run is an error: it passes whole.)
+ */
+function compactRun(
+  ctx: Parameters<NonNullable<Hook["afterTool"]>>[0],
+  lines: string[],
+  limit: number,
+) {
+  const tail = Math.min(SHOWN_LINES, Math.max(1, Math.floor(limit / 2)));
+  ctx.emit({
+    kind: "output_compacted",
+    text: `run_code passed with ${lines.length} lines of output; the model sees the status and the last ${tail}`,
+    tool: "run_code",
+    detail: `${lines.length} lines`,
+  });
+  return [
+    lines[0] ?? "",
+    `[output compacted by the harness: the run passed; ${lines.length - 1} lines, the last ${tail} follow]`,
+    ...lines.slice(-tail),
+  ].join("\n");
+}
 
 /** Truncates any tool output over the character limit. */
 export const outputTruncationHook: Hook = {

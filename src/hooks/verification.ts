@@ -15,7 +15,12 @@ export const verificationHook: Hook = {
     const effects = result.effects;
     if (result.isError || !effects) return result;
     const pending = new Set(ctx.state.get<string[]>(HOOK, "pending") ?? []);
-    for (const path of [...(effects.read ?? []), ...(effects.searched ?? [])]) pending.delete(path);
+    for (const path of [
+      ...(effects.read ?? []),
+      ...(effects.searched ?? []),
+      ...(effects.ran ?? []),
+    ])
+      pending.delete(path);
     if ((effects.wrote ?? []).length > 0) {
       for (const path of effects.wrote ?? []) pending.add(path);
       ctx.state.set(HOOK, "reminded", false);

@@ -174,6 +174,20 @@ export class LoopDriver {
         subagents: task.childTasks.subagents(),
         remote: this.#remote(config, agent.name, record.traceId),
         emit,
+        ...(this.#env.LOADER
+          ? {
+              codeSandbox: {
+                loader: this.#env.LOADER,
+                env: Object.fromEntries(
+                  agent.code.bindings
+                    .filter((name) => name in this.#env)
+                    .map((name) => [name, (this.#env as unknown as Record<string, unknown>)[name]]),
+                ),
+                cpuMs: agent.code.cpuMs ?? config.runCode.cpuMs,
+                timeoutMs: agent.code.timeoutMs ?? config.runCode.timeoutMs,
+              },
+            }
+          : {}),
       },
       hooks: defaultHooks(),
       hookContext: {

@@ -2,7 +2,7 @@
  * Every tool the harness offers, and the set one agent gets: `TOOLS_ENABLED` (tool domains or
  * names, default all) first, then the agent's frontmatter `tools.allow` / `tools.deny`.
  * Domains: workspace, checkpoints, memory, web, knowledge, plan, progress, scratchpad, delegation,
- * a2a, human.
+ * a2a, human, code.
  */
 
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -17,6 +17,7 @@ import { fetchDocumentTool } from "./fetch-document.ts";
 import { memoryReadTool, memoryWriteTool } from "./memory.ts";
 import { progressReadTool, progressUpdateTool } from "./progress.ts";
 import { ToolRegistry } from "./registry.ts";
+import { runCodeTool } from "./run-code.ts";
 import { scratchListTool, scratchReadTool, scratchWriteTool } from "./scratch.ts";
 import { searchTool } from "./search.ts";
 import { taskTool } from "./task.ts";
@@ -31,6 +32,7 @@ const TOOLS: readonly Tool[] = [
   memoryReadTool,
   memoryWriteTool,
   webFetchTool,
+  runCodeTool,
   searchTool,
   fetchDocumentTool,
   writeTodosTool,

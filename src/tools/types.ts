@@ -19,6 +19,8 @@ export interface ToolEffects {
   read?: string[];
   /** Paths whose content a search went through (grep). */
   searched?: string[];
+  /** Paths whose code ran (run_code). */
+  ran?: string[];
 }
 
 /**
@@ -58,6 +60,14 @@ export interface ToolContext {
   remote: RemoteAgents;
   /** Publishes a harness event on the task's stream. */
   emit(event: HarnessEvent): void;
+  /** The code sandbox for run_code (absent without a Worker Loader binding). */
+  codeSandbox?: {
+    loader: WorkerLoader;
+    /** Bindings the agent's frontmatter grants to the sandbox. */
+    env: Record<string, unknown>;
+    cpuMs: number;
+    timeoutMs: number;
+  };
 }
 
 /** A tool the model can call. */

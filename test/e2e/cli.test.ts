@@ -254,6 +254,23 @@ describe("npm run a2a", () => {
     expect(out).toContain("■ canceled");
   });
 
+  it("shows a run_code call under wrangler dev (a real dynamic isolate)", async () => {
+    const marker = await scenario("cli-run-code", [
+      { text: "", toolUses: [{ name: "run_code", input: { code: "console.log(6 * 7)" } }] },
+      { text: "It printed 42." },
+    ]);
+    const { code, out } = await a2a(["stream", "assistant", `Compute ${marker}`]);
+    expect(code).toBe(0);
+    expect(out).toContain("  → tool_call Calling run_code");
+    expect(out).toContain("It printed 42.\n✓ completed");
+    const requests = (await (
+      await fetch(`${fake.url}/_scripted/requests?scenario=cli-run-code`)
+    ).json()) as { requests: Array<{ body: { messages: Array<{ content: unknown }> } }> };
+    const toolResult = JSON.stringify(requests.requests[1]?.body.messages.at(-1)?.content);
+    expect(toolResult).toMatch(/run_code: exit 0 in \d+ ms/);
+    expect(toolResult).toContain("--- output ---\\n42");
+  });
+
   it("talks to a plain A2A v0.3 agent by URL", async () => {
     const card = await a2a(["card", legacyUrl]);
     expect(card.out).toContain("legacy-echo v0.1.0");

@@ -191,6 +191,25 @@ describe("parseIdentity: errors", () => {
     expect(errorOf(identity(["name: demo", "maxTurns: 2.5"])).field).toBe("frontmatter.maxTurns");
   });
 
+  it("reads run_code's code settings and checks them", () => {
+    const agent = parseIdentity(
+      FILE,
+      identity(["name: demo", "code: { cpuMs: 2000, timeoutMs: 20000, bindings: [DB] }"]),
+    );
+    expect(agent.code).toEqual({ bindings: ["DB"], cpuMs: 2000, timeoutMs: 20000 });
+    expect(parseIdentity(FILE, identity(["name: demo"])).code).toEqual({
+      bindings: [],
+      cpuMs: null,
+      timeoutMs: null,
+    });
+    expect(errorOf(identity(["name: demo", "code: { bindings: [db] }"])).field).toBe(
+      "frontmatter.code.bindings.0",
+    );
+    expect(errorOf(identity(["name: demo", "code: { cpuMs: 0 }"])).field).toBe(
+      "frontmatter.code.cpuMs",
+    );
+  });
+
   it("reports the first issue when there are several", () => {
     const error = errorOf(identity(["name: Demo", "maxTurns: 0"]));
     expect(error.field).toBe("frontmatter.name");

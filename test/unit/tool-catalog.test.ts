@@ -39,6 +39,7 @@ describe("tool catalog", () => {
       "progress_read",
       "progress_update",
       "read_file",
+      "run_code",
       "scratch_list",
       "scratch_read",
       "scratch_write",
@@ -70,6 +71,18 @@ describe("tool catalog", () => {
       "read_file",
       "write_todos",
     ]);
+  });
+
+  it("offers run_code as the code domain: off with TOOLS_ENABLED, off for an agent that denies it", () => {
+    expect(toolsFor(agent("writer"), loadConfig({})).names()).toContain("run_code");
+    expect(toolsFor(agent("writer"), loadConfig({ TOOLS_ENABLED: "code" })).names()).toEqual([
+      "run_code",
+    ]);
+    expect(
+      toolsFor(agent("writer"), loadConfig({ TOOLS_ENABLED: "workspace,plan" })).names(),
+    ).not.toContain("run_code");
+    const denying = { ...agent("writer"), tools: { ...agent("writer").tools, deny: ["run_code"] } };
+    expect(toolsFor(denying, loadConfig({})).names()).not.toContain("run_code");
   });
 });
 

@@ -1,0 +1,209 @@
+/**
+ * `run_code`: runs JavaScript or TypeScript in a fresh, sandboxed Worker isolate (see
+ * run-code/sandbox.ts): a snippet, a workspace file (with the workspace's other JS/TS/JSON files
+ * importable), or, in test mode, the workspace's `*.test.{js,ts}` files with a small built-in
+ * test API. Output: a status line (exit code, time, test counts), the captured console output,
+ * the entry's return value, the error with its stack. Effects: ran = the workspace files whose
+ * code ran (counts as verification for the gate).
+ */
+import { z } from "zod";
+import { parseInput } from "./input.ts";
+import { type RunReport, runInSandbox, type SandboxProgram } from "./run-code/sandbox.ts";
+import { toModule } from "./run-code/transpile.ts";
+import type { Tool, ToolContext, ToolResult } from "./types.ts";
+
+const CODE_FILE = /\.(js|mjs|ts|mts|json)$/;
+const TEST_FILE = /\.test\.(js|mjs|ts|mts)$/;
+const SNIPPET = { typescript: "snippet.ts", javascript: "snippet.js" } as const;
+
+const Input = z
+  .object({
+    code: z.string().min(1).max(200_000).optional(),
+    language: z.enum(["typescript", "javascript"]).default("typescript"),
+    path: z.string().min(1).optional(),
+    files: z.array(z.string().min(1)).max(200).optional(),
+    mode: z.enum(["run", "test"]).default("run"),
+    tests: z.array(z.string().min(1)).max(100).optional(),
+    input: z.string().max(100_000).optional(),
+    timeout_ms: z.number().int().min(100).optional(),
+  })
+  .refine((i) => i.mode === "test" || i.code !== undefined || i.path !== undefined, {
+    message: "give code (a snippet) or path (a workspace file) to run, or mode: test",
+  });
+
+/** Reads a whole workspace file (paged reads). */
+async function readWhole(context: ToolContext, path: string): Promise<string | { error: string }> {
+  let content = "";
+  let offset = 1;
+  for (;;) {
+    const read = await context.workspace.read(path, { offset, limit: 2_000 });
+    if (!read.ok) return { error: read.error };
+    content += `${read.value.content}${read.value.content.endsWith("\n") ? "" : "\n"}`;
+    if (read.value.toLine >= read.value.totalLines) return content;
+    offset = read.value.toLine + 1;
+  }
+}
+
+/** Builds the program: workspace modules (within limits), the snippet, what to import. */
+async function program(
+  data: z.infer<typeof Input>,
+  context: ToolContext,
+): Promise<SandboxProgram | { error: string }> {
+  const { maxModules, maxBytes } = context.config.runCode;
+  let paths = data.files;
+  if (!paths) {
+    const listed = await context.workspace.list();
+    if (!listed.ok) return { error: listed.error };
+    paths = listed.value.entries.map((e) => e.path).filter((p) => CODE_FILE.test(p));
+  }
+  if (data.path && !paths.includes(data.path)) paths = [...paths, data.path];
+  for (const test of data.tests ?? []) if (!paths.includes(test)) paths = [...paths, test];
+  if (paths.length > maxModules)
+    return {
+      error: `the workspace has ${paths.length} code files, more than the ${maxModules} a run loads; name the ones needed in files`,
+    };
+  const modules: SandboxProgram["modules"] = {};
+  let bytes = 0;
+  for (const path of paths) {
+    const source = await readWhole(context, path);
+    if (typeof source !== "string") return { error: source.error };
+    bytes += source.length;
+    if (bytes > maxBytes)
+      return { error: `the code files add up to more than ${maxBytes} bytes; name fewer in files` };
+    if (path.endsWith(".json")) {
+      try {
+        modules[path] = { json: JSON.parse(source) };
+      } catch {
+        return { error: `${path} is not valid JSON` };
+      }
+      continue;
+    }
+    const module = toModule(path, source);
+    if (!module.ok) return { error: module.error };
+    modules[path] = { js: module.js };
+    // TypeScript written for Node imports "./x.js" for x.ts: both names resolve.
+    const alias = path.replace(/\.ts$/, ".js").replace(/\.mts$/, ".mjs");
+    if (alias !== path && !(alias in modules) && !paths.includes(alias))
+      modules[alias] = { js: module.js };
+  }
+  let imports: string[];
+  if (data.mode === "test") {
+    const tests = data.tests ?? paths.filter((p) => TEST_FILE.test(p));
+    if (tests.length === 0)
+      return { error: "no test files: name them in tests, or add *.test.js / *.test.ts files" };
+    imports = tests.map((t) => `./${t}`);
+  } else if (data.code !== undefined) {
+    const name = SNIPPET[data.language];
+    const module = toModule(name, data.code, { script: true });
+    if (!module.ok) return { error: module.error };
+    modules[name] = { js: module.js };
+    imports = [`./${name}`];
+  } else imports = [`./${data.path}`];
+  return {
+    modules,
+    mode: data.mode,
+    imports,
+    input: data.input,
+    env: context.codeSandbox?.env ?? {},
+  };
+}
+
+/** The text the model reads. */
+function render(report: RunReport): string {
+  const status = report.exitCode === 0 ? "exit 0" : `exit ${report.exitCode}`;
+  const tests = report.tests
+    ? ` · tests: ${report.tests.passed} passed, ${report.tests.failed} failed`
+    : "";
+  const lines = [
+    `run_code: ${status} in ${report.durationMs} ms (isolate start and run: ${report.totalMs} ms)${tests}`,
+  ];
+  if (report.tests)
+    for (const t of report.tests.results)
+      lines.push(
+        t.ok
+          ? `  ✓ ${t.file} > ${t.name} (${t.ms} ms)`
+          : `  ✗ ${t.file} > ${t.name}\n    ${(t.error?.stack || `${t.error?.name}: ${t.error?.message}`).split("\n").join("\n    ")}`,
+      );
+  if (report.output !== "") lines.push("--- output ---", report.output);
+  if (report.droppedChars > 0)
+    lines.push(`[output limit reached: ${report.droppedChars} more characters not kept]`);
+  if (report.result !== undefined) lines.push("--- result ---", report.result);
+  if (report.error)
+    lines.push(
+      "--- error ---",
+      report.error.stack || `${report.error.name}: ${report.error.message}`,
+    );
+  return lines.join("\n");
+}
+
+/** The run_code tool. */
+export const runCodeTool: Tool = {
+  name: "run_code",
+  domain: "code",
+  description:
+    "Run JavaScript or TypeScript in a fresh sandboxed isolate (no network, no files but the workspace code given to it) and see its console output, return value or error with stack. Give code (a snippet; its default export, if a function, is called with input) or path (a workspace file; the workspace's other .js/.ts/.json files can be imported by relative path). mode: test runs the workspace's *.test.js/*.test.ts files with built-in test(name, fn), describe, assert.equal/deepEqual/throws and expect(x).toBe/toEqual/toThrow, and reports passed and failed counts. Run the code you wrote before you say it works.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      code: { type: "string", description: "A snippet or module to run" },
+      language: {
+        type: "string",
+        enum: ["typescript", "javascript"],
+        description: "Of code (default typescript)",
+      },
+      path: { type: "string", description: "A workspace file to run instead of code" },
+      files: {
+        type: "array",
+        items: { type: "string" },
+        description: "Workspace files to load (default: every .js/.ts/.json file)",
+      },
+      mode: { type: "string", enum: ["run", "test"], description: "run (default) or test" },
+      tests: {
+        type: "array",
+        items: { type: "string" },
+        description: "Test files (test mode; default all *.test.*)",
+      },
+      input: {
+        type: "string",
+        description: "Input: the global input, readInput(), and main's argument",
+      },
+      timeout_ms: {
+        type: "integer",
+        minimum: 100,
+        description: "Wall-clock limit (capped by the deployment)",
+      },
+    },
+    additionalProperties: false,
+  },
+  async run(input, context): Promise<ToolResult> {
+    const parsed = parseInput(
+      "run_code",
+      Input,
+      input,
+      '{ code?: string, language?: "typescript"|"javascript", path?: string, files?: string[], mode?: "run"|"test", tests?: string[], input?: string, timeout_ms?: integer }',
+    );
+    if (!parsed.ok) return parsed.result;
+    const sandbox = context.codeSandbox;
+    if (!sandbox)
+      return {
+        content: "run_code is not available here (no Worker Loader binding)",
+        isError: true,
+      };
+    const built = await program(parsed.data, context);
+    if ("error" in built) return { content: `run_code: ${built.error}`, isError: true };
+    const limits = context.config.runCode;
+    const wallMs = Math.min(parsed.data.timeout_ms ?? sandbox.timeoutMs, sandbox.timeoutMs);
+    const report = await runInSandbox(sandbox.loader, built, {
+      cpuMs: sandbox.cpuMs,
+      wallMs,
+      maxOutputChars: limits.maxOutputChars,
+      maxIterations: limits.maxIterations,
+    });
+    const ran = report.ran.filter((p) => !Object.values(SNIPPET).includes(p as never));
+    return {
+      content: render(report),
+      ...(report.exitCode !== 0 ? { isError: true } : {}),
+      effects: { ran },
+    };
+  },
+};

@@ -1,0 +1,127 @@
+/**
+ * Runs modules in a fresh Worker isolate (the Worker Loader binding): no network
+ * (`globalOutbound: null`), no bindings but those the agent's frontmatter grants, a CPU limit
+ * (`limits.cpuMs`, enforced by Cloudflare; not by a local `wrangler dev`), and a wall-clock limit
+ * enforced twice: by the loop guards inside the isolate and by this caller's own timeout.
+ */
+import { harnessModule } from "./harness-module.ts";
+
+/** A sandbox run's limits. */
+export interface SandboxLimits {
+  cpuMs: number;
+  wallMs: number;
+  maxOutputChars: number;
+  maxIterations: number;
+}
+
+/** What a run reports. */
+export interface RunReport {
+  exitCode: number;
+  output: string;
+  droppedChars: number;
+  result?: string;
+  error?: { name: string; message: string; stack: string };
+  tests?: {
+    passed: number;
+    failed: number;
+    results: Array<{
+      file: string;
+      name: string;
+      ok: boolean;
+      ms: number;
+      error?: { name: string; message: string; stack: string };
+    }>;
+  };
+  /** Module paths whose code ran. */
+  ran: string[];
+  /** Time inside the isolate (ms). */
+  durationMs: number;
+  /** Time from asking for the isolate to its answer (ms), start-up included. */
+  totalMs: number;
+}
+
+/** The modules to load: name -> JavaScript (or a JSON value), the entry names. */
+export interface SandboxProgram {
+  modules: Record<string, { js: string } | { json: unknown }>;
+  mode: "run" | "test";
+  imports: string[];
+  input: string | undefined;
+  /** Bindings the agent's frontmatter grants (name -> binding). */
+  env: Record<string, unknown>;
+}
+
+const COMPATIBILITY_DATE = "2026-08-01";
+
+/** Runs `program`; a limit or a crash of the isolate comes back as a report, never a throw. */
+export async function runInSandbox(
+  loader: WorkerLoader,
+  program: SandboxProgram,
+  limits: SandboxLimits,
+): Promise<RunReport> {
+  const started = Date.now();
+  const failed = (name: string, message: string): RunReport => ({
+    exitCode: 1,
+    output: "",
+    droppedChars: 0,
+    error: { name, message, stack: "" },
+    ran: [],
+    durationMs: Date.now() - started,
+    totalMs: Date.now() - started,
+  });
+  const worker = loader.load({
+    compatibilityDate: COMPATIBILITY_DATE,
+    compatibilityFlags: [],
+    mainModule: "a2a-harness.js",
+    modules: {
+      "a2a-harness.js": harnessModule({
+        mode: program.mode,
+        imports: program.imports,
+        wallMs: limits.wallMs,
+        maxOutputChars: limits.maxOutputChars,
+        maxIterations: limits.maxIterations,
+      }),
+      ...program.modules,
+    },
+    env: program.env,
+    globalOutbound: null,
+    limits: { cpuMs: limits.cpuMs },
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // The caller's own bound: a little past the wall limit the guards enforce inside.
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), limits.wallMs + 1_000);
+  });
+  try {
+    const response = await Promise.race([
+      worker.getEntrypoint().fetch("http://sandbox/run", {
+        method: "POST",
+        body: JSON.stringify({ input: program.input }),
+      }),
+      timeout,
+    ]);
+    if (response === "timeout")
+      return failed(
+        "TimeoutError",
+        `no answer within ${limits.wallMs + 1_000} ms; the run was abandoned`,
+      );
+    if (!response.ok) {
+      const text = await response.text();
+      return failed(
+        "IsolateError",
+        `the isolate failed (HTTP ${response.status}): ${text.slice(0, 500)}`,
+      );
+    }
+    const report = (await response.json()) as Omit<RunReport, "totalMs">;
+    return { ...report, totalMs: Date.now() - started };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return failed(
+      /cpu|exceeded/i.test(message) ? "CpuLimitError" : "IsolateError",
+      /cpu|exceeded/i.test(message)
+        ? `the isolate was stopped: it used more than ${limits.cpuMs} ms of CPU (${message})`
+        : `the isolate failed: ${message}`,
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
