@@ -35,6 +35,7 @@ describe("caps", () => {
       a2a_call: 10,
       a2a_call_streaming: 10,
       a2a_discover: 10,
+      run_code: 20,
     });
   });
 });
