@@ -21,7 +21,7 @@ import {
 import type { HarnessEvent } from "../loop/harness-events.ts";
 import { type PromptInputs, systemPrompt } from "../loop/prompt.ts";
 import { readMemory } from "../tools/memory.ts";
-import { HANDOFF_FILE, readProgress, readText } from "../workspace/state-files.ts";
+import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { SUMMARY_HOOK, SUMMARY_KEY } from "./context-membership.ts";
 import { addUsage } from "./loop-state.ts";
@@ -57,12 +57,11 @@ export async function buildSystemPrompt(input: {
 }
 
 async function readEnvironment(workspace: WorkspaceApi): Promise<PromptInputs["environment"]> {
-  const [listing, progress, handoff] = await Promise.all([
-    workspace.list(),
-    readProgress(workspace),
-    readText(workspace, HANDOFF_FILE),
-  ]);
+  // One round trip to the workspace object for the listing and both state files.
+  const listing = await workspace.snapshot([PROGRESS_FILE, HANDOFF_FILE]);
   if (!listing.ok) return null;
+  const progress = parseProgress(listing.value.texts[PROGRESS_FILE] ?? null);
+  const handoff = listing.value.texts[HANDOFF_FILE] ?? null;
   const top = listing.value.entries.filter((e) => !e.path.includes("/"));
   const dirs = [
     ...new Set(

@@ -35,7 +35,14 @@ export const EMPTY_PROGRESS: Progress = {
 export async function readProgress(
   workspace: WorkspaceApi,
 ): Promise<{ progress: Progress | null; invalid?: string }> {
-  const text = await readText(workspace, PROGRESS_FILE);
+  return parseProgress(await readText(workspace, PROGRESS_FILE));
+}
+
+/** PROGRESS.json's text, checked (null text: no file). */
+export function parseProgress(text: string | null): {
+  progress: Progress | null;
+  invalid?: string;
+} {
   if (text === null) return { progress: null };
   try {
     const parsed = ProgressSchema.safeParse(JSON.parse(text));

@@ -60,6 +60,15 @@ export interface WorkspaceApi {
     meta: WriteMeta,
   ): Promise<WsResult<{ path: string; bytes: number; checkpoint: string | null }>>;
   list(prefix?: string): Promise<WsResult<{ entries: WorkspaceEntry[]; total: number }>>;
+  /**
+   * Every file listed and the whole text of `paths` (null where missing), in one call: what a
+   * turn's prompt needs (the listing, PROGRESS.json, HANDOFF.md) without three round trips.
+   */
+  snapshot(
+    paths: string[],
+  ): Promise<
+    WsResult<{ entries: WorkspaceEntry[]; total: number; texts: Record<string, string | null> }>
+  >;
   grep(
     pattern: string,
     options?: { path?: string; maxResults?: number },

@@ -167,6 +167,23 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     return { ok: true, value: { entries, total: entries.length } };
   }
 
+  /** The listing and the whole text of `paths` (null where missing), read in parallel. */
+  async snapshot(scope: WorkspaceScope, paths: string[]): Promise<Result<"snapshot">> {
+    const blobs = this.#bind(scope);
+    const entries = this.#manifest.list("");
+    const texts = await Promise.all(
+      paths.map(async (path) => {
+        const p = workspacePath(path);
+        const row = p.ok ? this.#manifest.get(p.value) : null;
+        return [path, row ? await blobs.text(row.hash) : null] as const;
+      }),
+    );
+    return {
+      ok: true,
+      value: { entries, total: entries.length, texts: Object.fromEntries(texts) },
+    };
+  }
+
   /** Lines matching a JavaScript RegExp, in files selected by a prefix or glob. */
   async grep(
     scope: WorkspaceScope,

@@ -76,6 +76,14 @@ function fakeWorkspace(): Fake {
         .map(([path, text]) => ({ path, size: text.length, updatedAt: "2026-01-01T00:00:00Z" }));
       return { ok: true, value: { entries, total: entries.length } };
     },
+    async snapshot(paths) {
+      record("snapshot", [paths]);
+      const entries = [...fake.files]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([path, text]) => ({ path, size: text.length, updatedAt: "2026-01-01T00:00:00Z" }));
+      const texts = Object.fromEntries(paths.map((p) => [p, fake.files.get(p) ?? null]));
+      return { ok: true, value: { entries, total: entries.length, texts } };
+    },
     async grep(pattern, options) {
       record("grep", [pattern, options]);
       const regex = new RegExp(pattern);
