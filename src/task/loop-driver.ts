@@ -18,11 +18,11 @@ import { remoteAgentsFor } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
 import { toolsFor } from "../tools/catalog.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { budgetsFor, userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
+import { budgetGate, codeSandboxFor } from "./step-resources.ts";
 import { remainingWork, rollBack, writeTaskEnd } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
@@ -174,20 +174,7 @@ export class LoopDriver {
         subagents: task.childTasks.subagents(),
         remote: this.#remote(config, agent.name, record.traceId),
         emit,
-        ...(this.#env.LOADER
-          ? {
-              codeSandbox: {
-                loader: this.#env.LOADER,
-                env: Object.fromEntries(
-                  agent.code.bindings
-                    .filter((name) => name in this.#env)
-                    .map((name) => [name, (this.#env as unknown as Record<string, unknown>)[name]]),
-                ),
-                cpuMs: agent.code.cpuMs ?? config.runCode.cpuMs,
-                timeoutMs: agent.code.timeoutMs ?? config.runCode.timeoutMs,
-              },
-            }
-          : {}),
+        ...codeSandboxFor(this.#env, agent, config),
       },
       hooks: defaultHooks(),
       hookContext: {
@@ -221,39 +208,7 @@ export class LoopDriver {
         });
       },
       transaction: (fn) => task.transaction(fn),
-      budget: this.#budget(record.id, record.owner, config),
-    };
-  }
-
-  /** Reserves and settles model calls against the task's and the owner's token budgets. */
-  #budget(taskId: string, owner: string, config: Config): StepDeps["budget"] {
-    const counters = userObject(this.#env, `user:${owner}`);
-    let key = "";
-    return {
-      reserve: async (estimate) => {
-        const budgets = await budgetsFor(this.#env, config, owner);
-        const loop = this.#task.loopState.get();
-        const used =
-          loop.usage.inputTokens +
-          loop.usage.outputTokens +
-          loop.usage.cacheReadTokens +
-          loop.usage.cacheWriteTokens;
-        if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
-          return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
-        key = `${taskId}:${loop.turn}:${loop.attempt}`;
-        const reserved = await counters.reserve(
-          key,
-          estimate,
-          budgets.dayTokens,
-          budgets.monthTokens,
-        );
-        if (reserved.ok) return null;
-        const period = reserved.scope === "day" ? "daily" : "monthly";
-        return `The ${period} token budget is spent (${reserved.used} of ${reserved.limit} tokens used; the next model call needs up to ${estimate}). It renews at the start of the next ${reserved.scope === "day" ? "day" : "month"} (UTC).`;
-      },
-      settle: async (tokens) => {
-        if (key) await counters.settle(key, tokens);
-      },
+      budget: budgetGate(this.#env, config, this.#task, record.id, record.owner),
     };
   }
 
