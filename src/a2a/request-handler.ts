@@ -314,6 +314,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
     const input = {
       taskId,
       contextId: message.contextId ?? newId(),
+      freshContext: message.contextId === undefined,
       agent: this.#deps.agent,
       owner: this.#deps.owner,
       traceId: this.#deps.traceId,

@@ -103,6 +103,25 @@ function guidance(tools: readonly string[]): string {
   ].join("\n");
 }
 
+/** One formatter per time zone for the isolate: making one costs milliseconds, using one does not. */
+const formats = new Map<string, Intl.DateTimeFormat>();
+function dateFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = formats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-GB", {
+      timeZone,
+      weekday: "long",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+    });
+    formats.set(timeZone, format);
+  }
+  return format;
+}
+
 function environment(inputs: PromptInputs): string {
   const env = inputs.environment;
   const lines = ["# Environment"];
@@ -126,15 +145,7 @@ function environment(inputs: PromptInputs): string {
       env.handoff ? `Latest handoff (HANDOFF.md):\n${env.handoff.trim()}` : "No handoff note yet.",
     );
   }
-  const date = new Intl.DateTimeFormat("en-GB", {
-    timeZone: inputs.timeZone,
-    weekday: "long",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-  }).format(inputs.now);
+  const date = dateFormat(inputs.timeZone).format(inputs.now);
   lines.push("", `Current date and time: ${date} (${inputs.timeZone}).`);
   return lines.join("\n");
 }

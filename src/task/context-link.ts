@@ -26,9 +26,10 @@ interface LinkRow {
   [key: string]: SqlStorageValue;
 }
 
-/** Reads and writes the link row. */
+/** Reads and writes the link row (kept in memory: the object is its only writer). */
 export class ContextLinkStore {
   readonly #sql: SqlStorage;
+  #link: ContextLink | null = null;
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -36,13 +37,16 @@ export class ContextLinkStore {
   }
 
   get(): ContextLink {
-    const row = this.#sql.exec<LinkRow>("SELECT * FROM context_link WHERE id = 1").one();
-    return {
-      state: row.state as LinkState,
-      contextSeq: row.context_seq,
-      conversationUpto: row.conversation_upto,
-      releasedUpto: row.released_upto,
-    };
+    if (!this.#link) {
+      const row = this.#sql.exec<LinkRow>("SELECT * FROM context_link WHERE id = 1").one();
+      this.#link = {
+        state: row.state as LinkState,
+        contextSeq: row.context_seq,
+        conversationUpto: row.conversation_upto,
+        releasedUpto: row.released_upto,
+      };
+    }
+    return { ...this.#link };
   }
 
   patch(changes: Partial<ContextLink>): ContextLink {
@@ -54,6 +58,7 @@ export class ContextLinkStore {
       next.conversationUpto,
       next.releasedUpto,
     );
-    return next;
+    this.#link = next;
+    return { ...next };
   }
 }

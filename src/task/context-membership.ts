@@ -5,7 +5,7 @@
  * the task's schedule, so neither object ever waits forever on the other.
  */
 import type { Part } from "../a2a/wire.ts";
-import { type ContextObject, contextKey } from "../context/context-object.ts";
+import { type ContextObject, contextKey, type JoinResult } from "../context/context-object.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { replyFrom } from "../loop/suspension.ts";
@@ -16,6 +16,10 @@ import type { TaskRuntime } from "./task-runtime.ts";
 /** Schedule ids of the retries. */
 export const JOIN_JOB = "context:join";
 export const RELEASE_JOB = "context:release";
+/** Registration of a task that took a fresh conversation without waiting (see {@link ContextMembership.claimFresh}). */
+export const REGISTER_JOB = "context:register";
+/** How long a registration call may take before the alarm retries it. */
+const REGISTER_GRACE_MS = 10_000;
 
 /** Where a compaction that covered conversation turns leaves its note for the release. */
 export const SUMMARY_HOOK = "compaction";
@@ -63,6 +67,55 @@ export class ContextMembership {
       await this.#done(JOIN_JOB);
       return "waiting";
     }
+    this.#take(result);
+    await this.#done(JOIN_JOB);
+    return "active";
+  }
+
+  /**
+   * A conversation the server opened for this task (the client sent no contextId): no one else
+   * can name it before this task's first answer, so the task holds it at once, with no earlier
+   * turns, and registers with the context object in the background (retried from the alarm; a
+   * release waits for it). Saves the context object's round trip on every first message.
+   */
+  claimFresh(): void {
+    this.#take({ active: true, history: [], seq: 0 });
+    this.#rt.scheduler.put(REGISTER_JOB, "context", Date.now() + REGISTER_GRACE_MS);
+  }
+
+  /** Starts the registration after {@link claimFresh}'s writes are made; returns it. */
+  startRegistration(): Promise<void> {
+    this.#registering = this.register();
+    return this.#registering;
+  }
+
+  /** Registers a freshly claimed conversation with its context object. */
+  async register(): Promise<void> {
+    const rt = this.#rt;
+    const record = rt.store.record;
+    if (!record || !rt.scheduler.get(REGISTER_JOB)) return;
+    try {
+      const result: JoinResult = await this.#stub().join({ taskId: record.id, after: 0 });
+      if (!result.active) {
+        // Only if the server-made contextId was guessed: the task keeps running and is released
+        // (dequeued) like any other when it ends.
+        console.warn(
+          JSON.stringify({ level: "warn", msg: "fresh context already held", task: record.id }),
+        );
+      }
+    } catch (error) {
+      await this.#retry(REGISTER_JOB, error);
+      return;
+    }
+    await this.#done(REGISTER_JOB);
+  }
+
+  #registering: Promise<void> = Promise.resolve();
+
+  /** Takes the conversation: the turns of earlier tasks, then this task's own messages. */
+  #take(result: JoinResult): void {
+    const rt = this.#rt;
+    const link = rt.contextLink.get();
     rt.transaction(() => {
       // A call waiting for the person: their message is its answer, and turns of other tasks
       // wait until the call's result is in the conversation (a tool_use needs its result next).
@@ -91,8 +144,6 @@ export class ContextMembership {
       }
       rt.contextLink.patch({ state: "active", contextSeq: result.seq, conversationUpto: upto });
     });
-    await this.#done(JOIN_JOB);
-    return "active";
   }
 
   /** Hands the conversation back with the task's turns since its last release (none if it never ran). */
@@ -101,6 +152,13 @@ export class ContextMembership {
     const record = rt.store.record;
     const link = rt.contextLink.get();
     if (!record || link.state === "none" || link.state === "released") return;
+    // A release must reach the context object after the registration it ends.
+    await this.#registering;
+    if (rt.scheduler.get(REGISTER_JOB)) await this.register();
+    if (rt.scheduler.get(REGISTER_JOB)) {
+      await this.#retry(RELEASE_JOB, new Error("the conversation is not registered yet"));
+      return;
+    }
     const ran = link.state === "active";
     const all = ran ? rt.store.historyAfter(link.releasedUpto) : [];
     // The conversation keeps what was said: user messages and the agent's answers, not the

@@ -23,7 +23,7 @@ import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
 import { budgetGate, codeSandboxFor } from "./step-resources.ts";
-import { remainingWork, rollBack, writeTaskEnd } from "./task-end.ts";
+import { askedOf, remainingWork, rollBack } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
 
@@ -37,6 +37,11 @@ export class LoopDriver {
   constructor(task: TaskRuntime, env: Env) {
     this.#task = task;
     this.#env = env;
+  }
+
+  /** Whether a step is running in this instance. */
+  get running(): boolean {
+    return this.#running;
   }
 
   /** Aborts the step in flight (cancel); it will write nothing more. */
@@ -255,9 +260,9 @@ export class LoopDriver {
       }`;
       this.#emit({ kind: "turn_limit", text: note ?? "Turn limit reached", detail: { remaining } });
     }
-    await this.#endNote("TASK_STATE_COMPLETED", task.loopState.get().answerText);
-    // Awaiting the workspace let other events in: a cancel wins.
+    // A cancel that came in while this step awaited wins.
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    const handoff = this.#endNote("TASK_STATE_COMPLETED", task.loopState.get().answerText);
     const loop = task.loopState.get();
     task.transaction(() => {
       if (loop.answerStarted) task.emitAnswerChunk("", true, true);
@@ -267,7 +272,11 @@ export class LoopDriver {
       }
       task.loopState.patch({ stopReason });
     });
-    task.setStatus("TASK_STATE_COMPLETED", { ...(text ? { text } : {}), metadata: { stopReason } });
+    task.setStatus("TASK_STATE_COMPLETED", {
+      ...(text ? { text } : {}),
+      metadata: { stopReason },
+      releaseAfter: handoff,
+    });
     await task.scheduler.cancel("loop");
   }
 
@@ -319,31 +328,26 @@ export class LoopDriver {
       const event = await rollBack(this.workspace(), record.id).catch(() => null);
       if (event) this.#emit(event);
     }
-    await this.#endNote("TASK_STATE_FAILED", loop.answerText + loop.turnText);
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    const handoff = this.#endNote("TASK_STATE_FAILED", loop.answerText + loop.turnText);
     task.setStatus("TASK_STATE_FAILED", {
       text: message,
       metadata: { stopReason: "error", error: message },
+      releaseAfter: handoff,
     });
     await task.scheduler.cancel("loop");
   }
 
   /**
-   * Writes HANDOFF.md and decisions.log; a failure here never blocks the task's end. A sub-agent's
-   * task writes none: its parent's task owns the workspace's handoff.
+   * Asks the workspace for the end note (HANDOFF.md, decisions.log) without waiting: the
+   * workspace object composes and writes it under its write lock, so any read that reaches it
+   * later (the next task's prompt, a client's read) sees it. A failure never blocks the task's
+   * end. A sub-agent's task writes none: its parent's task owns the workspace's handoff.
    */
-  async #endNote(state: string, answer: string): Promise<void> {
+  #endNote(state: string, answer: string): Promise<void> {
     const record = this.#task.store.record;
-    if (!record || record.parentTaskId) return;
-    await writeTaskEnd({
-      workspace: this.workspace(),
-      taskId: record.id,
-      agent: record.agent,
-      state,
-      history: this.#task.store.history(),
-      answer,
-      now: new Date(),
-    }).catch((error) =>
+    if (!record || record.parentTaskId) return Promise.resolve();
+    const failed = (error: unknown) =>
       console.warn(
         JSON.stringify({
           level: "warn",
@@ -351,7 +355,18 @@ export class LoopDriver {
           task: record.id,
           error: String(error),
         }),
-      ),
-    );
+      );
+    return this.workspace()
+      .endNote({
+        taskId: record.id,
+        agent: record.agent,
+        state,
+        asked: askedOf(this.#task.store.history()),
+        answer,
+        at: new Date().toISOString(),
+      })
+      .then((result) => {
+        if (!result.ok) failed(result.error);
+      }, failed);
   }
 }

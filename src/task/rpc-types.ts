@@ -44,6 +44,8 @@ export interface CreateTaskInput {
   remoteParent?: { taskId: string; agent: string; rootTaskId: string };
   /** A push notification config sent with the message. */
   pushConfig?: NewPushConfig;
+  /** The contextId was made by the server for this message: no other task can be in it yet. */
+  freshContext?: boolean;
 }
 
 /** A child's report to its parent (see children.ts). */

@@ -31,14 +31,30 @@ const toEntry = (row: ScheduleRow): ScheduleEntry => ({
   payload: row.payload_json === null ? null : JSON.parse(row.payload_json),
 });
 
-/** The schedule table plus the alarm that serves it. */
+/**
+ * The schedule table plus the alarm that serves it. The object is the table's only writer, so
+ * the rows are read once and mirrored in memory: lookups and the alarm's next time cost no query.
+ */
 export class Scheduler {
   readonly #sql: SqlStorage;
   readonly #storage: DurableObjectStorage;
+  #rows: Map<string, ScheduleEntry> | null = null;
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
     this.#sql = storage.sql;
+  }
+
+  #entries(): Map<string, ScheduleEntry> {
+    if (!this.#rows) {
+      this.#rows = new Map(
+        this.#sql
+          .exec<ScheduleRow>("SELECT * FROM schedule")
+          .toArray()
+          .map((row) => [row.id, toEntry(row)]),
+      );
+    }
+    return this.#rows;
   }
 
   /** Adds or replaces the entry `id`; keeps its attempt count unless `attempts` is given. */
@@ -48,6 +64,22 @@ export class Scheduler {
     dueAt: number,
     options: { attempts?: number; payload?: unknown } = {},
   ): Promise<void> {
+    this.put(id, kind, dueAt, options);
+    await this.arm();
+  }
+
+  /**
+   * {@link schedule} without moving the alarm: for writes batched into one transaction, which
+   * then call {@link arm} once.
+   */
+  put(
+    id: string,
+    kind: string,
+    dueAt: number,
+    options: { attempts?: number; payload?: unknown } = {},
+  ): void {
+    const entries = this.#entries();
+    const payload = options.payload === undefined ? null : options.payload;
     this.#sql.exec(
       `INSERT INTO schedule (id, kind, due_at, attempts, payload_json) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, due_at = excluded.due_at,
@@ -56,43 +88,43 @@ export class Scheduler {
       kind,
       dueAt,
       options.attempts ?? 0,
-      options.payload === undefined ? null : JSON.stringify(options.payload),
+      payload === null ? null : JSON.stringify(payload),
       options.attempts ?? null,
     );
-    await this.arm();
+    const attempts = options.attempts ?? entries.get(id)?.attempts ?? 0;
+    entries.set(id, { id, kind, dueAt, attempts, payload });
   }
 
   /** Removes the entry `id` if present. */
   async cancel(id: string): Promise<void> {
-    this.#sql.exec("DELETE FROM schedule WHERE id = ?", id);
+    const entries = this.#entries();
+    if (entries.delete(id)) this.#sql.exec("DELETE FROM schedule WHERE id = ?", id);
     await this.arm();
   }
 
   /** The entry `id`, if scheduled. */
   get(id: string): ScheduleEntry | null {
-    const row = this.#sql.exec<ScheduleRow>("SELECT * FROM schedule WHERE id = ?", id).toArray()[0];
-    return row ? toEntry(row) : null;
+    return this.#entries().get(id) ?? null;
   }
 
   /** Entries due at `now`, earliest first. They stay scheduled until their handler reschedules or cancels them. */
   due(now: number): ScheduleEntry[] {
-    return this.#sql
-      .exec<ScheduleRow>("SELECT * FROM schedule WHERE due_at <= ? ORDER BY due_at, id", now)
-      .toArray()
-      .map(toEntry);
+    return [...this.#entries().values()]
+      .filter((entry) => entry.dueAt <= now)
+      .sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** Points the alarm at the earliest entry, or clears it when nothing is scheduled. */
   async arm(): Promise<void> {
-    const row = this.#sql
-      .exec<{ next: number | null }>("SELECT MIN(due_at) AS next FROM schedule")
-      .one();
-    if (row.next === null) {
+    let next: number | null = null;
+    for (const entry of this.#entries().values())
+      if (next === null || entry.dueAt < next) next = entry.dueAt;
+    if (next === null) {
       await this.#storage.deleteAlarm();
       return;
     }
     // Always set: during alarm() the firing alarm may still read as current, and skipping the
     // call would let the runtime clear it when the handler returns.
-    await this.#storage.setAlarm(row.next);
+    await this.#storage.setAlarm(next);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * What a loop step gets from outside the task object: the token budget gate (reserve before each
- * model call with the owner's user object, settle after) and the run_code sandbox (the Worker
+ * model call with the owner's user object when a day or month budget applies, settle after) and the run_code sandbox (the Worker
  * Loader, with the bindings and limits the agent's frontmatter grants).
  */
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -32,6 +32,9 @@ export function budgetGate(
       if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
         return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
       key = `${taskId}:${loop.turn}:${loop.attempt}`;
+      // No day or month budget: nothing to reserve against; the settlement still counts the
+      // tokens, so a budget set later starts from the true spend.
+      if (budgets.dayTokens <= 0 && budgets.monthTokens <= 0) return null;
       const reserved = await counters.reserve(
         key,
         estimate,
@@ -42,8 +45,10 @@ export function budgetGate(
       const period = reserved.scope === "day" ? "daily" : "monthly";
       return `The ${period} token budget is spent (${reserved.used} of ${reserved.limit} tokens used; the next model call needs up to ${estimate}). It renews at the start of the next ${reserved.scope === "day" ? "day" : "month"} (UTC).`;
     },
+    // Settled in the background: the next reservation must not wait for it, and seeing the
+    // reservation instead of the settlement (if it arrives first) only over-counts.
     settle: async (tokens) => {
-      if (key) await counters.settle(key, tokens);
+      if (key) task.background(counters.settle(key, tokens));
     },
   };
 }

@@ -13,7 +13,7 @@ import { modelSourceLabel } from "../model/client.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
 import { CANCEL_CHILDREN_JOB, PARENT_REPORT_JOB, POLL_REMOTE_JOB } from "./child-tasks.ts";
-import { JOIN_JOB, RELEASE_JOB } from "./context-membership.ts";
+import { JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
 import type {
   ChildProgressInput,
@@ -111,7 +111,7 @@ export class TaskObject extends DurableObject<Env> {
           config: input.pushConfig,
         });
     });
-    await this.#enter();
+    await this.#enter(input.freshContext === true);
     const task = rt.snapshot();
     const stream = options.stream
       ? rt.subscribers.open(rt.log.after(0), isSettled(task.status.state))
@@ -206,6 +206,9 @@ export class TaskObject extends DurableObject<Env> {
   async waitSettled(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
     const record = this.runtime.store.record;
     if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    const loop = this.runtime.scheduler.get("loop");
+    if (loop && loop.dueAt <= Date.now() && !this.#driver.running)
+      this.ctx.waitUntil(this.#driver.step());
     await this.runtime.settled();
     return ok(this.runtime.snapshot(input.historyLength));
   }
@@ -312,6 +315,7 @@ export class TaskObject extends DurableObject<Env> {
         else if (entry.kind === "outbox") await outbox.retry(entry.id);
         else if (entry.id === JOIN_JOB) await this.activate();
         else if (entry.id === RELEASE_JOB) await this.runtime.membership.release();
+        else if (entry.id === REGISTER_JOB) await this.runtime.membership.register();
         else if (entry.id === PARENT_REPORT_JOB) await this.runtime.childTasks.reportToParent();
         else if (entry.id === CANCEL_CHILDREN_JOB) await this.runtime.childTasks.cancelChildren();
         else if (entry.id === RETENTION_JOB) {
@@ -339,9 +343,21 @@ export class TaskObject extends DurableObject<Env> {
   /**
    * Joins the conversation: holding it, the task starts working; queued, it waits (submitted)
    * until the conversation activates it; if the call failed, the join is retried from the alarm.
+   * A conversation the server has just opened is held at once (registered in the background).
    */
-  async #enter(): Promise<void> {
+  async #enter(freshContext = false): Promise<void> {
     const rt = this.runtime;
+    if (freshContext) {
+      // One transaction: the conversation, the working status and the first step.
+      rt.transaction(() => {
+        rt.membership.claimFresh();
+        rt.setStatus("TASK_STATE_WORKING");
+        rt.scheduler.put("loop", "loop", Date.now());
+      });
+      await rt.scheduler.arm();
+      this.ctx.waitUntil(rt.membership.startRegistration());
+      return;
+    }
     const outcome = await rt.membership.join();
     if (outcome === "active") {
       rt.setStatus("TASK_STATE_WORKING");

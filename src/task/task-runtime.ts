@@ -81,7 +81,7 @@ export class TaskRuntime {
       this.scheduler,
       env,
       () => this.store.record?.id ?? "",
-      (work) => this.#background(work),
+      (work) => this.background(work),
     );
     this.log.subscribe((entry) => this.subscribers.broadcast(entry));
   }
@@ -116,7 +116,13 @@ export class TaskRuntime {
    */
   setStatus(
     state: TaskStateName,
-    options: { text?: string; message?: Message; metadata?: Record<string, unknown> } = {},
+    options: {
+      text?: string;
+      message?: Message;
+      metadata?: Record<string, unknown>;
+      /** Work the conversation's release waits for (the end note in the workspace). */
+      releaseAfter?: Promise<void>;
+    } = {},
   ): void {
     const record = this.store.record;
     if (!record) return;
@@ -151,20 +157,21 @@ export class TaskRuntime {
       );
       return true;
     });
-    if (queued) this.#background(this.pushSender.wake());
-    if (changed) this.#background(this.outbox.syncIndex());
+    if (queued) this.background(this.pushSender.wake());
+    if (changed) this.background(this.outbox.syncIndex());
     if (isSettled(state)) {
-      this.#background(this.membership.release());
-      this.#background(this.childTasks.scheduleReport());
+      const before = options.releaseAfter ?? Promise.resolve();
+      this.background(before.then(() => this.membership.release()));
+      this.background(this.childTasks.scheduleReport());
       this.subscribers.closeAll();
       for (const resolve of this.#waiters) resolve();
       this.#waiters.clear();
     }
     if (isTerminal(state)) {
-      this.#background(this.outbox.exportArtifacts());
+      this.background(this.outbox.exportArtifacts());
       const days = loadConfig(this.#env).retentionDays;
       if (days > 0)
-        this.#background(
+        this.background(
           this.scheduler.schedule(RETENTION_JOB, "retention", Date.now() + days * 86_400_000),
         );
     }
@@ -204,7 +211,7 @@ export class TaskRuntime {
     });
     // A sub-agent's progress also shows on its parent's stream (best effort).
     if (record.parentTaskId && event.kind !== "tool_result")
-      this.#background(this.childTasks.relayProgress(event.text));
+      this.background(this.childTasks.relayProgress(event.text));
   }
 
   /** A message from the agent in this task: a text, or the given parts. */
@@ -272,7 +279,8 @@ export class TaskRuntime {
     return { taskId: record.id, artifacts: this.store.artifacts() };
   }
 
-  #background(work: Promise<void>): void {
+  /** Keeps `work` alive after the current call returns; its failure is logged. */
+  background(work: Promise<void>): void {
     this.#ctx.waitUntil(
       work.catch((error) =>
         console.error(

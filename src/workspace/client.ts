@@ -52,6 +52,7 @@ export function workspaceFor(
     checkpointList: () => call((s) => s.checkpointList(scope)),
     checkpointRestore: (id, meta) => call((s) => s.checkpointRestore(scope, id, meta)),
     taskCheckpoint: (taskId) => call((s) => s.taskCheckpoint(scope, taskId)),
+    endNote: (input) => call((s) => s.endNote(scope, input)),
   } satisfies WorkspaceApi;
   return api;
 }

@@ -4,6 +4,7 @@
  * a value; a refusal the agent can act on (bad path, not found, not unique, too large) is an
  * `ok: false` with a plain message, never a thrown error.
  */
+import type { TaskEndInput } from "./handoff.ts";
 
 /** Outcome of a workspace call. */
 export type WsResult<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -88,4 +89,6 @@ export interface WorkspaceApi {
   ): Promise<WsResult<{ restored: string; backup: string; files: number }>>;
   /** The checkpoint taken before the task's first change, if the task changed anything. */
   taskCheckpoint(taskId: string): Promise<string | null>;
+  /** Writes the note of a task that ended: HANDOFF.md, and decisions.log when it has new decisions. */
+  endNote(input: TaskEndInput): Promise<WsResult<{ written: string[] }>>;
 }

@@ -12,6 +12,7 @@ import { Blobs, blobKey, sha256Hex } from "./blobs.ts";
 import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
 import { Checkpoints } from "./checkpoints.ts";
 import { compilePattern, pathFilter, searchFiles } from "./grep.ts";
+import { composeTaskEnd, type TaskEndInput } from "./handoff.ts";
 import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
 import {
   GREP_DEFAULT_RESULTS,
@@ -24,6 +25,7 @@ import {
 } from "./limits.ts";
 import { Manifest } from "./manifest.ts";
 import { migrateWorkspace } from "./schema.ts";
+import { DECISIONS_FILE, HANDOFF_FILE, PROGRESS_FILE } from "./state-files.ts";
 import { replaceOnce, sliceLines } from "./text.ts";
 import type { WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
@@ -74,6 +76,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     options: { offset?: number; limit?: number } = {},
   ): Promise<Result<"read">> {
     const blobs = this.#bind(scope);
+    await this.#writesDone();
     const p = workspacePath(path);
     if (!p.ok) return p;
     const row = this.#manifest.get(p.value);
@@ -92,31 +95,70 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     meta: WriteMeta,
   ): Promise<Result<"write">> {
     const blobs = this.#bind(scope);
+    return this.#exclusive(() => this.#writeFile(blobs, path, content, meta));
+  }
+
+  /**
+   * Writes the note a task leaves when it ends (HANDOFF.md, and decisions.log when PROGRESS.json
+   * records new decisions), composed here from the current state files in one locked step: the
+   * task asks for it without waiting, and any read that arrives later sees it.
+   */
+  async endNote(scope: WorkspaceScope, input: TaskEndInput): Promise<Result<"endNote">> {
+    const blobs = this.#bind(scope);
+    return this.#exclusive(async () => {
+      const text = async (path: string) => {
+        const row = this.#manifest.get(path);
+        return row ? await blobs.text(row.hash) : null;
+      };
+      const [progress, decisionsLog] = await Promise.all([
+        text(PROGRESS_FILE),
+        text(DECISIONS_FILE),
+      ]);
+      const note = composeTaskEnd(input, progress, decisionsLog);
+      const meta = { taskId: input.taskId, harness: true };
+      const written: string[] = [];
+      const handoff = await this.#writeFile(blobs, HANDOFF_FILE, note.handoff, meta);
+      if (!handoff.ok) return handoff;
+      written.push(HANDOFF_FILE);
+      if (note.decisions !== null) {
+        const decisions = await this.#writeFile(blobs, DECISIONS_FILE, note.decisions, meta);
+        if (!decisions.ok) return decisions;
+        written.push(DECISIONS_FILE);
+      }
+      return { ok: true, value: { written } };
+    });
+  }
+
+  /** The body of {@link write}; the caller holds the write lock. */
+  async #writeFile(
+    blobs: Blobs,
+    path: string,
+    content: string,
+    meta: WriteMeta,
+  ): Promise<Result<"write">> {
     const p = workspacePath(path);
     if (!p.ok) return p;
     if (typeof content !== "string") return fail("content must be text");
     const bytes = new TextEncoder().encode(content);
     if (bytes.byteLength > MAX_FILE_BYTES) return tooLarge(p.value, bytes.byteLength);
-    return this.#exclusive(async () => {
-      const existing = this.#manifest.get(p.value);
-      if (!existing && this.#manifest.count() >= MAX_FILES) {
-        return fail(
-          `the workspace is full (${MAX_FILES} files); overwrite an existing file instead of creating ${p.value}`,
-        );
-      }
-      const hash = await sha256Hex(bytes);
-      const value = { path: p.value, bytes: bytes.byteLength, created: !existing };
-      if (existing?.hash === hash) return { ok: true, value: { ...value, checkpoint: null } };
-      if (!this.#manifest.referenced(hash)) await blobs.put(hash, bytes);
-      const change = { path: p.value, hash, size: bytes.byteLength, op: "write" as const };
-      const checkpoint = this.#commit({
-        ...change,
-        taskId: meta.taskId,
-        existing: !!existing,
-        harness: meta.harness === true,
-      });
-      return { ok: true, value: { ...value, checkpoint } };
+    const existing = this.#manifest.get(p.value);
+    if (!existing && this.#manifest.count() >= MAX_FILES) {
+      return fail(
+        `the workspace is full (${MAX_FILES} files); overwrite an existing file instead of creating ${p.value}`,
+      );
+    }
+    const hash = await sha256Hex(bytes);
+    const value = { path: p.value, bytes: bytes.byteLength, created: !existing };
+    if (existing?.hash === hash) return { ok: true, value: { ...value, checkpoint: null } };
+    if (!this.#manifest.referenced(hash)) await blobs.put(hash, bytes, content);
+    const change = { path: p.value, hash, size: bytes.byteLength, op: "write" as const };
+    const checkpoint = this.#commit({
+      ...change,
+      taskId: meta.taskId,
+      existing: !!existing,
+      harness: meta.harness === true,
     });
+    return { ok: true, value: { ...value, checkpoint } };
   }
 
   /** Replaces the single occurrence of `oldText` in a file with `newText`. */
@@ -146,7 +188,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
       if (hash === row.hash) {
         return { ok: true, value: { path: p.value, bytes: bytes.byteLength, checkpoint: null } };
       }
-      if (!this.#manifest.referenced(hash)) await blobs.put(hash, bytes);
+      if (!this.#manifest.referenced(hash)) await blobs.put(hash, bytes, replaced.value);
       const change = { path: p.value, hash, size: bytes.byteLength, op: "edit" as const };
       const checkpoint = this.#commit({
         ...change,
@@ -161,6 +203,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   /** The files whose path starts with `prefix`, from the manifest, sorted by path. */
   async list(scope: WorkspaceScope, prefix?: string): Promise<Result<"list">> {
     this.#bind(scope);
+    await this.#writesDone();
     const p = workspacePrefix(prefix);
     if (!p.ok) return p;
     const entries = this.#manifest.list(p.value);
@@ -170,6 +213,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   /** The listing and the whole text of `paths` (null where missing), read in parallel. */
   async snapshot(scope: WorkspaceScope, paths: string[]): Promise<Result<"snapshot">> {
     const blobs = this.#bind(scope);
+    await this.#writesDone();
     const entries = this.#manifest.list("");
     const texts = await Promise.all(
       paths.map(async (path) => {
@@ -191,6 +235,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     options: { path?: string; maxResults?: number } = {},
   ): Promise<Result<"grep">> {
     const blobs = this.#bind(scope);
+    await this.#writesDone();
     const regex = compilePattern(pattern);
     if (!regex.ok) return regex;
     const filter = pathFilter(options.path);
@@ -294,6 +339,14 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   }
 
   /** Runs `fn` after every earlier change finished (changes never interleave). */
+  /**
+   * Resolves once the changes asked for before this call are made: a read sees every write that
+   * reached the object before it (a task's end note is asked for without waiting for it).
+   */
+  async #writesDone(): Promise<void> {
+    await this.#lock;
+  }
+
   #exclusive<T>(fn: () => Promise<WsResult<T>>): Promise<WsResult<T>> {
     const run = this.#lock.then(fn, fn);
     this.#lock = run.catch(() => undefined);

@@ -37,6 +37,8 @@ export interface DevServerOptions {
   port: number;
   persistDir?: string;
   vars?: Record<string, string>;
+  /** Further `wrangler dev` arguments (e.g. `--inspector-port` for a CPU profile). */
+  extraArgs?: string[];
 }
 
 /** A fresh directory for a server's local D1, R2 and Durable Object state. */
@@ -91,6 +93,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       "--persist-to",
       persistDir,
       ...vars,
+      ...(options.extraArgs ?? []),
     ],
     {
       cwd: root,

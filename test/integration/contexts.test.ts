@@ -88,6 +88,33 @@ describe("contexts", () => {
     expect(textOf(requests[2]?.body.messages[2]?.content)).toContain("step 2");
   });
 
+  it("a conversation the server opened is held at once; the next message in it waits its turn", async () => {
+    const s = await scenario([
+      { text: "first answer", chunkSize: 1, delayMs: 150 },
+      { text: "second answer" },
+    ]);
+    // No contextId: the task holds its new conversation without a round trip to the context
+    // object and registers there in the background, before anyone can name the context.
+    const first = await send(`open ${s.marker}`, {}, { returnImmediately: true });
+    expect(first.status.state).toBe("TASK_STATE_WORKING");
+    const second = await send(
+      `follow ${s.marker}`,
+      { contextId: first.contextId },
+      { returnImmediately: true },
+    );
+    expect(second.status.state).toBe("TASK_STATE_SUBMITTED");
+    expect(second.status.message?.parts[0]?.text).toContain("Waiting for the previous task");
+    const done = await until(
+      () => Promise.all([getTask(first.id), getTask(second.id)]),
+      (states) => states.every((t) => t.status.state === "TASK_STATE_COMPLETED"),
+      15_000,
+    );
+    expect(done.map(answerText)).toEqual(["first answer", "second answer"]);
+    const requests = await modelRequests(s.id);
+    expect(requests.map((r) => r.body.messages.length)).toEqual([1, 3]);
+    expect(textOf(requests[1]?.body.messages[1]?.content)).toBe("first answer");
+  });
+
   it("concurrent first sends into a brand-new context also serialize", async () => {
     const s = await scenario(
       Array.from({ length: 5 }, () => ({ text: "k", chunkSize: 1, delayMs: 120 })),

@@ -112,7 +112,8 @@ describe("workspace files", () => {
     // The listing never looks at the bucket: with a blob gone, the file is still listed.
     await env.FILES.delete(blobKey({ agent: AGENT, owner }, await sha256Hex(enc("two"))));
     expect(ok(await ws.list("b/")).total).toBe(1);
-    expect(refused(await ws.read("b/2.txt"))).toMatch(/missing from storage/);
+    // Blobs never change, so the object serves the text it wrote from memory.
+    expect(ok(await ws.read("b/2.txt")).content).toBe("two");
   });
 });
 

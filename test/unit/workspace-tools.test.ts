@@ -132,6 +132,9 @@ function fakeWorkspace(): Fake {
     async taskCheckpoint() {
       return null;
     },
+    async endNote() {
+      return { ok: true, value: { written: [] } };
+    },
   };
   return fake;
 }
