@@ -18,6 +18,7 @@ import { corsFromConfig } from "./platform/cors.ts";
 import { deepHealth } from "./platform/health.ts";
 import { log, requestLogger } from "./platform/logging.ts";
 import { RETENTION_CRON, sweepExpired } from "./platform/retention.ts";
+import { meteredEnv } from "./platform/storage-meter.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
 import { runSchedules } from "./triggers/schedules.ts";
 import { webhookRoutes } from "./triggers/webhook-routes.ts";
@@ -65,9 +66,11 @@ app.onError((error, c) => {
 });
 
 export default {
-  fetch: app.fetch,
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) =>
+    app.fetch(request, meteredEnv(env), ctx),
   // wrangler.toml [triggers]: every minute for SCHEDULES, daily for the retention sweep.
-  async scheduled(controller, env, ctx) {
+  async scheduled(controller, rawEnv, ctx) {
+    const env = meteredEnv(rawEnv);
     if (controller.cron === RETENTION_CRON) ctx.waitUntil(sweepExpired(env).then(() => undefined));
     else ctx.waitUntil(runSchedules(env, controller.scheduledTime).then(() => undefined));
   },

@@ -8,6 +8,8 @@
  *   GET    /api/admin/agents/:name/identity       the IDENTITY.md in force (uploaded or bundled)
  *   PUT    /api/admin/agents/:name/identity       uploads one (validated; served at once)
  *   DELETE /api/admin/agents/:name/identity       drops the upload (the bundled one applies again)
+ *   GET    /api/admin/storage-meter               D1 statements and R2 operations counted (STORAGE_METER)
+ *   DELETE /api/admin/storage-meter               the same, then starts again from zero
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -15,6 +17,7 @@ import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents, deleteOverride, identityText, putOverride } from "../agents/overrides.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
 import { createUser, getUser, listUsers, revokeTokens, setBudget } from "../auth/users-store.ts";
+import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
 import { memoryKeys } from "../tools/memory.ts";
 import { forgetBudget } from "../users/limits.ts";
 import { apiError, invalid, jsonBody } from "./errors.ts";
@@ -50,6 +53,13 @@ export function adminRoutes(): Hono<AppEnv> {
   app.use("/api/admin/agents/*", authenticate(), requireAdmin());
 
   app.get("/api/admin/users", async (c) => c.json({ users: await listUsers(c.env.DB) }));
+
+  // Storage counts of this isolate (STORAGE_METER=true); DELETE starts them from zero.
+  app.on(["GET", "DELETE"], "/api/admin/storage-meter", authenticate(), requireAdmin(), (c) => {
+    const counted = { enabled: c.env.STORAGE_METER === "true", ...storageCounts() };
+    if (c.req.method === "DELETE") resetStorageCounts();
+    return c.json(counted);
+  });
 
   app.post("/api/admin/users", async (c) => {
     const parsed = NewUser.safeParse(await jsonBody(c));

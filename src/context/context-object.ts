@@ -8,6 +8,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { backoffMs } from "../model/errors.ts";
+import { meteredEnv } from "../platform/storage-meter.ts";
 import { Scheduler } from "../task/scheduler.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import { ContextStore, migrateContext } from "./context-store.ts";
@@ -43,7 +44,8 @@ export class ContextObject extends DurableObject<Env> {
   #store!: ContextStore;
   #scheduler!: Scheduler;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, rawEnv: Env) {
+    const env = meteredEnv(rawEnv);
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       migrateContext(ctx.storage.sql);

@@ -10,6 +10,7 @@ import type { Message, Task } from "../a2a/wire.ts";
 import { refreshAgents } from "../agents/overrides.ts";
 import { loadConfig } from "../config.ts";
 import { modelSourceLabel } from "../model/client.ts";
+import { meteredEnv } from "../platform/storage-meter.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
 import { CANCEL_CHILDREN_JOB, PARENT_REPORT_JOB, POLL_REMOTE_JOB } from "./child-tasks.ts";
@@ -42,7 +43,8 @@ export class TaskObject extends DurableObject<Env> {
   runtime!: TaskRuntime;
   #driver!: LoopDriver;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, rawEnv: Env) {
+    const env = meteredEnv(rawEnv);
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage.sql);

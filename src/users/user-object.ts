@@ -6,6 +6,7 @@
  * can never overspend (no check-then-spend race). Days and months are UTC.
  */
 import { DurableObject } from "cloudflare:workers";
+import { meteredEnv } from "../platform/storage-meter.ts";
 
 /** Why a reservation was refused. */
 export interface BudgetRefusal {
@@ -35,7 +36,8 @@ const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 export class UserObject extends DurableObject<Env> {
   readonly #sql: SqlStorage;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, rawEnv: Env) {
+    const env = meteredEnv(rawEnv);
     super(ctx, env);
     this.#sql = ctx.storage.sql;
     this.#migrate();

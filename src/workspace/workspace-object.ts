@@ -8,6 +8,7 @@
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
  */
 import { DurableObject } from "cloudflare:workers";
+import { meteredEnv } from "../platform/storage-meter.ts";
 import { Blobs, blobKey, sha256Hex } from "./blobs.ts";
 import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
 import { Checkpoints } from "./checkpoints.ts";
@@ -46,7 +47,8 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   #blobs: Blobs | null = null;
   #lock: Promise<unknown> = Promise.resolve();
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, rawEnv: Env) {
+    const env = meteredEnv(rawEnv);
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       migrateWorkspace(ctx.storage.sql);

@@ -1,0 +1,128 @@
+/**
+ * Storage cost by instrumentation: with `STORAGE_METER=true`, the Worker and every Durable
+ * Object see their D1 database and R2 bucket through counting wrappers, so a benchmark can read
+ * how many D1 statements (reads and writes) and R2 operations (by R2's billing classes) a task
+ * costs. Counts are kept per isolate (under `wrangler dev` the Worker and its objects share one)
+ * and read or reset at `/api/admin/storage-meter`. Off by default: the bindings are then the
+ * runtime's own objects, untouched.
+ */
+
+/** The counters since the last reset. */
+export interface StorageCounts {
+  since: string;
+  d1: { statements: number; reads: number; writes: number; batches: number };
+  /** R2 calls; `classA` (put, list, multipart) and `classB` (get, head) as R2 bills them. */
+  r2: { get: number; head: number; put: number; list: number; delete: number; other: number };
+  r2ClassA: number;
+  r2ClassB: number;
+}
+
+const fresh = () => ({
+  since: new Date().toISOString(),
+  d1: { statements: 0, reads: 0, writes: 0, batches: 0 },
+  r2: { get: 0, head: 0, put: 0, list: 0, delete: 0, other: 0 },
+});
+let counts = fresh();
+
+/** The counters as they stand (with R2's billing classes). */
+export function storageCounts(): StorageCounts {
+  const { r2 } = counts;
+  return {
+    ...structuredClone(counts),
+    r2ClassA: r2.put + r2.list + r2.other,
+    r2ClassB: r2.get + r2.head,
+  };
+}
+
+/** Starts counting from zero. */
+export function resetStorageCounts(): void {
+  counts = fresh();
+}
+
+const metered = new WeakMap<object, object>();
+
+/** `env` with metered D1 and R2 bindings when `STORAGE_METER` is "true"; `env` itself otherwise. */
+export function meteredEnv<E extends object>(env: E): E {
+  const vars = env as { STORAGE_METER?: string; DB?: D1Database; FILES?: R2Bucket };
+  if (vars.STORAGE_METER !== "true") return env;
+  const hit = metered.get(env);
+  if (hit) return hit as E;
+  const wrapped = {
+    ...env,
+    ...(vars.DB ? { DB: meterD1(vars.DB) } : {}),
+    ...(vars.FILES ? { FILES: meterR2(vars.FILES) } : {}),
+  } as E;
+  metered.set(env, wrapped);
+  return wrapped;
+}
+
+const isRead = (sql: string) => /^\s*(SELECT|WITH\s[\s\S]*?\bSELECT)\b/i.test(sql);
+
+function countStatement(sql: string): void {
+  counts.d1.statements += 1;
+  if (isRead(sql)) counts.d1.reads += 1;
+  else counts.d1.writes += 1;
+}
+
+function meterStatement(statement: D1PreparedStatement, sql: string): D1PreparedStatement {
+  const run =
+    <K extends "first" | "run" | "all" | "raw">(name: K) =>
+    (...args: unknown[]) => {
+      countStatement(sql);
+      return (statement[name] as (...a: unknown[]) => unknown).apply(statement, args);
+    };
+  return new Proxy(statement, {
+    get(target, prop) {
+      if (prop === "bind")
+        return (...values: unknown[]) => meterStatement(target.bind(...values), sql);
+      if (prop === "first" || prop === "run" || prop === "all" || prop === "raw") return run(prop);
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The SQL text a metered statement was prepared with. */
+const statementSql = new WeakMap<object, string>();
+
+function meterD1(db: D1Database): D1Database {
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === "prepare")
+        return (sql: string) => {
+          const statement = meterStatement(target.prepare(sql), sql);
+          statementSql.set(statement, sql);
+          return statement;
+        };
+      if (prop === "batch")
+        return (statements: D1PreparedStatement[]) => {
+          counts.d1.batches += 1;
+          for (const s of statements) countStatement(statementSql.get(s) ?? "");
+          return target.batch(statements);
+        };
+      if (prop === "exec")
+        return (sql: string) => {
+          for (const one of sql.split(";").filter((s) => s.trim() !== "")) countStatement(one);
+          return target.exec(sql);
+        };
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+function meterR2(bucket: R2Bucket): R2Bucket {
+  const ops = new Set(["get", "head", "put", "list", "delete"]);
+  return new Proxy(bucket, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      const op = String(prop);
+      return (...args: unknown[]) => {
+        const key = (ops.has(op) ? op : "other") as keyof typeof counts.r2;
+        counts.r2[key] += 1;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}

@@ -1,0 +1,40 @@
+import { env } from "cloudflare:test";
+import { beforeEach, describe, expect, it } from "vitest";
+import { meteredEnv, resetStorageCounts, storageCounts } from "../../src/platform/storage-meter.ts";
+
+describe("storage meter", () => {
+  beforeEach(() => resetStorageCounts());
+
+  it("leaves the bindings alone unless STORAGE_METER is true", () => {
+    expect(meteredEnv(env)).toBe(env);
+    expect(meteredEnv({ ...env, STORAGE_METER: "false" }).DB).toBe(env.DB);
+  });
+
+  it("counts D1 statements (reads and writes, batches, exec) and R2 operations by class", async () => {
+    const m = meteredEnv({ ...env, STORAGE_METER: "true" });
+    await m.DB.exec("CREATE TABLE IF NOT EXISTS meter_probe (k TEXT PRIMARY KEY, v TEXT)");
+    await m.DB.prepare("INSERT OR REPLACE INTO meter_probe (k, v) VALUES (?, ?)")
+      .bind("a", "1")
+      .run();
+    expect(await m.DB.prepare("SELECT v FROM meter_probe WHERE k = ?").bind("a").first("v")).toBe(
+      "1",
+    );
+    await m.DB.prepare("SELECT * FROM meter_probe").all();
+    await m.DB.batch([
+      m.DB.prepare("INSERT OR REPLACE INTO meter_probe (k, v) VALUES ('b', '2')"),
+      m.DB.prepare("SELECT COUNT(*) AS n FROM meter_probe"),
+    ]);
+    await m.FILES.put("meter/probe.txt", "x");
+    await m.FILES.get("meter/probe.txt");
+    await m.FILES.head("meter/probe.txt");
+    await m.FILES.list({ prefix: "meter/" });
+    await m.FILES.delete("meter/probe.txt");
+    const counts = storageCounts();
+    expect(counts.d1).toEqual({ statements: 6, reads: 3, writes: 3, batches: 1 });
+    expect(counts.r2).toEqual({ get: 1, head: 1, put: 1, list: 1, delete: 1, other: 0 });
+    expect(counts.r2ClassA).toBe(2);
+    expect(counts.r2ClassB).toBe(2);
+    resetStorageCounts();
+    expect(storageCounts().d1.statements).toBe(0);
+  });
+});
