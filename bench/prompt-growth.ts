@@ -5,13 +5,15 @@
  * context, each a user turn of about 1,000 characters answered by a reply of about 3,000, and
  * measures the request the harness sent the model for each turn: estimated tokens of the whole
  * request (four characters a token, the harness's own estimate), of the system prompt, and the
- * number of messages. Prints the sizes at selected turns, the largest, and how many compaction
- * (summary) calls were made. `--json <file>` also writes every sample. Not part of `npm test`.
+ * number of messages, and what a prompt cache would have served of it (bench/prompt-cache.ts
+ * models the API's cache from the request's breakpoints). Prints the sizes and cache read share at
+ * selected turns, the largest request, and how many compaction (summary) calls were made. `--json <file>` also writes every sample. Not part of `npm test`.
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { freePort, startDevServer } from "../test/e2e/dev-server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
+import { PromptCache } from "./prompt-cache.ts";
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +30,9 @@ interface Sample {
   systemTokens: number;
   messages: number;
   compactions: number;
+  /** Estimated tokens the prompt cache would serve (see prompt-cache.ts) and their share. */
+  cacheRead: number;
+  cacheShare: number;
 }
 
 const SUMMARY_SYSTEM = "You compress a conversation";
@@ -44,6 +49,7 @@ const server = await startDevServer({
   },
 });
 const samples: Sample[] = [];
+const cache = new PromptCache();
 try {
   let contextId: string | undefined;
   let compactions = 0;
@@ -76,10 +82,15 @@ try {
     contextId = task.contextId;
     // The log is cleared after each turn, so it holds this turn's requests only.
     let last: { system?: unknown; messages?: unknown[] } | undefined;
+    let use = { total: 0, read: 0, written: 0 };
     for (const entry of fake.store.requests()) {
       const request = entry.body as { system?: unknown; messages?: unknown[] };
+      const used = cache.use(request);
       if (JSON.stringify(request.system ?? "").includes(SUMMARY_SYSTEM)) compactions += 1;
-      else last = request;
+      else {
+        last = request;
+        use = used;
+      }
     }
     if (!last) throw new Error(`turn ${turn}: no model request was logged`);
     fake.store.reset();
@@ -89,6 +100,8 @@ try {
       systemTokens: tokens(last.system),
       messages: last.messages?.length ?? 0,
       compactions,
+      cacheRead: use.read,
+      cacheShare: use.total > 0 ? use.read / use.total : 0,
     });
   }
 } finally {
@@ -100,13 +113,31 @@ const show = [1, 10, 20, 50, 100, 150, 200].filter((t) => t <= turns);
 console.log(
   `prompt size over one context of ${turns} turns (CONTEXT_TOKEN_BUDGET ${values.budget ?? "60000 (default)"}; tokens estimated at 4 chars)`,
 );
-console.log("turn  request tokens  system tokens  messages  compactions so far");
+console.log(
+  "| turn | request tokens | system prompt tokens | messages | compactions so far | cache read tokens | cache read share |",
+);
+console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 for (const t of show) {
   const s = samples[t - 1] as Sample;
   console.log(
-    `${String(t).padStart(4)}  ${String(s.requestTokens).padStart(14)}  ${String(s.systemTokens).padStart(13)}  ${String(s.messages).padStart(8)}  ${String(s.compactions).padStart(18)}`,
+    `| ${t} | ${s.requestTokens} | ${s.systemTokens} | ${s.messages} | ${s.compactions} | ${s.cacheRead} | ${pct(s.cacheShare)} |`,
   );
 }
+const meanShare = samples.reduce((sum, s) => sum + s.cacheShare, 0) / samples.length;
+const readAll = samples.reduce((sum, s) => sum + s.cacheRead, 0);
+const sentAll = samples.reduce((sum, s) => sum + s.requestTokens, 0);
+console.log(
+  `cache read share: mean per turn ${pct(meanShare)}, of all request tokens ${pct(readAll / sentAll)}`,
+);
 const largest = samples.reduce((a, b) => (b.requestTokens > a.requestTokens ? b : a));
 console.log(`largest request: ${largest.requestTokens} tokens at turn ${largest.turn}`);
-if (values.json) writeFileSync(values.json, JSON.stringify({ turns, samples }, null, 2));
+if (values.json)
+  writeFileSync(
+    values.json,
+    JSON.stringify(
+      { turns, meanCacheShare: meanShare, cacheShareOfTokens: readAll / sentAll, samples },
+      null,
+      2,
+    ),
+  );

@@ -1,9 +1,11 @@
 /**
- * Assembles the system prompt for a model turn, in one place, ordered for prompt caching: the
- * stable part first (the agent's identity, how to work in this harness, the verification
- * protocol, session continuity, the enabled tools) with a cache breakpoint, then memory
- * (CONTEXT.md, changes rarely) with a breakpoint, then the volatile part (the environment and the
- * date) uncached. Guidance only mentions tools the agent has. Pure: no I/O.
+ * Assembles what a model turn is told besides the conversation, ordered for prompt caching: the
+ * system prompt's stable part (the agent's identity, how to work in this harness, the
+ * verification protocol, session continuity, the enabled tools) with a cache breakpoint, then
+ * memory (CONTEXT.md, changes rarely) with a breakpoint; and the task's environment note (the
+ * workspace, what remains, the latest handoff, the date), which goes into the conversation in
+ * front of the task's first message so that it does not break the cached prefix. Guidance only
+ * mentions tools the agent has. Pure: no I/O.
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -68,11 +70,11 @@ function guidance(tools: readonly string[]): string {
     "## Continuing work",
     ...(has("progress_read")
       ? [
-          "- Start by reading PROGRESS.json (progress_read) and the handoff note in the environment below; do not redo finished work.",
+          "- Start by reading PROGRESS.json (progress_read) and the handoff note in the environment note before the task's first message; do not redo finished work.",
           "- Keep PROGRESS.json current with progress_update after each meaningful step and before you finish: what is done, what remains, decisions with their reasons, blockers.",
         ]
       : [
-          "- Start from the handoff note in the environment below, if there is one; do not redo finished work.",
+          "- Start from the handoff note in the environment note before the task's first message, if there is one; do not redo finished work.",
         ]),
     ...(has("write_todos")
       ? ["- For work of more than three steps, keep a plan with write_todos."]
@@ -122,6 +124,19 @@ function dateFormat(timeZone: string): Intl.DateTimeFormat {
   return format;
 }
 
+/** The text block that opens a task's environment note (see {@link environmentNote}). */
+export const ENVIRONMENT_OPEN = "<environment>";
+
+/**
+ * The task's environment at its start (workspace listing, PROGRESS.json's remaining items, the
+ * latest handoff, the date and time), as a note the harness puts in front of the task's first
+ * message. It changes from task to task, so it lives in the conversation, not in the system
+ * prompt: the system prompt and every earlier turn stay a stable, cacheable prefix.
+ */
+export function environmentNote(inputs: PromptInputs): string {
+  return `${ENVIRONMENT_OPEN}\n${environment(inputs)}\n</environment>`;
+}
+
 function environment(inputs: PromptInputs): string {
   const env = inputs.environment;
   const lines = ["# Environment"];
@@ -150,7 +165,11 @@ function environment(inputs: PromptInputs): string {
   return lines.join("\n");
 }
 
-/** The system prompt as cache-ordered text blocks. */
+/**
+ * The system prompt as cache-ordered text blocks, each with a cache breakpoint: the agent's prompt
+ * with the harness's guidance, then memory. Nothing in it changes from turn to turn unless memory
+ * does; the task's environment goes into the conversation ({@link environmentNote}).
+ */
 export function systemPrompt(inputs: PromptInputs): TextBlockParam[] {
   const blocks: TextBlockParam[] = [
     {
@@ -171,6 +190,5 @@ export function systemPrompt(inputs: PromptInputs): TextBlockParam[] {
       text: `# Memory (CONTEXT.md)\n${memory.join("\n\n")}`,
       cache_control: CACHE,
     });
-  blocks.push({ type: "text", text: environment(inputs) });
   return blocks;
 }

@@ -89,3 +89,13 @@ export function toUserContent(parts: readonly Part[]): ContentBlockParam[] {
     return { type: "text", text: `Linked file ${fileLabel(part, type || "unknown type")}: ${url}` };
   });
 }
+
+/** A user message's content with the task's environment note as its first block. */
+export function withEnvironmentNote(
+  content: string | ContentBlockParam[],
+  note: string,
+): ContentBlockParam[] {
+  const blocks: ContentBlockParam[] =
+    typeof content === "string" ? [{ type: "text", text: content }] : content;
+  return [{ type: "text", text: note }, ...blocks];
+}

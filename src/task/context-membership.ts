@@ -9,9 +9,10 @@ import { type ContextObject, contextKey, type JoinResult } from "../context/cont
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { replyFrom } from "../loop/suspension.ts";
-import { toUserContent } from "../loop/user-content.ts";
+import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
 import { backoffMs } from "../model/errors.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
+import { environmentNoteOf } from "./turn-context.ts";
 
 /** Schedule ids of the retries. */
 export const JOIN_JOB = "context:join";
@@ -166,9 +167,18 @@ export class ContextMembership {
     const entries = all.filter(
       ({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION),
     );
-    const turns: ChatMessage[] = entries.map(({ message }) =>
+    // The task's first message goes with the environment note it was sent with, so later tasks
+    // send the model the same prefix this task did (and read it from the prompt cache).
+    const note = environmentNoteOf(rt);
+    const turns: ChatMessage[] = entries.map(({ seq, message }) =>
       message.role === "ROLE_USER"
-        ? { role: "user", content: toUserContent(message.parts) }
+        ? {
+            role: "user",
+            content:
+              note && seq === note.historySeq
+                ? withEnvironmentNote(toUserContent(message.parts), note.text)
+                : toUserContent(message.parts),
+          }
         : {
             role: "assistant",
             content: message.parts.map((p) => ({

@@ -48,6 +48,15 @@ export class ConversationStore {
       }));
   }
 
+  /** Replaces the content of the message at `idx`. */
+  replaceContent(idx: number, content: ChatMessage["content"]): void {
+    this.#sql.exec(
+      "UPDATE conversation SET content_json = ? WHERE idx = ?",
+      JSON.stringify(content),
+      idx,
+    );
+  }
+
   /** All messages, oldest first. */
   load(): ChatMessage[] {
     return this.rows().map((r) => r.message);

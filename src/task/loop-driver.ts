@@ -25,7 +25,12 @@ import { lineageOf, remoteParentOf } from "./lineage.ts";
 import { budgetGate, codeSandboxFor } from "./step-resources.ts";
 import { askedOf, remainingWork, rollBack } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
-import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
+import {
+  attachEnvironment,
+  buildSystemPrompt,
+  compactIfNeeded,
+  environmentNoteOf,
+} from "./turn-context.ts";
 
 /** Runs loop steps for one task object. */
 export class LoopDriver {
@@ -83,13 +88,15 @@ export class LoopDriver {
         extra: await mcpTools(agent, this.#env as unknown as Record<string, unknown>),
       });
       const workspace = this.workspace();
-      const system = await buildSystemPrompt({
+      const noted = environmentNoteOf(this.#task);
+      const { system, environment } = await buildSystemPrompt({
         agent,
         owner: record.owner,
         tools: tools.names(),
         workspace,
         files: this.#env.FILES,
         config,
+        withEnvironment: noted === undefined,
         delegation: record.parentTaskId
           ? { calledBy: lineageOf(record).rootAgent }
           : remoteParentOf(record)
@@ -101,6 +108,7 @@ export class LoopDriver {
                 ),
               },
       });
+      if (environment !== null) attachEnvironment(this.#task, environment);
       if (config.modelMode !== "unconfigured") {
         await compactIfNeeded({
           rt: this.#task,

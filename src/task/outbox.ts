@@ -68,7 +68,21 @@ export class Outbox {
     else await this.#scheduler.cancel(id);
   }
 
-  async #attempt(id: string, send: () => Promise<void>): Promise<void> {
+  /** Resolves once the sends in flight have finished (before the task's storage is erased). */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  readonly #inFlight = new Set<Promise<void>>();
+
+  #attempt(id: string, send: () => Promise<void>): Promise<void> {
+    const run = this.#send(id, send);
+    this.#inFlight.add(run);
+    run.finally(() => this.#inFlight.delete(run)).catch(() => undefined);
+    return run;
+  }
+
+  async #send(id: string, send: () => Promise<void>): Promise<void> {
     try {
       await send();
       if (this.#scheduler.get(id)) await this.#scheduler.cancel(id);

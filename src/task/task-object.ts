@@ -256,6 +256,8 @@ export class TaskObject extends DurableObject<Env> {
     if (!record) return true;
     if (input.owner !== null && record.owner !== input.owner) return false;
     if (!isTerminal(record.state)) await this.cancel({ owner: record.owner });
+    // A copy of the answer still on its way to R2 would outlive the erasure.
+    await rt.outbox.idle();
     let cursor: string | undefined;
     do {
       const page = await this.env.FILES.list({ prefix: `tasks/${record.id}/`, cursor });

@@ -19,7 +19,8 @@ import {
   summaryRequest,
 } from "../loop/compaction.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
-import { type PromptInputs, systemPrompt } from "../loop/prompt.ts";
+import { environmentNote, type PromptInputs, systemPrompt } from "../loop/prompt.ts";
+import { withEnvironmentNote } from "../loop/user-content.ts";
 import { readMemory } from "../tools/memory.ts";
 import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
@@ -27,7 +28,7 @@ import { SUMMARY_HOOK, SUMMARY_KEY } from "./context-membership.ts";
 import { addUsage } from "./loop-state.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
-/** Builds the system prompt for this turn. */
+/** Builds the system prompt for this turn and, when asked, the task's environment note. */
 export async function buildSystemPrompt(input: {
   agent: AgentDefinition;
   owner: string;
@@ -36,13 +37,15 @@ export async function buildSystemPrompt(input: {
   files: R2Bucket;
   config: Config;
   delegation?: PromptInputs["delegation"];
-}): Promise<TextBlockParam[]> {
+  /** Read the workspace for the environment note (a task's first step). */
+  withEnvironment: boolean;
+}): Promise<{ system: TextBlockParam[]; environment: string | null }> {
   const [memory, environment] = await Promise.all([
     readMemory(input.files, input.agent.name, input.owner).catch(() => ({
       shared: null,
       user: null,
     })),
-    readEnvironment(input.workspace).catch(() => null),
+    input.withEnvironment ? readEnvironment(input.workspace).catch(() => null) : null,
   ]);
   const inputs: PromptInputs = {
     agent: input.agent,
@@ -53,7 +56,45 @@ export async function buildSystemPrompt(input: {
     timeZone: input.config.timeZone,
     ...(input.delegation ? { delegation: input.delegation } : {}),
   };
-  return systemPrompt(inputs);
+  return {
+    system: systemPrompt(inputs),
+    environment: input.withEnvironment ? environmentNote(inputs) : null,
+  };
+}
+
+/** Where a task keeps its environment note, and which history message it stands in front of. */
+const ENVIRONMENT_HOOK = "harness";
+const ENVIRONMENT_KEY = "environment";
+
+/** A task's environment note and the history position of the message it precedes. */
+export interface EnvironmentNote {
+  text: string;
+  historySeq: number;
+}
+
+/** The task's environment note, once its first step made one. */
+export function environmentNoteOf(rt: TaskRuntime): EnvironmentNote | undefined {
+  return rt.hookState.get<EnvironmentNote>(ENVIRONMENT_HOOK, ENVIRONMENT_KEY);
+}
+
+/**
+ * Puts the environment note in front of the task's first message in its model conversation (and
+ * remembers it, so the conversation's record of the task gets the same text on release): every
+ * later request of the task, and of later tasks in the conversation, starts with the same prefix.
+ */
+export function attachEnvironment(rt: TaskRuntime, text: string): void {
+  rt.transaction(() => {
+    const own = rt.conversation
+      .rows()
+      .find((r) => r.contextSeq === null && r.message.role === "user");
+    const first = rt.store.historyAfter(0).find((h) => h.message.role === "ROLE_USER");
+    if (own)
+      rt.conversation.replaceContent(own.idx, withEnvironmentNote(own.message.content, text));
+    rt.hookState.set(ENVIRONMENT_HOOK, ENVIRONMENT_KEY, {
+      text,
+      historySeq: first?.seq ?? 0,
+    } satisfies EnvironmentNote);
+  });
 }
 
 async function readEnvironment(workspace: WorkspaceApi): Promise<PromptInputs["environment"]> {

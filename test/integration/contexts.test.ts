@@ -162,7 +162,12 @@ describe("contexts", () => {
     const stub = env.CONTEXTS.get(
       env.CONTEXTS.idFromName(contextKey("anonymous", "assistant", contextId)),
     );
-    const turns = (await stub.turns()) as Array<{ content: unknown }>;
+    // C hands its turns to the conversation just after it completes.
+    const turns = await until(
+      async () => (await stub.turns()) as Array<{ content: unknown }>,
+      (all) => all.length >= 4,
+      5_000,
+    );
     expect(turns.map((t) => textOf(t.content))).toEqual([
       expect.stringContaining("A "),
       "done",

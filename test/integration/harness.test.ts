@@ -211,8 +211,11 @@ describe("state across tasks", () => {
     const last = requests.at(-1);
     if (!last) throw new Error("no model request recorded");
     const system = (last.body.system as Array<{ text: string }>).map((b) => b.text).join("\n");
-    expect(system).toContain(`Handoff from task ${first.id}`);
     expect(system).toContain("Prefers tables.");
+    // The handoff is in the environment note in front of the second task's message.
+    const opening = last.body.messages.at(-1)?.content as Array<{ text?: string }>;
+    expect(opening[0]?.text).toContain(`Handoff from task ${first.id}`);
+    expect(opening.at(-1)?.text).toContain("again");
   });
 
   it("checkpoints round-trip through the tools, and a failed task is rolled back", async () => {

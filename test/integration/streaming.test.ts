@@ -97,7 +97,8 @@ describe("streaming", () => {
   });
 
   it("SubscribeToTask mid-task opens with the current Task, then live events to the end", async () => {
-    const s = await scenario([{ text: "x".repeat(30), chunkSize: 3, delayMs: 50 }]);
+    // Long enough (about 1.5 s) that a loaded machine still subscribes before it ends.
+    const s = await scenario([{ text: "x".repeat(30), chunkSize: 2, delayMs: 100 }]);
     const task = await startWorking(`sub ${s.marker}`);
     await until(
       () => rpc<WireTask>("GetTask", { id: task.id }),

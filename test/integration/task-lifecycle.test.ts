@@ -67,7 +67,12 @@ describe("task lifecycle", () => {
     expect(body.output_config).toEqual({ effort: "high" });
     const system = (body.system as Array<{ text: string }>).map((b) => b.text).join("\n");
     expect(system).toContain("You are the deep-thinker");
-    expect(system).toMatch(/Current date and time: .*\d{4}.*\(UTC\)/);
+    // The task's environment (with the date) opens its first message, outside the cached system prompt.
+    const [first] = body.messages as Array<{ content: Array<{ text?: string }> }>;
+    expect(first?.content[0]?.text).toMatch(
+      /^<environment>[\s\S]*Current date and time: .*\d{4}.*\(UTC\)/,
+    );
+    expect(first?.content.at(-1)?.text).toContain("hi");
   });
 
   it("records the task in the D1 index and copies its answer to R2", async () => {

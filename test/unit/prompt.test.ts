@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bundledAgents } from "../../src/agents/registry.ts";
-import { systemPrompt } from "../../src/loop/prompt.ts";
+import { environmentNote, systemPrompt } from "../../src/loop/prompt.ts";
 
 const agent = bundledAgents().get("assistant");
 if (!agent) throw new Error("no assistant");
@@ -31,46 +31,49 @@ const base = {
 };
 
 describe("system prompt", () => {
-  it("orders stable, memory and volatile parts, with cache breakpoints on the first two", () => {
+  it("orders the stable part and memory, each with a cache breakpoint; the environment is a separate note", () => {
     const blocks = systemPrompt(base);
-    expect(blocks).toHaveLength(3);
-    expect(blocks.map((b) => Boolean(b.cache_control))).toEqual([true, true, false]);
+    expect(blocks).toHaveLength(2);
+    expect(blocks.map((b) => Boolean(b.cache_control))).toEqual([true, true]);
     expect(blocks[0]?.text.startsWith(agent.systemPrompt)).toBe(true);
     expect(blocks[0]?.text).toContain("Tools you can use: read_file, write_file");
     expect(blocks[0]?.text).toContain("## Before you finish");
     expect(blocks[0]?.text).toContain("progress_read");
     expect(blocks[1]?.text).toContain("British spelling");
     expect(blocks[1]?.text).toContain("Prefers short answers.");
-    expect(blocks[2]?.text).toContain("Workspace (25 files):");
-    expect(blocks[2]?.text).toContain("- f19.md (29 bytes)");
-    expect(blocks[2]?.text).not.toContain("f20.md");
-    expect(blocks[2]?.text).toContain("- and 5 more");
-    expect(blocks[2]?.text).toContain("- Write the summary");
-    expect(blocks[2]?.text).toContain("Did the outline.");
-    expect(blocks[2]?.text).toMatch(
-      /Current date and time: Saturday, 21\/11\/2026, 23:05 \(Europe\/Berlin\)/,
-    );
+    const note = environmentNote(base);
+    expect(note.startsWith("<environment>\n# Environment")).toBe(true);
+    expect(note.endsWith("</environment>")).toBe(true);
+    expect(note).toContain("Workspace (25 files):");
+    expect(note).toContain("- f19.md (29 bytes)");
+    expect(note).not.toContain("f20.md");
+    expect(note).toContain("- and 5 more");
+    expect(note).toContain("- Write the summary");
+    expect(note).toContain("Did the outline.");
+    expect(note).toMatch(/Current date and time: Saturday, 21\/11\/2026, 23:05 \(Europe\/Berlin\)/);
+    expect(blocks.map((b) => b.text).join("\n")).not.toContain("Workspace (");
   });
 
-  it("keeps the stable part identical across turns, so it can be cached", () => {
+  it("keeps the system prompt identical while the workspace and the time change, so it is cached", () => {
     const later = systemPrompt({
       ...base,
       now: new Date("2026-11-22T10:00:00Z"),
       environment: { ...base.environment, total: 3, entries: entries.slice(0, 3) },
     });
-    expect(later[0]?.text).toBe(systemPrompt(base)[0]?.text);
+    expect(later).toEqual(systemPrompt(base));
   });
 
   it("mentions only tools the agent has, leaves out empty memory, and says when the workspace is unreadable", () => {
-    const blocks = systemPrompt({
+    const inputs = {
       ...base,
       tools: [],
       memory: { shared: null, user: "  " },
       environment: null,
-    });
-    expect(blocks).toHaveLength(2);
+    };
+    const blocks = systemPrompt(inputs);
+    expect(blocks).toHaveLength(1);
     expect(blocks[0]?.text).toContain("You have no tools in this deployment");
     expect(blocks[0]?.text).not.toContain("progress_update");
-    expect(blocks[1]?.text).toContain("The workspace could not be read just now.");
+    expect(environmentNote(inputs)).toContain("The workspace could not be read just now.");
   });
 });

@@ -4,6 +4,9 @@
  * orphaned `tool_use` / `tool_result` pairs), and helpers that read text out of messages.
  */
 
+/** How the harness's environment note starts (src/loop/prompt.ts `ENVIRONMENT_OPEN`). */
+const ENVIRONMENT_NOTE_OPEN = "<environment>";
+
 /** A content block of a request message; only `type` is relied on. */
 export interface RequestBlock {
   type: string;
@@ -172,10 +175,14 @@ export function validateRequest(body: unknown): ValidationResult {
 /** Concatenated text of a message's string content or its `text` blocks. */
 export function messageText(message: RequestMessage): string {
   if (typeof message.content === "string") return message.content;
-  return message.content
-    .filter((b) => b.type === "text" && typeof b.text === "string")
-    .map((b) => String(b.text))
-    .join("\n");
+  return (
+    message.content
+      .filter((b) => b.type === "text" && typeof b.text === "string")
+      // A harness's environment note quotes older tasks (their handoff): not this message's words.
+      .filter((b) => !String(b.text).startsWith(ENVIRONMENT_NOTE_OPEN))
+      .map((b) => String(b.text))
+      .join("\n")
+  );
 }
 
 /** Text of the `system` field (a string or an array of text blocks). */
