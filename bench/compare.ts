@@ -6,11 +6,23 @@
  * direct model call (the model's floor), a blocking SendMessage; then the harness overhead
  * (SendMessage p50 - card p50 - model p50) and the ratio ours / reference; throughput and p99 at
  * 8 and 32 concurrent clients with lost or stuck tasks counted; SendStreamingMessage's time to the
- * first event and to the first answer chunk; the Worker bundle size. `--n` samples (default 200),
- * `--json <file>` writes every figure. Starts what it needs and stops it. Not part of `npm test`.
+ * first event and to the first answer chunk; D1 statements and R2 operations per task (the
+ * harness's STORAGE_METER); prompt growth and prompt cache read share over one long conversation
+ * (bench/prompt-growth.ts, `--prompt-turns`, 0 skips it); the Worker bundle size. `--n` samples
+ * (default 200), `--load` tasks per load run (default 200), `--json <file>` writes every figure.
+ * The harness keeps its local state on tmpfs (/dev/shm) when there is one, as the reference keeps
+ * its tasks in memory: `--disk` puts it on disk, where every local SQLite commit waits for the
+ * disk. Starts what it needs and stops it. Not part of `npm test`.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -22,11 +34,19 @@ const { values } = parseArgs({
   options: {
     n: { type: "string", default: "200" },
     load: { type: "string", default: "200" },
+    "prompt-turns": { type: "string", default: "200" },
+    "storage-tasks": { type: "string", default: "20" },
+    disk: { type: "boolean", default: false },
     json: { type: "string" },
   },
 });
 const n = Number(values.n);
 const loadTasks = Number(values.load);
+const promptTurns = Number(values["prompt-turns"]);
+const storageTasks = Number(values["storage-tasks"]);
+const stateDir =
+  !values.disk && existsSync("/dev/shm") ? mkdtempSync("/dev/shm/a2a-bench-") : undefined;
+const ADMIN_KEY = "bench-admin";
 const root = join(import.meta.dirname, "..");
 
 const percentile = (xs: number[], p: number) =>
@@ -137,6 +157,72 @@ async function waitFor(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`${url} did not answer`);
 }
 
+interface StorageCounts {
+  d1: { statements: number; reads: number; writes: number };
+  r2: Record<string, number>;
+  r2ClassA: number;
+  r2ClassB: number;
+}
+
+async function meter(base: string, method: "GET" | "DELETE"): Promise<StorageCounts> {
+  const response = await fetch(`${base}/api/admin/storage-meter`, {
+    method,
+    headers: { Authorization: `Bearer ${ADMIN_KEY}` },
+  });
+  return (await response.json()) as StorageCounts;
+}
+
+/** D1 statements and R2 operations per blocking task, once the tasks' background work is done. */
+async function storagePerTask(target: Target, tasks: number) {
+  await new Promise((r) => setTimeout(r, 1_000));
+  await meter(target.base, "DELETE");
+  for (let i = 0; i < tasks; i++) await send(target);
+  let last = await meter(target.base, "GET");
+  for (let i = 0; i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = await meter(target.base, "GET");
+    const same = JSON.stringify(now) === JSON.stringify(last);
+    last = now;
+    if (same) break;
+  }
+  const per = (x: number) => x / tasks;
+  return {
+    tasks,
+    d1: {
+      statements: per(last.d1.statements),
+      reads: per(last.d1.reads),
+      writes: per(last.d1.writes),
+    },
+    r2: Object.fromEntries(Object.entries(last.r2).map(([k, v]) => [k, per(v)])),
+    r2ClassA: per(last.r2ClassA),
+    r2ClassB: per(last.r2ClassB),
+  };
+}
+
+/** bench/prompt-growth.ts in its own process (its own model and server), read back as JSON. */
+function promptGrowth(turns: number) {
+  const out = join(mkdtempSync(join(tmpdir(), "a2a-prompt-")), "prompt.json");
+  const result = spawnSync(
+    process.execPath,
+    [join(root, "bench", "prompt-growth.ts"), "--turns", String(turns), "--json", out],
+    { cwd: root, encoding: "utf8", stdio: ["ignore", "ignore", "inherit"] },
+  );
+  if (result.status !== 0) throw new Error("bench/prompt-growth.ts failed");
+  return JSON.parse(readFileSync(out, "utf8")) as {
+    meanCacheShare: number;
+    cacheShareOfTokens: number;
+    samples: Array<{
+      turn: number;
+      requestTokens: number;
+      systemTokens: number;
+      messages: number;
+      compactions: number;
+      cacheRead: number;
+      cacheShare: number;
+    }>;
+  };
+}
+
 function bundleSize(): { raw: number; gzip: number } {
   const out = mkdtempSync(join(tmpdir(), "a2a-bundle-"));
   const result = spawnSync(
@@ -165,7 +251,13 @@ const reference = spawn(
 );
 const server = await startDevServer({
   port: await freePort(),
-  vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" },
+  ...(stateDir ? { persistDir: stateDir } : {}),
+  vars: {
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: "bench-key",
+    STORAGE_METER: "true",
+    ADMIN_API_KEY: ADMIN_KEY,
+  },
 });
 try {
   await waitFor(`http://127.0.0.1:${refPort}/health`, reference);
@@ -235,7 +327,9 @@ try {
     firstEvent: { ours: p(s.firstOurs).p50, reference: p(s.firstRef).p50 },
     firstChunk: { ours: p(s.chunkOurs).p50, reference: p(s.chunkRef).p50 },
   };
+  const storage = await storagePerTask(ours, storageTasks);
   const bundle = bundleSize();
+  const prompt = promptTurns > 0 ? promptGrowth(promptTurns) : null;
 
   const f = (x: number) => x.toFixed(2);
   const cpu = cpus()[0]?.model ?? "cpu";
@@ -268,8 +362,37 @@ try {
       `| ${l.clients} clients x ${loadTasks} tasks | ${f(l.ours.perSecond)} | ${f(l.ours.p99)} | ${l.ours.lost} | ${f(l.reference.perSecond)} | ${f(l.reference.p99)} | ${l.reference.lost} |`,
     );
   console.log(
+    `\nstorage per blocking task (STORAGE_METER, ${storage.tasks} tasks): D1 ${f(storage.d1.statements)} statements (${f(storage.d1.reads)} reads, ${f(storage.d1.writes)} writes); R2 ${f(storage.r2ClassA)} class A (${Object.entries(
+      storage.r2,
+    )
+      .filter(([, v]) => v > 0)
+      .map(([k, v]) => `${k} ${f(v)}`)
+      .join(", ")}), ${f(storage.r2ClassB)} class B`,
+  );
+  console.log(
     `\nbundle (wrangler deploy --dry-run): ${(bundle.raw / 1024).toFixed(0)} KiB raw, ${(bundle.gzip / 1024).toFixed(0)} KiB gzipped`,
   );
+  console.log(`state: ${stateDir ? `tmpfs (${stateDir})` : "disk"}`);
+  if (prompt) {
+    const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+    console.log(
+      `\nprompt growth over one conversation of ${promptTurns} turns (bench/prompt-growth.ts):`,
+    );
+    console.log(
+      "| turn | request tokens | system prompt tokens | messages | compactions so far | cache read share |",
+    );
+    console.log("| ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (const t of [1, 20, 50, 100, 200]) {
+      const x = prompt.samples[t - 1];
+      if (x)
+        console.log(
+          `| ${t} | ${x.requestTokens} | ${x.systemTokens} | ${x.messages} | ${x.compactions} | ${pct(x.cacheShare)} |`,
+        );
+    }
+    console.log(
+      `cache read share: mean per turn ${pct(prompt.meanCacheShare)}, of all request tokens ${pct(prompt.cacheShareOfTokens)}`,
+    );
+  }
   if (values.json)
     writeFileSync(
       values.json,
@@ -289,7 +412,9 @@ try {
           },
           streaming,
           load: loads,
+          storage,
           bundle,
+          prompt,
         },
         null,
         2,
