@@ -75,14 +75,15 @@ describe("restart", () => {
     const id = `restart-get-${crypto.randomUUID()}`;
     fake.store.addScenario({ id, turns: [{ text: TEXT, chunkSize: 3, delayMs: 80 }] });
     const taskId = await crashMidTask(`[[scenario:${id}]]`);
-    const restartedAt = Date.now();
     server = await startDevServer({ port, persistDir, vars: vars() });
+    // From the moment the restarted server answers (its start-up time varies with the machine).
+    const restartedAt = Date.now();
     const client = await new ClientFactory().createFromUrl(`${server.url}/agents/assistant/`);
     const task = await client.getTask({ tenant: "", id: taskId });
     expect(["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]).toContain(stateOf(task));
     const done = await waitForState(client, taskId, "TASK_STATE_COMPLETED");
     expect(answerOf(done)).toBe(TEXT);
-    expect(Date.now() - restartedAt).toBeLessThan(20_000);
+    expect(Date.now() - restartedAt).toBeLessThan(10_000);
     expect(fake.store.requests(id)).toHaveLength(2);
   });
 });
