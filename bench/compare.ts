@@ -169,6 +169,7 @@ async function meter(base: string, method: "GET" | "DELETE"): Promise<StorageCou
     method,
     headers: { Authorization: `Bearer ${ADMIN_KEY}` },
   });
+  if (!response.ok) throw new Error(`storage meter: HTTP ${response.status}`);
   return (await response.json()) as StorageCounts;
 }
 
@@ -252,12 +253,7 @@ const reference = spawn(
 const server = await startDevServer({
   port: await freePort(),
   ...(stateDir ? { persistDir: stateDir } : {}),
-  vars: {
-    ANTHROPIC_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: "bench-key",
-    STORAGE_METER: "true",
-    ADMIN_API_KEY: ADMIN_KEY,
-  },
+  vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" },
 });
 try {
   await waitFor(`http://127.0.0.1:${refPort}/health`, reference);
@@ -327,7 +323,21 @@ try {
     firstEvent: { ours: p(s.firstOurs).p50, reference: p(s.firstRef).p50 },
     firstChunk: { ours: p(s.chunkOurs).p50, reference: p(s.chunkRef).p50 },
   };
-  const storage = await storagePerTask(ours, storageTasks);
+  // Counted on a second server with the meter on (its wrappers would slow the timed one); null
+  // for a build without the meter (comparing against an older commit).
+  const metered = await startDevServer({
+    port: await freePort(),
+    ...(stateDir ? { persistDir: mkdtempSync("/dev/shm/a2a-bench-meter-") } : {}),
+    vars: {
+      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: "bench-key",
+      STORAGE_METER: "true",
+      ADMIN_API_KEY: ADMIN_KEY,
+    },
+  });
+  const storage = await storagePerTask({ name: "metered", base: metered.url }, storageTasks)
+    .catch(() => null)
+    .finally(() => metered.stop());
   const bundle = bundleSize();
   const prompt = promptTurns > 0 ? promptGrowth(promptTurns) : null;
 
@@ -361,14 +371,15 @@ try {
     console.log(
       `| ${l.clients} clients x ${loadTasks} tasks | ${f(l.ours.perSecond)} | ${f(l.ours.p99)} | ${l.ours.lost} | ${f(l.reference.perSecond)} | ${f(l.reference.p99)} | ${l.reference.lost} |`,
     );
-  console.log(
-    `\nstorage per blocking task (STORAGE_METER, ${storage.tasks} tasks): D1 ${f(storage.d1.statements)} statements (${f(storage.d1.reads)} reads, ${f(storage.d1.writes)} writes); R2 ${f(storage.r2ClassA)} class A (${Object.entries(
-      storage.r2,
-    )
-      .filter(([, v]) => v > 0)
-      .map(([k, v]) => `${k} ${f(v)}`)
-      .join(", ")}), ${f(storage.r2ClassB)} class B`,
-  );
+  if (storage)
+    console.log(
+      `\nstorage per blocking task (STORAGE_METER, ${storage.tasks} tasks, on a second server): D1 ${f(storage.d1.statements)} statements (${f(storage.d1.reads)} reads, ${f(storage.d1.writes)} writes); R2 ${f(storage.r2ClassA)} class A (${Object.entries(
+        storage.r2,
+      )
+        .filter(([, v]) => v > 0)
+        .map(([k, v]) => `${k} ${f(v)}`)
+        .join(", ")}), ${f(storage.r2ClassB)} class B`,
+    );
   console.log(
     `\nbundle (wrangler deploy --dry-run): ${(bundle.raw / 1024).toFixed(0)} KiB raw, ${(bundle.gzip / 1024).toFixed(0)} KiB gzipped`,
   );
