@@ -29,6 +29,7 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { freePort, startDevServer } from "../test/e2e/dev-server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
+import type { PromptGrowth } from "./prompt-cache.ts";
 
 const { values } = parseArgs({
   options: {
@@ -209,19 +210,7 @@ function promptGrowth(turns: number) {
     { cwd: root, encoding: "utf8", stdio: ["ignore", "ignore", "inherit"] },
   );
   if (result.status !== 0) throw new Error("bench/prompt-growth.ts failed");
-  return JSON.parse(readFileSync(out, "utf8")) as {
-    meanCacheShare: number;
-    cacheShareOfTokens: number;
-    samples: Array<{
-      turn: number;
-      requestTokens: number;
-      systemTokens: number;
-      messages: number;
-      compactions: number;
-      cacheRead: number;
-      cacheShare: number;
-    }>;
-  };
+  return JSON.parse(readFileSync(out, "utf8")) as PromptGrowth;
 }
 
 function bundleSize(): { raw: number; gzip: number } {

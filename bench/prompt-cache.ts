@@ -9,6 +9,26 @@
  */
 import { createHash } from "node:crypto";
 
+/** One turn of bench/prompt-growth.ts: the model request's size and what the cache served. */
+export interface PromptSample {
+  turn: number;
+  requestTokens: number;
+  systemTokens: number;
+  messages: number;
+  compactions: number;
+  /** Estimated tokens the prompt cache would serve and their share of the request. */
+  cacheRead: number;
+  cacheShare: number;
+}
+
+/** What bench/prompt-growth.ts writes with `--json`. */
+export interface PromptGrowth {
+  turns: number;
+  meanCacheShare: number;
+  cacheShareOfTokens: number;
+  samples: PromptSample[];
+}
+
 /** What one request read from, wrote to and sent past the cache, in estimated tokens. */
 export interface CacheUse {
   total: number;

@@ -13,7 +13,7 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { freePort, startDevServer } from "../test/e2e/dev-server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
-import { PromptCache } from "./prompt-cache.ts";
+import { PromptCache, type PromptGrowth, type PromptSample } from "./prompt-cache.ts";
 
 const { values } = parseArgs({
   options: {
@@ -24,16 +24,7 @@ const { values } = parseArgs({
 });
 const turns = Number(values.turns);
 
-interface Sample {
-  turn: number;
-  requestTokens: number;
-  systemTokens: number;
-  messages: number;
-  compactions: number;
-  /** Estimated tokens the prompt cache would serve (see prompt-cache.ts) and their share. */
-  cacheRead: number;
-  cacheShare: number;
-}
+type Sample = PromptSample;
 
 const SUMMARY_SYSTEM = "You compress a conversation";
 const tokens = (value: unknown) => Math.ceil(JSON.stringify(value ?? "").length / 4);
@@ -136,7 +127,12 @@ if (values.json)
   writeFileSync(
     values.json,
     JSON.stringify(
-      { turns, meanCacheShare: meanShare, cacheShareOfTokens: readAll / sentAll, samples },
+      {
+        turns,
+        meanCacheShare: meanShare,
+        cacheShareOfTokens: readAll / sentAll,
+        samples,
+      } satisfies PromptGrowth,
       null,
       2,
     ),
