@@ -80,7 +80,9 @@ describe("contexts", () => {
       (states) => states.every((t) => t.status.state === "TASK_STATE_COMPLETED"),
       15_000,
     );
-    expect(maxWorking).toBe(1);
+    // Never two at once (a loaded machine's polls may fall between the tasks and see none);
+    // the request sizes below show that each ran after the one before.
+    expect(maxWorking).toBeLessThanOrEqual(1);
     expect(done.map(answerText)).toEqual(["ok", "ok", "ok"]);
     const requests = await modelRequests(s.id);
     expect(requests.map((r) => r.body.messages.length)).toEqual([1, 3, 5]);
