@@ -22,10 +22,16 @@ const fresh = () => ({
   d1: { statements: 0, reads: 0, writes: 0, batches: 0 },
   r2: { get: 0, head: 0, put: 0, list: 0, delete: 0, other: 0 },
 });
-let counts = fresh();
+// Made at first use: during module evaluation workerd's clock reads 0.
+let started: ReturnType<typeof fresh> | null = null;
+const current = () => {
+  started ??= fresh();
+  return started;
+};
 
 /** The counters as they stand (with R2's billing classes). */
 export function storageCounts(): StorageCounts {
+  const counts = current();
   const { r2 } = counts;
   return {
     ...structuredClone(counts),
@@ -36,7 +42,7 @@ export function storageCounts(): StorageCounts {
 
 /** Starts counting from zero. */
 export function resetStorageCounts(): void {
-  counts = fresh();
+  started = fresh();
 }
 
 const metered = new WeakMap<object, object>();
@@ -59,9 +65,10 @@ export function meteredEnv<E extends object>(env: E): E {
 const isRead = (sql: string) => /^\s*(SELECT|WITH\s[\s\S]*?\bSELECT)\b/i.test(sql);
 
 function countStatement(sql: string): void {
-  counts.d1.statements += 1;
-  if (isRead(sql)) counts.d1.reads += 1;
-  else counts.d1.writes += 1;
+  const { d1 } = current();
+  d1.statements += 1;
+  if (isRead(sql)) d1.reads += 1;
+  else d1.writes += 1;
 }
 
 function meterStatement(statement: D1PreparedStatement, sql: string): D1PreparedStatement {
@@ -96,7 +103,7 @@ function meterD1(db: D1Database): D1Database {
         };
       if (prop === "batch")
         return (statements: D1PreparedStatement[]) => {
-          counts.d1.batches += 1;
+          current().d1.batches += 1;
           for (const s of statements) countStatement(statementSql.get(s) ?? "");
           return target.batch(statements);
         };
@@ -119,8 +126,9 @@ function meterR2(bucket: R2Bucket): R2Bucket {
       if (typeof value !== "function") return value;
       const op = String(prop);
       return (...args: unknown[]) => {
-        const key = (ops.has(op) ? op : "other") as keyof typeof counts.r2;
-        counts.r2[key] += 1;
+        const { r2 } = current();
+        const key = (ops.has(op) ? op : "other") as keyof typeof r2;
+        r2[key] += 1;
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },

@@ -36,5 +36,6 @@ describe("storage meter", () => {
     expect(counts.r2ClassB).toBe(2);
     resetStorageCounts();
     expect(storageCounts().d1.statements).toBe(0);
+    expect(Date.parse(storageCounts().since)).toBeGreaterThan(Date.parse("2020-01-01"));
   });
 });
