@@ -11,8 +11,8 @@ import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
 import { backoffMs } from "../model/errors.ts";
+import { environmentNoteOf } from "./environment-note.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
-import { environmentNoteOf } from "./turn-context.ts";
 
 /** Schedule ids of the retries. */
 export const JOIN_JOB = "context:join";
@@ -33,6 +33,8 @@ export type JoinOutcome = "active" | "waiting" | "failed";
 export class ContextMembership {
   readonly #rt: TaskRuntime;
   readonly #contexts: DurableObjectNamespace<ContextObject>;
+  /** The registration in flight after {@link claimFresh} (a release waits for it). */
+  #registering: Promise<void> = Promise.resolve();
 
   constructor(rt: TaskRuntime, contexts: DurableObjectNamespace<ContextObject>) {
     this.#rt = rt;
@@ -110,8 +112,6 @@ export class ContextMembership {
     }
     await this.#done(REGISTER_JOB);
   }
-
-  #registering: Promise<void> = Promise.resolve();
 
   /** Takes the conversation: the turns of earlier tasks, then this task's own messages. */
   #take(result: JoinResult): void {

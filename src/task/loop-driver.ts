@@ -21,16 +21,12 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
+import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
 import { budgetGate, codeSandboxFor } from "./step-resources.ts";
 import { askedOf, remainingWork, rollBack } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
-import {
-  attachEnvironment,
-  buildSystemPrompt,
-  compactIfNeeded,
-  environmentNoteOf,
-} from "./turn-context.ts";
+import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
 
 /** Runs loop steps for one task object. */
 export class LoopDriver {

@@ -1,7 +1,8 @@
 /**
  * What a loop step gets from outside the task object: the token budget gate (reserve before each
- * model call with the owner's user object when a day or month budget applies, settle after) and the run_code sandbox (the Worker
- * Loader, with the bindings and limits the agent's frontmatter grants).
+ * model call with the owner's user object when a day or month budget applies, settle after) and
+ * the run_code sandbox (the Worker Loader, with the bindings and limits the agent's frontmatter
+ * grants).
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config.ts";

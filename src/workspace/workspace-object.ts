@@ -108,15 +108,12 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   async endNote(scope: WorkspaceScope, input: TaskEndInput): Promise<Result<"endNote">> {
     const blobs = this.#bind(scope);
     return this.#exclusive(async () => {
-      const text = async (path: string) => {
-        const row = this.#manifest.get(path);
-        return row ? await blobs.text(row.hash) : null;
-      };
-      const [progress, decisionsLog] = await Promise.all([
-        text(PROGRESS_FILE),
-        text(DECISIONS_FILE),
-      ]);
-      const note = composeTaskEnd(input, progress, decisionsLog);
+      const texts = await this.#texts(blobs, [PROGRESS_FILE, DECISIONS_FILE]);
+      const note = composeTaskEnd(
+        input,
+        texts[PROGRESS_FILE] ?? null,
+        texts[DECISIONS_FILE] ?? null,
+      );
       const meta = { taskId: input.taskId, harness: true };
       const written: string[] = [];
       const handoff = await this.#writeFile(blobs, HANDOFF_FILE, note.handoff, meta);
@@ -217,6 +214,12 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     const blobs = this.#bind(scope);
     await this.#writesDone();
     const entries = this.#manifest.list("");
+    const texts = await this.#texts(blobs, paths);
+    return { ok: true, value: { entries, total: entries.length, texts } };
+  }
+
+  /** The whole text of each of `paths` (null where there is no such file), read in parallel. */
+  async #texts(blobs: Blobs, paths: string[]): Promise<Record<string, string | null>> {
     const texts = await Promise.all(
       paths.map(async (path) => {
         const p = workspacePath(path);
@@ -224,10 +227,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
         return [path, row ? await blobs.text(row.hash) : null] as const;
       }),
     );
-    return {
-      ok: true,
-      value: { entries, total: entries.length, texts: Object.fromEntries(texts) },
-    };
+    return Object.fromEntries(texts);
   }
 
   /** Lines matching a JavaScript RegExp, in files selected by a prefix or glob. */
