@@ -139,8 +139,10 @@ describe("contexts", () => {
   });
 
   it("a canceled waiting task never runs and leaves no turns; the next one proceeds", async () => {
+    // A runs long enough (about 0.8 s) that B is still waiting when it is canceled, even on a
+    // loaded machine; a B that was already activated would hand its message to the conversation.
     const s = await scenario(
-      Array.from({ length: 3 }, () => ({ text: "done", chunkSize: 1, delayMs: 50 })),
+      Array.from({ length: 3 }, () => ({ text: "done", chunkSize: 1, delayMs: 200 })),
     );
     const contextId = crypto.randomUUID();
     const a = await send(`A ${s.marker}`, { contextId }, { returnImmediately: true });
