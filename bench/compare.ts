@@ -1,18 +1,22 @@
 /**
- * `npm run bench`: this harness under `wrangler dev` against the reference A2A server
- * (bench/reference-server.ts: @a2a-js/sdk, express, InMemoryTaskStore), both on 127.0.0.1 and
- * both calling the same scripted Messages API with zero think time, so only server cost is
- * measured. In alternation (machine drift cancels): an Agent Card fetch (each runtime's floor), a
- * direct model call (the model's floor), a blocking SendMessage; then the harness overhead
- * (SendMessage p50 - card p50 - model p50) and the ratio ours / reference; throughput and p99 at
- * 8 and 32 concurrent clients with lost or stuck tasks counted; SendStreamingMessage's time to the
+ * `npm run bench`: this harness under `wrangler dev` against two peers built on the official
+ * @a2a-js/sdk, all on 127.0.0.1 and all calling the same scripted Messages API with zero think
+ * time, so only server cost is measured: the **SDK Worker** (bench/sdk-worker/: the SDK's
+ * `DefaultRequestHandler` + `JsonRpcTransportHandler` in a Worker under the same `wrangler dev`,
+ * tasks in its durable `DatabaseTaskStore` over D1), the same Worker with the SDK's
+ * `InMemoryTaskStore` (what `wrangler dev` itself costs; `--no-memory-peer` skips it), and the
+ * **Node reference** (bench/reference-server.ts: express, `InMemoryTaskStore`). In alternation
+ * (machine drift cancels): an Agent Card fetch (each runtime's floor), a direct model call (the
+ * model's floor), a blocking SendMessage; then each server's overhead (SendMessage p50 - card p50
+ * - model p50) and the ratios ours / SDK Worker and ours / Node reference; throughput and p99 at 8
+ * and 32 concurrent clients with lost or stuck tasks counted; SendStreamingMessage's time to the
  * first event and to the first answer chunk; D1 statements and R2 operations per task (the
  * harness's STORAGE_METER); prompt growth and prompt cache read share over one long conversation
- * (bench/prompt-growth.ts, `--prompt-turns`, 0 skips it); the Worker bundle size. `--n` samples
- * (default 200), `--load` tasks per load run (default 200), `--json <file>` writes every figure.
- * The harness keeps its local state on tmpfs (/dev/shm) when there is one, as the reference keeps
- * its tasks in memory: `--disk` puts it on disk, where every local SQLite commit waits for the
- * disk. Starts what it needs and stops it. Not part of `npm test`.
+ * (bench/prompt-growth.ts, `--prompt-turns`, 0 skips it); both Workers' bundle sizes. `--n`
+ * samples (default 200), `--load` tasks per load run (default 200), `--json <file>` writes every
+ * figure. Local state (ours and the SDK Worker's D1) goes on tmpfs (/dev/shm) when there is one,
+ * as the Node reference keeps its tasks in memory: `--disk` puts it on disk, where every local
+ * SQLite commit waits for the disk. Starts what it needs and stops it. Not part of `npm test`.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {
@@ -20,6 +24,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -27,7 +32,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
-import { freePort, startDevServer } from "../test/e2e/dev-server.ts";
+import { type DevServerOptions, freePort, startDevServer } from "../test/e2e/dev-server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
 import type { PromptGrowth } from "./prompt-cache.ts";
 
@@ -38,15 +43,23 @@ const { values } = parseArgs({
     "prompt-turns": { type: "string", default: "200" },
     "storage-tasks": { type: "string", default: "20" },
     disk: { type: "boolean", default: false },
+    "memory-peer": { type: "boolean", default: true },
     json: { type: "string" },
   },
+  allowNegative: true,
 });
 const n = Number(values.n);
 const loadTasks = Number(values.load);
 const promptTurns = Number(values["prompt-turns"]);
 const storageTasks = Number(values["storage-tasks"]);
-const stateDir =
-  !values.disk && existsSync("/dev/shm") ? mkdtempSync("/dev/shm/a2a-bench-") : undefined;
+const onTmpfs = !values.disk && existsSync("/dev/shm");
+const stateDirs: string[] = [];
+/** A fresh state directory for one server: tmpfs unless `--disk`; removed at the end. */
+function stateDir(name: string): string {
+  const dir = mkdtempSync(join(onTmpfs ? "/dev/shm" : tmpdir(), `a2a-bench-${name}-`));
+  stateDirs.push(dir);
+  return dir;
+}
 const ADMIN_KEY = "bench-admin";
 const root = join(import.meta.dirname, "..");
 
@@ -59,7 +72,7 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-/** One A2A server under test: its card URL and its JSON-RPC endpoint. */
+/** One A2A server under test: its name in the tables and its base URL (card, JSON-RPC at `/`). */
 interface Target {
   name: string;
   base: string;
@@ -213,41 +226,84 @@ function promptGrowth(turns: number) {
   return JSON.parse(readFileSync(out, "utf8")) as PromptGrowth;
 }
 
-function bundleSize(): { raw: number; gzip: number } {
+/** The gzipped and raw size of `wrangler deploy --dry-run` of a Worker config. */
+function bundleSize(config: string): { raw: number; gzip: number } {
   const out = mkdtempSync(join(tmpdir(), "a2a-bundle-"));
   const result = spawnSync(
     join(root, "node_modules", ".bin", "wrangler"),
-    ["deploy", "--dry-run", "--outdir", out],
+    ["deploy", "--dry-run", "-c", config, "--outdir", out],
     { cwd: root, encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
   );
   if (result.status !== 0) throw new Error(`dry-run failed: ${result.stderr}`);
   let raw = 0;
   let gzip = 0;
   for (const file of readdirSync(out)) {
-    if (!/\.(js|mjs|wasm|map)$/.test(file) || file.endsWith(".map")) continue;
+    if (!/\.(js|mjs|wasm)$/.test(file)) continue;
     const bytes = readFileSync(join(out, file));
     raw += statSync(join(out, file)).size;
     gzip += gzipSync(bytes).length;
   }
+  rmSync(out, { recursive: true, force: true });
   return { raw, gzip };
 }
 
-const fake = await startFakeModel({ port: 0 });
-const refPort = await freePort();
-const reference = spawn(
-  process.execPath,
-  [join(root, "bench", "reference-server.ts"), "--port", String(refPort), "--model", fake.url],
-  { stdio: ["ignore", "ignore", "inherit"] },
-);
-const server = await startDevServer({
-  port: await freePort(),
-  ...(stateDir ? { persistDir: stateDir } : {}),
-  vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" },
+const f = (x: number) => x.toFixed(2);
+const p = (xs: number[]) => ({
+  p50: percentile(xs, 50),
+  p95: percentile(xs, 95),
+  p99: percentile(xs, 99),
 });
+
+/** What each server measured in the alternating rounds. */
+interface Samples {
+  card: number[];
+  send: number[];
+  first: number[];
+  chunk: number[];
+}
+
+const stops: Array<() => Promise<void> | void> = [];
+const fake = await startFakeModel({ port: 0 });
+stops.push(() => fake.close());
 try {
+  const refPort = await freePort();
+  const reference = spawn(
+    process.execPath,
+    [join(root, "bench", "reference-server.ts"), "--port", String(refPort), "--model", fake.url],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  stops.push(() => {
+    reference.kill();
+  });
+  /** A dev server on a free port with its own state directory, stopped at the end. */
+  const serve = async (name: string, options: Omit<DevServerOptions, "port" | "persistDir">) => {
+    const server = await startDevServer({
+      port: await freePort(),
+      persistDir: stateDir(name),
+      ...options,
+    });
+    stops.push(() => server.stop());
+    return server.url;
+  };
+  const ours: Target = {
+    name: "ours",
+    base: await serve("ours", {
+      vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" },
+    }),
+  };
+  const sdkWorker = (store: "d1" | "memory") =>
+    serve(`sdk-${store}`, {
+      script: join(root, "bench", "sdk-worker", "dev.ts"),
+      vars: { ANTHROPIC_BASE_URL: fake.url, TASK_STORE: store },
+    });
+  const sdk: Target = { name: "SDK Worker (D1)", base: await sdkWorker("d1") };
+  const sdkMemory: Target | null = values["memory-peer"]
+    ? { name: "SDK Worker (memory)", base: await sdkWorker("memory") }
+    : null;
   await waitFor(`http://127.0.0.1:${refPort}/health`, reference);
-  const ours: Target = { name: "ours", base: server.url };
-  const ref: Target = { name: "reference", base: `http://127.0.0.1:${refPort}` };
+  const ref: Target = { name: "Node reference", base: `http://127.0.0.1:${refPort}` };
+  const targets = [ours, sdk, ...(sdkMemory ? [sdkMemory] : []), ref];
+
   const model = async () => {
     const response = await fetch(`${fake.url}/v1/messages`, {
       method: "POST",
@@ -266,57 +322,36 @@ try {
     await response.text();
   };
   for (let i = 0; i < 20; i++)
-    await Promise.all([send(ours), send(ref), card(ours), card(ref), model()]);
+    await Promise.all([...targets.flatMap((t) => [send(t), card(t)]), model()]);
 
-  const s = {
-    cardOurs: [] as number[],
-    cardRef: [] as number[],
-    model: [] as number[],
-    sendOurs: [] as number[],
-    sendRef: [] as number[],
-    firstOurs: [] as number[],
-    firstRef: [] as number[],
-    chunkOurs: [] as number[],
-    chunkRef: [] as number[],
-  };
+  const samples = new Map<Target, Samples>(
+    targets.map((t) => [t, { card: [], send: [], first: [], chunk: [] }]),
+  );
+  const of = (t: Target) => samples.get(t) as Samples;
+  const modelFloor: number[] = [];
   for (let i = 0; i < n; i++) {
-    s.cardOurs.push(await timed(() => card(ours)));
-    s.cardRef.push(await timed(() => card(ref)));
-    s.model.push(await timed(model));
-    s.sendOurs.push(await timed(() => send(ours)));
-    s.sendRef.push(await timed(() => send(ref)));
-    if (i % 4 === 0) {
-      const a = await streamTimes(ours);
-      const b = await streamTimes(ref);
-      s.firstOurs.push(a.first);
-      s.chunkOurs.push(a.chunk);
-      s.firstRef.push(b.first);
-      s.chunkRef.push(b.chunk);
-    }
+    for (const t of targets) of(t).card.push(await timed(() => card(t)));
+    modelFloor.push(await timed(model));
+    for (const t of targets) of(t).send.push(await timed(() => send(t)));
+    if (i % 4 === 0)
+      for (const t of targets) {
+        const { first, chunk } = await streamTimes(t);
+        of(t).first.push(first);
+        of(t).chunk.push(chunk);
+      }
   }
-  const p = (xs: number[]) => ({
-    p50: percentile(xs, 50),
-    p95: percentile(xs, 95),
-    p99: percentile(xs, 99),
-  });
-  const overheadOurs = p(s.sendOurs).p50 - p(s.cardOurs).p50 - p(s.model).p50;
-  const overheadRef = p(s.sendRef).p50 - p(s.cardRef).p50 - p(s.model).p50;
-  const loads = [];
+  const overhead = (t: Target) => p(of(t).send).p50 - p(of(t).card).p50 - p(modelFloor).p50;
+  const loads: Array<{ target: string } & Awaited<ReturnType<typeof load>>> = [];
   for (const clients of [8, 32])
-    loads.push({
-      clients,
-      ours: await load(ours, clients, loadTasks),
-      reference: await load(ref, clients, loadTasks),
-    });
-  const streaming = {
-    firstEvent: { ours: p(s.firstOurs).p50, reference: p(s.firstRef).p50 },
-    firstChunk: { ours: p(s.chunkOurs).p50, reference: p(s.chunkRef).p50 },
-  };
+    for (const t of targets) loads.push({ target: t.name, ...(await load(t, clients, loadTasks)) });
+  const perSecond = (t: Target, clients: number) =>
+    loads.find((l) => l.target === t.name && l.clients === clients)?.perSecond ?? Number.NaN;
+
   // Counted on a second server with the meter on (its wrappers would slow the timed one); null
   // for a build without the meter (comparing against an older commit).
   const metered = await startDevServer({
     port: await freePort(),
-    ...(stateDir ? { persistDir: mkdtempSync("/dev/shm/a2a-bench-meter-") } : {}),
+    persistDir: stateDir("meter"),
     vars: {
       ANTHROPIC_BASE_URL: fake.url,
       ANTHROPIC_API_KEY: "bench-key",
@@ -327,52 +362,76 @@ try {
   const storage = await storagePerTask({ name: "metered", base: metered.url }, storageTasks)
     .catch(() => null)
     .finally(() => metered.stop());
-  const bundle = bundleSize();
+  const bundle = {
+    ours: bundleSize(join(root, "wrangler.toml")),
+    sdkWorker: bundleSize(join(root, "bench", "sdk-worker", "wrangler.toml")),
+  };
   const prompt = promptTurns > 0 ? promptGrowth(promptTurns) : null;
 
-  const f = (x: number) => x.toFixed(2);
   const cpu = cpus()[0]?.model ?? "cpu";
   console.log(`\nmachine: ${cpus().length} x ${cpu}, node ${process.version}, n=${n}\n`);
-  console.log(
-    "| measurement (ms) | ours p50 | ours p95 | ours p99 | reference p50 | reference p95 | reference p99 |",
-  );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-  const row = (name: string, a: number[], b: number[]) => {
-    const x = p(a);
-    const y = p(b);
+  console.log(`| measurement (ms, p50 / p95 / p99) | ${targets.map((t) => t.name).join(" | ")} |`);
+  console.log(`| --- |${" ---: |".repeat(targets.length)}`);
+  const row = (name: string, pick: (t: Target) => number[]) =>
     console.log(
-      `| ${name} | ${f(x.p50)} | ${f(x.p95)} | ${f(x.p99)} | ${f(y.p50)} | ${f(y.p95)} | ${f(y.p99)} |`,
+      `| ${name} | ${targets
+        .map((t) => {
+          const x = p(pick(t));
+          return `${f(x.p50)} / ${f(x.p95)} / ${f(x.p99)}`;
+        })
+        .join(" | ")} |`,
     );
-  };
-  row("Agent Card fetch (runtime floor)", s.cardOurs, s.cardRef);
-  row("direct model call (model floor)", s.model, s.model);
-  row("blocking SendMessage", s.sendOurs, s.sendRef);
-  row("stream: first event", s.firstOurs, s.firstRef);
-  row("stream: first answer chunk", s.chunkOurs, s.chunkRef);
+  row("Agent Card fetch (runtime floor)", (t) => of(t).card);
+  row("direct model call (model floor)", () => modelFloor);
+  row("blocking SendMessage", (t) => of(t).send);
+  row("stream: first event", (t) => of(t).first);
+  row("stream: first answer chunk", (t) => of(t).chunk);
   console.log(
-    `\nharness overhead (SendMessage p50 - card p50 - model p50): ours ${f(overheadOurs)} ms, reference ${f(overheadRef)} ms, ratio ours/reference ${f(overheadOurs / overheadRef)}`,
+    `| **overhead** (SendMessage p50 - card p50 - model p50) | ${targets.map((t) => f(overhead(t))).join(" | ")} |`,
   );
   console.log(
-    `\n| load | ours tasks/s | ours p99 ms | ours lost | reference tasks/s | reference p99 ms | reference lost |`,
+    `\n| load: tasks/s (p99 ms, lost or stuck) | ${targets.map((t) => t.name).join(" | ")} |`,
   );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-  for (const l of loads)
+  console.log(`| --- |${" ---: |".repeat(targets.length)}`);
+  for (const clients of [8, 32])
     console.log(
-      `| ${l.clients} clients x ${loadTasks} tasks | ${f(l.ours.perSecond)} | ${f(l.ours.p99)} | ${l.ours.lost} | ${f(l.reference.perSecond)} | ${f(l.reference.p99)} | ${l.reference.lost} |`,
+      `| ${clients} clients x ${loadTasks} tasks | ${targets
+        .map((t) => {
+          const l = loads.find((x) => x.target === t.name && x.clients === clients);
+          return l ? `${f(l.perSecond)} (${f(l.p99)}, ${l.lost})` : "";
+        })
+        .join(" | ")} |`,
     );
+  const ratios = (peer: Target) => ({
+    overhead: overhead(ours) / overhead(peer),
+    send: p(of(ours).send).p50 / p(of(peer).send).p50,
+    firstEvent: p(of(ours).first).p50 / p(of(peer).first).p50,
+    tasksPerSecond32: perSecond(ours, 32) / perSecond(peer, 32),
+  });
+  const ratioOf = { sdkWorker: ratios(sdk), reference: ratios(ref) };
+  console.log("\n| ratio (p50) | ours / SDK Worker (D1) | ours / Node reference |");
+  console.log("| --- | ---: | ---: |");
+  const ratioRow = (name: string, key: keyof ReturnType<typeof ratios>) =>
+    console.log(`| ${name} | ${f(ratioOf.sdkWorker[key])} | ${f(ratioOf.reference[key])} |`);
+  ratioRow("**overhead**", "overhead");
+  ratioRow("blocking SendMessage", "send");
+  ratioRow("stream: first event", "firstEvent");
+  ratioRow("32 clients: tasks/s", "tasksPerSecond32");
   if (storage)
     console.log(
-      `\nstorage per blocking task (STORAGE_METER, ${storage.tasks} tasks, on a second server): D1 ${f(storage.d1.statements)} statements (${f(storage.d1.reads)} reads, ${f(storage.d1.writes)} writes); R2 ${f(storage.r2ClassA)} class A (${Object.entries(
+      `\nstorage per blocking task (ours, STORAGE_METER, ${storage.tasks} tasks, on a second server): D1 ${f(storage.d1.statements)} statements (${f(storage.d1.reads)} reads, ${f(storage.d1.writes)} writes); R2 ${f(storage.r2ClassA)} class A (${Object.entries(
         storage.r2,
       )
         .filter(([, v]) => v > 0)
         .map(([k, v]) => `${k} ${f(v)}`)
         .join(", ")}), ${f(storage.r2ClassB)} class B`,
     );
+  const kib = (b: { raw: number; gzip: number }) =>
+    `${(b.raw / 1024).toFixed(0)} KiB raw, ${(b.gzip / 1024).toFixed(0)} KiB gzipped`;
   console.log(
-    `\nbundle (wrangler deploy --dry-run): ${(bundle.raw / 1024).toFixed(0)} KiB raw, ${(bundle.gzip / 1024).toFixed(0)} KiB gzipped`,
+    `\nbundle (wrangler deploy --dry-run): ours ${kib(bundle.ours)}; SDK Worker ${kib(bundle.sdkWorker)}`,
   );
-  console.log(`state: ${stateDir ? `tmpfs (${stateDir})` : "disk"}`);
+  console.log(`state: ${onTmpfs ? "tmpfs (/dev/shm)" : "disk"}`);
   if (prompt) {
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
     console.log(
@@ -400,17 +459,17 @@ try {
         {
           machine: { cpus: cpus().length, cpu, node: process.version },
           n,
-          latency: {
-            card: { ours: p(s.cardOurs), reference: p(s.cardRef) },
-            model: p(s.model),
-            send: { ours: p(s.sendOurs), reference: p(s.sendRef) },
-          },
-          overheadMs: {
-            ours: overheadOurs,
-            reference: overheadRef,
-            ratio: overheadOurs / overheadRef,
-          },
-          streaming,
+          state: onTmpfs ? "tmpfs" : "disk",
+          model: p(modelFloor),
+          servers: targets.map((t) => ({
+            name: t.name,
+            card: p(of(t).card),
+            send: p(of(t).send),
+            firstEvent: p(of(t).first),
+            firstChunk: p(of(t).chunk),
+            overheadMs: overhead(t),
+          })),
+          ratios: ratioOf,
           load: loads,
           storage,
           bundle,
@@ -421,7 +480,6 @@ try {
       ),
     );
 } finally {
-  reference.kill();
-  await server.stop();
-  await fake.close();
+  for (const stop of stops.reverse()) await stop();
+  for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
 }

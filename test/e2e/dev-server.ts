@@ -39,6 +39,9 @@ export interface DevServerOptions {
   vars?: Record<string, string>;
   /** Further `wrangler dev` arguments (e.g. `--inspector-port` for a CPU profile). */
   extraArgs?: string[];
+  /** The Node script that starts the server (default scripts/dev.ts; the bench's SDK Worker
+   * peer has bench/sdk-worker/dev.ts), given the same arguments. */
+  script?: string;
 }
 
 /** A fresh directory for a server's local D1, R2 and Durable Object state. */
@@ -67,7 +70,8 @@ async function waitForHealth(
   throw new Error(`dev server not ready after ${timeoutMs} ms:\n${output()}`);
 }
 
-/** Starts `node scripts/dev.ts --port P --persist-to DIR --var K:V ...` and waits until it answers. */
+/** Starts `node scripts/dev.ts --port P --persist-to DIR --var K:V ...` (or `options.script`) and
+ * waits until it answers at /health. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const persistDir = options.persistDir ?? freshStateDir();
   const env: NodeJS.ProcessEnv = {
@@ -87,7 +91,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const child = spawn(
     process.execPath,
     [
-      join(root, "scripts", "dev.ts"),
+      options.script ?? join(root, "scripts", "dev.ts"),
       "--port",
       String(options.port),
       "--persist-to",
