@@ -1,9 +1,10 @@
 /**
  * A `TaskStore` wrapper that knows when a task's writes are over, so the Worker can keep its
  * request alive for them: with `returnImmediately` the SDK answers after the first event and goes
- * on saving the task, and under `wrangler dev` a D1 query that outlives its request stalls every
- * later D1 query in that Worker. `settled(taskId)` resolves once the write of a final state
- * (terminal, or interrupted: input or auth required) is done; hand it to `ctx.waitUntil`.
+ * on saving the task, and under `wrangler dev` a D1 write that outlives its request never lands
+ * (the task stays WORKING in D1). `settled(taskId)` resolves once the write of a final state
+ * (terminal, or interrupted: input or auth required) is done; hand it to `ctx.waitUntil`. A task
+ * that never reaches one (a stream whose client left) keeps its small entry: fine for a bench peer.
  */
 import { type ListTasksRequest, type ListTasksResponse, type Task, TaskState } from "@a2a-js/sdk";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";

@@ -41,13 +41,14 @@ interface Peer {
   transport: JsonRpcTransportHandler;
 }
 
-let peer: Peer | undefined;
+let cached: Peer | undefined;
 
 function peerFor(env: SdkWorkerEnv, origin: string): Peer {
-  if (peer) return peer;
+  if (cached) return cached;
+  const memory = env.TASK_STORE === "memory";
   const card = AgentCard.fromJSON({
     name: "sdk-worker",
-    description: `The @a2a-js/sdk Worker peer (${env.TASK_STORE === "memory" ? "InMemoryTaskStore" : "DatabaseTaskStore over D1"})`,
+    description: `The @a2a-js/sdk Worker peer (${memory ? "InMemoryTaskStore" : "DatabaseTaskStore over D1"})`,
     version: "1.0.0",
     supportedInterfaces: [
       { url: `${origin}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
@@ -58,7 +59,7 @@ function peerFor(env: SdkWorkerEnv, origin: string): Peer {
     skills: [],
   });
   const store = new SettlingTaskStore(
-    env.TASK_STORE === "memory"
+    memory
       ? new InMemoryTaskStore()
       : new DatabaseTaskStore(new Kysely({ dialect: new D1Dialect({ database: env.DB }) })),
   );
@@ -68,8 +69,8 @@ function peerFor(env: SdkWorkerEnv, origin: string): Peer {
     maxRetries: 0,
   });
   const handler = new DefaultRequestHandler(card, store, new ModelExecutor(model));
-  peer = { card, store, handler, transport: new JsonRpcTransportHandler(handler) };
-  return peer;
+  cached = { card, store, handler, transport: new JsonRpcTransportHandler(handler) };
+  return cached;
 }
 
 type RpcId = string | number | null;
