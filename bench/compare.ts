@@ -409,13 +409,13 @@ try {
     tasksPerSecond32: perSecond(ours, 32) / perSecond(peer, 32),
   });
   const ratioOf = { sdkWorker: ratios(sdk), reference: ratios(ref) };
-  console.log("\n| ratio (p50) | ours / SDK Worker (D1) | ours / Node reference |");
+  console.log("\n| ratio | ours / SDK Worker (D1) | ours / Node reference |");
   console.log("| --- | ---: | ---: |");
   const ratioRow = (name: string, key: keyof ReturnType<typeof ratios>) =>
     console.log(`| ${name} | ${f(ratioOf.sdkWorker[key])} | ${f(ratioOf.reference[key])} |`);
-  ratioRow("**overhead**", "overhead");
-  ratioRow("blocking SendMessage", "send");
-  ratioRow("stream: first event", "firstEvent");
+  ratioRow("**overhead** (p50)", "overhead");
+  ratioRow("blocking SendMessage p50", "send");
+  ratioRow("stream: first event p50", "firstEvent");
   ratioRow("32 clients: tasks/s", "tasksPerSecond32");
   if (storage)
     console.log(
