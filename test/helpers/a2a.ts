@@ -132,7 +132,8 @@ export async function offeredTools(scenarioId: string, index = 0): Promise<strin
 export async function until<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
-  timeoutMs = 8_000,
+  // Generous: it returns as soon as the condition holds; only a failing test waits this long.
+  timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

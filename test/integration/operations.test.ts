@@ -309,7 +309,11 @@ describe("retention", () => {
       (error) => error !== undefined,
     );
     expect(gone).toMatchObject({ code: -32001 });
-    expect((await env.FILES.list({ prefix: `tasks/${task.id}/` })).objects).toEqual([]);
+    const left = await until(
+      async () => (await env.FILES.list({ prefix: `tasks/${task.id}/` })).objects,
+      (objects) => objects.length === 0,
+    );
+    expect(left).toEqual([]);
 
     const swept = await sweepExpired(
       { ...env, RETENTION_DAYS: "1" } as Env,

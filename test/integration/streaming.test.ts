@@ -78,7 +78,11 @@ describe("streaming", () => {
   });
 
   it("delivers answer chunks while the model is still generating", async () => {
-    const s = await scenario([{ text: "one two three four five six", chunkSize: 4, delayMs: 120 }]);
+    // Ten chunks 200 ms apart: the model takes at least 1.8 s, so a stream relayed live spreads
+    // its chunks well past 500 ms even when a loaded machine delays the first one.
+    const s = await scenario([
+      { text: "one two three four five six seven eight nine ten", chunkSize: 5, delayMs: 200 },
+    ]);
     const response = await postRpc("/", "SendStreamingMessage", {
       message: userMessage(`live ${s.marker}`),
     });
