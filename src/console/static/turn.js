@@ -179,20 +179,24 @@ export class Turn {
         { type: "button", class: "link", onclick: () => this.hooks.inspect(this.taskId) },
         "inspect task",
       ),
-      TERMINAL.has(name) && this.answer
-        ? el(
-            "button",
-            {
-              type: "button",
-              class: "link",
-              onclick: () => navigator.clipboard?.writeText(this.answer),
-            },
-            "copy answer",
-          )
-        : null,
     );
+    if (TERMINAL.has(name) && this.answer)
+      this.actions.append(
+        el(
+          "button",
+          {
+            type: "button",
+            class: "link",
+            onclick: () => navigator.clipboard?.writeText(this.answer),
+          },
+          "copy answer",
+        ),
+      );
     if (name === "input-required" && !answered) {
-      const form = askForm(formOf(status.message), (parts) => this.hooks.send(parts, this.taskId));
+      const form = askForm(formOf(status.message), (parts) => {
+        this.setState(status, { answered: true });
+        this.hooks.send(parts, this.taskId);
+      });
       this.actions.append(form);
       requestAnimationFrame(() => form.querySelector("input, select, textarea")?.focus());
     }
