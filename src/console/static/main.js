@@ -114,8 +114,10 @@ const viewHooks = {
     });
     view.title ||= first;
     setCurrent(app.user, view.agent, turn.contextId);
-    if (view === app.view) showHeading(view);
-    if (view === app.view) refreshConversations();
+    if (view !== app.view) return;
+    showHeading(view);
+    refreshConversations();
+    loadTasks(view.agent, view.contextId, (id) => inspect(view.agent, id));
   },
   changed(view, turn, { sent = false } = {}) {
     if (view !== app.view) return;
