@@ -157,6 +157,35 @@ describe("the console's conversations, anonymous", () => {
     expect(gone.status).toBe(404);
   });
 
+  it("resumes a dropped stream from its last event id", async () => {
+    // The first stream is cut after its first event (the Task), as a dropped connection would.
+    let cut = false;
+    const isSend = (url: URL) => url.pathname === "/agents/assistant/";
+    await page.route(isSend, async (route) => {
+      if (cut || !route.request().postData()?.includes("SendStreamingMessage"))
+        return route.continue();
+      cut = true;
+      const response = await route.fetch();
+      const first = (await response.text()).split("\n\n")[0];
+      await route.fulfill({ response, body: `${first}\n\n` });
+    });
+    const resumed: Array<string | undefined> = [];
+    page.on("request", (request) => {
+      if (request.postData()?.includes("SubscribeToTask"))
+        resumed.push(request.headers()["last-event-id"]);
+    });
+    await page.click("#new-chat");
+    await send("Cut me off [[reply:Still arrived in full.]]");
+    await page.waitForSelector(".agent-turn .status.state-completed");
+    expect(await said()).toEqual([
+      "Cut me off [[reply:Still arrived in full.]]",
+      "Still arrived in full.",
+    ]);
+    expect(cut).toBe(true);
+    expect(resumed).toEqual(["1"]);
+    await page.unroute(isSend);
+  });
+
   it("stops a running task, also one it follows after a reload", async () => {
     const slow = {
       text: "A long answer that takes its time. ".repeat(20),
