@@ -31,7 +31,10 @@ describe("/console", () => {
     expect(script).toMatch(/markdown-it/i);
     expect(script).not.toMatch(/^\s*import\s/m);
     const css = await fetchWorker(`/console/${CONSOLE_HASH}/console.css`);
-    expect(await css.text()).toContain("prefers-color-scheme: dark");
+    const styles = await css.text();
+    expect(styles).toMatch(/prefers-color-scheme:\s*dark/);
+    expect(styles).toContain(".markdown");
+    expect(styles).not.toMatch(/@import/);
     expect((await fetchWorker("/console/", { redirect: "manual" })).status).toBe(308);
   });
 });

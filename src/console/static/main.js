@@ -113,11 +113,13 @@ const viewHooks = {
       title: view.title || first,
     });
     view.title ||= first;
-    setCurrent(app.user, view.agent, turn.contextId);
+    // The agent's latest conversation, unless the person has since opened another of its own.
+    if (view === app.view || app.view?.agent !== view.agent)
+      setCurrent(app.user, view.agent, turn.contextId);
     if (view !== app.view) return;
     showHeading(view);
     refreshConversations();
-    loadTasks(view.agent, view.contextId, (id) => inspect(view.agent, id));
+    showTasks(view);
   },
   changed(view, turn, { sent = false } = {}) {
     if (view !== app.view) return;
@@ -141,7 +143,7 @@ const viewHooks = {
   ended(view) {
     if (view !== app.view) return;
     showActivity();
-    loadTasks(view.agent, view.contextId, (id) => inspect(view.agent, id));
+    showTasks(view);
     refreshConversations();
   },
   gone(view) {
@@ -188,10 +190,14 @@ function openConversation(agent, contextId) {
     }
   });
   refreshConversations();
-  loadTasks(agent, contextId, (id) => inspect(agent, id));
+  showTasks(view);
   document.body.classList.remove("nav-open");
   $("#menu").setAttribute("aria-expanded", "false");
   $("#prompt").focus();
+}
+
+function showTasks(view) {
+  loadTasks(view.agent, view.contextId, (id) => inspect(view.agent, id));
 }
 
 function newConversation() {
