@@ -67,11 +67,12 @@ describe("the web console, signed in", () => {
     await page.fill("#token", token);
     await page.click("#signin button[type=submit]");
     await expect.poll(() => page.textContent("#who")).toBe("signed in as console-user");
-    const agents = await page.$$eval("#roster button", (b) => b.map((x) => x.dataset.agent));
-    expect(agents).toEqual(["assistant", "deep-thinker", "researcher", "writer"]);
-    expect(await page.getAttribute('#roster button[data-agent="assistant"]', "aria-pressed")).toBe(
-      "true",
-    );
+    await expect
+      .poll(() => page.$$eval("#roster button", (b) => b.map((x) => x.dataset.agent)))
+      .toEqual(["assistant", "deep-thinker", "researcher", "writer"]);
+    await expect
+      .poll(() => page.getAttribute('#roster button[data-agent="assistant"]', "aria-pressed"))
+      .toBe("true");
     expect(await page.textContent("#agent-name")).toBe("assistant");
     await expect.poll(() => page.textContent("#conversations")).toBe("No conversations yet.");
     // The only error so far is the browser's note of the 401 that asked for the token.

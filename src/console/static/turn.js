@@ -148,16 +148,20 @@ export class Turn {
   /** Replaces the answer (Markdown, rendered at most once per frame while it streams). */
   setAnswer(text) {
     this.answer = text;
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      renderMarkdown(this.text, this.answer);
-      this.hooks.changed(this);
-    });
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.#render());
+  }
+
+  #render() {
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    renderMarkdown(this.text, this.answer);
+    this.hooks.changed(this);
   }
 
   /** Shows the task's state; `answered` marks a question the person already answered. */
   setState(status, { answered = false } = {}) {
+    // A new state shows with the answer as it is by then.
+    if (this.frame) this.#render();
     const name = stateName(status.state) || "working";
     this.state = name;
     const text = textOf(status.message);
