@@ -64,7 +64,7 @@ export class Turn {
     this.answer = "";
     this.events = el("ol", { class: "events", "aria-label": "what the agent did" });
     this.text = el("div", { class: "answer markdown" });
-    this.status = el("p", { class: "status state-submitted" }, icon("spinner"), "sending…");
+    this.status = el("p", { class: "status state-submitted busy" }, icon("spinner"), "sending…");
     this.actions = el("div", { class: "actions" });
     this.node = el(
       "li",
@@ -165,8 +165,7 @@ export class Turn {
     const name = stateName(status.state) || "working";
     this.state = name;
     const text = textOf(status.message);
-    const label =
-      name === "completed" ? "completed" : name === "input-required" && answered ? "asked" : name;
+    const label = name === "input-required" && answered ? "asked" : name;
     const mark =
       name === "completed"
         ? icon("check")
