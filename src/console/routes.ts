@@ -2,6 +2,8 @@
  * The web console, served by the Worker itself: `GET /console` (the page) and its script and
  * stylesheet under content-hashed URLs (cached for a year; the page is revalidated). The page
  * talks to the same A2A endpoints and REST API as any client, with the token the person enters.
+ * Its CSP allows only its own script and styles, and Trusted Types limit HTML insertion to the
+ * console's Markdown renderer (policy "console-markdown").
  */
 import { Hono } from "hono";
 import { html } from "hono/html";
@@ -10,7 +12,7 @@ import { CONSOLE_CSS, CONSOLE_HASH, CONSOLE_JS } from "./assets.generated.ts";
 
 const SECURITY_HEADERS = {
   "Content-Security-Policy":
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types console-markdown",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
 };
@@ -30,6 +32,7 @@ function page() {
   <body>
     <a class="skip" href="#prompt">Skip to the message box</a>
     <header class="top">
+      <button id="menu" class="secondary narrow-only" type="button" aria-expanded="false" aria-controls="sidebar">Conversations</button>
       <h1>A2A edge harness</h1>
       <span id="who" role="status">…</span>
       <form id="signin" class="inline" hidden>
@@ -40,24 +43,40 @@ function page() {
       <button id="signout" class="secondary" type="button" hidden>Sign out</button>
     </header>
     <div class="layout">
-      <nav class="panel" aria-labelledby="roster-title">
+      <nav id="sidebar" class="panel sidebar" aria-label="Agents and conversations">
         <h2 id="roster-title">Agents</h2>
-        <ul id="roster"></ul>
-      </nav>
-      <main class="panel" aria-labelledby="agent-name">
-        <div class="chat-head">
-          <h2 id="agent-name">…</h2>
-          <button id="new-chat" class="secondary" type="button">New conversation</button>
+        <ul id="roster" aria-labelledby="roster-title"></ul>
+        <div class="list-head">
+          <h2 id="conversations-title">Conversations</h2>
+          <button id="new-chat" class="secondary" type="button">New</button>
         </div>
-        <div id="agent-about"></div>
-        <ol id="messages" aria-label="conversation"></ol>
+        <ul id="conversations" aria-labelledby="conversations-title"></ul>
+      </nav>
+      <main class="panel chat" aria-labelledby="agent-name">
+        <div class="chat-head">
+          <div class="heading">
+            <h2 id="agent-name">…</h2>
+            <p id="conversation-title" class="muted"></p>
+          </div>
+          <details id="agent-about">
+            <summary>About this agent</summary>
+            <div id="agent-card"></div>
+          </details>
+        </div>
+        <div id="transcript" role="region" aria-label="Transcript" tabindex="0"></div>
         <form id="composer">
-          <label class="skip" for="prompt">Message</label>
-          <textarea id="prompt" rows="2" placeholder="Message the agent (Enter to send, Shift+Enter for a new line)"></textarea>
-          <button type="submit">Send</button>
+          <p id="activity" class="activity" hidden><span id="activity-text"></span></p>
+          <div class="composer-row">
+            <label class="sr-only" for="prompt">Message</label>
+            <textarea id="prompt" rows="2" placeholder="Message the agent" aria-describedby="composer-hint"></textarea>
+            <button id="stop" class="danger" type="button" hidden>Stop</button>
+            <button id="send" type="submit">Send</button>
+          </div>
+          <p id="composer-hint" class="hint muted">Enter sends · Shift+Enter adds a line · Esc stops the running task</p>
         </form>
+        <div id="announcer" class="sr-only" role="status" aria-live="polite"></div>
       </main>
-      <aside class="panel" aria-labelledby="inspector-title">
+      <aside class="panel inspector" aria-labelledby="inspector-title">
         <details id="inspector" open>
           <summary id="inspector-title">Task inspector</summary>
           <form id="inspect-form" class="inline">
@@ -65,7 +84,7 @@ function page() {
             <input id="inspect-id" type="text" />
             <button type="submit">Open</button>
           </form>
-          <h3>Recent tasks</h3>
+          <h3>Tasks in this conversation</h3>
           <ul id="tasks"></ul>
           <div id="inspector-body"></div>
         </details>

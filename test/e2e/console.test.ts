@@ -1,21 +1,23 @@
 /**
  * The web console in headless Chromium (Debian's chromium, driven by playwright-core) against
- * `wrangler dev` with auth on: sign in with a token made by the users CLI, load the roster, send
- * a message and see the plan event and streamed text appear before the task completes, answer an
- * input-required form, open the inspector. Screenshots go to test-results/console/.
+ * `wrangler dev` with auth on, signed in: the roster, a streamed answer with its plan and tool
+ * events, an input-required form (and the same conversation rebuilt after a reload), the
+ * inspector with raw events, hostile Markdown rendered inert, and the server's list of the user's
+ * conversations in a browser that kept none. Screenshots go to test-results/console/.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel } from "../fake-model/server.ts";
+import { launchChromium, openPage, transcriptOf } from "./browser.ts";
 import { scenario as scriptScenario } from "./client.ts";
 import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import { HOSTILE_MARKDOWN, inertAnswer } from "./hostile-markdown.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const shots = join(root, "test-results", "console");
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 let fake: Awaited<ReturnType<typeof startFakeModel>>;
 let server: DevServer;
@@ -25,10 +27,15 @@ let token: string;
 const errors: string[] = [];
 
 const scenario = (id: string, turns: unknown[]) => scriptScenario(fake.url, id, turns);
+const lastTurn = () => page.locator(".agent-turn").last();
+const lastAnswer = async () => ((await lastTurn().locator(".answer").textContent()) ?? "").trim();
+
+async function send(text: string) {
+  await page.fill("#prompt", text);
+  await page.press("#prompt", "Enter");
+}
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium)`);
   mkdirSync(shots, { recursive: true });
   fake = await startFakeModel({ port: 0 });
   server = await startDevServer({
@@ -42,23 +49,8 @@ beforeAll(async () => {
   );
   token = /(a2a_[A-Za-z0-9_-]{43})/.exec(made.stdout)?.[1] as string;
   expect(token).toBeDefined();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.on("pageerror", (error) => errors.push(error.message));
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
-  });
+  browser = await launchChromium();
+  page = await openPage(browser, errors);
 });
 
 afterAll(async () => {
@@ -67,7 +59,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-describe("the web console", () => {
+describe("the web console, signed in", () => {
   it("asks for a token when auth is on, then loads the roster", async () => {
     await page.goto(`${server.url}/console`);
     await expect.poll(() => page.textContent("#who")).toBe("sign in with a token");
@@ -75,12 +67,14 @@ describe("the web console", () => {
     await page.fill("#token", token);
     await page.click("#signin button[type=submit]");
     await expect.poll(() => page.textContent("#who")).toBe("signed in as console-user");
-    const agents = await page.$$eval("#roster button", (b) => b.map((x) => x.dataset.agent));
-    expect(agents).toEqual(["assistant", "deep-thinker", "researcher", "writer"]);
-    expect(await page.getAttribute('#roster button[data-agent="assistant"]', "aria-pressed")).toBe(
-      "true",
-    );
+    await expect
+      .poll(() => page.$$eval("#roster button", (b) => b.map((x) => x.dataset.agent)))
+      .toEqual(["assistant", "deep-thinker", "researcher", "writer"]);
+    await expect
+      .poll(() => page.getAttribute('#roster button[data-agent="assistant"]', "aria-pressed"))
+      .toBe("true");
     expect(await page.textContent("#agent-name")).toBe("assistant");
+    await expect.poll(() => page.textContent("#conversations")).toBe("No conversations yet.");
     // The only error so far is the browser's note of the 401 that asked for the token.
     expect(errors).toEqual([
       "Failed to load resource: the server responded with a status of 401 (Unauthorized)",
@@ -110,30 +104,40 @@ describe("the web console", () => {
         chunkSize: 3,
       },
     ]);
-    await page.fill("#prompt", `Make a plan ${marker}`);
-    await page.press("#prompt", "Enter");
+    await send(`Make a plan ${marker}`);
     await page.waitForSelector('.agent-turn .event[data-kind="plan"]');
-    // Text is on the page while the task is still working: it streams.
+    // Text is on the page while the task is still working: it streams, and Stop is offered.
     await page.waitForFunction(() => {
       const turn = Array.from(document.querySelectorAll(".agent-turn")).at(-1);
       const text = turn?.querySelector(".answer")?.textContent ?? "";
-      const status = turn?.querySelector(".status")?.textContent ?? "";
-      return text.length > 0 && !status.includes("completed");
+      return text.length > 0 && turn?.querySelector(".status.busy") !== null;
     });
+    expect(await page.isVisible("#stop")).toBe(true);
     await page.waitForSelector(".agent-turn .status.state-completed");
-    const turn = page.locator(".agent-turn").last();
-    expect(await turn.locator(".answer").textContent()).toBe(
+    expect(await page.isVisible("#stop")).toBe(false);
+    expect(await lastAnswer()).toBe(
       "Here is the plan, written out slowly so you can watch it arrive piece by piece.",
     );
-    expect(await turn.locator('.event[data-kind="tool_call"]').count()).toBe(1);
-    expect(await turn.locator(".plan li").allTextContents()).toEqual([
-      "☑ Read the brief",
-      "▶ Draft the answer",
+    expect(await lastTurn().locator('.event[data-kind="tool_call"]').count()).toBe(1);
+    expect(await lastTurn().locator(".plan li").allTextContents()).toEqual([
+      "done: Read the brief",
+      "in progress: Draft the answer",
     ]);
-    await page.screenshot({ path: join(shots, "chat.png"), fullPage: true });
+    // Icons are inline SVG that takes space, never a font glyph.
+    const icons = await lastTurn()
+      .locator(".event > .icon")
+      .evaluateAll((nodes) =>
+        nodes.map((n) => `${n.tagName}:${Math.round(n.getBoundingClientRect().width)}`),
+      );
+    expect(icons.length).toBeGreaterThan(0);
+    for (const shown of icons) expect(shown).toMatch(/^svg:1[0-9]$/);
+    await expect
+      .poll(() => page.locator("#conversations .title").allTextContents())
+      .toEqual([`Make a plan ${marker}`]);
+    await page.screenshot({ path: join(shots, "chat.png") });
   });
 
-  it("answers an input-required form", async () => {
+  it("answers an input-required form, and a reload rebuilds the conversation", async () => {
     const marker = await scenario("console-form", [
       {
         text: "",
@@ -148,44 +152,100 @@ describe("the web console", () => {
           },
         ],
       },
-      { text: "Scheduled for friday." },
+      { text: "Scheduled for **friday**." },
     ]);
     await page.click("#new-chat");
+    expect(await page.textContent("#conversation-title")).toBe("New conversation");
     await page.fill("#prompt", `Schedule the report ${marker}`);
     await page.click("#composer button[type=submit]");
     await page.waitForSelector(".answer-form select[name=day]");
     expect(await page.textContent(".agent-turn .status.state-input-required")).toContain(
       "Which day should the report go out?",
     );
-    await page.screenshot({ path: join(shots, "form.png"), fullPage: true });
+    await page.screenshot({ path: join(shots, "form.png") });
     await page.selectOption(".answer-form select[name=day]", "friday");
     await page.click(".answer-form button[type=submit]");
-    await expect
-      .poll(() => page.locator(".agent-turn").last().locator(".answer").textContent())
-      .toBe("Scheduled for friday.");
-    expect(await page.locator(".user-turn").last().textContent()).toContain('{"day":"friday"}');
+    await expect.poll(lastAnswer).toBe("Scheduled for friday.");
+    expect(await lastTurn().locator(".answer strong").textContent()).toBe("friday");
+    await page.waitForSelector(".agent-turn:last-child .status.state-completed");
+    const live = await transcriptOf(page);
+    expect(live.map((t) => t.said)).toEqual([
+      `Schedule the report ${marker}`,
+      "",
+      '{"day":"friday"}',
+      "Scheduled for friday.",
+    ]);
+    await page.reload();
+    expect(live[1]?.status).toBe("asked: Which day should the report go out?");
+    await expect.poll(() => transcriptOf(page)).toEqual(live);
+    expect(await page.locator(".answer-form").count()).toBe(0);
   });
 
-  it("opens the inspector: status, usage, artifacts, history and the timed event log", async () => {
-    await page.locator(".agent-turn").last().locator("text=inspect task").click();
+  it("opens the inspector: status, usage, artifacts, history and the raw event log", async () => {
+    await lastTurn().locator("text=inspect task").click();
     await page.waitForSelector("#inspector-body table.log tbody tr");
     const facts = await page.locator("#inspector-body .facts").textContent();
     expect(facts).toContain("completed");
     expect(facts).toMatch(/\d+ in · \d+ out/);
-    const rows = await page.locator("#inspector-body table.log tbody tr").count();
-    expect(rows).toBeGreaterThan(3);
+    const rows = page.locator("#inspector-body table.log tbody tr");
+    expect(await rows.count()).toBeGreaterThan(3);
     expect(await page.locator("#inspector-body table.log").textContent()).toContain(
       "input-required",
     );
-    expect(await page.locator("#inspector-body details").first().textContent()).toContain(
-      "Scheduled for friday.",
+    await rows.first().locator("summary").click();
+    expect(JSON.parse((await rows.first().locator("pre").textContent()) ?? "")).toHaveProperty(
+      "task.status.state",
+      "TASK_STATE_SUBMITTED",
     );
-    await page.screenshot({ path: join(shots, "inspector.png"), fullPage: true });
-    // Readable in dark mode too; and on a phone-sized screen.
+    expect(await page.locator("#inspector-body details").first().textContent()).toContain(
+      "Scheduled for **friday**.",
+    );
+    await expect.poll(() => page.locator("#tasks li").count()).toBe(1);
+    await page.screenshot({ path: join(shots, "inspector.png") });
+  });
+
+  it("renders Markdown, and hostile Markdown stays text (live and restored)", async () => {
+    const marker = await scenario("console-hostile", [{ text: HOSTILE_MARKDOWN }]);
+    await page.click("#new-chat");
+    await send(`Show me the report ${marker}`);
+    await page.waitForSelector(".agent-turn .status.state-completed");
+    await inertAnswer(page, lastTurn());
+    await page.reload();
+    await page.waitForSelector(".agent-turn .status.state-completed");
+    await inertAnswer(page, lastTurn());
+    expect(errors).toEqual([]);
+  });
+
+  it("lists the user's conversations from the server in a browser that kept none", async () => {
+    await page.evaluate(() => localStorage.removeItem("a2a-console:conversations:console-user"));
+    await page.reload();
+    // The server's list (newest first) with the titles fetched from each conversation.
+    await expect
+      .poll(() => page.locator("#conversations .title").allTextContents())
+      .toEqual([
+        expect.stringMatching(/^Show me the report/),
+        expect.stringMatching(/^Schedule the report/),
+        expect.stringMatching(/^Make a plan/),
+      ]);
+    // No conversation was open in this browser: a new one, until one is picked.
+    expect(await page.textContent("#conversation-title")).toBe("New conversation");
+    await page.click("#conversations li:nth-child(3) button.open");
+    await page.waitForSelector('.agent-turn .event[data-kind="plan"]');
+    expect(await lastAnswer()).toBe(
+      "Here is the plan, written out slowly so you can watch it arrive piece by piece.",
+    );
+    expect(
+      await page.getAttribute("#conversations li:nth-child(3) button.open", "aria-current"),
+    ).toBe("true");
+    // Readable in dark mode too; and on a phone-sized screen, the list behind a button.
     await page.emulateMedia({ colorScheme: "dark" });
-    await page.screenshot({ path: join(shots, "inspector-dark.png"), fullPage: true });
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.screenshot({ path: join(shots, "narrow.png"), fullPage: true });
+    await page.screenshot({ path: join(shots, "dark.png") });
+    await page.setViewportSize({ width: 420, height: 800 });
+    expect(await page.isVisible("#sidebar")).toBe(false);
+    await page.screenshot({ path: join(shots, "narrow.png") });
+    await page.click("#menu");
+    expect(await page.isVisible("#conversations")).toBe(true);
+    await page.screenshot({ path: join(shots, "narrow-list.png") });
     expect(errors).toEqual([]);
   });
 });

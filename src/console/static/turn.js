@@ -1,0 +1,208 @@
+// One agent turn in the transcript: the harness events (tool calls, hooks, plans, delegations),
+// the answer rendered as Markdown, the task's state (a spinner while it runs) and, when the agent
+// asks, the form that answers it. Fed live by stream events or rebuilt from a task's history.
+import { stateName, TERMINAL, textOf } from "./api.js";
+import { el, icon, srOnly } from "./dom.js";
+import { askForm, formOf } from "./form.js";
+import { renderMarkdown } from "./markdown.js";
+
+/** Extension URI of the harness's events. */
+export const HARNESS_EXT = "urn:a2a-edge-harness:ext:harness-events:v1";
+
+const EVENT_ICONS = {
+  tool_call: "arrow-right",
+  tool_result: "arrow-left",
+  plan: "list",
+  progress: "pencil",
+  verification: "alert",
+  loop_warning: "alert",
+  cap_reached: "alert",
+  turn_limit: "alert",
+  output_truncated: "alert",
+  output_compacted: "alert",
+  checkpoint: "flag",
+  rollback: "undo",
+  compaction: "compress",
+  approval: "help",
+  subagent: "delegate",
+  remote: "delegate",
+};
+const HOOK_KINDS = new Set([
+  "verification",
+  "loop_warning",
+  "cap_reached",
+  "turn_limit",
+  "output_truncated",
+  "output_compacted",
+]);
+const TODO = {
+  completed: ["box-check", "done"],
+  in_progress: ["play", "in progress"],
+  pending: ["box", "to do"],
+};
+
+/** The harness event a message carries, or null. */
+export function harnessEvent(message) {
+  const data = (message?.parts || []).find(
+    (p) => p.data && p.metadata?.extension === HARNESS_EXT && typeof p.data.kind === "string",
+  )?.data;
+  if (!data) return null;
+  return { text: textOf(message), data };
+}
+
+/** An agent turn. `hooks`: send(parts, taskId), inspect(taskId), changed(turn). */
+export class Turn {
+  constructor(agent, hooks) {
+    this.agent = agent;
+    this.hooks = hooks;
+    this.taskId = "";
+    this.contextId = "";
+    /** Live turns announce their changes; restored ones stay quiet. */
+    this.live = false;
+    this.streaming = false;
+    this.state = "submitted";
+    this.answer = "";
+    this.events = el("ol", { class: "events", "aria-label": "what the agent did" });
+    this.text = el("div", { class: "answer markdown" });
+    this.status = el("p", { class: "status state-submitted busy" }, icon("spinner"), "sending…");
+    this.actions = el("div", { class: "actions" });
+    this.node = el(
+      "li",
+      { class: "turn agent-turn" },
+      el("div", { class: "who", text: agent }),
+      this.events,
+      this.text,
+      this.status,
+      this.actions,
+    );
+  }
+
+  /** True while the task can still change (the Stop button applies). */
+  get running() {
+    return Boolean(this.taskId) && !TERMINAL.has(this.state) && this.state !== "error";
+  }
+
+  /** Shows a failure of the console's own request (the task, if any, is not changed by it). */
+  fail(text) {
+    this.state = "error";
+    this.status.replaceChildren(icon("cross"), `error: ${text}`);
+    this.status.className = "status state-failed";
+    this.hooks.changed(this);
+  }
+
+  /** Applies one live StreamResponse. */
+  event(result) {
+    if (result.task) {
+      this.taskId = result.task.id;
+      this.contextId = result.task.contextId;
+      this.setState(result.task.status);
+    } else if (result.statusUpdate) {
+      const status = result.statusUpdate.status;
+      const event = harnessEvent(status.message);
+      if (event) this.addEvent(event);
+      else this.setState(status);
+    } else if (result.artifactUpdate) {
+      const { artifact, append } = result.artifactUpdate;
+      if (artifact.artifactId !== "answer" && artifact.name !== "answer") return;
+      this.setAnswer(append ? this.answer + textOf(artifact) : textOf(artifact));
+    } else if (result.message) {
+      this.setAnswer(textOf(result.message));
+      this.setState({ state: "TASK_STATE_COMPLETED" });
+    }
+  }
+
+  /** Adds a harness event to the list. */
+  addEvent({ text, data }) {
+    const kind = data.kind;
+    const item = el(
+      "li",
+      { class: `event kind-${kind}${HOOK_KINDS.has(kind) ? " hook" : ""}`, "data-kind": kind },
+      icon(EVENT_ICONS[kind] || "dot"),
+      el("span", { class: "kind", text: kind.replaceAll("_", " ") }),
+      el("span", { class: "text", text }),
+      data.agent && data.agent !== this.agent
+        ? el("span", { class: "muted", text: `[${data.agent}]` })
+        : null,
+    );
+    if (kind === "plan" && Array.isArray(data.detail?.todos))
+      item.append(
+        el(
+          "ul",
+          { class: "plan" },
+          ...data.detail.todos.map((t) => {
+            const [name, label] = TODO[t.status] || TODO.pending;
+            return el(
+              "li",
+              { class: `todo ${t.status}` },
+              icon(name),
+              srOnly(`${label}: `),
+              String(t.content ?? ""),
+            );
+          }),
+        ),
+      );
+    this.events.append(item);
+    this.hooks.changed(this);
+  }
+
+  /** Replaces the answer (Markdown, rendered at most once per frame while it streams). */
+  setAnswer(text) {
+    this.answer = text;
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.#render());
+  }
+
+  #render() {
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    renderMarkdown(this.text, this.answer);
+    this.hooks.changed(this);
+  }
+
+  /** Shows the task's state; `answered` marks a question the person already answered. */
+  setState(status, { answered = false } = {}) {
+    // A new state shows with the answer as it is by then.
+    if (this.frame) this.#render();
+    const name = stateName(status.state) || "working";
+    this.state = name;
+    const text = textOf(status.message);
+    const label = name === "input-required" && answered ? "asked" : name;
+    const mark =
+      name === "completed"
+        ? icon("check")
+        : TERMINAL.has(name)
+          ? icon("cross")
+          : name === "input-required"
+            ? icon("help")
+            : icon("spinner");
+    this.status.replaceChildren(mark, `${label}${text ? `: ${text}` : ""}`);
+    this.status.className = `status state-${name}${this.running && name !== "input-required" ? " busy" : ""}`;
+    this.actions.replaceChildren(
+      el(
+        "button",
+        { type: "button", class: "link", onclick: () => this.hooks.inspect(this.taskId) },
+        "inspect task",
+      ),
+    );
+    if (TERMINAL.has(name) && this.answer)
+      this.actions.append(
+        el(
+          "button",
+          {
+            type: "button",
+            class: "link",
+            onclick: () => navigator.clipboard?.writeText(this.answer),
+          },
+          "copy answer",
+        ),
+      );
+    if (name === "input-required" && !answered) {
+      const form = askForm(formOf(status.message), (parts) => {
+        this.setState(status, { answered: true });
+        this.hooks.send(parts, this.taskId);
+      });
+      this.actions.append(form);
+      requestAnimationFrame(() => form.querySelector("input, select, textarea")?.focus());
+    }
+    this.hooks.changed(this);
+  }
+}
