@@ -118,6 +118,14 @@ async function* markInterruptedFinal(
   }
 }
 
+/**
+ * A method of `dialect` by its (untrusted) name, or undefined: only the dialect's own methods,
+ * never an inherited property such as `__proto__` or `toString`.
+ */
+export function methodSpec(dialect: JsonRpcDialect, method: string): MethodSpec | undefined {
+  return Object.hasOwn(dialect.methods, method) ? dialect.methods[method] : undefined;
+}
+
 /** The dialect for a requested version, or null when the endpoint does not speak it. */
 export function dialectFor(version: string): JsonRpcDialect | null {
   if (version === "1.0") return V1_DIALECT;

@@ -9,6 +9,7 @@ import { TaskPushNotificationConfig } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import type { DurableRequestHandler } from "./request-handler.ts";
+import { readJsonBody } from "./rest-body.ts";
 import type { RestRoute } from "./rest-paths.ts";
 
 type Json = Record<string, unknown>;
@@ -75,12 +76,7 @@ export async function restPush(
     route.version === "0.3" ? toV03(config) : TaskPushNotificationConfig.toJSON(config);
   switch (route.action) {
     case "create": {
-      let body: Json | undefined;
-      try {
-        body = obj(await c.req.json());
-      } catch {
-        body = undefined;
-      }
+      const body = obj(await readJsonBody(c));
       if (!body) throw new RequestMalformedError("the body must be a JSON object");
       const wire = route.version === "0.3" ? fromV03(body) : body;
       const config = TaskPushNotificationConfig.fromJSON({ ...wire, taskId: route.id });

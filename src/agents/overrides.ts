@@ -79,7 +79,7 @@ export async function putOverride(env: Env, name: string, text: string): Promise
 /** Drops an override (the bundled identity, if any, applies again). False when there was none. */
 export async function deleteOverride(env: Env, name: string): Promise<boolean> {
   const { index } = await readIndex(env.FILES);
-  if (!index[name]) return false;
+  if (!Object.hasOwn(index, name)) return false;
   delete index[name];
   await env.FILES.put(OVERRIDES_INDEX, JSON.stringify(index));
   await env.FILES.delete(sharedKey(name, "IDENTITY.md"));
@@ -91,6 +91,7 @@ export async function deleteOverride(env: Env, name: string): Promise<boolean> {
 /** The identity text in force for `name` (uploaded or bundled), or null. */
 export async function identityText(env: Env, name: string): Promise<string | null> {
   const { index } = await readIndex(env.FILES);
-  if (index[name]) return (await env.FILES.get(sharedKey(name, "IDENTITY.md")))?.text() ?? null;
+  if (Object.hasOwn(index, name))
+    return (await env.FILES.get(sharedKey(name, "IDENTITY.md")))?.text() ?? null;
   return BUNDLED_IDENTITIES.find((e) => e.file === `agents/${name}/IDENTITY.md`)?.text ?? null;
 }
