@@ -22,8 +22,11 @@ import {
   SubscribeToTaskParams,
 } from "./params.ts";
 import {
+  DeletePushConfigParamsV03,
   MessageSendParamsV03,
   PassThroughV03,
+  PushConfigQueryParamsV03,
+  SetPushConfigParamsV03,
   TaskIdParamsV03,
   TaskQueryParamsV03,
 } from "./params-v03.ts";
@@ -84,10 +87,10 @@ export const V03_DIALECT: JsonRpcDialect = {
     "tasks/get": { params: TaskQueryParamsV03, streaming: false },
     "tasks/cancel": { params: TaskIdParamsV03, streaming: false },
     "tasks/resubscribe": { params: TaskIdParamsV03, streaming: true },
-    "tasks/pushNotificationConfig/set": { params: PassThroughV03, streaming: false },
-    "tasks/pushNotificationConfig/get": { params: PassThroughV03, streaming: false },
-    "tasks/pushNotificationConfig/list": { params: PassThroughV03, streaming: false },
-    "tasks/pushNotificationConfig/delete": { params: PassThroughV03, streaming: false },
+    "tasks/pushNotificationConfig/set": { params: SetPushConfigParamsV03, streaming: false },
+    "tasks/pushNotificationConfig/get": { params: PushConfigQueryParamsV03, streaming: false },
+    "tasks/pushNotificationConfig/list": { params: PushConfigQueryParamsV03, streaming: false },
+    "tasks/pushNotificationConfig/delete": { params: DeletePushConfigParamsV03, streaming: false },
     "agent/getAuthenticatedExtendedCard": { params: PassThroughV03, streaming: false },
   },
   errorObject: toLegacyErrorObject,

@@ -148,15 +148,7 @@ export async function handleRest(
         return respond({ task: encodeTask(route, result) });
       }
       case "get": {
-        const query = c.req.query();
-        const params = parse(
-          GetTaskParams,
-          {
-            id: route.id,
-            ...(query.historyLength !== undefined ? { historyLength: query.historyLength } : {}),
-          },
-          "query",
-        );
+        const params = parse(GetTaskParams, { ...c.req.query(), id: route.id }, "query");
         return respond(encodeTask(route, await handler.getTask(GetTaskRequest.fromJSON(params))));
       }
       case "list": {

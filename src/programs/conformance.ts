@@ -117,16 +117,24 @@ function scenarioOf(messageId: string): Scenario | undefined {
   return found;
 }
 
-/** Any other message: the task completes, echoing what it was sent as an artifact. */
+/**
+ * Any other message: the agent echoes it as an artifact and waits for the next one
+ * (input-required), so the task stays open for follow-ups, cancellation and history, which is
+ * what clients without a scenario prefix (the v0.3 kit) go on to test; spec 0.3.0 §7.1 and
+ * spec 1.0.1 §3.1.1 allow those only on a task that has not ended.
+ */
 function fallback(message: Message): ProgramStep[] {
   const said = message.parts
     .map((p) => p.text ?? "")
     .join(" ")
     .trim();
-  return complete(
-    [artifact("response", text(`Received: ${said || "(no text)"}`))],
-    text(`Unhandled messageId prefix: ${message.messageId}`),
-  );
+  const asked = `Unhandled messageId prefix: ${message.messageId.slice(0, 100)}. Send another message, or cancel the task.`;
+  return [
+    {
+      effects: [artifact("echo", text(`Received: ${said || "(no text)"}`))],
+      end: { kind: "input-required", parts: text(asked) },
+    },
+  ];
 }
 
 /** The conformance agent. */
