@@ -12,6 +12,7 @@ import { type AgentCard, generateAgentCardSignature, verifyAgentCardSignature } 
 import {
   base64url,
   type CryptoKey,
+  calculateJwkThumbprint,
   decodeProtectedHeader,
   FlattenedSign,
   flattenedVerify,
@@ -34,6 +35,8 @@ export interface CardSigner {
   kid: string;
   alg: string;
   publicJwk: JWK;
+  /** The public key's JWK thumbprint (RFC 7638): tells keys apart that share a `kid`. */
+  thumbprint: string;
   /** The card (either generation) with one signature whose header names `jku`. */
   sign(card: Json, variant: "1.0" | "0.3", jku: string): Promise<Json>;
 }
@@ -114,6 +117,7 @@ export async function cardSignerFrom(secret: string | undefined): Promise<CardSi
     kid,
     alg,
     publicJwk,
+    thumbprint: await calculateJwkThumbprint(publicJwk),
     async sign(card, variant, jku) {
       const header = { alg, kid, typ: "JOSE", jku };
       if (variant === "1.0") {
