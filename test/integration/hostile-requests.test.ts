@@ -93,7 +93,7 @@ const STRANGE_STRINGS = [
   "%00%2e%2e",
   "<script>alert(1)</script>",
   "' OR 1=1 --",
-  "${jndi:ldap://x}",
+  "$" + "{jndi:ldap://x}",
   "\ud800",
   "NaN",
   "-1",
@@ -147,7 +147,9 @@ function badMessage(): unknown {
   };
   if (chance(0.3)) message.taskId = pick([value(), "x".repeat(300), "__proto__"]);
   if (chance(0.3)) message.contextId = value();
-  if (chance(0.2)) message.__proto__ = { polluted: true };
+  // An own "__proto__" key, as JSON.parse makes one (assigning would set the prototype instead).
+  if (chance(0.2))
+    Object.defineProperty(message, "__proto__", { value: { polluted: true }, enumerable: true });
   // A message that happens to be well formed is spoiled.
   if (Array.isArray(message.parts) && message.parts.length === 1) message.role = 7;
   return message;
@@ -254,7 +256,7 @@ const HEADER_VALUES: Record<string, readonly string[]> = {
   Accept: ["*/*", "application/a2a+json", "text/event-stream", "image/png", "a/b;q=x"],
   "Last-Event-ID": ["-1", "abc", "1e309", "99999999999999999999", "0", "3"],
   Authorization: ["Bearer", "Bearer x", "Basic Og==", "Bearer a2a_x", "x".repeat(3_000)],
-  traceparent: ["00-zz-zz-01", "ff-" + "0".repeat(52), "x"],
+  traceparent: ["00-zz-zz-01", `ff-${"0".repeat(52)}`, "x"],
   "A2A-Extensions": ["https://example.com/ext, __proto__", ""],
   "If-None-Match": ['"x"', "*"],
   "If-Modified-Since": ["yesterday", "Thu, 01 Jan 1970 00:00:00 GMT"],
