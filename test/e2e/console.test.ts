@@ -75,8 +75,10 @@ describe("the web console", () => {
     await page.fill("#token", token);
     await page.click("#signin button[type=submit]");
     await expect.poll(() => page.textContent("#who")).toBe("signed in as console-user");
-    const agents = await page.$$eval("#roster button", (b) => b.map((x) => x.dataset.agent));
-    expect(agents).toEqual(["assistant", "deep-thinker", "researcher", "writer"]);
+    // The roster loads after the sign-in line changes: poll for it (a loaded machine is slower).
+    await expect
+      .poll(() => page.$$eval("#roster button", (b) => b.map((x) => x.dataset.agent)))
+      .toEqual(["assistant", "deep-thinker", "researcher", "writer"]);
     expect(await page.getAttribute('#roster button[data-agent="assistant"]', "aria-pressed")).toBe(
       "true",
     );
