@@ -5,6 +5,8 @@
  * and task steps begin) reloads the merged registry when the list changed: at once in the isolate
  * that took the upload, within 2 seconds elsewhere. `currentAgents()` is the current registry, sync.
  */
+
+import { PROGRAM_NAMES } from "../programs/index.ts";
 import { sharedKey } from "../store/r2-keys.ts";
 import { BUNDLED_IDENTITIES } from "./bundled.generated.ts";
 import { parseIdentity } from "./identity.ts";
@@ -63,9 +65,14 @@ export async function refreshAgents(env: Env): Promise<AgentRegistry> {
 
 /** Validates and stores an uploaded identity; throws IdentityError naming the field. */
 export async function putOverride(env: Env, name: string, text: string): Promise<void> {
-  const agent = parseIdentity(`agents/${name}/IDENTITY.md (uploaded)`, text);
+  const file = `agents/${name}/IDENTITY.md (uploaded)`;
+  const agent = parseIdentity(file, text);
   if (agent.name !== name)
     throw new Error(`frontmatter.name "${agent.name}" must equal the agent in the path, "${name}"`);
+  if (agent.program !== null && !PROGRAM_NAMES.includes(agent.program))
+    throw new Error(
+      `${file}: frontmatter.program: no program "${agent.program}" (programs: ${PROGRAM_NAMES.join(", ")})`,
+    );
   await env.FILES.put(sharedKey(name, "IDENTITY.md"), text, {
     httpMetadata: { contentType: "text/markdown; charset=utf-8" },
   });

@@ -29,10 +29,8 @@ export function runProgramStep(rt: TaskRuntime, program: AgentProgram): StepOutc
   const step = program.step(asked.message, index);
   rt.transaction(() => {
     for (const effect of step.effects) {
-      if (effect.kind === "artifact") {
-        const { artifact, append, lastChunk } = effect;
-        rt.emitArtifact(artifact, { append: append === true, lastChunk: lastChunk === true });
-      } else rt.setStatus("TASK_STATE_WORKING", { text: effect.text });
+      if (effect.kind === "artifact") rt.emitArtifact(effect.artifact, effect);
+      else rt.setStatus("TASK_STATE_WORKING", { text: effect.text });
     }
     rt.hookState.set(CURSOR.hook, CURSOR.key, { seq: asked.seq, next: index + 1 } satisfies Cursor);
   });
