@@ -2,7 +2,7 @@
  * `npm run a2a -- <command>` (or the `a2a` bin): a command-line A2A client for this harness and
  * any other A2A agent, v1.0 or v0.3, built on the official @a2a-js/sdk client.
  *
- *   card <agent|url>                 the agent's card
+ *   card <agent|url>                 the agent's card, its signature verified (exit 1 if invalid)
  *   send <agent|url> <text...>       one message, waits for the answer
  *   stream <agent|url> <text...>     one message, shows the work live
  *   get <agent|url> <taskId>         a task: state, answer, question
@@ -20,13 +20,21 @@ import { chat } from "./chat.ts";
 import { type Out, stateName, TaskView, textOf } from "./render.ts";
 import { Spinner } from "./spinner.ts";
 import { stdout, streamTo, taskJson, textRequest } from "./stream.ts";
-import { agentUrl, cardJson, clientFor, DEFAULT_URL, fetchCard } from "./target.ts";
+import {
+  agentUrl,
+  authorizedFetch,
+  cardJson,
+  clientFor,
+  DEFAULT_URL,
+  fetchCard,
+} from "./target.ts";
+import { describeVerification, verifyFetchedCard } from "./verify-card.ts";
 
 type Json = Record<string, unknown>;
 
 const USAGE = `usage: a2a <command> [options]
 
-  card <agent|url>               show an agent's card
+  card <agent|url>               show an agent's card and check its signature
   send <agent|url> <text...>     send a message and wait for the answer
   stream <agent|url> <text...>   send a message and watch the work live
   get <agent|url> <taskId>       show a task
@@ -79,10 +87,17 @@ async function main(): Promise<number> {
   const url = agentUrl(target, values.url);
   const token = values.token || undefined;
   if (command === "card") {
-    const card = cardJson(await fetchCard(url, token));
+    const fetched = await fetchCard(url, token);
+    const signature = await verifyFetchedCard(
+      fetched,
+      new URL(".well-known/agent-card.json", url).toString(),
+      authorizedFetch(token),
+    );
+    const card = cardJson(fetched);
     if (values.json) printJson(card);
     else printCard(card);
-    return 0;
+    (values.json ? process.stderr : process.stdout).write(`${describeVerification(signature)}\n`);
+    return signature.status === "invalid" ? 1 : 0;
   }
   const { client, version } = await clientFor(url, token);
   switch (command) {

@@ -1,13 +1,15 @@
 /**
  * Bundles agents/<name>/IDENTITY.md into src/agents/bundled.generated.ts.
  * Contract: run as `node scripts/build-agents.ts` from any directory; validates every identity
- * (parser + frontmatter name equals the directory name), exits 1 with the error on stderr,
- * and rewrites the generated file only when its content changes (keeps watch mode quiet).
+ * (parser + frontmatter name equals the directory name + a named program exists), exits 1 with
+ * the error on stderr, and rewrites the generated file only when its content changes (keeps
+ * watch mode quiet).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { IdentityError, parseIdentity } from "../src/agents/identity.ts";
+import { PROGRAM_NAMES } from "../src/programs/index.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const agentsDir = join(root, "agents");
@@ -32,6 +34,13 @@ function collect(): Array<{ file: string; text: string; name: string }> {
         file,
         "frontmatter.name",
         `"${agent.name}" must equal the directory name "${dir}"`,
+      );
+    }
+    if (agent.program !== null && !PROGRAM_NAMES.includes(agent.program)) {
+      throw new IdentityError(
+        file,
+        "frontmatter.program",
+        `no program "${agent.program}" in src/programs/ (programs: ${PROGRAM_NAMES.join(", ")})`,
       );
     }
     return { file, text, name: agent.name };

@@ -76,6 +76,8 @@ const ConfigSchema = z.object({
   LOG_TOOL_USE: bool(false),
   CONTEXT_TOKEN_BUDGET: int(60_000, 1_000),
   ROLLBACK_ON_FAILURE: bool(false),
+  CONFORMANCE_AGENT: bool(false),
+  AGENT_CARD_SIGNING_KEY: optionalString,
   TIME_ZONE: optionalString
     .transform((v) => v ?? "UTC")
     .refine((v) => {
@@ -130,6 +132,8 @@ export interface Config {
   modelRetryBaseMs: number;
   sseKeepaliveMs: number;
   cardMaxAgeSeconds: number;
+  /** The secret AGENT_CARD_SIGNING_KEY: a private JWK that signs the cards, if set. */
+  cardSigningKey: string | undefined;
   adminApiKey: string | undefined;
   /** Tool domains or tool names switched on (`TOOLS_ENABLED`); null = all. */
   toolsEnabled: string[] | null;
@@ -202,6 +206,14 @@ function oidcConfig(v: {
   };
 }
 
+/**
+ * The `conformance` agent (agents/conformance: the official A2A conformance kit's scenarios) is
+ * served only where `CONFORMANCE_AGENT=true`; elsewhere it is switched off like `ENABLE_<NAME>=false`.
+ */
+function withConformanceAgent(network: AgentNetwork, on: boolean): AgentNetwork {
+  return on ? network : { ...network, disabled: [...network.disabled, "conformance"] };
+}
+
 /** Raised when a var holds a value the harness cannot use; names the var. */
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -246,6 +258,7 @@ export function loadConfig(env: object): Config {
     modelRetryBaseMs: v.MODEL_RETRY_BASE_MS,
     sseKeepaliveMs: v.SSE_KEEPALIVE_MS,
     cardMaxAgeSeconds: v.CARD_MAX_AGE_SECONDS,
+    cardSigningKey: v.AGENT_CARD_SIGNING_KEY,
     adminApiKey: v.ADMIN_API_KEY,
     toolsEnabled: v.TOOLS_ENABLED,
     webFetchAllowPrivate: v.WEB_FETCH_ALLOW_PRIVATE,
@@ -270,7 +283,10 @@ export function loadConfig(env: object): Config {
     contextTokenBudget: v.CONTEXT_TOKEN_BUDGET,
     rollbackOnFailure: v.ROLLBACK_ON_FAILURE,
     timeZone: v.TIME_ZONE,
-    network: parseAgentNetwork(env as Record<string, unknown>),
+    network: withConformanceAgent(
+      parseAgentNetwork(env as Record<string, unknown>),
+      v.CONFORMANCE_AGENT,
+    ),
     // A shared A2A_API_KEY also closes the endpoints to callers without credentials.
     allowAnonymous: v.ALLOW_ANONYMOUS && !v.AUTH_REQUIRED && !v.A2A_API_KEY,
     corsOrigins: v.CORS_ORIGINS,

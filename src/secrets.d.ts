@@ -8,6 +8,11 @@ declare namespace Cloudflare {
     A2A_API_KEY?: string;
     /** A key that acts as an admin (`admin-key`). */
     ADMIN_API_KEY?: string;
+    /**
+     * The Agent Card signing key: a private JWK (JSON) with `kid` and `alg` (ES256 recommended);
+     * when set, every card carries a signature and /.well-known/jwks.json its public key.
+     */
+    AGENT_CARD_SIGNING_KEY?: string;
     /** Bearer token of the researcher's documentation MCP server (DOCS_MCP_URL). */
     DOCS_MCP_TOKEN?: string;
   }

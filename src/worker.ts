@@ -16,7 +16,7 @@ import { consoleRoutes } from "./console/routes.ts";
 import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
 import { corsFromConfig } from "./platform/cors.ts";
 import { deepHealth } from "./platform/health.ts";
-import { log, requestLogger } from "./platform/logging.ts";
+import { errorFields, log, requestLogger } from "./platform/logging.ts";
 import { RETENTION_CRON, sweepExpired } from "./platform/retention.ts";
 import { meteredEnv } from "./platform/storage-meter.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
@@ -61,7 +61,7 @@ app.notFound((c) =>
   ),
 );
 app.onError((error, c) => {
-  log("error", "unhandled error", { traceId: c.get("traceId"), error: error.message });
+  log("error", "unhandled error", { traceId: c.get("traceId"), ...errorFields(error) });
   return c.json({ error: { code: 500, status: "INTERNAL", message: "Internal error" } }, 500);
 });
 

@@ -1,15 +1,19 @@
 /**
  * Serves Agent Cards with HTTP caching (spec 8.6): the v1.0 card to `A2A-Version: 1.0` (and any
  * version newer than we know, so future clients can still discover what we speak), the v0.3 card
- * to `0.3` or no header (spec 3.6.2); `Cache-Control: public, max-age`, a strong ETag per variant
- * (304 on a matching `If-None-Match`) and `Vary: A2A-Version`. Bodies and ETags are memoized per
- * isolate by agent definition, URL and variant.
+ * to `0.3` or no header (spec 3.6.2) and at the v0.2 path; `Cache-Control: public, max-age`, a
+ * strong ETag per variant, `Last-Modified` (when this isolate built the card; 304 on a matching
+ * `If-None-Match`, else on an `If-Modified-Since` not older) and `Vary: A2A-Version`. With
+ * `AGENT_CARD_SIGNING_KEY` set, each card carries a signature (card-signature.ts) and the public
+ * key is served at /.well-known/jwks.json. Cards are memoized per isolate by agent definition,
+ * URL and variant.
  */
 import type { Context } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { loadConfig } from "../config.ts";
 import type { AppEnv } from "./app-types.ts";
 import { buildAgentCard, buildLegacyAgentCard, cardEtag, etagMatches } from "./card.ts";
+import { type CardSigner, cardSignerFrom, JWKS_PATH } from "./card-signature.ts";
 import { requestedVersion } from "./version.ts";
 
 /** Which card a request gets. */
@@ -19,11 +23,28 @@ interface CachedCard {
   card: Record<string, unknown>;
   body: string;
   etag: string;
+  /** When the card was built, whole seconds (HTTP dates have no milliseconds). */
+  builtAt: number;
 }
 
 /** Per agent definition: an uploaded identity is a new definition, so its card is built anew. */
 const caches = new WeakMap<AgentDefinition, Map<string, CachedCard>>();
 const CACHE_LIMIT = 64;
+
+let signer: { secret: string | undefined; value: Promise<CardSigner | null> } | null = null;
+
+/** The card signer of this deployment (AGENT_CARD_SIGNING_KEY), built once per isolate. */
+export function cardSigner(env: Env): Promise<CardSigner | null> {
+  const secret = loadConfig(env).cardSigningKey;
+  const cached = signer;
+  if (cached && cached.secret === secret) return cached.value;
+  const value = cardSignerFrom(secret);
+  signer = { secret, value };
+  return value;
+}
+
+/** The public base URL: PUBLIC_URL, else the request's origin. */
+const origin = (c: Context<AppEnv>) => loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
 
 /** The card for `agent` served at `endpoint`, memoized. */
 export async function agentCard(
@@ -33,7 +54,8 @@ export async function agentCard(
   variant: CardVariant = "1.0",
 ): Promise<CachedCard> {
   const config = loadConfig(c.env);
-  const key = `${variant} ${endpoint} ${config.modelMode} ${config.allowAnonymous ? 0 : 1} ${config.oidc?.issuer ?? ""}`;
+  const sign = await cardSigner(c.env);
+  const key = `${variant} ${endpoint} ${config.modelMode} ${config.allowAnonymous ? 0 : 1} ${config.oidc?.issuer ?? ""} ${sign?.thumbprint ?? ""}`;
   let cache = caches.get(agent);
   if (!cache) {
     cache = new Map();
@@ -42,27 +64,51 @@ export async function agentCard(
   const hit = cache.get(key);
   if (hit) return hit;
   const build = variant === "1.0" ? buildAgentCard : buildLegacyAgentCard;
-  const card = build(agent, { endpoint }, config);
+  const unsigned = build(agent, { endpoint }, config);
+  const card = sign ? await sign.sign(unsigned, variant, `${origin(c)}${JWKS_PATH}`) : unsigned;
   const body = JSON.stringify(card);
-  const entry = { card, body, etag: await cardEtag(body) };
+  const builtAt = Math.floor(Date.now() / 1000) * 1000;
+  const entry = { card, body, etag: await cardEtag(body), builtAt };
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(key, entry);
   return entry;
 }
 
-/** Answers a card request (200 with the card, or 304). */
+/** True when `If-Modified-Since` says the client's copy is at least as new as `builtAt`. */
+function notModifiedSince(header: string | undefined, builtAt: number): boolean {
+  if (!header) return false;
+  const since = Date.parse(header);
+  return Number.isFinite(since) && since >= builtAt;
+}
+
+/** Answers a card request (200 with the card, or 304); `variant` forces one generation. */
 export async function serveCard(
   c: Context<AppEnv>,
   agent: AgentDefinition,
   endpoint: string,
+  variant: CardVariant = requestedVersion(c.req.raw) === "0.3" ? "0.3" : "1.0",
 ): Promise<Response> {
-  const variant: CardVariant = requestedVersion(c.req.raw) === "0.3" ? "0.3" : "1.0";
-  const { body, etag } = await agentCard(c, agent, endpoint, variant);
+  const { body, etag, builtAt } = await agentCard(c, agent, endpoint, variant);
   const headers = {
     "Cache-Control": `public, max-age=${loadConfig(c.env).cardMaxAgeSeconds}`,
     ETag: etag,
+    "Last-Modified": new Date(builtAt).toUTCString(),
     Vary: "A2A-Version",
   };
-  if (etagMatches(c.req.header("If-None-Match") ?? null, etag)) return c.body(null, 304, headers);
+  const ifNoneMatch = c.req.header("If-None-Match");
+  // RFC 9110 §13.1.3: If-Modified-Since counts only without If-None-Match.
+  const fresh =
+    ifNoneMatch !== undefined
+      ? etagMatches(ifNoneMatch, etag)
+      : notModifiedSince(c.req.header("If-Modified-Since"), builtAt);
+  if (fresh) return c.body(null, 304, headers);
   return c.body(body, 200, { ...headers, "Content-Type": "application/json; charset=utf-8" });
+}
+
+/** The public key set the cards' signatures name (`jku`); empty when cards are not signed. */
+export async function serveJwks(c: Context<AppEnv>): Promise<Response> {
+  const sign = await cardSigner(c.env);
+  return c.json({ keys: sign ? [sign.publicJwk] : [] }, 200, {
+    "Cache-Control": `public, max-age=${loadConfig(c.env).cardMaxAgeSeconds}`,
+  });
 }

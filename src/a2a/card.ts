@@ -1,6 +1,6 @@
 /**
  * The Agent Card of an agent, built from its IDENTITY.md, in both protocol generations: the v1.0
- * card (`supportedInterfaces` listing JSON-RPC and HTTP+JSON at the same URL for 1.0 and 0.3) and
+ * card (`supportedInterfaces` listing JSON-RPC and HTTP+JSON, 1.0 and 0.3, at the agent's URL) and
  * the v0.3 card (`url`, `protocolVersion`, `preferredTransport`, `additionalInterfaces`). Name,
  * description, version, skills, capabilities, input/output modes, and the bearer scheme when an
  * API key is required. Pure: no I/O.
@@ -16,6 +16,12 @@ export interface CardUrls {
   endpoint: string;
 }
 
+/**
+ * The HTTP+JSON base URL: the endpoint without its trailing slash, since clients append the
+ * binding's paths with one (`<url>/message:send`, spec 1.0.1 §11.3).
+ */
+const restUrl = (urls: CardUrls) => urls.endpoint.replace(/\/+$/, "");
+
 const SCRIPTED_NOTE =
   " (This deployment runs on the scripted local model, not Claude: no ANTHROPIC_API_KEY is configured.)";
 
@@ -28,15 +34,16 @@ const HARNESS_EXTENSION = {
 
 const isHttpsUrl = (value: string) => /^https:\/\//.test(value);
 
-/** The description, with a warning when the deployment answers with the scripted model. */
+/** The description, with a warning when the agent answers with the scripted model. */
 const cardDescription = (agent: AgentDefinition, config: Config) =>
-  agent.description + (config.modelMode === "scripted" ? SCRIPTED_NOTE : "");
+  agent.description +
+  (config.modelMode === "scripted" && agent.program === null ? SCRIPTED_NOTE : "");
 
 /** Input/output modes and skills: the same in both card generations. */
 function describedSkills(agent: AgentDefinition) {
   return {
-    defaultInputModes: [...SUPPORTED_INPUT_MODES],
-    defaultOutputModes: [...SUPPORTED_OUTPUT_MODES],
+    defaultInputModes: [...(agent.inputModes ?? SUPPORTED_INPUT_MODES)],
+    defaultOutputModes: [...(agent.outputModes ?? SUPPORTED_OUTPUT_MODES)],
     skills: agent.skills.map((skill) => ({
       id: skill.id,
       name: skill.name,
@@ -59,9 +66,9 @@ export function buildAgentCard(
     description: cardDescription(agent, config),
     supportedInterfaces: [
       { url: urls.endpoint, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
-      { url: urls.endpoint, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+      { url: restUrl(urls), protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
       { url: urls.endpoint, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
-      { url: urls.endpoint, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
+      { url: restUrl(urls), protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
     ],
     version: agent.version,
     capabilities: {
@@ -116,7 +123,7 @@ export function buildLegacyAgentCard(
     preferredTransport: "JSONRPC",
     additionalInterfaces: [
       { url: urls.endpoint, transport: "JSONRPC" },
-      { url: urls.endpoint, transport: "HTTP+JSON" },
+      { url: restUrl(urls), transport: "HTTP+JSON" },
     ],
     version: agent.version,
     capabilities: {

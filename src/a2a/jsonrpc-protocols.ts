@@ -22,8 +22,11 @@ import {
   SubscribeToTaskParams,
 } from "./params.ts";
 import {
+  DeletePushConfigParamsV03,
   MessageSendParamsV03,
   PassThroughV03,
+  PushConfigQueryParamsV03,
+  SetPushConfigParamsV03,
   TaskIdParamsV03,
   TaskQueryParamsV03,
 } from "./params-v03.ts";
@@ -84,10 +87,10 @@ export const V03_DIALECT: JsonRpcDialect = {
     "tasks/get": { params: TaskQueryParamsV03, streaming: false },
     "tasks/cancel": { params: TaskIdParamsV03, streaming: false },
     "tasks/resubscribe": { params: TaskIdParamsV03, streaming: true },
-    "tasks/pushNotificationConfig/set": { params: PassThroughV03, streaming: false },
-    "tasks/pushNotificationConfig/get": { params: PassThroughV03, streaming: false },
-    "tasks/pushNotificationConfig/list": { params: PassThroughV03, streaming: false },
-    "tasks/pushNotificationConfig/delete": { params: PassThroughV03, streaming: false },
+    "tasks/pushNotificationConfig/set": { params: SetPushConfigParamsV03, streaming: false },
+    "tasks/pushNotificationConfig/get": { params: PushConfigQueryParamsV03, streaming: false },
+    "tasks/pushNotificationConfig/list": { params: PushConfigQueryParamsV03, streaming: false },
+    "tasks/pushNotificationConfig/delete": { params: DeletePushConfigParamsV03, streaming: false },
     "agent/getAuthenticatedExtendedCard": { params: PassThroughV03, streaming: false },
   },
   errorObject: toLegacyErrorObject,
@@ -116,6 +119,14 @@ async function* markInterruptedFinal(
       yield { ...response, result: { ...result, final: true } } as RpcResponse;
     else yield response;
   }
+}
+
+/**
+ * A method of `dialect` by its (untrusted) name, or undefined: only the dialect's own methods,
+ * never an inherited property such as `__proto__` or `toString`.
+ */
+export function methodSpec(dialect: JsonRpcDialect, method: string): MethodSpec | undefined {
+  return Object.hasOwn(dialect.methods, method) ? dialect.methods[method] : undefined;
 }
 
 /** The dialect for a requested version, or null when the endpoint does not speak it. */

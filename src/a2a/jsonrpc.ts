@@ -1,11 +1,11 @@
 /**
  * The JSON-RPC binding of an agent endpoint. The edge checks run here, in order, each with the
- * spec's code: protocol version (-32009), JSON (-32700), request object (-32600), method
- * (-32601), params (-32602, zod). Valid requests go to the dialect of the requested version
+ * spec's code: protocol version (-32009), the body's media type (-32005, HTTP 415), JSON (-32700),
+ * request object (-32600), method (-32601), params (-32602, zod). Valid requests go to the dialect of the requested version
  * (v1.0 or v0.3, see jsonrpc-protocols.ts), which drives the durable request handler; streaming
  * methods answer with SSE.
  */
-import { VersionNotSupportedError } from "@a2a-js/sdk/errors";
+import { ContentTypeNotSupportedError, VersionNotSupportedError } from "@a2a-js/sdk/errors";
 import { ServerCallContext } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
 import { z } from "zod";
@@ -20,11 +20,13 @@ import {
 import {
   dialectFor,
   type JsonRpcDialect,
+  methodSpec,
   type RpcResponse,
   V1_DIALECT,
 } from "./jsonrpc-protocols.ts";
+import { isJsonContentType } from "./media-types.ts";
 import type { DurableRequestHandler } from "./request-handler.ts";
-import { sseResponse } from "./sse.ts";
+import { sseOnce, sseResponse } from "./sse.ts";
 import { unsupportedVersionMessage } from "./version.ts";
 
 const RequestId = z.union([z.string(), z.number().int(), z.null()]);
@@ -40,6 +42,8 @@ const Envelope = z.object({
 export interface JsonRpcOptions {
   version: string;
   versionFromClient: boolean;
+  /** The request's `Content-Type` header (absent: read as JSON). */
+  contentType?: string | undefined;
   handler: DurableRequestHandler;
   keepaliveMs: number;
   /** Called with the method name once it is known (for logs). */
@@ -69,14 +73,24 @@ export async function handleJsonRpc(
   options: JsonRpcOptions,
 ): Promise<Response> {
   const dialect = dialectFor(options.version);
-  const fail = (id: string | number | null, error: unknown) =>
-    c.json(errorResponse(id, error, (dialect ?? V1_DIALECT).errorObject));
+  const fail = (id: string | number | null, error: unknown, status: 200 | 415 = 200) =>
+    c.json(errorResponse(id, error, (dialect ?? V1_DIALECT).errorObject), status);
   if (!dialect) {
     return fail(
       null,
       new VersionNotSupportedError(
         unsupportedVersionMessage(options.version, options.versionFromClient),
       ),
+    );
+  }
+  if (!isJsonContentType(options.contentType)) {
+    const type = options.contentType?.slice(0, 100) ?? "";
+    return fail(
+      null,
+      new ContentTypeNotSupportedError(
+        `a JSON-RPC request body must be application/json (or application/a2a+json), not ${type}`,
+      ),
+      415,
     );
   }
   let raw: unknown;
@@ -98,10 +112,10 @@ export async function handleJsonRpc(
   const { method, params } = envelope.data;
   const id = envelope.data.id ?? null;
   options.onMethod?.(method);
-  const spec = dialect.methods[method];
+  const spec = methodSpec(dialect, method);
   if (!spec) {
     const hint =
-      dialect.version === "0.3" && !options.versionFromClient && V1_DIALECT.methods[method]
+      dialect.version === "0.3" && !options.versionFromClient && methodSpec(V1_DIALECT, method)
         ? "; the request has no A2A-Version header, so it was read as A2A 0.3: send A2A-Version: 1.0"
         : "";
     return fail(id, methodNotFound(method, Object.keys(dialect.methods), dialect.version, hint));
@@ -120,12 +134,20 @@ export async function handleJsonRpc(
     );
   }
   const parsed = spec.params.safeParse(params ?? {});
-  if (!parsed.success) return fail(id, invalidParams(parsed.error));
+  // Spec 0.3.0 §7: a streaming method answers with an SSE stream, errors included.
+  const streamErrors = dialect.version === "0.3" && spec.streaming;
+  if (!parsed.success) {
+    const error = invalidParams(parsed.error);
+    return streamErrors
+      ? sseOnce(c, JSON.stringify(errorResponse(id, error, dialect.errorObject)))
+      : fail(id, error);
+  }
   return dispatch(
     c,
     dialect,
     { jsonrpc: "2.0", id, method, params: parsed.data as Record<string, unknown> },
     options,
+    streamErrors,
   );
 }
 
@@ -139,26 +161,25 @@ async function dispatch(
     params: Record<string, unknown>;
   },
   options: JsonRpcOptions,
+  streamErrors: boolean,
 ): Promise<Response> {
   const context = new ServerCallContext({ requestedVersion: dialect.version });
+  const answer = (response: RpcResponse) =>
+    streamErrors && response.error ? sseOnce(c, JSON.stringify(response)) : c.json(response);
   const result = await dialect.dispatch(options.handler, request, context);
-  if (!isAsyncGenerator(result)) return c.json(sanitize(result, options.onInternalError));
+  if (!isAsyncGenerator(result)) return answer(sanitize(result, options.onInternalError));
   let first: IteratorResult<RpcResponse, void>;
   try {
     first = await result.next();
   } catch (error) {
-    return c.json(
-      sanitize(
-        errorResponse(request.id, error, dialect.errorObject) as RpcResponse,
-        options.onInternalError,
-      ),
-    );
+    const response = errorResponse(request.id, error, dialect.errorObject);
+    if (response.error.code === INTERNAL_ERROR) options.onInternalError?.(error);
+    return answer(response);
   }
-  if (first.done)
-    return c.json(errorResponse(request.id, new Error("the stream ended before its first event")));
   return sseResponse(
     c,
-    JSON.stringify(sanitize(first.value)),
+    // Nothing at all: a reconnect after the last event of an ended task (spec 1.0.1 §3.1.6).
+    first.done ? null : JSON.stringify(sanitize(first.value)),
     mapStream(result, options.onInternalError),
     {
       keepaliveMs: options.keepaliveMs,

@@ -69,3 +69,16 @@ export const TaskQueryParamsV03 = z.object({
 });
 export const TaskIdParamsV03 = z.object({ id: Id, metadata: Metadata.optional() });
 export const PassThroughV03 = z.object({}).passthrough();
+
+/** tasks/pushNotificationConfig/set: the config itself is checked with the v1.0 rules next. */
+export const SetPushConfigParamsV03 = z
+  .object({ taskId: Id, pushNotificationConfig: z.record(z.string(), z.unknown()) })
+  .passthrough();
+/** tasks/pushNotificationConfig/get and /list (the config id is optional for get). */
+export const PushConfigQueryParamsV03 = z
+  .object({ id: Id, pushNotificationConfigId: Id.optional(), metadata: Metadata.optional() })
+  .passthrough();
+/** tasks/pushNotificationConfig/delete. */
+export const DeletePushConfigParamsV03 = z
+  .object({ id: Id, pushNotificationConfigId: Id, metadata: Metadata.optional() })
+  .passthrough();

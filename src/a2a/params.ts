@@ -1,9 +1,10 @@
 /**
  * zod schemas for the parameters of every A2A v1.0 method the harness serves: the edge check
- * that runs before anything reaches a task object. Unknown fields are ignored (spec 5.7).
+ * that runs before anything reaches a task object. Unknown fields are ignored (spec 5.7); fields
+ * may also come under their proto names (`history_length`), as ProtoJSON allows (wire.ts).
  */
 import { z } from "zod";
-import { Id, Message, TaskStateName } from "./wire.ts";
+import { Id, Message, protoObject, TaskStateName } from "./wire.ts";
 
 const HistoryLength = z.union([
   z.number().int().min(0, "must be 0 or more"),
@@ -16,25 +17,23 @@ const HistoryLength = z.union([
 const Metadata = z.record(z.string(), z.unknown());
 const Tenant = z.string().max(256).optional();
 
-export const SendMessageParams = z.object({
+export const SendMessageParams = protoObject({
   tenant: Tenant,
   message: Message.refine((m) => m.role === "ROLE_USER", {
     message: "a client message must have role ROLE_USER",
     path: ["role"],
   }),
-  configuration: z
-    .object({
-      acceptedOutputModes: z.array(z.string().max(255)).max(50).optional(),
-      taskPushNotificationConfig: z.record(z.string(), z.unknown()).optional(),
-      historyLength: HistoryLength.optional(),
-      returnImmediately: z.boolean().optional(),
-    })
-    .optional(),
+  configuration: protoObject({
+    acceptedOutputModes: z.array(z.string().max(255)).max(50).optional(),
+    taskPushNotificationConfig: z.record(z.string(), z.unknown()).optional(),
+    historyLength: HistoryLength.optional(),
+    returnImmediately: z.boolean().optional(),
+  }).optional(),
   metadata: Metadata.optional(),
 });
 export type SendMessageParams = z.infer<typeof SendMessageParams>;
 
-export const GetTaskParams = z.object({
+export const GetTaskParams = protoObject({
   tenant: Tenant,
   id: Id,
   historyLength: HistoryLength.optional(),
@@ -63,7 +62,7 @@ const PageSize = z.union([
 
 const Bool = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]);
 
-export const ListTasksParams = z.object({
+export const ListTasksParams = protoObject({
   tenant: Tenant,
   contextId: Id.optional(),
   status: TaskStateName.optional(),

@@ -15,7 +15,7 @@ import {
   type ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
   type ListTasksResponse,
-  type Message as SdkMessage,
+  Message as SdkMessage,
   Task as SdkTask,
   SendMessageRequest,
   StreamResponse,
@@ -30,8 +30,15 @@ import {
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import { acceptsOurOutput, unsupportedMediaType } from "../loop/user-content.ts";
+import type { AgentDefinition } from "../agents/identity.ts";
+import {
+  acceptsOurOutput,
+  SUPPORTED_INPUT_MODES,
+  SUPPORTED_OUTPUT_MODES,
+  unsupportedMediaType,
+} from "../loop/user-content.ts";
 import { newId, taskIdFor } from "../platform/ids.ts";
+import { programFor } from "../programs/index.ts";
 import type { PushAnswer, PushCall } from "../push/push-calls.ts";
 import {
   checkPushConfig,
@@ -53,6 +60,11 @@ export interface HandlerDeps {
   tasks: DurableObjectNamespace<TaskObject>;
   db: D1Database;
   agent: string;
+  /** The agent's media types, messageId dedupe and program (see agents/identity.ts). */
+  definition: Pick<
+    AgentDefinition,
+    "inputModes" | "outputModes" | "dedupeMessages" | "program" | "name"
+  >;
   card: Record<string, unknown>;
   owner: string;
   traceId: string;
@@ -154,7 +166,9 @@ export class DurableRequestHandler implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest): Promise<SdkMessage | SdkTask> {
-    const { taskId, outcome, request } = await this.#send(params, false);
+    const sent = await this.#send(params, false);
+    if ("reply" in sent) return SdkMessage.fromJSON(sent.reply);
+    const { taskId, outcome, request } = sent;
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately) {
       return toSdkTask(
@@ -173,7 +187,13 @@ export class DurableRequestHandler implements A2ARequestHandler {
   async *sendMessageStream(
     params: SendMessageRequest,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    const { taskId, outcome } = await this.#send(params, true);
+    const sent = await this.#send(params, true);
+    if ("reply" in sent) {
+      // A Message instead of a Task: the stream is that one message (spec 1.0.1 §3.1.2).
+      yield StreamResponse.fromJSON({ message: sent.reply });
+      return;
+    }
+    const { taskId, outcome } = sent;
     if (!outcome.stream) throw new Error("task object returned no stream");
     yield* this.#relay(taskId, outcome.stream);
   }
@@ -282,22 +302,43 @@ export class DurableRequestHandler implements A2ARequestHandler {
     return checked.config;
   }
 
-  /** Checks a send, then creates the task (or continues the one it names). */
+  /**
+   * Checks a send, then creates the task (or continues the one it names). An agent program may
+   * answer a new message with a Message instead (`reply`): then no task is made.
+   */
   async #send(
     params: SendMessageRequest,
     stream: boolean,
-  ): Promise<{ taskId: string; outcome: SendOutcome; request: WireSendRequest }> {
+  ): Promise<
+    { taskId: string; outcome: SendOutcome; request: WireSendRequest } | { reply: Message }
+  > {
     const request = SendMessageRequest.toJSON(params) as WireSendRequest;
     const { message } = request;
-    const badType = unsupportedMediaType(message.parts);
+    const { definition } = this.#deps;
+    const inputModes = definition.inputModes ?? SUPPORTED_INPUT_MODES;
+    const outputModes = definition.outputModes ?? SUPPORTED_OUTPUT_MODES;
+    const badType = unsupportedMediaType(message.parts, inputModes);
     if (badType)
       throw new ContentTypeNotSupportedError(
-        `media type ${badType} is not supported by this agent`,
+        `media type ${badType} is not supported by this agent (it takes ${inputModes.join(", ")})`,
       );
-    if (!acceptsOurOutput(request.configuration?.acceptedOutputModes)) {
+    if (!acceptsOurOutput(request.configuration?.acceptedOutputModes, outputModes)) {
       throw new ContentTypeNotSupportedError(
-        "this agent answers in text/plain or text/markdown, which acceptedOutputModes excludes",
+        `this agent answers in ${outputModes.join(", ")}, which acceptedOutputModes excludes`,
       );
+    }
+    if (!message.taskId) {
+      const reply = programFor(definition)?.reply(message);
+      if (reply) {
+        return {
+          reply: {
+            messageId: newId(),
+            role: "ROLE_AGENT",
+            parts: reply,
+            contextId: message.contextId ?? newId(),
+          },
+        };
+      }
     }
     const inline = request.configuration?.taskPushNotificationConfig;
     const pushConfig = inline ? this.#checkedPushConfig(inline) : undefined;
@@ -309,7 +350,9 @@ export class DurableRequestHandler implements A2ARequestHandler {
       );
       return { taskId, outcome: unwrap(result), request };
     }
-    const taskId = await taskIdFor(this.#deps.owner, this.#deps.agent, message.messageId);
+    const taskId = definition.dedupeMessages
+      ? await taskIdFor(this.#deps.owner, this.#deps.agent, message.messageId)
+      : newId();
     const caller = callerOf(message);
     const input = {
       taskId,
@@ -324,7 +367,8 @@ export class DurableRequestHandler implements A2ARequestHandler {
       ...(pushConfig ? { pushConfig } : {}),
     };
     // The task id is derived from (owner, agent, messageId): a resent message, even a concurrent
-    // one, reaches the same object, whose create() returns the task it already made.
+    // one, reaches the same object, whose create() returns the task it already made (unless the
+    // agent turns that off: then each message is a new task).
     const result = await withRetry(() => this.#stub(taskId).create(input, { stream }));
     return { taskId, outcome: unwrap(result), request };
   }

@@ -3,7 +3,8 @@
  * speaks) to and from the v1.0 wire shapes the harness works in. They differ little: v0.3
  * messages carry `content` (not `parts`), file parts are `{ file: { fileWithBytes | fileWithUri,
  * mimeType } }`, data parts nest `{ data: { data } }`, send configurations say `blocking`, and
- * status updates carry `final`. Pure: no I/O.
+ * status updates carry `final`. Fields may come under their proto names (`message_id`,
+ * `file_with_uri`), as ProtoJSON parsers accept. Pure: no I/O.
  */
 import { isSettled } from "../task/state-machine.ts";
 import type { Message, Part, StreamEvent, Task, TaskStateName } from "./wire.ts";
@@ -12,16 +13,22 @@ type Json = Record<string, unknown>;
 const obj = (v: unknown): Json =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Json) : {};
 
+/** A field by its JSON name, else by its proto name (ProtoJSON parsers accept both). */
+export const protoField = (o: Json, name: string): unknown =>
+  o[name] ?? o[name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)];
+
 function partFromV03(raw: unknown): Json {
   const p = obj(raw);
   const meta = p.metadata === undefined ? {} : { metadata: p.metadata };
   if (typeof p.text === "string") return { text: p.text, ...meta };
   if (p.file !== undefined) {
     const f = obj(p.file);
-    const media = typeof f.mimeType === "string" ? { mediaType: f.mimeType } : {};
+    const mime = protoField(f, "mimeType");
+    const media = typeof mime === "string" && mime !== "" ? { mediaType: mime } : {};
     const name = typeof f.name === "string" ? { filename: f.name } : {};
-    if (f.fileWithBytes !== undefined) return { raw: f.fileWithBytes, ...media, ...name, ...meta };
-    return { url: f.fileWithUri, ...media, ...name, ...meta };
+    const bytes = protoField(f, "fileWithBytes");
+    if (bytes !== undefined) return { raw: bytes, ...media, ...name, ...meta };
+    return { url: protoField(f, "fileWithUri"), ...media, ...name, ...meta };
   }
   if (p.data !== undefined) return { data: obj(p.data).data ?? p.data, ...meta };
   return p;
@@ -46,24 +53,28 @@ export function messageFromV03(raw: unknown): Json {
 /** A v0.3 REST `message:send` body as a v1.0 SendMessageRequest (unvalidated). */
 export function sendRequestFromV03(raw: unknown): Json {
   const body = obj(raw);
+  if (body.configuration === undefined)
+    // No configuration: the defaults, as message/send over JSON-RPC (it blocks).
+    return { message: messageFromV03(body.message ?? body.request), ...metadataOf(body) };
   const config = obj(body.configuration);
   const blocking = config.blocking;
+  const accepted = protoField(config, "acceptedOutputModes");
+  const historyLength = protoField(config, "historyLength");
+  const push = protoField(config, "pushNotification");
   return {
     message: messageFromV03(body.message ?? body.request),
     configuration: {
-      ...(Array.isArray(config.acceptedOutputModes)
-        ? { acceptedOutputModes: config.acceptedOutputModes }
-        : {}),
-      ...(typeof config.historyLength === "number" ? { historyLength: config.historyLength } : {}),
-      ...(config.pushNotification !== undefined
-        ? { taskPushNotificationConfig: obj(config.pushNotification) }
-        : {}),
-      // As the SDK's v0.3 translation: unset `blocking` means return at once.
+      ...(Array.isArray(accepted) ? { acceptedOutputModes: accepted } : {}),
+      ...(typeof historyLength === "number" ? { historyLength } : {}),
+      ...(push !== undefined ? { taskPushNotificationConfig: obj(push) } : {}),
+      // As the SDK's v0.3 translation: a configuration without `blocking` returns at once.
       returnImmediately: blocking === undefined ? true : blocking !== true,
     },
-    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    ...metadataOf(body),
   };
 }
+
+const metadataOf = (body: Json) => (body.metadata !== undefined ? { metadata: body.metadata } : {});
 
 /** A v1.0 wire message in the v0.3 REST shape. */
 export function messageToV03(message: Message): Json {
@@ -84,7 +95,12 @@ export function taskToV03(task: Task): Json {
 }
 
 function statusToV03(status: Task["status"]): Json {
-  return { ...status, ...(status.message ? { message: messageToV03(status.message) } : {}) };
+  return {
+    ...status,
+    // The v0.3 proto spells it TASK_STATE_CANCELLED (v1.0: TASK_STATE_CANCELED).
+    state: status.state === "TASK_STATE_CANCELED" ? "TASK_STATE_CANCELLED" : status.state,
+    ...(status.message ? { message: messageToV03(status.message) } : {}),
+  };
 }
 
 /** A v1.0 stream event in the v0.3 REST shape (`final: true` on the status update that ends it). */

@@ -9,6 +9,8 @@ import { TaskPushNotificationConfig } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import type { DurableRequestHandler } from "./request-handler.ts";
+import { readJsonBody } from "./rest-body.ts";
+import { protoField } from "./rest-codec-v03.ts";
 import type { RestRoute } from "./rest-paths.ts";
 
 type Json = Record<string, unknown>;
@@ -17,25 +19,32 @@ type PushRoute = Extract<RestRoute, { op: "push" }>;
 const obj = (v: unknown): Json | undefined =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Json) : undefined;
 
-/** A v0.3 REST body as a v1.0 config object. */
+const given = (v: unknown) => v !== undefined && v !== null && v !== "";
+
+/**
+ * A v0.3 REST body as a v1.0 config object. Fields may come under their proto names
+ * (`config_id`, `push_notification_config`), and empty ones are absent (proto3 defaults).
+ */
 function fromV03(body: Json): Json {
+  const config = obj(protoField(body, "config"));
   const inner =
-    obj(body.pushNotificationConfig) ??
-    obj(obj(body.config)?.pushNotificationConfig) ??
-    obj(body.config) ??
+    obj(protoField(body, "pushNotificationConfig")) ??
+    obj(config && protoField(config, "pushNotificationConfig")) ??
+    config ??
     body;
   const auth = obj(inner.authentication);
   const schemes = Array.isArray(auth?.schemes) ? auth.schemes : [];
+  const scheme = schemes[0] ?? auth?.scheme;
+  const id = protoField(body, "configId") ?? inner.id;
   return {
-    ...(inner.id !== undefined ? { id: inner.id } : {}),
-    ...(typeof body.configId === "string" ? { id: body.configId } : {}),
+    ...(given(id) ? { id } : {}),
     url: inner.url,
-    ...(inner.token !== undefined ? { token: inner.token } : {}),
-    ...(auth
+    ...(given(inner.token) ? { token: inner.token } : {}),
+    ...(given(scheme)
       ? {
           authentication: {
-            scheme: schemes[0] ?? auth.scheme,
-            ...(auth.credentials !== undefined ? { credentials: auth.credentials } : {}),
+            scheme,
+            ...(given(auth?.credentials) ? { credentials: auth?.credentials } : {}),
           },
         }
       : {}),
@@ -75,12 +84,7 @@ export async function restPush(
     route.version === "0.3" ? toV03(config) : TaskPushNotificationConfig.toJSON(config);
   switch (route.action) {
     case "create": {
-      let body: Json | undefined;
-      try {
-        body = obj(await c.req.json());
-      } catch {
-        body = undefined;
-      }
+      const body = obj(await readJsonBody(c));
       if (!body) throw new RequestMalformedError("the body must be a JSON object");
       const wire = route.version === "0.3" ? fromV03(body) : body;
       const config = TaskPushNotificationConfig.fromJSON({ ...wire, taskId: route.id });

@@ -1,7 +1,8 @@
 /**
  * The HTTP+JSON (REST) binding of an agent, v1.0 paths and v0.3 `v1/` paths, on the same
  * request handler as JSON-RPC. Bodies and query parameters are checked with the same zod
- * schemas; answers are `application/a2a+json` (v0.3: `application/json`), errors use the spec's
+ * schemas; answers are `application/a2a+json` to clients that ask for it, else `application/json`
+ * (media-types.ts; v0.3: `application/json`), errors use the spec's
  * HTTP statuses with a google.rpc.Status body (v0.3: `{ code, message }`), streams are SSE whose
  * `data` is the bare StreamResponse and whose `id` is the task event's sequence number.
  */
@@ -16,20 +17,25 @@ import {
   StreamResponse,
   SubscribeToTaskRequest,
 } from "@a2a-js/sdk";
-import { restStatusFor, toRestErrorBody, VersionNotSupportedError } from "@a2a-js/sdk/errors";
+import {
+  isRestError,
+  restStatusFor,
+  toRestErrorBody,
+  VersionNotSupportedError,
+} from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
-import { z } from "zod";
+import type { z } from "zod";
 import { invalidParams, JsonRpcProtocolError, toLegacyErrorObject } from "./jsonrpc-errors.ts";
+import { answerMediaType } from "./media-types.ts";
 import { GetTaskParams, ListTasksParams, SendMessageParams } from "./params.ts";
 import type { DurableRequestHandler } from "./request-handler.ts";
+import { readJsonBody } from "./rest-body.ts";
 import { eventToV03, messageToV03, sendRequestFromV03, taskToV03 } from "./rest-codec-v03.ts";
 import type { RestRoute } from "./rest-paths.ts";
 import { restPush } from "./rest-push.ts";
 import { sseResponse } from "./sse.ts";
 import { unsupportedVersionMessage } from "./version.ts";
 import type { Message, StreamEvent, Task } from "./wire.ts";
-
-const A2A_JSON = "application/a2a+json";
 
 /** What a REST call needs. */
 export interface RestOptions {
@@ -50,7 +56,7 @@ function failure(
 ): { status: number; body: unknown } {
   if (route.version === "0.3") {
     const body = toLegacyErrorObject(error);
-    const status = LEGACY_STATUS[body.code] ?? 500;
+    const status = isRestError(error) ? error.statusCode : (LEGACY_STATUS[body.code] ?? 500);
     if (status === 500) onInternalError?.(error);
     return { status, body: status === 500 ? { code: -32603, message: "Internal error" } : body };
   }
@@ -100,21 +106,6 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {
   return result.data;
 }
 
-async function readBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw invalidParams(
-      new z.ZodError([
-        { code: "custom", path: [], message: "the body is not JSON", input: text.slice(0, 40) },
-      ]),
-      "body",
-    );
-  }
-}
-
 const encodeTask = (route: RestRoute, task: SdkTask) => {
   const wire = SdkTask.toJSON(task) as Task;
   return route.version === "0.3" ? taskToV03(wire) : wire;
@@ -126,7 +117,8 @@ export async function handleRest(
   route: RestRoute,
   options: RestOptions,
 ): Promise<Response> {
-  const contentType = route.version === "0.3" ? "application/json" : A2A_JSON;
+  const contentType =
+    route.version === "0.3" ? "application/json" : answerMediaType(c.req.raw.headers);
   const respond = (body: unknown, status = 200) =>
     new Response(JSON.stringify(body), { status, headers: { "Content-Type": contentType } });
   try {
@@ -139,7 +131,7 @@ export async function handleRest(
     const { handler } = options;
     switch (route.op) {
       case "send": {
-        const raw = await readBody(c);
+        const raw = await readJsonBody(c);
         const wire = parse(
           SendMessageParams,
           route.version === "0.3" ? sendRequestFromV03(raw) : raw,
@@ -156,15 +148,7 @@ export async function handleRest(
         return respond({ task: encodeTask(route, result) });
       }
       case "get": {
-        const query = c.req.query();
-        const params = parse(
-          GetTaskParams,
-          {
-            id: route.id,
-            ...(query.historyLength !== undefined ? { historyLength: query.historyLength } : {}),
-          },
-          "query",
-        );
+        const params = parse(GetTaskParams, { ...c.req.query(), id: route.id }, "query");
         return respond(encodeTask(route, await handler.getTask(GetTaskRequest.fromJSON(params))));
       }
       case "list": {
@@ -213,11 +197,11 @@ async function stream(
     return JSON.stringify(route.version === "0.3" ? eventToV03(wire) : wire);
   };
   const first = await source.next();
-  if (first.done) throw new Error("the stream ended before its first event");
   async function* rest(): AsyncGenerator<string, void, undefined> {
     for await (const event of source) yield encode(event);
   }
-  return sseResponse(c, encode(first.value), rest(), {
+  // Nothing at all: a reconnect after the last event of an ended task closes at once.
+  return sseResponse(c, first.done ? null : encode(first.value), rest(), {
     keepaliveMs: options.keepaliveMs,
     currentId: () => options.handler.lastSeq,
     errorData: (error) => JSON.stringify(failure(route, error, options.onInternalError).body),

@@ -3,9 +3,11 @@
  *   GET  /agents                                        the agents with their card URLs
  *   GET  /.well-known/agent-card.json, POST /           the default agent (DEFAULT_AGENT)
  *   GET  /agents/<name>/.well-known/agent-card.json     an agent's card
- *   POST /agents/<name>/                                its JSON-RPC endpoint (v1.0 and v0.3)
+ *   GET  [/agents/<name>]/.well-known/agent.json        the v0.3 card at the v0.2 discovery path
+ *   GET  /.well-known/jwks.json                         the public key of the cards' signatures
+ *   POST /agents/<name>/ (or without the slash)         its JSON-RPC endpoint (v1.0 and v0.3)
  *   *    /agents/<name>/{message:send,tasks/...,v1/...}  its HTTP+JSON endpoints (also under /)
- *   *    /agents/<name>                                 308 to the canonical URL with the slash
+ *   GET  /agents/<name>                                 308 to the canonical URL with the slash
  */
 
 import type { Context, MiddlewareHandler } from "hono";
@@ -16,10 +18,11 @@ import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, forbidden } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config.ts";
-import { log } from "../platform/logging.ts";
+import { errorFields, log } from "../platform/logging.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import type { AppEnv } from "./app-types.ts";
-import { agentCard, serveCard } from "./card-route.ts";
+import { agentCard, serveCard, serveJwks } from "./card-route.ts";
+import { JWKS_PATH } from "./card-signature.ts";
 import { handleJsonRpc } from "./jsonrpc.ts";
 import { INVALID_REQUEST, METHOD_NOT_FOUND } from "./jsonrpc-errors.ts";
 import { DurableRequestHandler } from "./request-handler.ts";
@@ -78,6 +81,7 @@ async function handlerFor(
     tasks: c.env.TASKS,
     db: c.env.DB,
     agent: agent.name,
+    definition: agent,
     card,
     owner: c.get("owner"),
     traceId: c.get("traceId"),
@@ -88,7 +92,11 @@ async function handlerFor(
 }
 
 const internalErrorLogger = (c: Context<AppEnv>) => (error: unknown) =>
-  log("error", "internal error", { traceId: c.get("traceId"), error: String(error) });
+  log("error", "internal error", {
+    traceId: c.get("traceId"),
+    requestId: c.get("requestId"),
+    ...errorFields(error),
+  });
 
 /** A 403 when the caller may not use `agent` (its access list, or the frontmatter's `access`). */
 function denied(c: Context<AppEnv>, agent: AgentDefinition): Response | null {
@@ -110,6 +118,7 @@ async function rpc(
     versionFromClient: Boolean(
       c.req.header("A2A-Version") ?? new URL(c.req.url).searchParams.get("A2A-Version"),
     ),
+    contentType: c.req.header("Content-Type"),
     handler: await handlerFor(c, agent, endpoint, version === "0.3" ? "0.3" : "1.0"),
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
     onMethod: (method) => c.set("rpcMethod", method),
@@ -205,6 +214,9 @@ export function a2aRoutes(): Hono<AppEnv> {
     (c) => rest(c, defaultAgent(c), `${baseUrl(c)}/`, c.req.param("rest")),
   );
   app.get("/.well-known/agent-card.json", (c) => serveCard(c, defaultAgent(c), `${baseUrl(c)}/`));
+  app.get(JWKS_PATH, serveJwks);
+  // The v0.2 discovery path, which v0.2 clients still ask for: the v0.3 card.
+  app.get("/.well-known/agent.json", (c) => serveCard(c, defaultAgent(c), `${baseUrl(c)}/`, "0.3"));
   app.post("/", authenticate(), sizeLimit, limitRequests(), (c) =>
     rpc(c, defaultAgent(c), `${baseUrl(c)}/`),
   );
@@ -215,12 +227,24 @@ export function a2aRoutes(): Hono<AppEnv> {
       ? serveCard(c, agent, agentEndpoint(c, agent.name))
       : unknownAgent(c, c.req.param("name"), false);
   });
-  app.post("/agents/:name/", authenticate(), sizeLimit, limitRequests(), (c) => {
+  app.get("/agents/:name/.well-known/agent.json", (c) => {
     const agent = servedAgent(c, c.req.param("name"));
     return agent
-      ? rpc(c, agent, agentEndpoint(c, agent.name))
-      : unknownAgent(c, c.req.param("name"), true);
+      ? serveCard(c, agent, agentEndpoint(c, agent.name), "0.3")
+      : unknownAgent(c, c.req.param("name"), false);
   });
+  // JSON-RPC at the canonical URL and without its slash: a client does not re-send a body after
+  // a redirect, so the short form is served, not redirected.
+  const agentRpc = (c: Context<AppEnv>, name: string) => {
+    const agent = servedAgent(c, name);
+    return agent ? rpc(c, agent, agentEndpoint(c, agent.name)) : unknownAgent(c, name, true);
+  };
+  app.post("/agents/:name/", authenticate(), sizeLimit, limitRequests(), (c) =>
+    agentRpc(c, c.req.param("name")),
+  );
+  app.post("/agents/:name", authenticate(), sizeLimit, limitRequests(), (c) =>
+    agentRpc(c, c.req.param("name")),
+  );
   app.on(
     REST_METHODS,
     `/agents/:name/:rest{${REST_PATH_PATTERN}}`,

@@ -25,10 +25,16 @@ export interface SseOptions {
 /** How often an open stream re-checks its credentials. */
 export const STREAM_AUTH_RECHECK_MS = 5_000;
 
-/** Streams `first` then everything `rest` yields as SSE events. */
+/** An async generator that yields nothing. */
+export async function* nothing(): AsyncGenerator<string, void, undefined> {}
+
+/**
+ * Streams `first` (when not null) then everything `rest` yields as SSE events. A stream with
+ * nothing to send (a reconnect after the last event of an ended task) closes at once.
+ */
 export function sseResponse(
   c: Context,
-  first: string,
+  first: string | null,
   rest: AsyncGenerator<string, unknown, undefined>,
   options: SseOptions,
 ): Response {
@@ -54,7 +60,7 @@ export function sseResponse(
       void rest.return(undefined);
     });
     try {
-      await send(first, firstId);
+      if (first !== null) await send(first, firstId);
       while (!stream.aborted && !revoked) {
         const next = await rest.next();
         if (next.done || revoked) break;
@@ -67,5 +73,14 @@ export function sseResponse(
       clearInterval(keepalive);
       if (recheck) clearInterval(recheck);
     }
+  });
+}
+
+/** A stream of exactly one event (an error answered in the stream a client asked for). */
+export function sseOnce(c: Context, data: string): Response {
+  return sseResponse(c, data, nothing(), {
+    keepaliveMs: 60_000,
+    currentId: () => null,
+    errorData: () => data,
   });
 }

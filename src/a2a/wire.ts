@@ -29,27 +29,52 @@ export type TaskStateName = z.infer<typeof TaskStateName>;
 
 const Metadata = z.record(z.string(), z.unknown());
 
-export const Part = z
-  .object({
-    text: z.string().optional(),
-    raw: z.base64("must be base64").optional(),
-    url: z.url().optional(),
-    data: z.unknown().optional(),
-    metadata: Metadata.optional(),
-    filename: z.string().max(1024).optional(),
-    mediaType: z.string().max(255).optional(),
-  })
-  .refine(
-    (p) =>
-      [p.text, p.raw, p.url, p.data].filter((v) => v !== undefined).length === 1 &&
-      (p.data === undefined || p.data !== null),
-    { message: "a part carries exactly one of text, raw, url or data" },
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * A ProtoJSON object schema: like `z.object`, and it also takes each field under its proto name
+ * (`context_id` for `contextId`), as ProtoJSON parsers must (protobuf.dev JSON mapping, adopted
+ * by spec 1.0.1 §5.5); the camelCase name wins when both are sent. Only the object's own fields
+ * are renamed, never the keys of maps inside it (metadata, data).
+ */
+export function protoObject<T extends z.ZodRawShape>(shape: T) {
+  const names = new Map(
+    Object.keys(shape)
+      .filter((key) => /[A-Z]/.test(key))
+      .map((key) => [snakeCase(key), key]),
   );
+  return z.preprocess((value) => {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+    const input = value as Record<string, unknown>;
+    const renamed: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(input)) {
+      const camel = names.get(key);
+      if (camel === undefined) renamed[key] = item;
+      else if (!Object.hasOwn(input, camel)) renamed[camel] = item;
+    }
+    return renamed;
+  }, z.object(shape));
+}
+
+export const Part = protoObject({
+  text: z.string().optional(),
+  raw: z.base64("must be base64").optional(),
+  url: z.url().optional(),
+  data: z.unknown().optional(),
+  metadata: Metadata.optional(),
+  filename: z.string().max(1024).optional(),
+  mediaType: z.string().max(255).optional(),
+}).refine(
+  (p) =>
+    [p.text, p.raw, p.url, p.data].filter((v) => v !== undefined).length === 1 &&
+    (p.data === undefined || p.data !== null),
+  { message: "a part carries exactly one of text, raw, url or data" },
+);
 export type Part = z.infer<typeof Part>;
 
 export const Role = z.enum(["ROLE_USER", "ROLE_AGENT"]);
 
-export const Message = z.object({
+export const Message = protoObject({
   messageId: Id,
   contextId: Id.optional(),
   taskId: Id.optional(),

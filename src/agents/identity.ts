@@ -34,6 +34,18 @@ const toolNames = stringList(
   "expected a list of tool names",
 );
 const budgetError = "expected an integer of at least 1024";
+const modeError = "expected media types such as text/plain, image/* or */*";
+const mediaModes = z
+  .array(
+    z
+      .string({ error: modeError })
+      .regex(/^(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/, {
+        error: modeError,
+      }),
+    { error: modeError },
+  )
+  .min(1, { error: modeError })
+  .max(32, { error: "expected at most 32 media types" });
 
 /** Schema of the YAML frontmatter; unknown keys are errors (camelCase names only). */
 /**
@@ -142,6 +154,13 @@ export const AgentFrontmatterSchema = z
       .array(McpServerSchema, { error: "expected a list of MCP servers" })
       .max(8, { error: "expected at most 8 MCP servers" })
       .default([]),
+    program: z
+      .string({ error: "expected the name of a program in src/programs/" })
+      .regex(/^[a-z][a-z0-9-]{0,62}$/, { error: "expected a program name in kebab-case" })
+      .optional(),
+    dedupeMessages: z.boolean({ error: "expected true or false" }).default(true),
+    inputModes: mediaModes.optional(),
+    outputModes: mediaModes.optional(),
   })
   .superRefine((fm, ctx) => {
     const budget = thinkingBudget(fm.thinking);
@@ -174,6 +193,19 @@ export interface AgentDefinition {
   tools: { allow: string[] | null; deny: string[]; requireApproval: string[] };
   /** Remote MCP servers whose tools join this agent's. */
   mcp: McpServerConfig[];
+  /**
+   * A deterministic program (src/programs/) that answers instead of the model, or null: the task
+   * still runs through the task object, its event log, history, push and both protocols.
+   */
+  program: string | null;
+  /**
+   * Whether a resent `messageId` reaches the task it started (spec 1.0.1 §3.1.1: agents MAY use
+   * it to detect duplicates); false: every message is new, for clients that reuse message ids.
+   */
+  dedupeMessages: boolean;
+  /** Media types (or ranges such as `image/*`) the card lists as input and output modes; null = the harness's. */
+  inputModes: string[] | null;
+  outputModes: string[] | null;
   /** run_code: bindings granted to the sandbox, and limits that replace the deployment's. */
   code: { bindings: string[]; cpuMs: number | null; timeoutMs: number | null };
   /** Who may call this agent (null lists = no restriction); admins always may. */
@@ -243,6 +275,10 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
       requireApproval: fm.tools?.requireApproval ?? [],
     },
     mcp: fm.mcp,
+    program: fm.program ?? null,
+    dedupeMessages: fm.dedupeMessages,
+    inputModes: fm.inputModes ?? null,
+    outputModes: fm.outputModes ?? null,
     code: {
       bindings: fm.code?.bindings ?? [],
       cpuMs: fm.code?.cpuMs ?? null,

@@ -5,6 +5,8 @@
  * and task steps begin) reloads the merged registry when the list changed: at once in the isolate
  * that took the upload, within 2 seconds elsewhere. `currentAgents()` is the current registry, sync.
  */
+
+import { PROGRAM_NAMES } from "../programs/index.ts";
 import { sharedKey } from "../store/r2-keys.ts";
 import { BUNDLED_IDENTITIES } from "./bundled.generated.ts";
 import { parseIdentity } from "./identity.ts";
@@ -63,9 +65,14 @@ export async function refreshAgents(env: Env): Promise<AgentRegistry> {
 
 /** Validates and stores an uploaded identity; throws IdentityError naming the field. */
 export async function putOverride(env: Env, name: string, text: string): Promise<void> {
-  const agent = parseIdentity(`agents/${name}/IDENTITY.md (uploaded)`, text);
+  const file = `agents/${name}/IDENTITY.md (uploaded)`;
+  const agent = parseIdentity(file, text);
   if (agent.name !== name)
     throw new Error(`frontmatter.name "${agent.name}" must equal the agent in the path, "${name}"`);
+  if (agent.program !== null && !PROGRAM_NAMES.includes(agent.program))
+    throw new Error(
+      `${file}: frontmatter.program: no program "${agent.program}" (programs: ${PROGRAM_NAMES.join(", ")})`,
+    );
   await env.FILES.put(sharedKey(name, "IDENTITY.md"), text, {
     httpMetadata: { contentType: "text/markdown; charset=utf-8" },
   });
@@ -79,7 +86,7 @@ export async function putOverride(env: Env, name: string, text: string): Promise
 /** Drops an override (the bundled identity, if any, applies again). False when there was none. */
 export async function deleteOverride(env: Env, name: string): Promise<boolean> {
   const { index } = await readIndex(env.FILES);
-  if (!index[name]) return false;
+  if (!Object.hasOwn(index, name)) return false;
   delete index[name];
   await env.FILES.put(OVERRIDES_INDEX, JSON.stringify(index));
   await env.FILES.delete(sharedKey(name, "IDENTITY.md"));
@@ -91,6 +98,7 @@ export async function deleteOverride(env: Env, name: string): Promise<boolean> {
 /** The identity text in force for `name` (uploaded or bundled), or null. */
 export async function identityText(env: Env, name: string): Promise<string | null> {
   const { index } = await readIndex(env.FILES);
-  if (index[name]) return (await env.FILES.get(sharedKey(name, "IDENTITY.md")))?.text() ?? null;
+  if (Object.hasOwn(index, name))
+    return (await env.FILES.get(sharedKey(name, "IDENTITY.md")))?.text() ?? null;
   return BUNDLED_IDENTITIES.find((e) => e.file === `agents/${name}/IDENTITY.md`)?.text ?? null;
 }

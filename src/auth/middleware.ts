@@ -77,7 +77,8 @@ export function forgetTokens(env: Env, hashes: readonly string[]): void {
 export function unauthorized(c: Context<AppEnv>): Response {
   c.header("WWW-Authenticate", 'Bearer realm="a2a"');
   const message = "Unauthorized: send Authorization: Bearer <token>";
-  const rpc = c.req.method === "POST" && /^\/(agents\/[^/]+\/)?$/.test(new URL(c.req.url).pathname);
+  const rpc =
+    c.req.method === "POST" && /^\/(agents\/[^/]+\/?)?$/.test(new URL(c.req.url).pathname);
   return rpc
     ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 401)
     : c.json({ error: { code: 401, status: "UNAUTHENTICATED", message } }, 401);
@@ -85,7 +86,8 @@ export function unauthorized(c: Context<AppEnv>): Response {
 
 /** A 403 for an authenticated caller who may not do this. */
 export function forbidden(c: Context<AppEnv>, message: string): Response {
-  const rpc = c.req.method === "POST" && /^\/(agents\/[^/]+\/)?$/.test(new URL(c.req.url).pathname);
+  const rpc =
+    c.req.method === "POST" && /^\/(agents\/[^/]+\/?)?$/.test(new URL(c.req.url).pathname);
   return rpc
     ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 403)
     : c.json({ error: { code: 403, status: "PERMISSION_DENIED", message } }, 403);

@@ -13,6 +13,7 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import type { Part } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { HookRunner } from "../hooks/registry.ts";
 import type { HookContext } from "../hooks/types.ts";
@@ -38,11 +39,17 @@ import { type TextAction, TurnText } from "./turn-text.ts";
 
 /** How the step ended and what the task object should do next. */
 export type StepOutcome =
-  | { kind: "continue" }
+  /** Run the next step (after `afterMs`, else at once). */
+  | { kind: "continue"; afterMs?: number }
   | { kind: "retry"; delayMs: number; reason: string }
-  | { kind: "completed"; stopReason: string; note?: string }
+  /** Done: `note` is the final status text, or `message` its parts (kept in the history). */
+  | { kind: "completed"; stopReason: string; note?: string; message?: Part[] }
   | { kind: "failed"; message: string }
   | { kind: "suspended"; suspension: Suspension }
+  /** The agent asks the person (input-required) with these parts; their next message resumes it. */
+  | { kind: "input-required"; message: Part[] }
+  /** The agent refuses the task (rejected). */
+  | { kind: "rejected"; message: Part[] }
   | { kind: "budget"; message: string }
   | { kind: "aborted" };
 

@@ -31,23 +31,41 @@ const isTextual = (t: string) =>
 const baseType = (mediaType: string | undefined) =>
   (mediaType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 
-/** The media type of the first part the harness cannot take, or null when all are fine. */
-export function unsupportedMediaType(parts: readonly Part[]): string | null {
+/** True when `range` (a media type, or a range such as `image/*` or any-type) covers `type`. */
+function covers(range: string, type: string): boolean {
+  const r = baseType(range);
+  return r === "*/*" || r === type || (r.endsWith("/*") && type.startsWith(r.slice(0, -1)));
+}
+
+/**
+ * The media type of the first file part an agent with these input modes cannot take, or null
+ * when all are fine. An agent that reads `text/plain` reads every textual type (any `text/*`,
+ * JSON, XML) as text.
+ */
+export function unsupportedMediaType(
+  parts: readonly Part[],
+  inputModes: readonly string[] = SUPPORTED_INPUT_MODES,
+): string | null {
+  const readsText = inputModes.some((mode) => covers(mode, "text/plain"));
   for (const part of parts) {
     if (part.raw === undefined && part.url === undefined) continue;
     const type = baseType(part.mediaType);
     if (type === "" && part.url !== undefined) continue; // a bare link is passed on as text
-    if (!(isImage(type) || type === "application/pdf" || isTextual(type))) return type || "(none)";
+    const taken = inputModes.some((mode) => covers(mode, type)) || (readsText && isTextual(type));
+    if (!taken) return type || "(none)";
   }
   return null;
 }
 
-/** True when a client accepting `accepted` output modes can read what the harness produces. */
-export function acceptsOurOutput(accepted: readonly string[] | undefined): boolean {
+/** True when a client accepting `accepted` output modes can read one of the agent's output modes. */
+export function acceptsOurOutput(
+  accepted: readonly string[] | undefined,
+  outputModes: readonly string[] = SUPPORTED_OUTPUT_MODES,
+): boolean {
   if (!accepted || accepted.length === 0) return true;
   return accepted.some((mode) => {
-    const m = baseType(mode);
-    return m === "*/*" || m === "text/*" || m === "text" || SUPPORTED_OUTPUT_MODES.includes(m);
+    const m = baseType(mode) === "text" ? "text/*" : mode;
+    return outputModes.some((ours) => covers(m, baseType(ours)) || covers(ours, baseType(m)));
   });
 }
 

@@ -29,6 +29,21 @@ export function log(
   else console.log(line);
 }
 
+/** An error as log fields: its message, its cause chain and the top of its stack. */
+export function errorFields(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { error: String(error) };
+  const causes: string[] = [];
+  for (let cause = error.cause, depth = 0; cause !== undefined && depth < 5; depth++) {
+    causes.push(String(cause));
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return {
+    error: String(error),
+    ...(causes.length > 0 ? { cause: causes.join(" <- ") } : {}),
+    ...(error.stack ? { stack: error.stack.split("\n").slice(0, 6).join("\n") } : {}),
+  };
+}
+
 /**
  * Middleware: assigns a request id and a trace id (from a valid W3C `traceparent` header, else a
  * new one) and logs the request when it is answered.

@@ -1,6 +1,7 @@
 /**
  * The sub-agent types a task may delegate to: the agents bundled into this Worker and the remote
- * A2A agents of the registry, minus those switched off (`ENABLE_<NAME>=false`). A bundled agent
+ * A2A agents of the registry, minus those switched off (`ENABLE_<NAME>=false`) and those that run a
+ * program instead of a model (`program:` in IDENTITY.md). A bundled agent
  * named in `DISTRIBUTED_AGENTS` runs remotely, at the registry entry of the same name.
  */
 import { currentAgents } from "../agents/overrides.ts";
@@ -14,7 +15,8 @@ export function subagentTypes(config: Config): SubagentType[] {
   const { agents, distributed, disabled } = config.network;
   const local = currentAgents()
     .list()
-    .filter((agent) => !disabled.includes(agent.name))
+    // A program-driven agent (agents/conformance) follows a script, not a brief: no delegate.
+    .filter((agent) => !disabled.includes(agent.name) && agent.program === null)
     .map((agent) => ({
       name: agent.name,
       description: agent.description,

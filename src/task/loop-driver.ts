@@ -1,11 +1,14 @@
 /**
- * Drives the agent loop inside a task object: one step per alarm. Before each model call it sets
+ * Drives the agent loop inside a task object: one step per alarm (a model turn, or a step of the
+ * agent's program when it has one, see program-step.ts). Before each model call it sets
  * the loop's next alarm (a lease), so if the object dies mid-turn the alarm runs the turn again;
  * it builds the turn's system prompt and compacts the conversation when it is over budget; after
  * the step it schedules the next one, a retry with backoff, or ends the task (handoff note,
  * rollback on failure when configured).
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import type { Part } from "../a2a/wire.ts";
+import type { AgentDefinition } from "../agents/identity.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { defaultHooks } from "../hooks/index.ts";
 import { runStep, type StepDeps, type StepOutcome } from "../loop/agent-loop.ts";
@@ -14,6 +17,7 @@ import { type Suspension, suspensionParts } from "../loop/suspension.ts";
 import { mcpTools } from "../mcp/tools.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
+import { programFor } from "../programs/index.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
 import { toolsFor } from "../tools/catalog.ts";
@@ -23,6 +27,7 @@ import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
 import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
+import { runProgramStep } from "./program-step.ts";
 import { budgetGate, codeSandboxFor } from "./step-resources.ts";
 import { askedOf, remainingWork, rollBack } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
@@ -77,49 +82,13 @@ export class LoopDriver {
     try {
       await scheduler.schedule("loop", "loop", Date.now() + leaseMs);
       if (abort.signal.aborted || store.record?.state !== "TASK_STATE_WORKING") return;
-      const record = store.record;
-      const agent = this.#task.agent(record.agent);
-      const tools = toolsFor(agent, config, {
-        subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
-        extra: await mcpTools(agent, this.#env as unknown as Record<string, unknown>),
-      });
-      const workspace = this.workspace();
-      const noted = environmentNoteOf(this.#task);
-      const { system, environment } = await buildSystemPrompt({
-        agent,
-        owner: record.owner,
-        tools: tools.names(),
-        workspace,
-        files: this.#env.FILES,
-        config,
-        withEnvironment: noted === undefined,
-        delegation: record.parentTaskId
-          ? { calledBy: lineageOf(record).rootAgent }
-          : remoteParentOf(record)
-            ? { calledBy: remoteParentOf(record)?.agent ?? "calling" }
-            : {
-                subagents: await withCardDescriptions(
-                  this.#task.childTasks.types(),
-                  this.#remote(config, record.agent, record.traceId),
-                ),
-              },
-      });
-      if (environment !== null) attachEnvironment(this.#task, environment);
-      if (config.modelMode !== "unconfigured") {
-        await compactIfNeeded({
-          rt: this.#task,
-          client: modelClient(config),
-          agent,
-          system,
-          tools: tools.definitions(),
-          budget: config.contextTokenBudget,
-          signal: abort.signal,
-          emit: (event) => this.#emit(event),
-        });
-      }
-      if (abort.signal.aborted) return;
-      const outcome = await runStep(this.#deps(abort.signal, system, tools, workspace));
-      if (!abort.signal.aborted) await this.#apply(outcome);
+      const agent = this.#task.agent(store.record.agent);
+      const program = programFor(agent);
+      // A program answers in place of the model: same task, events, history and outcomes.
+      const outcome = program
+        ? runProgramStep(this.#task, program)
+        : await this.#modelStep(agent, config, abort.signal);
+      if (outcome && !abort.signal.aborted) await this.#apply(outcome);
     } catch (error) {
       console.error(
         JSON.stringify({
@@ -135,6 +104,56 @@ export class LoopDriver {
       this.#running = false;
       this.#abort = null;
     }
+  }
+
+  /** One model turn and its tool calls; null when the task was canceled meanwhile. */
+  async #modelStep(
+    agent: AgentDefinition,
+    config: Config,
+    signal: AbortSignal,
+  ): Promise<StepOutcome | null> {
+    const record = this.#task.store.record;
+    if (!record) return null;
+    const tools = toolsFor(agent, config, {
+      subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
+      extra: await mcpTools(agent, this.#env as unknown as Record<string, unknown>),
+    });
+    const workspace = this.workspace();
+    const noted = environmentNoteOf(this.#task);
+    const { system, environment } = await buildSystemPrompt({
+      agent,
+      owner: record.owner,
+      tools: tools.names(),
+      workspace,
+      files: this.#env.FILES,
+      config,
+      withEnvironment: noted === undefined,
+      delegation: record.parentTaskId
+        ? { calledBy: lineageOf(record).rootAgent }
+        : remoteParentOf(record)
+          ? { calledBy: remoteParentOf(record)?.agent ?? "calling" }
+          : {
+              subagents: await withCardDescriptions(
+                this.#task.childTasks.types(),
+                this.#remote(config, record.agent, record.traceId),
+              ),
+            },
+    });
+    if (environment !== null) attachEnvironment(this.#task, environment);
+    if (config.modelMode !== "unconfigured") {
+      await compactIfNeeded({
+        rt: this.#task,
+        client: modelClient(config),
+        agent,
+        system,
+        tools: tools.definitions(),
+        budget: config.contextTokenBudget,
+        signal,
+        emit: (event) => this.#emit(event),
+      });
+    }
+    if (signal.aborted) return null;
+    return runStep(this.#deps(signal, system, tools, workspace));
   }
 
   #remote(config: Config, agent: string, traceId: string) {
@@ -225,7 +244,7 @@ export class LoopDriver {
     const { scheduler } = this.#task;
     switch (outcome.kind) {
       case "continue":
-        await scheduler.schedule("loop", "loop", Date.now());
+        await scheduler.schedule("loop", "loop", Date.now() + (outcome.afterMs ?? 0));
         return;
       case "retry": {
         const seconds = (outcome.delayMs / 1000).toFixed(1);
@@ -236,13 +255,19 @@ export class LoopDriver {
         return;
       }
       case "completed":
-        await this.#complete(outcome.stopReason, outcome.note);
+        await this.#complete(outcome.stopReason, outcome.note, outcome.message);
         return;
       case "failed":
         await this.#fail(outcome.message);
         return;
       case "suspended":
         await this.#suspend(outcome.suspension);
+        return;
+      case "input-required":
+        await this.#pause("TASK_STATE_INPUT_REQUIRED", outcome.message);
+        return;
+      case "rejected":
+        await this.#pause("TASK_STATE_REJECTED", outcome.message);
         return;
       case "budget":
         await this.#overBudget(outcome.message);
@@ -252,7 +277,7 @@ export class LoopDriver {
     }
   }
 
-  async #complete(stopReason: string, note: string | undefined): Promise<void> {
+  async #complete(stopReason: string, note: string | undefined, parts?: Part[]): Promise<void> {
     const task = this.#task;
     let text = note;
     if (stopReason === "max_turns") {
@@ -268,16 +293,19 @@ export class LoopDriver {
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
     const handoff = this.#endNote("TASK_STATE_COMPLETED", task.loopState.get().answerText);
     const loop = task.loopState.get();
+    const message = parts ? task.agentMessage(parts) : undefined;
     task.transaction(() => {
       if (loop.answerStarted) task.emitAnswerChunk("", true, true);
       if (loop.answerText !== "") {
         task.store.putArtifact(answerArtifact(loop.answerText));
         task.store.appendHistory(task.agentMessage(loop.answerText));
       }
+      if (message) task.store.appendHistory(message);
       task.loopState.patch({ stopReason });
     });
     task.setStatus("TASK_STATE_COMPLETED", {
       ...(text ? { text } : {}),
+      ...(message ? { message } : {}),
       metadata: { stopReason },
       releaseAfter: handoff,
     });
@@ -300,6 +328,19 @@ export class LoopDriver {
     const message = task.agentMessage(suspensionParts(suspension));
     task.transaction(() => task.store.appendHistory(message));
     task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
+    await task.scheduler.cancel("loop");
+  }
+
+  /** The agent asks the person (input-required) or refuses the task (rejected) with `parts`. */
+  async #pause(
+    state: "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_REJECTED",
+    parts: Part[],
+  ): Promise<void> {
+    const task = this.#task;
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    const message = task.agentMessage(parts);
+    task.transaction(() => task.store.appendHistory(message));
+    task.setStatus(state, { message });
     await task.scheduler.cancel("loop");
   }
 
@@ -346,11 +387,13 @@ export class LoopDriver {
    * Asks the workspace for the end note (HANDOFF.md, decisions.log) without waiting: the
    * workspace object composes and writes it under its write lock, so any read that reaches it
    * later (the next task's prompt, a client's read) sees it. A failure never blocks the task's
-   * end. A sub-agent's task writes none: its parent's task owns the workspace's handoff.
+   * end. A sub-agent's task writes none (its parent's task owns the workspace's handoff), nor
+   * does a program's (it has no workspace).
    */
   #endNote(state: string, answer: string): Promise<void> {
     const record = this.#task.store.record;
-    if (!record || record.parentTaskId) return Promise.resolve();
+    if (!record || record.parentTaskId || this.#task.agent(record.agent).program !== null)
+      return Promise.resolve();
     const failed = (error: unknown) =>
       console.warn(
         JSON.stringify({

@@ -135,7 +135,7 @@ export class TaskObject extends DurableObject<Env> {
         `task ${record.id} belongs to context ${record.contextId}, not ${input.message.contextId}`,
       );
     }
-    if (rt.store.hasSeen(input.message.messageId)) {
+    if (rt.agent(record.agent).dedupeMessages && rt.store.hasSeen(input.message.messageId)) {
       // A resent follow-up: answer with the task as it is, apply nothing twice.
       const stream = options.stream
         ? rt.subscribers.open(

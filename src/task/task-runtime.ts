@@ -240,6 +240,32 @@ export class TaskRuntime {
     });
   }
 
+  /**
+   * Publishes an artifact: stored (replacing one of the same id, or with `append` adding its parts
+   * to it) and sent as an artifact update on the task's streams.
+   */
+  emitArtifact(artifact: Artifact, options: { append?: boolean; lastChunk?: boolean } = {}): void {
+    const record = this.store.record;
+    if (!record) return;
+    const earlier = options.append
+      ? this.store.artifacts().find((a) => a.artifactId === artifact.artifactId)
+      : undefined;
+    this.transaction(() => {
+      this.store.putArtifact(
+        earlier ? { ...earlier, parts: [...earlier.parts, ...artifact.parts] } : artifact,
+      );
+      this.log.append({
+        artifactUpdate: {
+          taskId: record.id,
+          contextId: record.contextId,
+          artifact,
+          ...(options.append ? { append: true } : {}),
+          ...(options.lastChunk ? { lastChunk: true } : {}),
+        },
+      });
+    });
+  }
+
   /** Stores what was streamed of the answer as the task's artifact (cancel, failure). */
   keepPartialAnswer(): void {
     const loop = this.loopState.get();

@@ -42,13 +42,15 @@ async function checkOwner(env: Env, owner: string): Promise<void> {
 
 /** Starts (or, for a repeated event, finds) the task; returns it as it is now. */
 export async function startTriggeredTask(env: Env, start: TriggerStart): Promise<Task> {
-  if (!currentAgents().has(start.agent))
-    throw new TriggerSetupError(`there is no agent ${start.agent}`);
+  const agent = currentAgents().get(start.agent);
+  if (!agent) throw new TriggerSetupError(`there is no agent ${start.agent}`);
   await checkOwner(env, start.owner);
   const handler = new DurableRequestHandler({
     tasks: env.TASKS as unknown as DurableObjectNamespace<TaskObject>,
     db: env.DB,
     agent: start.agent,
+    // A trigger's messageId is its idempotency key, and it always starts a task.
+    definition: { ...agent, dedupeMessages: true, program: null },
     card: {},
     owner: start.owner,
     traceId: newTraceId(),

@@ -57,7 +57,8 @@ export function webhookRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post("/webhooks/:name", async (c) => {
     const name = c.req.param("name");
-    const hook = webhooks(c.env)[name];
+    const all = webhooks(c.env);
+    const hook = Object.hasOwn(all, name) ? all[name] : undefined;
     if (!hook) return apiError(c, 404, `no webhook ${name}`);
     const body = await c.req.text();
     if (body.length > loadConfig(c.env).maxBodyBytes)

@@ -13,9 +13,15 @@ export interface RpcResponse<T = Record<string, unknown>> {
   error?: { code: number; message: string; data?: Array<Record<string, unknown>> };
 }
 
-/** Sends a raw request to the Worker. */
+/**
+ * Sends a raw request to the Worker. A string body goes as `application/json` unless the test
+ * names another type (fetch would send `text/plain`, which the A2A endpoints refuse).
+ */
 export function fetchWorker(path: string, init: RequestInit = {}): Promise<Response> {
-  return exports.default.fetch(new Request(`http://harness.test${path}`, init));
+  const headers = new Headers(init.headers);
+  if (typeof init.body === "string" && !headers.has("content-type"))
+    headers.set("content-type", "application/json");
+  return exports.default.fetch(new Request(`http://harness.test${path}`, { ...init, headers }));
 }
 
 /** Posts a JSON-RPC v1.0 call and returns the HTTP response. */

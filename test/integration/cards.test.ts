@@ -1,20 +1,32 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { describe, expect, it } from "vitest";
+import { verifyCardSignature } from "../../src/a2a/card-signature.ts";
 import worker from "../../src/worker.ts";
 import { fetchWorker } from "../helpers/a2a.ts";
 
 const V1 = { headers: { "A2A-Version": "1.0" } };
 
-async function fetchWith(vars: Record<string, string>, path: string): Promise<Response> {
+async function fetchWith(
+  vars: Record<string, string>,
+  path: string,
+  init: RequestInit = V1,
+): Promise<Response> {
   const ctx = createExecutionContext();
   const response = await worker.fetch(
-    new Request(`http://harness.test${path}`, V1),
+    new Request(`http://harness.test${path}`, init),
     { ...env, ...vars },
     ctx,
   );
   await waitOnExecutionContext(ctx);
   return response;
+}
+
+/** A fresh ES256 signing key as the secret AGENT_CARD_SIGNING_KEY holds it. */
+async function signingKey(kid: string): Promise<string> {
+  const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+  return JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: "ES256" });
 }
 
 describe("agent cards and pinned URLs", () => {
@@ -26,9 +38,9 @@ describe("agent cards and pinned URLs", () => {
     expect(card.name).toBe("assistant");
     expect(card.supportedInterfaces).toEqual([
       { url: "http://harness.test/", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
-      { url: "http://harness.test/", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+      { url: "http://harness.test", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
       { url: "http://harness.test/", protocolBinding: "JSONRPC", protocolVersion: "0.3" },
-      { url: "http://harness.test/", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
+      { url: "http://harness.test", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
     ]);
     expect((card.skills as unknown[]).length).toBeGreaterThan(0);
   });
@@ -65,7 +77,7 @@ describe("agent cards and pinned URLs", () => {
         preferredTransport: "JSONRPC",
         additionalInterfaces: [
           { url: "http://harness.test/agents/writer/", transport: "JSONRPC" },
-          { url: "http://harness.test/agents/writer/", transport: "HTTP+JSON" },
+          { url: "http://harness.test/agents/writer", transport: "HTTP+JSON" },
         ],
         capabilities: { streaming: true, pushNotifications: true },
       });
@@ -109,6 +121,98 @@ describe("agent cards and pinned URLs", () => {
     expect(stale.status).toBe(200);
   });
 
+  it("sends Last-Modified and answers 304 to an If-Modified-Since not older than it", async () => {
+    const first = await fetchWorker("/agents/writer/.well-known/agent-card.json", V1);
+    const modified = first.headers.get("last-modified") as string;
+    expect(Date.parse(modified)).toBeLessThanOrEqual(Date.now());
+    const since = await fetchWorker("/agents/writer/.well-known/agent-card.json", {
+      headers: { "A2A-Version": "1.0", "If-Modified-Since": modified },
+    });
+    expect(since.status).toBe(304);
+    expect(since.headers.get("last-modified")).toBe(modified);
+    const older = new Date(Date.parse(modified) - 60_000).toUTCString();
+    const stale = await fetchWorker("/agents/writer/.well-known/agent-card.json", {
+      headers: { "A2A-Version": "1.0", "If-Modified-Since": older },
+    });
+    expect(stale.status).toBe(200);
+    // If-None-Match wins over If-Modified-Since (RFC 9110 §13.1.3).
+    const both = await fetchWorker("/agents/writer/.well-known/agent-card.json", {
+      headers: { "A2A-Version": "1.0", "If-Modified-Since": modified, "If-None-Match": '"old"' },
+    });
+    expect(both.status).toBe(200);
+  });
+
+  it("serves the v0.3 card at the v0.2 path agent.json, root and per agent, whatever the header", async () => {
+    for (const [path, name] of [
+      ["/.well-known/agent.json", "assistant"],
+      ["/agents/writer/.well-known/agent.json", "writer"],
+    ] as const) {
+      const response = await fetchWorker(path, V1);
+      expect(response.status, path).toBe(200);
+      const card = (await response.json()) as Record<string, unknown>;
+      expect(card, path).toMatchObject({ name, protocolVersion: "0.3.0" });
+      expect(card, path).not.toHaveProperty("supportedInterfaces");
+    }
+    expect((await fetchWorker("/agents/nobody/.well-known/agent.json")).status).toBe(404);
+  });
+
+  it("signs both card generations with AGENT_CARD_SIGNING_KEY and publishes its public key", async () => {
+    const vars = { AGENT_CARD_SIGNING_KEY: await signingKey("card-key-1") };
+    const jwks = (await (await fetchWith(vars, "/.well-known/jwks.json")).json()) as {
+      keys: JWK[];
+    };
+    expect(jwks.keys).toHaveLength(1);
+    expect(jwks.keys[0]).toMatchObject({ kid: "card-key-1", alg: "ES256", kty: "EC", use: "sig" });
+    expect(jwks.keys[0]).not.toHaveProperty("d");
+    const keyFor = async (kid: string, jku?: string) => {
+      expect(jku).toBe("http://harness.test/.well-known/jwks.json");
+      const key = jwks.keys.find((k) => k.kid === kid);
+      if (!key) throw new Error(`no key ${kid}`);
+      return key;
+    };
+    for (const init of [V1, {}]) {
+      const path = "/agents/writer/.well-known/agent-card.json";
+      const card = (await (await fetchWith(vars, path, init)).json()) as Record<string, unknown>;
+      const [signature] = card.signatures as Array<{ protected: string; signature: string }>;
+      const header = JSON.parse(
+        atob(signature?.protected.replace(/-/g, "+").replace(/_/g, "/") ?? ""),
+      );
+      expect(header).toMatchObject({ alg: "ES256", kid: "card-key-1", typ: "JOSE" });
+      expect(await verifyCardSignature(card, keyFor)).toEqual({
+        status: "verified",
+        kid: "card-key-1",
+        alg: "ES256",
+      });
+      const tampered = { ...card, description: "Something else entirely." };
+      expect((await verifyCardSignature(tampered, keyFor)).status).toBe("invalid");
+    }
+    const unsigned = (await (
+      await fetchWorker("/agents/writer/.well-known/agent-card.json", V1)
+    ).json()) as Record<string, unknown>;
+    expect(unsigned).not.toHaveProperty("signatures");
+    expect(await verifyCardSignature(unsigned, keyFor)).toEqual({ status: "unsigned" });
+    expect(await (await fetchWorker("/.well-known/jwks.json")).json()).toEqual({ keys: [] });
+  });
+
+  it("fails loudly on an unusable signing key: a JSON 500 (the log names the secret)", async () => {
+    const response = await fetchWith(
+      { AGENT_CARD_SIGNING_KEY: '{"kty":"EC","kid":"k"}' },
+      "/agents/writer/.well-known/agent-card.json",
+    );
+    expect(response.status).toBe(500);
+    expect(response.headers.get("content-type")).toContain("application/json");
+  });
+
+  it("serves the conformance agent only where CONFORMANCE_AGENT=true", async () => {
+    const path = "/agents/conformance/.well-known/agent-card.json";
+    expect((await fetchWorker(path, V1)).status).toBe(404);
+    const on = await fetchWith({ CONFORMANCE_AGENT: "true" }, path);
+    expect(on.status).toBe(200);
+    const card = (await on.json()) as Record<string, unknown>;
+    expect(card).toMatchObject({ name: "conformance", defaultInputModes: ["*/*"] });
+    expect(card.description).not.toContain("scripted local model");
+  });
+
   it("lists the agents with their card URLs", async () => {
     const body = (await (await fetchWorker("/agents")).json()) as {
       defaultAgent: string;
@@ -127,16 +231,19 @@ describe("agent cards and pinned URLs", () => {
     });
   });
 
-  it("redirects the bare agent URL to the canonical one with 308, keeping the query", async () => {
+  it("redirects a GET of the bare agent URL (keeping the query) and serves JSON-RPC there", async () => {
     const response = await fetchWorker("/agents/writer?x=1", { redirect: "manual" });
     expect(response.status).toBe(308);
     expect(response.headers.get("location")).toBe("http://harness.test/agents/writer/?x=1");
+    // A client does not re-send a body after a redirect: POST is answered where it arrives.
     const post = await fetchWorker("/agents/writer", {
       method: "POST",
-      body: "{}",
+      headers: { "A2A-Version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "GetTask", params: { id: "x" } }),
       redirect: "manual",
     });
-    expect(post.status).toBe(308);
+    expect(post.status).toBe(200);
+    expect(await post.json()).toMatchObject({ id: 3, error: { code: -32001 } });
   });
 
   it("answers unknown agents and routes with JSON 404s, never HTML", async () => {

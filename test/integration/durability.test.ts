@@ -76,9 +76,17 @@ async function replayAnswer(
 
 const FOX = "The quick brown fox jumps over the lazy dog.";
 
+/**
+ * An answer whose first attempt streams for minutes (a chunk every 250 ms: never silent, so the
+ * watchdog stays quiet) and whose retry streams at once: a crash the test makes after the first
+ * chunks always lands mid-stream, however slow the machine.
+ */
+const LONG = `${FOX} `.repeat(12).trim();
+const CRASHABLE = { text: LONG, chunkSize: 1, delayMs: 250, delayAttempts: [1] };
+
 describe("durability", () => {
   it("a turn cut off by a crash resumes on the next request without repeating streamed text", async () => {
-    const s = await scenario([{ text: FOX, chunkSize: 4, delayMs: 60 }]);
+    const s = await scenario([CRASHABLE]);
     const task = await startWorking(`crash me ${s.marker}`);
     await until(
       () => getTask(task.id),
@@ -88,11 +96,12 @@ describe("durability", () => {
     const done = await until(
       () => getTask(task.id),
       (t) => t.status.state === "TASK_STATE_COMPLETED",
+      60_000,
     );
-    expect(answerText(done)).toBe(FOX);
+    expect(answerText(done)).toBe(LONG);
     const replay = await replayAnswer(task.id);
-    expect(replay.text).toBe(FOX);
-    expect(replay.first + replay.appended).toBe(FOX.length);
+    expect(replay.text).toBe(LONG);
+    expect(replay.first + replay.appended).toBe(LONG.length);
     const attempts = (await modelRequests(s.id)).map((r) => [r.turnIndex, r.attempt]);
     expect(attempts).toEqual([
       [0, 1],
@@ -101,7 +110,7 @@ describe("durability", () => {
   });
 
   it("the alarm alone resumes a crashed task (runDurableObjectAlarm)", async () => {
-    const s = await scenario([{ text: FOX, chunkSize: 4, delayMs: 60 }]);
+    const s = await scenario([CRASHABLE]);
     const task = await startWorking(`alarm ${s.marker}`);
     await until(
       () => getTask(task.id),
@@ -113,9 +122,10 @@ describe("durability", () => {
     const state = await until(
       () => inObject(stub, (instance) => instance.runtime.store.record?.state),
       (st) => st === "TASK_STATE_COMPLETED",
+      60_000,
     );
     expect(state).toBe("TASK_STATE_COMPLETED");
-    expect((await replayAnswer(task.id)).text).toBe(FOX);
+    expect((await replayAnswer(task.id)).text).toBe(LONG);
   });
 
   it("repairs an orphaned tool_use so the model API accepts the conversation", async () => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   answerText,
   collectSse,
+  fetchWorker,
   postRpc,
   type RpcResponse,
   rpc,
@@ -158,6 +159,33 @@ describe("streaming", () => {
     expect((replay.at(-1)?.body.result as Result | undefined)?.statusUpdate?.status).toMatchObject({
       state: "TASK_STATE_COMPLETED",
     });
+  });
+
+  it("Last-Event-ID at or past an ended task's last event: nothing, then the stream closes, both bindings", async () => {
+    const s = await scenario([{ text: "short" }]);
+    const done = (
+      await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(`end ${s.marker}`) })
+    ).result?.task as WireTask;
+    const all = await collectSse(
+      await postRpc("/", "SubscribeToTask", { id: done.id }, { "Last-Event-ID": "0" }),
+    );
+    const last = Number(all.at(-1)?.id);
+    for (const after of [last, last + 1, 7_000]) {
+      const rpcStream = await postRpc(
+        "/",
+        "SubscribeToTask",
+        { id: done.id },
+        { "Last-Event-ID": String(after) },
+      );
+      expect(rpcStream.status).toBe(200);
+      expect(rpcStream.headers.get("content-type")).toBe("text/event-stream");
+      expect(await collectSse(rpcStream)).toEqual([]);
+      const restStream = await fetchWorker(`/tasks/${done.id}:subscribe`, {
+        headers: { "A2A-Version": "1.0", "Last-Event-ID": String(after) },
+      });
+      expect(restStream.status).toBe(200);
+      expect(await restStream.text()).toBe("");
+    }
   });
 
   it("sends keepalive comments while the model is quiet", async () => {

@@ -37,9 +37,9 @@ describe("agent card", () => {
       version: "2.1.0",
       supportedInterfaces: [
         { url: "https://h/agents/demo/", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
-        { url: "https://h/agents/demo/", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+        { url: "https://h/agents/demo", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
         { url: "https://h/agents/demo/", protocolBinding: "JSONRPC", protocolVersion: "0.3" },
-        { url: "https://h/agents/demo/", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
+        { url: "https://h/agents/demo", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
       ],
       capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
       iconUrl: "https://example.com/icon.png",
@@ -122,7 +122,7 @@ describe("agent card", () => {
       preferredTransport: "JSONRPC",
       additionalInterfaces: [
         { url: "https://h/agents/demo/", transport: "JSONRPC" },
-        { url: "https://h/agents/demo/", transport: "HTTP+JSON" },
+        { url: "https://h/agents/demo", transport: "HTTP+JSON" },
       ],
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
       security: [{ bearer: [] }],

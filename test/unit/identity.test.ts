@@ -125,6 +125,46 @@ describe("parseIdentity: frontmatter", () => {
   });
 });
 
+describe("parseIdentity: programs, message ids and media types", () => {
+  it("defaults to a model-driven agent that deduplicates messageIds and takes the harness's modes", () => {
+    const agent = parseIdentity(FILE, identity(["name: demo"]));
+    expect(agent).toMatchObject({
+      program: null,
+      dedupeMessages: true,
+      inputModes: null,
+      outputModes: null,
+    });
+  });
+
+  it("reads program, dedupeMessages and media type lists", () => {
+    const agent = parseIdentity(
+      FILE,
+      identity([
+        "name: demo",
+        "program: conformance",
+        "dedupeMessages: false",
+        'inputModes: ["*/*"]',
+        "outputModes: [text/plain, application/json, image/*]",
+      ]),
+    );
+    expect(agent).toMatchObject({
+      program: "conformance",
+      dedupeMessages: false,
+      inputModes: ["*/*"],
+      outputModes: ["text/plain", "application/json", "image/*"],
+    });
+  });
+
+  it("refuses a media type that is not one, naming the field", () => {
+    expect(errorOf(identity(["name: demo", "inputModes: [text]"])).message).toBe(
+      `${FILE}: frontmatter.inputModes.0: expected media types such as text/plain, image/* or */*`,
+    );
+    expect(errorOf(identity(["name: demo", "dedupeMessages: maybe"])).message).toBe(
+      `${FILE}: frontmatter.dedupeMessages: expected true or false`,
+    );
+  });
+});
+
 describe("parseIdentity: errors", () => {
   it("rejects a file without frontmatter", () => {
     const error = errorOf("You are demo.");
@@ -359,12 +399,19 @@ describe("parseIdentity: skills", () => {
 });
 
 describe("AgentRegistry", () => {
-  it("parses the four bundled agents with their limits and skills", () => {
+  it("parses the four bundled model agents with their limits and skills", () => {
     const registry = bundledAgents();
-    expect(registry.names()).toEqual(["assistant", "deep-thinker", "researcher", "writer"]);
-    const turns = Object.fromEntries(registry.list().map((a) => [a.name, a.maxTurns]));
+    expect(registry.names()).toEqual([
+      "assistant",
+      "conformance",
+      "deep-thinker",
+      "researcher",
+      "writer",
+    ]);
+    const models = registry.list().filter((a) => a.program === null);
+    const turns = Object.fromEntries(models.map((a) => [a.name, a.maxTurns]));
     expect(turns).toEqual({ assistant: 50, "deep-thinker": 15, researcher: 30, writer: 20 });
-    for (const agent of registry.list()) {
+    for (const agent of models) {
       expect(agent.file).toBe(`agents/${agent.name}/IDENTITY.md`);
       expect(agent.skills.length).toBeGreaterThanOrEqual(3);
       expect(agent.skills[0]?.examples).toEqual(agent.starters);

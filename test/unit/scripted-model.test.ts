@@ -219,6 +219,19 @@ describe("scripted Messages API in-process: scenarios", () => {
     expect((second.at[1] ?? 0) - (second.at[0] ?? 0)).toBeLessThan(250);
   });
 
+  it("paces deltas (delayMs) only on the attempts delayAttempts lists", async () => {
+    const { store, client } = scriptedClient();
+    // Paced, each gap would be a minute (past the test's timeout): attempt 1 must not be.
+    const turn = { text: "0123456789", chunkSize: 5, delayMs: 60_000, delayAttempts: [2] };
+    store.addScenario({ id: "paced", turns: [turn] });
+    const first = await streamOnce(client, [userMessage("[[scenario:paced]]")]);
+    expect(first.texts).toEqual(["01234", "56789"]);
+    store.addScenario({ id: "paced-2", turns: [{ ...turn, delayMs: 300 }] });
+    await streamOnce(client, [userMessage("[[scenario:paced-2]]")]);
+    const second = await streamOnce(client, [userMessage("[[scenario:paced-2]]")]);
+    expect((second.at[1] ?? 0) - (second.at[0] ?? 0)).toBeGreaterThanOrEqual(250);
+  });
+
   it("stops producing when the client aborts the stream", async () => {
     const { store, client } = scriptedClient();
     store.addScenario({

@@ -55,4 +55,23 @@ describe("message parts to model content", () => {
     expect(acceptsOurOutput(["text/*"])).toBe(true);
     expect(acceptsOurOutput(["image/png"])).toBe(false);
   });
+
+  it("checks parts against an agent's own input modes, ranges included", () => {
+    const zip = [{ raw: b64("x"), mediaType: "application/zip" }];
+    expect(unsupportedMediaType(zip, ["*/*"])).toBeNull();
+    expect(unsupportedMediaType([{ raw: b64("x") }], ["*/*"])).toBeNull();
+    expect(unsupportedMediaType(zip, ["application/*"])).toBeNull();
+    expect(unsupportedMediaType(zip, ["image/*"])).toBe("application/zip");
+    const csv = [{ raw: b64("a,b"), mediaType: "text/csv" }];
+    expect(unsupportedMediaType(csv, ["text/plain"])).toBeNull();
+    expect(unsupportedMediaType(csv, ["image/png"])).toBe("text/csv");
+  });
+
+  it("checks acceptedOutputModes against an agent's own output modes", () => {
+    const modes = ["text/plain", "application/json"];
+    expect(acceptsOurOutput(["application/json"], modes)).toBe(true);
+    expect(acceptsOurOutput(["application/*"], modes)).toBe(true);
+    expect(acceptsOurOutput(["application/json"])).toBe(false);
+    expect(acceptsOurOutput(["image/*"], modes)).toBe(false);
+  });
 });

@@ -89,7 +89,10 @@ function planTurn(turn: Turn, ctx: PlayContext): Plan {
       cache_read_input_tokens: turn.usage?.cache_read_input_tokens ?? 0,
     },
     chunkSize: turn.chunkSize ?? DEFAULT_CHUNK_SIZE,
-    delayMs: turn.delayMs ?? 0,
+    delayMs:
+      turn.delayAttempts === undefined || turn.delayAttempts.includes(ctx.attempt)
+        ? (turn.delayMs ?? 0)
+        : 0,
     stall: stalls ? { afterChunks: turn.stallAfterChunks ?? 0, ms: turn.stallMs ?? 0 } : null,
     midError: midApplies
       ? { afterChunks: mid.afterChunks, type: mid.type, message: mid.message ?? mid.type }

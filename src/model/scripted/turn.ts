@@ -66,6 +66,8 @@ export const TurnSchema = z.strictObject({
   stopReason: StopReasonSchema.optional(),
   chunkSize: z.number().int().min(1).max(1_000_000).optional(),
   delayMs: z.number().int().min(0).max(60_000).optional(),
+  /** The attempts `delayMs` paces (default: every attempt). */
+  delayAttempts: z.array(z.number().int().positive()).optional(),
   stallAfterChunks: z.number().int().nonnegative().optional(),
   stallMs: z.number().int().min(0).max(600_000).optional(),
   stallAttempts: z.array(z.number().int().positive()).optional(),

@@ -1,0 +1,33 @@
+/**
+ * Reads the JSON body of an HTTP+JSON request: a body sent as anything but JSON is refused with
+ * ContentTypeNotSupportedError (HTTP 415, RFC 9110 §15.5.16), a body that is not JSON with
+ * InvalidParams naming the body; an empty body reads as `{}`.
+ */
+import { RestContentTypeNotSupportedError } from "@a2a-js/sdk/errors";
+import type { Context } from "hono";
+import { z } from "zod";
+import { invalidParams } from "./jsonrpc-errors.ts";
+import { isJsonContentType } from "./media-types.ts";
+
+/** The request body as JSON (unvalidated). */
+export async function readJsonBody(c: Context): Promise<unknown> {
+  const contentType = c.req.header("Content-Type");
+  if (!isJsonContentType(contentType)) {
+    throw new RestContentTypeNotSupportedError({
+      message: `the body must be application/json or application/a2a+json, not ${(contentType ?? "").slice(0, 100)}`,
+      statusCode: 415,
+    });
+  }
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidParams(
+      new z.ZodError([
+        { code: "custom", path: [], message: "the body is not JSON", input: text.slice(0, 40) },
+      ]),
+      "body",
+    );
+  }
+}
