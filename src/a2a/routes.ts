@@ -8,15 +8,16 @@
  *   *    /agents/<name>                                 308 to the canonical URL with the slash
  */
 
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
-import { authenticate, forbidden } from "../auth/middleware.ts";
+import { authenticate, forbidden, isJsonRpcRequest } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config.ts";
+import { limitBody } from "../platform/body-limit.ts";
 import { log } from "../platform/logging.ts";
+import { counterKey } from "../users/limits.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import type { AppEnv } from "./app-types.ts";
 import { agentCard, serveCard } from "./card-route.ts";
@@ -80,6 +81,7 @@ async function handlerFor(
     agent: agent.name,
     card,
     owner: c.get("owner"),
+    counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
     traceId: c.get("traceId"),
     lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
     protocol,
@@ -154,24 +156,15 @@ async function rest(
 export function a2aRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   /** MAX_BODY_BYTES, answered as a JSON-RPC error with HTTP 413. */
-  const sizeLimit: MiddlewareHandler<AppEnv> = (c, next) => {
-    const max = loadConfig(c.env).maxBodyBytes;
-    return bodyLimit({
-      maxSize: max,
-      onError: (ctx) =>
-        ctx.json(
-          {
-            jsonrpc: "2.0",
-            id: null,
-            error: {
-              code: INVALID_REQUEST,
-              message: `Request payload validation error: the body exceeds the size limit of ${max} bytes`,
-            },
-          },
-          413,
-        ),
-    })(c, next);
-  };
+  const sizeLimit = limitBody<AppEnv>(
+    (c) => loadConfig(c.env).maxBodyBytes,
+    (c, max) => {
+      const message = `Request payload validation error: the body exceeds the size limit of ${max} bytes`;
+      return isJsonRpcRequest(c)
+        ? c.json({ jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message } }, 413)
+        : c.json({ error: { code: 413, status: "INVALID_ARGUMENT", message, details: [] } }, 413);
+    },
+  );
 
   app.get("/", (c) =>
     c.json({

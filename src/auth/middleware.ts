@@ -73,20 +73,23 @@ export function forgetTokens(env: Env, hashes: readonly string[]): void {
   for (const hash of hashes) cache.delete(hash);
 }
 
+/** Whether the request is a POST to a JSON-RPC endpoint (errors then take the JSON-RPC shape). */
+export function isJsonRpcRequest(c: Context): boolean {
+  return c.req.method === "POST" && /^\/(agents\/[^/]+\/)?$/.test(new URL(c.req.url).pathname);
+}
+
 /** A 401 in the endpoint's shape (JSON-RPC for POSTs to an agent endpoint, else REST). */
 export function unauthorized(c: Context<AppEnv>): Response {
   c.header("WWW-Authenticate", 'Bearer realm="a2a"');
   const message = "Unauthorized: send Authorization: Bearer <token>";
-  const rpc = c.req.method === "POST" && /^\/(agents\/[^/]+\/)?$/.test(new URL(c.req.url).pathname);
-  return rpc
+  return isJsonRpcRequest(c)
     ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 401)
     : c.json({ error: { code: 401, status: "UNAUTHENTICATED", message } }, 401);
 }
 
 /** A 403 for an authenticated caller who may not do this. */
 export function forbidden(c: Context<AppEnv>, message: string): Response {
-  const rpc = c.req.method === "POST" && /^\/(agents\/[^/]+\/)?$/.test(new URL(c.req.url).pathname);
-  return rpc
+  return isJsonRpcRequest(c)
     ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 403)
     : c.json({ error: { code: 403, status: "PERMISSION_DENIED", message } }, 403);
 }
@@ -114,6 +117,22 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
 export function requireAdmin(): MiddlewareHandler<AppEnv> {
   return async function admin(c, next) {
     if (c.get("principal")?.role !== "admin") return forbidden(c, "admin only");
+    await next();
+  };
+}
+
+/**
+ * Middleware: callers with an account only (after {@link authenticate}). An anonymous caller is
+ * one conversation, not an account: account data (usage, privacy export and erasure, schedules)
+ * is refused with a 403 that says so, never served from a shared "anonymous" account.
+ */
+export function requireAccount(): MiddlewareHandler<AppEnv> {
+  return async function account(c, next) {
+    if (c.get("principal")?.via === "anonymous")
+      return forbidden(
+        c,
+        "anonymous callers have no account: send Authorization: Bearer <token> for usage, schedules and your data",
+      );
     await next();
   };
 }

@@ -8,6 +8,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Message, Task } from "../a2a/wire.ts";
 import { refreshAgents } from "../agents/overrides.ts";
+import { ownerMatches, requireConcreteOwner } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
@@ -79,7 +80,8 @@ export class TaskObject extends DurableObject<Env> {
         id: input.taskId,
         contextId: input.contextId,
         agent: agent.name,
-        owner: input.owner,
+        owner: requireConcreteOwner(input.owner),
+        counters: input.counters ?? null,
         traceId: input.traceId,
         parentTaskId: input.parent?.parentTaskId ?? null,
         state: "TASK_STATE_SUBMITTED",
@@ -128,7 +130,7 @@ export class TaskObject extends DurableObject<Env> {
   ): Promise<TaskResult<SendOutcome>> {
     const rt = this.runtime;
     const record = rt.store.record;
-    if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     if (input.message.contextId && input.message.contextId !== record.contextId) {
       return fail(
         "context_mismatch",
@@ -190,7 +192,7 @@ export class TaskObject extends DurableObject<Env> {
   /** The task as it is now. */
   async get(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
     const record = this.runtime.store.record;
-    if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     return ok(this.runtime.snapshot(input.historyLength));
   }
 
@@ -199,7 +201,7 @@ export class TaskObject extends DurableObject<Env> {
     owner: string | null;
   }): Promise<TaskResult<ReturnType<TaskRuntime["log"]["timeline"]>>> {
     const record = this.runtime.store.record;
-    if (!record || (input.owner !== null && record.owner !== input.owner))
+    if (!record || (input.owner !== null && !ownerMatches(record.owner, input.owner)))
       return fail("not_found", NOT_FOUND);
     return ok(this.runtime.log.timeline());
   }
@@ -207,7 +209,7 @@ export class TaskObject extends DurableObject<Env> {
   /** Resolves once the task ends or waits for input. */
   async waitSettled(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
     const record = this.runtime.store.record;
-    if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     const loop = this.runtime.scheduler.get("loop");
     if (loop && loop.dueAt <= Date.now() && !this.#driver.running)
       this.ctx.waitUntil(this.#driver.step());
@@ -218,7 +220,7 @@ export class TaskObject extends DurableObject<Env> {
   /** Push notification configs of the task and its delivery record (owner only; admins read). */
   async push(call: PushCall): Promise<TaskResult<PushAnswer>> {
     const record = this.runtime.store.record;
-    if (!record || (call.owner !== null && record.owner !== call.owner))
+    if (!record || (call.owner !== null && !ownerMatches(record.owner, call.owner)))
       return fail("not_found", NOT_FOUND);
     const answer = runPushCall(this.runtime.push, record.id, call);
     return "refused" in answer ? fail(answer.refused, answer.message) : ok(answer);
@@ -228,7 +230,7 @@ export class TaskObject extends DurableObject<Env> {
   async cancel(input: { owner: string }): Promise<TaskResult<Task>> {
     const rt = this.runtime;
     const record = rt.store.record;
-    if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     if (isTerminal(record.state))
       return fail("not_cancelable", `task ${record.id} has already ended (${record.state})`);
     this.#driver.stop();
@@ -254,7 +256,7 @@ export class TaskObject extends DurableObject<Env> {
     const rt = this.runtime;
     const record = rt.store.record;
     if (!record) return true;
-    if (input.owner !== null && record.owner !== input.owner) return false;
+    if (input.owner !== null && !ownerMatches(record.owner, input.owner)) return false;
     if (!isTerminal(record.state)) await this.cancel({ owner: record.owner });
     // A copy of the answer still on its way to R2 would outlive the erasure.
     await rt.outbox.idle();
@@ -298,7 +300,7 @@ export class TaskObject extends DurableObject<Env> {
   async subscribe(input: SubscribeInput): Promise<TaskResult<ReadableStream<Uint8Array>>> {
     const rt = this.runtime;
     const record = rt.store.record;
-    if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     if (input.after !== null)
       return ok(rt.subscribers.open(rt.log.after(input.after), isTerminal(record.state)));
     if (isTerminal(record.state))

@@ -7,6 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
@@ -185,17 +186,22 @@ describe("ask_user", () => {
 });
 
 describe("tool approvals", () => {
-  async function snapshotId(): Promise<string> {
-    const ws = workspaceFor(env.WORKSPACES, "writer", "anonymous");
+  /** A checkpoint in the workspace of a new anonymous conversation, and that conversation. */
+  async function snapshot(): Promise<{ id: string; contextId: string }> {
+    const contextId = crypto.randomUUID();
+    const ws = workspaceFor(env.WORKSPACES, "writer", await anonymousOwner(contextId));
     const made = await ws.checkpointCreate("before approval test", { taskId: "approval-test" });
     if (!made.ok) throw new Error(made.error);
-    return made.value.id;
+    return { id: made.value.id, contextId };
   }
 
   it("asks before a listed tool runs; yes runs it", async () => {
-    const id = await snapshotId();
+    const { id, contextId } = await snapshot();
     const s = await scenario([tool("checkpoint_restore", { id }), { text: "Restored." }]);
-    const paused = await send(userMessage(`roll back ${s.marker}`), "/agents/writer/");
+    const paused = await send(
+      userMessage(`roll back ${s.marker}`, { contextId }),
+      "/agents/writer/",
+    );
     expect(paused.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
     const parts = paused.status.message?.parts ?? [];
     expect(parts[0]?.text).toContain("Approve the call of checkpoint_restore");
@@ -212,9 +218,12 @@ describe("tool approvals", () => {
   });
 
   it("a no (or the form's approve: false) refuses the call and tells the agent why", async () => {
-    const id = await snapshotId();
+    const { id, contextId } = await snapshot();
     const s = await scenario([tool("checkpoint_restore", { id }), { text: "Left as is." }]);
-    const paused = await send(userMessage(`roll back ${s.marker}`), "/agents/writer/");
+    const paused = await send(
+      userMessage(`roll back ${s.marker}`, { contextId }),
+      "/agents/writer/",
+    );
     const done = await send(
       {
         messageId: crypto.randomUUID(),
@@ -232,7 +241,7 @@ describe("tool approvals", () => {
   });
 
   it("works for a v0.3 streaming client: the stream ends input-required, the form approves", async () => {
-    const id = await snapshotId();
+    const { id, contextId } = await snapshot();
     const s = await scenario([tool("checkpoint_restore", { id }), { text: "Restored (v0.3)." }]);
     const stream = await collectSse(
       await fetchWorker("/agents/writer/", {
@@ -246,6 +255,7 @@ describe("tool approvals", () => {
             message: {
               kind: "message",
               messageId: crypto.randomUUID(),
+              contextId,
               role: "user",
               parts: [{ kind: "text", text: `roll back ${s.marker}` }],
             },
