@@ -18,6 +18,7 @@ import { currentAgents, deleteOverride, identityText, putOverride } from "../age
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
 import { createUser, getUser, listUsers, revokeTokens, setBudget } from "../auth/users-store.ts";
+import { loadConfig } from "../config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
 import { memoryKeys } from "../tools/memory.ts";
@@ -100,10 +101,10 @@ export function adminRoutes(): Hono<AppEnv> {
     return c.json({ revoked });
   });
 
-  // Admin uploads are small texts: limited before they are read, like every body.
+  // Uploads are limited by MAX_BODY_BYTES before they are read, like every body.
   const uploadLimit = limitBody<AppEnv>(
-    () => 256 * 1024,
-    (c, max) => apiError(c, 413, `the body exceeds ${max} bytes`),
+    (c) => loadConfig(c.env).maxBodyBytes,
+    (c, max) => apiError(c, 413, `the body exceeds ${max} bytes (MAX_BODY_BYTES)`),
   );
   app.put("/api/admin/agents/:name/memory", uploadLimit, async (c) => {
     const name = c.req.param("name");
