@@ -10,6 +10,7 @@ import type { Message, Task } from "../a2a/wire.ts";
 import { refreshAgents } from "../agents/overrides.ts";
 import { ownerMatches, requireConcreteOwner } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
+import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
@@ -159,6 +160,8 @@ export class TaskObject extends DurableObject<Env> {
         `task ${record.id} is still working; wait for it to finish or cancel it before sending another message`,
       );
     }
+    const problem = this.#answerProblem(input.message);
+    if (problem) return fail("invalid", problem);
     const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
     rt.transaction(() => {
       rt.store.markSeen(message.messageId);
@@ -371,6 +374,14 @@ export class TaskObject extends DurableObject<Env> {
     } else if (outcome === "waiting") {
       rt.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
     }
+  }
+
+  /** Why a message does not answer the form the task waits on (null when it does, or none). */
+  #answerProblem(message: Message): string | null {
+    const pending = this.runtime.pending.get();
+    if (!pending || pending.resolution) return null;
+    const form = formOf(pending.waiting, (id) => this.runtime.children.get(id)?.report?.question);
+    return form ? formAnswerProblem(form, message.parts) : null;
   }
 
   /** After a restart: a task left in flight resumes now (no step of a fresh instance is running). */

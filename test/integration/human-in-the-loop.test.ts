@@ -92,6 +92,45 @@ describe("ask_user", () => {
     expect(await lastToolResults(s.id)).toEqual(['Form values: {"colour":"blue"}']);
   });
 
+  it("checks form values against the form it asked: a value outside it is refused, the task still waits", async () => {
+    const s = await scenario([
+      tool("ask_user", {
+        question: "Which day?",
+        fields: { day: { type: "string", enum: ["mon", "fri"] }, people: { type: "integer" } },
+        required: ["day"],
+      }),
+      { text: "Booked." },
+    ]);
+    const paused = await send(userMessage(`plan the launch ${s.marker}`));
+    expect(paused.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const answer = (data: Record<string, unknown>) =>
+      rpc<{ task: StatusTask }>("SendMessage", {
+        message: {
+          messageId: crypto.randomUUID(),
+          role: "ROLE_USER",
+          taskId: paused.id,
+          parts: [{ data }],
+        },
+      });
+    for (const [data, reason] of [
+      [{ day: "tue" }, 'day: expected one of "mon", "fri"'],
+      [{ day: "fri", people: 2.5 }, "people:"],
+      [{ people: 3 }, "day: is required"],
+      [{ day: "fri", when: "noon" }, "unknown field when"],
+    ] as const) {
+      const refused = await answer(data);
+      expect(refused.error?.code, JSON.stringify(data)).toBe(-32602);
+      expect(refused.error?.message).toContain(reason);
+    }
+    expect((await rpc<StatusTask>("GetTask", { id: paused.id })).result?.status.state).toBe(
+      "TASK_STATE_INPUT_REQUIRED",
+    );
+    expect(await modelRequests(s.id)).toHaveLength(1);
+    const done = await answer({ day: "fri", people: 3 });
+    expect(done.result?.task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(await lastToolResults(s.id)).toEqual(['Form values: {"day":"fri","people":3}']);
+  });
+
   it("works for a v0.3 client: input-required, then a text answer", async () => {
     const s = await scenario([
       tool("ask_user", { question: "What is the deadline?" }),
@@ -224,6 +263,21 @@ describe("tool approvals", () => {
       userMessage(`roll back ${s.marker}`, { contextId }),
       "/agents/writer/",
     );
+    // An approval's form takes a boolean: anything else is refused, and the task still asks.
+    const unclear = await rpc(
+      "SendMessage",
+      {
+        message: {
+          messageId: crypto.randomUUID(),
+          role: "ROLE_USER",
+          taskId: paused.id,
+          parts: [{ data: { approve: "maybe" } }],
+        },
+      },
+      { path: "/agents/writer/" },
+    );
+    expect(unclear.error?.code).toBe(-32602);
+    expect(unclear.error?.message).toMatch(/form: approve: .*boolean/);
     const done = await send(
       {
         messageId: crypto.randomUUID(),
