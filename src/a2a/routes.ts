@@ -50,7 +50,15 @@ function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefi
   return servedAgents(c).find((agent) => agent.name === name);
 }
 
+/** A 404 for an unknown agent, or a 503 naming the file, line and field of a broken one. */
 function unknownAgent(c: Context<AppEnv>, name: string, rpc: boolean): Response {
+  const broken = currentAgents().broken(name);
+  if (broken) {
+    const message = `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`;
+    return rpc
+      ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 503)
+      : c.json({ error: { code: 503, status: "UNAVAILABLE", message } }, 503);
+  }
   const known = servedAgents(c).map((agent) => agent.name);
   const message = `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`;
   if (rpc)
@@ -58,11 +66,15 @@ function unknownAgent(c: Context<AppEnv>, name: string, rpc: boolean): Response 
   return c.json({ error: { code: 404, status: "NOT_FOUND", message } }, 404);
 }
 
-function defaultAgent(c: Context<AppEnv>): AgentDefinition {
+/** Serves the default agent (`DEFAULT_AGENT`) with `serve`, or says why it cannot. */
+function withDefaultAgent(
+  c: Context<AppEnv>,
+  rpc: boolean,
+  serve: (agent: AgentDefinition) => Response | Promise<Response>,
+): Response | Promise<Response> {
   const name = loadConfig(c.env).defaultAgent;
   const agent = currentAgents().get(name);
-  if (!agent) throw new Error(`DEFAULT_AGENT '${name}' is not an agent in agents/`);
-  return agent;
+  return agent ? serve(agent) : unknownAgent(c, name, rpc);
 }
 
 /** The request handler for one call to `agent`, with the caller's identity and trace. */
@@ -176,8 +188,9 @@ export function a2aRoutes(): Hono<AppEnv> {
     }),
   );
   app.get("/agents/", (c) => c.redirect(`${baseUrl(c)}/agents`, 308));
-  app.get("/agents", (c) =>
-    c.json({
+  app.get("/agents", (c) => {
+    const unavailable = currentAgents().brokenList();
+    return c.json({
       defaultAgent: loadConfig(c.env).defaultAgent,
       agents: servedAgents(c).map((agent) => ({
         name: agent.name,
@@ -186,8 +199,9 @@ export function a2aRoutes(): Hono<AppEnv> {
         url: agentEndpoint(c, agent.name),
         cardUrl: `${agentEndpoint(c, agent.name)}.well-known/agent-card.json`,
       })),
-    }),
-  );
+      ...(unavailable.length > 0 ? { unavailable } : {}),
+    });
+  });
 
   app.on(
     REST_METHODS,
@@ -195,11 +209,14 @@ export function a2aRoutes(): Hono<AppEnv> {
     authenticate(),
     sizeLimit,
     limitRequests(),
-    (c) => rest(c, defaultAgent(c), `${baseUrl(c)}/`, c.req.param("rest")),
+    (c) =>
+      withDefaultAgent(c, false, (agent) => rest(c, agent, `${baseUrl(c)}/`, c.req.param("rest"))),
   );
-  app.get("/.well-known/agent-card.json", (c) => serveCard(c, defaultAgent(c), `${baseUrl(c)}/`));
+  app.get("/.well-known/agent-card.json", (c) =>
+    withDefaultAgent(c, false, (agent) => serveCard(c, agent, `${baseUrl(c)}/`)),
+  );
   app.post("/", authenticate(), sizeLimit, limitRequests(), (c) =>
-    rpc(c, defaultAgent(c), `${baseUrl(c)}/`),
+    withDefaultAgent(c, true, (agent) => rpc(c, agent, `${baseUrl(c)}/`)),
   );
 
   app.get("/agents/:name/.well-known/agent-card.json", (c) => {
