@@ -148,13 +148,15 @@ describe("npm run a2a", () => {
       (await a2a(["send", "assistant", "[[reply:json please]]", "--json"])).out,
     ) as {
       id: string;
+      contextId: string;
       status: { state: string };
     };
     expect(json.status.state).toBe("TASK_STATE_COMPLETED");
     const got = await a2a(["get", "assistant", json.id]);
     expect(got.out).toContain(`task ${json.id}`);
     expect(got.out).toContain("json please");
-    const listed = await a2a(["tasks", "assistant", "--limit", "5"]);
+    // An anonymous caller lists the conversation it names.
+    const listed = await a2a(["tasks", "assistant", "--context", json.contextId, "--limit", "5"]);
     expect(listed.out).toContain(`${json.id}  completed`);
   });
 
