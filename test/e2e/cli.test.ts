@@ -178,7 +178,7 @@ describe("npm run a2a", () => {
     const { code, out } = await a2a(["stream", "writer", `Write a note ${marker}`]);
     expect(code).toBe(0);
     const lines = out.split("\n");
-    expect(lines[0]).toMatch(/^task [0-9a-f-]{36} · context [0-9a-f-]{36} · submitted$/);
+    expect(lines[0]).toMatch(/^task [0-9a-f-]{36} · context [0-9a-f-]{32,36} · submitted$/);
     expect(lines).toContain("… working");
     expect(lines.some((l) => /^ {2}☰ plan .*\[writer\]$/.test(l))).toBe(true);
     expect(lines.some((l) => /^ {2}→ tool_call Calling write_file on cli\.md/.test(l))).toBe(true);
