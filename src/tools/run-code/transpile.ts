@@ -109,57 +109,47 @@ export function toModule(
   names: GuardNames,
   options: { script?: boolean } = {},
 ): Transpiled {
-  let js = source;
-  if (isTypeScript(path)) {
+  type Step<T> = { ok: true; value: T } | { ok: false; error: string };
+  const step = <T>(prefix: string, run: () => T): Step<T> => {
     try {
-      js = transform(js, {
-        transforms: ["typescript"],
-        disableESTransforms: true,
-        filePath: path,
-      }).code;
+      return { ok: true, value: run() };
     } catch (error) {
-      return { ok: false, error: `${path}: ${message(error)}` };
+      return { ok: false, error: `${path}: ${prefix}${message(error)}` };
     }
-  }
-  let ast: AstNode;
-  try {
-    ast = parse(js, {
-      ecmaVersion: "latest",
-      sourceType: "module",
-      allowReturnOutsideFunction: options.script === true,
-    }) as unknown as AstNode;
-  } catch (error) {
-    return { ok: false, error: `${path}: SyntaxError: ${message(error)}` };
-  }
-  const isModule = ((ast.body ?? []) as AstNode[]).some((node) => MODULE_SYNTAX.has(node.type));
-  if (options.script && !isModule) js = `exports.default = async function (input) {${js}\n};`;
-  else {
-    if (awaitsAtTopLevel(ast))
-      return {
-        ok: false,
-        error: `${path}: top-level await is not supported here; put the code in an async function (export default async function main() { ... })`,
-      };
-    try {
-      js = transform(js, {
-        transforms: ["imports"],
-        disableESTransforms: true,
-        filePath: path,
-      }).code;
-    } catch (error) {
-      return { ok: false, error: `${path}: ${message(error)}` };
-    }
-  }
+  };
+  const sucrase = (js: string, transforms: Array<"typescript" | "imports">) =>
+    step("", () => transform(js, { transforms, disableESTransforms: true, filePath: path }).code);
+  const acorn = (js: string, allowReturnOutsideFunction: boolean) =>
+    step("SyntaxError: ", () => {
+      const options = { ecmaVersion: "latest", sourceType: "module" } as const;
+      return parse(js, { ...options, allowReturnOutsideFunction }) as unknown as AstNode;
+    });
+
+  const stripped = isTypeScript(path)
+    ? sucrase(source, ["typescript"])
+    : { ok: true as const, value: source };
+  if (!stripped.ok) return stripped;
+  const ast = acorn(stripped.value, options.script === true);
+  if (!ast.ok) return ast;
+  const isModule = ((ast.value.body ?? []) as AstNode[]).some((n) => MODULE_SYNTAX.has(n.type));
+  const script = options.script === true && !isModule;
+  if (!script && awaitsAtTopLevel(ast.value))
+    return {
+      ok: false,
+      error: `${path}: top-level await is not supported here; put the code in an async function (export default async function main() { ... })`,
+    };
+  const code = script
+    ? {
+        ok: true as const,
+        value: `exports.default = async function (input) {${stripped.value}\n};`,
+      }
+    : sucrase(stripped.value, ["imports"]);
+  if (!code.ok) return code;
+  const body = acorn(code.value, true);
+  if (!body.ok) return body;
   const insertions: Array<[number, string]> = [];
-  try {
-    const body = parse(js, {
-      ecmaVersion: "latest",
-      sourceType: "module",
-      allowReturnOutsideFunction: true,
-    }) as unknown as AstNode;
-    guardInsertions(body, names.guard, insertions);
-  } catch (error) {
-    return { ok: false, error: `${path}: SyntaxError: ${message(error)}` };
-  }
+  guardInsertions(body.value, names.guard, insertions);
+  let js = code.value;
   insertions.sort((a, b) => b[0] - a[0]);
   for (const [at, text] of insertions) js = js.slice(0, at) + text + js.slice(at);
   const head = `import { guard as ${names.guard}, ran as ${names.ran} } from "/${GUARD_MODULE}";`;
