@@ -2,7 +2,8 @@
  * Who is calling, for every route but the cards and `/health`: a bearer token of a D1 user, a JWT
  * from the configured OIDC issuer (or Cloudflare Access's `Cf-Access-Jwt-Assertion`), or one of
  * the deployment's static keys (`ADMIN_API_KEY`: admin, `A2A_API_KEY`: a shared user key).
- * Without credentials the caller is `anonymous` where `ALLOW_ANONYMOUS` allows it, else 401.
+ * Without credentials the caller is anonymous where `ALLOW_ANONYMOUS` allows it (owner: the
+ * anonymous claim, whose data is its conversation's: see anonymous.ts), else 401.
  * Missing or bad credentials get the same 401 JSON: no hint of which part was wrong. Lookups are
  * cached per isolate for 5 seconds and streams re-check every 5 seconds, so a revocation takes
  * effect within 10 seconds everywhere.
