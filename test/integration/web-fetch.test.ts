@@ -147,7 +147,8 @@ describe("htmlToText on awkward markup", () => {
       const started = Date.now();
       htmlToText(page);
       await new Promise((resolve) => setTimeout(resolve, 1));
-      expect(Date.now() - started).toBeLessThan(2_000);
+      // Generous for a loaded machine: a quadratic pass over these pages would take minutes.
+      expect(Date.now() - started).toBeLessThan(10_000);
     }
   });
 });
