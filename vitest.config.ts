@@ -43,15 +43,21 @@ export default defineConfig(async () => {
               "web_fetch:10,fetch_document:10,search:5,grep_files:10,a2a_call:10,a2a_call_streaming:10,a2a_discover:10,progress_read:2",
             ADMIN_API_KEY: "test-admin-key",
             // Remote A2A agents for the agent-network tests: this Worker itself, reached through a
-            // service binding (HARNESS_SELF) as Workers on one account reach each other; plus one
-            // agent that is down.
+            // service binding (HARNESS_SELF) as Workers on one account reach each other, calling as
+            // the admin key (a remote sub-agent shares the scratchpad with a parent of the same
+            // principal); plus one agent that is down.
             A2A_AGENTS: JSON.stringify({
               "remote-researcher": {
                 service: "HARNESS_SELF",
                 url: "https://self.test/agents/researcher/",
                 description: "The researcher, served by another deployment",
+                authSecret: "ADMIN_API_KEY",
               },
-              "remote-writer": { service: "HARNESS_SELF", url: "https://self.test/agents/writer/" },
+              "remote-writer": {
+                service: "HARNESS_SELF",
+                url: "https://self.test/agents/writer/",
+                authSecret: "ADMIN_API_KEY",
+              },
               down: { url: "http://127.0.0.1:9/", description: "An agent that is down" },
             }),
             AGENT_CALL_RULES: JSON.stringify({ "deep-thinker": ["researcher"] }),

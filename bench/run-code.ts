@@ -1,9 +1,10 @@
 /**
  * `npm run bench:run-code`: how long one run_code call takes under `wrangler dev`, from asking the
  * Worker Loader for a fresh isolate to its answer (start-up included), as the tool reports it.
- * Starts the scripted model and the harness on 127.0.0.1, sends `--n` tasks (default 30) whose
- * scripted model calls run_code once with a one-line snippet, and prints p50/p95 of the run's
- * total time and of the time inside the isolate.
+ * Starts the scripted model and the harness on 127.0.0.1, sends `--n` tasks (default 30) per
+ * snippet whose scripted model calls run_code once with it, and prints p50/p95 of the run's total
+ * time and of the time inside the isolate: a one-line snippet (start-up), a tight loop of 10^7
+ * iterations and 10^6 function calls (what the guard costs: it reads the clock at each).
  */
 import { parseArgs } from "node:util";
 import { freePort, startDevServer } from "../test/e2e/dev-server.ts";
@@ -19,20 +20,26 @@ const server = await startDevServer({
   port: await freePort(),
   vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" },
 });
-try {
+const SNIPPETS: Array<[string, string]> = [
+  ["one-line snippet", "console.log(6 * 7)"],
+  ["loop of 10^7 iterations", "let s = 0;\nfor (let i = 0; i < 1e7; i++) s += i;\nconsole.log(s)"],
+  [
+    "10^6 function calls",
+    "const f = (x) => x + 1;\nlet s = 0;\nfor (let i = 0; i < 1e6; i++) s = f(s);\nconsole.log(s)",
+  ],
+];
+
+async function measure(label: string, code: string): Promise<void> {
   const totals: number[] = [];
   const inside: number[] = [];
   for (let i = 0; i < n + 3; i++) {
-    const id = `bench-run-code-${i}`;
+    const id = `bench-run-code-${crypto.randomUUID()}`;
     await fetch(`${fake.url}/_scripted/scenarios`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
         id,
-        turns: [
-          { text: "", toolUses: [{ name: "run_code", input: { code: "console.log(6 * 7)" } }] },
-          { text: "done" },
-        ],
+        turns: [{ text: "", toolUses: [{ name: "run_code", input: { code } }] }, { text: "done" }],
       }),
     });
     await fetch(`${server.url}/`, {
@@ -44,7 +51,7 @@ try {
         method: "SendMessage",
         params: {
           message: {
-            messageId: `m-${i}`,
+            messageId: `m-${id}`,
             role: "ROLE_USER",
             parts: [{ text: `[[scenario:${id}]]` }],
           },
@@ -61,13 +68,18 @@ try {
     inside.push(Number(match[1]));
     totals.push(Number(match[2]));
   }
-  console.log(`run_code under wrangler dev, n=${n} (one-line snippet, a fresh isolate each run)`);
+  console.log(`${label}, n=${n} (a fresh isolate each run)`);
   console.log(
     `  isolate start + run: p50 ${percentile(totals, 50)} ms, p95 ${percentile(totals, 95)} ms`,
   );
   console.log(
     `  inside the isolate:  p50 ${percentile(inside, 50)} ms, p95 ${percentile(inside, 95)} ms`,
   );
+}
+
+try {
+  console.log("run_code under wrangler dev");
+  for (const [label, code] of SNIPPETS) await measure(label, code);
 } finally {
   await server.stop();
   await fake.close();

@@ -1,9 +1,11 @@
 /**
  * Bundles agents/<name>/IDENTITY.md into src/agents/bundled.generated.ts.
  * Contract: run as `node scripts/build-agents.ts` from any directory; validates every identity
- * (parser + frontmatter name equals the directory name + a named program exists), exits 1 with
- * the error on stderr, and rewrites the generated file only when its content changes (keeps
- * watch mode quiet).
+ * (parser + frontmatter name equals the directory name + a named program exists), exits 1 with the error on stderr
+ * (`agents/<name>/IDENTITY.md:<line>:<column>: <field>: <reason>`), and rewrites the generated file
+ * only when its content changes (keeps watch mode quiet). Under `wrangler dev`'s watch
+ * (`WRANGLER_COMMAND=dev`) an invalid file does not stop the build: it is bundled as it is, its
+ * error printed, and the Worker serves the other agents while that one answers its error.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -14,6 +16,9 @@ import { PROGRAM_NAMES } from "../src/programs/index.ts";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const agentsDir = join(root, "agents");
 const outFile = join(root, "src", "agents", "bundled.generated.ts");
+
+/** Whether an invalid identity is bundled (and reported) instead of stopping the build. */
+const lenient = process.env.WRANGLER_COMMAND === "dev";
 
 /** Reads and validates every agent; returns the entries to bundle, sorted by directory. */
 function collect(): Array<{ file: string; text: string; name: string }> {
@@ -28,22 +33,27 @@ function collect(): Array<{ file: string; text: string; name: string }> {
     if (!existsSync(path))
       throw new Error(`${file}: not found; every directory under agents/ needs an IDENTITY.md`);
     const text = readFileSync(path, "utf8");
-    const agent = parseIdentity(file, text);
-    if (agent.name !== dir) {
-      throw new IdentityError(
-        file,
-        "frontmatter.name",
-        `"${agent.name}" must equal the directory name "${dir}"`,
-      );
+    try {
+      const agent = parseIdentity(file, text);
+      if (agent.name !== dir) {
+        throw new IdentityError(
+          file,
+          "frontmatter.name",
+          `"${agent.name}" must equal the directory name "${dir}"`,
+        );
+      }
+      if (agent.program !== null && !PROGRAM_NAMES.includes(agent.program)) {
+        throw new IdentityError(
+          file,
+          "frontmatter.program",
+          `no program "${agent.program}" in src/programs/ (programs: ${PROGRAM_NAMES.join(", ")})`,
+        );
+      }
+    } catch (error) {
+      if (!lenient || !(error instanceof IdentityError)) throw error;
+      console.error(`${error.message} (the other agents are served; this one answers this error)`);
     }
-    if (agent.program !== null && !PROGRAM_NAMES.includes(agent.program)) {
-      throw new IdentityError(
-        file,
-        "frontmatter.program",
-        `no program "${agent.program}" in src/programs/ (programs: ${PROGRAM_NAMES.join(", ")})`,
-      );
-    }
-    return { file, text, name: agent.name };
+    return { file, text, name: dir };
   });
 }
 

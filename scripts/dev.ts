@@ -13,8 +13,8 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 
-function run(command: string, commandArgs: string[]): void {
-  const result = spawnSync(command, commandArgs, { cwd: root, stdio: "inherit" });
+function run(command: string, commandArgs: string[], env: NodeJS.ProcessEnv = process.env): void {
+  const result = spawnSync(command, commandArgs, { cwd: root, stdio: "inherit", env });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
@@ -34,7 +34,11 @@ function fileHasKey(file: string, name = "ANTHROPIC_API_KEY"): boolean {
 }
 
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
-run(process.execPath, [join(root, "scripts", "build-agents.ts")]);
+// As under wrangler dev's watch: an invalid IDENTITY.md is reported and the other agents serve.
+run(process.execPath, [join(root, "scripts", "build-agents.ts")], {
+  ...process.env,
+  WRANGLER_COMMAND: "dev",
+});
 run(process.execPath, [join(root, "scripts", "build-console.ts")]);
 
 const persist = flagValue("--persist-to");

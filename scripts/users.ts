@@ -96,7 +96,8 @@ migrate();
 switch (command) {
   case "add": {
     if (!id || !ID.test(id)) fail("add needs an id: lower case letters, digits, . _ @ -");
-    if (RESERVED.has(id)) fail(`${id} is reserved`);
+    if (RESERVED.has(id) || id.startsWith("anon-"))
+      fail(`${id} is reserved (anon- names anonymous conversations)`);
     const role = values.role;
     if (role !== "user" && role !== "admin") fail("--role is user or admin");
     const agents = values.agents

@@ -31,6 +31,7 @@ import {
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import type { AgentDefinition } from "../agents/identity.ts";
+import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymous.ts";
 import {
   acceptsOurOutput,
   SUPPORTED_INPUT_MODES,
@@ -50,7 +51,7 @@ import {
 import { decodeLines } from "../task/ndjson.ts";
 import type { SendOutcome, TaskResult } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
-import { listTasks } from "./list-tasks.ts";
+import { DEFAULT_PAGE_SIZE, listTasks } from "./list-tasks.ts";
 import { ListTasksParams } from "./params.ts";
 import { callerOf } from "./subagent-caller.ts";
 import type { Message, SequencedEvent, Task } from "./wire.ts";
@@ -66,7 +67,13 @@ export interface HandlerDeps {
     "inputModes" | "outputModes" | "dedupeMessages" | "program" | "name"
   >;
   card: Record<string, unknown>;
+  /**
+   * The caller's owner claim: a user's id, or {@link ANONYMOUS_CALLER}, whose new tasks belong to
+   * the conversation they name (see auth/anonymous.ts).
+   */
   owner: string;
+  /** The user object counting the caller's budgets (`user:<id>`, `ip:<address>`). */
+  counters: string;
   traceId: string;
   /** The SSE `Last-Event-ID` of a reconnecting subscriber, if any. */
   lastEventId: number | null;
@@ -133,6 +140,17 @@ export class DurableRequestHandler implements A2ARequestHandler {
 
   constructor(deps: HandlerDeps) {
     this.#deps = deps;
+  }
+
+  get #anonymous(): boolean {
+    return this.#deps.owner === ANONYMOUS_CALLER;
+  }
+
+  /** Who owns what the caller does in conversation `contextId`: itself, or that conversation. */
+  async #ownerIn(contextId: string | undefined): Promise<string> {
+    if (!this.#anonymous) return this.#deps.owner;
+    if (contextId === undefined) throw new Error("an anonymous caller's owner needs a contextId");
+    return anonymousOwner(contextId);
   }
 
   #stub(taskId: string): DurableObjectStub<TaskObject> {
@@ -223,9 +241,17 @@ export class DurableRequestHandler implements A2ARequestHandler {
 
   async listTasks(params: ListTasksRequest): Promise<ListTasksResponse> {
     const input = ListTasksParams.parse(ListTasksRequest.toJSON(params));
+    // An anonymous caller lists one conversation, the one it names; naming none lists nothing.
+    if (this.#anonymous && !input.contextId)
+      return {
+        tasks: [],
+        nextPageToken: "",
+        pageSize: input.pageSize ?? DEFAULT_PAGE_SIZE,
+        totalSize: 0,
+      };
     const page = await listTasks(
       this.#deps.db,
-      { owner: this.#deps.owner, agent: this.#deps.agent },
+      { owner: await this.#ownerIn(input.contextId), agent: this.#deps.agent },
       input,
       async (id, historyLength) => {
         const result = (await withRetry(() =>
@@ -335,7 +361,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
             messageId: newId(),
             role: "ROLE_AGENT",
             parts: reply,
-            contextId: message.contextId ?? newId(),
+            contextId: message.contextId ?? newContextId(),
           },
         };
       }
@@ -350,16 +376,19 @@ export class DurableRequestHandler implements A2ARequestHandler {
       );
       return { taskId, outcome: unwrap(result), request };
     }
+    const contextId = message.contextId ?? newContextId();
+    const owner = await this.#ownerIn(contextId);
     const taskId = definition.dedupeMessages
-      ? await taskIdFor(this.#deps.owner, this.#deps.agent, message.messageId)
+      ? await taskIdFor(owner, this.#deps.agent, message.messageId)
       : newId();
     const caller = callerOf(message);
     const input = {
       taskId,
-      contextId: message.contextId ?? newId(),
+      contextId,
       freshContext: message.contextId === undefined,
       agent: this.#deps.agent,
-      owner: this.#deps.owner,
+      owner,
+      counters: this.#deps.counters,
       traceId: this.#deps.traceId,
       message,
       ...(request.metadata ? { requestMetadata: request.metadata } : {}),
@@ -368,7 +397,8 @@ export class DurableRequestHandler implements A2ARequestHandler {
     };
     // The task id is derived from (owner, agent, messageId): a resent message, even a concurrent
     // one, reaches the same object, whose create() returns the task it already made (unless the
-    // agent turns that off: then each message is a new task).
+    // agent turns that off: then each message is a new task). An anonymous caller's owner derives
+    // from the contextId, so its task ids are as unguessable as that.
     const result = await withRetry(() => this.#stub(taskId).create(input, { stream }));
     return { taskId, outcome: unwrap(result), request };
   }

@@ -10,15 +10,16 @@
  *   GET  /agents/<name>                                 308 to the canonical URL with the slash
  */
 
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
-import { authenticate, forbidden } from "../auth/middleware.ts";
+import { authenticate, forbidden, isJsonRpcRequest } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config.ts";
+import { limitBody } from "../platform/body-limit.ts";
 import { errorFields, log } from "../platform/logging.ts";
+import { counterKey } from "../users/limits.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import type { AppEnv } from "./app-types.ts";
 import { agentCard, serveCard, serveJwks } from "./card-route.ts";
@@ -52,7 +53,15 @@ function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefi
   return servedAgents(c).find((agent) => agent.name === name);
 }
 
+/** A 404 for an unknown agent, or a 503 naming the file, line and field of a broken one. */
 function unknownAgent(c: Context<AppEnv>, name: string, rpc: boolean): Response {
+  const broken = currentAgents().broken(name);
+  if (broken) {
+    const message = `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`;
+    return rpc
+      ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 503)
+      : c.json({ error: { code: 503, status: "UNAVAILABLE", message } }, 503);
+  }
   const known = servedAgents(c).map((agent) => agent.name);
   const message = `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`;
   if (rpc)
@@ -60,11 +69,15 @@ function unknownAgent(c: Context<AppEnv>, name: string, rpc: boolean): Response 
   return c.json({ error: { code: 404, status: "NOT_FOUND", message } }, 404);
 }
 
-function defaultAgent(c: Context<AppEnv>): AgentDefinition {
+/** Serves the default agent (`DEFAULT_AGENT`) with `serve`, or says why it cannot. */
+function withDefaultAgent(
+  c: Context<AppEnv>,
+  rpc: boolean,
+  serve: (agent: AgentDefinition) => Response | Promise<Response>,
+): Response | Promise<Response> {
   const name = loadConfig(c.env).defaultAgent;
   const agent = currentAgents().get(name);
-  if (!agent) throw new Error(`DEFAULT_AGENT '${name}' is not an agent in agents/`);
-  return agent;
+  return agent ? serve(agent) : unknownAgent(c, name, rpc);
 }
 
 /** The request handler for one call to `agent`, with the caller's identity and trace. */
@@ -84,6 +97,7 @@ async function handlerFor(
     definition: agent,
     card,
     owner: c.get("owner"),
+    counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
     traceId: c.get("traceId"),
     lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
     protocol,
@@ -163,24 +177,15 @@ async function rest(
 export function a2aRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   /** MAX_BODY_BYTES, answered as a JSON-RPC error with HTTP 413. */
-  const sizeLimit: MiddlewareHandler<AppEnv> = (c, next) => {
-    const max = loadConfig(c.env).maxBodyBytes;
-    return bodyLimit({
-      maxSize: max,
-      onError: (ctx) =>
-        ctx.json(
-          {
-            jsonrpc: "2.0",
-            id: null,
-            error: {
-              code: INVALID_REQUEST,
-              message: `Request payload validation error: the body exceeds the size limit of ${max} bytes`,
-            },
-          },
-          413,
-        ),
-    })(c, next);
-  };
+  const sizeLimit = limitBody<AppEnv>(
+    (c) => loadConfig(c.env).maxBodyBytes,
+    (c, max) => {
+      const message = `Request payload validation error: the body exceeds the size limit of ${max} bytes`;
+      return isJsonRpcRequest(c)
+        ? c.json({ jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message } }, 413)
+        : c.json({ error: { code: 413, status: "INVALID_ARGUMENT", message, details: [] } }, 413);
+    },
+  );
 
   app.get("/", (c) =>
     c.json({
@@ -192,8 +197,9 @@ export function a2aRoutes(): Hono<AppEnv> {
     }),
   );
   app.get("/agents/", (c) => c.redirect(`${baseUrl(c)}/agents`, 308));
-  app.get("/agents", (c) =>
-    c.json({
+  app.get("/agents", (c) => {
+    const unavailable = currentAgents().brokenList();
+    return c.json({
       defaultAgent: loadConfig(c.env).defaultAgent,
       agents: servedAgents(c).map((agent) => ({
         name: agent.name,
@@ -202,8 +208,9 @@ export function a2aRoutes(): Hono<AppEnv> {
         url: agentEndpoint(c, agent.name),
         cardUrl: `${agentEndpoint(c, agent.name)}.well-known/agent-card.json`,
       })),
-    }),
-  );
+      ...(unavailable.length > 0 ? { unavailable } : {}),
+    });
+  });
 
   app.on(
     REST_METHODS,
@@ -211,14 +218,19 @@ export function a2aRoutes(): Hono<AppEnv> {
     authenticate(),
     sizeLimit,
     limitRequests(),
-    (c) => rest(c, defaultAgent(c), `${baseUrl(c)}/`, c.req.param("rest")),
+    (c) =>
+      withDefaultAgent(c, false, (agent) => rest(c, agent, `${baseUrl(c)}/`, c.req.param("rest"))),
   );
-  app.get("/.well-known/agent-card.json", (c) => serveCard(c, defaultAgent(c), `${baseUrl(c)}/`));
+  app.get("/.well-known/agent-card.json", (c) =>
+    withDefaultAgent(c, false, (agent) => serveCard(c, agent, `${baseUrl(c)}/`)),
+  );
   app.get(JWKS_PATH, serveJwks);
   // The v0.2 discovery path, which v0.2 clients still ask for: the v0.3 card.
-  app.get("/.well-known/agent.json", (c) => serveCard(c, defaultAgent(c), `${baseUrl(c)}/`, "0.3"));
+  app.get("/.well-known/agent.json", (c) =>
+    withDefaultAgent(c, false, (agent) => serveCard(c, agent, `${baseUrl(c)}/`, "0.3")),
+  );
   app.post("/", authenticate(), sizeLimit, limitRequests(), (c) =>
-    rpc(c, defaultAgent(c), `${baseUrl(c)}/`),
+    withDefaultAgent(c, true, (agent) => rpc(c, agent, `${baseUrl(c)}/`)),
   );
 
   app.get("/agents/:name/.well-known/agent-card.json", (c) => {

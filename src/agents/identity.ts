@@ -1,10 +1,14 @@
 /**
  * IDENTITY.md parser: YAML frontmatter + markdown system prompt -> AgentDefinition.
- * Contract: pure (no I/O, no clock; imports only zod, yaml and ./markdown-skills.ts), so Node
- * scripts can import it directly; every problem is one IdentityError naming the file and field.
+ * Contract: pure (no I/O, no clock; imports only zod, yaml, ./markdown-skills.ts,
+ * ./identity-position.ts and ../tools/names.ts), so Node scripts can import it directly; every
+ * problem is one IdentityError naming the file, the line and column, and the field. Tool names in
+ * `tools` must be the harness's tools or domains, or the agent's MCP servers' (`<server>__<tool>`).
  */
-import { parseDocument } from "yaml";
+import { type Document, parseDocument } from "yaml";
 import { z } from "zod";
+import { TOOL_DOMAINS, TOOL_NAMES } from "../tools/names.ts";
+import { type Position, positionAt, positionOf } from "./identity-position.ts";
 import {
   type AgentSkill,
   clip,
@@ -218,17 +222,24 @@ export interface AgentDefinition {
   file: string;
 }
 
-/** Thrown for any invalid IDENTITY.md; `message` reads `<file>: <field>: <reason>`. */
+/**
+ * Thrown for any invalid IDENTITY.md; `message` reads `<file>:<line>:<column>: <field>: <reason>`
+ * (the position when one is known, the field when the problem has one).
+ */
 export class IdentityError extends Error {
   readonly file: string;
   /** Dotted path such as `frontmatter.tools.deny.0`, `body`, or null for YAML syntax errors. */
   readonly field: string | null;
+  /** Where in the file (1-based), when known. */
+  readonly position: Position | null;
 
-  constructor(file: string, field: string | null, reason: string) {
-    super(field === null ? `${file}: ${reason}` : `${file}: ${field}: ${reason}`);
+  constructor(file: string, field: string | null, reason: string, position?: Position) {
+    const where = position ? `${file}:${position.line}:${position.column}` : file;
+    super(field === null ? `${where}: ${reason}` : `${where}: ${field}: ${reason}`);
     this.name = "IdentityError";
     this.file = file;
     this.field = field;
+    this.position = position ?? null;
   }
 }
 
@@ -243,19 +254,27 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
       file,
       "frontmatter",
       "missing; the file must start with a '---' line, then YAML, then a closing '---' line",
+      { line: 1, column: 1 },
     );
   }
   const close = lines.findIndex((line, i) => i > 0 && line.trimEnd() === "---");
   if (close < 0) {
-    throw new IdentityError(file, "frontmatter", "not closed; add a '---' line after the YAML");
+    throw new IdentityError(file, "frontmatter", "not closed; add a '---' line after the YAML", {
+      line: 1,
+      column: 1,
+    });
   }
-  const fm = validateFrontmatter(file, readYaml(file, lines.slice(1, close).join("\n")));
+  const source = lines.slice(1, close).join("\n");
+  const fm = validateFrontmatter(file, source, readYaml(file, source));
   const body = lines
     .slice(close + 1)
     .join("\n")
     .trim();
   if (body === "") {
-    throw new IdentityError(file, "body", "the system prompt after the frontmatter is empty");
+    throw new IdentityError(file, "body", "the system prompt after the frontmatter is empty", {
+      line: close + 2,
+      column: 1,
+    });
   }
   const blocks = tokenize(body);
   const description = fm.description ?? (clip(firstParagraph(blocks), 1000) || fm.name);
@@ -294,31 +313,41 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
   };
 }
 
-function readYaml(file: string, source: string): unknown {
+function readYaml(file: string, source: string): Document {
   const doc = parseDocument(source, { uniqueKeys: true });
   const error = doc.errors[0];
   if (error) {
     const reason = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:$/, "");
-    const pos = error.linePos?.[0];
-    // The YAML starts on line 2 of the file, after the opening '---'.
-    const where = pos ? ` at line ${pos.line + 1}, column ${pos.col}` : "";
-    throw new IdentityError(file, null, `invalid YAML in frontmatter${where}: ${reason}`);
+    throw new IdentityError(
+      file,
+      null,
+      `invalid YAML in frontmatter: ${reason}`,
+      positionAt(source, error.pos[0]),
+    );
   }
-  return doc.toJS() ?? {};
+  return doc;
 }
 
-function validateFrontmatter(file: string, raw: unknown): AgentFrontmatter {
+function validateFrontmatter(file: string, source: string, doc: Document): AgentFrontmatter {
+  const raw: unknown = doc.toJS() ?? {};
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new IdentityError(file, "frontmatter", "expected a YAML mapping of keys to values");
+    throw new IdentityError(file, "frontmatter", "expected a YAML mapping of keys to values", {
+      line: 2,
+      column: 1,
+    });
   }
   const result = AgentFrontmatterSchema.safeParse(raw);
-  if (result.success) return result.data;
+  if (result.success) {
+    checkToolNames(file, source, doc, result.data);
+    return result.data;
+  }
   const issue = result.error.issues[0];
   if (!issue) throw new IdentityError(file, "frontmatter", "invalid");
-  const path = issue.path.map(String);
+  const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
   let reason = issue.message;
+  let key: string | undefined;
   if (issue.code === "unrecognized_keys") {
-    const key = issue.keys[0] ?? "";
+    key = issue.keys[0] ?? "";
     // The strict objects that can report unknown keys: the root, `tools` and each `mcp` entry.
     const allowed =
       path.length === 0
@@ -333,9 +362,31 @@ function validateFrontmatter(file: string, raw: unknown): AgentFrontmatter {
     reason = hint
       ? `unknown key (did you mean ${hint}?)`
       : `unknown key; known keys: ${allowed.join(", ")}`;
-    path.push(key);
   }
-  throw new IdentityError(file, ["frontmatter", ...path].join("."), reason);
+  const position = positionOf(doc, source, path, key);
+  const field = ["frontmatter", ...path, ...(key === undefined ? [] : [key])].join(".");
+  throw new IdentityError(file, field, reason, position);
+}
+
+/** Every name in `tools` must be a tool, a domain, or one of the agent's MCP servers' tools. */
+function checkToolNames(file: string, source: string, doc: Document, fm: AgentFrontmatter) {
+  const servers = fm.mcp.map((m) => `${m.name}__`);
+  const known = (name: string) =>
+    TOOL_NAMES.includes(name) ||
+    TOOL_DOMAINS.includes(name) ||
+    servers.some((prefix) => name.startsWith(prefix) && name.length > prefix.length);
+  for (const list of ["allow", "deny", "requireApproval"] as const) {
+    const names = fm.tools?.[list] ?? [];
+    const index = names.findIndex((name) => !known(name));
+    if (index < 0) continue;
+    const mcp = servers.length > 0 ? ` or <server>__<tool> of ${servers.join(", ")}` : "";
+    throw new IdentityError(
+      file,
+      `frontmatter.tools.${list}.${index}`,
+      `unknown tool "${names[index]}"; tools: ${TOOL_NAMES.join(", ")}; domains: ${TOOL_DOMAINS.join(", ")}${mcp}`,
+      positionOf(doc, source, ["tools", list, index]),
+    );
+  }
 }
 
 function thinkingBudget(thinking: AgentFrontmatter["thinking"]): number | null {

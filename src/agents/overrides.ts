@@ -10,7 +10,7 @@ import { PROGRAM_NAMES } from "../programs/index.ts";
 import { sharedKey } from "../store/r2-keys.ts";
 import { BUNDLED_IDENTITIES } from "./bundled.generated.ts";
 import { parseIdentity } from "./identity.ts";
-import { AgentRegistry, bundledAgents, type IdentityEntry } from "./registry.ts";
+import { AgentRegistry, bundledAgents, entryName, type IdentityEntry } from "./registry.ts";
 
 /** The R2 key listing the overridden agents. */
 export const OVERRIDES_INDEX = "harness/agent-overrides.json";
@@ -48,9 +48,7 @@ export async function refreshAgents(env: Env): Promise<AgentRegistry> {
       overrides.push({ file: `agents/${name}/IDENTITY.md (uploaded)`, text: await object.text() });
   }
   const replaced = new Set(Object.keys(index));
-  const bundled = BUNDLED_IDENTITIES.filter(
-    (e) => !replaced.has(parseIdentity(e.file, e.text).name),
-  );
+  const bundled = BUNDLED_IDENTITIES.filter((e) => !replaced.has(entryName(e)));
   try {
     current = new AgentRegistry([...bundled, ...overrides]);
   } catch (error) {

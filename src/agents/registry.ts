@@ -1,8 +1,10 @@
 /**
  * Agent registry: AgentDefinitions by name, built from raw IDENTITY.md entries.
- * Contract: construction parses every entry and throws the first IdentityError (a registry
- * is never half-valid); lookups are synchronous and do no I/O. The bundled registry is parsed
- * once per isolate. Runtime overrides (admin uploads) build a new registry from entries.
+ * Contract: construction parses every entry; an invalid one (or a second one of a name) is kept
+ * as broken, with its IdentityError, under its directory's name, so the other agents serve while
+ * one file is being fixed and the broken one can answer what is wrong. Lookups are synchronous
+ * and do no I/O. The bundled registry is parsed once per isolate. Runtime overrides (admin
+ * uploads) build a new registry from entries.
  */
 import { BUNDLED_IDENTITIES } from "./bundled.generated.ts";
 import { type AgentDefinition, IdentityError, parseIdentity } from "./identity.ts";
@@ -13,26 +15,52 @@ export interface IdentityEntry {
   readonly text: string;
 }
 
+/** The agent an entry is for: its directory's name (`agents/<name>/IDENTITY.md`). */
+export function entryName(entry: IdentityEntry): string {
+  return /^agents\/([^/]+)\//.exec(entry.file)?.[1] ?? entry.file;
+}
+
 /** Immutable set of validated agents, keyed by frontmatter `name`. */
 export class AgentRegistry {
   readonly #agents: ReadonlyMap<string, AgentDefinition>;
+  readonly #broken: ReadonlyMap<string, IdentityError>;
 
-  /** Parses every entry; throws IdentityError on the first invalid one or a duplicate name. */
+  /** Parses every entry; an invalid entry or a duplicate name is kept as broken. */
   constructor(entries: ReadonlyArray<IdentityEntry>) {
     const agents = new Map<string, AgentDefinition>();
+    const broken = new Map<string, IdentityError>();
     for (const entry of entries) {
-      const agent = parseIdentity(entry.file, entry.text);
-      const existing = agents.get(agent.name);
-      if (existing) {
-        throw new IdentityError(
-          entry.file,
-          "frontmatter.name",
-          `"${agent.name}" is already defined by ${existing.file}`,
-        );
+      try {
+        const agent = parseIdentity(entry.file, entry.text);
+        const existing = agents.get(agent.name);
+        if (existing) {
+          throw new IdentityError(
+            entry.file,
+            "frontmatter.name",
+            `"${agent.name}" is already defined by ${existing.file}`,
+          );
+        }
+        agents.set(agent.name, agent);
+      } catch (error) {
+        if (!(error instanceof IdentityError)) throw error;
+        const name = entryName(entry);
+        if (!broken.has(name)) broken.set(name, error);
       }
-      agents.set(agent.name, agent);
     }
     this.#agents = new Map([...agents].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    this.#broken = broken;
+  }
+
+  /** Why the agent called `name` cannot be served (its file is invalid), or undefined. */
+  broken(name: string): IdentityError | undefined {
+    return this.#agents.has(name) ? undefined : this.#broken.get(name);
+  }
+
+  /** Every broken agent, by its directory's name, with the error. */
+  brokenList(): Array<{ name: string; error: string }> {
+    return [...this.#broken]
+      .filter(([name]) => !this.#agents.has(name))
+      .map(([name, error]) => ({ name, error: error.message }));
   }
 
   /** The agent called `name`, or undefined. */

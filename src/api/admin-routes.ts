@@ -15,8 +15,11 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents, deleteOverride, identityText, putOverride } from "../agents/overrides.ts";
+import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
 import { createUser, getUser, listUsers, revokeTokens, setBudget } from "../auth/users-store.ts";
+import { loadConfig } from "../config.ts";
+import { limitBody } from "../platform/body-limit.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
 import { memoryKeys } from "../tools/memory.ts";
 import { forgetBudget } from "../users/limits.ts";
@@ -27,7 +30,7 @@ const NewUser = z.strictObject({
   id: z
     .string()
     .regex(/^[a-z0-9][a-z0-9._@-]{0,63}$/, "lower case letters, digits, . _ @ -")
-    .refine((id) => !RESERVED.includes(id), "is reserved"),
+    .refine((id) => !RESERVED.includes(id) && !isAnonymousOwner(id), "is reserved"),
   name: z.string().trim().min(1).max(200).optional(),
   role: z.enum(["user", "admin"]).default("user"),
   agents: z
@@ -98,7 +101,12 @@ export function adminRoutes(): Hono<AppEnv> {
     return c.json({ revoked });
   });
 
-  app.put("/api/admin/agents/:name/memory", async (c) => {
+  // Uploads are limited by MAX_BODY_BYTES before they are read, like every body.
+  const uploadLimit = limitBody<AppEnv>(
+    (c) => loadConfig(c.env).maxBodyBytes,
+    (c, max) => apiError(c, 413, `the body exceeds ${max} bytes (MAX_BODY_BYTES)`),
+  );
+  app.put("/api/admin/agents/:name/memory", uploadLimit, async (c) => {
     const name = c.req.param("name");
     if (!currentAgents().has(name)) return apiError(c, 404, `no agent ${name}`);
     const text = await c.req.text();
@@ -116,7 +124,7 @@ export function adminRoutes(): Hono<AppEnv> {
       : c.text(text, 200, { "content-type": "text/markdown; charset=utf-8" });
   });
 
-  app.put("/api/admin/agents/:name/identity", async (c) => {
+  app.put("/api/admin/agents/:name/identity", uploadLimit, async (c) => {
     const name = c.req.param("name");
     if (!/^[a-z][a-z0-9-]{0,62}$/.test(name))
       return apiError(c, 400, "agent names are kebab-case (a-z, 0-9, -)");

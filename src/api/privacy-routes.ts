@@ -11,7 +11,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
 import type { Task } from "../a2a/wire.ts";
 import { currentAgents } from "../agents/overrides.ts";
-import { authenticate, forgetTokens } from "../auth/middleware.ts";
+import { authenticate, forgetTokens, requireAccount } from "../auth/middleware.ts";
 import { getUser } from "../auth/users-store.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import { userObject } from "../users/limits.ts";
@@ -48,7 +48,7 @@ async function userTasks(db: D1Database, owner: string) {
 /** The privacy routes. */
 export function privacyRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use("/api/users/:id/data", authenticate(), async (c, next) => {
+  app.use("/api/users/:id/data", authenticate(), requireAccount(), async (c, next) => {
     const principal = c.get("principal");
     if (principal.id !== c.req.param("id") && principal.role !== "admin")
       return apiError(c, 404, "user not found");

@@ -3,11 +3,16 @@
  *   GET    /api/sessions              the caller's contexts, most recent first (?agent=, ?limit=)
  *   GET    /api/sessions/:id          its tasks and messages (user messages and answers, in order)
  *   DELETE /api/sessions/:id          erases its tasks (and their sub-agent tasks) and conversation
- * Another user's session id is "not found", never "forbidden".
+ * Another user's session id is "not found", never "forbidden". An anonymous caller has no list
+ * (200, empty); a session id it names is the conversation it is in (the contextId is the
+ * capability, see auth/anonymous.ts).
  */
+
+import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
 import type { Message, Task } from "../a2a/wire.ts";
+import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import type { TaskObject } from "../task/task-object.ts";
@@ -33,6 +38,12 @@ async function sessionTasks(db: D1Database, owner: string, contextId: string) {
   return results;
 }
 
+/** Who owns session `contextId` for this caller: itself, or (anonymous) that conversation. */
+function ownerOf(c: Context<AppEnv>, contextId: string): Promise<string> | string {
+  const owner = c.get("owner");
+  return owner === ANONYMOUS_CALLER ? anonymousOwner(contextId) : owner;
+}
+
 /** The session routes. */
 export function sessionsRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -40,6 +51,7 @@ export function sessionsRoutes(): Hono<AppEnv> {
   app.use("/api/sessions/*", authenticate());
 
   app.get("/api/sessions", async (c) => {
+    if (c.get("owner") === ANONYMOUS_CALLER) return c.json({ sessions: [] });
     const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 200);
     const agent = c.req.query("agent") ?? null;
     const { results } = await c.env.DB.prepare(
@@ -54,7 +66,7 @@ export function sessionsRoutes(): Hono<AppEnv> {
   });
 
   app.get("/api/sessions/:id", async (c) => {
-    const owner = c.get("owner");
+    const owner = await ownerOf(c, c.req.param("id"));
     const rows = await sessionTasks(c.env.DB, owner, c.req.param("id"));
     if (rows.length === 0) return apiError(c, 404, "session not found");
     const ns = c.env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
@@ -76,8 +88,8 @@ export function sessionsRoutes(): Hono<AppEnv> {
   });
 
   app.delete("/api/sessions/:id", async (c) => {
-    const owner = c.get("owner");
     const contextId = c.req.param("id");
+    const owner = await ownerOf(c, contextId);
     const rows = await sessionTasks(c.env.DB, owner, contextId);
     if (rows.length === 0) return apiError(c, 404, "session not found");
     const ids = await withDescendants(

@@ -1,5 +1,6 @@
 /**
- * Task records beside the A2A methods, for the task's owner and admins (anyone else: "not found"):
+ * Task records beside the A2A methods, for the task's owner and admins (anyone else: "not found";
+ * an anonymous caller reaches an anonymous conversation's task by its id, see auth/anonymous.ts):
  *   GET /api/tasks/:id/push     push notification configs (secrets masked) and every delivery
  *                               (state reported, status, attempts, last HTTP status and error, times)
  *   GET /api/tasks/:id/events   the event log with each event's time (the console's inspector)
@@ -22,7 +23,7 @@ export function taskRecordRoutes(): Hono<AppEnv> {
     const taskId = c.req.param("id");
     const ns = c.env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
     const result = (await ns.get(ns.idFromName(taskId)).timeline({
-      owner: principal.role === "admin" ? null : principal.id,
+      owner: principal.role === "admin" ? null : c.get("owner"),
     })) as TaskResult<Array<{ seq: number; kind: string; at: number; event: unknown }>>;
     if (!result.ok) return apiError(c, 404, `task ${taskId} not found`);
     const start = result.value[0]?.at ?? 0;
@@ -43,7 +44,7 @@ export function taskRecordRoutes(): Hono<AppEnv> {
     const ns = c.env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
     const result = (await ns.get(ns.idFromName(taskId)).push({
       op: "deliveries",
-      owner: principal.role === "admin" ? null : principal.id,
+      owner: principal.role === "admin" ? null : c.get("owner"),
     })) as TaskResult<PushAnswer>;
     if (!result.ok) return apiError(c, 404, `task ${taskId} not found`);
     return c.json({

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents } from "../agents/overrides.ts";
-import { authenticate } from "../auth/middleware.ts";
+import { authenticate, requireAccount } from "../auth/middleware.ts";
 import { loadConfig } from "../config.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { estimateCost } from "../users/pricing.ts";
@@ -55,7 +55,7 @@ async function totals(db: D1Database, owner: string, since: string | null) {
 /** The usage routes. */
 export function usageRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/api/usage", authenticate(), async (c) => {
+  app.get("/api/usage", authenticate(), requireAccount(), async (c) => {
     const principal = c.get("principal");
     const user = c.req.query("user") ?? principal.id;
     if (user !== principal.id && principal.role !== "admin")

@@ -2,7 +2,8 @@
  * Who is calling, for every route but the cards and `/health`: a bearer token of a D1 user, a JWT
  * from the configured OIDC issuer (or Cloudflare Access's `Cf-Access-Jwt-Assertion`), or one of
  * the deployment's static keys (`ADMIN_API_KEY`: admin, `A2A_API_KEY`: a shared user key).
- * Without credentials the caller is `anonymous` where `ALLOW_ANONYMOUS` allows it, else 401.
+ * Without credentials the caller is anonymous where `ALLOW_ANONYMOUS` allows it (owner: the
+ * anonymous claim, whose data is its conversation's: see anonymous.ts), else 401.
  * Missing or bad credentials get the same 401 JSON: no hint of which part was wrong. Lookups are
  * cached per isolate for 5 seconds and streams re-check every 5 seconds, so a revocation takes
  * effect within 10 seconds everywhere.
@@ -73,22 +74,23 @@ export function forgetTokens(env: Env, hashes: readonly string[]): void {
   for (const hash of hashes) cache.delete(hash);
 }
 
+/** Whether the request is a POST to a JSON-RPC endpoint (errors then take the JSON-RPC shape). */
+export function isJsonRpcRequest(c: Context): boolean {
+  return c.req.method === "POST" && /^\/(agents\/[^/]+\/?)?$/.test(new URL(c.req.url).pathname);
+}
+
 /** A 401 in the endpoint's shape (JSON-RPC for POSTs to an agent endpoint, else REST). */
 export function unauthorized(c: Context<AppEnv>): Response {
   c.header("WWW-Authenticate", 'Bearer realm="a2a"');
   const message = "Unauthorized: send Authorization: Bearer <token>";
-  const rpc =
-    c.req.method === "POST" && /^\/(agents\/[^/]+\/?)?$/.test(new URL(c.req.url).pathname);
-  return rpc
+  return isJsonRpcRequest(c)
     ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 401)
     : c.json({ error: { code: 401, status: "UNAUTHENTICATED", message } }, 401);
 }
 
 /** A 403 for an authenticated caller who may not do this. */
 export function forbidden(c: Context<AppEnv>, message: string): Response {
-  const rpc =
-    c.req.method === "POST" && /^\/(agents\/[^/]+\/?)?$/.test(new URL(c.req.url).pathname);
-  return rpc
+  return isJsonRpcRequest(c)
     ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 403)
     : c.json({ error: { code: 403, status: "PERMISSION_DENIED", message } }, 403);
 }
@@ -116,6 +118,22 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
 export function requireAdmin(): MiddlewareHandler<AppEnv> {
   return async function admin(c, next) {
     if (c.get("principal")?.role !== "admin") return forbidden(c, "admin only");
+    await next();
+  };
+}
+
+/**
+ * Middleware: callers with an account only (after {@link authenticate}). An anonymous caller is
+ * one conversation, not an account: account data (usage, privacy export and erasure, schedules)
+ * is refused with a 403 that says so, never served from a shared "anonymous" account.
+ */
+export function requireAccount(): MiddlewareHandler<AppEnv> {
+  return async function account(c, next) {
+    if (c.get("principal")?.via === "anonymous")
+      return forbidden(
+        c,
+        "anonymous callers have no account: send Authorization: Bearer <token> for usage, schedules and your data",
+      );
     await next();
   };
 }

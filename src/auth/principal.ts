@@ -1,8 +1,10 @@
 /**
  * Who is calling: a user from the D1 users table (by token or by OIDC subject), the deployment's
  * static keys, or anonymous (only where anonymous access is allowed). Everything a task, a
- * workspace or a list belongs to is keyed by the principal's id.
+ * workspace or a list belongs to is keyed by a user principal's id; an anonymous caller's data is
+ * keyed by its conversation (see anonymous.ts), never by the anonymous principal's id.
  */
+import { ANONYMOUS_CALLER } from "./anonymous.ts";
 
 /** A role. Admins reach the admin API and everyone's data. */
 export type Role = "user" | "admin";
@@ -19,9 +21,12 @@ export interface Principal {
   tokenHash?: string;
 }
 
-/** The principal of unauthenticated requests where anonymous access is allowed. */
+/**
+ * The principal of unauthenticated requests where anonymous access is allowed. Its id is the
+ * anonymous claim: it matches anonymous conversations' tasks by id and keys nothing.
+ */
 export const ANONYMOUS_PRINCIPAL: Principal = {
-  id: "anonymous",
+  id: ANONYMOUS_CALLER,
   role: "user",
   agents: null,
   via: "anonymous",

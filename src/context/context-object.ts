@@ -6,6 +6,7 @@
  * fails is retried from the object's alarm.
  */
 import { DurableObject } from "cloudflare:workers";
+import { requireConcreteOwner } from "../auth/anonymous.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { backoffMs } from "../model/errors.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
@@ -36,7 +37,7 @@ const ACTIVATE = "activate:";
 
 /** The key of a conversation's object. */
 export function contextKey(owner: string, agent: string, contextId: string): string {
-  return JSON.stringify([owner, agent, contextId]);
+  return JSON.stringify([requireConcreteOwner(owner), agent, contextId]);
 }
 
 /** A conversation's Durable Object. */

@@ -13,11 +13,11 @@
 
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import type { AppEnv } from "../a2a/app-types.ts";
 import { authenticate, requireAdmin } from "../auth/middleware.ts";
+import { limitBody } from "../platform/body-limit.ts";
 import { deleteDocument, listDocuments, upsertDocument } from "../store/knowledge.ts";
 
 const encoder = new TextEncoder();
@@ -63,11 +63,11 @@ export function knowledgeAdminRoutes(): Hono<AppEnv> {
 
   app.put(
     `${KNOWLEDGE_ADMIN_PATH}/:id`,
-    bodyLimit({
-      // JSON escaping can double the content; the content itself is checked below.
-      maxSize: 4 * MAX_DOCUMENT_BYTES,
-      onError: (c) => error(c, 413, `the body exceeds ${4 * MAX_DOCUMENT_BYTES} bytes`),
-    }),
+    // JSON escaping can double the content; the content itself is checked below.
+    limitBody<AppEnv>(
+      () => 4 * MAX_DOCUMENT_BYTES,
+      (c, max) => error(c, 413, `the body exceeds ${max} bytes`),
+    ),
     async (c) => {
       const id = c.req.param("id");
       if (!ID.test(id)) return error(c, 400, ID_RULE);

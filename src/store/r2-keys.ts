@@ -12,6 +12,8 @@
  * Every segment is checked so no input can climb out of its prefix. Pure: no I/O.
  */
 
+import { requireConcreteOwner } from "../auth/anonymous.ts";
+
 /** Raised for a key segment or path that could escape its prefix. */
 export class KeyError extends Error {
   override readonly name = "KeyError";
@@ -45,9 +47,10 @@ export function confinedPath(path: string): string {
   return parts.join("/");
 }
 
-/** Key of a per-user object of an agent. */
+/** Key of a per-user object of an agent (never of the anonymous claim: a conversation's owner). */
 export function userKey(agent: string, owner: string, path: string): string {
-  return `agents/${segment("agent", agent)}/users/${segment("owner", owner)}/${confinedPath(path)}`;
+  const who = segment("owner", requireConcreteOwner(owner));
+  return `agents/${segment("agent", agent)}/users/${who}/${confinedPath(path)}`;
 }
 
 /** Key of an object all users of an agent share. */

@@ -29,6 +29,7 @@ export async function startLocalChild(
       contextId: `sub-${childTaskId}`,
       agent: call.agent,
       owner: parent.owner,
+      ...(parent.counters ? { counters: parent.counters } : {}),
       traceId: parent.traceId,
       message: {
         messageId: `subagent:${parent.taskId}:${call.callId}`,

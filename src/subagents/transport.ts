@@ -11,6 +11,8 @@ export interface ParentTask {
   taskId: string;
   agent: string;
   owner: string;
+  /** The user object counting the parent's budgets (a child counts into the same). */
+  counters: string | null;
   traceId: string;
   lineage: Lineage;
 }

@@ -102,6 +102,7 @@ export class ChildTasks {
             taskId: record.id,
             agent: record.agent,
             owner: record.owner,
+            counters: record.counters,
             traceId: record.traceId,
             lineage: {
               parentTaskId: record.id,

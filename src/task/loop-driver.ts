@@ -236,7 +236,14 @@ export class LoopDriver {
         });
       },
       transaction: (fn) => task.transaction(fn),
-      budget: budgetGate(this.#env, config, this.#task, record.id, record.owner),
+      budget: budgetGate(
+        this.#env,
+        config,
+        this.#task,
+        record.id,
+        record.owner,
+        record.counters ?? `user:${record.owner}`,
+      ),
     };
   }
 

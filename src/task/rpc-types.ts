@@ -33,7 +33,10 @@ export interface CreateTaskInput {
   taskId: string;
   contextId: string;
   agent: string;
+  /** A concrete owner: a user's id or an anonymous conversation's (never the anonymous claim). */
   owner: string;
+  /** The user object counting the task's budgets; default `user:<owner>`. */
+  counters?: string;
   traceId: string;
   message: Message;
   /** Client metadata sent with the request (kept under `request` in the task's metadata). */
@@ -65,6 +68,7 @@ export interface ChildProgressInput {
 
 /** A further message for an existing task (answers an input-required pause). */
 export interface FollowUpInput {
+  /** The caller's owner claim (see auth/anonymous.ts). */
   owner: string;
   message: Message;
   /** A push notification config sent with the message. */
@@ -79,6 +83,7 @@ export interface SendOutcome {
 
 /** Options of a subscription: `after` = the last event the client saw (Last-Event-ID). */
 export interface SubscribeInput {
+  /** The caller's owner claim (see auth/anonymous.ts). */
   owner: string;
   after: number | null;
 }

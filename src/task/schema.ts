@@ -89,6 +89,8 @@ const MIGRATIONS: readonly string[] = [
     delivered_at INTEGER
   );
   CREATE INDEX push_pending ON push_deliveries (status, config_id, seq)`,
+  // Which user object counts the task's budgets (an anonymous caller's IP); null = the owner's.
+  "ALTER TABLE task ADD COLUMN counters TEXT",
 ];
 
 /** Brings the object's database to the newest schema. */

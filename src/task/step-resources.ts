@@ -11,15 +11,19 @@ import type { ToolContext } from "../tools/types.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
-/** Reserves and settles model calls against the task's and the owner's token budgets. */
+/**
+ * Reserves and settles model calls against the task's and the owner's token budgets, counted by
+ * the user object `countersKey` (`user:<owner>`, or `ip:<address>` for an anonymous caller's task).
+ */
 export function budgetGate(
   env: Env,
   config: Config,
   task: TaskRuntime,
   taskId: string,
   owner: string,
+  countersKey: string,
 ): StepDeps["budget"] {
-  const counters = userObject(env, `user:${owner}`);
+  const counters = userObject(env, countersKey);
   let key = "";
   return {
     reserve: async (estimate) => {

@@ -8,7 +8,9 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Message, Task } from "../a2a/wire.ts";
 import { refreshAgents } from "../agents/overrides.ts";
+import { ownerMatches, requireConcreteOwner } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
+import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
@@ -79,7 +81,8 @@ export class TaskObject extends DurableObject<Env> {
         id: input.taskId,
         contextId: input.contextId,
         agent: agent.name,
-        owner: input.owner,
+        owner: requireConcreteOwner(input.owner),
+        counters: input.counters ?? null,
         traceId: input.traceId,
         parentTaskId: input.parent?.parentTaskId ?? null,
         state: "TASK_STATE_SUBMITTED",
@@ -128,7 +131,7 @@ export class TaskObject extends DurableObject<Env> {
   ): Promise<TaskResult<SendOutcome>> {
     const rt = this.runtime;
     const record = rt.store.record;
-    if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     if (input.message.contextId && input.message.contextId !== record.contextId) {
       return fail(
         "context_mismatch",
@@ -157,6 +160,8 @@ export class TaskObject extends DurableObject<Env> {
         `task ${record.id} is still working; wait for it to finish or cancel it before sending another message`,
       );
     }
+    const problem = this.#answerProblem(input.message);
+    if (problem) return fail("invalid", problem);
     const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
     rt.transaction(() => {
       rt.store.markSeen(message.messageId);
@@ -190,7 +195,7 @@ export class TaskObject extends DurableObject<Env> {
   /** The task as it is now. */
   async get(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
     const record = this.runtime.store.record;
-    if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     return ok(this.runtime.snapshot(input.historyLength));
   }
 
@@ -199,7 +204,7 @@ export class TaskObject extends DurableObject<Env> {
     owner: string | null;
   }): Promise<TaskResult<ReturnType<TaskRuntime["log"]["timeline"]>>> {
     const record = this.runtime.store.record;
-    if (!record || (input.owner !== null && record.owner !== input.owner))
+    if (!record || (input.owner !== null && !ownerMatches(record.owner, input.owner)))
       return fail("not_found", NOT_FOUND);
     return ok(this.runtime.log.timeline());
   }
@@ -207,7 +212,7 @@ export class TaskObject extends DurableObject<Env> {
   /** Resolves once the task ends or waits for input. */
   async waitSettled(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
     const record = this.runtime.store.record;
-    if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     const loop = this.runtime.scheduler.get("loop");
     if (loop && loop.dueAt <= Date.now() && !this.#driver.running)
       this.ctx.waitUntil(this.#driver.step());
@@ -218,7 +223,7 @@ export class TaskObject extends DurableObject<Env> {
   /** Push notification configs of the task and its delivery record (owner only; admins read). */
   async push(call: PushCall): Promise<TaskResult<PushAnswer>> {
     const record = this.runtime.store.record;
-    if (!record || (call.owner !== null && record.owner !== call.owner))
+    if (!record || (call.owner !== null && !ownerMatches(record.owner, call.owner)))
       return fail("not_found", NOT_FOUND);
     const answer = runPushCall(this.runtime.push, record.id, call);
     return "refused" in answer ? fail(answer.refused, answer.message) : ok(answer);
@@ -228,7 +233,7 @@ export class TaskObject extends DurableObject<Env> {
   async cancel(input: { owner: string }): Promise<TaskResult<Task>> {
     const rt = this.runtime;
     const record = rt.store.record;
-    if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     if (isTerminal(record.state))
       return fail("not_cancelable", `task ${record.id} has already ended (${record.state})`);
     this.#driver.stop();
@@ -254,7 +259,7 @@ export class TaskObject extends DurableObject<Env> {
     const rt = this.runtime;
     const record = rt.store.record;
     if (!record) return true;
-    if (input.owner !== null && record.owner !== input.owner) return false;
+    if (input.owner !== null && !ownerMatches(record.owner, input.owner)) return false;
     if (!isTerminal(record.state)) await this.cancel({ owner: record.owner });
     // A copy of the answer still on its way to R2 would outlive the erasure.
     await rt.outbox.idle();
@@ -298,7 +303,7 @@ export class TaskObject extends DurableObject<Env> {
   async subscribe(input: SubscribeInput): Promise<TaskResult<ReadableStream<Uint8Array>>> {
     const rt = this.runtime;
     const record = rt.store.record;
-    if (!record || record.owner !== input.owner) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     if (input.after !== null)
       return ok(rt.subscribers.open(rt.log.after(input.after), isTerminal(record.state)));
     if (isTerminal(record.state))
@@ -369,6 +374,14 @@ export class TaskObject extends DurableObject<Env> {
     } else if (outcome === "waiting") {
       rt.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
     }
+  }
+
+  /** Why a message does not answer the form the task waits on (null when it does, or none). */
+  #answerProblem(message: Message): string | null {
+    const pending = this.runtime.pending.get();
+    if (!pending || pending.resolution) return null;
+    const form = formOf(pending.waiting, (id) => this.runtime.children.get(id)?.report?.question);
+    return form ? formAnswerProblem(form, message.parts) : null;
   }
 
   /** After a restart: a task left in flight resumes now (no step of a fresh instance is running). */

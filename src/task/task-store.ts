@@ -10,6 +10,11 @@ export interface TaskRecord {
   contextId: string;
   agent: string;
   owner: string;
+  /**
+   * The user object that counts the task's token budgets (`user:<id>`, or `ip:<address>` for an
+   * anonymous caller's task); null = `user:<owner>`.
+   */
+  counters: string | null;
   traceId: string;
   parentTaskId: string | null;
   state: TaskStateName;
@@ -25,6 +30,7 @@ interface TaskRow {
   context_id: string;
   agent: string;
   owner: string;
+  counters: string | null;
   trace_id: string;
   parent_task_id: string | null;
   state: string;
@@ -42,6 +48,7 @@ function fromRow(row: TaskRow): TaskRecord {
     contextId: row.context_id,
     agent: row.agent,
     owner: row.owner,
+    counters: row.counters,
     traceId: row.trace_id,
     parentTaskId: row.parent_task_id,
     state: row.state as TaskStateName,
@@ -73,12 +80,14 @@ export class TaskStore {
   insert(record: Omit<TaskRecord, "version" | "updatedAt">): TaskRecord {
     const full: TaskRecord = { ...record, updatedAt: record.createdAt, version: 1 };
     this.#sql.exec(
-      `INSERT INTO task (id, context_id, agent, owner, trace_id, parent_task_id, state, status_json,
-        metadata_json, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO task (id, context_id, agent, owner, counters, trace_id, parent_task_id, state,
+        status_json, metadata_json, created_at, updated_at, version)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       full.id,
       full.contextId,
       full.agent,
       full.owner,
+      full.counters,
       full.traceId,
       full.parentTaskId,
       full.state,

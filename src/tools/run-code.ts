@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { parseInput } from "./input.ts";
 import { type RunReport, runInSandbox, type SandboxProgram } from "./run-code/sandbox.ts";
-import { toModule } from "./run-code/transpile.ts";
+import { guardNames, toModule } from "./run-code/transpile.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
 const CODE_FILE = /\.(js|mjs|ts|mts|json)$/;
@@ -63,6 +63,7 @@ async function program(
       error: `the workspace has ${paths.length} code files, more than the ${maxModules} a run loads; name the ones needed in files`,
     };
   const modules: SandboxProgram["modules"] = {};
+  const names = guardNames();
   let bytes = 0;
   for (const path of paths) {
     const source = await readWhole(context, path);
@@ -78,31 +79,26 @@ async function program(
       }
       continue;
     }
-    const module = toModule(path, source);
+    const module = toModule(path, source, names);
     if (!module.ok) return { error: module.error };
     modules[path] = { js: module.js };
-    // TypeScript written for Node imports "./x.js" for x.ts: both names resolve.
-    const alias = path.replace(/\.ts$/, ".js").replace(/\.mts$/, ".mjs");
-    if (alias !== path && !(alias in modules) && !paths.includes(alias))
-      modules[alias] = { js: module.js };
   }
-  let imports: string[];
+  let entries: string[];
   if (data.mode === "test") {
-    const tests = data.tests ?? paths.filter((p) => TEST_FILE.test(p));
-    if (tests.length === 0)
+    entries = data.tests ?? paths.filter((p) => TEST_FILE.test(p));
+    if (entries.length === 0)
       return { error: "no test files: name them in tests, or add *.test.js / *.test.ts files" };
-    imports = tests.map((t) => `./${t}`);
   } else if (data.code !== undefined) {
     const name = SNIPPET[data.language];
-    const module = toModule(name, data.code, { script: true });
+    const module = toModule(name, data.code, names, { script: true });
     if (!module.ok) return { error: module.error };
     modules[name] = { js: module.js };
-    imports = [`./${name}`];
-  } else imports = [`./${data.path}`];
+    entries = [name];
+  } else entries = [data.path as string];
   return {
     modules,
     mode: data.mode,
-    imports,
+    entries,
     input: data.input,
     env: context.codeSandbox?.env ?? {},
   };

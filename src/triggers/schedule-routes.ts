@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
-import { authenticate } from "../auth/middleware.ts";
+import { authenticate, requireAccount } from "../auth/middleware.ts";
 import { loadConfig } from "../config.ts";
 import { cronOf } from "./schedules.ts";
 import { schedules } from "./trigger-config.ts";
@@ -22,7 +22,7 @@ interface RunRow {
 /** The schedules route. */
 export function scheduleRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/api/schedules", authenticate(), async (c) => {
+  app.get("/api/schedules", authenticate(), requireAccount(), async (c) => {
     const principal = c.get("principal");
     const zone = loadConfig(c.env).timeZone;
     const mine = Object.values(schedules(c.env)).filter(

@@ -8,7 +8,8 @@
 
 const encoder = new TextEncoder();
 
-async function hmacHex(secret: string, data: string): Promise<string> {
+/** HMAC-SHA256 of `data` under `secret`, hex. */
+export async function hmacHex(secret: string, data: string): Promise<string> {
   const key = await crypto.subtle.importKey(
     "raw",
     encoder.encode(secret),

@@ -3,11 +3,17 @@
  * through the same request handler as an A2A SendMessage, so the task is the same as any other:
  * owned, indexed, budgeted, streamable, with an optional push target. The message id is derived
  * from the trigger and its delivery or tick, so the same event always reaches the same task.
+ *
+ * An `anonymous` owner (where anonymous access is on) is allowed for webhooks only: each event
+ * opens its own anonymous conversation, named by an id only the signed sender learns (the webhook
+ * derives it with its secret), so the task is reachable by its id like any anonymous caller's and
+ * by no one else. A schedule has no sender to tell, so it needs a user as its owner.
  */
 import { Task as SdkTask, SendMessageRequest } from "@a2a-js/sdk";
 import { DurableRequestHandler } from "../a2a/request-handler.ts";
 import type { Task } from "../a2a/wire.ts";
 import { currentAgents } from "../agents/overrides.ts";
+import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { getUser } from "../auth/users-store.ts";
 import { loadConfig } from "../config.ts";
 import { newTraceId } from "../platform/ids.ts";
@@ -22,6 +28,8 @@ export interface TriggerStart {
   messageId: string;
   metadata: Record<string, unknown>;
   push?: PushTarget;
+  /** For an anonymous owner: the conversation the task opens, and who counts its budgets. */
+  anonymous?: { contextId: string; counters: string };
 }
 
 /** Why a trigger could not start its task (a configuration problem, not the sender's). */
@@ -29,11 +37,20 @@ export class TriggerSetupError extends Error {
   override readonly name = "TriggerSetupError";
 }
 
-/** Checks that the owner can own tasks: an active user, or `anonymous` where that is allowed. */
-async function checkOwner(env: Env, owner: string): Promise<void> {
-  if (owner === "anonymous") {
-    if (loadConfig(env).allowAnonymous) return;
-    throw new TriggerSetupError("the owner is anonymous, but anonymous access is off");
+/**
+ * Checks that the owner can own tasks: an active user, or `anonymous` where that is allowed and
+ * the trigger gives the task a conversation of its own.
+ */
+async function checkOwner(env: Env, start: TriggerStart): Promise<void> {
+  const owner = start.owner;
+  if (owner === ANONYMOUS_CALLER) {
+    if (!loadConfig(env).allowAnonymous)
+      throw new TriggerSetupError("the owner is anonymous, but anonymous access is off");
+    if (!start.anonymous)
+      throw new TriggerSetupError(
+        "only a webhook may be owned by anonymous (each event its own conversation); name a user as the owner",
+      );
+    return;
   }
   const user = await getUser(env.DB, owner);
   if (!user || user.disabledAt !== null)
@@ -44,7 +61,7 @@ async function checkOwner(env: Env, owner: string): Promise<void> {
 export async function startTriggeredTask(env: Env, start: TriggerStart): Promise<Task> {
   const agent = currentAgents().get(start.agent);
   if (!agent) throw new TriggerSetupError(`there is no agent ${start.agent}`);
-  await checkOwner(env, start.owner);
+  await checkOwner(env, start);
   const handler = new DurableRequestHandler({
     tasks: env.TASKS as unknown as DurableObjectNamespace<TaskObject>,
     db: env.DB,
@@ -53,6 +70,7 @@ export async function startTriggeredTask(env: Env, start: TriggerStart): Promise
     definition: { ...agent, dedupeMessages: true, program: null },
     card: {},
     owner: start.owner,
+    counters: start.anonymous?.counters ?? `user:${start.owner}`,
     traceId: newTraceId(),
     lastEventId: null,
     protocol: start.push?.protocol ?? "1.0",
@@ -61,6 +79,7 @@ export async function startTriggeredTask(env: Env, start: TriggerStart): Promise
   const request = SendMessageRequest.fromJSON({
     message: {
       messageId: start.messageId,
+      ...(start.anonymous ? { contextId: start.anonymous.contextId } : {}),
       role: "ROLE_USER",
       parts: [{ text: start.text }],
     },

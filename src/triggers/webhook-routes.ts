@@ -2,21 +2,30 @@
  * `POST /webhooks/<name>`: a signed event starts a task on the webhook's agent, as its owner,
  * with the prompt rendered from the payload (JSON, or GitHub's form-encoded `payload=`).
  *
+ * - A body over MAX_BODY_BYTES: 413 before it is read (Content-Length) or as soon as it passes.
  * - Bad or missing signature (or timestamp outside the replay window): 401, no task.
  * - Valid: 202 `{ taskId, contextId, state, url, redelivery }`.
- * - The delivery id (`X-GitHub-Delivery`, else `Idempotency-Key`, else the body's SHA-256) makes a
- *   redelivery answer with the first delivery's task instead of starting another.
- * - GitHub's `ping`, and events outside the webhook's `events` list: 200, no task.
+ * - The event is named by what the signature covers: the body's SHA-256 (GitHub), the timestamp
+ *   and the body (generic). A repeat of it answers with the first one's task instead of starting
+ *   another, whatever unsigned headers (`X-GitHub-Delivery`, `Idempotency-Key`) it carries.
+ * - GitHub's `ping`, events outside the webhook's `events` list, and (when `events` is set)
+ *   requests without an `X-GitHub-Event`: 200, no task.
+ * - An `anonymous` owner: each event its own anonymous conversation, whose id is an HMAC of the
+ *   event under the webhook's secret (so only the signed sender learns it, from the 202).
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
 import { apiError } from "../api/errors.ts";
+import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
+import { readLimited } from "../platform/body-limit.ts";
 import { log } from "../platform/logging.ts";
-import { verifyGeneric, verifyGithub } from "./signatures.ts";
+import { hmacHex, verifyGeneric, verifyGithub } from "./signatures.ts";
 import { startTriggeredTask, TriggerSetupError } from "./start-task.ts";
 import { renderPrompt } from "./template.ts";
 import { type WebhookConfig, webhooks } from "./trigger-config.ts";
+
+const MAX_DELIVERY_ID = 256;
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -31,25 +40,31 @@ function parsePayload(body: string, contentType: string): unknown {
   return JSON.parse(text);
 }
 
+/**
+ * Checks the signature; on success, the secret and the event's key: a hash of exactly what the
+ * signature covers (the body; for generic senders the timestamp and the body).
+ */
 async function verified(
   c: { req: { header(n: string): string | undefined } },
   hook: WebhookConfig,
   env: Env,
   body: string,
-) {
+): Promise<"no-secret" | "bad" | { secret: string; eventKey: string }> {
   const secret = (env as unknown as Record<string, unknown>)[hook.secret];
-  if (typeof secret !== "string" || secret === "") return "no-secret" as const;
-  const ok =
-    hook.signature === "github"
-      ? await verifyGithub(secret, body, c.req.header("X-Hub-Signature-256") ?? null)
-      : await verifyGeneric(
-          secret,
-          body,
-          c.req.header("X-Signature") ?? null,
-          c.req.header("X-Timestamp") ?? null,
-          loadConfig(env).webhookReplayWindowSeconds,
-        );
-  return ok ? ("ok" as const) : ("bad" as const);
+  if (typeof secret !== "string" || secret === "") return "no-secret";
+  if (hook.signature === "github") {
+    const ok = await verifyGithub(secret, body, c.req.header("X-Hub-Signature-256") ?? null);
+    return ok ? { secret, eventKey: `sha256:${await sha256Hex(body)}` } : "bad";
+  }
+  const timestamp = c.req.header("X-Timestamp") ?? null;
+  const ok = await verifyGeneric(
+    secret,
+    body,
+    c.req.header("X-Signature") ?? null,
+    timestamp,
+    loadConfig(env).webhookReplayWindowSeconds,
+  );
+  return ok ? { secret, eventKey: `sha256:${await sha256Hex(`${timestamp}.${body}`)}` } : "bad";
 }
 
 /** The webhook route. */
@@ -60,9 +75,9 @@ export function webhookRoutes(): Hono<AppEnv> {
     const all = webhooks(c.env);
     const hook = Object.hasOwn(all, name) ? all[name] : undefined;
     if (!hook) return apiError(c, 404, `no webhook ${name}`);
-    const body = await c.req.text();
-    if (body.length > loadConfig(c.env).maxBodyBytes)
-      return apiError(c, 413, "the body is larger than MAX_BODY_BYTES");
+    const bytes = await readLimited(c.req.raw, loadConfig(c.env).maxBodyBytes);
+    if (bytes === null) return apiError(c, 413, "the body is larger than MAX_BODY_BYTES");
+    const body = new TextDecoder().decode(bytes);
     const check = await verified(c, hook, c.env, body);
     if (check === "no-secret") {
       log("error", "webhook has no secret", { webhook: name, secret: hook.secret });
@@ -74,11 +89,14 @@ export function webhookRoutes(): Hono<AppEnv> {
     }
     const event = c.req.header("X-GitHub-Event") ?? null;
     if (event === "ping") return c.json({ ok: true, webhook: name, pong: true });
-    if (event !== null && hook.events && !hook.events.includes(event))
+    if (hook.events && (event === null || !hook.events.includes(event)))
       return c.json({
         ok: true,
         webhook: name,
-        ignored: `event ${event} is not in this webhook's events`,
+        ignored:
+          event === null
+            ? "no X-GitHub-Event header; this webhook starts tasks only for its events"
+            : `event ${event} is not in this webhook's events`,
       });
     let payload: unknown;
     try {
@@ -86,19 +104,27 @@ export function webhookRoutes(): Hono<AppEnv> {
     } catch {
       return apiError(c, 400, "the body is not JSON (nor a form with a JSON payload field)");
     }
+    // The sender's own delivery id, for the prompt and the task's metadata only: it is not signed,
+    // so it never decides whether this is a new event.
     const deliveryId =
-      c.req.header("X-GitHub-Delivery") ??
-      c.req.header("Idempotency-Key") ??
-      `sha256:${await sha256Hex(body)}`;
-    if (deliveryId.length > 256)
-      return apiError(c, 400, "the delivery id is longer than 256 characters");
-    const messageId = `webhook-${name}-${(await sha256Hex(deliveryId)).slice(0, 32)}`;
+      c.req.header("X-GitHub-Delivery") ?? c.req.header("Idempotency-Key") ?? check.eventKey;
+    if (deliveryId.length > MAX_DELIVERY_ID)
+      return apiError(c, 400, `the delivery id is longer than ${MAX_DELIVERY_ID} characters`);
+    const { eventKey } = check;
+    const messageId = `webhook-${name}-${eventKey.slice("sha256:".length, "sha256:".length + 32)}`;
     const text = renderPrompt(hook.prompt, payload, {
       event: event ?? "",
       delivery: deliveryId,
       webhook: name,
       time: new Date().toISOString(),
     });
+    const anonymous =
+      hook.owner === ANONYMOUS_CALLER
+        ? {
+            contextId: await hmacHex(check.secret, `webhook-context:${name}:${eventKey}`),
+            counters: `webhook:${name}`,
+          }
+        : undefined;
     let task: Awaited<ReturnType<typeof startTriggeredTask>>;
     try {
       task = await startTriggeredTask(c.env, {
@@ -108,6 +134,7 @@ export function webhookRoutes(): Hono<AppEnv> {
         messageId,
         metadata: { trigger: { kind: "webhook", name, deliveryId, ...(event ? { event } : {}) } },
         ...(hook.push ? { push: hook.push } : {}),
+        ...(anonymous ? { anonymous } : {}),
       });
     } catch (error) {
       if (error instanceof TriggerSetupError) {
@@ -116,18 +143,18 @@ export function webhookRoutes(): Hono<AppEnv> {
       }
       throw error;
     }
-    // The first delivery of an id inserts its row; each redelivery counts up (atomically).
+    // The first delivery of an event inserts its row; each repeat counts up (atomically).
     const row = await c.env.DB.prepare(
       `INSERT INTO webhook_deliveries (webhook, delivery_id, task_id, agent, owner, event, received_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (webhook, delivery_id) DO UPDATE SET redeliveries = redeliveries + 1
        RETURNING redeliveries`,
     )
-      .bind(name, deliveryId, task.id, hook.agent, hook.owner, event, new Date().toISOString())
+      .bind(name, eventKey, task.id, hook.agent, hook.owner, event, new Date().toISOString())
       .first<{ redeliveries: number }>();
     const redelivery = (row?.redeliveries ?? 0) > 0;
     const origin = loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
-    log("info", "webhook", { webhook: name, deliveryId, taskId: task.id, redelivery });
+    log("info", "webhook", { webhook: name, deliveryId, eventKey, taskId: task.id, redelivery });
     return c.json(
       {
         taskId: task.id,

@@ -6,6 +6,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
+import { isJsonRpcRequest } from "../auth/middleware.ts";
 import { loadConfig } from "../config.ts";
 import { counterKey, userObject } from "./limits.ts";
 
@@ -37,9 +38,7 @@ async function methodOf(c: Context<AppEnv>): Promise<{ send: boolean; stream: bo
 
 function tooMany(c: Context<AppEnv>, message: string, retryAfter: number): Response {
   c.header("Retry-After", String(retryAfter));
-  const rpc =
-    c.req.method === "POST" && /^\/(agents\/[^/]+\/?)?$/.test(new URL(c.req.url).pathname);
-  return rpc
+  return isJsonRpcRequest(c)
     ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 429)
     : c.json({ error: { code: 429, status: "RESOURCE_EXHAUSTED", message } }, 429);
 }

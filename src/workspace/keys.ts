@@ -3,6 +3,7 @@
  * {@link workspaceKey}; the object's RPC methods are {@link WorkspaceApi}'s with the scope first.
  * Pure: no I/O.
  */
+import { requireConcreteOwner } from "../auth/anonymous.ts";
 import type { WorkspaceApi } from "./types.ts";
 
 /** Whose workspace a call is about; passed as the first argument of every workspace RPC. */
@@ -13,7 +14,7 @@ export interface WorkspaceScope {
 
 /** The Durable Object name of the workspace of `owner` with `agent`. */
 export function workspaceKey(agent: string, owner: string): string {
-  return JSON.stringify([agent, owner]);
+  return JSON.stringify([agent, requireConcreteOwner(owner)]);
 }
 
 /**

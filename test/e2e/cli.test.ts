@@ -148,13 +148,15 @@ describe("npm run a2a", () => {
       (await a2a(["send", "assistant", "[[reply:json please]]", "--json"])).out,
     ) as {
       id: string;
+      contextId: string;
       status: { state: string };
     };
     expect(json.status.state).toBe("TASK_STATE_COMPLETED");
     const got = await a2a(["get", "assistant", json.id]);
     expect(got.out).toContain(`task ${json.id}`);
     expect(got.out).toContain("json please");
-    const listed = await a2a(["tasks", "assistant", "--limit", "5"]);
+    // An anonymous caller lists the conversation it names.
+    const listed = await a2a(["tasks", "assistant", "--context", json.contextId, "--limit", "5"]);
     expect(listed.out).toContain(`${json.id}  completed`);
   });
 
@@ -176,7 +178,7 @@ describe("npm run a2a", () => {
     const { code, out } = await a2a(["stream", "writer", `Write a note ${marker}`]);
     expect(code).toBe(0);
     const lines = out.split("\n");
-    expect(lines[0]).toMatch(/^task [0-9a-f-]{36} · context [0-9a-f-]{36} · submitted$/);
+    expect(lines[0]).toMatch(/^task [0-9a-f-]{36} · context [0-9a-f-]{32,36} · submitted$/);
     expect(lines).toContain("… working");
     expect(lines.some((l) => /^ {2}☰ plan .*\[writer\]$/.test(l))).toBe(true);
     expect(lines.some((l) => /^ {2}→ tool_call Calling write_file on cli\.md/.test(l))).toBe(true);

@@ -3,10 +3,12 @@
  * share the R2 bucket, as two deployments on one account share a bucket). Instance A serves every
  * agent; instance B runs its researcher remotely on A (`DISTRIBUTED_AGENTS=researcher`). The same
  * delegation scenario run in-process on A and distributed on B gives the same result, the shared
- * scratchpad included; B's /health/deep reports A reachable; ENABLE_<NAME>=false removes an agent.
+ * scratchpad included (both sides see the same principal: the shared A2A_API_KEY, which B's
+ * registry entry sends); B's /health/deep reports A reachable; ENABLE_<NAME>=false removes an
+ * agent.
  */
 import type { Client } from "@a2a-js/sdk/client";
-import { ClientFactory } from "@a2a-js/sdk/client";
+import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { startFakeModel } from "../fake-model/server.ts";
@@ -14,6 +16,21 @@ import { asTask, stateOf, textRequest } from "./client.ts";
 import { type DevServer, freePort, freshStateDir, startDevServer } from "./dev-server.ts";
 
 let fake: Awaited<ReturnType<typeof startFakeModel>>;
+const SHARED_KEY = "e2e-shared-key";
+
+/** A client that calls with the shared key. */
+const keyed = () =>
+  new ClientFactory({
+    transports: [
+      new JsonRpcTransportFactory({
+        fetchImpl: (input, init) => {
+          const headers = new Headers(init?.headers);
+          headers.set("Authorization", `Bearer ${SHARED_KEY}`);
+          return fetch(input, { ...init, headers });
+        },
+      }),
+    ],
+  });
 let a: DevServer;
 let b: DevServer;
 
@@ -68,6 +85,7 @@ beforeAll(async () => {
     ANTHROPIC_API_KEY: "e2e-key",
     MODEL_IDLE_TIMEOUT_MS: "3000",
     MODEL_RETRY_BASE_MS: "20",
+    A2A_API_KEY: SHARED_KEY,
   };
   const portA = await freePort();
   a = await startDevServer({ port: portA, persistDir: shared, vars: common });
@@ -77,7 +95,10 @@ beforeAll(async () => {
     vars: {
       ...common,
       A2A_AGENTS: JSON.stringify({
-        researcher: { url: `http://127.0.0.1:${portA}/agents/researcher/` },
+        researcher: {
+          url: `http://127.0.0.1:${portA}/agents/researcher/`,
+          authSecret: "A2A_API_KEY",
+        },
       }),
       DISTRIBUTED_AGENTS: "researcher",
       ENABLE_DEEP_THINKER: "false",
@@ -94,8 +115,8 @@ afterAll(async () => {
 
 describe("distributed sub-agents across two wrangler dev instances", () => {
   it("gives the same result in-process and distributed, scratchpad included", async () => {
-    const local = await delegate(await new ClientFactory().createFromUrl(a.url));
-    const remote = await delegate(await new ClientFactory().createFromUrl(b.url));
+    const local = await delegate(await keyed().createFromUrl(a.url));
+    const remote = await delegate(await keyed().createFromUrl(b.url));
     expect(local.state).toBe("TASK_STATE_COMPLETED");
     expect(remote.state).toBe("TASK_STATE_COMPLETED");
     expect(local.results).toEqual([

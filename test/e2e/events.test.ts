@@ -47,6 +47,7 @@ beforeAll(async () => {
       WEB_FETCH_ALLOW_PRIVATE: "true",
       PUSH_RETRY_BASE_MS: "200",
       HOOK_SECRET: SECRET,
+      ADMIN_API_KEY: "e2e-admin",
       WEBHOOKS: JSON.stringify({
         github: {
           agent: "assistant",
@@ -62,7 +63,7 @@ beforeAll(async () => {
         minutely: {
           cron: "* * * * *",
           agent: "writer",
-          owner: "anonymous",
+          owner: "ops",
           prompt: "[[reply:Digest written.]] Write the digest for {{$time}}",
           push: { url: `${receiver.url}/hooks/from-schedule`, protocol: "0.3" },
         },
@@ -203,6 +204,13 @@ describe("triggers", () => {
     const { taskId, url } = (await first.json()) as { taskId: string; url: string };
     const again = await fetch(`${server.url}/webhooks/github`, { method: "POST", headers, body });
     expect(await again.json()).toMatchObject({ taskId, redelivery: true });
+    // A replay with a new, unsigned delivery id is the same event: no second task.
+    const replayed = await fetch(`${server.url}/webhooks/github`, {
+      method: "POST",
+      headers: { ...headers, "X-GitHub-Delivery": "e2e-delivery-2" },
+      body,
+    });
+    expect(await replayed.json()).toMatchObject({ taskId, redelivery: true });
     const unsigned = await fetch(`${server.url}/webhooks/github`, {
       method: "POST",
       headers: { ...headers, "X-Hub-Signature-256": "sha256=bad" },
@@ -223,12 +231,24 @@ describe("triggers", () => {
   });
 
   it("a scheduled run fires through /__scheduled once per tick", async () => {
+    // A schedule is owned by a user (an anonymous one would have nobody to tell its task ids).
+    const made = await fetch(`${server.url}/api/admin/users`, {
+      method: "POST",
+      headers: { Authorization: "Bearer e2e-admin", "content-type": "application/json" },
+      body: JSON.stringify({ id: "ops" }),
+    });
+    expect(made.status).toBe(201);
+    const { token } = (await made.json()) as { token: string };
     const fire = () => fetch(`${server.url}/__scheduled?cron=*+*+*+*+*`);
     const [a, b] = await Promise.all([fire(), fire()]);
     expect([a.status, b.status]).toEqual([200, 200]);
     const listed = await until(
       async () =>
-        (await (await fetch(`${server.url}/api/schedules`)).json()) as {
+        (await (
+          await fetch(`${server.url}/api/schedules`, {
+            headers: { Authorization: `Bearer ${token}` },
+          })
+        ).json()) as {
           schedules: Array<{ name: string; lastRuns: Array<{ taskId: string; state: string }> }>;
         },
       (v) => v.schedules[0]?.lastRuns[0]?.state === "TASK_STATE_COMPLETED",

@@ -43,15 +43,20 @@ export async function rpcAs<T = Record<string, unknown>>(
   method: string,
   params: unknown,
   path = "/",
+  bindings: Env = closedEnv,
 ): Promise<{ status: number; body: RpcResponse<T> }> {
-  const response = await callWorker(path, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "A2A-Version": "1.0",
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+  const response = await callWorker(
+    path,
+    {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "A2A-Version": "1.0",
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
+    bindings,
+  );
   return { status: response.status, body: (await response.json()) as RpcResponse<T> };
 }

@@ -4,6 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { contextKey } from "../../src/context/context-object.ts";
 import {
   answerText,
@@ -164,7 +165,7 @@ describe("contexts", () => {
       expect.stringContaining("C "),
     ]);
     const stub = env.CONTEXTS.get(
-      env.CONTEXTS.idFromName(contextKey("anonymous", "assistant", contextId)),
+      env.CONTEXTS.idFromName(contextKey(await anonymousOwner(contextId), "assistant", contextId)),
     );
     // C hands its turns to the conversation just after it completes.
     const turns = await until(

@@ -107,7 +107,7 @@ describe("durability", () => {
       [0, 1],
       [0, 2],
     ]);
-  });
+  }, 60_000);
 
   it("the alarm alone resumes a crashed task (runDurableObjectAlarm)", async () => {
     const s = await scenario([CRASHABLE]);
@@ -140,7 +140,7 @@ describe("durability", () => {
           taskId,
           contextId: crypto.randomUUID(),
           agent: "assistant",
-          owner: "anonymous",
+          owner: "anon-durability",
           traceId: `${"0".repeat(31)}1`,
           message: { messageId: "m", role: "ROLE_USER", parts: [{ text: `orphan ${s.marker}` }] },
         },
@@ -233,7 +233,7 @@ describe("durability", () => {
           taskId,
           contextId: crypto.randomUUID(),
           agent: "writer",
-          owner: "anonymous",
+          owner: "anon-durability",
           traceId: "a".repeat(32),
           message: { messageId: "m", role: "ROLE_USER", parts: [{ text: `d1 down ${s.marker}` }] },
         },

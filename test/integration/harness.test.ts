@@ -20,13 +20,24 @@ import {
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
+import { newUser } from "../helpers/as-user.ts";
 
 type Part = { text?: string; data?: Record<string, unknown> };
 type HistoryMessage = { role: string; parts: Part[]; extensions?: string[] };
 
-const send = async (text: string, path = "/", extra: Record<string, unknown> = {}) =>
-  (await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(text, extra) }, { path }))
-    .result?.task as WireTask;
+const send = async (
+  text: string,
+  path = "/",
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) =>
+  (
+    await rpc<{ task: WireTask }>(
+      "SendMessage",
+      { message: userMessage(text, extra) },
+      { path, headers },
+    )
+  ).result?.task as WireTask;
 
 /** The harness events of a task's history, as data parts. */
 const eventsOf = (task: WireTask) =>
@@ -97,7 +108,7 @@ describe("tools and events on the stream", () => {
     });
     const requests = await modelRequests(s.id);
     expect(lastUserText(requests[3])).toContain("hello");
-    const ws = workspaceFor(env.WORKSPACES, "assistant", "anonymous");
+    const ws = workspaceFor(env.WORKSPACES, "assistant", task.metadata?.owner as string);
     const handoff = await ws.read("HANDOFF.md");
     expect(handoff.ok && handoff.value.content).toContain(`Handoff from task ${task.id}`);
     expect(handoff.ok && handoff.value.content).toContain("- Review them");
@@ -227,18 +238,21 @@ describe("state across tasks", () => {
       tool("checkpoint_list", {}),
       { text: "listed" },
     ]);
-    const first = await send(`checkpoint ${ok.marker}`, "/");
+    // One user across three conversations: a user's workspace outlives each conversation.
+    const user = await newUser();
+    const as = { Authorization: `Bearer ${user.token}` };
+    const first = await send(`checkpoint ${ok.marker}`, "/", {}, as);
     expect(first.status.state).toBe("TASK_STATE_COMPLETED");
     const listing = lastUserText((await modelRequests(ok.id))[4]);
     const id = /(cp-\d+)[^\n]*good state/.exec(listing)?.[1];
     expect(id).toBeDefined();
-    const ws = workspaceFor(env.WORKSPACES, "assistant", "anonymous");
+    const ws = workspaceFor(env.WORKSPACES, "assistant", user.id);
     const restore = await scenario([
       tool("checkpoint_restore", { id }),
       tool("read_file", { path: file }),
       { text: "restored" },
     ]);
-    await send(`restore ${restore.marker}`, "/");
+    await send(`restore ${restore.marker}`, "/", {}, as);
     const back = await ws.read(file);
     expect(back.ok && back.value.content).toBe("v1");
 
@@ -246,7 +260,7 @@ describe("state across tasks", () => {
       tool("write_file", { path: file, content: "broken" }),
       { text: "x", errors: [{ status: 400, type: "invalid_request_error" }] },
     ]);
-    const failed = await send(`fail ${failing.marker}`, "/");
+    const failed = await send(`fail ${failing.marker}`, "/", {}, as);
     expect(failed.status.state).toBe("TASK_STATE_FAILED");
     const after = await ws.read(file);
     expect(after.ok && after.value.content).toBe("v1");

@@ -7,6 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
@@ -89,6 +90,45 @@ describe("ask_user", () => {
     expect(done.id).toBe(paused.id);
     expect(answerText(done)).toBe("Using blue.");
     expect(await lastToolResults(s.id)).toEqual(['Form values: {"colour":"blue"}']);
+  });
+
+  it("checks form values against the form it asked: a value outside it is refused, the task still waits", async () => {
+    const s = await scenario([
+      tool("ask_user", {
+        question: "Which day?",
+        fields: { day: { type: "string", enum: ["mon", "fri"] }, people: { type: "integer" } },
+        required: ["day"],
+      }),
+      { text: "Booked." },
+    ]);
+    const paused = await send(userMessage(`plan the launch ${s.marker}`));
+    expect(paused.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const answer = (data: Record<string, unknown>) =>
+      rpc<{ task: StatusTask }>("SendMessage", {
+        message: {
+          messageId: crypto.randomUUID(),
+          role: "ROLE_USER",
+          taskId: paused.id,
+          parts: [{ data }],
+        },
+      });
+    for (const [data, reason] of [
+      [{ day: "tue" }, 'day: expected one of "mon", "fri"'],
+      [{ day: "fri", people: 2.5 }, "people:"],
+      [{ people: 3 }, "day: is required"],
+      [{ day: "fri", when: "noon" }, "unknown field when"],
+    ] as const) {
+      const refused = await answer(data);
+      expect(refused.error?.code, JSON.stringify(data)).toBe(-32602);
+      expect(refused.error?.message).toContain(reason);
+    }
+    expect((await rpc<StatusTask>("GetTask", { id: paused.id })).result?.status.state).toBe(
+      "TASK_STATE_INPUT_REQUIRED",
+    );
+    expect(await modelRequests(s.id)).toHaveLength(1);
+    const done = await answer({ day: "fri", people: 3 });
+    expect(done.result?.task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(await lastToolResults(s.id)).toEqual(['Form values: {"day":"fri","people":3}']);
   });
 
   it("works for a v0.3 client: input-required, then a text answer", async () => {
@@ -185,17 +225,22 @@ describe("ask_user", () => {
 });
 
 describe("tool approvals", () => {
-  async function snapshotId(): Promise<string> {
-    const ws = workspaceFor(env.WORKSPACES, "writer", "anonymous");
+  /** A checkpoint in the workspace of a new anonymous conversation, and that conversation. */
+  async function snapshot(): Promise<{ id: string; contextId: string }> {
+    const contextId = crypto.randomUUID();
+    const ws = workspaceFor(env.WORKSPACES, "writer", await anonymousOwner(contextId));
     const made = await ws.checkpointCreate("before approval test", { taskId: "approval-test" });
     if (!made.ok) throw new Error(made.error);
-    return made.value.id;
+    return { id: made.value.id, contextId };
   }
 
   it("asks before a listed tool runs; yes runs it", async () => {
-    const id = await snapshotId();
+    const { id, contextId } = await snapshot();
     const s = await scenario([tool("checkpoint_restore", { id }), { text: "Restored." }]);
-    const paused = await send(userMessage(`roll back ${s.marker}`), "/agents/writer/");
+    const paused = await send(
+      userMessage(`roll back ${s.marker}`, { contextId }),
+      "/agents/writer/",
+    );
     expect(paused.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
     const parts = paused.status.message?.parts ?? [];
     expect(parts[0]?.text).toContain("Approve the call of checkpoint_restore");
@@ -212,9 +257,27 @@ describe("tool approvals", () => {
   });
 
   it("a no (or the form's approve: false) refuses the call and tells the agent why", async () => {
-    const id = await snapshotId();
+    const { id, contextId } = await snapshot();
     const s = await scenario([tool("checkpoint_restore", { id }), { text: "Left as is." }]);
-    const paused = await send(userMessage(`roll back ${s.marker}`), "/agents/writer/");
+    const paused = await send(
+      userMessage(`roll back ${s.marker}`, { contextId }),
+      "/agents/writer/",
+    );
+    // An approval's form takes a boolean: anything else is refused, and the task still asks.
+    const unclear = await rpc(
+      "SendMessage",
+      {
+        message: {
+          messageId: crypto.randomUUID(),
+          role: "ROLE_USER",
+          taskId: paused.id,
+          parts: [{ data: { approve: "maybe" } }],
+        },
+      },
+      { path: "/agents/writer/" },
+    );
+    expect(unclear.error?.code).toBe(-32602);
+    expect(unclear.error?.message).toMatch(/form: approve: .*boolean/);
     const done = await send(
       {
         messageId: crypto.randomUUID(),
@@ -232,7 +295,7 @@ describe("tool approvals", () => {
   });
 
   it("works for a v0.3 streaming client: the stream ends input-required, the form approves", async () => {
-    const id = await snapshotId();
+    const { id, contextId } = await snapshot();
     const s = await scenario([tool("checkpoint_restore", { id }), { text: "Restored (v0.3)." }]);
     const stream = await collectSse(
       await fetchWorker("/agents/writer/", {
@@ -246,6 +309,7 @@ describe("tool approvals", () => {
             message: {
               kind: "message",
               messageId: crypto.randomUUID(),
+              contextId,
               role: "user",
               parts: [{ kind: "text", text: `roll back ${s.marker}` }],
             },

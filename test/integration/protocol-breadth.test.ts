@@ -149,9 +149,11 @@ describe("v0.3 JSON-RPC on the same endpoint", () => {
 });
 
 describe("idempotent sends", () => {
+  // An anonymous caller's resend meets its first send in the conversation it names: without a
+  // contextId, each send opens a conversation (a principal) of its own.
   it("a repeated messageId returns the existing task instead of starting another", async () => {
     const s = await scenario([{ text: "once" }]);
-    const message = userMessage(`idem ${s.marker}`);
+    const message = userMessage(`idem ${s.marker}`, { contextId: crypto.randomUUID() });
     const first = await rpc<{ task: WireTask }>("SendMessage", { message });
     const second = await rpc<{ task: WireTask }>("SendMessage", { message });
     expect(second.result?.task.id).toBe(first.result?.task.id);
@@ -166,7 +168,8 @@ describe("idempotent sends", () => {
 
   it("concurrent duplicates collapse into one task, over both protocol versions", async () => {
     const s = await scenario([{ text: "one", delayMs: 30, chunkSize: 1 }]);
-    const message = userMessage(`dup ${s.marker}`);
+    const contextId = crypto.randomUUID();
+    const message = userMessage(`dup ${s.marker}`, { contextId });
     const results = await Promise.all([
       ...Array.from({ length: 5 }, () => rpc<{ task: WireTask }>("SendMessage", { message })),
     ]);
@@ -174,7 +177,9 @@ describe("idempotent sends", () => {
     expect(ids.size).toBe(1);
     expect(results.every((r) => r.result?.task.status.state === "TASK_STATE_COMPLETED")).toBe(true);
     const legacy = (await (
-      await v03("message/send", { message: { ...v03Message("dup"), messageId: message.messageId } })
+      await v03("message/send", {
+        message: { ...v03Message("dup", { contextId }), messageId: message.messageId },
+      })
     ).json()) as RpcResponse<V03Task>;
     expect(legacy.result?.id).toBe([...ids][0]);
     expect(await modelRequests(s.id)).toHaveLength(1);
@@ -191,7 +196,7 @@ describe("idempotent sends", () => {
           taskId,
           contextId: crypto.randomUUID(),
           agent: "assistant",
-          owner: "anonymous",
+          owner: "anon-followup",
           traceId: "b".repeat(32),
           message: {
             messageId: "m0",
@@ -275,7 +280,7 @@ describe("ListTasks", () => {
     expect(
       (await list({ contextId, statusTimestampAfter: "2999-01-01T00:00:00Z" })).result?.totalSize,
     ).toBe(0);
-    expect((await list({ pageToken: "garbage!" })).error?.code).toBe(-32602);
+    expect((await list({ contextId, pageToken: "garbage!" })).error?.code).toBe(-32602);
     expect((await list({ pageSize: 0 })).error?.code).toBe(-32602);
   });
 });

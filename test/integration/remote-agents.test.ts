@@ -33,10 +33,13 @@ const tool = (name: string, input: Record<string, unknown>, text = ""): Turn => 
   toolUses: [{ name, input }],
 });
 
-const send = async (text: string, path = "/") =>
-  (await rpc<{ task: Task }>("SendMessage", { message: userMessage(text) }, { path })).result
-    ?.task as Task;
-const getTask = async (id: string) => (await rpc<Task>("GetTask", { id })).result as Task;
+const send = async (text: string, path = "/", headers: Record<string, string> = {}) =>
+  (await rpc<{ task: Task }>("SendMessage", { message: userMessage(text) }, { path, headers }))
+    .result?.task as Task;
+/** The registry's remote agents call as the admin key (vitest config): the same principal. */
+const AS_ADMIN_KEY = { Authorization: `Bearer ${env.ADMIN_API_KEY}` };
+const getTask = async (id: string, headers: Record<string, string> = {}) =>
+  (await rpc<Task>("GetTask", { id }, { headers })).result as Task;
 
 async function toolResults(scenarioId: string): Promise<string[]> {
   const out: string[] = [];
@@ -123,7 +126,7 @@ describe("a2a tools", () => {
     // The remote task finishes on its own; reading it shows the answer.
     for (
       let i = 0;
-      i < 50 && (await getTask(remoteId)).status.state !== "TASK_STATE_COMPLETED";
+      i < 50 && (await getTask(remoteId, AS_ADMIN_KEY)).status.state !== "TASK_STATE_COMPLETED";
       i++
     )
       await new Promise((r) => setTimeout(r, 50));
@@ -188,7 +191,8 @@ describe("remote sub-agents", () => {
       tool("scratch_read", { path: "remote-notes.md" }),
       { text: "Used the remote findings." },
     ]);
-    const task = await send(`delegate remotely ${parent.marker}`);
+    // The scratchpad is shared when both sides see the same principal (the registry's authSecret).
+    const task = await send(`delegate remotely ${parent.marker}`, "/", AS_ADMIN_KEY);
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     const [answer, notes] = await toolResults(parent.id);
     expect(answer).toBe("Remote findings in remote-notes.md.");
@@ -199,7 +203,7 @@ describe("remote sub-agents", () => {
     expect(texts).toContain("Agent remote-researcher completed");
     // The remote task continues the parent's trace (traceparent) and names its caller.
     const childId = eventDetails(task).find((d) => d.state === "started")?.childTaskId as string;
-    const child = await getTask(childId);
+    const child = await getTask(childId, AS_ADMIN_KEY);
     expect(child.metadata?.traceId).toBe(task.metadata?.traceId);
     expect(child.metadata?.remoteParent).toEqual({ taskId: task.id, agent: "assistant" });
     // The remote side ran as a sub-agent: no ask_user, no task.
@@ -212,7 +216,8 @@ describe("remote sub-agents", () => {
   });
 
   it("passes a remote sub-agent's question up to the caller and the answer down", async () => {
-    const ws = workspaceFor(env.WORKSPACES, "writer", "anonymous");
+    // The remote writer's task belongs to the principal the registry calls as (the admin key).
+    const ws = workspaceFor(env.WORKSPACES, "writer", "admin-key");
     const made = await ws.checkpointCreate("remote approval", { taskId: "remote-test" });
     if (!made.ok) throw new Error(made.error);
     const remote = await scenario([
@@ -262,7 +267,7 @@ describe("remote sub-agents", () => {
     const childId = eventDetails(started).find((d) => d.state === "started")?.childTaskId as string;
     await rpc("CancelTask", { id: task.id });
     const child = await until(
-      () => getTask(childId),
+      () => getTask(childId, AS_ADMIN_KEY),
       (t) => t.status.state === "TASK_STATE_CANCELED",
     );
     expect(child.status.state).toBe("TASK_STATE_CANCELED");

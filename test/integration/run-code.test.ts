@@ -4,47 +4,10 @@
  * does not enforce cpuMs), output bounds; and through the A2A endpoint: compaction of a long
  * passing run, and the verification gate satisfied by running the changed file.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { runCodeTool } from "../../src/tools/run-code.ts";
-import type { ToolContext, ToolResult } from "../../src/tools/types.ts";
-import { workspaceFor } from "../../src/workspace/client.ts";
-import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
 import { modelRequests, rpc, scenario, userMessage, type WireTask } from "../helpers/a2a.ts";
-import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
-
-const ns = env.WORKSPACES as unknown as DurableObjectNamespace<WorkspaceObject>;
-
-function context(owner: string, limits: { cpuMs?: number; timeoutMs?: number } = {}): ToolContext {
-  return {
-    taskId: `task-${owner}`,
-    contextId: "ctx-code",
-    agent: "assistant",
-    owner,
-    signal: new AbortController().signal,
-    config: loadConfig(env),
-    workspace: workspaceFor(ns, "assistant", owner),
-    db: env.DB,
-    files: env.FILES,
-    fetch,
-    scratch: { bucket: env.FILES, rootTaskId: "code-test" },
-    subagents: NO_SUBAGENTS,
-    remote: NO_REMOTE,
-    emit: () => {},
-    codeSandbox: {
-      loader: env.LOADER,
-      env: {},
-      cpuMs: limits.cpuMs ?? 1_000,
-      timeoutMs: limits.timeoutMs ?? 5_000,
-    },
-  };
-}
-
-const owner = () => `code-${crypto.randomUUID().slice(0, 8)}`;
-const run = (input: Record<string, unknown>, ctx = context(owner())): Promise<ToolResult> =>
-  runCodeTool.run(input, ctx);
+import { context, owner, run } from "../helpers/code-context.ts";
 
 describe("run_code", () => {
   it("runs a snippet: console output, the default export's result, timing", async () => {
@@ -100,8 +63,8 @@ enumless: {
     expect(lines[2]).toBe("  ✗ src/math.test.ts > math > multiplies");
     expect(lines[3]).toBe("    AssertionError: expected 6, got 7");
     expect(result.content).toMatch(/at .*src\/math\.test\.ts:4:/);
-    // Imports run first.
-    expect(result.effects?.ran).toEqual(["src/math.ts", "src/math.test.ts"]);
+    // Each module reports that it ran (the test file, then what it requires).
+    expect(result.effects?.ran).toEqual(["src/math.test.ts", "src/math.ts"]);
 
     // Fixed, the same run passes; running one file by path with an import works too.
     await ctx.workspace.write(
@@ -118,7 +81,7 @@ enumless: {
     );
     const main = await run({ path: "main.js", input: "6" }, ctx);
     expect(main.content).toContain("--- result ---\n42");
-    expect(main.effects?.ran).toEqual(["src/math.ts", "main.js"]);
+    expect(main.effects?.ran).toEqual(["main.js", "src/math.ts"]);
   });
 
   it("has no network", async () => {
@@ -162,15 +125,25 @@ enumless: {
     console.log(JSON.stringify({ msg: "run_code loop stopped", afterMs: spinMs }));
   });
 
-  it("stops a loop in a module's top-level code at the iteration limit (the clock stands still there)", async () => {
-    const ctx = context(owner());
-    ctx.config = { ...ctx.config, runCode: { ...ctx.config.runCode, maxIterations: 1_000_000 } };
+  it("stops a loop in a module's top-level code at the time limit (no user code runs while a module is evaluated)", async () => {
+    const ctx = context(owner(), { timeoutMs: 300 });
     await ctx.workspace.write("spin.js", "let n = 0;\nfor (;;) n++;\n", { taskId: ctx.taskId });
     const result = await run({ path: "spin.js" }, ctx);
-    expect(result.content).toContain(
-      "RangeError: iteration limit: loops ran more than 1000000 times",
+    expect(result.content).toContain("RangeError: time limit: the code ran for more than 300 ms");
+    expect(result.content).toMatch(/at .*spin\.js:2:/);
+    // The iteration limit still holds: loop iterations and function calls count.
+    const counted = context(owner());
+    counted.config = {
+      ...counted.config,
+      runCode: { ...counted.config.runCode, maxIterations: 1_000_000 },
+    };
+    const calls = await run(
+      { code: "const f = () => 1;\nlet n = 0;\nwhile (true) n += f();" },
+      counted,
     );
-    expect(result.content).toMatch(/at spin\.js:2:/);
+    expect(calls.content).toContain(
+      "RangeError: iteration limit: loops and calls ran more than 1000000 times",
+    );
   });
 
   it("bounds the output and refuses bad input with what to send", async () => {

@@ -7,8 +7,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
+import { listTaskIndex } from "../../src/store/d1-index.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { modelRequests, rpc, scenario, until, userMessage, type WireTask } from "../helpers/a2a.ts";
 
@@ -103,7 +105,8 @@ describe("sub-agents", () => {
     expect((await toolResults(thinker.id))[0]).toContain("Fact: edge latency is 12 ms");
     expect((await toolResults(writer.id))[0]).toContain("Recommendation: deploy at the edge.");
     // The writer wrote into the root agent's workspace.
-    const file = await workspaceFor(env.WORKSPACES, "assistant", "anonymous").read(report, {});
+    const owner = task.metadata?.owner as string;
+    const file = await workspaceFor(env.WORKSPACES, "assistant", owner).read(report, {});
     expect(file.ok && file.value.content).toContain("Deploy at the edge.");
 
     // The stream shows each delegation by the sub-agent's name, its progress and its end.
@@ -126,16 +129,17 @@ describe("sub-agents", () => {
         parentTaskId: task.id,
         rootTaskId: task.id,
         rootAgent: "assistant",
-        owner: "anonymous",
+        owner,
         traceId: task.metadata?.traceId,
       });
     }
+    // The children are indexed under the root agent (an anonymous caller reaches them by id: each
+    // runs in a conversation of its own, which ListTasks by the parent's contextId does not list).
     const listed = await until(
-      async () =>
-        (await rpc<{ tasks: Task[] }>("ListTasks", { pageSize: 100 })).result?.tasks ?? [],
-      (tasks) => childIds.every((id) => tasks.some((t) => t.id === id)),
+      async () => (await listTaskIndex(env.DB, { owner, agent: "assistant", limit: 100 })).rows,
+      (rows) => childIds.every((id) => rows.some((r) => r.id === id)),
     );
-    expect(listed.find((t) => t.id === childIds[0])?.metadata?.parentTaskId).toBe(task.id);
+    expect(listed.find((r) => r.id === childIds[0])?.parentTaskId).toBe(task.id);
     const usage = task.metadata?.usage as { modelCalls: number };
     // 4 parent turns + 2 researcher + 3 deep-thinker + 4 writer model calls.
     expect(usage.modelCalls).toBe(13);
@@ -167,7 +171,8 @@ describe("sub-agents", () => {
   });
 
   it("passes a child's approval request up to the caller and the answer down", async () => {
-    const ws = workspaceFor(env.WORKSPACES, "assistant", "anonymous");
+    const contextId = crypto.randomUUID();
+    const ws = workspaceFor(env.WORKSPACES, "assistant", await anonymousOwner(contextId));
     const made = await ws.checkpointCreate("sub-agent approval", { taskId: "subagent-test" });
     if (!made.ok) throw new Error(made.error);
     const writer = await scenario([
@@ -178,7 +183,7 @@ describe("sub-agents", () => {
       delegate("writer", `Roll back. ${writer.marker}`),
       { text: "The writer rolled back." },
     ]);
-    const paused = await send(userMessage(`roll back ${parent.marker}`));
+    const paused = await send(userMessage(`roll back ${parent.marker}`, { contextId }));
     expect(paused.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
     const parts = paused.status.message?.parts ?? [];
     expect(parts[0]?.text).toBe("The writer sub-agent asks:");

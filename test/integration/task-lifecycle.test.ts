@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { getTaskIndex } from "../../src/store/d1-index.ts";
 import {
   answerText,
@@ -40,8 +41,9 @@ describe("task lifecycle", () => {
     expect(answerText(task)).toBe("The answer is 42.");
     expect(task.artifacts?.[0]).toMatchObject({ artifactId: "answer", name: "answer" });
     expect(task.history?.map((m) => m.role)).toEqual(["ROLE_USER", "ROLE_AGENT"]);
+    // An anonymous caller's task belongs to its conversation: anon- and a hash of the contextId.
+    expect(task.metadata?.owner).toBe(await anonymousOwner(task.contextId));
     expect(task.metadata).toMatchObject({
-      owner: "anonymous",
       agent: "assistant",
       stopReason: "end_turn",
       model: { name: "claude-sonnet-4-6", source: "anthropic" },
@@ -85,7 +87,7 @@ describe("task lifecycle", () => {
     expect(row).toMatchObject({
       agent: "writer",
       contextId: task.contextId,
-      owner: "anonymous",
+      owner: await anonymousOwner(task.contextId),
       modelCalls: 1,
     });
     expect(row?.traceId).toBe(task.metadata?.traceId);

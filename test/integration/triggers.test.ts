@@ -10,6 +10,7 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { signGeneric, signGithub } from "../../src/triggers/signatures.ts";
 import worker from "../../src/worker.ts";
 import { until } from "../helpers/a2a.ts";
@@ -170,7 +171,7 @@ describe("webhooks", () => {
     expect(await issue.json()).toMatchObject({ ignored: expect.stringContaining("issues") });
   });
 
-  it("generic: X-Signature over timestamp and body, inside the replay window; Idempotency-Key or the body's hash dedupes", async () => {
+  it("generic: X-Signature over timestamp and body, inside the replay window; the signed request names the event", async () => {
     const { owner, generic, bindings } = await setup();
     const body = JSON.stringify({ ticket: { id: 42, title: "Printer on fire" } });
     const send = async (timestamp: number, signature: string, extra: Record<string, string> = {}) =>
@@ -189,21 +190,30 @@ describe("webhooks", () => {
         bindings,
       );
     const now = Math.floor(Date.now() / 1000);
-    const ok = await send(now, await signGeneric(SECRET, body, now));
+    const signature = await signGeneric(SECRET, body, now);
+    const ok = await send(now, signature);
     expect(ok.status).toBe(202);
     const { taskId } = (await ok.json()) as { taskId: string };
-    // The same body again (no delivery id): its hash names the same delivery.
-    const same = await send(now + 1, await signGeneric(SECRET, body, now + 1));
-    expect(await same.json()).toMatchObject({ taskId, redelivery: true });
-    // Idempotency-Key: two keys, two tasks; each key repeated, one.
-    const a = (await (
-      await send(now, await signGeneric(SECRET, body, now), { "Idempotency-Key": "key-a" })
-    ).json()) as { taskId: string; redelivery: boolean };
-    const a2 = (await (
-      await send(now, await signGeneric(SECRET, body, now), { "Idempotency-Key": "key-a" })
-    ).json()) as { taskId: string; redelivery: boolean };
-    expect(a.taskId).not.toBe(taskId);
-    expect(a2).toMatchObject({ taskId: a.taskId, redelivery: true });
+    // The same signed request replayed, with or without new unsigned Idempotency-Keys: one task.
+    const replays: Array<Record<string, string>> = [
+      {},
+      { "Idempotency-Key": "key-a" },
+      { "Idempotency-Key": "key-b" },
+    ];
+    for (const extra of replays) {
+      const replay = await send(now, signature, extra);
+      expect(await replay.json()).toMatchObject({ taskId, redelivery: true });
+    }
+    // The same body signed at another time is another event (a sender's retry resends the request
+    // as it was signed).
+    const later = (await (
+      await send(now + 1, await signGeneric(SECRET, body, now + 1))
+    ).json()) as {
+      taskId: string;
+      redelivery: boolean;
+    };
+    expect(later).toMatchObject({ redelivery: false });
+    expect(later.taskId).not.toBe(taskId);
     // Outside the 300 s window (old or future; 10 s clear of its edge), signed correctly: 401.
     for (const t of [now - 310, now + 310]) {
       const stale = await send(t, await signGeneric(SECRET, body, t));
@@ -219,6 +229,96 @@ describe("webhooks", () => {
     );
     expect(task.history?.[0]?.parts[0]?.text).toBe(
       "[[reply:ticket seen]] Ticket 42: Printer on fire",
+    );
+    const listed = await rpcAs<{ tasks: Task[] }>(owner.token, "ListTasks", {}, "/agents/writer/");
+    expect(listed.body.result?.tasks.map((t) => t.id).sort()).toEqual(
+      [taskId, later.taskId].sort(),
+    );
+  });
+
+  it("GitHub: a signed delivery replayed with new unsigned headers starts no second task; no event name is no event", async () => {
+    const { owner, hook, bindings } = await setup();
+    const body = JSON.stringify({ ...pushPayload, after: crypto.randomUUID() });
+    const signature = await signGithub(SECRET, body);
+    const deliver = (headers: Record<string, string>) =>
+      github(bindings, hook, body, { "X-Hub-Signature-256": signature, ...headers });
+    const first = (await (
+      await deliver({ "X-GitHub-Event": "push", "X-GitHub-Delivery": crypto.randomUUID() })
+    ).json()) as { taskId: string; redelivery: boolean };
+    expect(first.redelivery).toBe(false);
+    // GitHub's signature covers the body only (no timestamp): the delivery id and the event name
+    // are unsigned, so neither makes a replay a new event.
+    const replays: Array<Record<string, string>> = [
+      { "X-GitHub-Event": "push", "X-GitHub-Delivery": crypto.randomUUID() },
+      { "X-GitHub-Event": "push", "Idempotency-Key": "fresh" },
+      { "X-GitHub-Event": "push" },
+    ];
+    for (const headers of replays) {
+      const replay = await deliver(headers);
+      expect(replay.status).toBe(202);
+      expect(await replay.json()).toMatchObject({ taskId: first.taskId, redelivery: true });
+    }
+    // Without X-GitHub-Event, a webhook with `events` starts nothing.
+    const other = JSON.stringify({ ...pushPayload, after: crypto.randomUUID() });
+    const unnamed = await github(bindings, hook, other, {
+      "X-Hub-Signature-256": await signGithub(SECRET, other),
+    });
+    expect(unnamed.status).toBe(200);
+    expect(await unnamed.json()).toMatchObject({
+      ignored: expect.stringContaining("no X-GitHub-Event"),
+    });
+    await until(
+      async () => (await rpcAs<{ tasks: Task[] }>(owner.token, "ListTasks", {})).body.result,
+      (r) => r?.tasks.length === 1,
+    );
+  });
+
+  it("an anonymous owner: each event its own anonymous conversation, reachable by the id the sender got", async () => {
+    const { generic, bindings } = await setup();
+    const hooks = JSON.parse(bindings.WEBHOOKS as string) as Record<
+      string,
+      Record<string, unknown>
+    >;
+    const open = {
+      ...bindings,
+      ALLOW_ANONYMOUS: "true",
+      WEBHOOKS: JSON.stringify({ [generic]: { ...hooks[generic], owner: "anonymous" } }),
+    } as Env;
+    const start = async (ticket: number) => {
+      const body = JSON.stringify({ ticket: { id: ticket, title: "Anonymous" } });
+      const now = Math.floor(Date.now() / 1000);
+      const response = await callWorker(
+        `/webhooks/${generic}`,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "X-Timestamp": String(now),
+            "X-Signature": await signGeneric(SECRET, body, now),
+          },
+          body,
+        },
+        open,
+      );
+      expect(response.status).toBe(202);
+      return (await response.json()) as { taskId: string; contextId: string };
+    };
+    const a = await start(1);
+    const b = await start(2);
+    expect(a.contextId).not.toBe(b.contextId);
+    expect(a.contextId).toMatch(/^[0-9a-f]{64}$/);
+    const task = await until(
+      async () =>
+        (await rpcAs<Task>(null, "GetTask", { id: a.taskId }, "/agents/writer/", open)).body
+          .result as Task,
+      (t) => t?.status.state === "TASK_STATE_COMPLETED",
+    );
+    expect(task.metadata?.owner).toBe(await anonymousOwner(a.contextId));
+    expect(task.metadata?.owner).not.toBe(
+      (
+        (await rpcAs<Task>(null, "GetTask", { id: b.taskId }, "/agents/writer/", open)).body
+          .result as Task
+      ).metadata?.owner,
     );
   });
 

@@ -170,44 +170,50 @@ describe("parseIdentity: errors", () => {
     const error = errorOf("You are demo.");
     expect(error.file).toBe(FILE);
     expect(error.field).toBe("frontmatter");
-    expect(error.message).toMatch(/^agents\/demo\/IDENTITY\.md: frontmatter: missing/);
+    expect(error.message).toMatch(/^agents\/demo\/IDENTITY\.md:1:1: frontmatter: missing/);
   });
 
   it("rejects frontmatter that is never closed", () => {
     const error = errorOf("---\nname: demo\nYou are demo.");
-    expect(error.message).toBe(`${FILE}: frontmatter: not closed; add a '---' line after the YAML`);
+    expect(error.message).toBe(
+      `${FILE}:1:1: frontmatter: not closed; add a '---' line after the YAML`,
+    );
   });
 
   it("reports a YAML syntax error with its line in the file", () => {
     const error = errorOf(identity(["name: demo", "tags: [a, b"]));
     expect(error.field).toBeNull();
-    expect(error.message).toContain(FILE);
-    expect(error.message).toContain("invalid YAML in frontmatter at line 3");
+    expect(error.message).toMatch(
+      /^agents\/demo\/IDENTITY\.md:3:\d+: invalid YAML in frontmatter: /,
+    );
+    expect(error.position?.line).toBe(3);
   });
 
   it("reports duplicate YAML keys", () => {
     const error = errorOf(identity(["name: demo", "name: other"]));
     expect(error.field).toBeNull();
-    expect(error.message).toMatch(/at line 3, column 1: Map keys must be unique/);
+    expect(error.message).toBe(`${FILE}:3:1: invalid YAML in frontmatter: Map keys must be unique`);
   });
 
   it("rejects frontmatter that is not a mapping", () => {
     const error = errorOf(identity(["- name: demo"]));
     expect(error.field).toBe("frontmatter");
-    expect(error.message).toBe(`${FILE}: frontmatter: expected a YAML mapping of keys to values`);
+    expect(error.message).toBe(
+      `${FILE}:2:1: frontmatter: expected a YAML mapping of keys to values`,
+    );
   });
 
   it("requires a name", () => {
     const error = errorOf(identity(["maxTurns: 3"]));
     expect(error.field).toBe("frontmatter.name");
-    expect(error.message).toContain(`${FILE}: frontmatter.name: is required`);
+    expect(error.message).toContain(`${FILE}:2:1: frontmatter.name: is required`);
   });
 
   it("rejects an unknown key and suggests the camelCase spelling", () => {
     const error = errorOf(identity(["name: demo", "max_turns: 3"]));
     expect(error.field).toBe("frontmatter.max_turns");
     expect(error.message).toBe(
-      `${FILE}: frontmatter.max_turns: unknown key (did you mean maxTurns?)`,
+      `${FILE}:3:1: frontmatter.max_turns: unknown key (did you mean maxTurns?)`,
     );
   });
 
@@ -220,13 +226,15 @@ describe("parseIdentity: errors", () => {
   it("reports a wrong type with the full field path", () => {
     const error = errorOf(identity(["name: demo", "tools:", "  deny: [42]"]));
     expect(error.field).toBe("frontmatter.tools.deny.0");
-    expect(error.message).toMatch(/^agents\/demo\/IDENTITY\.md: frontmatter\.tools\.deny\.0: /);
+    expect(error.message).toMatch(
+      /^agents\/demo\/IDENTITY\.md:4:10: frontmatter\.tools\.deny\.0: /,
+    );
   });
 
   it("reports an out-of-range integer with a human reason", () => {
     const error = errorOf(identity(["name: demo", "maxTurns: 501"]));
     expect(error.message).toBe(
-      `${FILE}: frontmatter.maxTurns: expected an integer between 1 and 500`,
+      `${FILE}:3:11: frontmatter.maxTurns: expected an integer between 1 and 500`,
     );
     expect(errorOf(identity(["name: demo", "maxTurns: 2.5"])).field).toBe("frontmatter.maxTurns");
   });
@@ -286,10 +294,38 @@ describe("parseIdentity: errors", () => {
     }
   });
 
+  it("reports unknown tool names in tools with their position; domains and MCP tools are known", () => {
+    const deny = errorOf(identity(["name: demo", "tools:", "  deny: [write_file, wrte_file]"]));
+    expect(deny.field).toBe("frontmatter.tools.deny.1");
+    expect(deny.message).toMatch(
+      /^agents\/demo\/IDENTITY\.md:4:22: frontmatter\.tools\.deny\.1: unknown tool "wrte_file"; tools: read_file, /,
+    );
+    expect(errorOf(identity(["name: demo", "tools: { allow: [workspce] }"])).field).toBe(
+      "frontmatter.tools.allow.0",
+    );
+    expect(
+      errorOf(identity(["name: demo", "tools: { requireApproval: [rm_rf] }"])).message,
+    ).toContain('unknown tool "rm_rf"');
+    const fine = parseIdentity(
+      FILE,
+      identity([
+        "name: demo",
+        "tools: { allow: [workspace, web_fetch, docs__search, mcp], requireApproval: [docs__lookup] }",
+        "mcp: [{ name: docs, url: 'https://docs.example.com/mcp' }]",
+      ]),
+    );
+    expect(fine.tools.allow).toEqual(["workspace", "web_fetch", "docs__search", "mcp"]);
+    expect(
+      errorOf(identity(["name: demo", "tools: { allow: [other__search] }"])).message,
+    ).toContain('unknown tool "other__search"');
+  });
+
   it("rejects an empty body", () => {
     const error = errorOf("---\nname: demo\n---\n\n  \n");
     expect(error.field).toBe("body");
-    expect(error.message).toBe(`${FILE}: body: the system prompt after the frontmatter is empty`);
+    expect(error.message).toBe(
+      `${FILE}:4:1: body: the system prompt after the frontmatter is empty`,
+    );
   });
 });
 
@@ -447,24 +483,21 @@ describe("AgentRegistry", () => {
     expect(registry.get("constructor")).toBeUndefined();
   });
 
-  it("throws the first invalid entry's IdentityError and rejects duplicate names", () => {
-    expect(
-      () =>
-        new AgentRegistry([
-          { file: "agents/ok/IDENTITY.md", text: identity(["name: ok"]) },
-          { file: "agents/bad/IDENTITY.md", text: identity(["name: bad", "maxTurns: 0"]) },
-        ]),
-    ).toThrow(
-      "agents/bad/IDENTITY.md: frontmatter.maxTurns: expected an integer between 1 and 500",
+  it("keeps an invalid entry (or a second one of a name) as broken; the others are served", () => {
+    const registry = new AgentRegistry([
+      { file: "agents/ok/IDENTITY.md", text: identity(["name: ok"]) },
+      { file: "agents/bad/IDENTITY.md", text: identity(["name: bad", "maxTurns: 0"]) },
+      { file: "agents/a/IDENTITY.md", text: identity(["name: same"]) },
+      { file: "agents/b/IDENTITY.md", text: identity(["name: same"]) },
+    ]);
+    expect(registry.names()).toEqual(["ok", "same"]);
+    expect(registry.broken("bad")?.message).toBe(
+      "agents/bad/IDENTITY.md:3:11: frontmatter.maxTurns: expected an integer between 1 and 500",
     );
-    expect(
-      () =>
-        new AgentRegistry([
-          { file: "agents/a/IDENTITY.md", text: identity(["name: same"]) },
-          { file: "agents/b/IDENTITY.md", text: identity(["name: same"]) },
-        ]),
-    ).toThrow(
+    expect(registry.broken("b")?.message).toBe(
       'agents/b/IDENTITY.md: frontmatter.name: "same" is already defined by agents/a/IDENTITY.md',
     );
+    expect(registry.broken("ok")).toBeUndefined();
+    expect(registry.brokenList().map((b) => b.name)).toEqual(["bad", "b"]);
   });
 });

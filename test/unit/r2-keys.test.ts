@@ -3,11 +3,15 @@ import { confinedPath, KeyError, sharedKey, taskKey, userKey } from "../../src/s
 
 describe("R2 key layout", () => {
   it("pins the three prefixes", () => {
-    expect(userKey("writer", "anonymous", "workspace/notes.md")).toBe(
-      "agents/writer/users/anonymous/workspace/notes.md",
+    expect(userKey("writer", "anon-1f2e", "workspace/notes.md")).toBe(
+      "agents/writer/users/anon-1f2e/workspace/notes.md",
     );
     expect(sharedKey("writer", "CONTEXT.md")).toBe("agents/writer/shared/CONTEXT.md");
     expect(taskKey("9b2c", "artifacts/answer.md")).toBe("tasks/9b2c/artifacts/answer.md");
+  });
+
+  it("never keys data by the anonymous claim (it is every anonymous caller at once)", () => {
+    expect(() => userKey("writer", "anonymous", "memory/CONTEXT.md")).toThrow(/anonymous claim/);
   });
 
   it("normalises harmless path forms", () => {

@@ -5,6 +5,7 @@ import { loadConfig } from "../../src/config.ts";
 import type { HarnessEvent } from "../../src/loop/harness-events.ts";
 import { allTools, toolsFor } from "../../src/tools/catalog.ts";
 import { memoryReadTool, memoryWriteTool } from "../../src/tools/memory.ts";
+import { TOOL_DOMAINS, TOOL_NAMES } from "../../src/tools/names.ts";
 import { progressUpdateTool } from "../../src/tools/progress.ts";
 import { writeTodosTool } from "../../src/tools/todos.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
@@ -49,6 +50,14 @@ describe("tool catalog", () => {
       "write_file",
       "write_todos",
     ]);
+  });
+
+  it("matches the names the IDENTITY.md parser accepts (tools/names.ts)", () => {
+    expect([...TOOL_NAMES].sort()).toEqual(allTools().names());
+    // Every tool is in one of the listed domains.
+    expect(allTools().filter({ allow: TOOL_DOMAINS, deny: [] }).names()).toEqual(
+      allTools().names(),
+    );
   });
 
   it("applies TOOLS_ENABLED (domains or names), then the agent's allow and deny", () => {

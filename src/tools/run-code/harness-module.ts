@@ -1,17 +1,23 @@
 /**
  * The module that runs first in every sandbox isolate (its main module). It captures console
- * output (bounded), provides the input (`input`, `readInput()`), the loop guard and ran-markers
- * the transpiler inserts, and a tiny test API (`test`/`it`, `describe`, `assert.*`, `expect()`),
- * then runs the entry (its default export or `main`, called with the input) or, in test mode,
- * every test file's tests in order, and answers one JSON report. Plain JavaScript, built as a
- * string: it runs in the loaded isolate, not in this Worker.
+ * output (bounded), provides the input (`input`, `readInput()`) and a tiny test API
+ * (`test`/`it`, `describe`, `assert.*`, `expect()`), loads the workspace's modules through its
+ * own `require` (workspace paths only; `./x.js` also finds `x.ts`), arms the guard, then runs the
+ * entry (its default export or `main`, called with the input) or, in test mode, every test file's
+ * tests in order, and answers one JSON report. All user code runs from the request handler.
+ * Plain JavaScript, built as a string: it runs in the loaded isolate, not in this Worker.
  */
+import { GUARD_MODULE } from "./guard-module.ts";
 
 /** What the harness module is told. */
 export interface HarnessOptions {
   mode: "run" | "test";
-  /** Module names to import: the entry (run) or the test files (test). */
-  imports: string[];
+  /** Workspace paths to run: the entry (run) or the test files (test). */
+  entries: string[];
+  /** The JavaScript modules loaded beside the harness (workspace paths). */
+  modules: string[];
+  /** JSON files, by workspace path. */
+  json: Record<string, unknown>;
   wallMs: number;
   maxOutputChars: number;
   maxIterations: number;
@@ -19,7 +25,18 @@ export interface HarnessOptions {
 
 /** The harness module's source. */
 export function harnessModule(options: HarnessOptions): string {
-  return `const OPTIONS = ${JSON.stringify(options)};
+  const { json, modules, ...rest } = options;
+  const imports = modules.map((path, i) => `import m${i} from ${JSON.stringify(`./${path}`)};`);
+  const factories = modules.map((path, i) => `${JSON.stringify(path)}: m${i}`).join(", ");
+  return `import { arm, modulesRan, stoppedBy } from "${GUARD_MODULE}";
+${imports.join("\n")}
+const OPTIONS = ${JSON.stringify(rest)};
+const hasOwn = Object.hasOwn;
+const FACTORIES = Object.assign(Object.create(null), { ${factories} });
+const JSON_MODULES = Object.assign(Object.create(null), ${JSON.stringify(json)});
+const clock = Date.now;
+const race = Promise.race.bind(Promise);
+const later = setTimeout;
 const out = [];
 let outChars = 0;
 let dropped = 0;
@@ -47,20 +64,30 @@ console.warn = (...args) => write("[warn] ", args);
 console.error = (...args) => write("[error] ", args);
 console.table = (value) => write("", [value]);
 
-let iterations = 0;
-let deadline = Infinity;
-let stopped = null;
-globalThis.__a2aGuard = () => {
-  if (stopped) throw stopped;
-  iterations++;
-  if ((iterations & 1023) === 0 && Date.now() > deadline)
-    stopped = new RangeError("time limit: the code ran for more than " + OPTIONS.wallMs + " ms (a loop that never ends?)");
-  else if (iterations > OPTIONS.maxIterations)
-    stopped = new RangeError("iteration limit: loops ran more than " + OPTIONS.maxIterations + " times");
-  if (stopped) throw stopped;
-};
-const ran = [];
-globalThis.__a2aRan = (path) => { ran.push(path); };
+const cache = Object.create(null);
+function resolve(spec, from) {
+  if (typeof spec !== "string" || !/^\\.\\.?\\//.test(spec))
+    throw new Error("Cannot find module '" + spec + "': only the workspace's own files can be imported here, by relative path");
+  const parts = from.split("/").slice(0, -1);
+  for (const part of spec.split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== "." && part !== "") parts.push(part);
+  }
+  const path = parts.join("/");
+  const candidates = [path, path.replace(/\\.js$/, ".ts"), path.replace(/\\.mjs$/, ".mts")];
+  for (const ext of [".ts", ".js", ".mts", ".mjs", ".json", "/index.ts", "/index.js"]) candidates.push(path + ext);
+  for (const candidate of candidates)
+    if (hasOwn(FACTORIES, candidate) || hasOwn(JSON_MODULES, candidate)) return candidate;
+  throw new Error("Cannot find module '" + spec + "' from " + from + " (load it with the run: files)");
+}
+function load(path) {
+  if (hasOwn(cache, path)) return cache[path].exports;
+  if (hasOwn(JSON_MODULES, path)) return JSON_MODULES[path];
+  const module = { exports: {} };
+  cache[path] = module;
+  FACTORIES[path]((spec) => load(resolve(spec, path)), module, module.exports);
+  return module.exports;
+}
 
 // The test API.
 const tests = [];
@@ -110,10 +137,11 @@ function errorOf(e) {
   if (e instanceof Error) return { name: e.name, message: e.message, stack: e.stack || "" };
   return { name: "Thrown", message: show(e), stack: "" };
 }
+let deadline = Infinity;
 function withDeadline(promise) {
-  return Promise.race([
+  return race([
     promise,
-    new Promise((_, reject) => setTimeout(() => reject(new RangeError("time limit: still waiting after " + OPTIONS.wallMs + " ms")), Math.max(0, deadline - Date.now()))),
+    new Promise((_, reject) => later(() => reject(new RangeError("time limit: still waiting after " + OPTIONS.wallMs + " ms")), Math.max(0, deadline - clock()))),
   ]);
 }
 function resultOf(value) {
@@ -127,23 +155,24 @@ export default {
     const { input } = await request.json();
     globalThis.input = input;
     globalThis.readInput = () => input ?? "";
-    deadline = Date.now() + OPTIONS.wallMs;
-    const started = Date.now();
-    const report = { exitCode: 0, ran };
+    arm({ wallMs: OPTIONS.wallMs, maxIterations: OPTIONS.maxIterations });
+    deadline = clock() + OPTIONS.wallMs;
+    const started = clock();
+    const report = { exitCode: 0 };
     try {
       if (OPTIONS.mode === "test") {
         const results = [];
-        for (const file of OPTIONS.imports) {
+        for (const file of OPTIONS.entries) {
           const before = tests.length;
-          await withDeadline(import(file));
+          await withDeadline(Promise.resolve().then(() => load(file)));
           for (const t of tests.slice(before)) {
-            const t0 = Date.now();
+            const t0 = clock();
             try {
               await withDeadline(Promise.resolve().then(() => t.fn()));
-              results.push({ file: file.slice(2), name: t.name, ok: true, ms: Date.now() - t0 });
+              results.push({ file, name: t.name, ok: true, ms: clock() - t0 });
             } catch (e) {
-              if (stopped) throw e;
-              results.push({ file: file.slice(2), name: t.name, ok: false, ms: Date.now() - t0, error: errorOf(e) });
+              if (stoppedBy()) throw e;
+              results.push({ file, name: t.name, ok: false, ms: clock() - t0, error: errorOf(e) });
             }
           }
         }
@@ -151,15 +180,16 @@ export default {
         report.tests = { passed: results.length - failed, failed, results };
         if (failed > 0 || results.length === 0) report.exitCode = 1;
       } else {
-        const mod = await withDeadline(import(OPTIONS.imports[0]));
-        const main = typeof mod.default === "function" ? mod.default : typeof mod.main === "function" ? mod.main : null;
+        const mod = await withDeadline(Promise.resolve().then(() => load(OPTIONS.entries[0])));
+        const main = typeof mod === "function" ? mod : typeof mod?.default === "function" ? mod.default : typeof mod?.main === "function" ? mod.main : null;
         if (main) report.result = resultOf(await withDeadline(Promise.resolve().then(() => main(input))));
       }
     } catch (e) {
       report.exitCode = 1;
-      report.error = errorOf(e);
+      report.error = errorOf(stoppedBy() ?? e);
     }
-    report.durationMs = Date.now() - started;
+    report.ran = modulesRan();
+    report.durationMs = clock() - started;
     report.output = out.join("\\n");
     report.droppedChars = dropped;
     return Response.json(report);

@@ -2,8 +2,11 @@
  * Runs modules in a fresh Worker isolate (the Worker Loader binding): no network
  * (`globalOutbound: null`), no bindings but those the agent's frontmatter grants, a CPU limit
  * (`limits.cpuMs`, enforced by Cloudflare; not by a local `wrangler dev`), and a wall-clock limit
- * enforced twice: by the loop guards inside the isolate and by this caller's own timeout.
+ * enforced twice: by the sealed guard inside the isolate (guard-module.ts) and by this caller's
+ * own timeout. No memory limit holds locally (see the README's Code execution section): on
+ * Cloudflare an isolate over 128 MB is stopped and the run fails.
  */
+import { GUARD_MODULE, guardModule } from "./guard-module.ts";
 import { harnessModule } from "./harness-module.ts";
 
 /** A sandbox run's limits. */
@@ -40,11 +43,11 @@ export interface RunReport {
   totalMs: number;
 }
 
-/** The modules to load: name -> JavaScript (or a JSON value), the entry names. */
+/** The modules to load: workspace path -> JavaScript (or a JSON value), the entries to run. */
 export interface SandboxProgram {
   modules: Record<string, { js: string } | { json: unknown }>;
   mode: "run" | "test";
-  imports: string[];
+  entries: string[];
   input: string | undefined;
   /** Bindings the agent's frontmatter grants (name -> binding). */
   env: Record<string, unknown>;
@@ -68,19 +71,28 @@ export async function runInSandbox(
     durationMs: Date.now() - started,
     totalMs: Date.now() - started,
   });
+  const code: Record<string, { js: string }> = {};
+  const json: Record<string, unknown> = {};
+  for (const [path, module] of Object.entries(program.modules)) {
+    if ("js" in module) code[path] = module;
+    else json[path] = module.json;
+  }
   const worker = loader.load({
     compatibilityDate: COMPATIBILITY_DATE,
     compatibilityFlags: [],
     mainModule: "a2a-harness.js",
     modules: {
+      ...code,
+      [GUARD_MODULE]: { js: guardModule },
       "a2a-harness.js": harnessModule({
         mode: program.mode,
-        imports: program.imports,
+        entries: program.entries,
+        modules: Object.keys(code),
+        json,
         wallMs: limits.wallMs,
         maxOutputChars: limits.maxOutputChars,
         maxIterations: limits.maxIterations,
       }),
-      ...program.modules,
     },
     env: program.env,
     globalOutbound: null,

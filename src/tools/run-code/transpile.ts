@@ -1,12 +1,19 @@
 /**
- * Turns a workspace file or snippet into a module the sandbox can load: TypeScript types are
- * stripped (sucrase; imports and exports stay ES modules), and every loop gets a guard call
- * (`__a2aGuard()`, acorn finds the loops) so a loop that never ends stops at the wall-clock limit
- * even where the runtime does not enforce the CPU limit (a local `wrangler dev`). Each module also
- * reports that it ran (`__a2aRan(path)`), which tells the verification gate what was executed.
+ * Turns a workspace file or snippet into a module the sandbox can load, in which no user code runs
+ * while the module is evaluated (the runtime's clock stands still then, so a time limit could not
+ * see a loop there): the module only exports a function that the harness calls from its request
+ * handler, with `require`, `module` and `exports` (CommonJS: sucrase rewrites imports and exports,
+ * and strips TypeScript types, keeping line numbers). A snippet without imports or exports is the
+ * body of an async function of `input` instead, so it may `await` and `return`.
+ *
+ * Every loop iteration and every function entry calls the guard (acorn finds them) under a name
+ * with a per-run random part the code cannot know; the module reports that it ran before its
+ * body, which tells the verification gate what was executed. Everything the transpiler adds goes
+ * on the module's first line, so stack traces keep the source's line numbers.
  */
 import { parse } from "acorn";
 import { transform } from "sucrase";
+import { GUARD_MODULE } from "./guard-module.ts";
 
 const LOOPS = new Set([
   "ForStatement",
@@ -15,39 +22,7 @@ const LOOPS = new Set([
   "WhileStatement",
   "DoWhileStatement",
 ]);
-
-interface AstNode {
-  type: string;
-  start: number;
-  end: number;
-  body?: AstNode | AstNode[];
-  [key: string]: unknown;
-}
-
-/** Source positions where text is inserted, collected for every loop body. */
-function loopInsertions(node: AstNode, out: Array<[number, string]>): void {
-  if (LOOPS.has(node.type) && node.body && !Array.isArray(node.body)) {
-    const body = node.body;
-    if (body.type === "BlockStatement") out.push([body.start + 1, "__a2aGuard();"]);
-    else {
-      out.push([body.start, "{__a2aGuard();"]);
-      out.push([body.end, "}"]);
-    }
-  }
-  for (const value of Object.values(node)) {
-    if (Array.isArray(value)) {
-      for (const child of value)
-        if (child && typeof child === "object" && typeof (child as AstNode).type === "string")
-          loopInsertions(child as AstNode, out);
-    } else if (value && typeof value === "object" && typeof (value as AstNode).type === "string")
-      loopInsertions(value as AstNode, out);
-  }
-}
-
-/** A module's JavaScript, or why it cannot be loaded (a syntax error, with its line). */
-export type Transpiled = { ok: true; js: string } | { ok: false; error: string };
-
-const isTypeScript = (path: string) => /\.(ts|mts|cts)$/.test(path);
+const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
 
 const MODULE_SYNTAX = new Set([
   "ImportDeclaration",
@@ -56,48 +31,130 @@ const MODULE_SYNTAX = new Set([
   "ExportAllDeclaration",
 ]);
 
+interface AstNode {
+  type: string;
+  start: number;
+  end: number;
+  body?: AstNode | AstNode[];
+  expression?: boolean;
+  [key: string]: unknown;
+}
+
+/** The names the transpiler gives the guard and the ran-marker in one run's modules. */
+export interface GuardNames {
+  guard: string;
+  ran: string;
+}
+
+/** Names no user code can know: a random part per run. */
+export function guardNames(): GuardNames {
+  const nonce = [...crypto.getRandomValues(new Uint8Array(8))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  return { guard: `__a2a_guard_${nonce}`, ran: `__a2a_ran_${nonce}` };
+}
+
+/** Source positions where the guard call goes: each loop body and each function body. */
+function guardInsertions(node: AstNode, guard: string, out: Array<[number, string]>): void {
+  const body = node.body;
+  if (body && !Array.isArray(body) && (LOOPS.has(node.type) || FUNCTIONS.has(node.type))) {
+    if (body.type === "BlockStatement") out.push([body.start + 1, `${guard}();`]);
+    else if (node.type === "ArrowFunctionExpression") {
+      out.push([body.start, `(${guard}(),`]);
+      out.push([body.end, ")"]);
+    } else {
+      out.push([body.start, `{${guard}();`]);
+      out.push([body.end, "}"]);
+    }
+  }
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) {
+      for (const child of value)
+        if (child && typeof child === "object" && typeof (child as AstNode).type === "string")
+          guardInsertions(child as AstNode, guard, out);
+    } else if (value && typeof value === "object" && typeof (value as AstNode).type === "string")
+      guardInsertions(value as AstNode, guard, out);
+  }
+}
+
+/** Whether `program` awaits outside any function (top-level await). */
+function awaitsAtTopLevel(node: AstNode): boolean {
+  if (FUNCTIONS.has(node.type)) return false;
+  if (node.type === "AwaitExpression" || (node.type === "ForOfStatement" && node.await === true))
+    return true;
+  return Object.values(node).some((value) =>
+    Array.isArray(value)
+      ? value.some((c) => c && typeof c === "object" && awaitsAtTopLevel(c as AstNode))
+      : value !== null &&
+        typeof value === "object" &&
+        typeof (value as AstNode).type === "string" &&
+        awaitsAtTopLevel(value as AstNode),
+  );
+}
+
+/** A module's JavaScript, or why it cannot be loaded (a syntax error, with its line). */
+export type Transpiled = { ok: true; js: string } | { ok: false; error: string };
+
+const isTypeScript = (path: string) => /\.(ts|mts|cts)$/.test(path);
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /**
- * The JavaScript of `source` (named `path`), with loop guards and its ran-marker. With
- * `script: true`, code without imports or exports (a snippet) becomes the body of an async default
- * export, so it runs when the harness calls it rather than while the module is evaluated: the
- * runtime's clock stands still during module evaluation, so only then can the wall-clock guard
- * see the time pass.
+ * The module of `source` (named `path`): its default export is `function (require, module,
+ * exports)`, which runs the code. With `script: true`, code without imports or exports (a
+ * snippet) is the body of `exports.default = async function (input)`.
  */
 export function toModule(
   path: string,
   source: string,
+  names: GuardNames,
   options: { script?: boolean } = {},
 ): Transpiled {
-  let js = source;
-  if (isTypeScript(path)) {
+  type Step<T> = { ok: true; value: T } | { ok: false; error: string };
+  const step = <T>(prefix: string, run: () => T): Step<T> => {
     try {
-      js = transform(source, {
-        transforms: ["typescript"],
-        disableESTransforms: true,
-        filePath: path,
-      }).code;
+      return { ok: true, value: run() };
     } catch (error) {
-      return {
-        ok: false,
-        error: `${path}: ${error instanceof Error ? error.message : String(error)}`,
-      };
+      return { ok: false, error: `${path}: ${prefix}${message(error)}` };
     }
-  }
-  let ast: AstNode;
-  try {
-    ast = parse(js, { ecmaVersion: "latest", sourceType: "module" }) as unknown as AstNode;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, error: `${path}: SyntaxError: ${message}` };
-  }
+  };
+  const sucrase = (js: string, transforms: Array<"typescript" | "imports">) =>
+    step("", () => transform(js, { transforms, disableESTransforms: true, filePath: path }).code);
+  const acorn = (js: string, allowReturnOutsideFunction: boolean) =>
+    step("SyntaxError: ", () => {
+      const options = { ecmaVersion: "latest", sourceType: "module" } as const;
+      return parse(js, { ...options, allowReturnOutsideFunction }) as unknown as AstNode;
+    });
+
+  const stripped = isTypeScript(path)
+    ? sucrase(source, ["typescript"])
+    : { ok: true as const, value: source };
+  if (!stripped.ok) return stripped;
+  const ast = acorn(stripped.value, options.script === true);
+  if (!ast.ok) return ast;
+  const isModule = ((ast.value.body ?? []) as AstNode[]).some((n) => MODULE_SYNTAX.has(n.type));
+  const script = options.script === true && !isModule;
+  if (!script && awaitsAtTopLevel(ast.value))
+    return {
+      ok: false,
+      error: `${path}: top-level await is not supported here; put the code in an async function (export default async function main() { ... })`,
+    };
+  const code = script
+    ? {
+        ok: true as const,
+        value: `exports.default = async function (input) {${stripped.value}\n};`,
+      }
+    : sucrase(stripped.value, ["imports"]);
+  if (!code.ok) return code;
+  const body = acorn(code.value, true);
+  if (!body.ok) return body;
   const insertions: Array<[number, string]> = [];
-  loopInsertions(ast, insertions);
+  guardInsertions(body.value, names.guard, insertions);
+  let js = code.value;
   insertions.sort((a, b) => b[0] - a[0]);
   for (const [at, text] of insertions) js = js.slice(0, at) + text + js.slice(at);
-  const body = (ast.body ?? []) as AstNode[];
-  if (options.script && !body.some((node) => MODULE_SYNTAX.has(node.type)))
-    js = `export default async function (input) {${js}\n}`;
-  // The module reports that it ran before its body (imports are hoisted anyway); on line 1, so
-  // line numbers in stack traces stay the source's.
-  return { ok: true, js: `__a2aRan(${JSON.stringify(path)});${js}` };
+  const head = `import { guard as ${names.guard}, ran as ${names.ran} } from "/${GUARD_MODULE}";`;
+  return {
+    ok: true,
+    js: `${head}export default function (require, module, exports) {${names.ran}(${JSON.stringify(path)});${js}\n}`,
+  };
 }

@@ -1,0 +1,188 @@
+/**
+ * A public agent under `npm run dev` (open to anonymous callers), as an attacker tries it:
+ * - two anonymous callers: B sees nothing of A on any route (discovery, sessions, account routes,
+ *   its own workspace, memory and model context);
+ * - run_code with its guard switched off from inside still stops at its time limit (within twice
+ *   the limit, by the isolate's own clock) while /health keeps answering within a second;
+ * - an oversized chunked body gets 413 and the server keeps serving.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeModel } from "../fake-model/server.ts";
+import { scenario } from "./client.ts";
+import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+
+let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let server: DevServer;
+
+beforeAll(async () => {
+  fake = await startFakeModel({ port: 0 });
+  server = await startDevServer({
+    port: await freePort(),
+    vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key" },
+  });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await fake?.close();
+});
+
+type Task = { id: string; contextId: string; status: { state: string } };
+
+/** One anonymous caller: no credentials, only what the server told it. */
+async function call(path: string, init: RequestInit = {}) {
+  const response = await fetch(`${server.url}${path}`, init);
+  const text = await response.text();
+  return { status: response.status, text, json: () => JSON.parse(text) as Record<string, unknown> };
+}
+const rpc = (method: string, params: unknown, path = "/") =>
+  call(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+const send = async (text: string, extra: Record<string, unknown> = {}) =>
+  (
+    (
+      await rpc("SendMessage", {
+        message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra },
+      })
+    ).json() as { result: { task: Task } }
+  ).result.task;
+
+const tool = (name: string, input: Record<string, unknown>) => ({
+  toolUses: [{ name, input }],
+});
+
+describe("anonymous callers of a public agent", () => {
+  it("B sees nothing of A on any route", async () => {
+    const secret = `secret-${crypto.randomUUID().slice(0, 8)}`;
+    const a = await scenario(fake.url, `public-a-${secret}`, [
+      tool("write_file", { path: "a-plan.md", content: `A's plan ${secret}` }),
+      tool("memory_write", { content: `A prefers ${secret}` }),
+      tool("progress_update", { remaining: [`A's next step ${secret}`] }),
+      tool("read_file", { path: "a-plan.md" }),
+      { text: `A is done ${secret}` },
+    ]);
+    const taskA = await send(`A's prompt ${secret} ${a}`);
+    expect(taskA.status.state).toBe("TASK_STATE_COMPLETED");
+
+    const bId = `public-b-${crypto.randomUUID()}`;
+    const b = await scenario(fake.url, bId, [
+      tool("list_files", {}),
+      tool("read_file", { path: "a-plan.md" }),
+      tool("memory_read", {}),
+      tool("progress_read", {}),
+      { text: "B is done" },
+    ]);
+    const taskB = await send(`B asks ${b}`);
+    expect(taskB.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(taskB.contextId).not.toBe(taskA.contextId);
+    // B's model saw nothing of A: prompt, file, memory, progress, handoff, task id.
+    const seenByB = JSON.stringify(fake.store.requests(bId));
+    for (const trace of [secret, taskA.id, taskA.contextId]) expect(seenByB).not.toContain(trace);
+
+    // Every route B can call without credentials.
+    const routes: Array<[string, RequestInit]> = [
+      ["/tasks", { headers: { "A2A-Version": "1.0" } }],
+      ["/agents/assistant/tasks", { headers: { "A2A-Version": "1.0" } }],
+      [`/tasks?contextId=${taskB.contextId}`, { headers: { "A2A-Version": "1.0" } }],
+      ["/api/sessions", {}],
+      [`/api/sessions/${taskB.contextId}`, {}],
+      [`/api/tasks/${taskB.id}/events`, {}],
+      ["/api/usage", {}],
+      ["/api/users/anonymous/data", {}],
+      ["/api/users/anonymous/data", { method: "DELETE" }],
+      [`/api/users/${String(taskA.id)}/data`, {}],
+      ["/api/schedules", {}],
+    ];
+    for (const [path, init] of routes) {
+      const answer = await call(path, init);
+      expect(answer.status, path).toBeLessThan(500);
+      for (const trace of [secret, taskA.id, taskA.contextId])
+        expect(answer.text, `${path} shows A`).not.toContain(trace);
+    }
+    for (const params of [{}, { contextId: taskB.contextId }]) {
+      const listed = (await rpc("ListTasks", params)).text;
+      expect(listed).not.toContain(taskA.id);
+    }
+    const accounts = await call("/api/usage");
+    expect(accounts.status).toBe(403);
+    // A's conversation is whole after all of B's tries.
+    const stillA = (await rpc("GetTask", { id: taskA.id })).json() as {
+      result: Task;
+    };
+    expect(stillA.result.status.state).toBe("TASK_STATE_COMPLETED");
+  });
+});
+
+describe("run_code's guard", () => {
+  it("stops code that switches it off within twice its limit while /health keeps answering", async () => {
+    const limitMs = 400;
+    const id = `public-guard-${crypto.randomUUID()}`;
+    const marker = await scenario(fake.url, id, [
+      tool("run_code", {
+        code: "globalThis.__a2aGuard = () => {};\nDate.now = () => 0;\nwhile (true) {}",
+        language: "javascript",
+        timeout_ms: limitMs,
+      }),
+      { text: "stopped" },
+    ]);
+    const latencies: number[] = [];
+    let running = true;
+    const poll = (async () => {
+      while (running) {
+        const started = performance.now();
+        const health = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(10_000) });
+        expect(health.status).toBe(200);
+        latencies.push(performance.now() - started);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const task = await send(`spin ${marker}`);
+    running = false;
+    await poll;
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    const result = JSON.stringify(fake.store.requests(id).at(-1)?.body);
+    expect(result).toContain(`RangeError: time limit: the code ran for more than ${limitMs} ms`);
+    const durationMs = Number(/run_code: exit 1 in (\d+) ms/.exec(result)?.[1]);
+    console.log(
+      JSON.stringify({
+        msg: "guard override under npm run dev",
+        limitMs,
+        durationMs,
+        healthPolls: latencies.length,
+        healthMaxMs: Math.round(Math.max(...latencies)),
+      }),
+    );
+    expect(durationMs).toBeGreaterThanOrEqual(limitMs);
+    expect(durationMs).toBeLessThan(2 * limitMs);
+    expect(latencies.length).toBeGreaterThan(0);
+    expect(Math.max(...latencies)).toBeLessThan(1_000);
+  });
+});
+
+describe("request bodies", () => {
+  it("answers a 2.2 MB chunked body with 413 and keeps serving", async () => {
+    for (const path of ["/", "/webhooks/none", "/agents/writer/message:send"]) {
+      const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent >= 35) return controller.close();
+          sent++;
+          controller.enqueue(chunk);
+        },
+      });
+      const response = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+        body,
+        duplex: "half",
+      } as RequestInit);
+      expect([413, 404], path).toContain(response.status);
+      await response.text();
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    }
+  });
+});
