@@ -41,6 +41,9 @@ export interface DevServerOptions {
   extraArgs?: string[];
 }
 
+/** The banner's last line: `npm run dev` prints it once the server answers. */
+export const BANNER_END = "Ctrl-C stops it";
+
 /** A fresh directory for a server's local D1, R2 and Durable Object state. */
 export function freshStateDir(): string {
   return mkdtempSync(join(tmpdir(), "a2a-e2e-"));
@@ -56,11 +59,10 @@ async function waitForHealth(
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(`dev server exited (${child.exitCode}):\n${output()}`);
-    try {
+    // Ready as a developer sees it: the server answers and npm run dev printed its banner.
+    if (output().includes(BANNER_END)) {
       const response = await fetch(`${url}/health`);
       if (response.ok) return;
-    } catch {
-      // not listening yet
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -73,7 +75,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     WRANGLER_SEND_METRICS: "false",
-    CLOUDFLARE_CF_FETCH_ENABLED: "false",
   };
   for (const name of SCRUBBED) delete env[name];
   // Tests and benchmarks spend millions of scripted tokens: no default budgets unless asked.
