@@ -57,7 +57,7 @@ const SETTLED = new Set([
 const RESUME_FOR_MS = 120_000;
 
 /** Whether `error` is the connection failing (not the agent answering with an error). */
-function dropped(error: unknown): boolean {
+function connectionFailed(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error.cause as { code?: string } | undefined)?.code;
   return error instanceof TypeError || Boolean(code) || error.name === "AbortError";
@@ -83,36 +83,36 @@ export async function streamTo(
   };
   const spinner = new Spinner(() => view.atLineStart && !json);
   let events = client.sendMessageStream(request);
-  let since: number | null = null;
+  // While resuming: when the stream dropped and the last event id seen then.
+  let dropped: { at: number; after: string | undefined } | null = null;
   try {
     for (;;) {
       try {
         for await (const event of events) {
           spinner.pause();
-          if (since !== null) note(`… resumed after event ${http.lastEventId ?? "0"}`);
-          since = null;
+          if (dropped && http.lastEventId !== dropped.after) {
+            note(`… resumed after event ${dropped.after ?? "0"}`);
+            dropped = null;
+          }
           const wire = StreamResponse.toJSON(event) as Json;
           if (json) process.stdout.write(`${JSON.stringify(wire)}\n`);
           view.event(wire);
           spinner.resume(view.state);
         }
         if (!view.taskId || SETTLED.has(view.state)) break;
-        since ??= Date.now();
-        note(`… the stream ended while task ${view.taskId} is ${view.state}; resuming`);
       } catch (error) {
-        if (!view.taskId || !dropped(error)) throw error;
-        const first = since === null;
-        since ??= Date.now();
-        if (Date.now() - since > RESUME_FOR_MS)
-          throw new CliError(
-            `lost the stream of task ${view.taskId} and could not resume it for two minutes; see where it is with: npm run a2a -- get ${agentArgs(target)} ${view.taskId}`,
-          );
-        if (first) note(`… connection lost; resuming task ${view.taskId}`);
+        if (!view.taskId || !connectionFailed(error)) throw error;
       }
+      // The connection failed, or the stream ended while the task still works: resume.
+      if (!dropped) note(`… connection lost; resuming task ${view.taskId}`);
+      dropped ??= { at: Date.now(), after: http.lastEventId };
+      const waited = Date.now() - dropped.at;
+      if (waited > RESUME_FOR_MS)
+        throw new CliError(
+          `lost the stream of task ${view.taskId} and could not resume it for two minutes; see where it is with: npm run a2a -- get ${agentArgs(target)} ${view.taskId}`,
+        );
       spinner.pause();
-      await new Promise((r) =>
-        setTimeout(r, Math.min(5_000, 250 + (Date.now() - (since ?? 0)) / 4)),
-      );
+      await new Promise((r) => setTimeout(r, Math.min(5_000, 250 + waited / 4)));
       spinner.resume("reconnecting");
       events = client.resubscribeTask(
         { tenant: "", id: view.taskId },
