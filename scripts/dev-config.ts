@@ -65,6 +65,12 @@ export interface DevPlan {
   ignoredSecrets: string[];
   /** Whether wrangler logs only warnings and errors (the default). */
   quietLogs: boolean;
+  /**
+   * Whether A2A_AGENTS may name remote agents (then the banner reports their reachability from
+   * GET /health/deep, which also opens a Durable Object: not done needlessly, as two servers may
+   * share a state directory).
+   */
+  remoteAgents: boolean;
 }
 
 /** Optional secret names, as declared in src/secrets.d.ts (`NAME?: string;`). */
@@ -116,6 +122,13 @@ export function planDev(
       !vars.has(name) &&
       (hasDevVars ? [devVars] : dotenv).some((file) => fileValue(file, name)?.trim()),
   );
+  const configured = (value: string | undefined) => !/^\s*(\{\s*\})?\s*$/.test(value ?? "");
+  const toml = readFileSync(join(root, "wrangler.toml"), "utf8");
+  const remoteAgents =
+    configured(vars.get("A2A_AGENTS")) ||
+    (hasDevVars ? [devVars] : dotenv).some((file) => configured(fileValue(file, "A2A_AGENTS"))) ||
+    (!hasDevVars && configured(environment.A2A_AGENTS)) ||
+    !/^A2A_AGENTS = "\{\}"$/m.test(toml);
   const port = flagValue(args, "--port") ?? "8787";
   const ip = flagValue(args, "--ip") ?? "127.0.0.1";
   return {
@@ -143,6 +156,7 @@ export function planDev(
     ignoredSecrets,
     quietLogs:
       environment.WRANGLER_LOG === undefined && flagValue(args, "--log-level") === undefined,
+    remoteAgents,
   };
 }
 

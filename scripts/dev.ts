@@ -63,11 +63,12 @@ async function facts(plan: DevPlan): Promise<ServerFacts> {
   const list = await getJson<{ defaultAgent: string; agents: Array<{ name: string }> }>(
     `${plan.url}/agents`,
   );
-  const deep = plan.sessionAdminKey
-    ? await getJson<{ agents: ServerFacts["remote"] }>(`${plan.url}/health/deep`, {
-        Authorization: `Bearer ${plan.sessionAdminKey}`,
-      })
-    : null;
+  const deep =
+    plan.remoteAgents && plan.sessionAdminKey
+      ? await getJson<{ agents: ServerFacts["remote"] }>(`${plan.url}/health/deep`, {
+          Authorization: `Bearer ${plan.sessionAdminKey}`,
+        })
+      : null;
   return {
     agents: list && { defaultAgent: list.defaultAgent, names: list.agents.map((a) => a.name) },
     remote: deep?.agents ?? [],

@@ -58,7 +58,8 @@ afterAll(async () => {
   await fake?.close();
 });
 
-describe("npm run deploy on a fresh account", () => {
+// Each deploy runs wrangler several times (about 40 s alone on two busy cores): generous limits.
+describe("npm run deploy on a fresh account", { timeout: 300_000 }, () => {
   it("without a key and without a terminal: says how to give it, creates nothing", async () => {
     const run = await deploy([]);
     expect(run.code).toBe(1);

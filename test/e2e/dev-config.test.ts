@@ -17,6 +17,7 @@ function project(files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), "a2a-devcfg-"));
   mkdirSync(join(dir, "src"));
   copyFileSync(join(root, "src", "secrets.d.ts"), join(dir, "src", "secrets.d.ts"));
+  copyFileSync(join(root, "wrangler.toml"), join(dir, "wrangler.toml"));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }
@@ -73,6 +74,15 @@ describe("planDev", () => {
     expect(given.sessionAdminKey).toBeNull();
     expect(given.authRequired).toBe(true);
     expect(given.ignoredSecrets).toEqual([]);
+  });
+
+  it("asks the server about remote agents only when A2A_AGENTS may name some", () => {
+    expect(planDev(project(), [], {}).remoteAgents).toBe(false);
+    expect(
+      planDev(project(), ["--var", 'A2A_AGENTS:{"x":{"url":"http://a/"}}'], {}).remoteAgents,
+    ).toBe(true);
+    expect(planDev(project({ ".dev.vars": "A2A_AGENTS={}\n" }), [], {}).remoteAgents).toBe(false);
+    expect(planDev(project(), [], { A2A_AGENTS: '{"x":{}}' }).remoteAgents).toBe(true);
   });
 
   it("parses --var lists as wrangler does", () => {
