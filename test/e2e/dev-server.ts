@@ -94,6 +94,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       "--persist-to",
       persistDir,
       ...vars,
+      // Not wrangler's default inspector port 9229: servers of other runs on this machine
+      // would race for it ("Address already in use").
+      ...(options.extraArgs?.includes("--inspector-port")
+        ? []
+        : ["--inspector-port", String(await freePort())]),
       ...(options.extraArgs ?? []),
     ],
     {
