@@ -57,20 +57,28 @@ options:
   --history <n>     messages of history to show with get
 `;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    url: { type: "string", default: process.env.A2A_URL ?? DEFAULT_URL },
-    token: { type: "string", default: process.env.A2A_TOKEN },
-    json: { type: "boolean", default: false },
-    context: { type: "string" },
-    task: { type: "string" },
-    history: { type: "string" },
-    state: { type: "string" },
-    limit: { type: "string" },
-    help: { type: "boolean", short: "h", default: false },
-  },
-});
+/** The command line, or the usage after what is wrong with it (exit 2). */
+function parseCommandLine() {
+  try {
+    return parseArgs({ allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    process.stderr.write(`a2a: ${error instanceof Error ? error.message : error}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const OPTIONS = {
+  url: { type: "string", default: process.env.A2A_URL ?? DEFAULT_URL },
+  token: { type: "string", default: process.env.A2A_TOKEN },
+  json: { type: "boolean", default: false },
+  context: { type: "string" },
+  task: { type: "string" },
+  history: { type: "string" },
+  state: { type: "string" },
+  limit: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+const { values, positionals } = parseCommandLine();
 
 const out: Out = stdout;
 const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -81,7 +89,7 @@ function exitCodeFor(state: string): number {
   return state === "canceled" ? 4 : 1;
 }
 
-/** A positive integer option, or a CliError naming it. */
+/** A whole-number option, or a CliError naming it. */
 function count(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);

@@ -242,6 +242,9 @@ describe("what the CLI says when something is off", () => {
     expect((await a2a(["tasks", "writer", "--limit", "many"])).err).toBe(
       'a2a: --limit needs a whole number, not "many"\n',
     );
+    const unknown = await a2a(["card", "writer", "--verbose"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/^a2a: Unknown option '--verbose'.*\n\nusage: a2a <command>/s);
   });
 
   it("an empty task list says how anonymous callers find theirs", async () => {
