@@ -74,7 +74,8 @@ async function replayAnswer(
   });
 }
 
-const FOX = "The quick brown fox jumps over the lazy dog.";
+/** Streamed 4 characters every 60 ms: seconds of turn left when the crash comes after 8. */
+const FOX = "The quick brown fox jumps over the lazy dog. ".repeat(3).trim();
 
 describe("durability", () => {
   it("a turn cut off by a crash resumes on the next request without repeating streamed text", async () => {
@@ -88,6 +89,7 @@ describe("durability", () => {
     const done = await until(
       () => getTask(task.id),
       (t) => t.status.state === "TASK_STATE_COMPLETED",
+      30_000,
     );
     expect(answerText(done)).toBe(FOX);
     const replay = await replayAnswer(task.id);
@@ -98,7 +100,7 @@ describe("durability", () => {
       [0, 1],
       [0, 2],
     ]);
-  });
+  }, 60_000);
 
   it("the alarm alone resumes a crashed task (runDurableObjectAlarm)", async () => {
     const s = await scenario([{ text: FOX, chunkSize: 4, delayMs: 60 }]);
@@ -113,10 +115,11 @@ describe("durability", () => {
     const state = await until(
       () => inObject(stub, (instance) => instance.runtime.store.record?.state),
       (st) => st === "TASK_STATE_COMPLETED",
+      30_000,
     );
     expect(state).toBe("TASK_STATE_COMPLETED");
     expect((await replayAnswer(task.id)).text).toBe(FOX);
-  });
+  }, 60_000);
 
   it("repairs an orphaned tool_use so the model API accepts the conversation", async () => {
     const s = await scenario([

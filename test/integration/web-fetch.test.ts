@@ -147,9 +147,11 @@ describe("htmlToText on awkward markup", () => {
       const started = Date.now();
       htmlToText(page);
       await new Promise((resolve) => setTimeout(resolve, 1));
-      expect(Date.now() - started).toBeLessThan(2_000);
+      // Linear takes a few hundred ms here, quadratic minutes: a bound far from both, so that a
+      // busy machine does not fail it.
+      expect(Date.now() - started).toBeLessThan(15_000);
     }
-  });
+  }, 120_000);
 });
 
 describe("web_fetch", () => {
