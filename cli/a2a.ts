@@ -15,19 +15,24 @@
  * --state <state>, --limit <n>.
  */
 import { parseArgs } from "node:util";
-import { ListTasksRequest, Task as SdkTask } from "@a2a-js/sdk";
+import { Task as SdkTask } from "@a2a-js/sdk";
 import { chat } from "./chat.ts";
-import { type Out, stateName, TaskView, textOf } from "./render.ts";
+import { CliError, explain } from "./errors.ts";
+import { type Out, TaskView, textOf } from "./render.ts";
 import { Spinner } from "./spinner.ts";
-import { stdout, streamTo, taskJson, textRequest } from "./stream.ts";
+import { type Session, stdout, streamTo, taskJson, textRequest } from "./stream.ts";
 import {
-  agentUrl,
-  authorizedFetch,
+  agentArgs,
   cardJson,
   clientFor,
   DEFAULT_URL,
+  errorContext,
   fetchCard,
+  Http,
+  resolveTarget,
+  type Target,
 } from "./target.ts";
+import { listTasks } from "./tasks.ts";
 import { describeVerification, verifyFetchedCard } from "./verify-card.ts";
 
 type Json = Record<string, unknown>;
@@ -45,7 +50,7 @@ const USAGE = `usage: a2a <command> [options]
   <agent> is an agent of this harness (assistant, writer...) or any agent's URL.
 
 options:
-  --url <url>       the harness (default ${DEFAULT_URL})
+  --url <url>       the harness (default ${DEFAULT_URL}, or $A2A_URL)
   --token <token>   bearer token (default: $A2A_TOKEN)
   --json            print JSON (one object, or one event per line for stream)
   --context <id>    continue a conversation
@@ -53,20 +58,28 @@ options:
   --history <n>     messages of history to show with get
 `;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    url: { type: "string", default: process.env.A2A_URL ?? DEFAULT_URL },
-    token: { type: "string", default: process.env.A2A_TOKEN },
-    json: { type: "boolean", default: false },
-    context: { type: "string" },
-    task: { type: "string" },
-    history: { type: "string" },
-    state: { type: "string" },
-    limit: { type: "string" },
-    help: { type: "boolean", short: "h", default: false },
-  },
-});
+/** The command line, or the usage after what is wrong with it (exit 2). */
+function parseCommandLine() {
+  try {
+    return parseArgs({ allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    process.stderr.write(`a2a: ${error instanceof Error ? error.message : error}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const OPTIONS = {
+  url: { type: "string", default: process.env.A2A_URL ?? DEFAULT_URL },
+  token: { type: "string", default: process.env.A2A_TOKEN },
+  json: { type: "boolean", default: false },
+  context: { type: "string" },
+  task: { type: "string" },
+  history: { type: "string" },
+  state: { type: "string" },
+  limit: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+const { values, positionals } = parseCommandLine();
 
 const out: Out = stdout;
 const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -77,21 +90,38 @@ function exitCodeFor(state: string): number {
   return state === "canceled" ? 4 : 1;
 }
 
+/** A whole-number option, or a CliError naming it. */
+function count(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new CliError(`--${name} needs a whole number, not "${value}"`);
+  return n;
+}
+
+/** The command that answers a task waiting for input, as the user would type it. */
+const answerCommand = (target: Target, taskId: string) =>
+  `npm run a2a -- send ${agentArgs(target)} --task ${taskId} "<your answer>"`;
+
+let target: Target | undefined;
+const http = new Http(values.token || undefined);
+
 async function main(): Promise<number> {
-  const [command, target, ...rest] = positionals;
+  const [command, agent, ...rest] = positionals;
   if (values.help || !command) {
     process.stdout.write(USAGE);
     return command ? 0 : 2;
   }
-  if (!target) throw new Error(`${command} needs an agent name or URL\n\n${USAGE}`);
-  const url = agentUrl(target, values.url);
-  const token = values.token || undefined;
+  if (!["card", "send", "stream", "get", "cancel", "tasks", "chat"].includes(command))
+    throw new CliError(`unknown command ${command}\n\n${USAGE}`);
+  if (!agent) throw new CliError(`${command} needs an agent name or URL\n\n${USAGE}`);
+  target = resolveTarget(agent, values.url);
   if (command === "card") {
-    const fetched = await fetchCard(url, token);
+    const fetched = await fetchCard(target, http);
     const signature = await verifyFetchedCard(
       fetched,
-      new URL(".well-known/agent-card.json", url).toString(),
-      authorizedFetch(token),
+      new URL(".well-known/agent-card.json", target.url).toString(),
+      http.fetch,
     );
     const card = cardJson(fetched);
     if (values.json) printJson(card);
@@ -99,25 +129,29 @@ async function main(): Promise<number> {
     (values.json ? process.stderr : process.stdout).write(`${describeVerification(signature)}\n`);
     return signature.status === "invalid" ? 1 : 0;
   }
-  const { client, version } = await clientFor(url, token);
+  const session: Session = { ...(await clientFor(target, http)), http, target };
+  const hint = (view: TaskView) => {
+    if (view.state === "input-required" && target)
+      process.stderr.write(`answer with: ${answerCommand(target, view.taskId)}\n`);
+  };
   switch (command) {
     case "send":
     case "stream": {
       const text = rest.join(" ");
-      if (!text) throw new Error(`${command} needs the message text`);
+      if (!text) throw new CliError(`${command} needs the message text`);
       const request = textRequest(text, {
         ...(values.context ? { contextId: values.context } : {}),
         ...(values.task ? { taskId: values.task } : {}),
         blocking: true,
       });
       if (command === "stream") {
-        const view = await streamTo(client, request, values.json);
+        const view = await streamTo(session, request, values.json);
         if (!values.json) hint(view);
         return exitCodeFor(view.state);
       }
       const spinner = new Spinner(() => !values.json);
       spinner.resume("working");
-      const result = await client.sendMessage(request).finally(() => spinner.stop());
+      const result = await session.client.sendMessage(request).finally(() => spinner.stop());
       const task = taskJson(result);
       if (values.json) printJson(task);
       if (task.message) {
@@ -135,13 +169,11 @@ async function main(): Promise<number> {
     }
     case "get": {
       const id = rest[0];
-      if (!id) throw new Error("get needs a task id");
+      if (!id) throw new CliError("get needs a task id (npm run a2a -- tasks <agent> lists yours)");
+      const history =
+        values.history === undefined ? {} : { historyLength: count("history", values.history, 0) };
       const task = SdkTask.toJSON(
-        await client.getTask({
-          tenant: "",
-          id,
-          ...(values.history !== undefined ? { historyLength: Number(values.history) } : {}),
-        }),
+        await session.client.getTask({ tenant: "", id, ...history }),
       ) as Json;
       if (values.json) printJson(task);
       else {
@@ -156,55 +188,36 @@ async function main(): Promise<number> {
           );
         view.task(task);
         view.end();
+        hint(view);
       }
       return 0;
     }
     case "cancel": {
       const id = rest[0];
-      if (!id) throw new Error("cancel needs a task id");
+      if (!id) throw new CliError("cancel needs a task id");
       const task = SdkTask.toJSON(
-        await client.cancelTask({ tenant: "", id, metadata: undefined }),
+        await session.client.cancelTask({ tenant: "", id, metadata: undefined }),
       ) as Json;
       if (values.json) printJson(task);
       else out.write(`task ${id}: ${(task.status as { state?: string }).state}\n`);
       return 0;
     }
-    case "tasks": {
-      if (version === "0.3")
-        throw new Error("ListTasks is not part of A2A v0.3; this agent speaks v0.3");
-      const page = await client.listTasks(
-        ListTasksRequest.fromJSON({
+    case "tasks":
+      await listTasks(
+        session,
+        {
           ...(values.context ? { contextId: values.context } : {}),
-          ...(values.state
-            ? { status: `TASK_STATE_${values.state.toUpperCase().replaceAll("-", "_")}` }
-            : {}),
-          pageSize: Number(values.limit ?? 20),
-        }),
+          ...(values.state ? { state: values.state } : {}),
+          limit: Math.min(100, Math.max(1, count("limit", values.limit, 20))),
+          signedIn: Boolean(values.token),
+        },
+        out,
+        values.json,
       );
-      const tasks = page.tasks.map((t) => SdkTask.toJSON(t) as Json);
-      if (values.json) printJson({ tasks, nextPageToken: page.nextPageToken });
-      else if (tasks.length === 0) out.write("no tasks\n");
-      else
-        for (const t of tasks) {
-          const status = t.status as { state?: string; timestamp?: string };
-          out.write(
-            `${String(t.id)}  ${stateName(status.state).padEnd(14)}  ${status.timestamp ?? ""}  context ${String(t.contextId)}\n`,
-          );
-        }
       return 0;
-    }
-    case "chat":
-      return chat(client, out, { ...(values.context ? { contextId: values.context } : {}) });
     default:
-      throw new Error(`unknown command ${command}\n\n${USAGE}`);
+      return chat(session, out, { ...(values.context ? { contextId: values.context } : {}) });
   }
-}
-
-function hint(view: TaskView): void {
-  if (view.state === "input-required")
-    process.stderr.write(
-      `answer with: npm run a2a -- send <agent> --task ${view.taskId} "<your answer>"\n`,
-    );
 }
 
 function printCard(card: Json): void {
@@ -247,7 +260,12 @@ function printCard(card: Json): void {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`a2a: ${error instanceof Error ? error.message : String(error)}\n`);
+    const [command, , id] = positionals;
+    const taskId = command === "get" || command === "cancel" ? id : values.task;
+    const message = target
+      ? explain(error, errorContext(target, http, taskId))
+      : explain(error, { url: values.url, agent: positionals[1] ?? "", harness: true });
+    process.stderr.write(`a2a: ${message}\n`);
     process.exit(1);
   },
 );

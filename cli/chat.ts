@@ -1,20 +1,23 @@
 /**
  * `a2a chat <agent>`: a conversation in one context. Each line is a message, streamed like
- * `a2a stream`; when the agent asks (input-required), the next line answers that task, and a
- * form is filled in field by field. `/new` starts a new conversation, `/exit` or Ctrl-D leaves.
+ * `a2a stream` (a dropped stream is resumed); when the agent asks (input-required), the next line
+ * answers that task, and a form is filled in field by field. `/new` starts a new conversation
+ * and says how to come back to the one left, `/exit` or Ctrl-D leaves (saying the same).
  */
 import { createInterface } from "node:readline";
 import { SendMessageRequest } from "@a2a-js/sdk";
-import type { Client } from "@a2a-js/sdk/client";
 import { type Out, questionOf } from "./render.ts";
-import { streamTo } from "./stream.ts";
+import { type Session, streamTo } from "./stream.ts";
+import { agentArgs } from "./target.ts";
 
 /** Runs the REPL until the input ends; returns the exit code. */
 export async function chat(
-  client: Client,
+  session: Session,
   out: Out,
   options: { contextId?: string },
 ): Promise<number> {
+  const resume = (contextId: string) =>
+    `npm run a2a -- chat ${agentArgs(session.target)} --context ${contextId}`;
   const interactive = process.stdin.isTTY === true;
   const rl = createInterface({ input: process.stdin, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
@@ -29,7 +32,7 @@ export async function chat(
   let contextId = options.contextId;
   let waitingTask: string | undefined;
   out.write(
-    `chatting${contextId ? ` in context ${contextId}` : ""}; /new for a new conversation, Ctrl-D to leave\n`,
+    `chatting with ${session.target.agent}${contextId ? ` in context ${contextId}` : ""}; /new starts a new conversation, /exit or Ctrl-D leaves\n`,
   );
   try {
     for (;;) {
@@ -38,9 +41,19 @@ export async function chat(
       const text = line.trim();
       if (text === "/exit" || text === "/quit") break;
       if (text === "/new") {
+        out.write(
+          contextId
+            ? `new conversation; the last one (context ${contextId}) goes on with: ${resume(contextId)}\n`
+            : "new conversation (nothing was said in this one yet)\n",
+        );
         contextId = undefined;
         waitingTask = undefined;
-        out.write("new conversation\n");
+        continue;
+      }
+      if (/^\/[a-z]+$/.test(text)) {
+        out.write(
+          `${text === "/help" ? "" : `unknown command ${text}: `}/new starts a new conversation, /exit leaves\n`,
+        );
         continue;
       }
       if (text === "") continue;
@@ -53,7 +66,7 @@ export async function chat(
           ...(waitingTask ? { taskId: waitingTask } : {}),
         },
       });
-      let view = await streamTo(client, request, false);
+      let view = await streamTo(session, request, false);
       contextId = view.contextId || contextId;
       waitingTask = undefined;
       // A form is answered field by field, then sent as one data part.
@@ -80,7 +93,7 @@ export async function chat(
                 : answer;
         }
         view = await streamTo(
-          client,
+          session,
           SendMessageRequest.fromJSON({
             message: {
               messageId: crypto.randomUUID(),
@@ -97,6 +110,6 @@ export async function chat(
   } finally {
     rl.close();
   }
-  out.write("\n");
+  out.write(contextId ? `\ncontinue this conversation with: ${resume(contextId)}\n` : "\n");
   return 0;
 }

@@ -132,9 +132,15 @@ export class TaskView {
   }
 
   #task(task: Json, announce: boolean): void {
+    const status = (task.status ?? {}) as { state?: string; message?: Message };
+    if (announce && this.taskId === String(task.id ?? "")) {
+      // A resumed stream opens with the task again: only what it adds is shown.
+      for (const artifact of (task.artifacts ?? []) as Json[]) this.#show(artifact, false, true);
+      if (stateName(status.state) !== this.state) this.#status({ status });
+      return;
+    }
     this.taskId = String(task.id ?? "");
     this.contextId = String(task.contextId ?? "");
-    const status = (task.status ?? {}) as { state?: string; message?: Message };
     this.state = stateName(status.state);
     this.lastMessage = status.message;
     if (announce)
@@ -219,6 +225,11 @@ export class TaskView {
     else if (state === "failed" || state === "rejected")
       this.#line(paint(this.#out, "31", `✗ ${state}${text ? `: ${text}` : ""}`));
     else if (state !== "completed") this.#line(dim(this.#out, `… ${state}`));
+  }
+
+  /** A line of the CLI's own (dimmed), on a fresh line. */
+  note(text: string): void {
+    this.#line(dim(this.#out, text));
   }
 
   /** Ends the output on a fresh line. */

@@ -1,4 +1,9 @@
-/** Sending a message and showing its stream (shared by stream, send and chat). */
+/**
+ * Sending a message and showing its stream (shared by stream, send and chat). A stream that drops
+ * before the task ends (the connection cut, the server restarted) is resumed with SubscribeToTask
+ * from the last SSE event id seen (`Last-Event-ID`), so nothing is shown twice or lost; retries
+ * back off for up to two minutes before giving up with what to run instead.
+ */
 import {
   Message as SdkMessage,
   Task as SdkTask,
@@ -6,8 +11,10 @@ import {
   StreamResponse,
 } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
+import { CliError } from "./errors.ts";
 import { type Out, TaskView } from "./render.ts";
 import { Spinner } from "./spinner.ts";
+import { agentArgs, type Http, type Target } from "./target.ts";
 
 type Json = Record<string, unknown>;
 
@@ -38,21 +45,79 @@ export function textRequest(
 export const taskJson = (result: SdkTask | SdkMessage): Json =>
   "messageId" in result ? { message: SdkMessage.toJSON(result) } : (SdkTask.toJSON(result) as Json);
 
-/** Sends and shows the stream; returns the view (task id, state, answer). */
+/** States after which a stream has nothing more to say. */
+const SETTLED = new Set([
+  "completed",
+  "failed",
+  "canceled",
+  "rejected",
+  "input-required",
+  "auth-required",
+]);
+const RESUME_FOR_MS = 120_000;
+
+/** Whether `error` is the connection failing (not the agent answering with an error). */
+function connectionFailed(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error.cause as { code?: string } | undefined)?.code;
+  return error instanceof TypeError || Boolean(code) || error.name === "AbortError";
+}
+
+/** A client for one agent and the HTTP it runs on. */
+export interface Session {
+  client: Client;
+  http: Http;
+  target: Target;
+  version: "1.0" | "0.3";
+}
+
+/** Sends and shows the stream, resuming it if it drops; returns the view. */
 export async function streamTo(
-  client: Client,
+  { client, http, target }: Session,
   request: SendMessageRequest,
   json: boolean,
 ): Promise<TaskView> {
   const view = new TaskView(json ? { write: () => {}, color: false } : stdout);
+  const note = (text: string) => {
+    if (!json) view.note(text);
+  };
   const spinner = new Spinner(() => view.atLineStart && !json);
+  let events = client.sendMessageStream(request);
+  // While resuming: when the stream dropped and the last event id seen then.
+  let dropped: { at: number; after: string | undefined } | null = null;
   try {
-    for await (const event of client.sendMessageStream(request)) {
+    for (;;) {
+      try {
+        for await (const event of events) {
+          spinner.pause();
+          if (dropped && http.lastEventId !== dropped.after) {
+            note(`… resumed after event ${dropped.after ?? "0"}`);
+            dropped = null;
+          }
+          const wire = StreamResponse.toJSON(event) as Json;
+          if (json) process.stdout.write(`${JSON.stringify(wire)}\n`);
+          view.event(wire);
+          spinner.resume(view.state);
+        }
+        if (!view.taskId || SETTLED.has(view.state)) break;
+      } catch (error) {
+        if (!view.taskId || !connectionFailed(error)) throw error;
+      }
+      // The connection failed, or the stream ended while the task still works: resume.
+      if (!dropped) note(`… connection lost; resuming task ${view.taskId}`);
+      dropped ??= { at: Date.now(), after: http.lastEventId };
+      const waited = Date.now() - dropped.at;
+      if (waited > RESUME_FOR_MS)
+        throw new CliError(
+          `lost the stream of task ${view.taskId} and could not resume it for two minutes; see where it is with: npm run a2a -- get ${agentArgs(target)} ${view.taskId}`,
+        );
       spinner.pause();
-      const wire = StreamResponse.toJSON(event) as Json;
-      if (json) process.stdout.write(`${JSON.stringify(wire)}\n`);
-      view.event(wire);
-      spinner.resume(view.state);
+      await new Promise((r) => setTimeout(r, Math.min(5_000, 250 + waited / 4)));
+      spinner.resume("reconnecting");
+      events = client.resubscribeTask(
+        { tenant: "", id: view.taskId },
+        http.lastEventId ? { serviceParameters: { "Last-Event-ID": http.lastEventId } } : {},
+      );
     }
   } finally {
     spinner.stop();

@@ -1,7 +1,8 @@
 /**
  * Which agent the CLI talks to and how: a URL (any A2A agent, v1.0 or v0.3) or the name of an
- * agent of this harness (`<--url>/agents/<name>/`, local dev by default), and an @a2a-js/sdk
- * client for it that sends the bearer token and speaks v0.3 to an agent whose card says so.
+ * agent of this harness (`<--url>/agents/<name>/`, local dev by default), HTTP with the bearer
+ * token that remembers the last status and the last SSE event id (to resume a dropped stream),
+ * and an @a2a-js/sdk client that speaks v0.3 to an agent whose card says so.
  */
 import { AgentCard } from "@a2a-js/sdk";
 import {
@@ -11,56 +12,151 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from "@a2a-js/sdk/client";
+import { CliError, type ErrorContext } from "./errors.ts";
 
 /** Where the harness runs when `--url` is not given. */
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 
-/** The agent's base URL (with a trailing slash) for a name or a URL. */
-export function agentUrl(agent: string, baseUrl: string): string {
-  if (/^https?:\/\//.test(agent)) return agent.endsWith("/") ? agent : `${agent}/`;
-  if (agent === "." || agent === "default") return `${baseUrl.replace(/\/+$/, "")}/`;
-  if (!/^[a-z][a-z0-9-]*$/.test(agent))
-    throw new Error(`"${agent}" is neither a URL nor an agent name`);
-  return `${baseUrl.replace(/\/+$/, "")}/agents/${agent}/`;
+/** The agent the user named. */
+export interface Target {
+  /** The agent's base URL, with a trailing slash. */
+  url: string;
+  /** As typed: a name of this harness or a URL. */
+  agent: string;
+  /** The harness's base URL when `agent` is one of its names; null for a URL. */
+  harness: string | null;
 }
 
-/** fetch with the bearer token, if any. */
-export function authorizedFetch(token: string | undefined): typeof fetch {
-  return (input, init) => {
+/** The target for a name or a URL (`.` or `default`: the harness's default agent). */
+export function resolveTarget(agent: string, baseUrl: string): Target {
+  if (/^https?:\/\//.test(agent))
+    return { url: agent.endsWith("/") ? agent : `${agent}/`, agent, harness: null };
+  const harness = baseUrl.replace(/\/+$/, "");
+  if (agent === "." || agent === "default") return { url: `${harness}/`, agent, harness };
+  if (!/^[a-z][a-z0-9-]*$/.test(agent))
+    throw new CliError(`"${agent}" is neither a URL nor an agent name (lower case, digits, -)`);
+  return { url: `${harness}/agents/${agent}/`, agent, harness };
+}
+
+/** The agent as a command names it: `writer`, `writer --url <harness>`, or its URL. */
+export const agentArgs = (target: Target) =>
+  target.harness && target.harness !== DEFAULT_URL
+    ? `${target.agent} --url ${target.harness}`
+    : target.agent;
+
+/** fetch with the bearer token; remembers the last HTTP status and the last SSE event id. */
+export class Http {
+  lastStatus: number | undefined;
+  lastEventId: string | undefined;
+  readonly #token: string | undefined;
+
+  constructor(token: string | undefined) {
+    this.#token = token;
+  }
+
+  /** Whether requests carry a bearer token. */
+  get tokenSent(): boolean {
+    return Boolean(this.#token);
+  }
+
+  readonly fetch: typeof fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
-    if (token) headers.set("Authorization", `Bearer ${token}`);
-    return fetch(input, { ...init, headers });
+    if (this.#token) headers.set("Authorization", `Bearer ${this.#token}`);
+    const response = await fetch(input, { ...init, headers });
+    this.lastStatus = response.status;
+    if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream"))
+      return response;
+    return new Response(response.body.pipeThrough(this.#eventIds()), response);
   };
+
+  /** Passes an SSE body through unchanged, noting the id of each complete event. */
+  #eventIds(): TransformStream<Uint8Array, Uint8Array> {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let pending: string | undefined;
+    return new TransformStream({
+      transform: (chunk, controller) => {
+        buffer += decoder.decode(chunk, { stream: true });
+        for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+          const line = buffer.slice(0, end).replace(/\r$/, "");
+          buffer = buffer.slice(end + 1);
+          if (line.startsWith("id:")) pending = line.slice(3).trim();
+          else if (line === "" && pending !== undefined) {
+            this.lastEventId = pending;
+            pending = undefined;
+          }
+        }
+        controller.enqueue(chunk);
+      },
+    });
+  }
+}
+
+/** How errors about `target` are worded (see errors.ts). */
+export const errorContext = (target: Target, http: Http, taskId?: string): ErrorContext => ({
+  url: target.url,
+  agent: target.agent,
+  harness: target.harness !== null,
+  ...(taskId ? { taskId } : {}),
+  ...(http.lastStatus ? { lastStatus: http.lastStatus } : {}),
+  tokenSent: http.tokenSent,
+});
+
+/** The names of the harness's agents, or null if it does not list them. */
+async function agentNames(harness: string, http: Http): Promise<string[] | null> {
+  try {
+    const response = await http.fetch(`${harness}/agents`, {
+      headers: { Accept: "application/json" },
+    });
+    const body = (await response.json()) as { agents?: Array<{ name?: unknown }> };
+    return response.ok && Array.isArray(body.agents)
+      ? body.agents.map((a) => String(a.name))
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The agent's card as JSON (v1.0 shape when the agent speaks it), fetched with the token. */
-export async function fetchCard(
-  url: string,
-  token: string | undefined,
-): Promise<Record<string, unknown>> {
-  const response = await authorizedFetch(token)(new URL(".well-known/agent-card.json", url), {
+export async function fetchCard(target: Target, http: Http): Promise<Record<string, unknown>> {
+  const cardUrl = new URL(".well-known/agent-card.json", target.url);
+  const response = await http.fetch(cardUrl, {
     headers: { "A2A-Version": "1.0", Accept: "application/json" },
   });
-  if (!response.ok)
-    throw new Error(
-      `no agent card at ${url} (HTTP ${response.status}${response.status === 401 ? ": send --token" : ""})`,
+  if (response.status === 404 && target.harness) {
+    const names = await agentNames(target.harness, http);
+    if (names)
+      throw new CliError(
+        `no agent "${target.agent}" at ${target.harness}; its agents: ${names.join(", ")}`,
+      );
+  }
+  if (response.status === 401)
+    throw new CliError(
+      `the card of ${target.agent} needs a token: pass --token <token> or set A2A_TOKEN`,
     );
-  return (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new CliError(`no agent card at ${cardUrl} (HTTP ${response.status})`);
+  try {
+    return (await response.json()) as Record<string, unknown>;
+  } catch {
+    throw new CliError(
+      `${cardUrl} is not an agent card (not JSON): is ${target.url} an A2A agent?`,
+    );
+  }
 }
 
 /** Whether a card (JSON) is a v0.3 card. */
 export const isV03Card = (card: Record<string, unknown>) =>
   !Array.isArray(card.supportedInterfaces) && typeof card.protocolVersion === "string";
 
-/** An SDK client for the agent at `url`. */
+/** An SDK client for the agent. */
 export async function clientFor(
-  url: string,
-  token: string | undefined,
+  target: Target,
+  http: Http,
 ): Promise<{ client: Client; version: "1.0" | "0.3"; card: Record<string, unknown> }> {
-  const card = await fetchCard(url, token);
+  const card = await fetchCard(target, http);
   const version = isV03Card(card) ? "0.3" : "1.0";
   const legacyCompat = { enabled: version === "0.3" };
-  const fetchImpl = authorizedFetch(token);
+  const fetchImpl = http.fetch;
   const factory = new ClientFactory({
     transports: [
       new JsonRpcTransportFactory({ legacyCompat, fetchImpl }),
@@ -72,7 +168,7 @@ export async function clientFor(
       fetchImpl: version === "0.3" ? (input) => fetchImpl(input) : fetchImpl,
     }),
   });
-  return { client: await factory.createFromUrl(url), version, card };
+  return { client: await factory.createFromUrl(target.url), version, card };
 }
 
 /** The card in the SDK's v1.0 form, for printing (a v0.3 card is printed as it came). */

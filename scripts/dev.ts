@@ -1,131 +1,146 @@
 /**
- * `npm run dev [-- <wrangler dev args>]`: bundles the agents, applies the D1 migrations to the
- * local database (same --persist-to as the server), says which model tasks will run on, then
- * starts `wrangler dev` (127.0.0.1:8787 unless --port/--ip say otherwise) with local D1, R2 and
- * Durable Objects. Without an ANTHROPIC_API_KEY the harness uses the scripted local model.
+ * `npm run dev [-- <wrangler dev args>]`: bundles the agents and the console, applies the D1
+ * migrations to the local database (same --persist-to as the server), starts `wrangler dev`
+ * (127.0.0.1:8787 unless --port/--ip say otherwise) with local D1, R2 and Durable Objects, and
+ * prints one banner (model, auth, admin key, agents, console) once the server answers: the last
+ * thing before the first request. Quiet otherwise: each step prints only warnings and errors.
+ * Rebuilds the agents and the console when agents/ or src/console/static/ change (wrangler
+ * reloads the Worker on any change under src/). Without an ANTHROPIC_API_KEY the harness runs
+ * on the scripted local model.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync, watch } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { banner, type DevPlan, flagValue, planDev, type ServerFacts } from "./dev-config.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
-
-function run(command: string, commandArgs: string[], env: NodeJS.ProcessEnv = process.env): void {
-  const result = spawnSync(command, commandArgs, { cwd: root, stdio: "inherit", env });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-}
-
-function flagValue(name: string): string | undefined {
-  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
-  if (i < 0) return undefined;
-  const arg = args[i] as string;
-  return arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[i + 1];
-}
-
-function fileHasKey(file: string, name = "ANTHROPIC_API_KEY"): boolean {
-  const path = join(root, file);
-  return (
-    existsSync(path) &&
-    new RegExp(`^\\s*${name}\\s*=\\s*\\S+`, "m").test(readFileSync(path, "utf8"))
-  );
-}
-
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
-// As under wrangler dev's watch: an invalid IDENTITY.md is reported and the other agents serve.
-run(process.execPath, [join(root, "scripts", "build-agents.ts")], {
-  ...process.env,
-  WRANGLER_COMMAND: "dev",
-});
-run(process.execPath, [join(root, "scripts", "build-console.ts")]);
+const BUILDS = ["build-agents.ts", "build-console.ts"].map((f) => join(root, "scripts", f));
 
-const persist = flagValue("--persist-to");
-run(wrangler, [
-  "d1",
-  "migrations",
-  "apply",
-  "DB",
-  "--local",
-  ...(persist ? ["--persist-to", persist] : []),
-]);
+/** Runs a command; its output goes to the terminal except stdout when `quiet`. */
+function run(command: string, commandArgs: string[], env: Record<string, string>, quiet: boolean) {
+  return new Promise<number>((resolve) => {
+    const child = spawn(command, commandArgs, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      // No stdin: wrangler asks nothing (a terminal would get its migration confirm prompt).
+      stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
+    });
+    child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
 
-const hasKey =
-  fileHasKey(".dev.vars") ||
-  (!existsSync(join(root, ".dev.vars")) &&
-    (Boolean(process.env.ANTHROPIC_API_KEY) || fileHasKey(".env")));
-const banner = hasKey
-  ? "model: Claude via the Anthropic API (ANTHROPIC_API_KEY found)"
-  : "model: SCRIPTED LOCAL MODEL, not Claude. No ANTHROPIC_API_KEY in .dev.vars, .env or the environment;\n       put ANTHROPIC_API_KEY=... in .dev.vars to talk to Claude.";
-// Open for newcomers: anonymous callers are served locally unless AUTH_REQUIRED=true is passed.
-const authRequired = args.some((a) => /^AUTH_REQUIRED[:=](true|1|yes|on)$/i.test(a));
-const authLine = authRequired
-  ? "auth: REQUIRED (AUTH_REQUIRED=true): send Authorization: Bearer <token> (npm run users -- add)"
-  : "auth: OPEN for local use (ALLOW_ANONYMOUS=true); pass --var AUTH_REQUIRED:true to close it";
-// An admin key for this session, unless one is configured: the admin API and /health/deep.
-const configuredAdminKey =
-  fileHasKey(".dev.vars", "ADMIN_API_KEY") ||
-  fileHasKey(".env", "ADMIN_API_KEY") ||
-  Boolean(process.env.ADMIN_API_KEY) ||
-  args.some((a) => a.startsWith("ADMIN_API_KEY:"));
-const sessionAdminKey = configuredAdminKey ? null : `dev-admin-${randomUUID()}`;
-const port = flagValue("--port") ?? "8787";
-const ip = flagValue("--ip") ?? "127.0.0.1";
-console.log(
-  `\n  A2A edge harness\n  ${banner}\n  ${authLine}\n${sessionAdminKey ? `  admin key for this session: Authorization: Bearer ${sessionAdminKey}\n` : ""}  console: http://${ip}:${port}/console\n  agents: http://${ip}:${port}/agents   default agent card: http://${ip}:${port}/.well-known/agent-card.json\n`,
-);
+/**
+ * Bundles the agents and the console; their errors reach stderr. As under wrangler dev's watch
+ * (WRANGLER_COMMAND=dev), an invalid IDENTITY.md is reported and bundled: that agent answers its
+ * error while the others serve.
+ */
+async function build(): Promise<boolean> {
+  for (const script of BUILDS)
+    if ((await run(process.execPath, [script], { WRANGLER_COMMAND: "dev" }, true)) !== 0)
+      return false;
+  return true;
+}
 
-const child = spawn(
-  wrangler,
-  [
-    "dev",
-    // GET /__scheduled?cron=... runs the cron handler (SCHEDULES, the retention sweep) on demand.
-    "--test-scheduled",
-    "--var",
-    "SCRIPTED_MODEL:auto",
-    "--var",
-    "ALLOW_ANONYMOUS:true",
-    // Local runs (tests, benchmarks) send far more than a stranger on the internet may.
-    "--var",
-    "RATE_ANONYMOUS_PER_MINUTE:0",
-    ...(sessionAdminKey ? ["--var", `ADMIN_API_KEY:${sessionAdminKey}`] : []),
-    ...args,
-  ],
-  {
-    cwd: root,
-    stdio: "inherit",
-  },
-);
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-
-/** Once the server answers, reports each remote A2A agent's reachability (GET /health/deep). */
-async function startupCheck(): Promise<void> {
-  const base = `http://${ip}:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      const response = await fetch(`${base}/health/deep`, {
-        headers: sessionAdminKey ? { Authorization: `Bearer ${sessionAdminKey}` } : {},
-      });
-      if (response.status === 401 || response.status === 403) return;
-      const body = (await response.json()) as {
-        ok: boolean;
-        agents: Array<{ name: string; reachable: boolean; distributed: boolean; error?: string }>;
-      };
-      if (body.agents.length === 0) return;
-      console.log(
-        `\n  remote A2A agents (${body.ok ? "ok" : "a distributed agent is unreachable"}):`,
-      );
-      for (const a of body.agents)
-        console.log(
-          `    ${a.reachable ? "reachable  " : "UNREACHABLE"} ${a.name}${a.distributed ? " (distributed sub-agent)" : ""}${a.error ? `: ${a.error}` : ""}`,
-        );
-      console.log("");
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 500));
-    }
+/** GET `path` of the server as JSON, or null. */
+async function getJson<T>(url: string, headers: Record<string, string> = {}): Promise<T | null> {
+  try {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+    return response.ok || response.status === 503 ? ((await response.json()) as T) : null;
+  } catch {
+    return null;
   }
 }
-void startupCheck();
+
+/** Waits until the server answers /health; false if wrangler exited first. */
+async function ready(plan: DevPlan, child: ChildProcess): Promise<boolean> {
+  while (child.exitCode === null && child.signalCode === null) {
+    if (await getJson(`${plan.url}/health`)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+/** What the server says about its agents and the remote A2A agents it can reach. */
+async function facts(plan: DevPlan): Promise<ServerFacts> {
+  const list = await getJson<{ defaultAgent: string; agents: Array<{ name: string }> }>(
+    `${plan.url}/agents`,
+  );
+  const deep =
+    plan.remoteAgents && plan.sessionAdminKey
+      ? await getJson<{ agents: ServerFacts["remote"] }>(`${plan.url}/health/deep`, {
+          Authorization: `Bearer ${plan.sessionAdminKey}`,
+        })
+      : null;
+  return {
+    agents: list && { defaultAgent: list.defaultAgent, names: list.agents.map((a) => a.name) },
+    remote: deep?.agents ?? [],
+  };
+}
+
+/**
+ * Calls `onChange` with the path of whatever changes under `dir`. One watcher per directory: a
+ * recursive fs.watch on Linux loses a file once an editor replaces it by a rename.
+ */
+function watchTree(dir: string, onChange: (path: string) => void): void {
+  const watched = new Set<string>();
+  const add = (path: string) => {
+    if (watched.has(path)) return;
+    watched.add(path);
+    watch(path, (_event, file) => {
+      const changed = join(path, String(file ?? ""));
+      if (existsSync(changed) && statSync(changed).isDirectory()) add(changed);
+      onChange(changed);
+    }).on("error", () => watched.delete(path));
+    for (const entry of readdirSync(path, { withFileTypes: true }))
+      if (entry.isDirectory()) add(join(path, entry.name));
+  };
+  add(dir);
+}
+
+/** Rebuilds when agents/ or the console's static files change (debounced). */
+function watchSources(): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const rebuild = (path: string) => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const changed = relative(root, path);
+      if (await build()) console.log(`  ${changed} changed: rebuilt; the Worker reloads`);
+      else
+        console.error(`  ${changed} changed: not rebuilt (above); the Worker keeps the last build`);
+    }, 150);
+  };
+  watchTree(join(root, "agents"), rebuild);
+  watchTree(join(root, "src", "console", "static"), rebuild);
+}
+
+async function main(): Promise<number> {
+  const plan = planDev(root, args, process.env);
+  if (!(await build())) return 1;
+  const persist = flagValue(args, "--persist-to");
+  const migrated = await run(
+    wrangler,
+    ["d1", "migrations", "apply", "DB", "--local", ...(persist ? ["--persist-to", persist] : [])],
+    plan.env,
+    false,
+  );
+  if (migrated !== 0) return migrated;
+  const child = spawn(wrangler, plan.args, {
+    cwd: root,
+    env: { ...process.env, ...plan.env },
+    stdio: "inherit",
+  });
+  const exited = new Promise<number>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0))),
+  );
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  if (await ready(plan, child)) {
+    console.log(banner(plan, await facts(plan)));
+    watchSources();
+  }
+  return exited;
+}
+
+main().then((code) => process.exit(code));

@@ -3,6 +3,7 @@
  * `tool_result`), and, with `LOG_TOOL_USE`, writes one structured log line per call. Runs last,
  * so the result it reports is what the model sees.
  */
+import { log } from "../platform/logging.ts";
 import type { Hook } from "./types.ts";
 
 const preview = (input: unknown) => {
@@ -48,19 +49,14 @@ export const toolEventsHook: Hook = {
         ? result.content.slice(0, 300)
         : `${lines} lines, ${result.content.length} characters`,
     });
-    if (ctx.config.logToolUse) {
-      console.log(
-        JSON.stringify({
-          level: "info",
-          msg: "tool",
-          task: ctx.taskId,
-          agent: ctx.agent,
-          tool: call.name,
-          ok: !result.isError,
-          chars: result.content.length,
-        }),
-      );
-    }
+    if (ctx.config.logToolUse)
+      log("info", "tool", {
+        task: ctx.taskId,
+        agent: ctx.agent,
+        tool: call.name,
+        ok: !result.isError,
+        chars: result.content.length,
+      });
     return result;
   },
 };

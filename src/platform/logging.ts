@@ -17,7 +17,10 @@ export interface LogVariables {
   taskId?: string;
 }
 
-/** Writes one structured log line. */
+/**
+ * Writes one structured log line at its level (console.info for info: `wrangler dev` shows it at
+ * `--log-level info`, Workers Logs files it as info).
+ */
 export function log(
   level: "info" | "warn" | "error",
   msg: string,
@@ -26,7 +29,7 @@ export function log(
   const line = JSON.stringify({ level, msg, ...fields });
   if (level === "error") console.error(line);
   else if (level === "warn") console.warn(line);
-  else console.log(line);
+  else console.info(line);
 }
 
 /** An error as log fields: its message, its cause chain and the top of its stack. */

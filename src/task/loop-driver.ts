@@ -117,6 +117,7 @@ export class LoopDriver {
     const tools = toolsFor(agent, config, {
       subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
       extra: await mcpTools(agent, this.#env as unknown as Record<string, unknown>),
+      codeSandbox: Boolean(this.#env.LOADER),
     });
     const workspace = this.workspace();
     const noted = environmentNoteOf(this.#task);

@@ -61,14 +61,19 @@ export const SUBAGENT_DENIED = ["ask_user", "task"];
 
 /**
  * The tools `agent` may call under `config` (as a sub-agent: without {@link SUBAGENT_DENIED}),
- * with `extra` tools (its MCP servers') under the same filters.
+ * with `extra` tools (its MCP servers') under the same filters. `codeSandbox: false` (a deployment
+ * without the Worker Loader binding, e.g. on the Workers Free plan) takes the `code` domain away.
  */
 export function toolsFor(
   agent: AgentDefinition,
   config: Config,
-  options: { subagent?: boolean; extra?: readonly Tool[] } = {},
+  options: { subagent?: boolean; extra?: readonly Tool[]; codeSandbox?: boolean } = {},
 ): ToolRegistry {
+  const deny = [
+    ...(options.subagent ? SUBAGENT_DENIED : []),
+    ...(options.codeSandbox === false ? ["code"] : []),
+  ];
   return new ToolRegistry([...TOOLS, ...(options.extra ?? [])])
-    .filter({ allow: config.toolsEnabled, deny: options.subagent ? SUBAGENT_DENIED : [] })
+    .filter({ allow: config.toolsEnabled, deny })
     .filter({ allow: agent.tools.allow, deny: agent.tools.deny });
 }

@@ -1,120 +1,33 @@
 /**
  * The CLI (`npm run a2a -- ...`, cli/a2a.ts) against `wrangler dev`, output checked: card, send,
- * stream with the harness's events, get, tasks, cancel, chat answering a form, --json; and
- * against a plain v0.3 agent (a small fake on 127.0.0.1) to show it is not tied to this harness.
+ * stream with the harness's events, get, tasks with previews, cancel, chat answering a form and
+ * resuming a stream cut by a proxy, --json; each error message (server down, unknown agent or
+ * task, refused token...); and against a plain v0.3 agent (a small fake on 127.0.0.1) to show it
+ * is not tied to this harness.
  */
 import { spawn } from "node:child_process";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel } from "../fake-model/server.ts";
+import { runCli, startLegacyAgent } from "./cli-run.ts";
 import { scenario as scriptScenario } from "./client.ts";
+import { startCuttingProxy } from "./cutting-proxy.ts";
 import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 let fake: Awaited<ReturnType<typeof startFakeModel>>;
 let server: DevServer;
-let legacy: Server;
+let legacy: Awaited<ReturnType<typeof startLegacyAgent>>;
 let legacyUrl: string;
 
-/**
- * Runs the CLI; returns its exit code and output. Asynchronous: the fake model and the v0.3 agent
- * run in this process and must keep answering while the CLI waits on them.
- */
-function a2a(args: string[], input?: string): Promise<{ code: number; out: string; err: string }> {
-  const child = spawn(
-    process.execPath,
-    [join(root, "cli", "a2a.ts"), ...args, "--url", server.url],
-    {
-      cwd: root,
-      env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "" },
-    },
-  );
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  child.stdin.end(input ?? "");
-  return new Promise((resolve) =>
-    child.once("close", (code) => resolve({ code: code ?? -1, out, err })),
-  );
-}
+const a2a = (args: string[], input?: string) => runCli(server.url, args, input);
 
 const scenario = (id: string, turns: unknown[]) => scriptScenario(fake.url, id, turns);
 
-/** A minimal A2A v0.3 agent: a v0.3 card and message/send answering with a completed Task. */
-async function startLegacyAgent(): Promise<void> {
-  legacy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      res.setHeader("content-type", "application/json");
-      if (req.method === "GET" && req.url?.startsWith("/.well-known/agent-card.json")) {
-        res.end(
-          JSON.stringify({
-            name: "legacy-echo",
-            description: "Echoes what it is told (an A2A v0.3 agent)",
-            url: `${legacyUrl}/`,
-            version: "0.1.0",
-            protocolVersion: "0.3.0",
-            preferredTransport: "JSONRPC",
-            capabilities: { streaming: false },
-            defaultInputModes: ["text/plain"],
-            defaultOutputModes: ["text/plain"],
-            skills: [{ id: "echo", name: "Echo", description: "Says it back", tags: [] }],
-          }),
-        );
-        return;
-      }
-      const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-        id: number;
-        method: string;
-        params: { message: { parts: Array<{ text?: string }>; contextId?: string } };
-      };
-      if (request.method !== "message/send") {
-        res.end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id: request.id,
-            error: { code: -32601, message: "no" },
-          }),
-        );
-        return;
-      }
-      const text = request.params.message.parts.map((p) => p.text ?? "").join("");
-      res.end(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: request.id,
-          result: {
-            kind: "task",
-            id: "legacy-task-1",
-            contextId: request.params.message.contextId ?? "legacy-ctx",
-            status: { state: "completed", timestamp: new Date().toISOString() },
-            artifacts: [
-              {
-                artifactId: "echo",
-                name: "echo",
-                parts: [{ kind: "text", text: `echo: ${text}` }],
-              },
-            ],
-          },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => legacy.listen(0, "127.0.0.1", resolve));
-  legacyUrl = `http://127.0.0.1:${(legacy.address() as AddressInfo).port}`;
-}
-
 beforeAll(async () => {
   fake = await startFakeModel({ port: 0 });
-  await startLegacyAgent();
+  legacy = await startLegacyAgent();
+  legacyUrl = legacy.url;
   server = await startDevServer({
     port: await freePort(),
     vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key" },
@@ -123,7 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  await new Promise<void>((resolve) => legacy?.close(() => resolve()));
+  await legacy?.close();
   await fake?.close();
 });
 
@@ -158,6 +71,9 @@ describe("npm run a2a", () => {
     // An anonymous caller lists the conversation it names.
     const listed = await a2a(["tasks", "assistant", "--context", json.contextId, "--limit", "5"]);
     expect(listed.out).toContain(`${json.id}  completed`);
+    // A preview of what was asked and what came back under each task.
+    expect(listed.out).toMatch(/\n {4}“\[\[reply:json please\]\]” → json please\n/);
+    expect(listed.out).toContain("“What is it? ");
   });
 
   it("stream: one line per tool call, plan and hook intervention, then the streamed answer", async () => {
@@ -201,6 +117,10 @@ describe("npm run a2a", () => {
     expect(paused.code).toBe(3);
     expect(paused.out).toContain("? input-required: Which city?");
     const taskId = /--task ([0-9a-f-]{36})/.exec(paused.err)?.[1] as string;
+    // The hint is a command to copy: the real agent name and this server's URL.
+    expect(paused.err).toBe(
+      `answer with: npm run a2a -- send writer --url ${server.url} --task ${taskId} "<your answer>"\n`,
+    );
     const answered = await a2a(["send", "writer", "--task", taskId, "Lisbon"]);
     expect(answered.code).toBe(0);
     expect(answered.out).toBe("Booked Lisbon.\n");
@@ -280,5 +200,96 @@ describe("npm run a2a", () => {
     const sent = await a2a(["send", legacyUrl, "hello", "old", "friend"]);
     expect(sent.code).toBe(0);
     expect(sent.out).toBe("— echo —\necho: hello old friend\n");
+  });
+});
+
+describe("what the CLI says when something is off", () => {
+  it("a server that is not running: which URL, and to start npm run dev", async () => {
+    const port = await freePort();
+    const run = await runCli(`http://127.0.0.1:${port}`, ["send", "writer", "hello"]);
+    expect(run.code).toBe(1);
+    expect(run.err).toBe(
+      `a2a: cannot reach http://127.0.0.1:${port}: is \`npm run dev\` running? (npm run dev -- --port ${port})\n`,
+    );
+    const unknownHost = await runCli(server.url, ["card", "https://nonexistent.invalid/"]);
+    expect(unknownHost.err).toBe("a2a: cannot resolve nonexistent.invalid: check the URL\n");
+  });
+
+  it("an unknown agent: the agents the harness has", async () => {
+    const run = await a2a(["stream", "wirter", "hello"]);
+    expect(run.code).toBe(1);
+    expect(run.err).toBe(
+      `a2a: no agent "wirter" at ${server.url}; its agents: assistant, deep-thinker, researcher, writer\n`,
+    );
+    expect((await a2a(["card", "Writer!"])).err).toBe(
+      'a2a: "Writer!" is neither a URL nor an agent name (lower case, digits, -)\n',
+    );
+    expect((await runCli(server.url, ["card", `${fake.url}/nothing/`])).err).toMatch(
+      /^a2a: no agent card at http:\/\/127\.0\.0\.1:\d+\/nothing\/\.well-known\/agent-card\.json \(HTTP 404\)\n$/,
+    );
+  });
+
+  it("a task that is not there, a refused token, a missing argument", async () => {
+    const id = crypto.randomUUID();
+    expect((await a2a(["get", "writer", id])).err).toBe(
+      `a2a: no task ${id} at writer: it does not exist or is not yours (npm run a2a -- tasks writer lists yours)\n`,
+    );
+    const refused = await a2a(["send", "writer", "hi", "--token", "a2a_not-a-token"]);
+    expect(refused.err).toMatch(
+      /^a2a: writer refused the token \(mistyped, revoked or expired\?\): /,
+    );
+    expect((await a2a(["get", "writer"])).err).toBe(
+      "a2a: get needs a task id (npm run a2a -- tasks <agent> lists yours)\n",
+    );
+    expect((await a2a(["tasks", "writer", "--limit", "many"])).err).toBe(
+      'a2a: --limit needs a whole number, not "many"\n',
+    );
+    const unknown = await a2a(["card", "writer", "--verbose"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/^a2a: Unknown option '--verbose'.*\n\nusage: a2a <command>/s);
+  });
+
+  it("an empty task list says how anonymous callers find theirs", async () => {
+    const run = await a2a(["tasks", "writer", "--state", "rejected"]);
+    expect(run.code).toBe(0);
+    expect(run.out).toBe(
+      "no tasks matching the filters. Anonymous callers see their tasks per conversation: add --context <id> (send, stream and chat print it), or pass --token to see all of yours.\n",
+    );
+  });
+
+  it("chat: /new says how to come back to the conversation it leaves", async () => {
+    const run = await a2a(["chat", "writer"], "[[reply:first]]\n/new\n/new\n/nope\n");
+    const contextId = /context ([0-9a-f-]{36}) · submitted/.exec(run.out)?.[1] as string;
+    const back = `npm run a2a -- chat writer --url ${server.url} --context ${contextId}`;
+    expect(run.out).toContain(
+      `you> /new\nnew conversation; the last one (context ${contextId}) goes on with: ${back}\n`,
+    );
+    expect(run.out).toContain("you> /new\nnew conversation (nothing was said in this one yet)\n");
+    expect(run.out).toContain(
+      "you> /nope\nunknown command /nope: /new starts a new conversation, /exit leaves\n",
+    );
+  });
+
+  it("chat resumes a stream cut mid-answer from its last event id: nothing lost, nothing twice", async () => {
+    const words = Array.from({ length: 120 }, (_, i) => `w${i}`).join(" ");
+    const marker = await scenario("cli-resume", [{ text: words, delayMs: 15, chunkSize: 6 }]);
+    const proxy = await startCuttingProxy(server.port, 8);
+    try {
+      const run = await runCli(proxy.url, ["chat", "writer"], `Tell me ${marker}\n`);
+      expect(proxy.cuts()).toBe(1);
+      expect(run.code).toBe(0);
+      expect(run.out).toMatch(
+        /… connection lost; resuming task [0-9a-f-]{36}\n… resumed after event \d+\n/,
+      );
+      // The answer, its pieces around the notes put together: every word once, in order.
+      const text = run.out
+        .split("\n")
+        .filter((line) => !/^… (connection lost|resumed)/.test(line))
+        .join("")
+        .replace(/\s+/g, "");
+      expect(text).toContain(`…working${words.replaceAll(" ", "")}✓completed`);
+    } finally {
+      await proxy.close();
+    }
   });
 });

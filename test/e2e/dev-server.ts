@@ -44,6 +44,9 @@ export interface DevServerOptions {
   script?: string;
 }
 
+/** The banner's last line: `npm run dev` prints it once the server answers. */
+export const BANNER_END = "Ctrl-C stops it";
+
 /** A fresh directory for a server's local D1, R2 and Durable Object state. */
 export function freshStateDir(): string {
   return mkdtempSync(join(tmpdir(), "a2a-e2e-"));
@@ -59,11 +62,10 @@ async function waitForHealth(
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(`dev server exited (${child.exitCode}):\n${output()}`);
-    try {
+    // Ready as a developer sees it: the server answers and npm run dev printed its banner.
+    if (output().includes(BANNER_END)) {
       const response = await fetch(`${url}/health`);
       if (response.ok) return;
-    } catch {
-      // not listening yet
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -77,7 +79,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     WRANGLER_SEND_METRICS: "false",
-    CLOUDFLARE_CF_FETCH_ENABLED: "false",
   };
   for (const name of SCRUBBED) delete env[name];
   // Tests and benchmarks spend millions of scripted tokens: no default budgets unless asked.
@@ -97,6 +98,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       "--persist-to",
       persistDir,
       ...vars,
+      // Not wrangler's default inspector port 9229: servers of other runs on this machine
+      // would race for it ("Address already in use").
+      ...(options.extraArgs?.includes("--inspector-port")
+        ? []
+        : ["--inspector-port", String(await freePort())]),
       ...(options.extraArgs ?? []),
     ],
     {

@@ -74,7 +74,8 @@ async function replayAnswer(
   });
 }
 
-const FOX = "The quick brown fox jumps over the lazy dog.";
+/** Streamed 4 characters every 60 ms: seconds of turn left when the crash comes after 8. */
+const FOX = "The quick brown fox jumps over the lazy dog. ".repeat(3).trim();
 
 /**
  * An answer whose first attempt streams for minutes (a chunk every 250 ms: never silent, so the

@@ -323,10 +323,12 @@ describe("push delivery", () => {
       expect(r.headers.authorization).toBe("Bearer cred-v1");
     }
     // Backoff: the gaps between attempts grow (base 100 ms in tests, doubling, 20% jitter).
+    // Seen at the receiver, a gap also carries the difference of two requests' latencies (tens
+    // of milliseconds on a busy machine), so the check is loose: a real wait, then a longer one.
     const gap1 = (got[1]?.at ?? 0) - (got[0]?.at ?? 0);
     const gap2 = (got[2]?.at ?? 0) - (got[1]?.at ?? 0);
-    expect(gap1).toBeGreaterThanOrEqual(90);
-    expect(gap2).toBeGreaterThanOrEqual(180);
+    expect(gap1).toBeGreaterThanOrEqual(50);
+    expect(gap2).toBeGreaterThan(gap1);
     const record = await pushRecord(taskId);
     expect(
       record.deliveries.map((d) => [d.state, d.status, d.attempts, d.lastStatus, d.lastError]),

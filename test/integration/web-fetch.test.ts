@@ -162,7 +162,7 @@ describe("htmlToText on awkward markup", () => {
       // Floors keep clock granularity (and the 1 ms waits) from inflating the ratio.
       expect(Math.max(large, 20) / Math.max(small, 5)).toBeLessThan(10);
     }
-  });
+  }, 120_000);
 });
 
 describe("web_fetch", () => {

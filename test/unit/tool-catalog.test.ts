@@ -93,6 +93,14 @@ describe("tool catalog", () => {
     const denying = { ...agent("writer"), tools: { ...agent("writer").tools, deny: ["run_code"] } };
     expect(toolsFor(denying, loadConfig({})).names()).not.toContain("run_code");
   });
+
+  it("offers no run_code where the deployment has no Worker Loader (the Workers Free plan)", () => {
+    const withLoader = toolsFor(agent("writer"), loadConfig({}), { codeSandbox: true }).names();
+    const without = toolsFor(agent("writer"), loadConfig({}), { codeSandbox: false }).names();
+    expect(withLoader).toContain("run_code");
+    expect(without).not.toContain("run_code");
+    expect(withLoader.filter((name) => name !== "run_code")).toEqual(without);
+  });
 });
 
 function context(workspace: Partial<WorkspaceApi> = {}): {

@@ -1,0 +1,91 @@
+/**
+ * The Worker configuration `npm run deploy` uploads, derived from wrangler.toml for a Workers plan:
+ * the Worker Loader binding (run_code) only on Workers Paid, where Dynamic Workers exist; the
+ * every-minute cron only when SCHEDULES has entries. Pure: the raw config in, a new one out, with
+ * one line per choice made. Also the plan limits the build check holds each configuration to.
+ */
+import type { Unstable_RawConfig as RawConfig } from "wrangler";
+
+/** A Workers plan and the limits of it that a deploy can break (developers.cloudflare.com). */
+export interface Plan {
+  label: string;
+  /** Dynamic Workers (the Worker Loader binding) are on Workers Paid only. */
+  workerLoader: boolean;
+  /** Environment variables, vars and secrets together, per Worker. */
+  maxVariables: number;
+  /** Worker size after compression. */
+  maxGzipBytes: number;
+}
+
+/** The plans `npm run deploy -- --plan <name>` knows. */
+export const PLANS = {
+  free: {
+    label: "Workers Free",
+    workerLoader: false,
+    maxVariables: 64,
+    maxGzipBytes: 3 * 1024 * 1024,
+  },
+  paid: {
+    label: "Workers Paid",
+    workerLoader: true,
+    maxVariables: 128,
+    maxGzipBytes: 10 * 1024 * 1024,
+  },
+} satisfies Record<string, Plan>;
+
+/** A plan's name. */
+export type PlanName = keyof typeof PLANS;
+
+/** The cron that runs SCHEDULES. */
+export const SCHEDULES_CRON = "* * * * *";
+
+/** How many scheduled runs a SCHEDULES value declares (0 when empty or unreadable). */
+export function scheduleCount(value: unknown): number {
+  try {
+    const parsed: unknown = typeof value === "string" ? JSON.parse(value || "{}") : value;
+    return parsed && typeof parsed === "object" ? Object.keys(parsed).length : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The configuration to deploy on `plan`, written to a file in `outDir` (relative to the project
+ * root, which holds wrangler.toml): the paths it names are rewritten to stay right from there.
+ */
+export function deployConfig(
+  raw: RawConfig,
+  planName: PlanName,
+  outDir: string,
+): { config: RawConfig; notes: string[] } {
+  const plan = PLANS[planName];
+  const config = structuredClone(raw);
+  const back = outDir
+    .split("/")
+    .filter(Boolean)
+    .map(() => "..")
+    .join("/");
+  const fromOut = (path: string) => `${back}/${path}`;
+  if (config.main) config.main = fromOut(config.main);
+  for (const db of config.d1_databases ?? [])
+    if (db.migrations_dir) db.migrations_dir = fromOut(db.migrations_dir);
+  const notes: string[] = [];
+
+  if (!plan.workerLoader && config.worker_loaders?.length) {
+    delete config.worker_loaders;
+    notes.push(
+      "run_code: off (Dynamic Workers need Workers Paid; npm run deploy -- --plan paid turns it on)",
+    );
+  } else if (config.worker_loaders?.length) notes.push("run_code: on (Worker Loader binding)");
+
+  const schedules = scheduleCount(config.vars?.SCHEDULES);
+  const crons = (config.triggers?.crons ?? []).filter((c) => c !== SCHEDULES_CRON);
+  if (schedules > 0) {
+    crons.push(SCHEDULES_CRON);
+    notes.push(
+      `schedules: ${schedules}, run by an every-minute cron (1,440 invocations a day, each a Worker request)`,
+    );
+  } else notes.push("schedules: none, so no every-minute cron");
+  config.triggers = { ...config.triggers, crons };
+  return { config, notes };
+}

@@ -1,0 +1,219 @@
+/**
+ * What `npm run dev` hands `wrangler dev` and tells the developer. Reads `.dev.vars` and `.env`
+ * (nothing else), never prints and never starts anything.
+ *
+ * wrangler 4.124 with `secrets.required` in wrangler.toml loads only the required secrets
+ * (ANTHROPIC_API_KEY) from `.dev.vars`, or, when there is no `.dev.vars`, from `.env`,
+ * `.env.local` and the environment, and warns when one is missing. This module finds the key
+ * the same way (plus `--var ANTHROPIC_API_KEY:...`) and, when wrangler would not see it, hands
+ * wrangler the resolved value, or an explicit empty one for a keyless start, through the
+ * environment, so the warning never contradicts the scripted model the banner announces.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseEnv } from "node:util";
+
+const KEY = "ANTHROPIC_API_KEY";
+
+/** The value of `name` in a dotenv file, or undefined. */
+function fileValue(path: string, name: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  return parseEnv(readFileSync(path, "utf8"))[name];
+}
+
+/** Every `--var NAME:value` of the arguments (`--var A:1 B:2` and `--var=A:1` too). */
+export function cliVars(args: readonly string[]): Map<string, string> {
+  const vars = new Map<string, string>();
+  const add = (pair: string) => {
+    const i = pair.indexOf(":");
+    if (i > 0) vars.set(pair.slice(0, i), pair.slice(i + 1));
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg.startsWith("--var=")) add(arg.slice(6));
+    else if (arg === "--var")
+      while (i + 1 < args.length && !(args[i + 1] as string).startsWith("-"))
+        add(args[++i] as string);
+  }
+  return vars;
+}
+
+/** The value of a `--flag value` or `--flag=value` argument. */
+export function flagValue(args: readonly string[], name: string): string | undefined {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  const arg = args[i] as string;
+  return arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[i + 1];
+}
+
+/** Where the Anthropic key comes from, if anywhere. */
+export type KeySource = "--var" | ".dev.vars" | ".env" | "the environment";
+
+/** The resolved dev configuration. */
+export interface DevPlan {
+  keySource: KeySource | undefined;
+  /** Environment for `wrangler dev` (added to the inherited one). */
+  env: Record<string, string>;
+  /** Arguments for `wrangler dev`, the developer's last. */
+  args: string[];
+  /** The admin key generated for this session, or null when `--var ADMIN_API_KEY:` gave one. */
+  sessionAdminKey: string | null;
+  authRequired: boolean;
+  url: string;
+  /** Optional secrets set in `.dev.vars`/`.env`, which wrangler does not load. */
+  ignoredSecrets: string[];
+  /** Whether wrangler logs only warnings and errors (the default). */
+  quietLogs: boolean;
+  /**
+   * Whether A2A_AGENTS may name remote agents (then the banner reports their reachability from
+   * GET /health/deep, which also opens a Durable Object: not done needlessly, as two servers may
+   * share a state directory).
+   */
+  remoteAgents: boolean;
+}
+
+/** Optional secret names, as declared in src/secrets.d.ts (`NAME?: string;`). */
+function optionalSecrets(root: string): string[] {
+  const text = readFileSync(join(root, "src", "secrets.d.ts"), "utf8");
+  return [...text.matchAll(/^\s+([A-Z][A-Z0-9_]*)\?: string;/gm)].map((m) => m[1] as string);
+}
+
+/** Plans a `wrangler dev` run for the project at `root` with the developer's `args`. */
+export function planDev(
+  root: string,
+  args: readonly string[],
+  environment: NodeJS.ProcessEnv,
+): DevPlan {
+  const vars = cliVars(args);
+  const devVars = join(root, ".dev.vars");
+  const hasDevVars = existsSync(devVars);
+  const dotenv = [".env", ".env.local"].map((f) => join(root, f));
+  const fromDotenv = dotenv.map((f) => fileValue(f, KEY)).findLast((v) => v);
+  const found: Array<[KeySource, string | undefined]> = [
+    ["--var", vars.get(KEY)],
+    [".dev.vars", hasDevVars ? fileValue(devVars, KEY) : undefined],
+    [".env", hasDevVars ? undefined : fromDotenv],
+    ["the environment", hasDevVars ? undefined : environment[KEY]],
+  ];
+  const [keySource, key] = found.find(([, v]) => v?.trim()) ?? [undefined, undefined];
+
+  const env: Record<string, string> = {
+    // Warnings and errors only: wrangler's banner, bindings table and request lines are not
+    // news to anyone (`--log-level info` or WRANGLER_LOG brings them back).
+    WRANGLER_LOG: environment.WRANGLER_LOG ?? "warn",
+    WRANGLER_HIDE_BANNER: "true",
+    // No lookup of the real Request.cf on every start: the harness does not read it.
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  };
+  const extra: string[] = [];
+  if (keySource === undefined || keySource === "--var") {
+    env[KEY] = key ?? "";
+    // With a .dev.vars, wrangler reads secrets from it alone; --env-file makes it read the
+    // environment as well (the file is still loaded).
+    if (hasDevVars && flagValue(args, "--env-file") === undefined)
+      extra.push("--env-file", devVars);
+  }
+
+  const sessionAdminKey = vars.has("ADMIN_API_KEY") ? null : `dev-admin-${randomUUID()}`;
+  const authRequired = /^(true|1|yes|on)$/i.test(vars.get("AUTH_REQUIRED") ?? "");
+  const ignoredSecrets = optionalSecrets(root).filter(
+    (name) =>
+      !vars.has(name) &&
+      (hasDevVars ? [devVars] : dotenv).some((file) => fileValue(file, name)?.trim()),
+  );
+  const configured = (value: string | undefined) => !/^\s*(\{\s*\})?\s*$/.test(value ?? "");
+  const toml = readFileSync(join(root, "wrangler.toml"), "utf8");
+  const remoteAgents =
+    configured(vars.get("A2A_AGENTS")) ||
+    (hasDevVars ? [devVars] : dotenv).some((file) => configured(fileValue(file, "A2A_AGENTS"))) ||
+    (!hasDevVars && configured(environment.A2A_AGENTS)) ||
+    !/^A2A_AGENTS = "\{\}"$/m.test(toml);
+  const port = flagValue(args, "--port") ?? "8787";
+  const ip = flagValue(args, "--ip") ?? "127.0.0.1";
+  return {
+    keySource,
+    env,
+    args: [
+      "dev",
+      "--show-interactive-dev-session=false",
+      // GET /__scheduled?cron=... runs the cron handler (SCHEDULES, the retention sweep).
+      "--test-scheduled",
+      "--var",
+      "SCRIPTED_MODEL:auto",
+      "--var",
+      "ALLOW_ANONYMOUS:true",
+      // Local runs (tests, benchmarks) send far more than a stranger on the internet may.
+      "--var",
+      "RATE_ANONYMOUS_PER_MINUTE:0",
+      ...(sessionAdminKey ? ["--var", `ADMIN_API_KEY:${sessionAdminKey}`] : []),
+      ...extra,
+      ...args,
+    ],
+    sessionAdminKey,
+    authRequired,
+    url: `http://${ip.includes(":") ? `[${ip}]` : ip}:${port}`,
+    ignoredSecrets,
+    quietLogs:
+      environment.WRANGLER_LOG === undefined && flagValue(args, "--log-level") === undefined,
+    remoteAgents,
+  };
+}
+
+/** What the running server told `npm run dev` about itself (null where it did not answer). */
+export interface ServerFacts {
+  agents: { defaultAgent: string; names: string[] } | null;
+  remote: Array<{ name: string; reachable: boolean; distributed: boolean; error?: string }>;
+}
+
+/** The banner: printed once the server answers, and the last thing before the first request. */
+export function banner(plan: DevPlan, facts: ServerFacts): string {
+  const row = (label: string, text: string) => `  ${label.padEnd(8)} ${text}`;
+  const model =
+    plan.keySource === undefined
+      ? `SCRIPTED LOCAL MODEL, not Claude (no ${KEY}): put ${KEY}=sk-ant-... in .dev.vars to talk to Claude`
+      : `Claude via the Anthropic API (${KEY} from ${plan.keySource})`;
+  const auth = plan.authRequired
+    ? "REQUIRED (AUTH_REQUIRED=true): send Authorization: Bearer <token> (npm run users -- add <id>)"
+    : "open for local use (ALLOW_ANONYMOUS=true); --var AUTH_REQUIRED:true closes it";
+  const first = facts.agents?.defaultAgent ?? "assistant";
+  const urlFlag = plan.url === "http://127.0.0.1:8787" ? "" : ` --url ${plan.url}`;
+  const lines = [
+    "",
+    `  A2A edge harness: ${plan.url}`,
+    row("model", model),
+    row("auth", auth),
+    row(
+      "admin",
+      plan.sessionAdminKey
+        ? `Authorization: Bearer ${plan.sessionAdminKey} (this session only)`
+        : "the key of --var ADMIN_API_KEY",
+    ),
+  ];
+  if (facts.agents)
+    lines.push(
+      row("agents", facts.agents.names.map((n) => (n === first ? `${n} (default)` : n)).join(", ")),
+    );
+  lines.push(
+    row("console", `${plan.url}/console`),
+    row("try", `npm run a2a -- chat ${first}${urlFlag}`),
+  );
+  if (plan.quietLogs)
+    lines.push(
+      row("logs", "warnings and errors; npm run dev -- --log-level info shows every request"),
+    );
+  for (const a of facts.remote)
+    lines.push(
+      row(
+        "remote",
+        `${a.name}${a.distributed ? " (distributed sub-agent)" : ""}: ${a.reachable ? "reachable" : `UNREACHABLE${a.error ? `: ${a.error}` : ""}`}`,
+      ),
+    );
+  for (const name of plan.ignoredSecrets)
+    lines.push(
+      row("note", `${name} is set in a dotenv file, which wrangler dev does not load for it`),
+      row("", `(only secrets.required are loaded): pass --var ${name}:<value> instead`),
+    );
+  lines.push("  Ctrl-C stops it", "");
+  return lines.join("\n");
+}

@@ -1,0 +1,110 @@
+/**
+ * Helpers of the CLI tests: running `cli/a2a.ts` as a user would (its own process, no color, no
+ * token from the environment) and a minimal A2A v0.3 agent on 127.0.0.1. Node only.
+ */
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..", "..");
+
+/** What a CLI run printed and how it ended. */
+export interface CliRun {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/**
+ * Runs the CLI against the harness at `url`; asynchronous, so that servers in this process keep
+ * answering while it waits on them.
+ */
+export function runCli(url: string, args: string[], input = ""): Promise<CliRun> {
+  const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args, "--url", url], {
+    cwd: root,
+    env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "", A2A_URL: "" },
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  child.stdin.end(input);
+  return new Promise((resolve) =>
+    child.once("close", (code) => resolve({ code: code ?? -1, out, err })),
+  );
+}
+
+/** A minimal A2A v0.3 agent: a v0.3 card and message/send answering with a completed Task. */
+export async function startLegacyAgent(): Promise<{ url: string; close(): Promise<void> }> {
+  let legacyUrl = "";
+  const legacy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      res.setHeader("content-type", "application/json");
+      if (req.method === "GET" && req.url?.startsWith("/.well-known/agent-card.json")) {
+        res.end(
+          JSON.stringify({
+            name: "legacy-echo",
+            description: "Echoes what it is told (an A2A v0.3 agent)",
+            url: `${legacyUrl}/`,
+            version: "0.1.0",
+            protocolVersion: "0.3.0",
+            preferredTransport: "JSONRPC",
+            capabilities: { streaming: false },
+            defaultInputModes: ["text/plain"],
+            defaultOutputModes: ["text/plain"],
+            skills: [{ id: "echo", name: "Echo", description: "Says it back", tags: [] }],
+          }),
+        );
+        return;
+      }
+      const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        id: number;
+        method: string;
+        params: { message: { parts: Array<{ text?: string }>; contextId?: string } };
+      };
+      if (request.method !== "message/send") {
+        res.end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: request.id,
+            error: { code: -32601, message: "no" },
+          }),
+        );
+        return;
+      }
+      const text = request.params.message.parts.map((p) => p.text ?? "").join("");
+      res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: request.id,
+          result: {
+            kind: "task",
+            id: "legacy-task-1",
+            contextId: request.params.message.contextId ?? "legacy-ctx",
+            status: { state: "completed", timestamp: new Date().toISOString() },
+            artifacts: [
+              {
+                artifactId: "echo",
+                name: "echo",
+                parts: [{ kind: "text", text: `echo: ${text}` }],
+              },
+            ],
+          },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => legacy.listen(0, "127.0.0.1", resolve));
+  legacyUrl = `http://127.0.0.1:${(legacy.address() as AddressInfo).port}`;
+  return {
+    url: legacyUrl,
+    close: () => new Promise<void>((resolve) => legacy.close(() => resolve())),
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * `npm run deploy` (scripts/deploy.ts) end to end against a fake Cloudflare API on 127.0.0.1
+ * (test/fake-cloudflare; wrangler reads CLOUDFLARE_API_BASE_URL): on a fresh account one command
+ * creates the D1 database and the R2 bucket (wrangler's own provisioning, no ids in
+ * wrangler.toml), uploads the Worker with its key, migrates, makes a first admin and prints its
+ * token and the URL; a second deploy (Workers Paid) migrates first and creates nothing again. And
+ * the configurations it derives per plan (scripts/deploy-config.ts).
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Unstable_RawConfig as RawConfig } from "wrangler";
+import { deployConfig, SCHEDULES_CRON, scheduleCount } from "../../scripts/deploy-config.ts";
+import { type FakeCloudflare, startFakeCloudflare } from "../fake-cloudflare/server.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+let fake: FakeCloudflare;
+
+function deploy(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [join(root, "scripts", "deploy.ts"), ...args], {
+    cwd: root,
+    env: {
+      ...process.env,
+      CLOUDFLARE_API_BASE_URL: fake.url,
+      CLOUDFLARE_API_TOKEN: "fake-token",
+      CLOUDFLARE_ACCOUNT_ID: fake.accountId,
+      WRANGLER_SEND_METRICS: "false",
+      ANTHROPIC_API_KEY: "",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  return new Promise<{ code: number; out: string }>((resolve) =>
+    child.once("close", (code) => resolve({ code: code ?? -1, out })),
+  );
+}
+
+const script = () => fake.account.scripts.get("a2a-edge-harness");
+const bindingTypes = () =>
+  ((script()?.metadata.bindings ?? []) as Array<{ type: string }>).map((b) => b.type);
+const rows = (sql: string) => {
+  const db = [...fake.account.databases.values()][0]?.db;
+  return db?.prepare(sql).all() ?? [];
+};
+
+beforeAll(async () => {
+  fake = await startFakeCloudflare();
+});
+
+afterAll(async () => {
+  await fake?.close();
+});
+
+// Each deploy runs wrangler several times (about 40 s alone on two busy cores): generous limits.
+describe("npm run deploy on a fresh account", { timeout: 300_000 }, () => {
+  it("without a key and without a terminal: says how to give it, creates nothing", async () => {
+    const run = await deploy([]);
+    expect(run.code).toBe(1);
+    expect(run.out).toContain(
+      "deploy: the Worker has no ANTHROPIC_API_KEY yet: run npm run deploy in a terminal (it asks for it), or with ANTHROPIC_API_KEY set in the environment",
+    );
+    expect(fake.account.scripts.size + fake.account.databases.size).toBe(0);
+  });
+
+  it("one command: creates D1 and R2, uploads with the key, migrates, makes an admin", async () => {
+    const run = await deploy([], { ANTHROPIC_API_KEY: "sk-ant-test" });
+    expect(run.code, run.out).toBe(0);
+    expect([...fake.account.databases.values()].map((d) => d.name)).toEqual(["a2a-harness"]);
+    expect([...fake.account.buckets]).toEqual(["a2a-harness-files"]);
+    expect(script()?.secrets.get("ANTHROPIC_API_KEY")).toBe("sk-ant-test");
+    // Workers Free: no Worker Loader, no every-minute cron (SCHEDULES is empty).
+    expect(bindingTypes()).not.toContain("worker_loader");
+    expect(bindingTypes()).toEqual(
+      expect.arrayContaining(["d1", "r2_bucket", "durable_object_namespace"]),
+    );
+    expect(script()?.crons).toEqual(["23 3 * * *"]);
+    expect(rows("SELECT name FROM d1_migrations ORDER BY id").length).toBe(5);
+    expect(rows("SELECT id, role FROM users")).toEqual([{ id: "admin", role: "admin" }]);
+    expect(run.out).toMatch(/token for admin \(shown once, store it now\):\n\n {2}a2a_\S+/);
+    expect(run.out).toContain("deployed: https://a2a-edge-harness.fake-sub.workers.dev\n");
+    expect(run.out).not.toContain("About to apply");
+  });
+
+  it("a second deploy, on Workers Paid: migrations first, run_code on, nothing created twice", async () => {
+    const before = fake.calls.length;
+    const run = await deploy(["--plan", "paid"]);
+    expect(run.code, run.out).toBe(0);
+    const calls = fake.calls.slice(before);
+    const firstQuery = calls.findIndex((c) => c.path.endsWith("/query"));
+    const upload = calls.findIndex(
+      (c) => c.method === "PUT" && /scripts\/a2a-edge-harness\?/.test(c.path),
+    );
+    expect(firstQuery).toBeGreaterThanOrEqual(0);
+    expect(firstQuery).toBeLessThan(upload);
+    expect(
+      calls.filter((c) => c.method === "POST" && /\/(d1\/database|r2\/buckets)$/.test(c.path)),
+    ).toEqual([]);
+    expect(bindingTypes()).toContain("worker_loader");
+    expect(script()?.uploads).toBe(2);
+    expect(rows("SELECT id FROM users").length).toBe(1);
+    expect(run.out).toContain("Workers Paid: run_code: on");
+  });
+});
+
+describe("the configuration deployed per plan", () => {
+  const raw = {
+    name: "w",
+    main: "src/worker.ts",
+    vars: { SCHEDULES: "{}" },
+    worker_loaders: [{ binding: "LOADER" }],
+    triggers: { crons: ["23 3 * * *"] },
+    d1_databases: [{ binding: "DB", database_name: "db", migrations_dir: "migrations" }],
+  } as RawConfig;
+
+  it("Free drops the Worker Loader and says so; Paid keeps it; paths stay right from dist/", () => {
+    const free = deployConfig(raw, "free", "dist/deploy/free");
+    expect(free.config.worker_loaders).toBeUndefined();
+    expect(free.notes[0]).toMatch(/^run_code: off \(Dynamic Workers need Workers Paid/);
+    expect(free.config.main).toBe("../../../src/worker.ts");
+    expect(free.config.d1_databases?.[0]?.migrations_dir).toBe("../../../migrations");
+    expect(deployConfig(raw, "paid", "dist/deploy/paid").config.worker_loaders).toEqual([
+      { binding: "LOADER" },
+    ]);
+    expect(raw.main).toBe("src/worker.ts");
+  });
+
+  it("adds the every-minute cron only when SCHEDULES has entries", () => {
+    expect(deployConfig(raw, "free", "d").config.triggers?.crons).toEqual(["23 3 * * *"]);
+    const scheduled = { ...raw, vars: { SCHEDULES: '{"a":{},"b":{}}' } } as RawConfig;
+    const { config, notes } = deployConfig(scheduled, "free", "d");
+    expect(config.triggers?.crons).toEqual(["23 3 * * *", SCHEDULES_CRON]);
+    expect(notes).toContain(
+      "schedules: 2, run by an every-minute cron (1,440 invocations a day, each a Worker request)",
+    );
+    expect(scheduleCount("not json")).toBe(0);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * What `npm run dev` hands wrangler (scripts/dev-config.ts), in Node without a server: where the
+ * key is found (wrangler's own order), the explicit empty key of a keyless start (so wrangler's
+ * "Missing required secrets" warning never appears), the session admin key, optional secrets
+ * that wrangler would silently drop, and the banner.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { banner, cliVars, planDev } from "../../scripts/dev-config.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+
+/** A project directory with the given dotenv files. */
+function project(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), "a2a-devcfg-"));
+  mkdirSync(join(dir, "src"));
+  copyFileSync(join(root, "src", "secrets.d.ts"), join(dir, "src", "secrets.d.ts"));
+  copyFileSync(join(root, "wrangler.toml"), join(dir, "wrangler.toml"));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+describe("planDev", () => {
+  it("keyless without .dev.vars: an explicit empty key in wrangler's environment", () => {
+    const plan = planDev(project(), [], {});
+    expect(plan.keySource).toBeUndefined();
+    expect(plan.env).toMatchObject({
+      ANTHROPIC_API_KEY: "",
+      WRANGLER_LOG: "warn",
+      WRANGLER_HIDE_BANNER: "true",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    });
+    expect(plan.args).not.toContain("--env-file");
+    expect(plan.args).toContain("--show-interactive-dev-session=false");
+  });
+
+  it("keyless with a .dev.vars: wrangler also reads the environment (--env-file)", () => {
+    const dir = project({ ".dev.vars": "DEFAULT_AGENT=writer\n" });
+    const plan = planDev(dir, ["--port", "9000"], { ANTHROPIC_API_KEY: "ignored-by-wrangler" });
+    expect(plan.keySource).toBeUndefined();
+    expect(plan.env.ANTHROPIC_API_KEY).toBe("");
+    expect(plan.args.slice(-4)).toEqual(["--env-file", join(dir, ".dev.vars"), "--port", "9000"]);
+    expect(plan.url).toBe("http://127.0.0.1:9000");
+  });
+
+  it("finds the key where wrangler does: .dev.vars first, else .env and the environment", () => {
+    expect(planDev(project({ ".dev.vars": "ANTHROPIC_API_KEY=sk-1\n" }), [], {}).keySource).toBe(
+      ".dev.vars",
+    );
+    const fromEnvFile = planDev(project({ ".env": 'ANTHROPIC_API_KEY="sk-2"\n' }), [], {});
+    expect(fromEnvFile.keySource).toBe(".env");
+    expect(fromEnvFile.env.ANTHROPIC_API_KEY).toBeUndefined();
+    expect(planDev(project(), [], { ANTHROPIC_API_KEY: "sk-3" }).keySource).toBe("the environment");
+    const cli = planDev(project(), ["--var", "ANTHROPIC_API_KEY:sk-4"], {});
+    expect(cli.keySource).toBe("--var");
+    expect(cli.env.ANTHROPIC_API_KEY).toBe("sk-4");
+    expect(planDev(project({ ".dev.vars": "ANTHROPIC_API_KEY=\n" }), [], {}).keySource).toBe(
+      undefined,
+    );
+  });
+
+  it("makes a session admin key unless --var gives one; flags optional secrets wrangler drops", () => {
+    const plan = planDev(
+      project({ ".dev.vars": "ADMIN_API_KEY=mine\nDOCS_MCP_TOKEN=t\n" }),
+      [],
+      {},
+    );
+    expect(plan.sessionAdminKey).toMatch(/^dev-admin-/);
+    expect(plan.args).toContain(`ADMIN_API_KEY:${plan.sessionAdminKey}`);
+    expect(plan.ignoredSecrets).toEqual(["ADMIN_API_KEY", "DOCS_MCP_TOKEN"]);
+    const given = planDev(project(), ["--var", "ADMIN_API_KEY:x", "AUTH_REQUIRED:true"], {});
+    expect(given.sessionAdminKey).toBeNull();
+    expect(given.authRequired).toBe(true);
+    expect(given.ignoredSecrets).toEqual([]);
+  });
+
+  it("asks the server about remote agents only when A2A_AGENTS may name some", () => {
+    expect(planDev(project(), [], {}).remoteAgents).toBe(false);
+    expect(
+      planDev(project(), ["--var", 'A2A_AGENTS:{"x":{"url":"http://a/"}}'], {}).remoteAgents,
+    ).toBe(true);
+    expect(planDev(project({ ".dev.vars": "A2A_AGENTS={}\n" }), [], {}).remoteAgents).toBe(false);
+    expect(planDev(project(), [], { A2A_AGENTS: '{"x":{}}' }).remoteAgents).toBe(true);
+  });
+
+  it("parses --var lists as wrangler does", () => {
+    expect([...cliVars(["--var", "A:1", "B:x:y", "--port", "1", "--var=C:"])]).toEqual([
+      ["A", "1"],
+      ["B", "x:y"],
+      ["C", ""],
+    ]);
+  });
+});
+
+describe("banner", () => {
+  it("names the model, auth, admin key, agents, console and how to talk to it", () => {
+    const plan = planDev(project(), ["--port", "8790"], {});
+    const text = banner(plan, {
+      agents: { defaultAgent: "writer", names: ["assistant", "writer"] },
+      remote: [{ name: "billing", reachable: false, distributed: false, error: "timeout" }],
+    });
+    expect(text).toContain("SCRIPTED LOCAL MODEL, not Claude");
+    expect(text).toContain("agents   assistant, writer (default)");
+    expect(text).toContain("try      npm run a2a -- chat writer --url http://127.0.0.1:8790");
+    expect(text).toContain("remote   billing: UNREACHABLE: timeout");
+    expect(text.trimEnd().endsWith("Ctrl-C stops it")).toBe(true);
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * `npm run dev` on a fresh clone, as a newcomer runs it: the checkout's files (no generated
+ * bundles, no .wrangler, no .dev.vars) in a new directory, a fresh state dir, no key, no network.
+ * It prints at most 30 lines before its banner, none of them wrangler noise, and the banner is
+ * the last thing printed before the first request. Then the dev loop: an edited IDENTITY.md is
+ * rebuilt and served, an edited source file reloads the Worker, a broken identity is reported
+ * with its line and column and answers that error while the other agents serve.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BANNER_END, freePort } from "./dev-server.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+const clone = mkdtempSync(join(tmpdir(), "a2a-clone-"));
+let child: ChildProcess;
+let output = "";
+let url: string;
+
+/** The checkout's files as they are now (tracked and new, not ignored), without generated ones. */
+function copyCheckout(): void {
+  const files = execFileSync(
+    "git",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+    { cwd: root, encoding: "utf8" },
+  )
+    .split("\0")
+    .filter((f) => f && existsSync(join(root, f)));
+  for (const file of files) {
+    mkdirSync(dirname(join(clone, file)), { recursive: true });
+    copyFileSync(join(root, file), join(clone, file));
+  }
+  symlinkSync(join(root, "node_modules"), join(clone, "node_modules"));
+}
+
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (!(await condition())) {
+    if (child.exitCode !== null)
+      throw new Error(`npm run dev exited (${child.exitCode}):\n${output}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const agentsJson = async () =>
+  (await (await fetch(`${url}/agents`)).json()) as {
+    agents: Array<{ name: string; description: string }>;
+    unavailable?: Array<{ name: string; error: string }>;
+  };
+
+beforeAll(async () => {
+  copyCheckout();
+  expect(existsSync(join(clone, "src", "agents", "bundled.generated.ts"))).toBe(false);
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  const env = { ...process.env };
+  for (const name of ["ANTHROPIC_API_KEY", "ADMIN_API_KEY", "WRANGLER_LOG", "A2A_API_KEY"])
+    delete env[name];
+  child = spawn(
+    "npm",
+    ["run", "dev", "--", "--port", String(port), "--persist-to", join(clone, ".state")],
+    { cwd: clone, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  child.stdout?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+});
+
+afterAll(async () => {
+  if (child?.pid !== undefined && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    process.kill(-child.pid, "SIGTERM");
+    await exited;
+  }
+  rmSync(clone, { recursive: true, force: true });
+});
+
+describe("npm run dev on a fresh clone", () => {
+  it("prints only npm's lines before its banner, and nothing after it before the first request", async () => {
+    await until(() => output.includes(BANNER_END), "the banner");
+    const lines = output.split("\n");
+    const start = lines.findIndex((l) => l.startsWith("  A2A edge harness: "));
+    const before = lines.slice(0, start);
+    expect(before.length).toBeLessThanOrEqual(30);
+    // npm's own header ("> a2a-edge-harness@0.1.0 dev", the command) and its warnings only.
+    expect(before.filter((l) => l.trim() && !/^(> |npm (warn|notice) )/.test(l))).toEqual([]);
+    const banner = lines.slice(start).join("\n");
+    expect(banner).toContain("SCRIPTED LOCAL MODEL, not Claude");
+    expect(banner).toMatch(/admin +Authorization: Bearer dev-admin-/);
+    expect(banner).toContain(`console  ${url}/console`);
+    expect(banner).toContain("agents   assistant (default), deep-thinker, researcher, writer");
+    const printed = output.length;
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    expect(output.slice(printed)).toBe("");
+    expect(output.trimEnd().endsWith(BANNER_END)).toBe(true);
+    expect(output).not.toMatch(/Missing required secrets|WARNING|restarting build|getaddrinfo/);
+  });
+
+  it("rebuilds an edited agent, reloads an edited source file, serves the others beside a broken one", async () => {
+    const identity = join(clone, "agents", "writer", "IDENTITY.md");
+    const original = readFileSync(identity, "utf8");
+    writeFileSync(identity, original.replace(/^description: .*$/m, "$& (edited)"));
+    await until(
+      async () => (await agentsJson()).agents.some((a) => a.description.endsWith("(edited)")),
+      "the edited description",
+    );
+    expect(output).toContain("agents/writer/IDENTITY.md changed: rebuilt; the Worker reloads");
+
+    // A broken identity is reported where it is broken; that agent answers the error, the
+    // others keep serving.
+    writeFileSync(identity, "---\nname: writer\n---\n");
+    await until(
+      async () => (await agentsJson()).unavailable?.some((a) => a.name === "writer") === true,
+      "writer reported unavailable",
+    );
+    expect(output).toMatch(/agents\/writer\/IDENTITY\.md:\d+:\d+: body: the system prompt/);
+    expect((await agentsJson()).agents.map((a) => a.name)).toContain("assistant");
+    const card = await fetch(`${url}/agents/writer/.well-known/agent-card.json`);
+    expect(card.status).toBe(503);
+    expect(await card.text()).toContain("agents/writer/IDENTITY.md");
+    writeFileSync(identity, original);
+    await until(
+      async () => (await agentsJson()).agents.some((a) => a.name === "writer"),
+      "writer served again",
+    );
+
+    const worker = join(clone, "src", "worker.ts");
+    writeFileSync(
+      worker,
+      readFileSync(worker, "utf8").replace(
+        "c.json({ ok: true })",
+        "c.json({ ok: true, edited: true })",
+      ),
+    );
+    await until(
+      async () =>
+        ((await (await fetch(`${url}/health`)).json()) as { edited?: boolean }).edited === true,
+      "the reloaded Worker",
+    );
+  });
+});
