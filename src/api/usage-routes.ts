@@ -1,5 +1,6 @@
 /**
- * `GET /api/usage` (the caller's; admins may add `?user=<id>`): token counts, cache reads and
+ * `GET /api/me`: who the caller is (`user`, `role`, `via`; anonymous callers get `"anonymous"`,
+ * which keys nothing on the server). `GET /api/usage` (the caller's; admins may add `?user=<id>`): token counts, cache reads and
  * writes, model calls and an estimated cost, today, this month and in all, by agent, from the D1
  * task index; plus the budget counters the user object keeps and the budgets that apply.
  */
@@ -52,9 +53,13 @@ async function totals(db: D1Database, owner: string, since: string | null) {
   };
 }
 
-/** The usage routes. */
+/** The caller and usage routes. */
 export function usageRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.get("/api/me", authenticate(), (c) => {
+    const { id, role, via } = c.get("principal");
+    return c.json({ user: id, role, via });
+  });
   app.get("/api/usage", authenticate(), requireAccount(), async (c) => {
     const principal = c.get("principal");
     const user = c.req.query("user") ?? principal.id;

@@ -66,6 +66,11 @@ describe("anonymous callers", () => {
     expect(rest.body.tasks).toEqual([]);
     expect(await json("/api/sessions")).toEqual({ status: 200, body: { sessions: [] } });
 
+    // Who am I: anonymous, a claim that keys nothing.
+    expect(await json("/api/me")).toEqual({
+      status: 200,
+      body: { user: "anonymous", role: "user", via: "anonymous" },
+    });
     // Account routes are refused, never served from a shared "anonymous" account.
     for (const [path, method] of [
       ["/api/usage", "GET"],

@@ -44,6 +44,11 @@ describe("usage and the admin API", () => {
       { text: "counted", usage: { input_tokens: 1000, output_tokens: 200 } },
     ]);
     await sendAs(user.token, `count ${s.marker}`);
+    expect((await api(user.token, "/api/me")).body).toEqual({
+      user: user.id,
+      role: "user",
+      via: "token",
+    });
     const usage = await api(user.token, "/api/usage");
     expect(usage.status).toBe(200);
     expect(usage.body).toMatchObject({

@@ -28,20 +28,9 @@ function announce(text) {
 
 // ---- who is calling --------------------------------------------------------------------------
 
-/** The caller's user id from /api/usage; "anonymous" when an open harness refuses it (403). */
-async function currentUser() {
-  try {
-    return (await api("/api/usage")).user;
-  } catch (error) {
-    // Anonymous callers pass the endpoint's auth but have no account to read usage of.
-    if (error.status === 403 && !auth.token) return "anonymous";
-    throw error;
-  }
-}
-
 async function whoAmI() {
   try {
-    app.user = await currentUser();
+    app.user = (await api("/api/me")).user;
     $("#who").textContent =
       app.user === "anonymous" ? "open (no sign-in needed)" : `signed in as ${app.user}`;
     $("#signin").hidden = true;
