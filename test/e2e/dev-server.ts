@@ -147,7 +147,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     },
   };
   try {
-    await waitForHealth(url, child, () => log, 60_000);
+    // Generous: a loaded 2-core machine has taken over 60 s to start wrangler and workerd.
+    await waitForHealth(url, child, () => log, 180_000);
   } catch (error) {
     await server.stop("SIGKILL");
     throw error;
