@@ -66,7 +66,8 @@ describe("npm run a2a", () => {
     };
     expect(json.status.state).toBe("TASK_STATE_COMPLETED");
     const got = await a2a(["get", "assistant", json.id]);
-    expect(got.out).toContain(`task ${json.id}`);
+    // The state is on the first line, whatever it is (issue 17: it was missing for a completed task).
+    expect(got.out).toContain(`task ${json.id} · context ${json.contextId} · completed\n`);
     expect(got.out).toContain("json please");
     // An anonymous caller lists the conversation it names.
     const listed = await a2a(["tasks", "assistant", "--context", json.contextId, "--limit", "5"]);
