@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { Task as SdkTask } from "@a2a-js/sdk";
 import { chat } from "./chat.ts";
 import { CliError, explain } from "./errors.ts";
-import { type Out, TaskView, textOf } from "./render.ts";
+import { type Out, stateName, TaskView, textOf } from "./render.ts";
 import { Spinner } from "./spinner.ts";
 import { type Session, stdout, streamTo, taskJson, textRequest } from "./stream.ts";
 import {
@@ -178,7 +178,8 @@ async function main(): Promise<number> {
       if (values.json) printJson(task);
       else {
         const view = new TaskView(out);
-        out.write(`task ${task.id} · context ${task.contextId}\n`);
+        const state = stateName((task.status as { state?: string } | undefined)?.state);
+        out.write(`task ${task.id} · context ${task.contextId} · ${state}\n`);
         for (const message of (task.history ?? []) as Array<{ role?: string; parts?: [] }>)
           out.write(
             `  ${message.role === "ROLE_USER" ? "you" : "agent"}: ${(message.parts ?? [])

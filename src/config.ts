@@ -1,6 +1,6 @@
 /**
  * Runtime configuration: every wrangler var and secret the harness reads, parsed once with zod,
- * with the defaults documented in README.md#configuration. Pure: no I/O.
+ * with the defaults documented in docs/configuration.md. Pure: no I/O.
  */
 import { z } from "zod";
 import { type AgentNetwork, parseAgentNetwork } from "./remote/network-config.ts";
@@ -142,7 +142,7 @@ export interface Config {
   pushMaxAttempts: number;
   pushRetryBaseMs: number;
   pushTimeoutMs: number;
-  /** run_code's limits (README: Code execution). */
+  /** run_code's limits (docs/harness.md: Code execution). */
   runCode: {
     cpuMs: number;
     timeoutMs: number;

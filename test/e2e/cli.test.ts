@@ -54,7 +54,15 @@ describe("npm run a2a", () => {
 
   it("send: waits and prints the answer; --json prints the task", async () => {
     const marker = await scenario("cli-send", [{ text: "The answer is 42." }]);
-    const { code, out } = await a2a(["send", "assistant", `What is it? ${marker}`]);
+    // A conversation of our own, so that the anonymous caller can list this task below.
+    const context = crypto.randomUUID();
+    const { code, out } = await a2a([
+      "send",
+      "assistant",
+      `What is it? ${marker}`,
+      "--context",
+      context,
+    ]);
     expect(code).toBe(0);
     expect(out).toBe("The answer is 42.\n");
     const json = JSON.parse(
@@ -66,15 +74,16 @@ describe("npm run a2a", () => {
     };
     expect(json.status.state).toBe("TASK_STATE_COMPLETED");
     const got = await a2a(["get", "assistant", json.id]);
-    expect(got.out).toContain(`task ${json.id}`);
+    // The state is on the first line, whatever it is (issue 17: it was missing for a completed task).
+    expect(got.out).toContain(`task ${json.id} · context ${json.contextId} · completed\n`);
     expect(got.out).toContain("json please");
     // An anonymous caller lists the conversation it names.
     const listed = await a2a(["tasks", "assistant", "--context", json.contextId, "--limit", "5"]);
     expect(listed.out).toContain(`${json.id}  completed`);
     // A preview of what was asked and what came back under each task.
     expect(listed.out).toMatch(/\n {4}“\[\[reply:json please\]\]” → json please\n/);
-    // Each anonymous send without --context is a conversation of its own.
-    expect(listed.out).not.toContain("“What is it? ");
+    const first = await a2a(["tasks", "assistant", "--context", context]);
+    expect(first.out).toContain("“What is it? ");
   });
 
   it("stream: one line per tool call, plan and hook intervention, then the streamed answer", async () => {
@@ -260,7 +269,7 @@ describe("what the CLI says when something is off", () => {
 
   it("chat: /new says how to come back to the conversation it leaves", async () => {
     const run = await a2a(["chat", "writer"], "[[reply:first]]\n/new\n/new\n/nope\n");
-    const contextId = /context ([0-9a-f-]{32,36}) · submitted/.exec(run.out)?.[1] as string;
+    const contextId = /context ([0-9a-f]{32}) · submitted/.exec(run.out)?.[1] as string;
     const back = `npm run a2a -- chat writer --url ${server.url} --context ${contextId}`;
     expect(run.out).toContain(
       `you> /new\nnew conversation; the last one (context ${contextId}) goes on with: ${back}\n`,

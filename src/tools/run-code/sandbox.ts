@@ -3,7 +3,7 @@
  * (`globalOutbound: null`), no bindings but those the agent's frontmatter grants, a CPU limit
  * (`limits.cpuMs`, enforced by Cloudflare; not by a local `wrangler dev`), and a wall-clock limit
  * enforced twice: by the sealed guard inside the isolate (guard-module.ts) and by this caller's
- * own timeout. No memory limit holds locally (see the README's Code execution section): on
+ * own timeout. No memory limit holds locally (see docs/harness.md, Code execution): on
  * Cloudflare an isolate over 128 MB is stopped and the run fails.
  */
 import { GUARD_MODULE, guardModule } from "./guard-module.ts";
