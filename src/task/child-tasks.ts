@@ -19,7 +19,6 @@ import type { ChildReport } from "./children.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
 import { EMPTY_USAGE, sumUsage, type Usage } from "./loop-state.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
-import type { TaskObject } from "./task-object.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
 /** Schedule ids of the retried jobs. */
@@ -45,8 +44,8 @@ export class ChildTasks {
     this.#env = env;
   }
 
-  get #tasks(): DurableObjectNamespace<TaskObject> {
-    return this.#env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
+  get #tasks(): Env["TASKS"] {
+    return this.#env.TASKS;
   }
 
   /** The transport a child runs on: `local`, or the registry name of its remote agent. */
