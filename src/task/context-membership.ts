@@ -5,12 +5,11 @@
  * the task's schedule, so neither object ever waits forever on the other.
  */
 import type { Part } from "../a2a/wire.ts";
-import { type ContextObject, contextKey, type JoinResult } from "../context/context-object.ts";
+import { contextKey, type JoinResult } from "../context/context-object.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
-import { backoffMs } from "../model/errors.ts";
 import { environmentNoteOf } from "./environment-note.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
@@ -29,19 +28,25 @@ export const SUMMARY_KEY = "context-summary";
 /** How a join ended. */
 export type JoinOutcome = "active" | "waiting" | "failed";
 
+/** What membership reads and changes in the task. */
+export type MembershipRuntime = Pick<
+  TaskRuntime,
+  "store" | "contextLink" | "pending" | "conversation" | "hookState" | "scheduler" | "transaction"
+>;
+
 /** Joins and releases the task's conversation. */
 export class ContextMembership {
-  readonly #rt: TaskRuntime;
-  readonly #contexts: DurableObjectNamespace<ContextObject>;
+  readonly #rt: MembershipRuntime;
+  readonly #contexts: Env["CONTEXTS"];
   /** The registration in flight after {@link claimFresh} (a release waits for it). */
   #registering: Promise<void> = Promise.resolve();
 
-  constructor(rt: TaskRuntime, contexts: DurableObjectNamespace<ContextObject>) {
+  constructor(rt: MembershipRuntime, contexts: Env["CONTEXTS"]) {
     this.#rt = rt;
     this.#contexts = contexts;
   }
 
-  #stub(): DurableObjectStub<ContextObject> {
+  #stub() {
     const record = this.#rt.store.record;
     if (!record) throw new Error("no task");
     return this.#contexts.get(
@@ -58,7 +63,7 @@ export class ContextMembership {
     const record = rt.store.record;
     if (!record) return "failed";
     const link = rt.contextLink.get();
-    let result: Awaited<ReturnType<ContextObject["join"]>>;
+    let result: JoinResult;
     try {
       result = await this.#stub().join({ taskId: record.id, after: link.contextSeq });
     } catch (error) {
@@ -208,7 +213,7 @@ export class ContextMembership {
   }
 
   async #retry(job: string, error: unknown): Promise<void> {
-    const attempts = (this.#rt.scheduler.get(job)?.attempts ?? 0) + 1;
+    const attempts = await this.#rt.scheduler.retry(job, "context");
     console.warn(
       JSON.stringify({
         level: "warn",
@@ -218,15 +223,9 @@ export class ContextMembership {
         error: String(error),
       }),
     );
-    await this.#rt.scheduler.schedule(
-      job,
-      "context",
-      Date.now() + backoffMs(Math.min(attempts, 8), 200),
-      { attempts },
-    );
   }
 
   async #done(job: string): Promise<void> {
-    if (this.#rt.scheduler.get(job)) await this.#rt.scheduler.cancel(job);
+    await this.#rt.scheduler.done(job);
   }
 }

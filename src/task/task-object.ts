@@ -3,7 +3,8 @@
  * task's whole protocol surface (create, follow-up, get, wait, cancel, subscribe); its alarm
  * drives the agent loop one model turn per step, so the task outlives the request that started it
  * and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
- * can throw in here. State and shared operations live in {@link TaskRuntime}.
+ * can throw in here. State and shared operations live in {@link TaskRuntime}; task-parts.ts
+ * wires the parts that act on it and holds the alarm's table of jobs.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Message, Task } from "../a2a/wire.ts";
@@ -14,10 +15,7 @@ import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
-import { PUSH_JOB } from "../push/push-sender.ts";
-import { CANCEL_CHILDREN_JOB, PARENT_REPORT_JOB, POLL_REMOTE_JOB } from "./child-tasks.ts";
-import { JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
-import { LoopDriver } from "./loop-driver.ts";
+import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type {
   ChildProgressInput,
   ChildReportInput,
@@ -28,9 +26,11 @@ import type {
   TaskErrorKind,
   TaskResult,
 } from "./rpc-types.ts";
+import type { ScheduleEntry } from "./scheduler.ts";
 import { migrate } from "./schema.ts";
 import { canTransition, isSettled, isTerminal } from "./state-machine.ts";
-import { RETENTION_JOB, TaskRuntime } from "./task-runtime.ts";
+import { type Job, jobFor, recover, type TaskParts, wireTask } from "./task-parts.ts";
+import type { TaskRuntime } from "./task-runtime.ts";
 
 const fail = <T>(kind: TaskErrorKind, message: string): TaskResult<T> => ({
   ok: false,
@@ -42,17 +42,28 @@ const WAITING_TEXT = "Waiting for the previous task in this conversation to fini
 
 /** A task's Durable Object. */
 export class TaskObject extends DurableObject<Env> {
+  /** The task's state and status (for tests with runInDurableObject too). */
   runtime!: TaskRuntime;
-  #driver!: LoopDriver;
+  #parts!: TaskParts;
+  #jobFor!: (entry: ScheduleEntry) => Job | null;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     const env = meteredEnv(rawEnv);
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage.sql);
-      this.runtime = new TaskRuntime(ctx, env);
-      this.#driver = new LoopDriver(this.runtime, env);
-      await this.#recover();
+      this.#wire();
+      await recover(this.#parts);
+    });
+  }
+
+  /** (Re)builds the task's parts on its (fresh) storage. */
+  #wire(): void {
+    this.#parts = wireTask(this.ctx, this.env);
+    this.runtime = this.#parts.runtime;
+    this.#jobFor = jobFor(this.#parts, {
+      activate: () => this.activate(),
+      erase: async () => void (await this.erase({ owner: null })),
     });
   }
 
@@ -214,8 +225,8 @@ export class TaskObject extends DurableObject<Env> {
     const record = this.runtime.store.record;
     if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     const loop = this.runtime.scheduler.get("loop");
-    if (loop && loop.dueAt <= Date.now() && !this.#driver.running)
-      this.ctx.waitUntil(this.#driver.step());
+    if (loop && loop.dueAt <= Date.now() && !this.#parts.driver.running)
+      this.ctx.waitUntil(this.#parts.driver.step());
     await this.runtime.settled();
     return ok(this.runtime.snapshot(input.historyLength));
   }
@@ -236,7 +247,7 @@ export class TaskObject extends DurableObject<Env> {
     if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     if (isTerminal(record.state))
       return fail("not_cancelable", `task ${record.id} has already ended (${record.state})`);
-    this.#driver.stop();
+    this.#parts.driver.stop();
     rt.keepPartialAnswer();
     rt.setStatus("TASK_STATE_CANCELED", {
       text: record.parentTaskId ? "Canceled." : "Canceled at the client's request.",
@@ -245,7 +256,7 @@ export class TaskObject extends DurableObject<Env> {
     // Cancelling a task cancels the sub-agents it started (retried from the schedule).
     if (rt.children.all().length > 0) {
       await rt.scheduler.schedule(CANCEL_CHILDREN_JOB, "context", Date.now());
-      this.ctx.waitUntil(rt.childTasks.cancelChildren());
+      this.ctx.waitUntil(this.#parts.children.cancelChildren());
     }
     return ok(rt.snapshot());
   }
@@ -269,12 +280,11 @@ export class TaskObject extends DurableObject<Env> {
       if (page.objects.length > 0) await this.env.FILES.delete(page.objects.map((o) => o.key));
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor);
-    this.#driver.stop();
+    this.#parts.driver.stop();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     migrate(this.ctx.storage.sql);
-    this.runtime = new TaskRuntime(this.ctx, this.env);
-    this.#driver = new LoopDriver(this.runtime, this.env);
+    this.#wire();
     return true;
   }
 
@@ -283,8 +293,9 @@ export class TaskObject extends DurableObject<Env> {
     const rt = this.runtime;
     const record = rt.store.record;
     if (!record || record.owner !== input.owner || !rt.children.get(input.childTaskId)) return;
-    rt.childTasks.onReport(input.childTaskId, input.report);
-    if (rt.childTasks.settleWait(input.childTaskId) === "resume")
+    const { children } = this.#parts;
+    children.onReport(input.childTaskId, input.report);
+    if (children.settleWait(input.childTaskId) === "resume")
       await rt.scheduler.schedule("loop", "loop", Date.now());
   }
 
@@ -293,7 +304,7 @@ export class TaskObject extends DurableObject<Env> {
     const rt = this.runtime;
     const record = rt.store.record;
     if (!record || record.owner !== input.owner || !rt.children.get(input.childTaskId)) return;
-    rt.childTasks.onProgress(input.childTaskId, input.agent, input.text);
+    this.#parts.children.onProgress(input.childTaskId, input.agent, input.text);
   }
 
   /**
@@ -313,28 +324,15 @@ export class TaskObject extends DurableObject<Env> {
     );
   }
 
-  /** Runs whatever the schedule says is due: loop steps, outbox retries. */
+  /** Runs whatever the schedule says is due (the table of jobs is task-parts.ts). */
   override async alarm(): Promise<void> {
     await refreshAgents(this.env);
-    const { scheduler, outbox } = this.runtime;
-    for (const entry of scheduler.due(Date.now())) {
+    const parts = this.#parts;
+    for (const entry of parts.runtime.scheduler.due(Date.now())) {
+      const job = this.#jobFor(entry);
       try {
-        if (entry.kind === "loop") await this.#driver.step();
-        else if (entry.id === PUSH_JOB) await this.runtime.pushSender.deliverDue();
-        else if (entry.kind === "outbox") await outbox.retry(entry.id);
-        else if (entry.id === JOIN_JOB) await this.activate();
-        else if (entry.id === RELEASE_JOB) await this.runtime.membership.release();
-        else if (entry.id === REGISTER_JOB) await this.runtime.membership.register();
-        else if (entry.id === PARENT_REPORT_JOB) await this.runtime.childTasks.reportToParent();
-        else if (entry.id === CANCEL_CHILDREN_JOB) await this.runtime.childTasks.cancelChildren();
-        else if (entry.id === RETENTION_JOB) {
-          // Past RETENTION_DAYS: the task deletes its own data, then has nothing left to do.
-          await this.erase({ owner: null });
-          return;
-        } else if (entry.id === POLL_REMOTE_JOB) {
-          if (await this.runtime.childTasks.pollRemote())
-            await this.runtime.scheduler.schedule("loop", "loop", Date.now());
-        } else await scheduler.cancel(entry.id);
+        if (job) await job(entry);
+        else await parts.runtime.scheduler.cancel(entry.id);
       } catch (error) {
         console.error(
           JSON.stringify({
@@ -345,8 +343,10 @@ export class TaskObject extends DurableObject<Env> {
           }),
         );
       }
+      // The task erased itself (retention): nothing of the old schedule is left to run.
+      if (this.#parts !== parts) return;
     }
-    await scheduler.arm();
+    await parts.runtime.scheduler.arm();
   }
 
   /**
@@ -359,15 +359,15 @@ export class TaskObject extends DurableObject<Env> {
     if (freshContext) {
       // One transaction: the conversation, the working status and the first step.
       rt.transaction(() => {
-        rt.membership.claimFresh();
+        this.#parts.membership.claimFresh();
         rt.setStatus("TASK_STATE_WORKING");
         rt.scheduler.put("loop", "loop", Date.now());
       });
       await rt.scheduler.arm();
-      this.ctx.waitUntil(rt.membership.startRegistration());
+      this.ctx.waitUntil(this.#parts.membership.startRegistration());
       return;
     }
-    const outcome = await rt.membership.join();
+    const outcome = await this.#parts.membership.join();
     if (outcome === "active") {
       rt.setStatus("TASK_STATE_WORKING");
       await rt.scheduler.schedule("loop", "loop", Date.now());
@@ -382,34 +382,5 @@ export class TaskObject extends DurableObject<Env> {
     if (!pending || pending.resolution) return null;
     const form = formOf(pending.waiting, (id) => this.runtime.children.get(id)?.report?.question);
     return form ? formAnswerProblem(form, message.parts) : null;
-  }
-
-  /** After a restart: a task left in flight resumes now (no step of a fresh instance is running). */
-  async #recover(): Promise<void> {
-    const rt = this.runtime;
-    const record = rt.store.record;
-    const link = rt.contextLink.get().state;
-    if (record?.state === "TASK_STATE_SUBMITTED" && link === "none") {
-      // It died before joining its conversation: join now (from the alarm).
-      await rt.scheduler.schedule(JOIN_JOB, "context", Date.now());
-      return;
-    }
-    if (
-      record &&
-      isSettled(record.state) &&
-      (link === "active" || link === "waiting") &&
-      !rt.scheduler.get(RELEASE_JOB)
-    ) {
-      await rt.scheduler.schedule(RELEASE_JOB, "context", Date.now());
-      return;
-    }
-    if (rt.childTasks.reportOwed() && !rt.scheduler.get(PARENT_REPORT_JOB))
-      await rt.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
-    const working = record?.state === "TASK_STATE_WORKING";
-    if (working && (rt.loopState.get().attempt === 0 || !rt.scheduler.get("loop"))) {
-      await rt.scheduler.schedule("loop", "loop", Date.now());
-      return;
-    }
-    await rt.scheduler.arm();
   }
 }
