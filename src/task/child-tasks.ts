@@ -6,11 +6,7 @@
  */
 import type { Part, TaskStateName } from "../a2a/wire.ts";
 import { loadConfig } from "../config.ts";
-import { remoteAgentsFor } from "../remote/handle.ts";
-import { mayCall } from "../remote/network-config.ts";
-import { localTransport } from "../subagents/local.ts";
-import { subagentTypes } from "../subagents/registry.ts";
-import { remoteTransport } from "../subagents/remote.ts";
+import { callableTypes, type Delegator, transportFor } from "../subagents/reach.ts";
 import type { ChildTransport, PolledChild } from "../subagents/transport.ts";
 import type { Subagents, SubagentType } from "../subagents/types.ts";
 import type { ChildReport } from "./children.ts";
@@ -55,37 +51,22 @@ export class ChildTasks {
     this.#env = env;
   }
 
-  get #tasks(): Env["TASKS"] {
-    return this.#env.TASKS;
+  #delegator(): Delegator {
+    const record = this.#rt.store.record;
+    if (!record) throw new Error("no task");
+    const isSubagent = record.parentTaskId !== null || remoteParentOf(record) !== null;
+    return { owner: record.owner, agent: record.agent, traceId: record.traceId, isSubagent };
   }
 
   /** The transport a child runs on: `local`, or the registry name of its remote agent. */
   #transport(name: string): ChildTransport {
-    const record = this.#rt.store.record;
-    if (!record) throw new Error("no task");
-    if (name === "local") return localTransport(this.#tasks, record.owner);
-    return remoteTransport(this.#remote(), name);
-  }
-
-  #remote() {
-    const record = this.#rt.store.record;
-    if (!record) throw new Error("no task");
-    return remoteAgentsFor(
-      this.#env as unknown as Record<string, unknown>,
-      loadConfig(this.#env),
-      record.agent,
-      record.traceId,
-    );
+    return transportFor(this.#env, loadConfig(this.#env), this.#delegator(), name);
   }
 
   /** The sub-agent types this task may call: none for a sub-agent, never itself, within the rules. */
   types(): SubagentType[] {
-    const record = this.#rt.store.record;
-    if (!record || record.parentTaskId !== null || remoteParentOf(record)) return [];
-    const config = loadConfig(this.#env);
-    return subagentTypes(config).filter(
-      (t) => t.name !== record.agent && mayCall(config.network, record.agent, t.name),
-    );
+    if (!this.#rt.store.record) return [];
+    return callableTypes(loadConfig(this.#env), this.#delegator());
   }
 
   /** The sub-agent handle for this task's tools. */

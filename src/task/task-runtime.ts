@@ -20,9 +20,8 @@ import { ContextLinkStore } from "./context-link.ts";
 import { ConversationStore } from "./conversation-store.ts";
 import { EventLog } from "./event-log.ts";
 import { SqlHookState } from "./hook-state.ts";
-import { lineageOf } from "./lineage.ts";
 import { LoopStateStore } from "./loop-state.ts";
-import { Outbox, type OutboxSource } from "./outbox.ts";
+import { Outbox, type OutboxSource, outboxSourceOf } from "./outbox.ts";
 import { PendingStore } from "./pending-store.ts";
 import { Scheduler } from "./scheduler.ts";
 import { isSettled, isTerminal, transition } from "./state-machine.ts";
@@ -52,10 +51,7 @@ export class TaskRuntime {
   readonly contextLink: ContextLinkStore;
   readonly subscribers = new Subscribers();
   /** What the outbox sends: the index row and finished artifacts, derived from current state. */
-  readonly outboxSource: OutboxSource = {
-    indexRow: () => this.#indexRow(),
-    finishedArtifacts: () => this.#finishedArtifacts(),
-  };
+  readonly outboxSource: OutboxSource;
   outbox: Outbox;
   readonly push: PushStore;
   readonly pushSender: PushSender;
@@ -76,6 +72,7 @@ export class TaskRuntime {
     this.children = new ChildrenStore(sql);
     this.scheduler = new Scheduler(ctx.storage);
     this.contextLink = new ContextLinkStore(sql);
+    this.outboxSource = outboxSourceOf(this.store, this.loopState);
     this.outbox = new Outbox(env.DB, env.FILES, this.scheduler, this.outboxSource);
     this.push = new PushStore(sql);
     this.pushSender = new PushSender(
@@ -206,20 +203,11 @@ export class TaskRuntime {
       this.store.appendHistory(message);
       this.setStatus("TASK_STATE_WORKING", { message });
       if (event.kind === "progress" && typeof event.detail === "object") {
-        const artifact = {
-          artifactId: PROGRESS_ARTIFACT_ID,
-          name: "PROGRESS.json",
-          parts: [{ data: event.detail, mediaType: "application/json" }],
-        };
-        this.store.putArtifact(artifact);
-        this.log.append({
-          artifactUpdate: {
-            taskId: record.id,
-            contextId: record.contextId,
-            artifact,
-            lastChunk: true,
-          },
-        });
+        const parts = [{ data: event.detail, mediaType: "application/json" }];
+        this.emitArtifact(
+          { artifactId: PROGRESS_ARTIFACT_ID, name: "PROGRESS.json", parts },
+          { lastChunk: true },
+        );
       }
     });
     this.#announce(this.#onHarnessEvent, event);
@@ -288,32 +276,6 @@ export class TaskRuntime {
     const loop = this.loopState.get();
     if (!record || isTerminal(record.state) || !loop.answerStarted) return [];
     return [answerArtifact(loop.answerText + loop.turnText)];
-  }
-
-  #indexRow() {
-    const record = this.store.record;
-    if (!record) return null;
-    const usage = this.loopState.get().usage;
-    return {
-      id: record.id,
-      agent: record.agent,
-      contextId: record.contextId,
-      owner: record.owner,
-      state: record.state,
-      parentTaskId: record.parentTaskId,
-      rootAgent: lineageOf(record).rootAgent,
-      traceId: record.traceId,
-      createdAt: record.createdAt,
-      updatedAt: record.updatedAt,
-      version: record.version,
-      ...usage,
-    };
-  }
-
-  #finishedArtifacts() {
-    const record = this.store.record;
-    if (!record || !isTerminal(record.state)) return null;
-    return { taskId: record.id, artifacts: this.store.artifacts() };
   }
 
   /** Keeps `work` alive after the current call returns; its failure is logged. */
