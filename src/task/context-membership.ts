@@ -25,13 +25,24 @@ const REGISTER_GRACE_MS = 10_000;
 export const SUMMARY_HOOK = "compaction";
 export const SUMMARY_KEY = "context-summary";
 
+/** The status text of a task queued behind another in its conversation. */
+const WAITING_TEXT = "Waiting for the previous task in this conversation to finish.";
+
 /** How a join ended. */
 export type JoinOutcome = "active" | "waiting" | "failed";
 
 /** What membership reads and changes in the task. */
 export type MembershipRuntime = Pick<
   TaskRuntime,
-  "store" | "contextLink" | "pending" | "conversation" | "hookState" | "scheduler" | "transaction"
+  | "store"
+  | "contextLink"
+  | "pending"
+  | "conversation"
+  | "hookState"
+  | "scheduler"
+  | "transaction"
+  | "setStatus"
+  | "background"
 >;
 
 /** Joins and releases the task's conversation. */
@@ -52,6 +63,33 @@ export class ContextMembership {
     return this.#contexts.get(
       this.#contexts.idFromName(contextKey(record.owner, record.agent, record.contextId)),
     );
+  }
+
+  /**
+   * Joins the conversation: holding it, the task starts working; queued, it waits (submitted)
+   * until the conversation activates it; if the call failed, the join is retried from the alarm.
+   * A conversation the server has just opened is held at once (registered in the background).
+   */
+  async enter(freshContext = false): Promise<void> {
+    const rt = this.#rt;
+    if (freshContext) {
+      // One transaction: the conversation, the working status and the first step.
+      rt.transaction(() => {
+        this.claimFresh();
+        rt.setStatus("TASK_STATE_WORKING");
+        rt.scheduler.put("loop", "loop", Date.now());
+      });
+      await rt.scheduler.arm();
+      rt.background(this.startRegistration());
+      return;
+    }
+    const outcome = await this.join();
+    if (outcome === "active") {
+      rt.setStatus("TASK_STATE_WORKING");
+      await rt.scheduler.schedule("loop", "loop", Date.now());
+    } else if (outcome === "waiting") {
+      rt.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
+    }
   }
 
   /**

@@ -7,15 +7,15 @@
  * wires the parts that act on it and holds the alarm's table of jobs.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Message, Task } from "../a2a/wire.ts";
+import type { Task } from "../a2a/wire.ts";
 import { refreshAgents } from "../agents/overrides.ts";
-import { ownerMatches, requireConcreteOwner } from "../auth/anonymous.ts";
+import { ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
-import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
+import { acceptFollowUp, answerProblem, beginTask } from "./incoming.ts";
 import type {
   ChildProgressInput,
   ChildReportInput,
@@ -38,7 +38,6 @@ const fail = <T>(kind: TaskErrorKind, message: string): TaskResult<T> => ({
 });
 const ok = <T>(value: T): TaskResult<T> => ({ ok: true, value });
 const NOT_FOUND = "task not found";
-const WAITING_TEXT = "Waiting for the previous task in this conversation to finish.";
 
 /** A task's Durable Object. */
 export class TaskObject extends DurableObject<Env> {
@@ -85,49 +84,11 @@ export class TaskObject extends DurableObject<Env> {
       return ok({ task: rt.snapshot(), stream });
     }
     const agent = rt.agent(input.agent);
-    const now = new Date().toISOString();
-    const message: Message = { ...input.message, taskId: input.taskId, contextId: input.contextId };
-    rt.transaction(() => {
-      rt.store.insert({
-        id: input.taskId,
-        contextId: input.contextId,
-        agent: agent.name,
-        owner: requireConcreteOwner(input.owner),
-        counters: input.counters ?? null,
-        traceId: input.traceId,
-        parentTaskId: input.parent?.parentTaskId ?? null,
-        state: "TASK_STATE_SUBMITTED",
-        status: { state: "TASK_STATE_SUBMITTED", timestamp: now },
-        metadata: {
-          owner: input.owner,
-          traceId: input.traceId,
-          agent: agent.name,
-          model: { name: agent.model, source: modelSourceLabel(loadConfig(this.env)) },
-          ...(input.requestMetadata ? { request: input.requestMetadata } : {}),
-          ...(input.parent ?? {}),
-          ...(input.remoteParent
-            ? {
-                remoteParent: {
-                  taskId: input.remoteParent.taskId,
-                  agent: input.remoteParent.agent,
-                },
-                rootTaskId: input.remoteParent.rootTaskId,
-              }
-            : {}),
-        },
-        createdAt: now,
-      });
-      rt.store.markSeen(message.messageId);
-      rt.store.appendHistory(message);
-      rt.log.append({ task: rt.snapshot() });
-      if (input.pushConfig)
-        runPushCall(rt.push, input.taskId, {
-          op: "create",
-          owner: input.owner,
-          config: input.pushConfig,
-        });
+    beginTask(rt, input, agent.name, {
+      name: agent.model,
+      source: modelSourceLabel(loadConfig(this.env)),
     });
-    await this.#enter(input.freshContext === true);
+    await this.#parts.membership.enter(input.freshContext === true);
     const task = rt.snapshot();
     const stream = options.stream
       ? rt.subscribers.open(rt.log.after(0), isSettled(task.status.state))
@@ -151,12 +112,7 @@ export class TaskObject extends DurableObject<Env> {
     }
     if (rt.agent(record.agent).dedupeMessages && rt.store.hasSeen(input.message.messageId)) {
       // A resent follow-up: answer with the task as it is, apply nothing twice.
-      const stream = options.stream
-        ? rt.subscribers.open(
-            [{ seq: rt.log.lastSeq, event: { task: rt.snapshot() } }],
-            isSettled(record.state),
-          )
-        : null;
+      const stream = options.stream ? this.#streamFromNow(isSettled(record.state)) : null;
       return ok({ task: rt.snapshot(), stream });
     }
     if (isTerminal(record.state)) {
@@ -171,24 +127,12 @@ export class TaskObject extends DurableObject<Env> {
         `task ${record.id} is still working; wait for it to finish or cancel it before sending another message`,
       );
     }
-    const problem = this.#answerProblem(input.message);
+    const problem = answerProblem(rt, input.message);
     if (problem) return fail("invalid", problem);
-    const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
-    rt.transaction(() => {
-      rt.store.markSeen(message.messageId);
-      rt.store.appendHistory(message);
-      if (input.pushConfig)
-        runPushCall(rt.push, record.id, {
-          op: "create",
-          owner: input.owner,
-          config: input.pushConfig,
-        });
-    });
+    acceptFollowUp(rt, input);
     rt.setStatus("TASK_STATE_SUBMITTED");
-    await this.#enter();
-    const stream = options.stream
-      ? rt.subscribers.open([{ seq: rt.log.lastSeq, event: { task: rt.snapshot() } }], false)
-      : null;
+    await this.#parts.membership.enter();
+    const stream = options.stream ? this.#streamFromNow(false) : null;
     return ok({ task: rt.snapshot(), stream });
   }
 
@@ -199,7 +143,7 @@ export class TaskObject extends DurableObject<Env> {
       rt.store.record?.state === "TASK_STATE_SUBMITTED" &&
       rt.contextLink.get().state !== "active"
     ) {
-      await this.#enter();
+      await this.#parts.membership.enter();
     }
   }
 
@@ -319,9 +263,13 @@ export class TaskObject extends DurableObject<Env> {
       return ok(rt.subscribers.open(rt.log.after(input.after), isTerminal(record.state)));
     if (isTerminal(record.state))
       return fail("terminal", `task ${record.id} has ended (${record.state}); use GetTask`);
-    return ok(
-      rt.subscribers.open([{ seq: rt.log.lastSeq, event: { task: rt.snapshot() } }], false),
-    );
+    return ok(this.#streamFromNow(false));
+  }
+
+  /** A stream that starts with the task as it is now (`closed`: and ends there). */
+  #streamFromNow(closed: boolean): ReadableStream<Uint8Array> {
+    const rt = this.runtime;
+    return rt.subscribers.open([{ seq: rt.log.lastSeq, event: { task: rt.snapshot() } }], closed);
   }
 
   /** Runs whatever the schedule says is due (the table of jobs is task-parts.ts). */
@@ -347,40 +295,5 @@ export class TaskObject extends DurableObject<Env> {
       if (this.#parts !== parts) return;
     }
     await parts.runtime.scheduler.arm();
-  }
-
-  /**
-   * Joins the conversation: holding it, the task starts working; queued, it waits (submitted)
-   * until the conversation activates it; if the call failed, the join is retried from the alarm.
-   * A conversation the server has just opened is held at once (registered in the background).
-   */
-  async #enter(freshContext = false): Promise<void> {
-    const rt = this.runtime;
-    if (freshContext) {
-      // One transaction: the conversation, the working status and the first step.
-      rt.transaction(() => {
-        this.#parts.membership.claimFresh();
-        rt.setStatus("TASK_STATE_WORKING");
-        rt.scheduler.put("loop", "loop", Date.now());
-      });
-      await rt.scheduler.arm();
-      this.ctx.waitUntil(this.#parts.membership.startRegistration());
-      return;
-    }
-    const outcome = await this.#parts.membership.join();
-    if (outcome === "active") {
-      rt.setStatus("TASK_STATE_WORKING");
-      await rt.scheduler.schedule("loop", "loop", Date.now());
-    } else if (outcome === "waiting") {
-      rt.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
-    }
-  }
-
-  /** Why a message does not answer the form the task waits on (null when it does, or none). */
-  #answerProblem(message: Message): string | null {
-    const pending = this.runtime.pending.get();
-    if (!pending || pending.resolution) return null;
-    const form = formOf(pending.waiting, (id) => this.runtime.children.get(id)?.report?.question);
-    return form ? formAnswerProblem(form, message.parts) : null;
   }
 }
