@@ -12,6 +12,19 @@ import { runPushCall } from "../push/push-calls.ts";
 import type { CreateTaskInput, FollowUpInput } from "./rpc-types.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
+/** The message (seen, in history) and the push config sent with it. */
+function take(
+  rt: Pick<TaskRuntime, "store" | "push">,
+  taskId: string,
+  message: Message,
+  input: Pick<FollowUpInput, "owner" | "pushConfig">,
+): void {
+  rt.store.markSeen(message.messageId);
+  rt.store.appendHistory(message);
+  if (input.pushConfig)
+    runPushCall(rt.push, taskId, { op: "create", owner: input.owner, config: input.pushConfig });
+}
+
 /** Writes a new task: `agent` is the agent's name, `model` its model and where it comes from. */
 export function beginTask(
   rt: Pick<TaskRuntime, "transaction" | "store" | "log" | "snapshot" | "push">,
@@ -51,15 +64,8 @@ export function beginTask(
       },
       createdAt: now,
     });
-    rt.store.markSeen(message.messageId);
-    rt.store.appendHistory(message);
+    take(rt, input.taskId, message, input);
     rt.log.append({ task: rt.snapshot() });
-    if (input.pushConfig)
-      runPushCall(rt.push, input.taskId, {
-        op: "create",
-        owner: input.owner,
-        config: input.pushConfig,
-      });
   });
 }
 
@@ -71,16 +77,7 @@ export function acceptFollowUp(
   const record = rt.store.record;
   if (!record) return;
   const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
-  rt.transaction(() => {
-    rt.store.markSeen(message.messageId);
-    rt.store.appendHistory(message);
-    if (input.pushConfig)
-      runPushCall(rt.push, record.id, {
-        op: "create",
-        owner: input.owner,
-        config: input.pushConfig,
-      });
-  });
+  rt.transaction(() => take(rt, record.id, message, input));
 }
 
 /** Why a message does not answer the form the task waits on (null when it does, or none). */

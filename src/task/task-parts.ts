@@ -44,7 +44,9 @@ export function wireTask(ctx: DurableObjectState, env: Env): TaskParts {
   });
   // A sub-agent's progress also shows on its parent's stream (best effort).
   runtime.onHarnessEvent((event) =>
-    event.kind === "tool_result" ? undefined : parentReport.relayProgress(event.text),
+    event.kind === "tool_result" || !runtime.store.record?.parentTaskId
+      ? undefined
+      : parentReport.relayProgress(event.text),
   );
   return { runtime, children, parentReport, membership, driver };
 }
