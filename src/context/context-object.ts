@@ -11,7 +11,6 @@ import type { ChatMessage } from "../loop/chat-message.ts";
 import { backoffMs } from "../model/errors.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { Scheduler } from "../task/scheduler.ts";
-import type { TaskObject } from "../task/task-object.ts";
 import { ContextStore, migrateContext } from "./context-store.ts";
 
 /** What a task learns when it joins. */
@@ -110,10 +109,7 @@ export class ContextObject extends DurableObject<Env> {
       return;
     }
     try {
-      const stub: DurableObjectStub<TaskObject> = this.env.TASKS.get(
-        this.env.TASKS.idFromName(taskId),
-      );
-      await stub.activate();
+      await this.env.TASKS.get(this.env.TASKS.idFromName(taskId)).activate();
       if (this.#scheduler.get(job)) await this.#scheduler.cancel(job);
     } catch (error) {
       const attempts = (this.#scheduler.get(job)?.attempts ?? 0) + 1;

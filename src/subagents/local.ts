@@ -5,16 +5,17 @@
  */
 import type { Part } from "../a2a/wire.ts";
 import { taskIdFor } from "../platform/ids.ts";
-import type { TaskObject } from "../task/task-object.ts";
 import type { ChildTransport, ParentTask } from "./transport.ts";
 import type { SubagentCall } from "./types.ts";
 
-const stubOf = (tasks: DurableObjectNamespace<TaskObject>, id: string) =>
-  tasks.get(tasks.idFromName(id));
+/** The task objects' namespace, typed by the generated Env (no import of the task object). */
+type TaskNamespace = Env["TASKS"];
+
+const stubOf = (tasks: TaskNamespace, id: string) => tasks.get(tasks.idFromName(id));
 
 /** Starts (or finds) the child task of `call`. */
 export async function startLocalChild(
-  tasks: DurableObjectNamespace<TaskObject>,
+  tasks: TaskNamespace,
   parent: ParentTask,
   call: SubagentCall,
 ): Promise<{ ok: true; childTaskId: string } | { ok: false; error: string }> {
@@ -47,7 +48,7 @@ export async function startLocalChild(
 
 /** Passes a person's answer to a local child waiting for input. */
 export async function answerLocalChild(
-  tasks: DurableObjectNamespace<TaskObject>,
+  tasks: TaskNamespace,
   owner: string,
   childTaskId: string,
   parts: Part[],
@@ -61,7 +62,7 @@ export async function answerLocalChild(
 
 /** Cancels a local child; an already ended child is fine. */
 export async function cancelLocalChild(
-  tasks: DurableObjectNamespace<TaskObject>,
+  tasks: TaskNamespace,
   owner: string,
   childTaskId: string,
 ): Promise<void> {
@@ -70,10 +71,7 @@ export async function cancelLocalChild(
 }
 
 /** The in-process transport for a parent of owner `owner`. */
-export function localTransport(
-  tasks: DurableObjectNamespace<TaskObject>,
-  owner: string,
-): ChildTransport {
+export function localTransport(tasks: TaskNamespace, owner: string): ChildTransport {
   return {
     start: (parent, call) => startLocalChild(tasks, parent, call),
     answer: (childTaskId, parts) => answerLocalChild(tasks, owner, childTaskId, parts),

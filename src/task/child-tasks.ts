@@ -1,29 +1,21 @@
 /**
- * Both ends of a delegation, inside a task object. As a parent: the `Subagents` handle the `task`
- * tool uses, what to do with each child's report (resume the waiting call when the child ends,
- * pass its question up to our caller when it asks, add its usage to ours), relaying its progress,
- * and cancelling children. As a child: reporting to the parent each time the task settles, from
- * the schedule so the report survives restarts and is retried until the parent has it.
+ * The parent's end of a delegation, inside a task object: the `Subagents` handle the `task` tool
+ * uses, what to do with each child's report (resume the waiting call when the child ends, pass
+ * its question up to our caller when it asks, add its usage to ours), polling remote children,
+ * relaying their progress, and cancelling children. The child's end is parent-report.ts.
  */
 import type { Part, TaskStateName } from "../a2a/wire.ts";
 import { loadConfig } from "../config.ts";
-import { backoffMs } from "../model/errors.ts";
-import { remoteAgentsFor } from "../remote/handle.ts";
-import { mayCall } from "../remote/network-config.ts";
-import { localTransport } from "../subagents/local.ts";
-import { subagentTypes } from "../subagents/registry.ts";
-import { remoteTransport } from "../subagents/remote.ts";
+import { callableTypes, type Delegator, transportFor } from "../subagents/reach.ts";
 import type { ChildTransport, PolledChild } from "../subagents/transport.ts";
 import type { Subagents, SubagentType } from "../subagents/types.ts";
 import type { ChildReport } from "./children.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
 import { EMPTY_USAGE, sumUsage, type Usage } from "./loop-state.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
-import type { TaskObject } from "./task-object.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
 /** Schedule ids of the retried jobs. */
-export const PARENT_REPORT_JOB = "parent:report";
 export const CANCEL_CHILDREN_JOB = "children:cancel";
 export const POLL_REMOTE_JOB = "children:poll";
 
@@ -35,47 +27,46 @@ const minus = (a: Usage, b: Usage | null): Usage => ({
   modelCalls: a.modelCalls - (b?.modelCalls ?? 0),
 });
 
+/** What delegation reads and changes in the task. */
+export type ChildTasksRuntime = Pick<
+  TaskRuntime,
+  | "store"
+  | "children"
+  | "pending"
+  | "loopState"
+  | "scheduler"
+  | "transaction"
+  | "agentMessage"
+  | "setStatus"
+  | "emitHarnessEvent"
+>;
+
 /** Delegation for one task object. */
 export class ChildTasks {
-  readonly #rt: TaskRuntime;
+  readonly #rt: ChildTasksRuntime;
   readonly #env: Env;
 
-  constructor(rt: TaskRuntime, env: Env) {
+  constructor(rt: ChildTasksRuntime, env: Env) {
     this.#rt = rt;
     this.#env = env;
   }
 
-  get #tasks(): DurableObjectNamespace<TaskObject> {
-    return this.#env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
+  #delegator(): Delegator {
+    const record = this.#rt.store.record;
+    if (!record) throw new Error("no task");
+    const isSubagent = record.parentTaskId !== null || remoteParentOf(record) !== null;
+    return { owner: record.owner, agent: record.agent, traceId: record.traceId, isSubagent };
   }
 
   /** The transport a child runs on: `local`, or the registry name of its remote agent. */
   #transport(name: string): ChildTransport {
-    const record = this.#rt.store.record;
-    if (!record) throw new Error("no task");
-    if (name === "local") return localTransport(this.#tasks, record.owner);
-    return remoteTransport(this.#remote(), name);
-  }
-
-  #remote() {
-    const record = this.#rt.store.record;
-    if (!record) throw new Error("no task");
-    return remoteAgentsFor(
-      this.#env as unknown as Record<string, unknown>,
-      loadConfig(this.#env),
-      record.agent,
-      record.traceId,
-    );
+    return transportFor(this.#env, loadConfig(this.#env), this.#delegator(), name);
   }
 
   /** The sub-agent types this task may call: none for a sub-agent, never itself, within the rules. */
   types(): SubagentType[] {
-    const record = this.#rt.store.record;
-    if (!record || record.parentTaskId !== null || remoteParentOf(record)) return [];
-    const config = loadConfig(this.#env);
-    return subagentTypes(config).filter(
-      (t) => t.name !== record.agent && mayCall(config.network, record.agent, t.name),
-    );
+    if (!this.#rt.store.record) return [];
+    return callableTypes(loadConfig(this.#env), this.#delegator());
   }
 
   /** The sub-agent handle for this task's tools. */
@@ -201,8 +192,8 @@ export class ChildTasks {
     if (stillOpen && !isTerminal(rt.store.record?.state ?? "TASK_STATE_COMPLETED")) {
       const attempts = rt.scheduler.get(POLL_REMOTE_JOB)?.attempts ?? 0;
       await this.schedulePoll(attempts + 1);
-    } else if (rt.scheduler.get(POLL_REMOTE_JOB)) {
-      await rt.scheduler.cancel(POLL_REMOTE_JOB);
+    } else {
+      await rt.scheduler.done(POLL_REMOTE_JOB);
     }
     return resume;
   }
@@ -295,80 +286,7 @@ export class ChildTasks {
         failed += 1;
       }
     }
-    if (failed > 0) await this.#retry(CANCEL_CHILDREN_JOB);
-    else if (rt.scheduler.get(CANCEL_CHILDREN_JOB)) await rt.scheduler.cancel(CANCEL_CHILDREN_JOB);
-  }
-
-  /** As a child: schedule a report to the parent (the task just settled). */
-  async scheduleReport(): Promise<void> {
-    if (this.#rt.store.record?.parentTaskId)
-      await this.#rt.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
-  }
-
-  /** As a child: sends the current report to the parent; retried until it arrives. */
-  async reportToParent(): Promise<void> {
-    const rt = this.#rt;
-    const record = rt.store.record;
-    if (!record?.parentTaskId) return;
-    const loop = rt.loopState.get();
-    const waiting =
-      record.state === "TASK_STATE_INPUT_REQUIRED" || record.state === "TASK_STATE_AUTH_REQUIRED";
-    const report: ChildReport = {
-      state: record.state,
-      text:
-        record.state === "TASK_STATE_COMPLETED"
-          ? loop.answerText.trim()
-          : (record.status.message?.parts.map((p) => p.text ?? "").join("\n") ?? ""),
-      ...(waiting && record.status.message ? { question: record.status.message.parts } : {}),
-      usage: loop.usage,
-      version: record.version,
-    };
-    try {
-      const parent = this.#tasks.get(this.#tasks.idFromName(record.parentTaskId));
-      await parent.childReport({ owner: record.owner, childTaskId: record.id, report });
-    } catch (error) {
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          msg: "parent report retry",
-          task: record.id,
-          error: String(error),
-        }),
-      );
-      await this.#retry(PARENT_REPORT_JOB);
-      return;
-    }
-    rt.hookState.set("lineage", "reportedVersion", report.version);
-    if (rt.scheduler.get(PARENT_REPORT_JOB)) await rt.scheduler.cancel(PARENT_REPORT_JOB);
-  }
-
-  /** As a child after a restart: whether the parent may not have the latest report. */
-  reportOwed(): boolean {
-    const record = this.#rt.store.record;
-    if (!record?.parentTaskId || !isSettled(record.state)) return false;
-    return (this.#rt.hookState.get<number>("lineage", "reportedVersion") ?? 0) < record.version;
-  }
-
-  /** As a child: relays a harness event to the parent's stream (best effort, not retried). */
-  async relayProgress(text: string): Promise<void> {
-    const record = this.#rt.store.record;
-    if (!record?.parentTaskId) return;
-    const parent = this.#tasks.get(this.#tasks.idFromName(record.parentTaskId));
-    await parent.childProgress({
-      owner: record.owner,
-      childTaskId: record.id,
-      agent: record.agent,
-      text,
-    });
-  }
-
-  async #retry(job: string): Promise<void> {
-    const attempts = (this.#rt.scheduler.get(job)?.attempts ?? 0) + 1;
-    await this.#rt.scheduler.schedule(
-      job,
-      "context",
-      Date.now() + backoffMs(Math.min(attempts, 8), 200),
-      { attempts },
-    );
+    if (failed > 0) await rt.scheduler.retry(CANCEL_CHILDREN_JOB, "context");
+    else await rt.scheduler.done(CANCEL_CHILDREN_JOB);
   }
 }

@@ -5,12 +5,11 @@
  * the task's schedule, so neither object ever waits forever on the other.
  */
 import type { Part } from "../a2a/wire.ts";
-import { type ContextObject, contextKey, type JoinResult } from "../context/context-object.ts";
+import { contextKey, type JoinResult } from "../context/context-object.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
-import { backoffMs } from "../model/errors.ts";
 import { environmentNoteOf } from "./environment-note.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
@@ -26,27 +25,71 @@ const REGISTER_GRACE_MS = 10_000;
 export const SUMMARY_HOOK = "compaction";
 export const SUMMARY_KEY = "context-summary";
 
+/** The status text of a task queued behind another in its conversation. */
+const WAITING_TEXT = "Waiting for the previous task in this conversation to finish.";
+
 /** How a join ended. */
 export type JoinOutcome = "active" | "waiting" | "failed";
 
+/** What membership reads and changes in the task. */
+export type MembershipRuntime = Pick<
+  TaskRuntime,
+  | "store"
+  | "contextLink"
+  | "pending"
+  | "conversation"
+  | "hookState"
+  | "scheduler"
+  | "transaction"
+  | "setStatus"
+  | "background"
+>;
+
 /** Joins and releases the task's conversation. */
 export class ContextMembership {
-  readonly #rt: TaskRuntime;
-  readonly #contexts: DurableObjectNamespace<ContextObject>;
+  readonly #rt: MembershipRuntime;
+  readonly #contexts: Env["CONTEXTS"];
   /** The registration in flight after {@link claimFresh} (a release waits for it). */
   #registering: Promise<void> = Promise.resolve();
 
-  constructor(rt: TaskRuntime, contexts: DurableObjectNamespace<ContextObject>) {
+  constructor(rt: MembershipRuntime, contexts: Env["CONTEXTS"]) {
     this.#rt = rt;
     this.#contexts = contexts;
   }
 
-  #stub(): DurableObjectStub<ContextObject> {
+  #stub() {
     const record = this.#rt.store.record;
     if (!record) throw new Error("no task");
     return this.#contexts.get(
       this.#contexts.idFromName(contextKey(record.owner, record.agent, record.contextId)),
     );
+  }
+
+  /**
+   * Joins the conversation: holding it, the task starts working; queued, it waits (submitted)
+   * until the conversation activates it; if the call failed, the join is retried from the alarm.
+   * A conversation the server has just opened is held at once (registered in the background).
+   */
+  async enter(freshContext = false): Promise<void> {
+    const rt = this.#rt;
+    if (freshContext) {
+      // One transaction: the conversation, the working status and the first step.
+      rt.transaction(() => {
+        this.claimFresh();
+        rt.setStatus("TASK_STATE_WORKING");
+        rt.scheduler.put("loop", "loop", Date.now());
+      });
+      await rt.scheduler.arm();
+      rt.background(this.startRegistration());
+      return;
+    }
+    const outcome = await this.join();
+    if (outcome === "active") {
+      rt.setStatus("TASK_STATE_WORKING");
+      await rt.scheduler.schedule("loop", "loop", Date.now());
+    } else if (outcome === "waiting") {
+      rt.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
+    }
   }
 
   /**
@@ -58,7 +101,7 @@ export class ContextMembership {
     const record = rt.store.record;
     if (!record) return "failed";
     const link = rt.contextLink.get();
-    let result: Awaited<ReturnType<ContextObject["join"]>>;
+    let result: JoinResult;
     try {
       result = await this.#stub().join({ taskId: record.id, after: link.contextSeq });
     } catch (error) {
@@ -208,7 +251,7 @@ export class ContextMembership {
   }
 
   async #retry(job: string, error: unknown): Promise<void> {
-    const attempts = (this.#rt.scheduler.get(job)?.attempts ?? 0) + 1;
+    const attempts = await this.#rt.scheduler.retry(job, "context");
     console.warn(
       JSON.stringify({
         level: "warn",
@@ -218,15 +261,9 @@ export class ContextMembership {
         error: String(error),
       }),
     );
-    await this.#rt.scheduler.schedule(
-      job,
-      "context",
-      Date.now() + backoffMs(Math.min(attempts, 8), 200),
-      { attempts },
-    );
   }
 
   async #done(job: string): Promise<void> {
-    if (this.#rt.scheduler.get(job)) await this.#rt.scheduler.cancel(job);
+    await this.#rt.scheduler.done(job);
   }
 }

@@ -11,6 +11,9 @@ import type { TaskRuntime } from "./task-runtime.ts";
 const ENVIRONMENT_HOOK = "harness";
 const ENVIRONMENT_KEY = "environment";
 
+/** What the note reads and writes in the task. */
+export type NoteRuntime = Pick<TaskRuntime, "hookState" | "conversation" | "store" | "transaction">;
+
 /** A task's environment note and the history position of the message it precedes. */
 export interface EnvironmentNote {
   text: string;
@@ -18,7 +21,7 @@ export interface EnvironmentNote {
 }
 
 /** The task's environment note, once its first step made one. */
-export function environmentNoteOf(rt: TaskRuntime): EnvironmentNote | undefined {
+export function environmentNoteOf(rt: Pick<NoteRuntime, "hookState">): EnvironmentNote | undefined {
   return rt.hookState.get<EnvironmentNote>(ENVIRONMENT_HOOK, ENVIRONMENT_KEY);
 }
 
@@ -27,7 +30,7 @@ export function environmentNoteOf(rt: TaskRuntime): EnvironmentNote | undefined 
  * remembers it, so the conversation's record of the task gets the same text on release): every
  * later request of the task, and of later tasks in the conversation, starts with the same prefix.
  */
-export function attachEnvironment(rt: TaskRuntime, text: string): void {
+export function attachEnvironment(rt: NoteRuntime, text: string): void {
   rt.transaction(() => {
     const own = rt.conversation
       .rows()

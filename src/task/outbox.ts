@@ -8,7 +8,11 @@ import type { Artifact } from "../a2a/wire.ts";
 import { backoffMs } from "../model/errors.ts";
 import { type TaskIndexRow, upsertTaskIndex } from "../store/d1-index.ts";
 import { taskKey } from "../store/r2-keys.ts";
+import { lineageOf } from "./lineage.ts";
+import type { LoopStateStore } from "./loop-state.ts";
 import type { Scheduler } from "./scheduler.ts";
+import { isTerminal } from "./state-machine.ts";
+import type { TaskStore } from "./task-store.ts";
 
 /** Retries before an outbox job gives up (the next state change sends again anyway). */
 export const OUTBOX_MAX_ATTEMPTS = 12;
@@ -18,6 +22,35 @@ const OUTBOX_BASE_MS = 500;
 export interface OutboxSource {
   indexRow(): TaskIndexRow | null;
   finishedArtifacts(): { taskId: string; artifacts: Artifact[] } | null;
+}
+
+/** What the outbox sends for a task, read from its stores at send time. */
+export function outboxSourceOf(store: TaskStore, loopState: LoopStateStore): OutboxSource {
+  return {
+    indexRow: () => {
+      const record = store.record;
+      if (!record) return null;
+      return {
+        id: record.id,
+        agent: record.agent,
+        contextId: record.contextId,
+        owner: record.owner,
+        state: record.state,
+        parentTaskId: record.parentTaskId,
+        rootAgent: lineageOf(record).rootAgent,
+        traceId: record.traceId,
+        createdAt: record.createdAt,
+        updatedAt: record.updatedAt,
+        version: record.version,
+        ...loopState.get().usage,
+      };
+    },
+    finishedArtifacts: () => {
+      const record = store.record;
+      if (!record || !isTerminal(record.state)) return null;
+      return { taskId: record.id, artifacts: store.artifacts() };
+    },
+  };
 }
 
 /** Sends index rows and artifact copies, retrying through the schedule. */

@@ -18,7 +18,10 @@ interface Cursor {
 }
 
 /** Runs the program's next step for the task's newest user message. */
-export function runProgramStep(rt: TaskRuntime, program: AgentProgram): StepOutcome {
+export function runProgramStep(
+  rt: Pick<TaskRuntime, "store" | "hookState" | "transaction" | "emitArtifact" | "setStatus">,
+  program: AgentProgram,
+): StepOutcome {
   const asked = rt.store
     .historyAfter(0)
     .filter(({ message }) => message.role === "ROLE_USER")

@@ -4,6 +4,7 @@
  * has an id (one pending entry per id), a kind, a due time and an attempt counter. After any
  * change the alarm is set to the earliest due entry.
  */
+import { backoffMs } from "../model/errors.ts";
 
 /** One scheduled piece of work. */
 export interface ScheduleEntry {
@@ -93,6 +94,23 @@ export class Scheduler {
     );
     const attempts = options.attempts ?? entries.get(id)?.attempts ?? 0;
     entries.set(id, { id, kind, dueAt, attempts, payload });
+  }
+
+  /**
+   * Schedules another try of the entry `id` after a failure: one more attempt, with backoff
+   * (doubling from 200 ms, capped at the eighth attempt). Returns the attempt count.
+   */
+  async retry(id: string, kind: string): Promise<number> {
+    const attempts = (this.get(id)?.attempts ?? 0) + 1;
+    await this.schedule(id, kind, Date.now() + backoffMs(Math.min(attempts, 8), 200), {
+      attempts,
+    });
+    return attempts;
+  }
+
+  /** Removes the entry `id` if it is scheduled (and only then touches the alarm). */
+  async done(id: string): Promise<void> {
+    if (this.get(id)) await this.cancel(id);
   }
 
   /** Removes the entry `id` if present. */

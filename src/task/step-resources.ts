@@ -1,15 +1,25 @@
 /**
- * What a loop step gets from outside the task object: the token budget gate (reserve before each
- * model call with the owner's user object when a day or month budget applies, settle after) and
- * the run_code sandbox (the Worker Loader, with the bindings and limits the agent's frontmatter
- * grants).
+ * What a loop step gets: its dependencies (`StepDeps` of loop/agent-loop.ts) bound to the task's
+ * stores, with what comes from outside the task object: the token budget gate (reserve before
+ * each model call with the owner's user object when a day or month budget applies, settle after)
+ * and the run_code sandbox (the Worker Loader, with the bindings and limits the agent's
+ * frontmatter grants).
  */
+import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config.ts";
+import { defaultHooks } from "../hooks/index.ts";
 import type { StepDeps } from "../loop/agent-loop.ts";
+import type { HarnessEvent } from "../loop/harness-events.ts";
+import { modelClient } from "../model/client.ts";
+import { streamTurn } from "../model/stream-turn.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
 import type { ToolContext } from "../tools/types.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
+import type { WorkspaceApi } from "../workspace/types.ts";
+import { lineageOf } from "./lineage.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskRecord } from "./task-store.ts";
 
 /**
  * Reserves and settles model calls against the task's and the owner's token budgets, counted by
@@ -18,7 +28,7 @@ import type { TaskRuntime } from "./task-runtime.ts";
 export function budgetGate(
   env: Env,
   config: Config,
-  task: TaskRuntime,
+  task: Pick<TaskRuntime, "loopState" | "background">,
   taskId: string,
   owner: string,
   countersKey: string,
@@ -77,5 +87,116 @@ export function codeSandboxFor(
       cpuMs: agent.code.cpuMs ?? config.runCode.cpuMs,
       timeoutMs: agent.code.timeoutMs ?? config.runCode.timeoutMs,
     },
+  };
+}
+
+/** What one model step needs, gathered by the loop driver. */
+export interface StepInputs {
+  env: Env;
+  config: Config;
+  task: Pick<
+    TaskRuntime,
+    | "conversation"
+    | "pending"
+    | "loopState"
+    | "hookState"
+    | "transaction"
+    | "emitAnswerChunk"
+    | "background"
+  >;
+  record: TaskRecord;
+  agent: AgentDefinition;
+  signal: AbortSignal;
+  system: TextBlockParam[];
+  tools: ToolRegistry;
+  workspace: WorkspaceApi;
+  subagents: ToolContext["subagents"];
+  remote: ToolContext["remote"];
+  emit(event: HarnessEvent): void;
+}
+
+/** The dependencies of one loop step (loop/agent-loop.ts `runStep`), bound to this task. */
+export function stepDeps(input: StepInputs): StepDeps {
+  const {
+    env,
+    config,
+    task,
+    record,
+    agent,
+    signal,
+    system,
+    tools,
+    workspace,
+    subagents,
+    remote,
+    emit,
+  } = input;
+  return {
+    agent,
+    system,
+    limits: {
+      maxTurns: Math.min(config.maxTurns, agent.maxTurns),
+      idleTimeoutMs: config.modelIdleTimeoutMs,
+      maxRetries: config.modelMaxRetries,
+      retryBaseMs: config.modelRetryBaseMs,
+    },
+    signal,
+    tools,
+    toolContext: {
+      taskId: record.id,
+      contextId: record.contextId,
+      agent: agent.name,
+      owner: record.owner,
+      signal,
+      config,
+      workspace,
+      db: env.DB,
+      files: env.FILES,
+      fetch: (input, init) => fetch(input, init),
+      scratch: { bucket: env.FILES, rootTaskId: lineageOf(record).rootTaskId },
+      subagents,
+      remote,
+      emit,
+      ...codeSandboxFor(env, agent, config),
+    },
+    hooks: defaultHooks(),
+    hookContext: {
+      taskId: record.id,
+      agent: agent.name,
+      state: task.hookState,
+      config,
+      requireApproval: agent.tools.requireApproval,
+      emit,
+    },
+    callModel: (params, onText) =>
+      streamTurn(modelClient(config), params, {
+        idleTimeoutMs: config.modelIdleTimeoutMs,
+        signal,
+        onText,
+      }),
+    loadConversation: () => task.conversation.load(),
+    appendConversation: (message, contextSeq) => task.conversation.append(message, contextSeq),
+    pendingCalls: () => task.pending.get(),
+    setPendingCalls: (pending) => task.pending.set(pending),
+    loopState: () => task.loopState.get(),
+    patchLoopState: (changes) => void task.loopState.patch(changes),
+    emitAnswer: (action, turnShown) => {
+      if (signal.aborted) return;
+      task.transaction(() => {
+        const loop = task.loopState.get();
+        task.loopState.patch({ turnText: turnShown, answerStarted: true });
+        if (action.kind === "append") task.emitAnswerChunk(action.text, loop.answerStarted, false);
+        else task.emitAnswerChunk(loop.answerText + action.text, false, false);
+      });
+    },
+    transaction: (fn) => task.transaction(fn),
+    budget: budgetGate(
+      env,
+      config,
+      task,
+      record.id,
+      record.owner,
+      record.counters ?? `user:${record.owner}`,
+    ),
   };
 }

@@ -9,6 +9,39 @@ import type { HarnessEvent } from "../loop/harness-events.ts";
 import { readProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 
+/**
+ * Asks the workspace for the end note without waiting: the workspace object composes and writes
+ * it under its write lock, so any read that reaches it later (the next task's prompt, a client's
+ * read) sees it. A failure is logged and never blocks the task's end.
+ */
+export function writeEndNote(
+  workspace: WorkspaceApi,
+  task: { taskId: string; agent: string; state: string; history: readonly Message[] },
+  answer: string,
+): Promise<void> {
+  const failed = (error: unknown) =>
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "handoff not written",
+        task: task.taskId,
+        error: String(error),
+      }),
+    );
+  return workspace
+    .endNote({
+      taskId: task.taskId,
+      agent: task.agent,
+      state: task.state,
+      asked: askedOf(task.history),
+      answer,
+      at: new Date().toISOString(),
+    })
+    .then((result) => {
+      if (!result.ok) failed(result.error);
+    }, failed);
+}
+
 const firstText = (messages: readonly Message[]) =>
   messages.find((m) => m.role === "ROLE_USER")?.parts.find((p) => p.text !== undefined)?.text ?? "";
 

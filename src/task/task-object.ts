@@ -3,21 +3,19 @@
  * task's whole protocol surface (create, follow-up, get, wait, cancel, subscribe); its alarm
  * drives the agent loop one model turn per step, so the task outlives the request that started it
  * and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
- * can throw in here. State and shared operations live in {@link TaskRuntime}.
+ * can throw in here. State and shared operations live in {@link TaskRuntime}; task-parts.ts
+ * wires the parts that act on it and holds the alarm's table of jobs.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Message, Task } from "../a2a/wire.ts";
+import type { Task } from "../a2a/wire.ts";
 import { refreshAgents } from "../agents/overrides.ts";
-import { ownerMatches, requireConcreteOwner } from "../auth/anonymous.ts";
+import { ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
-import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
-import { PUSH_JOB } from "../push/push-sender.ts";
-import { CANCEL_CHILDREN_JOB, PARENT_REPORT_JOB, POLL_REMOTE_JOB } from "./child-tasks.ts";
-import { JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
-import { LoopDriver } from "./loop-driver.ts";
+import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
+import { acceptFollowUp, answerProblem, beginTask } from "./incoming.ts";
 import type {
   ChildProgressInput,
   ChildReportInput,
@@ -28,9 +26,11 @@ import type {
   TaskErrorKind,
   TaskResult,
 } from "./rpc-types.ts";
+import type { ScheduleEntry } from "./scheduler.ts";
 import { migrate } from "./schema.ts";
 import { canTransition, isSettled, isTerminal } from "./state-machine.ts";
-import { RETENTION_JOB, TaskRuntime } from "./task-runtime.ts";
+import { type Job, jobFor, recover, type TaskParts, wireTask } from "./task-parts.ts";
+import type { TaskRuntime } from "./task-runtime.ts";
 
 const fail = <T>(kind: TaskErrorKind, message: string): TaskResult<T> => ({
   ok: false,
@@ -38,21 +38,31 @@ const fail = <T>(kind: TaskErrorKind, message: string): TaskResult<T> => ({
 });
 const ok = <T>(value: T): TaskResult<T> => ({ ok: true, value });
 const NOT_FOUND = "task not found";
-const WAITING_TEXT = "Waiting for the previous task in this conversation to finish.";
 
 /** A task's Durable Object. */
 export class TaskObject extends DurableObject<Env> {
+  /** The task's state and status (for tests with runInDurableObject too). */
   runtime!: TaskRuntime;
-  #driver!: LoopDriver;
+  #parts!: TaskParts;
+  #jobFor!: (entry: ScheduleEntry) => Job | null;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     const env = meteredEnv(rawEnv);
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage.sql);
-      this.runtime = new TaskRuntime(ctx, env);
-      this.#driver = new LoopDriver(this.runtime, env);
-      await this.#recover();
+      this.#wire();
+      await recover(this.#parts);
+    });
+  }
+
+  /** (Re)builds the task's parts on its (fresh) storage. */
+  #wire(): void {
+    this.#parts = wireTask(this.ctx, this.env);
+    this.runtime = this.#parts.runtime;
+    this.#jobFor = jobFor(this.#parts, {
+      activate: () => this.activate(),
+      erase: async () => void (await this.erase({ owner: null })),
     });
   }
 
@@ -74,49 +84,11 @@ export class TaskObject extends DurableObject<Env> {
       return ok({ task: rt.snapshot(), stream });
     }
     const agent = rt.agent(input.agent);
-    const now = new Date().toISOString();
-    const message: Message = { ...input.message, taskId: input.taskId, contextId: input.contextId };
-    rt.transaction(() => {
-      rt.store.insert({
-        id: input.taskId,
-        contextId: input.contextId,
-        agent: agent.name,
-        owner: requireConcreteOwner(input.owner),
-        counters: input.counters ?? null,
-        traceId: input.traceId,
-        parentTaskId: input.parent?.parentTaskId ?? null,
-        state: "TASK_STATE_SUBMITTED",
-        status: { state: "TASK_STATE_SUBMITTED", timestamp: now },
-        metadata: {
-          owner: input.owner,
-          traceId: input.traceId,
-          agent: agent.name,
-          model: { name: agent.model, source: modelSourceLabel(loadConfig(this.env)) },
-          ...(input.requestMetadata ? { request: input.requestMetadata } : {}),
-          ...(input.parent ?? {}),
-          ...(input.remoteParent
-            ? {
-                remoteParent: {
-                  taskId: input.remoteParent.taskId,
-                  agent: input.remoteParent.agent,
-                },
-                rootTaskId: input.remoteParent.rootTaskId,
-              }
-            : {}),
-        },
-        createdAt: now,
-      });
-      rt.store.markSeen(message.messageId);
-      rt.store.appendHistory(message);
-      rt.log.append({ task: rt.snapshot() });
-      if (input.pushConfig)
-        runPushCall(rt.push, input.taskId, {
-          op: "create",
-          owner: input.owner,
-          config: input.pushConfig,
-        });
+    beginTask(rt, input, agent.name, {
+      name: agent.model,
+      source: modelSourceLabel(loadConfig(this.env)),
     });
-    await this.#enter(input.freshContext === true);
+    await this.#parts.membership.enter(input.freshContext === true);
     const task = rt.snapshot();
     const stream = options.stream
       ? rt.subscribers.open(rt.log.after(0), isSettled(task.status.state))
@@ -140,12 +112,7 @@ export class TaskObject extends DurableObject<Env> {
     }
     if (rt.agent(record.agent).dedupeMessages && rt.store.hasSeen(input.message.messageId)) {
       // A resent follow-up: answer with the task as it is, apply nothing twice.
-      const stream = options.stream
-        ? rt.subscribers.open(
-            [{ seq: rt.log.lastSeq, event: { task: rt.snapshot() } }],
-            isSettled(record.state),
-          )
-        : null;
+      const stream = options.stream ? this.#streamFromNow(isSettled(record.state)) : null;
       return ok({ task: rt.snapshot(), stream });
     }
     if (isTerminal(record.state)) {
@@ -160,24 +127,12 @@ export class TaskObject extends DurableObject<Env> {
         `task ${record.id} is still working; wait for it to finish or cancel it before sending another message`,
       );
     }
-    const problem = this.#answerProblem(input.message);
+    const problem = answerProblem(rt, input.message);
     if (problem) return fail("invalid", problem);
-    const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
-    rt.transaction(() => {
-      rt.store.markSeen(message.messageId);
-      rt.store.appendHistory(message);
-      if (input.pushConfig)
-        runPushCall(rt.push, record.id, {
-          op: "create",
-          owner: input.owner,
-          config: input.pushConfig,
-        });
-    });
+    acceptFollowUp(rt, input);
     rt.setStatus("TASK_STATE_SUBMITTED");
-    await this.#enter();
-    const stream = options.stream
-      ? rt.subscribers.open([{ seq: rt.log.lastSeq, event: { task: rt.snapshot() } }], false)
-      : null;
+    await this.#parts.membership.enter();
+    const stream = options.stream ? this.#streamFromNow(false) : null;
     return ok({ task: rt.snapshot(), stream });
   }
 
@@ -188,7 +143,7 @@ export class TaskObject extends DurableObject<Env> {
       rt.store.record?.state === "TASK_STATE_SUBMITTED" &&
       rt.contextLink.get().state !== "active"
     ) {
-      await this.#enter();
+      await this.#parts.membership.enter();
     }
   }
 
@@ -214,8 +169,8 @@ export class TaskObject extends DurableObject<Env> {
     const record = this.runtime.store.record;
     if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     const loop = this.runtime.scheduler.get("loop");
-    if (loop && loop.dueAt <= Date.now() && !this.#driver.running)
-      this.ctx.waitUntil(this.#driver.step());
+    if (loop && loop.dueAt <= Date.now() && !this.#parts.driver.running)
+      this.ctx.waitUntil(this.#parts.driver.step());
     await this.runtime.settled();
     return ok(this.runtime.snapshot(input.historyLength));
   }
@@ -236,7 +191,7 @@ export class TaskObject extends DurableObject<Env> {
     if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
     if (isTerminal(record.state))
       return fail("not_cancelable", `task ${record.id} has already ended (${record.state})`);
-    this.#driver.stop();
+    this.#parts.driver.stop();
     rt.keepPartialAnswer();
     rt.setStatus("TASK_STATE_CANCELED", {
       text: record.parentTaskId ? "Canceled." : "Canceled at the client's request.",
@@ -245,7 +200,7 @@ export class TaskObject extends DurableObject<Env> {
     // Cancelling a task cancels the sub-agents it started (retried from the schedule).
     if (rt.children.all().length > 0) {
       await rt.scheduler.schedule(CANCEL_CHILDREN_JOB, "context", Date.now());
-      this.ctx.waitUntil(rt.childTasks.cancelChildren());
+      this.ctx.waitUntil(this.#parts.children.cancelChildren());
     }
     return ok(rt.snapshot());
   }
@@ -269,12 +224,11 @@ export class TaskObject extends DurableObject<Env> {
       if (page.objects.length > 0) await this.env.FILES.delete(page.objects.map((o) => o.key));
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor);
-    this.#driver.stop();
+    this.#parts.driver.stop();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     migrate(this.ctx.storage.sql);
-    this.runtime = new TaskRuntime(this.ctx, this.env);
-    this.#driver = new LoopDriver(this.runtime, this.env);
+    this.#wire();
     return true;
   }
 
@@ -283,8 +237,9 @@ export class TaskObject extends DurableObject<Env> {
     const rt = this.runtime;
     const record = rt.store.record;
     if (!record || record.owner !== input.owner || !rt.children.get(input.childTaskId)) return;
-    rt.childTasks.onReport(input.childTaskId, input.report);
-    if (rt.childTasks.settleWait(input.childTaskId) === "resume")
+    const { children } = this.#parts;
+    children.onReport(input.childTaskId, input.report);
+    if (children.settleWait(input.childTaskId) === "resume")
       await rt.scheduler.schedule("loop", "loop", Date.now());
   }
 
@@ -293,7 +248,7 @@ export class TaskObject extends DurableObject<Env> {
     const rt = this.runtime;
     const record = rt.store.record;
     if (!record || record.owner !== input.owner || !rt.children.get(input.childTaskId)) return;
-    rt.childTasks.onProgress(input.childTaskId, input.agent, input.text);
+    this.#parts.children.onProgress(input.childTaskId, input.agent, input.text);
   }
 
   /**
@@ -308,33 +263,24 @@ export class TaskObject extends DurableObject<Env> {
       return ok(rt.subscribers.open(rt.log.after(input.after), isTerminal(record.state)));
     if (isTerminal(record.state))
       return fail("terminal", `task ${record.id} has ended (${record.state}); use GetTask`);
-    return ok(
-      rt.subscribers.open([{ seq: rt.log.lastSeq, event: { task: rt.snapshot() } }], false),
-    );
+    return ok(this.#streamFromNow(false));
   }
 
-  /** Runs whatever the schedule says is due: loop steps, outbox retries. */
+  /** A stream that starts with the task as it is now (`closed`: and ends there). */
+  #streamFromNow(closed: boolean): ReadableStream<Uint8Array> {
+    const rt = this.runtime;
+    return rt.subscribers.open([{ seq: rt.log.lastSeq, event: { task: rt.snapshot() } }], closed);
+  }
+
+  /** Runs whatever the schedule says is due (the table of jobs is task-parts.ts). */
   override async alarm(): Promise<void> {
     await refreshAgents(this.env);
-    const { scheduler, outbox } = this.runtime;
-    for (const entry of scheduler.due(Date.now())) {
+    const parts = this.#parts;
+    for (const entry of parts.runtime.scheduler.due(Date.now())) {
+      const job = this.#jobFor(entry);
       try {
-        if (entry.kind === "loop") await this.#driver.step();
-        else if (entry.id === PUSH_JOB) await this.runtime.pushSender.deliverDue();
-        else if (entry.kind === "outbox") await outbox.retry(entry.id);
-        else if (entry.id === JOIN_JOB) await this.activate();
-        else if (entry.id === RELEASE_JOB) await this.runtime.membership.release();
-        else if (entry.id === REGISTER_JOB) await this.runtime.membership.register();
-        else if (entry.id === PARENT_REPORT_JOB) await this.runtime.childTasks.reportToParent();
-        else if (entry.id === CANCEL_CHILDREN_JOB) await this.runtime.childTasks.cancelChildren();
-        else if (entry.id === RETENTION_JOB) {
-          // Past RETENTION_DAYS: the task deletes its own data, then has nothing left to do.
-          await this.erase({ owner: null });
-          return;
-        } else if (entry.id === POLL_REMOTE_JOB) {
-          if (await this.runtime.childTasks.pollRemote())
-            await this.runtime.scheduler.schedule("loop", "loop", Date.now());
-        } else await scheduler.cancel(entry.id);
+        if (job) await job(entry);
+        else await parts.runtime.scheduler.cancel(entry.id);
       } catch (error) {
         console.error(
           JSON.stringify({
@@ -345,71 +291,9 @@ export class TaskObject extends DurableObject<Env> {
           }),
         );
       }
+      // The task erased itself (retention): nothing of the old schedule is left to run.
+      if (this.#parts !== parts) return;
     }
-    await scheduler.arm();
-  }
-
-  /**
-   * Joins the conversation: holding it, the task starts working; queued, it waits (submitted)
-   * until the conversation activates it; if the call failed, the join is retried from the alarm.
-   * A conversation the server has just opened is held at once (registered in the background).
-   */
-  async #enter(freshContext = false): Promise<void> {
-    const rt = this.runtime;
-    if (freshContext) {
-      // One transaction: the conversation, the working status and the first step.
-      rt.transaction(() => {
-        rt.membership.claimFresh();
-        rt.setStatus("TASK_STATE_WORKING");
-        rt.scheduler.put("loop", "loop", Date.now());
-      });
-      await rt.scheduler.arm();
-      this.ctx.waitUntil(rt.membership.startRegistration());
-      return;
-    }
-    const outcome = await rt.membership.join();
-    if (outcome === "active") {
-      rt.setStatus("TASK_STATE_WORKING");
-      await rt.scheduler.schedule("loop", "loop", Date.now());
-    } else if (outcome === "waiting") {
-      rt.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
-    }
-  }
-
-  /** Why a message does not answer the form the task waits on (null when it does, or none). */
-  #answerProblem(message: Message): string | null {
-    const pending = this.runtime.pending.get();
-    if (!pending || pending.resolution) return null;
-    const form = formOf(pending.waiting, (id) => this.runtime.children.get(id)?.report?.question);
-    return form ? formAnswerProblem(form, message.parts) : null;
-  }
-
-  /** After a restart: a task left in flight resumes now (no step of a fresh instance is running). */
-  async #recover(): Promise<void> {
-    const rt = this.runtime;
-    const record = rt.store.record;
-    const link = rt.contextLink.get().state;
-    if (record?.state === "TASK_STATE_SUBMITTED" && link === "none") {
-      // It died before joining its conversation: join now (from the alarm).
-      await rt.scheduler.schedule(JOIN_JOB, "context", Date.now());
-      return;
-    }
-    if (
-      record &&
-      isSettled(record.state) &&
-      (link === "active" || link === "waiting") &&
-      !rt.scheduler.get(RELEASE_JOB)
-    ) {
-      await rt.scheduler.schedule(RELEASE_JOB, "context", Date.now());
-      return;
-    }
-    if (rt.childTasks.reportOwed() && !rt.scheduler.get(PARENT_REPORT_JOB))
-      await rt.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
-    const working = record?.state === "TASK_STATE_WORKING";
-    if (working && (rt.loopState.get().attempt === 0 || !rt.scheduler.get("loop"))) {
-      await rt.scheduler.schedule("loop", "loop", Date.now());
-      return;
-    }
-    await rt.scheduler.arm();
+    await parts.runtime.scheduler.arm();
   }
 }

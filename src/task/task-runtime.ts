@@ -3,35 +3,40 @@
  * history, event log, conversation, loop counters, hook state, schedule), its live streams and
  * waiters, and the operations the RPC layer and the loop driver share: snapshot, status change
  * with its event, answer chunks. Status changes write SQLite and the event log in one
- * transaction, then settle streams and waiters and send the index row.
+ * transaction, then settle streams and waiters and send the index row. The runtime builds none
+ * of the task's collaborators: it announces what happened (the task settled, a harness event)
+ * to whoever subscribed (see task-parts.ts, which wires them).
  */
 import type { Artifact, Message, Part, Task, TaskStateName } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
-import { loadConfig } from "../config.ts";
 import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
 import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";
 import { answerArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
-import { ChildTasks } from "./child-tasks.ts";
 import { ChildrenStore } from "./children.ts";
 import { ContextLinkStore } from "./context-link.ts";
-import { ContextMembership } from "./context-membership.ts";
 import { ConversationStore } from "./conversation-store.ts";
 import { EventLog } from "./event-log.ts";
 import { SqlHookState } from "./hook-state.ts";
-import { lineageOf } from "./lineage.ts";
 import { LoopStateStore } from "./loop-state.ts";
-import { Outbox, type OutboxSource } from "./outbox.ts";
+import { Outbox, type OutboxSource, outboxSourceOf } from "./outbox.ts";
 import { PendingStore } from "./pending-store.ts";
 import { Scheduler } from "./scheduler.ts";
 import { isSettled, isTerminal, transition } from "./state-machine.ts";
 import { Subscribers } from "./subscribers.ts";
 import { TaskStore } from "./task-store.ts";
 
-/** Schedule id of the job that erases an ended task when RETENTION_DAYS have passed. */
-export const RETENTION_JOB = "retention";
+/** What the runtime tells subscribers when the task settles (ends, or waits for input). */
+export interface Settlement {
+  state: TaskStateName;
+  /** Work the conversation's release waits for (the end note in the workspace). */
+  releaseAfter: Promise<void>;
+}
+
+/** A subscriber's reaction; work it returns is kept alive in the background. */
+type Listener<T> = (value: T) => Promise<void> | undefined;
 
 /** A task's state and the operations on it. Built once per object instance. */
 export class TaskRuntime {
@@ -42,26 +47,21 @@ export class TaskRuntime {
   readonly hookState: SqlHookState;
   readonly pending: PendingStore;
   readonly children: ChildrenStore;
-  readonly childTasks: ChildTasks;
   readonly scheduler: Scheduler;
   readonly contextLink: ContextLinkStore;
-  readonly membership: ContextMembership;
   readonly subscribers = new Subscribers();
   /** What the outbox sends: the index row and finished artifacts, derived from current state. */
-  readonly outboxSource: OutboxSource = {
-    indexRow: () => this.#indexRow(),
-    finishedArtifacts: () => this.#finishedArtifacts(),
-  };
+  readonly outboxSource: OutboxSource;
   outbox: Outbox;
   readonly push: PushStore;
   readonly pushSender: PushSender;
   readonly #ctx: DurableObjectState;
-  readonly #env: Env;
   readonly #waiters = new Set<() => void>();
+  readonly #onSettled: Listener<Settlement>[] = [];
+  readonly #onHarnessEvent: Listener<HarnessEvent>[] = [];
 
   constructor(ctx: DurableObjectState, env: Env) {
     this.#ctx = ctx;
-    this.#env = env;
     const sql = ctx.storage.sql;
     this.store = new TaskStore(sql);
     this.log = new EventLog(sql);
@@ -70,10 +70,9 @@ export class TaskRuntime {
     this.hookState = new SqlHookState(sql);
     this.pending = new PendingStore(sql);
     this.children = new ChildrenStore(sql);
-    this.childTasks = new ChildTasks(this, env);
     this.scheduler = new Scheduler(ctx.storage);
     this.contextLink = new ContextLinkStore(sql);
-    this.membership = new ContextMembership(this, env.CONTEXTS);
+    this.outboxSource = outboxSourceOf(this.store, this.loopState);
     this.outbox = new Outbox(env.DB, env.FILES, this.scheduler, this.outboxSource);
     this.push = new PushStore(sql);
     this.pushSender = new PushSender(
@@ -84,6 +83,23 @@ export class TaskRuntime {
       (work) => this.background(work),
     );
     this.log.subscribe((entry) => this.subscribers.broadcast(entry));
+  }
+
+  /** Calls `listener` each time the task settles, after its status is written. */
+  onSettled(listener: Listener<Settlement>): void {
+    this.#onSettled.push(listener);
+  }
+
+  /** Calls `listener` with each harness event published while the task works. */
+  onHarnessEvent(listener: Listener<HarnessEvent>): void {
+    this.#onHarnessEvent.push(listener);
+  }
+
+  #announce<T>(listeners: Listener<T>[], value: T): void {
+    for (const listener of listeners) {
+      const work = listener(value);
+      if (work) this.background(work);
+    }
   }
 
   /** Runs `fn` as one SQLite transaction. */
@@ -160,21 +176,15 @@ export class TaskRuntime {
     if (queued) this.background(this.pushSender.wake());
     if (changed) this.background(this.outbox.syncIndex());
     if (isSettled(state)) {
-      const before = options.releaseAfter ?? Promise.resolve();
-      this.background(before.then(() => this.membership.release()));
-      this.background(this.childTasks.scheduleReport());
+      this.#announce(this.#onSettled, {
+        state,
+        releaseAfter: options.releaseAfter ?? Promise.resolve(),
+      });
       this.subscribers.closeAll();
       for (const resolve of this.#waiters) resolve();
       this.#waiters.clear();
     }
-    if (isTerminal(state)) {
-      this.background(this.outbox.exportArtifacts());
-      const days = loadConfig(this.#env).retentionDays;
-      if (days > 0)
-        this.background(
-          this.scheduler.schedule(RETENTION_JOB, "retention", Date.now() + days * 86_400_000),
-        );
-    }
+    if (isTerminal(state)) this.background(this.outbox.exportArtifacts());
   }
 
   /**
@@ -193,25 +203,14 @@ export class TaskRuntime {
       this.store.appendHistory(message);
       this.setStatus("TASK_STATE_WORKING", { message });
       if (event.kind === "progress" && typeof event.detail === "object") {
-        const artifact = {
-          artifactId: PROGRESS_ARTIFACT_ID,
-          name: "PROGRESS.json",
-          parts: [{ data: event.detail, mediaType: "application/json" }],
-        };
-        this.store.putArtifact(artifact);
-        this.log.append({
-          artifactUpdate: {
-            taskId: record.id,
-            contextId: record.contextId,
-            artifact,
-            lastChunk: true,
-          },
-        });
+        const parts = [{ data: event.detail, mediaType: "application/json" }];
+        this.emitArtifact(
+          { artifactId: PROGRESS_ARTIFACT_ID, name: "PROGRESS.json", parts },
+          { lastChunk: true },
+        );
       }
     });
-    // A sub-agent's progress also shows on its parent's stream (best effort).
-    if (record.parentTaskId && event.kind !== "tool_result")
-      this.background(this.childTasks.relayProgress(event.text));
+    this.#announce(this.#onHarnessEvent, event);
   }
 
   /** A message from the agent in this task: a text, or the given parts. */
@@ -277,32 +276,6 @@ export class TaskRuntime {
     const loop = this.loopState.get();
     if (!record || isTerminal(record.state) || !loop.answerStarted) return [];
     return [answerArtifact(loop.answerText + loop.turnText)];
-  }
-
-  #indexRow() {
-    const record = this.store.record;
-    if (!record) return null;
-    const usage = this.loopState.get().usage;
-    return {
-      id: record.id,
-      agent: record.agent,
-      contextId: record.contextId,
-      owner: record.owner,
-      state: record.state,
-      parentTaskId: record.parentTaskId,
-      rootAgent: lineageOf(record).rootAgent,
-      traceId: record.traceId,
-      createdAt: record.createdAt,
-      updatedAt: record.updatedAt,
-      version: record.version,
-      ...usage,
-    };
-  }
-
-  #finishedArtifacts() {
-    const record = this.store.record;
-    if (!record || !isTerminal(record.state)) return null;
-    return { taskId: record.id, artifacts: this.store.artifacts() };
   }
 
   /** Keeps `work` alive after the current call returns; its failure is logged. */

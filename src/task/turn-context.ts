@@ -90,7 +90,7 @@ async function readEnvironment(workspace: WorkspaceApi): Promise<PromptInputs["e
  * Returns true when it compacted.
  */
 export async function compactIfNeeded(input: {
-  rt: TaskRuntime;
+  rt: Pick<TaskRuntime, "conversation" | "loopState" | "hookState" | "store" | "transaction">;
   client: Anthropic;
   agent: AgentDefinition;
   system: TextBlockParam[];

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sweepExpired } from "../../src/platform/retention.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
-import { RETENTION_JOB } from "../../src/task/task-runtime.ts";
+import { RETENTION_JOB } from "../../src/task/task-parts.ts";
 import { modelRequests, scenario, until, userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
 

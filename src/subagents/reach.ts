@@ -1,0 +1,42 @@
+/**
+ * How a task reaches its sub-agents: the types it may call (none when the task is itself a
+ * sub-agent's, never its own agent, within the network's call rules) and the transport a child
+ * runs on (`local`: a task object of this Worker; otherwise the registry name of a remote agent).
+ */
+import type { Config } from "../config.ts";
+import { remoteAgentsFor } from "../remote/handle.ts";
+import { mayCall } from "../remote/network-config.ts";
+import { localTransport } from "./local.ts";
+import { subagentTypes } from "./registry.ts";
+import { remoteTransport } from "./remote.ts";
+import type { ChildTransport } from "./transport.ts";
+import type { SubagentType } from "./types.ts";
+
+/** The task that delegates. */
+export interface Delegator {
+  owner: string;
+  agent: string;
+  traceId: string;
+  /** The task is a sub-agent's (local or remote): it delegates to no one. */
+  isSubagent: boolean;
+}
+
+/** The sub-agent types `caller` may call. */
+export function callableTypes(config: Config, caller: Delegator): SubagentType[] {
+  if (caller.isSubagent) return [];
+  return subagentTypes(config).filter(
+    (t) => t.name !== caller.agent && mayCall(config.network, caller.agent, t.name),
+  );
+}
+
+/** The transport of `caller`'s children of transport `name`. */
+export function transportFor(
+  env: Env,
+  config: Config,
+  caller: Delegator,
+  name: string,
+): ChildTransport {
+  if (name === "local") return localTransport(env.TASKS, caller.owner);
+  const bindings = env as unknown as Record<string, unknown>;
+  return remoteTransport(remoteAgentsFor(bindings, config, caller.agent, caller.traceId), name);
+}

@@ -1,0 +1,98 @@
+/**
+ * The child's end of a delegation, inside a sub-agent's task object: reporting to the parent
+ * task each time the task settles, from the schedule so the report survives restarts and is
+ * retried until the parent has it, and relaying the task's harness events to the parent's stream
+ * (best effort). A task without a parent task does nothing here.
+ */
+import type { ChildReport } from "./children.ts";
+import { isSettled } from "./state-machine.ts";
+import type { TaskRuntime } from "./task-runtime.ts";
+
+/** Schedule id of the retried report to the parent. */
+export const PARENT_REPORT_JOB = "parent:report";
+
+/** What the report reads from the task. */
+export type ParentReportRuntime = Pick<
+  TaskRuntime,
+  "store" | "loopState" | "hookState" | "scheduler"
+>;
+
+/** Reports a sub-agent's task to its parent task. */
+export class ParentReport {
+  readonly #rt: ParentReportRuntime;
+  readonly #tasks: Env["TASKS"];
+
+  constructor(rt: ParentReportRuntime, tasks: Env["TASKS"]) {
+    this.#rt = rt;
+    this.#tasks = tasks;
+  }
+
+  #parent(parentTaskId: string) {
+    return this.#tasks.get(this.#tasks.idFromName(parentTaskId));
+  }
+
+  /** Schedules a report to the parent (the task just settled). */
+  async schedule(): Promise<void> {
+    if (this.#rt.store.record?.parentTaskId)
+      await this.#rt.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
+  }
+
+  /** Sends the current report to the parent; retried until it arrives. */
+  async send(): Promise<void> {
+    const rt = this.#rt;
+    const record = rt.store.record;
+    if (!record?.parentTaskId) return;
+    const loop = rt.loopState.get();
+    const waiting =
+      record.state === "TASK_STATE_INPUT_REQUIRED" || record.state === "TASK_STATE_AUTH_REQUIRED";
+    const report: ChildReport = {
+      state: record.state,
+      text:
+        record.state === "TASK_STATE_COMPLETED"
+          ? loop.answerText.trim()
+          : (record.status.message?.parts.map((p) => p.text ?? "").join("\n") ?? ""),
+      ...(waiting && record.status.message ? { question: record.status.message.parts } : {}),
+      usage: loop.usage,
+      version: record.version,
+    };
+    try {
+      await this.#parent(record.parentTaskId).childReport({
+        owner: record.owner,
+        childTaskId: record.id,
+        report,
+      });
+    } catch (error) {
+      console.warn(
+        JSON.stringify({
+          level: "warn",
+          msg: "parent report retry",
+          task: record.id,
+          error: String(error),
+        }),
+      );
+      await rt.scheduler.retry(PARENT_REPORT_JOB, "context");
+      return;
+    }
+    rt.hookState.set("lineage", "reportedVersion", report.version);
+    await rt.scheduler.done(PARENT_REPORT_JOB);
+  }
+
+  /** After a restart: whether the parent may not have the latest report. */
+  owed(): boolean {
+    const record = this.#rt.store.record;
+    if (!record?.parentTaskId || !isSettled(record.state)) return false;
+    return (this.#rt.hookState.get<number>("lineage", "reportedVersion") ?? 0) < record.version;
+  }
+
+  /** Relays a harness event's text to the parent's stream (best effort, not retried). */
+  async relayProgress(text: string): Promise<void> {
+    const record = this.#rt.store.record;
+    if (!record?.parentTaskId) return;
+    await this.#parent(record.parentTaskId).childProgress({
+      owner: record.owner,
+      childTaskId: record.id,
+      agent: record.agent,
+      text,
+    });
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * What the loop driver does with a step's outcome: the next step (now, later, or after a retry
+ * with backoff), or the task's end: completed (with the answer artifact, and the turn-limit
+ * note), failed (rolling the workspace back when configured), waiting (for a person or a
+ * sub-agent) or rejected. An ending task asks the workspace for its end note (see task-end.ts).
+ */
+import type { Part } from "../a2a/wire.ts";
+import { loadConfig } from "../config.ts";
+import type { StepOutcome } from "../loop/agent-loop.ts";
+import { type Suspension, suspensionParts } from "../loop/suspension.ts";
+import type { WorkspaceApi } from "../workspace/types.ts";
+import { answerArtifact } from "./answer-artifact.ts";
+import type { ChildTasks } from "./child-tasks.ts";
+import { remainingWork, rollBack, writeEndNote } from "./task-end.ts";
+import type { TaskRuntime } from "./task-runtime.ts";
+
+/** Applies step outcomes for one task object. */
+export class StepEnd {
+  readonly #task: TaskRuntime;
+  readonly #children: Pick<ChildTasks, "settleWait">;
+  readonly #env: Env;
+  readonly #workspace: () => WorkspaceApi;
+
+  constructor(
+    task: TaskRuntime,
+    children: Pick<ChildTasks, "settleWait">,
+    env: Env,
+    workspace: () => WorkspaceApi,
+  ) {
+    this.#task = task;
+    this.#children = children;
+    this.#env = env;
+    this.#workspace = workspace;
+  }
+
+  /** Schedules the next step or ends (or pauses) the task as `outcome` says. */
+  async apply(outcome: StepOutcome): Promise<void> {
+    const { scheduler } = this.#task;
+    switch (outcome.kind) {
+      case "continue":
+        await scheduler.schedule("loop", "loop", Date.now() + (outcome.afterMs ?? 0));
+        return;
+      case "retry": {
+        const seconds = (outcome.delayMs / 1000).toFixed(1);
+        this.#task.setStatus("TASK_STATE_WORKING", {
+          text: `${outcome.reason}; retrying in ${seconds} s.`,
+        });
+        await scheduler.schedule("loop", "loop", Date.now() + outcome.delayMs);
+        return;
+      }
+      case "completed":
+        await this.#complete(outcome.stopReason, outcome.note, outcome.message);
+        return;
+      case "failed":
+        await this.fail(outcome.message);
+        return;
+      case "suspended":
+        await this.#suspend(outcome.suspension);
+        return;
+      case "input-required":
+        await this.#pause("TASK_STATE_INPUT_REQUIRED", outcome.message);
+        return;
+      case "rejected":
+        await this.#pause("TASK_STATE_REJECTED", outcome.message);
+        return;
+      case "budget":
+        await this.#overBudget(outcome.message);
+        return;
+      case "aborted":
+        return;
+    }
+  }
+
+  async #complete(stopReason: string, note: string | undefined, parts?: Part[]): Promise<void> {
+    const task = this.#task;
+    let text = note;
+    if (stopReason === "max_turns") {
+      const remaining = await remainingWork(this.#workspace());
+      text = `${note ?? "The turn limit was reached."} ${
+        remaining.length > 0
+          ? `Still to do (from PROGRESS.json):\n${remaining.map((r) => `- ${r}`).join("\n")}`
+          : "PROGRESS.json lists nothing remaining."
+      }`;
+      this.#task.emitHarnessEvent({
+        kind: "turn_limit",
+        text: note ?? "Turn limit reached",
+        detail: { remaining },
+      });
+    }
+    // A cancel that came in while this step awaited wins.
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    const handoff = this.#endNote("TASK_STATE_COMPLETED", task.loopState.get().answerText);
+    const loop = task.loopState.get();
+    const message = parts ? task.agentMessage(parts) : undefined;
+    task.transaction(() => {
+      if (loop.answerStarted) task.emitAnswerChunk("", true, true);
+      if (loop.answerText !== "") {
+        task.store.putArtifact(answerArtifact(loop.answerText));
+        task.store.appendHistory(task.agentMessage(loop.answerText));
+      }
+      if (message) task.store.appendHistory(message);
+      task.loopState.patch({ stopReason });
+    });
+    task.setStatus("TASK_STATE_COMPLETED", {
+      ...(text ? { text } : {}),
+      ...(message ? { message } : {}),
+      metadata: { stopReason },
+      releaseAfter: handoff,
+    });
+    await task.scheduler.cancel("loop");
+  }
+
+  /**
+   * A call waits: for a person, the task asks them (input-required); for a sub-agent, the task
+   * stays working until the child reports (it may have already). The loop stops here either way.
+   */
+  async #suspend(suspension: Suspension): Promise<void> {
+    const task = this.#task;
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    if (suspension.kind === "child") {
+      await task.scheduler.cancel("loop");
+      if (this.#children.settleWait(suspension.childTaskId) === "resume")
+        await task.scheduler.schedule("loop", "loop", Date.now());
+      return;
+    }
+    const message = task.agentMessage(suspensionParts(suspension));
+    task.transaction(() => task.store.appendHistory(message));
+    task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
+    await task.scheduler.cancel("loop");
+  }
+
+  /** The agent asks the person (input-required) or refuses the task (rejected) with `parts`. */
+  async #pause(
+    state: "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_REJECTED",
+    parts: Part[],
+  ): Promise<void> {
+    const task = this.#task;
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    const message = task.agentMessage(parts);
+    task.transaction(() => task.store.appendHistory(message));
+    task.setStatus(state, { message });
+    await task.scheduler.cancel("loop");
+  }
+
+  /**
+   * A budget refused the next model call: a task that has not called the model yet is rejected;
+   * one that has ends as completed with `stopReason: "budget"` and what it produced so far.
+   */
+  async #overBudget(message: string): Promise<void> {
+    const task = this.#task;
+    if (task.loopState.get().turn > 0) {
+      await this.#complete("budget", message);
+      return;
+    }
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    task.loopState.patch({ stopReason: "budget" });
+    task.setStatus("TASK_STATE_REJECTED", { text: message, metadata: { stopReason: "budget" } });
+    await task.scheduler.cancel("loop");
+  }
+
+  async fail(message: string): Promise<void> {
+    const task = this.#task;
+    const loop = task.loopState.get();
+    task.transaction(() => {
+      if (loop.answerStarted)
+        task.store.putArtifact(answerArtifact(loop.answerText + loop.turnText));
+      task.loopState.patch({ stopReason: "error" });
+    });
+    const record = task.store.record;
+    if (record && loadConfig(this.#env).rollbackOnFailure) {
+      const event = await rollBack(this.#workspace(), record.id).catch(() => null);
+      if (event) this.#task.emitHarnessEvent(event);
+    }
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    const handoff = this.#endNote("TASK_STATE_FAILED", loop.answerText + loop.turnText);
+    task.setStatus("TASK_STATE_FAILED", {
+      text: message,
+      metadata: { stopReason: "error", error: message },
+      releaseAfter: handoff,
+    });
+    await task.scheduler.cancel("loop");
+  }
+
+  /**
+   * The end note (HANDOFF.md, decisions.log), asked for without waiting (see task-end.ts). A
+   * sub-agent's task writes none (its parent's task owns the workspace's handoff), nor does a
+   * program's (it has no workspace).
+   */
+  #endNote(state: string, answer: string): Promise<void> {
+    const record = this.#task.store.record;
+    if (!record || record.parentTaskId || this.#task.agent(record.agent).program !== null)
+      return Promise.resolve();
+    const task = {
+      taskId: record.id,
+      agent: record.agent,
+      state,
+      history: this.#task.store.history(),
+    };
+    return writeEndNote(this.#workspace(), task, answer);
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * How a task object is put together, and what its alarm runs. {@link wireTask} builds the
+ * runtime (the task's state and its one status change) and the parts that act on it, each given
+ * only what it uses, and subscribes them to what the runtime announces: delegation to sub-agents
+ * (ChildTasks), the report to a parent task (ParentReport), the conversation
+ * (ContextMembership), retention of an ended task, and the loop driver. {@link jobFor} is the
+ * table of scheduled jobs; {@link recover} what a fresh instance schedules after a restart.
+ */
+import { loadConfig } from "../config.ts";
+import { PUSH_JOB } from "../push/push-sender.ts";
+import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
+import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
+import { LoopDriver } from "./loop-driver.ts";
+import { PARENT_REPORT_JOB, ParentReport } from "./parent-report.ts";
+import type { ScheduleEntry } from "./scheduler.ts";
+import { isSettled, isTerminal } from "./state-machine.ts";
+import { TaskRuntime } from "./task-runtime.ts";
+
+/** Schedule id of the job that erases an ended task when RETENTION_DAYS have passed. */
+export const RETENTION_JOB = "retention";
+
+/** A task object's runtime and the parts wired to it. */
+export interface TaskParts {
+  runtime: TaskRuntime;
+  children: ChildTasks;
+  parentReport: ParentReport;
+  membership: ContextMembership;
+  driver: LoopDriver;
+}
+
+/** Builds a task object's parts and subscribes them to the runtime. */
+export function wireTask(ctx: DurableObjectState, env: Env): TaskParts {
+  const runtime = new TaskRuntime(ctx, env);
+  const children = new ChildTasks(runtime, env);
+  const parentReport = new ParentReport(runtime, env.TASKS);
+  const membership = new ContextMembership(runtime, env.CONTEXTS);
+  const driver = new LoopDriver(runtime, children, env);
+  runtime.onSettled(({ releaseAfter }) => releaseAfter.then(() => membership.release()));
+  runtime.onSettled(() => parentReport.schedule());
+  runtime.onSettled(({ state }) => {
+    const days = loadConfig(env).retentionDays;
+    if (!isTerminal(state) || days <= 0) return undefined;
+    return runtime.scheduler.schedule(RETENTION_JOB, "retention", Date.now() + days * 86_400_000);
+  });
+  // A sub-agent's progress also shows on its parent's stream (best effort).
+  runtime.onHarnessEvent((event) =>
+    event.kind === "tool_result" || !runtime.store.record?.parentTaskId
+      ? undefined
+      : parentReport.relayProgress(event.text),
+  );
+  return { runtime, children, parentReport, membership, driver };
+}
+
+/** A scheduled job. */
+export type Job = (entry: ScheduleEntry) => Promise<void>;
+
+/** What the jobs need of the task object itself. */
+export interface JobOwner {
+  /** Takes the conversation's turn if it has come (see TaskObject.activate). */
+  activate(): Promise<void>;
+  /** Erases the task and all of its data (its parts are rebuilt: the alarm's run ends). */
+  erase(): Promise<void>;
+}
+
+/** The table of a task object's jobs: the job for a due entry (by kind, then by id), or null. */
+export function jobFor(parts: TaskParts, owner: JobOwner): (entry: ScheduleEntry) => Job | null {
+  const { runtime, children, parentReport, membership, driver } = parts;
+  const byKind = new Map<string, Job>([
+    ["loop", () => driver.step()],
+    ["outbox", (entry) => runtime.outbox.retry(entry.id)],
+  ]);
+  const byId = new Map<string, Job>([
+    [PUSH_JOB, () => runtime.pushSender.deliverDue()],
+    [JOIN_JOB, () => owner.activate()],
+    [RELEASE_JOB, () => membership.release()],
+    [REGISTER_JOB, () => membership.register()],
+    [PARENT_REPORT_JOB, () => parentReport.send()],
+    [CANCEL_CHILDREN_JOB, () => children.cancelChildren()],
+    [
+      POLL_REMOTE_JOB,
+      async () => {
+        if (await children.pollRemote())
+          await runtime.scheduler.schedule("loop", "loop", Date.now());
+      },
+    ],
+    // Past RETENTION_DAYS: the task deletes its own data, then has nothing left to do.
+    [RETENTION_JOB, () => owner.erase()],
+  ]);
+  return (entry) => byKind.get(entry.kind) ?? byId.get(entry.id) ?? null;
+}
+
+/** After a restart: a task left in flight resumes now (no step of a fresh instance is running). */
+export async function recover(parts: TaskParts): Promise<void> {
+  const { runtime: rt, parentReport } = parts;
+  const record = rt.store.record;
+  const link = rt.contextLink.get().state;
+  if (record?.state === "TASK_STATE_SUBMITTED" && link === "none") {
+    // It died before joining its conversation: join now (from the alarm).
+    await rt.scheduler.schedule(JOIN_JOB, "context", Date.now());
+    return;
+  }
+  if (
+    record &&
+    isSettled(record.state) &&
+    (link === "active" || link === "waiting") &&
+    !rt.scheduler.get(RELEASE_JOB)
+  ) {
+    await rt.scheduler.schedule(RELEASE_JOB, "context", Date.now());
+    return;
+  }
+  if (parentReport.owed() && !rt.scheduler.get(PARENT_REPORT_JOB))
+    await rt.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
+  const working = record?.state === "TASK_STATE_WORKING";
+  if (working && (rt.loopState.get().attempt === 0 || !rt.scheduler.get("loop"))) {
+    await rt.scheduler.schedule("loop", "loop", Date.now());
+    return;
+  }
+  await rt.scheduler.arm();
+}

@@ -1,0 +1,286 @@
+/**
+ * The seams of a task object, tested inside a real object (runInDurableObject, its own SQLite):
+ * the scheduler (one alarm for every job, retries with backoff), the event log (numbered, replayed,
+ * continued after a restart), the task store (record, versions, history, artifacts), the outbox
+ * (index row and artifacts derived from the stores; a failed write retried from the schedule),
+ * the runtime's status change (record, event and push queue in one transaction; subscribers told
+ * when the task settles) and the alarm's table of jobs. No model is called.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { getTaskIndex } from "../../../src/store/d1-index.ts";
+import { EventLog } from "../../../src/task/event-log.ts";
+import { beginTask } from "../../../src/task/incoming.ts";
+import { Outbox, outboxSourceOf } from "../../../src/task/outbox.ts";
+import { Scheduler } from "../../../src/task/scheduler.ts";
+import type { TaskObject } from "../../../src/task/task-object.ts";
+import { RETENTION_JOB } from "../../../src/task/task-parts.ts";
+import type { Settlement, TaskRuntime } from "../../../src/task/task-runtime.ts";
+import { TaskStore } from "../../../src/task/task-store.ts";
+import { until } from "../../helpers/a2a.ts";
+
+const OWNER = "anon-seams";
+
+/** Runs `fn` in a fresh task object of its own. */
+function inFreshObject<R>(
+  fn: (instance: TaskObject, state: DurableObjectState) => R | Promise<R>,
+  taskId: string = crypto.randomUUID(),
+): Promise<R> {
+  const stub = env.TASKS.get(env.TASKS.idFromName(taskId));
+  return runInDurableObject(stub, (instance, state) =>
+    fn(instance as unknown as TaskObject, state),
+  );
+}
+
+/** Writes a submitted task with one user message into the runtime (no model, no conversation). */
+function begin(rt: TaskRuntime, taskId: string, text = "hello"): void {
+  beginTask(
+    rt,
+    {
+      taskId,
+      contextId: `ctx-${taskId}`,
+      agent: "writer",
+      owner: OWNER,
+      traceId: "b".repeat(32),
+      message: { messageId: `m-${taskId}`, role: "ROLE_USER", parts: [{ text }] },
+    },
+    "writer",
+    { name: "test-model", source: "test" },
+  );
+}
+
+describe("scheduler", () => {
+  it("points the one alarm at the earliest entry and gives due entries earliest first", async () => {
+    await inFreshObject(async (_instance, state) => {
+      const scheduler = new Scheduler(state.storage);
+      // Far enough ahead that the alarm does not fire during the test.
+      const soon = Date.now() + 60_000;
+      await scheduler.schedule("b", "outbox", soon + 10);
+      await scheduler.schedule("a", "outbox", soon);
+      await scheduler.schedule("c", "outbox", soon + 60_000);
+      expect(await state.storage.getAlarm()).toBe(soon);
+      expect(scheduler.due(soon + 10).map((e) => e.id)).toEqual(["a", "b"]);
+      // A second scheduler reads the same rows: the schedule survives a new instance.
+      expect(new Scheduler(state.storage).get("c")?.dueAt).toBe(soon + 60_000);
+      await scheduler.cancel("a");
+      await scheduler.cancel("b");
+      expect(await state.storage.getAlarm()).toBe(soon + 60_000);
+      await scheduler.done("c");
+      await scheduler.done("never-scheduled");
+      expect(await state.storage.getAlarm()).toBeNull();
+    });
+  });
+
+  it("retries with one more attempt each time, later than now, and keeps payloads", async () => {
+    await inFreshObject(async (_instance, state) => {
+      const scheduler = new Scheduler(state.storage);
+      await scheduler.schedule("job", "context", Date.now(), { payload: { x: 1 } });
+      const before = Date.now();
+      expect(await scheduler.retry("job", "context")).toBe(1);
+      expect(await scheduler.retry("job", "context")).toBe(2);
+      const entry = scheduler.get("job");
+      expect(entry?.attempts).toBe(2);
+      expect(entry?.dueAt).toBeGreaterThan(before);
+      expect(new Scheduler(state.storage).get("job")?.attempts).toBe(2);
+    });
+  });
+});
+
+describe("event log", () => {
+  it("numbers events from 1, tells listeners, replays after a number and continues after a restart", async () => {
+    await inFreshObject((_instance, state) => {
+      const log = new EventLog(state.storage.sql);
+      const heard: number[] = [];
+      const stop = log.subscribe((entry) => heard.push(entry.seq));
+      const status = (text: string) => ({
+        statusUpdate: {
+          taskId: "t",
+          contextId: "c",
+          status: {
+            state: "TASK_STATE_WORKING" as const,
+            timestamp: new Date().toISOString(),
+            message: { messageId: text, role: "ROLE_AGENT" as const, parts: [{ text }] },
+          },
+        },
+      });
+      expect(log.append(status("one")).seq).toBe(1);
+      expect(log.append(status("two")).seq).toBe(2);
+      stop();
+      log.append(status("three"));
+      expect(heard).toEqual([1, 2]);
+      expect(log.after(1).map((e) => e.seq)).toEqual([2, 3]);
+      expect(log.timeline().map((e) => e.kind)).toEqual(["status", "status", "status"]);
+      const reopened = new EventLog(state.storage.sql);
+      expect(reopened.lastSeq).toBe(3);
+      expect(reopened.append(status("four")).seq).toBe(4);
+    });
+  });
+});
+
+describe("task store", () => {
+  it("keeps the record, bumps its version per status, and holds history and artifacts", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject((instance, state) => {
+      const rt = instance.runtime;
+      begin(rt, taskId, "first");
+      const store = rt.store;
+      expect(store.record?.version).toBe(1);
+      expect(store.hasSeen(`m-${taskId}`)).toBe(true);
+      expect(store.markSeen(`m-${taskId}`)).toBe(false);
+      store.update({ state: "TASK_STATE_WORKING", timestamp: new Date().toISOString() }, {});
+      expect(store.record?.version).toBe(2);
+      store.appendHistory({ messageId: "a1", role: "ROLE_AGENT", parts: [{ text: "second" }] });
+      store.putArtifact({ artifactId: "x", parts: [{ text: "old" }] });
+      store.putArtifact({ artifactId: "x", parts: [{ text: "new" }] });
+      const task = store.toTask(1);
+      expect(task.history?.map((m) => m.parts[0]?.text)).toEqual(["second"]);
+      expect(task.artifacts).toEqual([{ artifactId: "x", parts: [{ text: "new" }] }]);
+      expect(store.toTask(0).history).toBeUndefined();
+      // What a new instance reads back from SQLite.
+      const reread = new TaskStore(state.storage.sql);
+      expect(reread.record?.state).toBe("TASK_STATE_WORKING");
+      expect(reread.record?.version).toBe(2);
+      expect(reread.historyAfter(0).map((h) => h.message.parts[0]?.text)).toEqual([
+        "first",
+        "second",
+      ]);
+    }, taskId);
+  });
+});
+
+describe("outbox", () => {
+  it("derives the index row and finished artifacts from the stores at send time", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject((instance) => {
+      const rt = instance.runtime;
+      const source = outboxSourceOf(rt.store, rt.loopState);
+      expect(source.indexRow()).toBeNull();
+      begin(rt, taskId);
+      rt.loopState.patch({
+        usage: { ...rt.loopState.get().usage, inputTokens: 7, modelCalls: 1 },
+      });
+      expect(source.indexRow()).toMatchObject({
+        id: taskId,
+        owner: OWNER,
+        rootAgent: "writer",
+        state: "TASK_STATE_SUBMITTED",
+        inputTokens: 7,
+        modelCalls: 1,
+      });
+      expect(source.finishedArtifacts()).toBeNull();
+      rt.store.putArtifact({ artifactId: "answer", parts: [{ text: "done" }] });
+      rt.store.update({ state: "TASK_STATE_COMPLETED", timestamp: new Date().toISOString() }, {});
+      expect(source.finishedArtifacts()?.artifacts.map((a) => a.artifactId)).toEqual(["answer"]);
+    }, taskId);
+  });
+
+  it("writes the index row, and schedules a retry when D1 fails", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject(async (instance) => {
+      const rt = instance.runtime;
+      begin(rt, taskId);
+      const failing = {
+        prepare() {
+          throw new Error("D1_ERROR: unavailable");
+        },
+      } as unknown as D1Database;
+      await new Outbox(failing, env.FILES, rt.scheduler, rt.outboxSource).syncIndex();
+      expect(rt.scheduler.get("outbox:index")?.attempts).toBe(1);
+      await new Outbox(env.DB, env.FILES, rt.scheduler, rt.outboxSource).retry("outbox:index");
+      expect(rt.scheduler.get("outbox:index")).toBeNull();
+    }, taskId);
+    expect((await getTaskIndex(env.DB, taskId))?.owner).toBe(OWNER);
+  });
+});
+
+describe("runtime status change", () => {
+  it("writes the record, its event and the push queue in one transaction", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject((instance, state) => {
+      const rt = instance.runtime;
+      begin(rt, taskId);
+      const lastSeq = rt.log.lastSeq;
+      const append = rt.log.append.bind(rt.log);
+      rt.log.append = () => {
+        throw new Error("disk full");
+      };
+      expect(() => rt.setStatus("TASK_STATE_WORKING")).toThrow("disk full");
+      rt.log.append = append;
+      // Nothing of the change reached SQLite: the row is as it was, with no new event.
+      const row = new TaskStore(state.storage.sql).record;
+      expect(row?.state).toBe("TASK_STATE_SUBMITTED");
+      expect(row?.version).toBe(1);
+      expect(new EventLog(state.storage.sql).lastSeq).toBe(lastSeq);
+    }, taskId);
+  });
+
+  it("tells subscribers when the task settles and publishes harness events while it works", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject((instance) => {
+      const rt = instance.runtime;
+      begin(rt, taskId);
+      const settled: Settlement["state"][] = [];
+      const events: string[] = [];
+      rt.onSettled(({ state }) => {
+        settled.push(state);
+        return undefined;
+      });
+      rt.onHarnessEvent((event) => {
+        events.push(event.text);
+        return undefined;
+      });
+      rt.setStatus("TASK_STATE_WORKING");
+      rt.emitHarnessEvent({ kind: "plan", text: "step one", detail: "1" });
+      rt.setStatus("TASK_STATE_INPUT_REQUIRED", { text: "Which file?" });
+      // Not working: a harness event is neither published nor announced.
+      rt.emitHarnessEvent({ kind: "plan", text: "ignored", detail: "2" });
+      expect(settled).toEqual(["TASK_STATE_INPUT_REQUIRED"]);
+      expect(events).toEqual(["step one"]);
+      const kinds = rt.log.after(0).map(({ event }) => Object.keys(event)[0]);
+      expect(kinds).toEqual(["task", "statusUpdate", "statusUpdate", "statusUpdate"]);
+    }, taskId);
+  });
+});
+
+describe("alarm jobs", () => {
+  /** Polls the object until `done` holds for what it shows. */
+  const watch = (
+    taskId: string,
+    done: (seen: { hasRecord: boolean; scheduled: string[]; alarm: number | null }) => boolean,
+  ) => {
+    const stub = env.TASKS.get(env.TASKS.idFromName(taskId));
+    const read = () =>
+      runInDurableObject(stub, async (instance, state) => {
+        const rt = (instance as unknown as TaskObject).runtime;
+        return {
+          hasRecord: rt.store.record !== null,
+          scheduled: ["mystery", RETENTION_JOB].filter((id) => rt.scheduler.get(id) !== null),
+          alarm: await state.storage.getAlarm(),
+        };
+      });
+    return until(read, done, 15_000);
+  };
+
+  it("drops a due entry that no job knows", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject(async (instance) => {
+      begin(instance.runtime, taskId);
+      await instance.runtime.scheduler.schedule("mystery", "mystery", Date.now());
+    }, taskId);
+    const seen = await watch(taskId, (s) => !s.scheduled.includes("mystery"));
+    expect(seen).toEqual({ hasRecord: true, scheduled: [], alarm: null });
+  });
+
+  it("runs the retention job: the ended task erases itself", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject(async (instance) => {
+      const rt = instance.runtime;
+      begin(rt, taskId);
+      rt.setStatus("TASK_STATE_CANCELED", { text: "stop" });
+      await rt.scheduler.schedule(RETENTION_JOB, "retention", Date.now());
+    }, taskId);
+    const seen = await watch(taskId, (s) => !s.hasRecord);
+    expect(seen).toEqual({ hasRecord: false, scheduled: [], alarm: null });
+  });
+});
