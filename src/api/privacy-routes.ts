@@ -13,13 +13,13 @@ import type { Task } from "../a2a/wire.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, forgetTokens, requireAccount } from "../auth/middleware.ts";
 import { getUser } from "../auth/users-store.ts";
+import { HttpError } from "../platform/http-error.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import { userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import { workspaceKey } from "../workspace/keys.ts";
 import type { WorkspaceObject } from "../workspace/workspace-object.ts";
 import { eraseContexts, eraseTasks } from "./erase.ts";
-import { apiError } from "./errors.ts";
 
 const PARALLEL = 6;
 
@@ -51,7 +51,7 @@ export function privacyRoutes(): Hono<AppEnv> {
   app.use("/api/users/:id/data", authenticate(), requireAccount(), async (c, next) => {
     const principal = c.get("principal");
     if (principal.id !== c.req.param("id") && principal.role !== "admin")
-      return apiError(c, 404, "user not found");
+      throw new HttpError(404, "user not found");
     await next();
   });
 

@@ -15,9 +15,9 @@ import type { Message, Task } from "../a2a/wire.ts";
 import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
+import { HttpError } from "../platform/http-error.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import { eraseContexts, eraseTasks, withDescendants } from "./erase.ts";
-import { apiError } from "./errors.ts";
 
 interface SessionRow {
   contextId: string;
@@ -68,7 +68,7 @@ export function sessionsRoutes(): Hono<AppEnv> {
   app.get("/api/sessions/:id", async (c) => {
     const owner = await ownerOf(c, c.req.param("id"));
     const rows = await sessionTasks(c.env.DB, owner, c.req.param("id"));
-    if (rows.length === 0) return apiError(c, 404, "session not found");
+    if (rows.length === 0) throw new HttpError(404, "session not found");
     const ns = c.env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
     const tasks: Task[] = [];
     for (const row of rows.slice(0, 100)) {
@@ -91,7 +91,7 @@ export function sessionsRoutes(): Hono<AppEnv> {
     const contextId = c.req.param("id");
     const owner = await ownerOf(c, contextId);
     const rows = await sessionTasks(c.env.DB, owner, contextId);
-    if (rows.length === 0) return apiError(c, 404, "session not found");
+    if (rows.length === 0) throw new HttpError(404, "session not found");
     const ids = await withDescendants(
       c.env.DB,
       rows.map((r) => r.id),

@@ -8,10 +8,10 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
 import { authenticate } from "../auth/middleware.ts";
+import { HttpError } from "../platform/http-error.ts";
 import type { PushAnswer } from "../push/push-calls.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
-import { apiError } from "./errors.ts";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -25,7 +25,7 @@ export function taskRecordRoutes(): Hono<AppEnv> {
     const result = (await ns.get(ns.idFromName(taskId)).timeline({
       owner: principal.role === "admin" ? null : c.get("owner"),
     })) as TaskResult<Array<{ seq: number; kind: string; at: number; event: unknown }>>;
-    if (!result.ok) return apiError(c, 404, `task ${taskId} not found`);
+    if (!result.ok) throw new HttpError(404, `task ${taskId} not found`);
     const start = result.value[0]?.at ?? 0;
     return c.json({
       taskId,
@@ -46,7 +46,7 @@ export function taskRecordRoutes(): Hono<AppEnv> {
       op: "deliveries",
       owner: principal.role === "admin" ? null : c.get("owner"),
     })) as TaskResult<PushAnswer>;
-    if (!result.ok) return apiError(c, 404, `task ${taskId} not found`);
+    if (!result.ok) throw new HttpError(404, `task ${taskId} not found`);
     return c.json({
       taskId,
       configs: result.value.configs.map((config) => ({

@@ -8,9 +8,9 @@ import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
 import { loadConfig } from "../config.ts";
+import { HttpError } from "../platform/http-error.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { estimateCost } from "../users/pricing.ts";
-import { apiError } from "./errors.ts";
 
 interface Row {
   agent: string;
@@ -59,7 +59,7 @@ export function usageRoutes(): Hono<AppEnv> {
     const principal = c.get("principal");
     const user = c.req.query("user") ?? principal.id;
     if (user !== principal.id && principal.role !== "admin")
-      return apiError(c, 403, "only admins may read another user's usage");
+      throw new HttpError(403, "only admins may read another user's usage");
     const now = new Date();
     const day = now.toISOString().slice(0, 10);
     const month = now.toISOString().slice(0, 7);
