@@ -39,6 +39,7 @@ import {
   unsupportedMediaType,
 } from "../loop/user-content.ts";
 import { newId, taskIdFor } from "../platform/ids.ts";
+import { stubByName } from "../platform/object-stub.ts";
 import { programFor } from "../programs/index.ts";
 import type { PushAnswer, PushCall } from "../push/push-calls.ts";
 import {
@@ -154,7 +155,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
   }
 
   #stub(taskId: string): DurableObjectStub<TaskObject> {
-    return this.#deps.tasks.get(this.#deps.tasks.idFromName(taskId));
+    return stubByName(this.#deps.tasks, taskId);
   }
 
   #subscribe(

@@ -17,7 +17,14 @@ import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents, deleteOverride, identityText, putOverride } from "../agents/overrides.ts";
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
-import { createUser, getUser, listUsers, revokeTokens, setBudget } from "../auth/users-store.ts";
+import {
+  createUser,
+  getUser,
+  listUsers,
+  revokeTokens,
+  setBudget,
+  tokenHashes,
+} from "../auth/users-store.ts";
 import { loadConfig } from "../config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
@@ -93,14 +100,9 @@ export function adminRoutes(): Hono<AppEnv> {
   app.post("/api/admin/users/:id/revoke", async (c) => {
     const id = c.req.param("id");
     if (!(await getUser(c.env.DB, id))) throw new HttpError(404, `no user ${id}`);
-    const { results } = await c.env.DB.prepare("SELECT hash FROM tokens WHERE user_id = ?")
-      .bind(id)
-      .all<{ hash: string }>();
+    const hashes = await tokenHashes(c.env.DB, id);
     const revoked = await revokeTokens(c.env.DB, id);
-    forgetTokens(
-      c.env,
-      results.map((r) => r.hash),
-    );
+    forgetTokens(c.env, hashes);
     return c.json({ revoked });
   });
 
