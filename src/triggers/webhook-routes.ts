@@ -18,6 +18,7 @@ import type { AppEnv } from "../a2a/app-types.ts";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
 import { readLimited } from "../platform/body-limit.ts";
+import { sha256Hex } from "../platform/hex.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { log } from "../platform/logging.ts";
 import { hmacHex, verifyGeneric, verifyGithub } from "./signatures.ts";
@@ -26,11 +27,6 @@ import { renderPrompt } from "./template.ts";
 import { type WebhookConfig, webhooks } from "./trigger-config.ts";
 
 const MAX_DELIVERY_ID = 256;
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** The payload: JSON, or the `payload` field of a form-encoded body (GitHub's other format). */
 function parsePayload(body: string, contentType: string): unknown {
