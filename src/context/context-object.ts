@@ -9,6 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import { requireConcreteOwner } from "../auth/anonymous.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { backoffMs } from "../model/errors.ts";
+import { log } from "../platform/logging.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { Scheduler } from "../task/scheduler.ts";
 import type { TaskObject } from "../task/task-object.ts";
@@ -117,15 +118,7 @@ export class ContextObject extends DurableObject<Env> {
       if (this.#scheduler.get(job)) await this.#scheduler.cancel(job);
     } catch (error) {
       const attempts = (this.#scheduler.get(job)?.attempts ?? 0) + 1;
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          msg: "context activation retry",
-          task: taskId,
-          attempts,
-          error: String(error),
-        }),
-      );
+      log("warn", "context activation retry", { task: taskId, attempts, error: String(error) });
       await this.#scheduler.schedule(
         job,
         "activate",

@@ -8,6 +8,7 @@
 import type { Part, TaskStateName } from "../a2a/wire.ts";
 import { loadConfig } from "../config.ts";
 import { backoffMs } from "../model/errors.ts";
+import { log } from "../platform/logging.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
 import { mayCall } from "../remote/network-config.ts";
 import { localTransport } from "../subagents/local.ts";
@@ -171,14 +172,7 @@ export class ChildTasks {
         if (!transport.poll) continue;
         polled = await transport.poll(child.id);
       } catch (error) {
-        console.warn(
-          JSON.stringify({
-            level: "warn",
-            msg: "remote child poll failed",
-            child: child.id,
-            error: String(error),
-          }),
-        );
+        log("warn", "remote child poll failed", { child: child.id, error: String(error) });
         continue;
       }
       const last = child.report;
@@ -327,14 +321,7 @@ export class ChildTasks {
       const parent = this.#tasks.get(this.#tasks.idFromName(record.parentTaskId));
       await parent.childReport({ owner: record.owner, childTaskId: record.id, report });
     } catch (error) {
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          msg: "parent report retry",
-          task: record.id,
-          error: String(error),
-        }),
-      );
+      log("warn", "parent report retry", { task: record.id, error: String(error) });
       await this.#retry(PARENT_REPORT_JOB);
       return;
     }

@@ -11,6 +11,7 @@ import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
 import { backoffMs } from "../model/errors.ts";
+import { log } from "../platform/logging.ts";
 import { environmentNoteOf } from "./environment-note.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
@@ -102,9 +103,7 @@ export class ContextMembership {
       if (!result.active) {
         // Only if the server-made contextId was guessed: the task keeps running and is released
         // (dequeued) like any other when it ends.
-        console.warn(
-          JSON.stringify({ level: "warn", msg: "fresh context already held", task: record.id }),
-        );
+        log("warn", "fresh context already held", { task: record.id });
       }
     } catch (error) {
       await this.#retry(REGISTER_JOB, error);
@@ -209,15 +208,7 @@ export class ContextMembership {
 
   async #retry(job: string, error: unknown): Promise<void> {
     const attempts = (this.#rt.scheduler.get(job)?.attempts ?? 0) + 1;
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        msg: "context call retry",
-        job,
-        attempts,
-        error: String(error),
-      }),
-    );
+    log("warn", "context call retry", { job, attempts, error: String(error) });
     await this.#rt.scheduler.schedule(
       job,
       "context",

@@ -17,6 +17,7 @@ import { type Suspension, suspensionParts } from "../loop/suspension.ts";
 import { mcpTools } from "../mcp/tools.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
+import { log } from "../platform/logging.ts";
 import { programFor } from "../programs/index.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
@@ -90,14 +91,7 @@ export class LoopDriver {
         : await this.#modelStep(agent, config, abort.signal);
       if (outcome && !abort.signal.aborted) await this.#apply(outcome);
     } catch (error) {
-      console.error(
-        JSON.stringify({
-          level: "error",
-          msg: "loop step failed",
-          task: store.record?.id,
-          error: String(error),
-        }),
-      );
+      log("error", "loop step failed", { task: store.record?.id, error: String(error) });
       if (!abort.signal.aborted)
         await this.#fail("The task failed because of an internal error in the harness.");
     } finally {
@@ -403,14 +397,7 @@ export class LoopDriver {
     if (!record || record.parentTaskId || this.#task.agent(record.agent).program !== null)
       return Promise.resolve();
     const failed = (error: unknown) =>
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          msg: "handoff not written",
-          task: record.id,
-          error: String(error),
-        }),
-      );
+      log("warn", "handoff not written", { task: record.id, error: String(error) });
     return this.workspace()
       .endNote({
         taskId: record.id,

@@ -12,6 +12,7 @@ import { ownerMatches, requireConcreteOwner } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
 import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import { modelSourceLabel } from "../model/client.ts";
+import { log } from "../platform/logging.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
@@ -336,14 +337,7 @@ export class TaskObject extends DurableObject<Env> {
             await this.runtime.scheduler.schedule("loop", "loop", Date.now());
         } else await scheduler.cancel(entry.id);
       } catch (error) {
-        console.error(
-          JSON.stringify({
-            level: "error",
-            msg: "alarm job failed",
-            job: entry.id,
-            error: String(error),
-          }),
-        );
+        log("error", "alarm job failed", { job: entry.id, error: String(error) });
       }
     }
     await scheduler.arm();

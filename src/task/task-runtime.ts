@@ -10,6 +10,7 @@ import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { loadConfig } from "../config.ts";
 import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
+import { log } from "../platform/logging.ts";
 import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";
@@ -308,11 +309,7 @@ export class TaskRuntime {
   /** Keeps `work` alive after the current call returns; its failure is logged. */
   background(work: Promise<void>): void {
     this.#ctx.waitUntil(
-      work.catch((error) =>
-        console.error(
-          JSON.stringify({ level: "error", msg: "background job failed", error: String(error) }),
-        ),
-      ),
+      work.catch((error) => log("error", "background job failed", { error: String(error) })),
     );
   }
 }
