@@ -16,6 +16,7 @@ import { consoleRoutes } from "./console/routes.ts";
 import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
 import { corsFromConfig } from "./platform/cors.ts";
 import { deepHealth } from "./platform/health.ts";
+import { errorResponse, HttpError } from "./platform/http-error.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
 import { RETENTION_CRON, sweepExpired } from "./platform/retention.ts";
 import { meteredEnv } from "./platform/storage-meter.ts";
@@ -49,20 +50,15 @@ app.route("/", scheduleRoutes());
 app.route("/", webhookRoutes());
 app.route("/", a2aRoutes());
 app.notFound((c) =>
-  c.json(
-    {
-      error: {
-        code: 404,
-        status: "NOT_FOUND",
-        message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}`,
-      },
-    },
-    404,
+  errorResponse(
+    c,
+    new HttpError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`),
   ),
 );
 app.onError((error, c) => {
-  log("error", "unhandled error", { traceId: c.get("traceId"), ...errorFields(error) });
-  return c.json({ error: { code: 500, status: "INTERNAL", message: "Internal error" } }, 500);
+  if (!(error instanceof HttpError))
+    log("error", "unhandled error", { traceId: c.get("traceId"), ...errorFields(error) });
+  return errorResponse(c, error);
 });
 
 export default {

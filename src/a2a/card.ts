@@ -9,6 +9,7 @@ import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { SUPPORTED_INPUT_MODES, SUPPORTED_OUTPUT_MODES } from "../loop/user-content.ts";
+import { sha256Hex } from "../platform/hex.ts";
 
 /** Where an agent is served. */
 export interface CardUrls {
@@ -163,11 +164,7 @@ const oidcDiscoveryUrl = (issuer: string) =>
 
 /** A strong ETag for a card body: the first 16 bytes of its SHA-256, hex, quoted. */
 export async function cardEtag(body: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
-  const hex = [...new Uint8Array(digest).slice(0, 16)]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  return `"${hex}"`;
+  return `"${(await sha256Hex(body)).slice(0, 32)}"`;
 }
 
 /** True when an `If-None-Match` header matches `etag` (weak comparison, `*` included). */

@@ -23,112 +23,30 @@ import {
   TaskPushNotificationConfig,
 } from "@a2a-js/sdk";
 import {
-  ContentTypeNotSupportedError,
   RequestMalformedError,
-  TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import type { AgentDefinition } from "../agents/identity.ts";
 import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymous.ts";
-import {
-  acceptsOurOutput,
-  SUPPORTED_INPUT_MODES,
-  SUPPORTED_OUTPUT_MODES,
-  unsupportedMediaType,
-} from "../loop/user-content.ts";
 import { newId, taskIdFor } from "../platform/ids.ts";
-import { programFor } from "../programs/index.ts";
+import { stubByName } from "../platform/object-stub.ts";
 import type { PushAnswer, PushCall } from "../push/push-calls.ts";
-import {
-  checkPushConfig,
-  type NewPushConfig,
-  type PushConfig,
-  type PushProtocol,
-  toWireConfig,
-} from "../push/push-config.ts";
-import { decodeLines } from "../task/ndjson.ts";
+import { type PushConfig, toWireConfig } from "../push/push-config.ts";
 import type { SendOutcome, TaskResult } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
+import type { HandlerDeps } from "./handler-deps.ts";
 import { DEFAULT_PAGE_SIZE, listTasks } from "./list-tasks.ts";
 import { ListTasksParams } from "./params.ts";
+import {
+  checkedPushConfig,
+  checkMediaTypes,
+  programReply,
+  type WireSendRequest,
+} from "./send-checks.ts";
 import { callerOf } from "./subagent-caller.ts";
-import type { Message, SequencedEvent, Task } from "./wire.ts";
-
-/** What the handler needs for one request. */
-export interface HandlerDeps {
-  tasks: DurableObjectNamespace<TaskObject>;
-  db: D1Database;
-  agent: string;
-  /** The agent's media types, messageId dedupe and program (see agents/identity.ts). */
-  definition: Pick<
-    AgentDefinition,
-    "inputModes" | "outputModes" | "dedupeMessages" | "program" | "name"
-  >;
-  card: Record<string, unknown>;
-  /**
-   * The caller's owner claim: a user's id, or {@link ANONYMOUS_CALLER}, whose new tasks belong to
-   * the conversation they name (see auth/anonymous.ts).
-   */
-  owner: string;
-  /** The user object counting the caller's budgets (`user:<id>`, `ip:<address>`). */
-  counters: string;
-  traceId: string;
-  /** The SSE `Last-Event-ID` of a reconnecting subscriber, if any. */
-  lastEventId: number | null;
-  /** The protocol version of the request (push configs notify in its shape). */
-  protocol: PushProtocol;
-  /** WEB_FETCH_ALLOW_PRIVATE: push URLs may name private hosts. */
-  allowPrivateUrls: boolean;
-}
-
-const RPC_RETRIES = 4;
-
-/** A SendMessageRequest in wire form (validated at the edge by params.ts). */
-interface WireSendRequest {
-  message: Message;
-  configuration?: {
-    acceptedOutputModes?: string[];
-    taskPushNotificationConfig?: unknown;
-    historyLength?: number;
-    returnImmediately?: boolean;
-  };
-  metadata?: Record<string, unknown>;
-}
-
-function unwrap<T>(result: TaskResult<T>): T {
-  if (result.ok) return result.value;
-  const { kind, message } = result.error;
-  switch (kind) {
-    case "not_found":
-      throw new TaskNotFoundError(message);
-    case "not_cancelable":
-      throw new TaskNotCancelableError(message);
-    case "terminal":
-    case "busy":
-      throw new UnsupportedOperationError(message);
-    case "context_mismatch":
-    case "invalid":
-      throw new RequestMalformedError(message);
-  }
-}
-
-const isRetryable = (error: unknown) =>
-  typeof error === "object" &&
-  error !== null &&
-  (error as { retryable?: unknown }).retryable === true;
-
-async function withRetry<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!isRetryable(error) || attempt >= RPC_RETRIES) throw error;
-      await new Promise((r) => setTimeout(r, 50 * attempt));
-    }
-  }
-}
+import { limitHistory, relayEvents, unwrap, withRetry } from "./task-rpc.ts";
+import type { Message, Task } from "./wire.ts";
 
 const toSdkTask = (task: Task) => SdkTask.fromJSON(task);
 
@@ -154,7 +72,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
   }
 
   #stub(taskId: string): DurableObjectStub<TaskObject> {
-    return this.#deps.tasks.get(this.#deps.tasks.idFromName(taskId));
+    return stubByName(this.#deps.tasks, taskId);
   }
 
   #subscribe(
@@ -173,9 +91,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
 
   /** The full card, for an authenticated caller where authentication is on. */
   async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
-    const capabilities = this.#deps.card.capabilities as
-      | { extendedAgentCard?: boolean }
-      | undefined;
+    const { capabilities } = this.#deps.card as { capabilities?: { extendedAgentCard?: boolean } };
     if (!capabilities?.extendedAgentCard)
       throw new UnsupportedOperationError(
         "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
@@ -269,7 +185,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
   async createTaskPushNotificationConfig(
     params: TaskPushNotificationConfig,
   ): Promise<TaskPushNotificationConfig> {
-    const config = this.#checkedPushConfig(params);
+    const config = checkedPushConfig(params, this.#deps.protocol, this.#deps.allowPrivateUrls);
     const answer = await this.#push(params.taskId, {
       op: "create",
       owner: this.#deps.owner,
@@ -307,7 +223,6 @@ export class DurableRequestHandler implements A2ARequestHandler {
 
   async #push(taskId: string, call: PushCall): Promise<PushAnswer> {
     if (!taskId) throw new RequestMalformedError("taskId is required");
-    // The RPC stub's inferred type splits the result union; the task object returns exactly this.
     const call_ = () => this.#stub(taskId).push(call) as Promise<TaskResult<PushAnswer>>;
     return unwrap(await withRetry(call_));
   }
@@ -315,17 +230,6 @@ export class DurableRequestHandler implements A2ARequestHandler {
   #wireConfig(taskId: string, config: PushConfig | undefined): TaskPushNotificationConfig {
     if (!config) throw new TaskNotFoundError("no such push notification config");
     return TaskPushNotificationConfig.fromJSON(toWireConfig(taskId, config));
-  }
-
-  /** A config from the client (SDK form), checked, or a -32602 saying what is wrong. */
-  #checkedPushConfig(raw: unknown): NewPushConfig {
-    const json =
-      raw && typeof raw === "object" && "url" in raw
-        ? TaskPushNotificationConfig.toJSON(raw as TaskPushNotificationConfig)
-        : raw;
-    const checked = checkPushConfig(json, this.#deps.protocol, this.#deps.allowPrivateUrls);
-    if (!checked.ok) throw new RequestMalformedError(checked.reason);
-    return checked.config;
   }
 
   /**
@@ -341,33 +245,12 @@ export class DurableRequestHandler implements A2ARequestHandler {
     const request = SendMessageRequest.toJSON(params) as WireSendRequest;
     const { message } = request;
     const { definition } = this.#deps;
-    const inputModes = definition.inputModes ?? SUPPORTED_INPUT_MODES;
-    const outputModes = definition.outputModes ?? SUPPORTED_OUTPUT_MODES;
-    const badType = unsupportedMediaType(message.parts, inputModes);
-    if (badType)
-      throw new ContentTypeNotSupportedError(
-        `media type ${badType} is not supported by this agent (it takes ${inputModes.join(", ")})`,
-      );
-    if (!acceptsOurOutput(request.configuration?.acceptedOutputModes, outputModes)) {
-      throw new ContentTypeNotSupportedError(
-        `this agent answers in ${outputModes.join(", ")}, which acceptedOutputModes excludes`,
-      );
-    }
-    if (!message.taskId) {
-      const reply = programFor(definition)?.reply(message);
-      if (reply) {
-        return {
-          reply: {
-            messageId: newId(),
-            role: "ROLE_AGENT",
-            parts: reply,
-            contextId: message.contextId ?? newContextId(),
-          },
-        };
-      }
-    }
+    checkMediaTypes(definition, request);
+    const reply = programReply(definition, message);
+    if (reply) return { reply };
     const inline = request.configuration?.taskPushNotificationConfig;
-    const pushConfig = inline ? this.#checkedPushConfig(inline) : undefined;
+    const { protocol, allowPrivateUrls } = this.#deps;
+    const pushConfig = inline ? checkedPushConfig(inline, protocol, allowPrivateUrls) : undefined;
     if (message.taskId) {
       const taskId = message.taskId;
       const result = await this.#stub(taskId).followUp(
@@ -403,30 +286,14 @@ export class DurableRequestHandler implements A2ARequestHandler {
     return { taskId, outcome: unwrap(result), request };
   }
 
-  /** Relays a task object's event stream; resumes after the last event if the object restarts. */
-  async *#relay(
-    taskId: string,
-    first: ReadableStream<Uint8Array>,
-  ): AsyncGenerator<StreamResponse, void, undefined> {
-    let stream = first;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        for await (const entry of decodeLines<SequencedEvent>(stream)) {
-          this.lastSeq = entry.seq;
-          yield StreamResponse.fromJSON(entry.event);
-        }
-        return;
-      } catch (error) {
-        if (!isRetryable(error) || attempt >= RPC_RETRIES) throw error;
-        const after = this.lastSeq ?? 0;
-        stream = unwrap(await withRetry(() => this.#subscribe(taskId, after)));
-      }
-    }
+  /** Relays a task object's event stream, keeping {@link lastSeq}. */
+  #relay(taskId: string, first: ReadableStream<Uint8Array>) {
+    return relayEvents(
+      first,
+      (after) => this.#subscribe(taskId, after),
+      (seq) => {
+        this.lastSeq = seq;
+      },
+    );
   }
-}
-
-function limitHistory(task: Task, historyLength: number): Task {
-  const history = historyLength === 0 ? [] : (task.history ?? []).slice(-historyLength);
-  const { history: _dropped, ...rest } = task;
-  return history.length > 0 ? { ...rest, history } : rest;
 }

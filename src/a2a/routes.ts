@@ -14,10 +14,11 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
-import { authenticate, forbidden, isJsonRpcRequest } from "../auth/middleware.ts";
+import { authenticate } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config.ts";
 import { limitBody } from "../platform/body-limit.ts";
+import { HttpError } from "../platform/http-error.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import { counterKey } from "../users/limits.ts";
 import { limitRequests } from "../users/rate-limit.ts";
@@ -54,30 +55,27 @@ function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefi
 }
 
 /** A 404 for an unknown agent, or a 503 naming the file, line and field of a broken one. */
-function unknownAgent(c: Context<AppEnv>, name: string, rpc: boolean): Response {
+function unknownAgent(c: Context<AppEnv>, name: string): never {
   const broken = currentAgents().broken(name);
-  if (broken) {
-    const message = `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`;
-    return rpc
-      ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 503)
-      : c.json({ error: { code: 503, status: "UNAVAILABLE", message } }, 503);
-  }
+  if (broken)
+    throw new HttpError(
+      503,
+      `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`,
+    );
   const known = servedAgents(c).map((agent) => agent.name);
-  const message = `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`;
-  if (rpc)
-    return c.json({ jsonrpc: "2.0", id: null, error: { code: METHOD_NOT_FOUND, message } }, 404);
-  return c.json({ error: { code: 404, status: "NOT_FOUND", message } }, 404);
+  throw new HttpError(404, `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`, {
+    rpcCode: METHOD_NOT_FOUND,
+  });
 }
 
 /** Serves the default agent (`DEFAULT_AGENT`) with `serve`, or says why it cannot. */
 function withDefaultAgent(
   c: Context<AppEnv>,
-  rpc: boolean,
   serve: (agent: AgentDefinition) => Response | Promise<Response>,
 ): Response | Promise<Response> {
   const name = loadConfig(c.env).defaultAgent;
   const agent = currentAgents().get(name);
-  return agent ? serve(agent) : unknownAgent(c, name, rpc);
+  return agent ? serve(agent) : unknownAgent(c, name);
 }
 
 /** The request handler for one call to `agent`, with the caller's identity and trace. */
@@ -112,11 +110,10 @@ const internalErrorLogger = (c: Context<AppEnv>) => (error: unknown) =>
     ...errorFields(error),
   });
 
-/** A 403 when the caller may not use `agent` (its access list, or the frontmatter's `access`). */
-function denied(c: Context<AppEnv>, agent: AgentDefinition): Response | null {
-  return mayUseAgent(c.get("principal"), agent.name, agent.access)
-    ? null
-    : forbidden(c, `you may not use the agent ${agent.name}`);
+/** Throws a 403 when the caller may not use `agent` (its access list, or the frontmatter's `access`). */
+function checkAccess(c: Context<AppEnv>, agent: AgentDefinition): void {
+  if (!mayUseAgent(c.get("principal"), agent.name, agent.access))
+    throw new HttpError(403, `you may not use the agent ${agent.name}`);
 }
 
 async function rpc(
@@ -124,8 +121,7 @@ async function rpc(
   agent: AgentDefinition,
   endpoint: string,
 ): Promise<Response> {
-  const refused = denied(c, agent);
-  if (refused) return refused;
+  checkAccess(c, agent);
   const version = requestedVersion(c.req.raw);
   return handleJsonRpc(c, await c.req.text(), {
     version,
@@ -148,22 +144,12 @@ async function rest(
   path: string,
 ): Promise<Response> {
   const route = parseRestPath(c.req.method, path);
-  if (!route) {
-    return c.json(
-      {
-        error: {
-          code: 404,
-          status: "NOT_FOUND",
-          message: `No HTTP+JSON operation ${c.req.method} ${path.slice(0, 200)}`,
-          details: [],
-        },
-      },
-      404,
-    );
-  }
+  if (!route)
+    throw new HttpError(404, `No HTTP+JSON operation ${c.req.method} ${path.slice(0, 200)}`, {
+      details: true,
+    });
   c.set("rpcMethod", `${c.req.method} ${route.op}`);
-  const refused = denied(c, agent);
-  if (refused) return refused;
+  checkAccess(c, agent);
   return handleRest(c, route, {
     handler: await handlerFor(c, agent, endpoint, route.version),
     version: requestedVersion(c.req.raw),
@@ -179,12 +165,12 @@ export function a2aRoutes(): Hono<AppEnv> {
   /** MAX_BODY_BYTES, answered as a JSON-RPC error with HTTP 413. */
   const sizeLimit = limitBody<AppEnv>(
     (c) => loadConfig(c.env).maxBodyBytes,
-    (c, max) => {
-      const message = `Request payload validation error: the body exceeds the size limit of ${max} bytes`;
-      return isJsonRpcRequest(c)
-        ? c.json({ jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message } }, 413)
-        : c.json({ error: { code: 413, status: "INVALID_ARGUMENT", message, details: [] } }, 413);
-    },
+    (max) =>
+      new HttpError(
+        413,
+        `Request payload validation error: the body exceeds the size limit of ${max} bytes`,
+        { rpcCode: INVALID_REQUEST, details: true },
+      ),
   );
 
   app.get("/", (c) =>
@@ -218,38 +204,37 @@ export function a2aRoutes(): Hono<AppEnv> {
     authenticate(),
     sizeLimit,
     limitRequests(),
-    (c) =>
-      withDefaultAgent(c, false, (agent) => rest(c, agent, `${baseUrl(c)}/`, c.req.param("rest"))),
+    (c) => withDefaultAgent(c, (agent) => rest(c, agent, `${baseUrl(c)}/`, c.req.param("rest"))),
   );
   app.get("/.well-known/agent-card.json", (c) =>
-    withDefaultAgent(c, false, (agent) => serveCard(c, agent, `${baseUrl(c)}/`)),
+    withDefaultAgent(c, (agent) => serveCard(c, agent, `${baseUrl(c)}/`)),
   );
   app.get(JWKS_PATH, serveJwks);
   // The v0.2 discovery path, which v0.2 clients still ask for: the v0.3 card.
   app.get("/.well-known/agent.json", (c) =>
-    withDefaultAgent(c, false, (agent) => serveCard(c, agent, `${baseUrl(c)}/`, "0.3")),
+    withDefaultAgent(c, (agent) => serveCard(c, agent, `${baseUrl(c)}/`, "0.3")),
   );
   app.post("/", authenticate(), sizeLimit, limitRequests(), (c) =>
-    withDefaultAgent(c, true, (agent) => rpc(c, agent, `${baseUrl(c)}/`)),
+    withDefaultAgent(c, (agent) => rpc(c, agent, `${baseUrl(c)}/`)),
   );
 
   app.get("/agents/:name/.well-known/agent-card.json", (c) => {
     const agent = servedAgent(c, c.req.param("name"));
     return agent
       ? serveCard(c, agent, agentEndpoint(c, agent.name))
-      : unknownAgent(c, c.req.param("name"), false);
+      : unknownAgent(c, c.req.param("name"));
   });
   app.get("/agents/:name/.well-known/agent.json", (c) => {
     const agent = servedAgent(c, c.req.param("name"));
     return agent
       ? serveCard(c, agent, agentEndpoint(c, agent.name), "0.3")
-      : unknownAgent(c, c.req.param("name"), false);
+      : unknownAgent(c, c.req.param("name"));
   });
   // JSON-RPC at the canonical URL and without its slash: a client does not re-send a body after
   // a redirect, so the short form is served, not redirected.
   const agentRpc = (c: Context<AppEnv>, name: string) => {
     const agent = servedAgent(c, name);
-    return agent ? rpc(c, agent, agentEndpoint(c, agent.name)) : unknownAgent(c, name, true);
+    return agent ? rpc(c, agent, agentEndpoint(c, agent.name)) : unknownAgent(c, name);
   };
   app.post("/agents/:name/", authenticate(), sizeLimit, limitRequests(), (c) =>
     agentRpc(c, c.req.param("name")),
@@ -267,12 +252,12 @@ export function a2aRoutes(): Hono<AppEnv> {
       const agent = servedAgent(c, c.req.param("name"));
       return agent
         ? rest(c, agent, agentEndpoint(c, agent.name), c.req.param("rest"))
-        : unknownAgent(c, c.req.param("name"), false);
+        : unknownAgent(c, c.req.param("name"));
     },
   );
   app.get("/agents/:name/", (c) => {
     const agent = servedAgent(c, c.req.param("name"));
-    if (!agent) return unknownAgent(c, c.req.param("name"), false);
+    if (!agent) return unknownAgent(c, c.req.param("name"));
     const endpoint = agentEndpoint(c, agent.name);
     return c.json({
       name: agent.name,

@@ -6,6 +6,7 @@
  * that took the upload, within 2 seconds elsewhere. `currentAgents()` is the current registry, sync.
  */
 
+import { log } from "../platform/logging.ts";
 import { PROGRAM_NAMES } from "../programs/index.ts";
 import { sharedKey } from "../store/r2-keys.ts";
 import { BUNDLED_IDENTITIES } from "./bundled.generated.ts";
@@ -52,9 +53,7 @@ export async function refreshAgents(env: Env): Promise<AgentRegistry> {
   try {
     current = new AgentRegistry([...bundled, ...overrides]);
   } catch (error) {
-    console.error(
-      JSON.stringify({ level: "error", msg: "agent overrides unusable", error: String(error) }),
-    );
+    log("error", "agent overrides unusable", { error: String(error) });
     current = bundledAgents();
   }
   currentEtag = loaded;

@@ -17,13 +17,20 @@ import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents, deleteOverride, identityText, putOverride } from "../agents/overrides.ts";
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
-import { createUser, getUser, listUsers, revokeTokens, setBudget } from "../auth/users-store.ts";
+import {
+  createUser,
+  getUser,
+  listUsers,
+  revokeTokens,
+  setBudget,
+  tokenHashes,
+} from "../auth/users-store.ts";
 import { loadConfig } from "../config.ts";
 import { limitBody } from "../platform/body-limit.ts";
+import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
 import { memoryKeys } from "../tools/memory.ts";
 import { forgetBudget } from "../users/limits.ts";
-import { apiError, invalid, jsonBody } from "./errors.ts";
 
 const RESERVED = ["anonymous", "admin-key", "api-key"];
 const NewUser = z.strictObject({
@@ -48,6 +55,9 @@ const Budget = z
   })
   .nullable();
 
+/** The request's JSON body, or undefined when it is not JSON (the schema then says what is wrong). */
+const jsonBody = (request: Request): Promise<unknown> => request.json().catch(() => undefined);
+
 /** The admin routes. */
 export function adminRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -65,10 +75,10 @@ export function adminRoutes(): Hono<AppEnv> {
   });
 
   app.post("/api/admin/users", async (c) => {
-    const parsed = NewUser.safeParse(await jsonBody(c));
-    if (!parsed.success) return invalid(c, parsed.error);
+    const parsed = NewUser.safeParse(await jsonBody(c.req.raw));
+    if (!parsed.success) throw invalidInput(parsed.error);
     if (await getUser(c.env.DB, parsed.data.id))
-      return apiError(c, 409, `user ${parsed.data.id} exists`);
+      throw new HttpError(409, `user ${parsed.data.id} exists`);
     const { user, token } = await createUser(c.env.DB, {
       id: parsed.data.id,
       name: parsed.data.name ?? parsed.data.id,
@@ -79,39 +89,34 @@ export function adminRoutes(): Hono<AppEnv> {
   });
 
   app.post("/api/admin/users/:id/budget", async (c) => {
-    const parsed = Budget.safeParse(await jsonBody(c));
-    if (!parsed.success) return invalid(c, parsed.error);
+    const parsed = Budget.safeParse(await jsonBody(c.req.raw));
+    if (!parsed.success) throw invalidInput(parsed.error);
     const id = c.req.param("id");
-    if (!(await setBudget(c.env.DB, id, parsed.data))) return apiError(c, 404, `no user ${id}`);
+    if (!(await setBudget(c.env.DB, id, parsed.data))) throw new HttpError(404, `no user ${id}`);
     forgetBudget(id);
     return c.json({ user: await getUser(c.env.DB, id) });
   });
 
   app.post("/api/admin/users/:id/revoke", async (c) => {
     const id = c.req.param("id");
-    if (!(await getUser(c.env.DB, id))) return apiError(c, 404, `no user ${id}`);
-    const { results } = await c.env.DB.prepare("SELECT hash FROM tokens WHERE user_id = ?")
-      .bind(id)
-      .all<{ hash: string }>();
+    if (!(await getUser(c.env.DB, id))) throw new HttpError(404, `no user ${id}`);
+    const hashes = await tokenHashes(c.env.DB, id);
     const revoked = await revokeTokens(c.env.DB, id);
-    forgetTokens(
-      c.env,
-      results.map((r) => r.hash),
-    );
+    forgetTokens(c.env, hashes);
     return c.json({ revoked });
   });
 
   // Uploads are limited by MAX_BODY_BYTES before they are read, like every body.
   const uploadLimit = limitBody<AppEnv>(
     (c) => loadConfig(c.env).maxBodyBytes,
-    (c, max) => apiError(c, 413, `the body exceeds ${max} bytes (MAX_BODY_BYTES)`),
+    (max) => new HttpError(413, `the body exceeds ${max} bytes (MAX_BODY_BYTES)`),
   );
   app.put("/api/admin/agents/:name/memory", uploadLimit, async (c) => {
     const name = c.req.param("name");
-    if (!currentAgents().has(name)) return apiError(c, 404, `no agent ${name}`);
+    if (!currentAgents().has(name)) throw new HttpError(404, `no agent ${name}`);
     const text = await c.req.text();
     if (text.length > 32_000)
-      return apiError(c, 413, "the shared memory is at most 32000 characters");
+      throw new HttpError(413, "the shared memory is at most 32000 characters");
     await c.env.FILES.put(memoryKeys(name, "shared").shared, text, {
       httpMetadata: { contentType: "text/markdown; charset=utf-8" },
     });
@@ -119,21 +124,21 @@ export function adminRoutes(): Hono<AppEnv> {
   });
   app.get("/api/admin/agents/:name/identity", async (c) => {
     const text = await identityText(c.env, c.req.param("name"));
-    return text === null
-      ? apiError(c, 404, `no agent ${c.req.param("name")}`)
-      : c.text(text, 200, { "content-type": "text/markdown; charset=utf-8" });
+    if (text === null) throw new HttpError(404, `no agent ${c.req.param("name")}`);
+    return c.text(text, 200, { "content-type": "text/markdown; charset=utf-8" });
   });
 
   app.put("/api/admin/agents/:name/identity", uploadLimit, async (c) => {
     const name = c.req.param("name");
     if (!/^[a-z][a-z0-9-]{0,62}$/.test(name))
-      return apiError(c, 400, "agent names are kebab-case (a-z, 0-9, -)");
+      throw new HttpError(400, "agent names are kebab-case (a-z, 0-9, -)");
     const text = await c.req.text();
-    if (text.length > 65_536) return apiError(c, 413, "an IDENTITY.md is at most 65536 characters");
+    if (text.length > 65_536)
+      throw new HttpError(413, "an IDENTITY.md is at most 65536 characters");
     try {
       await putOverride(c.env, name, text);
     } catch (error) {
-      return apiError(c, 400, error instanceof Error ? error.message : String(error));
+      throw new HttpError(400, error instanceof Error ? error.message : String(error));
     }
     const agent = currentAgents().get(name);
     return c.json({ agent: name, version: agent?.version, description: agent?.description });
@@ -141,9 +146,9 @@ export function adminRoutes(): Hono<AppEnv> {
 
   app.delete("/api/admin/agents/:name/identity", async (c) => {
     const name = c.req.param("name");
-    return (await deleteOverride(c.env, name))
-      ? c.body(null, 204)
-      : apiError(c, 404, `agent ${name} has no uploaded identity`);
+    if (!(await deleteOverride(c.env, name)))
+      throw new HttpError(404, `agent ${name} has no uploaded identity`);
+    return c.body(null, 204);
   });
   return app;
 }

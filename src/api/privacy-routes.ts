@@ -12,14 +12,14 @@ import type { AppEnv } from "../a2a/app-types.ts";
 import type { Task } from "../a2a/wire.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, forgetTokens, requireAccount } from "../auth/middleware.ts";
-import { getUser } from "../auth/users-store.ts";
-import type { TaskObject } from "../task/task-object.ts";
+import { getUser, tokenHashes, tokenList } from "../auth/users-store.ts";
+import { HttpError } from "../platform/http-error.ts";
+import { stubByName } from "../platform/object-stub.ts";
+import { deleteAccountRows, userTasks } from "../store/task-queries.ts";
 import { userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import { workspaceKey } from "../workspace/keys.ts";
-import type { WorkspaceObject } from "../workspace/workspace-object.ts";
 import { eraseContexts, eraseTasks } from "./erase.ts";
-import { apiError } from "./errors.ts";
 
 const PARALLEL = 6;
 
@@ -34,24 +34,13 @@ async function listKeys(bucket: R2Bucket, prefix: string): Promise<R2Object[]> {
   return out;
 }
 
-async function userTasks(db: D1Database, owner: string) {
-  const { results } = await db
-    .prepare(
-      `SELECT id, agent, context_id AS contextId, parent_task_id AS parentTaskId
-       FROM tasks WHERE owner = ? ORDER BY created_at, id`,
-    )
-    .bind(owner)
-    .all<{ id: string; agent: string; contextId: string; parentTaskId: string | null }>();
-  return results;
-}
-
 /** The privacy routes. */
 export function privacyRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("/api/users/:id/data", authenticate(), requireAccount(), async (c, next) => {
     const principal = c.get("principal");
     if (principal.id !== c.req.param("id") && principal.role !== "admin")
-      return apiError(c, 404, "user not found");
+      throw new HttpError(404, "user not found");
     await next();
   });
 
@@ -59,13 +48,8 @@ export function privacyRoutes(): Hono<AppEnv> {
     const owner = c.req.param("id");
     const env = c.env;
     const user = await getUser(env.DB, owner);
-    const { results: tokens } = await env.DB.prepare(
-      "SELECT prefix, label, created_at AS createdAt, revoked_at AS revokedAt FROM tokens WHERE user_id = ?",
-    )
-      .bind(owner)
-      .all();
+    const tokens = await tokenList(env.DB, owner);
     const rows = await userTasks(env.DB, owner);
-    const ns = env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
     const tasks: Task[] = [];
     for (let i = 0; i < rows.length; i += PARALLEL) {
       const batch = await Promise.all(
@@ -73,7 +57,7 @@ export function privacyRoutes(): Hono<AppEnv> {
           .slice(i, i + PARALLEL)
           .map(
             async (row) =>
-              (await ns.get(ns.idFromName(row.id)).get({ owner })) as
+              (await stubByName(env.TASKS, row.id).get({ owner })) as
                 | { ok: true; value: Task }
                 | { ok: false },
           ),
@@ -144,26 +128,15 @@ export function privacyRoutes(): Hono<AppEnv> {
       rows.map((r) => r.id),
     );
     await eraseContexts(env, contexts);
-    const workspaces = env.WORKSPACES as unknown as DurableObjectNamespace<WorkspaceObject>;
     for (const agent of currentAgents().names()) {
-      await workspaces.get(workspaces.idFromName(workspaceKey(agent, owner))).erase();
+      await stubByName(env.WORKSPACES, workspaceKey(agent, owner)).erase();
       const objects = await listKeys(env.FILES, `agents/${agent}/users/${owner}/`);
       for (let i = 0; i < objects.length; i += 1000)
         await env.FILES.delete(objects.slice(i, i + 1000).map((o) => o.key));
     }
     await userObject(env, `user:${owner}`).erase();
-    const { results: hashes } = await env.DB.prepare("SELECT hash FROM tokens WHERE user_id = ?")
-      .bind(owner)
-      .all<{ hash: string }>();
-    forgetTokens(
-      env,
-      hashes.map((h) => h.hash),
-    );
-    await env.DB.batch([
-      env.DB.prepare("DELETE FROM tokens WHERE user_id = ?").bind(owner),
-      env.DB.prepare("DELETE FROM users WHERE id = ?").bind(owner),
-      env.DB.prepare("DELETE FROM tasks WHERE owner = ?").bind(owner),
-    ]);
+    forgetTokens(env, await tokenHashes(env.DB, owner));
+    await deleteAccountRows(env.DB, owner);
     return c.body(null, 204);
   });
   return app;

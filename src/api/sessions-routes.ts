@@ -15,28 +15,10 @@ import type { Message, Task } from "../a2a/wire.ts";
 import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
-import type { TaskObject } from "../task/task-object.ts";
-import { eraseContexts, eraseTasks, withDescendants } from "./erase.ts";
-import { apiError } from "./errors.ts";
-
-interface SessionRow {
-  contextId: string;
-  agent: string;
-  tasks: number;
-  startedAt: string;
-  updatedAt: string;
-}
-
-async function sessionTasks(db: D1Database, owner: string, contextId: string) {
-  const { results } = await db
-    .prepare(
-      `SELECT id, agent, state, created_at AS createdAt, updated_at AS updatedAt FROM tasks
-       WHERE owner = ? AND context_id = ? AND parent_task_id IS NULL ORDER BY created_at, id`,
-    )
-    .bind(owner, contextId)
-    .all<{ id: string; agent: string; state: string; createdAt: string; updatedAt: string }>();
-  return results;
-}
+import { HttpError } from "../platform/http-error.ts";
+import { stubByName } from "../platform/object-stub.ts";
+import { listSessions, sessionTasks, withDescendants } from "../store/task-queries.ts";
+import { eraseContexts, eraseTasks } from "./erase.ts";
 
 /** Who owns session `contextId` for this caller: itself, or (anonymous) that conversation. */
 function ownerOf(c: Context<AppEnv>, contextId: string): Promise<string> | string {
@@ -54,25 +36,16 @@ export function sessionsRoutes(): Hono<AppEnv> {
     if (c.get("owner") === ANONYMOUS_CALLER) return c.json({ sessions: [] });
     const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 200);
     const agent = c.req.query("agent") ?? null;
-    const { results } = await c.env.DB.prepare(
-      `SELECT context_id AS contextId, root_agent AS agent, COUNT(*) AS tasks,
-         MIN(created_at) AS startedAt, MAX(updated_at) AS updatedAt
-       FROM tasks WHERE owner = ?1 AND parent_task_id IS NULL AND (?2 IS NULL OR root_agent = ?2)
-       GROUP BY context_id, root_agent ORDER BY updatedAt DESC LIMIT ?3`,
-    )
-      .bind(c.get("owner"), agent, limit)
-      .all<SessionRow>();
-    return c.json({ sessions: results });
+    return c.json({ sessions: await listSessions(c.env.DB, c.get("owner"), agent, limit) });
   });
 
   app.get("/api/sessions/:id", async (c) => {
     const owner = await ownerOf(c, c.req.param("id"));
     const rows = await sessionTasks(c.env.DB, owner, c.req.param("id"));
-    if (rows.length === 0) return apiError(c, 404, "session not found");
-    const ns = c.env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
+    if (rows.length === 0) throw new HttpError(404, "session not found");
     const tasks: Task[] = [];
     for (const row of rows.slice(0, 100)) {
-      const got = (await ns.get(ns.idFromName(row.id)).get({ owner })) as
+      const got = (await stubByName(c.env.TASKS, row.id).get({ owner })) as
         | { ok: true; value: Task }
         | { ok: false };
       if (got.ok) tasks.push(got.value);
@@ -91,7 +64,7 @@ export function sessionsRoutes(): Hono<AppEnv> {
     const contextId = c.req.param("id");
     const owner = await ownerOf(c, contextId);
     const rows = await sessionTasks(c.env.DB, owner, contextId);
-    if (rows.length === 0) return apiError(c, 404, "session not found");
+    if (rows.length === 0) throw new HttpError(404, "session not found");
     const ids = await withDescendants(
       c.env.DB,
       rows.map((r) => r.id),

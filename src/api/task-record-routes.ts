@@ -8,10 +8,10 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
 import { authenticate } from "../auth/middleware.ts";
+import { HttpError } from "../platform/http-error.ts";
+import { stubByName } from "../platform/object-stub.ts";
 import type { PushAnswer } from "../push/push-calls.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
-import type { TaskObject } from "../task/task-object.ts";
-import { apiError } from "./errors.ts";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -21,11 +21,10 @@ export function taskRecordRoutes(): Hono<AppEnv> {
   app.get("/api/tasks/:id/events", authenticate(), async (c) => {
     const principal = c.get("principal");
     const taskId = c.req.param("id");
-    const ns = c.env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
-    const result = (await ns.get(ns.idFromName(taskId)).timeline({
+    const result = (await stubByName(c.env.TASKS, taskId).timeline({
       owner: principal.role === "admin" ? null : c.get("owner"),
     })) as TaskResult<Array<{ seq: number; kind: string; at: number; event: unknown }>>;
-    if (!result.ok) return apiError(c, 404, `task ${taskId} not found`);
+    if (!result.ok) throw new HttpError(404, `task ${taskId} not found`);
     const start = result.value[0]?.at ?? 0;
     return c.json({
       taskId,
@@ -41,12 +40,11 @@ export function taskRecordRoutes(): Hono<AppEnv> {
   app.get("/api/tasks/:id/push", authenticate(), async (c) => {
     const principal = c.get("principal");
     const taskId = c.req.param("id");
-    const ns = c.env.TASKS as unknown as DurableObjectNamespace<TaskObject>;
-    const result = (await ns.get(ns.idFromName(taskId)).push({
+    const result = (await stubByName(c.env.TASKS, taskId).push({
       op: "deliveries",
       owner: principal.role === "admin" ? null : c.get("owner"),
     })) as TaskResult<PushAnswer>;
-    if (!result.ok) return apiError(c, 404, `task ${taskId} not found`);
+    if (!result.ok) throw new HttpError(404, `task ${taskId} not found`);
     return c.json({
       taskId,
       configs: result.value.configs.map((config) => ({

@@ -9,37 +9,18 @@ import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
 import { loadConfig } from "../config.ts";
+import { HttpError } from "../platform/http-error.ts";
+import { type UsageRow, usageByAgent } from "../store/task-queries.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { estimateCost } from "../users/pricing.ts";
-import { apiError } from "./errors.ts";
-
-interface Row {
-  agent: string;
-  tasks: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  modelCalls: number;
-}
 
 async function totals(db: D1Database, owner: string, since: string | null) {
-  const { results } = await db
-    .prepare(
-      `SELECT agent, COUNT(*) AS tasks, SUM(input_tokens) AS inputTokens,
-         SUM(output_tokens) AS outputTokens, SUM(cache_read_tokens) AS cacheReadTokens,
-         SUM(cache_write_tokens) AS cacheWriteTokens, SUM(model_calls) AS modelCalls
-       FROM tasks WHERE owner = ?1 AND (?2 IS NULL OR created_at >= ?2)
-         AND parent_task_id IS NULL
-       GROUP BY agent ORDER BY agent`,
-    )
-    .bind(owner, since)
-    .all<Row>();
-  const byAgent = results.map((r) => ({
+  const rows = await usageByAgent(db, owner, since);
+  const byAgent = rows.map((r) => ({
     ...r,
     estimatedCostUsd: estimateCost(currentAgents().get(r.agent)?.model ?? "", r),
   }));
-  const sum = (key: keyof Row) => byAgent.reduce((n, r) => n + Number(r[key] ?? 0), 0);
+  const sum = (key: keyof UsageRow) => byAgent.reduce((n, r) => n + Number(r[key] ?? 0), 0);
   return {
     tasks: sum("tasks"),
     inputTokens: sum("inputTokens"),
@@ -64,11 +45,10 @@ export function usageRoutes(): Hono<AppEnv> {
     const principal = c.get("principal");
     const user = c.req.query("user") ?? principal.id;
     if (user !== principal.id && principal.role !== "admin")
-      return apiError(c, 403, "only admins may read another user's usage");
+      throw new HttpError(403, "only admins may read another user's usage");
     const now = new Date();
     const day = now.toISOString().slice(0, 10);
     const month = now.toISOString().slice(0, 7);
-    // Sub-agent tasks count into their root task's usage, so only root tasks are summed.
     const [today, thisMonth, allTime, counters, budgets] = await Promise.all([
       totals(c.env.DB, user, `${day}T00:00:00.000Z`),
       totals(c.env.DB, user, `${month}-01T00:00:00.000Z`),

@@ -11,6 +11,7 @@
  * never matches an anonymous one. The claim is never a storage key: {@link requireConcreteOwner}
  * guards the places that key data by owner. Pure: no I/O.
  */
+import { randomHex, sha256Hex } from "../platform/hex.ts";
 
 /** The owner claim of a request without credentials: "some anonymous conversation". */
 export const ANONYMOUS_CALLER = "anonymous";
@@ -18,11 +19,9 @@ export const ANONYMOUS_CALLER = "anonymous";
 /** Owner ids of anonymous conversations start with this; user ids never do. */
 export const ANONYMOUS_OWNER_PREFIX = "anon-";
 
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-
 /** A new contextId the server issues: 128 random bits, hex. */
 export function newContextId(): string {
-  return hex(crypto.getRandomValues(new Uint8Array(16)));
+  return randomHex(16);
 }
 
 /** Whether `owner` is an anonymous conversation's owner id. */
@@ -32,8 +31,7 @@ export function isAnonymousOwner(owner: string): boolean {
 
 /** The owner id of the anonymous conversation `contextId`. */
 export async function anonymousOwner(contextId: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(contextId));
-  return `${ANONYMOUS_OWNER_PREFIX}${hex(new Uint8Array(digest).slice(0, 16))}`;
+  return `${ANONYMOUS_OWNER_PREFIX}${(await sha256Hex(contextId)).slice(0, 32)}`;
 }
 
 /**

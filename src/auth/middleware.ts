@@ -11,6 +11,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
 import { loadConfig } from "../config.ts";
+import { HttpError } from "../platform/http-error.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { ANONYMOUS_PRINCIPAL, type Principal } from "./principal.ts";
 import { sameSecret } from "./secrets.ts";
@@ -74,27 +75,6 @@ export function forgetTokens(env: Env, hashes: readonly string[]): void {
   for (const hash of hashes) cache.delete(hash);
 }
 
-/** Whether the request is a POST to a JSON-RPC endpoint (errors then take the JSON-RPC shape). */
-export function isJsonRpcRequest(c: Context): boolean {
-  return c.req.method === "POST" && /^\/(agents\/[^/]+\/?)?$/.test(new URL(c.req.url).pathname);
-}
-
-/** A 401 in the endpoint's shape (JSON-RPC for POSTs to an agent endpoint, else REST). */
-export function unauthorized(c: Context<AppEnv>): Response {
-  c.header("WWW-Authenticate", 'Bearer realm="a2a"');
-  const message = "Unauthorized: send Authorization: Bearer <token>";
-  return isJsonRpcRequest(c)
-    ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 401)
-    : c.json({ error: { code: 401, status: "UNAUTHENTICATED", message } }, 401);
-}
-
-/** A 403 for an authenticated caller who may not do this. */
-export function forbidden(c: Context<AppEnv>, message: string): Response {
-  return isJsonRpcRequest(c)
-    ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 403)
-    : c.json({ error: { code: 403, status: "PERMISSION_DENIED", message } }, 403);
-}
-
 /** Middleware: sets `principal` and `owner`, or answers 401. */
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async function auth(c, next) {
@@ -105,7 +85,10 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     } else {
       principal = await principalFor(c.env, credential);
     }
-    if (!principal) return unauthorized(c);
+    if (!principal)
+      throw new HttpError(401, "Unauthorized: send Authorization: Bearer <token>", {
+        headers: { "WWW-Authenticate": 'Bearer realm="a2a"' },
+      });
     c.set("principal", principal);
     c.set("owner", principal.id);
     c.set("userId", principal.id);
@@ -117,7 +100,7 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
 /** Middleware: admins only (after {@link authenticate}). */
 export function requireAdmin(): MiddlewareHandler<AppEnv> {
   return async function admin(c, next) {
-    if (c.get("principal")?.role !== "admin") return forbidden(c, "admin only");
+    if (c.get("principal")?.role !== "admin") throw new HttpError(403, "admin only");
     await next();
   };
 }
@@ -130,8 +113,8 @@ export function requireAdmin(): MiddlewareHandler<AppEnv> {
 export function requireAccount(): MiddlewareHandler<AppEnv> {
   return async function account(c, next) {
     if (c.get("principal")?.via === "anonymous")
-      return forbidden(
-        c,
+      throw new HttpError(
+        403,
         "anonymous callers have no account: send Authorization: Bearer <token> for usage, schedules and your data",
       );
     await next();

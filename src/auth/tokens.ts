@@ -2,8 +2,7 @@
  * API tokens: `a2a_` and 43 characters of base64url (32 random bytes). Only the SHA-256 hash (hex)
  * is stored; a token is shown once, when it is made. Runs in workerd and in Node (the users CLI).
  */
-
-const encoder = new TextEncoder();
+import { sha256Hex } from "../platform/hex.ts";
 
 /** A new token. */
 export function newToken(): string {
@@ -17,8 +16,7 @@ export function newToken(): string {
 
 /** The stored hash of a token (lower-case hex SHA-256). */
 export async function tokenHash(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(token));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(token);
 }
 
 /** The part of a token shown in listings. */

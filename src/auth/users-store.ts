@@ -142,6 +142,26 @@ export async function addToken(db: D1Database, userId: string, label: string): P
   return token;
 }
 
+/** The hashes of every token of a user (to forget cached lookups of them). */
+export async function tokenHashes(db: D1Database, userId: string): Promise<string[]> {
+  const { results } = await db
+    .prepare("SELECT hash FROM tokens WHERE user_id = ?")
+    .bind(userId)
+    .all<{ hash: string }>();
+  return results.map((r) => r.hash);
+}
+
+/** A user's tokens as the user may see them: prefix, label and times, never a hash. */
+export async function tokenList(db: D1Database, userId: string) {
+  const { results } = await db
+    .prepare(
+      "SELECT prefix, label, created_at AS createdAt, revoked_at AS revokedAt FROM tokens WHERE user_id = ?",
+    )
+    .bind(userId)
+    .all<{ prefix: string; label: string; createdAt: string; revokedAt: string | null }>();
+  return results;
+}
+
 /** Revokes every token of a user; returns how many. */
 export async function revokeTokens(db: D1Database, userId: string): Promise<number> {
   const result = await db

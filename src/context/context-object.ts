@@ -9,6 +9,8 @@ import { DurableObject } from "cloudflare:workers";
 import { requireConcreteOwner } from "../auth/anonymous.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { backoffMs } from "../model/errors.ts";
+import { log } from "../platform/logging.ts";
+import { stubByName } from "../platform/object-stub.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { Scheduler } from "../task/scheduler.ts";
 import { ContextStore, migrateContext } from "./context-store.ts";
@@ -109,19 +111,11 @@ export class ContextObject extends DurableObject<Env> {
       return;
     }
     try {
-      await this.env.TASKS.get(this.env.TASKS.idFromName(taskId)).activate();
+      await stubByName(this.env.TASKS, taskId).activate();
       if (this.#scheduler.get(job)) await this.#scheduler.cancel(job);
     } catch (error) {
       const attempts = (this.#scheduler.get(job)?.attempts ?? 0) + 1;
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          msg: "context activation retry",
-          task: taskId,
-          attempts,
-          error: String(error),
-        }),
-      );
+      log("warn", "context activation retry", { task: taskId, attempts, error: String(error) });
       await this.#scheduler.schedule(
         job,
         "activate",

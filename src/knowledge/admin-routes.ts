@@ -7,17 +7,16 @@
  *   DELETE /api/admin/knowledge/:id     204, or 404 when there is no such document
  * Every route is for admins (an admin user's token, or ADMIN_API_KEY): 401 for missing or bad
  * credentials where anonymous access is off, 403 for a caller who is not an admin. Errors are JSON
- * `{ error: { code, status, message } }` like the REST errors of src/a2a/routes.ts.
+ * `{ error: { code, status, message } }` (platform/http-error.ts), like every REST error.
  * Mount with `app.route("/", knowledgeAdminRoutes())`; the guard covers only these paths.
  */
 
-import type { Context } from "hono";
 import { Hono } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import type { AppEnv } from "../a2a/app-types.ts";
 import { authenticate, requireAdmin } from "../auth/middleware.ts";
 import { limitBody } from "../platform/body-limit.ts";
+import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { deleteDocument, listDocuments, upsertDocument } from "../store/knowledge.ts";
 
 const encoder = new TextEncoder();
@@ -43,18 +42,6 @@ const DocumentBody = z.object({
   content: z.string().min(1, "is required"),
 });
 
-const STATUS: Record<number, string> = {
-  400: "INVALID_ARGUMENT",
-  401: "UNAUTHENTICATED",
-  403: "PERMISSION_DENIED",
-  404: "NOT_FOUND",
-  413: "INVALID_ARGUMENT",
-};
-
-function error(c: Context<AppEnv>, code: ContentfulStatusCode, message: string): Response {
-  return c.json({ error: { code, status: STATUS[code] ?? "UNKNOWN", message } }, code);
-}
-
 /** The admin knowledge routes: admins only (an admin user's token, or ADMIN_API_KEY). */
 export function knowledgeAdminRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -66,27 +53,25 @@ export function knowledgeAdminRoutes(): Hono<AppEnv> {
     // JSON escaping can double the content; the content itself is checked below.
     limitBody<AppEnv>(
       () => 4 * MAX_DOCUMENT_BYTES,
-      (c, max) => error(c, 413, `the body exceeds ${max} bytes`),
+      (max) => new HttpError(413, `the body exceeds ${max} bytes`),
     ),
     async (c) => {
       const id = c.req.param("id");
-      if (!ID.test(id)) return error(c, 400, ID_RULE);
+      if (!ID.test(id)) throw new HttpError(400, ID_RULE);
       let body: unknown;
       try {
         body = await c.req.json();
       } catch {
-        return error(c, 400, "the body is not valid JSON");
+        throw new HttpError(400, "the body is not valid JSON");
       }
       const parsed = DocumentBody.safeParse(body);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return error(c, 400, `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
+        throw invalidInput(parsed.error);
       }
       const doc = { id, ...parsed.data, source: parsed.data.source || null };
       const bytes = encoder.encode(doc.content).byteLength;
       if (bytes > MAX_DOCUMENT_BYTES) {
-        return error(
-          c,
+        throw new HttpError(
           413,
           `content is ${bytes} bytes; the limit is ${MAX_DOCUMENT_BYTES} (1 MB)`,
         );
@@ -112,7 +97,7 @@ export function knowledgeAdminRoutes(): Hono<AppEnv> {
     const cursor = c.req.query("cursor");
     const limit = Number(c.req.query("limit") ?? 100);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      return error(c, 400, "limit must be an integer from 1 to 1000");
+      throw new HttpError(400, "limit must be an integer from 1 to 1000");
     }
     const page = await listDocuments(c.env.DB, {
       ...(agent ? { agent } : {}),
@@ -125,7 +110,7 @@ export function knowledgeAdminRoutes(): Hono<AppEnv> {
   app.delete(`${KNOWLEDGE_ADMIN_PATH}/:id`, async (c) => {
     const id = c.req.param("id");
     if (!(await deleteDocument(c.env.DB, id))) {
-      return error(c, 404, `no document with id ${JSON.stringify(id.slice(0, 200))}`);
+      throw new HttpError(404, `no document with id ${JSON.stringify(id.slice(0, 200))}`);
     }
     return c.body(null, 204);
   });

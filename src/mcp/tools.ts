@@ -8,6 +8,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { AgentDefinition, McpServerConfig } from "../agents/identity.ts";
+import { log } from "../platform/logging.ts";
 import type { Tool, ToolResult } from "../tools/types.ts";
 
 /** A server ready to reach: its config, URL and request headers. */
@@ -129,14 +130,10 @@ export async function mcpTools(
           );
           listed.set(endpoint.url, { tools, at: Date.now() });
         } catch (error) {
-          console.warn(
-            JSON.stringify({
-              level: "warn",
-              msg: "MCP server not listed",
-              server: endpoint.server.name,
-              error: String(error),
-            }),
-          );
+          log("warn", "MCP server not listed", {
+            server: endpoint.server.name,
+            error: String(error),
+          });
           return [];
         }
       }

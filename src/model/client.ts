@@ -6,6 +6,7 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import type { Config } from "../config.ts";
+import { log } from "../platform/logging.ts";
 import { ModelUnavailableError } from "./errors.ts";
 import { createScriptedMessagesApi } from "./scripted/messages-api.ts";
 
@@ -36,12 +37,7 @@ export function modelClient(config: Config): Anthropic {
     });
   } else if (config.modelMode === "scripted") {
     const handler = createScriptedMessagesApi();
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        msg: "no ANTHROPIC_API_KEY: tasks run on the scripted local model, not Claude",
-      }),
-    );
+    log("warn", "no ANTHROPIC_API_KEY: tasks run on the scripted local model, not Claude");
     client = new Anthropic({
       apiKey: "scripted-local-model",
       baseURL: "http://scripted.local",

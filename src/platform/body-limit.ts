@@ -54,18 +54,18 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
 }
 
 /**
- * Middleware: refuses a body over `max(c)` bytes with `onError` (413), else hands the next
- * handler a request whose body is the bytes read.
+ * Middleware: refuses a body over `max(c)` bytes by throwing `tooLarge(max)` (a 413), else hands
+ * the next handler a request whose body is the bytes read.
  */
 export function limitBody<E extends HonoEnv>(
   max: (c: Context<E>) => number,
-  onError: (c: Context<E>, max: number) => Response,
+  tooLarge: (max: number) => Error,
 ): MiddlewareHandler<E> {
   return async function bodyLimit(c, next) {
     if (!c.req.raw.body) return next();
     const limit = max(c);
     const bytes = await readLimited(c.req.raw, limit);
-    if (bytes === null) return onError(c, limit);
+    if (bytes === null) throw tooLarge(limit);
     c.req.raw = new Request(c.req.raw, { body: bytes });
     await next();
   };

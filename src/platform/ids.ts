@@ -2,6 +2,7 @@
  * Identifiers: task and context ids, the idempotent task id of a message, and W3C trace ids
  * (new, or taken from a `traceparent` header).
  */
+import { randomHex, toHex } from "./hex.ts";
 
 /** A new task or context id (UUID v4). */
 export function newId(): string {
@@ -18,14 +19,13 @@ export async function taskIdFor(owner: string, agent: string, messageId: string)
   const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", data)).slice(0, 16);
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80;
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const hex = toHex(bytes);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** A new W3C trace id: 32 lowercase hex characters. */
 export function newTraceId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return randomHex(16);
 }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;

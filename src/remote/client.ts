@@ -15,6 +15,7 @@ import {
   RestTransportFactory,
 } from "@a2a-js/sdk/client";
 import type { Config } from "../config.ts";
+import { randomHex } from "../platform/hex.ts";
 import { checkUrl } from "../platform/ssrf.ts";
 import type { RemoteAgentEntry } from "./network-config.ts";
 
@@ -51,10 +52,7 @@ export function resolveTarget(
 
 /** A W3C traceparent continuing the task's trace with a new span. */
 export function traceparent(traceId: string): string {
-  const span = [...crypto.getRandomValues(new Uint8Array(8))]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  return `00-${traceId}-${span}-01`;
+  return `00-${traceId}-${randomHex(8)}-01`;
 }
 
 /** The fetch every request to `target` goes through. */

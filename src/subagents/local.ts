@@ -5,13 +5,12 @@
  */
 import type { Part } from "../a2a/wire.ts";
 import { taskIdFor } from "../platform/ids.ts";
+import { stubByName } from "../platform/object-stub.ts";
 import type { ChildTransport, ParentTask } from "./transport.ts";
 import type { SubagentCall } from "./types.ts";
 
 /** The task objects' namespace, typed by the generated Env (no import of the task object). */
 type TaskNamespace = Env["TASKS"];
-
-const stubOf = (tasks: TaskNamespace, id: string) => tasks.get(tasks.idFromName(id));
 
 /** Starts (or finds) the child task of `call`. */
 export async function startLocalChild(
@@ -24,7 +23,7 @@ export async function startLocalChild(
     call.agent,
     `subagent:${parent.taskId}:${call.callId}`,
   );
-  const created = await stubOf(tasks, childTaskId).create(
+  const created = await stubByName(tasks, childTaskId).create(
     {
       taskId: childTaskId,
       contextId: `sub-${childTaskId}`,
@@ -53,7 +52,7 @@ export async function answerLocalChild(
   childTaskId: string,
   parts: Part[],
 ): Promise<void> {
-  const result = await stubOf(tasks, childTaskId).followUp(
+  const result = await stubByName(tasks, childTaskId).followUp(
     { owner, message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts } },
     { stream: false },
   );
@@ -66,7 +65,7 @@ export async function cancelLocalChild(
   owner: string,
   childTaskId: string,
 ): Promise<void> {
-  const result = await stubOf(tasks, childTaskId).cancel({ owner });
+  const result = await stubByName(tasks, childTaskId).cancel({ owner });
   if (!result.ok && result.error.kind !== "not_cancelable") throw new Error(result.error.message);
 }
 

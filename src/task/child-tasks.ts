@@ -6,6 +6,7 @@
  */
 import type { Part, TaskStateName } from "../a2a/wire.ts";
 import { loadConfig } from "../config.ts";
+import { log } from "../platform/logging.ts";
 import { callableTypes, type Delegator, transportFor } from "../subagents/reach.ts";
 import type { ChildTransport, PolledChild } from "../subagents/transport.ts";
 import type { Subagents, SubagentType } from "../subagents/types.ts";
@@ -162,14 +163,7 @@ export class ChildTasks {
         if (!transport.poll) continue;
         polled = await transport.poll(child.id);
       } catch (error) {
-        console.warn(
-          JSON.stringify({
-            level: "warn",
-            msg: "remote child poll failed",
-            child: child.id,
-            error: String(error),
-          }),
-        );
+        log("warn", "remote child poll failed", { child: child.id, error: String(error) });
         continue;
       }
       const last = child.report;

@@ -10,6 +10,8 @@ import type { ChatMessage } from "../loop/chat-message.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
+import { log } from "../platform/logging.ts";
+import { stubByName } from "../platform/object-stub.ts";
 import { environmentNoteOf } from "./environment-note.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
@@ -60,9 +62,7 @@ export class ContextMembership {
   #stub() {
     const record = this.#rt.store.record;
     if (!record) throw new Error("no task");
-    return this.#contexts.get(
-      this.#contexts.idFromName(contextKey(record.owner, record.agent, record.contextId)),
-    );
+    return stubByName(this.#contexts, contextKey(record.owner, record.agent, record.contextId));
   }
 
   /**
@@ -145,9 +145,7 @@ export class ContextMembership {
       if (!result.active) {
         // Only if the server-made contextId was guessed: the task keeps running and is released
         // (dequeued) like any other when it ends.
-        console.warn(
-          JSON.stringify({ level: "warn", msg: "fresh context already held", task: record.id }),
-        );
+        log("warn", "fresh context already held", { task: record.id });
       }
     } catch (error) {
       await this.#retry(REGISTER_JOB, error);
@@ -252,15 +250,7 @@ export class ContextMembership {
 
   async #retry(job: string, error: unknown): Promise<void> {
     const attempts = await this.#rt.scheduler.retry(job, "context");
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        msg: "context call retry",
-        job,
-        attempts,
-        error: String(error),
-      }),
-    );
+    log("warn", "context call retry", { job, attempts, error: String(error) });
   }
 
   async #done(job: string): Promise<void> {

@@ -11,6 +11,7 @@ import { runStep, type StepOutcome } from "../loop/agent-loop.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
 import { mcpTools } from "../mcp/tools.ts";
 import { modelClient } from "../model/client.ts";
+import { log } from "../platform/logging.ts";
 import { programFor } from "../programs/index.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
@@ -87,14 +88,7 @@ export class LoopDriver {
         : await this.#modelStep(agent, config, abort.signal);
       if (outcome && !abort.signal.aborted) await this.#end.apply(outcome);
     } catch (error) {
-      console.error(
-        JSON.stringify({
-          level: "error",
-          msg: "loop step failed",
-          task: store.record?.id,
-          error: String(error),
-        }),
-      );
+      log("error", "loop step failed", { task: store.record?.id, error: String(error) });
       if (!abort.signal.aborted)
         await this.#end.fail("The task failed because of an internal error in the harness.");
     } finally {

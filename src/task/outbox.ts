@@ -6,6 +6,7 @@
  */
 import type { Artifact } from "../a2a/wire.ts";
 import { backoffMs } from "../model/errors.ts";
+import { log } from "../platform/logging.ts";
 import { type TaskIndexRow, upsertTaskIndex } from "../store/d1-index.ts";
 import { taskKey } from "../store/r2-keys.ts";
 import { lineageOf } from "./lineage.ts";
@@ -123,21 +124,11 @@ export class Outbox {
       const attempts = (this.#scheduler.get(id)?.attempts ?? 0) + 1;
       const message = error instanceof Error ? error.message : String(error);
       if (attempts >= OUTBOX_MAX_ATTEMPTS) {
-        console.error(
-          JSON.stringify({
-            level: "error",
-            msg: "outbox gave up",
-            job: id,
-            attempts,
-            error: message,
-          }),
-        );
+        log("error", "outbox gave up", { job: id, attempts, error: message });
         await this.#scheduler.cancel(id);
         return;
       }
-      console.warn(
-        JSON.stringify({ level: "warn", msg: "outbox retry", job: id, attempts, error: message }),
-      );
+      log("warn", "outbox retry", { job: id, attempts, error: message });
       await this.#scheduler.schedule(
         id,
         "outbox",

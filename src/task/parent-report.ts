@@ -4,6 +4,9 @@
  * retried until the parent has it, and relaying the task's harness events to the parent's stream
  * (best effort). A task without a parent task does nothing here.
  */
+
+import { log } from "../platform/logging.ts";
+import { stubByName } from "../platform/object-stub.ts";
 import type { ChildReport } from "./children.ts";
 import { isSettled } from "./state-machine.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
@@ -28,7 +31,7 @@ export class ParentReport {
   }
 
   #parent(parentTaskId: string) {
-    return this.#tasks.get(this.#tasks.idFromName(parentTaskId));
+    return stubByName(this.#tasks, parentTaskId);
   }
 
   /** Schedules a report to the parent (the task just settled). */
@@ -62,14 +65,7 @@ export class ParentReport {
         report,
       });
     } catch (error) {
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          msg: "parent report retry",
-          task: record.id,
-          error: String(error),
-        }),
-      );
+      log("warn", "parent report retry", { task: record.id, error: String(error) });
       await rt.scheduler.retry(PARENT_REPORT_JOB, "context");
       return;
     }

@@ -6,6 +6,7 @@
  */
 import type { Message } from "../a2a/wire.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
+import { log } from "../platform/logging.ts";
 import { readProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 
@@ -20,14 +21,7 @@ export function writeEndNote(
   answer: string,
 ): Promise<void> {
   const failed = (error: unknown) =>
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        msg: "handoff not written",
-        task: task.taskId,
-        error: String(error),
-      }),
-    );
+    log("warn", "handoff not written", { task: task.taskId, error: String(error) });
   return workspace
     .endNote({
       taskId: task.taskId,

@@ -12,6 +12,7 @@ import { refreshAgents } from "../agents/overrides.ts";
 import { ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
 import { modelSourceLabel } from "../model/client.ts";
+import { log } from "../platform/logging.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
@@ -282,14 +283,7 @@ export class TaskObject extends DurableObject<Env> {
         if (job) await job(entry);
         else await parts.runtime.scheduler.cancel(entry.id);
       } catch (error) {
-        console.error(
-          JSON.stringify({
-            level: "error",
-            msg: "alarm job failed",
-            job: entry.id,
-            error: String(error),
-          }),
-        );
+        log("error", "alarm job failed", { job: entry.id, error: String(error) });
       }
       // The task erased itself (retention): nothing of the old schedule is left to run.
       if (this.#parts !== parts) return;

@@ -11,6 +11,7 @@ import type { Artifact, Message, Part, Task, TaskStateName } from "../a2a/wire.t
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
+import { log } from "../platform/logging.ts";
 import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";
@@ -281,11 +282,7 @@ export class TaskRuntime {
   /** Keeps `work` alive after the current call returns; its failure is logged. */
   background(work: Promise<void>): void {
     this.#ctx.waitUntil(
-      work.catch((error) =>
-        console.error(
-          JSON.stringify({ level: "error", msg: "background job failed", error: String(error) }),
-        ),
-      ),
+      work.catch((error) => log("error", "background job failed", { error: String(error) })),
     );
   }
 }

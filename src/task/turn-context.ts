@@ -20,6 +20,7 @@ import {
 } from "../loop/compaction.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
 import { environmentNote, type PromptInputs, systemPrompt } from "../loop/prompt.ts";
+import { log } from "../platform/logging.ts";
 import { readMemory } from "../tools/memory.ts";
 import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
@@ -122,14 +123,7 @@ export async function compactIfNeeded(input: {
       }),
     });
   } catch (error) {
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        msg: "compaction skipped",
-        task: rt.store.record?.id,
-        error: String(error),
-      }),
-    );
+    log("warn", "compaction skipped", { task: rt.store.record?.id, error: String(error) });
     return false;
   }
   const summary = summaryMessage(note, replaced.length);

@@ -5,6 +5,7 @@
  *   Unix seconds no further than the replay window from now.
  * Every failure is the same `false` to the caller: no hint which part was wrong.
  */
+import { toHex } from "../platform/hex.ts";
 
 const encoder = new TextEncoder();
 
@@ -18,7 +19,7 @@ export async function hmacHex(secret: string, data: string): Promise<string> {
     ["sign"],
   );
   const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(data));
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(mac);
 }
 
 function sameHex(expected: string, given: string): boolean {

@@ -17,7 +17,6 @@ import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { getUser } from "../auth/users-store.ts";
 import { loadConfig } from "../config.ts";
 import { newTraceId } from "../platform/ids.ts";
-import type { TaskObject } from "../task/task-object.ts";
 import type { PushTarget } from "./trigger-config.ts";
 
 /** What to start. */
@@ -63,7 +62,7 @@ export async function startTriggeredTask(env: Env, start: TriggerStart): Promise
   if (!agent) throw new TriggerSetupError(`there is no agent ${start.agent}`);
   await checkOwner(env, start);
   const handler = new DurableRequestHandler({
-    tasks: env.TASKS as unknown as DurableObjectNamespace<TaskObject>,
+    tasks: env.TASKS,
     db: env.DB,
     agent: start.agent,
     // A trigger's messageId is its idempotency key, and it always starts a task.

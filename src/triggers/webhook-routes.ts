@@ -15,10 +15,11 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
-import { apiError } from "../api/errors.ts";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
 import { readLimited } from "../platform/body-limit.ts";
+import { sha256Hex } from "../platform/hex.ts";
+import { HttpError } from "../platform/http-error.ts";
 import { log } from "../platform/logging.ts";
 import { hmacHex, verifyGeneric, verifyGithub } from "./signatures.ts";
 import { startTriggeredTask, TriggerSetupError } from "./start-task.ts";
@@ -26,11 +27,6 @@ import { renderPrompt } from "./template.ts";
 import { type WebhookConfig, webhooks } from "./trigger-config.ts";
 
 const MAX_DELIVERY_ID = 256;
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** The payload: JSON, or the `payload` field of a form-encoded body (GitHub's other format). */
 function parsePayload(body: string, contentType: string): unknown {
@@ -74,18 +70,18 @@ export function webhookRoutes(): Hono<AppEnv> {
     const name = c.req.param("name");
     const all = webhooks(c.env);
     const hook = Object.hasOwn(all, name) ? all[name] : undefined;
-    if (!hook) return apiError(c, 404, `no webhook ${name}`);
+    if (!hook) throw new HttpError(404, `no webhook ${name}`);
     const bytes = await readLimited(c.req.raw, loadConfig(c.env).maxBodyBytes);
-    if (bytes === null) return apiError(c, 413, "the body is larger than MAX_BODY_BYTES");
+    if (bytes === null) throw new HttpError(413, "the body is larger than MAX_BODY_BYTES");
     const body = new TextDecoder().decode(bytes);
     const check = await verified(c, hook, c.env, body);
     if (check === "no-secret") {
       log("error", "webhook has no secret", { webhook: name, secret: hook.secret });
-      return apiError(c, 503, `webhook ${name} is not ready: its secret is not configured`);
+      throw new HttpError(503, `webhook ${name} is not ready: its secret is not configured`);
     }
     if (check === "bad") {
       c.header("WWW-Authenticate", 'HMAC realm="webhooks"');
-      return apiError(c, 401, "Unauthorized: the signature does not match");
+      throw new HttpError(401, "Unauthorized: the signature does not match");
     }
     const event = c.req.header("X-GitHub-Event") ?? null;
     if (event === "ping") return c.json({ ok: true, webhook: name, pong: true });
@@ -102,14 +98,14 @@ export function webhookRoutes(): Hono<AppEnv> {
     try {
       payload = parsePayload(body, c.req.header("Content-Type") ?? "");
     } catch {
-      return apiError(c, 400, "the body is not JSON (nor a form with a JSON payload field)");
+      throw new HttpError(400, "the body is not JSON (nor a form with a JSON payload field)");
     }
     // The sender's own delivery id, for the prompt and the task's metadata only: it is not signed,
     // so it never decides whether this is a new event.
     const deliveryId =
       c.req.header("X-GitHub-Delivery") ?? c.req.header("Idempotency-Key") ?? check.eventKey;
     if (deliveryId.length > MAX_DELIVERY_ID)
-      return apiError(c, 400, `the delivery id is longer than ${MAX_DELIVERY_ID} characters`);
+      throw new HttpError(400, `the delivery id is longer than ${MAX_DELIVERY_ID} characters`);
     const { eventKey } = check;
     const messageId = `webhook-${name}-${eventKey.slice("sha256:".length, "sha256:".length + 32)}`;
     const text = renderPrompt(hook.prompt, payload, {
@@ -139,7 +135,7 @@ export function webhookRoutes(): Hono<AppEnv> {
     } catch (error) {
       if (error instanceof TriggerSetupError) {
         log("error", "webhook cannot start its task", { webhook: name, error: error.message });
-        return apiError(c, 503, `webhook ${name} is not ready: ${error.message}`);
+        throw new HttpError(503, `webhook ${name} is not ready: ${error.message}`);
       }
       throw error;
     }

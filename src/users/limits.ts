@@ -6,6 +6,7 @@
 import type { Principal } from "../auth/principal.ts";
 import type { UserBudget } from "../auth/users-store.ts";
 import type { Config } from "../config.ts";
+import { stubByName } from "../platform/object-stub.ts";
 import type { UserObject } from "./user-object.ts";
 
 /** The counters' key of a principal (unauthenticated callers are counted per IP). */
@@ -15,8 +16,7 @@ export function counterKey(principal: Principal, ip: string | null): string {
 
 /** The user object holding `key`'s counters. */
 export function userObject(env: Env, key: string): DurableObjectStub<UserObject> {
-  const ns = env.USERS as unknown as DurableObjectNamespace<UserObject>;
-  return ns.get(ns.idFromName(key));
+  return stubByName(env.USERS, key);
 }
 
 const BUDGET_TTL_MS = 10_000;

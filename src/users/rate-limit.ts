@@ -6,8 +6,8 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../a2a/app-types.ts";
-import { isJsonRpcRequest } from "../auth/middleware.ts";
 import { loadConfig } from "../config.ts";
+import { HttpError } from "../platform/http-error.ts";
 import { counterKey, userObject } from "./limits.ts";
 
 const SEND = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
@@ -36,11 +36,9 @@ async function methodOf(c: Context<AppEnv>): Promise<{ send: boolean; stream: bo
   }
 }
 
-function tooMany(c: Context<AppEnv>, message: string, retryAfter: number): Response {
-  c.header("Retry-After", String(retryAfter));
-  return isJsonRpcRequest(c)
-    ? c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }, 429)
-    : c.json({ error: { code: 429, status: "RESOURCE_EXHAUSTED", message } }, 429);
+/** A 429 with Retry-After. */
+function tooMany(message: string, retryAfter: number): HttpError {
+  return new HttpError(429, message, { headers: { "Retry-After": String(retryAfter) } });
 }
 
 /** Releases `release` once `body` ends or its reader goes away. */
@@ -86,8 +84,7 @@ export function limitRequests(): MiddlewareHandler<AppEnv> {
     if (send && perMinute > 0) {
       const admitted = await counters.admit(perMinute);
       if (!admitted.ok)
-        return tooMany(
-          c,
+        throw tooMany(
           `Too many messages: the limit is ${perMinute} a minute. Retry after ${admitted.retryAfterSeconds} s.`,
           admitted.retryAfterSeconds,
         );
@@ -95,8 +92,7 @@ export function limitRequests(): MiddlewareHandler<AppEnv> {
     if (!stream || limits.concurrentStreams === 0) return next();
     const lease = await counters.openStream(limits.concurrentStreams, STREAM_LEASE_MS);
     if (!lease.ok)
-      return tooMany(
-        c,
+      throw tooMany(
         `Too many open streams: the limit is ${limits.concurrentStreams}. Close one and retry.`,
         5,
       );

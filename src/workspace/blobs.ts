@@ -6,14 +6,6 @@
 import { userKey } from "../store/r2-keys.ts";
 import type { WorkspaceScope } from "./keys.ts";
 
-/** Lowercase hex SHA-256 of `bytes`. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  let hex = "";
-  for (const b of digest) hex += b.toString(16).padStart(2, "0");
-  return hex;
-}
-
 /** The R2 key of a blob. */
 export function blobKey(scope: WorkspaceScope, hash: string): string {
   return userKey(scope.agent, scope.owner, `blobs/${hash}`);

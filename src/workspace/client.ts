@@ -4,6 +4,7 @@
  * the object named by `workspaceKey(agent, owner)`, passes `{ agent, owner }` as the RPC's first
  * argument, and is retried once (on a new stub) when the platform marks the error `retryable`.
  */
+import { stubByName } from "../platform/object-stub.ts";
 import { type WorkspaceRpc, type WorkspaceScope, workspaceKey } from "./keys.ts";
 import type { WorkspaceApi } from "./types.ts";
 import type { WorkspaceObject } from "./workspace-object.ts";
@@ -16,7 +17,7 @@ import type { WorkspaceObject } from "./workspace-object.ts";
 type Stub = WorkspaceRpc;
 
 const stubOf = (ns: DurableObjectNamespace<WorkspaceObject>, name: string): Stub =>
-  ns.get(ns.idFromName(name)) as unknown as Stub;
+  stubByName(ns, name) as unknown as Stub;
 
 const retryable = (error: unknown): boolean =>
   typeof error === "object" &&

@@ -8,8 +8,9 @@
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
  */
 import { DurableObject } from "cloudflare:workers";
+import { sha256Hex } from "../platform/hex.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
-import { Blobs, blobKey, sha256Hex } from "./blobs.ts";
+import { Blobs, blobKey } from "./blobs.ts";
 import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
 import { Checkpoints } from "./checkpoints.ts";
 import { compilePattern, pathFilter, searchFiles } from "./grep.ts";

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Blobs, blobKey, sha256Hex } from "../../src/workspace/blobs.ts";
+import { sha256Hex } from "../../src/platform/hex.ts";
+import { Blobs, blobKey } from "../../src/workspace/blobs.ts";
 
 const enc = (text: string) => new TextEncoder().encode(text);
 

@@ -1,6 +1,6 @@
 /**
  * The knowledge base end to end in workerd: documents uploaded through the admin routes (mounted
- * on a fresh Hono app), found by the `search` tool (FTS5 in D1, bm25, at most 3 results, agent
+ * on a fresh Hono app with the Worker's error mapping), found by the `search` tool (FTS5 in D1, bm25, at most 3 results, agent
  * scoping, hostile queries) and read by `fetch_document` in pages. Each test uses its own agent
  * names and ids: D1 storage is shared by the tests of this file.
  */
@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { AppEnv } from "../../src/a2a/app-types.ts";
 import { loadConfig } from "../../src/config.ts";
 import { knowledgeAdminRoutes } from "../../src/knowledge/admin-routes.ts";
+import { errorResponse } from "../../src/platform/http-error.ts";
 import { getDocument, searchDocuments, toFtsQuery } from "../../src/store/knowledge.ts";
 import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fetch-document.ts";
 import { searchTool } from "../../src/tools/search.ts";
@@ -18,7 +19,9 @@ import type { WorkspaceApi } from "../../src/workspace/types.ts";
 import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
 
 const KEY = "admin-secret-key";
-const app = new Hono<AppEnv>().route("/", knowledgeAdminRoutes());
+const app = new Hono<AppEnv>()
+  .onError((error, c) => errorResponse(c, error))
+  .route("/", knowledgeAdminRoutes());
 app.get("/other", (c) => c.text("other"));
 const adminEnv = { ...env, ADMIN_API_KEY: KEY };
 

@@ -7,7 +7,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { blobKey, sha256Hex } from "../../src/workspace/blobs.ts";
+import { sha256Hex } from "../../src/platform/hex.ts";
+import { blobKey } from "../../src/workspace/blobs.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { searchFiles } from "../../src/workspace/grep.ts";
 import { workspaceKey } from "../../src/workspace/keys.ts";

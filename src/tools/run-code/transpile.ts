@@ -13,6 +13,7 @@
  */
 import { parse } from "acorn";
 import { transform } from "sucrase";
+import { randomHex } from "../../platform/hex.ts";
 import { GUARD_MODULE } from "./guard-module.ts";
 
 const LOOPS = new Set([
@@ -48,9 +49,7 @@ export interface GuardNames {
 
 /** Names no user code can know: a random part per run. */
 export function guardNames(): GuardNames {
-  const nonce = [...crypto.getRandomValues(new Uint8Array(8))]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
+  const nonce = randomHex(8);
   return { guard: `__a2a_guard_${nonce}`, ran: `__a2a_ran_${nonce}` };
 }
 
