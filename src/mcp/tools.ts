@@ -7,7 +7,8 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { AgentDefinition, McpServerConfig } from "../agents/identity.ts";
+import type { AgentDefinition } from "../agents/identity.ts";
+import type { McpServerConfig } from "../agents/identity-schema.ts";
 import type { Tool, ToolResult } from "../tools/types.ts";
 
 /** A server ready to reach: its config, URL and request headers. */

@@ -1,0 +1,75 @@
+/**
+ * Media types at the edge (src/a2a/media-types.ts) and ProtoJSON field names (src/a2a/wire.ts):
+ * which bodies count as JSON, which JSON type an answer carries, and proto names on input.
+ */
+import { describe, expect, it } from "vitest";
+import { answerMediaType, isJsonContentType } from "../../../src/a2a/media-types.ts";
+import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../../src/a2a/params.ts";
+
+describe("request and answer media types", () => {
+  it("reads JSON, a2a+json, any +json and a body without a type as JSON", () => {
+    for (const type of [
+      undefined,
+      "",
+      "application/json",
+      "application/json; charset=utf-8",
+      "application/a2a+json",
+      "Application/Vnd.Thing+JSON",
+    ])
+      expect(isJsonContentType(type), String(type)).toBe(true);
+    for (const type of [
+      "text/plain",
+      "text/plain;charset=UTF-8",
+      "application/x-www-form-urlencoded",
+    ])
+      expect(isJsonContentType(type), type).toBe(false);
+  });
+
+  it("answers application/a2a+json only to a client that asks for it", () => {
+    const answer = (headers: Record<string, string>) => answerMediaType(new Headers(headers));
+    expect(answer({})).toBe("application/json");
+    expect(answer({ Accept: "*/*" })).toBe("application/json");
+    expect(answer({ Accept: "application/json" })).toBe("application/json");
+    expect(answer({ Accept: "application/a2a+json, application/json" })).toBe(
+      "application/a2a+json",
+    );
+    expect(answer({ Accept: "application/a2a+json;q=0, application/json" })).toBe(
+      "application/json",
+    );
+    expect(answer({ "Content-Type": "application/a2a+json" })).toBe("application/a2a+json");
+  });
+});
+
+describe("ProtoJSON field names", () => {
+  it("takes the proto (snake_case) names of fields, camelCase first, never inside maps", () => {
+    expect(GetTaskParams.parse({ id: "t", history_length: 1 })).toEqual({
+      id: "t",
+      historyLength: 1,
+    });
+    expect(GetTaskParams.parse({ id: "t", history_length: 1, historyLength: 2 })).toEqual({
+      id: "t",
+      historyLength: 2,
+    });
+    expect(ListTasksParams.parse({ context_id: "c", page_size: 5 })).toMatchObject({
+      contextId: "c",
+      pageSize: 5,
+    });
+    const sent = SendMessageParams.parse({
+      message: {
+        message_id: "m",
+        role: "ROLE_USER",
+        parts: [{ raw: "dGNr", media_type: "text/plain" }],
+        metadata: { my_key: 1 },
+      },
+      configuration: { return_immediately: true },
+    });
+    expect(sent).toMatchObject({
+      message: {
+        messageId: "m",
+        parts: [{ raw: "dGNr", mediaType: "text/plain" }],
+        metadata: { my_key: 1 },
+      },
+      configuration: { returnImmediately: true },
+    });
+  });
+});

@@ -1,0 +1,164 @@
+import { describe, expect, it } from "vitest";
+import { capsHook } from "../../../src/hooks/caps.ts";
+import { loopDetectionHook } from "../../../src/hooks/loop-detection.ts";
+import { outputCompactionHook, outputTruncationHook } from "../../../src/hooks/output-limits.ts";
+import { HookRunner } from "../../../src/hooks/registry.ts";
+import { toolEventsHook } from "../../../src/hooks/tool-events.ts";
+import { verificationHook } from "../../../src/hooks/verification.ts";
+import type { ToolResult } from "../../../src/tools/types.ts";
+import { hookContext } from "../../helpers/hook-context.ts";
+
+const call = (name: string, input: unknown = {}) => ({ id: "c", name, input });
+const wrote = (path: string): ToolResult => ({ content: "ok", effects: { wrote: [path] } });
+const read = (path: string): ToolResult => ({ content: "ok", effects: { read: [path] } });
+const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n");
+
+describe("caps", () => {
+  it("lets a tool run up to its cap, then answers without running (not an error)", async () => {
+    const { ctx, events } = hookContext({ TOOL_CALL_CAPS: "web_fetch:2" });
+    expect(await capsHook.beforeTool?.(ctx, call("web_fetch"))).toBeUndefined();
+    expect(await capsHook.beforeTool?.(ctx, call("web_fetch"))).toBeUndefined();
+    const third = await capsHook.beforeTool?.(ctx, call("web_fetch"));
+    if (!third || !("result" in third)) throw new Error("expected a result");
+    expect(third.result.isError).toBeUndefined();
+    expect(third.result.content).toContain("used 2 times in this task");
+    expect(events.map((e) => e.kind)).toEqual(["cap_reached"]);
+    expect(await capsHook.beforeTool?.(ctx, call("read_file"))).toBeUndefined();
+  });
+
+  it("uses the documented default caps", () => {
+    expect(hookContext().ctx.config.toolCallCaps).toEqual({
+      web_fetch: 10,
+      fetch_document: 10,
+      search: 5,
+      grep_files: 10,
+      a2a_call: 10,
+      a2a_call_streaming: 10,
+      a2a_discover: 10,
+      run_code: 20,
+    });
+  });
+});
+
+describe("output compaction and truncation", () => {
+  it("keeps a successful output of exactly N lines, compacts N+1, passes failures whole", async () => {
+    const { ctx, events } = hookContext({ COMPACT_OUTPUT_LINES: "50" });
+    const exact = { content: lines(50) };
+    expect(await outputCompactionHook.afterTool?.(ctx, call("read_file"), exact)).toBe(exact);
+    const long = await outputCompactionHook.afterTool?.(ctx, call("read_file"), {
+      content: lines(51),
+      effects: { read: ["a"] },
+    });
+    expect(long?.content.split("\n")).toHaveLength(22);
+    expect(long?.content).toContain("51 lines");
+    expect(long?.content).toContain("read_file again with offset and limit");
+    expect(long?.effects).toEqual({ read: ["a"] });
+    const failure = { content: lines(500), isError: true };
+    expect(await outputCompactionHook.afterTool?.(ctx, call("read_file"), failure)).toBe(failure);
+    expect(events.map((e) => e.kind)).toEqual(["output_compacted"]);
+    const off = hookContext({ COMPACT_OUTPUT_LINES: "0" });
+    expect(
+      (await outputCompactionHook.afterTool?.(off.ctx, call("x"), { content: lines(500) }))
+        ?.content,
+    ).toBe(lines(500));
+  });
+
+  it("truncates over MAX_TOOL_OUTPUT_CHARS and marks it", async () => {
+    const { ctx, events } = hookContext({ MAX_TOOL_OUTPUT_CHARS: "100" });
+    expect(
+      (await outputTruncationHook.afterTool?.(ctx, call("x"), { content: "a".repeat(100) }))
+        ?.content,
+    ).toBe("a".repeat(100));
+    const cut = await outputTruncationHook.afterTool?.(ctx, call("x"), {
+      content: "a".repeat(101),
+    });
+    expect(cut?.content).toBe(`${"a".repeat(100)}\n[output truncated]`);
+    expect(events.map((e) => e.kind)).toEqual(["output_truncated"]);
+  });
+});
+
+describe("loop detection", () => {
+  it("warns at the threshold, naming the path and the count", async () => {
+    const { ctx, events } = hookContext({ LOOP_DETECTION_THRESHOLD: "3" });
+    const runAfter = (r: ToolResult) => loopDetectionHook.afterTool?.(ctx, call("edit_file"), r);
+    expect((await runAfter(wrote("a.md")))?.content).toBe("ok");
+    expect((await runAfter(wrote("a.md")))?.content).toBe("ok");
+    const third = await runAfter(wrote("a.md"));
+    expect(third?.content).toContain("You have written a.md 3 times in a row");
+    expect(events).toMatchObject([{ kind: "loop_warning", path: "a.md", detail: "3 writes" }]);
+  });
+
+  it("resets when another file is edited or the file is read or searched; 0 is off", async () => {
+    const { ctx, events } = hookContext({ LOOP_DETECTION_THRESHOLD: "3" });
+    const runAfter = (r: ToolResult) => loopDetectionHook.afterTool?.(ctx, call("edit_file"), r);
+    await runAfter(wrote("a.md"));
+    await runAfter(wrote("a.md"));
+    await runAfter(wrote("b.md"));
+    await runAfter(wrote("a.md"));
+    await runAfter(wrote("a.md"));
+    await runAfter(read("a.md"));
+    await runAfter(wrote("a.md"));
+    await runAfter({ content: "ok", effects: { searched: ["a.md"] } });
+    await runAfter(wrote("a.md"));
+    await runAfter(wrote("a.md"));
+    expect(events).toEqual([]);
+    const off = hookContext({ LOOP_DETECTION_THRESHOLD: "0" });
+    for (let i = 0; i < 5; i++) await loopDetectionHook.afterTool?.(off.ctx, call("w"), wrote("a"));
+    expect(off.events).toEqual([]);
+  });
+});
+
+describe("verification gate", () => {
+  it("reminds once per batch of changes that were not read back", async () => {
+    const { ctx, events } = hookContext();
+    expect(await verificationHook.beforeComplete?.(ctx, "done")).toBeUndefined();
+    await verificationHook.afterTool?.(ctx, call("write_file"), wrote("report.md"));
+    await verificationHook.afterTool?.(ctx, call("write_file"), wrote("notes.md"));
+    const first = await verificationHook.beforeComplete?.(ctx, "done");
+    expect(first?.continueWith).toContain("you changed report.md, notes.md");
+    expect(await verificationHook.beforeComplete?.(ctx, "done")).toBeUndefined();
+    await verificationHook.afterTool?.(ctx, call("edit_file"), wrote("report.md"));
+    expect((await verificationHook.beforeComplete?.(ctx, "done"))?.continueWith).toContain(
+      "report.md, notes.md",
+    );
+    expect(events.map((e) => e.kind)).toEqual(["verification", "verification"]);
+  });
+
+  it("does not fire once the changes are read back or searched, or when switched off", async () => {
+    const { ctx } = hookContext();
+    await verificationHook.afterTool?.(ctx, call("write_file"), wrote("a.md"));
+    await verificationHook.afterTool?.(ctx, call("write_file"), wrote("b.md"));
+    await verificationHook.afterTool?.(ctx, call("read_file"), read("a.md"));
+    await verificationHook.afterTool?.(ctx, call("grep_files"), {
+      content: "",
+      effects: { searched: ["b.md"] },
+    });
+    expect(await verificationHook.beforeComplete?.(ctx, "done")).toBeUndefined();
+    const off = hookContext({ VERIFY_BEFORE_COMPLETE: "false" });
+    await verificationHook.afterTool?.(off.ctx, call("write_file"), wrote("a.md"));
+    expect(await verificationHook.beforeComplete?.(off.ctx, "done")).toBeUndefined();
+    const failed = hookContext();
+    await verificationHook.afterTool?.(failed.ctx, call("write_file"), {
+      content: "no",
+      isError: true,
+      effects: { wrote: ["a"] },
+    });
+    expect(await verificationHook.beforeComplete?.(failed.ctx, "done")).toBeUndefined();
+  });
+});
+
+describe("tool events and the runner", () => {
+  it("publishes each call and its final result, in hook order", async () => {
+    const { ctx, events } = hookContext({ COMPACT_OUTPUT_LINES: "2" });
+    const runner = new HookRunner([outputCompactionHook, toolEventsHook]);
+    expect(await runner.beforeTool(ctx, call("read_file", { path: "a.md" }))).toBeUndefined();
+    await runner.afterTool(ctx, call("read_file", { path: "a.md" }), { content: lines(5) });
+    expect(events.map((e) => e.kind)).toEqual(["tool_call", "output_compacted", "tool_result"]);
+    expect(events[0]).toMatchObject({
+      tool: "read_file",
+      path: "a.md",
+      text: "Calling read_file on a.md",
+    });
+    expect(events[2]?.text).toBe("read_file returned 3 lines");
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { bundledAgents } from "../../../src/agents/registry.ts";
+import { environmentNote, systemPrompt } from "../../../src/loop/prompt.ts";
+
+const agent = bundledAgents().get("assistant");
+if (!agent) throw new Error("no assistant");
+const entries = Array.from({ length: 25 }, (_, i) => ({
+  path: `f${i}.md`,
+  size: 10 + i,
+  updatedAt: "",
+}));
+const base = {
+  agent,
+  tools: [
+    "read_file",
+    "write_file",
+    "progress_read",
+    "progress_update",
+    "write_todos",
+    "memory_write",
+  ],
+  memory: { shared: "House style: British spelling.", user: "Prefers short answers." },
+  environment: {
+    entries,
+    total: 25,
+    remaining: ["Write the summary"],
+    handoff: "# Handoff\nDid the outline.",
+  },
+  now: new Date("2026-11-21T22:05:00Z"),
+  timeZone: "Europe/Berlin",
+};
+
+describe("system prompt", () => {
+  it("orders the stable part and memory, each with a cache breakpoint; the environment is a separate note", () => {
+    const blocks = systemPrompt(base);
+    expect(blocks).toHaveLength(2);
+    expect(blocks.map((b) => Boolean(b.cache_control))).toEqual([true, true]);
+    expect(blocks[0]?.text.startsWith(agent.systemPrompt)).toBe(true);
+    expect(blocks[0]?.text).toContain("Tools you can use: read_file, write_file");
+    expect(blocks[0]?.text).toContain("## Before you finish");
+    expect(blocks[0]?.text).toContain("progress_read");
+    expect(blocks[1]?.text).toContain("British spelling");
+    expect(blocks[1]?.text).toContain("Prefers short answers.");
+    const note = environmentNote(base);
+    expect(note.startsWith("<environment>\n# Environment")).toBe(true);
+    expect(note.endsWith("</environment>")).toBe(true);
+    expect(note).toContain("Workspace (25 files):");
+    expect(note).toContain("- f19.md (29 bytes)");
+    expect(note).not.toContain("f20.md");
+    expect(note).toContain("- and 5 more");
+    expect(note).toContain("- Write the summary");
+    expect(note).toContain("Did the outline.");
+    expect(note).toMatch(/Current date and time: Saturday, 21\/11\/2026, 23:05 \(Europe\/Berlin\)/);
+    expect(blocks.map((b) => b.text).join("\n")).not.toContain("Workspace (");
+  });
+
+  it("keeps the system prompt identical while the workspace and the time change, so it is cached", () => {
+    const later = systemPrompt({
+      ...base,
+      now: new Date("2026-11-22T10:00:00Z"),
+      environment: { ...base.environment, total: 3, entries: entries.slice(0, 3) },
+    });
+    expect(later).toEqual(systemPrompt(base));
+  });
+
+  it("mentions only tools the agent has, leaves out empty memory, and says when the workspace is unreadable", () => {
+    const inputs = {
+      ...base,
+      tools: [],
+      memory: { shared: null, user: "  " },
+      environment: null,
+    };
+    const blocks = systemPrompt(inputs);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]?.text).toContain("You have no tools in this deployment");
+    expect(blocks[0]?.text).not.toContain("progress_update");
+    expect(environmentNote(inputs)).toContain("The workspace could not be read just now.");
+  });
+});

@@ -1,0 +1,56 @@
+import { APIConnectionError, APIError } from "@anthropic-ai/sdk";
+import { describe, expect, it } from "vitest";
+import { backoffMs, classifyModelError, ModelStallError } from "../../../src/model/errors.ts";
+
+const apiError = (status: number, type: string, headers: Record<string, string> = {}) =>
+  APIError.generate(
+    status,
+    { type: "error", error: { type, message: `${type} happened` } },
+    undefined,
+    new Headers(headers),
+  );
+
+describe("model error classification", () => {
+  it("retries overload, rate limits, 5xx, connection errors and stalls", () => {
+    expect(classifyModelError(apiError(529, "overloaded_error")).retryable).toBe(true);
+    expect(classifyModelError(apiError(500, "api_error")).retryable).toBe(true);
+    expect(classifyModelError(new APIConnectionError({ message: "down" })).retryable).toBe(true);
+    expect(classifyModelError(new ModelStallError(100))).toEqual({
+      retryable: true,
+      message: "the model stream stalled (no data for 100 ms)",
+    });
+  });
+
+  it("honours retry-after", () => {
+    expect(
+      classifyModelError(apiError(429, "rate_limit_error", { "retry-after": "3" })),
+    ).toMatchObject({
+      retryable: true,
+      retryAfterMs: 3000,
+    });
+  });
+
+  it("fails fast on client errors with a message fit for the client", () => {
+    const bad = classifyModelError(apiError(400, "invalid_request_error"));
+    expect(bad.retryable).toBe(false);
+    expect(bad.message).toBe(
+      "the model API rejected the request (invalid_request_error, 400): invalid_request_error happened",
+    );
+    expect(classifyModelError(apiError(401, "authentication_error")).message).toContain(
+      "ANTHROPIC_API_KEY",
+    );
+    expect(classifyModelError(new TypeError("x is undefined")).message).toBe(
+      "the model call failed unexpectedly",
+    );
+  });
+
+  it("backs off exponentially with a cap and jitter", () => {
+    const none = () => 0;
+    expect([1, 2, 3, 4].map((a) => backoffMs(a, 100, undefined, none))).toEqual([
+      100, 200, 400, 800,
+    ]);
+    expect(backoffMs(30, 1000, undefined, none)).toBe(60_000);
+    expect(backoffMs(1, 100, undefined, () => 1)).toBe(120);
+    expect(backoffMs(1, 100, 5000, none)).toBe(5000);
+  });
+});

@@ -1,0 +1,152 @@
+/** The web_fetch URL policy: every blocked form, the public URLs it lets through, redirects. */
+import { describe, expect, it } from "vitest";
+import { checkRedirect, checkUrl, parseIPv4, parseIPv6 } from "../../../src/platform/ssrf.ts";
+
+const strict = { allowPrivate: false };
+const open = { allowPrivate: true };
+
+const BLOCKED: Array<[string, RegExp]> = [
+  // loopback
+  ["http://127.0.0.1/", /loopback/],
+  ["http://127.1.2.3:8080/x", /loopback/],
+  ["http://localhost/", /loopback name/],
+  ["http://LOCALHOST./", /loopback name/],
+  ["http://api.localhost/", /local-only/],
+  ["http://[::1]/", /loopback/],
+  // IPv4 in other notations (URL parsing normalises most, the policy parses the rest)
+  ["http://2130706433/", /loopback/],
+  ["http://0x7f000001/", /loopback/],
+  ["http://017700000001/", /loopback/],
+  ["http://0x7f.0.0.1/", /loopback/],
+  ["http://0177.0.0.1/", /loopback/],
+  ["http://127.1/", /loopback/],
+  ["http://3232235777/", /private/],
+  // private
+  ["http://10.0.0.1/", /private/],
+  ["http://172.16.0.1/", /private/],
+  ["http://172.31.255.255/", /private/],
+  ["http://192.168.1.1/", /private/],
+  ["http://100.64.0.1/", /CGNAT/],
+  ["http://100.127.255.254/", /CGNAT/],
+  ["http://[fc00::1]/", /unique local/],
+  ["http://[fd12:3456::1]/", /unique local/],
+  // link-local and metadata
+  ["http://169.254.1.1/", /link-local/],
+  ["http://[fe80::1]/", /link-local/],
+  ["http://printer.local/", /local-only/],
+  // unspecified, multicast, reserved, broadcast
+  ["http://0.0.0.0/", /unspecified/],
+  ["http://0/", /unspecified/],
+  ["http://[::]/", /unspecified/],
+  ["http://224.0.0.1/", /multicast/],
+  ["http://[ff02::1]/", /multicast/],
+  ["http://240.0.0.1/", /reserved/],
+  ["http://255.255.255.255/", /broadcast/],
+  ["http://192.0.2.1/", /documentation/],
+  ["http://[2001:db8::1]/", /documentation/],
+  // IPv4 inside IPv6
+  ["http://[::ffff:127.0.0.1]/", /IPv6 form of a loopback/],
+  ["http://[::ffff:7f00:1]/", /IPv6 form of a loopback/],
+  ["http://[::ffff:10.1.2.3]/", /IPv6 form of a private/],
+  ["http://[::127.0.0.1]/", /IPv6 form of a loopback/],
+  ["http://[64:ff9b::a00:1]/", /IPv6 form of a private/],
+  ["http://[2002:7f00:1::]/", /IPv6 form of a loopback/],
+];
+
+const REFUSED_ALWAYS: Array<[string, RegExp]> = [
+  ["ftp://example.com/file", /only http and https/],
+  ["file:///etc/passwd", /only http and https/],
+  ["gopher://example.com/", /only http and https/],
+  ["javascript:alert(1)", /only http and https/],
+  ["data:text/html,hi", /only http and https/],
+  ["https://user:pass@example.com/", /credentials/],
+  ["https://user@example.com/", /credentials/],
+  ["not a url", /not a valid absolute URL/],
+  ["/relative/path", /not a valid absolute URL/],
+  // Cloud metadata is never reached, not even with private hosts allowed (local testing).
+  ["http://169.254.169.254/latest/meta-data/", /metadata address/],
+  ["http://metadata.google.internal/computeMetadata/v1/", /metadata name/],
+  ["http://metadata/", /metadata name/],
+  ["http://instance-data/", /metadata name/],
+  ["http://[::ffff:169.254.169.254]/", /IPv6 form of the cloud metadata/],
+];
+
+const ALLOWED = [
+  "https://example.com/",
+  "http://example.com:8080/path?q=1#frag",
+  "https://en.wikipedia.org/wiki/Cloudflare",
+  "http://93.184.216.34/",
+  "http://8.8.8.8/",
+  "http://172.32.0.1/",
+  "http://100.128.0.1/",
+  "http://169.253.255.255/",
+  "https://[2606:4700:4700::1111]/",
+  "http://[::ffff:8.8.8.8]/",
+  "https://localhost.example.com/",
+  "https://metadata.example.com/",
+];
+
+describe("checkUrl", () => {
+  it.each(BLOCKED)("refuses %s unless private hosts are allowed", (url, reason) => {
+    const result = checkUrl(url, strict);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.reason).toMatch(reason);
+      expect(result.reason).toContain("WEB_FETCH_ALLOW_PRIVATE");
+    }
+    expect(checkUrl(url, open).ok).toBe(true);
+  });
+
+  it.each(REFUSED_ALWAYS)("refuses %s even with private hosts allowed", (url, reason) => {
+    for (const options of [strict, open]) {
+      const result = checkUrl(url, options);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.reason).toMatch(reason);
+    }
+  });
+
+  it.each(ALLOWED)("allows %s", (url) => {
+    const result = checkUrl(url, strict);
+    expect(result).toMatchObject({ ok: true });
+    if (result.ok) expect(result.url.href).toBe(new URL(url).href);
+  });
+});
+
+describe("checkRedirect", () => {
+  const from = new URL("https://example.com/a/b");
+
+  it("resolves relative locations against the redirecting URL", () => {
+    const result = checkRedirect(from, "../c?d=1", strict);
+    expect(result.ok && result.url.href).toBe("https://example.com/c?d=1");
+  });
+
+  it("refuses a hop to a private address, a bad scheme or nowhere", () => {
+    expect(checkRedirect(from, "http://127.0.0.1:9000/", strict)).toMatchObject({ ok: false });
+    expect(checkRedirect(from, "//169.254.169.254/", strict)).toMatchObject({ ok: false });
+    expect(checkRedirect(from, "file:///etc/passwd", open)).toMatchObject({ ok: false });
+    expect(checkRedirect(from, null, strict)).toMatchObject({ ok: false });
+    expect(checkRedirect(from, "http://127.0.0.1:9000/", open)).toMatchObject({ ok: true });
+  });
+});
+
+describe("address parsers", () => {
+  it("parses IPv4 the way inet_aton does", () => {
+    expect(parseIPv4("127.0.0.1")).toBe(0x7f000001);
+    expect(parseIPv4("2130706433")).toBe(0x7f000001);
+    expect(parseIPv4("0x7f.1")).toBe(0x7f000001);
+    expect(parseIPv4("0177.0.0.01")).toBe(0x7f000001);
+    expect(parseIPv4("256.0.0.1")).toBeNull();
+    expect(parseIPv4("1.2.3.4.5")).toBeNull();
+    expect(parseIPv4("example.com")).toBeNull();
+    expect(parseIPv4("08.1.1.1")).toBeNull();
+  });
+
+  it("parses IPv6 with compression and embedded IPv4", () => {
+    expect(parseIPv6("::1")).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(parseIPv6("::ffff:127.0.0.1")).toEqual([0, 0, 0, 0, 0, 0xffff, 0x7f00, 1]);
+    expect(parseIPv6("fe80::1%eth0")).toEqual([0xfe80, 0, 0, 0, 0, 0, 0, 1]);
+    expect(parseIPv6("1:2:3:4:5:6:7:8")).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(parseIPv6("1::2::3")).toBeNull();
+    expect(parseIPv6("12345::")).toBeNull();
+  });
+});
