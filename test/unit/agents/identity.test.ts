@@ -157,10 +157,10 @@ describe("parseIdentity: programs, message ids and media types", () => {
 
   it("refuses a media type that is not one, naming the field", () => {
     expect(errorOf(identity(["name: demo", "inputModes: [text]"])).message).toBe(
-      `${FILE}: frontmatter.inputModes.0: expected media types such as text/plain, image/* or */*`,
+      `${FILE}:3:14: frontmatter.inputModes.0: expected media types such as text/plain, image/* or */*`,
     );
     expect(errorOf(identity(["name: demo", "dedupeMessages: maybe"])).message).toBe(
-      `${FILE}: frontmatter.dedupeMessages: expected true or false`,
+      `${FILE}:3:17: frontmatter.dedupeMessages: expected true or false`,
     );
   });
 });
