@@ -5,13 +5,8 @@
  * and an @a2a-js/sdk client that speaks v0.3 to an agent whose card says so.
  */
 import { AgentCard } from "@a2a-js/sdk";
-import {
-  type Client,
-  ClientFactory,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-} from "@a2a-js/sdk/client";
+import type { Client } from "@a2a-js/sdk/client";
+import { sdkClientFactory } from "../src/remote/sdk-client.ts";
 import { CliError, type ErrorContext } from "./errors.ts";
 
 /** Where the harness runs when `--url` is not given. */
@@ -155,18 +150,12 @@ export async function clientFor(
 ): Promise<{ client: Client; version: "1.0" | "0.3"; card: Record<string, unknown> }> {
   const card = await fetchCard(target, http);
   const version = isV03Card(card) ? "0.3" : "1.0";
-  const legacyCompat = { enabled: version === "0.3" };
   const fetchImpl = http.fetch;
-  const factory = new ClientFactory({
-    transports: [
-      new JsonRpcTransportFactory({ legacyCompat, fetchImpl }),
-      new RestTransportFactory({ legacyCompat, fetchImpl }),
-    ],
-    cardResolver: new DefaultAgentCardResolver({
-      legacyCompat,
-      // A v0.3 agent is asked without the A2A-Version header, as a v0.3 client would.
-      fetchImpl: version === "0.3" ? (input) => fetchImpl(input) : fetchImpl,
-    }),
+  const factory = sdkClientFactory({
+    legacyCompat: version === "0.3",
+    fetchImpl,
+    // A v0.3 agent is asked without the A2A-Version header, as a v0.3 client would.
+    ...(version === "0.3" ? { cardFetch: (input: RequestInfo | URL) => fetchImpl(input) } : {}),
   });
   return { client: await factory.createFromUrl(target.url), version, card };
 }

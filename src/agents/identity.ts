@@ -1,14 +1,19 @@
 /**
  * IDENTITY.md parser: YAML frontmatter + markdown system prompt -> AgentDefinition.
- * Contract: pure (no I/O, no clock; imports only zod, yaml, ./markdown-skills.ts,
+ * Contract: pure (no I/O, no clock; imports only yaml, ./identity-schema.ts, ./markdown-skills.ts,
  * ./identity-position.ts and ../tools/names.ts), so Node scripts can import it directly; every
  * problem is one IdentityError naming the file, the line and column, and the field. Tool names in
  * `tools` must be the harness's tools or domains, or the agent's MCP servers' (`<server>__<tool>`).
  */
 import { type Document, parseDocument } from "yaml";
-import { z } from "zod";
 import { TOOL_DOMAINS, TOOL_NAMES } from "../tools/names.ts";
 import { type Position, positionAt, positionOf } from "./identity-position.ts";
+import {
+  type AgentFrontmatter,
+  AgentFrontmatterSchema,
+  type McpServerConfig,
+  thinkingBudget,
+} from "./identity-schema.ts";
 import {
   type AgentSkill,
   clip,
@@ -18,167 +23,6 @@ import {
 } from "./markdown-skills.ts";
 
 export type { AgentSkill };
-
-/** Thinking budget used when the frontmatter says `thinking: true`. */
-export const DEFAULT_THINKING_BUDGET = 4096;
-
-const intBetween = (min: number, max: number) => {
-  const error = `expected an integer between ${min} and ${max}`;
-  return z.int({ error }).min(min, { error }).max(max, { error });
-};
-const nonEmpty = (max: number) => {
-  const error = `expected a non-empty string of at most ${max} characters`;
-  return z.string({ error }).trim().min(1, { error }).max(max, { error });
-};
-const stringList = (item: z.ZodType<string>, error: string) => z.array(item, { error });
-const toolNameError =
-  "expected a tool name: lowercase letters, digits, '_' or '-', starting with a letter";
-const toolNames = stringList(
-  z.string({ error: toolNameError }).regex(/^[a-z][a-z0-9_-]*$/, { error: toolNameError }),
-  "expected a list of tool names",
-);
-const budgetError = "expected an integer of at least 1024";
-const modeError = "expected media types such as text/plain, image/* or */*";
-const mediaModes = z
-  .array(
-    z
-      .string({ error: modeError })
-      .regex(/^(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/, {
-        error: modeError,
-      }),
-    { error: modeError },
-  )
-  .min(1, { error: modeError })
-  .max(32, { error: "expected at most 32 media types" });
-
-/** Schema of the YAML frontmatter; unknown keys are errors (camelCase names only). */
-/**
- * A remote MCP server (streamable HTTP) whose tools join the agent's tools as `<name>__<tool>`.
- * `url` is fixed; `urlVar` names a wrangler var holding it (the server is skipped while the var is
- * unset); `authSecret` names a secret sent as a bearer token; `tools` limits which tools join.
- */
-const McpServerSchema = z
-  .strictObject(
-    {
-      name: z
-        .string({ error: "expected a name" })
-        .regex(/^[a-z][a-z0-9]{0,15}$/, { error: "expected 1-16 lower-case letters or digits" }),
-      url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
-      urlVar: z
-        .string()
-        .regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected the name of a var (upper case)" })
-        .optional(),
-      authSecret: z
-        .string()
-        .regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected the name of a secret (upper case)" })
-        .optional(),
-      tools: z.array(z.string().min(1).max(64)).optional(),
-    },
-    { error: "expected a mapping with name, url or urlVar, and optional authSecret and tools" },
-  )
-  .refine((m) => (m.url === undefined) !== (m.urlVar === undefined), {
-    error: "give exactly one of url and urlVar",
-  });
-
-/** An MCP server of an agent. */
-export type McpServerConfig = z.infer<typeof McpServerSchema>;
-
-export const AgentFrontmatterSchema = z
-  .strictObject({
-    name: z
-      .string({
-        error: (issue) =>
-          issue.input === undefined
-            ? "is required (the agent's kebab-case name, equal to its directory name)"
-            : "expected a string",
-      })
-      .regex(/^[a-z][a-z0-9-]{0,62}$/, {
-        error:
-          "expected kebab-case: a lowercase letter, then lowercase letters, digits or '-' (at most 63)",
-      }),
-    description: nonEmpty(1000).optional(),
-    version: z
-      .string({ error: "expected a version string like 1.2.3 (quote it if YAML reads a number)" })
-      .regex(/^\d+\.\d+\.\d+([-+].*)?$/, { error: "expected a version like 1.2.3" })
-      .default("1.0.0"),
-    model: nonEmpty(200).default("claude-sonnet-4-6"),
-    maxTurns: intBetween(1, 500).default(50),
-    maxTokens: intBetween(256, 128000).default(8192),
-    thinking: z
-      .union(
-        [
-          z.boolean(),
-          z.strictObject({ budgetTokens: z.int({ error: budgetError }).min(1024, budgetError) }),
-        ],
-        { error: "expected true, false or { budgetTokens: <integer of at least 1024> }" },
-      )
-      .optional(),
-    effort: z.enum(["low", "medium", "high"], { error: "expected low, medium or high" }).optional(),
-    tools: z
-      .strictObject(
-        {
-          allow: toolNames.optional(),
-          deny: toolNames.optional(),
-          requireApproval: toolNames.optional(),
-        },
-        { error: "expected a mapping with optional allow, deny and requireApproval lists" },
-      )
-      .optional(),
-    tags: stringList(nonEmpty(64), "expected a list of tags").default([]),
-    icon: z
-      .string()
-      .refine(isIcon, { error: "expected a single emoji or an https:// URL" })
-      .optional(),
-    starters: stringList(nonEmpty(300), "expected a list of starter prompts")
-      .max(8, { error: "expected at most 8 starter prompts" })
-      .default([]),
-    access: z
-      .strictObject(
-        {
-          roles: z.array(z.enum(["user", "admin"], { error: "expected user or admin" })).optional(),
-          users: z.array(z.string().min(1).max(256)).optional(),
-        },
-        { error: "expected a mapping with optional roles and users lists" },
-      )
-      .optional(),
-    code: z
-      .strictObject(
-        {
-          bindings: z
-            .array(z.string().regex(/^[A-Z][A-Z0-9_]*$/, { error: "a binding name (upper case)" }))
-            .max(16)
-            .optional(),
-          cpuMs: z.int().min(1).max(300_000).optional(),
-          timeoutMs: z.int().min(100).max(300_000).optional(),
-        },
-        { error: "expected a mapping with optional bindings, cpuMs and timeoutMs" },
-      )
-      .optional(),
-    mcp: z
-      .array(McpServerSchema, { error: "expected a list of MCP servers" })
-      .max(8, { error: "expected at most 8 MCP servers" })
-      .default([]),
-    program: z
-      .string({ error: "expected the name of a program in src/programs/" })
-      .regex(/^[a-z][a-z0-9-]{0,62}$/, { error: "expected a program name in kebab-case" })
-      .optional(),
-    dedupeMessages: z.boolean({ error: "expected true or false" }).default(true),
-    inputModes: mediaModes.optional(),
-    outputModes: mediaModes.optional(),
-  })
-  .superRefine((fm, ctx) => {
-    const budget = thinkingBudget(fm.thinking);
-    if (budget !== null && typeof fm.maxTokens === "number" && budget >= fm.maxTokens) {
-      ctx.addIssue({
-        code: "custom",
-        path: typeof fm.thinking === "object" ? ["thinking", "budgetTokens"] : ["thinking"],
-        message: `the thinking budget (${budget} tokens) must be less than maxTokens (${fm.maxTokens})`,
-      });
-    }
-  });
-
-/** Frontmatter after defaults are applied. */
-export type AgentFrontmatter = z.output<typeof AgentFrontmatterSchema>;
 
 /** A validated agent: frontmatter with defaults resolved, the system prompt, its skills. */
 export interface AgentDefinition {
@@ -387,27 +231,4 @@ function checkToolNames(file: string, source: string, doc: Document, fm: AgentFr
       positionOf(doc, source, ["tools", list, index]),
     );
   }
-}
-
-function thinkingBudget(thinking: AgentFrontmatter["thinking"]): number | null {
-  if (thinking === true) return DEFAULT_THINKING_BUDGET;
-  if (typeof thinking === "object" && typeof thinking.budgetTokens === "number") {
-    return thinking.budgetTokens;
-  }
-  return null;
-}
-
-function isIcon(value: string): boolean {
-  if (value.startsWith("https://")) {
-    try {
-      return new URL(value).protocol === "https:";
-    } catch {
-      return false;
-    }
-  }
-  return (
-    value.length <= 32 &&
-    /^[\p{Extended_Pictographic}\p{Emoji_Component}]+$/u.test(value) &&
-    /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20e3/u.test(value)
-  );
 }

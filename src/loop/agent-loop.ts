@@ -6,95 +6,19 @@
  * finished it; a cut-off turn is simply run again.
  */
 
-import type {
-  ContentBlockParam,
-  Message,
-  MessageCreateParamsNonStreaming,
-  TextBlockParam,
-  ToolResultBlockParam,
-} from "@anthropic-ai/sdk/resources/messages/messages";
-import type { Part } from "../a2a/wire.ts";
-import type { AgentDefinition } from "../agents/identity.ts";
-import type { HookRunner } from "../hooks/registry.ts";
+import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { HookContext } from "../hooks/types.ts";
 import { backoffMs, classifyModelError } from "../model/errors.ts";
-import type { LoopState, Usage } from "../task/loop-state.ts";
+import type { Usage } from "../task/loop-state.ts";
 import { addUsage } from "../task/loop-state.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import type { ToolContext, ToolResult } from "../tools/types.ts";
 import { AnswerStream } from "./answer-stream.ts";
-import type { ChatMessage } from "./chat-message.ts";
 import { estimateTokens } from "./compaction.ts";
 import { modelParams } from "./model-params.ts";
 import { repairConversation } from "./repair.ts";
-import {
-  answerContent,
-  approvalFrom,
-  type ChildOutcome,
-  type PendingCall,
-  type PendingCalls,
-  type Suspension,
-} from "./suspension.ts";
-import { type TextAction, TurnText } from "./turn-text.ts";
-
-/** How the step ended and what the task object should do next. */
-export type StepOutcome =
-  /** Run the next step (after `afterMs`, else at once). */
-  | { kind: "continue"; afterMs?: number }
-  | { kind: "retry"; delayMs: number; reason: string }
-  /** Done: `note` is the final status text, or `message` its parts (kept in the history). */
-  | { kind: "completed"; stopReason: string; note?: string; message?: Part[] }
-  | { kind: "failed"; message: string }
-  | { kind: "suspended"; suspension: Suspension }
-  /** The agent asks the person (input-required) with these parts; their next message resumes it. */
-  | { kind: "input-required"; message: Part[] }
-  /** The agent refuses the task (rejected). */
-  | { kind: "rejected"; message: Part[] }
-  | { kind: "budget"; message: string }
-  | { kind: "aborted" };
-
-/** Limits the step enforces. */
-export interface StepLimits {
-  maxTurns: number;
-  idleTimeoutMs: number;
-  maxRetries: number;
-  retryBaseMs: number;
-}
-
-/** Everything a step needs. */
-export interface StepDeps {
-  agent: AgentDefinition;
-  system: string | TextBlockParam[];
-  limits: StepLimits;
-  signal: AbortSignal;
-  tools: ToolRegistry;
-  toolContext: ToolContext;
-  hooks: HookRunner;
-  hookContext: Omit<HookContext, "turn">;
-  callModel(
-    params: MessageCreateParamsNonStreaming,
-    onText: (delta: string) => void,
-  ): Promise<Message>;
-  loadConversation(): ChatMessage[];
-  /** Appends to the model conversation; `contextSeq` marks a turn of another task. */
-  appendConversation(message: ChatMessage, contextSeq?: number): void;
-  loopState(): LoopState;
-  patchLoopState(changes: Partial<LoopState>): void;
-  /** The turn's tool calls while one waits for an answer (null when none waits). */
-  pendingCalls(): PendingCalls | null;
-  setPendingCalls(pending: PendingCalls | null): void;
-  /**
-   * Token budgets: `reserve` an estimate before each model call (a refusal message ends the
-   * step with `budget`), `settle` with what the call really used (0 when it failed).
-   */
-  budget?: {
-    reserve(estimate: number): Promise<string | null>;
-    settle(tokens: number): Promise<void>;
-  };
-  /** Sends a chunk of the answer; `turnShown` is the turn's text clients have now seen. */
-  emitAnswer(action: TextAction, turnShown: string): void;
-  transaction<T>(fn: () => T): T;
-}
+import type { StepDeps, StepOutcome } from "./step-types.ts";
+import type { PendingCall } from "./suspension.ts";
+import { finishPendingCalls, runCalls } from "./tool-calls.ts";
+import { TurnText } from "./turn-text.ts";
 
 const TURN_SEPARATOR = "\n\n";
 
@@ -217,110 +141,4 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
     };
   }
   return { kind: "completed", stopReason: response.stop_reason ?? "end_turn" };
-}
-
-/**
- * Runs `calls` from index `from` in order. When one must wait (a person's answer or approval),
- * the calls and the results so far are saved and the step ends suspended; otherwise the results
- * go into the conversation as one user message (then any turns deferred while waiting).
- */
-async function runCalls(
-  deps: StepDeps,
-  hookContext: HookContext,
-  calls: PendingCall[],
-  from: number,
-  done: ToolResultBlockParam[],
-  deferred: PendingCalls["deferred"],
-): Promise<StepOutcome> {
-  const results = [...done];
-  for (let i = from; i < calls.length; i++) {
-    const call = calls[i] as PendingCall;
-    const decided = await deps.hooks.beforeTool(hookContext, call);
-    let raw: ToolResult;
-    if (decided && "suspend" in decided) raw = { content: "", suspend: decided.suspend };
-    else
-      raw =
-        decided?.result ??
-        (await deps.tools.run(call.name, call.input, { ...deps.toolContext, callId: call.id }));
-    if (deps.signal.aborted) return { kind: "aborted" };
-    if (raw.suspend) {
-      deps.setPendingCalls({
-        calls,
-        next: i,
-        results,
-        waiting: raw.suspend,
-        resolution: null,
-        deferred,
-      });
-      return { kind: "suspended", suspension: raw.suspend };
-    }
-    results.push(toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, raw)));
-  }
-  deps.transaction(() => {
-    deps.appendConversation({ role: "user", content: results });
-    for (const turn of deferred) deps.appendConversation(turn.message, turn.seq);
-    deps.setPendingCalls(null);
-  });
-  return { kind: "continue" };
-}
-
-/** After the answer arrived: the waiting call's result, then the turn's remaining calls. */
-async function finishPendingCalls(
-  deps: StepDeps,
-  hookContext: HookContext,
-  pending: PendingCalls,
-): Promise<StepOutcome> {
-  const resolution = pending.resolution;
-  if (!resolution) return { kind: "suspended", suspension: pending.waiting };
-  const call = pending.calls[pending.next] as PendingCall;
-  const waiting = pending.waiting;
-  let result: ToolResult;
-  if (waiting.kind === "child") {
-    if (resolution.kind === "reply") {
-      // The person answered the sub-agent's question: pass it down and keep waiting.
-      await deps.toolContext.subagents.answer(waiting.childTaskId, resolution.parts);
-      deps.setPendingCalls({ ...pending, resolution: null });
-      return { kind: "suspended", suspension: waiting };
-    }
-    result = childResult(waiting.agent, resolution);
-  } else if (resolution.kind !== "reply") {
-    return { kind: "suspended", suspension: waiting };
-  } else if (waiting.kind === "question") {
-    result = { content: answerContent(resolution) };
-  } else {
-    const { approved, reason } = approvalFrom(resolution);
-    const words = reason.trim() ? ` They said: "${reason.trim().slice(0, 1_000)}"` : "";
-    result = approved
-      ? await deps.tools.run(call.name, call.input, { ...deps.toolContext, callId: call.id })
-      : {
-          content: `The user did not approve this call of ${call.name}.${words} Do not repeat it unless they ask; go on without it or ask them how to proceed.`,
-          isError: true,
-        };
-    if (deps.signal.aborted) return { kind: "aborted" };
-  }
-  const done = [
-    ...pending.results,
-    toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, result)),
-  ];
-  return runCalls(deps, hookContext, pending.calls, pending.next + 1, done, pending.deferred);
-}
-
-/** What the model gets back from a sub-agent's task. */
-function childResult(agent: string, outcome: ChildOutcome): ToolResult {
-  if (outcome.state === "TASK_STATE_COMPLETED")
-    return { content: outcome.text || `The ${agent} sub-agent finished without an answer.` };
-  const how = outcome.state.replace("TASK_STATE_", "").toLowerCase();
-  return {
-    content: `The ${agent} sub-agent ${how === "canceled" ? "was canceled" : how}${outcome.text ? `: ${outcome.text}` : "."}`,
-    isError: true,
-  };
-}
-
-function toResultBlock(id: string, result: ToolResult): ToolResultBlockParam {
-  return {
-    type: "tool_result",
-    tool_use_id: id,
-    content: result.content,
-    ...(result.isError ? { is_error: true } : {}),
-  };
 }

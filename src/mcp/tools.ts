@@ -7,7 +7,8 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { AgentDefinition, McpServerConfig } from "../agents/identity.ts";
+import type { AgentDefinition } from "../agents/identity.ts";
+import type { McpServerConfig } from "../agents/identity-schema.ts";
 import { log } from "../platform/logging.ts";
 import type { Tool, ToolResult } from "../tools/types.ts";
 

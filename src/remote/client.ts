@@ -7,17 +7,12 @@
  * one. Cards are cached per isolate for five minutes.
  */
 import type { AgentCard } from "@a2a-js/sdk";
-import {
-  type Client,
-  ClientFactory,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-} from "@a2a-js/sdk/client";
+import { type Client, DefaultAgentCardResolver } from "@a2a-js/sdk/client";
 import type { Config } from "../config.ts";
 import { randomHex } from "../platform/hex.ts";
 import { checkUrl } from "../platform/ssrf.ts";
 import type { RemoteAgentEntry } from "./network-config.ts";
+import { sdkClientFactory } from "./sdk-client.ts";
 
 /** Where a remote agent is and how far it is trusted. */
 export interface RemoteTarget {
@@ -87,17 +82,6 @@ export function targetFetch(
 const CARD_TTL_MS = 5 * 60_000;
 const cards = new Map<string, { card: AgentCard; at: number }>();
 
-function factoryFor(fetchImpl: typeof fetch): ClientFactory {
-  const legacyCompat = { enabled: true };
-  return new ClientFactory({
-    transports: [
-      new JsonRpcTransportFactory({ fetchImpl, legacyCompat }),
-      new RestTransportFactory({ fetchImpl, legacyCompat }),
-    ],
-    cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat }),
-  });
-}
-
 /** The target's Agent Card (cached five minutes; `fresh` skips the cache). */
 export async function discoverCard(
   fetchImpl: typeof fetch,
@@ -115,7 +99,7 @@ export async function discoverCard(
 /** An SDK client for the target. */
 export async function clientFor(fetchImpl: typeof fetch, target: RemoteTarget): Promise<Client> {
   const card = await discoverCard(fetchImpl, target);
-  return factoryFor(fetchImpl).createFromAgentCard(card);
+  return sdkClientFactory({ fetchImpl, legacyCompat: true }).createFromAgentCard(card);
 }
 
 /** A remote failure as one line the model (or an operator) can read. */

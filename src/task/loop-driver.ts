@@ -7,8 +7,9 @@
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import { type Config, loadConfig } from "../config.ts";
-import { runStep, type StepOutcome } from "../loop/agent-loop.ts";
+import { runStep } from "../loop/agent-loop.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { StepOutcome } from "../loop/step-types.ts";
 import { mcpTools } from "../mcp/tools.ts";
 import { modelClient } from "../model/client.ts";
 import { log } from "../platform/logging.ts";

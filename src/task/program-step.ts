@@ -5,7 +5,7 @@
  * working statuses) are published through the task runtime, and its end becomes the same step
  * outcome a model turn gives the loop driver.
  */
-import type { StepOutcome } from "../loop/agent-loop.ts";
+import type { StepOutcome } from "../loop/step-types.ts";
 import type { AgentProgram } from "../programs/types.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 

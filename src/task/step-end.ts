@@ -6,7 +6,7 @@
  */
 import type { Part } from "../a2a/wire.ts";
 import { loadConfig } from "../config.ts";
-import type { StepOutcome } from "../loop/agent-loop.ts";
+import type { StepOutcome } from "../loop/step-types.ts";
 import { type Suspension, suspensionParts } from "../loop/suspension.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";

@@ -9,8 +9,8 @@ import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messag
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config.ts";
 import { defaultHooks } from "../hooks/index.ts";
-import type { StepDeps } from "../loop/agent-loop.ts";
 import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { StepDeps } from "../loop/step-types.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
 import type { ToolRegistry } from "../tools/registry.ts";

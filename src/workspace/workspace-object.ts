@@ -8,19 +8,17 @@
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
  */
 import { DurableObject } from "cloudflare:workers";
-import { sha256Hex } from "../platform/hex.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { Blobs, blobKey } from "./blobs.ts";
 import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
 import { Checkpoints } from "./checkpoints.ts";
+import { editFile, type FileStore, fail, readFile, writeFile } from "./file-ops.ts";
 import { compilePattern, pathFilter, searchFiles } from "./grep.ts";
 import { composeTaskEnd, type TaskEndInput } from "./handoff.ts";
 import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
 import {
   GREP_DEFAULT_RESULTS,
   GREP_MAX_RESULTS,
-  MAX_FILE_BYTES,
-  MAX_FILES,
   MAX_LABEL_CHARS,
   workspacePath,
   workspacePrefix,
@@ -28,17 +26,9 @@ import {
 import { Manifest } from "./manifest.ts";
 import { migrateWorkspace } from "./schema.ts";
 import { DECISIONS_FILE, HANDOFF_FILE, PROGRESS_FILE } from "./state-files.ts";
-import { replaceOnce, sliceLines } from "./text.ts";
 import type { WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
-
-const fail = (error: string): { ok: false; error: string } => ({ ok: false, error });
-
-const tooLarge = (path: string, bytes: number) =>
-  fail(
-    `${path} would be ${bytes} bytes; the limit is ${MAX_FILE_BYTES} bytes (1 MiB) per file. Split the content into several files.`,
-  );
 
 /** A workspace's Durable Object. */
 export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc {
@@ -80,14 +70,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   ): Promise<Result<"read">> {
     const blobs = this.#bind(scope);
     await this.#writesDone();
-    const p = workspacePath(path);
-    if (!p.ok) return p;
-    const row = this.#manifest.get(p.value);
-    if (!row) return fail(`${p.value} not found; list_files shows the files that exist`);
-    const text = await blobs.text(row.hash);
-    if (text === null) return fail(`the content of ${p.value} is missing from storage`);
-    const slice = sliceLines(p.value, text, options);
-    return slice.ok ? { ok: true, value: { path: p.value, ...slice.value } } : slice;
+    return readFile({ manifest: this.#manifest, blobs }, path, options);
   }
 
   /** Creates or overwrites a file with `content`. */
@@ -97,8 +80,8 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     content: string,
     meta: WriteMeta,
   ): Promise<Result<"write">> {
-    const blobs = this.#bind(scope);
-    return this.#exclusive(() => this.#writeFile(blobs, path, content, meta));
+    const files = this.#files(scope);
+    return this.#exclusive(() => writeFile(files, path, content, meta));
   }
 
   /**
@@ -107,9 +90,9 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
    * task asks for it without waiting, and any read that arrives later sees it.
    */
   async endNote(scope: WorkspaceScope, input: TaskEndInput): Promise<Result<"endNote">> {
-    const blobs = this.#bind(scope);
+    const files = this.#files(scope);
     return this.#exclusive(async () => {
-      const texts = await this.#texts(blobs, [PROGRESS_FILE, DECISIONS_FILE]);
+      const texts = await this.#texts(files.blobs, [PROGRESS_FILE, DECISIONS_FILE]);
       const note = composeTaskEnd(
         input,
         texts[PROGRESS_FILE] ?? null,
@@ -117,48 +100,16 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
       );
       const meta = { taskId: input.taskId, harness: true };
       const written: string[] = [];
-      const handoff = await this.#writeFile(blobs, HANDOFF_FILE, note.handoff, meta);
+      const handoff = await writeFile(files, HANDOFF_FILE, note.handoff, meta);
       if (!handoff.ok) return handoff;
       written.push(HANDOFF_FILE);
       if (note.decisions !== null) {
-        const decisions = await this.#writeFile(blobs, DECISIONS_FILE, note.decisions, meta);
+        const decisions = await writeFile(files, DECISIONS_FILE, note.decisions, meta);
         if (!decisions.ok) return decisions;
         written.push(DECISIONS_FILE);
       }
       return { ok: true, value: { written } };
     });
-  }
-
-  /** The body of {@link write}; the caller holds the write lock. */
-  async #writeFile(
-    blobs: Blobs,
-    path: string,
-    content: string,
-    meta: WriteMeta,
-  ): Promise<Result<"write">> {
-    const p = workspacePath(path);
-    if (!p.ok) return p;
-    if (typeof content !== "string") return fail("content must be text");
-    const bytes = new TextEncoder().encode(content);
-    if (bytes.byteLength > MAX_FILE_BYTES) return tooLarge(p.value, bytes.byteLength);
-    const existing = this.#manifest.get(p.value);
-    if (!existing && this.#manifest.count() >= MAX_FILES) {
-      return fail(
-        `the workspace is full (${MAX_FILES} files); overwrite an existing file instead of creating ${p.value}`,
-      );
-    }
-    const hash = await sha256Hex(bytes);
-    const value = { path: p.value, bytes: bytes.byteLength, created: !existing };
-    if (existing?.hash === hash) return { ok: true, value: { ...value, checkpoint: null } };
-    if (!this.#manifest.referenced(hash)) await blobs.put(hash, bytes, content);
-    const change = { path: p.value, hash, size: bytes.byteLength, op: "write" as const };
-    const checkpoint = this.#commit({
-      ...change,
-      taskId: meta.taskId,
-      existing: !!existing,
-      harness: meta.harness === true,
-    });
-    return { ok: true, value: { ...value, checkpoint } };
   }
 
   /** Replaces the single occurrence of `oldText` in a file with `newText`. */
@@ -169,35 +120,8 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     newText: string,
     meta: WriteMeta,
   ): Promise<Result<"edit">> {
-    const blobs = this.#bind(scope);
-    const p = workspacePath(path);
-    if (!p.ok) return p;
-    if (typeof oldText !== "string" || typeof newText !== "string") {
-      return fail("old_text and new_text must be text");
-    }
-    return this.#exclusive(async () => {
-      const row = this.#manifest.get(p.value);
-      if (!row) return fail(`${p.value} does not exist; create it with write_file`);
-      const text = await blobs.text(row.hash);
-      if (text === null) return fail(`the content of ${p.value} is missing from storage`);
-      const replaced = replaceOnce(p.value, text, oldText, newText);
-      if (!replaced.ok) return replaced;
-      const bytes = new TextEncoder().encode(replaced.value);
-      if (bytes.byteLength > MAX_FILE_BYTES) return tooLarge(p.value, bytes.byteLength);
-      const hash = await sha256Hex(bytes);
-      if (hash === row.hash) {
-        return { ok: true, value: { path: p.value, bytes: bytes.byteLength, checkpoint: null } };
-      }
-      if (!this.#manifest.referenced(hash)) await blobs.put(hash, bytes, replaced.value);
-      const change = { path: p.value, hash, size: bytes.byteLength, op: "edit" as const };
-      const checkpoint = this.#commit({
-        ...change,
-        taskId: meta.taskId,
-        existing: true,
-        harness: meta.harness === true,
-      });
-      return { ok: true, value: { path: p.value, bytes: bytes.byteLength, checkpoint } };
-    });
+    const files = this.#files(scope);
+    return this.#exclusive(() => editFile(files, path, oldText, newText, meta));
   }
 
   /** The files whose path starts with `prefix`, from the manifest, sorted by path. */
@@ -317,6 +241,15 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     );
   }
 
+  /** The file store for `scope` (checked as {@link #bind} does). */
+  #files(scope: WorkspaceScope): FileStore {
+    return {
+      manifest: this.#manifest,
+      blobs: this.#bind(scope),
+      commit: (change) => this.#commit(change),
+    };
+  }
+
   /** Checks the scope against the one this object serves (recording it on first use). */
   #bind(scope: WorkspaceScope): Blobs {
     const known = this.#scope ?? this.#manifest.scope();
@@ -341,7 +274,6 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     return this.#blobs;
   }
 
-  /** Runs `fn` after every earlier change finished (changes never interleave). */
   /**
    * Resolves once the changes asked for before this call are made: a read sees every write that
    * reached the object before it (a task's end note is asked for without waiting for it).
@@ -350,6 +282,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     await this.#lock;
   }
 
+  /** Runs `fn` after every earlier change finished (changes never interleave). */
   #exclusive<T>(fn: () => Promise<WsResult<T>>): Promise<WsResult<T>> {
     const run = this.#lock.then(fn, fn);
     this.#lock = run.catch(() => undefined);

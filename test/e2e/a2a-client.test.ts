@@ -4,15 +4,10 @@
  * mid-task and reconnect with Last-Event-ID.
  */
 import type { StreamResponse } from "@a2a-js/sdk";
-import {
-  type Client,
-  ClientFactory,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-} from "@a2a-js/sdk/client";
+import { type Client, ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
+import { sdkClientFactory } from "../../src/remote/sdk-client.ts";
 import { startFakeModel } from "../fake-model/server.ts";
 import { answerOf, applyStream, asTask, stateOf, textRequest, waitForState } from "./client.ts";
 import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
@@ -226,18 +221,11 @@ describe("official @a2a-js/sdk client against wrangler dev", () => {
 
 /** A client factory speaking only the given binding, on the v1.0 protocol or on v0.3 (legacy transports, v0.3 card). */
 function factory(binding: "JSONRPC" | "HTTP+JSON", version: "1.0" | "0.3"): ClientFactory {
-  const legacyCompat = { enabled: version === "0.3" };
-  return new ClientFactory({
-    transports: [
-      new JsonRpcTransportFactory({ legacyCompat }),
-      new RestTransportFactory({ legacyCompat }),
-    ],
+  return sdkClientFactory({
+    legacyCompat: version === "0.3",
     preferredTransports: [binding],
-    cardResolver: new DefaultAgentCardResolver({
-      legacyCompat,
-      // A v0.3 client sends no A2A-Version header, so it gets the v0.3 card.
-      ...(version === "0.3" ? { fetchImpl: (url: string | URL | Request) => fetch(url) } : {}),
-    }),
+    // A v0.3 client sends no A2A-Version header, so it gets the v0.3 card.
+    ...(version === "0.3" ? { cardFetch: (url: RequestInfo | URL) => fetch(url) } : {}),
   });
 }
 

@@ -134,6 +134,25 @@ export async function offeredTools(scenarioId: string, index = 0): Promise<strin
   return (body.tools ?? []).map((t) => t.name);
 }
 
+/**
+ * A scripted turn that calls one tool. `text` (when given, even "") is a text block before the
+ * call; without it the turn has no text block at all.
+ */
+export function toolTurn(name: string, input: Record<string, unknown>, text?: string): Turn {
+  return { ...(text === undefined ? {} : { text }), toolUses: [{ name, input }] };
+}
+
+/** The tool_result texts in the last request the model saw for a scenario ("ERROR " marks errors). */
+export async function toolResults(scenarioId: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const m of (await modelRequests(scenarioId)).at(-1)?.body.messages ?? []) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content as Array<{ type: string; content?: string; is_error?: boolean }>)
+      if (b.type === "tool_result") out.push(`${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
+  }
+  return out;
+}
+
 /** Polls `read` until `done` holds for its value, or fails after `timeoutMs`. */
 export async function until<T>(
   read: () => Promise<T>,

@@ -3,12 +3,11 @@
  * test Worker's loader, and a runner of the tool with it.
  */
 import { env } from "cloudflare:workers";
-import { loadConfig } from "../../src/config.ts";
 import { runCodeTool } from "../../src/tools/run-code.ts";
 import type { ToolContext, ToolResult } from "../../src/tools/types.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
-import { NO_REMOTE, NO_SUBAGENTS } from "./no-subagents.ts";
+import { toolContext } from "./tool-context.ts";
 
 const ns = env.WORKSPACES as unknown as DurableObjectNamespace<WorkspaceObject>;
 
@@ -17,28 +16,19 @@ export function context(
   owner: string,
   limits: { cpuMs?: number; timeoutMs?: number } = {},
 ): ToolContext {
-  return {
+  return toolContext({
     taskId: `task-${owner}`,
     contextId: "ctx-code",
-    agent: "assistant",
     owner,
-    signal: new AbortController().signal,
-    config: loadConfig(env),
     workspace: workspaceFor(ns, "assistant", owner),
-    db: env.DB,
-    files: env.FILES,
-    fetch,
     scratch: { bucket: env.FILES, rootTaskId: "code-test" },
-    subagents: NO_SUBAGENTS,
-    remote: NO_REMOTE,
-    emit: () => {},
     codeSandbox: {
       loader: env.LOADER,
       env: {},
       cpuMs: limits.cpuMs ?? 1_000,
       timeoutMs: limits.timeoutMs ?? 5_000,
     },
-  };
+  });
 }
 
 /** A fresh owner. */

@@ -6,20 +6,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
-import type { Turn } from "../../src/model/scripted/turn.ts";
 import {
   fetchWorker,
   modelRequests,
   rpc,
   scenario,
+  toolTurn as tool,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
 import { newUser } from "../helpers/as-user.ts";
-
-const tool = (name: string, input: Record<string, unknown>): Turn => ({
-  toolUses: [{ name, input }],
-});
 
 const send = async (text: string, extra: Record<string, unknown> = {}, headers = {}) =>
   (await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(text, extra) }, { headers }))

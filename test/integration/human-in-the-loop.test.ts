@@ -8,7 +8,6 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
-import type { Turn } from "../../src/model/scripted/turn.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
   answerText,
@@ -19,6 +18,7 @@ import {
   type RpcResponse,
   rpc,
   scenario,
+  toolTurn,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
@@ -26,10 +26,8 @@ import {
 type Part = { text?: string; data?: Record<string, unknown>; kind?: string };
 type StatusTask = WireTask & { status: { state: string; message?: { parts: Part[] } } };
 
-const tool = (name: string, input: Record<string, unknown>, text = ""): Turn => ({
-  text,
-  toolUses: [{ name, input }],
-});
+const tool = (name: string, input: Record<string, unknown>, text = "") =>
+  toolTurn(name, input, text);
 
 const send = async (message: Record<string, unknown>, path = "/") =>
   (await rpc<{ task: StatusTask }>("SendMessage", { message }, { path })).result

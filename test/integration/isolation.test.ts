@@ -6,23 +6,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { SUBAGENT_METADATA } from "../../src/subagents/transport.ts";
-import { modelRequests, scenario, userMessage } from "../helpers/a2a.ts";
+import { scenario, toolTurn as tool, toolResults, userMessage } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
 
 type Task = { id: string; contextId: string; status: { state: string } };
-const tool = (name: string, input: Record<string, unknown>) => ({
-  toolUses: [{ name, input }],
-});
-
-async function toolResults(scenarioId: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const m of (await modelRequests(scenarioId)).at(-1)?.body.messages ?? []) {
-    if (!Array.isArray(m.content)) continue;
-    for (const b of m.content as Array<{ type: string; content?: string; is_error?: boolean }>)
-      if (b.type === "tool_result") out.push(`${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
-  }
-  return out;
-}
 
 describe("cross-user isolation", () => {
   it("hides a task from everyone but its owner", async () => {

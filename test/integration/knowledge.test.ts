@@ -8,15 +8,13 @@ import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import type { AppEnv } from "../../src/a2a/app-types.ts";
-import { loadConfig } from "../../src/config.ts";
 import { knowledgeAdminRoutes } from "../../src/knowledge/admin-routes.ts";
 import { errorResponse } from "../../src/platform/http-error.ts";
 import { getDocument, searchDocuments, toFtsQuery } from "../../src/store/knowledge.ts";
 import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fetch-document.ts";
 import { searchTool } from "../../src/tools/search.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
-import type { WorkspaceApi } from "../../src/workspace/types.ts";
-import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
+import { toolContext } from "../helpers/tool-context.ts";
 
 const KEY = "admin-secret-key";
 const app = new Hono<AppEnv>()
@@ -40,22 +38,7 @@ async function put(id: string, doc: Record<string, unknown>): Promise<Response> 
 }
 
 function asAgent(agent: string): ToolContext {
-  return {
-    taskId: "task-kb",
-    contextId: "ctx-kb",
-    agent,
-    owner: "anonymous",
-    signal: new AbortController().signal,
-    config: loadConfig(env),
-    workspace: {} as WorkspaceApi,
-    db: env.DB,
-    files: env.FILES,
-    fetch,
-    scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
-    subagents: NO_SUBAGENTS,
-    remote: NO_REMOTE,
-    emit: () => {},
-  };
+  return toolContext({ taskId: "task-kb", contextId: "ctx-kb", agent });
 }
 
 const resultIds = (content: string) => [...content.matchAll(/^ {3}id: (.+)$/gm)].map((m) => m[1]);

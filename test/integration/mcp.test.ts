@@ -7,30 +7,17 @@
 import { describe, expect, it } from "vitest";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
 import { mcpToolName } from "../../src/mcp/tools.ts";
-import type { Turn } from "../../src/model/scripted/turn.ts";
 import {
-  modelRequests,
   offeredTools,
   rpc,
   scenario,
+  toolTurn as tool,
+  toolResults,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
 
 type Part = { text?: string };
-const tool = (name: string, input: Record<string, unknown>): Turn => ({
-  toolUses: [{ name, input }],
-});
-
-async function toolResults(scenarioId: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const m of (await modelRequests(scenarioId)).at(-1)?.body.messages ?? []) {
-    if (!Array.isArray(m.content)) continue;
-    for (const b of m.content as Array<{ type: string; content?: string; is_error?: boolean }>)
-      if (b.type === "tool_result") out.push(`${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
-  }
-  return out;
-}
 
 describe("MCP tools", () => {
   it("joins the server's tools under a prefix and runs them through the hooks", async () => {

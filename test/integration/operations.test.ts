@@ -9,11 +9,10 @@ import { describe, expect, it } from "vitest";
 import { sweepExpired } from "../../src/platform/retention.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../src/task/task-parts.ts";
-import { modelRequests, scenario, until, userMessage } from "../helpers/a2a.ts";
+import { modelRequests, scenario, toolTurn as tool, until, userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
 
 type Task = { id: string; contextId: string; status: { state: string } };
-const tool = (name: string, input: Record<string, unknown>) => ({ toolUses: [{ name, input }] });
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 async function api(token: string, path: string, init: RequestInit = {}) {

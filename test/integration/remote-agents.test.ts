@@ -8,7 +8,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
-import type { Turn } from "../../src/model/scripted/turn.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
   fetchWorker,
@@ -16,6 +15,8 @@ import {
   offeredTools,
   rpc,
   scenario,
+  toolResults,
+  toolTurn,
   until,
   userMessage,
   type WireTask,
@@ -28,10 +29,8 @@ type Task = WireTask & {
   metadata?: Record<string, unknown>;
 };
 
-const tool = (name: string, input: Record<string, unknown>, text = ""): Turn => ({
-  text,
-  toolUses: [{ name, input }],
-});
+const tool = (name: string, input: Record<string, unknown>, text = "") =>
+  toolTurn(name, input, text);
 
 const send = async (text: string, path = "/", headers: Record<string, string> = {}) =>
   (await rpc<{ task: Task }>("SendMessage", { message: userMessage(text) }, { path, headers }))
@@ -40,16 +39,6 @@ const send = async (text: string, path = "/", headers: Record<string, string> = 
 const AS_ADMIN_KEY = { Authorization: `Bearer ${env.ADMIN_API_KEY}` };
 const getTask = async (id: string, headers: Record<string, string> = {}) =>
   (await rpc<Task>("GetTask", { id }, { headers })).result as Task;
-
-async function toolResults(scenarioId: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const m of (await modelRequests(scenarioId)).at(-1)?.body.messages ?? []) {
-    if (!Array.isArray(m.content)) continue;
-    for (const b of m.content as Array<{ type: string; content?: string; is_error?: boolean }>)
-      if (b.type === "tool_result") out.push(`${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
-  }
-  return out;
-}
 
 const sendImmediately = async (text: string) =>
   (

@@ -5,8 +5,14 @@
  * passing run, and the verification gate satisfied by running the changed file.
  */
 import { describe, expect, it } from "vitest";
-import type { Turn } from "../../src/model/scripted/turn.ts";
-import { modelRequests, rpc, scenario, userMessage, type WireTask } from "../helpers/a2a.ts";
+import {
+  modelRequests,
+  rpc,
+  scenario,
+  toolTurn,
+  userMessage,
+  type WireTask,
+} from "../helpers/a2a.ts";
 import { context, owner, run } from "../helpers/code-context.ts";
 
 describe("run_code", () => {
@@ -161,10 +167,8 @@ enumless: {
   });
 });
 
-const tool = (name: string, input: Record<string, unknown>, text = ""): Turn => ({
-  text,
-  toolUses: [{ name, input }],
-});
+const tool = (name: string, input: Record<string, unknown>, text = "") =>
+  toolTurn(name, input, text);
 
 /** The tool_result contents of the model's requests, in order. */
 async function toolResults(scenarioId: string): Promise<string[]> {

@@ -9,10 +9,18 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
-import type { Turn } from "../../src/model/scripted/turn.ts";
 import { listTaskIndex } from "../../src/store/d1-index.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
-import { modelRequests, rpc, scenario, until, userMessage, type WireTask } from "../helpers/a2a.ts";
+import {
+  modelRequests,
+  rpc,
+  scenario,
+  toolResults,
+  toolTurn,
+  until,
+  userMessage,
+  type WireTask,
+} from "../helpers/a2a.ts";
 
 type Part = { text?: string; data?: Record<string, unknown> };
 type Task = WireTask & {
@@ -20,10 +28,8 @@ type Task = WireTask & {
   metadata?: Record<string, unknown>;
 };
 
-const tool = (name: string, input: Record<string, unknown>, text = ""): Turn => ({
-  text,
-  toolUses: [{ name, input }],
-});
+const tool = (name: string, input: Record<string, unknown>, text = "") =>
+  toolTurn(name, input, text);
 const delegate = (agent: string, prompt: string, description = `${agent} step`) =>
   tool("task", { subagent_type: agent, description, prompt });
 
@@ -49,18 +55,6 @@ const eventsOf = (task: Task): HarnessEvent[] =>
       const detail = typeof data.detail === "object" && data.detail !== null ? data.detail : {};
       return { text: m.parts[0]?.text ?? "", kind: data.kind, ...detail };
     });
-
-/** The tool_result texts in the last request the model saw for a scenario. */
-async function toolResults(scenarioId: string): Promise<string[]> {
-  const requests = await modelRequests(scenarioId);
-  const out: string[] = [];
-  for (const m of requests.at(-1)?.body.messages ?? []) {
-    if (!Array.isArray(m.content)) continue;
-    for (const b of m.content as Array<{ type: string; content?: string; is_error?: boolean }>)
-      if (b.type === "tool_result") out.push(`${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
-  }
-  return out;
-}
 
 describe("sub-agents", () => {
   it("researcher -> deep-thinker -> writer through the shared scratchpad", async () => {

@@ -14,8 +14,7 @@ import {
   WEB_FETCH_MAX_CHARS,
   webFetchTool,
 } from "../../src/tools/web-fetch.ts";
-import type { WorkspaceApi } from "../../src/workspace/types.ts";
-import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
+import { toolContext } from "../helpers/tool-context.ts";
 
 type Handler = (url: string, init: RequestInit | undefined) => Response | Promise<Response>;
 
@@ -31,26 +30,18 @@ function fakeFetch(routes: Record<string, Handler>) {
   return { fetch: fetcher as typeof fetch, calls };
 }
 
-function toolContext(
+function webContext(
   fetcher: typeof fetch,
   options: { allowPrivate?: boolean; signal?: AbortSignal } = {},
 ): ToolContext {
-  return {
+  return toolContext({
     taskId: "task-web",
     contextId: "ctx-web",
     agent: "researcher",
-    owner: "anonymous",
     signal: options.signal ?? new AbortController().signal,
     config: { ...loadConfig(env), webFetchAllowPrivate: options.allowPrivate ?? false },
-    workspace: {} as WorkspaceApi,
-    db: env.DB,
-    files: env.FILES,
     fetch: fetcher,
-    scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
-    subagents: NO_SUBAGENTS,
-    remote: NO_REMOTE,
-    emit: () => {},
-  };
+  });
 }
 
 const html =
@@ -168,7 +159,7 @@ describe("htmlToText on awkward markup", () => {
 describe("web_fetch", () => {
   it("returns the URL, status, title and page text, sending its User-Agent", async () => {
     const { fetch, calls } = fakeFetch({ "https://example.com/page": html(PAGE) });
-    const result = await webFetchTool.run({ url: "https://example.com/page" }, toolContext(fetch));
+    const result = await webFetchTool.run({ url: "https://example.com/page" }, webContext(fetch));
     expect(result.isError).toBeFalsy();
     expect(result.content).toMatch(
       /^URL: https:\/\/example\.com\/page\nStatus: 200\nTitle: The Edge & You\n\nHome\n\n# Edge computing\n/,
@@ -187,7 +178,7 @@ describe("web_fetch", () => {
       "https://b.test/end": () =>
         new Response("plain body", { headers: { "content-type": "text/plain" } }),
     });
-    const result = await webFetchTool.run({ url: "https://a.test/start" }, toolContext(fetch));
+    const result = await webFetchTool.run({ url: "https://a.test/start" }, webContext(fetch));
     expect(result).toEqual({ content: "URL: https://b.test/end\nStatus: 200\n\nplain body" });
     expect(calls.map((c) => c.url)).toEqual([
       "https://a.test/start",
@@ -203,7 +194,7 @@ describe("web_fetch", () => {
       "file:///etc/passwd",
     ]) {
       const { fetch, calls } = fakeFetch({ "https://a.test/r": redirect(target) });
-      const result = await webFetchTool.run({ url: "https://a.test/r" }, toolContext(fetch));
+      const result = await webFetchTool.run({ url: "https://a.test/r" }, webContext(fetch));
       expect(result.isError).toBe(true);
       expect(result.content).toMatch(/^web_fetch refused a redirect from https:\/\/a\.test\/r: /);
       expect(calls.map((c) => c.url)).toEqual(["https://a.test/r"]);
@@ -214,7 +205,7 @@ describe("web_fetch", () => {
     const routes: Record<string, Handler> = {};
     for (let i = 0; i < 10; i++) routes[`https://loop.test/${i}`] = redirect(`/${i + 1}`);
     const { fetch, calls } = fakeFetch(routes);
-    const result = await webFetchTool.run({ url: "https://loop.test/0" }, toolContext(fetch));
+    const result = await webFetchTool.run({ url: "https://loop.test/0" }, webContext(fetch));
     expect(result).toMatchObject({
       isError: true,
       content: expect.stringMatching(/more than 5 redirects/),
@@ -230,14 +221,14 @@ describe("web_fetch", () => {
       "ftp://example.com/",
       "http://[::ffff:127.0.0.1]/",
     ]) {
-      const result = await webFetchTool.run({ url }, toolContext(fetch));
+      const result = await webFetchTool.run({ url }, webContext(fetch));
       expect(result.isError).toBe(true);
       expect(result.content).toMatch(/^web_fetch refused /);
     }
     expect(calls).toHaveLength(0);
     const allowed = await webFetchTool.run(
       { url: "http://10.0.0.5/" },
-      toolContext(fetch, { allowPrivate: true }),
+      webContext(fetch, { allowPrivate: true }),
     );
     expect(allowed.content).toContain("intranet");
   });
@@ -261,7 +252,7 @@ describe("web_fetch", () => {
     const tool = createWebFetch({ maxBytes: 4096 });
     const result = await tool.run(
       { url: "https://big.test/", max_chars: 50_000 },
-      toolContext(fetch),
+      webContext(fetch),
     );
     expect(result.isError).toBeFalsy();
     expect(result.content).toContain("Note: only the first 4 KB of the body were read.");
@@ -279,16 +270,16 @@ describe("web_fetch", () => {
       "https://f.test/raw": () =>
         new Response(new TextEncoder().encode("<html><title>T</title><p>hi")),
     });
-    const pdf = await webFetchTool.run({ url: "https://f.test/doc.pdf" }, toolContext(fetch));
+    const pdf = await webFetchTool.run({ url: "https://f.test/doc.pdf" }, webContext(fetch));
     expect(pdf).toMatchObject({
       isError: true,
       content: expect.stringContaining("is application/pdf"),
     });
-    const img = await webFetchTool.run({ url: "https://f.test/img" }, toolContext(fetch));
+    const img = await webFetchTool.run({ url: "https://f.test/img" }, webContext(fetch));
     expect(img).toMatchObject({ isError: true, content: expect.stringContaining("is image/png") });
-    const json = await webFetchTool.run({ url: "https://f.test/api" }, toolContext(fetch));
+    const json = await webFetchTool.run({ url: "https://f.test/api" }, webContext(fetch));
     expect(json.content).toBe('URL: https://f.test/api\nStatus: 200\n\n{"ok":true}');
-    const raw = await webFetchTool.run({ url: "https://f.test/raw" }, toolContext(fetch));
+    const raw = await webFetchTool.run({ url: "https://f.test/raw" }, webContext(fetch));
     expect(raw.content).toBe("URL: https://f.test/raw\nStatus: 200\nTitle: T\n\nhi");
   });
 
@@ -297,12 +288,12 @@ describe("web_fetch", () => {
       "https://e.test/boom": () =>
         new Response("oops", { status: 503, statusText: "Service Unavailable" }),
     });
-    const missing = await webFetchTool.run({ url: "https://e.test/missing" }, toolContext(fetch));
+    const missing = await webFetchTool.run({ url: "https://e.test/missing" }, webContext(fetch));
     expect(missing).toEqual({
       isError: true,
       content: "web_fetch got HTTP 404 Not Found from https://e.test/missing.",
     });
-    const boom = await webFetchTool.run({ url: "https://e.test/boom" }, toolContext(fetch));
+    const boom = await webFetchTool.run({ url: "https://e.test/boom" }, webContext(fetch));
     expect(boom.content).toBe(
       "web_fetch got HTTP 503 Service Unavailable from https://e.test/boom.",
     );
@@ -312,7 +303,7 @@ describe("web_fetch", () => {
     const tool = createWebFetch({ timeoutMs: 50 });
     const never = (() => new Promise<Response>(() => {})) as typeof fetch;
     const started = Date.now();
-    const result = await tool.run({ url: "https://slow.test/" }, toolContext(never));
+    const result = await tool.run({ url: "https://slow.test/" }, webContext(never));
     expect(result).toEqual({
       isError: true,
       content: "web_fetch timed out after 0.05 s fetching https://slow.test/.",
@@ -327,7 +318,7 @@ describe("web_fetch", () => {
           },
         ),
     });
-    const stalled = await tool.run({ url: "https://slow.test/body" }, toolContext(fetch));
+    const stalled = await tool.run({ url: "https://slow.test/body" }, webContext(fetch));
     expect(stalled).toMatchObject({ isError: true, content: expect.stringMatching(/timed out/) });
   });
 
@@ -337,7 +328,7 @@ describe("web_fetch", () => {
     const never = (() => new Promise<Response>(() => {})) as typeof fetch;
     const cancelled = await webFetchTool.run(
       { url: "https://x.test/" },
-      toolContext(never, { signal: controller.signal }),
+      webContext(never, { signal: controller.signal }),
     );
     expect(cancelled).toEqual({
       isError: true,
@@ -346,7 +337,7 @@ describe("web_fetch", () => {
     const broken = (async () => {
       throw new TypeError("Network connection lost.");
     }) as typeof fetch;
-    const failed = await webFetchTool.run({ url: "https://x.test/" }, toolContext(broken));
+    const failed = await webFetchTool.run({ url: "https://x.test/" }, webContext(broken));
     expect(failed).toEqual({
       isError: true,
       content: "web_fetch could not fetch https://x.test/: Network connection lost.",
@@ -360,18 +351,18 @@ describe("web_fetch", () => {
     });
     const short = await webFetchTool.run(
       { url: "https://long.test/", max_chars: 100 },
-      toolContext(fetch),
+      webContext(fetch),
     );
     expect(short.content).toContain(
       `\n\n[truncated: ${long.length - 100} more characters; call again with max_chars: ${WEB_FETCH_MAX_CHARS} to read more]`,
     );
-    const byDefault = await webFetchTool.run({ url: "https://long.test/" }, toolContext(fetch));
+    const byDefault = await webFetchTool.run({ url: "https://long.test/" }, webContext(fetch));
     expect(byDefault.content).toContain(
       `[truncated: ${long.length - WEB_FETCH_DEFAULT_CHARS} more characters;`,
     );
     const capped = await webFetchTool.run(
       { url: "https://long.test/", max_chars: 1_000_000 },
-      toolContext(fetch),
+      webContext(fetch),
     );
     expect(capped.content).toContain(
       `[truncated: ${long.length - WEB_FETCH_MAX_CHARS} more characters; max_chars is at its limit of ${WEB_FETCH_MAX_CHARS}]`,
@@ -386,7 +377,7 @@ describe("web_fetch", () => {
       { url: "https://x.test/", max_chars: "many" },
       { url: "https://x.test/", max_chars: 0 },
     ]) {
-      const result = await webFetchTool.run(input, toolContext(fetch));
+      const result = await webFetchTool.run(input, webContext(fetch));
       expect(result.isError).toBe(true);
       expect(result.content).toMatch(/^Invalid input for web_fetch: (url|max_chars): /);
     }
@@ -394,9 +385,9 @@ describe("web_fetch", () => {
 
   it("fetches 127.0.0.1 for real only when private hosts are allowed", async () => {
     const url = `${env.FAKE_MODEL_URL}/_scripted/health`;
-    const refused = await webFetchTool.run({ url }, toolContext(fetch));
+    const refused = await webFetchTool.run({ url }, webContext(fetch));
     expect(refused).toMatchObject({ isError: true, content: expect.stringContaining("loopback") });
-    const result = await webFetchTool.run({ url }, toolContext(fetch, { allowPrivate: true }));
+    const result = await webFetchTool.run({ url }, webContext(fetch, { allowPrivate: true }));
     expect(result.isError, result.content).toBeFalsy();
     expect(result.content).toMatch(new RegExp(`^URL: ${url}\\nStatus: 200\\n\\n\\{"ok":true`));
   });

@@ -12,11 +12,11 @@ import {
   renderConversations,
   setCurrent,
 } from "./conversations.js";
-import { $, el, icon } from "./dom.js";
+import { $, icon } from "./dom.js";
 import { inspect, loadTasks } from "./inspector.js";
+import { loadCard, loadRoster, markSelected, showNames } from "./roster.js";
 import { View } from "./view.js";
 
-const LAST_AGENT = "a2a-console:agent";
 const TITLE = "A2A edge harness console";
 const app = { user: null, view: null, listRound: 0 };
 const transcript = $("#transcript");
@@ -47,60 +47,15 @@ async function whoAmI() {
 
 // ---- agents ----------------------------------------------------------------------------------
 
-async function loadRoster() {
-  const list = await api("/agents");
-  $("#roster").replaceChildren(
-    ...list.agents.map((agent) =>
-      el(
-        "li",
-        {},
-        el(
-          "button",
-          {
-            class: "agent",
-            type: "button",
-            "data-agent": agent.name,
-            "aria-pressed": "false",
-            onclick: () => selectAgent(agent.name),
-          },
-          el("strong", { text: agent.name }),
-          el("span", { class: "muted", text: agent.description }),
-        ),
-      ),
-    ),
-  );
-  const last = localStorage.getItem(LAST_AGENT);
-  const known = list.agents.some((a) => a.name === last);
-  selectAgent(known ? last : list.defaultAgent || list.agents[0]?.name);
+async function showRoster() {
+  selectAgent(await loadRoster(selectAgent));
 }
 
 function selectAgent(name) {
   if (!name) return;
-  localStorage.setItem(LAST_AGENT, name);
-  for (const button of document.querySelectorAll("#roster button"))
-    button.setAttribute("aria-pressed", String(button.dataset.agent === name));
+  markSelected(name);
   openConversation(name, currentOf(app.user, name));
-  loadCard(name);
-}
-
-async function loadCard(name) {
-  const about = $("#agent-card");
-  about.replaceChildren(el("p", { class: "muted", text: "loading the card…" }));
-  let card;
-  try {
-    card = await api(`/agents/${encodeURIComponent(name)}/.well-known/agent-card.json`);
-  } catch (error) {
-    card = { description: `The card could not be loaded: ${error.message}` };
-  }
-  if (app.view?.agent !== name) return;
-  about.replaceChildren(
-    el("p", { text: card.description || "" }),
-    el(
-      "ul",
-      { class: "skills", "aria-label": "skills" },
-      ...(card.skills || []).map((s) => el("li", { title: s.description || "" }, s.name)),
-    ),
-  );
+  loadCard(name, (shown) => app.view?.agent === shown);
 }
 
 // ---- conversations ---------------------------------------------------------------------------
@@ -274,14 +229,14 @@ function wire() {
     e.preventDefault();
     auth.token = $("#token").value.trim();
     $("#token").value = "";
-    if (await whoAmI()) await loadRoster();
+    if (await whoAmI()) await showRoster();
   });
   $("#signout").addEventListener("click", async () => {
     auth.token = "";
     app.view?.close();
     app.view = null;
     transcript.replaceChildren();
-    if (await whoAmI()) await loadRoster();
+    if (await whoAmI()) await showRoster();
   });
   $("#inspect-form").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -291,12 +246,8 @@ function wire() {
 
 async function boot() {
   wire();
-  if (await whoAmI()) return loadRoster();
-  const list = await api("/agents").catch(() => null);
-  if (list)
-    $("#roster").replaceChildren(
-      ...list.agents.map((a) => el("li", { class: "muted", text: a.name })),
-    );
+  if (await whoAmI()) return showRoster();
+  await showNames();
 }
 
 boot();

@@ -10,8 +10,13 @@ import { env } from "cloudflare:workers";
 import { Anthropic } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
-import type { LoggedRequest } from "../../src/model/scripted/messages-api.ts";
-import { apiErrorOf, scriptedClient, streamOnce, userMessage } from "../helpers/scripted-client.ts";
+import type { LoggedRequest } from "../../../../src/model/scripted/messages-api.ts";
+import {
+  apiErrorOf,
+  scriptedClient,
+  streamOnce,
+  userMessage,
+} from "../../../helpers/scripted-client.ts";
 
 const MODEL = "claude-scripted-test";
 

@@ -3,8 +3,8 @@
  * description and skill extraction, and the bundled agents' registry.
  */
 import { describe, expect, it } from "vitest";
-import { IdentityError, parseIdentity } from "../../src/agents/identity.ts";
-import { AgentRegistry, bundledAgents } from "../../src/agents/registry.ts";
+import { IdentityError, parseIdentity } from "../../../src/agents/identity.ts";
+import { AgentRegistry, bundledAgents } from "../../../src/agents/registry.ts";
 
 const FILE = "agents/demo/IDENTITY.md";
 

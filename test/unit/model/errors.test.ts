@@ -1,6 +1,6 @@
 import { APIConnectionError, APIError } from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { backoffMs, classifyModelError, ModelStallError } from "../../src/model/errors.ts";
+import { backoffMs, classifyModelError, ModelStallError } from "../../../src/model/errors.ts";
 
 const apiError = (status: number, type: string, headers: Record<string, string> = {}) =>
   APIError.generate(

@@ -8,14 +8,14 @@ import {
   type LoggedRequest,
   type Scenario,
   ScenarioStore,
-} from "../../src/model/scripted/messages-api.ts";
+} from "../../../../src/model/scripted/messages-api.ts";
 import {
   apiErrorOf,
   SCRIPTED_BASE_URL,
   scriptedClient,
   streamOnce,
   userMessage,
-} from "../helpers/scripted-client.ts";
+} from "../../../helpers/scripted-client.ts";
 
 const MODEL = "claude-scripted-test";
 

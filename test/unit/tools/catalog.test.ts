@@ -1,16 +1,16 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { bundledAgents } from "../../src/agents/registry.ts";
-import { loadConfig } from "../../src/config.ts";
-import type { HarnessEvent } from "../../src/loop/harness-events.ts";
-import { allTools, toolsFor } from "../../src/tools/catalog.ts";
-import { memoryReadTool, memoryWriteTool } from "../../src/tools/memory.ts";
-import { TOOL_DOMAINS, TOOL_NAMES } from "../../src/tools/names.ts";
-import { progressUpdateTool } from "../../src/tools/progress.ts";
-import { writeTodosTool } from "../../src/tools/todos.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
-import type { WorkspaceApi } from "../../src/workspace/types.ts";
-import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
+import { bundledAgents } from "../../../src/agents/registry.ts";
+import { loadConfig } from "../../../src/config.ts";
+import type { HarnessEvent } from "../../../src/loop/harness-events.ts";
+import { allTools, toolsFor } from "../../../src/tools/catalog.ts";
+import { memoryReadTool, memoryWriteTool } from "../../../src/tools/memory.ts";
+import { TOOL_DOMAINS, TOOL_NAMES } from "../../../src/tools/names.ts";
+import { progressUpdateTool } from "../../../src/tools/progress.ts";
+import { writeTodosTool } from "../../../src/tools/todos.ts";
+import type { ToolContext } from "../../../src/tools/types.ts";
+import type { WorkspaceApi } from "../../../src/workspace/types.ts";
+import { toolContext } from "../../helpers/tool-context.ts";
 
 const agent = (name: string) => {
   const a = bundledAgents().get(name);
@@ -111,22 +111,15 @@ function context(workspace: Partial<WorkspaceApi> = {}): {
   const owner = `u-${crypto.randomUUID().slice(0, 8)}`;
   return {
     events,
-    ctx: {
+    ctx: toolContext({
       taskId: "t",
       contextId: "c",
       agent: "writer",
       owner,
-      signal: new AbortController().signal,
       config: loadConfig({}),
       workspace: workspace as WorkspaceApi,
-      db: env.DB,
-      files: env.FILES,
-      fetch,
-      scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
-      subagents: NO_SUBAGENTS,
-      remote: NO_REMOTE,
       emit: (e) => void events.push(e),
-    },
+    }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { composeTaskEnd } from "../../src/workspace/handoff.ts";
+import { composeTaskEnd } from "../../../src/workspace/handoff.ts";
 
 const input = {
   taskId: "t-1",

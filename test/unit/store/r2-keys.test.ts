@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { confinedPath, KeyError, sharedKey, taskKey, userKey } from "../../src/store/r2-keys.ts";
+import { confinedPath, KeyError, sharedKey, taskKey, userKey } from "../../../src/store/r2-keys.ts";
 
 describe("R2 key layout", () => {
   it("pins the three prefixes", () => {

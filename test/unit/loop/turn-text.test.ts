@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { AnswerStream } from "../../src/loop/answer-stream.ts";
-import { type TextAction, TurnText } from "../../src/loop/turn-text.ts";
+import { AnswerStream } from "../../../src/loop/answer-stream.ts";
+import { type TextAction, TurnText } from "../../../src/loop/turn-text.ts";
 
 const run = (shown: string, deltas: string[]) => {
   const t = new TurnText(shown);

@@ -1,6 +1,6 @@
 /** The web_fetch URL policy: every blocked form, the public URLs it lets through, redirects. */
 import { describe, expect, it } from "vitest";
-import { checkRedirect, checkUrl, parseIPv4, parseIPv6 } from "../../src/platform/ssrf.ts";
+import { checkRedirect, checkUrl, parseIPv4, parseIPv6 } from "../../../src/platform/ssrf.ts";
 
 const strict = { allowPrivate: false };
 const open = { allowPrivate: true };

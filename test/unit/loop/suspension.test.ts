@@ -3,14 +3,14 @@
  * gets back, and the approvals hook asking only for the listed tools.
  */
 import { describe, expect, it } from "vitest";
-import { approvalsHook } from "../../src/hooks/approvals.ts";
+import { approvalsHook } from "../../../src/hooks/approvals.ts";
 import {
   answerContent,
   approvalFrom,
   replyFrom,
   suspensionParts,
-} from "../../src/loop/suspension.ts";
-import { hookContext } from "../helpers/hook-context.ts";
+} from "../../../src/loop/suspension.ts";
+import { hookContext } from "../../helpers/hook-context.ts";
 
 describe("replies", () => {
   it("joins text parts and keeps data parts", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../src/loop/chat-message.ts";
-import { INTERRUPTED_TOOL_RESULT, repairConversation } from "../../src/loop/repair.ts";
+import type { ChatMessage } from "../../../src/loop/chat-message.ts";
+import { INTERRUPTED_TOOL_RESULT, repairConversation } from "../../../src/loop/repair.ts";
 
 const user = (text: string): ChatMessage => ({ role: "user", content: [{ type: "text", text }] });
 const toolUse = (id: string): ChatMessage => ({

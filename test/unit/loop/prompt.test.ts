@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bundledAgents } from "../../src/agents/registry.ts";
-import { environmentNote, systemPrompt } from "../../src/loop/prompt.ts";
+import { bundledAgents } from "../../../src/agents/registry.ts";
+import { environmentNote, systemPrompt } from "../../../src/loop/prompt.ts";
 
 const agent = bundledAgents().get("assistant");
 if (!agent) throw new Error("no assistant");

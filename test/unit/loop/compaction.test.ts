@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../src/loop/chat-message.ts";
+import type { ChatMessage } from "../../../src/loop/chat-message.ts";
 import {
   compactionCut,
   estimateTokens,
   summaryMessage,
   summaryRequest,
-} from "../../src/loop/compaction.ts";
+} from "../../../src/loop/compaction.ts";
 
 const text = (role: "user" | "assistant", chars: number): ChatMessage => ({
   role,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { TASK_STATES } from "../../src/a2a/wire.ts";
+import { TASK_STATES } from "../../../src/a2a/wire.ts";
 import {
   canTransition,
   IllegalTransitionError,
   isSettled,
   isTerminal,
   transition,
-} from "../../src/task/state-machine.ts";
+} from "../../../src/task/state-machine.ts";
 
 describe("task state machine", () => {
   it("knows the terminal and interrupted states of the spec", () => {

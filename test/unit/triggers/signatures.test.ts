@@ -5,8 +5,8 @@ import {
   signGithub,
   verifyGeneric,
   verifyGithub,
-} from "../../src/triggers/signatures.ts";
-import { renderPrompt } from "../../src/triggers/template.ts";
+} from "../../../src/triggers/signatures.ts";
+import { renderPrompt } from "../../../src/triggers/template.ts";
 
 describe("webhook signatures", () => {
   it("verifies GitHub's X-Hub-Signature-256 and nothing else", async () => {

@@ -1,16 +1,15 @@
-import { env } from "cloudflare:workers";
 /**
  * The workspace and checkpoint tools over a fake in-memory WorkspaceApi: input validation, the
  * output each tool gives the model, the effects hooks see, the meta passed to the workspace and
  * the `checkpoint` events emitted when the workspace took one.
  */
 import { describe, expect, it } from "vitest";
-import type { Config } from "../../src/config.ts";
-import type { HarnessEvent } from "../../src/loop/harness-events.ts";
-import type { ToolContext, ToolResult } from "../../src/tools/types.ts";
-import { WORKSPACE_TOOLS } from "../../src/tools/workspace-tools.ts";
-import type { CheckpointInfo, WorkspaceApi, WsResult } from "../../src/workspace/types.ts";
-import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
+import type { Config } from "../../../src/config.ts";
+import type { HarnessEvent } from "../../../src/loop/harness-events.ts";
+import type { ToolResult } from "../../../src/tools/types.ts";
+import { WORKSPACE_TOOLS } from "../../../src/tools/workspace-tools.ts";
+import type { CheckpointInfo, WorkspaceApi, WsResult } from "../../../src/workspace/types.ts";
+import { toolContext } from "../../helpers/tool-context.ts";
 
 interface Fake {
   api: WorkspaceApi;
@@ -146,22 +145,17 @@ function setup(): {
 } {
   const fake = fakeWorkspace();
   const events: HarnessEvent[] = [];
-  const context: ToolContext = {
+  const context = toolContext({
     taskId: "task-7",
     contextId: "ctx-1",
     agent: "writer",
-    owner: "anonymous",
-    signal: new AbortController().signal,
     config: {} as Config,
     workspace: fake.api,
     db: {} as D1Database,
     files: {} as R2Bucket,
     fetch: () => Promise.reject(new Error("no network in tool tests")),
-    scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
-    subagents: NO_SUBAGENTS,
-    remote: NO_REMOTE,
     emit: (event) => events.push(event),
-  };
+  });
   const run = (name: string, input: unknown) => {
     const tool = WORKSPACE_TOOLS.find((t) => t.name === name);
     if (!tool) throw new Error(`no tool ${name}`);

@@ -3,7 +3,7 @@ import {
   acceptsOurOutput,
   toUserContent,
   unsupportedMediaType,
-} from "../../src/loop/user-content.ts";
+} from "../../../src/loop/user-content.ts";
 
 const b64 = (s: string) => btoa(s);
 

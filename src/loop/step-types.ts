@@ -1,0 +1,80 @@
+/**
+ * The contract of one agent-loop step: what a step needs ({@link StepDeps}: storage, model,
+ * tools, hooks, all passed in), the limits it enforces and how it ends ({@link StepOutcome}).
+ * Types only.
+ */
+
+import type {
+  Message,
+  MessageCreateParamsNonStreaming,
+  TextBlockParam,
+} from "@anthropic-ai/sdk/resources/messages/messages";
+import type { Part } from "../a2a/wire.ts";
+import type { AgentDefinition } from "../agents/identity.ts";
+import type { HookRunner } from "../hooks/registry.ts";
+import type { HookContext } from "../hooks/types.ts";
+import type { LoopState } from "../task/loop-state.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { ToolContext } from "../tools/types.ts";
+import type { ChatMessage } from "./chat-message.ts";
+import type { PendingCalls, Suspension } from "./suspension.ts";
+import type { TextAction } from "./turn-text.ts";
+
+/** How the step ended and what the task object should do next. */
+export type StepOutcome =
+  /** Run the next step (after `afterMs`, else at once). */
+  | { kind: "continue"; afterMs?: number }
+  | { kind: "retry"; delayMs: number; reason: string }
+  /** Done: `note` is the final status text, or `message` its parts (kept in the history). */
+  | { kind: "completed"; stopReason: string; note?: string; message?: Part[] }
+  | { kind: "failed"; message: string }
+  | { kind: "suspended"; suspension: Suspension }
+  /** The agent asks the person (input-required) with these parts; their next message resumes it. */
+  | { kind: "input-required"; message: Part[] }
+  /** The agent refuses the task (rejected). */
+  | { kind: "rejected"; message: Part[] }
+  | { kind: "budget"; message: string }
+  | { kind: "aborted" };
+
+/** Limits the step enforces. */
+export interface StepLimits {
+  maxTurns: number;
+  idleTimeoutMs: number;
+  maxRetries: number;
+  retryBaseMs: number;
+}
+
+/** Everything a step needs. */
+export interface StepDeps {
+  agent: AgentDefinition;
+  system: string | TextBlockParam[];
+  limits: StepLimits;
+  signal: AbortSignal;
+  tools: ToolRegistry;
+  toolContext: ToolContext;
+  hooks: HookRunner;
+  hookContext: Omit<HookContext, "turn">;
+  callModel(
+    params: MessageCreateParamsNonStreaming,
+    onText: (delta: string) => void,
+  ): Promise<Message>;
+  loadConversation(): ChatMessage[];
+  /** Appends to the model conversation; `contextSeq` marks a turn of another task. */
+  appendConversation(message: ChatMessage, contextSeq?: number): void;
+  loopState(): LoopState;
+  patchLoopState(changes: Partial<LoopState>): void;
+  /** The turn's tool calls while one waits for an answer (null when none waits). */
+  pendingCalls(): PendingCalls | null;
+  setPendingCalls(pending: PendingCalls | null): void;
+  /**
+   * Token budgets: `reserve` an estimate before each model call (a refusal message ends the
+   * step with `budget`), `settle` with what the call really used (0 when it failed).
+   */
+  budget?: {
+    reserve(estimate: number): Promise<string | null>;
+    settle(tokens: number): Promise<void>;
+  };
+  /** Sends a chunk of the answer; `turnShown` is the turn's text clients have now seen. */
+  emitAnswer(action: TextAction, turnShown: string): void;
+  transaction<T>(fn: () => T): T;
+}

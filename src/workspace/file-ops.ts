@@ -1,0 +1,128 @@
+/**
+ * A workspace's file operations on its manifest and blobs: checks (path, type, size, file count,
+ * the edit's single match), the content hash, storing a new blob, and committing the change
+ * through the object's `commit` (one transaction with its automatic checkpoints). Refusals the
+ * model can act on are `{ ok: false, error }`; the caller holds the write lock for changes.
+ */
+import { sha256Hex } from "../platform/hex.ts";
+import type { Blobs } from "./blobs.ts";
+import type { Change } from "./changes.ts";
+import { MAX_FILE_BYTES, MAX_FILES, workspacePath } from "./limits.ts";
+import type { Manifest } from "./manifest.ts";
+import { replaceOnce, sliceLines } from "./text.ts";
+import type { WorkspaceApi, WriteMeta } from "./types.ts";
+
+type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
+
+/** What the file operations need of the workspace object. */
+export interface FileStore {
+  manifest: Manifest;
+  blobs: Blobs;
+  /** Applies a change with its automatic checkpoints; the id of the checkpoint taken, or null. */
+  commit(change: Change): string | null;
+}
+
+/** A refusal the model can act on. */
+export const fail = (error: string): { ok: false; error: string } => ({ ok: false, error });
+
+const tooLarge = (path: string, bytes: number) =>
+  fail(
+    `${path} would be ${bytes} bytes; the limit is ${MAX_FILE_BYTES} bytes (1 MiB) per file. Split the content into several files.`,
+  );
+
+/** Reads lines `offset`.. (1-based, at most `limit`) of a file. */
+export async function readFile(
+  { manifest, blobs }: Pick<FileStore, "manifest" | "blobs">,
+  path: string,
+  options: { offset?: number; limit?: number },
+): Promise<Result<"read">> {
+  const p = workspacePath(path);
+  if (!p.ok) return p;
+  const row = manifest.get(p.value);
+  if (!row) return fail(`${p.value} not found; list_files shows the files that exist`);
+  const text = await blobs.text(row.hash);
+  if (text === null) return fail(`the content of ${p.value} is missing from storage`);
+  const slice = sliceLines(p.value, text, options);
+  return slice.ok ? { ok: true, value: { path: p.value, ...slice.value } } : slice;
+}
+
+/** Creates or overwrites a file with `content`. */
+export async function writeFile(
+  store: FileStore,
+  path: string,
+  content: string,
+  meta: WriteMeta,
+): Promise<Result<"write">> {
+  const p = workspacePath(path);
+  if (!p.ok) return p;
+  if (typeof content !== "string") return fail("content must be text");
+  const bytes = encode(p.value, content);
+  if (!bytes.ok) return bytes;
+  const existing = store.manifest.get(p.value);
+  if (!existing && store.manifest.count() >= MAX_FILES) {
+    return fail(
+      `the workspace is full (${MAX_FILES} files); overwrite an existing file instead of creating ${p.value}`,
+    );
+  }
+  const size = bytes.value.byteLength;
+  const write = { path: p.value, bytes: bytes.value, text: content, op: "write" as const };
+  const checkpoint = await saveVersion(store, write, existing?.hash ?? null, meta);
+  return { ok: true, value: { path: p.value, bytes: size, created: !existing, checkpoint } };
+}
+
+/** Replaces the single occurrence of `oldText` in a file with `newText`. */
+export async function editFile(
+  store: FileStore,
+  path: string,
+  oldText: string,
+  newText: string,
+  meta: WriteMeta,
+): Promise<Result<"edit">> {
+  const p = workspacePath(path);
+  if (!p.ok) return p;
+  if (typeof oldText !== "string" || typeof newText !== "string") {
+    return fail("old_text and new_text must be text");
+  }
+  const row = store.manifest.get(p.value);
+  if (!row) return fail(`${p.value} does not exist; create it with write_file`);
+  const text = await store.blobs.text(row.hash);
+  if (text === null) return fail(`the content of ${p.value} is missing from storage`);
+  const replaced = replaceOnce(p.value, text, oldText, newText);
+  if (!replaced.ok) return replaced;
+  const bytes = encode(p.value, replaced.value);
+  if (!bytes.ok) return bytes;
+  const edit = { path: p.value, bytes: bytes.value, text: replaced.value, op: "edit" as const };
+  const checkpoint = await saveVersion(store, edit, row.hash, meta);
+  return { ok: true, value: { path: p.value, bytes: bytes.value.byteLength, checkpoint } };
+}
+
+/** The UTF-8 bytes of a file's new content, refused over the size limit. */
+function encode(path: string, content: string) {
+  const bytes = new TextEncoder().encode(content);
+  if (bytes.byteLength > MAX_FILE_BYTES) return tooLarge(path, bytes.byteLength);
+  return { ok: true as const, value: bytes };
+}
+
+/**
+ * Stores a file's new version (`current`: the hash of the version it replaces, null for a new
+ * file) and commits it; nothing changes when the content is the same. The checkpoint taken, or null.
+ */
+async function saveVersion(
+  store: FileStore,
+  version: { path: string; bytes: Uint8Array; text: string; op: Change["op"] },
+  current: string | null,
+  meta: WriteMeta,
+): Promise<string | null> {
+  const hash = await sha256Hex(version.bytes);
+  if (hash === current) return null;
+  if (!store.manifest.referenced(hash)) await store.blobs.put(hash, version.bytes, version.text);
+  return store.commit({
+    path: version.path,
+    hash,
+    size: version.bytes.byteLength,
+    op: version.op,
+    taskId: meta.taskId,
+    existing: current !== null,
+    harness: meta.harness === true,
+  });
+}

@@ -1,0 +1,30 @@
+/**
+ * A tool context for tests that call tools directly: the test Worker's D1 and R2, config from its
+ * vars, no workspace, no sub-agents or remote agents, events dropped. `overrides` replace fields.
+ */
+import { env } from "cloudflare:workers";
+import { loadConfig } from "../../src/config.ts";
+import type { ToolContext } from "../../src/tools/types.ts";
+import type { WorkspaceApi } from "../../src/workspace/types.ts";
+import { NO_REMOTE, NO_SUBAGENTS } from "./no-subagents.ts";
+
+/** A context for one tool call; fields of `overrides` win. */
+export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
+  return {
+    taskId: "task-test",
+    contextId: "ctx-test",
+    agent: "assistant",
+    owner: "anonymous",
+    signal: new AbortController().signal,
+    config: loadConfig(env),
+    workspace: {} as WorkspaceApi,
+    db: env.DB,
+    files: env.FILES,
+    fetch,
+    scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
+    subagents: NO_SUBAGENTS,
+    remote: NO_REMOTE,
+    emit: () => {},
+    ...overrides,
+  };
+}
