@@ -3,7 +3,6 @@
  * JSON error (never an HTML page), and exports the task Durable Object class.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "./a2a/app-types.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
 import { refreshAgents } from "./agents/overrides.ts";
 import { adminRoutes } from "./api/admin-routes.ts";
@@ -19,6 +18,7 @@ import { deepHealth } from "./platform/health.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
 import { RETENTION_CRON, sweepExpired } from "./platform/retention.ts";
 import { meteredEnv } from "./platform/storage-meter.ts";
+import type { AppEnv } from "./protocol/app-types.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
 import { runSchedules } from "./triggers/schedules.ts";
 import { webhookRoutes } from "./triggers/webhook-routes.ts";

@@ -40,6 +40,7 @@ import {
 } from "../loop/user-content.ts";
 import { newId, taskIdFor } from "../platform/ids.ts";
 import { programFor } from "../programs/index.ts";
+import type { Message, SequencedEvent, Task } from "../protocol/wire.ts";
 import type { PushAnswer, PushCall } from "../push/push-calls.ts";
 import {
   checkPushConfig,
@@ -54,7 +55,6 @@ import type { TaskObject } from "../task/task-object.ts";
 import { DEFAULT_PAGE_SIZE, listTasks } from "./list-tasks.ts";
 import { ListTasksParams } from "./params.ts";
 import { callerOf } from "./subagent-caller.ts";
-import type { Message, SequencedEvent, Task } from "./wire.ts";
 
 /** What the handler needs for one request. */
 export interface HandlerDeps {

@@ -13,7 +13,6 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents, deleteOverride, identityText, putOverride } from "../agents/overrides.ts";
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
@@ -21,6 +20,7 @@ import { createUser, getUser, listUsers, revokeTokens, setBudget } from "../auth
 import { loadConfig } from "../config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { memoryKeys } from "../tools/memory.ts";
 import { forgetBudget } from "../users/limits.ts";
 import { apiError, invalid, jsonBody } from "./errors.ts";

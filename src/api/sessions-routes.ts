@@ -10,11 +10,11 @@
 
 import type { Context } from "hono";
 import { Hono } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
-import type { Message, Task } from "../a2a/wire.ts";
 import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
+import type { Message, Task } from "../protocol/wire.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import { eraseContexts, eraseTasks, withDescendants } from "./erase.ts";
 import { apiError } from "./errors.ts";

@@ -4,10 +4,10 @@
  * task index; plus the budget counters the user object keeps and the budgets that apply.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
 import { loadConfig } from "../config.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { estimateCost } from "../users/pricing.ts";
 import { apiError } from "./errors.ts";

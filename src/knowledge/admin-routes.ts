@@ -15,9 +15,9 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import type { AppEnv } from "../a2a/app-types.ts";
 import { authenticate, requireAdmin } from "../auth/middleware.ts";
 import { limitBody } from "../platform/body-limit.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { deleteDocument, listDocuments, upsertDocument } from "../store/knowledge.ts";
 
 const encoder = new TextEncoder();

@@ -13,11 +13,11 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { Part } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { HookRunner } from "../hooks/registry.ts";
 import type { HookContext } from "../hooks/types.ts";
 import { backoffMs, classifyModelError } from "../model/errors.ts";
+import type { Part } from "../protocol/wire.ts";
 import type { LoopState, Usage } from "../task/loop-state.ts";
 import { addUsage } from "../task/loop-state.ts";
 import type { ToolRegistry } from "../tools/registry.ts";

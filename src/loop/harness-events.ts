@@ -5,7 +5,7 @@
  * extension {@link HARNESS_EVENTS_EXTENSION}, declared in every Agent Card. They also go into the
  * task history. Pure: no I/O.
  */
-import type { Message, Part } from "../a2a/wire.ts";
+import type { Message, Part } from "../protocol/wire.ts";
 
 /** The extension URI of harness events. */
 export const HARNESS_EVENTS_EXTENSION = "urn:a2a-edge-harness:ext:harness-events:v1";

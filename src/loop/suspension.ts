@@ -6,7 +6,7 @@
  * Pure: no I/O.
  */
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { Part } from "../a2a/wire.ts";
+import type { Part } from "../protocol/wire.ts";
 import type { ChatMessage } from "./chat-message.ts";
 
 /** A JSON schema of a form's fields (an object schema). */

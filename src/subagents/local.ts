@@ -3,8 +3,9 @@
  * and trace, its own context, and its lineage (parent, root task, root agent). The child's id is
  * derived from the parent task and the tool call, so a retried call finds the same child.
  */
-import type { Part } from "../a2a/wire.ts";
+
 import { taskIdFor } from "../platform/ids.ts";
+import type { Part } from "../protocol/wire.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import type { ChildTransport, ParentTask } from "./transport.ts";
 import type { SubagentCall } from "./types.ts";

@@ -3,7 +3,7 @@
  * child task for a tool call, pass a person's answer down to a child that asked, cancel a child.
  * In-process children are task objects of this Worker (local.ts); remote ones are A2A agents.
  */
-import type { Part } from "../a2a/wire.ts";
+import type { Part } from "../protocol/wire.ts";
 
 /** A sub-agent type the `task` tool accepts. */
 export interface SubagentType {

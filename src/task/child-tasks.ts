@@ -5,9 +5,10 @@
  * and cancelling children. As a child: reporting to the parent each time the task settles, from
  * the schedule so the report survives restarts and is retried until the parent has it.
  */
-import type { Part, TaskStateName } from "../a2a/wire.ts";
+
 import { loadConfig } from "../config.ts";
 import { backoffMs } from "../model/errors.ts";
+import type { Part, TaskStateName } from "../protocol/wire.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
 import { mayCall } from "../remote/network-config.ts";
 import { localTransport } from "../subagents/local.ts";

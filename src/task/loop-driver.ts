@@ -7,7 +7,6 @@
  * rollback on failure when configured).
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { Part } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { defaultHooks } from "../hooks/index.ts";
@@ -18,6 +17,7 @@ import { mcpTools } from "../mcp/tools.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
 import { programFor } from "../programs/index.ts";
+import type { Part } from "../protocol/wire.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
 import { toolsFor } from "../tools/catalog.ts";

@@ -6,13 +6,13 @@
  * can throw in here. State and shared operations live in {@link TaskRuntime}.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Message, Task } from "../a2a/wire.ts";
 import { refreshAgents } from "../agents/overrides.ts";
 import { ownerMatches, requireConcreteOwner } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
 import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
+import type { Message, Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
 import { CANCEL_CHILDREN_JOB, PARENT_REPORT_JOB, POLL_REMOTE_JOB } from "./child-tasks.ts";

@@ -5,11 +5,12 @@
  * with its event, answer chunks. Status changes write SQLite and the event log in one
  * transaction, then settle streams and waiters and send the index row.
  */
-import type { Artifact, Message, Part, Task, TaskStateName } from "../a2a/wire.ts";
+
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { loadConfig } from "../config.ts";
 import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
+import type { Artifact, Message, Part, Task, TaskStateName } from "../protocol/wire.ts";
 import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";

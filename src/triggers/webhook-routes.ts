@@ -14,12 +14,12 @@
  *   event under the webhook's secret (so only the signed sender learns it, from the 202).
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
 import { apiError } from "../api/errors.ts";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { loadConfig } from "../config.ts";
 import { readLimited } from "../platform/body-limit.ts";
 import { log } from "../platform/logging.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { hmacHex, verifyGeneric, verifyGithub } from "./signatures.ts";
 import { startTriggeredTask, TriggerSetupError } from "./start-task.ts";
 import { renderPrompt } from "./template.ts";
