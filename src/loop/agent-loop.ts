@@ -14,17 +14,15 @@ import type {
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { HookRunner } from "../hooks/registry.ts";
-import type { HookContext } from "../hooks/types.ts";
 import { backoffMs, classifyModelError } from "../model/errors.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { LoopState, Usage } from "../task/loop-state.ts";
 import { addUsage } from "../task/loop-state.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import type { ToolContext, ToolResult } from "../tools/types.ts";
 import { AnswerStream } from "./answer-stream.ts";
 import type { ChatMessage } from "./chat-message.ts";
 import { estimateTokens } from "./compaction.ts";
+import type { HookContext, Suspension, ToolContext, ToolResult } from "./contracts.ts";
+import type { HookRunner } from "./hook-runner.ts";
 import { modelParams } from "./model-params.ts";
 import { repairConversation } from "./repair.ts";
 import {
@@ -33,8 +31,8 @@ import {
   type ChildOutcome,
   type PendingCall,
   type PendingCalls,
-  type Suspension,
 } from "./suspension.ts";
+import type { ToolRegistry } from "./tool-registry.ts";
 import { type TextAction, TurnText } from "./turn-text.ts";
 
 /** How the step ended and what the task object should do next. */

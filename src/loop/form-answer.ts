@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import type { Part } from "../protocol/wire.ts";
-import { APPROVAL_FORM, type FormSchema, type Suspension } from "./suspension.ts";
+import type { FormSchema, Suspension } from "./contracts.ts";
+import { APPROVAL_FORM } from "./suspension.ts";
 
 interface Field {
   type?: unknown;

@@ -8,7 +8,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { AgentDefinition, McpServerConfig } from "../agents/identity.ts";
-import type { Tool, ToolResult } from "../tools/types.ts";
+import type { Tool, ToolResult } from "../loop/contracts.ts";
 
 /** A server ready to reach: its config, URL and request headers. */
 export interface McpEndpoint {

@@ -4,11 +4,11 @@
  * derived from the parent task and the tool call, so a retried call finds the same child.
  */
 
+import type { SubagentCall } from "../loop/contracts.ts";
 import { taskIdFor } from "../platform/ids.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import type { ChildTransport, ParentTask } from "./transport.ts";
-import type { SubagentCall } from "./types.ts";
 
 const stubOf = (tasks: DurableObjectNamespace<TaskObject>, id: string) =>
   tasks.get(tasks.idFromName(id));

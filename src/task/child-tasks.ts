@@ -7,6 +7,7 @@
  */
 
 import { loadConfig } from "../config.ts";
+import type { Subagents, SubagentType } from "../loop/contracts.ts";
 import { backoffMs } from "../model/errors.ts";
 import type { Part, TaskStateName } from "../protocol/wire.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
@@ -15,7 +16,6 @@ import { localTransport } from "../subagents/local.ts";
 import { subagentTypes } from "../subagents/registry.ts";
 import { remoteTransport } from "../subagents/remote.ts";
 import type { ChildTransport, PolledChild } from "../subagents/transport.ts";
-import type { Subagents, SubagentType } from "../subagents/types.ts";
 import type { ChildReport } from "./children.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
 import { EMPTY_USAGE, sumUsage, type Usage } from "./loop-state.ts";

@@ -7,10 +7,10 @@
 
 import { type ContextObject, contextKey, type JoinResult } from "../context/context-object.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
-import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
 import { backoffMs } from "../model/errors.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import type { Part } from "../protocol/wire.ts";
 import { environmentNoteOf } from "./environment-note.ts";
 import type { TaskRuntime } from "./task-runtime.ts";

@@ -7,7 +7,7 @@
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config.ts";
 import type { StepDeps } from "../loop/agent-loop.ts";
-import type { ToolContext } from "../tools/types.ts";
+import type { ToolContext } from "../loop/contracts.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 

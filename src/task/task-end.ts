@@ -5,7 +5,7 @@
  * back to the checkpoint taken before the task's first change. No model call.
  */
 
-import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { HarnessEvent } from "../loop/contracts.ts";
 import type { Message } from "../protocol/wire.ts";
 import { readProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";

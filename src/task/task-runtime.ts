@@ -9,7 +9,8 @@
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { loadConfig } from "../config.ts";
-import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
+import type { HarnessEvent } from "../loop/contracts.ts";
+import { harnessEventMessage } from "../loop/harness-events.ts";
 import type { Artifact, Message, Part, Task, TaskStateName } from "../protocol/wire.ts";
 import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PushSender } from "../push/push-sender.ts";

@@ -18,7 +18,7 @@ import {
   summaryMessage,
   summaryRequest,
 } from "../loop/compaction.ts";
-import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { HarnessEvent } from "../loop/contracts.ts";
 import { environmentNote, type PromptInputs, systemPrompt } from "../loop/prompt.ts";
 import { readMemory } from "../tools/memory.ts";
 import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../workspace/state-files.ts";

@@ -4,8 +4,8 @@
  */
 import { env } from "cloudflare:workers";
 import { loadConfig } from "../../src/config.ts";
+import type { ToolContext, ToolResult } from "../../src/loop/contracts.ts";
 import { runCodeTool } from "../../src/tools/run-code.ts";
-import type { ToolContext, ToolResult } from "../../src/tools/types.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
 import { NO_REMOTE, NO_SUBAGENTS } from "./no-subagents.ts";

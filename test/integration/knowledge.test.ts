@@ -9,11 +9,11 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { knowledgeAdminRoutes } from "../../src/knowledge/admin-routes.ts";
+import type { ToolContext } from "../../src/loop/contracts.ts";
 import type { AppEnv } from "../../src/protocol/app-types.ts";
 import { getDocument, searchDocuments, toFtsQuery } from "../../src/store/knowledge.ts";
 import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fetch-document.ts";
 import { searchTool } from "../../src/tools/search.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
 import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
 

@@ -8,8 +8,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
-import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { listTaskIndex } from "../../src/store/d1-index.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { modelRequests, rpc, scenario, until, userMessage, type WireTask } from "../helpers/a2a.ts";

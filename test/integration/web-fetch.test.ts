@@ -6,8 +6,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
+import type { ToolContext } from "../../src/loop/contracts.ts";
 import { htmlToText } from "../../src/tools/html-text.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
 import {
   createWebFetch,
   WEB_FETCH_DEFAULT_CHARS,

@@ -6,8 +6,7 @@ import { env } from "cloudflare:workers";
  */
 import { describe, expect, it } from "vitest";
 import type { Config } from "../../src/config.ts";
-import type { HarnessEvent } from "../../src/loop/harness-events.ts";
-import type { ToolContext, ToolResult } from "../../src/tools/types.ts";
+import type { HarnessEvent, ToolContext, ToolResult } from "../../src/loop/contracts.ts";
 import { WORKSPACE_TOOLS } from "../../src/tools/workspace-tools.ts";
 import type { CheckpointInfo, WorkspaceApi, WsResult } from "../../src/workspace/types.ts";
 import { NO_REMOTE, NO_SUBAGENTS } from "../helpers/no-subagents.ts";
