@@ -3,7 +3,8 @@
  * objects), the sub-agent tasks it started, its conversation's object, and the D1 index rows.
  * Used by session deletion, privacy erasure and retention. At most 6 objects at a time.
  */
-import { type ContextObject, contextKey } from "../context/context-object.ts";
+import type { ContextObject } from "../context/context-object.ts";
+import { contextKey } from "../context/join.ts";
 import type { TaskObject } from "../task/task-object.ts";
 
 const PARALLEL = 6;

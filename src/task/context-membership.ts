@@ -5,7 +5,8 @@
  * the task's schedule, so neither object ever waits forever on the other.
  */
 
-import { type ContextObject, contextKey, type JoinResult } from "../context/context-object.ts";
+import type { ContextObject } from "../context/context-object.ts";
+import { contextKey, type JoinResult } from "../context/join.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
