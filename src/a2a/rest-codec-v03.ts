@@ -6,7 +6,6 @@
  * status updates carry `final`. Fields may come under their proto names (`message_id`,
  * `file_with_uri`), as ProtoJSON parsers accept. Pure: no I/O.
  */
-
 import type { Message, Part, StreamEvent, Task, TaskStateName } from "../protocol/wire.ts";
 import { isSettled } from "../task/state-machine.ts";
 

@@ -4,7 +4,6 @@
  * what was changed and checked, and the events hook reports the final result. Before a call, caps
  * come first and approvals last (a call is counted and announced, then waits for a person).
  */
-
 import type { Hook } from "../loop/contracts.ts";
 import { HookRunner } from "../loop/hook-runner.ts";
 import { approvalsHook } from "./approvals.ts";

@@ -16,13 +16,12 @@ import type {
 import type { AgentDefinition } from "../agents/identity.ts";
 import { backoffMs, classifyModelError } from "../model/errors.ts";
 import type { Part } from "../protocol/wire.ts";
-import type { LoopState, Usage } from "../task/loop-state.ts";
-import { addUsage } from "../task/loop-state.ts";
 import { AnswerStream } from "./answer-stream.ts";
 import type { ChatMessage } from "./chat-message.ts";
 import { estimateTokens } from "./compaction.ts";
 import type { HookContext, Suspension, ToolContext, ToolResult } from "./contracts.ts";
 import type { HookRunner } from "./hook-runner.ts";
+import { addUsage, type LoopState, type Usage } from "./loop-state.ts";
 import { modelParams } from "./model-params.ts";
 import { repairConversation } from "./repair.ts";
 import {

@@ -3,7 +3,6 @@
  * and trace, its own context, and its lineage (parent, root task, root agent). The child's id is
  * derived from the parent task and the tool call, so a retried call finds the same child.
  */
-
 import type { SubagentCall } from "../loop/contracts.ts";
 import { taskIdFor } from "../platform/ids.ts";
 import type { Part } from "../protocol/wire.ts";

@@ -5,9 +5,9 @@
  * and cancelling children. As a child: reporting to the parent each time the task settles, from
  * the schedule so the report survives restarts and is retried until the parent has it.
  */
-
 import { loadConfig } from "../config.ts";
 import type { Subagents, SubagentType } from "../loop/contracts.ts";
+import { EMPTY_USAGE, sumUsage, type Usage } from "../loop/loop-state.ts";
 import { backoffMs } from "../model/errors.ts";
 import type { Part, TaskStateName } from "../protocol/wire.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
@@ -18,7 +18,6 @@ import { remoteTransport } from "../subagents/remote.ts";
 import type { ChildTransport, PolledChild } from "../subagents/transport.ts";
 import type { ChildReport } from "./children.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
-import { EMPTY_USAGE, sumUsage, type Usage } from "./loop-state.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
 import type { TaskObject } from "./task-object.ts";
 import type { TaskRuntime } from "./task-runtime.ts";

@@ -4,7 +4,6 @@
  * conversation) and releasing it (handing back its own turns). Calls that fail are retried from
  * the task's schedule, so neither object ever waits forever on the other.
  */
-
 import type { ContextObject } from "../context/context-object.ts";
 import { contextKey, type JoinResult } from "../context/join.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";

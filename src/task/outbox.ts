@@ -4,7 +4,6 @@
  * object's schedule with backoff, so a brief D1 or R2 outage loses nothing. Rows are derived from
  * the current state at send time, so a retry always sends the newest version.
  */
-
 import { backoffMs } from "../model/errors.ts";
 import type { Artifact } from "../protocol/wire.ts";
 import { type TaskIndexRow, upsertTaskIndex } from "../store/d1-index.ts";

@@ -4,7 +4,6 @@
  * what the task asked and answered; on failure with `ROLLBACK_ON_FAILURE`, the workspace goes
  * back to the checkpoint taken before the task's first change. No model call.
  */
-
 import type { HarnessEvent } from "../loop/contracts.ts";
 import type { Message } from "../protocol/wire.ts";
 import { readProgress } from "../workspace/state-files.ts";

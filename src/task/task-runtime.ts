@@ -5,7 +5,6 @@
  * with its event, answer chunks. Status changes write SQLite and the event log in one
  * transaction, then settle streams and waiters and send the index row.
  */
-
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { loadConfig } from "../config.ts";

@@ -4,7 +4,6 @@
  * any of the four lists, each replacing the stored one; an invalid update is refused with the
  * reason. Every update is published as the task's `progress` artifact.
  */
-
 import type { Tool } from "../loop/contracts.ts";
 import {
   EMPTY_PROGRESS,

@@ -3,7 +3,6 @@
  * `ip:<address>` for unauthenticated callers), and its token budgets (the BUDGET_* vars, then the
  * user's overrides in D1, cached per isolate for 10 seconds).
  */
-
 import type { UserBudget } from "../auth/users-store.ts";
 import type { Config } from "../config.ts";
 import type { Principal } from "../protocol/app-types.ts";

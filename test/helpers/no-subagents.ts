@@ -1,5 +1,4 @@
 /** Handles for tool tests that never delegate or call remote agents. */
-
 import type { Subagents } from "../../src/loop/contracts.ts";
 import type { RemoteAgents } from "../../src/remote/handle.ts";
 
