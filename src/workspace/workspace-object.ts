@@ -13,7 +13,7 @@ import { Blobs, blobKey, sha256Hex } from "./blobs.ts";
 import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
 import { Checkpoints } from "./checkpoints.ts";
 import { compilePattern, pathFilter, searchFiles } from "./grep.ts";
-import { composeTaskEnd, type TaskEndInput } from "./handoff.ts";
+import { composeTaskEnd } from "./handoff.ts";
 import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
 import {
   GREP_DEFAULT_RESULTS,
@@ -28,7 +28,7 @@ import { Manifest } from "./manifest.ts";
 import { migrateWorkspace } from "./schema.ts";
 import { DECISIONS_FILE, HANDOFF_FILE, PROGRESS_FILE } from "./state-files.ts";
 import { replaceOnce, sliceLines } from "./text.ts";
-import type { WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
+import type { TaskEndInput, WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
 
