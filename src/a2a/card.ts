@@ -6,7 +6,7 @@
  * API key is required. Pure: no I/O.
  */
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { SUPPORTED_INPUT_MODES, SUPPORTED_OUTPUT_MODES } from "../loop/user-content.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 

@@ -16,7 +16,7 @@ import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, forbidden, isJsonRpcRequest } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import type { AppEnv } from "../protocol/app-types.ts";

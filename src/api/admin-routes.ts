@@ -17,7 +17,7 @@ import { currentAgents, deleteOverride, identityText, putOverride } from "../age
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
 import { createUser, getUser, listUsers, revokeTokens, setBudget } from "../auth/users-store.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
 import type { AppEnv } from "../protocol/app-types.ts";

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { estimateCost } from "../users/pricing.ts";

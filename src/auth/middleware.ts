@@ -9,7 +9,7 @@
  * effect within 10 seconds everywhere.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import type { AppEnv, Principal } from "../protocol/app-types.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { ANONYMOUS_PRINCIPAL } from "./principal.ts";

@@ -6,7 +6,7 @@
  * Types only (and the pinned list of event kinds): the loop knows its collaborators through this
  * file alone.
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { RemoteAgents } from "../remote/handle.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";

@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 
 /** Middleware: CORS per `CORS_ORIGINS`. */

@@ -5,7 +5,7 @@
  * storage check, the model, or a distributed sub-agent fails.
  */
 import type { Context } from "hono";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { modelClient } from "../model/client.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { remoteReachability } from "../remote/health.ts";

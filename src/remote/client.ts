@@ -14,9 +14,9 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from "@a2a-js/sdk/client";
-import type { Config } from "../config.ts";
+import type { RemoteAgentEntry } from "../config/agent-network.ts";
+import type { Config } from "../config/config.ts";
 import { checkUrl } from "../platform/ssrf.ts";
-import type { RemoteAgentEntry } from "./network-config.ts";
 
 /** Where a remote agent is and how far it is trusted. */
 export interface RemoteTarget {

@@ -5,13 +5,14 @@
  * and cancelling children. As a child: reporting to the parent each time the task settles, from
  * the schedule so the report survives restarts and is retried until the parent has it.
  */
-import { loadConfig } from "../config.ts";
+
+import { mayCall } from "../config/agent-network.ts";
+import { loadConfig } from "../config/config.ts";
 import type { Subagents, SubagentType } from "../loop/contracts.ts";
 import { EMPTY_USAGE, sumUsage, type Usage } from "../loop/loop-state.ts";
 import { backoffMs } from "../model/errors.ts";
 import type { Part, TaskStateName } from "../protocol/wire.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
-import { mayCall } from "../remote/network-config.ts";
 import { localTransport } from "../subagents/local.ts";
 import { subagentTypes } from "../subagents/registry.ts";
 import { remoteTransport } from "../subagents/remote.ts";

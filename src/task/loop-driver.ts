@@ -8,7 +8,7 @@
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
-import { type Config, loadConfig } from "../config.ts";
+import { type Config, loadConfig } from "../config/config.ts";
 import { defaultHooks } from "../hooks/index.ts";
 import { runStep, type StepDeps, type StepOutcome } from "../loop/agent-loop.ts";
 import type { HarnessEvent, Suspension } from "../loop/contracts.ts";

@@ -5,7 +5,7 @@
  * grants).
  */
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { StepDeps } from "../loop/agent-loop.ts";
 import type { ToolContext } from "../loop/contracts.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";

@@ -8,7 +8,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { refreshAgents } from "../agents/overrides.ts";
 import { ownerMatches, requireConcreteOwner } from "../auth/anonymous.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";

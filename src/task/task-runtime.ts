@@ -7,7 +7,7 @@
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import type { HarnessEvent } from "../loop/contracts.ts";
 import { harnessEventMessage } from "../loop/harness-events.ts";
 import type { Artifact, Message, Part, Task, TaskStateName } from "../protocol/wire.ts";

@@ -11,7 +11,7 @@ import type {
   TextBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import {
   compactionCut,
   estimateTokens,

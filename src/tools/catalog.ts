@@ -6,7 +6,7 @@
  */
 
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { Tool } from "../loop/contracts.ts";
 import { ToolRegistry } from "../loop/tool-registry.ts";
 import { a2aCallTool } from "./a2a-call.ts";

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { cronOf } from "./schedules.ts";
 import { schedules } from "./trigger-config.ts";

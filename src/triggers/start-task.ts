@@ -14,7 +14,7 @@ import { DurableRequestHandler } from "../a2a/request-handler.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { getUser } from "../auth/users-store.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { newTraceId } from "../platform/ids.ts";
 import type { Task } from "../protocol/wire.ts";
 import type { TaskObject } from "../task/task-object.ts";

@@ -16,7 +16,7 @@
 import { Hono } from "hono";
 import { apiError } from "../api/errors.ts";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { readLimited } from "../platform/body-limit.ts";
 import { log } from "../platform/logging.ts";
 import type { AppEnv } from "../protocol/app-types.ts";

@@ -4,7 +4,7 @@
  * user's overrides in D1, cached per isolate for 10 seconds).
  */
 import type { UserBudget } from "../auth/users-store.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { Principal } from "../protocol/app-types.ts";
 import type { UserObject } from "./user-object.ts";
 

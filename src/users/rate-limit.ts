@@ -6,7 +6,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { isJsonRpcRequest } from "../auth/middleware.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { counterKey, userObject } from "./limits.ts";
 

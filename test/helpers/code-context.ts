@@ -3,7 +3,7 @@
  * test Worker's loader, and a runner of the tool with it.
  */
 import { env } from "cloudflare:workers";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import type { ToolContext, ToolResult } from "../../src/loop/contracts.ts";
 import { runCodeTool } from "../../src/tools/run-code.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";

@@ -1,5 +1,5 @@
 /** A hook context for unit tests: in-memory hook state, recorded events, config from vars. */
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import type { HarnessEvent, HookContext } from "../../src/loop/contracts.ts";
 
 /** A fresh context and the events its hooks emitted. */

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { knowledgeAdminRoutes } from "../../src/knowledge/admin-routes.ts";
 import type { ToolContext } from "../../src/loop/contracts.ts";
 import type { AppEnv } from "../../src/protocol/app-types.ts";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildAgentCard, buildLegacyAgentCard, cardEtag, etagMatches } from "../../src/a2a/card.ts";
 import { parseIdentity } from "../../src/agents/identity.ts";
 import { bundledAgents } from "../../src/agents/registry.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 
 const config = (vars: Record<string, string> = {}) =>
   loadConfig({ ANTHROPIC_API_KEY: "k", ALLOW_ANONYMOUS: "true", ...vars });

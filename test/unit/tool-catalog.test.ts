@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { bundledAgents } from "../../src/agents/registry.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import type { HarnessEvent, ToolContext } from "../../src/loop/contracts.ts";
 import { allTools, toolsFor } from "../../src/tools/catalog.ts";
 import { memoryReadTool, memoryWriteTool } from "../../src/tools/memory.ts";

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
  * the `checkpoint` events emitted when the workspace took one.
  */
 import { describe, expect, it } from "vitest";
-import type { Config } from "../../src/config.ts";
+import type { Config } from "../../src/config/config.ts";
 import type { HarnessEvent, ToolContext, ToolResult } from "../../src/loop/contracts.ts";
 import { WORKSPACE_TOOLS } from "../../src/tools/workspace-tools.ts";
 import type { CheckpointInfo, WorkspaceApi, WsResult } from "../../src/workspace/types.ts";
