@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { buildAgentCard } from "../src/a2a/card.ts";
 import { IdentityError, parseIdentity } from "../src/agents/identity.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/config.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values, positionals } = parseArgs({

@@ -3,11 +3,12 @@
  * JSON error (never an HTML page), and exports the task Durable Object class.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "./a2a/app-types.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
 import { refreshAgents } from "./agents/overrides.ts";
 import { adminRoutes } from "./api/admin-routes.ts";
+import { deepHealth } from "./api/health.ts";
 import { privacyRoutes } from "./api/privacy-routes.ts";
+import { RETENTION_CRON, sweepExpired } from "./api/retention.ts";
 import { sessionsRoutes } from "./api/sessions-routes.ts";
 import { taskRecordRoutes } from "./api/task-record-routes.ts";
 import { usageRoutes } from "./api/usage-routes.ts";
@@ -15,11 +16,10 @@ import { authenticate, requireAdmin } from "./auth/middleware.ts";
 import { consoleRoutes } from "./console/routes.ts";
 import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
 import { corsFromConfig } from "./platform/cors.ts";
-import { deepHealth } from "./platform/health.ts";
 import { errorResponse, HttpError } from "./platform/http-error.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
-import { RETENTION_CRON, sweepExpired } from "./platform/retention.ts";
 import { meteredEnv } from "./platform/storage-meter.ts";
+import type { AppEnv } from "./protocol/app-types.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
 import { runSchedules } from "./triggers/schedules.ts";
 import { webhookRoutes } from "./triggers/webhook-routes.ts";

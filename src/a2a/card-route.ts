@@ -10,8 +10,8 @@
  */
 import type { Context } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
-import { loadConfig } from "../config.ts";
-import type { AppEnv } from "./app-types.ts";
+import { loadConfig } from "../config/config.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { buildAgentCard, buildLegacyAgentCard, cardEtag, etagMatches } from "./card.ts";
 import { type CardSigner, cardSignerFrom, JWKS_PATH } from "./card-signature.ts";
 import { requestedVersion } from "./version.ts";

@@ -6,10 +6,10 @@
  * API key is required. Pure: no I/O.
  */
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { Config } from "../config.ts";
-import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
+import type { Config } from "../config/config.ts";
 import { SUPPORTED_INPUT_MODES, SUPPORTED_OUTPUT_MODES } from "../loop/user-content.ts";
 import { sha256Hex } from "../platform/hex.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 
 /** Where an agent is served. */
 export interface CardUrls {

@@ -6,8 +6,8 @@
  * a few milliseconds.
  */
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
+import type { Task, TaskStateName } from "../protocol/wire.ts";
 import { listTaskIndex, type TaskIndexRow } from "../store/d1-index.ts";
-import type { Task, TaskStateName } from "./wire.ts";
 
 /** Default and largest page size. */
 export const DEFAULT_PAGE_SIZE = 50;

@@ -1,10 +1,10 @@
 /**
  * zod schemas for the parameters of every A2A v1.0 method the harness serves: the edge check
  * that runs before anything reaches a task object. Unknown fields are ignored (spec 5.7); fields
- * may also come under their proto names (`history_length`), as ProtoJSON allows (wire.ts).
+ * may also come under their proto names (`history_length`), as ProtoJSON allows (protocol/wire.ts).
  */
 import { z } from "zod";
-import { Id, Message, protoObject, TaskStateName } from "./wire.ts";
+import { Id, Message, protoObject, TaskStateName } from "../protocol/wire.ts";
 
 const HistoryLength = z.union([
   z.number().int().min(0, "must be 0 or more"),

@@ -31,6 +31,7 @@ import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymous.ts";
 import { newId, taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import type { Message, Task } from "../protocol/wire.ts";
 import type { PushAnswer, PushCall } from "../push/push-calls.ts";
 import { type PushConfig, toWireConfig } from "../push/push-config.ts";
 import type { SendOutcome, TaskResult } from "../task/rpc-types.ts";
@@ -46,7 +47,6 @@ import {
 } from "./send-checks.ts";
 import { callerOf } from "./subagent-caller.ts";
 import { limitHistory, relayEvents, unwrap, withRetry } from "./task-rpc.ts";
-import type { Message, Task } from "./wire.ts";
 
 const toSdkTask = (task: Task) => SdkTask.fromJSON(task);
 

@@ -6,8 +6,8 @@
  * status updates carry `final`. Fields may come under their proto names (`message_id`,
  * `file_with_uri`), as ProtoJSON parsers accept. Pure: no I/O.
  */
+import type { Message, Part, StreamEvent, Task, TaskStateName } from "../protocol/wire.ts";
 import { isSettled } from "../task/state-machine.ts";
-import type { Message, Part, StreamEvent, Task, TaskStateName } from "./wire.ts";
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json =>

@@ -25,6 +25,7 @@ import {
 } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import type { z } from "zod";
+import type { Message, StreamEvent, Task } from "../protocol/wire.ts";
 import { invalidParams, JsonRpcProtocolError, toLegacyErrorObject } from "./jsonrpc-errors.ts";
 import { answerMediaType } from "./media-types.ts";
 import { GetTaskParams, ListTasksParams, SendMessageParams } from "./params.ts";
@@ -35,7 +36,6 @@ import type { RestRoute } from "./rest-paths.ts";
 import { restPush } from "./rest-push.ts";
 import { sseResponse } from "./sse.ts";
 import { unsupportedVersionMessage } from "./version.ts";
-import type { Message, StreamEvent, Task } from "./wire.ts";
 
 /** What a REST call needs. */
 export interface RestOptions {

@@ -15,8 +15,8 @@ import {
 } from "../loop/user-content.ts";
 import { newId } from "../platform/ids.ts";
 import { programFor } from "../programs/index.ts";
+import type { Message } from "../protocol/wire.ts";
 import { checkPushConfig, type NewPushConfig, type PushProtocol } from "../push/push-config.ts";
-import type { Message } from "./wire.ts";
 
 /** A SendMessageRequest in wire form (validated at the edge by params.ts). */
 export interface WireSendRequest {

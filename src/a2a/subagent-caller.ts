@@ -5,8 +5,8 @@
  */
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import { z } from "zod";
+import type { Message } from "../protocol/wire.ts";
 import { SUBAGENT_METADATA } from "../subagents/transport.ts";
-import type { Message } from "./wire.ts";
 
 const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, "not an id");
 const Caller = z.strictObject({

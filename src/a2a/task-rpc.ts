@@ -10,9 +10,9 @@ import {
   TaskNotFoundError,
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
+import type { SequencedEvent, Task } from "../protocol/wire.ts";
 import { decodeLines } from "../task/ndjson.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
-import type { SequencedEvent, Task } from "./wire.ts";
 
 /** Attempts of a call to a task object before its error goes to the caller. */
 export const RPC_RETRIES = 4;

@@ -1,12 +1,11 @@
 /**
  * IDENTITY.md parser: YAML frontmatter + markdown system prompt -> AgentDefinition.
  * Contract: pure (no I/O, no clock; imports only yaml, ./identity-schema.ts, ./markdown-skills.ts,
- * ./identity-position.ts and ../tools/names.ts), so Node scripts can import it directly; every
+ * ./identity-position.ts and ./tool-names.ts), so Node scripts can import it directly; every
  * problem is one IdentityError naming the file, the line and column, and the field. Tool names in
  * `tools` must be the harness's tools or domains, or the agent's MCP servers' (`<server>__<tool>`).
  */
 import { type Document, parseDocument } from "yaml";
-import { TOOL_DOMAINS, TOOL_NAMES } from "../tools/names.ts";
 import { type Position, positionAt, positionOf } from "./identity-position.ts";
 import {
   type AgentFrontmatter,
@@ -21,6 +20,7 @@ import {
   firstParagraph,
   tokenize,
 } from "./markdown-skills.ts";
+import { TOOL_DOMAINS, TOOL_NAMES } from "./tool-names.ts";
 
 export type { AgentSkill };
 

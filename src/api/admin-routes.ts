@@ -13,7 +13,6 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents, deleteOverride, identityText, putOverride } from "../agents/overrides.ts";
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
@@ -25,10 +24,11 @@ import {
   setBudget,
   tokenHashes,
 } from "../auth/users-store.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { memoryKeys } from "../tools/memory.ts";
 import { forgetBudget } from "../users/limits.ts";
 

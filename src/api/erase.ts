@@ -3,7 +3,7 @@
  * objects), the sub-agent tasks it started, its conversation's object, and the D1 index rows.
  * Used by session deletion, privacy erasure and retention. At most 6 objects at a time.
  */
-import { contextKey } from "../context/context-object.ts";
+import { contextKey } from "../context/join.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { deleteTaskRows } from "../store/task-queries.ts";
 

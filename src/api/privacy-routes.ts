@@ -8,13 +8,13 @@
  *                                user objects, R2 objects, D1 rows (the user row and tokens too)
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
-import type { Task } from "../a2a/wire.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, forgetTokens, requireAccount } from "../auth/middleware.ts";
 import { getUser, tokenHashes, tokenList } from "../auth/users-store.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
+import type { Task } from "../protocol/wire.ts";
 import { deleteAccountRows, userTasks } from "../store/task-queries.ts";
 import { userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";

@@ -8,15 +8,14 @@
  * capability, see auth/anonymous.ts).
  */
 
-import type { Context } from "hono";
-import { Hono } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
-import type { Message, Task } from "../a2a/wire.ts";
+import { type Context, Hono } from "hono";
 import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
-import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
+import type { Message, Task } from "../protocol/wire.ts";
 import { listSessions, sessionTasks, withDescendants } from "../store/task-queries.ts";
 import { eraseContexts, eraseTasks } from "./erase.ts";
 

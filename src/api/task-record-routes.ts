@@ -6,10 +6,10 @@
  *   GET /api/tasks/:id/events   the event log with each event's time (the console's inspector)
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import type { PushAnswer } from "../push/push-calls.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
 

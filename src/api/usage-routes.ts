@@ -5,11 +5,11 @@
  * task index; plus the budget counters the user object keeps and the budgets that apply.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { type UsageRow, usageByAgent } from "../store/task-queries.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { estimateCost } from "../users/pricing.ts";

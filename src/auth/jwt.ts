@@ -4,7 +4,7 @@
  * audience and expiry. A verified token's subject maps to a user (see users-store.ts).
  */
 import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from "jose";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 
 const remoteSets = new Map<string, JWTVerifyGetKey>();
 

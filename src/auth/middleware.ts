@@ -9,11 +9,11 @@
  * effect within 10 seconds everywhere.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
+import type { AppEnv, Principal } from "../protocol/app-types.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
-import { ANONYMOUS_PRINCIPAL, type Principal } from "./principal.ts";
+import { ANONYMOUS_PRINCIPAL } from "./principal.ts";
 import { sameSecret } from "./secrets.ts";
 import { tokenHash } from "./tokens.ts";
 import { principalBySubject, principalByToken, tokenStillValid } from "./users-store.ts";

@@ -4,22 +4,8 @@
  * workspace or a list belongs to is keyed by a user principal's id; an anonymous caller's data is
  * keyed by its conversation (see anonymous.ts), never by the anonymous principal's id.
  */
+import type { Principal } from "../protocol/app-types.ts";
 import { ANONYMOUS_CALLER } from "./anonymous.ts";
-
-/** A role. Admins reach the admin API and everyone's data. */
-export type Role = "user" | "admin";
-
-/** The caller of a request. */
-export interface Principal {
-  id: string;
-  role: Role;
-  /** Agents this principal may call; null = every agent. */
-  agents: string[] | null;
-  /** How it authenticated. */
-  via: "token" | "jwt" | "key" | "anonymous";
-  /** For token callers, the token's hash (to re-check revocation during a stream). */
-  tokenHash?: string;
-}
 
 /**
  * The principal of unauthenticated requests where anonymous access is allowed. Its id is the

@@ -3,7 +3,7 @@
  * the writes the users CLI and the admin API make. A revoked token or a disabled user finds no
  * principal.
  */
-import type { Principal, Role } from "./principal.ts";
+import type { Principal, Role } from "../protocol/app-types.ts";
 import { sameHash } from "./secrets.ts";
 import { newToken, tokenHash, tokenPrefix } from "./tokens.ts";
 

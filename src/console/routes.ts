@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import { html } from "hono/html";
-import type { AppEnv } from "../a2a/app-types.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { CONSOLE_CSS, CONSOLE_HASH, CONSOLE_JS } from "./assets.generated.ts";
 
 const SECURITY_HEADERS = {

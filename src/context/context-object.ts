@@ -6,7 +6,6 @@
  * fails is retried from the object's alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import { requireConcreteOwner } from "../auth/anonymous.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { backoffMs } from "../model/errors.ts";
 import { log } from "../platform/logging.ts";
@@ -14,32 +13,9 @@ import { stubByName } from "../platform/object-stub.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { Scheduler } from "../task/scheduler.ts";
 import { ContextStore, migrateContext } from "./context-store.ts";
-
-/** What a task learns when it joins. */
-export interface JoinResult {
-  /** True when the task holds the conversation now; false when it waits for its turn. */
-  active: boolean;
-  /** Turns added after the task's last known position, with their numbers (only when active). */
-  history: Array<{ seq: number; message: ChatMessage }>;
-  /** The position after those turns. */
-  seq: number;
-}
-
-/** A task's release: its turns since its last release, up to its history position `upto`. */
-export interface ReleaseInput {
-  taskId: string;
-  upto: number;
-  turns: ChatMessage[];
-  /** The task compacted the conversation's turns up to `through` into this note. */
-  summary?: { through: number; message: ChatMessage };
-}
+import type { JoinResult, ReleaseInput } from "./join.ts";
 
 const ACTIVATE = "activate:";
-
-/** The key of a conversation's object. */
-export function contextKey(owner: string, agent: string, contextId: string): string {
-  return JSON.stringify([requireConcreteOwner(owner), agent, contextId]);
-}
 
 /** A conversation's Durable Object. */
 export class ContextObject extends DurableObject<Env> {

@@ -4,7 +4,7 @@
  * deny); the answer runs the call or refuses it (agent-loop.ts). Runs last, after the call was
  * counted against its cap and announced on the stream.
  */
-import type { Hook } from "./types.ts";
+import type { Hook } from "../loop/contracts.ts";
 
 /** The approvals hook. */
 export const approvalsHook: Hook = {

@@ -3,7 +3,7 @@
  * is answered without running, with a normal (not error) result telling the agent to work with
  * what it has, so the model does not retry. Counts live in hook state.
  */
-import type { Hook } from "./types.ts";
+import type { Hook } from "../loop/contracts.ts";
 
 const HOOK = "caps";
 

@@ -4,13 +4,13 @@
  * what was changed and checked, and the events hook reports the final result. Before a call, caps
  * come first and approvals last (a call is counted and announced, then waits for a person).
  */
+import type { Hook } from "../loop/contracts.ts";
+import { HookRunner } from "../loop/hook-runner.ts";
 import { approvalsHook } from "./approvals.ts";
 import { capsHook } from "./caps.ts";
 import { loopDetectionHook } from "./loop-detection.ts";
 import { outputCompactionHook, outputTruncationHook } from "./output-limits.ts";
-import { HookRunner } from "./registry.ts";
 import { toolEventsHook } from "./tool-events.ts";
-import type { Hook } from "./types.ts";
 import { verificationHook } from "./verification.ts";
 
 /** The default hooks, in order. */

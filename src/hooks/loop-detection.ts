@@ -4,7 +4,7 @@
  * the count and asking the agent to step back. Editing another file, or reading or searching
  * this one, resets its count. Counts live in hook state, so they survive a restart.
  */
-import type { Hook } from "./types.ts";
+import type { Hook } from "../loop/contracts.ts";
 
 const HOOK = "loop-detection";
 

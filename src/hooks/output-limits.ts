@@ -4,7 +4,7 @@
  * read more) while failures pass through whole; and truncation (`MAX_TOOL_OUTPUT_CHARS`): any
  * result longer than the limit is cut and marked `[output truncated]`.
  */
-import type { Hook } from "./types.ts";
+import type { Hook } from "../loop/contracts.ts";
 
 const SHOWN_LINES = 20;
 

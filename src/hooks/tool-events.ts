@@ -3,8 +3,8 @@
  * `tool_result`), and, with `LOG_TOOL_USE`, writes one structured log line per call. Runs last,
  * so the result it reports is what the model sees.
  */
+import type { Hook } from "../loop/contracts.ts";
 import { log } from "../platform/logging.ts";
-import type { Hook } from "./types.ts";
 
 const preview = (input: unknown) => {
   const text = JSON.stringify(input) ?? "";

@@ -4,7 +4,7 @@
  * transcript, one reminder naming those files is added, and another turn runs. At most once per
  * batch of changes: after a reminder, only new changes can trigger another.
  */
-import type { Hook } from "./types.ts";
+import type { Hook } from "../loop/contracts.ts";
 
 const HOOK = "verification";
 

@@ -13,10 +13,10 @@
 
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../a2a/app-types.ts";
 import { authenticate, requireAdmin } from "../auth/middleware.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { deleteDocument, listDocuments, upsertDocument } from "../store/knowledge.ts";
 
 const encoder = new TextEncoder();

@@ -7,12 +7,11 @@
  */
 
 import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { HookContext } from "../hooks/types.ts";
 import { backoffMs, classifyModelError } from "../model/errors.ts";
-import type { Usage } from "../task/loop-state.ts";
-import { addUsage } from "../task/loop-state.ts";
 import { AnswerStream } from "./answer-stream.ts";
 import { estimateTokens } from "./compaction.ts";
+import type { HookContext } from "./contracts.ts";
+import { addUsage, type Usage } from "./loop-state.ts";
 import { modelParams } from "./model-params.ts";
 import { repairConversation } from "./repair.ts";
 import type { StepDeps, StepOutcome } from "./step-types.ts";

@@ -5,8 +5,9 @@
  * answer (a person may reply in words); a question without a form takes any data. Pure: no I/O.
  */
 import { z } from "zod";
-import type { Part } from "../a2a/wire.ts";
-import { APPROVAL_FORM, type FormSchema, type Suspension } from "./suspension.ts";
+import type { Part } from "../protocol/wire.ts";
+import type { FormSchema, Suspension } from "./contracts.ts";
+import { APPROVAL_FORM } from "./suspension.ts";
 
 interface Field {
   type?: unknown;

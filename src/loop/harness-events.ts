@@ -5,42 +5,9 @@
  * extension {@link HARNESS_EVENTS_EXTENSION}, declared in every Agent Card. They also go into the
  * task history. Pure: no I/O.
  */
-import type { Message, Part } from "../a2a/wire.ts";
-
-/** The extension URI of harness events. */
-export const HARNESS_EVENTS_EXTENSION = "urn:a2a-edge-harness:ext:harness-events:v1";
-
-/** Every kind of harness event. */
-export const HARNESS_EVENT_KINDS = [
-  "tool_call",
-  "tool_result",
-  "plan",
-  "progress",
-  "verification",
-  "loop_warning",
-  "cap_reached",
-  "output_truncated",
-  "output_compacted",
-  "checkpoint",
-  "rollback",
-  "compaction",
-  "turn_limit",
-  "approval",
-  "subagent",
-  "remote",
-] as const;
-export type HarnessEventKind = (typeof HARNESS_EVENT_KINDS)[number];
-
-/** An event as the harness raises it (the agent is filled in by the task). */
-export interface HarnessEvent {
-  kind: HarnessEventKind;
-  /** One short line for people. */
-  text: string;
-  tool?: string;
-  path?: string;
-  /** Machine-readable detail: a short string, or an object for structured kinds (plan). */
-  detail: string | Record<string, unknown>;
-}
+import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
+import type { Message, Part } from "../protocol/wire.ts";
+import type { HarnessEvent } from "./contracts.ts";
 
 /** The data part of a harness event. */
 export function harnessEventPart(agent: string, event: HarnessEvent): Part {

@@ -9,8 +9,8 @@
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { SubagentType } from "../subagents/types.ts";
 import type { WorkspaceEntry } from "../workspace/types.ts";
+import type { SubagentType } from "./contracts.ts";
 
 /** Everything the prompt is made of. */
 export interface PromptInputs {

@@ -9,15 +9,14 @@ import type {
   MessageCreateParamsNonStreaming,
   TextBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { Part } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { HookRunner } from "../hooks/registry.ts";
-import type { HookContext } from "../hooks/types.ts";
-import type { LoopState } from "../task/loop-state.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import type { ToolContext } from "../tools/types.ts";
+import type { Part } from "../protocol/wire.ts";
 import type { ChatMessage } from "./chat-message.ts";
-import type { PendingCalls, Suspension } from "./suspension.ts";
+import type { HookContext, Suspension, ToolContext } from "./contracts.ts";
+import type { HookRunner } from "./hook-runner.ts";
+import type { LoopState } from "./loop-state.ts";
+import type { PendingCalls } from "./suspension.ts";
+import type { ToolRegistry } from "./tool-registry.ts";
 import type { TextAction } from "./turn-text.ts";
 
 /** How the step ended and what the task object should do next. */

@@ -6,17 +6,9 @@
  * Pure: no I/O.
  */
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { Part } from "../a2a/wire.ts";
+import type { Part } from "../protocol/wire.ts";
 import type { ChatMessage } from "./chat-message.ts";
-
-/** A JSON schema of a form's fields (an object schema). */
-export type FormSchema = Record<string, unknown>;
-
-/** What a call waits for. */
-export type Suspension =
-  | { kind: "question"; question: string; form?: FormSchema }
-  | { kind: "approval"; tool: string; input: unknown }
-  | { kind: "child"; childTaskId: string; agent: string };
+import type { FormSchema, Suspension } from "./contracts.ts";
 
 /** A person's reply (text and data parts, kept whole to pass on to a sub-agent). */
 export interface Reply {

@@ -6,8 +6,7 @@
  */
 
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { HookContext } from "../hooks/types.ts";
-import type { ToolResult } from "../tools/types.ts";
+import type { HookContext, ToolResult } from "./contracts.ts";
 import type { StepDeps, StepOutcome } from "./step-types.ts";
 import {
   answerContent,

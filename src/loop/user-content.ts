@@ -4,7 +4,7 @@
  * go to the model as images and documents; other text files are inlined. Pure: no I/O.
  */
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { Part } from "../a2a/wire.ts";
+import type { Part } from "../protocol/wire.ts";
 
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 type ImageType = (typeof IMAGE_TYPES)[number];

@@ -9,8 +9,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { McpServerConfig } from "../agents/identity-schema.ts";
+import type { Tool, ToolResult } from "../loop/contracts.ts";
 import { log } from "../platform/logging.ts";
-import type { Tool, ToolResult } from "../tools/types.ts";
 
 /** A server ready to reach: its config, URL and request headers. */
 export interface McpEndpoint {

@@ -5,7 +5,7 @@
  * retries durably with its own backoff.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { log } from "../platform/logging.ts";
 import { ModelUnavailableError } from "./errors.ts";
 import { createScriptedMessagesApi } from "./scripted/messages-api.ts";

@@ -5,8 +5,8 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import type { AppEnv } from "../a2a/app-types.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 
 /** Middleware: CORS per `CORS_ORIGINS`. */
 export function corsFromConfig(): MiddlewareHandler<AppEnv> {

@@ -3,19 +3,8 @@
  * method, trace id) and a helper for other events. Never logs bodies, keys or tokens.
  */
 import type { MiddlewareHandler } from "hono";
+import type { LogVariables } from "../protocol/app-types.ts";
 import { newTraceId, traceIdFromTraceparent } from "./ids.ts";
-
-/** Request-scoped values the log line reports. */
-export interface LogVariables {
-  requestId: string;
-  traceId: string;
-  agent?: string;
-  rpcMethod?: string;
-  /** The authenticated caller (never a credential). */
-  userId?: string;
-  /** The task the request addressed, when known. */
-  taskId?: string;
-}
 
 /**
  * Writes one structured log line at its level (console.info for info: `wrangler dev` shows it at

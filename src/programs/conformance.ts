@@ -6,7 +6,7 @@
  * a Message instead of a Task, input-required and its resumption, rejection, a long-running task.
  * Only this module (and agents/conformance/IDENTITY.md) knows about the kit. Pure: no I/O.
  */
-import type { Artifact, Message, Part } from "../a2a/wire.ts";
+import type { Artifact, Message, Part } from "../protocol/wire.ts";
 import type { AgentProgram, ProgramEffect, ProgramStep } from "./types.ts";
 
 const text = (value: string): Part[] => [{ text: value }];

@@ -4,7 +4,7 @@
  * tasks run through the same engine as every agent: task object, event log, history, push
  * notifications, conversations and both protocol generations. Pure types: no I/O.
  */
-import type { Artifact, Message, Part } from "../a2a/wire.ts";
+import type { Artifact, Message, Part } from "../protocol/wire.ts";
 
 /** Something a step does while the task keeps working. */
 export type ProgramEffect =

@@ -6,7 +6,7 @@
 import { Task as SdkTask, StreamResponse } from "@a2a-js/sdk";
 import { V03PushNotificationSerializer } from "@a2a-js/sdk/compat/v0_3/server";
 import { V1PushNotificationSerializer } from "@a2a-js/sdk/server";
-import type { StreamEvent, Task } from "../a2a/wire.ts";
+import type { StreamEvent, Task } from "../protocol/wire.ts";
 import type { PushProtocol } from "./push-config.ts";
 
 /** History messages a notification's Task carries (the newest). */

@@ -5,7 +5,7 @@
  * URL passes the SSRF policy again at every attempt; redirects are not followed. Each attempt is
  * recorded on the delivery row.
  */
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { backoffMs } from "../model/errors.ts";
 import { log } from "../platform/logging.ts";
 import { checkUrl } from "../platform/ssrf.ts";

@@ -8,10 +8,10 @@
  */
 import type { AgentCard } from "@a2a-js/sdk";
 import { type Client, DefaultAgentCardResolver } from "@a2a-js/sdk/client";
-import type { Config } from "../config.ts";
+import type { RemoteAgentEntry } from "../config/agent-network.ts";
+import type { Config } from "../config/config.ts";
 import { randomHex } from "../platform/hex.ts";
 import { checkUrl } from "../platform/ssrf.ts";
-import type { RemoteAgentEntry } from "./network-config.ts";
 import { sdkClientFactory } from "./sdk-client.ts";
 
 /** Where a remote agent is and how far it is trusted. */

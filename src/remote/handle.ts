@@ -3,9 +3,10 @@
  * fetch that adds trace and credentials) to a name or URL, after the call rules say the calling
  * agent may reach it.
  */
-import type { Config } from "../config.ts";
+
+import { mayCall, type RemoteAgentEntry } from "../config/agent-network.ts";
+import type { Config } from "../config/config.ts";
 import { type RemoteTarget, resolveTarget, targetFetch } from "./client.ts";
-import { mayCall, type RemoteAgentEntry } from "./network-config.ts";
 
 /** Remote A2A agents as a task's tools see them. */
 export interface RemoteAgents {

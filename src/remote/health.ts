@@ -3,9 +3,9 @@
  * (three seconds at most, in parallel, bypassing the card cache), for `GET /health/deep`.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { newTraceId } from "../platform/ids.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { discoverCard } from "./client.ts";
 import { remoteAgentsFor } from "./handle.ts";
 

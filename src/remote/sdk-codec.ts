@@ -12,7 +12,7 @@ import {
   StreamResponse as StreamResponseFns,
   Task,
 } from "@a2a-js/sdk";
-import type { Part, Task as WireTask } from "../a2a/wire.ts";
+import type { Part, Task as WireTask } from "../protocol/wire.ts";
 
 /** A SendMessageRequest for the SDK client. */
 export function sendRequest(input: {

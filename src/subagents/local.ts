@@ -3,11 +3,11 @@
  * and trace, its own context, and its lineage (parent, root task, root agent). The child's id is
  * derived from the parent task and the tool call, so a retried call finds the same child.
  */
-import type { Part } from "../a2a/wire.ts";
+import type { SubagentCall } from "../loop/contracts.ts";
 import { taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import type { Part } from "../protocol/wire.ts";
 import type { ChildTransport, ParentTask } from "./transport.ts";
-import type { SubagentCall } from "./types.ts";
 
 /** The task objects' namespace, typed by the generated Env (no import of the task object). */
 type TaskNamespace = Env["TASKS"];

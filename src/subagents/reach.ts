@@ -3,14 +3,15 @@
  * sub-agent's, never its own agent, within the network's call rules) and the transport a child
  * runs on (`local`: a task object of this Worker; otherwise the registry name of a remote agent).
  */
-import type { Config } from "../config.ts";
+
+import { mayCall } from "../config/agent-network.ts";
+import type { Config } from "../config/config.ts";
+import type { SubagentType } from "../loop/contracts.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
-import { mayCall } from "../remote/network-config.ts";
 import { localTransport } from "./local.ts";
 import { subagentTypes } from "./registry.ts";
 import { remoteTransport } from "./remote.ts";
 import type { ChildTransport } from "./transport.ts";
-import type { SubagentType } from "./types.ts";
 
 /** The task that delegates. */
 export interface Delegator {

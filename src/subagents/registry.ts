@@ -5,10 +5,10 @@
  * named in `DISTRIBUTED_AGENTS` runs remotely, at the registry entry of the same name.
  */
 import { currentAgents } from "../agents/overrides.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
+import type { SubagentType } from "../loop/contracts.ts";
 import { discoverCard } from "../remote/client.ts";
 import type { RemoteAgents } from "../remote/handle.ts";
-import type { SubagentType } from "./types.ts";
 
 /** Every sub-agent type this deployment offers. */
 export function subagentTypes(config: Config): SubagentType[] {

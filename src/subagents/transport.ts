@@ -2,9 +2,9 @@
  * How a parent reaches a child, whatever runs it: a task object of this Worker (local.ts) or a
  * remote A2A agent (remote.ts). One code path above this interface; only the transport differs.
  */
-import type { Part } from "../a2a/wire.ts";
+import type { SubagentCall } from "../loop/contracts.ts";
+import type { Part } from "../protocol/wire.ts";
 import type { Lineage } from "../task/lineage.ts";
-import type { SubagentCall } from "./types.ts";
 
 /** The parent a child is started for. */
 export interface ParentTask {

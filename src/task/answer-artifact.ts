@@ -2,7 +2,7 @@
  * A task's artifacts, pinned: the streamed answer (one artifact named `answer`) and the task's
  * PROGRESS.json as it last saw it (artifact `progress`, one JSON data part).
  */
-import type { Artifact } from "../a2a/wire.ts";
+import type { Artifact } from "../protocol/wire.ts";
 
 /** The id (and name) of the answer artifact. */
 export const ANSWER_ARTIFACT_ID = "answer";

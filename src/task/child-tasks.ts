@@ -4,15 +4,15 @@
  * its question up to our caller when it asks, add its usage to ours), polling remote children,
  * relaying their progress, and cancelling children. The child's end is parent-report.ts.
  */
-import type { Part, TaskStateName } from "../a2a/wire.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
+import type { Subagents, SubagentType } from "../loop/contracts.ts";
+import { EMPTY_USAGE, sumUsage, type Usage } from "../loop/loop-state.ts";
 import { log } from "../platform/logging.ts";
+import type { Part, TaskStateName } from "../protocol/wire.ts";
 import { callableTypes, type Delegator, transportFor } from "../subagents/reach.ts";
 import type { ChildTransport, PolledChild } from "../subagents/transport.ts";
-import type { Subagents, SubagentType } from "../subagents/types.ts";
 import type { ChildReport } from "./children.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
-import { EMPTY_USAGE, sumUsage, type Usage } from "./loop-state.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 

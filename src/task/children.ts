@@ -3,8 +3,8 @@
  * latest report each child sent (its state, its answer or question, its usage). Reports carry the
  * child's row version, so a late retry never replaces a newer one. In the parent's SQLite.
  */
-import type { Part, TaskStateName } from "../a2a/wire.ts";
-import type { Usage } from "./loop-state.ts";
+import type { Usage } from "../loop/loop-state.ts";
+import type { Part, TaskStateName } from "../protocol/wire.ts";
 
 /** What a child tells its parent when it settles (ends or waits for input). */
 export interface ChildReport {

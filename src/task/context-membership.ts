@@ -4,14 +4,14 @@
  * conversation) and releasing it (handing back its own turns). Calls that fail are retried from
  * the task's schedule, so neither object ever waits forever on the other.
  */
-import type { Part } from "../a2a/wire.ts";
-import { contextKey, type JoinResult } from "../context/context-object.ts";
+import { contextKey, type JoinResult } from "../context/join.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
-import { HARNESS_EVENTS_EXTENSION } from "../loop/harness-events.ts";
 import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
 import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
+import type { Part } from "../protocol/wire.ts";
 import { environmentNoteOf } from "./environment-note.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 

@@ -3,7 +3,7 @@
  * The sequence number is the SSE `id`; a reconnect replays from it. Writes are synchronous
  * SQLite statements, so appending and reading a backlog can never interleave.
  */
-import type { SequencedEvent, StreamEvent } from "../a2a/wire.ts";
+import type { SequencedEvent, StreamEvent } from "../protocol/wire.ts";
 
 type Listener = (event: SequencedEvent) => void;
 

@@ -2,7 +2,7 @@
  * Durable key/value state for hooks, in the task object's SQLite, so a hook's counters survive a
  * restart of the object mid-task.
  */
-import type { HookState } from "../hooks/types.ts";
+import type { HookState } from "../loop/contracts.ts";
 
 /** {@link HookState} backed by the `hook_state` table. */
 export class SqlHookState implements HookState {

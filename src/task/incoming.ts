@@ -5,9 +5,10 @@
  * config sent with it. A follow-up: the message (seen, in history) and its push config, once
  * checked against the form the task waits on, if any.
  */
-import type { Message } from "../a2a/wire.ts";
+
 import { requireConcreteOwner } from "../auth/anonymous.ts";
 import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
+import type { Message } from "../protocol/wire.ts";
 import { runPushCall } from "../push/push-calls.ts";
 import type { CreateTaskInput, FollowUpInput } from "./rpc-types.ts";
 import type { TaskRuntime } from "./task-runtime.ts";

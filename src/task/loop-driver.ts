@@ -6,9 +6,9 @@
  * follows the step (the next one, a retry with backoff, or the task's end) is step-end.ts.
  */
 import type { AgentDefinition } from "../agents/identity.ts";
-import { type Config, loadConfig } from "../config.ts";
+import { type Config, loadConfig } from "../config/config.ts";
 import { runStep } from "../loop/agent-loop.ts";
-import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { HarnessEvent } from "../loop/contracts.ts";
 import type { StepOutcome } from "../loop/step-types.ts";
 import { mcpTools } from "../mcp/tools.ts";
 import { modelClient } from "../model/client.ts";

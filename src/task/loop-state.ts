@@ -2,40 +2,9 @@
  * The agent loop's durable counters for one task (a single row): turn number, retry attempt,
  * the answer text streamed so far (committed turns and the current turn), usage and stop reason.
  * Counters live here, not in memory, so a restarted object resumes exactly where it stopped.
+ * The shapes are the loop's (loop/loop-state.ts); this file stores them in the task's SQLite.
  */
-
-/** Token usage summed over every model call of the task. */
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  modelCalls: number;
-}
-
-/** The loop row. */
-export interface LoopState {
-  /** Completed model turns. */
-  turn: number;
-  /** Failed attempts of the current turn (retries with backoff). */
-  attempt: number;
-  /** Answer text of completed turns. */
-  answerText: string;
-  /** Answer text already streamed for the current, unfinished turn. */
-  turnText: string;
-  /** Whether the answer artifact's first chunk has been emitted. */
-  answerStarted: boolean;
-  usage: Usage;
-  stopReason: string | null;
-}
-
-export const EMPTY_USAGE: Usage = {
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  modelCalls: 0,
-};
+import { EMPTY_USAGE, type LoopState, type Usage } from "../loop/loop-state.ts";
 
 interface LoopRow {
   turn: number;
@@ -90,26 +59,4 @@ export class LoopStateStore {
     this.#state = next;
     return this.get();
   }
-}
-
-/** Adds one call's usage to a running total. */
-export function addUsage(total: Usage, call: Omit<Usage, "modelCalls">): Usage {
-  return {
-    inputTokens: total.inputTokens + call.inputTokens,
-    outputTokens: total.outputTokens + call.outputTokens,
-    cacheReadTokens: total.cacheReadTokens + call.cacheReadTokens,
-    cacheWriteTokens: total.cacheWriteTokens + call.cacheWriteTokens,
-    modelCalls: total.modelCalls + 1,
-  };
-}
-
-/** The field-by-field sum of two usages (a sub-agent's usage counted into its parent's). */
-export function sumUsage(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-    modelCalls: a.modelCalls + b.modelCalls,
-  };
 }

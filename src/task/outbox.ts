@@ -4,9 +4,9 @@
  * object's schedule with backoff, so a brief D1 or R2 outage loses nothing. Rows are derived from
  * the current state at send time, so a retry always sends the newest version.
  */
-import type { Artifact } from "../a2a/wire.ts";
 import { backoffMs } from "../model/errors.ts";
 import { log } from "../platform/logging.ts";
+import type { Artifact } from "../protocol/wire.ts";
 import { type TaskIndexRow, upsertTaskIndex } from "../store/d1-index.ts";
 import { taskKey } from "../store/r2-keys.ts";
 import { lineageOf } from "./lineage.ts";

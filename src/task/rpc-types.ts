@@ -3,7 +3,7 @@
  * caused are values (`ok: false` with a kind), never thrown, so they cross the RPC boundary
  * intact; the A2A layer maps each kind to its protocol error.
  */
-import type { Message, Task } from "../a2a/wire.ts";
+import type { Message, Task } from "../protocol/wire.ts";
 import type { NewPushConfig } from "../push/push-config.ts";
 import type { ChildReport } from "./children.ts";
 import type { Lineage } from "./lineage.ts";

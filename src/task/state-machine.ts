@@ -2,7 +2,7 @@
  * The A2A task state machine: which states end a task, which pause it for the client, and which
  * transitions are legal. Pure: no I/O, no clock.
  */
-import type { TaskStateName } from "../a2a/wire.ts";
+import type { TaskStateName } from "../protocol/wire.ts";
 
 /** States after which a task never changes again (spec 3.1.1). */
 export const TERMINAL_STATES: ReadonlySet<TaskStateName> = new Set([

@@ -4,10 +4,12 @@
  * note), failed (rolling the workspace back when configured), waiting (for a person or a
  * sub-agent) or rejected. An ending task asks the workspace for its end note (see task-end.ts).
  */
-import type { Part } from "../a2a/wire.ts";
-import { loadConfig } from "../config.ts";
+
+import { loadConfig } from "../config/config.ts";
+import type { Suspension } from "../loop/contracts.ts";
 import type { StepOutcome } from "../loop/step-types.ts";
-import { type Suspension, suspensionParts } from "../loop/suspension.ts";
+import { suspensionParts } from "../loop/suspension.ts";
+import type { Part } from "../protocol/wire.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
 import type { ChildTasks } from "./child-tasks.ts";

@@ -7,14 +7,13 @@
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { defaultHooks } from "../hooks/index.ts";
-import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { HarnessEvent, ToolContext } from "../loop/contracts.ts";
 import type { StepDeps } from "../loop/step-types.ts";
+import type { ToolRegistry } from "../loop/tool-registry.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import type { ToolContext } from "../tools/types.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { lineageOf } from "./lineage.ts";

@@ -4,7 +4,7 @@
  * in one synchronous step, so no event falls between backlog and live delivery. A stream closes
  * when the task settles or the reader goes away.
  */
-import type { SequencedEvent } from "../a2a/wire.ts";
+import type { SequencedEvent } from "../protocol/wire.ts";
 import { encodeLine } from "./ndjson.ts";
 
 interface Subscriber {

@@ -4,9 +4,9 @@
  * what the task asked and answered; on failure with `ROLLBACK_ON_FAILURE`, the workspace goes
  * back to the checkpoint taken before the task's first change. No model call.
  */
-import type { Message } from "../a2a/wire.ts";
-import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { HarnessEvent } from "../loop/contracts.ts";
 import { log } from "../platform/logging.ts";
+import type { Message } from "../protocol/wire.ts";
 import { readProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 

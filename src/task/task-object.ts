@@ -7,13 +7,13 @@
  * wires the parts that act on it and holds the alarm's table of jobs.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Task } from "../a2a/wire.ts";
 import { refreshAgents } from "../agents/overrides.ts";
 import { ownerMatches } from "../auth/anonymous.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { log } from "../platform/logging.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
+import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import { acceptFollowUp, answerProblem, beginTask } from "./incoming.ts";

@@ -6,7 +6,7 @@
  * (ContextMembership), retention of an ended task, and the loop driver. {@link jobFor} is the
  * table of scheduled jobs; {@link recover} what a fresh instance schedules after a restart.
  */
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
 import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";

@@ -7,11 +7,12 @@
  * of the task's collaborators: it announces what happened (the task settled, a harness event)
  * to whoever subscribed (see task-parts.ts, which wires them).
  */
-import type { Artifact, Message, Part, Task, TaskStateName } from "../a2a/wire.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
-import { type HarnessEvent, harnessEventMessage } from "../loop/harness-events.ts";
+import type { HarnessEvent } from "../loop/contracts.ts";
+import { harnessEventMessage } from "../loop/harness-events.ts";
 import { log } from "../platform/logging.ts";
+import type { Artifact, Message, Part, Task, TaskStateName } from "../protocol/wire.ts";
 import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";

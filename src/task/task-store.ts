@@ -2,7 +2,7 @@
  * The task's own record in its Durable Object's SQLite: identity, status, history, artifacts.
  * Reads are served from an in-memory copy of the row; every write goes through SQLite first.
  */
-import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../a2a/wire.ts";
+import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../protocol/wire.ts";
 
 /** The task row. */
 export interface TaskRecord {

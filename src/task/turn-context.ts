@@ -11,21 +11,21 @@ import type {
   TextBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import {
   compactionCut,
   estimateTokens,
   summaryMessage,
   summaryRequest,
 } from "../loop/compaction.ts";
-import type { HarnessEvent } from "../loop/harness-events.ts";
+import type { HarnessEvent } from "../loop/contracts.ts";
+import { addUsage } from "../loop/loop-state.ts";
 import { environmentNote, type PromptInputs, systemPrompt } from "../loop/prompt.ts";
 import { log } from "../platform/logging.ts";
 import { readMemory } from "../tools/memory.ts";
 import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { SUMMARY_HOOK, SUMMARY_KEY } from "./context-membership.ts";
-import { addUsage } from "./loop-state.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
 /** Builds the system prompt for this turn and, when asked, the task's environment note. */

@@ -4,11 +4,11 @@
  * arrives (harness event `remote`); returns the final answer like a2a_call.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { clientFor, remoteError } from "../remote/client.ts";
 import { sendRequest, streamEventJson, streamEventText } from "../remote/sdk-codec.ts";
 import { describeOutcome } from "./a2a-call.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 
 const Input = z.strictObject({
   agent: z.string().trim().min(1, "is required").max(2_000),

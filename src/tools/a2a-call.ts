@@ -5,10 +5,10 @@
  * that asked for input; `context_id` keeps a conversation with the agent.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { clientFor, remoteError } from "../remote/client.ts";
 import { outcomeOf, type RemoteOutcome, sendRequest } from "../remote/sdk-codec.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 
 const Input = z.strictObject({
   agent: z.string().trim().min(1, "is required").max(2_000),

@@ -4,10 +4,10 @@
  * interfaces and protocol versions, streaming, skills.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { discoverCard, remoteError } from "../remote/client.ts";
 import { cardSummary } from "../remote/sdk-codec.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 
 const Input = z.strictObject({
   agent: z.string().trim().min(1, "is required").max(2_000),

@@ -3,8 +3,8 @@
  * descriptions and how they are reached. Other agents can still be called by URL.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 
 /** The `a2a_list` tool. */
 export const a2aListTool: Tool = {

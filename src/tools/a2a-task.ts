@@ -3,11 +3,11 @@
  * the id a2a_call returned.
  */
 import { z } from "zod";
+import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
 import { clientFor, remoteError } from "../remote/client.ts";
 import { outcomeOf } from "../remote/sdk-codec.ts";
 import { describeOutcome } from "./a2a-call.ts";
 import { parseInput } from "./input.ts";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
 const Input = z.strictObject({
   agent: z.string().trim().min(1, "is required").max(2_000),

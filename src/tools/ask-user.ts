@@ -5,8 +5,8 @@
  * message on the same task (text, or a data part with the form's values) is the tool's result.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 
 const Field = z.strictObject({
   type: z.enum(["string", "number", "integer", "boolean"]).default("string"),

@@ -6,7 +6,9 @@
  */
 
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
+import type { Tool } from "../loop/contracts.ts";
+import { ToolRegistry } from "../loop/tool-registry.ts";
 import { a2aCallTool } from "./a2a-call.ts";
 import { a2aCallStreamingTool } from "./a2a-call-streaming.ts";
 import { a2aDiscoverTool } from "./a2a-discover.ts";
@@ -16,13 +18,11 @@ import { askUserTool } from "./ask-user.ts";
 import { fetchDocumentTool } from "./fetch-document.ts";
 import { memoryReadTool, memoryWriteTool } from "./memory.ts";
 import { progressReadTool, progressUpdateTool } from "./progress.ts";
-import { ToolRegistry } from "./registry.ts";
 import { runCodeTool } from "./run-code.ts";
 import { scratchListTool, scratchReadTool, scratchWriteTool } from "./scratch.ts";
 import { searchTool } from "./search.ts";
 import { taskTool } from "./task.ts";
 import { writeTodosTool } from "./todos.ts";
-import type { Tool } from "./types.ts";
 import { webFetchTool } from "./web-fetch.ts";
 import { WORKSPACE_TOOLS } from "./workspace-tools.ts";
 

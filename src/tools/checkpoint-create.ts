@@ -3,9 +3,9 @@
  * manifest; contents are shared, so it is cheap). Output: the id, label and file count.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { MAX_LABEL_CHARS } from "../workspace/limits.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 import { plural } from "./workspace-input.ts";
 
 const Input = z.object({

@@ -3,8 +3,8 @@
  * `<id>  <created at>  <manual|automatic>  <N files>  <label>` (at most LIST_LIMIT lines).
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 import { plural } from "./workspace-input.ts";
 
 const LIST_LIMIT = 50;

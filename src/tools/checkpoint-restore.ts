@@ -4,8 +4,8 @@
  * event), so a restore can itself be undone. Output: what was restored and the backup's id.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 import { emitCheckpoint, plural } from "./workspace-input.ts";
 
 const Input = z.object({ id: z.string().trim().min(1, "give a checkpoint id such as cp-3") });

@@ -4,8 +4,8 @@
  * `checkpoint` harness event). Effects: wrote = [path].
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 import { emitCheckpoint } from "./workspace-input.ts";
 
 const Input = z.object({

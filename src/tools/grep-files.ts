@@ -4,6 +4,7 @@
  * line. Effects: searched = the distinct paths with matches.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import {
   GREP_DEFAULT_RESULTS,
   GREP_MAX_FILES,
@@ -11,7 +12,6 @@ import {
   MAX_GREP_PATTERN,
 } from "../workspace/limits.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 import { plural } from "./workspace-input.ts";
 
 const Input = z.object({

@@ -3,7 +3,7 @@
  * fault and, when given, the expected shape. Every tool parses its input through this.
  */
 import type { z } from "zod";
-import type { ToolResult } from "./types.ts";
+import type { ToolResult } from "../loop/contracts.ts";
 
 /** The parsed input, or the error result to return. */
 export type Parsed<T> = { ok: true; data: T } | { ok: false; result: ToolResult };

@@ -3,8 +3,8 @@
  * path. Output: one `path (N bytes)` per line, then `N files`.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 import { plural } from "./workspace-input.ts";
 
 const Input = z.object({ prefix: z.string().optional() });

@@ -5,9 +5,9 @@
  * caller's own. Both are also loaded into the system prompt at the start of every turn.
  */
 import { z } from "zod";
+import type { Tool, ToolContext } from "../loop/contracts.ts";
 import { sharedKey, userKey } from "../store/r2-keys.ts";
 import { parseInput } from "./input.ts";
-import type { Tool, ToolContext } from "./types.ts";
 
 /** Largest CONTEXT.md kept. */
 export const MEMORY_MAX_CHARS = 32_000;

@@ -4,13 +4,13 @@
  * any of the four lists, each replacing the stored one; an invalid update is refused with the
  * reason. Every update is published as the task's `progress` artifact.
  */
+import type { Tool } from "../loop/contracts.ts";
 import {
   EMPTY_PROGRESS,
   PROGRESS_FILE,
   ProgressUpdateSchema,
   readProgress,
 } from "../workspace/state-files.ts";
-import type { Tool } from "./types.ts";
 
 const list = { type: "array", items: { type: "string" } };
 

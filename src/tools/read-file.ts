@@ -4,9 +4,9 @@
  * Effects: read = [path].
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { MAX_READ_CHARS, MAX_READ_LINES } from "../workspace/limits.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 
 const Input = z.object({
   path: z.string().min(1, "give a file path"),

@@ -7,10 +7,10 @@
  * code ran (counts as verification for the gate).
  */
 import { z } from "zod";
+import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
 import { parseInput } from "./input.ts";
 import { type RunReport, runInSandbox, type SandboxProgram } from "./run-code/sandbox.ts";
 import { guardNames, toModule } from "./run-code/transpile.ts";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
 const CODE_FILE = /\.(js|mjs|ts|mts|json)$/;
 const TEST_FILE = /\.test\.(js|mjs|ts|mts)$/;

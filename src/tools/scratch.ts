@@ -5,9 +5,9 @@
  * workspace paths. Sub-agents hand findings to each other here instead of through long prompts.
  */
 import { z } from "zod";
+import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
 import { KeyError, taskKey } from "../store/r2-keys.ts";
 import { parseInput } from "./input.ts";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
 /** Largest scratchpad file (UTF-8 bytes) and most files per scratchpad. */
 export const SCRATCH_MAX_BYTES = 262_144;

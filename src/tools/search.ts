@@ -6,9 +6,9 @@
  * Any query text is accepted: it is reduced to quoted words (src/store/knowledge.ts).
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { searchDocuments, toFtsQuery } from "../store/knowledge.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 
 /** The most results `search` ever returns. */
 export const SEARCH_MAX_RESULTS = 3;

@@ -5,8 +5,8 @@
  * waits without holding the parent's loop: the parent resumes when the child reports.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 
 const Input = z.strictObject({
   subagent_type: z.string().trim().min(1, "is required").max(64),

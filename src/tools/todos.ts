@@ -4,8 +4,8 @@
  * task history.
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 
 const Todo = z.strictObject({
   content: z.string().trim().min(1).max(500),

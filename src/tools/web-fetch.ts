@@ -8,10 +8,10 @@
  * timeouts (15 s for the whole call) and network failures are tool errors (`isError: true`).
  */
 import { z } from "zod";
+import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
 import { checkRedirect, checkUrl } from "../platform/ssrf.ts";
 import { htmlToText } from "./html-text.ts";
 import { parseInput } from "./input.ts";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
 /** Default and maximum of `max_chars`. */
 export const WEB_FETCH_DEFAULT_CHARS = 8_000;

@@ -2,7 +2,7 @@
  * Shared by the workspace and checkpoint tools: the `checkpoint` harness event for an automatic
  * checkpoint, and plurals.
  */
-import type { ToolContext } from "./types.ts";
+import type { ToolContext } from "../loop/contracts.ts";
 
 /** Publishes an automatic checkpoint on the task's stream. */
 export function emitCheckpoint(

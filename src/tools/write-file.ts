@@ -4,9 +4,9 @@
  * `checkpoint` harness event). Effects: wrote = [path].
  */
 import { z } from "zod";
+import type { Tool } from "../loop/contracts.ts";
 import { MAX_FILE_BYTES } from "../workspace/limits.ts";
 import { parseInput } from "./input.ts";
-import type { Tool } from "./types.ts";
 import { emitCheckpoint } from "./workspace-input.ts";
 
 const Input = z.object({

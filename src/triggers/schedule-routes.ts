@@ -3,9 +3,9 @@
  * agent, the next run, and the last runs with their tasks' states (from the D1 task index).
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { cronOf } from "./schedules.ts";
 import { schedules } from "./trigger-config.ts";
 

@@ -6,7 +6,7 @@
  * (schedule, tick) records it once.
  */
 import { Cron } from "croner";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { log } from "../platform/logging.ts";
 import { startTriggeredTask, TriggerSetupError } from "./start-task.ts";
 import { type ScheduleConfig, schedules } from "./trigger-config.ts";

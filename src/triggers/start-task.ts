@@ -11,12 +11,12 @@
  */
 import { Task as SdkTask, SendMessageRequest } from "@a2a-js/sdk";
 import { DurableRequestHandler } from "../a2a/request-handler.ts";
-import type { Task } from "../a2a/wire.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { getUser } from "../auth/users-store.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { newTraceId } from "../platform/ids.ts";
+import type { Task } from "../protocol/wire.ts";
 import type { PushTarget } from "./trigger-config.ts";
 
 /** What to start. */

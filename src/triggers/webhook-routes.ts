@@ -14,13 +14,13 @@
  *   event under the webhook's secret (so only the signed sender learns it, from the 202).
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { readLimited } from "../platform/body-limit.ts";
 import { sha256Hex } from "../platform/hex.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { log } from "../platform/logging.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { hmacHex, verifyGeneric, verifyGithub } from "./signatures.ts";
 import { startTriggeredTask, TriggerSetupError } from "./start-task.ts";
 import { renderPrompt } from "./template.ts";

@@ -3,10 +3,10 @@
  * `ip:<address>` for unauthenticated callers), and its token budgets (the BUDGET_* vars, then the
  * user's overrides in D1, cached per isolate for 10 seconds).
  */
-import type { Principal } from "../auth/principal.ts";
 import type { UserBudget } from "../auth/users-store.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import type { Principal } from "../protocol/app-types.ts";
 import type { UserObject } from "./user-object.ts";
 
 /** The counters' key of a principal (unauthenticated callers are counted per IP). */

@@ -5,9 +5,9 @@
  * against MAX_CONCURRENT_STREAMS until it ends. Over a limit: 429 with Retry-After.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { counterKey, userObject } from "./limits.ts";
 
 const SEND = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);

@@ -5,21 +5,10 @@
  * so a read that arrives after the note was asked for sees it.
  */
 import { parseProgress } from "./state-files.ts";
+import type { TaskEndInput } from "./types.ts";
 
 const clip = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max - 1)}…` : text;
-
-/** What the end note is made from: the task's own records. */
-export interface TaskEndInput {
-  taskId: string;
-  agent: string;
-  state: string;
-  /** The first user message's text (what the task was asked). */
-  asked: string;
-  answer: string;
-  /** ISO time of the end. */
-  at: string;
-}
 
 /**
  * HANDOFF.md's text, and decisions.log's new text when PROGRESS.json records decisions the log

@@ -4,7 +4,6 @@
  * a value; a refusal the agent can act on (bad path, not found, not unique, too large) is an
  * `ok: false` with a plain message, never a thrown error.
  */
-import type { TaskEndInput } from "./handoff.ts";
 
 /** Outcome of a workspace call. */
 export type WsResult<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -31,6 +30,18 @@ export interface CheckpointInfo {
   files: number;
   /** True for the checkpoints the harness took by itself. */
   automatic: boolean;
+}
+
+/** What the end note is made from: the task's own records. */
+export interface TaskEndInput {
+  taskId: string;
+  agent: string;
+  state: string;
+  /** The first user message's text (what the task was asked). */
+  asked: string;
+  answer: string;
+  /** ISO time of the end. */
+  at: string;
 }
 
 /** What the workspace object offers over RPC. */

@@ -14,7 +14,7 @@ import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
 import { Checkpoints } from "./checkpoints.ts";
 import { editFile, type FileStore, fail, readFile, writeFile } from "./file-ops.ts";
 import { compilePattern, pathFilter, searchFiles } from "./grep.ts";
-import { composeTaskEnd, type TaskEndInput } from "./handoff.ts";
+import { composeTaskEnd } from "./handoff.ts";
 import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
 import {
   GREP_DEFAULT_RESULTS,
@@ -26,7 +26,7 @@ import {
 import { Manifest } from "./manifest.ts";
 import { migrateWorkspace } from "./schema.ts";
 import { DECISIONS_FILE, HANDOFF_FILE, PROGRESS_FILE } from "./state-files.ts";
-import type { WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
+import type { TaskEndInput, WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
 

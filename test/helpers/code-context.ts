@@ -3,8 +3,8 @@
  * test Worker's loader, and a runner of the tool with it.
  */
 import { env } from "cloudflare:workers";
+import type { ToolContext, ToolResult } from "../../src/loop/contracts.ts";
 import { runCodeTool } from "../../src/tools/run-code.ts";
-import type { ToolContext, ToolResult } from "../../src/tools/types.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
 import { toolContext } from "./tool-context.ts";

@@ -1,7 +1,6 @@
 /** A hook context for unit tests: in-memory hook state, recorded events, config from vars. */
-import { loadConfig } from "../../src/config.ts";
-import type { HookContext } from "../../src/hooks/types.ts";
-import type { HarnessEvent } from "../../src/loop/harness-events.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import type { HarnessEvent, HookContext } from "../../src/loop/contracts.ts";
 
 /** A fresh context and the events its hooks emitted. */
 export function hookContext(

@@ -1,6 +1,6 @@
 /** Handles for tool tests that never delegate or call remote agents. */
+import type { Subagents } from "../../src/loop/contracts.ts";
 import type { RemoteAgents } from "../../src/remote/handle.ts";
-import type { Subagents } from "../../src/subagents/types.ts";
 
 export const NO_SUBAGENTS: Subagents = {
   types: () => [],

@@ -3,8 +3,8 @@
  * vars, no workspace, no sub-agents or remote agents, events dropped. `overrides` replace fields.
  */
 import { env } from "cloudflare:workers";
-import { loadConfig } from "../../src/config.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import type { ToolContext } from "../../src/loop/contracts.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
 import { NO_REMOTE, NO_SUBAGENTS } from "./no-subagents.ts";
 

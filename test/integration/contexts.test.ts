@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
-import { contextKey } from "../../src/context/context-object.ts";
+import { contextKey } from "../../src/context/join.ts";
 import {
   answerText,
   modelRequests,

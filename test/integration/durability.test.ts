@@ -6,8 +6,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SequencedEvent } from "../../src/a2a/wire.ts";
 import { INTERRUPTED_TOOL_RESULT } from "../../src/loop/repair.ts";
+import type { SequencedEvent } from "../../src/protocol/wire.ts";
 import { getTaskIndex } from "../../src/store/d1-index.ts";
 import { decodeLines } from "../../src/task/ndjson.ts";
 import { Outbox } from "../../src/task/outbox.ts";

@@ -7,8 +7,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
   answerText,

@@ -7,13 +7,13 @@
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import type { AppEnv } from "../../src/a2a/app-types.ts";
 import { knowledgeAdminRoutes } from "../../src/knowledge/admin-routes.ts";
+import type { ToolContext } from "../../src/loop/contracts.ts";
 import { errorResponse } from "../../src/platform/http-error.ts";
+import type { AppEnv } from "../../src/protocol/app-types.ts";
 import { getDocument, searchDocuments, toFtsQuery } from "../../src/store/knowledge.ts";
 import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fetch-document.ts";
 import { searchTool } from "../../src/tools/search.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 
 const KEY = "admin-secret-key";

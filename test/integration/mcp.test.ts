@@ -4,9 +4,10 @@
  * `docs__<tool>` and pass through the same hooks (events, output compaction) as the harness's own.
  * The server is a small MCP server on 127.0.0.1 built with the official MCP SDK (test/fake-mcp).
  */
+
 import { describe, expect, it } from "vitest";
-import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
 import { mcpToolName } from "../../src/mcp/tools.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import {
   offeredTools,
   rpc,

@@ -6,7 +6,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sweepExpired } from "../../src/platform/retention.ts";
+import { sweepExpired } from "../../src/api/retention.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../src/task/task-parts.ts";
 import { modelRequests, scenario, toolTurn as tool, until, userMessage } from "../helpers/a2a.ts";

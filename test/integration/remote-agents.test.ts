@@ -7,7 +7,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
   fetchWorker,

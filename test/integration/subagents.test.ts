@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
-import { HARNESS_EVENTS_EXTENSION } from "../../src/loop/harness-events.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { listTaskIndex } from "../../src/store/d1-index.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {

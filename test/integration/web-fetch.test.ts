@@ -5,9 +5,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import type { ToolContext } from "../../src/loop/contracts.ts";
 import { htmlToText } from "../../src/tools/html-text.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
 import {
   createWebFetch,
   WEB_FETCH_DEFAULT_CHARS,

@@ -8,7 +8,7 @@ import {
 } from "../../../src/a2a/card.ts";
 import { parseIdentity } from "../../../src/agents/identity.ts";
 import { bundledAgents } from "../../../src/agents/registry.ts";
-import { loadConfig } from "../../../src/config.ts";
+import { loadConfig } from "../../../src/config/config.ts";
 
 const config = (vars: Record<string, string> = {}) =>
   loadConfig({ ANTHROPIC_API_KEY: "k", ALLOW_ANONYMOUS: "true", ...vars });

@@ -1,5 +1,5 @@
 /**
- * Media types at the edge (src/a2a/media-types.ts) and ProtoJSON field names (src/a2a/wire.ts):
+ * Media types at the edge (src/a2a/media-types.ts) and ProtoJSON field names (src/protocol/wire.ts):
  * which bodies count as JSON, which JSON type an answer carries, and proto names on input.
  */
 import { describe, expect, it } from "vitest";

@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { capsHook } from "../../../src/hooks/caps.ts";
 import { loopDetectionHook } from "../../../src/hooks/loop-detection.ts";
 import { outputCompactionHook, outputTruncationHook } from "../../../src/hooks/output-limits.ts";
-import { HookRunner } from "../../../src/hooks/registry.ts";
 import { toolEventsHook } from "../../../src/hooks/tool-events.ts";
 import { verificationHook } from "../../../src/hooks/verification.ts";
-import type { ToolResult } from "../../../src/tools/types.ts";
+import type { ToolResult } from "../../../src/loop/contracts.ts";
+import { HookRunner } from "../../../src/loop/hook-runner.ts";
 import { hookContext } from "../../helpers/hook-context.ts";
 
 const call = (name: string, input: unknown = {}) => ({ id: "c", name, input });

@@ -10,17 +10,16 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { describe, expect, it } from "vitest";
 import { parseIdentity } from "../../../src/agents/identity.ts";
-import { HookRunner } from "../../../src/hooks/registry.ts";
-import type { Hook } from "../../../src/hooks/types.ts";
 import { runStep } from "../../../src/loop/agent-loop.ts";
 import type { ChatMessage } from "../../../src/loop/chat-message.ts";
+import type { Hook, Tool, ToolContext } from "../../../src/loop/contracts.ts";
+import { HookRunner } from "../../../src/loop/hook-runner.ts";
+import { EMPTY_USAGE, type LoopState } from "../../../src/loop/loop-state.ts";
 import type { StepDeps } from "../../../src/loop/step-types.ts";
 import type { PendingCalls } from "../../../src/loop/suspension.ts";
 import { replyFrom } from "../../../src/loop/suspension.ts";
+import { ToolRegistry } from "../../../src/loop/tool-registry.ts";
 import { ModelStallError } from "../../../src/model/errors.ts";
-import { EMPTY_USAGE, type LoopState } from "../../../src/task/loop-state.ts";
-import { ToolRegistry } from "../../../src/tools/registry.ts";
-import type { Tool, ToolContext } from "../../../src/tools/types.ts";
 import { hookContext } from "../../helpers/hook-context.ts";
 
 const agent = parseIdentity(

@@ -3,9 +3,9 @@
  * A2A conformance kit, by messageId prefix, as steps over the engine's abilities.
  */
 import { describe, expect, it } from "vitest";
-import type { Message } from "../../../src/a2a/wire.ts";
 import { conformanceProgram as program } from "../../../src/programs/conformance.ts";
 import { programFor } from "../../../src/programs/index.ts";
+import type { Message } from "../../../src/protocol/wire.ts";
 
 const message = (messageId: string, text = "hi"): Message => ({
   messageId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TASK_STATES } from "../../../src/a2a/wire.ts";
+import { TASK_STATES } from "../../../src/protocol/wire.ts";
 import {
   canTransition,
   IllegalTransitionError,

@@ -1,14 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { bundledAgents } from "../../../src/agents/registry.ts";
-import { loadConfig } from "../../../src/config.ts";
-import type { HarnessEvent } from "../../../src/loop/harness-events.ts";
+import { TOOL_DOMAINS, TOOL_NAMES } from "../../../src/agents/tool-names.ts";
+import { loadConfig } from "../../../src/config/config.ts";
+import type { HarnessEvent, ToolContext } from "../../../src/loop/contracts.ts";
 import { allTools, toolsFor } from "../../../src/tools/catalog.ts";
 import { memoryReadTool, memoryWriteTool } from "../../../src/tools/memory.ts";
-import { TOOL_DOMAINS, TOOL_NAMES } from "../../../src/tools/names.ts";
 import { progressUpdateTool } from "../../../src/tools/progress.ts";
 import { writeTodosTool } from "../../../src/tools/todos.ts";
-import type { ToolContext } from "../../../src/tools/types.ts";
 import type { WorkspaceApi } from "../../../src/workspace/types.ts";
 import { toolContext } from "../../helpers/tool-context.ts";
 

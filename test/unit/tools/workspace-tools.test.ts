@@ -4,9 +4,8 @@
  * the `checkpoint` events emitted when the workspace took one.
  */
 import { describe, expect, it } from "vitest";
-import type { Config } from "../../../src/config.ts";
-import type { HarnessEvent } from "../../../src/loop/harness-events.ts";
-import type { ToolResult } from "../../../src/tools/types.ts";
+import type { Config } from "../../../src/config/config.ts";
+import type { HarnessEvent, ToolResult } from "../../../src/loop/contracts.ts";
 import { WORKSPACE_TOOLS } from "../../../src/tools/workspace-tools.ts";
 import type { CheckpointInfo, WorkspaceApi, WsResult } from "../../../src/workspace/types.ts";
 import { toolContext } from "../../helpers/tool-context.ts";

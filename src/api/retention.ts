@@ -3,11 +3,12 @@
  * are deleted (the task objects erase themselves from their own alarms), and so are the
  * conversations left without any task. At most 500 rows a run; the next run continues.
  */
-import { eraseContexts } from "../api/erase.ts";
-import { loadConfig } from "../config.ts";
+
+import { loadConfig } from "../config/config.ts";
+import { log } from "../platform/logging.ts";
 import { contextHasTasks, deleteTaskRows, endedBefore } from "../store/task-queries.ts";
 import { TERMINAL_STATES } from "../task/state-machine.ts";
-import { log } from "./logging.ts";
+import { eraseContexts } from "./erase.ts";
 
 /** The cron expression of the daily sweep (wrangler.toml [triggers]). */
 export const RETENTION_CRON = "23 3 * * *";

@@ -1,6 +1,6 @@
 /** The agent network's variables: registry, distribution, switched-off agents, call rules. */
 import { describe, expect, it } from "vitest";
-import { mayCall, parseAgentNetwork } from "../../../src/remote/network-config.ts";
+import { mayCall, parseAgentNetwork } from "../../../src/config/agent-network.ts";
 
 const registry = JSON.stringify({
   researcher: { url: "https://r.example/agents/researcher/" },

@@ -4,7 +4,7 @@
  * can read, never an exception.
  */
 import type { Tool as ApiTool } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
+import type { Tool, ToolContext, ToolResult } from "./contracts.ts";
 
 /** Frontmatter-style filter: `allow` (null = everything) then `deny`. */
 export interface ToolFilter {

@@ -3,15 +3,15 @@
  * decides (answers a tool call, continues a completion) wins; `afterTool` results chain through
  * every hook in order.
  */
-import type { ChatMessage } from "../loop/chat-message.ts";
-import type { ToolResult } from "../tools/types.ts";
+import type { ChatMessage } from "./chat-message.ts";
 import type {
   BeforeCompleteDecision,
   BeforeToolDecision,
   Hook,
   HookContext,
   ToolCall,
-} from "./types.ts";
+  ToolResult,
+} from "./contracts.ts";
 
 /** Runs hooks in order for each loop phase. */
 export class HookRunner {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../../src/config/config.ts";
 
 describe("configuration", () => {
   it("applies the documented defaults", () => {

@@ -5,9 +5,9 @@
  * storage check, the model, or a distributed sub-agent fails.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../a2a/app-types.ts";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/config.ts";
 import { modelClient } from "../model/client.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { remoteReachability } from "../remote/health.ts";
 import { userObject } from "../users/limits.ts";
 

@@ -1,0 +1,116 @@
+/**
+ * The zod schema of the Worker's vars and secrets: each var's type, bounds and default
+ * (documented in README.md#configuration). Strings in, typed values out; config.ts shapes the
+ * result into the Config type. Pure: no I/O.
+ */
+import { z } from "zod";
+
+const int = (fallback: number, min = 0) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? fallback : Number(v)))
+    .pipe(z.number().int().min(min));
+
+const bool = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v) =>
+      v === undefined || v.trim() === "" ? String(fallback) : v.trim().toLowerCase(),
+    )
+    .pipe(z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"]))
+    .transform((v) => ["true", "1", "yes", "on"].includes(v));
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim() !== "" ? v.trim() : undefined));
+
+/** The vars and secrets the harness reads, with their defaults (strings in, typed values out). */
+export const ConfigSchema = z.object({
+  DEFAULT_AGENT: optionalString.transform((v) => v ?? "assistant"),
+  PUBLIC_URL: optionalString.pipe(z.url().optional()),
+  ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
+  ANTHROPIC_API_KEY: optionalString,
+  SCRIPTED_MODEL: optionalString.pipe(z.enum(["off", "auto", "on"]).optional()),
+  A2A_API_KEY: optionalString,
+  MAX_BODY_BYTES: int(1_048_576, 1024),
+  MAX_TURNS: int(50, 1),
+  MODEL_IDLE_TIMEOUT_MS: int(60_000, 50),
+  MODEL_MAX_RETRIES: int(4, 0),
+  MODEL_RETRY_BASE_MS: int(1_000, 1),
+  SSE_KEEPALIVE_MS: int(15_000, 50),
+  CARD_MAX_AGE_SECONDS: int(300, 0),
+  ADMIN_API_KEY: optionalString,
+  ALLOW_ANONYMOUS: bool(false),
+  RETENTION_DAYS: int(0, 0),
+  CORS_ORIGINS: optionalString.transform((v) => (v === undefined ? [] : list(v))),
+  RATE_MESSAGES_PER_MINUTE: int(60, 0),
+  RATE_ANONYMOUS_PER_MINUTE: int(20, 0),
+  MAX_CONCURRENT_STREAMS: int(5, 0),
+  BUDGET_TASK_TOKENS: int(1_000_000, 0),
+  BUDGET_DAY_TOKENS: int(5_000_000, 0),
+  BUDGET_MONTH_TOKENS: int(50_000_000, 0),
+  AUTH_REQUIRED: bool(false),
+  OIDC_ISSUER: optionalString,
+  OIDC_AUDIENCE: optionalString,
+  OIDC_JWKS_URL: optionalString.pipe(z.url().optional()),
+  OIDC_JWKS: optionalString,
+  TOOLS_ENABLED: optionalString.transform((v) => (v === undefined || v === "all" ? null : list(v))),
+  WEB_FETCH_ALLOW_PRIVATE: bool(false),
+  PUSH_MAX_ATTEMPTS: int(8, 1),
+  RUN_CODE_CPU_MS: int(1_000, 1),
+  RUN_CODE_TIMEOUT_MS: int(10_000, 100),
+  RUN_CODE_MAX_OUTPUT_CHARS: int(20_000, 100),
+  RUN_CODE_MAX_MODULES: int(64, 1),
+  RUN_CODE_MAX_BYTES: int(2_097_152, 1_024),
+  RUN_CODE_MAX_ITERATIONS: int(100_000_000, 1_000),
+  WEBHOOK_REPLAY_WINDOW_SECONDS: int(300, 1),
+  PUSH_RETRY_BASE_MS: int(1_000, 1),
+  PUSH_TIMEOUT_MS: int(10_000, 100),
+  VERIFY_BEFORE_COMPLETE: bool(true),
+  LOOP_DETECTION_THRESHOLD: int(3, 0),
+  COMPACT_OUTPUT_LINES: int(50, 0),
+  TOOL_CALL_CAPS: optionalString.transform((v, ctx) => caps(v ?? DEFAULT_TOOL_CALL_CAPS, ctx)),
+  MAX_TOOL_OUTPUT_CHARS: int(10_000, 100),
+  LOG_TOOL_USE: bool(false),
+  CONTEXT_TOKEN_BUDGET: int(60_000, 1_000),
+  ROLLBACK_ON_FAILURE: bool(false),
+  CONFORMANCE_AGENT: bool(false),
+  AGENT_CARD_SIGNING_KEY: optionalString,
+  TIME_ZONE: optionalString
+    .transform((v) => v ?? "UTC")
+    .refine((v) => {
+      try {
+        new Intl.DateTimeFormat("en", { timeZone: v });
+        return true;
+      } catch {
+        return false;
+      }
+    }, "not an IANA time zone"),
+});
+
+/** Default per-task tool call caps (`TOOL_CALL_CAPS`). */
+export const DEFAULT_TOOL_CALL_CAPS =
+  "web_fetch:10,fetch_document:10,search:5,grep_files:10,a2a_call:10,a2a_call_streaming:10,a2a_discover:10,run_code:20";
+
+function list(value: string): string[] {
+  return value
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
+}
+
+function caps(value: string, ctx: z.RefinementCtx): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of list(value)) {
+    const match = /^([a-z][a-z0-9_-]*):(\d+)$/.exec(entry);
+    if (!match?.[1] || match[2] === undefined) {
+      ctx.addIssue({ code: "custom", message: `expected tool:count pairs, got "${entry}"` });
+      return out;
+    }
+    out[match[1]] = Number(match[2]);
+  }
+  return out;
+}

@@ -1,0 +1,222 @@
+/**
+ * The agent loop's contracts: what it asks of its collaborators and what they hand back. Tools
+ * (tools/) and hooks (hooks/) implement {@link Tool} and {@link Hook}; sub-agent transports
+ * (subagents/) implement {@link Subagents}; a tool's or a hook's {@link HarnessEvent} goes on the
+ * task's stream; a {@link Suspension} makes a tool call wait for a person or a child task.
+ * Types only (and the pinned list of event kinds): the loop knows its collaborators through this
+ * file alone.
+ */
+import type { Config } from "../config/config.ts";
+import type { Part } from "../protocol/wire.ts";
+import type { RemoteAgents } from "../remote/handle.ts";
+import type { WorkspaceApi } from "../workspace/types.ts";
+import type { ChatMessage } from "./chat-message.ts";
+
+// Harness events: what tools and hooks publish on the task's stream
+
+/** Every kind of harness event. */
+export const HARNESS_EVENT_KINDS = [
+  "tool_call",
+  "tool_result",
+  "plan",
+  "progress",
+  "verification",
+  "loop_warning",
+  "cap_reached",
+  "output_truncated",
+  "output_compacted",
+  "checkpoint",
+  "rollback",
+  "compaction",
+  "turn_limit",
+  "approval",
+  "subagent",
+  "remote",
+] as const;
+export type HarnessEventKind = (typeof HARNESS_EVENT_KINDS)[number];
+
+/** An event as the harness raises it (the agent is filled in by the task). */
+export interface HarnessEvent {
+  kind: HarnessEventKind;
+  /** One short line for people. */
+  text: string;
+  tool?: string;
+  path?: string;
+  /** Machine-readable detail: a short string, or an object for structured kinds (plan). */
+  detail: string | Record<string, unknown>;
+}
+
+// Suspensions: what a tool call may wait for
+
+/** A JSON schema of a form's fields (an object schema). */
+export type FormSchema = Record<string, unknown>;
+
+/** What a call waits for. */
+export type Suspension =
+  | { kind: "question"; question: string; form?: FormSchema }
+  | { kind: "approval"; tool: string; input: unknown }
+  | { kind: "child"; childTaskId: string; agent: string };
+
+// Tools: what a tool is to the loop (names are a contract with models and clients)
+
+/** What a call did to the workspace, for the verification gate and loop detection. */
+export interface ToolEffects {
+  /** Paths created or changed. */
+  wrote?: string[];
+  /** Paths read back. */
+  read?: string[];
+  /** Paths whose content a search went through (grep). */
+  searched?: string[];
+  /** Paths whose code ran (run_code). */
+  ran?: string[];
+}
+
+/**
+ * What a tool returns to the model. `isError` results pass through hooks unchanged. A result with
+ * `suspend` is not returned yet: the call waits (for a person's answer) and the task pauses.
+ */
+export interface ToolResult {
+  content: string;
+  isError?: boolean;
+  effects?: ToolEffects;
+  suspend?: Suspension;
+}
+
+/** Per-call facts and handles a tool may use. */
+export interface ToolContext {
+  taskId: string;
+  /** The id of the tool call being run (makes a delegation idempotent). */
+  callId?: string;
+  contextId: string;
+  agent: string;
+  owner: string;
+  signal: AbortSignal;
+  config: Config;
+  /** The agent's workspace for this owner (workspace Durable Object). */
+  workspace: WorkspaceApi;
+  /** The knowledge base (D1, FTS5). */
+  db: D1Database;
+  /** R2, for memory files (CONTEXT.md). */
+  files: R2Bucket;
+  /** Outbound HTTP for web_fetch (tests pass their own). */
+  fetch: typeof fetch;
+  /** The root task's scratchpad, shared by it and every sub-agent it starts. */
+  scratch: { bucket: R2Bucket; rootTaskId: string };
+  /** Delegation to sub-agents. */
+  subagents: Subagents;
+  /** Remote A2A agents (registry and connections). */
+  remote: RemoteAgents;
+  /** Publishes a harness event on the task's stream. */
+  emit(event: HarnessEvent): void;
+  /** The code sandbox for run_code (absent without a Worker Loader binding). */
+  codeSandbox?: {
+    loader: WorkerLoader;
+    /** Bindings the agent's frontmatter grants to the sandbox. */
+    env: Record<string, unknown>;
+    cpuMs: number;
+    timeoutMs: number;
+  };
+}
+
+/** A tool the model can call. */
+export interface Tool {
+  name: string;
+  domain: string;
+  description: string;
+  inputSchema: {
+    type: "object";
+    properties?: Record<string, unknown>;
+    required?: string[];
+    additionalProperties?: boolean;
+  };
+  run(input: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+}
+
+// Hooks: optional phases around model calls, tool calls and completion
+
+/** Durable per-task key/value state for hooks (counters, flags); survives restarts. */
+export interface HookState {
+  get<T>(hook: string, key: string): T | undefined;
+  set(hook: string, key: string, value: unknown): void;
+}
+
+/** Facts every phase receives. */
+export interface HookContext {
+  taskId: string;
+  agent: string;
+  turn: number;
+  state: HookState;
+  config: Config;
+  /** Tools that need a person's approval before each call (frontmatter `tools.requireApproval`). */
+  requireApproval: readonly string[];
+  /** Publishes a harness event on the task's stream (a hook intervention). */
+  emit(event: HarnessEvent): void;
+}
+
+/** A tool call as hooks see it. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/**
+ * What `beforeTool` may decide: run the call (undefined), answer it without running, or make it
+ * wait for a person (the call runs, or is refused, once they answer).
+ */
+export type BeforeToolDecision = { result: ToolResult } | { suspend: Suspension } | undefined;
+
+/** What `beforeComplete` may decide: let the task finish (undefined) or add a user turn and continue. */
+export type BeforeCompleteDecision = { continueWith: string } | undefined;
+
+/** A hook. Every phase is optional; phases run in registry order. */
+export interface Hook {
+  readonly name: string;
+  beforeModelCall?(ctx: HookContext, messages: readonly ChatMessage[]): Promise<void> | void;
+  afterModelCall?(
+    ctx: HookContext,
+    response: { stopReason: string | null; text: string },
+  ): Promise<void> | void;
+  beforeTool?(ctx: HookContext, call: ToolCall): Promise<BeforeToolDecision> | BeforeToolDecision;
+  afterTool?(
+    ctx: HookContext,
+    call: ToolCall,
+    result: ToolResult,
+  ): Promise<ToolResult> | ToolResult;
+  beforeComplete?(
+    ctx: HookContext,
+    answer: string,
+  ): Promise<BeforeCompleteDecision> | BeforeCompleteDecision;
+}
+
+// Sub-agents: what the `task` tool and the parent's loop need, whatever the transport
+
+/** A sub-agent type the `task` tool accepts. */
+export interface SubagentType {
+  name: string;
+  description: string;
+  /** `local` for an agent of this Worker, else the remote registry entry's name. */
+  transport: string;
+}
+
+/** One delegation: who, what, and the tool call it answers (which makes starting idempotent). */
+export interface SubagentCall {
+  agent: string;
+  description: string;
+  prompt: string;
+  callId: string;
+}
+
+/** Sub-agents as the parent task sees them. */
+export interface Subagents {
+  /** The types this task may delegate to (empty for a sub-agent's own task). */
+  types(): SubagentType[];
+  /** Starts (or finds, for a retried call) the child task; its id, or why it could not start. */
+  start(
+    call: SubagentCall,
+  ): Promise<{ ok: true; childTaskId: string } | { ok: false; error: string }>;
+  /** Passes a person's answer to a child that asked a question. */
+  answer(childTaskId: string, parts: Part[]): Promise<void>;
+  /** Cancels a child (best effort; retried by the caller's schedule). */
+  cancel(childTaskId: string): Promise<void>;
+}

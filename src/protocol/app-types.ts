@@ -1,0 +1,41 @@
+/**
+ * The Hono environment every route shares: the Worker's bindings and the per-request variables
+ * (who is calling, and the fields the request's log line reports). Types only; imports nothing.
+ */
+
+/** A role. Admins reach the admin API and everyone's data. */
+export type Role = "user" | "admin";
+
+/** The caller of a request (see auth/principal.ts for how one is found). */
+export interface Principal {
+  id: string;
+  role: Role;
+  /** Agents this principal may call; null = every agent. */
+  agents: string[] | null;
+  /** How it authenticated. */
+  via: "token" | "jwt" | "key" | "anonymous";
+  /** For token callers, the token's hash (to re-check revocation during a stream). */
+  tokenHash?: string;
+}
+
+/** Request-scoped values the log line reports (platform/logging.ts). */
+export interface LogVariables {
+  requestId: string;
+  traceId: string;
+  agent?: string;
+  rpcMethod?: string;
+  /** The authenticated caller (never a credential). */
+  userId?: string;
+  /** The task the request addressed, when known. */
+  taskId?: string;
+}
+
+export type AppEnv = {
+  Bindings: Env;
+  Variables: LogVariables & {
+    owner: string;
+    principal: Principal;
+    /** Re-checks the request's credentials (open streams call it every few seconds). */
+    authCheck: () => Promise<boolean>;
+  };
+};
