@@ -11,7 +11,7 @@ import { backoffMs } from "../model/errors.ts";
 import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
-import { Scheduler } from "../task/scheduler.ts";
+import { Scheduler } from "../store/scheduler.ts";
 import { ContextStore, migrateContext } from "./context-store.ts";
 import type { JoinResult, ReleaseInput } from "./join.ts";
 

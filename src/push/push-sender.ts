@@ -9,7 +9,7 @@ import { loadConfig } from "../config/config.ts";
 import { backoffMs } from "../model/errors.ts";
 import { log } from "../platform/logging.ts";
 import { checkUrl } from "../platform/ssrf.ts";
-import type { Scheduler } from "../task/scheduler.ts";
+import type { Scheduler } from "../store/scheduler.ts";
 import type { Outgoing, PushStore } from "./push-store.ts";
 
 /** Schedule id (and kind) of push delivery. */

@@ -9,9 +9,9 @@ import { log } from "../platform/logging.ts";
 import type { Artifact } from "../protocol/wire.ts";
 import { type TaskIndexRow, upsertTaskIndex } from "../store/d1-index.ts";
 import { taskKey } from "../store/r2-keys.ts";
+import type { Scheduler } from "../store/scheduler.ts";
 import { lineageOf } from "./lineage.ts";
 import type { LoopStateStore } from "./loop-state.ts";
-import type { Scheduler } from "./scheduler.ts";
 import { isTerminal } from "./state-machine.ts";
 import type { TaskStore } from "./task-store.ts";
 

@@ -15,6 +15,7 @@ import { log } from "../platform/logging.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
+import type { ScheduleEntry } from "../store/scheduler.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import { acceptFollowUp, answerProblem, beginTask } from "./incoming.ts";
 import type {
@@ -27,7 +28,6 @@ import type {
   TaskErrorKind,
   TaskResult,
 } from "./rpc-types.ts";
-import type { ScheduleEntry } from "./scheduler.ts";
 import { migrate } from "./schema.ts";
 import { canTransition, isSettled, isTerminal } from "./state-machine.ts";
 import { type Job, jobFor, recover, type TaskParts, wireTask } from "./task-parts.ts";

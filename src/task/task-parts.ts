@@ -8,11 +8,11 @@
  */
 import { loadConfig } from "../config/config.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
+import type { ScheduleEntry } from "../store/scheduler.ts";
 import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
 import { PARENT_REPORT_JOB, ParentReport } from "./parent-report.ts";
-import type { ScheduleEntry } from "./scheduler.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
 import { TaskRuntime } from "./task-runtime.ts";
 

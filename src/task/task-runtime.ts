@@ -16,6 +16,7 @@ import type { Artifact, Message, Part, Task, TaskStateName } from "../protocol/w
 import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";
+import { Scheduler } from "../store/scheduler.ts";
 import { answerArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
 import { ChildrenStore } from "./children.ts";
 import { ContextLinkStore } from "./context-link.ts";
@@ -25,7 +26,6 @@ import { SqlHookState } from "./hook-state.ts";
 import { LoopStateStore } from "./loop-state.ts";
 import { Outbox, type OutboxSource, outboxSourceOf } from "./outbox.ts";
 import { PendingStore } from "./pending-store.ts";
-import { Scheduler } from "./scheduler.ts";
 import { isSettled, isTerminal, transition } from "./state-machine.ts";
 import { Subscribers } from "./subscribers.ts";
 import { TaskStore } from "./task-store.ts";
