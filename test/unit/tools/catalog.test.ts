@@ -51,7 +51,7 @@ describe("tool catalog", () => {
     ]);
   });
 
-  it("matches the names the IDENTITY.md parser accepts (tools/names.ts)", () => {
+  it("matches the names the IDENTITY.md parser accepts (agents/tool-names.ts)", () => {
     expect([...TOOL_NAMES].sort()).toEqual(allTools().names());
     // Every tool is in one of the listed domains.
     expect(allTools().filter({ allow: TOOL_DOMAINS, deny: [] }).names()).toEqual(
