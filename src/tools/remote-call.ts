@@ -1,0 +1,27 @@
+/**
+ * The frame of every a2a_* tool that talks to a remote agent: connect (under the call rules), do
+ * the work, and turn a refused connection or a failed call into a tool error naming the agent.
+ */
+import type { ToolContext, ToolResult } from "../loop/contracts.ts";
+import { type RemoteTarget, remoteError } from "../remote/client.ts";
+
+/** A connection the call rules allowed: the target and the fetch that reaches it. */
+export interface RemoteConnection {
+  target: RemoteTarget;
+  fetch: typeof fetch;
+}
+
+/** Runs `work` on a connection to `agent` (registry name or URL); failures are tool errors. */
+export async function withRemote(
+  context: ToolContext,
+  agent: string,
+  work: (connection: RemoteConnection) => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const connection = context.remote.connect(agent);
+  if (!connection.ok) return { content: connection.error, isError: true };
+  try {
+    return await work(connection);
+  } catch (error) {
+    return { content: remoteError(connection.target, error), isError: true };
+  }
+}
