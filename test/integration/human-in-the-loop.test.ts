@@ -18,16 +18,13 @@ import {
   type RpcResponse,
   rpc,
   scenario,
-  toolTurn,
+  textToolTurn as tool,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
 
 type Part = { text?: string; data?: Record<string, unknown>; kind?: string };
 type StatusTask = WireTask & { status: { state: string; message?: { parts: Part[] } } };
-
-const tool = (name: string, input: Record<string, unknown>, text = "") =>
-  toolTurn(name, input, text);
 
 const send = async (message: Record<string, unknown>, path = "/") =>
   (await rpc<{ task: StatusTask }>("SendMessage", { message }, { path })).result
