@@ -8,12 +8,11 @@ import { clientFor } from "../remote/client.ts";
 import { sendRequest, streamEventJson, streamEventText } from "../remote/sdk-codec.ts";
 import { describeOutcome } from "./a2a-call.ts";
 import { defineTool } from "./input.ts";
-import { withRemote } from "./remote-call.ts";
+import { REMOTE_MESSAGE_PROPERTIES, RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({
-  agent: z.string().trim().min(1, "is required").max(2_000),
-  message: z.string().trim().min(1, "is required").max(100_000),
-  context_id: z.string().max(200).optional(),
+  ...RemoteMessage,
+  context_id: RemoteId.optional(),
 });
 
 /** Most relayed events per call, so a chatty agent cannot flood this task's stream. */
@@ -26,11 +25,7 @@ export const a2aCallStreamingTool = defineTool({
   description:
     "Send a message to a remote A2A agent and follow its progress live (shown to the user as it happens); returns its final answer. Prefer it for long remote work.",
   input: Input,
-  properties: {
-    agent: { type: "string" },
-    message: { type: "string" },
-    context_id: { type: "string" },
-  },
+  properties: { ...REMOTE_MESSAGE_PROPERTIES, context_id: { type: "string" } },
   required: ["agent", "message"],
   run: ({ agent, message, context_id }, context) =>
     withRemote(context, agent, async (connection) => {

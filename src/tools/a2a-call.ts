@@ -8,14 +8,13 @@ import { z } from "zod";
 import { clientFor } from "../remote/client.ts";
 import { outcomeOf, type RemoteOutcome, sendRequest } from "../remote/sdk-codec.ts";
 import { defineTool } from "./input.ts";
-import { withRemote } from "./remote-call.ts";
+import { REMOTE_MESSAGE_PROPERTIES, RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({
-  agent: z.string().trim().min(1, "is required").max(2_000),
-  message: z.string().trim().min(1, "is required").max(100_000),
+  ...RemoteMessage,
   blocking: z.boolean().default(true),
-  task_id: z.string().max(200).optional(),
-  context_id: z.string().max(200).optional(),
+  task_id: RemoteId.optional(),
+  context_id: RemoteId.optional(),
 });
 
 /** The outcome of a remote call in a few lines for the model. */
@@ -42,8 +41,7 @@ export const a2aCallTool = defineTool({
     "Send a message to a remote A2A agent (registry name or URL). By default waits for its answer; with blocking false returns the task id at once. Give task_id to answer a remote task that asked for input.",
   input: Input,
   properties: {
-    agent: { type: "string" },
-    message: { type: "string" },
+    ...REMOTE_MESSAGE_PROPERTIES,
     blocking: { type: "boolean" },
     task_id: { type: "string" },
     context_id: { type: "string" },

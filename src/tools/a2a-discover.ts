@@ -7,10 +7,10 @@ import { z } from "zod";
 import { discoverCard } from "../remote/client.ts";
 import { cardSummary } from "../remote/sdk-codec.ts";
 import { defineTool } from "./input.ts";
-import { withRemote } from "./remote-call.ts";
+import { RemoteAgentName, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({
-  agent: z.string().trim().min(1, "is required").max(2_000),
+  agent: RemoteAgentName,
   refresh: z.boolean().optional(),
 });
 

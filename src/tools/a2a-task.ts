@@ -8,10 +8,10 @@ import { clientFor } from "../remote/client.ts";
 import { outcomeOf } from "../remote/sdk-codec.ts";
 import { describeOutcome } from "./a2a-call.ts";
 import { defineTool } from "./input.ts";
-import { withRemote } from "./remote-call.ts";
+import { RemoteAgentName, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({
-  agent: z.string().trim().min(1, "is required").max(2_000),
+  agent: RemoteAgentName,
   task_id: z.string().trim().min(1, "is required").max(200),
 });
 
