@@ -43,12 +43,29 @@ async function lastToolResults(scenarioId: string): Promise<string[]> {
     .map((b) => `${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
 }
 
-const v03 = (method: string, params: unknown) =>
-  fetchWorker("/", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: "v03", method, params }),
-  });
+/** A blocking v0.3 `message/send` of `text` (on task `taskId` when given); its JSON-RPC answer. */
+const v03Send = async <T>(text: string, taskId?: string) =>
+  (await (
+    await fetchWorker("/", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "v03",
+        method: "message/send",
+        params: {
+          message: {
+            kind: "message",
+            messageId: crypto.randomUUID(),
+            role: "user",
+            ...(taskId ? { taskId } : {}),
+            parts: [{ kind: "text", text }],
+          },
+          configuration: { blocking: true },
+        },
+      }),
+    })
+  ).json()) as RpcResponse<T>;
 
 describe("ask_user", () => {
   it("pauses with the question and a form; the follow-up's form values resume the task (v1.0)", async () => {
@@ -131,37 +148,16 @@ describe("ask_user", () => {
       tool("ask_user", { question: "What is the deadline?" }),
       { text: "Noted: Friday." },
     ]);
-    const first = (await (
-      await v03("message/send", {
-        message: {
-          kind: "message",
-          messageId: crypto.randomUUID(),
-          role: "user",
-          parts: [{ kind: "text", text: `plan it ${s.marker}` }],
-        },
-        configuration: { blocking: true },
-      })
-    ).json()) as RpcResponse<{
+    const first = await v03Send<{
       id: string;
       status: { state: string; message?: { parts: Part[] } };
-    }>;
+    }>(`plan it ${s.marker}`);
     expect(first.result?.status.state).toBe("input-required");
     expect(first.result?.status.message?.parts[0]).toEqual({
       kind: "text",
       text: "What is the deadline?",
     });
-    const second = (await (
-      await v03("message/send", {
-        message: {
-          kind: "message",
-          messageId: crypto.randomUUID(),
-          role: "user",
-          taskId: first.result?.id,
-          parts: [{ kind: "text", text: "Friday" }],
-        },
-        configuration: { blocking: true },
-      })
-    ).json()) as RpcResponse<{ status: { state: string } }>;
+    const second = await v03Send<{ status: { state: string } }>("Friday", first.result?.id);
     expect(second.result?.status.state).toBe("completed");
     expect(await lastToolResults(s.id)).toEqual(["The user answered: Friday"]);
   });

@@ -1,3 +1,7 @@
+/**
+ * defineTool (src/tools/input.ts): the closed input schema it declares, the parsed input its run
+ * gets, and the refusal of an invalid input before any work.
+ */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../../src/tools/input.ts";
