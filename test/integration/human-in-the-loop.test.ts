@@ -43,10 +43,13 @@ async function lastToolResults(scenarioId: string): Promise<string[]> {
     .map((b) => `${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
 }
 
-/** A blocking v0.3 `message/send` of `text` (on task `taskId` when given); its JSON-RPC answer. */
-const v03Send = async <T>(text: string, taskId?: string) =>
+/**
+ * A blocking v0.3 `message/send` of one part (text, or data when `content` is an object) on task
+ * `taskId` when given, to the agent at `path`; its JSON-RPC answer.
+ */
+const v03Send = async <T>(content: string | Record<string, unknown>, taskId?: string, path = "/") =>
   (await (
-    await fetchWorker("/", {
+    await fetchWorker(path, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
@@ -59,7 +62,11 @@ const v03Send = async <T>(text: string, taskId?: string) =>
             messageId: crypto.randomUUID(),
             role: "user",
             ...(taskId ? { taskId } : {}),
-            parts: [{ kind: "text", text }],
+            parts: [
+              typeof content === "string"
+                ? { kind: "text", text: content }
+                : { kind: "data", data: content },
+            ],
           },
           configuration: { blocking: true },
         },
@@ -320,27 +327,11 @@ describe("tool approvals", () => {
       kind: "data",
       data: { kind: "approval", tool: "checkpoint_restore" },
     });
-    const done = (await (
-      await fetchWorker("/agents/writer/", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: "v03",
-          method: "message/send",
-          params: {
-            message: {
-              kind: "message",
-              messageId: crypto.randomUUID(),
-              role: "user",
-              taskId: last.taskId,
-              parts: [{ kind: "data", data: { approve: true } }],
-            },
-            configuration: { blocking: true },
-          },
-        }),
-      })
-    ).json()) as RpcResponse<{ status: { state: string } }>;
+    const done = await v03Send<{ status: { state: string } }>(
+      { approve: true },
+      last.taskId,
+      "/agents/writer/",
+    );
     expect(done.result?.status.state).toBe("completed");
     expect((await lastToolResults(s.id))[0]).toContain(`Restored checkpoint ${id}`);
   });
