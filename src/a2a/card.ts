@@ -55,12 +55,15 @@ function describedSkills(agent: AgentDefinition) {
   };
 }
 
-/** The agent's v1.0 card as JSON. */
-export function buildAgentCard(
+/** Builds one generation's card as JSON. */
+export type CardBuilder = (
   agent: AgentDefinition,
   urls: CardUrls,
   config: Config,
-): Record<string, unknown> {
+) => Record<string, unknown>;
+
+/** The agent's v1.0 card as JSON. */
+export const buildAgentCard: CardBuilder = (agent, urls, config) => {
   const secured = !config.allowAnonymous;
   return {
     name: agent.name,
@@ -107,14 +110,10 @@ export function buildAgentCard(
     ...describedSkills(agent),
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
   };
-}
+};
 
 /** The agent's v0.3 card (spec v0.3.0 AgentCard) as JSON. */
-export function buildLegacyAgentCard(
-  agent: AgentDefinition,
-  urls: CardUrls,
-  config: Config,
-): Record<string, unknown> {
+export const buildLegacyAgentCard: CardBuilder = (agent, urls, config) => {
   const secured = !config.allowAnonymous;
   return {
     protocolVersion: "0.3.0",
@@ -154,7 +153,7 @@ export function buildLegacyAgentCard(
     supportsAuthenticatedExtendedCard: secured,
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
   };
-}
+};
 
 const BEARER_DESCRIPTION =
   "Send Authorization: Bearer <token>: a user token (npm run users), or a JWT from the configured OIDC issuer.";

@@ -26,7 +26,7 @@ import {
 } from "./jsonrpc-protocols.ts";
 import { isJsonContentType } from "./media-types.ts";
 import type { DurableRequestHandler } from "./request-handler.ts";
-import { sseOnce, sseResponse } from "./sse.ts";
+import { bindingSse, sseOnce, sseResponse } from "./sse.ts";
 import { unsupportedVersionMessage } from "./version.ts";
 
 const RequestId = z.union([z.string(), z.number().int(), z.null()]);
@@ -181,23 +181,15 @@ async function dispatch(
     // Nothing at all: a reconnect after the last event of an ended task (spec 1.0.1 §3.1.6).
     first.done ? null : JSON.stringify(sanitize(first.value)),
     mapStream(result, options.onInternalError),
-    {
-      keepaliveMs: options.keepaliveMs,
-      currentId: () => options.handler.lastSeq,
-      errorData: (error) => JSON.stringify(errorResponse(request.id, error, dialect.errorObject)),
-      ...(options.onInternalError ? { onError: options.onInternalError } : {}),
-      ...(options.stillAuthorized
-        ? {
-            stillAuthorized: options.stillAuthorized,
-            revokedData: () =>
-              JSON.stringify({
-                jsonrpc: "2.0",
-                id: request.id,
-                error: { code: -32000, message: "Unauthorized: the credentials were revoked" },
-              }),
-          }
-        : {}),
-    },
+    bindingSse(
+      options,
+      (error) => JSON.stringify(errorResponse(request.id, error, dialect.errorObject)),
+      {
+        jsonrpc: "2.0",
+        id: request.id,
+        error: { code: -32000, message: "Unauthorized: the credentials were revoked" },
+      },
+    ),
   );
 }
 

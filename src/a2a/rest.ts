@@ -34,7 +34,7 @@ import { readJsonBody } from "./rest-body.ts";
 import { eventToV03, messageToV03, sendRequestFromV03, taskToV03 } from "./rest-codec-v03.ts";
 import type { RestRoute } from "./rest-paths.ts";
 import { restPush } from "./rest-push.ts";
-import { sseResponse } from "./sse.ts";
+import { bindingSse, sseResponse } from "./sse.ts";
 import { unsupportedVersionMessage } from "./version.ts";
 
 /** What a REST call needs. */
@@ -201,23 +201,20 @@ async function stream(
     for await (const event of source) yield encode(event);
   }
   // Nothing at all: a reconnect after the last event of an ended task closes at once.
-  return sseResponse(c, first.done ? null : encode(first.value), rest(), {
-    keepaliveMs: options.keepaliveMs,
-    currentId: () => options.handler.lastSeq,
-    errorData: (error) => JSON.stringify(failure(route, error, options.onInternalError).body),
-    ...(options.onInternalError ? { onError: options.onInternalError } : {}),
-    ...(options.stillAuthorized
-      ? {
-          stillAuthorized: options.stillAuthorized,
-          revokedData: () =>
-            JSON.stringify({
-              error: {
-                code: 401,
-                status: "UNAUTHENTICATED",
-                message: "Unauthorized: the credentials were revoked",
-              },
-            }),
-        }
-      : {}),
-  });
+  return sseResponse(
+    c,
+    first.done ? null : encode(first.value),
+    rest(),
+    bindingSse(
+      options,
+      (error) => JSON.stringify(failure(route, error, options.onInternalError).body),
+      {
+        error: {
+          code: 401,
+          status: "UNAUTHENTICATED",
+          message: "Unauthorized: the credentials were revoked",
+        },
+      },
+    ),
+  );
 }

@@ -22,6 +22,34 @@ export interface SseOptions {
   revokedData?(): string;
 }
 
+/** What a binding (JSON-RPC or REST) holds for a stream. */
+export interface StreamBinding {
+  handler: { readonly lastSeq: number | null };
+  keepaliveMs: number;
+  onInternalError?(error: unknown): void;
+  stillAuthorized?(): Promise<boolean>;
+}
+
+/**
+ * The {@link SseOptions} of a binding's stream: ids from its handler, errors by `errorData`, and
+ * `revoked` (the binding's error body) as the last event of a stream whose credentials were revoked.
+ */
+export function bindingSse(
+  binding: StreamBinding,
+  errorData: (error: unknown) => string,
+  revoked: unknown,
+): SseOptions {
+  return {
+    keepaliveMs: binding.keepaliveMs,
+    currentId: () => binding.handler.lastSeq,
+    errorData,
+    ...(binding.onInternalError ? { onError: binding.onInternalError } : {}),
+    ...(binding.stillAuthorized
+      ? { stillAuthorized: binding.stillAuthorized, revokedData: () => JSON.stringify(revoked) }
+      : {}),
+  };
+}
+
 /** How often an open stream re-checks its credentials. */
 export const STREAM_AUTH_RECHECK_MS = 5_000;
 

@@ -116,23 +116,10 @@ export interface StepInputs {
 
 /** The dependencies of one loop step (loop/agent-loop.ts `runStep`), bound to this task. */
 export function stepDeps(input: StepInputs): StepDeps {
-  const {
-    env,
-    config,
-    task,
-    record,
-    agent,
-    signal,
-    system,
-    tools,
-    workspace,
-    subagents,
-    remote,
-    emit,
-  } = input;
+  const { env, config, task, record, agent, signal, emit } = input;
   return {
     agent,
-    system,
+    system: input.system,
     limits: {
       maxTurns: Math.min(config.maxTurns, agent.maxTurns),
       idleTimeoutMs: config.modelIdleTimeoutMs,
@@ -140,7 +127,7 @@ export function stepDeps(input: StepInputs): StepDeps {
       retryBaseMs: config.modelRetryBaseMs,
     },
     signal,
-    tools,
+    tools: input.tools,
     toolContext: {
       taskId: record.id,
       contextId: record.contextId,
@@ -148,13 +135,13 @@ export function stepDeps(input: StepInputs): StepDeps {
       owner: record.owner,
       signal,
       config,
-      workspace,
+      workspace: input.workspace,
       db: env.DB,
       files: env.FILES,
       fetch: (input, init) => fetch(input, init),
       scratch: { bucket: env.FILES, rootTaskId: lineageOf(record).rootTaskId },
-      subagents,
-      remote,
+      subagents: input.subagents,
+      remote: input.remote,
       emit,
       ...codeSandboxFor(env, agent, config),
     },

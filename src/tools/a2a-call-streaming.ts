@@ -4,54 +4,42 @@
  * arrives (harness event `remote`); returns the final answer like a2a_call.
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
-import { clientFor, remoteError } from "../remote/client.ts";
+import { clientFor } from "../remote/client.ts";
 import { sendRequest, streamEventJson, streamEventText } from "../remote/sdk-codec.ts";
 import { describeOutcome } from "./a2a-call.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
+import { REMOTE_MESSAGE_PROPERTIES, RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({
-  agent: z.string().trim().min(1, "is required").max(2_000),
-  message: z.string().trim().min(1, "is required").max(100_000),
-  context_id: z.string().max(200).optional(),
+  ...RemoteMessage,
+  context_id: RemoteId.optional(),
 });
 
 /** Most relayed events per call, so a chatty agent cannot flood this task's stream. */
 const MAX_RELAYED = 50;
 
 /** The `a2a_call_streaming` tool. */
-export const a2aCallStreamingTool: Tool = {
+export const a2aCallStreamingTool = defineTool({
   name: "a2a_call_streaming",
   domain: "a2a",
   description:
     "Send a message to a remote A2A agent and follow its progress live (shown to the user as it happens); returns its final answer. Prefer it for long remote work.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      agent: { type: "string" },
-      message: { type: "string" },
-      context_id: { type: "string" },
-    },
-    required: ["agent", "message"],
-    additionalProperties: false,
-  },
-  async run(input, context) {
-    const parsed = parseInput("a2a_call_streaming", Input, input);
-    if (!parsed.ok) return parsed.result;
-    const connection = context.remote.connect(parsed.data.agent);
-    if (!connection.ok) return { content: connection.error, isError: true };
-    const label = connection.target.label;
-    let text = "";
-    let state = "TASK_STATE_SUBMITTED";
-    let taskId: string | null = null;
-    let relayed = 0;
-    let question = "";
-    try {
+  input: Input,
+  properties: { ...REMOTE_MESSAGE_PROPERTIES, context_id: { type: "string" } },
+  required: ["agent", "message"],
+  run: ({ agent, message, context_id }, context) =>
+    withRemote(context, agent, async (connection) => {
+      const label = connection.target.label;
+      let text = "";
+      let state = "TASK_STATE_SUBMITTED";
+      let taskId: string | null = null;
+      let relayed = 0;
+      let question = "";
       const client = await clientFor(connection.fetch, connection.target);
       const stream = client.sendMessageStream(
         sendRequest({
-          parts: [{ text: parsed.data.message }],
-          ...(parsed.data.context_id ? { contextId: parsed.data.context_id } : {}),
+          parts: [{ text: message }],
+          ...(context_id ? { contextId: context_id } : {}),
         }),
         { signal: context.signal },
       );
@@ -85,18 +73,15 @@ export const a2aCallStreamingTool: Tool = {
           state = "MESSAGE";
         }
       }
-    } catch (error) {
-      return { content: remoteError(connection.target, error), isError: true };
-    }
-    return {
-      content: describeOutcome(label, {
-        taskId,
-        contextId: null,
-        state,
-        text: text || question,
-        statusParts: [],
-        artifacts: [],
-      }),
-    };
-  },
-};
+      return {
+        content: describeOutcome(label, {
+          taskId,
+          contextId: null,
+          state,
+          text: text || question,
+          statusParts: [],
+          artifacts: [],
+        }),
+      };
+    }),
+});

@@ -5,17 +5,16 @@
  * that asked for input; `context_id` keeps a conversation with the agent.
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
-import { clientFor, remoteError } from "../remote/client.ts";
+import { clientFor } from "../remote/client.ts";
 import { outcomeOf, type RemoteOutcome, sendRequest } from "../remote/sdk-codec.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
+import { REMOTE_MESSAGE_PROPERTIES, RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({
-  agent: z.string().trim().min(1, "is required").max(2_000),
-  message: z.string().trim().min(1, "is required").max(100_000),
+  ...RemoteMessage,
   blocking: z.boolean().default(true),
-  task_id: z.string().max(200).optional(),
-  context_id: z.string().max(200).optional(),
+  task_id: RemoteId.optional(),
+  context_id: RemoteId.optional(),
 });
 
 /** The outcome of a remote call in a few lines for the model. */
@@ -35,30 +34,21 @@ export function describeOutcome(agent: string, outcome: RemoteOutcome): string {
 }
 
 /** The `a2a_call` tool. */
-export const a2aCallTool: Tool = {
+export const a2aCallTool = defineTool({
   name: "a2a_call",
   domain: "a2a",
   description:
     "Send a message to a remote A2A agent (registry name or URL). By default waits for its answer; with blocking false returns the task id at once. Give task_id to answer a remote task that asked for input.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      agent: { type: "string" },
-      message: { type: "string" },
-      blocking: { type: "boolean" },
-      task_id: { type: "string" },
-      context_id: { type: "string" },
-    },
-    required: ["agent", "message"],
-    additionalProperties: false,
+  input: Input,
+  properties: {
+    ...REMOTE_MESSAGE_PROPERTIES,
+    blocking: { type: "boolean" },
+    task_id: { type: "string" },
+    context_id: { type: "string" },
   },
-  async run(input, context) {
-    const parsed = parseInput("a2a_call", Input, input);
-    if (!parsed.ok) return parsed.result;
-    const { agent, message, blocking, task_id, context_id } = parsed.data;
-    const connection = context.remote.connect(agent);
-    if (!connection.ok) return { content: connection.error, isError: true };
-    try {
+  required: ["agent", "message"],
+  run: ({ agent, message, blocking, task_id, context_id }, context) =>
+    withRemote(context, agent, async (connection) => {
       const client = await clientFor(connection.fetch, connection.target);
       const result = await client.sendMessage(
         sendRequest({
@@ -70,8 +60,5 @@ export const a2aCallTool: Tool = {
         { signal: context.signal },
       );
       return { content: describeOutcome(connection.target.label, outcomeOf(result)) };
-    } catch (error) {
-      return { content: remoteError(connection.target, error), isError: true };
-    }
-  },
-};
+    }),
+});

@@ -3,19 +3,18 @@
  * descriptions and how they are reached. Other agents can still be called by URL.
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 
 /** The `a2a_list` tool. */
-export const a2aListTool: Tool = {
+export const a2aListTool = defineTool({
   name: "a2a_list",
   domain: "a2a",
   description:
     "List the remote A2A agents this deployment knows (name, description, how it is reached). Use a name with a2a_discover or a2a_call.",
-  inputSchema: { type: "object", properties: {}, additionalProperties: false },
-  async run(input, context) {
-    const parsed = parseInput("a2a_list", z.strictObject({}), input, "{}");
-    if (!parsed.ok) return parsed.result;
+  input: z.strictObject({}),
+  shape: "{}",
+  properties: {},
+  async run(_input, context) {
     const agents = context.remote.registry();
     if (agents.length === 0)
       return {
@@ -28,4 +27,4 @@ export const a2aListTool: Tool = {
     );
     return { content: `Remote A2A agents (${agents.length}):\n${lines.join("\n")}` };
   },
-};
+});

@@ -5,8 +5,7 @@
  * message on the same task (text, or a data part with the form's values) is the tool's result.
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 
 const Field = z.strictObject({
   type: z.enum(["string", "number", "integer", "boolean"]).default("string"),
@@ -23,40 +22,34 @@ const Input = z.strictObject({
 });
 
 /** The `ask_user` tool. */
-export const askUserTool: Tool = {
+export const askUserTool = defineTool({
   name: "ask_user",
   domain: "human",
   description:
     "Ask the user a question and wait for their answer; use it when you cannot go on without a decision or a fact only they have, not to confirm what you can check yourself. Optionally give `fields` (name -> {type, description, enum}) to ask for structured values as a form.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      question: { type: "string", description: "One clear question." },
-      fields: {
+  input: Input,
+  properties: {
+    question: { type: "string", description: "One clear question." },
+    fields: {
+      type: "object",
+      description: "Optional form fields: name -> { type, description?, enum? }.",
+      additionalProperties: {
         type: "object",
-        description: "Optional form fields: name -> { type, description?, enum? }.",
-        additionalProperties: {
-          type: "object",
-          properties: {
-            type: { type: "string", enum: ["string", "number", "integer", "boolean"] },
-            description: { type: "string" },
-            enum: { type: "array", items: { type: ["string", "number"] } },
-          },
+        properties: {
+          type: { type: "string", enum: ["string", "number", "integer", "boolean"] },
+          description: { type: "string" },
+          enum: { type: "array", items: { type: ["string", "number"] } },
         },
       },
-      required: {
-        type: "array",
-        items: { type: "string" },
-        description: "Fields that must be filled.",
-      },
     },
-    required: ["question"],
-    additionalProperties: false,
+    required: {
+      type: "array",
+      items: { type: "string" },
+      description: "Fields that must be filled.",
+    },
   },
-  async run(input) {
-    const parsed = parseInput("ask_user", Input, input);
-    if (!parsed.ok) return parsed.result;
-    const { question, fields, required } = parsed.data;
+  required: ["question"],
+  async run({ question, fields, required }) {
     const unknown = (required ?? []).filter((name) => !fields?.[name]);
     if (unknown.length > 0) {
       return {
@@ -73,4 +66,4 @@ export const askUserTool: Tool = {
       : undefined;
     return { content: "", suspend: { kind: "question", question, ...(form ? { form } : {}) } };
   },
-};
+});

@@ -3,21 +3,20 @@
  * `<id>  <created at>  <manual|automatic>  <N files>  <label>` (at most LIST_LIMIT lines).
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
 const LIST_LIMIT = 50;
 
 /** The checkpoint_list tool. */
-export const checkpointListTool: Tool = {
+export const checkpointListTool = defineTool({
   name: "checkpoint_list",
   domain: "checkpoints",
   description: `List the workspace's checkpoints, newest first (at most ${LIST_LIMIT}), with id, time, whether it was taken automatically, file count and label. Automatic ones are taken before a task's first change, before unsaved work is overwritten and before a restore. Use it to find the id for checkpoint_restore.`,
-  inputSchema: { type: "object", properties: {}, additionalProperties: false },
-  async run(input, context) {
-    const parsed = parseInput("checkpoint_list", z.object({}), input, "{}");
-    if (!parsed.ok) return parsed.result;
+  input: z.object({}),
+  shape: "{}",
+  properties: {},
+  async run(_input, context) {
     const listed = await context.workspace.checkpointList();
     if (!listed.ok) return { content: listed.error, isError: true };
     const all = listed.value.checkpoints;
@@ -32,4 +31,4 @@ export const checkpointListTool: Tool = {
     lines.push(plural(all.length, "checkpoint"));
     return { content: lines.join("\n") };
   },
-};
+});

@@ -4,8 +4,7 @@
  * `checkpoint` harness event). Effects: wrote = [path].
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 import { emitCheckpoint } from "./workspace-input.ts";
 
 const Input = z.object({
@@ -15,30 +14,20 @@ const Input = z.object({
 });
 
 /** The edit_file tool. */
-export const editFileTool: Tool = {
+export const editFileTool = defineTool({
   name: "edit_file",
   domain: "workspace",
   description:
     "Change part of an existing workspace file: replaces old_text, which must occur exactly once in the file, with new_text (empty new_text deletes it). Copy old_text exactly from read_file output (without the line-number prefix) and include enough surrounding text to make it unique. Prefer this over write_file for small changes.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      path: { type: "string", description: "Relative path of an existing file" },
-      old_text: { type: "string", description: "Exact text to replace; must occur once" },
-      new_text: { type: "string", description: "Replacement text" },
-    },
-    required: ["path", "old_text", "new_text"],
-    additionalProperties: false,
+  input: Input,
+  shape: "{ path: string, old_text: string, new_text: string }",
+  properties: {
+    path: { type: "string", description: "Relative path of an existing file" },
+    old_text: { type: "string", description: "Exact text to replace; must occur once" },
+    new_text: { type: "string", description: "Replacement text" },
   },
-  async run(input, context) {
-    const parsed = parseInput(
-      "edit_file",
-      Input,
-      input,
-      "{ path: string, old_text: string, new_text: string }",
-    );
-    if (!parsed.ok) return parsed.result;
-    const { path, old_text, new_text } = parsed.data;
+  required: ["path", "old_text", "new_text"],
+  async run({ path, old_text, new_text }, context) {
     const edited = await context.workspace.edit(path, old_text, new_text, {
       taskId: context.taskId,
     });
@@ -51,4 +40,4 @@ export const editFileTool: Tool = {
     }
     return { content: text, effects: { wrote: [value.path] } };
   },
-};
+});

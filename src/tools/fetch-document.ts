@@ -5,9 +5,9 @@
  * agent's document, is a tool error that says to use `search`.
  */
 import { z } from "zod";
-import type { Tool, ToolResult } from "../loop/contracts.ts";
+import type { ToolResult } from "../loop/contracts.ts";
 import { getDocument } from "../store/knowledge.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 
 /** Default and maximum page size of `fetch_document`. */
 export const FETCH_DOCUMENT_DEFAULT_CHARS = 8_000;
@@ -22,41 +22,31 @@ const Input = z.object({
 const fail = (content: string): ToolResult => ({ content, isError: true });
 
 /** The `fetch_document` tool. */
-export const fetchDocumentTool: Tool = {
+export const fetchDocumentTool = defineTool({
   name: "fetch_document",
   domain: "knowledge",
   description:
     "Read a knowledge base document by the id search returned. Returns one page of text " +
     `(max_chars, default ${FETCH_DOCUMENT_DEFAULT_CHARS}) from offset; the answer says the ` +
     "offset of the next page when there is more.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      id: { type: "string", description: "Document id, from search results." },
-      offset: {
-        type: "integer",
-        minimum: 0,
-        description: "Character offset to start at (default 0).",
-      },
-      max_chars: {
-        type: "integer",
-        minimum: 1,
-        maximum: FETCH_DOCUMENT_MAX_CHARS,
-        description: `Most characters to return (default ${FETCH_DOCUMENT_DEFAULT_CHARS}).`,
-      },
+  input: Input,
+  properties: {
+    id: { type: "string", description: "Document id, from search results." },
+    offset: {
+      type: "integer",
+      minimum: 0,
+      description: "Character offset to start at (default 0).",
     },
-    required: ["id"],
-    additionalProperties: false,
+    max_chars: {
+      type: "integer",
+      minimum: 1,
+      maximum: FETCH_DOCUMENT_MAX_CHARS,
+      description: `Most characters to return (default ${FETCH_DOCUMENT_DEFAULT_CHARS}).`,
+    },
   },
-  async run(input, context) {
-    const parsed = parseInput("fetch_document", Input, input);
-    if (!parsed.ok) return parsed.result;
-    const { id } = parsed.data;
-    const offset = parsed.data.offset ?? 0;
-    const maxChars = Math.min(
-      parsed.data.max_chars ?? FETCH_DOCUMENT_DEFAULT_CHARS,
-      FETCH_DOCUMENT_MAX_CHARS,
-    );
+  required: ["id"],
+  async run({ id, offset = 0, max_chars }, context) {
+    const maxChars = Math.min(max_chars ?? FETCH_DOCUMENT_DEFAULT_CHARS, FETCH_DOCUMENT_MAX_CHARS);
     const page = await getDocument(context.db, { agent: context.agent, id, offset, maxChars });
     if (!page) {
       return fail(`No document with id ${JSON.stringify(id)}. Use search to find document ids.`);
@@ -79,4 +69,4 @@ export const fetchDocumentTool: Tool = {
     }
     return { content: lines.join("\n") };
   },
-};
+});

@@ -4,14 +4,13 @@
  * line. Effects: searched = the distinct paths with matches.
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
 import {
   GREP_DEFAULT_RESULTS,
   GREP_MAX_FILES,
   GREP_MAX_RESULTS,
   MAX_GREP_PATTERN,
 } from "../workspace/limits.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
 const Input = z.object({
@@ -21,29 +20,19 @@ const Input = z.object({
 });
 
 /** The grep_files tool. */
-export const grepFilesTool: Tool = {
+export const grepFilesTool = defineTool({
   name: "grep_files",
   domain: "workspace",
   description: `Search workspace files for lines matching a JavaScript regular expression (source only, no slashes or flags; at most ${MAX_GREP_PATTERN} characters). Narrow it with path: a prefix such as notes/ or a glob such as **/*.md (* within a folder, ** across folders; a glob without / matches file names anywhere). Returns up to max_results matches (default ${GREP_DEFAULT_RESULTS}, at most ${GREP_MAX_RESULTS}) from at most ${GREP_MAX_FILES} files; use it to find where something is before reading.`,
-  inputSchema: {
-    type: "object",
-    properties: {
-      pattern: { type: "string", description: "JavaScript RegExp source, e.g. TODO|FIXME" },
-      path: { type: "string", description: "Prefix or glob filter, e.g. src/ or **/*.md" },
-      max_results: { type: "integer", minimum: 1, maximum: GREP_MAX_RESULTS },
-    },
-    required: ["pattern"],
-    additionalProperties: false,
+  input: Input,
+  shape: "{ pattern: string, path?: string, max_results?: integer >= 1 }",
+  properties: {
+    pattern: { type: "string", description: "JavaScript RegExp source, e.g. TODO|FIXME" },
+    path: { type: "string", description: "Prefix or glob filter, e.g. src/ or **/*.md" },
+    max_results: { type: "integer", minimum: 1, maximum: GREP_MAX_RESULTS },
   },
-  async run(input, context) {
-    const parsed = parseInput(
-      "grep_files",
-      Input,
-      input,
-      "{ pattern: string, path?: string, max_results?: integer >= 1 }",
-    );
-    if (!parsed.ok) return parsed.result;
-    const { pattern, path, max_results } = parsed.data;
+  required: ["pattern"],
+  async run({ pattern, path, max_results }, context) {
     const found = await context.workspace.grep(pattern, {
       ...(path !== undefined ? { path } : {}),
       ...(max_results !== undefined ? { maxResults: max_results } : {}),
@@ -65,4 +54,4 @@ export const grepFilesTool: Tool = {
     }
     return { content: lines.join("\n"), effects: { searched: paths } };
   },
-};
+});

@@ -1,9 +1,10 @@
 /**
  * zod validation of a tool's input with a refusal the model can act on: the tool, the fields at
- * fault and, when given, the expected shape. Every tool parses its input through this.
+ * fault and, when given, the expected shape. Every tool parses its input through this, most of
+ * them by declaring themselves with {@link defineTool}.
  */
 import type { z } from "zod";
-import type { ToolResult } from "../loop/contracts.ts";
+import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
 
 /** The parsed input, or the error result to return. */
 export type Parsed<T> = { ok: true; data: T } | { ok: false; result: ToolResult };
@@ -25,5 +26,44 @@ export function parseInput<T>(
   return {
     ok: false,
     result: { content: `Invalid input for ${tool}: ${issues}.${expected}`, isError: true },
+  };
+}
+
+/** A tool as its file declares it: what the model sees, the zod schema of its input, the work. */
+export interface ToolSpec<T> {
+  name: string;
+  domain: string;
+  description: string;
+  /** The input schema's properties as the model sees them (an object with no other keys). */
+  properties: Record<string, unknown>;
+  required?: string[];
+  /** What the input must pass; a refusal names the fields at fault. */
+  input: z.ZodType<T>;
+  /** The expected shape, quoted in a refusal. */
+  shape?: string;
+  run(input: T, context: ToolContext): Promise<ToolResult>;
+}
+
+/**
+ * A {@link Tool} from its spec: the input schema is `{ type: "object", properties, required?,
+ * additionalProperties: false }`, and `run` gets the parsed input (an invalid one is refused
+ * through {@link parseInput} before the work starts).
+ */
+export function defineTool<T>(spec: ToolSpec<T>): Tool {
+  const { name, domain, description, properties, required, input, shape, run } = spec;
+  return {
+    name,
+    domain,
+    description,
+    inputSchema: {
+      type: "object",
+      properties,
+      ...(required ? { required } : {}),
+      additionalProperties: false,
+    },
+    async run(raw, context) {
+      const parsed = parseInput(name, input, raw, shape);
+      return parsed.ok ? run(parsed.data, context) : parsed.result;
+    },
   };
 }

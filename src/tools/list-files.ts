@@ -3,29 +3,24 @@
  * path. Output: one `path (N bytes)` per line, then `N files`.
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
 const Input = z.object({ prefix: z.string().optional() });
 
 /** The list_files tool. */
-export const listFilesTool: Tool = {
+export const listFilesTool = defineTool({
   name: "list_files",
   domain: "workspace",
   description:
     "List the files in the workspace with their sizes, sorted by path. Give prefix (e.g. notes/) to list only part of it. Use it to see what exists before reading or creating files.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      prefix: { type: "string", description: "Only paths starting with this, e.g. notes/" },
-    },
-    additionalProperties: false,
+  input: Input,
+  shape: "{ prefix?: string }",
+  properties: {
+    prefix: { type: "string", description: "Only paths starting with this, e.g. notes/" },
   },
   async run(input, context) {
-    const parsed = parseInput("list_files", Input, input, "{ prefix?: string }");
-    if (!parsed.ok) return parsed.result;
-    const prefix = parsed.data.prefix;
+    const prefix = input.prefix;
     const listed = await context.workspace.list(prefix);
     if (!listed.ok) return { content: listed.error, isError: true };
     const { entries, total } = listed.value;
@@ -34,4 +29,4 @@ export const listFilesTool: Tool = {
     lines.push(total === 0 ? `0 files${under}` : `${plural(total, "file")}${under}`);
     return { content: lines.join("\n") };
   },
-};
+});

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { Tool, ToolContext } from "../loop/contracts.ts";
 import { sharedKey, userKey } from "../store/r2-keys.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 
 /** Largest CONTEXT.md kept. */
 export const MEMORY_MAX_CHARS = 32_000;
@@ -54,29 +54,24 @@ const WriteInput = z.strictObject({
   mode: z.enum(["append", "replace"]).default("append"),
 });
 
-export const memoryWriteTool: Tool = {
+export const memoryWriteTool = defineTool({
   name: "memory_write",
   domain: "memory",
   description:
     "Save something worth remembering across sessions for this user (preferences, facts about their project, agreed conventions) to CONTEXT.md. mode 'append' (default) adds a note; 'replace' rewrites the whole file. Keep it short; leave out transient details.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      content: { type: "string", description: "The note, markdown." },
-      mode: { type: "string", enum: ["append", "replace"] },
-    },
-    required: ["content"],
-    additionalProperties: false,
+  input: WriteInput,
+  properties: {
+    content: { type: "string", description: "The note, markdown." },
+    mode: { type: "string", enum: ["append", "replace"] },
   },
+  required: ["content"],
   async run(input, context) {
-    const parsed = parseInput("memory_write", WriteInput, input);
-    if (!parsed.ok) return parsed.result;
     const key = memoryKeys(context.agent, context.owner).user;
     const before =
-      parsed.data.mode === "append" ? ((await (await context.files.get(key))?.text()) ?? "") : "";
+      input.mode === "append" ? ((await (await context.files.get(key))?.text()) ?? "") : "";
     const next = before
-      ? `${before.trimEnd()}\n\n${parsed.data.content.trim()}\n`
-      : `${parsed.data.content.trim()}\n`;
+      ? `${before.trimEnd()}\n\n${input.content.trim()}\n`
+      : `${input.content.trim()}\n`;
     if (next.length > MEMORY_MAX_CHARS) {
       return {
         content: `CONTEXT.md would grow to ${next.length} characters (limit ${MEMORY_MAX_CHARS}). Rewrite it shorter with mode "replace".`,
@@ -87,7 +82,7 @@ export const memoryWriteTool: Tool = {
       httpMetadata: { contentType: "text/markdown; charset=utf-8" },
     });
     return {
-      content: `Memory ${parsed.data.mode === "append" ? "updated" : "replaced"} (${next.length} characters).`,
+      content: `Memory ${input.mode === "append" ? "updated" : "replaced"} (${next.length} characters).`,
     };
   },
-};
+});

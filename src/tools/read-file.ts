@@ -4,9 +4,8 @@
  * Effects: read = [path].
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
 import { MAX_READ_CHARS, MAX_READ_LINES } from "../workspace/limits.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 
 const Input = z.object({
   path: z.string().min(1, "give a file path"),
@@ -23,29 +22,19 @@ export function numberLines(content: string, from: number): string {
 }
 
 /** The read_file tool. */
-export const readFileTool: Tool = {
+export const readFileTool = defineTool({
   name: "read_file",
   domain: "workspace",
   description: `Read a text file from the workspace, with line numbers. Returns at most ${MAX_READ_LINES} lines or ${MAX_READ_CHARS} characters per call; use offset (1-based line number) and limit (line count) to page through longer files. Read a file before editing it so edit_file's old_text matches exactly.`,
-  inputSchema: {
-    type: "object",
-    properties: {
-      path: { type: "string", description: "Relative path, e.g. notes/plan.md" },
-      offset: { type: "integer", minimum: 1, description: "First line to read (1-based)" },
-      limit: { type: "integer", minimum: 1, description: "Number of lines to read" },
-    },
-    required: ["path"],
-    additionalProperties: false,
+  input: Input,
+  shape: "{ path: string, offset?: integer >= 1, limit?: integer >= 1 }",
+  properties: {
+    path: { type: "string", description: "Relative path, e.g. notes/plan.md" },
+    offset: { type: "integer", minimum: 1, description: "First line to read (1-based)" },
+    limit: { type: "integer", minimum: 1, description: "Number of lines to read" },
   },
-  async run(input, context) {
-    const parsed = parseInput(
-      "read_file",
-      Input,
-      input,
-      "{ path: string, offset?: integer >= 1, limit?: integer >= 1 }",
-    );
-    if (!parsed.ok) return parsed.result;
-    const { path, offset, limit } = parsed.data;
+  required: ["path"],
+  async run({ path, offset, limit }, context) {
     const read = await context.workspace.read(path, {
       ...(offset !== undefined ? { offset } : {}),
       ...(limit !== undefined ? { limit } : {}),
@@ -65,4 +54,4 @@ export const readFileTool: Tool = {
       effects: { read: [file.path] },
     };
   },
-};
+});

@@ -7,8 +7,8 @@
  * code ran (counts as verification for the gate).
  */
 import { z } from "zod";
-import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
-import { parseInput } from "./input.ts";
+import type { ToolContext } from "../loop/contracts.ts";
+import { defineTool } from "./input.ts";
 import { type RunReport, runInSandbox, type SandboxProgram } from "./run-code/sandbox.ts";
 import { guardNames, toModule } from "./run-code/transpile.ts";
 
@@ -133,62 +133,54 @@ function render(report: RunReport): string {
 }
 
 /** The run_code tool. */
-export const runCodeTool: Tool = {
+export const runCodeTool = defineTool({
   name: "run_code",
   domain: "code",
   description:
     "Run JavaScript or TypeScript in a fresh sandboxed isolate (no network, no files but the workspace code given to it) and see its console output, return value or error with stack. Give code (a snippet; its default export, if a function, is called with input) or path (a workspace file; the workspace's other .js/.ts/.json files can be imported by relative path). mode: test runs the workspace's *.test.js/*.test.ts files with built-in test(name, fn), describe, assert.equal/deepEqual/throws and expect(x).toBe/toEqual/toThrow, and reports passed and failed counts. Run the code you wrote before you say it works.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      code: { type: "string", description: "A snippet or module to run" },
-      language: {
-        type: "string",
-        enum: ["typescript", "javascript"],
-        description: "Of code (default typescript)",
-      },
-      path: { type: "string", description: "A workspace file to run instead of code" },
-      files: {
-        type: "array",
-        items: { type: "string" },
-        description: "Workspace files to load (default: every .js/.ts/.json file)",
-      },
-      mode: { type: "string", enum: ["run", "test"], description: "run (default) or test" },
-      tests: {
-        type: "array",
-        items: { type: "string" },
-        description: "Test files (test mode; default all *.test.*)",
-      },
-      input: {
-        type: "string",
-        description: "Input: the global input, readInput(), and main's argument",
-      },
-      timeout_ms: {
-        type: "integer",
-        minimum: 100,
-        description: "Wall-clock limit (capped by the deployment)",
-      },
+  input: Input,
+  shape:
+    '{ code?: string, language?: "typescript"|"javascript", path?: string, files?: string[], mode?: "run"|"test", tests?: string[], input?: string, timeout_ms?: integer }',
+  properties: {
+    code: { type: "string", description: "A snippet or module to run" },
+    language: {
+      type: "string",
+      enum: ["typescript", "javascript"],
+      description: "Of code (default typescript)",
     },
-    additionalProperties: false,
+    path: { type: "string", description: "A workspace file to run instead of code" },
+    files: {
+      type: "array",
+      items: { type: "string" },
+      description: "Workspace files to load (default: every .js/.ts/.json file)",
+    },
+    mode: { type: "string", enum: ["run", "test"], description: "run (default) or test" },
+    tests: {
+      type: "array",
+      items: { type: "string" },
+      description: "Test files (test mode; default all *.test.*)",
+    },
+    input: {
+      type: "string",
+      description: "Input: the global input, readInput(), and main's argument",
+    },
+    timeout_ms: {
+      type: "integer",
+      minimum: 100,
+      description: "Wall-clock limit (capped by the deployment)",
+    },
   },
-  async run(input, context): Promise<ToolResult> {
-    const parsed = parseInput(
-      "run_code",
-      Input,
-      input,
-      '{ code?: string, language?: "typescript"|"javascript", path?: string, files?: string[], mode?: "run"|"test", tests?: string[], input?: string, timeout_ms?: integer }',
-    );
-    if (!parsed.ok) return parsed.result;
+  async run(input, context) {
     const sandbox = context.codeSandbox;
     if (!sandbox)
       return {
         content: "run_code is not available here (no Worker Loader binding)",
         isError: true,
       };
-    const built = await program(parsed.data, context);
+    const built = await program(input, context);
     if ("error" in built) return { content: `run_code: ${built.error}`, isError: true };
     const limits = context.config.runCode;
-    const wallMs = Math.min(parsed.data.timeout_ms ?? sandbox.timeoutMs, sandbox.timeoutMs);
+    const wallMs = Math.min(input.timeout_ms ?? sandbox.timeoutMs, sandbox.timeoutMs);
     const report = await runInSandbox(sandbox.loader, built, {
       cpuMs: sandbox.cpuMs,
       wallMs,
@@ -202,4 +194,4 @@ export const runCodeTool: Tool = {
       effects: { ran },
     };
   },
-};
+});

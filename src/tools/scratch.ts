@@ -5,9 +5,9 @@
  * workspace paths. Sub-agents hand findings to each other here instead of through long prompts.
  */
 import { z } from "zod";
-import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
+import type { ToolContext, ToolResult } from "../loop/contracts.ts";
 import { KeyError, taskKey } from "../store/r2-keys.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 
 /** Largest scratchpad file (UTF-8 bytes) and most files per scratchpad. */
 export const SCRATCH_MAX_BYTES = 262_144;
@@ -59,25 +59,21 @@ const WriteInput = z.strictObject({
 });
 
 /** `scratch_write`. */
-export const scratchWriteTool: Tool = {
+export const scratchWriteTool = defineTool({
   name: "scratch_write",
   domain: "scratchpad",
   description:
     "Write a file in the scratchpad shared with the other agents of this task (mode replace, the default, or append). Use it for findings, sources and analysis another agent will build on.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      path: { type: "string" },
-      content: { type: "string" },
-      mode: { type: "string", enum: ["replace", "append"] },
-    },
-    required: ["path", "content"],
-    additionalProperties: false,
+  input: WriteInput,
+  shape: "{ path, content, mode? }",
+  properties: {
+    path: { type: "string" },
+    content: { type: "string" },
+    mode: { type: "string", enum: ["replace", "append"] },
   },
+  required: ["path", "content"],
   async run(input, context) {
-    const parsed = parseInput("scratch_write", WriteInput, input, "{ path, content, mode? }");
-    if (!parsed.ok) return parsed.result;
-    const target = keyFor(context, parsed.data.path);
+    const target = keyFor(context, input.path);
     if ("error" in target) return target.error;
     const existing = await context.scratch.bucket.get(target.key);
     if (!existing && (await listKeys(context)).length >= SCRATCH_MAX_FILES) {
@@ -86,10 +82,10 @@ export const scratchWriteTool: Tool = {
         isError: true,
       };
     }
-    const before = parsed.data.mode === "append" && existing ? await existing.text() : "";
+    const before = input.mode === "append" && existing ? await existing.text() : "";
     const text = before
-      ? `${before}${before.endsWith("\n") ? "" : "\n"}${parsed.data.content}`
-      : parsed.data.content;
+      ? `${before}${before.endsWith("\n") ? "" : "\n"}${input.content}`
+      : input.content;
     const bytes = encoder.encode(text).byteLength;
     if (bytes > SCRATCH_MAX_BYTES) {
       return {
@@ -102,10 +98,10 @@ export const scratchWriteTool: Tool = {
       customMetadata: { agent: context.agent, task: context.taskId },
     });
     const verb =
-      parsed.data.mode === "append" && existing ? "Appended to" : existing ? "Replaced" : "Created";
-    return { content: `${verb} scratch/${parsed.data.path} (${bytes} bytes).` };
+      input.mode === "append" && existing ? "Appended to" : existing ? "Replaced" : "Created";
+    return { content: `${verb} scratch/${input.path} (${bytes} bytes).` };
   },
-};
+});
 
 const ReadInput = z.strictObject({
   path: z.string().min(1, "is required").max(512),
@@ -114,34 +110,30 @@ const ReadInput = z.strictObject({
 });
 
 /** `scratch_read`. */
-export const scratchReadTool: Tool = {
+export const scratchReadTool = defineTool({
   name: "scratch_read",
   domain: "scratchpad",
   description: `Read a scratchpad file, in pages of max_chars characters (default ${SCRATCH_READ_CHARS}, at most ${SCRATCH_READ_MAX_CHARS}) from offset.`,
-  inputSchema: {
-    type: "object",
-    properties: {
-      path: { type: "string" },
-      offset: { type: "integer", minimum: 0 },
-      max_chars: { type: "integer", minimum: 1, maximum: SCRATCH_READ_MAX_CHARS },
-    },
-    required: ["path"],
-    additionalProperties: false,
+  input: ReadInput,
+  shape: "{ path, offset?, max_chars? }",
+  properties: {
+    path: { type: "string" },
+    offset: { type: "integer", minimum: 0 },
+    max_chars: { type: "integer", minimum: 1, maximum: SCRATCH_READ_MAX_CHARS },
   },
+  required: ["path"],
   async run(input, context) {
-    const parsed = parseInput("scratch_read", ReadInput, input, "{ path, offset?, max_chars? }");
-    if (!parsed.ok) return parsed.result;
-    const target = keyFor(context, parsed.data.path);
+    const target = keyFor(context, input.path);
     if ("error" in target) return target.error;
     const object = await context.scratch.bucket.get(target.key);
     if (!object)
       return {
-        content: `scratch/${parsed.data.path} does not exist; scratch_list shows what does.`,
+        content: `scratch/${input.path} does not exist; scratch_list shows what does.`,
         isError: true,
       };
     const text = await object.text();
-    const { offset } = parsed.data;
-    const size = Math.min(parsed.data.max_chars ?? SCRATCH_READ_CHARS, SCRATCH_READ_MAX_CHARS);
+    const { offset } = input;
+    const size = Math.min(input.max_chars ?? SCRATCH_READ_CHARS, SCRATCH_READ_MAX_CHARS);
     const page = text.slice(offset, offset + size);
     const end = offset + page.length;
     const more =
@@ -149,20 +141,20 @@ export const scratchReadTool: Tool = {
         ? `\n\n[more: ${text.length - end} characters left; read again with offset ${end}]`
         : "";
     return {
-      content: `scratch/${parsed.data.path}, characters ${offset}-${end} of ${text.length}\n\n${page}${more}`,
+      content: `scratch/${input.path}, characters ${offset}-${end} of ${text.length}\n\n${page}${more}`,
     };
   },
-};
+});
 
 /** `scratch_list`. */
-export const scratchListTool: Tool = {
+export const scratchListTool = defineTool({
   name: "scratch_list",
   domain: "scratchpad",
   description: "List the scratchpad's files with their sizes and the agent that last wrote each.",
-  inputSchema: { type: "object", properties: {}, additionalProperties: false },
-  async run(input, context) {
-    const parsed = parseInput("scratch_list", z.strictObject({}), input, "{}");
-    if (!parsed.ok) return parsed.result;
+  input: z.strictObject({}),
+  shape: "{}",
+  properties: {},
+  async run(_input, context) {
     const prefix = prefixOf(context);
     const objects = await listKeys(context);
     if (objects.length === 0) return { content: "The scratchpad is empty." };
@@ -174,4 +166,4 @@ export const scratchListTool: Tool = {
       content: `Scratchpad (${objects.length} file${objects.length === 1 ? "" : "s"}):\n${lines.join("\n")}`,
     };
   },
-};
+});

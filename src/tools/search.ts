@@ -6,9 +6,8 @@
  * Any query text is accepted: it is reduced to quoted words (src/store/knowledge.ts).
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
 import { searchDocuments, toFtsQuery } from "../store/knowledge.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 
 /** The most results `search` ever returns. */
 export const SEARCH_MAX_RESULTS = 3;
@@ -19,31 +18,25 @@ const Input = z.object({
 });
 
 /** The `search` tool. */
-export const searchTool: Tool = {
+export const searchTool = defineTool({
   name: "search",
   domain: "knowledge",
   description:
     "Search the knowledge base (documents provided for this agent) by keywords. Returns at most " +
     `${SEARCH_MAX_RESULTS} results, best first, each with an id, title, source and a snippet; ` +
     "call fetch_document with an id to read the full text.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      query: { type: "string", description: "Keywords to look for (plain words; no operators)." },
-      limit: {
-        type: "integer",
-        minimum: 1,
-        description: `Most results wanted (default and maximum ${SEARCH_MAX_RESULTS}).`,
-      },
+  input: Input,
+  properties: {
+    query: { type: "string", description: "Keywords to look for (plain words; no operators)." },
+    limit: {
+      type: "integer",
+      minimum: 1,
+      description: `Most results wanted (default and maximum ${SEARCH_MAX_RESULTS}).`,
     },
-    required: ["query"],
-    additionalProperties: false,
   },
-  async run(input, context) {
-    const parsed = parseInput("search", Input, input);
-    if (!parsed.ok) return parsed.result;
-    const { query } = parsed.data;
-    const limit = Math.min(parsed.data.limit ?? SEARCH_MAX_RESULTS, SEARCH_MAX_RESULTS);
+  required: ["query"],
+  async run({ query, limit: wanted }, context) {
+    const limit = Math.min(wanted ?? SEARCH_MAX_RESULTS, SEARCH_MAX_RESULTS);
     const shown = JSON.stringify(query.slice(0, 200));
     if (toFtsQuery(query) === null) {
       return { content: `No searchable words in ${shown}: search with plain keywords.` };
@@ -67,4 +60,4 @@ export const searchTool: Tool = {
     );
     return { content: lines.join("\n") };
   },
-};
+});

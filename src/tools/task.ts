@@ -5,8 +5,7 @@
  * waits without holding the parent's loop: the parent resumes when the child reports.
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 
 const Input = z.strictObject({
   subagent_type: z.string().trim().min(1, "is required").max(64),
@@ -15,25 +14,19 @@ const Input = z.strictObject({
 });
 
 /** The `task` tool. */
-export const taskTool: Tool = {
+export const taskTool = defineTool({
   name: "task",
   domain: "delegation",
   description:
     "Delegate a focused piece of work to a sub-agent (the types available are listed in your instructions) and wait for its answer. The sub-agent sees only your prompt and the shared scratchpad, not this conversation: say exactly what to do, what you already know, where to read and write in the scratchpad, and what to return.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      subagent_type: { type: "string", description: "The sub-agent's name, e.g. researcher." },
-      description: { type: "string", description: "Three to ten words saying what it will do." },
-      prompt: { type: "string", description: "The complete instructions for the sub-agent." },
-    },
-    required: ["subagent_type", "description", "prompt"],
-    additionalProperties: false,
+  input: Input,
+  properties: {
+    subagent_type: { type: "string", description: "The sub-agent's name, e.g. researcher." },
+    description: { type: "string", description: "Three to ten words saying what it will do." },
+    prompt: { type: "string", description: "The complete instructions for the sub-agent." },
   },
-  async run(input, context) {
-    const parsed = parseInput("task", Input, input);
-    if (!parsed.ok) return parsed.result;
-    const { subagent_type: agent, description, prompt } = parsed.data;
+  required: ["subagent_type", "description", "prompt"],
+  async run({ subagent_type: agent, description, prompt }, context) {
     const started = await context.subagents.start({
       agent,
       description,
@@ -44,4 +37,4 @@ export const taskTool: Tool = {
       return { content: `Could not start ${agent}: ${started.error}`, isError: true };
     return { content: "", suspend: { kind: "child", childTaskId: started.childTaskId, agent } };
   },
-};
+});

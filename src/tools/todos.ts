@@ -4,8 +4,7 @@
  * task history.
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 
 const Todo = z.strictObject({
   content: z.string().trim().min(1).max(500),
@@ -15,33 +14,27 @@ const Input = z.strictObject({ todos: z.array(Todo).min(1, "give at least one it
 
 const MARK = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;
 
-export const writeTodosTool: Tool = {
+export const writeTodosTool = defineTool({
   name: "write_todos",
   domain: "plan",
   description:
     "Write or update your plan for this task as a list of steps with a status (pending, in_progress, completed). Use it for work of more than three steps; send the whole list each time, with exactly one item in progress.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      todos: {
-        type: "array",
-        items: {
-          type: "object",
-          properties: {
-            content: { type: "string" },
-            status: { type: "string", enum: ["pending", "in_progress", "completed"] },
-          },
-          required: ["content", "status"],
+  input: Input,
+  properties: {
+    todos: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          content: { type: "string" },
+          status: { type: "string", enum: ["pending", "in_progress", "completed"] },
         },
+        required: ["content", "status"],
       },
     },
-    required: ["todos"],
-    additionalProperties: false,
   },
-  async run(input, context) {
-    const parsed = parseInput("write_todos", Input, input);
-    if (!parsed.ok) return parsed.result;
-    const { todos } = parsed.data;
+  required: ["todos"],
+  async run({ todos }, context) {
     const done = todos.filter((t) => t.status === "completed").length;
     const rendered = todos.map((t) => `${MARK[t.status]} ${t.content}`).join("\n");
     context.emit({
@@ -51,4 +44,4 @@ export const writeTodosTool: Tool = {
     });
     return { content: `Plan saved (${done}/${todos.length} done):\n${rendered}` };
   },
-};
+});

@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
 import { checkRedirect, checkUrl } from "../platform/ssrf.ts";
 import { htmlToText } from "./html-text.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 
 /** Default and maximum of `max_chars`. */
 export const WEB_FETCH_DEFAULT_CHARS = 8_000;
@@ -44,53 +44,43 @@ export function createWebFetch(options: WebFetchOptions = {}): Tool {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
   const maxRedirects = options.maxRedirects ?? 5;
-  return {
+  return defineTool({
     name: "web_fetch",
     domain: "web",
     description:
       "Fetch a public web page or text resource (http/https) and return its readable text: HTML is " +
       "converted to text with headings, lists and links kept. Only text content types are read. " +
       `Output is cut at max_chars (default ${WEB_FETCH_DEFAULT_CHARS}, at most ${WEB_FETCH_MAX_CHARS}).`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        url: { type: "string", description: "Absolute http:// or https:// URL." },
-        max_chars: {
-          type: "integer",
-          minimum: 1,
-          maximum: WEB_FETCH_MAX_CHARS,
-          description: `Most characters of page text to return (default ${WEB_FETCH_DEFAULT_CHARS}).`,
-        },
+    input: Input,
+    properties: {
+      url: { type: "string", description: "Absolute http:// or https:// URL." },
+      max_chars: {
+        type: "integer",
+        minimum: 1,
+        maximum: WEB_FETCH_MAX_CHARS,
+        description: `Most characters of page text to return (default ${WEB_FETCH_DEFAULT_CHARS}).`,
       },
-      required: ["url"],
-      additionalProperties: false,
     },
+    required: ["url"],
     async run(input, context) {
-      const parsed = parseInput("web_fetch", Input, input);
-      if (!parsed.ok) return parsed.result;
-      const maxChars = Math.min(
-        parsed.data.max_chars ?? WEB_FETCH_DEFAULT_CHARS,
-        WEB_FETCH_MAX_CHARS,
-      );
+      const maxChars = Math.min(input.max_chars ?? WEB_FETCH_DEFAULT_CHARS, WEB_FETCH_MAX_CHARS);
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = AbortSignal.any([context.signal, timeout]);
       try {
-        return await fetchText(parsed.data.url, maxChars, context, signal, {
+        return await fetchText(input.url, maxChars, context, signal, {
           maxBytes,
           maxRedirects,
         });
       } catch (error) {
-        if (context.signal.aborted) return fail(`web_fetch of ${parsed.data.url} was cancelled.`);
+        if (context.signal.aborted) return fail(`web_fetch of ${input.url} was cancelled.`);
         if (timeout.aborted) {
-          return fail(
-            `web_fetch timed out after ${timeoutMs / 1000} s fetching ${parsed.data.url}.`,
-          );
+          return fail(`web_fetch timed out after ${timeoutMs / 1000} s fetching ${input.url}.`);
         }
         const message = error instanceof Error ? error.message : String(error);
-        return fail(`web_fetch could not fetch ${parsed.data.url}: ${message}`);
+        return fail(`web_fetch could not fetch ${input.url}: ${message}`);
       }
     },
-  };
+  });
 }
 
 /** The web_fetch tool with the default limits. */

@@ -4,9 +4,8 @@
  * `checkpoint` harness event). Effects: wrote = [path].
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
 import { MAX_FILE_BYTES } from "../workspace/limits.ts";
-import { parseInput } from "./input.ts";
+import { defineTool } from "./input.ts";
 import { emitCheckpoint } from "./workspace-input.ts";
 
 const Input = z.object({
@@ -15,23 +14,19 @@ const Input = z.object({
 });
 
 /** The write_file tool. */
-export const writeFileTool: Tool = {
+export const writeFileTool = defineTool({
   name: "write_file",
   domain: "workspace",
   description: `Create a text file in the workspace, or replace a file's whole content. Files are UTF-8 text up to ${MAX_FILE_BYTES} bytes (1 MiB) at relative paths such as notes/plan.md. To change part of an existing file use edit_file instead; a checkpoint is taken automatically before unsaved work is overwritten.`,
-  inputSchema: {
-    type: "object",
-    properties: {
-      path: { type: "string", description: "Relative path, e.g. notes/plan.md" },
-      content: { type: "string", description: "The file's complete new content" },
-    },
-    required: ["path", "content"],
-    additionalProperties: false,
+  input: Input,
+  shape: "{ path: string, content: string }",
+  properties: {
+    path: { type: "string", description: "Relative path, e.g. notes/plan.md" },
+    content: { type: "string", description: "The file's complete new content" },
   },
+  required: ["path", "content"],
   async run(input, context) {
-    const parsed = parseInput("write_file", Input, input, "{ path: string, content: string }");
-    if (!parsed.ok) return parsed.result;
-    const written = await context.workspace.write(parsed.data.path, parsed.data.content, {
+    const written = await context.workspace.write(input.path, input.content, {
       taskId: context.taskId,
     });
     if (!written.ok) return { content: written.error, isError: true };
@@ -49,4 +44,4 @@ export const writeFileTool: Tool = {
     }
     return { content: text, effects: { wrote: [path] } };
   },
-};
+});

@@ -68,8 +68,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     path: string,
     options: { offset?: number; limit?: number } = {},
   ): Promise<Result<"read">> {
-    const blobs = this.#bind(scope);
-    await this.#writesDone();
+    const blobs = await this.#forReading(scope);
     return readFile({ manifest: this.#manifest, blobs }, path, options);
   }
 
@@ -126,8 +125,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
 
   /** The files whose path starts with `prefix`, from the manifest, sorted by path. */
   async list(scope: WorkspaceScope, prefix?: string): Promise<Result<"list">> {
-    this.#bind(scope);
-    await this.#writesDone();
+    await this.#forReading(scope);
     const p = workspacePrefix(prefix);
     if (!p.ok) return p;
     const entries = this.#manifest.list(p.value);
@@ -136,8 +134,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
 
   /** The listing and the whole text of `paths` (null where missing), read in parallel. */
   async snapshot(scope: WorkspaceScope, paths: string[]): Promise<Result<"snapshot">> {
-    const blobs = this.#bind(scope);
-    await this.#writesDone();
+    const blobs = await this.#forReading(scope);
     const entries = this.#manifest.list("");
     const texts = await this.#texts(blobs, paths);
     return { ok: true, value: { entries, total: entries.length, texts } };
@@ -161,8 +158,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     pattern: string,
     options: { path?: string; maxResults?: number } = {},
   ): Promise<Result<"grep">> {
-    const blobs = this.#bind(scope);
-    await this.#writesDone();
+    const blobs = await this.#forReading(scope);
     const regex = compilePattern(pattern);
     if (!regex.ok) return regex;
     const filter = pathFilter(options.path);
@@ -275,11 +271,14 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   }
 
   /**
-   * Resolves once the changes asked for before this call are made: a read sees every write that
-   * reached the object before it (a task's end note is asked for without waiting for it).
+   * Checks the scope, then resolves once the changes asked for before this call are made: a read
+   * sees every write that reached the object before it (a task's end note is asked for without
+   * waiting for it).
    */
-  async #writesDone(): Promise<void> {
+  async #forReading(scope: WorkspaceScope): Promise<Blobs> {
+    const blobs = this.#bind(scope);
     await this.#lock;
+    return blobs;
   }
 
   /** Runs `fn` after every earlier change finished (changes never interleave). */

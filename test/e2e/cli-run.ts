@@ -17,13 +17,16 @@ export interface CliRun {
 }
 
 /**
- * Runs the CLI against the harness at `url`; asynchronous, so that servers in this process keep
- * answering while it waits on them.
+ * Runs `cli/a2a.ts` with `args` (no color, no token from the environment, `env` added); `input`,
+ * when given, is written to its stdin and stdin closed.
  */
-export function runCli(url: string, args: string[], input = ""): Promise<CliRun> {
-  const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args, "--url", url], {
+export function spawnCli(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+): Promise<CliRun> {
+  const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args], {
     cwd: root,
-    env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "", A2A_URL: "" },
+    env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "", ...options.env },
   });
   let out = "";
   let err = "";
@@ -33,10 +36,18 @@ export function runCli(url: string, args: string[], input = ""): Promise<CliRun>
   child.stderr.on("data", (d: Buffer) => {
     err += d.toString();
   });
-  child.stdin.end(input);
+  if (options.input !== undefined) child.stdin.end(options.input);
   return new Promise((resolve) =>
     child.once("close", (code) => resolve({ code: code ?? -1, out, err })),
   );
+}
+
+/**
+ * Runs the CLI against the harness at `url`; asynchronous, so that servers in this process keep
+ * answering while it waits on them.
+ */
+export function runCli(url: string, args: string[], input = ""): Promise<CliRun> {
+  return spawnCli([...args, "--url", url], { env: { A2A_URL: "" }, input });
 }
 
 /** A minimal A2A v0.3 agent: a v0.3 card and message/send answering with a completed Task. */

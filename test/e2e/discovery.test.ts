@@ -5,18 +5,16 @@
  * served (changed) by someone else is reported INVALID: the key it names is not on its origin.
  * (A changed card whose key is found fails the signature itself: test/integration/cards.test.ts.)
  */
-import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { A2AClient } from "a2a-sdk-v02/client";
 import { exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel } from "../fake-model/server.ts";
+import { spawnCli } from "./cli-run.ts";
 import { scenario as scriptScenario } from "./client.ts";
 import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
 
-const root = join(import.meta.dirname, "..", "..");
 let fake: Awaited<ReturnType<typeof startFakeModel>>;
 let server: DevServer;
 let tamperer: Server;
@@ -25,23 +23,7 @@ let tampererUrl: string;
 const scenario = (id: string, turns: unknown[]) => scriptScenario(fake.url, id, turns);
 
 /** Runs the CLI; its exit code and output. */
-function a2a(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args], {
-    cwd: root,
-    env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "" },
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  return new Promise((resolve) =>
-    child.once("close", (code) => resolve({ code: code ?? -1, out, err })),
-  );
-}
+const a2a = (args: string[]) => spawnCli(args);
 
 /**
  * A man in the middle: serves the harness's writer card with its description changed and passes

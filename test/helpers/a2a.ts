@@ -142,6 +142,10 @@ export function toolTurn(name: string, input: Record<string, unknown>, text?: st
   return { ...(text === undefined ? {} : { text }), toolUses: [{ name, input }] };
 }
 
+/** {@link toolTurn} with a text block always (empty unless given), as most scenarios script it. */
+export const textToolTurn = (name: string, input: Record<string, unknown>, text = ""): Turn =>
+  toolTurn(name, input, text);
+
 /** The tool_result texts in the last request the model saw for a scenario ("ERROR " marks errors). */
 export async function toolResults(scenarioId: string): Promise<string[]> {
   const out: string[] = [];
@@ -172,13 +176,16 @@ export async function until<T>(
   }
 }
 
+/** A part of a message or artifact as tests read it. */
+export type WirePart = { text?: string; data?: Record<string, unknown> };
+
 /** The task from a SendMessage / GetTask result. */
 export type WireTask = {
   id: string;
   contextId: string;
-  status: { state: string; message?: { parts: Array<{ text?: string }> }; timestamp: string };
-  artifacts?: Array<{ artifactId: string; name?: string; parts: Array<{ text?: string }> }>;
-  history?: Array<{ role: string; parts: Array<{ text?: string }> }>;
+  status: { state: string; message?: { parts: WirePart[] }; timestamp: string };
+  artifacts?: Array<{ artifactId: string; name?: string; parts: WirePart[] }>;
+  history?: Array<{ role: string; parts: WirePart[]; extensions?: string[] }>;
   metadata?: Record<string, unknown>;
 };
 

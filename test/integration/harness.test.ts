@@ -16,7 +16,7 @@ import {
   modelRequests,
   rpc,
   scenario,
-  toolTurn,
+  textToolTurn as tool,
   until,
   userMessage,
   type WireTask,
@@ -61,8 +61,6 @@ const lastUserText = (
   return typeof content === "string" ? content : JSON.stringify(content);
 };
 
-const tool = (name: string, input: Record<string, unknown>, text = "") =>
-  toolTurn(name, input, text);
 const unique = (stem: string) => `${stem}-${crypto.randomUUID().slice(0, 8)}`;
 
 describe("tools and events on the stream", () => {

@@ -18,16 +18,13 @@ import {
   type RpcResponse,
   rpc,
   scenario,
-  toolTurn,
+  textToolTurn as tool,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
 
 type Part = { text?: string; data?: Record<string, unknown>; kind?: string };
 type StatusTask = WireTask & { status: { state: string; message?: { parts: Part[] } } };
-
-const tool = (name: string, input: Record<string, unknown>, text = "") =>
-  toolTurn(name, input, text);
 
 const send = async (message: Record<string, unknown>, path = "/") =>
   (await rpc<{ task: StatusTask }>("SendMessage", { message }, { path })).result
@@ -46,12 +43,36 @@ async function lastToolResults(scenarioId: string): Promise<string[]> {
     .map((b) => `${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
 }
 
-const v03 = (method: string, params: unknown) =>
-  fetchWorker("/", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: "v03", method, params }),
-  });
+/**
+ * A blocking v0.3 `message/send` of one part (text, or data when `content` is an object) on task
+ * `taskId` when given, to the agent at `path`; its JSON-RPC answer.
+ */
+const v03Send = async <T>(content: string | Record<string, unknown>, taskId?: string, path = "/") =>
+  (await (
+    await fetchWorker(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "v03",
+        method: "message/send",
+        params: {
+          message: {
+            kind: "message",
+            messageId: crypto.randomUUID(),
+            role: "user",
+            ...(taskId ? { taskId } : {}),
+            parts: [
+              typeof content === "string"
+                ? { kind: "text", text: content }
+                : { kind: "data", data: content },
+            ],
+          },
+          configuration: { blocking: true },
+        },
+      }),
+    })
+  ).json()) as RpcResponse<T>;
 
 describe("ask_user", () => {
   it("pauses with the question and a form; the follow-up's form values resume the task (v1.0)", async () => {
@@ -134,37 +155,16 @@ describe("ask_user", () => {
       tool("ask_user", { question: "What is the deadline?" }),
       { text: "Noted: Friday." },
     ]);
-    const first = (await (
-      await v03("message/send", {
-        message: {
-          kind: "message",
-          messageId: crypto.randomUUID(),
-          role: "user",
-          parts: [{ kind: "text", text: `plan it ${s.marker}` }],
-        },
-        configuration: { blocking: true },
-      })
-    ).json()) as RpcResponse<{
+    const first = await v03Send<{
       id: string;
       status: { state: string; message?: { parts: Part[] } };
-    }>;
+    }>(`plan it ${s.marker}`);
     expect(first.result?.status.state).toBe("input-required");
     expect(first.result?.status.message?.parts[0]).toEqual({
       kind: "text",
       text: "What is the deadline?",
     });
-    const second = (await (
-      await v03("message/send", {
-        message: {
-          kind: "message",
-          messageId: crypto.randomUUID(),
-          role: "user",
-          taskId: first.result?.id,
-          parts: [{ kind: "text", text: "Friday" }],
-        },
-        configuration: { blocking: true },
-      })
-    ).json()) as RpcResponse<{ status: { state: string } }>;
+    const second = await v03Send<{ status: { state: string } }>("Friday", first.result?.id);
     expect(second.result?.status.state).toBe("completed");
     expect(await lastToolResults(s.id)).toEqual(["The user answered: Friday"]);
   });
@@ -327,27 +327,11 @@ describe("tool approvals", () => {
       kind: "data",
       data: { kind: "approval", tool: "checkpoint_restore" },
     });
-    const done = (await (
-      await fetchWorker("/agents/writer/", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: "v03",
-          method: "message/send",
-          params: {
-            message: {
-              kind: "message",
-              messageId: crypto.randomUUID(),
-              role: "user",
-              taskId: last.taskId,
-              parts: [{ kind: "data", data: { approve: true } }],
-            },
-            configuration: { blocking: true },
-          },
-        }),
-      })
-    ).json()) as RpcResponse<{ status: { state: string } }>;
+    const done = await v03Send<{ status: { state: string } }>(
+      { approve: true },
+      last.taskId,
+      "/agents/writer/",
+    );
     expect(done.result?.status.state).toBe("completed");
     expect((await lastToolResults(s.id))[0]).toContain(`Restored checkpoint ${id}`);
   });

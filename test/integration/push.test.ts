@@ -211,22 +211,8 @@ describe("push notification configs", () => {
   it("refuses private, loopback and metadata URLs unless WEB_FETCH_ALLOW_PRIVATE=true", async () => {
     const strict = { ...closedEnv, WEB_FETCH_ALLOW_PRIVATE: "false" } as Env;
     const user = await newUser();
-    const call = async (method: string, params: unknown) => {
-      const response = await callWorker(
-        "/",
-        {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "A2A-Version": "1.0",
-            Authorization: `Bearer ${user.token}`,
-          },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-        },
-        strict,
-      );
-      return (await response.json()) as RpcResponse<{ task: Task }>;
-    };
+    const call = async (method: string, params: unknown) =>
+      (await rpcAs<{ task: Task }>(user.token, method, params, "/", strict)).body;
     const task = (await call("SendMessage", { message: userMessage("[[reply:ok]]") })).result
       ?.task as Task;
     for (const url of [

@@ -15,41 +15,32 @@ import {
   offeredTools,
   rpc,
   scenario,
+  textToolTurn as tool,
   toolResults,
-  toolTurn,
   until,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
 import { newUser } from "../helpers/as-user.ts";
 
-type Part = { text?: string; data?: Record<string, unknown> };
-type Task = WireTask & {
-  status: { state: string; message?: { parts: Part[] } };
-  metadata?: Record<string, unknown>;
-};
-
-const tool = (name: string, input: Record<string, unknown>, text = "") =>
-  toolTurn(name, input, text);
-
 const send = async (text: string, path = "/", headers: Record<string, string> = {}) =>
-  (await rpc<{ task: Task }>("SendMessage", { message: userMessage(text) }, { path, headers }))
-    .result?.task as Task;
+  (await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(text) }, { path, headers }))
+    .result?.task as WireTask;
 /** The registry's remote agents call as the admin key (vitest config): the same principal. */
 const AS_ADMIN_KEY = { Authorization: `Bearer ${env.ADMIN_API_KEY}` };
 const getTask = async (id: string, headers: Record<string, string> = {}) =>
-  (await rpc<Task>("GetTask", { id }, { headers })).result as Task;
+  (await rpc<WireTask>("GetTask", { id }, { headers })).result as WireTask;
 
 const sendImmediately = async (text: string) =>
   (
-    await rpc<{ task: Task }>("SendMessage", {
+    await rpc<{ task: WireTask }>("SendMessage", {
       message: userMessage(text),
       configuration: { returnImmediately: true },
     })
-  ).result?.task as Task;
+  ).result?.task as WireTask;
 
 /** The object details of a task's harness events. */
-const eventDetails = (task: Task) =>
+const eventDetails = (task: WireTask) =>
   (
     (task.history ?? []) as Array<{
       parts: Array<{ data?: { detail?: unknown } }>;
@@ -60,8 +51,8 @@ const eventDetails = (task: Task) =>
     .map((m) => m.parts[1]?.data?.detail)
     .filter((d): d is Record<string, unknown> => typeof d === "object" && d !== null);
 
-const eventTexts = (task: Task) =>
-  ((task.history ?? []) as Array<{ parts: Part[]; extensions?: string[] }>)
+const eventTexts = (task: WireTask) =>
+  (task.history ?? [])
     .filter((m) => m.extensions?.includes(HARNESS_EVENTS_EXTENSION))
     .map((m) => m.parts[0]?.text ?? "");
 

@@ -9,7 +9,7 @@ import {
   modelRequests,
   rpc,
   scenario,
-  toolTurn,
+  textToolTurn as tool,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
@@ -166,9 +166,6 @@ enumless: {
     expect(syntax.isError).toBe(true);
   });
 });
-
-const tool = (name: string, input: Record<string, unknown>, text = "") =>
-  toolTurn(name, input, text);
 
 /** The tool_result contents of the model's requests, in order. */
 async function toolResults(scenarioId: string): Promise<string[]> {

@@ -15,28 +15,20 @@ import {
   modelRequests,
   rpc,
   scenario,
+  textToolTurn as tool,
   toolResults,
-  toolTurn,
   until,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
 
-type Part = { text?: string; data?: Record<string, unknown> };
-type Task = WireTask & {
-  status: { state: string; message?: { parts: Part[] } };
-  metadata?: Record<string, unknown>;
-};
-
-const tool = (name: string, input: Record<string, unknown>, text = "") =>
-  toolTurn(name, input, text);
 const delegate = (agent: string, prompt: string, description = `${agent} step`) =>
   tool("task", { subagent_type: agent, description, prompt });
 
 const send = async (message: Record<string, unknown>, path = "/", config = {}) =>
-  (await rpc<{ task: Task }>("SendMessage", { message, configuration: config }, { path })).result
-    ?.task as Task;
-const getTask = async (id: string) => (await rpc<Task>("GetTask", { id })).result as Task;
+  (await rpc<{ task: WireTask }>("SendMessage", { message, configuration: config }, { path }))
+    .result?.task as WireTask;
+const getTask = async (id: string) => (await rpc<WireTask>("GetTask", { id })).result as WireTask;
 
 type HarnessEvent = {
   text: string;
@@ -47,8 +39,8 @@ type HarnessEvent = {
 };
 
 /** The harness events of a task's history: text, kind and the fields of an object detail. */
-const eventsOf = (task: Task): HarnessEvent[] =>
-  ((task.history ?? []) as Array<{ parts: Part[]; extensions?: string[] }>)
+const eventsOf = (task: WireTask): HarnessEvent[] =>
+  (task.history ?? [])
     .filter((m) => m.extensions?.includes(HARNESS_EVENTS_EXTENSION))
     .map((m) => {
       const data = (m.parts[1]?.data ?? {}) as { kind?: string; detail?: unknown };
@@ -200,7 +192,7 @@ describe("sub-agents", () => {
       (t) => eventsOf(t).some((e) => e.state === "started"),
     );
     const childId = eventsOf(started).find((e) => e.state === "started")?.childTaskId as string;
-    const canceled = await rpc<Task>("CancelTask", { id: task.id });
+    const canceled = await rpc<WireTask>("CancelTask", { id: task.id });
     expect(canceled.result?.status.state).toBe("TASK_STATE_CANCELED");
     const childTask = await until(
       () => getTask(childId),

@@ -185,25 +185,24 @@ export function messageText(message: RequestMessage): string {
   );
 }
 
-/** Text of the `system` field (a string or an array of text blocks). */
-export function systemText(system: unknown): string {
-  if (typeof system === "string") return system;
-  if (!Array.isArray(system)) return "";
-  return system
-    .filter((b): b is Record<string, unknown> => isRecord(b) && typeof b.text === "string")
-    .map((b) => String(b.text))
-    .join("\n");
-}
-
-/** Text carried by a `tool_result` block (string content or its text blocks). */
-export function toolResultText(block: RequestBlock): string {
-  const content = block.content;
+/** A string as it is, or the text blocks of an array joined by newlines; "" for anything else. */
+function blocksText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
     .filter((b): b is Record<string, unknown> => isRecord(b) && typeof b.text === "string")
     .map((b) => String(b.text))
     .join("\n");
+}
+
+/** Text of the `system` field (a string or an array of text blocks). */
+export function systemText(system: unknown): string {
+  return blocksText(system);
+}
+
+/** Text carried by a `tool_result` block (string content or its text blocks). */
+export function toolResultText(block: RequestBlock): string {
+  return blocksText(block.content);
 }
 
 /** The `tool_result` blocks of a message. */

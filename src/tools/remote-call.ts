@@ -1,0 +1,43 @@
+/**
+ * The frame of every a2a_* tool that talks to a remote agent: connect (under the call rules), do
+ * the work, and turn a refused connection or a failed call into a tool error naming the agent.
+ */
+import { z } from "zod";
+import type { ToolContext, ToolResult } from "../loop/contracts.ts";
+import { type RemoteTarget, remoteError } from "../remote/client.ts";
+
+/** The remote agent a call names: a registry name or an http(s) URL. */
+export const RemoteAgentName = z.string().trim().min(1, "is required").max(2_000);
+
+/** What a2a_call and a2a_call_streaming send: the agent and the message text. */
+export const RemoteMessage = {
+  agent: RemoteAgentName,
+  message: z.string().trim().min(1, "is required").max(100_000),
+};
+
+/** The properties the model sees for {@link RemoteMessage}. */
+export const REMOTE_MESSAGE_PROPERTIES = { agent: { type: "string" }, message: { type: "string" } };
+
+/** A remote context or task id the model passes back. */
+export const RemoteId = z.string().max(200);
+
+/** A connection the call rules allowed: the target and the fetch that reaches it. */
+export interface RemoteConnection {
+  target: RemoteTarget;
+  fetch: typeof fetch;
+}
+
+/** Runs `work` on a connection to `agent` (registry name or URL); failures are tool errors. */
+export async function withRemote(
+  context: ToolContext,
+  agent: string,
+  work: (connection: RemoteConnection) => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const connection = context.remote.connect(agent);
+  if (!connection.ok) return { content: connection.error, isError: true };
+  try {
+    return await work(connection);
+  } catch (error) {
+    return { content: remoteError(connection.target, error), isError: true };
+  }
+}
