@@ -130,8 +130,9 @@ const patched = new WeakSet<SqlStorage>();
  * object, so a wrapper cannot stand in for it; once per object). Nothing when the ledger is off.
  */
 export function meterObjectSql(ctx: DurableObjectState, label: string): void {
+  if (!on) return;
   const sql = ctx.storage.sql;
-  if (!on || patched.has(sql)) return;
+  if (patched.has(sql)) return;
   patched.add(sql);
   const exec = sql.exec;
   Object.defineProperty(sql, "exec", {
