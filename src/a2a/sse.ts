@@ -44,8 +44,9 @@ export function sseResponse(
     let sent = false;
     const send = async (data: string, id: number | null) => {
       await stream.writeSSE({ data, ...(id === null ? {} : { id: String(id) }) });
-      if (!sent) ledgerMark("first-event");
+      if (sent) return;
       sent = true;
+      ledgerMark("first-event"); // the critical-path ledger (STORAGE_METER)
     };
     const keepalive = setInterval(() => void stream.write(": keepalive\n\n"), options.keepaliveMs);
     let revoked = false;
