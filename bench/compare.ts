@@ -10,8 +10,9 @@
  * model's floor), a blocking SendMessage; then each server's overhead (SendMessage p50 - card p50
  * - model p50) and the ratios ours / SDK Worker and ours / Node reference; throughput and p99 at 8
  * and 32 concurrent clients with lost or stuck tasks counted; SendStreamingMessage's time to the
- * first event and to the first answer chunk; D1 statements and R2 operations per task (the
- * harness's STORAGE_METER); prompt growth and prompt cache read share over one long conversation
+ * first event and to the first answer chunk; D1 statements and R2 operations per task and the
+ * critical-path ledger of a one-turn task (the harness's STORAGE_METER, bench/metered.ts,
+ * `--ledger-tasks` tasks each, blocking and streaming); prompt growth and prompt cache read share over one long conversation
  * (bench/prompt-growth.ts, `--prompt-turns`, 0 skips it); both Workers' bundle sizes. `--n`
  * samples (default 200), `--load` tasks per load run (default 200), `--json <file>` writes every
  * figure. Local state (ours and the SDK Worker's D1) goes on tmpfs (/dev/shm) when there is one,
@@ -34,6 +35,7 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { type DevServerOptions, freePort, startDevServer } from "../test/e2e/dev-server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
+import { criticalPath, printCriticalPath, storagePerTask } from "./metered.ts";
 import type { PromptGrowth } from "./prompt-cache.ts";
 
 const { values } = parseArgs({
@@ -42,6 +44,7 @@ const { values } = parseArgs({
     load: { type: "string", default: "200" },
     "prompt-turns": { type: "string", default: "200" },
     "storage-tasks": { type: "string", default: "20" },
+    "ledger-tasks": { type: "string", default: "10" },
     disk: { type: "boolean", default: false },
     "memory-peer": { type: "boolean", default: true },
     json: { type: "string" },
@@ -52,6 +55,7 @@ const n = Number(values.n);
 const loadTasks = Number(values.load);
 const promptTurns = Number(values["prompt-turns"]);
 const storageTasks = Number(values["storage-tasks"]);
+const ledgerTasks = Number(values["ledger-tasks"]);
 const onTmpfs = !values.disk && existsSync("/dev/shm");
 const stateDirs: string[] = [];
 /** A fresh state directory for one server: tmpfs unless `--disk`; removed at the end. */
@@ -169,49 +173,6 @@ async function waitFor(url: string, child: ChildProcess): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${url} did not answer`);
-}
-
-interface StorageCounts {
-  d1: { statements: number; reads: number; writes: number };
-  r2: Record<string, number>;
-  r2ClassA: number;
-  r2ClassB: number;
-}
-
-async function meter(base: string, method: "GET" | "DELETE"): Promise<StorageCounts> {
-  const response = await fetch(`${base}/api/admin/storage-meter`, {
-    method,
-    headers: { Authorization: `Bearer ${ADMIN_KEY}` },
-  });
-  if (!response.ok) throw new Error(`storage meter: HTTP ${response.status}`);
-  return (await response.json()) as StorageCounts;
-}
-
-/** D1 statements and R2 operations per blocking task, once the tasks' background work is done. */
-async function storagePerTask(target: Target, tasks: number) {
-  await new Promise((r) => setTimeout(r, 1_000));
-  await meter(target.base, "DELETE");
-  for (let i = 0; i < tasks; i++) await send(target);
-  let last = await meter(target.base, "GET");
-  for (let i = 0; i < 50; i++) {
-    await new Promise((r) => setTimeout(r, 300));
-    const now = await meter(target.base, "GET");
-    const same = JSON.stringify(now) === JSON.stringify(last);
-    last = now;
-    if (same) break;
-  }
-  const per = (x: number) => x / tasks;
-  return {
-    tasks,
-    d1: {
-      statements: per(last.d1.statements),
-      reads: per(last.d1.reads),
-      writes: per(last.d1.writes),
-    },
-    r2: Object.fromEntries(Object.entries(last.r2).map(([k, v]) => [k, per(v)])),
-    r2ClassA: per(last.r2ClassA),
-    r2ClassB: per(last.r2ClassB),
-  };
 }
 
 /** bench/prompt-growth.ts in its own process (its own model and server), read back as JSON. */
@@ -359,8 +320,18 @@ try {
       ADMIN_API_KEY: ADMIN_KEY,
     },
   });
-  const storage = await storagePerTask({ name: "metered", base: metered.url }, storageTasks)
-    .catch(() => null)
+  const meteredTarget: Target = { name: "metered", base: metered.url };
+  const storage = await storagePerTask(metered.url, ADMIN_KEY, storageTasks, () =>
+    send(meteredTarget),
+  ).catch(() => null);
+  const ledger = await criticalPath(metered.url, ADMIN_KEY, ledgerTasks, {
+    send: () => send(meteredTarget),
+    stream: () => streamTimes(meteredTarget),
+  })
+    .catch((error: unknown) => {
+      console.error(`critical-path ledger: ${String(error)}`);
+      return null;
+    })
     .finally(() => metered.stop());
   const bundle = {
     ours: bundleSize(join(root, "wrangler.toml")),
@@ -426,6 +397,7 @@ try {
         .map(([k, v]) => `${k} ${f(v)}`)
         .join(", ")}), ${f(storage.r2ClassB)} class B`,
     );
+  if (ledger) printCriticalPath(ledger);
   const kib = (b: { raw: number; gzip: number }) =>
     `${(b.raw / 1024).toFixed(0)} KiB raw, ${(b.gzip / 1024).toFixed(0)} KiB gzipped`;
   console.log(
@@ -472,6 +444,7 @@ try {
           ratios: ratioOf,
           load: loads,
           storage,
+          ledger,
           bundle,
           prompt,
         },

@@ -19,6 +19,7 @@ import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
+import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
@@ -172,6 +173,12 @@ export function a2aRoutes(): Hono<AppEnv> {
         { rpcCode: INVALID_REQUEST, details: true },
       ),
   );
+
+  // The critical-path ledger's mark (STORAGE_METER): the client's wait for an answer ends here.
+  app.use(async (c, next) => {
+    await next();
+    if (ledgerOn()) ledgerMark(`response ${c.get("rpcMethod") ?? c.req.method}`);
+  });
 
   app.get("/", (c) =>
     c.json({

@@ -7,6 +7,7 @@
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import { ledgerMark } from "../platform/ledger.ts";
 
 /** Options of {@link sseResponse}. */
 export interface SseOptions {
@@ -68,8 +69,13 @@ export function sseResponse(
 ): Response {
   const firstId = options.currentId();
   return streamSSE(c, async (stream) => {
-    const send = (data: string, id: number | null) =>
-      stream.writeSSE({ data, ...(id === null ? {} : { id: String(id) }) });
+    let sent = false;
+    const send = async (data: string, id: number | null) => {
+      await stream.writeSSE({ data, ...(id === null ? {} : { id: String(id) }) });
+      if (sent) return;
+      sent = true;
+      ledgerMark("first-event"); // the critical-path ledger (STORAGE_METER)
+    };
     const keepalive = setInterval(() => void stream.write(": keepalive\n\n"), options.keepaliveMs);
     let revoked = false;
     const recheck = options.stillAuthorized

@@ -8,7 +8,8 @@
  *   GET    /api/admin/agents/:name/identity       the IDENTITY.md in force (uploaded or bundled)
  *   PUT    /api/admin/agents/:name/identity       uploads one (validated; served at once)
  *   DELETE /api/admin/agents/:name/identity       drops the upload (the bundled one applies again)
- *   GET    /api/admin/storage-meter               D1 statements and R2 operations counted (STORAGE_METER)
+ *   GET    /api/admin/storage-meter               D1 statements and R2 operations counted, and the
+ *                                                  ledger of timed round trips (STORAGE_METER)
  *   DELETE /api/admin/storage-meter               the same, then starts again from zero
  */
 import { Hono } from "hono";
@@ -27,6 +28,7 @@ import {
 import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
+import { ledgerEntries } from "../platform/ledger.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { memoryKeys } from "../tools/memory.ts";
@@ -69,7 +71,11 @@ export function adminRoutes(): Hono<AppEnv> {
 
   // Storage counts of this isolate (STORAGE_METER=true); DELETE starts them from zero.
   app.on(["GET", "DELETE"], "/api/admin/storage-meter", authenticate(), requireAdmin(), (c) => {
-    const counted = { enabled: c.env.STORAGE_METER === "true", ...storageCounts() };
+    const counted = {
+      enabled: c.env.STORAGE_METER === "true",
+      ...storageCounts(),
+      ledger: ledgerEntries(),
+    };
     if (c.req.method === "DELETE") resetStorageCounts();
     return c.json(counted);
   });

@@ -8,6 +8,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { backoffMs } from "../model/errors.ts";
+import { meterObjectSql } from "../platform/ledger.ts";
 import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
@@ -25,6 +26,7 @@ export class ContextObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     const env = meteredEnv(rawEnv);
     super(ctx, env);
+    meterObjectSql(ctx, "context");
     void ctx.blockConcurrencyWhile(async () => {
       migrateContext(ctx.storage.sql);
       this.#store = new ContextStore(ctx.storage.sql);

@@ -8,6 +8,7 @@ import type {
   Message,
   MessageCreateParamsNonStreaming,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import { ledgerMark } from "../platform/ledger.ts";
 import { ModelStallError } from "./errors.ts";
 
 /** Options of {@link streamTurn}. */
@@ -38,6 +39,7 @@ export async function streamTurn(
   };
   arm();
   try {
+    ledgerMark("model");
     const stream = client.messages.stream(params, { signal: controller.signal });
     for await (const event of stream) {
       arm();

@@ -3,9 +3,12 @@
  * Object see their D1 database and R2 bucket through counting wrappers, so a benchmark can read
  * how many D1 statements (reads and writes) and R2 operations (by R2's billing classes) a task
  * costs. Counts are kept per isolate (under `wrangler dev` the Worker and its objects share one)
- * and read or reset at `/api/admin/storage-meter`. Off by default: the bindings are then the
- * runtime's own objects, untouched.
+ * and read or reset at `/api/admin/storage-meter`. The same switch turns on the critical-path
+ * ledger (platform/ledger.ts): each D1 and R2 call is also timed there, and every Durable Object
+ * namespace of `env` hands out stubs whose calls are timed. Off by default: the bindings are then
+ * the runtime's own objects, untouched.
  */
+import { enableLedger, meterNamespace, resetLedger, timed } from "./ledger.ts";
 
 /** The counters since the last reset. */
 export interface StorageCounts {
@@ -43,24 +46,42 @@ export function storageCounts(): StorageCounts {
 /** Starts counting from zero. */
 export function resetStorageCounts(): void {
   started = fresh();
+  resetLedger();
 }
 
 const metered = new WeakMap<object, object>();
 
-/** `env` with metered D1 and R2 bindings when `STORAGE_METER` is "true"; `env` itself otherwise. */
+/** The Durable Object namespaces whose calls the ledger times. */
+const OBJECT_BINDINGS = ["TASKS", "CONTEXTS", "WORKSPACES", "USERS"] as const;
+
+/**
+ * `env` with metered D1 and R2 bindings and timed Durable Object namespaces when
+ * `STORAGE_METER` is "true" (which also switches the ledger on); `env` itself otherwise.
+ */
 export function meteredEnv<E extends object>(env: E): E {
   const vars = env as { STORAGE_METER?: string; DB?: D1Database; FILES?: R2Bucket };
   if (vars.STORAGE_METER !== "true") return env;
   const hit = metered.get(env);
   if (hit) return hit as E;
+  enableLedger();
+  const objects = env as Partial<Record<(typeof OBJECT_BINDINGS)[number], object>>;
   const wrapped = {
     ...env,
+    ...Object.fromEntries(
+      OBJECT_BINDINGS.flatMap((name) => {
+        const ns = objects[name];
+        return ns ? [[name, meterNamespace(ns, name)]] : [];
+      }),
+    ),
     ...(vars.DB ? { DB: meterD1(vars.DB) } : {}),
     ...(vars.FILES ? { FILES: meterR2(vars.FILES) } : {}),
   } as E;
   metered.set(env, wrapped);
   return wrapped;
 }
+
+/** A statement's name in the ledger: its SQL's first words. */
+const sqlName = (sql: string) => sql.replace(/\s+/g, " ").trim().slice(0, 60);
 
 const isRead = (sql: string) => /^\s*(SELECT|WITH\s[\s\S]*?\bSELECT)\b/i.test(sql);
 
@@ -76,7 +97,9 @@ function meterStatement(statement: D1PreparedStatement, sql: string): D1Prepared
     <K extends "first" | "run" | "all" | "raw">(name: K) =>
     (...args: unknown[]) => {
       countStatement(sql);
-      return (statement[name] as (...a: unknown[]) => unknown).apply(statement, args);
+      return timed("d1", sqlName(sql), () =>
+        (statement[name] as (...a: unknown[]) => unknown).apply(statement, args),
+      );
     };
   return new Proxy(statement, {
     get(target, prop) {
@@ -105,12 +128,12 @@ function meterD1(db: D1Database): D1Database {
         return (statements: D1PreparedStatement[]) => {
           current().d1.batches += 1;
           for (const s of statements) countStatement(statementSql.get(s) ?? "");
-          return target.batch(statements);
+          return timed("d1", `batch of ${statements.length}`, () => target.batch(statements));
         };
       if (prop === "exec")
         return (sql: string) => {
           for (const one of sql.split(";").filter((s) => s.trim() !== "")) countStatement(one);
-          return target.exec(sql);
+          return timed("d1", `exec ${sqlName(sql)}`, () => target.exec(sql));
         };
       const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;
@@ -129,7 +152,8 @@ function meterR2(bucket: R2Bucket): R2Bucket {
         const { r2 } = current();
         const key = (ops.has(op) ? op : "other") as keyof typeof r2;
         r2[key] += 1;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
+        const name = typeof args[0] === "string" ? `${op} ${args[0].slice(0, 80)}` : op;
+        return timed("r2", name, () => (value as (...a: unknown[]) => unknown).apply(target, args));
       };
     },
   });

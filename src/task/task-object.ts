@@ -11,6 +11,7 @@ import { refreshAgents } from "../agents/overrides.ts";
 import { ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
 import { modelSourceLabel } from "../model/client.ts";
+import { meterObjectSql } from "../platform/ledger.ts";
 import { log } from "../platform/logging.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import type { Task } from "../protocol/wire.ts";
@@ -50,6 +51,7 @@ export class TaskObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     const env = meteredEnv(rawEnv);
     super(ctx, env);
+    meterObjectSql(ctx, "task");
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage.sql);
       this.#wire();

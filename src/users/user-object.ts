@@ -6,6 +6,7 @@
  * can never overspend (no check-then-spend race). Days and months are UTC.
  */
 import { DurableObject } from "cloudflare:workers";
+import { meterObjectSql } from "../platform/ledger.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 
 /** Why a reservation was refused. */
@@ -39,6 +40,7 @@ export class UserObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     const env = meteredEnv(rawEnv);
     super(ctx, env);
+    meterObjectSql(ctx, "user");
     this.#sql = ctx.storage.sql;
     this.#migrate();
   }

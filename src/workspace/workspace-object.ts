@@ -8,6 +8,7 @@
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
  */
 import { DurableObject } from "cloudflare:workers";
+import { meterObjectSql } from "../platform/ledger.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { Blobs, blobKey } from "./blobs.ts";
 import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
@@ -41,6 +42,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     const env = meteredEnv(rawEnv);
     super(ctx, env);
+    meterObjectSql(ctx, "workspace");
     void ctx.blockConcurrencyWhile(async () => {
       migrateWorkspace(ctx.storage.sql);
       this.#manifest = new Manifest(ctx.storage.sql);

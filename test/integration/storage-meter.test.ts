@@ -1,5 +1,7 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
+import { ledgerEntries, ledgerMark, meterObjectSql } from "../../src/platform/ledger.ts";
+import { stubByName } from "../../src/platform/object-stub.ts";
 import { meteredEnv, resetStorageCounts, storageCounts } from "../../src/platform/storage-meter.ts";
 
 describe("storage meter", () => {
@@ -37,5 +39,50 @@ describe("storage meter", () => {
     resetStorageCounts();
     expect(storageCounts().d1.statements).toBe(0);
     expect(Date.parse(storageCounts().since)).toBeGreaterThan(Date.parse("2020-01-01"));
+  });
+
+  it("keeps a ledger of timed round trips, SQL statements and marks", async () => {
+    const m = meteredEnv({ ...env, STORAGE_METER: "true" });
+    resetStorageCounts();
+    ledgerMark("start");
+    expect((await stubByName(m.USERS, "ledger-probe").usage()).dayTokens).toBe(0);
+    await m.DB.prepare("SELECT 1 AS one").first();
+    await m.DB.batch([m.DB.prepare("SELECT 1"), m.DB.prepare("SELECT 2")]);
+    await m.FILES.head("ledger/probe.txt");
+    // The task object counts its SQL from its constructor on (the ledger is on in this isolate).
+    const inObject = await runInDurableObject(
+      stubByName(env.TASKS, "ledger-probe"),
+      (_o, state) => {
+        const before = ledgerEntries().entries.length;
+        meterObjectSql(state, "again"); // once per object: no second count, no second name
+        state.storage.sql.exec("SELECT 1");
+        state.storage.sql.exec("SELECT 2");
+        return ledgerEntries().entries.slice(before);
+      },
+    );
+    expect(inObject.map((e) => [e.kind, e.name])).toEqual([
+      ["sql", "task"],
+      ["sql", "task"],
+    ]);
+    ledgerMark("end");
+    const { entries, dropped } = ledgerEntries();
+    const seen = entries
+      .filter((e) => e.kind !== "sql")
+      .map((e) => [e.kind, e.name.startsWith("head ") ? "head" : e.name]);
+    expect(seen).toEqual([
+      ["mark", "start"],
+      ["do", "USERS.usage"],
+      ["d1", "SELECT 1 AS one"],
+      ["d1", "batch of 2"],
+      ["r2", "head"],
+      ["mark", "end"],
+    ]);
+    expect(dropped).toBe(0);
+    for (const e of entries) {
+      expect(e.at).toBeGreaterThanOrEqual(0);
+      expect(e.ms).toBeGreaterThanOrEqual(0);
+    }
+    resetStorageCounts();
+    expect(ledgerEntries().entries).toEqual([]);
   });
 });

@@ -1,0 +1,144 @@
+/**
+ * The critical-path ledger, the storage meter's timeline (`STORAGE_METER=true`): every Durable
+ * Object call, D1 statement and R2 operation made in this isolate, each with when it started and
+ * how long it took; every SQL statement a Durable Object ran on its own storage (synchronous, so
+ * counted without a time); and marks the harness sets where a client's wait ends (`response
+ * <method>` when an A2A answer is ready, `first-event` when a stream's first event is written,
+ * `model` when a model call starts). A benchmark resets it, runs one task and reads which round
+ * trips ended before the mark. Per isolate like the meter's counts (under `wrangler dev` the
+ * Worker and every object share one); at most {@link LEDGER_MAX} entries, the rest only counted.
+ * Off (every function a no-op, every binding untouched) until `meteredEnv` switches it on.
+ */
+
+/** What an entry records. */
+export type LedgerKind = "do" | "d1" | "r2" | "sql" | "mark";
+
+/** One round trip, SQL statement or mark. */
+export interface LedgerEntry {
+  kind: LedgerKind;
+  /** `TASKS.create`, the SQL's start, `get tasks/...`, the object class, or the mark's name. */
+  name: string;
+  /** Milliseconds from the last reset to its start. */
+  at: number;
+  /** Milliseconds until it settled (0 for SQL and marks). */
+  ms: number;
+}
+
+/** Entries kept between resets; more are counted in `dropped`. */
+export const LEDGER_MAX = 20_000;
+
+let on = false;
+let origin: number | null = null;
+let entries: LedgerEntry[] = [];
+let dropped = 0;
+
+// Made at first use: during module evaluation workerd's clock reads 0.
+const since = () => {
+  origin ??= Date.now();
+  return Date.now() - origin;
+};
+
+function push(entry: LedgerEntry): void {
+  if (entries.length < LEDGER_MAX) entries.push(entry);
+  else dropped += 1;
+}
+
+/** Switches the ledger on for this isolate (the meter is on). */
+export function enableLedger(): void {
+  on = true;
+}
+
+/** Whether the ledger records (so callers can skip building a name). */
+export function ledgerOn(): boolean {
+  return on;
+}
+
+/** Empties the ledger and starts its clock again. */
+export function resetLedger(): void {
+  entries = [];
+  dropped = 0;
+  origin = Date.now();
+}
+
+/** The entries since the last reset, oldest first. */
+export function ledgerEntries(): { entries: LedgerEntry[]; dropped: number } {
+  return { entries: entries.slice(), dropped };
+}
+
+/** Records a mark named `name` now (nothing when the ledger is off). */
+export function ledgerMark(name: string): void {
+  if (on) push({ kind: "mark", name, at: since(), ms: 0 });
+}
+
+/** Runs `call` and records it as one round trip of `kind` once its promise settles. */
+export function timed<T>(kind: LedgerKind, name: string, call: () => T): T {
+  if (!on) return call();
+  const entry: LedgerEntry = { kind, name, at: since(), ms: 0 };
+  push(entry);
+  const result = call();
+  if (!(result instanceof Object) || typeof (result as { then?: unknown }).then !== "function")
+    return result;
+  const done = () => {
+    entry.ms = since() - entry.at;
+  };
+  return Promise.resolve(result).then(
+    (value) => {
+      done();
+      return value;
+    },
+    (error: unknown) => {
+      done();
+      throw error;
+    },
+  ) as T;
+}
+
+const SKIPPED = new Set(["then", "constructor", "id", "name"]);
+
+/** `stub` with each method call recorded as `<binding>.<method>`. */
+function meterStub<S extends object>(stub: S, binding: string): S {
+  return new Proxy(stub, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof prop !== "string" || SKIPPED.has(prop) || typeof value !== "function")
+        return value;
+      return (...args: unknown[]) =>
+        // Reflect.apply: an RPC method stub answers every property, `apply` included.
+        timed("do", `${binding}.${prop}`, () => Reflect.apply(value, target, args));
+    },
+  });
+}
+
+/** A Durable Object namespace whose stubs record their calls (binding name `binding`). */
+export function meterNamespace<N extends object>(ns: N, binding: string): N {
+  return new Proxy(ns, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "get" && prop !== "getByName") return value.bind(target);
+      return (...args: unknown[]) =>
+        meterStub((value as (...a: unknown[]) => object).apply(target, args), binding);
+    },
+  });
+}
+
+const patched = new WeakSet<SqlStorage>();
+
+/**
+ * Counts the SQL statements of the object whose state is `ctx` as `sql` entries named `label`
+ * (patches this object's `ctx.storage.sql.exec` in place: the runtime accepts only its own state
+ * object, so a wrapper cannot stand in for it; once per object). Nothing when the ledger is off.
+ */
+export function meterObjectSql(ctx: DurableObjectState, label: string): void {
+  if (!on) return;
+  const sql = ctx.storage.sql;
+  if (patched.has(sql)) return;
+  patched.add(sql);
+  const exec = sql.exec;
+  Object.defineProperty(sql, "exec", {
+    value: (...args: Parameters<SqlStorage["exec"]>) => {
+      push({ kind: "sql", name: label, at: since(), ms: 0 });
+      return Reflect.apply(exec, sql, args);
+    },
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * The storage meter and the critical-path ledger (`STORAGE_METER=true`) under `wrangler dev`,
+ * where the Worker and every object share one isolate: the D1 statements and R2 operations of a
+ * task, and which round trips the ledger puts before a blocking task's response and a stream's
+ * first event. Counts and order only, never times.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeModel } from "../fake-model/server.ts";
+import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+
+interface Entry {
+  kind: "do" | "d1" | "r2" | "sql" | "mark";
+  name: string;
+  at: number;
+  ms: number;
+}
+interface Metered {
+  enabled: boolean;
+  d1: { statements: number; writes: number; batches: number };
+  r2: Record<string, number>;
+  r2ClassA: number;
+  ledger: { entries: Entry[]; dropped: number };
+}
+
+let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let server: DevServer;
+
+beforeAll(async () => {
+  fake = await startFakeModel({ port: 0 });
+  server = await startDevServer({
+    port: await freePort(),
+    vars: {
+      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: "e2e-key",
+      STORAGE_METER: "true",
+      ADMIN_API_KEY: "e2e-admin",
+    },
+  });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await fake?.close();
+});
+
+const meter = (method: "GET" | "DELETE") =>
+  fetch(`${server.url}/api/admin/storage-meter`, {
+    method,
+    headers: { Authorization: "Bearer e2e-admin" },
+  }).then((r) => r.json() as Promise<Metered>);
+
+/** The meter once two reads 300 ms apart agree (the task's background work is done). */
+async function settled(): Promise<Metered> {
+  let last = await meter("GET");
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = await meter("GET");
+    const same = JSON.stringify(now) === JSON.stringify(last);
+    last = now;
+    if (same) break;
+  }
+  return last;
+}
+
+/** One JSON-RPC v1.0 send to the default agent; the body read to its end. */
+const send = (method: string, accept = "application/json") =>
+  fetch(`${server.url}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "A2A-Version": "1.0", Accept: accept },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method,
+      params: {
+        message: {
+          messageId: crypto.randomUUID(),
+          role: "ROLE_USER",
+          parts: [{ text: "[[reply:ok]]" }],
+        },
+      },
+    }),
+  }).then((r) => r.text());
+
+/** The entries of one task, run alone: the server quiet before and after. */
+async function ledgerOf(run: () => Promise<string>): Promise<{ metered: Metered; body: string }> {
+  await settled();
+  await meter("DELETE");
+  const body = await run();
+  return { metered: await settled(), body };
+}
+
+const count = (entries: Entry[], kind: Entry["kind"], name?: string) =>
+  entries.filter((e) => e.kind === kind && (name === undefined || e.name.startsWith(name))).length;
+
+/** The entries that ended before the mark `name` (exactly one such mark). */
+function endedBefore(entries: Entry[], name: string): Entry[] {
+  const marks = entries.filter((e) => e.kind === "mark" && e.name === name);
+  expect(marks).toHaveLength(1);
+  const at = marks[0]?.at ?? 0;
+  return entries.filter((e) => e.kind !== "mark" && e.at + e.ms <= at);
+}
+
+describe("storage meter and critical-path ledger under wrangler dev", () => {
+  it("counts a blocking task's D1 statements and R2 operations, each once in the ledger", async () => {
+    const { metered, body } = await ledgerOf(() => send("SendMessage"));
+    expect(body).toContain("TASK_STATE_COMPLETED");
+    expect(metered.enabled).toBe(true);
+    // The index row at WORKING and at COMPLETED; the answer's copy and HANDOFF.md's blob.
+    expect(metered.d1.writes).toBeGreaterThanOrEqual(2);
+    expect(metered.r2ClassA).toBeGreaterThanOrEqual(2);
+    const { entries, dropped } = metered.ledger;
+    expect(dropped).toBe(0);
+    // Every statement and operation the meter counted is one timed round trip in the ledger.
+    expect(metered.d1.batches).toBe(0);
+    expect(count(entries, "d1")).toBe(metered.d1.statements);
+    const r2 = Object.values(metered.r2).reduce((a, b) => a + b, 0);
+    expect(count(entries, "r2")).toBe(r2);
+  });
+
+  it("puts the task's creation, its wait and its model call before a blocking response", async () => {
+    const { metered } = await ledgerOf(() => send("SendMessage"));
+    const { entries } = metered.ledger;
+    const early = endedBefore(entries, "response SendMessage");
+    const late = entries.filter((e) => e.kind !== "mark" && !early.includes(e));
+    // The Worker made the task and waited for it: one call each, both before the response.
+    expect(count(early, "do", "TASKS.create")).toBe(1);
+    expect(count(early, "do", "TASKS.waitSettled")).toBe(1);
+    expect(count(late, "do", "TASKS.")).toBe(0);
+    // One model call, started before the response; the task object ran SQL before it.
+    const model = entries.filter((e) => e.kind === "mark" && e.name === "model");
+    expect(model).toHaveLength(1);
+    const response = entries.find((e) => e.name === "response SendMessage");
+    expect(model[0]?.at).toBeLessThanOrEqual(response?.at ?? -1);
+    expect(count(early, "sql", "task")).toBeGreaterThan(0);
+    // Two index writes (WORKING, COMPLETED) and one copy of the answer, whichever side they end.
+    expect(count(entries, "d1", "INSERT INTO tasks")).toBe(2);
+    expect(count(entries, "r2", "put tasks/")).toBe(1);
+  });
+
+  it("marks a stream's first event, with the task's creation before it", async () => {
+    const { metered, body } = await ledgerOf(() =>
+      send("SendStreamingMessage", "text/event-stream"),
+    );
+    expect(body).toContain("TASK_STATE_COMPLETED");
+    const { entries } = metered.ledger;
+    const early = endedBefore(entries, "first-event");
+    expect(count(early, "do", "TASKS.create")).toBe(1);
+    expect(count(entries, "mark", "response SendStreamingMessage")).toBe(1);
+    expect(count(entries, "mark", "model")).toBe(1);
+    // One SSE stream: its lease taken and given back (the concurrent stream limit).
+    expect(count(entries, "do", "USERS.openStream")).toBe(1);
+    expect(count(entries, "do", "USERS.closeStream")).toBe(1);
+  });
+});
