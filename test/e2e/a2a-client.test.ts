@@ -8,11 +8,11 @@ import { type Client, ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { sdkClientFactory } from "../../src/remote/sdk-client.ts";
-import { startFakeModel } from "../fake-model/server.ts";
 import { answerOf, applyStream, asTask, stateOf, textRequest, waitForState } from "./client.ts";
-import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let harness: ScriptedHarness;
+let fake: ScriptedHarness["fake"];
 let server: DevServer;
 let writer: Client;
 
@@ -23,26 +23,20 @@ function scenario(turns: Turn[]): { id: string; marker: string } {
 }
 
 beforeAll(async () => {
-  fake = await startFakeModel({ port: 0 });
-  server = await startDevServer({
-    port: await freePort(),
-    vars: {
-      ANTHROPIC_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: "e2e-key",
-      MODEL_IDLE_TIMEOUT_MS: "3000",
-      MODEL_RETRY_BASE_MS: "20",
-      SSE_KEEPALIVE_MS: "1000",
-      // Every test here runs through the storage meter's wrappers (test/e2e/ledger.test.ts
-      // reads what they count).
-      STORAGE_METER: "true",
-    },
+  harness = await startScriptedHarness({
+    MODEL_IDLE_TIMEOUT_MS: "3000",
+    MODEL_RETRY_BASE_MS: "20",
+    SSE_KEEPALIVE_MS: "1000",
+    // Every test here runs through the storage meter's wrappers (test/e2e/ledger.test.ts
+    // reads what they count).
+    STORAGE_METER: "true",
   });
+  ({ fake, server } = harness);
   writer = await new ClientFactory().createFromUrl(`${server.url}/agents/writer/`);
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
+  await harness?.stop();
 });
 
 describe("official @a2a-js/sdk client against wrangler dev", () => {

@@ -8,6 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startFakeModel } from "../fake-model/server.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -184,4 +185,36 @@ export async function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/** A scripted model on 127.0.0.1 and a dev server that calls it (plus `vars`). */
+export interface ScriptedHarness {
+  fake: Awaited<ReturnType<typeof startFakeModel>>;
+  server: DevServer;
+  /** Stops the server, then the model. */
+  stop(): Promise<void>;
+}
+
+/** Starts the scripted model and a dev server keyed to it, with `vars` on top. */
+export async function startScriptedHarness(
+  vars: Record<string, string> = {},
+): Promise<ScriptedHarness> {
+  const fake = await startFakeModel({ port: 0 });
+  try {
+    const server = await startDevServer({
+      port: await freePort(),
+      vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key", ...vars },
+    });
+    return {
+      fake,
+      server,
+      stop: async () => {
+        await server.stop();
+        await fake.close();
+      },
+    };
+  } catch (error) {
+    await fake.close();
+    throw error;
+  }
 }

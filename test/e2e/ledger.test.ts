@@ -5,8 +5,7 @@
  * first event. Counts and order only, never times.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModel } from "../fake-model/server.ts";
-import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
 interface Entry {
   kind: "do" | "d1" | "r2" | "sql" | "mark";
@@ -22,25 +21,16 @@ interface Metered {
   ledger: { entries: Entry[]; dropped: number };
 }
 
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let harness: ScriptedHarness;
 let server: DevServer;
 
 beforeAll(async () => {
-  fake = await startFakeModel({ port: 0 });
-  server = await startDevServer({
-    port: await freePort(),
-    vars: {
-      ANTHROPIC_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: "e2e-key",
-      STORAGE_METER: "true",
-      ADMIN_API_KEY: "e2e-admin",
-    },
-  });
+  harness = await startScriptedHarness({ STORAGE_METER: "true", ADMIN_API_KEY: "e2e-admin" });
+  ({ server } = harness);
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
+  await harness?.stop();
 });
 
 const meter = (method: "GET" | "DELETE") =>

@@ -7,24 +7,20 @@
  * - an oversized chunked body gets 413 and the server keeps serving.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModel } from "../fake-model/server.ts";
 import { scenario } from "./client.ts";
-import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let harness: ScriptedHarness;
+let fake: ScriptedHarness["fake"];
 let server: DevServer;
 
 beforeAll(async () => {
-  fake = await startFakeModel({ port: 0 });
-  server = await startDevServer({
-    port: await freePort(),
-    vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key" },
-  });
+  harness = await startScriptedHarness();
+  ({ fake, server } = harness);
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
+  await harness?.stop();
 });
 
 type Task = { id: string; contextId: string; status: { state: string } };
