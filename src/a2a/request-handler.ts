@@ -31,6 +31,7 @@ import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymous.ts";
 import { newId, taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import { budgetOf } from "../protocol/app-types.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import type { PushAnswer, PushCall } from "../push/push-calls.ts";
 import { type PushConfig, toWireConfig } from "../push/push-config.ts";
@@ -100,11 +101,12 @@ export class DurableRequestHandler implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest): Promise<SdkMessage | SdkTask> {
-    const sent = await this.#send(params, false);
+    const sent = await this.#send(params, "wait");
     if ("reply" in sent) return SdkMessage.fromJSON(sent.reply);
     const { taskId, outcome, request } = sent;
     const historyLength = request.configuration?.historyLength;
-    if (request.configuration?.returnImmediately) {
+    // A new task answered once settled (one call), or the task as the call left it.
+    if (request.configuration?.returnImmediately || sent.settled) {
       return toSdkTask(
         historyLength === undefined ? outcome.task : limitHistory(outcome.task, historyLength),
       );
@@ -121,7 +123,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
   async *sendMessageStream(
     params: SendMessageRequest,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    const sent = await this.#send(params, true);
+    const sent = await this.#send(params, "stream");
     if ("reply" in sent) {
       // A Message instead of a Task: the stream is that one message (spec 1.0.1 §3.1.2).
       yield StreamResponse.fromJSON({ message: sent.reply });
@@ -238,11 +240,13 @@ export class DurableRequestHandler implements A2ARequestHandler {
    */
   async #send(
     params: SendMessageRequest,
-    stream: boolean,
+    mode: "stream" | "wait",
   ): Promise<
-    { taskId: string; outcome: SendOutcome; request: WireSendRequest } | { reply: Message }
+    | { taskId: string; outcome: SendOutcome; request: WireSendRequest; settled: boolean }
+    | { reply: Message }
   > {
     const request = SendMessageRequest.toJSON(params) as WireSendRequest;
+    const stream = mode === "stream";
     const { message } = request;
     const { definition } = this.#deps;
     checkMediaTypes(definition, request);
@@ -254,10 +258,15 @@ export class DurableRequestHandler implements A2ARequestHandler {
     if (message.taskId) {
       const taskId = message.taskId;
       const result = await this.#stub(taskId).followUp(
-        { owner: this.#deps.owner, message, ...(pushConfig ? { pushConfig } : {}) },
+        {
+          owner: this.#deps.owner,
+          message,
+          ...(pushConfig ? { pushConfig } : {}),
+          ...budgetOf(this.#deps),
+        },
         { stream },
       );
-      return { taskId, outcome: unwrap(result), request };
+      return { taskId, outcome: unwrap(result), request, settled: false };
     }
     const contextId = message.contextId ?? newContextId();
     const owner = await this.#ownerIn(contextId);
@@ -272,6 +281,7 @@ export class DurableRequestHandler implements A2ARequestHandler {
       agent: this.#deps.agent,
       owner,
       counters: this.#deps.counters,
+      ...budgetOf(this.#deps),
       traceId: this.#deps.traceId,
       message,
       ...(request.metadata ? { requestMetadata: request.metadata } : {}),
@@ -282,8 +292,10 @@ export class DurableRequestHandler implements A2ARequestHandler {
     // one, reaches the same object, whose create() returns the task it already made (unless the
     // agent turns that off: then each message is a new task). An anonymous caller's owner derives
     // from the contextId, so its task ids are as unguessable as that.
-    const result = await withRetry(() => this.#stub(taskId).create(input, { stream }));
-    return { taskId, outcome: unwrap(result), request };
+    // A blocking send is one call: the object answers once the task settles.
+    const wait = mode === "wait" && !request.configuration?.returnImmediately;
+    const result = await withRetry(() => this.#stub(taskId).create(input, { stream, wait }));
+    return { taskId, outcome: unwrap(result), request, settled: wait };
   }
 
   /** Relays a task object's event stream, keeping {@link lastSeq}. */

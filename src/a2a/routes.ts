@@ -21,7 +21,7 @@ import { limitBody } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
 import { errorFields, log } from "../platform/logging.ts";
-import type { AppEnv } from "../protocol/app-types.ts";
+import { type AppEnv, budgetOf } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { agentCard, serveCard, serveJwks } from "./card-route.ts";
@@ -97,6 +97,7 @@ async function handlerFor(
     card,
     owner: c.get("owner"),
     counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
+    ...budgetOf(c.get("principal")),
     traceId: c.get("traceId"),
     lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
     protocol,

@@ -31,7 +31,7 @@ import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { ledgerEntries } from "../platform/ledger.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
-import { memoryKeys } from "../tools/memory.ts";
+import { MEMORY_MAX_CHARS, writeSharedMemory } from "../store/shared-memory.ts";
 import { forgetBudget } from "../users/limits.ts";
 
 const RESERVED = ["anonymous", "admin-key", "api-key"];
@@ -100,6 +100,8 @@ export function adminRoutes(): Hono<AppEnv> {
     const id = c.req.param("id");
     if (!(await setBudget(c.env.DB, id, parsed.data))) throw new HttpError(404, `no user ${id}`);
     forgetBudget(id);
+    // Cached principals carry the overrides too (see auth/middleware.ts).
+    forgetTokens(c.env, await tokenHashes(c.env.DB, id));
     return c.json({ user: await getUser(c.env.DB, id) });
   });
 
@@ -121,11 +123,9 @@ export function adminRoutes(): Hono<AppEnv> {
     const name = c.req.param("name");
     if (!currentAgents().has(name)) throw new HttpError(404, `no agent ${name}`);
     const text = await c.req.text();
-    if (text.length > 32_000)
-      throw new HttpError(413, "the shared memory is at most 32000 characters");
-    await c.env.FILES.put(memoryKeys(name, "shared").shared, text, {
-      httpMetadata: { contentType: "text/markdown; charset=utf-8" },
-    });
+    if (text.length > MEMORY_MAX_CHARS)
+      throw new HttpError(413, `the shared memory is at most ${MEMORY_MAX_CHARS} characters`);
+    await writeSharedMemory(c.env.FILES, name, text);
     return c.json({ agent: name, chars: text.length });
   });
   app.get("/api/admin/agents/:name/identity", async (c) => {

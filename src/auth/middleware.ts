@@ -46,9 +46,9 @@ function credentialOf(c: Context<AppEnv>): string | null {
 async function resolve(env: Env, credential: string): Promise<Principal | null> {
   const config = loadConfig(env);
   if (config.adminApiKey && (await sameSecret(credential, config.adminApiKey)))
-    return { id: ADMIN_KEY_ID, role: "admin", agents: null, via: "key" };
+    return { id: ADMIN_KEY_ID, role: "admin", agents: null, via: "key", budget: null };
   if (config.a2aApiKey && (await sameSecret(credential, config.a2aApiKey)))
-    return { id: API_KEY_ID, role: "user", agents: null, via: "key" };
+    return { id: API_KEY_ID, role: "user", agents: null, via: "key", budget: null };
   if (looksLikeJwt(credential)) {
     const verified = await verifyJwt(config, credential);
     return verified ? principalBySubject(env.DB, verified.subject, verified.name) : null;

@@ -16,6 +16,7 @@ export const ANONYMOUS_PRINCIPAL: Principal = {
   role: "user",
   agents: null,
   via: "anonymous",
+  budget: null,
 };
 
 /** Whether `principal` may call agent `agent` with frontmatter access rules `access`. */

@@ -3,7 +3,7 @@
  * the writes the users CLI and the admin API make. A revoked token or a disabled user finds no
  * principal.
  */
-import type { Principal, Role } from "../protocol/app-types.ts";
+import type { Principal, Role, UserBudget } from "../protocol/app-types.ts";
 import { sameHash } from "./secrets.ts";
 import { newToken, tokenHash, tokenPrefix } from "./tokens.ts";
 
@@ -17,13 +17,6 @@ export interface UserRow {
   budget: UserBudget | null;
   createdAt: string;
   disabledAt: string | null;
-}
-
-/** Per-user budget overrides (tokens; 0 = unlimited); unset fields use the BUDGET_* vars. */
-export interface UserBudget {
-  taskTokens?: number;
-  dayTokens?: number;
-  monthTokens?: number;
 }
 
 interface Row {
@@ -54,6 +47,7 @@ const principalOf = (user: UserRow, via: Principal["via"], hash?: string): Princ
   agents: user.agents,
   via,
   ...(hash ? { tokenHash: hash } : {}),
+  budget: user.budget,
 });
 
 /** The principal holding an unrevoked token of an enabled user, or null. */

@@ -9,7 +9,7 @@
 import type { Config } from "../config/config.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { RemoteAgents } from "../remote/handle.ts";
-import type { WorkspaceApi } from "../workspace/types.ts";
+import type { MemoryMode, WorkspaceApi, WsResult } from "../workspace/types.ts";
 import type { ChatMessage } from "./chat-message.ts";
 
 // Harness events: what tools and hooks publish on the task's stream
@@ -96,8 +96,8 @@ export interface ToolContext {
   workspace: WorkspaceApi;
   /** The knowledge base (D1, FTS5). */
   db: D1Database;
-  /** R2, for memory files (CONTEXT.md). */
-  files: R2Bucket;
+  /** The agent's memory (CONTEXT.md): the shared notes and this user's. */
+  memory: MemoryAccess;
   /** Outbound HTTP for web_fetch (tests pass their own). */
   fetch: typeof fetch;
   /** The root task's scratchpad, shared by it and every sub-agent it starts. */
@@ -116,6 +116,16 @@ export interface ToolContext {
     cpuMs: number;
     timeoutMs: number;
   };
+}
+
+/** An agent's memory as a task reads and writes it (see tools/memory.ts). */
+export interface MemoryAccess {
+  /** The agent's shared CONTEXT.md (admins write it), or null. */
+  shared(): Promise<string | null>;
+  /** This user's CONTEXT.md with the agent, or null. */
+  user(): Promise<string | null>;
+  /** Appends to or replaces this user's CONTEXT.md. */
+  write(content: string, mode: MemoryMode): Promise<WsResult<{ chars: number }>>;
 }
 
 /** A tool the model can call. */

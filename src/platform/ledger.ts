@@ -22,6 +22,8 @@ export interface LedgerEntry {
   at: number;
   /** Milliseconds until it settled (0 for SQL and marks). */
   ms: number;
+  /** A SQL statement's first words (kind `sql`). */
+  sql?: string;
 }
 
 /** Entries kept between resets; more are counted in `dropped`. */
@@ -137,7 +139,8 @@ export function meterObjectSql(ctx: DurableObjectState, label: string): void {
   const exec = sql.exec;
   Object.defineProperty(sql, "exec", {
     value: (...args: Parameters<SqlStorage["exec"]>) => {
-      push({ kind: "sql", name: label, at: since(), ms: 0 });
+      const query = String(args[0]).replace(/\s+/g, " ").trim().slice(0, 60);
+      push({ kind: "sql", name: label, at: since(), ms: 0, sql: query });
       return Reflect.apply(exec, sql, args);
     },
   });

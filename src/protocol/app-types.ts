@@ -7,6 +7,13 @@
 export type Role = "user" | "admin";
 
 /** The caller of a request (see auth/principal.ts for how one is found). */
+/** Per-user budget overrides (tokens; 0 = unlimited); unset fields use the BUDGET_* vars. */
+export interface UserBudget {
+  taskTokens?: number;
+  dayTokens?: number;
+  monthTokens?: number;
+}
+
 export interface Principal {
   id: string;
   role: Role;
@@ -16,6 +23,16 @@ export interface Principal {
   via: "token" | "jwt" | "key" | "anonymous";
   /** For token callers, the token's hash (to re-check revocation during a stream). */
   tokenHash?: string;
+  /**
+   * A user's budget overrides as found with the credential (cached like it); absent for the
+   * static keys and anonymous callers, who have no user row.
+   */
+  budget?: UserBudget | null;
+}
+
+/** `{ budget }` when `from` knows the budget overrides, else nothing (for spreading into inputs). */
+export function budgetOf(from: { budget?: UserBudget | null }): { budget?: UserBudget | null } {
+  return from.budget === undefined ? {} : { budget: from.budget };
 }
 
 /** Request-scoped values the log line reports (platform/logging.ts). */

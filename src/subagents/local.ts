@@ -6,6 +6,7 @@
 import type { SubagentCall } from "../loop/contracts.ts";
 import { taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import { budgetOf } from "../protocol/app-types.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { ChildTransport, ParentTask } from "./transport.ts";
 
@@ -30,6 +31,7 @@ export async function startLocalChild(
       agent: call.agent,
       owner: parent.owner,
       ...(parent.counters ? { counters: parent.counters } : {}),
+      ...budgetOf(parent),
       traceId: parent.traceId,
       message: {
         messageId: `subagent:${parent.taskId}:${call.callId}`,

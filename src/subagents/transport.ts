@@ -3,6 +3,7 @@
  * remote A2A agent (remote.ts). One code path above this interface; only the transport differs.
  */
 import type { SubagentCall } from "../loop/contracts.ts";
+import type { UserBudget } from "../protocol/app-types.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { Lineage } from "../task/lineage.ts";
 
@@ -13,6 +14,8 @@ export interface ParentTask {
   owner: string;
   /** The user object counting the parent's budgets (a child counts into the same). */
   counters: string | null;
+  /** The owner's budget overrides the parent carries (a child carries the same). */
+  budget?: UserBudget | null;
   traceId: string;
   lineage: Lineage;
 }

@@ -11,6 +11,7 @@ import { log } from "../platform/logging.ts";
 import type { Part, TaskStateName } from "../protocol/wire.ts";
 import { callableTypes, type Delegator, transportFor } from "../subagents/reach.ts";
 import type { ChildTransport, PolledChild } from "../subagents/transport.ts";
+import { freshBudget } from "../users/limits.ts";
 import type { ChildReport } from "./children.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
@@ -40,6 +41,7 @@ export type ChildTasksRuntime = Pick<
   | "agentMessage"
   | "setStatus"
   | "emitHarnessEvent"
+  | "budgetHint"
 >;
 
 /** Delegation for one task object. */
@@ -95,6 +97,7 @@ export class ChildTasks {
             agent: record.agent,
             owner: record.owner,
             counters: record.counters,
+            ...freshBudget(this.#rt.budgetHint),
             traceId: record.traceId,
             lineage: {
               parentTaskId: record.id,

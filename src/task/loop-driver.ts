@@ -24,7 +24,7 @@ import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
 import { lineageOf, remoteParentOf } from "./lineage.ts";
 import { runProgramStep } from "./program-step.ts";
 import { StepEnd } from "./step-end.ts";
-import { stepDeps } from "./step-resources.ts";
+import { memoryAccess, stepDeps } from "./step-resources.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
 
@@ -112,15 +112,19 @@ export class LoopDriver {
       codeSandbox: Boolean(this.#env.LOADER),
     });
     const workspace = this.workspace();
+    const memory = memoryAccess(this.#env, agent.name, record.owner, (work) =>
+      this.#task.background(work),
+    );
     const noted = environmentNoteOf(this.#task);
     const { system, environment } = await buildSystemPrompt({
       agent,
-      owner: record.owner,
       tools: tools.names(),
       workspace,
-      files: this.#env.FILES,
+      ownWorkspace: lineageOf(record).rootAgent === agent.name,
+      memory,
       config,
       withEnvironment: noted === undefined,
+      newOwner: this.#task.newOwner,
       delegation: record.parentTaskId
         ? { calledBy: lineageOf(record).rootAgent }
         : remoteParentOf(record)
@@ -157,6 +161,7 @@ export class LoopDriver {
         system,
         tools,
         workspace,
+        memory,
         subagents: this.#children.subagents(),
         remote: this.#remote(config, agent.name, record.traceId),
         emit: (event) => this.#emit(event),

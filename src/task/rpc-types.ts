@@ -3,6 +3,7 @@
  * caused are values (`ok: false` with a kind), never thrown, so they cross the RPC boundary
  * intact; the A2A layer maps each kind to its protocol error.
  */
+import type { UserBudget } from "../protocol/app-types.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import type { NewPushConfig } from "../push/push-config.ts";
 import type { ChildReport } from "./children.ts";
@@ -37,6 +38,8 @@ export interface CreateTaskInput {
   owner: string;
   /** The user object counting the task's budgets; default `user:<owner>`. */
   counters?: string;
+  /** The owner's budget overrides as the caller found them; absent: looked up in D1 (cached). */
+  budget?: UserBudget | null;
   traceId: string;
   message: Message;
   /** Client metadata sent with the request (kept under `request` in the task's metadata). */
@@ -73,6 +76,8 @@ export interface FollowUpInput {
   message: Message;
   /** A push notification config sent with the message. */
   pushConfig?: NewPushConfig;
+  /** The owner's budget overrides as the caller found them now (they replace the task's). */
+  budget?: UserBudget | null;
 }
 
 /** Result of create / follow-up: the task, and its event stream when one was asked for. */

@@ -197,6 +197,7 @@ export class StepEnd {
       agent: record.agent,
       state,
       history: this.#task.store.history(),
+      newOwner: this.#task.newOwner,
     };
     return writeEndNote(this.#workspace(), task, answer);
   }

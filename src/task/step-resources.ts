@@ -9,12 +9,14 @@ import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messag
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config/config.ts";
 import { defaultHooks } from "../hooks/index.ts";
-import type { HarnessEvent, ToolContext } from "../loop/contracts.ts";
+import type { HarnessEvent, MemoryAccess, ToolContext } from "../loop/contracts.ts";
 import type { StepDeps } from "../loop/step-types.ts";
 import type { ToolRegistry } from "../loop/tool-registry.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
+import { sharedMemory } from "../store/shared-memory.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
+import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { lineageOf } from "./lineage.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
@@ -27,16 +29,15 @@ import type { TaskRecord } from "./task-store.ts";
 export function budgetGate(
   env: Env,
   config: Config,
-  task: Pick<TaskRuntime, "loopState" | "background">,
-  taskId: string,
-  owner: string,
+  task: Pick<TaskRuntime, "loopState" | "background" | "budgetHint">,
+  record: Pick<TaskRecord, "id" | "owner">,
   countersKey: string,
 ): StepDeps["budget"] {
   const counters = userObject(env, countersKey);
   let key = "";
   return {
     reserve: async (estimate) => {
-      const budgets = await budgetsFor(env, config, owner);
+      const budgets = await budgetsFor(env, config, record.owner, task.budgetHint);
       const loop = task.loopState.get();
       const used =
         loop.usage.inputTokens +
@@ -45,7 +46,7 @@ export function budgetGate(
         loop.usage.cacheWriteTokens;
       if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
         return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
-      key = `${taskId}:${loop.turn}:${loop.attempt}`;
+      key = `${record.id}:${loop.turn}:${loop.attempt}`;
       // No day or month budget: nothing to reserve against; the settlement still counts the
       // tokens, so a budget set later starts from the true spend.
       if (budgets.dayTokens <= 0 && budgets.monthTokens <= 0) return null;
@@ -64,6 +65,25 @@ export function budgetGate(
     settle: async (tokens) => {
       if (key) task.background(counters.settle(key, tokens));
     },
+  };
+}
+
+/**
+ * The memory of `agent` as a task of `owner` reads and writes it: the shared file through the
+ * isolate's copy (a refresh kept alive by `background`), the user's through the agent's
+ * workspace object for the owner, its only writer.
+ */
+export function memoryAccess(
+  env: Env,
+  agent: string,
+  owner: string,
+  background: (work: Promise<void>) => void,
+): MemoryAccess {
+  const workspace = workspaceFor(env.WORKSPACES, agent, owner);
+  return {
+    shared: () => sharedMemory(env.FILES, agent, background),
+    user: () => workspace.memory(),
+    write: (content, mode) => workspace.memoryWrite(content, mode),
   };
 }
 
@@ -102,6 +122,7 @@ export interface StepInputs {
     | "transaction"
     | "emitAnswerChunk"
     | "background"
+    | "budgetHint"
   >;
   record: TaskRecord;
   agent: AgentDefinition;
@@ -109,6 +130,7 @@ export interface StepInputs {
   system: TextBlockParam[];
   tools: ToolRegistry;
   workspace: WorkspaceApi;
+  memory: MemoryAccess;
   subagents: ToolContext["subagents"];
   remote: ToolContext["remote"];
   emit(event: HarnessEvent): void;
@@ -137,7 +159,7 @@ export function stepDeps(input: StepInputs): StepDeps {
       config,
       workspace: input.workspace,
       db: env.DB,
-      files: env.FILES,
+      memory: input.memory,
       fetch: (input, init) => fetch(input, init),
       scratch: { bucket: env.FILES, rootTaskId: lineageOf(record).rootTaskId },
       subagents: input.subagents,
@@ -176,13 +198,6 @@ export function stepDeps(input: StepInputs): StepDeps {
       });
     },
     transaction: (fn) => task.transaction(fn),
-    budget: budgetGate(
-      env,
-      config,
-      task,
-      record.id,
-      record.owner,
-      record.counters ?? `user:${record.owner}`,
-    ),
+    budget: budgetGate(env, config, task, record, record.counters ?? `user:${record.owner}`),
   };
 }

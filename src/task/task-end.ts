@@ -17,7 +17,13 @@ import type { WorkspaceApi } from "../workspace/types.ts";
  */
 export function writeEndNote(
   workspace: WorkspaceApi,
-  task: { taskId: string; agent: string; state: string; history: readonly Message[] },
+  task: {
+    taskId: string;
+    agent: string;
+    state: string;
+    history: readonly Message[];
+    newOwner?: boolean;
+  },
   answer: string,
 ): Promise<void> {
   const failed = (error: unknown) =>
@@ -30,6 +36,7 @@ export function writeEndNote(
       asked: askedOf(task.history),
       answer,
       at: new Date().toISOString(),
+      ...(task.newOwner ? { newOwner: true } : {}),
     })
     .then((result) => {
       if (!result.ok) failed(result.error);

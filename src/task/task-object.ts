@@ -8,7 +8,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { refreshAgents } from "../agents/overrides.ts";
-import { ownerMatches } from "../auth/anonymous.ts";
+import { isAnonymousOwner, ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { meterObjectSql } from "../platform/ledger.ts";
@@ -69,10 +69,14 @@ export class TaskObject extends DurableObject<Env> {
     });
   }
 
-  /** Starts a new task with its first message; optionally returns its stream from event 1. */
+  /**
+   * Starts a new task with its first message and its first step; optionally returns its stream
+   * from event 1, or (`wait`) answers once the task settles, with at most `historyLength`
+   * messages: a blocking send in one call.
+   */
   async create(
     input: CreateTaskInput,
-    options: { stream: boolean },
+    options: { stream: boolean; wait?: boolean; historyLength?: number },
   ): Promise<TaskResult<SendOutcome>> {
     await refreshAgents(this.env);
     const rt = this.runtime;
@@ -81,17 +85,22 @@ export class TaskObject extends DurableObject<Env> {
       // A retried create (the Worker saw the object reset) gets the task it already made.
       if (existing.id !== input.taskId || existing.owner !== input.owner)
         return fail("not_found", NOT_FOUND);
+      if (options.wait) return this.#settledOutcome(options.historyLength);
       const stream = options.stream
         ? rt.subscribers.open(rt.log.after(0), isSettled(existing.state))
         : null;
       return ok({ task: rt.snapshot(), stream });
     }
     const agent = rt.agent(input.agent);
+    if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
+    rt.newOwner = input.freshContext === true && isAnonymousOwner(input.owner);
     beginTask(rt, input, agent.name, {
       name: agent.model,
       source: modelSourceLabel(loadConfig(this.env)),
     });
     await this.#parts.membership.enter(input.freshContext === true);
+    this.#kick();
+    if (options.wait) return this.#settledOutcome(options.historyLength);
     const task = rt.snapshot();
     const stream = options.stream
       ? rt.subscribers.open(rt.log.after(0), isSettled(task.status.state))
@@ -133,8 +142,10 @@ export class TaskObject extends DurableObject<Env> {
     const problem = answerProblem(rt, input.message);
     if (problem) return fail("invalid", problem);
     acceptFollowUp(rt, input);
+    if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
     rt.setStatus("TASK_STATE_SUBMITTED");
     await this.#parts.membership.enter();
+    this.#kick();
     const stream = options.stream ? this.#streamFromNow(false) : null;
     return ok({ task: rt.snapshot(), stream });
   }
@@ -147,6 +158,7 @@ export class TaskObject extends DurableObject<Env> {
       rt.contextLink.get().state !== "active"
     ) {
       await this.#parts.membership.enter();
+      this.#kick();
     }
   }
 
@@ -171,11 +183,23 @@ export class TaskObject extends DurableObject<Env> {
   async waitSettled(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
     const record = this.runtime.store.record;
     if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
+    this.#kick();
+    await this.runtime.settled();
+    return ok(this.runtime.snapshot(input.historyLength));
+  }
+
+  /** The task once it settles (a blocking send's answer). */
+  async #settledOutcome(historyLength: number | undefined): Promise<TaskResult<SendOutcome>> {
+    this.#kick();
+    await this.runtime.settled();
+    return ok({ task: this.runtime.snapshot(historyLength), stream: null });
+  }
+
+  /** Runs a due step now rather than from the alarm (which stays as the fallback). */
+  #kick(): void {
     const loop = this.runtime.scheduler.get("loop");
     if (loop && loop.dueAt <= Date.now() && !this.#parts.driver.running)
       this.ctx.waitUntil(this.#parts.driver.step());
-    await this.runtime.settled();
-    return ok(this.runtime.snapshot(input.historyLength));
   }
 
   /** Push notification configs of the task and its delivery record (owner only; admins read). */

@@ -17,6 +17,7 @@ import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";
 import { Scheduler } from "../store/scheduler.ts";
+import type { BudgetHint } from "../users/limits.ts";
 import { answerArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
 import { ChildrenStore } from "./children.ts";
 import { ContextLinkStore } from "./context-link.ts";
@@ -57,6 +58,13 @@ export class TaskRuntime {
   outbox: Outbox;
   readonly push: PushStore;
   readonly pushSender: PushSender;
+  /** The owner's budget overrides the latest message's request found (in memory only). */
+  budgetHint: BudgetHint | null = null;
+  /**
+   * The owner is new with this task (a conversation the server opened for an anonymous caller):
+   * it has no workspace files and no memory to read yet. In memory only: a restarted object reads.
+   */
+  newOwner = false;
   readonly #ctx: DurableObjectState;
   readonly #waiters = new Set<() => void>();
   readonly #onSettled: Listener<Settlement>[] = [];

@@ -18,40 +18,45 @@ import {
   summaryMessage,
   summaryRequest,
 } from "../loop/compaction.ts";
-import type { HarnessEvent } from "../loop/contracts.ts";
+import type { HarnessEvent, MemoryAccess } from "../loop/contracts.ts";
 import { addUsage } from "../loop/loop-state.ts";
 import { environmentNote, type PromptInputs, systemPrompt } from "../loop/prompt.ts";
 import { log } from "../platform/logging.ts";
-import { readMemory } from "../tools/memory.ts";
 import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { SUMMARY_HOOK, SUMMARY_KEY } from "./context-membership.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
-/** Builds the system prompt for this turn and, when asked, the task's environment note. */
+/**
+ * Builds the system prompt for this turn and, when asked, the task's environment note. Storage
+ * it waits for: none for a new owner (nothing to read yet) and none for the shared memory once
+ * the isolate has its copy; the user's memory comes from the agent's workspace object (with the
+ * environment's snapshot, one call, when the workspace is the agent's own).
+ */
 export async function buildSystemPrompt(input: {
   agent: AgentDefinition;
-  owner: string;
   tools: readonly string[];
+  /** The task's workspace (its root agent's, for the owner). */
   workspace: WorkspaceApi;
-  files: R2Bucket;
+  /** Whether that workspace is the agent's own (its object also keeps the agent's memory). */
+  ownWorkspace: boolean;
+  memory: MemoryAccess;
   config: Config;
   delegation?: PromptInputs["delegation"];
   /** Read the workspace for the environment note (a task's first step). */
   withEnvironment: boolean;
+  /** The owner is new with this task: no workspace, no memory of its own. */
+  newOwner: boolean;
 }): Promise<{ system: TextBlockParam[]; environment: string | null }> {
-  const [memory, environment] = await Promise.all([
-    readMemory(input.files, input.agent.name, input.owner).catch(() => ({
-      shared: null,
-      user: null,
-    })),
-    input.withEnvironment ? readEnvironment(input.workspace).catch(() => null) : null,
+  const [shared, own] = await Promise.all([
+    input.memory.shared().catch(() => null),
+    ownContext(input).catch(() => ({ user: null, environment: null })),
   ]);
   const inputs: PromptInputs = {
     agent: input.agent,
     tools: input.tools,
-    memory,
-    environment,
+    memory: { shared, user: own.user },
+    environment: own.environment,
     now: new Date(),
     timeZone: input.config.timeZone,
     ...(input.delegation ? { delegation: input.delegation } : {}),
@@ -62,9 +67,40 @@ export async function buildSystemPrompt(input: {
   };
 }
 
-async function readEnvironment(workspace: WorkspaceApi): Promise<PromptInputs["environment"]> {
-  // One round trip to the workspace object for the listing and both state files.
-  const listing = await workspace.snapshot([PROGRESS_FILE, HANDOFF_FILE]);
+/** The user's memory and, when asked, the environment: in one workspace call where it can. */
+async function ownContext(input: {
+  workspace: WorkspaceApi;
+  ownWorkspace: boolean;
+  memory: MemoryAccess;
+  withEnvironment: boolean;
+  newOwner: boolean;
+}): Promise<{ user: string | null; environment: PromptInputs["environment"] }> {
+  if (input.newOwner)
+    return {
+      user: null,
+      environment: input.withEnvironment
+        ? { entries: [], total: 0, remaining: [], handoff: null }
+        : null,
+    };
+  if (!input.withEnvironment) return { user: await input.memory.user(), environment: null };
+  if (input.ownWorkspace) {
+    const listing = await input.workspace.snapshot([PROGRESS_FILE, HANDOFF_FILE], { memory: true });
+    return {
+      user: listing.ok ? (listing.value.memory ?? null) : null,
+      environment: environmentOf(listing),
+    };
+  }
+  const [user, listing] = await Promise.all([
+    input.memory.user().catch(() => null),
+    input.workspace.snapshot([PROGRESS_FILE, HANDOFF_FILE]),
+  ]);
+  return { user, environment: environmentOf(listing) };
+}
+
+/** What the environment note shows of a workspace snapshot (null when it could not be read). */
+function environmentOf(
+  listing: Awaited<ReturnType<WorkspaceApi["snapshot"]>>,
+): PromptInputs["environment"] {
   if (!listing.ok) return null;
   const progress = parseProgress(listing.value.texts[PROGRESS_FILE] ?? null);
   const handoff = listing.value.texts[HANDOFF_FILE] ?? null;

@@ -47,7 +47,9 @@ export function workspaceFor(
     edit: (path, oldText, newText, meta) =>
       call((s) => s.edit(scope, path, oldText, newText, meta)),
     list: (prefix) => call((s) => s.list(scope, prefix)),
-    snapshot: (paths) => call((s) => s.snapshot(scope, paths)),
+    snapshot: (paths, options) => call((s) => s.snapshot(scope, paths, options)),
+    memory: () => call((s) => s.memory(scope)),
+    memoryWrite: (content, mode) => call((s) => s.memoryWrite(scope, content, mode)),
     grep: (pattern, options) => call((s) => s.grep(scope, pattern, options)),
     checkpointCreate: (label, meta) => call((s) => s.checkpointCreate(scope, label, meta)),
     checkpointList: () => call((s) => s.checkpointList(scope)),

@@ -8,6 +8,9 @@
 /** Outcome of a workspace call. */
 export type WsResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
+/** How a memory write changes CONTEXT.md. */
+export type MemoryMode = "append" | "replace";
+
 /** Who is writing, for automatic checkpoints and rollback. */
 export interface WriteMeta {
   taskId: string;
@@ -42,6 +45,8 @@ export interface TaskEndInput {
   answer: string;
   /** ISO time of the end. */
   at: string;
+  /** The owner is new with this task (an anonymous conversation the server opened): no memory. */
+  newOwner?: boolean;
 }
 
 /** What the workspace object offers over RPC. */
@@ -78,9 +83,20 @@ export interface WorkspaceApi {
    */
   snapshot(
     paths: string[],
+    options?: { memory?: boolean },
   ): Promise<
-    WsResult<{ entries: WorkspaceEntry[]; total: number; texts: Record<string, string | null> }>
+    WsResult<{
+      entries: WorkspaceEntry[];
+      total: number;
+      texts: Record<string, string | null>;
+      /** With `memory`: the owner's memory with this agent (see {@link WorkspaceApi.memory}). */
+      memory?: string | null;
+    }>
   >;
+  /** The owner's memory with this workspace's agent (CONTEXT.md), or null: no R2 read once kept. */
+  memory(): Promise<string | null>;
+  /** Appends to or replaces that memory (the workspace object is its only writer). */
+  memoryWrite(content: string, mode: MemoryMode): Promise<WsResult<{ chars: number }>>;
   grep(
     pattern: string,
     options?: { path?: string; maxResults?: number },

@@ -10,6 +10,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { meterObjectSql } from "../platform/ledger.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
+import { userKey } from "../store/r2-keys.ts";
 import { Blobs, blobKey } from "./blobs.ts";
 import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
 import { Checkpoints } from "./checkpoints.ts";
@@ -25,9 +26,10 @@ import {
   workspacePrefix,
 } from "./limits.ts";
 import { Manifest } from "./manifest.ts";
+import { MemoryFile } from "./memory-file.ts";
 import { migrateWorkspace } from "./schema.ts";
 import { DECISIONS_FILE, HANDOFF_FILE, PROGRESS_FILE } from "./state-files.ts";
-import type { TaskEndInput, WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
+import type { MemoryMode, TaskEndInput, WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
 
@@ -37,6 +39,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   #checkpoints!: Checkpoints;
   #scope: WorkspaceScope | null = null;
   #blobs: Blobs | null = null;
+  #memory: MemoryFile | null = null;
   #lock: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
@@ -62,6 +65,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     this.#checkpoints = new Checkpoints(this.ctx.storage.sql, this.#manifest);
     this.#scope = null;
     this.#blobs = null;
+    this.#memory = null;
   }
 
   /** Reads lines `offset`.. (1-based, at most `limit`) of a file. */
@@ -92,6 +96,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
    */
   async endNote(scope: WorkspaceScope, input: TaskEndInput): Promise<Result<"endNote">> {
     const files = this.#files(scope);
+    if (input.newOwner) this.#memoryOf(scope).noteNew();
     return this.#exclusive(async () => {
       const texts = await this.#texts(files.blobs, [PROGRESS_FILE, DECISIONS_FILE]);
       const note = composeTaskEnd(
@@ -135,11 +140,44 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   }
 
   /** The listing and the whole text of `paths` (null where missing), read in parallel. */
-  async snapshot(scope: WorkspaceScope, paths: string[]): Promise<Result<"snapshot">> {
+  async snapshot(
+    scope: WorkspaceScope,
+    paths: string[],
+    options: { memory?: boolean } = {},
+  ): Promise<Result<"snapshot">> {
     const blobs = await this.#forReading(scope);
     const entries = this.#manifest.list("");
-    const texts = await this.#texts(blobs, paths);
-    return { ok: true, value: { entries, total: entries.length, texts } };
+    const [texts, memory] = await Promise.all([
+      this.#texts(blobs, paths),
+      options.memory ? this.#memoryOf(scope).read() : undefined,
+    ]);
+    const value = { entries, total: entries.length, texts };
+    return { ok: true, value: memory === undefined ? value : { ...value, memory } };
+  }
+
+  /** The owner's memory with this agent (CONTEXT.md), or null. */
+  async memory(scope: WorkspaceScope): Promise<string | null> {
+    return this.#memoryOf(scope).read();
+  }
+
+  /** Appends to or replaces the owner's memory with this agent. */
+  async memoryWrite(
+    scope: WorkspaceScope,
+    content: string,
+    mode: MemoryMode,
+  ): Promise<Result<"memoryWrite">> {
+    const memory = this.#memoryOf(scope);
+    return this.#exclusive(() => memory.write(content, mode));
+  }
+
+  #memoryOf(scope: WorkspaceScope): MemoryFile {
+    this.#bind(scope);
+    this.#memory ??= new MemoryFile(
+      this.ctx.storage.sql,
+      this.env.FILES,
+      userKey(scope.agent, scope.owner, "memory/CONTEXT.md"),
+    );
+    return this.#memory;
   }
 
   /** The whole text of each of `paths` (null where there is no such file), read in parallel. */

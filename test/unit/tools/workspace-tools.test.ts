@@ -38,6 +38,8 @@ function fakeWorkspace(): Fake {
     error: `${path} not found`,
   });
   fake.api = {
+    memory: async () => null,
+    memoryWrite: async () => ({ ok: false, error: "no memory in this fake" }),
     async read(path, options) {
       record("read", [path, options]);
       const text = fake.files.get(path);
@@ -151,7 +153,6 @@ function setup(): {
     config: {} as Config,
     workspace: fake.api,
     db: {} as D1Database,
-    files: {} as R2Bucket,
     fetch: () => Promise.reject(new Error("no network in tool tests")),
     emit: (event) => events.push(event),
   });
