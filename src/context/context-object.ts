@@ -27,26 +27,38 @@ export class ContextObject extends DurableObject<Env> {
     const env = meteredEnv(rawEnv);
     super(ctx, env);
     meterObjectSql(ctx, "context");
-    void ctx.blockConcurrencyWhile(async () => {
-      migrateContext(ctx.storage.sql);
-      this.#store = new ContextStore(ctx.storage.sql);
-      this.#scheduler = new Scheduler(ctx.storage);
-    });
+    void ctx.blockConcurrencyWhile(async () => this.#open());
+  }
+
+  /** Opens the conversation's storage (a new database: nothing to read). */
+  #open(): void {
+    const fresh = migrateContext(this.ctx.storage.sql);
+    this.#store = new ContextStore(this.ctx.storage.sql, fresh);
+    this.#scheduler = new Scheduler(this.ctx.storage, fresh);
+  }
+
+  /** One transaction; if it throws, the in-memory copies are read again too. */
+  #transaction<T>(fn: () => T): T {
+    try {
+      return this.ctx.storage.transactionSync(fn);
+    } catch (error) {
+      this.#store.forget();
+      this.#scheduler.forget();
+      throw error;
+    }
   }
 
   /** Forgets the conversation entirely (session deletion, privacy erasure, retention). */
   async erase(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    migrateContext(this.ctx.storage.sql);
-    this.#store = new ContextStore(this.ctx.storage.sql);
-    this.#scheduler = new Scheduler(this.ctx.storage);
+    this.#open();
   }
 
   /** Queues the task; returns whether it holds the conversation now, with the turns it missed. */
   async join(input: { taskId: string; after: number }): Promise<JoinResult> {
     const store = this.#store;
-    const active = this.ctx.storage.transactionSync(() => {
+    const active = this.#transaction(() => {
       store.enqueue(input.taskId);
       store.promote();
       return store.activeTask() === input.taskId;
@@ -59,7 +71,7 @@ export class ContextObject extends DurableObject<Env> {
   /** Records the task's turns, frees the conversation and starts the next waiting task. */
   async release(input: ReleaseInput): Promise<void> {
     const store = this.#store;
-    const next = this.ctx.storage.transactionSync(() => {
+    const next = this.#transaction(() => {
       if (input.summary) store.summarize(input.summary.through, input.summary.message);
       if (input.turns.length > 0) store.appendRelease(input.taskId, input.upto, input.turns);
       store.dequeue(input.taskId);

@@ -16,55 +16,85 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Brings the object's database to the newest schema. */
-export function migrateContext(sql: SqlStorage): void {
-  runMigrations(sql, MIGRATIONS);
+/** Brings the object's database to the newest schema; true when it was new (all tables empty). */
+export function migrateContext(sql: SqlStorage): boolean {
+  return runMigrations(sql, MIGRATIONS);
 }
 
-/** Turns, queue and releases of one conversation. */
+interface QueuedTask {
+  taskId: string;
+  position: number;
+  active: boolean;
+}
+
+/**
+ * Turns, queue and releases of one conversation. The object is their only writer, so the queue,
+ * the releases and the newest turn number are kept in memory once read (from nothing, for a new
+ * database); {@link ContextStore.forget} drops them after a transaction rolled back.
+ */
 export class ContextStore {
   readonly #sql: SqlStorage;
+  #queue: QueuedTask[] | null = null;
+  #releases: Map<string, number> | null = null;
+  #last: number | null = null;
 
-  constructor(sql: SqlStorage) {
+  /** `fresh`: the database is new, so there is nothing to read. */
+  constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
+    if (fresh) {
+      this.#queue = [];
+      this.#releases = new Map();
+      this.#last = 0;
+    }
+  }
+
+  /** Drops the in-memory copies: the next read takes them from SQLite. */
+  forget(): void {
+    this.#queue = null;
+    this.#releases = null;
+    this.#last = null;
   }
 
   /** The task holding the conversation, if any. */
   activeTask(): string | null {
-    return (
-      this.#sql.exec<{ task_id: string }>("SELECT task_id FROM queue WHERE active = 1").toArray()[0]
-        ?.task_id ?? null
-    );
+    return this.#tasks().find((q) => q.active)?.taskId ?? null;
   }
 
   /** Whether the task is queued (waiting or active). */
   isQueued(taskId: string): boolean {
-    return this.#sql.exec("SELECT 1 FROM queue WHERE task_id = ?", taskId).toArray().length > 0;
+    return this.#tasks().some((q) => q.taskId === taskId);
   }
 
-  /** Adds a task at the end of the queue (no-op if queued). */
+  /** Adds a task at the end of the queue (no-op if queued); into an empty queue, active. */
   enqueue(taskId: string): void {
+    const queue = this.#tasks();
+    if (this.isQueued(taskId)) return;
+    const position = Math.max(0, ...queue.map((q) => q.position)) + 1;
+    const active = queue.length === 0;
     this.#sql.exec(
-      `INSERT INTO queue (task_id, position) VALUES (?, (SELECT COALESCE(MAX(position), 0) + 1 FROM queue))
-       ON CONFLICT (task_id) DO NOTHING`,
+      "INSERT INTO queue (task_id, position, active) VALUES (?, ?, ?)",
       taskId,
+      position,
+      active ? 1 : 0,
     );
+    queue.push({ taskId, position, active });
   }
 
   /** Makes the first waiting task active when none is; returns the newly active task. */
   promote(): string | null {
     if (this.activeTask() !== null) return null;
-    const next = this.#sql
-      .exec<{ task_id: string }>("SELECT task_id FROM queue ORDER BY position LIMIT 1")
-      .toArray()[0]?.task_id;
+    const next = [...this.#tasks()].sort((a, b) => a.position - b.position)[0];
     if (!next) return null;
-    this.#sql.exec("UPDATE queue SET active = 1 WHERE task_id = ?", next);
-    return next;
+    this.#sql.exec("UPDATE queue SET active = 1 WHERE task_id = ?", next.taskId);
+    next.active = true;
+    return next.taskId;
   }
 
   /** Removes a task from the queue. */
   dequeue(taskId: string): void {
+    if (!this.isQueued(taskId)) return;
     this.#sql.exec("DELETE FROM queue WHERE task_id = ?", taskId);
+    this.#queue = this.#tasks().filter((q) => q.taskId !== taskId);
   }
 
   /** Turns with a sequence number above `after` (other than `exclude`'s own), oldest first, and the last sequence number. */
@@ -72,6 +102,8 @@ export class ContextStore {
     after: number,
     exclude = "",
   ): { turns: Array<{ seq: number; message: ChatMessage }>; last: number } {
+    const last = this.lastSeq();
+    if (after >= last) return { turns: [], last };
     const rows = this.#sql
       .exec<{ seq: number; role: string; content_json: string }>(
         "SELECT seq, role, content_json FROM turns WHERE seq > ? AND task_id != ? ORDER BY seq",
@@ -87,7 +119,7 @@ export class ContextStore {
           content: JSON.parse(r.content_json) as ChatMessage["content"],
         },
       })),
-      last: this.lastSeq(),
+      last,
     };
   }
 
@@ -108,30 +140,57 @@ export class ContextStore {
 
   /** The newest turn's sequence number (0 when none). */
   lastSeq(): number {
-    return (
-      this.#sql.exec<{ last: number | null }>("SELECT MAX(seq) AS last FROM turns").one().last ?? 0
-    );
+    this.#last ??=
+      this.#sql.exec<{ last: number | null }>("SELECT MAX(seq) AS last FROM turns").one().last ?? 0;
+    return this.#last;
   }
 
-  /** Appends a task's turns unless a release reaching `upto` was already applied. */
+  /** Appends a task's turns (one statement) unless a release reaching `upto` was already applied. */
   appendRelease(taskId: string, upto: number, turns: readonly ChatMessage[]): boolean {
-    const done = this.#sql
-      .exec<{ upto: number }>("SELECT upto FROM releases WHERE task_id = ?", taskId)
-      .toArray()[0];
-    if (done && done.upto >= upto) return false;
-    for (const turn of turns) {
+    const releases = this.#released();
+    const done = releases.get(taskId);
+    if (done !== undefined && done >= upto) return false;
+    // Rows per statement: a Durable Object's SQL takes at most 100 bound parameters.
+    for (let from = 0; from < turns.length; from += 25) {
+      const last = this.lastSeq();
+      const batch = turns.slice(from, from + 25);
       this.#sql.exec(
-        "INSERT INTO turns (task_id, role, content_json) VALUES (?, ?, ?)",
-        taskId,
-        turn.role,
-        JSON.stringify(turn.content),
+        `INSERT INTO turns (seq, task_id, role, content_json) VALUES ${batch.map(() => "(?, ?, ?, ?)").join(", ")}`,
+        ...batch.flatMap((turn, i) => [
+          last + i + 1,
+          taskId,
+          turn.role,
+          JSON.stringify(turn.content),
+        ]),
       );
+      this.#last = last + batch.length;
     }
     this.#sql.exec(
       "INSERT INTO releases (task_id, upto) VALUES (?, ?) ON CONFLICT (task_id) DO UPDATE SET upto = excluded.upto",
       taskId,
       upto,
     );
+    releases.set(taskId, upto);
     return true;
+  }
+
+  #tasks(): QueuedTask[] {
+    this.#queue ??= this.#sql
+      .exec<{ task_id: string; position: number; active: number }>(
+        "SELECT task_id, position, active FROM queue ORDER BY position",
+      )
+      .toArray()
+      .map((r) => ({ taskId: r.task_id, position: r.position, active: r.active === 1 }));
+    return this.#queue;
+  }
+
+  #released(): Map<string, number> {
+    this.#releases ??= new Map(
+      this.#sql
+        .exec<{ task_id: string; upto: number }>("SELECT task_id, upto FROM releases")
+        .toArray()
+        .map((r) => [r.task_id, r.upto]),
+    );
+    return this.#releases;
   }
 }

@@ -90,16 +90,26 @@ export interface Outgoing extends Delivery {
 /** Configs and deliveries of one task. */
 export class PushStore {
   readonly #sql: SqlStorage;
+  /** The configs, in memory once read (the object is their only writer); null until then. */
+  #configs: PushConfig[] | null;
 
-  constructor(sql: SqlStorage) {
+  /** `fresh`: the database is new, so there are no configs. */
+  constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
+    this.#configs = fresh ? [] : null;
+  }
+
+  /** Drops the copy (after a rollback): the next read takes it from SQLite. */
+  forget(): void {
+    this.#configs = null;
   }
 
   configs(): PushConfig[] {
-    return this.#sql
+    this.#configs ??= this.#sql
       .exec<ConfigRow>("SELECT * FROM push_configs ORDER BY created_at, id")
       .toArray()
       .map(toConfig);
+    return [...this.#configs];
   }
 
   config(id: string): PushConfig | null {
@@ -125,11 +135,13 @@ export class PushStore {
       config.protocol,
       config.createdAt,
     );
+    this.#configs = null;
   }
 
   /** Removes a config; its pending deliveries are dropped (recorded as failed). */
   delete(id: string): void {
     this.#sql.exec("DELETE FROM push_configs WHERE id = ?", id);
+    this.#configs = null;
     this.#sql.exec(
       "UPDATE push_deliveries SET status = 'failed', last_error = 'config deleted' WHERE config_id = ? AND status = 'pending'",
       id,

@@ -41,9 +41,16 @@ export class Scheduler {
   readonly #storage: DurableObjectStorage;
   #rows: Map<string, ScheduleEntry> | null = null;
 
-  constructor(storage: DurableObjectStorage) {
+  /** `fresh`: the database is new, so nothing is scheduled. */
+  constructor(storage: DurableObjectStorage, fresh = false) {
     this.#storage = storage;
     this.#sql = storage.sql;
+    if (fresh) this.#rows = new Map();
+  }
+
+  /** Drops the copy (after a rollback): the next read takes it from SQLite. */
+  forget(): void {
+    this.#rows = null;
   }
 
   #entries(): Map<string, ScheduleEntry> {

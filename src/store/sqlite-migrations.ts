@@ -5,8 +5,11 @@
  * statements: one call instead of three per migration.
  */
 
-/** Brings `sql` to the newest of `migrations`. */
-export function runMigrations(sql: SqlStorage, migrations: readonly string[]): void {
+/**
+ * Brings `sql` to the newest of `migrations`. True when the database was new: every table is
+ * empty, so an object can start with empty in-memory copies instead of reading them.
+ */
+export function runMigrations(sql: SqlStorage, migrations: readonly string[]): boolean {
   let row: { version: number } | undefined;
   try {
     row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
@@ -17,7 +20,7 @@ export function runMigrations(sql: SqlStorage, migrations: readonly string[]): v
        CREATE TABLE schema_version (version INTEGER NOT NULL);
        INSERT INTO schema_version (version) VALUES (${migrations.length});`,
     );
-    return;
+    return true;
   }
   let version = row?.version ?? 0;
   if (!row) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
@@ -26,4 +29,5 @@ export function runMigrations(sql: SqlStorage, migrations: readonly string[]): v
     version += 1;
     sql.exec("UPDATE schema_version SET version = ?", version);
   }
+  return false;
 }

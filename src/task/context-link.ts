@@ -26,25 +26,40 @@ interface LinkRow {
   [key: string]: SqlStorageValue;
 }
 
+const NO_LINK: ContextLink = {
+  state: "none",
+  contextSeq: 0,
+  conversationUpto: 0,
+  releasedUpto: 0,
+};
+
 /** Reads and writes the link row (kept in memory: the object is its only writer). */
 export class ContextLinkStore {
   readonly #sql: SqlStorage;
   #link: ContextLink | null = null;
 
-  constructor(sql: SqlStorage) {
+  /** `fresh`: the database is new, so there is nothing to read. */
+  constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    sql.exec("INSERT OR IGNORE INTO context_link (id) VALUES (1)");
+    if (fresh) this.#link = { ...NO_LINK };
+  }
+
+  /** Drops the copy (after a rollback): the next read takes it from SQLite. */
+  forget(): void {
+    this.#link = null;
   }
 
   get(): ContextLink {
     if (!this.#link) {
-      const row = this.#sql.exec<LinkRow>("SELECT * FROM context_link WHERE id = 1").one();
-      this.#link = {
-        state: row.state as LinkState,
-        contextSeq: row.context_seq,
-        conversationUpto: row.conversation_upto,
-        releasedUpto: row.released_upto,
-      };
+      const row = this.#sql.exec<LinkRow>("SELECT * FROM context_link WHERE id = 1").toArray()[0];
+      this.#link = row
+        ? {
+            state: row.state as LinkState,
+            contextSeq: row.context_seq,
+            conversationUpto: row.conversation_upto,
+            releasedUpto: row.released_upto,
+          }
+        : { ...NO_LINK };
     }
     return { ...this.#link };
   }
@@ -52,7 +67,10 @@ export class ContextLinkStore {
   patch(changes: Partial<ContextLink>): ContextLink {
     const next = { ...this.get(), ...changes };
     this.#sql.exec(
-      "UPDATE context_link SET state = ?, context_seq = ?, conversation_upto = ?, released_upto = ? WHERE id = 1",
+      `INSERT INTO context_link (id, state, context_seq, conversation_upto, released_upto)
+       VALUES (1, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state,
+        context_seq = excluded.context_seq, conversation_upto = excluded.conversation_upto,
+        released_upto = excluded.released_upto`,
       next.state,
       next.contextSeq,
       next.conversationUpto,

@@ -13,27 +13,75 @@ export interface ConversationRow {
   message: ChatMessage;
 }
 
-/** The conversation rows. */
+/** The conversation rows, with an in-memory copy (the object is their only writer). */
 export class ConversationStore {
   readonly #sql: SqlStorage;
+  #rows: ConversationRow[] | null;
 
-  constructor(sql: SqlStorage) {
+  /** `fresh`: the database is new, so there is nothing to read. */
+  constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
+    this.#rows = fresh ? [] : null;
+  }
+
+  /** Drops the copy (after a rollback): the next read takes it from SQLite. */
+  forget(): void {
+    this.#rows = null;
   }
 
   /** Appends one message (`contextSeq` when it is a turn taken from the conversation). */
   append(message: ChatMessage, contextSeq: number | null = null): void {
+    const rows = this.#all();
+    const idx = (rows.at(-1)?.idx ?? 0) + 1;
     this.#sql.exec(
-      "INSERT INTO conversation (role, content_json, context_seq) VALUES (?, ?, ?)",
+      "INSERT INTO conversation (idx, role, content_json, context_seq) VALUES (?, ?, ?, ?)",
+      idx,
       message.role,
       JSON.stringify(message.content),
       contextSeq,
     );
+    rows.push({ idx, contextSeq, message });
   }
 
   /** All rows, oldest first. */
   rows(): ConversationRow[] {
-    return this.#sql
+    return [...this.#all()];
+  }
+
+  /** Replaces the content of the message at `idx`. */
+  replaceContent(idx: number, content: ChatMessage["content"]): void {
+    this.#sql.exec(
+      "UPDATE conversation SET content_json = ? WHERE idx = ?",
+      JSON.stringify(content),
+      idx,
+    );
+    this.#rows = this.#all().map((r) =>
+      r.idx === idx ? { ...r, message: { ...r.message, content } } : r,
+    );
+  }
+
+  /** All messages, oldest first. */
+  load(): ChatMessage[] {
+    return this.#all().map((r) => r.message);
+  }
+
+  /** Replaces every row before position `keepFrom` with `summary`. */
+  replacePrefix(keepFrom: number, summary: ChatMessage): void {
+    this.#sql.exec("DELETE FROM conversation WHERE idx < ?", keepFrom);
+    this.#sql.exec(
+      "INSERT INTO conversation (idx, role, content_json) VALUES (?, ?, ?)",
+      keepFrom - 1,
+      summary.role,
+      JSON.stringify(summary.content),
+    );
+    this.#rows = [
+      { idx: keepFrom - 1, contextSeq: null, message: summary },
+      ...this.#all().filter((r) => r.idx >= keepFrom),
+    ];
+  }
+
+  #all(): ConversationRow[] {
+    this.#rows ??= this.#sql
       .exec<{ idx: number; role: string; content_json: string; context_seq: number | null }>(
         "SELECT idx, role, content_json, context_seq FROM conversation ORDER BY idx",
       )
@@ -46,30 +94,6 @@ export class ConversationStore {
           content: JSON.parse(row.content_json) as ChatMessage["content"],
         },
       }));
-  }
-
-  /** Replaces the content of the message at `idx`. */
-  replaceContent(idx: number, content: ChatMessage["content"]): void {
-    this.#sql.exec(
-      "UPDATE conversation SET content_json = ? WHERE idx = ?",
-      JSON.stringify(content),
-      idx,
-    );
-  }
-
-  /** All messages, oldest first. */
-  load(): ChatMessage[] {
-    return this.rows().map((r) => r.message);
-  }
-
-  /** Replaces every row before position `keepFrom` with `summary`. */
-  replacePrefix(keepFrom: number, summary: ChatMessage): void {
-    this.#sql.exec("DELETE FROM conversation WHERE idx < ?", keepFrom);
-    this.#sql.exec(
-      "INSERT INTO conversation (idx, role, content_json) VALUES (?, ?, ?)",
-      keepFrom - 1,
-      summary.role,
-      JSON.stringify(summary.content),
-    );
+    return this.#rows;
   }
 }

@@ -21,10 +21,21 @@ export class EventLog {
   readonly #listeners = new Set<Listener>();
   #last: number;
 
-  constructor(sql: SqlStorage) {
+  /** `fresh`: the database is new, so the log is empty. */
+  constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    const row = sql.exec<{ last: number | null }>("SELECT MAX(seq) AS last FROM events").one();
-    this.#last = row.last ?? 0;
+    this.#last = fresh ? 0 : this.#readLast();
+  }
+
+  /** Reads the newest number again (after a rollback). */
+  forget(): void {
+    this.#last = this.#readLast();
+  }
+
+  #readLast(): number {
+    return (
+      this.#sql.exec<{ last: number | null }>("SELECT MAX(seq) AS last FROM events").one().last ?? 0
+    );
   }
 
   /** Sequence number of the newest event (0 when empty). */

@@ -13,14 +13,13 @@ import { runPushCall } from "../push/push-calls.ts";
 import type { CreateTaskInput, FollowUpInput } from "./rpc-types.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
-/** The message (seen, in history) and the push config sent with it. */
+/** The message (in history, where a resent one is recognised) and its push config. */
 function take(
   rt: Pick<TaskRuntime, "store" | "push">,
   taskId: string,
   message: Message,
   input: Pick<FollowUpInput, "owner" | "pushConfig">,
 ): void {
-  rt.store.markSeen(message.messageId);
   rt.store.appendHistory(message);
   if (input.pushConfig)
     runPushCall(rt.push, taskId, { op: "create", owner: input.owner, config: input.pushConfig });

@@ -17,15 +17,34 @@ interface LoopRow {
   [key: string]: SqlStorageValue;
 }
 
-/** Reads and patches the loop row. */
+const INITIAL: LoopState = {
+  turn: 0,
+  attempt: 0,
+  answerText: "",
+  turnText: "",
+  answerStarted: false,
+  usage: EMPTY_USAGE,
+  stopReason: null,
+};
+
+/** Reads and patches the loop row (kept in memory: the object is its only writer). */
 export class LoopStateStore {
   readonly #sql: SqlStorage;
-  #state: LoopState;
+  #state: LoopState = INITIAL;
 
-  constructor(sql: SqlStorage) {
+  /** `fresh`: the database is new, so there is nothing to read. */
+  constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    sql.exec("INSERT OR IGNORE INTO loop (id) VALUES (1)");
-    const row = sql.exec<LoopRow>("SELECT * FROM loop WHERE id = 1").one();
+    if (!fresh) this.forget();
+  }
+
+  /** Reads the row again (after a rollback); no row yet: the initial state. */
+  forget(): void {
+    const row = this.#sql.exec<LoopRow>("SELECT * FROM loop WHERE id = 1").toArray()[0];
+    if (!row) {
+      this.#state = INITIAL;
+      return;
+    }
     this.#state = {
       turn: row.turn,
       attempt: row.attempt,
@@ -46,8 +65,12 @@ export class LoopStateStore {
   patch(changes: Partial<LoopState>): LoopState {
     const next = { ...this.#state, ...changes };
     this.#sql.exec(
-      `UPDATE loop SET turn = ?, attempt = ?, answer_text = ?, turn_text = ?, answer_started = ?,
-        usage_json = ?, stop_reason = ? WHERE id = 1`,
+      `INSERT INTO loop (id, turn, attempt, answer_text, turn_text, answer_started, usage_json,
+        stop_reason) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET turn = excluded.turn, attempt = excluded.attempt,
+        answer_text = excluded.answer_text, turn_text = excluded.turn_text,
+        answer_started = excluded.answer_started, usage_json = excluded.usage_json,
+        stop_reason = excluded.stop_reason`,
       next.turn,
       next.attempt,
       next.answerText,

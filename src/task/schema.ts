@@ -93,7 +93,7 @@ const MIGRATIONS: readonly string[] = [
   "ALTER TABLE task ADD COLUMN counters TEXT",
 ];
 
-/** Brings the object's database to the newest schema. */
-export function migrate(sql: SqlStorage): void {
-  runMigrations(sql, MIGRATIONS);
+/** Brings the object's database to the newest schema; true when it was new (all tables empty). */
+export function migrate(sql: SqlStorage): boolean {
+  return runMigrations(sql, MIGRATIONS);
 }

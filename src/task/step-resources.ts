@@ -35,6 +35,7 @@ export function budgetGate(
 ): StepDeps["budget"] {
   const counters = userObject(env, countersKey);
   let key = "";
+  let reserved = false;
   return {
     reserve: async (estimate) => {
       const budgets = await budgetsFor(env, config, record.owner, task.budgetHint);
@@ -47,23 +48,20 @@ export function budgetGate(
       if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
         return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
       key = `${record.id}:${loop.turn}:${loop.attempt}`;
+      reserved = false;
       // No day or month budget: nothing to reserve against; the settlement still counts the
       // tokens, so a budget set later starts from the true spend.
       if (budgets.dayTokens <= 0 && budgets.monthTokens <= 0) return null;
-      const reserved = await counters.reserve(
-        key,
-        estimate,
-        budgets.dayTokens,
-        budgets.monthTokens,
-      );
-      if (reserved.ok) return null;
-      const period = reserved.scope === "day" ? "daily" : "monthly";
-      return `The ${period} token budget is spent (${reserved.used} of ${reserved.limit} tokens used; the next model call needs up to ${estimate}). It renews at the start of the next ${reserved.scope === "day" ? "day" : "month"} (UTC).`;
+      reserved = true;
+      const answer = await counters.reserve(key, estimate, budgets.dayTokens, budgets.monthTokens);
+      if (answer.ok) return null;
+      const period = answer.scope === "day" ? "daily" : "monthly";
+      return `The ${period} token budget is spent (${answer.used} of ${answer.limit} tokens used; the next model call needs up to ${estimate}). It renews at the start of the next ${answer.scope === "day" ? "day" : "month"} (UTC).`;
     },
     // Settled in the background: the next reservation must not wait for it, and seeing the
     // reservation instead of the settlement (if it arrives first) only over-counts.
     settle: async (tokens) => {
-      if (key) task.background(counters.settle(key, tokens));
+      if (key) task.background(counters.settle(key, tokens, reserved));
     },
   };
 }

@@ -53,15 +53,14 @@ export class TaskObject extends DurableObject<Env> {
     super(ctx, env);
     meterObjectSql(ctx, "task");
     void ctx.blockConcurrencyWhile(async () => {
-      migrate(ctx.storage.sql);
-      this.#wire();
+      this.#wire(migrate(ctx.storage.sql));
       await recover(this.#parts);
     });
   }
 
-  /** (Re)builds the task's parts on its (fresh) storage. */
-  #wire(): void {
-    this.#parts = wireTask(this.ctx, this.env);
+  /** (Re)builds the task's parts on its storage (`fresh`: a new database, nothing to read). */
+  #wire(fresh: boolean): void {
+    this.#parts = wireTask(this.ctx, this.env, fresh);
     this.runtime = this.#parts.runtime;
     this.#jobFor = jobFor(this.#parts, {
       activate: () => this.activate(),
@@ -99,7 +98,9 @@ export class TaskObject extends DurableObject<Env> {
       source: modelSourceLabel(loadConfig(this.env)),
     });
     await this.#parts.membership.enter(input.freshContext === true);
-    this.#kick();
+    // A caller waiting for the task (blocking, or on its stream) has its step start now; for
+    // the others (returnImmediately, a sub-agent) the alarm starts it.
+    if (options.stream) this.#kick();
     if (options.wait) return this.#settledOutcome(options.historyLength);
     const task = rt.snapshot();
     const stream = options.stream
@@ -145,7 +146,7 @@ export class TaskObject extends DurableObject<Env> {
     if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
     rt.setStatus("TASK_STATE_SUBMITTED");
     await this.#parts.membership.enter();
-    this.#kick();
+    if (options.stream) this.#kick();
     const stream = options.stream ? this.#streamFromNow(false) : null;
     return ok({ task: rt.snapshot(), stream });
   }
@@ -158,7 +159,6 @@ export class TaskObject extends DurableObject<Env> {
       rt.contextLink.get().state !== "active"
     ) {
       await this.#parts.membership.enter();
-      this.#kick();
     }
   }
 
@@ -254,8 +254,7 @@ export class TaskObject extends DurableObject<Env> {
     this.#parts.driver.stop();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    migrate(this.ctx.storage.sql);
-    this.#wire();
+    this.#wire(migrate(this.ctx.storage.sql));
     return true;
   }
 

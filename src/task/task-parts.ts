@@ -28,9 +28,9 @@ export interface TaskParts {
   driver: LoopDriver;
 }
 
-/** Builds a task object's parts and subscribes them to the runtime. */
-export function wireTask(ctx: DurableObjectState, env: Env): TaskParts {
-  const runtime = new TaskRuntime(ctx, env);
+/** Builds a task object's parts and subscribes them to the runtime (`fresh`: a new database). */
+export function wireTask(ctx: DurableObjectState, env: Env, fresh = false): TaskParts {
+  const runtime = new TaskRuntime(ctx, env, fresh);
   const children = new ChildTasks(runtime, env);
   const parentReport = new ParentReport(runtime, env.TASKS);
   const membership = new ContextMembership(runtime, env.CONTEXTS);

@@ -70,21 +70,22 @@ export class TaskRuntime {
   readonly #onSettled: Listener<Settlement>[] = [];
   readonly #onHarnessEvent: Listener<HarnessEvent>[] = [];
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  /** `fresh`: the object's database is new (every store starts empty, reading nothing). */
+  constructor(ctx: DurableObjectState, env: Env, fresh = false) {
     this.#ctx = ctx;
     const sql = ctx.storage.sql;
-    this.store = new TaskStore(sql);
-    this.log = new EventLog(sql);
-    this.loopState = new LoopStateStore(sql);
-    this.conversation = new ConversationStore(sql);
-    this.hookState = new SqlHookState(sql);
-    this.pending = new PendingStore(sql);
+    this.store = new TaskStore(sql, fresh);
+    this.log = new EventLog(sql, fresh);
+    this.loopState = new LoopStateStore(sql, fresh);
+    this.conversation = new ConversationStore(sql, fresh);
+    this.hookState = new SqlHookState(sql, fresh);
+    this.pending = new PendingStore(sql, fresh);
     this.children = new ChildrenStore(sql);
-    this.scheduler = new Scheduler(ctx.storage);
-    this.contextLink = new ContextLinkStore(sql);
+    this.scheduler = new Scheduler(ctx.storage, fresh);
+    this.contextLink = new ContextLinkStore(sql, fresh);
     this.outboxSource = outboxSourceOf(this.store, this.loopState);
     this.outbox = new Outbox(env.DB, env.FILES, this.scheduler, this.outboxSource);
-    this.push = new PushStore(sql);
+    this.push = new PushStore(sql, fresh);
     this.pushSender = new PushSender(
       this.push,
       this.scheduler,
@@ -112,9 +113,28 @@ export class TaskRuntime {
     }
   }
 
-  /** Runs `fn` as one SQLite transaction. */
+  /**
+   * Runs `fn` as one SQLite transaction. If it throws, SQLite rolls back, and so do the stores'
+   * in-memory copies (read again from SQLite).
+   */
   transaction<T>(fn: () => T): T {
-    return this.#ctx.storage.transactionSync(fn);
+    try {
+      return this.#ctx.storage.transactionSync(fn);
+    } catch (error) {
+      for (const store of [
+        this.store,
+        this.log,
+        this.loopState,
+        this.conversation,
+        this.hookState,
+        this.pending,
+        this.scheduler,
+        this.contextLink,
+        this.push,
+      ])
+        store.forget();
+      throw error;
+    }
   }
 
   /** The agent definition by name (bundled). */

@@ -1,6 +1,8 @@
 /**
  * The task's own record in its Durable Object's SQLite: identity, status, history, artifacts.
- * Reads are served from an in-memory copy of the row; every write goes through SQLite first.
+ * The object is their only writer, so reads are served from in-memory copies (read once, or
+ * none at all for a new database); every write goes to SQLite first, then to the copy.
+ * {@link TaskStore.forget} drops the copies after a transaction rolled back.
  */
 import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../protocol/wire.ts";
 
@@ -60,15 +62,34 @@ function fromRow(row: TaskRow): TaskRecord {
   };
 }
 
+/** A history message and its position. */
+interface HistoryEntry {
+  seq: number;
+  message: Message;
+}
+
 /** The task's row, history and artifacts. */
 export class TaskStore {
   readonly #sql: SqlStorage;
-  #record: TaskRecord | null;
+  #record: TaskRecord | null = null;
+  #history: HistoryEntry[] | null = null;
+  #artifacts: Artifact[] | null = null;
 
-  constructor(sql: SqlStorage) {
+  /** `fresh`: the database is new, so there is nothing to read. */
+  constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    const row = sql.exec<TaskRow>("SELECT * FROM task LIMIT 1").toArray()[0];
+    if (fresh) {
+      this.#history = [];
+      this.#artifacts = [];
+    } else this.forget();
+  }
+
+  /** Drops the in-memory copies (after a rollback): the next read takes them from SQLite. */
+  forget(): void {
+    const row = this.#sql.exec<TaskRow>("SELECT * FROM task LIMIT 1").toArray()[0];
     this.#record = row ? fromRow(row) : null;
+    this.#history = null;
+    this.#artifacts = null;
   }
 
   /** The task row, or null when this object holds no task. */
@@ -124,76 +145,60 @@ export class TaskStore {
     return next;
   }
 
-  /** True when this task already took a message with this id. */
+  /** True when this task already took a client message with this id (it is in the history). */
   hasSeen(messageId: string): boolean {
-    return (
-      this.#sql.exec("SELECT 1 FROM seen_messages WHERE message_id = ?", messageId).toArray()
-        .length > 0
+    return this.#entries().some(
+      (e) => e.message.role === "ROLE_USER" && e.message.messageId === messageId,
     );
-  }
-
-  /** Records a client message id; false when this task already took a message with that id. */
-  markSeen(messageId: string): boolean {
-    const inserted = this.#sql.exec(
-      "INSERT INTO seen_messages (message_id) VALUES (?) ON CONFLICT DO NOTHING",
-      messageId,
-    ).rowsWritten;
-    return inserted > 0;
   }
 
   /** Appends a message to the task's history. */
   appendHistory(message: Message): void {
-    this.#sql.exec("INSERT INTO history (message_json) VALUES (?)", JSON.stringify(message));
+    const entries = this.#entries();
+    const seq = (entries.at(-1)?.seq ?? 0) + 1;
+    this.#sql.exec(
+      "INSERT INTO history (seq, message_json) VALUES (?, ?)",
+      seq,
+      JSON.stringify(message),
+    );
+    entries.push({ seq, message });
   }
 
   /** The most recent `limit` history messages (all when undefined), oldest first. */
   history(limit?: number): Message[] {
-    const rows =
-      limit === undefined
-        ? this.#sql.exec<{ message_json: string }>("SELECT message_json FROM history ORDER BY seq")
-        : this.#sql.exec<{ message_json: string }>(
-            "SELECT message_json FROM (SELECT seq, message_json FROM history ORDER BY seq DESC LIMIT ?) ORDER BY seq",
-            limit,
-          );
-    return rows.toArray().map((r) => JSON.parse(r.message_json) as Message);
+    const entries = this.#entries();
+    const kept = limit === undefined ? entries : entries.slice(Math.max(0, entries.length - limit));
+    return kept.map((e) => e.message);
   }
 
   /** History messages after position `seq`, with their positions, oldest first. */
-  historyAfter(seq: number): Array<{ seq: number; message: Message }> {
-    return this.#sql
-      .exec<{ seq: number; message_json: string }>(
-        "SELECT seq, message_json FROM history WHERE seq > ? ORDER BY seq",
-        seq,
-      )
-      .toArray()
-      .map((r) => ({ seq: r.seq, message: JSON.parse(r.message_json) as Message }));
-  }
-
-  /** Position of the newest history message (0 when none). */
-  lastHistorySeq(): number {
-    return (
-      this.#sql.exec<{ last: number | null }>("SELECT MAX(seq) AS last FROM history").one().last ??
-      0
-    );
+  historyAfter(seq: number): HistoryEntry[] {
+    return this.#entries().filter((e) => e.seq > seq);
   }
 
   /** Stores (or replaces) a finished artifact. */
   putArtifact(artifact: Artifact): void {
+    const artifacts = this.artifacts();
+    const at = artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
     this.#sql.exec(
-      `INSERT INTO artifacts (artifact_id, position, artifact_json)
-       VALUES (?, (SELECT COUNT(*) FROM artifacts), ?)
+      `INSERT INTO artifacts (artifact_id, position, artifact_json) VALUES (?, ?, ?)
        ON CONFLICT (artifact_id) DO UPDATE SET artifact_json = excluded.artifact_json`,
       artifact.artifactId,
+      at === -1 ? artifacts.length : at,
       JSON.stringify(artifact),
     );
+    if (at === -1) artifacts.push(artifact);
+    else artifacts[at] = artifact;
+    this.#artifacts = artifacts;
   }
 
   /** Finished artifacts in creation order. */
   artifacts(): Artifact[] {
-    return this.#sql
+    this.#artifacts ??= this.#sql
       .exec<{ artifact_json: string }>("SELECT artifact_json FROM artifacts ORDER BY position")
       .toArray()
       .map((r) => JSON.parse(r.artifact_json) as Artifact);
+    return [...this.#artifacts];
   }
 
   /**
@@ -212,6 +217,16 @@ export class TaskStore {
       ...(history.length > 0 ? { history } : {}),
       metadata: record.metadata,
     };
+  }
+
+  #entries(): HistoryEntry[] {
+    this.#history ??= this.#sql
+      .exec<{ seq: number; message_json: string }>(
+        "SELECT seq, message_json FROM history ORDER BY seq",
+      )
+      .toArray()
+      .map((r) => ({ seq: r.seq, message: JSON.parse(r.message_json) as Message }));
+    return this.#history;
   }
 
   #require(): TaskRecord {

@@ -139,19 +139,23 @@ export class UserObject extends DurableObject<Env> {
     return { ok: true };
   }
 
-  /** Replaces a reservation with what was really spent (0 releases it). */
-  settle(key: string, tokens: number): void {
+  /**
+   * Replaces a reservation with what was really spent (0 releases it); `reserved: false` counts
+   * tokens no reservation was made for (no day or month budget applied).
+   */
+  settle(key: string, tokens: number, reserved = true): void {
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
-      this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
+      if (reserved) this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
       if (tokens <= 0) return;
-      for (const period of [`d:${dayOf(now)}`, `m:${monthOf(now)}`])
-        this.#sql.exec(
-          `INSERT INTO spent (period, tokens) VALUES (?, ?)
-           ON CONFLICT (period) DO UPDATE SET tokens = tokens + excluded.tokens`,
-          period,
-          tokens,
-        );
+      this.#sql.exec(
+        `INSERT INTO spent (period, tokens) VALUES (?, ?), (?, ?)
+         ON CONFLICT (period) DO UPDATE SET tokens = tokens + excluded.tokens`,
+        `d:${dayOf(now)}`,
+        tokens,
+        `m:${monthOf(now)}`,
+        tokens,
+      );
     });
   }
 

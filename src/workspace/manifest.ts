@@ -1,7 +1,9 @@
 /**
  * The workspace manifest in the object's SQLite: which blob (sha256 hash) each path holds, its
  * size, when and by which change number it was last written; plus the object's scope and its
- * change counter (`meta`). Synchronous SQL only; the caller groups calls in transactions.
+ * change counter (`meta`). Synchronous SQL only; the caller groups calls in transactions. The
+ * object is the only writer, so both are kept in memory once read (from nothing, for a new
+ * database); {@link Manifest.forget} drops them after a transaction rolled back.
  */
 import type { WorkspaceScope } from "./keys.ts";
 import type { WorkspaceEntry } from "./types.ts";
@@ -19,26 +21,40 @@ export interface FileRow {
 /** The manifest and the object's meta values. */
 export class Manifest {
   readonly #sql: SqlStorage;
+  #meta: Map<string, string> | null = null;
+  #files: Map<string, FileRow> | null = null;
 
-  constructor(sql: SqlStorage) {
+  /** `fresh`: the database is new, so there is nothing to read. */
+  constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
+    if (fresh) {
+      this.#meta = new Map();
+      this.#files = new Map();
+    }
+  }
+
+  /** Drops the in-memory copies: the next read takes them from SQLite. */
+  forget(): void {
+    this.#meta = null;
+    this.#files = null;
   }
 
   /** A meta value. */
   meta(key: string): string | null {
-    return (
-      this.#sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0]
-        ?.value ?? null
-    );
+    return this.#metaValues().get(key) ?? null;
   }
 
-  /** Sets a meta value. */
-  setMeta(key: string, value: string): void {
+  /** Sets meta values (one statement). */
+  setMeta(values: Record<string, string>): void {
+    const entries = Object.entries(values);
+    if (entries.length === 0) return;
     this.#sql.exec(
-      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      key,
-      value,
+      `INSERT INTO meta (key, value) VALUES ${entries.map(() => "(?, ?)").join(", ")}
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      ...entries.flat(),
     );
+    const meta = this.#metaValues();
+    for (const [key, value] of entries) meta.set(key, value);
   }
 
   /** The scope this object serves, once known. */
@@ -56,13 +72,14 @@ export class Manifest {
   /** Allocates the next change number. */
   nextSeq(): number {
     const next = this.changeSeq() + 1;
-    this.setMeta("change_seq", String(next));
+    this.setMeta({ change_seq: String(next) });
     return next;
   }
 
   /** The row of `path`, if present. */
   get(path: string): FileRow | null {
-    return this.#sql.exec<FileRow>("SELECT * FROM files WHERE path = ?", path).toArray()[0] ?? null;
+    const row = this.#rows().get(path);
+    return row ? { ...row } : null;
   }
 
   /** Points `path` at a blob as change `seq`. */
@@ -77,23 +94,19 @@ export class Manifest {
       updatedAt,
       seq,
     );
+    this.#rows().set(path, { path, hash, size, updated_at: updatedAt, seq });
   }
 
   /** Every row, sorted by path. */
   rows(): FileRow[] {
-    return this.#sql.exec<FileRow>("SELECT * FROM files ORDER BY path").toArray();
+    return [...this.#rows().values()]
+      .map((r) => ({ ...r }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   /** Rows whose path starts with `prefix` ("" = all), sorted by path. */
   withPrefix(prefix: string): FileRow[] {
-    if (prefix === "") return this.rows();
-    return this.#sql
-      .exec<FileRow>(
-        "SELECT * FROM files WHERE substr(path, 1, ?) = ? ORDER BY path",
-        prefix.length,
-        prefix,
-      )
-      .toArray();
+    return this.rows().filter((r) => r.path.startsWith(prefix));
   }
 
   /** Entries under `prefix`, as listed. */
@@ -107,33 +120,47 @@ export class Manifest {
 
   /** How many files the workspace holds. */
   count(): number {
-    return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM files").one().n;
+    return this.#rows().size;
   }
 
   /** Whether the manifest or any checkpoint references the blob `hash` (so it exists in R2). */
   referenced(hash: string): boolean {
+    for (const row of this.#rows().values()) if (row.hash === hash) return true;
     return (
-      this.#sql
-        .exec(
-          `SELECT 1 FROM files WHERE hash = ?
-           UNION ALL SELECT 1 FROM checkpoint_files WHERE hash = ? LIMIT 1`,
-          hash,
-          hash,
-        )
-        .toArray().length > 0
+      this.#sql.exec("SELECT 1 FROM checkpoint_files WHERE hash = ? LIMIT 1", hash).toArray()
+        .length > 0
     );
   }
 
   /** Whether a path other than `path` changed after change number `seq`. */
   othersChangedAfter(seq: number, path: string): boolean {
-    return (
-      this.#sql.exec("SELECT 1 FROM files WHERE seq > ? AND path != ? LIMIT 1", seq, path).toArray()
-        .length > 0
-    );
+    for (const row of this.#rows().values()) if (row.seq > seq && row.path !== path) return true;
+    return false;
   }
 
   /** Removes every row (before a restore). */
   clear(): void {
     this.#sql.exec("DELETE FROM files");
+    this.#files = new Map();
+  }
+
+  #metaValues(): Map<string, string> {
+    this.#meta ??= new Map(
+      this.#sql
+        .exec<{ key: string; value: string }>("SELECT key, value FROM meta")
+        .toArray()
+        .map((r) => [r.key, r.value]),
+    );
+    return this.#meta;
+  }
+
+  #rows(): Map<string, FileRow> {
+    this.#files ??= new Map(
+      this.#sql
+        .exec<FileRow>("SELECT * FROM files")
+        .toArray()
+        .map((r) => [r.path, { ...r }]),
+    );
+    return this.#files;
   }
 }

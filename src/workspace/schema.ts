@@ -25,7 +25,7 @@ const MIGRATIONS: readonly string[] = [
   "CREATE TABLE memory (id INTEGER PRIMARY KEY CHECK (id = 1), text TEXT)",
 ];
 
-/** Brings the workspace object's database to the newest schema. */
-export function migrateWorkspace(sql: SqlStorage): void {
-  runMigrations(sql, MIGRATIONS);
+/** Brings the workspace object's database to the newest schema; true when it was new. */
+export function migrateWorkspace(sql: SqlStorage): boolean {
+  return runMigrations(sql, MIGRATIONS);
 }

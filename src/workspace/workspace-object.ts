@@ -46,11 +46,27 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     const env = meteredEnv(rawEnv);
     super(ctx, env);
     meterObjectSql(ctx, "workspace");
-    void ctx.blockConcurrencyWhile(async () => {
-      migrateWorkspace(ctx.storage.sql);
-      this.#manifest = new Manifest(ctx.storage.sql);
-      this.#checkpoints = new Checkpoints(ctx.storage.sql, this.#manifest);
-    });
+    void ctx.blockConcurrencyWhile(async () => this.#open());
+  }
+
+  /** Opens the workspace's storage (a new database: nothing to read). */
+  #open(): void {
+    const sql = this.ctx.storage.sql;
+    this.#manifest = new Manifest(sql, migrateWorkspace(sql));
+    this.#checkpoints = new Checkpoints(sql, this.#manifest);
+    this.#scope = null;
+    this.#blobs = null;
+    this.#memory = null;
+  }
+
+  /** One transaction; if it throws, the manifest's in-memory copies are read again too. */
+  #transaction<T>(fn: () => T): T {
+    try {
+      return this.ctx.storage.transactionSync(fn);
+    } catch (error) {
+      this.#manifest.forget();
+      throw error;
+    }
   }
 
   /**
@@ -60,12 +76,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   async erase(): Promise<void> {
     await this.#lock.catch(() => undefined);
     await this.ctx.storage.deleteAll();
-    migrateWorkspace(this.ctx.storage.sql);
-    this.#manifest = new Manifest(this.ctx.storage.sql);
-    this.#checkpoints = new Checkpoints(this.ctx.storage.sql, this.#manifest);
-    this.#scope = null;
-    this.#blobs = null;
-    this.#memory = null;
+    this.#open();
   }
 
   /** Reads lines `offset`.. (1-based, at most `limit`) of a file. */
@@ -225,7 +236,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
       return fail(`label is ${text.length} characters long; the limit is ${MAX_LABEL_CHARS}`);
     }
     return this.#exclusive(async () => {
-      const info = this.ctx.storage.transactionSync(() =>
+      const info = this.#transaction(() =>
         this.#checkpoints.create(text, new Date().toISOString(), {
           automatic: false,
           taskId: meta.taskId,
@@ -257,9 +268,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
             : `unknown checkpoint ${JSON.stringify(id)}; the latest are ${latest.join(", ")} (checkpoint_list shows all)`,
         );
       }
-      const value = this.ctx.storage.transactionSync(() =>
-        restoreCheckpoint(this.#checkpoints, id, meta.taskId),
-      );
+      const value = this.#transaction(() => restoreCheckpoint(this.#checkpoints, id, meta.taskId));
       return { ok: true, value };
     });
   }
@@ -272,9 +281,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
 
   /** Applies a change with its automatic checkpoints, in one transaction. */
   #commit(change: Change): string | null {
-    return this.ctx.storage.transactionSync(() =>
-      commitChange(this.#manifest, this.#checkpoints, change),
-    );
+    return this.#transaction(() => commitChange(this.#manifest, this.#checkpoints, change));
   }
 
   /** The file store for `scope` (checked as {@link #bind} does). */
@@ -302,8 +309,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     }
     blobKey(scope, "probe"); // throws a KeyError for an agent or owner unfit for a storage key
     if (!known) {
-      this.#manifest.setMeta("agent", scope.agent);
-      this.#manifest.setMeta("owner", scope.owner);
+      this.#manifest.setMeta({ agent: scope.agent, owner: scope.owner });
     }
     this.#scope = { agent: scope.agent, owner: scope.owner };
     this.#blobs = new Blobs(this.env.FILES, this.#scope);

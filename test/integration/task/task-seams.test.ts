@@ -127,7 +127,7 @@ describe("task store", () => {
       const store = rt.store;
       expect(store.record?.version).toBe(1);
       expect(store.hasSeen(`m-${taskId}`)).toBe(true);
-      expect(store.markSeen(`m-${taskId}`)).toBe(false);
+      expect(store.hasSeen("never-sent")).toBe(false);
       store.update({ state: "TASK_STATE_WORKING", timestamp: new Date().toISOString() }, {});
       expect(store.record?.version).toBe(2);
       store.appendHistory({ messageId: "a1", role: "ROLE_AGENT", parts: [{ text: "second" }] });
@@ -145,6 +145,31 @@ describe("task store", () => {
         "first",
         "second",
       ]);
+    }, taskId);
+  });
+
+  it("rolls its in-memory copies back with a transaction that throws", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject((instance) => {
+      const rt = instance.runtime;
+      begin(rt, taskId, "first");
+      const before = { task: rt.snapshot(), loop: rt.loopState.get(), seq: rt.log.lastSeq };
+      expect(() =>
+        rt.transaction(() => {
+          rt.store.appendHistory({ messageId: "x", role: "ROLE_AGENT", parts: [{ text: "lost" }] });
+          rt.store.putArtifact({ artifactId: "lost", parts: [{ text: "lost" }] });
+          rt.loopState.patch({ turn: 9 });
+          rt.hookState.set("h", "k", 1);
+          rt.conversation.append({ role: "user", content: "lost" });
+          rt.log.append({ task: rt.snapshot() });
+          throw new Error("boom");
+        }),
+      ).toThrow("boom");
+      expect(rt.snapshot()).toEqual(before.task);
+      expect(rt.loopState.get()).toEqual(before.loop);
+      expect(rt.log.lastSeq).toBe(before.seq);
+      expect(rt.hookState.get("h", "k")).toBeUndefined();
+      expect(rt.conversation.load().some((m) => m.content === "lost")).toBe(false);
     }, taskId);
   });
 });

@@ -4,6 +4,7 @@ import { bundledAgents } from "../../../src/agents/registry.ts";
 import { TOOL_DOMAINS, TOOL_NAMES } from "../../../src/agents/tool-names.ts";
 import { loadConfig } from "../../../src/config/config.ts";
 import type { HarnessEvent, ToolContext } from "../../../src/loop/contracts.ts";
+import { writeSharedMemory } from "../../../src/store/shared-memory.ts";
 import { allTools, toolsFor } from "../../../src/tools/catalog.ts";
 import { memoryReadTool, memoryWriteTool } from "../../../src/tools/memory.ts";
 import { progressUpdateTool } from "../../../src/tools/progress.ts";
@@ -125,7 +126,7 @@ function context(workspace: Partial<WorkspaceApi> = {}): {
 describe("memory, plan and progress tools", () => {
   it("memory_write appends to the user's CONTEXT.md and memory_read shows it beside the shared one", async () => {
     const { ctx } = context();
-    await env.FILES.put("agents/writer/shared/CONTEXT.md", "Team glossary.");
+    await writeSharedMemory(env.FILES, "writer", "Team glossary.");
     expect((await memoryWriteTool.run({ content: "Likes tables." }, ctx)).content).toContain(
       "updated",
     );
