@@ -15,6 +15,7 @@ import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import type { Task } from "../protocol/wire.ts";
+import { deletePrefix, listPrefix } from "../store/r2-prefix.ts";
 import { deleteAccountRows, userTasks } from "../store/task-queries.ts";
 import { userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
@@ -22,17 +23,6 @@ import { workspaceKey } from "../workspace/keys.ts";
 import { eraseContexts, eraseTasks } from "./erase.ts";
 
 const PARALLEL = 6;
-
-async function listKeys(bucket: R2Bucket, prefix: string): Promise<R2Object[]> {
-  const out: R2Object[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await bucket.list({ prefix, cursor, limit: 1000 });
-    out.push(...page.objects);
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
-  return out;
-}
 
 /** The privacy routes. */
 export function privacyRoutes(): Hono<AppEnv> {
@@ -88,7 +78,7 @@ export function privacyRoutes(): Hono<AppEnv> {
     }
     const scratchpads: Record<string, Record<string, string>> = {};
     for (const row of rows.filter((r) => r.parentTaskId === null)) {
-      const objects = await listKeys(env.FILES, `tasks/${row.id}/scratch/${owner}/`);
+      const objects = await listPrefix(env.FILES, `tasks/${row.id}/scratch/${owner}/`);
       if (objects.length === 0) continue;
       const files: Record<string, string> = {};
       for (const object of objects) {
@@ -130,9 +120,7 @@ export function privacyRoutes(): Hono<AppEnv> {
     await eraseContexts(env, contexts);
     for (const agent of currentAgents().names()) {
       await stubByName(env.WORKSPACES, workspaceKey(agent, owner)).erase();
-      const objects = await listKeys(env.FILES, `agents/${agent}/users/${owner}/`);
-      for (let i = 0; i < objects.length; i += 1000)
-        await env.FILES.delete(objects.slice(i, i + 1000).map((o) => o.key));
+      await deletePrefix(env.FILES, `agents/${agent}/users/${owner}/`);
     }
     await userObject(env, `user:${owner}`).erase();
     forgetTokens(env, await tokenHashes(env.DB, owner));

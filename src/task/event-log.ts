@@ -7,6 +7,9 @@ import type { SequencedEvent, StreamEvent } from "../protocol/wire.ts";
 
 type Listener = (event: SequencedEvent) => void;
 
+/** An event with its kind and time (ms since the epoch). */
+export type TimelineEntry = { seq: number; kind: string; at: number; event: StreamEvent };
+
 /** Kind of a stream event, for the log's `kind` column. */
 export function eventKind(event: StreamEvent): string {
   if ("task" in event) return "task";
@@ -71,7 +74,7 @@ export class EventLog {
   }
 
   /** Every event with its kind and time (ms since the epoch), oldest first: the task's timeline. */
-  timeline(): Array<{ seq: number; kind: string; at: number; event: StreamEvent }> {
+  timeline(): TimelineEntry[] {
     return this.#sql
       .exec<{ seq: number; kind: string; at: number; body: string }>(
         "SELECT seq, kind, at, body FROM events ORDER BY seq",

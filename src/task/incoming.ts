@@ -1,12 +1,13 @@
 /**
- * A task's writes for a message that comes in, each in one transaction. The first message: the
+ * A task's writes for a message that comes in, each in one transaction (and what the object
+ * keeps in memory of the request: the owner's budget overrides, whether the owner is new). The first message: the
  * task's record (with the metadata clients read: owner, trace, agent and model, the request's
  * metadata, its lineage), the message (seen, in history, and in event 1, the Task) and the push
  * config sent with it. A follow-up: the message (seen, in history) and its push config, once
  * checked against the form the task waits on, if any.
  */
 
-import { requireConcreteOwner } from "../auth/anonymous.ts";
+import { isAnonymousOwner, requireConcreteOwner } from "../auth/anonymous.ts";
 import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import type { Message } from "../protocol/wire.ts";
 import { runPushCall } from "../push/push-calls.ts";
@@ -27,13 +28,18 @@ function take(
 
 /** Writes a new task: `agent` is the agent's name, `model` its model and where it comes from. */
 export function beginTask(
-  rt: Pick<TaskRuntime, "transaction" | "store" | "log" | "snapshot" | "push">,
+  rt: Pick<
+    TaskRuntime,
+    "transaction" | "store" | "log" | "snapshot" | "push" | "budgetHint" | "newOwner"
+  >,
   input: CreateTaskInput,
   agent: string,
   model: { name: string; source: string },
 ): void {
   const now = new Date().toISOString();
   const message: Message = { ...input.message, taskId: input.taskId, contextId: input.contextId };
+  if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
+  rt.newOwner = input.freshContext === true && isAnonymousOwner(input.owner);
   rt.transaction(() => {
     rt.store.insert({
       id: input.taskId,
@@ -71,11 +77,12 @@ export function beginTask(
 
 /** Writes a follow-up message of a task that has a record. */
 export function acceptFollowUp(
-  rt: Pick<TaskRuntime, "transaction" | "store" | "push">,
+  rt: Pick<TaskRuntime, "transaction" | "store" | "push" | "budgetHint">,
   input: FollowUpInput,
 ): void {
   const record = rt.store.record;
   if (!record) return;
+  if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
   const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
   rt.transaction(() => take(rt, record.id, message, input));
 }

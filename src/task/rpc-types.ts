@@ -29,6 +29,15 @@ export type TaskResult<T> =
   | { ok: true; value: T }
   | { ok: false; error: { kind: TaskErrorKind; message: string } };
 
+/** A refusal of `kind`. */
+export const taskFail = <T>(kind: TaskErrorKind, message: string): TaskResult<T> => ({
+  ok: false,
+  error: { kind, message },
+});
+
+/** A value. */
+export const taskOk = <T>(value: T): TaskResult<T> => ({ ok: true, value });
+
 /** Starts a new task with its first message. */
 export interface CreateTaskInput {
   taskId: string;

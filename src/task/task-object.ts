@@ -8,7 +8,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { refreshAgents } from "../agents/overrides.ts";
-import { isAnonymousOwner, ownerMatches } from "../auth/anonymous.ts";
+import { ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { meterObjectSql } from "../platform/ledger.ts";
@@ -18,28 +18,25 @@ import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import type { ScheduleEntry } from "../store/scheduler.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
+import type { TimelineEntry } from "./event-log.ts";
 import { acceptFollowUp, answerProblem, beginTask } from "./incoming.ts";
-import type {
-  ChildProgressInput,
-  ChildReportInput,
-  CreateTaskInput,
-  FollowUpInput,
-  SendOutcome,
-  SubscribeInput,
-  TaskErrorKind,
-  TaskResult,
+import {
+  type ChildProgressInput,
+  type ChildReportInput,
+  type CreateTaskInput,
+  type FollowUpInput,
+  type SendOutcome,
+  type SubscribeInput,
+  type TaskResult,
+  taskFail,
+  taskOk,
 } from "./rpc-types.ts";
 import { migrate } from "./schema.ts";
 import { canTransition, isSettled, isTerminal } from "./state-machine.ts";
-import { type Job, jobFor, recover, type TaskParts, wireTask } from "./task-parts.ts";
+import { eraseStorage, type Job, jobFor, recover, type TaskParts, wireTask } from "./task-parts.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
-const fail = <T>(kind: TaskErrorKind, message: string): TaskResult<T> => ({
-  ok: false,
-  error: { kind, message },
-});
-const ok = <T>(value: T): TaskResult<T> => ({ ok: true, value });
-const NOT_FOUND = "task not found";
+const notFound = <T>(): TaskResult<T> => taskFail("not_found", "task not found");
 
 /** A task's Durable Object. */
 export class TaskObject extends DurableObject<Env> {
@@ -82,31 +79,25 @@ export class TaskObject extends DurableObject<Env> {
     const existing = rt.store.record;
     if (existing) {
       // A retried create (the Worker saw the object reset) gets the task it already made.
-      if (existing.id !== input.taskId || existing.owner !== input.owner)
-        return fail("not_found", NOT_FOUND);
-      if (options.wait) return this.#settledOutcome(options.historyLength);
-      const stream = options.stream
-        ? rt.subscribers.open(rt.log.after(0), isSettled(existing.state))
-        : null;
-      return ok({ task: rt.snapshot(), stream });
+      if (existing.id !== input.taskId || existing.owner !== input.owner) return notFound();
+    } else {
+      const agent = rt.agent(input.agent);
+      beginTask(rt, input, agent.name, {
+        name: agent.model,
+        source: modelSourceLabel(loadConfig(this.env)),
+      });
+      await this.#parts.membership.enter(input.freshContext === true);
+      // A caller waiting for the task (blocking, or on its stream) has its step start now; for
+      // the others (returnImmediately, a sub-agent) the alarm starts it.
+      if (options.stream) this.#kick();
     }
-    const agent = rt.agent(input.agent);
-    if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
-    rt.newOwner = input.freshContext === true && isAnonymousOwner(input.owner);
-    beginTask(rt, input, agent.name, {
-      name: agent.model,
-      source: modelSourceLabel(loadConfig(this.env)),
-    });
-    await this.#parts.membership.enter(input.freshContext === true);
-    // A caller waiting for the task (blocking, or on its stream) has its step start now; for
-    // the others (returnImmediately, a sub-agent) the alarm starts it.
-    if (options.stream) this.#kick();
-    if (options.wait) return this.#settledOutcome(options.historyLength);
+    if (options.wait)
+      return taskOk({ task: await this.#settledTask(options.historyLength), stream: null });
     const task = rt.snapshot();
     const stream = options.stream
       ? rt.subscribers.open(rt.log.after(0), isSettled(task.status.state))
       : null;
-    return ok({ task, stream });
+    return taskOk({ task, stream });
   }
 
   /** A further message for this task: resumes a task waiting for input. */
@@ -116,9 +107,9 @@ export class TaskObject extends DurableObject<Env> {
   ): Promise<TaskResult<SendOutcome>> {
     const rt = this.runtime;
     const record = rt.store.record;
-    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
     if (input.message.contextId && input.message.contextId !== record.contextId) {
-      return fail(
+      return taskFail(
         "context_mismatch",
         `task ${record.id} belongs to context ${record.contextId}, not ${input.message.contextId}`,
       );
@@ -126,29 +117,28 @@ export class TaskObject extends DurableObject<Env> {
     if (rt.agent(record.agent).dedupeMessages && rt.store.hasSeen(input.message.messageId)) {
       // A resent follow-up: answer with the task as it is, apply nothing twice.
       const stream = options.stream ? this.#streamFromNow(isSettled(record.state)) : null;
-      return ok({ task: rt.snapshot(), stream });
+      return taskOk({ task: rt.snapshot(), stream });
     }
     if (isTerminal(record.state)) {
-      return fail(
+      return taskFail(
         "terminal",
         `task ${record.id} has ended (${record.state}) and accepts no further messages`,
       );
     }
     if (!canTransition(record.state, "TASK_STATE_WORKING")) {
-      return fail(
+      return taskFail(
         "busy",
         `task ${record.id} is still working; wait for it to finish or cancel it before sending another message`,
       );
     }
     const problem = answerProblem(rt, input.message);
-    if (problem) return fail("invalid", problem);
+    if (problem) return taskFail("invalid", problem);
     acceptFollowUp(rt, input);
-    if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
     rt.setStatus("TASK_STATE_SUBMITTED");
     await this.#parts.membership.enter();
     if (options.stream) this.#kick();
     const stream = options.stream ? this.#streamFromNow(false) : null;
-    return ok({ task: rt.snapshot(), stream });
+    return taskOk({ task: rt.snapshot(), stream });
   }
 
   /** Called by the task's conversation when this queued task's turn has come. */
@@ -165,34 +155,35 @@ export class TaskObject extends DurableObject<Env> {
   /** The task as it is now. */
   async get(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
     const record = this.runtime.store.record;
-    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
-    return ok(this.runtime.snapshot(input.historyLength));
+    if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
+    return taskOk(this.runtime.snapshot(input.historyLength));
   }
 
   /** The task's event log with times, for the inspector (owner only; `owner: null` = admin). */
-  async timeline(input: {
-    owner: string | null;
-  }): Promise<TaskResult<ReturnType<TaskRuntime["log"]["timeline"]>>> {
-    const record = this.runtime.store.record;
-    if (!record || (input.owner !== null && !ownerMatches(record.owner, input.owner)))
-      return fail("not_found", NOT_FOUND);
-    return ok(this.runtime.log.timeline());
+  async timeline(input: { owner: string | null }): Promise<TaskResult<TimelineEntry[]>> {
+    const record = this.#owned(input.owner);
+    if (!record) return notFound();
+    return taskOk(this.runtime.log.timeline());
   }
 
   /** Resolves once the task ends or waits for input. */
   async waitSettled(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
     const record = this.runtime.store.record;
-    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
-    this.#kick();
-    await this.runtime.settled();
-    return ok(this.runtime.snapshot(input.historyLength));
+    if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
+    return taskOk(await this.#settledTask(input.historyLength));
   }
 
   /** The task once it settles (a blocking send's answer). */
-  async #settledOutcome(historyLength: number | undefined): Promise<TaskResult<SendOutcome>> {
+  async #settledTask(historyLength: number | undefined): Promise<Task> {
     this.#kick();
     await this.runtime.settled();
-    return ok({ task: this.runtime.snapshot(historyLength), stream: null });
+    return this.runtime.snapshot(historyLength);
+  }
+
+  /** The task's record if `owner` may see it (`null`: an admin), else null. */
+  #owned(owner: string | null) {
+    const record = this.runtime.store.record;
+    return record && (owner === null || ownerMatches(record.owner, owner)) ? record : null;
   }
 
   /** Runs a due step now rather than from the alarm (which stays as the fallback). */
@@ -204,20 +195,19 @@ export class TaskObject extends DurableObject<Env> {
 
   /** Push notification configs of the task and its delivery record (owner only; admins read). */
   async push(call: PushCall): Promise<TaskResult<PushAnswer>> {
-    const record = this.runtime.store.record;
-    if (!record || (call.owner !== null && !ownerMatches(record.owner, call.owner)))
-      return fail("not_found", NOT_FOUND);
+    const record = this.#owned(call.owner);
+    if (!record) return notFound();
     const answer = runPushCall(this.runtime.push, record.id, call);
-    return "refused" in answer ? fail(answer.refused, answer.message) : ok(answer);
+    return "refused" in answer ? taskFail(answer.refused, answer.message) : taskOk(answer);
   }
 
   /** Cancels the task: stops the loop; no model call starts after this returns. */
   async cancel(input: { owner: string }): Promise<TaskResult<Task>> {
     const rt = this.runtime;
     const record = rt.store.record;
-    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
     if (isTerminal(record.state))
-      return fail("not_cancelable", `task ${record.id} has already ended (${record.state})`);
+      return taskFail("not_cancelable", `task ${record.id} has already ended (${record.state})`);
     this.#parts.driver.stop();
     rt.keepPartialAnswer();
     rt.setStatus("TASK_STATE_CANCELED", {
@@ -229,7 +219,7 @@ export class TaskObject extends DurableObject<Env> {
       await rt.scheduler.schedule(CANCEL_CHILDREN_JOB, "context", Date.now());
       this.ctx.waitUntil(this.#parts.children.cancelChildren());
     }
-    return ok(rt.snapshot());
+    return taskOk(rt.snapshot());
   }
 
   /**
@@ -243,38 +233,30 @@ export class TaskObject extends DurableObject<Env> {
     if (!record) return true;
     if (input.owner !== null && !ownerMatches(record.owner, input.owner)) return false;
     if (!isTerminal(record.state)) await this.cancel({ owner: record.owner });
-    // A copy of the answer still on its way to R2 would outlive the erasure.
-    await rt.outbox.idle();
-    let cursor: string | undefined;
-    do {
-      const page = await this.env.FILES.list({ prefix: `tasks/${record.id}/`, cursor });
-      if (page.objects.length > 0) await this.env.FILES.delete(page.objects.map((o) => o.key));
-      cursor = page.truncated ? page.cursor : undefined;
-    } while (cursor);
-    this.#parts.driver.stop();
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
+    await eraseStorage(this.#parts, this.ctx, this.env.FILES);
     this.#wire(migrate(this.ctx.storage.sql));
     return true;
   }
 
   /** A sub-agent's task this task started reports that it settled (retried by the child). */
   async childReport(input: ChildReportInput): Promise<void> {
-    const rt = this.runtime;
-    const record = rt.store.record;
-    if (!record || record.owner !== input.owner || !rt.children.get(input.childTaskId)) return;
+    if (!this.#isChild(input)) return;
     const { children } = this.#parts;
     children.onReport(input.childTaskId, input.report);
     if (children.settleWait(input.childTaskId) === "resume")
-      await rt.scheduler.schedule("loop", "loop", Date.now());
+      await this.runtime.scheduler.schedule("loop", "loop", Date.now());
   }
 
   /** A sub-agent's progress, shown on this task's stream. */
   async childProgress(input: ChildProgressInput): Promise<void> {
-    const rt = this.runtime;
-    const record = rt.store.record;
-    if (!record || record.owner !== input.owner || !rt.children.get(input.childTaskId)) return;
-    this.#parts.children.onProgress(input.childTaskId, input.agent, input.text);
+    if (this.#isChild(input))
+      this.#parts.children.onProgress(input.childTaskId, input.agent, input.text);
+  }
+
+  /** Whether a child's call comes from a sub-agent this task started for the same owner. */
+  #isChild(input: { owner: string; childTaskId: string }): boolean {
+    const record = this.runtime.store.record;
+    return record?.owner === input.owner && this.runtime.children.get(input.childTaskId) !== null;
   }
 
   /**
@@ -284,12 +266,12 @@ export class TaskObject extends DurableObject<Env> {
   async subscribe(input: SubscribeInput): Promise<TaskResult<ReadableStream<Uint8Array>>> {
     const rt = this.runtime;
     const record = rt.store.record;
-    if (!record || !ownerMatches(record.owner, input.owner)) return fail("not_found", NOT_FOUND);
+    if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
     if (input.after !== null)
-      return ok(rt.subscribers.open(rt.log.after(input.after), isTerminal(record.state)));
+      return taskOk(rt.subscribers.open(rt.log.after(input.after), isTerminal(record.state)));
     if (isTerminal(record.state))
-      return fail("terminal", `task ${record.id} has ended (${record.state}); use GetTask`);
-    return ok(this.#streamFromNow(false));
+      return taskFail("terminal", `task ${record.id} has ended (${record.state}); use GetTask`);
+    return taskOk(this.#streamFromNow(false));
   }
 
   /** A stream that starts with the task as it is now (`closed`: and ends there). */

@@ -8,6 +8,7 @@
  */
 import { loadConfig } from "../config/config.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
+import { deletePrefix } from "../store/r2-prefix.ts";
 import type { ScheduleEntry } from "../store/scheduler.ts";
 import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
@@ -116,4 +117,19 @@ export async function recover(parts: TaskParts): Promise<void> {
     return;
   }
   await rt.scheduler.arm();
+}
+
+/** Deletes everything the task keeps: its R2 objects (artifacts, scratchpad) and its storage. */
+export async function eraseStorage(
+  parts: TaskParts,
+  ctx: DurableObjectState,
+  files: R2Bucket,
+): Promise<void> {
+  const record = parts.runtime.store.record;
+  // A copy of the answer still on its way to R2 would outlive the erasure.
+  await parts.runtime.outbox.idle();
+  if (record) await deletePrefix(files, `tasks/${record.id}/`);
+  parts.driver.stop();
+  await ctx.storage.deleteAlarm();
+  await ctx.storage.deleteAll();
 }

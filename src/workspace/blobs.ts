@@ -5,6 +5,8 @@
  */
 import { userKey } from "../store/r2-keys.ts";
 import type { WorkspaceScope } from "./keys.ts";
+import { workspacePath } from "./limits.ts";
+import type { Manifest } from "./manifest.ts";
 
 /** The R2 key of a blob. */
 export function blobKey(scope: WorkspaceScope, hash: string): string {
@@ -64,4 +66,20 @@ export class Blobs {
       this.#cached -= new TextEncoder().encode(value).byteLength;
     }
   }
+}
+
+/** The whole text of each of `paths` (null where there is no such file), read in parallel. */
+export async function readTexts(
+  manifest: Pick<Manifest, "get">,
+  blobs: Blobs,
+  paths: string[],
+): Promise<Record<string, string | null>> {
+  const texts = await Promise.all(
+    paths.map(async (path) => {
+      const p = workspacePath(path);
+      const row = p.ok ? manifest.get(p.value) : null;
+      return [path, row ? await blobs.text(row.hash) : null] as const;
+    }),
+  );
+  return Object.fromEntries(texts);
 }

@@ -5,6 +5,7 @@
  * the manifest with a checkpoint's rows; rows it leaves as they were keep their change number.
  * Synchronous SQL only; the caller groups calls in transactions.
  */
+import { MAX_LABEL_CHARS } from "./limits.ts";
 import type { Manifest } from "./manifest.ts";
 import type { CheckpointInfo } from "./types.ts";
 
@@ -120,6 +121,14 @@ export class Checkpoints {
     return this.#sql.exec<InfoRow>(`${INFO_SELECT} ORDER BY c.n DESC`).toArray().map(toInfo);
   }
 
+  /** Why `id` names no checkpoint, with the latest ones. */
+  unknown(id: unknown): string {
+    const latest = this.latestIds(5);
+    return latest.length === 0
+      ? `unknown checkpoint ${JSON.stringify(id)}: this workspace has no checkpoints yet`
+      : `unknown checkpoint ${JSON.stringify(id)}; the latest are ${latest.join(", ")} (checkpoint_list shows all)`;
+  }
+
   /** The ids of the newest `count` checkpoints. */
   latestIds(count: number): string[] {
     return this.#sql
@@ -183,4 +192,12 @@ export class Checkpoints {
       checkpointId,
     );
   }
+}
+
+/** Why `label` (trimmed) cannot name a checkpoint, or null. */
+export function labelProblem(label: string): string | null {
+  if (label === "") return "label is empty: say what state this checkpoint saves";
+  if (label.length > MAX_LABEL_CHARS)
+    return `label is ${label.length} characters long; the limit is ${MAX_LABEL_CHARS}`;
+  return null;
 }

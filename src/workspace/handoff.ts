@@ -4,8 +4,9 @@
  * records, appended to decisions.log. Composed inside the workspace object, under its write lock,
  * so a read that arrives after the note was asked for sees it.
  */
-import { parseProgress } from "./state-files.ts";
-import type { TaskEndInput } from "./types.ts";
+import { type FileStore, writeFile } from "./file-ops.ts";
+import { DECISIONS_FILE, HANDOFF_FILE, parseProgress } from "./state-files.ts";
+import type { TaskEndInput, WsResult } from "./types.ts";
 
 const clip = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -50,4 +51,24 @@ export function composeTaskEnd(
   if (fresh.length === 0) return { handoff, decisions: null };
   const lines = fresh.map((d) => `${input.at} ${input.taskId} ${d}`).join("\n");
   return { handoff, decisions: `${log}${log && !log.endsWith("\n") ? "\n" : ""}${lines}\n` };
+}
+
+/**
+ * Writes the end note composed from the state files' current texts (HANDOFF.md, and
+ * decisions.log when it has new decisions); returns the paths written. Call under the write lock.
+ */
+export async function writeTaskEnd(
+  files: FileStore,
+  input: TaskEndInput,
+  progressText: string | null,
+  decisionsText: string | null,
+): Promise<WsResult<{ written: string[] }>> {
+  const note = composeTaskEnd(input, progressText, decisionsText);
+  const meta = { taskId: input.taskId, harness: true };
+  const handoff = await writeFile(files, HANDOFF_FILE, note.handoff, meta);
+  if (!handoff.ok) return handoff;
+  if (note.decisions === null) return { ok: true, value: { written: [HANDOFF_FILE] } };
+  const decisions = await writeFile(files, DECISIONS_FILE, note.decisions, meta);
+  if (!decisions.ok) return decisions;
+  return { ok: true, value: { written: [HANDOFF_FILE, DECISIONS_FILE] } };
 }

@@ -4,6 +4,7 @@
  * Pure: no I/O.
  */
 import { requireConcreteOwner } from "../auth/anonymous.ts";
+import { userKey } from "../store/r2-keys.ts";
 import type { WorkspaceApi } from "./types.ts";
 
 /** Whose workspace a call is about; passed as the first argument of every workspace RPC. */
@@ -27,3 +28,20 @@ export type WorkspaceRpc = {
     ...args: Parameters<WorkspaceApi[K]>
   ) => ReturnType<WorkspaceApi[K]>;
 };
+
+/**
+ * Checks a call's (untrusted) scope against the one the object serves (`known`, null before its
+ * first call): both names are strings fit for a storage key, and the same as before.
+ */
+export function checkScope(
+  known: WorkspaceScope | null,
+  scope: WorkspaceScope | undefined,
+): asserts scope is WorkspaceScope {
+  if (typeof scope?.agent !== "string" || typeof scope?.owner !== "string")
+    throw new Error("workspace call without a scope { agent, owner }");
+  if (known && (known.agent !== scope.agent || known.owner !== scope.owner))
+    throw new Error(
+      `workspace scope mismatch: this object serves ${JSON.stringify(known)}, not ${JSON.stringify(scope)}`,
+    );
+  userKey(scope.agent, scope.owner, "probe"); // a KeyError for names unfit for a storage key
+}

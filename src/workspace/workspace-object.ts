@@ -11,24 +11,18 @@ import { DurableObject } from "cloudflare:workers";
 import { meterObjectSql } from "../platform/ledger.ts";
 import { meteredEnv } from "../platform/storage-meter.ts";
 import { userKey } from "../store/r2-keys.ts";
-import { Blobs, blobKey } from "./blobs.ts";
+import { Blobs, readTexts } from "./blobs.ts";
 import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
-import { Checkpoints } from "./checkpoints.ts";
+import { Checkpoints, labelProblem } from "./checkpoints.ts";
 import { editFile, type FileStore, fail, readFile, writeFile } from "./file-ops.ts";
 import { compilePattern, pathFilter, searchFiles } from "./grep.ts";
-import { composeTaskEnd } from "./handoff.ts";
-import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
-import {
-  GREP_DEFAULT_RESULTS,
-  GREP_MAX_RESULTS,
-  MAX_LABEL_CHARS,
-  workspacePath,
-  workspacePrefix,
-} from "./limits.ts";
+import { writeTaskEnd } from "./handoff.ts";
+import { checkScope, type WorkspaceRpc, type WorkspaceScope } from "./keys.ts";
+import { GREP_DEFAULT_RESULTS, GREP_MAX_RESULTS, workspacePrefix } from "./limits.ts";
 import { Manifest } from "./manifest.ts";
 import { MemoryFile } from "./memory-file.ts";
 import { migrateWorkspace } from "./schema.ts";
-import { DECISIONS_FILE, HANDOFF_FILE, PROGRESS_FILE } from "./state-files.ts";
+import { DECISIONS_FILE, PROGRESS_FILE } from "./state-files.ts";
 import type { MemoryMode, TaskEndInput, WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
@@ -109,23 +103,13 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     const files = this.#files(scope);
     if (input.newOwner) this.#memoryOf(scope).noteNew();
     return this.#exclusive(async () => {
-      const texts = await this.#texts(files.blobs, [PROGRESS_FILE, DECISIONS_FILE]);
-      const note = composeTaskEnd(
+      const texts = await readTexts(this.#manifest, files.blobs, [PROGRESS_FILE, DECISIONS_FILE]);
+      return writeTaskEnd(
+        files,
         input,
         texts[PROGRESS_FILE] ?? null,
         texts[DECISIONS_FILE] ?? null,
       );
-      const meta = { taskId: input.taskId, harness: true };
-      const written: string[] = [];
-      const handoff = await writeFile(files, HANDOFF_FILE, note.handoff, meta);
-      if (!handoff.ok) return handoff;
-      written.push(HANDOFF_FILE);
-      if (note.decisions !== null) {
-        const decisions = await writeFile(files, DECISIONS_FILE, note.decisions, meta);
-        if (!decisions.ok) return decisions;
-        written.push(DECISIONS_FILE);
-      }
-      return { ok: true, value: { written } };
     });
   }
 
@@ -159,7 +143,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     const blobs = await this.#forReading(scope);
     const entries = this.#manifest.list("");
     const [texts, memory] = await Promise.all([
-      this.#texts(blobs, paths),
+      readTexts(this.#manifest, blobs, paths),
       options.memory ? this.#memoryOf(scope).read() : undefined,
     ]);
     const value = { entries, total: entries.length, texts };
@@ -191,18 +175,6 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     return this.#memory;
   }
 
-  /** The whole text of each of `paths` (null where there is no such file), read in parallel. */
-  async #texts(blobs: Blobs, paths: string[]): Promise<Record<string, string | null>> {
-    const texts = await Promise.all(
-      paths.map(async (path) => {
-        const p = workspacePath(path);
-        const row = p.ok ? this.#manifest.get(p.value) : null;
-        return [path, row ? await blobs.text(row.hash) : null] as const;
-      }),
-    );
-    return Object.fromEntries(texts);
-  }
-
   /** Lines matching a JavaScript RegExp, in files selected by a prefix or glob. */
   async grep(
     scope: WorkspaceScope,
@@ -231,10 +203,8 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   ): Promise<Result<"checkpointCreate">> {
     this.#bind(scope);
     const text = typeof label === "string" ? label.trim() : "";
-    if (text === "") return fail("label is empty: say what state this checkpoint saves");
-    if (text.length > MAX_LABEL_CHARS) {
-      return fail(`label is ${text.length} characters long; the limit is ${MAX_LABEL_CHARS}`);
-    }
+    const problem = labelProblem(text);
+    if (problem) return fail(problem);
     return this.#exclusive(async () => {
       const info = this.#transaction(() =>
         this.#checkpoints.create(text, new Date().toISOString(), {
@@ -260,14 +230,8 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   ): Promise<Result<"checkpointRestore">> {
     this.#bind(scope);
     return this.#exclusive(async () => {
-      if (typeof id !== "string" || !this.#checkpoints.info(id)) {
-        const latest = this.#checkpoints.latestIds(5);
-        return fail(
-          latest.length === 0
-            ? `unknown checkpoint ${JSON.stringify(id)}: this workspace has no checkpoints yet`
-            : `unknown checkpoint ${JSON.stringify(id)}; the latest are ${latest.join(", ")} (checkpoint_list shows all)`,
-        );
-      }
+      if (typeof id !== "string" || !this.#checkpoints.info(id))
+        return fail(this.#checkpoints.unknown(id));
       const value = this.#transaction(() => restoreCheckpoint(this.#checkpoints, id, meta.taskId));
       return { ok: true, value };
     });
@@ -299,18 +263,8 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
     if (known && known.agent === scope?.agent && known.owner === scope?.owner && this.#blobs) {
       return this.#blobs;
     }
-    if (typeof scope?.agent !== "string" || typeof scope?.owner !== "string") {
-      throw new Error("workspace call without a scope { agent, owner }");
-    }
-    if (known && (known.agent !== scope.agent || known.owner !== scope.owner)) {
-      throw new Error(
-        `workspace scope mismatch: this object serves ${JSON.stringify(known)}, not ${JSON.stringify(scope)}`,
-      );
-    }
-    blobKey(scope, "probe"); // throws a KeyError for an agent or owner unfit for a storage key
-    if (!known) {
-      this.#manifest.setMeta({ agent: scope.agent, owner: scope.owner });
-    }
+    checkScope(known, scope);
+    if (!known) this.#manifest.setMeta({ agent: scope.agent, owner: scope.owner });
     this.#scope = { agent: scope.agent, owner: scope.owner };
     this.#blobs = new Blobs(this.env.FILES, this.#scope);
     return this.#blobs;

@@ -208,9 +208,11 @@ describe("JSON-RPC errors", () => {
   it("-32603 Internal error without internals when a task object's data is unreadable", async () => {
     const task = await completedTask();
     const stub = env.TASKS.get(env.TASKS.idFromName(task.id));
+    // Broken behind the object's back; a new instance (it keeps its rows in memory) reads it.
     await runInDurableObject(stub, (_instance, state) => {
       state.storage.sql.exec("INSERT INTO history (message_json) VALUES ('{broken')");
     });
+    await runInDurableObject(stub, (_instance, state) => state.abort("restart")).catch(() => {});
     const response = await rpc("GetTask", { id: task.id });
     expect(response.error).toEqual({ code: -32603, message: "Internal error" });
   });
