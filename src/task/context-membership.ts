@@ -18,10 +18,8 @@ import type { TaskRuntime } from "./task-runtime.ts";
 /** Schedule ids of the retries. */
 export const JOIN_JOB = "context:join";
 export const RELEASE_JOB = "context:release";
-/** Registration of a task that took a fresh conversation without waiting (see {@link ContextMembership.claimFresh}). */
+/** Retry of a failed registration of a fresh conversation (see {@link ContextMembership.claimFresh}). */
 export const REGISTER_JOB = "context:register";
-/** How long a registration call may take before the alarm retries it. */
-const REGISTER_GRACE_MS = 10_000;
 
 /** Where a compaction that covered conversation turns leaves its note for the release. */
 export const SUMMARY_HOOK = "compaction";
@@ -121,12 +119,12 @@ export class ContextMembership {
   /**
    * A conversation the server opened for this task (the client sent no contextId): no one else
    * can name it before this task's first answer, so the task holds it at once, with no earlier
-   * turns, and registers with the context object in the background (retried from the alarm; a
-   * release waits for it). Saves the context object's round trip on every first message.
+   * turns, and registers with the context object in the background (a failed call is retried from
+   * the alarm, a restarted object registers again, a release waits for it). Saves the context
+   * object's round trip on every first message.
    */
   claimFresh(): void {
     this.#take({ active: true, history: [], seq: 0 });
-    this.#rt.scheduler.put(REGISTER_JOB, "context", Date.now() + REGISTER_GRACE_MS);
   }
 
   /** Starts the registration after {@link claimFresh}'s writes are made; returns it. */
@@ -135,11 +133,14 @@ export class ContextMembership {
     return this.#registering;
   }
 
-  /** Registers a freshly claimed conversation with its context object. */
+  /**
+   * Registers the conversation this task holds with its context object (a join, which a task
+   * already queued there answers as it is: safe to repeat).
+   */
   async register(): Promise<void> {
     const rt = this.#rt;
     const record = rt.store.record;
-    if (!record || !rt.scheduler.get(REGISTER_JOB)) return;
+    if (!record || rt.contextLink.get().state !== "active") return;
     try {
       const result: JoinResult = await this.#stub().join({ taskId: record.id, after: 0 });
       if (!result.active) {

@@ -112,6 +112,8 @@ export async function recover(parts: TaskParts): Promise<void> {
   if (parentReport.owed() && !rt.scheduler.get(PARENT_REPORT_JOB))
     await rt.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
   const working = record?.state === "TASK_STATE_WORKING";
+  // A conversation it holds may not have heard of it (a registration cut short): tell it again.
+  if (working && link === "active") rt.background(parts.membership.register());
   if (working && (rt.loopState.get().attempt === 0 || !rt.scheduler.get("loop"))) {
     await rt.scheduler.schedule("loop", "loop", Date.now());
     return;
