@@ -9,8 +9,10 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { mayUseAgent } from "../../src/auth/principal.ts";
 import { revokeTokens } from "../../src/auth/users-store.ts";
-import { type RpcResponse, scenario, sseEvents, userMessage } from "../helpers/a2a.ts";
+import { type RpcResponse, userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+import { scenario } from "../helpers/fake-model.ts";
+import { sseEvents } from "../helpers/sse.ts";
 
 type Task = { id: string; status: { state: string }; metadata?: Record<string, unknown> };
 

@@ -10,18 +10,10 @@ import { describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
-import {
-  answerText,
-  fetchWorker,
-  modelRequests,
-  rpc,
-  scenario,
-  textToolTurn as tool,
-  until,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { answerText, fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { newUser } from "../helpers/as-user.ts";
+import { modelRequests, scenario, textToolTurn as tool } from "../helpers/fake-model.ts";
+import { until } from "../helpers/until.ts";
 
 type Part = { text?: string; data?: Record<string, unknown> };
 type HistoryMessage = { role: string; parts: Part[]; extensions?: string[] };

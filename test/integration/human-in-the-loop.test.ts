@@ -11,17 +11,15 @@ import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
   answerText,
-  collectSse,
-  fetchWorker,
-  modelRequests,
   postRpc,
-  type RpcResponse,
+  postRpcV03,
   rpc,
-  scenario,
-  textToolTurn as tool,
   userMessage,
+  v03Message,
   type WireTask,
 } from "../helpers/a2a.ts";
+import { modelRequests, scenario, textToolTurn as tool } from "../helpers/fake-model.ts";
+import { collectSse } from "../helpers/sse.ts";
 
 type Part = { text?: string; data?: Record<string, unknown>; kind?: string };
 type StatusTask = WireTask & { status: { state: string; message?: { parts: Part[] } } };
@@ -47,32 +45,12 @@ async function lastToolResults(scenarioId: string): Promise<string[]> {
  * A blocking v0.3 `message/send` of one part (text, or data when `content` is an object) on task
  * `taskId` when given, to the agent at `path`; its JSON-RPC answer.
  */
-const v03Send = async <T>(content: string | Record<string, unknown>, taskId?: string, path = "/") =>
-  (await (
-    await fetchWorker(path, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: "v03",
-        method: "message/send",
-        params: {
-          message: {
-            kind: "message",
-            messageId: crypto.randomUUID(),
-            role: "user",
-            ...(taskId ? { taskId } : {}),
-            parts: [
-              typeof content === "string"
-                ? { kind: "text", text: content }
-                : { kind: "data", data: content },
-            ],
-          },
-          configuration: { blocking: true },
-        },
-      }),
-    })
-  ).json()) as RpcResponse<T>;
+const v03Send = <T>(content: string | Record<string, unknown>, taskId?: string, path = "/") =>
+  rpc<T>(
+    "message/send",
+    { message: v03Message(content, taskId ? { taskId } : {}), configuration: { blocking: true } },
+    { path, v03: true },
+  );
 
 describe("ask_user", () => {
   it("pauses with the question and a form; the follow-up's form values resume the task (v1.0)", async () => {
@@ -296,23 +274,8 @@ describe("tool approvals", () => {
     const { id, contextId } = await snapshot();
     const s = await scenario([tool("checkpoint_restore", { id }), { text: "Restored (v0.3)." }]);
     const stream = await collectSse(
-      await fetchWorker("/agents/writer/", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: "v03",
-          method: "message/stream",
-          params: {
-            message: {
-              kind: "message",
-              messageId: crypto.randomUUID(),
-              contextId,
-              role: "user",
-              parts: [{ kind: "text", text: `roll back ${s.marker}` }],
-            },
-          },
-        }),
+      await postRpcV03("/agents/writer/", "message/stream", {
+        message: v03Message(`roll back ${s.marker}`, { contextId }),
       }),
     );
     const last = stream.at(-1)?.body.result as {

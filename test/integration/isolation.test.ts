@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { SUBAGENT_METADATA } from "../../src/subagents/transport.ts";
-import { scenario, toolTurn as tool, toolResults, userMessage } from "../helpers/a2a.ts";
+import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
+import { scenario, toolTurn as tool, toolResults } from "../helpers/fake-model.ts";
 
 type Task = { id: string; contextId: string; status: { state: string } };
 

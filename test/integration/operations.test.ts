@@ -9,8 +9,10 @@ import { describe, expect, it } from "vitest";
 import { sweepExpired } from "../../src/api/retention.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../src/task/task-parts.ts";
-import { modelRequests, scenario, toolTurn as tool, until, userMessage } from "../helpers/a2a.ts";
+import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+import { modelRequests, scenario, toolTurn as tool } from "../helpers/fake-model.ts";
+import { until } from "../helpers/until.ts";
 
 type Task = { id: string; contextId: string; status: { state: string } };
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

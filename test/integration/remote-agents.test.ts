@@ -9,19 +9,16 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
+import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { newUser } from "../helpers/as-user.ts";
 import {
-  fetchWorker,
   modelRequests,
   offeredTools,
-  rpc,
   scenario,
   textToolTurn as tool,
   toolResults,
-  until,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
-import { newUser } from "../helpers/as-user.ts";
+} from "../helpers/fake-model.ts";
+import { until } from "../helpers/until.ts";
 
 const send = async (text: string, path = "/", headers: Record<string, string> = {}) =>
   (await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(text) }, { path, headers }))

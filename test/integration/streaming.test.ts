@@ -5,17 +5,16 @@
 import { describe, expect, it } from "vitest";
 import {
   answerText,
-  collectSse,
   fetchWorker,
   postRpc,
   type RpcResponse,
   rpc,
-  scenario,
-  sseEvents,
-  until,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
+import { scenario } from "../helpers/fake-model.ts";
+import { collectSse, sseEvents } from "../helpers/sse.ts";
+import { until } from "../helpers/until.ts";
 
 type Result = Record<string, Record<string, unknown>>;
 type Chunk = {

@@ -11,16 +11,14 @@ import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { listTaskIndex } from "../../src/store/d1-index.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
+import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import {
   modelRequests,
-  rpc,
   scenario,
   textToolTurn as tool,
   toolResults,
-  until,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+} from "../helpers/fake-model.ts";
+import { until } from "../helpers/until.ts";
 
 const delegate = (agent: string, prompt: string, description = `${agent} step`) =>
   tool("task", { subagent_type: agent, description, prompt });

@@ -7,15 +7,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { getTaskIndex } from "../../src/store/d1-index.ts";
-import {
-  answerText,
-  modelRequests,
-  rpc,
-  scenario,
-  until,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { until } from "../helpers/until.ts";
 
 const send = async (text: string, extra: Record<string, unknown> = {}, path = "/") =>
   (await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(text), ...extra }, { path }))

@@ -13,8 +13,8 @@ import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { signGeneric, signGithub } from "../../src/triggers/signatures.ts";
 import worker from "../../src/worker.ts";
-import { until } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+import { until } from "../helpers/until.ts";
 
 type Task = {
   id: string;
