@@ -37,6 +37,11 @@ async function put(id: string, doc: Record<string, unknown>): Promise<Response> 
   });
 }
 
+/** Puts each document of `docs` (id -> document), in order. */
+async function putAll(docs: Record<string, Record<string, unknown>>): Promise<void> {
+  for (const [id, doc] of Object.entries(docs)) await put(id, doc);
+}
+
 function asAgent(agent: string): ToolContext {
   return toolContext({ taskId: "task-kb", contextId: "ctx-kb", agent });
 }
@@ -165,22 +170,20 @@ describe("admin routes", () => {
 
 describe("search", () => {
   it("ranks the best match first and shows id, title, source, snippet and the fetch_document hint", async () => {
-    await put("rank-best", {
-      agent: "ranker",
-      title: "Durable Objects alarms",
-      source: "https://kb.test/alarms",
-      content:
-        "Durable Objects can schedule alarms. An alarm wakes the object later, even after a restart.",
-    });
-    await put("rank-some", {
-      agent: "ranker",
-      title: "Storage overview",
-      content: "Objects in R2 are stored durably. This page is about buckets, not alarms.",
-    });
-    await put("rank-none", {
-      agent: "ranker",
-      title: "Cooking",
-      content: "How to make a good soup.",
+    await putAll({
+      "rank-best": {
+        agent: "ranker",
+        title: "Durable Objects alarms",
+        source: "https://kb.test/alarms",
+        content:
+          "Durable Objects can schedule alarms. An alarm wakes the object later, even after a restart.",
+      },
+      "rank-some": {
+        agent: "ranker",
+        title: "Storage overview",
+        content: "Objects in R2 are stored durably. This page is about buckets, not alarms.",
+      },
+      "rank-none": { agent: "ranker", title: "Cooking", content: "How to make a good soup." },
     });
     const result = await searchTool.run({ query: "durable objects alarm" }, asAgent("ranker"));
     expect(result.isError).toBeFalsy();
@@ -210,20 +213,10 @@ describe("search", () => {
   });
 
   it("sees the agent's own documents and '*' documents, never another agent's", async () => {
-    await put("scope-a", {
-      agent: "scope-alpha",
-      title: "Alpha zebra",
-      content: "zebra facts for alpha",
-    });
-    await put("scope-b", {
-      agent: "scope-beta",
-      title: "Beta zebra",
-      content: "zebra facts for beta",
-    });
-    await put("scope-all", {
-      agent: "*",
-      title: "Shared zebra",
-      content: "zebra facts for everyone",
+    await putAll({
+      "scope-a": { agent: "scope-alpha", title: "Alpha zebra", content: "zebra facts for alpha" },
+      "scope-b": { agent: "scope-beta", title: "Beta zebra", content: "zebra facts for beta" },
+      "scope-all": { agent: "*", title: "Shared zebra", content: "zebra facts for everyone" },
     });
     const alpha = await searchTool.run({ query: "zebra" }, asAgent("scope-alpha"));
     expect(resultIds(alpha.content).sort()).toEqual(["scope-a", "scope-all"]);
