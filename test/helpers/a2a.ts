@@ -75,6 +75,11 @@ export async function rpc<T = Record<string, unknown>>(
   return (await response.json()) as RpcResponse<T>;
 }
 
+/** A v1.0 SendMessage with `params`; the task it answers with (undefined on an error). */
+export async function sendTask(params: unknown, options: RpcOptions = {}): Promise<WireTask> {
+  return (await rpc<{ task: WireTask }>("SendMessage", params, options)).result?.task as WireTask;
+}
+
 /** A user message with text parts. */
 export function userMessage(
   text: string,

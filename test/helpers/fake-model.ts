@@ -53,6 +53,27 @@ export function toolTurn(name: string, input: Record<string, unknown>, text?: st
 export const textToolTurn = (name: string, input: Record<string, unknown>, text = ""): Turn =>
   toolTurn(name, input, text);
 
+/**
+ * The turns that leave a caller's data in each store kept per user: workspace `files` (path ->
+ * content; each written, then read), a `memory` note and `scratch` files (path -> content).
+ */
+export function savingTurns(
+  files: Record<string, string>,
+  memory: string,
+  scratch: Record<string, string>,
+): Turn[] {
+  return [
+    ...Object.entries(files).flatMap(([path, content]) => [
+      toolTurn("write_file", { path, content }),
+      toolTurn("read_file", { path }),
+    ]),
+    toolTurn("memory_write", { content: memory }),
+    ...Object.entries(scratch).map(([path, content]) =>
+      toolTurn("scratch_write", { path, content }),
+    ),
+  ];
+}
+
 /** The tool_result texts in the last request the model saw for a scenario ("ERROR " marks errors). */
 export async function toolResults(scenarioId: string): Promise<string[]> {
   const out: string[] = [];

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { SUBAGENT_METADATA } from "../../src/subagents/transport.ts";
 import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
-import { scenario, toolTurn as tool, toolResults } from "../helpers/fake-model.ts";
+import { savingTurns, scenario, toolTurn as tool, toolResults } from "../helpers/fake-model.ts";
 
 type Task = { id: string; contextId: string; status: { state: string } };
 
@@ -71,10 +71,7 @@ describe("cross-user isolation", () => {
     const a = await newUser();
     const b = await newUser();
     const writes = await scenario([
-      tool("write_file", { path: "secret.md", content: "A's secret" }),
-      tool("read_file", { path: "secret.md" }),
-      tool("memory_write", { content: "A likes green" }),
-      tool("scratch_write", { path: "plan.md", content: "A's plan" }),
+      ...savingTurns({ "secret.md": "A's secret" }, "A likes green", { "plan.md": "A's plan" }),
       { text: "saved" },
     ]);
     const made = await rpcAs<{ task: Task }>(a.token, "SendMessage", {
