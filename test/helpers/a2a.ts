@@ -4,6 +4,7 @@
  * sse.ts, scripting the fake model in fake-model.ts.
  */
 import { exports } from "cloudflare:workers";
+import { expect } from "vitest";
 
 /** JSON-RPC response as the tests read it. */
 export interface RpcResponse<T = Record<string, unknown>> {
@@ -101,6 +102,11 @@ export function v03Message(
   return { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [part], ...extra };
 }
 
+/** The JSON error body the Worker answers outside JSON-RPC (REST, webhooks, admin routes). */
+export const errorBody = (code: number, status: string, message: string) => ({
+  error: { code, status, message },
+});
+
 /** A part of a message or artifact as tests read it. */
 export type WirePart = { text?: string; data?: Record<string, unknown> };
 
@@ -120,4 +126,10 @@ export function answerText(task: WireTask): string {
     .filter((a) => a.artifactId === "answer")
     .flatMap((a) => a.parts.map((p) => p.text ?? ""))
     .join("");
+}
+
+/** Asserts that `task` completed with `answer` as its answer text. */
+export function expectCompleted(task: WireTask, answer: string): void {
+  expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+  expect(answerText(task)).toBe(answer);
 }

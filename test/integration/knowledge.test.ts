@@ -14,6 +14,7 @@ import type { AppEnv } from "../../src/protocol/app-types.ts";
 import { getDocument, searchDocuments, toFtsQuery } from "../../src/store/knowledge.ts";
 import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fetch-document.ts";
 import { searchTool } from "../../src/tools/search.ts";
+import { errorBody } from "../helpers/a2a.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 
 const KEY = "admin-secret-key";
@@ -56,9 +57,7 @@ describe("admin routes", () => {
       { ...env, ADMIN_API_KEY: "" },
     );
     expect(anonymous.status).toBe(403);
-    expect(await anonymous.json()).toEqual({
-      error: { code: 403, status: "PERMISSION_DENIED", message: "admin only" },
-    });
+    expect(await anonymous.json()).toEqual(errorBody(403, "PERMISSION_DENIED", "admin only"));
     const closed = { ...adminEnv, ALLOW_ANONYMOUS: "false" };
     for (const authorization of ["", "Bearer wrong", `Basic ${KEY}`, `Bearer ${KEY}x`]) {
       for (const [path, method] of [

@@ -12,6 +12,7 @@ import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { listTaskIndex } from "../../src/store/d1-index.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { restoreScenario } from "../helpers/approval.ts";
 import {
   modelRequests,
   scenario,
@@ -156,13 +157,8 @@ describe("sub-agents", () => {
 
   it("passes a child's approval request up to the caller and the answer down", async () => {
     const contextId = crypto.randomUUID();
-    const ws = workspaceFor(env.WORKSPACES, "assistant", await anonymousOwner(contextId));
-    const made = await ws.checkpointCreate("sub-agent approval", { taskId: "subagent-test" });
-    if (!made.ok) throw new Error(made.error);
-    const writer = await scenario([
-      tool("checkpoint_restore", { id: made.value.id }),
-      { text: "Restored as asked." },
-    ]);
+    const owner = await anonymousOwner(contextId);
+    const { id, restore: writer } = await restoreScenario("assistant", owner, "Restored as asked.");
     const parent = await scenario([
       delegate("writer", `Roll back. ${writer.marker}`),
       { text: "The writer rolled back." },
@@ -176,7 +172,7 @@ describe("sub-agents", () => {
 
     const done = await send(userMessage("yes", { taskId: paused.id }));
     expect(done.status.state).toBe("TASK_STATE_COMPLETED");
-    expect((await toolResults(writer.id))[0]).toContain(`Restored checkpoint ${made.value.id}`);
+    expect((await toolResults(writer.id))[0]).toContain(`Restored checkpoint ${id}`);
     expect(await toolResults(parent.id)).toEqual(["Restored as asked."]);
   });
 
