@@ -50,23 +50,23 @@ const eventsOf = (task: WireTask): HarnessEvent[] =>
 describe("sub-agents", () => {
   it("researcher -> deep-thinker -> writer through the shared scratchpad", async () => {
     const report = `report-${crypto.randomUUID().slice(0, 8)}.md`;
+    // What each sub-agent leaves in the scratchpad for the next.
+    const findings = {
+      path: "findings.md",
+      content: "Fact: edge latency is 12 ms (src: notes.md:3)",
+    };
+    const analysis = { path: "analysis.md", content: "Recommendation: deploy at the edge." };
     const researcher = await scenario([
-      tool("scratch_write", {
-        path: "findings.md",
-        content: "Fact: edge latency is 12 ms (src: notes.md:3)",
-      }),
+      tool("scratch_write", findings),
       { text: "Findings are in findings.md." },
     ]);
     const thinker = await scenario([
-      tool("scratch_read", { path: "findings.md" }),
-      tool("scratch_write", {
-        path: "analysis.md",
-        content: "Recommendation: deploy at the edge.",
-      }),
+      tool("scratch_read", { path: findings.path }),
+      tool("scratch_write", analysis),
       { text: "Recommend the edge; see analysis.md." },
     ]);
     const writer = await scenario([
-      tool("scratch_read", { path: "analysis.md" }),
+      tool("scratch_read", { path: analysis.path }),
       tool("write_file", { path: report, content: "# Report\nDeploy at the edge." }),
       tool("read_file", { path: report }),
       { text: `Wrote ${report}.` },
