@@ -5,7 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { workspaceFor } from "../../src/workspace/client.ts";
-import { scenario, textToolTurn } from "./fake-model.ts";
+import { scenario } from "./fake-model.ts";
+import { textToolTurn } from "./turns.ts";
 
 /**
  * A fresh checkpoint (`id`) in `agent`'s workspace for `owner`, and a scenario (`restore`) that

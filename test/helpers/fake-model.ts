@@ -4,6 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import type { Turn } from "../../src/model/scripted/turn.ts";
+import { toolTurn } from "./turns.ts";
 
 /** Registers a scripted scenario with the fake model; returns the marker to put in a message. */
 export async function scenario(turns: Turn[]): Promise<{ id: string; marker: string }> {
@@ -40,18 +41,6 @@ export async function offeredTools(scenarioId: string, index = 0): Promise<strin
   const body = request.body as unknown as { tools?: Array<{ name: string }> };
   return (body.tools ?? []).map((t) => t.name);
 }
-
-/**
- * A scripted turn that calls one tool. `text` (when given, even "") is a text block before the
- * call; without it the turn has no text block at all.
- */
-export function toolTurn(name: string, input: Record<string, unknown>, text?: string): Turn {
-  return { ...(text === undefined ? {} : { text }), toolUses: [{ name, input }] };
-}
-
-/** {@link toolTurn} with a text block always (empty unless given), as most scenarios script it. */
-export const textToolTurn = (name: string, input: Record<string, unknown>, text = ""): Turn =>
-  toolTurn(name, input, text);
 
 /**
  * The turns that leave a caller's data in each store kept per user: workspace `files` (path ->

@@ -19,7 +19,8 @@ import {
   type WireTask,
 } from "../helpers/a2a.ts";
 import { newUser } from "../helpers/as-user.ts";
-import { modelRequests, scenario, textToolTurn as tool } from "../helpers/fake-model.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
 type Part = { text?: string; data?: Record<string, unknown> };

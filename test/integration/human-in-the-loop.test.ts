@@ -18,8 +18,9 @@ import {
   type WireTask,
 } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";
-import { modelRequests, scenario, textToolTurn as tool } from "../helpers/fake-model.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { collectSse } from "../helpers/sse.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
 
 type Part = { text?: string; data?: Record<string, unknown>; kind?: string };
 type StatusTask = WireTask & { status: { state: string; message?: { parts: Part[] } } };

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { SUBAGENT_METADATA } from "../../src/subagents/transport.ts";
 import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
-import { savingTurns, scenario, toolTurn as tool, toolResults } from "../helpers/fake-model.ts";
+import { savingTurns, scenario, toolResults } from "../helpers/fake-model.ts";
+import { toolTurn as tool } from "../helpers/turns.ts";
 
 type Task = { id: string; contextId: string; status: { state: string } };
 

@@ -11,13 +11,8 @@ import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";
 import { newUser } from "../helpers/as-user.ts";
-import {
-  modelRequests,
-  offeredTools,
-  scenario,
-  textToolTurn as tool,
-  toolResults,
-} from "../helpers/fake-model.ts";
+import { modelRequests, offeredTools, scenario, toolResults } from "../helpers/fake-model.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
 const send = async (text: string, path = "/", headers: Record<string, string> = {}) =>

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { context, owner, run } from "../helpers/code-context.ts";
-import { modelRequests, scenario, textToolTurn as tool } from "../helpers/fake-model.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
 
 describe("run_code", () => {
   it("runs a snippet: console output, the default export's result, timing", async () => {

@@ -13,12 +13,8 @@ import { listTaskIndex } from "../../src/store/d1-index.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";
-import {
-  modelRequests,
-  scenario,
-  textToolTurn as tool,
-  toolResults,
-} from "../helpers/fake-model.ts";
+import { modelRequests, scenario, toolResults } from "../helpers/fake-model.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
 const delegate = (agent: string, prompt: string, description = `${agent} step`) =>
