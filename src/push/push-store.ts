@@ -3,7 +3,7 @@
  * delivery row is written in the same transaction as the status change it reports, so a change
  * is never lost between the state and its notification; rows stay as the record of each attempt.
  */
-import type { PushConfig, PushProtocol } from "./push-config.ts";
+import type { PushConfig } from "./push-config.ts";
 
 /** Where a delivery stands. */
 export type DeliveryStatus = "pending" | "delivered" | "failed";
@@ -25,61 +25,18 @@ export interface Delivery {
   nextAt: number;
 }
 
-interface ConfigRow {
-  id: string;
-  url: string;
-  token: string | null;
-  auth_scheme: string | null;
-  auth_credentials: string | null;
-  protocol: string;
-  created_at: string;
-  [key: string]: SqlStorageValue;
-}
+/** A row typed as the record it is: the queries select each column under its field's name. */
+type Row<T> = T & Record<string, SqlStorageValue>;
 
-interface DeliveryRow {
-  seq: number;
-  config_id: string;
-  url: string;
-  state: string;
-  body: string;
-  content_type: string;
-  status: string;
-  attempts: number;
-  next_at: number;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: number;
-  first_attempt_at: number | null;
-  last_attempt_at: number | null;
-  delivered_at: number | null;
-  [key: string]: SqlStorageValue;
-}
+/** A config's columns, as the fields of {@link PushConfig}. */
+const CONFIG_FIELDS = `id, url, token, auth_scheme AS authScheme, auth_credentials AS authCredentials,
+  protocol, created_at AS createdAt`;
 
-const toConfig = (row: ConfigRow): PushConfig => ({
-  id: row.id,
-  url: row.url,
-  token: row.token,
-  authScheme: row.auth_scheme,
-  authCredentials: row.auth_credentials,
-  protocol: row.protocol as PushProtocol,
-  createdAt: row.created_at,
-});
-
-const toDelivery = (row: DeliveryRow): Delivery => ({
-  seq: row.seq,
-  configId: row.config_id,
-  url: row.url,
-  state: row.state,
-  status: row.status as DeliveryStatus,
-  attempts: row.attempts,
-  lastStatus: row.last_status,
-  lastError: row.last_error,
-  createdAt: row.created_at,
-  firstAttemptAt: row.first_attempt_at,
-  lastAttemptAt: row.last_attempt_at,
-  deliveredAt: row.delivered_at,
-  nextAt: row.next_at,
-});
+/** A delivery's columns, as the fields of {@link Delivery}. */
+const DELIVERY_FIELDS = `seq, config_id AS configId, url, state, status, attempts,
+  last_status AS lastStatus, last_error AS lastError, created_at AS createdAt,
+  first_attempt_at AS firstAttemptAt, last_attempt_at AS lastAttemptAt,
+  delivered_at AS deliveredAt, next_at AS nextAt`;
 
 /** A queued delivery with what to send. */
 export interface Outgoing extends Delivery {
@@ -106,17 +63,17 @@ export class PushStore {
 
   configs(): PushConfig[] {
     this.#configs ??= this.#sql
-      .exec<ConfigRow>("SELECT * FROM push_configs ORDER BY created_at, id")
-      .toArray()
-      .map(toConfig);
+      .exec<Row<PushConfig>>(`SELECT ${CONFIG_FIELDS} FROM push_configs ORDER BY created_at, id`)
+      .toArray();
     return [...this.#configs];
   }
 
   config(id: string): PushConfig | null {
-    const row = this.#sql
-      .exec<ConfigRow>("SELECT * FROM push_configs WHERE id = ?", id)
-      .toArray()[0];
-    return row ? toConfig(row) : null;
+    const rows = this.#sql.exec<Row<PushConfig>>(
+      `SELECT ${CONFIG_FIELDS} FROM push_configs WHERE id = ?`,
+      id,
+    );
+    return rows.toArray()[0] ?? null;
   }
 
   /** Adds or replaces a config (a client may set one id again to change it). */
@@ -172,13 +129,13 @@ export class PushStore {
   /** The oldest pending delivery of each config (deliveries to one config go out in order). */
   heads(): Outgoing[] {
     return this.#sql
-      .exec<DeliveryRow>(
-        `SELECT * FROM push_deliveries WHERE seq IN
+      .exec<Row<Outgoing>>(
+        `SELECT ${DELIVERY_FIELDS}, body, content_type AS contentType FROM push_deliveries
+         WHERE seq IN
            (SELECT MIN(seq) FROM push_deliveries WHERE status = 'pending' GROUP BY config_id)
          ORDER BY seq`,
       )
-      .toArray()
-      .map((row) => ({ ...toDelivery(row), body: row.body, contentType: row.content_type }));
+      .toArray();
   }
 
   /** Records an attempt's outcome. */
@@ -214,8 +171,7 @@ export class PushStore {
   /** Every delivery, oldest first (the record the owner and admins can read). */
   deliveries(): Delivery[] {
     return this.#sql
-      .exec<DeliveryRow>("SELECT * FROM push_deliveries ORDER BY seq")
-      .toArray()
-      .map(toDelivery);
+      .exec<Row<Delivery>>(`SELECT ${DELIVERY_FIELDS} FROM push_deliveries ORDER BY seq`)
+      .toArray();
   }
 }

@@ -171,27 +171,12 @@ export async function getDocument(
   const maxChars = Math.max(1, Math.floor(options.maxChars ?? 8_000));
   const row = await db
     .prepare(
-      `SELECT id, agent, title, source, length(content) AS total, substr(content, ?1 + 1, ?2) AS text
+      `SELECT id, agent, title, source, substr(content, ?1 + 1, ?2) AS text, length(content) AS totalChars
        FROM documents WHERE id = ?3 AND agent IN (?4, '*')`,
     )
     .bind(offset, maxChars, options.id, options.agent)
-    .first<{
-      id: string;
-      agent: string;
-      title: string;
-      source: string | null;
-      total: number;
-      text: string;
-    }>();
+    .first<Omit<DocumentPage, "offset" | "nextOffset">>();
   if (!row) return null;
-  return {
-    id: row.id,
-    agent: row.agent,
-    title: row.title,
-    source: row.source,
-    offset,
-    text: row.text,
-    totalChars: row.total,
-    nextOffset: offset + maxChars < row.total ? offset + maxChars : null,
-  };
+  const end = offset + maxChars;
+  return { ...row, offset, nextOffset: end < row.totalChars ? end : null };
 }

@@ -8,9 +8,9 @@ import { sha256Hex } from "../platform/hex.ts";
 import type { Blobs } from "./blobs.ts";
 import type { Change } from "./changes.ts";
 import { MAX_FILE_BYTES, MAX_FILES, workspacePath } from "./limits.ts";
-import type { Manifest } from "./manifest.ts";
+import type { FileRow, Manifest } from "./manifest.ts";
 import { replaceOnce, sliceLines } from "./text.ts";
-import type { WorkspaceApi, WriteMeta } from "./types.ts";
+import type { WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
 
@@ -30,20 +30,35 @@ const tooLarge = (path: string, bytes: number) =>
     `${path} would be ${bytes} bytes; the limit is ${MAX_FILE_BYTES} bytes (1 MiB) per file. Split the content into several files.`,
   );
 
-/** Reads lines `offset`.. (1-based, at most `limit`) of a file. */
-export async function readFile(
+/**
+ * An existing file's path (normalised), row and text; or the refusal: an invalid path, `missing`
+ * (said after the path) when there is no such file, or its content lost from storage.
+ */
+async function storedFile(
   { manifest, blobs }: Pick<FileStore, "manifest" | "blobs">,
   path: string,
-  options: { offset?: number; limit?: number },
-): Promise<Result<"read">> {
+  missing: string,
+): Promise<WsResult<{ path: string; row: FileRow; text: string }>> {
   const p = workspacePath(path);
   if (!p.ok) return p;
   const row = manifest.get(p.value);
-  if (!row) return fail(`${p.value} not found; list_files shows the files that exist`);
+  if (!row) return fail(`${p.value} ${missing}`);
   const text = await blobs.text(row.hash);
   if (text === null) return fail(`the content of ${p.value} is missing from storage`);
-  const slice = sliceLines(p.value, text, options);
-  return slice.ok ? { ok: true, value: { path: p.value, ...slice.value } } : slice;
+  return { ok: true, value: { path: p.value, row, text } };
+}
+
+/** Reads lines `offset`.. (1-based, at most `limit`) of a file. */
+export async function readFile(
+  store: Pick<FileStore, "manifest" | "blobs">,
+  path: string,
+  options: { offset?: number; limit?: number },
+): Promise<Result<"read">> {
+  const file = await storedFile(store, path, "not found; list_files shows the files that exist");
+  if (!file.ok) return file;
+  const { path: normal, text } = file.value;
+  const slice = sliceLines(normal, text, options);
+  return slice.ok ? { ok: true, value: { path: normal, ...slice.value } } : slice;
 }
 
 /** Creates or overwrites a file with `content`. */
@@ -78,22 +93,19 @@ export async function editFile(
   newText: string,
   meta: WriteMeta,
 ): Promise<Result<"edit">> {
-  const p = workspacePath(path);
-  if (!p.ok) return p;
   if (typeof oldText !== "string" || typeof newText !== "string") {
     return fail("old_text and new_text must be text");
   }
-  const row = store.manifest.get(p.value);
-  if (!row) return fail(`${p.value} does not exist; create it with write_file`);
-  const text = await store.blobs.text(row.hash);
-  if (text === null) return fail(`the content of ${p.value} is missing from storage`);
-  const replaced = replaceOnce(p.value, text, oldText, newText);
+  const file = await storedFile(store, path, "does not exist; create it with write_file");
+  if (!file.ok) return file;
+  const { path: normal, row, text } = file.value;
+  const replaced = replaceOnce(normal, text, oldText, newText);
   if (!replaced.ok) return replaced;
-  const bytes = encode(p.value, replaced.value);
+  const bytes = encode(normal, replaced.value);
   if (!bytes.ok) return bytes;
-  const edit = { path: p.value, bytes: bytes.value, text: replaced.value, op: "edit" as const };
+  const edit = { path: normal, bytes: bytes.value, text: replaced.value, op: "edit" as const };
   const checkpoint = await saveVersion(store, edit, row.hash, meta);
-  return { ok: true, value: { path: p.value, bytes: bytes.value.byteLength, checkpoint } };
+  return { ok: true, value: { path: normal, bytes: bytes.value.byteLength, checkpoint } };
 }
 
 /** The UTF-8 bytes of a file's new content, refused over the size limit. */

@@ -6,17 +6,15 @@
  * once enough matches are found. Matches come back in path and line order.
  */
 import type { Blobs } from "./blobs.ts";
-import {
-  GREP_CONCURRENCY,
-  GREP_LINE_CHARS,
-  GREP_MAX_FILES,
-  MAX_FILE_BYTES,
-  MAX_GREP_PATTERN,
-  workspacePrefix,
-} from "./limits.ts";
+import { GREP_MAX_FILES, MAX_FILE_BYTES, MAX_GREP_PATTERN, workspacePrefix } from "./limits.ts";
 import type { FileRow } from "./manifest.ts";
 import { splitLines } from "./text.ts";
 import type { WsResult } from "./types.ts";
+
+/** Simultaneous R2 reads of one grep (the platform allows 6 open connections). */
+const GREP_CONCURRENCY = 6;
+/** Longest line text a grep match carries. */
+const GREP_LINE_CHARS = 300;
 
 /** Where grep reads file contents from (the workspace's blobs). */
 export type BlobReader = Pick<Blobs, "text">;

@@ -1,5 +1,6 @@
 /**
- * The workspace's limits and its path rules. A workspace path is what `confinedPath` accepts
+ * The workspace's path rules and the limits its callers see: paths, files, reads, labels, list
+ * and grep (how grep runs inside is grep.ts's). A workspace path is what `confinedPath` accepts
  * (relative, no `..`, no backslashes, escapes or control characters), at most
  * {@link MAX_PATH_CHARS} characters and {@link MAX_PATH_DEPTH} segments. Refusals are plain
  * messages the model can act on. Pure: no I/O.
@@ -7,31 +8,10 @@
 import { confinedPath, KeyError } from "../store/r2-keys.ts";
 import type { WsResult } from "./types.ts";
 
-/** Largest file, in UTF-8 bytes (1 MiB). */
-export const MAX_FILE_BYTES = 1_048_576;
-/** Most files one workspace may hold. */
-export const MAX_FILES = 2_000;
-/** Most lines one read returns. */
-export const MAX_READ_LINES = 2_000;
-/** Most characters one read returns. */
-export const MAX_READ_CHARS = 200_000;
 /** Longest path, in characters. */
 export const MAX_PATH_CHARS = 512;
 /** Deepest path, in segments. */
 export const MAX_PATH_DEPTH = 16;
-/** Longest grep pattern, in characters. */
-export const MAX_GREP_PATTERN = 500;
-/** Default and hard cap of grep matches per call. */
-export const GREP_DEFAULT_RESULTS = 50;
-export const GREP_MAX_RESULTS = 200;
-/** Most files one grep reads. */
-export const GREP_MAX_FILES = 500;
-/** Simultaneous R2 reads of one grep (the platform allows 6 open connections). */
-export const GREP_CONCURRENCY = 6;
-/** Longest line text a grep match carries. */
-export const GREP_LINE_CHARS = 300;
-/** Longest checkpoint label. */
-export const MAX_LABEL_CHARS = 200;
 
 /** The normalised workspace path, or why `path` is refused. */
 export function workspacePath(path: string): WsResult<string> {
@@ -64,6 +44,17 @@ export function workspacePath(path: string): WsResult<string> {
   return { ok: true, value: normal };
 }
 
+/** Largest file, in UTF-8 bytes (1 MiB). */
+export const MAX_FILE_BYTES = 1_048_576;
+/** Most files one workspace may hold. */
+export const MAX_FILES = 2_000;
+/** Most lines one read returns. */
+export const MAX_READ_LINES = 2_000;
+/** Most characters one read returns. */
+export const MAX_READ_CHARS = 200_000;
+/** Longest checkpoint label. */
+export const MAX_LABEL_CHARS = 200;
+
 /**
  * A list/grep prefix: "" (everything) for an empty prefix, `.` or `./`; otherwise the
  * normalised path, keeping a trailing `/` so `notes/` does not match `notes.md`.
@@ -77,7 +68,10 @@ export function workspacePrefix(prefix: string | undefined): WsResult<string> {
   return { ok: true, value: trimmed.endsWith("/") ? `${path.value}/` : path.value };
 }
 
-/** Bytes of `text` encoded as UTF-8. */
-export function utf8Bytes(text: string): number {
-  return new TextEncoder().encode(text).byteLength;
-}
+/** Longest grep pattern, in characters. */
+export const MAX_GREP_PATTERN = 500;
+/** Default and hard cap of grep matches per call. */
+export const GREP_DEFAULT_RESULTS = 50;
+export const GREP_MAX_RESULTS = 200;
+/** Most files one grep reads. */
+export const GREP_MAX_FILES = 500;

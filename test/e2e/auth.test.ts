@@ -7,12 +7,11 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModel } from "../fake-model/server.ts";
 import { asTask, stateOf, textRequest } from "./client.ts";
-import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let harness: ScriptedHarness;
 let server: DevServer;
 
 function users(...args: string[]): string {
@@ -39,16 +38,12 @@ const withToken = (token: string | null) =>
   });
 
 beforeAll(async () => {
-  fake = await startFakeModel({ port: 0 });
-  server = await startDevServer({
-    port: await freePort(),
-    vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key", AUTH_REQUIRED: "true" },
-  });
+  harness = await startScriptedHarness({ AUTH_REQUIRED: "true" });
+  ({ server } = harness);
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
+  await harness?.stop();
 });
 
 describe("a closed deployment", () => {

@@ -8,36 +8,36 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModel } from "../fake-model/server.ts";
 import { runCli, startLegacyAgent } from "./cli-run.ts";
 import { scenario as scriptScenario } from "./client.ts";
 import { startCuttingProxy } from "./cutting-proxy.ts";
-import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import {
+  type DevServer,
+  freePort,
+  type ScriptedHarness,
+  startScriptedHarness,
+} from "./dev-server.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let harness: ScriptedHarness;
 let server: DevServer;
 let legacy: Awaited<ReturnType<typeof startLegacyAgent>>;
 let legacyUrl: string;
 
 const a2a = (args: string[], input?: string) => runCli(server.url, args, input);
 
-const scenario = (id: string, turns: unknown[]) => scriptScenario(fake.url, id, turns);
+const scenario = (id: string, turns: unknown[]) => scriptScenario(harness.fake.url, id, turns);
 
 beforeAll(async () => {
-  fake = await startFakeModel({ port: 0 });
   legacy = await startLegacyAgent();
   legacyUrl = legacy.url;
-  server = await startDevServer({
-    port: await freePort(),
-    vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key" },
-  });
+  harness = await startScriptedHarness();
+  ({ server } = harness);
 });
 
 afterAll(async () => {
-  await server?.stop();
+  await harness?.stop();
   await legacy?.close();
-  await fake?.close();
 });
 
 describe("npm run a2a", () => {
@@ -196,7 +196,7 @@ describe("npm run a2a", () => {
     expect(out).toContain("  → tool_call Calling run_code");
     expect(out).toContain("It printed 42.\n✓ completed");
     const requests = (await (
-      await fetch(`${fake.url}/_scripted/requests?scenario=cli-run-code`)
+      await fetch(`${harness.fake.url}/_scripted/requests?scenario=cli-run-code`)
     ).json()) as { requests: Array<{ body: { messages: Array<{ content: unknown }> } }> };
     const toolResult = JSON.stringify(requests.requests[1]?.body.messages.at(-1)?.content);
     expect(toolResult).toMatch(/run_code: exit 0 in \d+ ms/);
@@ -234,7 +234,7 @@ describe("what the CLI says when something is off", () => {
     expect((await a2a(["card", "Writer!"])).err).toBe(
       'a2a: "Writer!" is neither a URL nor an agent name (lower case, digits, -)\n',
     );
-    expect((await runCli(server.url, ["card", `${fake.url}/nothing/`])).err).toMatch(
+    expect((await runCli(server.url, ["card", `${harness.fake.url}/nothing/`])).err).toMatch(
       /^a2a: no agent card at http:\/\/127\.0\.0\.1:\d+\/nothing\/\.well-known\/agent-card\.json \(HTTP 404\)\n$/,
     );
   });

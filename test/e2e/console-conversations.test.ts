@@ -7,31 +7,22 @@
  * reopen and go on, Stop cancels a running task (also one followed after a reload).
  */
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModel } from "../fake-model/server.ts";
-import { launchChromium, openPage, transcriptOf } from "./browser.ts";
-import { scenario as scriptScenario } from "./client.ts";
-import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import { transcriptOf } from "./browser.ts";
+import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
+import type { DevServer } from "./dev-server.ts";
 
 const shots = join(import.meta.dirname, "..", "..", "test-results", "console");
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let session: ConsoleSession;
 let server: DevServer;
-let browser: Browser;
 let page: Page;
-const errors: string[] = [];
 
-const scenario = (id: string, turns: unknown[]) => scriptScenario(fake.url, id, turns);
 const said = async () => (await transcriptOf(page)).map((t) => t.said);
 const activeContext = () =>
   page
     .locator('#conversations li:has(button[aria-current="true"])')
     .getAttribute("data-context-id");
-
-async function send(text: string) {
-  await page.fill("#prompt", text);
-  await page.press("#prompt", "Enter");
-}
 
 /** A JSON-RPC call from outside the browser, as the same anonymous caller. */
 async function rpc(agent: string, method: string, params: unknown) {
@@ -60,13 +51,9 @@ async function hold(match: (url: URL) => boolean): Promise<() => void> {
 }
 
 beforeAll(async () => {
-  fake = await startFakeModel({ port: 0 });
-  server = await startDevServer({
-    port: await freePort(),
-    vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key" },
-  });
-  browser = await launchChromium();
-  page = await openPage(browser, errors);
+  session = await startConsoleSession();
+  ({ page } = session);
+  ({ server } = session.harness);
   await page.route(
     (url) => url.pathname === "/api/sessions",
     (route) => route.fulfill({ json: { sessions: [] } }),
@@ -74,9 +61,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.close();
+  await session?.stop();
 });
 
 describe("the console's conversations, anonymous", () => {
@@ -84,7 +69,7 @@ describe("the console's conversations, anonymous", () => {
     const release = await hold((url) => url.pathname.endsWith("/agent-card.json"));
     await page.goto(`${server.url}/console`);
     await expect.poll(() => page.textContent("#agent-card")).toBe("loading the card…");
-    await send("Hello [[reply:Hi there.]]");
+    await session.send("Hello [[reply:Hi there.]]");
     await page.waitForSelector(".agent-turn .status.state-completed");
     release();
     await page.waitForSelector("#agent-card .skills li", { state: "attached" });
@@ -98,7 +83,7 @@ describe("the console's conversations, anonymous", () => {
     const release = await hold((url) => /^\/api\/sessions\/./.test(url.pathname));
     await page.reload();
     await page.waitForSelector(".messages .note");
-    await send("Second [[reply:Again.]]");
+    await session.send("Second [[reply:Again.]]");
     // Shown at once, sent once the conversation is known.
     expect(await said()).toEqual(["Second [[reply:Again.]]", ""]);
     release();
@@ -113,7 +98,7 @@ describe("the console's conversations, anonymous", () => {
   it("rebuilds the transcript and its tool and hook events after a reload or an agent switch", async () => {
     await page.click('#roster button[data-agent="writer"]');
     expect(await page.textContent("#conversation-title")).toBe("New conversation");
-    await send('Save a note. [[tool:write_file {"path":"notes.md","content":"hello"}]]');
+    await session.send('Save a note. [[tool:write_file {"path":"notes.md","content":"hello"}]]');
     await page.waitForSelector(".agent-turn .status.state-completed");
     const live = await transcriptOf(page);
     expect(live[1]?.events).toEqual(["tool_call", "checkpoint", "tool_result", "verification"]);
@@ -131,7 +116,7 @@ describe("the console's conversations, anonymous", () => {
   it("reopens a past conversation from the list and goes on in it; deletes one", async () => {
     await page.click('#roster button[data-agent="assistant"]');
     await page.click("#new-chat");
-    await send("Another topic [[reply:Noted.]]");
+    await session.send("Another topic [[reply:Noted.]]");
     await page.waitForSelector(".agent-turn .status.state-completed");
     const another = await activeContext();
     await expect
@@ -142,7 +127,7 @@ describe("the console's conversations, anonymous", () => {
       .poll(said)
       .toEqual(["Hello [[reply:Hi there.]]", "Hi there.", "Second [[reply:Again.]]", "Again."]);
     const hello = await activeContext();
-    await send("Third [[reply:Still here.]]");
+    await session.send("Third [[reply:Still here.]]");
     await expect.poll(said).toContain("Still here.");
     const tasks = (await rpc("assistant", "ListTasks", { contextId: hello })).tasks as unknown[];
     expect(tasks.length).toBe(3);
@@ -175,7 +160,7 @@ describe("the console's conversations, anonymous", () => {
         resumed.push(request.headers()["last-event-id"]);
     });
     await page.click("#new-chat");
-    await send("Cut me off [[reply:Still arrived in full.]]");
+    await session.send("Cut me off [[reply:Still arrived in full.]]");
     await page.waitForSelector(".agent-turn .status.state-completed");
     expect(await said()).toEqual([
       "Cut me off [[reply:Still arrived in full.]]",
@@ -193,7 +178,7 @@ describe("the console's conversations, anonymous", () => {
       chunkSize: 2,
     };
     await page.click("#new-chat");
-    await send(`Take your time ${await scenario("console-stop", [slow])}`);
+    await session.send(`Take your time ${await session.scenario("console-stop", [slow])}`);
     await page.waitForSelector("#stop:not([hidden])");
     await page.waitForFunction(
       () => (document.querySelector(".agent-turn .answer")?.textContent ?? "").length > 0,
@@ -206,7 +191,7 @@ describe("the console's conversations, anonymous", () => {
       .tasks as Array<{ status: { state: string } }>;
     expect(first?.status.state).toBe("TASK_STATE_CANCELED");
 
-    await send(`Once more ${await scenario("console-stop-2", [slow])}`);
+    await session.send(`Once more ${await session.scenario("console-stop-2", [slow])}`);
     await page.waitForFunction(
       () =>
         (document.querySelector(".agent-turn:last-child .answer")?.textContent ?? "").length > 0,
@@ -226,6 +211,6 @@ describe("the console's conversations, anonymous", () => {
     await page.keyboard.press("Escape");
     await page.waitForSelector(".agent-turn:last-child .status.state-canceled");
     expect(await page.title()).toBe("A2A edge harness console");
-    expect(errors).toEqual([]);
+    expect(session.errors).toEqual([]);
   });
 });

@@ -8,40 +8,30 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModel } from "../fake-model/server.ts";
-import { launchChromium, openPage, transcriptOf } from "./browser.ts";
-import { scenario as scriptScenario } from "./client.ts";
-import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import { textToolTurn } from "../helpers/turns.ts";
+import { transcriptOf } from "./browser.ts";
+import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
+import type { DevServer } from "./dev-server.ts";
 import { HOSTILE_MARKDOWN, inertAnswer } from "./hostile-markdown.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const shots = join(root, "test-results", "console");
 
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let session: ConsoleSession;
 let server: DevServer;
-let browser: Browser;
 let page: Page;
 let token: string;
-const errors: string[] = [];
 
-const scenario = (id: string, turns: unknown[]) => scriptScenario(fake.url, id, turns);
 const lastTurn = () => page.locator(".agent-turn").last();
 const lastAnswer = async () => ((await lastTurn().locator(".answer").textContent()) ?? "").trim();
 
-async function send(text: string) {
-  await page.fill("#prompt", text);
-  await page.press("#prompt", "Enter");
-}
-
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  fake = await startFakeModel({ port: 0 });
-  server = await startDevServer({
-    port: await freePort(),
-    vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key", AUTH_REQUIRED: "true" },
-  });
+  session = await startConsoleSession({ AUTH_REQUIRED: "true" });
+  ({ page } = session);
+  ({ server } = session.harness);
   const made = spawnSync(
     process.execPath,
     [join(root, "scripts", "users.ts"), "add", "console-user", "--persist-to", server.persistDir],
@@ -49,14 +39,10 @@ beforeAll(async () => {
   );
   token = /(a2a_[A-Za-z0-9_-]{43})/.exec(made.stdout)?.[1] as string;
   expect(token).toBeDefined();
-  browser = await launchChromium();
-  page = await openPage(browser, errors);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.close();
+  await session?.stop();
 });
 
 describe("the web console, signed in", () => {
@@ -76,35 +62,27 @@ describe("the web console, signed in", () => {
     expect(await page.textContent("#agent-name")).toBe("assistant");
     await expect.poll(() => page.textContent("#conversations")).toBe("No conversations yet.");
     // The only error so far is the browser's note of the 401 that asked for the token.
-    expect(errors).toEqual([
+    expect(session.errors).toEqual([
       "Failed to load resource: the server responded with a status of 401 (Unauthorized)",
     ]);
-    errors.length = 0;
+    session.errors.length = 0;
   });
 
   it("streams an answer and shows the plan and tool events as they happen", async () => {
-    const marker = await scenario("console-plan", [
-      {
-        text: "",
-        toolUses: [
-          {
-            name: "write_todos",
-            input: {
-              todos: [
-                { content: "Read the brief", status: "completed" },
-                { content: "Draft the answer", status: "in_progress" },
-              ],
-            },
-          },
+    const marker = await session.scenario("console-plan", [
+      textToolTurn("write_todos", {
+        todos: [
+          { content: "Read the brief", status: "completed" },
+          { content: "Draft the answer", status: "in_progress" },
         ],
-      },
+      }),
       {
         text: "Here is the plan, written out slowly so you can watch it arrive piece by piece.",
         delayMs: 40,
         chunkSize: 3,
       },
     ]);
-    await send(`Make a plan ${marker}`);
+    await session.send(`Make a plan ${marker}`);
     await page.waitForSelector('.agent-turn .event[data-kind="plan"]');
     // Text is on the page while the task is still working: it streams, and Stop is offered.
     await page.waitForFunction(() => {
@@ -138,20 +116,12 @@ describe("the web console, signed in", () => {
   });
 
   it("answers an input-required form, and a reload rebuilds the conversation", async () => {
-    const marker = await scenario("console-form", [
-      {
-        text: "",
-        toolUses: [
-          {
-            name: "ask_user",
-            input: {
-              question: "Which day should the report go out?",
-              fields: { day: { type: "string", enum: ["monday", "friday"] } },
-              required: ["day"],
-            },
-          },
-        ],
-      },
+    const marker = await session.scenario("console-form", [
+      textToolTurn("ask_user", {
+        question: "Which day should the report go out?",
+        fields: { day: { type: "string", enum: ["monday", "friday"] } },
+        required: ["day"],
+      }),
       { text: "Scheduled for **friday**." },
     ]);
     await page.click("#new-chat");
@@ -205,15 +175,15 @@ describe("the web console, signed in", () => {
   });
 
   it("renders Markdown, and hostile Markdown stays text (live and restored)", async () => {
-    const marker = await scenario("console-hostile", [{ text: HOSTILE_MARKDOWN }]);
+    const marker = await session.scenario("console-hostile", [{ text: HOSTILE_MARKDOWN }]);
     await page.click("#new-chat");
-    await send(`Show me the report ${marker}`);
+    await session.send(`Show me the report ${marker}`);
     await page.waitForSelector(".agent-turn .status.state-completed");
     await inertAnswer(page, lastTurn());
     await page.reload();
     await page.waitForSelector(".agent-turn .status.state-completed");
     await inertAnswer(page, lastTurn());
-    expect(errors).toEqual([]);
+    expect(session.errors).toEqual([]);
   });
 
   it("lists the user's conversations from the server in a browser that kept none", async () => {
@@ -246,6 +216,6 @@ describe("the web console, signed in", () => {
     await page.click("#menu");
     expect(await page.isVisible("#conversations")).toBe(true);
     await page.screenshot({ path: join(shots, "narrow-list.png") });
-    expect(errors).toEqual([]);
+    expect(session.errors).toEqual([]);
   });
 });

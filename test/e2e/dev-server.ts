@@ -191,23 +191,32 @@ export async function freePort(): Promise<number> {
 export interface ScriptedHarness {
   fake: Awaited<ReturnType<typeof startFakeModel>>;
   server: DevServer;
+  /** The vars that key a dev server to this model (for another server on it). */
+  modelVars: Record<string, string>;
   /** Stops the server, then the model. */
   stop(): Promise<void>;
 }
 
-/** Starts the scripted model and a dev server keyed to it, with `vars` on top. */
+/**
+ * Starts the scripted model and a dev server keyed to it, with `vars` on top, on a fresh state
+ * directory unless `persistDir` names one.
+ */
 export async function startScriptedHarness(
   vars: Record<string, string> = {},
+  persistDir?: string,
 ): Promise<ScriptedHarness> {
   const fake = await startFakeModel({ port: 0 });
+  const modelVars = { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key" };
   try {
     const server = await startDevServer({
       port: await freePort(),
-      vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key", ...vars },
+      persistDir,
+      vars: { ...modelVars, ...vars },
     });
     return {
       fake,
       server,
+      modelVars,
       stop: async () => {
         await server.stop();
         await fake.close();

@@ -10,17 +10,16 @@ import type { AddressInfo } from "node:net";
 import { A2AClient } from "a2a-sdk-v02/client";
 import { exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModel } from "../fake-model/server.ts";
 import { spawnCli } from "./cli-run.ts";
 import { scenario as scriptScenario } from "./client.ts";
-import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let harness: ScriptedHarness;
 let server: DevServer;
 let tamperer: Server;
 let tampererUrl: string;
 
-const scenario = (id: string, turns: unknown[]) => scriptScenario(fake.url, id, turns);
+const scenario = (id: string, turns: unknown[]) => scriptScenario(harness.fake.url, id, turns);
 
 /** Runs the CLI; its exit code and output. */
 const a2a = (args: string[]) => spawnCli(args);
@@ -45,24 +44,16 @@ async function startTamperer(): Promise<void> {
 }
 
 beforeAll(async () => {
-  fake = await startFakeModel({ port: 0 });
   const { privateKey } = await generateKeyPair("ES256", { extractable: true });
   const signingKey = { ...(await exportJWK(privateKey)), kid: "e2e-card-key", alg: "ES256" };
-  server = await startDevServer({
-    port: await freePort(),
-    vars: {
-      ANTHROPIC_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: "e2e-key",
-      AGENT_CARD_SIGNING_KEY: JSON.stringify(signingKey),
-    },
-  });
+  harness = await startScriptedHarness({ AGENT_CARD_SIGNING_KEY: JSON.stringify(signingKey) });
+  ({ server } = harness);
   await startTamperer();
 });
 
 afterAll(async () => {
-  await server?.stop();
   await new Promise<void>((resolve) => tamperer?.close(() => resolve()));
-  await fake?.close();
+  await harness?.stop();
 });
 
 describe("discovery", () => {

@@ -11,11 +11,18 @@ import type { Client } from "@a2a-js/sdk/client";
 import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { startFakeModel } from "../fake-model/server.ts";
+import { toolTurn as tool } from "../helpers/turns.ts";
 import { asTask, stateOf, textRequest } from "./client.ts";
-import { type DevServer, freePort, freshStateDir, startDevServer } from "./dev-server.ts";
+import {
+  type DevServer,
+  freePort,
+  freshStateDir,
+  type ScriptedHarness,
+  startDevServer,
+  startScriptedHarness,
+} from "./dev-server.ts";
 
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let harness: ScriptedHarness;
 const SHARED_KEY = "e2e-shared-key";
 
 /** A client that calls with the shared key. */
@@ -34,19 +41,15 @@ const keyed = () =>
 let a: DevServer;
 let b: DevServer;
 
-const tool = (name: string, input: Record<string, unknown>): Turn => ({
-  toolUses: [{ name, input }],
-});
-
 function scenario(turns: Turn[]): { id: string; marker: string } {
   const id = `e2e-${crypto.randomUUID()}`;
-  fake.store.addScenario({ id, turns });
+  harness.fake.store.addScenario({ id, turns });
   return { id, marker: `[[scenario:${id}]]` };
 }
 
 /** The tool results of the last model request of a scenario. */
 function toolResults(scenarioId: string): string[] {
-  const last = fake.store.requests(scenarioId).at(-1)?.body as {
+  const last = harness.fake.store.requests(scenarioId).at(-1)?.body as {
     messages: Array<{ content: unknown }>;
   };
   const out: string[] = [];
@@ -78,25 +81,24 @@ async function delegate(client: Client): Promise<{ state: string; results: strin
 }
 
 beforeAll(async () => {
-  fake = await startFakeModel({ port: 0 });
   const shared = freshStateDir();
   const common = {
-    ANTHROPIC_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: "e2e-key",
     MODEL_IDLE_TIMEOUT_MS: "3000",
     MODEL_RETRY_BASE_MS: "20",
     A2A_API_KEY: SHARED_KEY,
   };
-  const portA = await freePort();
-  a = await startDevServer({ port: portA, persistDir: shared, vars: common });
+  // A serves every agent; B, on the same state and model, runs its researcher on A.
+  harness = await startScriptedHarness(common, shared);
+  a = harness.server;
   b = await startDevServer({
     port: await freePort(),
     persistDir: shared,
     vars: {
+      ...harness.modelVars,
       ...common,
       A2A_AGENTS: JSON.stringify({
         researcher: {
-          url: `http://127.0.0.1:${portA}/agents/researcher/`,
+          url: `${a.url}/agents/researcher/`,
           authSecret: "A2A_API_KEY",
         },
       }),
@@ -109,8 +111,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await b?.stop();
-  await a?.stop();
-  await fake?.close();
+  await harness?.stop();
 });
 
 describe("distributed sub-agents across two wrangler dev instances", () => {

@@ -13,12 +13,11 @@ import {
   JsonRpcTransportFactory,
 } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModel } from "../fake-model/server.ts";
 import { type FakePushReceiver, startFakePush } from "../fake-push/server.ts";
 import { asTask, textRequest } from "./client.ts";
-import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
+let harness: ScriptedHarness;
 let receiver: FakePushReceiver;
 let server: DevServer;
 const SECRET = "e2e-webhook-secret";
@@ -37,45 +36,39 @@ async function until<T>(read: () => T | Promise<T>, done: (v: T) => boolean, ms 
 }
 
 beforeAll(async () => {
-  fake = await startFakeModel({ port: 0 });
   receiver = await startFakePush();
-  server = await startDevServer({
-    port: await freePort(),
-    vars: {
-      ANTHROPIC_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: "e2e-key",
-      WEB_FETCH_ALLOW_PRIVATE: "true",
-      PUSH_RETRY_BASE_MS: "200",
-      HOOK_SECRET: SECRET,
-      ADMIN_API_KEY: "e2e-admin",
-      WEBHOOKS: JSON.stringify({
-        github: {
-          agent: "assistant",
-          owner: "anonymous",
-          secret: "HOOK_SECRET",
-          events: ["push"],
-          prompt:
-            "[[reply:Reviewed.]] Review the push to {{repository.full_name}}: {{head_commit.message}}",
-          push: { url: `${receiver.url}/hooks/from-webhook`, token: "wh-token" },
-        },
-      }),
-      SCHEDULES: JSON.stringify({
-        minutely: {
-          cron: "* * * * *",
-          agent: "writer",
-          owner: "ops",
-          prompt: "[[reply:Digest written.]] Write the digest for {{$time}}",
-          push: { url: `${receiver.url}/hooks/from-schedule`, protocol: "0.3" },
-        },
-      }),
-    },
+  harness = await startScriptedHarness({
+    WEB_FETCH_ALLOW_PRIVATE: "true",
+    PUSH_RETRY_BASE_MS: "200",
+    HOOK_SECRET: SECRET,
+    ADMIN_API_KEY: "e2e-admin",
+    WEBHOOKS: JSON.stringify({
+      github: {
+        agent: "assistant",
+        owner: "anonymous",
+        secret: "HOOK_SECRET",
+        events: ["push"],
+        prompt:
+          "[[reply:Reviewed.]] Review the push to {{repository.full_name}}: {{head_commit.message}}",
+        push: { url: `${receiver.url}/hooks/from-webhook`, token: "wh-token" },
+      },
+    }),
+    SCHEDULES: JSON.stringify({
+      minutely: {
+        cron: "* * * * *",
+        agent: "writer",
+        owner: "ops",
+        prompt: "[[reply:Digest written.]] Write the digest for {{$time}}",
+        push: { url: `${receiver.url}/hooks/from-schedule`, protocol: "0.3" },
+      },
+    }),
   });
+  ({ server } = harness);
 });
 
 afterAll(async () => {
-  await server?.stop();
+  await harness?.stop();
   await receiver?.close();
-  await fake?.close();
 });
 
 const control = (name: string, fail: number) =>
@@ -84,7 +77,7 @@ const control = (name: string, fail: number) =>
 describe("push notifications with the SDK client", () => {
   it("v1.0: an inline config and one added while working; a failing receiver is retried in order", async () => {
     await control("sdk-v1", 2);
-    const slow = await fetch(`${fake.url}/_scripted/scenarios`, {
+    const slow = await fetch(`${harness.fake.url}/_scripted/scenarios`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({

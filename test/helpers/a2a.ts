@@ -1,9 +1,10 @@
 /**
- * Helpers for tests inside workerd: call the Worker like a client (JSON-RPC and SSE), and script
- * the fake Messages API (scenarios, request log) that runs on 127.0.0.1 in the test process.
+ * Helpers for tests inside workerd that call the Worker like a client: raw requests, JSON-RPC as
+ * v1.0 and v0.3 clients send it, and the task shape the tests read. Reading SSE streams is in
+ * sse.ts, scripting the fake model in fake-model.ts.
  */
-import { env, exports } from "cloudflare:workers";
-import type { Turn } from "../../src/model/scripted/turn.ts";
+import { exports } from "cloudflare:workers";
+import { expect } from "vitest";
 
 /** JSON-RPC response as the tests read it. */
 export interface RpcResponse<T = Record<string, unknown>> {
@@ -24,28 +25,60 @@ export function fetchWorker(path: string, init: RequestInit = {}): Promise<Respo
   return exports.default.fetch(new Request(`http://harness.test${path}`, { ...init, headers }));
 }
 
-/** Posts a JSON-RPC v1.0 call and returns the HTTP response. */
+/** Posts a JSON-RPC call as a v1.0 client does (`A2A-Version: 1.0`); the HTTP response. */
 export function postRpc(
   path: string,
   method: string,
   params: unknown,
   headers: Record<string, string> = {},
 ): Promise<Response> {
+  return postJsonRpc(path, { "A2A-Version": "1.0", ...headers }, 1, method, params);
+}
+
+/** Posts a JSON-RPC call as a v0.3 client does (no `A2A-Version` header); the HTTP response. */
+export function postRpcV03(
+  path: string,
+  method: string,
+  params: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return postJsonRpc(path, headers, "v03", method, params);
+}
+
+function postJsonRpc(
+  path: string,
+  headers: Record<string, string>,
+  id: number | string,
+  method: string,
+  params: unknown,
+): Promise<Response> {
   return fetchWorker(path, {
     method: "POST",
-    headers: { "content-type": "application/json", "A2A-Version": "1.0", ...headers },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
   });
 }
 
-/** Posts a JSON-RPC v1.0 call and parses the JSON response. */
+/**
+ * How {@link rpc} calls: the agent's path ("/" unless given), extra headers, and as which client
+ * (v1.0 unless `v03`).
+ */
+export type RpcOptions = { path?: string; headers?: Record<string, string>; v03?: boolean };
+
+/** Posts a JSON-RPC call ({@link postRpc}, or {@link postRpcV03} when `v03`); its JSON answer. */
 export async function rpc<T = Record<string, unknown>>(
   method: string,
   params: unknown,
-  options: { path?: string; headers?: Record<string, string> } = {},
+  options: RpcOptions = {},
 ): Promise<RpcResponse<T>> {
-  const response = await postRpc(options.path ?? "/", method, params, options.headers);
+  const post = options.v03 ? postRpcV03 : postRpc;
+  const response = await post(options.path ?? "/", method, params, options.headers);
   return (await response.json()) as RpcResponse<T>;
+}
+
+/** A v1.0 SendMessage with `params`; the task it answers with (undefined on an error). */
+export async function sendTask(params: unknown, options: RpcOptions = {}): Promise<WireTask> {
+  return (await rpc<{ task: WireTask }>("SendMessage", params, options)).result?.task as WireTask;
 }
 
 /** A user message with text parts. */
@@ -56,125 +89,23 @@ export function userMessage(
   return { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra };
 }
 
-/** One parsed SSE event. */
-export interface SseEvent {
-  id: string | null;
-  data: string;
-}
-
-/** Reads SSE events from a response as they arrive. */
-export async function* sseEvents(response: Response): AsyncGenerator<SseEvent> {
-  if (!response.body) throw new Error("no body");
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  try {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      buffer += value;
-      let end = buffer.indexOf("\n\n");
-      while (end >= 0) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const lines = frame.split("\n");
-        const data = lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6));
-        const id = lines.find((l) => l.startsWith("id: "))?.slice(4) ?? null;
-        if (data.length > 0) yield { id, data: data.join("\n") };
-        end = buffer.indexOf("\n\n");
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-}
-
-/** Collects every SSE event of a finite stream, parsed as JSON-RPC responses. */
-export async function collectSse(
-  response: Response,
-): Promise<Array<{ id: string | null; body: RpcResponse }>> {
-  const out: Array<{ id: string | null; body: RpcResponse }> = [];
-  for await (const event of sseEvents(response))
-    out.push({ id: event.id, body: JSON.parse(event.data) as RpcResponse });
-  return out;
-}
-
-/** Registers a scripted scenario with the fake model; returns the marker to put in a message. */
-export async function scenario(turns: Turn[]): Promise<{ id: string; marker: string }> {
-  const id = `s-${crypto.randomUUID()}`;
-  const response = await fetch(`${env.FAKE_MODEL_URL}/_scripted/scenarios`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ id, turns }),
-  });
-  if (response.status !== 201) throw new Error(`scenario rejected: ${await response.text()}`);
-  return { id, marker: `[[scenario:${id}]]` };
-}
-
-/** A request the fake model received. */
-export interface FakeRequest {
-  turnIndex: number;
-  attempt: number;
-  status: number;
-  body: { system?: unknown; messages: Array<{ role: string; content: unknown }>; model: string };
-}
-
-/** The requests the fake model received for a scenario, oldest first. */
-export async function modelRequests(scenarioId: string): Promise<FakeRequest[]> {
-  const response = await fetch(
-    `${env.FAKE_MODEL_URL}/_scripted/requests?scenario=${encodeURIComponent(scenarioId)}`,
-  );
-  return ((await response.json()) as { requests: FakeRequest[] }).requests;
-}
-
-/** The tool names offered in a scenario's `index`-th model request. */
-export async function offeredTools(scenarioId: string, index = 0): Promise<string[]> {
-  const request = (await modelRequests(scenarioId))[index];
-  if (!request) throw new Error(`no model request ${index} for ${scenarioId}`);
-  const body = request.body as unknown as { tools?: Array<{ name: string }> };
-  return (body.tools ?? []).map((t) => t.name);
-}
-
 /**
- * A scripted turn that calls one tool. `text` (when given, even "") is a text block before the
- * call; without it the turn has no text block at all.
+ * A v0.3 user message (`kind` fields, lowercase role) of one part: text, or data when `content`
+ * is an object.
  */
-export function toolTurn(name: string, input: Record<string, unknown>, text?: string): Turn {
-  return { ...(text === undefined ? {} : { text }), toolUses: [{ name, input }] };
+export function v03Message(
+  content: string | Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const part =
+    typeof content === "string" ? { kind: "text", text: content } : { kind: "data", data: content };
+  return { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [part], ...extra };
 }
 
-/** {@link toolTurn} with a text block always (empty unless given), as most scenarios script it. */
-export const textToolTurn = (name: string, input: Record<string, unknown>, text = ""): Turn =>
-  toolTurn(name, input, text);
-
-/** The tool_result texts in the last request the model saw for a scenario ("ERROR " marks errors). */
-export async function toolResults(scenarioId: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const m of (await modelRequests(scenarioId)).at(-1)?.body.messages ?? []) {
-    if (!Array.isArray(m.content)) continue;
-    for (const b of m.content as Array<{ type: string; content?: string; is_error?: boolean }>)
-      if (b.type === "tool_result") out.push(`${b.is_error ? "ERROR " : ""}${b.content ?? ""}`);
-  }
-  return out;
-}
-
-/** Polls `read` until `done` holds for its value, or fails after `timeoutMs`. */
-export async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  // Generous: it returns as soon as the condition holds; only a failing test waits this long.
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(
-        `condition not met in ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`,
-      );
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** The JSON error body the Worker answers outside JSON-RPC (REST, webhooks, admin routes). */
+export const errorBody = (code: number, status: string, message: string) => ({
+  error: { code, status, message },
+});
 
 /** A part of a message or artifact as tests read it. */
 export type WirePart = { text?: string; data?: Record<string, unknown> };
@@ -195,4 +126,10 @@ export function answerText(task: WireTask): string {
     .filter((a) => a.artifactId === "answer")
     .flatMap((a) => a.parts.map((p) => p.text ?? ""))
     .join("");
+}
+
+/** Asserts that `task` completed with `answer` as its answer text. */
+export function expectCompleted(task: WireTask, answer: string): void {
+  expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+  expect(answerText(task)).toBe(answer);
 }

@@ -6,16 +6,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
-import {
-  fetchWorker,
-  modelRequests,
-  rpc,
-  scenario,
-  toolTurn as tool,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { newUser } from "../helpers/as-user.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { toolTurn as tool } from "../helpers/turns.ts";
 
 const send = async (text: string, extra: Record<string, unknown> = {}, headers = {}) =>
   (await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(text, extra) }, { headers }))

@@ -9,8 +9,10 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { mayUseAgent } from "../../src/auth/principal.ts";
 import { revokeTokens } from "../../src/auth/users-store.ts";
-import { type RpcResponse, scenario, sseEvents, userMessage } from "../helpers/a2a.ts";
+import { errorBody, type RpcResponse, userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+import { scenario } from "../helpers/fake-model.ts";
+import { sseEvents } from "../helpers/sse.ts";
 
 type Task = { id: string; status: { state: string }; metadata?: Record<string, unknown> };
 
@@ -48,13 +50,9 @@ describe("authentication", () => {
     }
     const rest = await callWorker("/tasks/x", { headers: { "A2A-Version": "1.0" } });
     expect(rest.status).toBe(401);
-    expect(await rest.json()).toEqual({
-      error: {
-        code: 401,
-        status: "UNAUTHENTICATED",
-        message: "Unauthorized: send Authorization: Bearer <token>",
-      },
-    });
+    expect(await rest.json()).toEqual(
+      errorBody(401, "UNAUTHENTICATED", "Unauthorized: send Authorization: Bearer <token>"),
+    );
   });
 
   it("keeps cards public and advertises the bearer scheme", async () => {

@@ -42,21 +42,20 @@ const targets: Array<[string, string, Record<string, string>]> = [
   ["an identity upload", "/api/admin/agents/writer/identity", admin],
 ];
 
+/** Sends a body of 100 counted chunks to `path` (PUT to the admin API, POST elsewhere). */
+async function sendCounted(path: string, headers: Record<string, string>) {
+  const { stream, seen } = countedBody(100);
+  const method = path.startsWith("/api/") ? "PUT" : "POST";
+  const init = { method, headers, body: stream, duplex: "half" } as RequestInit;
+  return { response: await callWorker(path, init, env), seen };
+}
+
 describe("request bodies", () => {
   it.each(targets)(
     "%s: a Content-Length over the limit is refused before a byte is read",
     async (_, path, headers) => {
-      const { stream, seen } = countedBody(100);
-      const response = await callWorker(
-        path,
-        {
-          method: path.startsWith("/api/") ? "PUT" : "POST",
-          headers: { ...headers, "content-length": String(100 * CHUNK) },
-          body: stream,
-          duplex: "half",
-        } as RequestInit,
-        env,
-      );
+      const length = { "content-length": String(100 * CHUNK) };
+      const { response, seen } = await sendCounted(path, { ...headers, ...length });
       expect(response.status).toBe(413);
       expect(seen.pulled).toBeLessThanOrEqual(1);
     },
@@ -65,17 +64,7 @@ describe("request bodies", () => {
   it.each(targets)(
     "%s: a chunked body over the limit is drained to its end, then refused",
     async (_, path, headers) => {
-      const { stream, seen } = countedBody(100);
-      const response = await callWorker(
-        path,
-        {
-          method: path.startsWith("/api/") ? "PUT" : "POST",
-          headers,
-          body: stream,
-          duplex: "half",
-        } as RequestInit,
-        { ...env, MAX_BODY_BYTES: String(LIMIT) } as Env,
-      );
+      const { response, seen } = await sendCounted(path, headers);
       expect(response.status).toBe(413);
       expect(seen.pulled).toBe(100);
     },

@@ -7,7 +7,8 @@ import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
 import { OVERRIDES_INDEX, refreshAgents } from "../../src/agents/overrides.ts";
 import { sharedKey } from "../../src/store/r2-keys.ts";
-import { fetchWorker, rpc, until, userMessage } from "../helpers/a2a.ts";
+import { fetchWorker, rpc, userMessage } from "../helpers/a2a.ts";
+import { until } from "../helpers/until.ts";
 
 const BROKEN = "---\nname: writer\nmaxTurns: lots\n---\nYou write.\n";
 const WHY =

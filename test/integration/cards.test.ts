@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { verifyCardSignature } from "../../src/a2a/card-signature.ts";
 import worker from "../../src/worker.ts";
 import { fetchWorker } from "../helpers/a2a.ts";
+import { v03CardTransports } from "../helpers/cards.ts";
 
 const V1 = { headers: { "A2A-Version": "1.0" } };
 
@@ -71,14 +72,8 @@ describe("agent cards and pinned URLs", () => {
         await fetchWorker("/agents/writer/.well-known/agent-card.json", init)
       ).json()) as Record<string, unknown>;
       expect(card).toMatchObject({
-        protocolVersion: "0.3.0",
+        ...v03CardTransports("http://harness.test/agents/writer/"),
         name: "writer",
-        url: "http://harness.test/agents/writer/",
-        preferredTransport: "JSONRPC",
-        additionalInterfaces: [
-          { url: "http://harness.test/agents/writer/", transport: "JSONRPC" },
-          { url: "http://harness.test/agents/writer", transport: "HTTP+JSON" },
-        ],
         capabilities: { streaming: true, pushNotifications: true },
       });
       expect(card).not.toHaveProperty("supportedInterfaces");

@@ -8,7 +8,9 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/worker.ts";
-import { type RpcResponse, sseEvents, until, type WireTask } from "../helpers/a2a.ts";
+import type { RpcResponse, WireTask } from "../helpers/a2a.ts";
+import { sseEvents } from "../helpers/sse.ts";
+import { until } from "../helpers/until.ts";
 
 const BASE = "/agents/conformance/";
 

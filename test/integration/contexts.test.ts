@@ -6,15 +6,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { contextKey } from "../../src/context/join.ts";
-import {
-  answerText,
-  modelRequests,
-  rpc,
-  scenario,
-  until,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { until } from "../helpers/until.ts";
 
 const send = async (
   text: string,

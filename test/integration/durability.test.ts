@@ -12,15 +12,9 @@ import { getTaskIndex } from "../../src/store/d1-index.ts";
 import { decodeLines } from "../../src/task/ndjson.ts";
 import { Outbox } from "../../src/task/outbox.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
-import {
-  answerText,
-  modelRequests,
-  rpc,
-  scenario,
-  until,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { until } from "../helpers/until.ts";
 
 const stubOf = (taskId: string) => env.TASKS.get(env.TASKS.idFromName(taskId));
 

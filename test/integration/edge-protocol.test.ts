@@ -6,15 +6,9 @@
  * like Object.prototype members.
  */
 import { describe, expect, it } from "vitest";
-import {
-  fetchWorker,
-  type RpcResponse,
-  rpc,
-  scenario,
-  sseEvents,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { fetchWorker, type RpcResponse, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { scenario } from "../helpers/fake-model.ts";
+import { sseEvents } from "../helpers/sse.ts";
 
 const V1 = { "A2A-Version": "1.0" };
 const body = (method: string, params: unknown) =>

@@ -12,16 +12,16 @@ import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
   answerText,
+  expectCompleted,
   fetchWorker,
-  modelRequests,
   rpc,
-  scenario,
-  textToolTurn as tool,
-  until,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
 import { newUser } from "../helpers/as-user.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
+import { until } from "../helpers/until.ts";
 
 type Part = { text?: string; data?: Record<string, unknown> };
 type HistoryMessage = { role: string; parts: Part[]; extensions?: string[] };
@@ -79,8 +79,7 @@ describe("tools and events on the stream", () => {
       { text: "Done: notes written." },
     ]);
     const task = await send(`Write notes ${s.marker}`);
-    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
-    expect(answerText(task)).toBe("Done: notes written.");
+    expectCompleted(task, "Done: notes written.");
     const events = eventsOf(task);
     const kinds = events.map((e) => e.kind);
     expect(kinds.filter((k) => k === "tool_call")).toHaveLength(4);
@@ -131,8 +130,7 @@ describe("hooks through the endpoint", () => {
       { text: "Checked." },
     ]);
     const task = await send(`Write a report ${s.marker}`);
-    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
-    expect(answerText(task)).toBe("All done.\n\nChecked.");
+    expectCompleted(task, "All done.\n\nChecked.");
     const requests = await modelRequests(s.id);
     expect(requests).toHaveLength(4);
     expect(lastUserText(requests[2])).toContain(`[harness] Before you finish: you changed ${file}`);

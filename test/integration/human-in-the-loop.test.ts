@@ -8,20 +8,19 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
-import { workspaceFor } from "../../src/workspace/client.ts";
 import {
   answerText,
-  collectSse,
-  fetchWorker,
-  modelRequests,
   postRpc,
-  type RpcResponse,
+  postRpcV03,
   rpc,
-  scenario,
-  textToolTurn as tool,
   userMessage,
+  v03Message,
   type WireTask,
 } from "../helpers/a2a.ts";
+import { restoreScenario } from "../helpers/approval.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { collectSse } from "../helpers/sse.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
 
 type Part = { text?: string; data?: Record<string, unknown>; kind?: string };
 type StatusTask = WireTask & { status: { state: string; message?: { parts: Part[] } } };
@@ -47,32 +46,12 @@ async function lastToolResults(scenarioId: string): Promise<string[]> {
  * A blocking v0.3 `message/send` of one part (text, or data when `content` is an object) on task
  * `taskId` when given, to the agent at `path`; its JSON-RPC answer.
  */
-const v03Send = async <T>(content: string | Record<string, unknown>, taskId?: string, path = "/") =>
-  (await (
-    await fetchWorker(path, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: "v03",
-        method: "message/send",
-        params: {
-          message: {
-            kind: "message",
-            messageId: crypto.randomUUID(),
-            role: "user",
-            ...(taskId ? { taskId } : {}),
-            parts: [
-              typeof content === "string"
-                ? { kind: "text", text: content }
-                : { kind: "data", data: content },
-            ],
-          },
-          configuration: { blocking: true },
-        },
-      }),
-    })
-  ).json()) as RpcResponse<T>;
+const v03Send = <T>(content: string | Record<string, unknown>, taskId?: string, path = "/") =>
+  rpc<T>(
+    "message/send",
+    { message: v03Message(content, taskId ? { taskId } : {}), configuration: { blocking: true } },
+    { path, v03: true },
+  );
 
 describe("ask_user", () => {
   it("pauses with the question and a form; the follow-up's form values resume the task (v1.0)", async () => {
@@ -223,22 +202,33 @@ describe("ask_user", () => {
 });
 
 describe("tool approvals", () => {
-  /** A checkpoint in the workspace of a new anonymous conversation, and that conversation. */
-  async function snapshot(): Promise<{ id: string; contextId: string }> {
+  /** A restore scenario (see restoreScenario) in the writer's workspace of a new conversation. */
+  async function writerRestore(answer: string) {
     const contextId = crypto.randomUUID();
-    const ws = workspaceFor(env.WORKSPACES, "writer", await anonymousOwner(contextId));
-    const made = await ws.checkpointCreate("before approval test", { taskId: "approval-test" });
-    if (!made.ok) throw new Error(made.error);
-    return { id: made.value.id, contextId };
+    const owner = await anonymousOwner(contextId);
+    return { contextId, ...(await restoreScenario("writer", owner, answer)) };
   }
 
-  it("asks before a listed tool runs; yes runs it", async () => {
-    const { id, contextId } = await snapshot();
-    const s = await scenario([tool("checkpoint_restore", { id }), { text: "Restored." }]);
+  /** A writer task paused to approve restoring checkpoint `id` (scenario `s`, then `answer`). */
+  async function pausedRestore(answer: string) {
+    const { id, contextId, restore: s } = await writerRestore(answer);
     const paused = await send(
       userMessage(`roll back ${s.marker}`, { contextId }),
       "/agents/writer/",
     );
+    return { id, s, paused };
+  }
+
+  /** A reply to task `taskId` that fills the approval form with `data`. */
+  const formReply = (taskId: string, data: Record<string, unknown>) => ({
+    messageId: crypto.randomUUID(),
+    role: "ROLE_USER",
+    taskId,
+    parts: [{ data }],
+  });
+
+  it("asks before a listed tool runs; yes runs it", async () => {
+    const { id, s, paused } = await pausedRestore("Restored.");
     expect(paused.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
     const parts = paused.status.message?.parts ?? [];
     expect(parts[0]?.text).toContain("Approve the call of checkpoint_restore");
@@ -255,34 +245,17 @@ describe("tool approvals", () => {
   });
 
   it("a no (or the form's approve: false) refuses the call and tells the agent why", async () => {
-    const { id, contextId } = await snapshot();
-    const s = await scenario([tool("checkpoint_restore", { id }), { text: "Left as is." }]);
-    const paused = await send(
-      userMessage(`roll back ${s.marker}`, { contextId }),
-      "/agents/writer/",
-    );
+    const { s, paused } = await pausedRestore("Left as is.");
     // An approval's form takes a boolean: anything else is refused, and the task still asks.
     const unclear = await rpc(
       "SendMessage",
-      {
-        message: {
-          messageId: crypto.randomUUID(),
-          role: "ROLE_USER",
-          taskId: paused.id,
-          parts: [{ data: { approve: "maybe" } }],
-        },
-      },
+      { message: formReply(paused.id, { approve: "maybe" }) },
       { path: "/agents/writer/" },
     );
     expect(unclear.error?.code).toBe(-32602);
     expect(unclear.error?.message).toMatch(/form: approve: .*boolean/);
     const done = await send(
-      {
-        messageId: crypto.randomUUID(),
-        role: "ROLE_USER",
-        taskId: paused.id,
-        parts: [{ data: { approve: false, reason: "keep today's edits" } }],
-      },
+      formReply(paused.id, { approve: false, reason: "keep today's edits" }),
       "/agents/writer/",
     );
     expect(done.status.state).toBe("TASK_STATE_COMPLETED");
@@ -293,26 +266,10 @@ describe("tool approvals", () => {
   });
 
   it("works for a v0.3 streaming client: the stream ends input-required, the form approves", async () => {
-    const { id, contextId } = await snapshot();
-    const s = await scenario([tool("checkpoint_restore", { id }), { text: "Restored (v0.3)." }]);
+    const { id, contextId, restore: s } = await writerRestore("Restored (v0.3).");
     const stream = await collectSse(
-      await fetchWorker("/agents/writer/", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: "v03",
-          method: "message/stream",
-          params: {
-            message: {
-              kind: "message",
-              messageId: crypto.randomUUID(),
-              contextId,
-              role: "user",
-              parts: [{ kind: "text", text: `roll back ${s.marker}` }],
-            },
-          },
-        }),
+      await postRpcV03("/agents/writer/", "message/stream", {
+        message: v03Message(`roll back ${s.marker}`, { contextId }),
       }),
     );
     const last = stream.at(-1)?.body.result as {

@@ -6,8 +6,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { SUBAGENT_METADATA } from "../../src/subagents/transport.ts";
-import { scenario, toolTurn as tool, toolResults, userMessage } from "../helpers/a2a.ts";
+import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
+import { savingTurns, scenario, toolResults } from "../helpers/fake-model.ts";
+import { toolTurn as tool } from "../helpers/turns.ts";
 
 type Task = { id: string; contextId: string; status: { state: string } };
 
@@ -70,10 +72,7 @@ describe("cross-user isolation", () => {
     const a = await newUser();
     const b = await newUser();
     const writes = await scenario([
-      tool("write_file", { path: "secret.md", content: "A's secret" }),
-      tool("read_file", { path: "secret.md" }),
-      tool("memory_write", { content: "A likes green" }),
-      tool("scratch_write", { path: "plan.md", content: "A's plan" }),
+      ...savingTurns({ "secret.md": "A's secret" }, "A likes green", { "plan.md": "A's plan" }),
       { text: "saved" },
     ]);
     const made = await rpcAs<{ task: Task }>(a.token, "SendMessage", {

@@ -14,6 +14,7 @@ import type { AppEnv } from "../../src/protocol/app-types.ts";
 import { getDocument, searchDocuments, toFtsQuery } from "../../src/store/knowledge.ts";
 import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fetch-document.ts";
 import { searchTool } from "../../src/tools/search.ts";
+import { errorBody } from "../helpers/a2a.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 
 const KEY = "admin-secret-key";
@@ -37,6 +38,11 @@ async function put(id: string, doc: Record<string, unknown>): Promise<Response> 
   });
 }
 
+/** Puts each document of `docs` (id -> document), in order. */
+async function putAll(docs: Record<string, Record<string, unknown>>): Promise<void> {
+  for (const [id, doc] of Object.entries(docs)) await put(id, doc);
+}
+
 function asAgent(agent: string): ToolContext {
   return toolContext({ taskId: "task-kb", contextId: "ctx-kb", agent });
 }
@@ -51,9 +57,7 @@ describe("admin routes", () => {
       { ...env, ADMIN_API_KEY: "" },
     );
     expect(anonymous.status).toBe(403);
-    expect(await anonymous.json()).toEqual({
-      error: { code: 403, status: "PERMISSION_DENIED", message: "admin only" },
-    });
+    expect(await anonymous.json()).toEqual(errorBody(403, "PERMISSION_DENIED", "admin only"));
     const closed = { ...adminEnv, ALLOW_ANONYMOUS: "false" };
     for (const authorization of ["", "Bearer wrong", `Basic ${KEY}`, `Bearer ${KEY}x`]) {
       for (const [path, method] of [
@@ -165,22 +169,20 @@ describe("admin routes", () => {
 
 describe("search", () => {
   it("ranks the best match first and shows id, title, source, snippet and the fetch_document hint", async () => {
-    await put("rank-best", {
-      agent: "ranker",
-      title: "Durable Objects alarms",
-      source: "https://kb.test/alarms",
-      content:
-        "Durable Objects can schedule alarms. An alarm wakes the object later, even after a restart.",
-    });
-    await put("rank-some", {
-      agent: "ranker",
-      title: "Storage overview",
-      content: "Objects in R2 are stored durably. This page is about buckets, not alarms.",
-    });
-    await put("rank-none", {
-      agent: "ranker",
-      title: "Cooking",
-      content: "How to make a good soup.",
+    await putAll({
+      "rank-best": {
+        agent: "ranker",
+        title: "Durable Objects alarms",
+        source: "https://kb.test/alarms",
+        content:
+          "Durable Objects can schedule alarms. An alarm wakes the object later, even after a restart.",
+      },
+      "rank-some": {
+        agent: "ranker",
+        title: "Storage overview",
+        content: "Objects in R2 are stored durably. This page is about buckets, not alarms.",
+      },
+      "rank-none": { agent: "ranker", title: "Cooking", content: "How to make a good soup." },
     });
     const result = await searchTool.run({ query: "durable objects alarm" }, asAgent("ranker"));
     expect(result.isError).toBeFalsy();
@@ -210,20 +212,10 @@ describe("search", () => {
   });
 
   it("sees the agent's own documents and '*' documents, never another agent's", async () => {
-    await put("scope-a", {
-      agent: "scope-alpha",
-      title: "Alpha zebra",
-      content: "zebra facts for alpha",
-    });
-    await put("scope-b", {
-      agent: "scope-beta",
-      title: "Beta zebra",
-      content: "zebra facts for beta",
-    });
-    await put("scope-all", {
-      agent: "*",
-      title: "Shared zebra",
-      content: "zebra facts for everyone",
+    await putAll({
+      "scope-a": { agent: "scope-alpha", title: "Alpha zebra", content: "zebra facts for alpha" },
+      "scope-b": { agent: "scope-beta", title: "Beta zebra", content: "zebra facts for beta" },
+      "scope-all": { agent: "*", title: "Shared zebra", content: "zebra facts for everyone" },
     });
     const alpha = await searchTool.run({ query: "zebra" }, asAgent("scope-alpha"));
     expect(resultIds(alpha.content).sort()).toEqual(["scope-a", "scope-all"]);

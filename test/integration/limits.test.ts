@@ -7,8 +7,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { setBudget } from "../../src/auth/users-store.ts";
-import { scenario, userMessage } from "../helpers/a2a.ts";
+import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser } from "../helpers/as-user.ts";
+import { scenario } from "../helpers/fake-model.ts";
 
 type Task = {
   id: string;

@@ -8,15 +8,9 @@
 import { describe, expect, it } from "vitest";
 import { mcpToolName } from "../../src/mcp/tools.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
-import {
-  offeredTools,
-  rpc,
-  scenario,
-  toolTurn as tool,
-  toolResults,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { offeredTools, scenario, toolResults } from "../helpers/fake-model.ts";
+import { toolTurn as tool } from "../helpers/turns.ts";
 
 type Part = { text?: string };
 

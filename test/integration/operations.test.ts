@@ -9,8 +9,10 @@ import { describe, expect, it } from "vitest";
 import { sweepExpired } from "../../src/api/retention.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../src/task/task-parts.ts";
-import { modelRequests, scenario, toolTurn as tool, until, userMessage } from "../helpers/a2a.ts";
+import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+import { modelRequests, savingTurns, scenario } from "../helpers/fake-model.ts";
+import { until } from "../helpers/until.ts";
 
 type Task = { id: string; contextId: string; status: { state: string } };
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
@@ -27,6 +29,18 @@ async function api(token: string, path: string, init: RequestInit = {}) {
   };
 }
 
+/** A user, another user and an admin: who may and who may not see the user's data. */
+async function userOtherAdmin() {
+  return { user: await newUser(), other: await newUser(), admin: await newUser("admin") };
+}
+
+/** The system prompt (as JSON) of a task `token`'s user starts on the agent at `path`. */
+async function systemPromptAs(token: string, path: string): Promise<string> {
+  const s = await scenario([{ text: "done" }]);
+  await rpcAs(token, "SendMessage", { message: userMessage(`hi ${s.marker}`) }, path);
+  return JSON.stringify((await modelRequests(s.id))[0]?.body.system);
+}
+
 async function sendAs(token: string, text: string, extra: Record<string, unknown> = {}) {
   const sent = await rpcAs<{ task: Task }>(token, "SendMessage", {
     message: userMessage(text, extra),
@@ -36,9 +50,7 @@ async function sendAs(token: string, text: string, extra: Record<string, unknown
 
 describe("usage and the admin API", () => {
   it("reports the caller's usage with an estimated cost; others' only to admins", async () => {
-    const user = await newUser();
-    const other = await newUser();
-    const admin = await newUser("admin");
+    const { user, other, admin } = await userOtherAdmin();
     const s = await scenario([
       { text: "counted", usage: { input_tokens: 1000, output_tokens: 200 } },
     ]);
@@ -114,14 +126,7 @@ describe("usage and the admin API", () => {
       (await api(admin.token, "/api/admin/agents/writer/memory", { method: "PUT", body: note }))
         .status,
     ).toBe(200);
-    const s = await scenario([{ text: "read it" }]);
-    await rpcAs(
-      user.token,
-      "SendMessage",
-      { message: userMessage(`hi ${s.marker}`) },
-      "/agents/writer/",
-    );
-    expect(JSON.stringify((await modelRequests(s.id))[0]?.body.system)).toContain(note);
+    expect(await systemPromptAs(user.token, "/agents/writer/")).toContain(note);
   });
 });
 
@@ -165,14 +170,7 @@ describe("agent identities at runtime", () => {
     ).json()) as { description: string; version: string };
     expect(card).toMatchObject({ version: "9.9.9" });
     expect(card.description).toContain("A replaced thinker for this test.");
-    const s = await scenario([{ text: "REPLACED" }]);
-    await rpcAs(
-      user.token,
-      "SendMessage",
-      { message: userMessage(`go ${s.marker}`) },
-      "/agents/deep-thinker/",
-    );
-    expect(JSON.stringify((await modelRequests(s.id))[0]?.body.system)).toContain(
+    expect(await systemPromptAs(user.token, "/agents/deep-thinker/")).toContain(
       "You are the replaced thinker.",
     );
     const user403 = await callWorker("/api/admin/agents/deep-thinker/identity", {
@@ -238,14 +236,9 @@ describe("sessions", () => {
 
 describe("privacy", () => {
   it("exports everything about a user, then erases it so that nothing is left", async () => {
-    const user = await newUser();
-    const other = await newUser();
-    const admin = await newUser("admin");
+    const { user, other, admin } = await userOtherAdmin();
     const s = await scenario([
-      tool("write_file", { path: "diary.md", content: "private diary" }),
-      tool("read_file", { path: "diary.md" }),
-      tool("memory_write", { content: "likes tea" }),
-      tool("scratch_write", { path: "notes.md", content: "scratch notes" }),
+      ...savingTurns({ "diary.md": "private diary" }, "likes tea", { "notes.md": "scratch notes" }),
       { text: "all saved" },
     ]);
     const task = await sendAs(user.token, `save ${s.marker}`);

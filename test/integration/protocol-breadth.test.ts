@@ -9,16 +9,17 @@ import { describe, expect, it } from "vitest";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import {
   answerText,
-  collectSse,
   fetchWorker,
-  modelRequests,
+  postRpcV03,
   type RpcResponse,
   rpc,
-  scenario,
-  until,
   userMessage,
+  v03Message,
   type WireTask,
 } from "../helpers/a2a.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { collectSse } from "../helpers/sse.ts";
+import { until } from "../helpers/until.ts";
 
 type V03Task = {
   kind: string;
@@ -29,35 +30,15 @@ type V03Task = {
   history?: Array<{ kind: string; role: string }>;
 };
 
-async function v03(
-  method: string,
-  params: unknown,
-  headers: Record<string, string> = {},
-  path = "/",
-): Promise<Response> {
-  return fetchWorker(path, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ jsonrpc: "2.0", id: "v03", method, params }),
-  });
-}
-
-const v03Message = (text: string, extra: Record<string, unknown> = {}) => ({
-  kind: "message",
-  messageId: crypto.randomUUID(),
-  role: "user",
-  parts: [{ kind: "text", text }],
-  ...extra,
-});
+const v03 = <T = V03Task>(method: string, params: unknown) => rpc<T>(method, params, { v03: true });
 
 describe("v0.3 JSON-RPC on the same endpoint", () => {
   it("message/send (blocking) answers a v0.3 Task: kind fields, lowercase states", async () => {
     const s = await scenario([{ text: "legacy answer" }]);
-    const response = await v03("message/send", {
+    const body = await v03("message/send", {
       message: v03Message(`old client ${s.marker}`),
       configuration: { blocking: true },
     });
-    const body = (await response.json()) as RpcResponse<V03Task>;
     expect(body.result).toMatchObject({ kind: "task", status: { state: "completed" } });
     expect(body.result?.artifacts?.[0]?.parts[0]).toEqual({ kind: "text", text: "legacy answer" });
     expect(body.result?.history?.[0]).toMatchObject({ kind: "message", role: "user" });
@@ -66,7 +47,8 @@ describe("v0.3 JSON-RPC on the same endpoint", () => {
   it("message/stream ends with a status-update marked final: true; also with A2A-Version: 0.3", async () => {
     const s = await scenario([{ text: "stream old", chunkSize: 3 }]);
     const events = await collectSse(
-      await v03(
+      await postRpcV03(
+        "/",
         "message/stream",
         { message: v03Message(`s ${s.marker}`) },
         { "A2A-Version": "0.3" },
@@ -85,36 +67,32 @@ describe("v0.3 JSON-RPC on the same endpoint", () => {
 
   it("tasks/get, tasks/cancel and tasks/resubscribe", async () => {
     const s = await scenario([{ text: "q".repeat(40), chunkSize: 2, delayMs: 40 }]);
-    const sent = (await (
-      await v03("message/send", {
-        message: v03Message(`c ${s.marker}`),
-        configuration: { blocking: false },
-      })
-    ).json()) as RpcResponse<V03Task>;
+    const sent = await v03("message/send", {
+      message: v03Message(`c ${s.marker}`),
+      configuration: { blocking: false },
+    });
     const id = sent.result?.id as string;
     expect(sent.result?.status.state).toBe("working");
-    const got = (await (
-      await v03("tasks/get", { id, historyLength: 1 })
-    ).json()) as RpcResponse<V03Task>;
+    const got = await v03("tasks/get", { id, historyLength: 1 });
     expect(got.result?.history).toHaveLength(1);
-    const resubscribed = await v03("tasks/resubscribe", { id });
+    const resubscribed = await postRpcV03("/", "tasks/resubscribe", { id });
     const reader = resubscribed.body?.getReader();
     const first = new TextDecoder().decode((await reader?.read())?.value);
     expect(first).toContain('"kind":"task"');
     await reader?.cancel();
-    const canceled = (await (await v03("tasks/cancel", { id })).json()) as RpcResponse<V03Task>;
+    const canceled = await v03("tasks/cancel", { id });
     expect(canceled.result?.status.state).toBe("canceled");
-    const again = (await (await v03("tasks/cancel", { id })).json()) as RpcResponse;
+    const again = await v03("tasks/cancel", { id });
     expect(again.error).toMatchObject({ code: -32002 });
     expect(again.error?.data).toBeUndefined();
   });
 
   it("answers v0.3 errors in the v0.3 shape", async () => {
-    const missing = (await (await v03("tasks/get", { id: "nope" })).json()) as RpcResponse;
+    const missing = await v03("tasks/get", { id: "nope" });
     expect(missing.error?.code).toBe(-32001);
-    const invalid = (await (
-      await v03("message/send", { message: { kind: "message", role: "user", parts: [] } })
-    ).json()) as RpcResponse;
+    const invalid = await v03("message/send", {
+      message: { kind: "message", role: "user", parts: [] },
+    });
     expect(invalid.error?.code).toBe(-32602);
     expect(invalid.error?.data).toMatchObject({ fieldViolations: expect.any(Array) });
     const parse = (await (
@@ -125,21 +103,17 @@ describe("v0.3 JSON-RPC on the same endpoint", () => {
 
   it("a task started over v0.3 reads over v1.0, and the other way round", async () => {
     const s = await scenario([{ text: "both worlds" }]);
-    const old = (await (
-      await v03("message/send", {
-        message: v03Message(`x ${s.marker}`),
-        configuration: { blocking: true },
-      })
-    ).json()) as RpcResponse<V03Task>;
+    const old = await v03("message/send", {
+      message: v03Message(`x ${s.marker}`),
+      configuration: { blocking: true },
+    });
     const viaV1 = await rpc<WireTask>("GetTask", { id: old.result?.id });
     expect(viaV1.result?.status.state).toBe("TASK_STATE_COMPLETED");
     expect(answerText(viaV1.result as WireTask)).toBe("both worlds");
     const fresh = (
       await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(`y ${s.marker}`) })
     ).result?.task as WireTask;
-    const viaV03 = (await (
-      await v03("tasks/get", { id: fresh.id })
-    ).json()) as RpcResponse<V03Task>;
+    const viaV03 = await v03("tasks/get", { id: fresh.id });
     expect(viaV03.result).toMatchObject({
       kind: "task",
       id: fresh.id,
@@ -176,11 +150,9 @@ describe("idempotent sends", () => {
     const ids = new Set(results.map((r) => r.result?.task.id));
     expect(ids.size).toBe(1);
     expect(results.every((r) => r.result?.task.status.state === "TASK_STATE_COMPLETED")).toBe(true);
-    const legacy = (await (
-      await v03("message/send", {
-        message: { ...v03Message("dup", { contextId }), messageId: message.messageId },
-      })
-    ).json()) as RpcResponse<V03Task>;
+    const legacy = await v03("message/send", {
+      message: v03Message("dup", { contextId, messageId: message.messageId }),
+    });
     expect(legacy.result?.id).toBe([...ids][0]);
     expect(await modelRequests(s.id)).toHaveLength(1);
   });

@@ -7,15 +7,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import {
-  fetchWorker,
-  type RpcResponse,
-  rpc,
-  scenario,
-  until,
-  userMessage,
-} from "../helpers/a2a.ts";
+import { fetchWorker, rpc, userMessage, v03Message } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+import { scenario } from "../helpers/fake-model.ts";
+import { until } from "../helpers/until.ts";
 
 interface Received {
   at: number;
@@ -41,12 +36,7 @@ async function finishedTask(text = "[[reply:done]]"): Promise<Task> {
   return sent.result?.task as Task;
 }
 
-const v03 = (method: string, params: unknown) =>
-  fetchWorker("/", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: "v03", method, params }),
-  }).then((r) => r.json() as Promise<RpcResponse<unknown>>);
+const v03 = <T = unknown>(method: string, params: unknown) => rpc<T>(method, params, { v03: true });
 
 interface PushRecord {
   deliveries: Array<{
@@ -336,28 +326,17 @@ describe("push delivery", () => {
       { text: "", toolUses: [{ name: "ask_user", input: { question: "Which day?" } }] },
       { text: "Friday it is." },
     ]);
-    const first = (await v03("message/send", {
-      message: {
-        kind: "message",
-        messageId: crypto.randomUUID(),
-        role: "user",
-        parts: [{ kind: "text", text: `plan ${s.marker}` }],
-      },
+    const first = await v03<{ id: string; status: { state: string } }>("message/send", {
+      message: v03Message(`plan ${s.marker}`),
       configuration: {
         blocking: true,
         pushNotificationConfig: { url: hookUrl(hook), token: "tok-v03" },
       },
-    })) as RpcResponse<{ id: string; status: { state: string } }>;
+    });
     expect(first.result?.status.state).toBe("input-required");
     const taskId = first.result?.id as string;
     await v03("message/send", {
-      message: {
-        kind: "message",
-        messageId: crypto.randomUUID(),
-        role: "user",
-        taskId,
-        parts: [{ kind: "text", text: "Friday" }],
-      },
+      message: v03Message("Friday", { taskId }),
       configuration: { blocking: true },
     });
     const got = await until(

@@ -8,20 +8,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
-import { workspaceFor } from "../../src/workspace/client.ts";
-import {
-  fetchWorker,
-  modelRequests,
-  offeredTools,
-  rpc,
-  scenario,
-  textToolTurn as tool,
-  toolResults,
-  until,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { restoreScenario } from "../helpers/approval.ts";
 import { newUser } from "../helpers/as-user.ts";
+import { modelRequests, offeredTools, scenario, toolResults } from "../helpers/fake-model.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
+import { until } from "../helpers/until.ts";
 
 const send = async (text: string, path = "/", headers: Record<string, string> = {}) =>
   (await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(text) }, { path, headers }))
@@ -197,13 +189,7 @@ describe("remote sub-agents", () => {
 
   it("passes a remote sub-agent's question up to the caller and the answer down", async () => {
     // The remote writer's task belongs to the principal the registry calls as (the admin key).
-    const ws = workspaceFor(env.WORKSPACES, "writer", "admin-key");
-    const made = await ws.checkpointCreate("remote approval", { taskId: "remote-test" });
-    if (!made.ok) throw new Error(made.error);
-    const remote = await scenario([
-      tool("checkpoint_restore", { id: made.value.id }),
-      { text: "Restored remotely." },
-    ]);
+    const { restore: remote } = await restoreScenario("writer", "admin-key", "Restored remotely.");
     const parent = await scenario([
       tool("task", {
         subagent_type: "remote-writer",

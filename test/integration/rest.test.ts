@@ -3,15 +3,9 @@
  * with the spec's statuses, bodies and content types.
  */
 import { describe, expect, it } from "vitest";
-import {
-  answerText,
-  fetchWorker,
-  rpc,
-  scenario,
-  sseEvents,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { answerText, fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { scenario } from "../helpers/fake-model.ts";
+import { sseEvents } from "../helpers/sse.ts";
 
 const V1 = { "A2A-Version": "1.0", "content-type": "application/a2a+json" };
 

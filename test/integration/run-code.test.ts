@@ -5,15 +5,10 @@
  * passing run, and the verification gate satisfied by running the changed file.
  */
 import { describe, expect, it } from "vitest";
-import {
-  modelRequests,
-  rpc,
-  scenario,
-  textToolTurn as tool,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { context, owner, run } from "../helpers/code-context.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
 
 describe("run_code", () => {
   it("runs a snippet: console output, the default export's result, timing", async () => {

@@ -5,17 +5,17 @@
 import { describe, expect, it } from "vitest";
 import {
   answerText,
-  collectSse,
   fetchWorker,
   postRpc,
   type RpcResponse,
   rpc,
-  scenario,
-  sseEvents,
-  until,
+  sendTask,
   userMessage,
   type WireTask,
 } from "../helpers/a2a.ts";
+import { scenario } from "../helpers/fake-model.ts";
+import { collectSse, sseEvents } from "../helpers/sse.ts";
+import { until } from "../helpers/until.ts";
 
 type Result = Record<string, Record<string, unknown>>;
 type Chunk = {
@@ -40,13 +40,25 @@ function applyChunks(results: Result[]): { text: string; appended: number } {
   return { text, appended };
 }
 
-async function startWorking(text: string): Promise<WireTask> {
-  const sent = await rpc<{ task: WireTask }>("SendMessage", {
-    message: userMessage(text),
-    configuration: { returnImmediately: true },
-  });
-  return sent.result?.task as WireTask;
+const startWorking = (text: string) =>
+  sendTask({ message: userMessage(text), configuration: { returnImmediately: true } });
+
+/** A task that ran to its end, answering `answer`. */
+async function finishedTask(answer: string): Promise<WireTask> {
+  const s = await scenario([{ text: answer }]);
+  return sendTask({ message: userMessage(`finish ${s.marker}`) });
 }
+
+/** SubscribeToTask over JSON-RPC, after event `lastEventId` when given; every event to the end. */
+const subscribe = async (id: string, lastEventId?: string) =>
+  collectSse(
+    await postRpc(
+      "/",
+      "SubscribeToTask",
+      { id },
+      lastEventId === undefined ? {} : { "Last-Event-ID": lastEventId },
+    ),
+  );
 
 describe("streaming", () => {
   it("SendStreamingMessage: Task first, status updates, answer chunks, final status, then the stream closes", async () => {
@@ -109,7 +121,7 @@ describe("streaming", () => {
       () => rpc<WireTask>("GetTask", { id: task.id }),
       (r) => answerText(r.result as WireTask).length > 0,
     );
-    const events = await collectSse(await postRpc("/", "SubscribeToTask", { id: task.id }));
+    const events = await subscribe(task.id);
     const results = events.map((e) => e.body.result as Result);
     const snapshot = results[0]?.task as unknown as WireTask;
     expect(snapshot.status.state).toBe("TASK_STATE_WORKING");
@@ -132,9 +144,7 @@ describe("streaming", () => {
     }
     const taskId = String(seen[0]?.result.task?.id);
     const lastId = seen.at(-1)?.id as string;
-    const rest = await collectSse(
-      await postRpc("/", "SubscribeToTask", { id: taskId }, { "Last-Event-ID": lastId }),
-    );
+    const rest = await subscribe(taskId, lastId);
     expect(Number(rest[0]?.id)).toBe(Number(lastId) + 1);
     const all = [...seen.map((e) => e.result), ...rest.map((e) => e.body.result as Result)];
     const { text, appended } = applyChunks(all);
@@ -148,13 +158,8 @@ describe("streaming", () => {
   });
 
   it("Last-Event-ID after the task finished replays the missed events instead of refusing", async () => {
-    const s = await scenario([{ text: "finished" }]);
-    const done = (
-      await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(`f ${s.marker}`) })
-    ).result?.task as WireTask;
-    const replay = await collectSse(
-      await postRpc("/", "SubscribeToTask", { id: done.id }, { "Last-Event-ID": "2" }),
-    );
+    const done = await finishedTask("finished");
+    const replay = await subscribe(done.id, "2");
     expect(Number(replay[0]?.id)).toBe(3);
     expect((replay.at(-1)?.body.result as Result | undefined)?.statusUpdate?.status).toMatchObject({
       state: "TASK_STATE_COMPLETED",
@@ -162,26 +167,17 @@ describe("streaming", () => {
   });
 
   it("Last-Event-ID at or past an ended task's last event: nothing, then the stream closes, both bindings", async () => {
-    const s = await scenario([{ text: "short" }]);
-    const done = (
-      await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(`end ${s.marker}`) })
-    ).result?.task as WireTask;
-    const all = await collectSse(
-      await postRpc("/", "SubscribeToTask", { id: done.id }, { "Last-Event-ID": "0" }),
-    );
+    const done = await finishedTask("short");
+    const all = await subscribe(done.id, "0");
     const last = Number(all.at(-1)?.id);
     for (const after of [last, last + 1, 7_000]) {
-      const rpcStream = await postRpc(
-        "/",
-        "SubscribeToTask",
-        { id: done.id },
-        { "Last-Event-ID": String(after) },
-      );
+      const lastEventId = { "Last-Event-ID": String(after) };
+      const rpcStream = await postRpc("/", "SubscribeToTask", { id: done.id }, lastEventId);
       expect(rpcStream.status).toBe(200);
       expect(rpcStream.headers.get("content-type")).toBe("text/event-stream");
       expect(await collectSse(rpcStream)).toEqual([]);
       const restStream = await fetchWorker(`/tasks/${done.id}:subscribe`, {
-        headers: { "A2A-Version": "1.0", "Last-Event-ID": String(after) },
+        headers: { "A2A-Version": "1.0", ...lastEventId },
       });
       expect(restStream.status).toBe(200);
       expect(await restStream.text()).toBe("");
@@ -201,10 +197,7 @@ describe("streaming", () => {
   it("broadcasts the same events to several subscribers", async () => {
     const s = await scenario([{ text: "shared stream", chunkSize: 2, delayMs: 40 }]);
     const task = await startWorking(`many ${s.marker}`);
-    const [a, b] = await Promise.all([
-      postRpc("/", "SubscribeToTask", { id: task.id }).then(collectSse),
-      postRpc("/", "SubscribeToTask", { id: task.id }).then(collectSse),
-    ]);
+    const [a, b] = await Promise.all([subscribe(task.id), subscribe(task.id)]);
     const tail = (events: typeof a) =>
       events.filter((e) => Number(e.id) > 4).map((e) => `${e.id}:${JSON.stringify(e.body.result)}`);
     expect(tail(a).length).toBeGreaterThan(0);

@@ -11,16 +11,11 @@ import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { listTaskIndex } from "../../src/store/d1-index.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
-import {
-  modelRequests,
-  rpc,
-  scenario,
-  textToolTurn as tool,
-  toolResults,
-  until,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { restoreScenario } from "../helpers/approval.ts";
+import { modelRequests, scenario, toolResults } from "../helpers/fake-model.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
+import { until } from "../helpers/until.ts";
 
 const delegate = (agent: string, prompt: string, description = `${agent} step`) =>
   tool("task", { subagent_type: agent, description, prompt });
@@ -51,23 +46,23 @@ const eventsOf = (task: WireTask): HarnessEvent[] =>
 describe("sub-agents", () => {
   it("researcher -> deep-thinker -> writer through the shared scratchpad", async () => {
     const report = `report-${crypto.randomUUID().slice(0, 8)}.md`;
+    // What each sub-agent leaves in the scratchpad for the next.
+    const findings = {
+      path: "findings.md",
+      content: "Fact: edge latency is 12 ms (src: notes.md:3)",
+    };
+    const analysis = { path: "analysis.md", content: "Recommendation: deploy at the edge." };
     const researcher = await scenario([
-      tool("scratch_write", {
-        path: "findings.md",
-        content: "Fact: edge latency is 12 ms (src: notes.md:3)",
-      }),
+      tool("scratch_write", findings),
       { text: "Findings are in findings.md." },
     ]);
     const thinker = await scenario([
-      tool("scratch_read", { path: "findings.md" }),
-      tool("scratch_write", {
-        path: "analysis.md",
-        content: "Recommendation: deploy at the edge.",
-      }),
+      tool("scratch_read", { path: findings.path }),
+      tool("scratch_write", analysis),
       { text: "Recommend the edge; see analysis.md." },
     ]);
     const writer = await scenario([
-      tool("scratch_read", { path: "analysis.md" }),
+      tool("scratch_read", { path: analysis.path }),
       tool("write_file", { path: report, content: "# Report\nDeploy at the edge." }),
       tool("read_file", { path: report }),
       { text: `Wrote ${report}.` },
@@ -158,13 +153,8 @@ describe("sub-agents", () => {
 
   it("passes a child's approval request up to the caller and the answer down", async () => {
     const contextId = crypto.randomUUID();
-    const ws = workspaceFor(env.WORKSPACES, "assistant", await anonymousOwner(contextId));
-    const made = await ws.checkpointCreate("sub-agent approval", { taskId: "subagent-test" });
-    if (!made.ok) throw new Error(made.error);
-    const writer = await scenario([
-      tool("checkpoint_restore", { id: made.value.id }),
-      { text: "Restored as asked." },
-    ]);
+    const owner = await anonymousOwner(contextId);
+    const { id, restore: writer } = await restoreScenario("assistant", owner, "Restored as asked.");
     const parent = await scenario([
       delegate("writer", `Roll back. ${writer.marker}`),
       { text: "The writer rolled back." },
@@ -178,7 +168,7 @@ describe("sub-agents", () => {
 
     const done = await send(userMessage("yes", { taskId: paused.id }));
     expect(done.status.state).toBe("TASK_STATE_COMPLETED");
-    expect((await toolResults(writer.id))[0]).toContain(`Restored checkpoint ${made.value.id}`);
+    expect((await toolResults(writer.id))[0]).toContain(`Restored checkpoint ${id}`);
     expect(await toolResults(parent.id)).toEqual(["Restored as asked."]);
   });
 

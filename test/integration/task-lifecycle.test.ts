@@ -7,15 +7,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { getTaskIndex } from "../../src/store/d1-index.ts";
-import {
-  answerText,
-  modelRequests,
-  rpc,
-  scenario,
-  until,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { answerText, expectCompleted, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { until } from "../helpers/until.ts";
 
 const send = async (text: string, extra: Record<string, unknown> = {}, path = "/") =>
   (await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(text), ...extra }, { path }))
@@ -37,8 +31,7 @@ describe("task lifecycle", () => {
       },
     ]);
     const task = await send(`What is the answer? ${s.marker}`);
-    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
-    expect(answerText(task)).toBe("The answer is 42.");
+    expectCompleted(task, "The answer is 42.");
     expect(task.artifacts?.[0]).toMatchObject({ artifactId: "answer", name: "answer" });
     expect(task.history?.map((m) => m.role)).toEqual(["ROLE_USER", "ROLE_AGENT"]);
     // An anonymous caller's task belongs to its conversation: anon- and a hash of the contextId.
@@ -130,8 +123,7 @@ describe("task lifecycle", () => {
       { text: "Done." },
     ]);
     const task = await send(`use a tool ${s.marker}`);
-    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
-    expect(answerText(task)).toBe("Let me look. \n\nDone.");
+    expectCompleted(task, "Let me look. \n\nDone.");
     const requests = await modelRequests(s.id);
     expect(requests).toHaveLength(2);
     const toolTurn = requests[1]?.body.messages.at(-1) as {
@@ -215,8 +207,7 @@ describe("task lifecycle", () => {
       },
     ]);
     const task = await send(`retry ${s.marker}`);
-    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
-    expect(answerText(task)).toBe("made it");
+    expectCompleted(task, "made it");
     expect((await modelRequests(s.id)).map((r) => r.attempt)).toEqual([1, 2, 3]);
   });
 
@@ -251,8 +242,7 @@ describe("task lifecycle", () => {
       },
     ]);
     const task = await send(`stall once ${s.marker}`);
-    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
-    expect(answerText(task)).toBe("abcdefghijkl");
+    expectCompleted(task, "abcdefghijkl");
     expect((await modelRequests(s.id)).map((r) => r.attempt)).toEqual([1, 2]);
   });
 

@@ -13,8 +13,9 @@ import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { signGeneric, signGithub } from "../../src/triggers/signatures.ts";
 import worker from "../../src/worker.ts";
-import { until } from "../helpers/a2a.ts";
+import { errorBody } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+import { until } from "../helpers/until.ts";
 
 type Task = {
   id: string;
@@ -146,13 +147,9 @@ describe("webhooks", () => {
         ...(signature ? { "X-Hub-Signature-256": signature } : {}),
       });
       expect(refused.status).toBe(401);
-      expect(await refused.json()).toEqual({
-        error: {
-          code: 401,
-          status: "UNAUTHENTICATED",
-          message: "Unauthorized: the signature does not match",
-        },
-      });
+      expect(await refused.json()).toEqual(
+        errorBody(401, "UNAUTHENTICATED", "Unauthorized: the signature does not match"),
+      );
     }
     const after = await rpcAs<{ tasks: unknown[] }>(owner.token, "ListTasks", {});
     expect(after.body.result?.tasks.length).toBe(before.body.result?.tasks.length);

@@ -18,7 +18,7 @@ import type { TaskObject } from "../../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../../src/task/task-parts.ts";
 import type { Settlement, TaskRuntime } from "../../../src/task/task-runtime.ts";
 import { TaskStore } from "../../../src/task/task-store.ts";
-import { until } from "../../helpers/a2a.ts";
+import { until } from "../../helpers/until.ts";
 
 const OWNER = "anon-seams";
 

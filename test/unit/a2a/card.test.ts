@@ -9,6 +9,7 @@ import {
 import { parseIdentity } from "../../../src/agents/identity.ts";
 import { bundledAgents } from "../../../src/agents/registry.ts";
 import { loadConfig } from "../../../src/config/config.ts";
+import { v03CardTransports } from "../../helpers/cards.ts";
 
 const config = (vars: Record<string, string> = {}) =>
   loadConfig({ ANTHROPIC_API_KEY: "k", ALLOW_ANONYMOUS: "true", ...vars });
@@ -122,13 +123,7 @@ describe("agent card", () => {
       config({ A2A_API_KEY: "s" }),
     );
     expect(card).toMatchObject({
-      protocolVersion: "0.3.0",
-      url: "https://h/agents/demo/",
-      preferredTransport: "JSONRPC",
-      additionalInterfaces: [
-        { url: "https://h/agents/demo/", transport: "JSONRPC" },
-        { url: "https://h/agents/demo", transport: "HTTP+JSON" },
-      ],
+      ...v03CardTransports("https://h/agents/demo/"),
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
       security: [{ bearer: [] }],
       supportsAuthenticatedExtendedCard: true,

@@ -281,17 +281,14 @@ describe("parseIdentity: errors", () => {
     expect(errorOf(identity(["name: demo", "thinking: lots"])).field).toBe("frontmatter.thinking");
   });
 
-  it("rejects a bad icon, effort, version and too many starters", () => {
-    const cases: Array<[string, string]> = [
-      ["icon: http://example.com/a.png", "frontmatter.icon"],
-      ["icon: robot", "frontmatter.icon"],
-      ["effort: max", "frontmatter.effort"],
-      ["version: 1.0", "frontmatter.version"],
-      [`starters: [${"s, ".repeat(8)}s]`, "frontmatter.starters"],
-    ];
-    for (const [line, field] of cases) {
-      expect(errorOf(identity(["name: demo", line])).field).toBe(field);
-    }
+  it.each([
+    ["icon: http://example.com/a.png", "frontmatter.icon"],
+    ["icon: robot", "frontmatter.icon"],
+    ["effort: max", "frontmatter.effort"],
+    ["version: 1.0", "frontmatter.version"],
+    [`starters: [${"s, ".repeat(8)}s]`, "frontmatter.starters"],
+  ])("rejects a bad icon, effort, version or too many starters: %s", (line, field) => {
+    expect(errorOf(identity(["name: demo", line])).field).toBe(field);
   });
 
   it("reports unknown tool names in tools with their position; domains and MCP tools are known", () => {
@@ -368,17 +365,15 @@ describe("parseIdentity: skills", () => {
   });
 
   it("reads top-level bullets of a ## Skills section without ### headings", () => {
-    const body = [
-      "You are demo.",
-      "## Skills",
-      "- **Search**: finds things",
-      "  across the workspace.",
-      "- **Fetch:** reads web pages",
-      "- Summarise — condenses text",
-      "- Plan: breaks work down",
-      "  - nested detail",
-      "- not a skill line",
-    ].join("\n");
+    const body = `You are demo.
+## Skills
+- **Search**: finds things
+  across the workspace.
+- **Fetch:** reads web pages
+- Summarise — condenses text
+- Plan: breaks work down
+  - nested detail
+- not a skill line`;
     const skills = parseIdentity(FILE, identity(fm, body)).skills;
     expect(skills.map((s) => [s.id, s.name, s.description])).toEqual([
       ["search", "Search", "finds things across the workspace."],

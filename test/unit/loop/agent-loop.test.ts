@@ -72,6 +72,17 @@ const askTool: Tool = {
   run: async () => ({ content: "", suspend: { kind: "question", question: "Which one?" } }),
 };
 
+/**
+ * A step whose model calls echo (saying `say`), then `middle`, then echo again, in one turn;
+ * `calls` records what echo received.
+ */
+function echoAround(say: string, middle: string, tools: Tool[] = []) {
+  const calls: unknown[] = [];
+  const uses = [toolUse("c1", "echo", { say }), toolUse("c2", middle), toolUse("c3", "echo")];
+  const f = fake([reply(uses, "tool_use")], { tools: [echoTool("echo", calls), ...tools] });
+  return { f, calls };
+}
+
 const halves = (value: string) => [
   value.slice(0, value.length >> 1),
   value.slice(value.length >> 1),
@@ -170,16 +181,7 @@ describe("runStep", () => {
   });
 
   it("runs the turn's tool calls in order and sends their results as one user message", async () => {
-    const calls: unknown[] = [];
-    const f = fake(
-      [
-        reply(
-          [toolUse("c1", "echo", { say: "a" }), toolUse("c2", "nope"), toolUse("c3", "echo")],
-          "tool_use",
-        ),
-      ],
-      { tools: [echoTool("echo", calls)] },
-    );
+    const { f, calls } = echoAround("a", "nope");
     expect(await runStep(f.deps)).toEqual({ kind: "continue" });
     expect(calls).toEqual([{ say: "a" }, {}]);
     const results = f.conversation.at(-1);
@@ -265,16 +267,7 @@ describe("runStep", () => {
   });
 
   it("suspends on a call that waits, then finishes the turn's calls with the answer", async () => {
-    const calls: unknown[] = [];
-    const f = fake(
-      [
-        reply(
-          [toolUse("c1", "echo", { say: "before" }), toolUse("c2", "ask"), toolUse("c3", "echo")],
-          "tool_use",
-        ),
-      ],
-      { tools: [echoTool("echo", calls), askTool] },
-    );
+    const { f, calls } = echoAround("before", "ask", [askTool]);
     const outcome = await runStep(f.deps);
     expect(outcome).toEqual({
       kind: "suspended",

@@ -7,10 +7,19 @@ import { approvalsHook } from "../../../src/hooks/approvals.ts";
 import {
   answerContent,
   approvalFrom,
+  type Reply,
   replyFrom,
   suspensionParts,
 } from "../../../src/loop/suspension.ts";
 import { hookContext } from "../../helpers/hook-context.ts";
+
+/** A person's reply of `text` with form values `data` (its raw parts left out). */
+const reply = (text: string, data: Record<string, unknown>[] = []): Reply => ({
+  kind: "reply",
+  text,
+  data,
+  parts: [],
+});
 
 describe("replies", () => {
   it("joins text parts and keeps data parts", () => {
@@ -19,26 +28,22 @@ describe("replies", () => {
   });
 
   it("reads approval from the form first, then from the words", () => {
-    const reply = (text: string, data: Record<string, unknown>[] = []) =>
-      approvalFrom({ kind: "reply", text, data, parts: [] });
-    expect(reply("no", [{ approve: true }]).approved).toBe(true);
-    expect(reply("", [{ approve: false, reason: "later" }])).toEqual({
+    expect(approvalFrom(reply("no", [{ approve: true }])).approved).toBe(true);
+    expect(approvalFrom(reply("", [{ approve: false, reason: "later" }]))).toEqual({
       approved: false,
       reason: "later",
     });
     for (const yes of ["yes", "Y", "approve", "OK, go ahead", "sure thing"])
-      expect(reply(yes).approved, yes).toBe(true);
+      expect(approvalFrom(reply(yes)).approved, yes).toBe(true);
     for (const no of ["no", "deny", "don't", "maybe later", "", "yes? no."])
-      expect(reply(no).approved, no).toBe(false);
+      expect(approvalFrom(reply(no)).approved, no).toBe(false);
   });
 
   it("gives the model the answer and the form values", () => {
-    expect(answerContent({ kind: "reply", text: "blue", data: [{ c: 1 }], parts: [] })).toBe(
+    expect(answerContent(reply("blue", [{ c: 1 }]))).toBe(
       'The user answered: blue\nForm values: {"c":1}',
     );
-    expect(answerContent({ kind: "reply", text: "", data: [], parts: [] })).toBe(
-      "The user answered without any text.",
-    );
+    expect(answerContent(reply(""))).toBe("The user answered without any text.");
   });
 
   it("asks with the question (and the form) or with an approval form", () => {

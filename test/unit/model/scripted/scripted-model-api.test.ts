@@ -9,15 +9,8 @@ import {
   type Scenario,
   ScenarioStore,
 } from "../../../../src/model/scripted/messages-api.ts";
-import {
-  apiErrorOf,
-  SCRIPTED_BASE_URL,
-  scriptedClient,
-  streamOnce,
-  userMessage,
-} from "../../../helpers/scripted-client.ts";
-
-const MODEL = "claude-scripted-test";
+import { SCRIPTED_MODEL, scriptedClient, userMessage } from "../../../helpers/scripted-client.ts";
+import { apiErrorOf, streamOnce } from "../../../helpers/sdk-calls.ts";
 
 describe("scripted Messages API in-process: validation, directives, control", () => {
   it("rejects orphaned tool_use and unexpected tool_result with the real API's 400", async () => {
@@ -25,7 +18,7 @@ describe("scripted Messages API in-process: validation, directives, control", ()
     const toolUse = { type: "tool_use" as const, id: "toolu_orphan", name: "t", input: {} };
     const orphan = await apiErrorOf(
       client.messages.create({
-        model: MODEL,
+        model: SCRIPTED_MODEL,
         max_tokens: 64,
         messages: [
           userMessage("hi"),
@@ -41,7 +34,7 @@ describe("scripted Messages API in-process: validation, directives, control", ()
     );
     const stray = await apiErrorOf(
       client.messages.create({
-        model: MODEL,
+        model: SCRIPTED_MODEL,
         max_tokens: 64,
         messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_x" }] }],
       }),
@@ -57,15 +50,13 @@ describe("scripted Messages API in-process: validation, directives, control", ()
   });
 
   it("validates the body like the real API", async () => {
-    const { handler } = scriptedClient();
+    const { request } = scriptedClient();
     const post = async (body: string) => {
-      const res = await handler(
-        new Request(`${SCRIPTED_BASE_URL}/v1/messages`, {
-          method: "POST",
-          headers: { "x-api-key": "k" },
-          body,
-        }),
-      );
+      const res = await request("/v1/messages", {
+        method: "POST",
+        headers: { "x-api-key": "k" },
+        body,
+      });
       const json = (await res.json()) as { error: { type: string; message: string } };
       return [res.status, json.error.message];
     };
@@ -79,7 +70,7 @@ describe("scripted Messages API in-process: validation, directives, control", ()
     expect((await post(JSON.stringify({ ...ok, messages: [] })))[1]).toMatch(/^messages/);
     const assistantFirst = { ...ok, messages: [{ role: "assistant", content: "x" }] };
     expect((await post(JSON.stringify(assistantFirst)))[1]).toContain('"user" role');
-    const notFound = await handler(new Request(`${SCRIPTED_BASE_URL}/v1/complete`));
+    const notFound = await request("/v1/complete");
     expect(notFound.status).toBe(404);
     expect(await notFound.json()).toMatchObject({
       type: "error",
@@ -88,10 +79,10 @@ describe("scripted Messages API in-process: validation, directives, control", ()
   });
 
   it("answers 401 authentication_error without a key and accepts x-api-key or Bearer", async () => {
-    const { handler } = scriptedClient();
+    const { request } = scriptedClient();
     const body = JSON.stringify({ model: "m", max_tokens: 5, messages: [userMessage("x")] });
     const send = (headers: Record<string, string>) =>
-      handler(new Request(`${SCRIPTED_BASE_URL}/v1/messages/`, { method: "POST", headers, body }));
+      request("/v1/messages/", { method: "POST", headers, body });
     const denied = await send({ authorization: "Bearer " });
     expect(denied.status).toBe(401);
     expect(await denied.json()).toMatchObject({
@@ -133,9 +124,7 @@ describe("scripted Messages API in-process: validation, directives, control", ()
   });
 
   it("serves the control API: scenarios (zod-validated), request log, reset, health", async () => {
-    const { handler, client } = scriptedClient();
-    const control = (path: string, init?: RequestInit) =>
-      handler(new Request(`${SCRIPTED_BASE_URL}${path}`, init));
+    const { request: control, client } = scriptedClient();
     const bad = await control("/_scripted/scenarios", {
       method: "POST",
       body: JSON.stringify({ id: "bad id!", turns: [] }),
@@ -152,7 +141,7 @@ describe("scripted Messages API in-process: validation, directives, control", ()
     });
     expect([created.status, await created.json()]).toEqual([201, { id: "ctl.1" }]);
     await client.messages.create({
-      model: MODEL,
+      model: SCRIPTED_MODEL,
       max_tokens: 9,
       messages: [userMessage("[[scenario:ctl.1]]")],
     });
@@ -165,7 +154,7 @@ describe("scripted Messages API in-process: validation, directives, control", ()
       turnIndex: 0,
       attempt: 1,
       headers: { authorization: "<set>", "anthropic-version": expect.any(String) },
-      body: { model: MODEL, max_tokens: 9 },
+      body: { model: SCRIPTED_MODEL, max_tokens: 9 },
     });
     expect(await (await control("/_scripted/health")).json()).toMatchObject({ ok: true });
 
@@ -174,7 +163,7 @@ describe("scripted Messages API in-process: validation, directives, control", ()
     expect(empty.requests).toEqual([]);
     const gone = await apiErrorOf(
       client.messages.create({
-        model: MODEL,
+        model: SCRIPTED_MODEL,
         max_tokens: 9,
         messages: [userMessage("[[scenario:ctl.1]]")],
       }),

@@ -11,20 +11,13 @@ import { Anthropic } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
 import type { LoggedRequest } from "../../../../src/model/scripted/messages-api.ts";
-import {
-  apiErrorOf,
-  scriptedClient,
-  streamOnce,
-  userMessage,
-} from "../../../helpers/scripted-client.ts";
-
-const MODEL = "claude-scripted-test";
+import { SCRIPTED_MODEL, scriptedClient, userMessage } from "../../../helpers/scripted-client.ts";
+import { apiErrorOf, streamOnce } from "../../../helpers/sdk-calls.ts";
 
 describe("scripted Messages API in-process: scenarios", () => {
   it("streams plain text in several deltas with usage", async () => {
-    const { store, client } = scriptedClient();
     const text = "Hello from the scripted model, streamed in pieces.";
-    store.addScenario({ id: "plain", turns: [{ text, chunkSize: 8 }] });
+    const { client } = scriptedClient({ id: "plain", turns: [{ text, chunkSize: 8 }] });
     const { texts, events, message } = await streamOnce(client, [
       userMessage("[[scenario:plain]] hi"),
     ]);
@@ -33,7 +26,7 @@ describe("scripted Messages API in-process: scenarios", () => {
     expect(events[0]).toBe("message_start");
     expect(events.at(-1)).toBe("message_stop");
     expect(message.id).toMatch(/^msg_scripted_\d+$/);
-    expect(message.model).toBe(MODEL);
+    expect(message.model).toBe(SCRIPTED_MODEL);
     expect(message.content).toEqual([{ type: "text", text, citations: null }]);
     expect(message.stop_reason).toBe("end_turn");
     expect(message.usage.output_tokens).toBe(Math.ceil(text.length / 4));
@@ -41,9 +34,8 @@ describe("scripted Messages API in-process: scenarios", () => {
   });
 
   it("streams tool_use input as JSON pieces, then answers the tool result", async () => {
-    const { store, client } = scriptedClient();
     const input = { city: "Paris", days: 3, nested: { list: [1, 2, "three"] } };
-    store.addScenario({
+    const { store, client } = scriptedClient({
       id: "tools",
       turns: [
         { text: "Checking.", toolUses: [{ name: "get_weather", input }] },
@@ -69,9 +61,11 @@ describe("scripted Messages API in-process: scenarios", () => {
   });
 
   it("streams a thinking block with a signature before the text", async () => {
-    const { store, client } = scriptedClient();
     const thinking = "The user greets me; a short greeting back is enough.";
-    store.addScenario({ id: "think", turns: [{ thinking, text: "Hi!", chunkSize: 10 }] });
+    const { client } = scriptedClient({
+      id: "think",
+      turns: [{ thinking, text: "Hi!", chunkSize: 10 }],
+    });
     const { events, message } = await streamOnce(client, [userMessage("[[scenario:think]] hello")]);
     expect(events.filter((e) => e === "thinking_delta").length).toBe(
       Math.ceil(thinking.length / 10),
@@ -85,8 +79,7 @@ describe("scripted Messages API in-process: scenarios", () => {
   });
 
   it("fails attempt 1 with a scripted 529 (retry-after), then succeeds", async () => {
-    const { store, client } = scriptedClient();
-    store.addScenario({
+    const { store, client } = scriptedClient({
       id: "errors",
       turns: [
         { text: "made it", errors: [{ status: 529, type: "overloaded_error", retryAfter: 2 }] },
@@ -106,9 +99,8 @@ describe("scripted Messages API in-process: scenarios", () => {
   });
 
   it("sends event: error mid-stream on attempt 1 only", async () => {
-    const { store, client } = scriptedClient();
     const text = "abcdefghijklmnopqrstuvwxyz";
-    store.addScenario({
+    const { client } = scriptedClient({
       id: "midstream",
       turns: [
         {
@@ -119,7 +111,7 @@ describe("scripted Messages API in-process: scenarios", () => {
       ],
     });
     const stream = client.messages.stream({
-      model: MODEL,
+      model: SCRIPTED_MODEL,
       max_tokens: 64,
       messages: [userMessage("[[scenario:midstream]] x")],
     });
@@ -134,21 +126,24 @@ describe("scripted Messages API in-process: scenarios", () => {
   });
 
   it("picks the turn from the assistant count, so a retried request replays its turn", async () => {
-    const { store, client } = scriptedClient();
-    store.addScenario({ id: "det", turns: [{ text: "turn zero" }, { text: "turn one" }] });
+    const { store, client } = scriptedClient({
+      id: "det",
+      turns: [{ text: "turn zero" }, { text: "turn one" }],
+    });
     const history: MessageParam[] = [
       { role: "user", content: [{ type: "text", text: "start [[scenario:det]]" }] },
       { role: "assistant", content: "turn zero" },
       userMessage("next"),
     ];
-    const a = await client.messages.create({ model: MODEL, max_tokens: 9, messages: history });
-    const b = await client.messages.create({ model: MODEL, max_tokens: 9, messages: history });
+    const replay = () =>
+      client.messages.create({ model: SCRIPTED_MODEL, max_tokens: 9, messages: history });
+    const [a, b] = [await replay(), await replay()];
     expect([a.content[0], b.content[0]]).toMatchObject([
       { text: "turn one" },
       { text: "turn one" },
     ]);
     const past = await client.messages.create({
-      model: MODEL,
+      model: SCRIPTED_MODEL,
       max_tokens: 9,
       system: "[[scenario:det]]",
       messages: [userMessage("a"), { role: "assistant", content: "b" } as MessageParam, ...history],
@@ -163,28 +158,25 @@ describe("scripted Messages API in-process: scenarios", () => {
   });
 
   it("lets directives in the newest user text win over a marker quoted in the system prompt", async () => {
-    const { store, client } = scriptedClient();
-    store.addScenario({ id: "quoted", turns: [{ text: "from the scenario" }] });
+    const { client } = scriptedClient({ id: "quoted", turns: [{ text: "from the scenario" }] });
     const system = 'Handoff: the last task was asked "go [[scenario:quoted]]"';
-    const direct = await client.messages.create({
-      model: MODEL,
-      max_tokens: 9,
-      system,
-      messages: [userMessage("[[reply:from the directive]]")],
+    const answer = async (text: string) =>
+      (
+        await client.messages.create({
+          model: SCRIPTED_MODEL,
+          max_tokens: 9,
+          system,
+          messages: [userMessage(text)],
+        })
+      ).content[0];
+    expect(await answer("[[reply:from the directive]]")).toMatchObject({
+      text: "from the directive",
     });
-    expect(direct.content[0]).toMatchObject({ text: "from the directive" });
-    const plain = await client.messages.create({
-      model: MODEL,
-      max_tokens: 9,
-      system,
-      messages: [userMessage("no directives here")],
-    });
-    expect(plain.content[0]).toMatchObject({ text: "from the scenario" });
+    expect(await answer("no directives here")).toMatchObject({ text: "from the scenario" });
   });
 
   it("returns a complete Message without stream, echoing usage overrides", async () => {
-    const { store, client } = scriptedClient();
-    store.addScenario({
+    const { client } = scriptedClient({
       id: "whole",
       turns: [
         {
@@ -196,7 +188,7 @@ describe("scripted Messages API in-process: scenarios", () => {
       ],
     });
     const message = await client.messages.create({
-      model: MODEL,
+      model: SCRIPTED_MODEL,
       max_tokens: 50,
       messages: [userMessage("[[scenario:whole]]")],
     });
@@ -214,9 +206,8 @@ describe("scripted Messages API in-process: scenarios", () => {
   });
 
   it("stalls after N deltas only on the listed attempts", async () => {
-    const { store, client } = scriptedClient();
     const turn = { text: "0123456789", chunkSize: 5, stallAfterChunks: 1, stallMs: 300 };
-    store.addScenario({ id: "stall", turns: [{ ...turn, stallAttempts: [1] }] });
+    const { client } = scriptedClient({ id: "stall", turns: [{ ...turn, stallAttempts: [1] }] });
     const first = await streamOnce(client, [userMessage("[[scenario:stall]]")]);
     expect(first.texts).toEqual(["01234", "56789"]);
     expect((first.at[1] ?? 0) - (first.at[0] ?? 0)).toBeGreaterThanOrEqual(250);
@@ -225,26 +216,26 @@ describe("scripted Messages API in-process: scenarios", () => {
   });
 
   it("paces deltas (delayMs) only on the attempts delayAttempts lists", async () => {
-    const { store, client } = scriptedClient();
     // Paced, each gap would be a minute (past the test's timeout): attempt 1 must not be.
     const turn = { text: "0123456789", chunkSize: 5, delayMs: 60_000, delayAttempts: [2] };
-    store.addScenario({ id: "paced", turns: [turn] });
+    const { client } = scriptedClient(
+      { id: "paced", turns: [turn] },
+      { id: "paced-2", turns: [{ ...turn, delayMs: 300 }] },
+    );
     const first = await streamOnce(client, [userMessage("[[scenario:paced]]")]);
     expect(first.texts).toEqual(["01234", "56789"]);
-    store.addScenario({ id: "paced-2", turns: [{ ...turn, delayMs: 300 }] });
     await streamOnce(client, [userMessage("[[scenario:paced-2]]")]);
     const second = await streamOnce(client, [userMessage("[[scenario:paced-2]]")]);
     expect((second.at[1] ?? 0) - (second.at[0] ?? 0)).toBeGreaterThanOrEqual(250);
   });
 
   it("stops producing when the client aborts the stream", async () => {
-    const { store, client } = scriptedClient();
-    store.addScenario({
+    const { store, client } = scriptedClient({
       id: "abort",
       turns: [{ text: "x".repeat(200), chunkSize: 2, delayMs: 20 }],
     });
     const stream = client.messages.stream({
-      model: MODEL,
+      model: SCRIPTED_MODEL,
       max_tokens: 9,
       messages: [userMessage("[[scenario:abort]]")],
     });
