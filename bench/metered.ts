@@ -24,6 +24,8 @@ interface LedgerEntry {
   name: string;
   at: number;
   ms: number;
+  /** A SQL statement's first words. */
+  sql?: string;
 }
 
 type Metered = StorageCounts & { ledger?: { entries: LedgerEntry[]; dropped: number } };
@@ -87,6 +89,8 @@ interface Side {
   r2: Trips;
   sql: Record<string, number>;
   calls: Record<string, number>;
+  /** SQL statements by object and first words (`task: INSERT INTO events ...`). */
+  statements: Record<string, number>;
 }
 
 const emptySide = (): Side => ({
@@ -95,12 +99,15 @@ const emptySide = (): Side => ({
   r2: { count: 0, ms: 0 },
   sql: {},
   calls: {},
+  statements: {},
 });
 
 function add(side: Side, e: LedgerEntry): void {
   if (e.kind === "mark") return;
   if (e.kind === "sql") {
     side.sql[e.name] = (side.sql[e.name] ?? 0) + 1;
+    const statement = `${e.name}: ${e.sql ?? "?"}`;
+    side.statements[statement] = (side.statements[statement] ?? 0) + 1;
     return;
   }
   side[e.kind].count += 1;
@@ -156,6 +163,8 @@ async function ledgerOf(
       for (const [k, v] of Object.entries(side.sql)) out.sql[k] = (out.sql[k] ?? 0) + v / tasks;
       for (const [k, v] of Object.entries(side.calls))
         out.calls[k] = (out.calls[k] ?? 0) + v / tasks;
+      for (const [k, v] of Object.entries(side.statements))
+        out.statements[k] = (out.statements[k] ?? 0) + v / tasks;
     }
     return out;
   };
@@ -216,4 +225,13 @@ export function printCriticalPath(ledger: Awaited<ReturnType<typeof criticalPath
   console.log(`blocking, before the response: ${names(b.before)}`);
   console.log(`blocking, after it: ${names(b.after)}`);
   console.log(`streaming, before the first event: ${names(s.before)}`);
+  // Where a blocking task's statements go, before and after its response together.
+  const all: Record<string, number> = { ...b.before.statements };
+  for (const [k, v] of Object.entries(b.after.statements)) all[k] = (all[k] ?? 0) + v;
+  const total = Object.values(all).reduce((a, v) => a + v, 0);
+  console.log(
+    `\nSQL statements of a blocking one-turn task (${f(total)} in all), by object and statement:`,
+  );
+  for (const [statement, count] of Object.entries(all).sort((x, y) => y[1] - x[1]))
+    console.log(`  ${f(count).padStart(4)}  ${statement}`);
 }

@@ -5,6 +5,7 @@
  */
 
 import type { ChatMessage } from "../loop/chat-message.ts";
+import { copyOfMap, copyOfRows, RowCopy, upsertRow } from "../store/row-copy.ts";
 import { runMigrations } from "../store/sqlite-migrations.ts";
 
 const MIGRATIONS: readonly string[] = [
@@ -34,25 +35,40 @@ interface QueuedTask {
  */
 export class ContextStore {
   readonly #sql: SqlStorage;
-  #queue: QueuedTask[] | null = null;
-  #releases: Map<string, number> | null = null;
-  #last: number | null = null;
+  readonly #queue: RowCopy<QueuedTask[]>;
+  readonly #releases: RowCopy<Map<string, number>>;
+  readonly #last: RowCopy<number>;
 
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    if (fresh) {
-      this.#queue = [];
-      this.#releases = new Map();
-      this.#last = 0;
-    }
+    this.#queue = copyOfRows(
+      sql,
+      "SELECT task_id, position, active FROM queue ORDER BY position",
+      (r: { task_id: string; position: number; active: number }) => ({
+        taskId: r.task_id,
+        position: r.position,
+        active: r.active === 1,
+      }),
+      fresh,
+    );
+    this.#releases = copyOfMap(
+      sql,
+      "SELECT task_id, upto FROM releases",
+      (r: { task_id: string; upto: number }) => [r.task_id, r.upto],
+      fresh,
+    );
+    this.#last = new RowCopy(
+      () => sql.exec<{ last: number | null }>("SELECT MAX(seq) AS last FROM turns").one().last ?? 0,
+      fresh ? 0 : undefined,
+    );
   }
 
   /** Drops the in-memory copies: the next read takes them from SQLite. */
   forget(): void {
-    this.#queue = null;
-    this.#releases = null;
-    this.#last = null;
+    this.#queue.forget();
+    this.#releases.forget();
+    this.#last.forget();
   }
 
   /** The task holding the conversation, if any. */
@@ -94,7 +110,7 @@ export class ContextStore {
   dequeue(taskId: string): void {
     if (!this.isQueued(taskId)) return;
     this.#sql.exec("DELETE FROM queue WHERE task_id = ?", taskId);
-    this.#queue = this.#tasks().filter((q) => q.taskId !== taskId);
+    this.#queue.set(this.#tasks().filter((q) => q.taskId !== taskId));
   }
 
   /** Turns with a sequence number above `after` (other than `exclude`'s own), oldest first, and the last sequence number. */
@@ -140,9 +156,7 @@ export class ContextStore {
 
   /** The newest turn's sequence number (0 when none). */
   lastSeq(): number {
-    this.#last ??=
-      this.#sql.exec<{ last: number | null }>("SELECT MAX(seq) AS last FROM turns").one().last ?? 0;
-    return this.#last;
+    return this.#last.value;
   }
 
   /** Appends a task's turns (one statement) unless a release reaching `upto` was already applied. */
@@ -163,34 +177,18 @@ export class ContextStore {
           JSON.stringify(turn.content),
         ]),
       );
-      this.#last = last + batch.length;
+      this.#last.set(last + batch.length);
     }
-    this.#sql.exec(
-      "INSERT INTO releases (task_id, upto) VALUES (?, ?) ON CONFLICT (task_id) DO UPDATE SET upto = excluded.upto",
-      taskId,
-      upto,
-    );
+    upsertRow(this.#sql, "releases", ["task_id"], { task_id: taskId, upto });
     releases.set(taskId, upto);
     return true;
   }
 
   #tasks(): QueuedTask[] {
-    this.#queue ??= this.#sql
-      .exec<{ task_id: string; position: number; active: number }>(
-        "SELECT task_id, position, active FROM queue ORDER BY position",
-      )
-      .toArray()
-      .map((r) => ({ taskId: r.task_id, position: r.position, active: r.active === 1 }));
-    return this.#queue;
+    return this.#queue.value;
   }
 
   #released(): Map<string, number> {
-    this.#releases ??= new Map(
-      this.#sql
-        .exec<{ task_id: string; upto: number }>("SELECT task_id, upto FROM releases")
-        .toArray()
-        .map((r) => [r.task_id, r.upto]),
-    );
-    return this.#releases;
+    return this.#releases.value;
   }
 }

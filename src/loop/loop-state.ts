@@ -36,6 +36,17 @@ export const EMPTY_USAGE: Usage = {
   modelCalls: 0,
 };
 
+/** A task's loop before its first step. */
+export const INITIAL_LOOP_STATE: LoopState = {
+  turn: 0,
+  attempt: 0,
+  answerText: "",
+  turnText: "",
+  answerStarted: false,
+  usage: EMPTY_USAGE,
+  stopReason: null,
+};
+
 /** Adds one call's usage to a running total. */
 export function addUsage(total: Usage, call: Omit<Usage, "modelCalls">): Usage {
   return {

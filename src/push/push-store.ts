@@ -3,6 +3,7 @@
  * delivery row is written in the same transaction as the status change it reports, so a change
  * is never lost between the state and its notification; rows stay as the record of each attempt.
  */
+import { copyOfRows, type RowCopy, upsertRow } from "../store/row-copy.ts";
 import type { PushConfig } from "./push-config.ts";
 
 /** Where a delivery stands. */
@@ -47,25 +48,23 @@ export interface Outgoing extends Delivery {
 /** Configs and deliveries of one task. */
 export class PushStore {
   readonly #sql: SqlStorage;
-  /** The configs, in memory once read (the object is their only writer); null until then. */
-  #configs: PushConfig[] | null;
+  /** The configs, in memory once read (the object is their only writer). */
+  readonly #configs: RowCopy<PushConfig[]>;
 
   /** `fresh`: the database is new, so there are no configs. */
   constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    this.#configs = fresh ? [] : null;
+    const query = `SELECT ${CONFIG_FIELDS} FROM push_configs ORDER BY created_at, id`;
+    this.#configs = copyOfRows(sql, query, (row: Row<PushConfig>) => row, fresh);
   }
 
   /** Drops the copy (after a rollback): the next read takes it from SQLite. */
   forget(): void {
-    this.#configs = null;
+    this.#configs.forget();
   }
 
   configs(): PushConfig[] {
-    this.#configs ??= this.#sql
-      .exec<Row<PushConfig>>(`SELECT ${CONFIG_FIELDS} FROM push_configs ORDER BY created_at, id`)
-      .toArray();
-    return [...this.#configs];
+    return [...this.#configs.value];
   }
 
   config(id: string): PushConfig | null {
@@ -78,27 +77,28 @@ export class PushStore {
 
   /** Adds or replaces a config (a client may set one id again to change it). */
   put(config: PushConfig): void {
-    this.#sql.exec(
-      `INSERT INTO push_configs (id, url, token, auth_scheme, auth_credentials, protocol, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET url = excluded.url, token = excluded.token,
-         auth_scheme = excluded.auth_scheme, auth_credentials = excluded.auth_credentials,
-         protocol = excluded.protocol`,
-      config.id,
-      config.url,
-      config.token,
-      config.authScheme,
-      config.authCredentials,
-      config.protocol,
-      config.createdAt,
+    upsertRow(
+      this.#sql,
+      "push_configs",
+      ["id"],
+      {
+        id: config.id,
+        url: config.url,
+        token: config.token,
+        auth_scheme: config.authScheme,
+        auth_credentials: config.authCredentials,
+        protocol: config.protocol,
+        created_at: config.createdAt,
+      },
+      ["created_at"],
     );
-    this.#configs = null;
+    this.#configs.forget();
   }
 
   /** Removes a config; its pending deliveries are dropped (recorded as failed). */
   delete(id: string): void {
     this.#sql.exec("DELETE FROM push_configs WHERE id = ?", id);
-    this.#configs = null;
+    this.#configs.forget();
     this.#sql.exec(
       "UPDATE push_deliveries SET status = 'failed', last_error = 'config deleted' WHERE config_id = ? AND status = 'pending'",
       id,

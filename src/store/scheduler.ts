@@ -5,6 +5,7 @@
  * change the alarm is set to the earliest due entry.
  */
 import { backoffMs } from "../model/errors.ts";
+import { copyOfMap, type RowCopy } from "./row-copy.ts";
 
 /** One scheduled piece of work. */
 export interface ScheduleEntry {
@@ -39,30 +40,27 @@ const toEntry = (row: ScheduleRow): ScheduleEntry => ({
 export class Scheduler {
   readonly #sql: SqlStorage;
   readonly #storage: DurableObjectStorage;
-  #rows: Map<string, ScheduleEntry> | null = null;
+  readonly #rows: RowCopy<Map<string, ScheduleEntry>>;
 
   /** `fresh`: the database is new, so nothing is scheduled. */
   constructor(storage: DurableObjectStorage, fresh = false) {
     this.#storage = storage;
     this.#sql = storage.sql;
-    if (fresh) this.#rows = new Map();
+    this.#rows = copyOfMap(
+      this.#sql,
+      "SELECT * FROM schedule",
+      (row: ScheduleRow) => [row.id, toEntry(row)],
+      fresh,
+    );
   }
 
   /** Drops the copy (after a rollback): the next read takes it from SQLite. */
   forget(): void {
-    this.#rows = null;
+    this.#rows.forget();
   }
 
   #entries(): Map<string, ScheduleEntry> {
-    if (!this.#rows) {
-      this.#rows = new Map(
-        this.#sql
-          .exec<ScheduleRow>("SELECT * FROM schedule")
-          .toArray()
-          .map((row) => [row.id, toEntry(row)]),
-      );
-    }
-    return this.#rows;
+    return this.#rows.value;
   }
 
   /** Adds or replaces the entry `id`; keeps its attempt count unless `attempts` is given. */

@@ -4,6 +4,8 @@
  * history it has handed back. One row; synchronous SQL only.
  */
 
+import { RowCopy, upsertRow } from "../store/row-copy.ts";
+
 /** `none`: not joined yet; `waiting`: queued behind another task; `active`: holds the conversation; `released`: handed it back. */
 export type LinkState = "none" | "waiting" | "active" | "released";
 
@@ -36,47 +38,46 @@ const NO_LINK: ContextLink = {
 /** Reads and writes the link row (kept in memory: the object is its only writer). */
 export class ContextLinkStore {
   readonly #sql: SqlStorage;
-  #link: ContextLink | null = null;
+  readonly #link: RowCopy<ContextLink>;
 
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    if (fresh) this.#link = { ...NO_LINK };
+    this.#link = new RowCopy(
+      () => {
+        const row = sql.exec<LinkRow>("SELECT * FROM context_link WHERE id = 1").toArray()[0];
+        return row
+          ? {
+              state: row.state as LinkState,
+              contextSeq: row.context_seq,
+              conversationUpto: row.conversation_upto,
+              releasedUpto: row.released_upto,
+            }
+          : NO_LINK;
+      },
+      fresh ? NO_LINK : undefined,
+    );
   }
 
   /** Drops the copy (after a rollback): the next read takes it from SQLite. */
   forget(): void {
-    this.#link = null;
+    this.#link.forget();
   }
 
   get(): ContextLink {
-    if (!this.#link) {
-      const row = this.#sql.exec<LinkRow>("SELECT * FROM context_link WHERE id = 1").toArray()[0];
-      this.#link = row
-        ? {
-            state: row.state as LinkState,
-            contextSeq: row.context_seq,
-            conversationUpto: row.conversation_upto,
-            releasedUpto: row.released_upto,
-          }
-        : { ...NO_LINK };
-    }
-    return { ...this.#link };
+    return { ...this.#link.value };
   }
 
   patch(changes: Partial<ContextLink>): ContextLink {
     const next = { ...this.get(), ...changes };
-    this.#sql.exec(
-      `INSERT INTO context_link (id, state, context_seq, conversation_upto, released_upto)
-       VALUES (1, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state,
-        context_seq = excluded.context_seq, conversation_upto = excluded.conversation_upto,
-        released_upto = excluded.released_upto`,
-      next.state,
-      next.contextSeq,
-      next.conversationUpto,
-      next.releasedUpto,
-    );
-    this.#link = next;
+    upsertRow(this.#sql, "context_link", ["id"], {
+      id: 1,
+      state: next.state,
+      context_seq: next.contextSeq,
+      conversation_upto: next.conversationUpto,
+      released_upto: next.releasedUpto,
+    });
+    this.#link.set(next);
     return { ...next };
   }
 }

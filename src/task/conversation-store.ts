@@ -5,6 +5,7 @@
  * read, in the loop.
  */
 import type { ChatMessage } from "../loop/chat-message.ts";
+import { RowCopy } from "../store/row-copy.ts";
 
 /** A stored message with its position, and its context turn number when it came from there. */
 export interface ConversationRow {
@@ -16,17 +17,17 @@ export interface ConversationRow {
 /** The conversation rows, with an in-memory copy (the object is their only writer). */
 export class ConversationStore {
   readonly #sql: SqlStorage;
-  #rows: ConversationRow[] | null;
+  readonly #rows: RowCopy<ConversationRow[]>;
 
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    this.#rows = fresh ? [] : null;
+    this.#rows = new RowCopy(() => readRows(sql), fresh ? [] : undefined);
   }
 
   /** Drops the copy (after a rollback): the next read takes it from SQLite. */
   forget(): void {
-    this.#rows = null;
+    this.#rows.forget();
   }
 
   /** Appends one message (`contextSeq` when it is a turn taken from the conversation). */
@@ -55,8 +56,8 @@ export class ConversationStore {
       JSON.stringify(content),
       idx,
     );
-    this.#rows = this.#all().map((r) =>
-      r.idx === idx ? { ...r, message: { ...r.message, content } } : r,
+    this.#rows.set(
+      this.#all().map((r) => (r.idx === idx ? { ...r, message: { ...r.message, content } } : r)),
     );
   }
 
@@ -74,26 +75,29 @@ export class ConversationStore {
       summary.role,
       JSON.stringify(summary.content),
     );
-    this.#rows = [
+    this.#rows.set([
       { idx: keepFrom - 1, contextSeq: null, message: summary },
       ...this.#all().filter((r) => r.idx >= keepFrom),
-    ];
+    ]);
   }
 
   #all(): ConversationRow[] {
-    this.#rows ??= this.#sql
-      .exec<{ idx: number; role: string; content_json: string; context_seq: number | null }>(
-        "SELECT idx, role, content_json, context_seq FROM conversation ORDER BY idx",
-      )
-      .toArray()
-      .map((row) => ({
-        idx: row.idx,
-        contextSeq: row.context_seq,
-        message: {
-          role: row.role as ChatMessage["role"],
-          content: JSON.parse(row.content_json) as ChatMessage["content"],
-        },
-      }));
-    return this.#rows;
+    return this.#rows.value;
   }
+}
+
+function readRows(sql: SqlStorage): ConversationRow[] {
+  return sql
+    .exec<{ idx: number; role: string; content_json: string; context_seq: number | null }>(
+      "SELECT idx, role, content_json, context_seq FROM conversation ORDER BY idx",
+    )
+    .toArray()
+    .map((row) => ({
+      idx: row.idx,
+      contextSeq: row.context_seq,
+      message: {
+        role: row.role as ChatMessage["role"],
+        content: JSON.parse(row.content_json) as ChatMessage["content"],
+      },
+    }));
 }

@@ -4,7 +4,8 @@
  * Counters live here, not in memory, so a restarted object resumes exactly where it stopped.
  * The shapes are the loop's (loop/loop-state.ts); this file stores them in the task's SQLite.
  */
-import { EMPTY_USAGE, type LoopState, type Usage } from "../loop/loop-state.ts";
+import { EMPTY_USAGE, INITIAL_LOOP_STATE, type LoopState, type Usage } from "../loop/loop-state.ts";
+import { upsertRow } from "../store/row-copy.ts";
 
 interface LoopRow {
   turn: number;
@@ -17,20 +18,10 @@ interface LoopRow {
   [key: string]: SqlStorageValue;
 }
 
-const INITIAL: LoopState = {
-  turn: 0,
-  attempt: 0,
-  answerText: "",
-  turnText: "",
-  answerStarted: false,
-  usage: EMPTY_USAGE,
-  stopReason: null,
-};
-
 /** Reads and patches the loop row (kept in memory: the object is its only writer). */
 export class LoopStateStore {
   readonly #sql: SqlStorage;
-  #state: LoopState = INITIAL;
+  #state: LoopState = INITIAL_LOOP_STATE;
 
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
@@ -42,7 +33,7 @@ export class LoopStateStore {
   forget(): void {
     const row = this.#sql.exec<LoopRow>("SELECT * FROM loop WHERE id = 1").toArray()[0];
     if (!row) {
-      this.#state = INITIAL;
+      this.#state = INITIAL_LOOP_STATE;
       return;
     }
     this.#state = {
@@ -64,21 +55,16 @@ export class LoopStateStore {
   /** Writes the given fields. */
   patch(changes: Partial<LoopState>): LoopState {
     const next = { ...this.#state, ...changes };
-    this.#sql.exec(
-      `INSERT INTO loop (id, turn, attempt, answer_text, turn_text, answer_started, usage_json,
-        stop_reason) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET turn = excluded.turn, attempt = excluded.attempt,
-        answer_text = excluded.answer_text, turn_text = excluded.turn_text,
-        answer_started = excluded.answer_started, usage_json = excluded.usage_json,
-        stop_reason = excluded.stop_reason`,
-      next.turn,
-      next.attempt,
-      next.answerText,
-      next.turnText,
-      next.answerStarted ? 1 : 0,
-      JSON.stringify(next.usage),
-      next.stopReason,
-    );
+    upsertRow(this.#sql, "loop", ["id"], {
+      id: 1,
+      turn: next.turn,
+      attempt: next.attempt,
+      answer_text: next.answerText,
+      turn_text: next.turnText,
+      answer_started: next.answerStarted ? 1 : 0,
+      usage_json: JSON.stringify(next.usage),
+      stop_reason: next.stopReason,
+    });
     this.#state = next;
     return this.get();
   }

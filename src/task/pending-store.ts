@@ -3,47 +3,42 @@
  * the object's SQLite so a wait survives restarts.
  */
 import type { PendingCalls, Resolution } from "../loop/suspension.ts";
+import { RowCopy, upsertRow } from "../store/row-copy.ts";
 
 /** Reads and writes the `pending_calls` row (kept in memory: the object is its only writer). */
 export class PendingStore {
   readonly #sql: SqlStorage;
-  /** The row's value; undefined until read. */
-  #pending: PendingCalls | null | undefined;
+  readonly #pending: RowCopy<PendingCalls | null>;
 
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    this.#pending = fresh ? null : undefined;
+    this.#pending = new RowCopy(
+      () => {
+        const row = sql
+          .exec<{ json: string }>("SELECT json FROM pending_calls WHERE id = 1")
+          .toArray()[0];
+        return row ? (JSON.parse(row.json) as PendingCalls) : null;
+      },
+      fresh ? null : undefined,
+    );
   }
 
   /** Drops the copy (after a rollback): the next read takes it from SQLite. */
   forget(): void {
-    this.#pending = undefined;
+    this.#pending.forget();
   }
 
+  /** A copy of the waiting calls (the caller may change it), or null. */
   get(): PendingCalls | null {
-    if (this.#pending === undefined) {
-      const row = this.#sql
-        .exec<{ json: string }>("SELECT json FROM pending_calls WHERE id = 1")
-        .toArray()[0];
-      this.#pending = row ? (JSON.parse(row.json) as PendingCalls) : null;
-    }
-    return this.#pending === null ? null : structuredClone(this.#pending);
+    const pending = this.#pending.value;
+    return pending === null ? null : structuredClone(pending);
   }
 
   set(pending: PendingCalls | null): void {
-    if (pending === null) {
-      this.#sql.exec("DELETE FROM pending_calls WHERE id = 1");
-      this.#pending = null;
-      return;
-    }
-    const json = JSON.stringify(pending);
-    this.#sql.exec(
-      `INSERT INTO pending_calls (id, json) VALUES (1, ?)
-       ON CONFLICT (id) DO UPDATE SET json = excluded.json`,
-      json,
-    );
-    this.#pending = JSON.parse(json) as PendingCalls;
+    if (pending === null) this.#sql.exec("DELETE FROM pending_calls WHERE id = 1");
+    else upsertRow(this.#sql, "pending_calls", ["id"], { id: 1, json: JSON.stringify(pending) });
+    this.#pending.set(pending === null ? null : structuredClone(pending));
   }
 
   /** Records the answer to the waiting call; false when nothing waits or it is answered. */

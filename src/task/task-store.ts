@@ -5,6 +5,7 @@
  * {@link TaskStore.forget} drops the copies after a transaction rolled back.
  */
 import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../protocol/wire.ts";
+import { copyOfRows, type RowCopy } from "../store/row-copy.ts";
 
 /** The task row. */
 export interface TaskRecord {
@@ -72,24 +73,36 @@ interface HistoryEntry {
 export class TaskStore {
   readonly #sql: SqlStorage;
   #record: TaskRecord | null = null;
-  #history: HistoryEntry[] | null = null;
-  #artifacts: Artifact[] | null = null;
+  readonly #history: RowCopy<HistoryEntry[]>;
+  readonly #artifacts: RowCopy<Artifact[]>;
 
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    if (fresh) {
-      this.#history = [];
-      this.#artifacts = [];
-    } else this.forget();
+    this.#history = copyOfRows(
+      sql,
+      "SELECT seq, message_json FROM history ORDER BY seq",
+      (r: { seq: number; message_json: string }) => ({
+        seq: r.seq,
+        message: JSON.parse(r.message_json) as Message,
+      }),
+      fresh,
+    );
+    this.#artifacts = copyOfRows(
+      sql,
+      "SELECT artifact_json FROM artifacts ORDER BY position",
+      (r: { artifact_json: string }) => JSON.parse(r.artifact_json) as Artifact,
+      fresh,
+    );
+    if (!fresh) this.forget();
   }
 
   /** Drops the in-memory copies (after a rollback): the next read takes them from SQLite. */
   forget(): void {
     const row = this.#sql.exec<TaskRow>("SELECT * FROM task LIMIT 1").toArray()[0];
     this.#record = row ? fromRow(row) : null;
-    this.#history = null;
-    this.#artifacts = null;
+    this.#history.forget();
+    this.#artifacts.forget();
   }
 
   /** The task row, or null when this object holds no task. */
@@ -189,16 +202,12 @@ export class TaskStore {
     );
     if (at === -1) artifacts.push(artifact);
     else artifacts[at] = artifact;
-    this.#artifacts = artifacts;
+    this.#artifacts.set(artifacts);
   }
 
   /** Finished artifacts in creation order. */
   artifacts(): Artifact[] {
-    this.#artifacts ??= this.#sql
-      .exec<{ artifact_json: string }>("SELECT artifact_json FROM artifacts ORDER BY position")
-      .toArray()
-      .map((r) => JSON.parse(r.artifact_json) as Artifact);
-    return [...this.#artifacts];
+    return [...this.#artifacts.value];
   }
 
   /**
@@ -220,13 +229,7 @@ export class TaskStore {
   }
 
   #entries(): HistoryEntry[] {
-    this.#history ??= this.#sql
-      .exec<{ seq: number; message_json: string }>(
-        "SELECT seq, message_json FROM history ORDER BY seq",
-      )
-      .toArray()
-      .map((r) => ({ seq: r.seq, message: JSON.parse(r.message_json) as Message }));
-    return this.#history;
+    return this.#history.value;
   }
 
   #require(): TaskRecord {

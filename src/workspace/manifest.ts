@@ -5,6 +5,7 @@
  * object is the only writer, so both are kept in memory once read (from nothing, for a new
  * database); {@link Manifest.forget} drops them after a transaction rolled back.
  */
+import { copyOfMap, type RowCopy, upsertRow } from "../store/row-copy.ts";
 import type { WorkspaceScope } from "./keys.ts";
 import type { WorkspaceEntry } from "./types.ts";
 
@@ -21,22 +22,25 @@ export interface FileRow {
 /** The manifest and the object's meta values. */
 export class Manifest {
   readonly #sql: SqlStorage;
-  #meta: Map<string, string> | null = null;
-  #files: Map<string, FileRow> | null = null;
+  readonly #meta: RowCopy<Map<string, string>>;
+  readonly #files: RowCopy<Map<string, FileRow>>;
 
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
-    if (fresh) {
-      this.#meta = new Map();
-      this.#files = new Map();
-    }
+    this.#meta = copyOfMap(
+      sql,
+      "SELECT key, value FROM meta",
+      (r: { key: string; value: string }) => [r.key, r.value],
+      fresh,
+    );
+    this.#files = copyOfMap(sql, "SELECT * FROM files", (r: FileRow) => [r.path, { ...r }], fresh);
   }
 
   /** Drops the in-memory copies: the next read takes them from SQLite. */
   forget(): void {
-    this.#meta = null;
-    this.#files = null;
+    this.#meta.forget();
+    this.#files.forget();
   }
 
   /** A meta value. */
@@ -84,16 +88,7 @@ export class Manifest {
 
   /** Points `path` at a blob as change `seq`. */
   put(path: string, hash: string, size: number, updatedAt: string, seq: number): void {
-    this.#sql.exec(
-      `INSERT INTO files (path, hash, size, updated_at, seq) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, size = excluded.size,
-         updated_at = excluded.updated_at, seq = excluded.seq`,
-      path,
-      hash,
-      size,
-      updatedAt,
-      seq,
-    );
+    upsertRow(this.#sql, "files", ["path"], { path, hash, size, updated_at: updatedAt, seq });
     this.#rows().set(path, { path, hash, size, updated_at: updatedAt, seq });
   }
 
@@ -141,26 +136,14 @@ export class Manifest {
   /** Removes every row (before a restore). */
   clear(): void {
     this.#sql.exec("DELETE FROM files");
-    this.#files = new Map();
+    this.#files.set(new Map());
   }
 
   #metaValues(): Map<string, string> {
-    this.#meta ??= new Map(
-      this.#sql
-        .exec<{ key: string; value: string }>("SELECT key, value FROM meta")
-        .toArray()
-        .map((r) => [r.key, r.value]),
-    );
-    return this.#meta;
+    return this.#meta.value;
   }
 
   #rows(): Map<string, FileRow> {
-    this.#files ??= new Map(
-      this.#sql
-        .exec<FileRow>("SELECT * FROM files")
-        .toArray()
-        .map((r) => [r.path, { ...r }]),
-    );
-    return this.#files;
+    return this.#files.value;
   }
 }

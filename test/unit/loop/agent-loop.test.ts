@@ -14,7 +14,7 @@ import { runStep } from "../../../src/loop/agent-loop.ts";
 import type { ChatMessage } from "../../../src/loop/chat-message.ts";
 import type { Hook, Tool, ToolContext } from "../../../src/loop/contracts.ts";
 import { HookRunner } from "../../../src/loop/hook-runner.ts";
-import { EMPTY_USAGE, type LoopState } from "../../../src/loop/loop-state.ts";
+import { INITIAL_LOOP_STATE, type LoopState } from "../../../src/loop/loop-state.ts";
 import type { StepDeps } from "../../../src/loop/step-types.ts";
 import type { PendingCalls } from "../../../src/loop/suspension.ts";
 import { replyFrom } from "../../../src/loop/suspension.ts";
@@ -104,16 +104,7 @@ function fake(
   options: { tools?: Tool[]; hooks?: Hook[]; state?: Partial<LoopState> } = {},
 ): Fake {
   const conversation: ChatMessage[] = [{ role: "user", content: "Hello" }];
-  const state: LoopState = {
-    turn: 0,
-    attempt: 0,
-    answerText: "",
-    turnText: "",
-    answerStarted: false,
-    usage: EMPTY_USAGE,
-    stopReason: null,
-    ...options.state,
-  };
+  const state: LoopState = { ...INITIAL_LOOP_STATE, ...options.state };
   const pending: { value: PendingCalls | null } = { value: null };
   const params: MessageCreateParamsNonStreaming[] = [];
   const shown: string[] = [];
