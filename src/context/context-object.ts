@@ -5,13 +5,12 @@
  * task's turns on release. Joining, releasing and activation are idempotent; an activation that
  * fails is retried from the object's alarm.
  */
-import { DurableObject } from "cloudflare:workers";
+
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { backoffMs } from "../model/errors.ts";
-import { meterObjectSql } from "../platform/ledger.ts";
+import { HarnessObject } from "../platform/harness-object.ts";
 import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
-import { meteredEnv } from "../platform/storage-meter.ts";
 import { Scheduler } from "../store/scheduler.ts";
 import { ContextStore, migrateContext } from "./context-store.ts";
 import type { JoinResult, ReleaseInput } from "./join.ts";
@@ -19,19 +18,16 @@ import type { JoinResult, ReleaseInput } from "./join.ts";
 const ACTIVATE = "activate:";
 
 /** A conversation's Durable Object. */
-export class ContextObject extends DurableObject<Env> {
+export class ContextObject extends HarnessObject {
   #store!: ContextStore;
   #scheduler!: Scheduler;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
-    const env = meteredEnv(rawEnv);
-    super(ctx, env);
-    meterObjectSql(ctx, "context");
-    void ctx.blockConcurrencyWhile(async () => this.#open());
+    super(ctx, rawEnv, "context");
   }
 
   /** Opens the conversation's storage (a new database: nothing to read). */
-  #open(): void {
+  protected override open(): void {
     const fresh = migrateContext(this.ctx.storage.sql);
     this.#store = new ContextStore(this.ctx.storage.sql, fresh);
     this.#scheduler = new Scheduler(this.ctx.storage, fresh);
@@ -52,7 +48,7 @@ export class ContextObject extends DurableObject<Env> {
   async erase(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    this.#open();
+    this.open();
   }
 
   /** Queues the task; returns whether it holds the conversation now, with the turns it missed. */

@@ -3,7 +3,7 @@
  * delivery row is written in the same transaction as the status change it reports, so a change
  * is never lost between the state and its notification; rows stay as the record of each attempt.
  */
-import { copyOfRows, type RowCopy, upsertRow } from "../store/row-copy.ts";
+import { copyOfRows, type RowCopy, type RowOf, upsertRow } from "../store/row-copy.ts";
 import type { PushConfig } from "./push-config.ts";
 
 /** Where a delivery stands. */
@@ -25,9 +25,6 @@ export interface Delivery {
   deliveredAt: number | null;
   nextAt: number;
 }
-
-/** A row typed as the record it is: the queries select each column under its field's name. */
-type Row<T> = T & Record<string, SqlStorageValue>;
 
 /** A config's columns, as the fields of {@link PushConfig}. */
 const CONFIG_FIELDS = `id, url, token, auth_scheme AS authScheme, auth_credentials AS authCredentials,
@@ -55,7 +52,7 @@ export class PushStore {
   constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
     const query = `SELECT ${CONFIG_FIELDS} FROM push_configs ORDER BY created_at, id`;
-    this.#configs = copyOfRows(sql, query, (row: Row<PushConfig>) => row, fresh);
+    this.#configs = copyOfRows(sql, query, (row: RowOf<PushConfig>) => row, fresh);
   }
 
   /** Drops the copy (after a rollback): the next read takes it from SQLite. */
@@ -68,7 +65,7 @@ export class PushStore {
   }
 
   config(id: string): PushConfig | null {
-    const rows = this.#sql.exec<Row<PushConfig>>(
+    const rows = this.#sql.exec<RowOf<PushConfig>>(
       `SELECT ${CONFIG_FIELDS} FROM push_configs WHERE id = ?`,
       id,
     );
@@ -129,7 +126,7 @@ export class PushStore {
   /** The oldest pending delivery of each config (deliveries to one config go out in order). */
   heads(): Outgoing[] {
     return this.#sql
-      .exec<Row<Outgoing>>(
+      .exec<RowOf<Outgoing>>(
         `SELECT ${DELIVERY_FIELDS}, body, content_type AS contentType FROM push_deliveries
          WHERE seq IN
            (SELECT MIN(seq) FROM push_deliveries WHERE status = 'pending' GROUP BY config_id)
@@ -171,7 +168,7 @@ export class PushStore {
   /** Every delivery, oldest first (the record the owner and admins can read). */
   deliveries(): Delivery[] {
     return this.#sql
-      .exec<Row<Delivery>>(`SELECT ${DELIVERY_FIELDS} FROM push_deliveries ORDER BY seq`)
+      .exec<RowOf<Delivery>>(`SELECT ${DELIVERY_FIELDS} FROM push_deliveries ORDER BY seq`)
       .toArray();
   }
 }

@@ -35,6 +35,19 @@ export class RowCopy<T> {
 
 type Row = Record<string, SqlStorageValue>;
 
+/** A row typed as the record it is: the query selects each column under its field's name. */
+export type RowOf<T> = T & Row;
+
+/** A record from a row whose `jsonColumns` hold JSON text (selected under the fields' names). */
+export function withJson<T>(row: Row, jsonColumns: readonly string[]): T {
+  const out: Record<string, unknown> = { ...row };
+  for (const column of jsonColumns) {
+    const text = row[column];
+    out[column] = typeof text === "string" ? JSON.parse(text) : null;
+  }
+  return out as T;
+}
+
 /** A copy of the rows `query` selects, each mapped by `toValue` (`fresh`: a new database, empty). */
 export function copyOfRows<R extends Row, T>(
   sql: SqlStorage,

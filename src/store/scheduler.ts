@@ -5,7 +5,7 @@
  * change the alarm is set to the earliest due entry.
  */
 import { backoffMs } from "../model/errors.ts";
-import { copyOfMap, type RowCopy } from "./row-copy.ts";
+import { copyOfMap, type RowCopy, type RowOf, withJson } from "./row-copy.ts";
 
 /** One scheduled piece of work. */
 export interface ScheduleEntry {
@@ -16,22 +16,8 @@ export interface ScheduleEntry {
   payload: unknown;
 }
 
-interface ScheduleRow {
-  id: string;
-  kind: string;
-  due_at: number;
-  attempts: number;
-  payload_json: string | null;
-  [key: string]: SqlStorageValue;
-}
-
-const toEntry = (row: ScheduleRow): ScheduleEntry => ({
-  id: row.id,
-  kind: row.kind,
-  dueAt: row.due_at,
-  attempts: row.attempts,
-  payload: row.payload_json === null ? null : JSON.parse(row.payload_json),
-});
+/** An entry's columns, as its fields (the payload as JSON text). */
+const ENTRY_FIELDS = "id, kind, due_at AS dueAt, attempts, payload_json AS payload";
 
 /**
  * The schedule table plus the alarm that serves it. The object is the table's only writer, so
@@ -48,8 +34,8 @@ export class Scheduler {
     this.#sql = storage.sql;
     this.#rows = copyOfMap(
       this.#sql,
-      "SELECT * FROM schedule",
-      (row: ScheduleRow) => [row.id, toEntry(row)],
+      `SELECT ${ENTRY_FIELDS} FROM schedule`,
+      (row: RowOf<{ id: string }>) => [row.id, withJson<ScheduleEntry>(row, ["payload"])],
       fresh,
     );
   }

@@ -5,6 +5,7 @@
  */
 import type { Usage } from "../loop/loop-state.ts";
 import type { Part, TaskStateName } from "../protocol/wire.ts";
+import { type RowOf, withJson } from "../store/row-copy.ts";
 
 /** What a child tells its parent when it settles (ends or waits for input). */
 export interface ChildReport {
@@ -31,24 +32,12 @@ export interface ChildRecord {
   countedUsage: Usage | null;
 }
 
-interface Row {
-  id: string;
-  agent: string;
-  transport: string;
-  report_json: string | null;
-  answered_version: number;
-  counted_usage_json: string | null;
-  [key: string]: SqlStorageValue;
-}
+/** A child's columns, as its fields (report and counted usage as JSON text). */
+const CHILD_FIELDS = `id, agent, transport, report_json AS report, answered_version AS answeredVersion,
+  counted_usage_json AS countedUsage`;
 
-const fromRow = (row: Row): ChildRecord => ({
-  id: row.id,
-  agent: row.agent,
-  transport: row.transport,
-  report: row.report_json ? (JSON.parse(row.report_json) as ChildReport) : null,
-  answeredVersion: row.answered_version,
-  countedUsage: row.counted_usage_json ? (JSON.parse(row.counted_usage_json) as Usage) : null,
-});
+const fromRow = (row: RowOf<{ id: string }>): ChildRecord =>
+  withJson(row, ["report", "countedUsage"]);
 
 /** The `children` table. */
 export class ChildrenStore {
@@ -68,12 +57,17 @@ export class ChildrenStore {
   }
 
   get(id: string): ChildRecord | null {
-    const row = this.#sql.exec<Row>("SELECT * FROM children WHERE id = ?", id).toArray()[0];
+    const row = this.#sql
+      .exec<RowOf<{ id: string }>>(`SELECT ${CHILD_FIELDS} FROM children WHERE id = ?`, id)
+      .toArray()[0];
     return row ? fromRow(row) : null;
   }
 
   all(): ChildRecord[] {
-    return this.#sql.exec<Row>("SELECT * FROM children ORDER BY rowid").toArray().map(fromRow);
+    return this.#sql
+      .exec<RowOf<{ id: string }>>(`SELECT ${CHILD_FIELDS} FROM children ORDER BY rowid`)
+      .toArray()
+      .map(fromRow);
   }
 
   /** Records a report unless a newer one is stored; true when it was recorded. */

@@ -6,14 +6,13 @@
  * can throw in here. State and shared operations live in {@link TaskRuntime}; task-parts.ts
  * wires the parts that act on it and holds the alarm's table of jobs.
  */
-import { DurableObject } from "cloudflare:workers";
+
 import { refreshAgents } from "../agents/overrides.ts";
 import { ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
 import { modelSourceLabel } from "../model/client.ts";
-import { meterObjectSql } from "../platform/ledger.ts";
+import { HarnessObject } from "../platform/harness-object.ts";
 import { log } from "../platform/logging.ts";
-import { meteredEnv } from "../platform/storage-meter.ts";
 import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import type { ScheduleEntry } from "../store/scheduler.ts";
@@ -39,20 +38,20 @@ import type { TaskRuntime } from "./task-runtime.ts";
 const notFound = <T>(): TaskResult<T> => taskFail("not_found", "task not found");
 
 /** A task's Durable Object. */
-export class TaskObject extends DurableObject<Env> {
+export class TaskObject extends HarnessObject {
   /** The task's state and status (for tests with runInDurableObject too). */
   runtime!: TaskRuntime;
   #parts!: TaskParts;
   #jobFor!: (entry: ScheduleEntry) => Job | null;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
-    const env = meteredEnv(rawEnv);
-    super(ctx, env);
-    meterObjectSql(ctx, "task");
-    void ctx.blockConcurrencyWhile(async () => {
-      this.#wire(migrate(ctx.storage.sql));
-      await recover(this.#parts);
-    });
+    super(ctx, rawEnv, "task");
+  }
+
+  /** Opens the task's storage and resumes what a restart interrupted. */
+  protected override async open(): Promise<void> {
+    this.#wire(migrate(this.ctx.storage.sql));
+    await recover(this.#parts);
   }
 
   /** (Re)builds the task's parts on its storage (`fresh`: a new database, nothing to read). */

@@ -5,9 +5,7 @@
  * reserving before a model call and settling with the real usage after it, so concurrent tasks
  * can never overspend (no check-then-spend race). Days and months are UTC.
  */
-import { DurableObject } from "cloudflare:workers";
-import { meterObjectSql } from "../platform/ledger.ts";
-import { meteredEnv } from "../platform/storage-meter.ts";
+import { HarnessObject } from "../platform/harness-object.ts";
 
 /** Why a reservation was refused. */
 export interface BudgetRefusal {
@@ -34,18 +32,16 @@ const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
 const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
 /** A principal's counters. */
-export class UserObject extends DurableObject<Env> {
+export class UserObject extends HarnessObject {
   readonly #sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
-    const env = meteredEnv(rawEnv);
-    super(ctx, env);
-    meterObjectSql(ctx, "user");
+    super(ctx, rawEnv, "user");
     this.#sql = ctx.storage.sql;
-    this.#migrate();
   }
 
-  #migrate(): void {
+  /** Brings the counters' tables to the newest schema. */
+  protected override open(): void {
     this.#sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
     const version =
       this.#sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_version").one()
@@ -169,6 +165,6 @@ export class UserObject extends DurableObject<Env> {
   /** Forgets everything (privacy erasure). */
   async erase(): Promise<void> {
     await this.ctx.storage.deleteAll();
-    this.#migrate();
+    this.open();
   }
 }

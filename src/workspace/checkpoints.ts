@@ -45,10 +45,10 @@ export interface CheckpointOrigin {
   path?: string;
 }
 
-/** The checkpoints of one workspace. */
 /** Automatic checkpoints kept per workspace (older ones are deleted; blobs stay). */
 export const AUTOMATIC_KEPT = 50;
 
+/** The checkpoints of one workspace. */
 export class Checkpoints {
   readonly #sql: SqlStorage;
   readonly #manifest: Manifest;

@@ -7,9 +7,7 @@
  * checkpoint, and before a task's first change it records the task's checkpoint (for rollback).
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
  */
-import { DurableObject } from "cloudflare:workers";
-import { meterObjectSql } from "../platform/ledger.ts";
-import { meteredEnv } from "../platform/storage-meter.ts";
+import { HarnessObject } from "../platform/harness-object.ts";
 import { userKey } from "../store/r2-keys.ts";
 import { Blobs, readTexts } from "./blobs.ts";
 import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
@@ -28,7 +26,7 @@ import type { MemoryMode, TaskEndInput, WorkspaceApi, WriteMeta, WsResult } from
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
 
 /** A workspace's Durable Object. */
-export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc {
+export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
   #manifest!: Manifest;
   #checkpoints!: Checkpoints;
   #scope: WorkspaceScope | null = null;
@@ -37,14 +35,11 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   #lock: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
-    const env = meteredEnv(rawEnv);
-    super(ctx, env);
-    meterObjectSql(ctx, "workspace");
-    void ctx.blockConcurrencyWhile(async () => this.#open());
+    super(ctx, rawEnv, "workspace");
   }
 
   /** Opens the workspace's storage (a new database: nothing to read). */
-  #open(): void {
+  protected override open(): void {
     const sql = this.ctx.storage.sql;
     this.#manifest = new Manifest(sql, migrateWorkspace(sql));
     this.#checkpoints = new Checkpoints(sql, this.#manifest);
@@ -70,7 +65,7 @@ export class WorkspaceObject extends DurableObject<Env> implements WorkspaceRpc 
   async erase(): Promise<void> {
     await this.#lock.catch(() => undefined);
     await this.ctx.storage.deleteAll();
-    this.#open();
+    this.open();
   }
 
   /** Reads lines `offset`.. (1-based, at most `limit`) of a file. */
