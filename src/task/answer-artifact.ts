@@ -1,8 +1,11 @@
 /**
  * A task's artifacts, pinned: the streamed answer (one artifact named `answer`) and the task's
- * PROGRESS.json as it last saw it (artifact `progress`, one JSON data part).
+ * PROGRESS.json as it last saw it (artifact `progress`, one JSON data part); and how any
+ * artifact is published.
  */
 import type { Artifact } from "../protocol/wire.ts";
+import type { EventLog } from "./event-log.ts";
+import type { TaskStore } from "./task-store.ts";
 
 /** The id (and name) of the answer artifact. */
 export const ANSWER_ARTIFACT_ID = "answer";
@@ -14,3 +17,33 @@ export function answerArtifact(text: string): Artifact {
 
 /** The id of the PROGRESS.json artifact. */
 export const PROGRESS_ARTIFACT_ID = "progress";
+
+/**
+ * Publishes an artifact: stored (replacing one of the same id, or with `append` adding its parts
+ * to it) and sent as an artifact update on the task's streams, in one transaction.
+ */
+export function emitArtifact(
+  rt: { store: TaskStore; log: EventLog; transaction<T>(fn: () => T): T },
+  artifact: Artifact,
+  options: { append?: boolean; lastChunk?: boolean } = {},
+): void {
+  const record = rt.store.record;
+  if (!record) return;
+  const earlier = options.append
+    ? rt.store.artifacts().find((a) => a.artifactId === artifact.artifactId)
+    : undefined;
+  rt.transaction(() => {
+    rt.store.putArtifact(
+      earlier ? { ...earlier, parts: [...earlier.parts, ...artifact.parts] } : artifact,
+    );
+    rt.log.append({
+      artifactUpdate: {
+        taskId: record.id,
+        contextId: record.contextId,
+        artifact,
+        ...(options.append ? { append: true } : {}),
+        ...(options.lastChunk ? { lastChunk: true } : {}),
+      },
+    });
+  });
+}

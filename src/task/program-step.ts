@@ -7,6 +7,7 @@
  */
 import type { StepOutcome } from "../loop/step-types.ts";
 import type { AgentProgram } from "../programs/types.ts";
+import { emitArtifact } from "./answer-artifact.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
 const CURSOR = { hook: "program", key: "cursor" } as const;
@@ -19,7 +20,7 @@ interface Cursor {
 
 /** Runs the program's next step for the task's newest user message. */
 export function runProgramStep(
-  rt: Pick<TaskRuntime, "store" | "hookState" | "transaction" | "emitArtifact" | "setStatus">,
+  rt: Pick<TaskRuntime, "store" | "log" | "hookState" | "transaction" | "setStatus">,
   program: AgentProgram,
 ): StepOutcome {
   const asked = rt.store
@@ -32,7 +33,7 @@ export function runProgramStep(
   const step = program.step(asked.message, index);
   rt.transaction(() => {
     for (const effect of step.effects) {
-      if (effect.kind === "artifact") rt.emitArtifact(effect.artifact, effect);
+      if (effect.kind === "artifact") emitArtifact(rt, effect.artifact, effect);
       else rt.setStatus("TASK_STATE_WORKING", { text: effect.text });
     }
     rt.hookState.set(CURSOR.hook, CURSOR.key, { seq: asked.seq, next: index + 1 } satisfies Cursor);

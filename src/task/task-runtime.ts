@@ -18,7 +18,7 @@ import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";
 import { Scheduler } from "../store/scheduler.ts";
 import type { BudgetHint } from "../users/limits.ts";
-import { answerArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
+import { answerArtifact, emitArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
 import { ChildrenStore } from "./children.ts";
 import { ContextLinkStore } from "./context-link.ts";
 import { ConversationStore } from "./conversation-store.ts";
@@ -68,24 +68,30 @@ export class TaskRuntime {
   readonly #ctx: DurableObjectState;
   readonly #waiters = new Set<() => void>();
   readonly #onSettled: Listener<Settlement>[] = [];
+  readonly #copies: Array<{ forget(): void }> = [];
   readonly #onHarnessEvent: Listener<HarnessEvent>[] = [];
 
   /** `fresh`: the object's database is new (every store starts empty, reading nothing). */
   constructor(ctx: DurableObjectState, env: Env, fresh = false) {
     this.#ctx = ctx;
     const sql = ctx.storage.sql;
-    this.store = new TaskStore(sql, fresh);
-    this.log = new EventLog(sql, fresh);
-    this.loopState = new LoopStateStore(sql, fresh);
-    this.conversation = new ConversationStore(sql, fresh);
-    this.hookState = new SqlHookState(sql, fresh);
-    this.pending = new PendingStore(sql, fresh);
+    // Each store that keeps rows in memory, remembered so a rollback can drop its copy.
+    const kept = <S extends { forget(): void }>(store: S): S => {
+      this.#copies.push(store);
+      return store;
+    };
+    this.store = kept(new TaskStore(sql, fresh));
+    this.log = kept(new EventLog(sql, fresh));
+    this.loopState = kept(new LoopStateStore(sql, fresh));
+    this.conversation = kept(new ConversationStore(sql, fresh));
+    this.hookState = kept(new SqlHookState(sql, fresh));
+    this.pending = kept(new PendingStore(sql, fresh));
     this.children = new ChildrenStore(sql);
-    this.scheduler = new Scheduler(ctx.storage, fresh);
-    this.contextLink = new ContextLinkStore(sql, fresh);
+    this.scheduler = kept(new Scheduler(ctx.storage, fresh));
+    this.contextLink = kept(new ContextLinkStore(sql, fresh));
     this.outboxSource = outboxSourceOf(this.store, this.loopState);
     this.outbox = new Outbox(env.DB, env.FILES, this.scheduler, this.outboxSource);
-    this.push = new PushStore(sql, fresh);
+    this.push = kept(new PushStore(sql, fresh));
     this.pushSender = new PushSender(
       this.push,
       this.scheduler,
@@ -121,18 +127,7 @@ export class TaskRuntime {
     try {
       return this.#ctx.storage.transactionSync(fn);
     } catch (error) {
-      for (const store of [
-        this.store,
-        this.log,
-        this.loopState,
-        this.conversation,
-        this.hookState,
-        this.pending,
-        this.scheduler,
-        this.contextLink,
-        this.push,
-      ])
-        store.forget();
+      for (const store of this.#copies) store.forget();
       throw error;
     }
   }
@@ -234,7 +229,8 @@ export class TaskRuntime {
       this.setStatus("TASK_STATE_WORKING", { message });
       if (event.kind === "progress" && typeof event.detail === "object") {
         const parts = [{ data: event.detail, mediaType: "application/json" }];
-        this.emitArtifact(
+        emitArtifact(
+          this,
           { artifactId: PROGRESS_ARTIFACT_ID, name: "PROGRESS.json", parts },
           { lastChunk: true },
         );
@@ -266,32 +262,6 @@ export class TaskRuntime {
         append,
         lastChunk,
       },
-    });
-  }
-
-  /**
-   * Publishes an artifact: stored (replacing one of the same id, or with `append` adding its parts
-   * to it) and sent as an artifact update on the task's streams.
-   */
-  emitArtifact(artifact: Artifact, options: { append?: boolean; lastChunk?: boolean } = {}): void {
-    const record = this.store.record;
-    if (!record) return;
-    const earlier = options.append
-      ? this.store.artifacts().find((a) => a.artifactId === artifact.artifactId)
-      : undefined;
-    this.transaction(() => {
-      this.store.putArtifact(
-        earlier ? { ...earlier, parts: [...earlier.parts, ...artifact.parts] } : artifact,
-      );
-      this.log.append({
-        artifactUpdate: {
-          taskId: record.id,
-          contextId: record.contextId,
-          artifact,
-          ...(options.append ? { append: true } : {}),
-          ...(options.lastChunk ? { lastChunk: true } : {}),
-        },
-      });
     });
   }
 
