@@ -1,8 +1,8 @@
 /**
  * Prints what bench/cpu-bench.ts measured, as markdown tables: CPU ms per task of each server side
  * by side (the Worker's isolate from its profile, the other isolates of its workerd process, the
- * process as a whole), then for each server the Worker isolate's self time by group and its top
- * functions (blocking tasks).
+ * process as a whole), then for each server the Worker isolate's self time by group, its top
+ * functions by self time and its own (src/) functions by total time (blocking tasks).
  */
 import { type CpuKind, type CpuResult, isolateKind } from "./cpu-bench.ts";
 
@@ -73,4 +73,13 @@ function printServer(r: CpuResult, top: number): void {
   console.log("| ---: | ---: | --- | --- |");
   for (const fn of b.profile.functions.slice(0, top))
     console.log(`| ${f(fn.self)} | ${f(fn.total)} | ${fn.name} | ${fn.where || fn.group} |`);
+  const mine = b.profile.functions.filter((fn) => fn.group.startsWith("ours:"));
+  if (mine.length === 0) return;
+  console.log(
+    `\n${r.name}: top ${top} of its own functions (src/) by total time, blocking (ms per task; total = the samples with the function on the stack, native calls included; an async function's stack ends at its last await)`,
+  );
+  console.log("| total | self | function | where |");
+  console.log("| ---: | ---: | --- | --- |");
+  for (const fn of mine.sort((x, y) => y.total - x.total).slice(0, top))
+    console.log(`| ${f(fn.total)} | ${f(fn.self)} | ${fn.name} | ${fn.where} |`);
 }
