@@ -12,6 +12,7 @@
  * each pass profiles one side, the others at a coarser interval). Printed by bench/cpu-print.ts.
  */
 import { writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { send, streamTimes, type Target } from "./a2a-calls.ts";
 import { type CpuProfile, type CpuSummary, summarize, tickUs } from "./cpu-analysis.ts";
@@ -48,6 +49,8 @@ export interface CpuResult {
   tasks: number;
   intervalUs: number;
   isolateIntervalUs: number;
+  /** The machine's 1-minute load average when the measurement started and ended. */
+  load: [number, number];
   blocking: CpuKind;
   streaming: CpuKind;
 }
@@ -134,6 +137,7 @@ async function otherIsolates(pid: number | null): Promise<Array<[string, Inspect
 
 /** Profiles blocking, then streaming one-turn tasks on `target` (see the file's header). */
 export async function profileCpu(target: CpuTarget, options: CpuOptions): Promise<CpuResult> {
+  const loadBefore = loadavg()[0] ?? Number.NaN;
   const pid = workerdPid(target.inspectorPort);
   const [proxied] = await inspectorTargets(target.inspectorPort);
   if (!proxied) throw new Error(`${target.name}: no inspector on port ${target.inspectorPort}`);
@@ -205,6 +209,7 @@ export async function profileCpu(target: CpuTarget, options: CpuOptions): Promis
       tasks: options.tasks,
       intervalUs: options.intervalUs,
       isolateIntervalUs: options.isolateIntervalUs,
+      load: [loadBefore, loadavg()[0] ?? Number.NaN],
       blocking,
       streaming,
     };

@@ -43,6 +43,14 @@ export function printCpu(results: CpuResult[], top = 25): void {
   for (const kind of KINDS)
     for (const [label, pick] of rows)
       console.log(`| ${kind}: ${label} | ${results.map((r) => f(pick(r[kind]))).join(" | ")} |`);
+  const [a, b] = results;
+  if (a && b)
+    console.log(
+      `${a.name} / ${b.name}: JavaScript CPU ${KINDS.map((k) => `${k} ${f(a[k].profile.js / b[k].profile.js)}x`).join(", ")}; workerd process CPU ${KINDS.map((k) => `${k} ${f((a[k].process ?? Number.NaN) / (b[k].process ?? Number.NaN))}x`).join(", ")}`,
+    );
+  console.log(
+    `machine load (1-minute average, start-end): ${results.map((r) => `${r.name} ${r.load.map((x) => x.toFixed(1)).join("-")}`).join("; ")} (CPU time for the same work grows with the machine's load, the sampled and the measured alike: compare runs made in the same conditions, or the ratio)`,
+  );
   for (const r of results) {
     const failed = r.blocking.failed + r.streaming.failed;
     if (failed > 0) console.log(`${r.name}: ${failed} tasks did not complete`);
