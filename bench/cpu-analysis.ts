@@ -131,6 +131,13 @@ export function tickUs(deltas: number[]): number {
   return near[near.length >> 1] ?? low;
 }
 
+/** Self time by group, largest first. */
+function groupsOf(functions: CpuRow[]): CpuSummary["groups"] {
+  const groups = new Map<string, number>();
+  for (const r of functions) groups.set(r.group, (groups.get(r.group) ?? 0) + r.self);
+  return [...groups].map(([group, self]) => ({ group, self })).sort((a, b) => b.self - a.self);
+}
+
 /**
  * Summarises a profile of `tasks` tasks; `root` is the repository (paths are shown from it);
  * `tick` the time a sample stands for (µs).
@@ -210,8 +217,6 @@ export function summarize(
     .filter((r) => !META.has(r.name) && r.total > 0)
     .map((r) => ({ ...r, self: per(r.self), total: per(r.total) }))
     .sort((a, b) => b.self - a.self);
-  const groups = new Map<string, number>();
-  for (const r of functions) groups.set(r.group, (groups.get(r.group) ?? 0) + r.self);
   return {
     tasks,
     js: functions.reduce((sum, r) => sum + r.self, 0),
@@ -220,6 +225,33 @@ export function summarize(
     wall: per(profile.endTime - profile.startTime),
     tickUs: us,
     functions,
-    groups: [...groups].map(([group, self]) => ({ group, self })).sort((a, b) => b.self - a.self),
+    groups: groupsOf(functions),
+  };
+}
+
+/** The mean of summaries of the same measurement repeated (functions matched by name and place). */
+export function meanSummary(summaries: CpuSummary[]): CpuSummary {
+  const n = summaries.length;
+  const mean = (pick: (s: CpuSummary) => number) =>
+    summaries.reduce((sum, s) => sum + pick(s), 0) / n;
+  const rows = new Map<string, CpuRow>();
+  for (const s of summaries)
+    for (const r of s.functions) {
+      const key = `${r.name} ${r.where}`;
+      const row = rows.get(key) ?? { ...r, self: 0, total: 0 };
+      row.self += r.self / n;
+      row.total += r.total / n;
+      rows.set(key, row);
+    }
+  const functions = [...rows.values()].sort((a, b) => b.self - a.self);
+  return {
+    tasks: summaries[0]?.tasks ?? 0,
+    js: mean((s) => s.js),
+    program: mean((s) => s.program),
+    gc: mean((s) => s.gc),
+    wall: mean((s) => s.wall),
+    tickUs: mean((s) => s.tickUs),
+    functions,
+    groups: groupsOf(functions),
   };
 }

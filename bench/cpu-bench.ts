@@ -11,11 +11,17 @@
  * workerd's own inspector; every profiler's sampling signals slow the process's one thread, so
  * each pass profiles one side, the others at a coarser interval). Printed by bench/cpu-print.ts.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { send, streamTimes, type Target } from "./a2a-calls.ts";
-import { type CpuProfile, type CpuSummary, summarize, tickUs } from "./cpu-analysis.ts";
+import {
+  type CpuProfile,
+  type CpuSummary,
+  meanSummary,
+  summarize,
+  tickUs,
+} from "./cpu-analysis.ts";
 import {
   connectInspector,
   type Inspector,
@@ -46,6 +52,8 @@ export interface CpuKind {
 /** What {@link profileCpu} measured on one server. */
 export interface CpuResult {
   name: string;
+  /** Measurements averaged (each `tasks` tasks of each kind per pass). */
+  runs: number;
   tasks: number;
   intervalUs: number;
   isolateIntervalUs: number;
@@ -67,7 +75,8 @@ export interface CpuOptions {
   isolateIntervalUs: number;
   /** The repository root: profile locations are shown from it. */
   root: string;
-  /** Writes each raw profile here as `<server>-<kind>[-<isolate>].cpuprofile` (opens in Chrome DevTools). */
+  /** Writes each raw profile here (made if missing) as `<server>-<kind>[-<isolate>].cpuprofile`
+   * (opens in Chrome DevTools). */
   saveDir?: string;
 }
 
@@ -146,6 +155,7 @@ export async function profileCpu(target: CpuTarget, options: CpuOptions): Promis
   const all: Array<[string, Inspector]> = [["worker", worker], ...others];
   const save = (name: string, profile: CpuProfile) => {
     if (!options.saveDir) return;
+    mkdirSync(options.saveDir, { recursive: true });
     const file = `${target.name.replace(/\W+/g, "-").toLowerCase()}-${name.replace(/\W+/g, "-")}`;
     writeFileSync(join(options.saveDir, `${file}.cpuprofile`), JSON.stringify(profile));
   };
@@ -206,6 +216,7 @@ export async function profileCpu(target: CpuTarget, options: CpuOptions): Promis
     const { blocking, streaming } = measured as Record<keyof typeof kinds, CpuKind>;
     return {
       name: target.name,
+      runs: 1,
       tasks: options.tasks,
       intervalUs: options.intervalUs,
       isolateIntervalUs: options.isolateIntervalUs,
@@ -216,4 +227,33 @@ export async function profileCpu(target: CpuTarget, options: CpuOptions): Promis
   } finally {
     for (const [, session] of all) session.close();
   }
+}
+
+/** The mean of repeated measurements of one server. */
+export function meanResult(results: CpuResult[]): CpuResult {
+  const [first] = results;
+  if (!first) throw new Error("no results");
+  const n = results.length;
+  const kind = (k: "blocking" | "streaming"): CpuKind => {
+    const isolates: Record<string, number> = {};
+    for (const r of results)
+      for (const [name, ms] of Object.entries(r[k].isolates))
+        isolates[name] = (isolates[name] ?? 0) + ms / n;
+    const processes = results.map((r) => r[k].process);
+    return {
+      profile: meanSummary(results.map((r) => r[k].profile)),
+      isolates,
+      process: processes.includes(null)
+        ? null
+        : (processes as number[]).reduce((sum, x) => sum + x, 0) / n,
+      failed: results.reduce((sum, r) => sum + r[k].failed, 0),
+    };
+  };
+  return {
+    ...first,
+    runs: results.reduce((sum, r) => sum + r.runs, 0),
+    load: [first.load[0], results[n - 1]?.load[1] ?? Number.NaN],
+    blocking: kind("blocking"),
+    streaming: kind("streaming"),
+  };
 }
