@@ -77,7 +77,7 @@ export async function connectInspector(url: string): Promise<Inspector> {
   });
   return {
     call<T>(method: string, params: object = {}) {
-      // Far above the proxy's own ids (it counts from 100000001 for what it sends itself).
+      // Far below the ids wrangler's proxy gives what it sends itself (from 100000001).
       const id = 1 + next++;
       return new Promise<T>((resolve, reject) => {
         pending.set(id, { resolve: (r) => resolve(r as T), reject });
