@@ -12,7 +12,9 @@
  * and 32 concurrent clients with lost or stuck tasks counted; SendStreamingMessage's time to the
  * first event and to the first answer chunk; D1 statements and R2 operations per task and the
  * critical-path ledger of a one-turn task (the harness's STORAGE_METER, bench/metered.ts,
- * `--ledger-tasks` tasks each, blocking and streaming); prompt growth and prompt cache read share over one long conversation
+ * `--ledger-tasks` tasks each, blocking and streaming); CPU ms per task from V8 profiles, ours and
+ * the SDK Worker's, after the timed rounds (bench/cpu-bench.ts, `--cpu-tasks` tasks of each kind
+ * per pass, default 20, 0 skips it); prompt growth and prompt cache read share over one long conversation
  * (bench/prompt-growth.ts, `--prompt-turns`, 0 skips it); both Workers' bundle sizes. `--n`
  * samples (default 200), `--load` tasks per load run (default 200), `--json <file>` writes every
  * figure. Local state (ours and the SDK Worker's D1) goes on tmpfs (/dev/shm) when there is one,
@@ -35,6 +37,9 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { type DevServerOptions, freePort, startDevServer } from "../test/e2e/dev-server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
+import { card, send, streamTimes, type Target } from "./a2a-calls.ts";
+import { CPU_DEFAULTS, type CpuResult, type CpuTarget, profileCpu } from "./cpu-bench.ts";
+import { printCpu } from "./cpu-print.ts";
 import { criticalPath, printCriticalPath, storagePerTask } from "./metered.ts";
 import type { PromptGrowth } from "./prompt-cache.ts";
 
@@ -45,6 +50,7 @@ const { values } = parseArgs({
     "prompt-turns": { type: "string", default: "200" },
     "storage-tasks": { type: "string", default: "20" },
     "ledger-tasks": { type: "string", default: "10" },
+    "cpu-tasks": { type: "string", default: "20" },
     disk: { type: "boolean", default: false },
     "memory-peer": { type: "boolean", default: true },
     json: { type: "string" },
@@ -56,6 +62,7 @@ const loadTasks = Number(values.load);
 const promptTurns = Number(values["prompt-turns"]);
 const storageTasks = Number(values["storage-tasks"]);
 const ledgerTasks = Number(values["ledger-tasks"]);
+const cpuTasks = Number(values["cpu-tasks"]);
 const onTmpfs = !values.disk && existsSync("/dev/shm");
 const stateDirs: string[] = [];
 /** A fresh state directory for one server: tmpfs unless `--disk`; removed at the end. */
@@ -74,62 +81,6 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await fn();
   return performance.now() - start;
-}
-
-/** One A2A server under test: its name in the tables and its base URL (card, JSON-RPC at `/`). */
-interface Target {
-  name: string;
-  base: string;
-}
-
-const rpcBody = (method: string, text: string) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method,
-    params: { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] } },
-  });
-
-async function send(target: Target): Promise<boolean> {
-  const response = await fetch(`${target.base}/`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
-    body: rpcBody("SendMessage", "[[reply:ok]]"),
-  });
-  const body = (await response.json()) as { result?: { task?: { status?: { state?: string } } } };
-  return body.result?.task?.status?.state === "TASK_STATE_COMPLETED";
-}
-
-async function card(target: Target): Promise<void> {
-  await (await fetch(`${target.base}/.well-known/agent-card.json`)).arrayBuffer();
-}
-
-/** Time to the first SSE event and to the first answer chunk of a streaming send. */
-async function streamTimes(target: Target): Promise<{ first: number; chunk: number }> {
-  const start = performance.now();
-  const response = await fetch(`${target.base}/`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "A2A-Version": "1.0",
-      Accept: "text/event-stream",
-    },
-    body: rpcBody("SendStreamingMessage", "[[reply:a streamed answer]]"),
-  });
-  if (!response.body) throw new Error("no stream");
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let first = Number.NaN;
-  let chunk = Number.NaN;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += value;
-    if (Number.isNaN(first) && buffer.includes("data:")) first = performance.now() - start;
-    if (Number.isNaN(chunk) && buffer.includes('"artifactUpdate"'))
-      chunk = performance.now() - start;
-  }
-  return { first, chunk };
 }
 
 /** `total` blocking sends from `clients` concurrent clients: tasks/s, p99, lost or stuck. */
@@ -236,30 +187,32 @@ try {
   stops.push(() => {
     reference.kill();
   });
-  /** A dev server on a free port with its own state directory, stopped at the end. */
+  /** A dev server on a free port with its own state directory and inspector port, stopped at the end. */
   const serve = async (name: string, options: Omit<DevServerOptions, "port" | "persistDir">) => {
+    const inspectorPort = await freePort();
     const server = await startDevServer({
       port: await freePort(),
       persistDir: stateDir(name),
+      extraArgs: ["--inspector-port", String(inspectorPort)],
       ...options,
     });
     stops.push(() => server.stop());
-    return server.url;
+    return { base: server.url, inspectorPort };
   };
-  const ours: Target = {
+  const ours: CpuTarget = {
     name: "ours",
-    base: await serve("ours", {
+    ...(await serve("ours", {
       vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" },
-    }),
+    })),
   };
   const sdkWorker = (store: "d1" | "memory") =>
     serve(`sdk-${store}`, {
       script: join(root, "bench", "sdk-worker", "dev.ts"),
       vars: { ANTHROPIC_BASE_URL: fake.url, TASK_STORE: store },
     });
-  const sdk: Target = { name: "SDK Worker (D1)", base: await sdkWorker("d1") };
+  const sdk: CpuTarget = { name: "SDK Worker (D1)", ...(await sdkWorker("d1")) };
   const sdkMemory: Target | null = values["memory-peer"]
-    ? { name: "SDK Worker (memory)", base: await sdkWorker("memory") }
+    ? { name: "SDK Worker (memory)", ...(await sdkWorker("memory")) }
     : null;
   await waitFor(`http://127.0.0.1:${refPort}/health`, reference);
   const ref: Target = { name: "Node reference", base: `http://127.0.0.1:${refPort}` };
@@ -307,6 +260,12 @@ try {
     for (const t of targets) loads.push({ target: t.name, ...(await load(t, clients, loadTasks)) });
   const perSecond = (t: Target, clients: number) =>
     loads.find((l) => l.target === t.name && l.clients === clients)?.perSecond ?? Number.NaN;
+
+  // After the timed rounds: a profiler slows what it samples.
+  const cpuResults: CpuResult[] = [];
+  if (cpuTasks > 0)
+    for (const t of [ours, sdk])
+      cpuResults.push(await profileCpu(t, { ...CPU_DEFAULTS, tasks: cpuTasks, root }));
 
   // Counted on a second server with the meter on (its wrappers would slow the timed one); null
   // for a build without the meter (comparing against an older commit).
@@ -398,6 +357,7 @@ try {
         .join(", ")}), ${f(storage.r2ClassB)} class B`,
     );
   if (ledger) printCriticalPath(ledger);
+  if (cpuResults.length > 0) printCpu(cpuResults);
   const kib = (b: { raw: number; gzip: number }) =>
     `${(b.raw / 1024).toFixed(0)} KiB raw, ${(b.gzip / 1024).toFixed(0)} KiB gzipped`;
   console.log(
@@ -445,6 +405,7 @@ try {
           load: loads,
           storage,
           ledger,
+          cpu: cpuResults,
           bundle,
           prompt,
         },

@@ -1,0 +1,93 @@
+/**
+ * `npm run bench:cpu`: CPU ms per one-turn task, from V8 CPU profiles, for this harness and the
+ * SDK Worker peer with its D1 store (bench/sdk-worker/), both under `wrangler dev` with their state
+ * on tmpfs (`--disk` puts it on disk) and their inspector on a port of their own, calling the
+ * same scripted model (bench/cpu-bench.ts says how it measures). `--tasks` per kind and pass
+ * (default 50), `--runs` measurements averaged, alternating between the servers (1), `--warmup`
+ * (20), `--interval` the Worker isolate's sampling interval in µs (100), `--isolate-interval`
+ * the other isolates' (1000), `--top` functions listed (25), `--save-profiles <dir>` keeps the
+ * raw `.cpuprofile` files (one folder per run), `--json <file>` writes every figure (all
+ * functions, mapped to their original files). Starts what it needs and stops it. Not part of
+ * `npm test`.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { type DevServer, freePort, startDevServer } from "../test/e2e/dev-server.ts";
+import { startFakeModel } from "../test/fake-model/server.ts";
+import {
+  CPU_DEFAULTS,
+  type CpuResult,
+  type CpuTarget,
+  meanResult,
+  profileCpu,
+} from "./cpu-bench.ts";
+import { printCpu } from "./cpu-print.ts";
+
+const { values } = parseArgs({
+  options: {
+    tasks: { type: "string", default: "50" },
+    runs: { type: "string", default: "1" },
+    warmup: { type: "string", default: String(CPU_DEFAULTS.warmup) },
+    interval: { type: "string", default: String(CPU_DEFAULTS.intervalUs) },
+    "isolate-interval": { type: "string", default: String(CPU_DEFAULTS.isolateIntervalUs) },
+    top: { type: "string", default: "25" },
+    "save-profiles": { type: "string" },
+    json: { type: "string" },
+    disk: { type: "boolean", default: false },
+  },
+});
+const root = join(import.meta.dirname, "..");
+const saveDir = values["save-profiles"];
+const base = !values.disk && existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
+
+const fake = await startFakeModel({ port: 0 });
+const servers: DevServer[] = [];
+const dirs: string[] = [];
+/** A dev server with its own state directory and inspector port. */
+async function start(name: string, script: string | undefined, vars: Record<string, string>) {
+  const dir = mkdtempSync(join(base, `a2a-cpu-${name}-`));
+  dirs.push(dir);
+  const inspectorPort = await freePort();
+  const server = await startDevServer({
+    port: await freePort(),
+    persistDir: dir,
+    vars: { ANTHROPIC_BASE_URL: fake.url, ...vars },
+    extraArgs: ["--inspector-port", String(inspectorPort)],
+    script,
+  });
+  servers.push(server);
+  return { base: server.url, inspectorPort };
+}
+try {
+  const targets: CpuTarget[] = [
+    { name: "ours", ...(await start("ours", undefined, { ANTHROPIC_API_KEY: "bench-key" })) },
+    {
+      name: "SDK Worker (D1)",
+      ...(await start("sdk", join(root, "bench", "sdk-worker", "dev.ts"), { TASK_STORE: "d1" })),
+    },
+  ];
+  // Runs alternate between the servers, so that the machine's drift hits both alike.
+  const runs: CpuResult[][] = targets.map(() => []);
+  for (let run = 0; run < Number(values.runs); run++)
+    for (const [i, target] of targets.entries())
+      runs[i]?.push(
+        await profileCpu(target, {
+          tasks: Number(values.tasks),
+          warmup: Number(values.warmup),
+          intervalUs: Number(values.interval),
+          isolateIntervalUs: Number(values["isolate-interval"]),
+          root,
+          saveDir: saveDir && join(saveDir, `run-${run + 1}`),
+        }),
+      );
+  const results = runs.map(meanResult);
+  printCpu(results, Number(values.top));
+  if (saveDir) console.log(`\nraw profiles: ${saveDir}`);
+  if (values.json) writeFileSync(values.json, JSON.stringify(results, null, 2));
+} finally {
+  for (const server of servers) await server.stop();
+  await fake.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
