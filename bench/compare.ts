@@ -53,6 +53,7 @@ const { values } = parseArgs({
     "cpu-tasks": { type: "string", default: "20" },
     disk: { type: "boolean", default: false },
     "memory-peer": { type: "boolean", default: true },
+    observability: { type: "boolean", default: false },
     json: { type: "string" },
   },
   allowNegative: true,
@@ -63,6 +64,10 @@ const promptTurns = Number(values["prompt-turns"]);
 const storageTasks = Number(values["storage-tasks"]);
 const ledgerTasks = Number(values["ledger-tasks"]);
 const cpuTasks = Number(values["cpu-tasks"]);
+// Miniflare's local observability collector (a tail consumer of every invocation, Durable Object
+// calls included) shares workerd's one thread and does not exist in production: off for every
+// server alike unless `--observability`.
+if (!values.observability) process.env.X_LOCAL_OBSERVABILITY = "false";
 const onTmpfs = !values.disk && existsSync("/dev/shm");
 const stateDirs: string[] = [];
 /** A fresh state directory for one server: tmpfs unless `--disk`; removed at the end. */
