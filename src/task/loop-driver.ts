@@ -35,6 +35,8 @@ export class LoopDriver {
   readonly #env: Env;
   readonly #end: StepEnd;
   #running = false;
+  /** A step is about to start from {@link kick}. */
+  #kicked = false;
   #abort: AbortController | null = null;
 
   constructor(task: TaskRuntime, children: ChildTasks, env: Env) {
@@ -47,6 +49,23 @@ export class LoopDriver {
   /** Whether a step is running in this instance. */
   get running(): boolean {
     return this.#running;
+  }
+
+  /**
+   * Runs a due step as soon as the current call has answered, rather than from the alarm (which
+   * stays as the fallback): the call's answer (a stream's first event) goes out first.
+   */
+  kick(): void {
+    const loop = this.#task.scheduler.get("loop");
+    if (this.#kicked || this.#running || !loop || loop.dueAt > Date.now()) return;
+    this.#kicked = true;
+    this.#task.background(
+      new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
+        this.#kicked = false;
+        // The alarm may have started it meanwhile.
+        return this.#running ? undefined : this.step();
+      }),
+    );
   }
 
   /** Aborts the step in flight (cancel); it will write nothing more. */

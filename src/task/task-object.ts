@@ -88,7 +88,7 @@ export class TaskObject extends HarnessObject {
       await this.#parts.membership.enter(input.freshContext === true);
       // A caller waiting for the task (blocking, or on its stream) has its step start now; for
       // the others (returnImmediately, a sub-agent) the alarm starts it.
-      if (options.stream) this.#kick();
+      if (options.stream) this.#parts.driver.kick();
     }
     if (options.wait)
       return taskOk({ task: await this.#settledTask(options.historyLength), stream: null });
@@ -135,7 +135,7 @@ export class TaskObject extends HarnessObject {
     acceptFollowUp(rt, input);
     rt.setStatus("TASK_STATE_SUBMITTED");
     await this.#parts.membership.enter();
-    if (options.stream) this.#kick();
+    if (options.stream) this.#parts.driver.kick();
     const stream = options.stream ? this.#streamFromNow(false) : null;
     return taskOk({ task: rt.snapshot(), stream });
   }
@@ -174,7 +174,7 @@ export class TaskObject extends HarnessObject {
 
   /** The task once it settles (a blocking send's answer). */
   async #settledTask(historyLength: number | undefined): Promise<Task> {
-    this.#kick();
+    this.#parts.driver.kick();
     await this.runtime.settled();
     return this.runtime.snapshot(historyLength);
   }
@@ -183,13 +183,6 @@ export class TaskObject extends HarnessObject {
   #owned(owner: string | null) {
     const record = this.runtime.store.record;
     return record && (owner === null || ownerMatches(record.owner, owner)) ? record : null;
-  }
-
-  /** Runs a due step now rather than from the alarm (which stays as the fallback). */
-  #kick(): void {
-    const loop = this.runtime.scheduler.get("loop");
-    if (loop && loop.dueAt <= Date.now() && !this.#parts.driver.running)
-      this.ctx.waitUntil(this.#parts.driver.step());
   }
 
   /** Push notification configs of the task and its delivery record (owner only; admins read). */
