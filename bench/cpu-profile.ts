@@ -16,22 +16,16 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type DevServer, freePort, startDevServer } from "../test/e2e/dev-server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
-import {
-  CPU_DEFAULTS,
-  type CpuResult,
-  type CpuTarget,
-  meanResult,
-  profileCpu,
-} from "./cpu-bench.ts";
+import * as cpu from "./cpu-bench.ts";
 import { printCpu } from "./cpu-print.ts";
 
 const { values } = parseArgs({
   options: {
     tasks: { type: "string", default: "50" },
     runs: { type: "string", default: "1" },
-    warmup: { type: "string", default: String(CPU_DEFAULTS.warmup) },
-    interval: { type: "string", default: String(CPU_DEFAULTS.intervalUs) },
-    "isolate-interval": { type: "string", default: String(CPU_DEFAULTS.isolateIntervalUs) },
+    warmup: { type: "string", default: String(cpu.CPU_DEFAULTS.warmup) },
+    interval: { type: "string", default: String(cpu.CPU_DEFAULTS.intervalUs) },
+    "isolate-interval": { type: "string", default: String(cpu.CPU_DEFAULTS.isolateIntervalUs) },
     top: { type: "string", default: "25" },
     "save-profiles": { type: "string" },
     json: { type: "string" },
@@ -61,7 +55,7 @@ async function start(name: string, script: string | undefined, vars: Record<stri
   return { base: server.url, inspectorPort };
 }
 try {
-  const targets: CpuTarget[] = [
+  const targets: cpu.CpuTarget[] = [
     { name: "ours", ...(await start("ours", undefined, { ANTHROPIC_API_KEY: "bench-key" })) },
     {
       name: "SDK Worker (D1)",
@@ -69,11 +63,11 @@ try {
     },
   ];
   // Runs alternate between the servers, so that the machine's drift hits both alike.
-  const runs: CpuResult[][] = targets.map(() => []);
+  const runs: cpu.CpuResult[][] = targets.map(() => []);
   for (let run = 0; run < Number(values.runs); run++)
     for (const [i, target] of targets.entries())
       runs[i]?.push(
-        await profileCpu(target, {
+        await cpu.profileCpu(target, {
           tasks: Number(values.tasks),
           warmup: Number(values.warmup),
           intervalUs: Number(values.interval),
@@ -82,7 +76,7 @@ try {
           saveDir: saveDir && join(saveDir, `run-${run + 1}`),
         }),
       );
-  const results = runs.map(meanResult);
+  const results = runs.map(cpu.meanResult);
   printCpu(results, Number(values.top));
   if (saveDir) console.log(`\nraw profiles: ${saveDir}`);
   if (values.json) writeFileSync(values.json, JSON.stringify(results, null, 2));

@@ -3,7 +3,7 @@
  * delivery row is written in the same transaction as the status change it reports, so a change
  * is never lost between the state and its notification; rows stay as the record of each attempt.
  */
-import { copyOfRows, type RowCopy, type RowOf, upsertRow } from "../store/row-copy.ts";
+import { CopyingStore, copyOfRows, type RowOf, upsertRow } from "../store/row-copy.ts";
 import type { PushConfig } from "./push-config.ts";
 
 /** Where a delivery stands. */
@@ -43,29 +43,22 @@ export interface Outgoing extends Delivery {
 }
 
 /** Configs and deliveries of one task. */
-export class PushStore {
-  readonly #sql: SqlStorage;
-  /** The configs, in memory once read (the object is their only writer). */
-  readonly #configs: RowCopy<PushConfig[]>;
-
+export class PushStore extends CopyingStore<PushConfig[]> {
   /** `fresh`: the database is new, so there are no configs. */
   constructor(sql: SqlStorage, fresh = false) {
-    this.#sql = sql;
     const query = `SELECT ${CONFIG_FIELDS} FROM push_configs ORDER BY created_at, id`;
-    this.#configs = copyOfRows(sql, query, (row: RowOf<PushConfig>) => row, fresh);
-  }
-
-  /** Drops the copy (after a rollback): the next read takes it from SQLite. */
-  forget(): void {
-    this.#configs.forget();
+    super(
+      sql,
+      copyOfRows(sql, query, (row: RowOf<PushConfig>) => row, fresh),
+    );
   }
 
   configs(): PushConfig[] {
-    return [...this.#configs.value];
+    return [...this.copy.value];
   }
 
   config(id: string): PushConfig | null {
-    const rows = this.#sql.exec<RowOf<PushConfig>>(
+    const rows = this.sql.exec<RowOf<PushConfig>>(
       `SELECT ${CONFIG_FIELDS} FROM push_configs WHERE id = ?`,
       id,
     );
@@ -75,7 +68,7 @@ export class PushStore {
   /** Adds or replaces a config (a client may set one id again to change it). */
   put(config: PushConfig): void {
     upsertRow(
-      this.#sql,
+      this.sql,
       "push_configs",
       ["id"],
       {
@@ -89,14 +82,14 @@ export class PushStore {
       },
       ["created_at"],
     );
-    this.#configs.forget();
+    this.copy.forget();
   }
 
   /** Removes a config; its pending deliveries are dropped (recorded as failed). */
   delete(id: string): void {
-    this.#sql.exec("DELETE FROM push_configs WHERE id = ?", id);
-    this.#configs.forget();
-    this.#sql.exec(
+    this.sql.exec("DELETE FROM push_configs WHERE id = ?", id);
+    this.copy.forget();
+    this.sql.exec(
       "UPDATE push_deliveries SET status = 'failed', last_error = 'config deleted' WHERE config_id = ? AND status = 'pending'",
       id,
     );
@@ -109,7 +102,7 @@ export class PushStore {
     now: number,
   ): void {
     for (const { config, body, contentType } of items) {
-      this.#sql.exec(
+      this.sql.exec(
         `INSERT INTO push_deliveries (config_id, url, state, body, content_type, status, attempts, next_at, created_at)
          VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
         config.id,
@@ -125,7 +118,7 @@ export class PushStore {
 
   /** The oldest pending delivery of each config (deliveries to one config go out in order). */
   heads(): Outgoing[] {
-    return this.#sql
+    return this.sql
       .exec<RowOf<Outgoing>>(
         `SELECT ${DELIVERY_FIELDS}, body, content_type AS contentType FROM push_deliveries
          WHERE seq IN
@@ -147,7 +140,7 @@ export class PushStore {
       at: number;
     },
   ): void {
-    this.#sql.exec(
+    this.sql.exec(
       `UPDATE push_deliveries SET status = ?, attempts = ?, last_status = ?, last_error = ?, next_at = ?,
          first_attempt_at = COALESCE(first_attempt_at, ?), last_attempt_at = ?,
          delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END
@@ -167,7 +160,7 @@ export class PushStore {
 
   /** Every delivery, oldest first (the record the owner and admins can read). */
   deliveries(): Delivery[] {
-    return this.#sql
+    return this.sql
       .exec<RowOf<Delivery>>(`SELECT ${DELIVERY_FIELDS} FROM push_deliveries ORDER BY seq`)
       .toArray();
   }

@@ -92,3 +92,22 @@ export function upsertRow(
     ...Object.values(row),
   );
 }
+
+/**
+ * A store over a Durable Object's SQLite that keeps one copy of its rows ({@link RowCopy}):
+ * `sql` for its writes, `copy` for its reads.
+ */
+export abstract class CopyingStore<T> {
+  protected readonly sql: SqlStorage;
+  protected readonly copy: RowCopy<T>;
+
+  constructor(sql: SqlStorage, copy: RowCopy<T>) {
+    this.sql = sql;
+    this.copy = copy;
+  }
+
+  /** Drops the copy (after a rollback): the next read takes it from SQLite. */
+  forget(): void {
+    this.copy.forget();
+  }
+}

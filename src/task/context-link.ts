@@ -4,7 +4,7 @@
  * history it has handed back. One row; synchronous SQL only.
  */
 
-import { RowCopy, upsertRow } from "../store/row-copy.ts";
+import { CopyingStore, RowCopy, upsertRow } from "../store/row-copy.ts";
 
 /** `none`: not joined yet; `waiting`: queued behind another task; `active`: holds the conversation; `released`: handed it back. */
 export type LinkState = "none" | "waiting" | "active" | "released";
@@ -36,48 +36,42 @@ const NO_LINK: ContextLink = {
 };
 
 /** Reads and writes the link row (kept in memory: the object is its only writer). */
-export class ContextLinkStore {
-  readonly #sql: SqlStorage;
-  readonly #link: RowCopy<ContextLink>;
-
+export class ContextLinkStore extends CopyingStore<ContextLink> {
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
-    this.#sql = sql;
-    this.#link = new RowCopy(
-      () => {
-        const row = sql.exec<LinkRow>("SELECT * FROM context_link WHERE id = 1").toArray()[0];
-        return row
-          ? {
-              state: row.state as LinkState,
-              contextSeq: row.context_seq,
-              conversationUpto: row.conversation_upto,
-              releasedUpto: row.released_upto,
-            }
-          : NO_LINK;
-      },
-      fresh ? NO_LINK : undefined,
+    super(
+      sql,
+      new RowCopy(
+        () => {
+          const row = sql.exec<LinkRow>("SELECT * FROM context_link WHERE id = 1").toArray()[0];
+          return row
+            ? {
+                state: row.state as LinkState,
+                contextSeq: row.context_seq,
+                conversationUpto: row.conversation_upto,
+                releasedUpto: row.released_upto,
+              }
+            : NO_LINK;
+        },
+        fresh ? NO_LINK : undefined,
+      ),
     );
   }
 
-  /** Drops the copy (after a rollback): the next read takes it from SQLite. */
-  forget(): void {
-    this.#link.forget();
-  }
-
   get(): ContextLink {
-    return { ...this.#link.value };
+    return { ...this.copy.value };
   }
 
   patch(changes: Partial<ContextLink>): ContextLink {
     const next = { ...this.get(), ...changes };
-    upsertRow(this.#sql, "context_link", ["id"], {
+    upsertRow(this.sql, "context_link", ["id"], {
       id: 1,
       state: next.state,
       context_seq: next.contextSeq,
       conversation_upto: next.conversationUpto,
       released_upto: next.releasedUpto,
     });
-    this.#link.set(next);
+    this.copy.set(next);
     return { ...next };
   }
 }

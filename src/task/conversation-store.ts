@@ -5,7 +5,7 @@
  * read, in the loop.
  */
 import type { ChatMessage } from "../loop/chat-message.ts";
-import { RowCopy } from "../store/row-copy.ts";
+import { CopyingStore, RowCopy } from "../store/row-copy.ts";
 
 /** A stored message with its position, and its context turn number when it came from there. */
 export interface ConversationRow {
@@ -15,26 +15,17 @@ export interface ConversationRow {
 }
 
 /** The conversation rows, with an in-memory copy (the object is their only writer). */
-export class ConversationStore {
-  readonly #sql: SqlStorage;
-  readonly #rows: RowCopy<ConversationRow[]>;
-
+export class ConversationStore extends CopyingStore<ConversationRow[]> {
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
-    this.#sql = sql;
-    this.#rows = new RowCopy(() => readRows(sql), fresh ? [] : undefined);
-  }
-
-  /** Drops the copy (after a rollback): the next read takes it from SQLite. */
-  forget(): void {
-    this.#rows.forget();
+    super(sql, new RowCopy(() => readRows(sql), fresh ? [] : undefined));
   }
 
   /** Appends one message (`contextSeq` when it is a turn taken from the conversation). */
   append(message: ChatMessage, contextSeq: number | null = null): void {
     const rows = this.#all();
     const idx = (rows.at(-1)?.idx ?? 0) + 1;
-    this.#sql.exec(
+    this.sql.exec(
       "INSERT INTO conversation (idx, role, content_json, context_seq) VALUES (?, ?, ?, ?)",
       idx,
       message.role,
@@ -51,12 +42,12 @@ export class ConversationStore {
 
   /** Replaces the content of the message at `idx`. */
   replaceContent(idx: number, content: ChatMessage["content"]): void {
-    this.#sql.exec(
+    this.sql.exec(
       "UPDATE conversation SET content_json = ? WHERE idx = ?",
       JSON.stringify(content),
       idx,
     );
-    this.#rows.set(
+    this.copy.set(
       this.#all().map((r) => (r.idx === idx ? { ...r, message: { ...r.message, content } } : r)),
     );
   }
@@ -68,21 +59,21 @@ export class ConversationStore {
 
   /** Replaces every row before position `keepFrom` with `summary`. */
   replacePrefix(keepFrom: number, summary: ChatMessage): void {
-    this.#sql.exec("DELETE FROM conversation WHERE idx < ?", keepFrom);
-    this.#sql.exec(
+    this.sql.exec("DELETE FROM conversation WHERE idx < ?", keepFrom);
+    this.sql.exec(
       "INSERT INTO conversation (idx, role, content_json) VALUES (?, ?, ?)",
       keepFrom - 1,
       summary.role,
       JSON.stringify(summary.content),
     );
-    this.#rows.set([
+    this.copy.set([
       { idx: keepFrom - 1, contextSeq: null, message: summary },
       ...this.#all().filter((r) => r.idx >= keepFrom),
     ]);
   }
 
   #all(): ConversationRow[] {
-    return this.#rows.value;
+    return this.copy.value;
   }
 }
 

@@ -2,19 +2,14 @@
  * `a2a_list` (domain `a2a`): the remote A2A agents of the registry (`A2A_AGENTS`), with their
  * descriptions and how they are reached. Other agents can still be called by URL.
  */
-import { z } from "zod";
-import { defineTool } from "./input.ts";
+import { inputlessTool } from "./input.ts";
 
 /** The `a2a_list` tool. */
-export const a2aListTool = defineTool({
-  name: "a2a_list",
-  domain: "a2a",
-  description:
-    "List the remote A2A agents this deployment knows (name, description, how it is reached). Use a name with a2a_discover or a2a_call.",
-  input: z.strictObject({}),
-  shape: "{}",
-  properties: {},
-  async run(_input, context) {
+export const a2aListTool = inputlessTool(
+  "a2a_list",
+  "a2a",
+  "List the remote A2A agents this deployment knows (name, description, how it is reached). Use a name with a2a_discover or a2a_call.",
+  async (context) => {
     const agents = context.remote.registry();
     if (agents.length === 0)
       return {
@@ -27,4 +22,4 @@ export const a2aListTool = defineTool({
     );
     return { content: `Remote A2A agents (${agents.length}):\n${lines.join("\n")}` };
   },
-});
+);

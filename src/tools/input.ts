@@ -3,7 +3,7 @@
  * fault and, when given, the expected shape. Every tool parses its input through this, most of
  * them by declaring themselves with {@link defineTool}.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
 
 /** The parsed input, or the error result to return. */
@@ -66,4 +66,22 @@ export function defineTool<T>(spec: ToolSpec<T>): Tool {
       return parsed.ok ? run(parsed.data, context) : parsed.result;
     },
   };
+}
+
+/** A tool that takes no input (`{}`; anything else is refused): its name, domain, description, work. */
+export function inputlessTool(
+  name: string,
+  domain: string,
+  description: string,
+  run: (context: ToolContext) => Promise<ToolResult>,
+): Tool {
+  return defineTool({
+    name,
+    domain,
+    description,
+    properties: {},
+    input: z.strictObject({}),
+    shape: "{}",
+    run: (_input, context) => run(context),
+  });
 }

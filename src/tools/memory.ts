@@ -6,17 +6,14 @@
  * Both are also loaded into the system prompt at the start of every turn.
  */
 import { z } from "zod";
-import type { Tool, ToolContext } from "../loop/contracts.ts";
 import { MEMORY_MAX_CHARS } from "../store/shared-memory.ts";
-import { defineTool } from "./input.ts";
+import { defineTool, inputlessTool } from "./input.ts";
 
-export const memoryReadTool: Tool = {
-  name: "memory_read",
-  domain: "memory",
-  description:
-    "Read your memory (CONTEXT.md): the agent's shared notes and the notes kept for this user across sessions. It is also in your system prompt; read it again after you changed it.",
-  inputSchema: { type: "object", properties: {}, additionalProperties: false },
-  async run(_input, context: ToolContext) {
+export const memoryReadTool = inputlessTool(
+  "memory_read",
+  "memory",
+  "Read your memory (CONTEXT.md): the agent's shared notes and the notes kept for this user across sessions. It is also in your system prompt; read it again after you changed it.",
+  async (context) => {
     const [shared, user] = await Promise.all([context.memory.shared(), context.memory.user()]);
     return {
       content: [
@@ -28,7 +25,8 @@ export const memoryReadTool: Tool = {
       ].join("\n"),
     };
   },
-};
+);
+
 const WriteInput = z.strictObject({
   content: z.string().min(1, "content must not be empty").max(MEMORY_MAX_CHARS),
   mode: z.enum(["append", "replace"]).default("append"),

@@ -11,16 +11,15 @@ import {
   ProgressUpdateSchema,
   readProgress,
 } from "../workspace/state-files.ts";
+import { inputlessTool } from "./input.ts";
 
 const list = { type: "array", items: { type: "string" } };
 
-export const progressReadTool: Tool = {
-  name: "progress_read",
-  domain: "progress",
-  description:
-    "Read PROGRESS.json: what has been accomplished, what remains, the decisions taken (with reasons) and blockers. Read it first when you pick up work.",
-  inputSchema: { type: "object", properties: {}, additionalProperties: false },
-  async run(_input, context) {
+export const progressReadTool = inputlessTool(
+  "progress_read",
+  "progress",
+  "Read PROGRESS.json: what has been accomplished, what remains, the decisions taken (with reasons) and blockers. Read it first when you pick up work.",
+  async (context) => {
     const { progress, invalid } = await readProgress(context.workspace);
     if (invalid)
       return {
@@ -31,7 +30,7 @@ export const progressReadTool: Tool = {
       effects: { read: [PROGRESS_FILE] },
     };
   },
-};
+);
 
 export const progressUpdateTool: Tool = {
   name: "progress_update",
