@@ -28,25 +28,18 @@ import {
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymous.ts";
-import { newId, taskIdFor } from "../platform/ids.ts";
+import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
 import { stubByName } from "../platform/object-stub.ts";
-import { budgetOf } from "../protocol/app-types.ts";
-import type { Message, Task } from "../protocol/wire.ts";
+import type { Task } from "../protocol/wire.ts";
 import type { PushAnswer, PushCall } from "../push/push-calls.ts";
 import { type PushConfig, toWireConfig } from "../push/push-config.ts";
-import type { SendOutcome, TaskResult } from "../task/rpc-types.ts";
+import type { TaskResult } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import type { HandlerDeps } from "./handler-deps.ts";
 import { DEFAULT_PAGE_SIZE, listTasks } from "./list-tasks.ts";
 import { ListTasksParams } from "./params.ts";
-import {
-  checkedPushConfig,
-  checkMediaTypes,
-  programReply,
-  type WireSendRequest,
-} from "./send-checks.ts";
-import { callerOf } from "./subagent-caller.ts";
+import { checkedPushConfig, type WireSendRequest } from "./send-checks.ts";
+import { type Sent, sendToTask } from "./send-task.ts";
 import { limitHistory, relayEvents, unwrap, withRetry } from "./task-rpc.ts";
 
 const toSdkTask = (task: Task) => SdkTask.fromJSON(task);
@@ -234,68 +227,9 @@ export class DurableRequestHandler implements A2ARequestHandler {
     return TaskPushNotificationConfig.fromJSON(toWireConfig(taskId, config));
   }
 
-  /**
-   * Checks a send, then creates the task (or continues the one it names). An agent program may
-   * answer a new message with a Message instead (`reply`): then no task is made.
-   */
-  async #send(
-    params: SendMessageRequest,
-    mode: "stream" | "wait",
-  ): Promise<
-    | { taskId: string; outcome: SendOutcome; request: WireSendRequest; settled: boolean }
-    | { reply: Message }
-  > {
-    const request = SendMessageRequest.toJSON(params) as WireSendRequest;
-    const stream = mode === "stream";
-    const { message } = request;
-    const { definition } = this.#deps;
-    checkMediaTypes(definition, request);
-    const reply = programReply(definition, message);
-    if (reply) return { reply };
-    const inline = request.configuration?.taskPushNotificationConfig;
-    const { protocol, allowPrivateUrls } = this.#deps;
-    const pushConfig = inline ? checkedPushConfig(inline, protocol, allowPrivateUrls) : undefined;
-    if (message.taskId) {
-      const taskId = message.taskId;
-      const result = await this.#stub(taskId).followUp(
-        {
-          owner: this.#deps.owner,
-          message,
-          ...(pushConfig ? { pushConfig } : {}),
-          ...budgetOf(this.#deps),
-        },
-        { stream },
-      );
-      return { taskId, outcome: unwrap(result), request, settled: false };
-    }
-    const contextId = message.contextId ?? newContextId();
-    const owner = await this.#ownerIn(contextId);
-    const taskId = definition.dedupeMessages
-      ? await taskIdFor(owner, this.#deps.agent, message.messageId)
-      : newId();
-    const caller = callerOf(message);
-    const input = {
-      taskId,
-      contextId,
-      freshContext: message.contextId === undefined,
-      agent: this.#deps.agent,
-      owner,
-      counters: this.#deps.counters,
-      ...budgetOf(this.#deps),
-      traceId: this.#deps.traceId,
-      message,
-      ...(request.metadata ? { requestMetadata: request.metadata } : {}),
-      ...(caller ? { remoteParent: caller } : {}),
-      ...(pushConfig ? { pushConfig } : {}),
-    };
-    // The task id is derived from (owner, agent, messageId): a resent message, even a concurrent
-    // one, reaches the same object, whose create() returns the task it already made (unless the
-    // agent turns that off: then each message is a new task). An anonymous caller's owner derives
-    // from the contextId, so its task ids are as unguessable as that.
-    // A blocking send is one call: the object answers once the task settles.
-    const wait = mode === "wait" && !request.configuration?.returnImmediately;
-    const result = await withRetry(() => this.#stub(taskId).create(input, { stream, wait }));
-    return { taskId, outcome: unwrap(result), request, settled: wait };
+  /** Checks a send, then creates the task (or continues the one it names): send-task.ts. */
+  #send(params: SendMessageRequest, mode: "stream" | "wait"): Promise<Sent> {
+    return sendToTask(this.#deps, SendMessageRequest.toJSON(params) as WireSendRequest, mode);
   }
 
   /** Relays a task object's event stream, keeping {@link lastSeq}. */

@@ -8,7 +8,7 @@ import { clientFor } from "../remote/client.ts";
 import { sendRequest, streamEventJson, streamEventText } from "../remote/sdk-codec.ts";
 import { describeOutcome } from "./a2a-call.ts";
 import { defineTool } from "./input.ts";
-import { REMOTE_MESSAGE_PROPERTIES, RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
+import { RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({
   ...RemoteMessage,
@@ -25,8 +25,6 @@ export const a2aCallStreamingTool = defineTool({
   description:
     "Send a message to a remote A2A agent and follow its progress live (shown to the user as it happens); returns its final answer. Prefer it for long remote work.",
   input: Input,
-  properties: { ...REMOTE_MESSAGE_PROPERTIES, context_id: { type: "string" } },
-  required: ["agent", "message"],
   run: ({ agent, message, context_id }, context) =>
     withRemote(context, agent, async (connection) => {
       const label = connection.target.label;

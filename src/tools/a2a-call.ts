@@ -8,7 +8,7 @@ import { z } from "zod";
 import { clientFor } from "../remote/client.ts";
 import { outcomeOf, type RemoteOutcome, sendRequest } from "../remote/sdk-codec.ts";
 import { defineTool } from "./input.ts";
-import { REMOTE_MESSAGE_PROPERTIES, RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
+import { RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({
   ...RemoteMessage,
@@ -40,13 +40,6 @@ export const a2aCallTool = defineTool({
   description:
     "Send a message to a remote A2A agent (registry name or URL). By default waits for its answer; with blocking false returns the task id at once. Give task_id to answer a remote task that asked for input.",
   input: Input,
-  properties: {
-    ...REMOTE_MESSAGE_PROPERTIES,
-    blocking: { type: "boolean" },
-    task_id: { type: "string" },
-    context_id: { type: "string" },
-  },
-  required: ["agent", "message"],
   run: ({ agent, message, blocking, task_id, context_id }, context) =>
     withRemote(context, agent, async (connection) => {
       const client = await clientFor(connection.fetch, connection.target);

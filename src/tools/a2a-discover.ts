@@ -10,8 +10,8 @@ import { defineTool } from "./input.ts";
 import { RemoteAgentName, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({
-  agent: RemoteAgentName,
-  refresh: z.boolean().optional(),
+  agent: RemoteAgentName.describe("Registry name or the agent's base URL."),
+  refresh: z.boolean().optional().describe("Read the card again instead of the cached one."),
 });
 
 /** The `a2a_discover` tool. */
@@ -21,11 +21,6 @@ export const a2aDiscoverTool = defineTool({
   description:
     "Read a remote A2A agent's card (by registry name or http(s) URL): what it does, its skills, protocols and whether it streams.",
   input: Input,
-  properties: {
-    agent: { type: "string", description: "Registry name or the agent's base URL." },
-    refresh: { type: "boolean", description: "Read the card again instead of the cached one." },
-  },
-  required: ["agent"],
   run: ({ agent, refresh }, context) =>
     withRemote(context, agent, async (connection) => ({
       content: cardSummary(await discoverCard(connection.fetch, connection.target, refresh)),

@@ -22,8 +22,6 @@ function remoteTaskTool(name: string, description: string, action: "get" | "canc
     domain: "a2a",
     description,
     input: Input,
-    properties: { agent: { type: "string" }, task_id: { type: "string" } },
-    required: ["agent", "task_id"],
     run: ({ agent, task_id }, context) =>
       withRemote(context, agent, async (connection) => {
         const client = await clientFor(connection.fetch, connection.target);

@@ -16,9 +16,12 @@ const Field = z.strictObject({
     .optional(),
 });
 const Input = z.strictObject({
-  question: z.string().trim().min(1, "is required").max(4_000),
-  fields: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), Field).optional(),
-  required: z.array(z.string()).max(50).optional(),
+  question: z.string().trim().min(1, "is required").max(4_000).describe("One clear question."),
+  fields: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), Field)
+    .optional()
+    .describe("Optional form fields: name -> { type, description?, enum? }."),
+  required: z.array(z.string()).max(50).optional().describe("Fields that must be filled."),
 });
 
 /** The `ask_user` tool. */
@@ -28,27 +31,6 @@ export const askUserTool = defineTool({
   description:
     "Ask the user a question and wait for their answer; use it when you cannot go on without a decision or a fact only they have, not to confirm what you can check yourself. Optionally give `fields` (name -> {type, description, enum}) to ask for structured values as a form.",
   input: Input,
-  properties: {
-    question: { type: "string", description: "One clear question." },
-    fields: {
-      type: "object",
-      description: "Optional form fields: name -> { type, description?, enum? }.",
-      additionalProperties: {
-        type: "object",
-        properties: {
-          type: { type: "string", enum: ["string", "number", "integer", "boolean"] },
-          description: { type: "string" },
-          enum: { type: "array", items: { type: ["string", "number"] } },
-        },
-      },
-    },
-    required: {
-      type: "array",
-      items: { type: "string" },
-      description: "Fields that must be filled.",
-    },
-  },
-  required: ["question"],
   async run({ question, fields, required }) {
     const unknown = (required ?? []).filter((name) => !fields?.[name]);
     if (unknown.length > 0) {

@@ -7,8 +7,13 @@ import { MAX_LABEL_CHARS } from "../workspace/limits.ts";
 import { defineTool } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
-const Input = z.object({
-  label: z.string().trim().min(1, "give a short label").max(MAX_LABEL_CHARS),
+const Input = z.strictObject({
+  label: z
+    .string()
+    .trim()
+    .min(1, "give a short label")
+    .max(MAX_LABEL_CHARS)
+    .describe('What this state is, e.g. "draft 1 complete"'),
 });
 
 /** The checkpoint_create tool. */
@@ -18,14 +23,6 @@ export const checkpointCreateTool = defineTool({
   description:
     "Save the current state of every workspace file as a checkpoint you can return to with checkpoint_restore. It is cheap (contents are shared, not copied). Take one with a descriptive label before a risky change or after reaching a good state.",
   input: Input,
-  shape: "{ label: string }",
-  properties: {
-    label: {
-      type: "string",
-      description: `What this state is, e.g. "draft 1 complete" (at most ${MAX_LABEL_CHARS} characters)`,
-    },
-  },
-  required: ["label"],
   async run(input, context) {
     const created = await context.workspace.checkpointCreate(input.label, {
       taskId: context.taskId,

@@ -13,9 +13,7 @@ export const checkpointListTool = defineTool({
   name: "checkpoint_list",
   domain: "checkpoints",
   description: `List the workspace's checkpoints, newest first (at most ${LIST_LIMIT}), with id, time, whether it was taken automatically, file count and label. Automatic ones are taken before a task's first change, before unsaved work is overwritten and before a restore. Use it to find the id for checkpoint_restore.`,
-  input: z.object({}),
-  shape: "{}",
-  properties: {},
+  input: z.strictObject({}),
   async run(_input, context) {
     const listed = await context.workspace.checkpointList();
     if (!listed.ok) return { content: listed.error, isError: true };

@@ -7,7 +7,13 @@ import { z } from "zod";
 import { defineTool } from "./input.ts";
 import { emitCheckpoint, plural } from "./workspace-input.ts";
 
-const Input = z.object({ id: z.string().trim().min(1, "give a checkpoint id such as cp-3") });
+const Input = z.strictObject({
+  id: z
+    .string()
+    .trim()
+    .min(1, "give a checkpoint id such as cp-3")
+    .describe("Checkpoint id, e.g. cp-3"),
+});
 
 /** The checkpoint_restore tool. */
 export const checkpointRestoreTool = defineTool({
@@ -16,9 +22,6 @@ export const checkpointRestoreTool = defineTool({
   description:
     "Restore every workspace file to its state at a checkpoint (files created since then disappear, changed ones revert). The current state is saved first as a new checkpoint, so you can undo the restore by restoring that one. Find ids with checkpoint_list.",
   input: Input,
-  shape: "{ id: string }",
-  properties: { id: { type: "string", description: "Checkpoint id, e.g. cp-3" } },
-  required: ["id"],
   async run(input, context) {
     const restored = await context.workspace.checkpointRestore(input.id, {
       taskId: context.taskId,

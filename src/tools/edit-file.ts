@@ -7,10 +7,13 @@ import { z } from "zod";
 import { defineTool } from "./input.ts";
 import { emitCheckpoint } from "./workspace-input.ts";
 
-const Input = z.object({
-  path: z.string().min(1, "give a file path"),
-  old_text: z.string().min(1, "give the exact text to replace"),
-  new_text: z.string(),
+const Input = z.strictObject({
+  path: z.string().min(1, "give a file path").describe("Relative path of an existing file"),
+  old_text: z
+    .string()
+    .min(1, "give the exact text to replace")
+    .describe("Exact text to replace; must occur once"),
+  new_text: z.string().describe("Replacement text"),
 });
 
 /** The edit_file tool. */
@@ -20,13 +23,6 @@ export const editFileTool = defineTool({
   description:
     "Change part of an existing workspace file: replaces old_text, which must occur exactly once in the file, with new_text (empty new_text deletes it). Copy old_text exactly from read_file output (without the line-number prefix) and include enough surrounding text to make it unique. Prefer this over write_file for small changes.",
   input: Input,
-  shape: "{ path: string, old_text: string, new_text: string }",
-  properties: {
-    path: { type: "string", description: "Relative path of an existing file" },
-    old_text: { type: "string", description: "Exact text to replace; must occur once" },
-    new_text: { type: "string", description: "Replacement text" },
-  },
-  required: ["path", "old_text", "new_text"],
   async run({ path, old_text, new_text }, context) {
     const edited = await context.workspace.edit(path, old_text, new_text, {
       taskId: context.taskId,

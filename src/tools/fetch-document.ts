@@ -7,16 +7,26 @@
 import { z } from "zod";
 import type { ToolResult } from "../loop/contracts.ts";
 import { getDocument } from "../store/knowledge.ts";
-import { defineTool } from "./input.ts";
+import { defineTool, maxCharsField } from "./input.ts";
 
 /** Default and maximum page size of `fetch_document`. */
 export const FETCH_DOCUMENT_DEFAULT_CHARS = 8_000;
 export const FETCH_DOCUMENT_MAX_CHARS = 9_500;
 
-const Input = z.object({
-  id: z.string().trim().min(1, "is required").max(200, "is longer than 200 characters"),
-  offset: z.number().int().min(0, "must be 0 or more").optional(),
-  max_chars: z.number().int().positive().optional(),
+const Input = z.strictObject({
+  id: z
+    .string()
+    .trim()
+    .min(1, "is required")
+    .max(200, "is longer than 200 characters")
+    .describe("Document id, from search results."),
+  offset: z
+    .number()
+    .int()
+    .min(0, "must be 0 or more")
+    .optional()
+    .describe("Character offset to start at (default 0)."),
+  max_chars: maxCharsField(FETCH_DOCUMENT_DEFAULT_CHARS, FETCH_DOCUMENT_MAX_CHARS),
 });
 
 const fail = (content: string): ToolResult => ({ content, isError: true });
@@ -30,21 +40,6 @@ export const fetchDocumentTool = defineTool({
     `(max_chars, default ${FETCH_DOCUMENT_DEFAULT_CHARS}) from offset; the answer says the ` +
     "offset of the next page when there is more.",
   input: Input,
-  properties: {
-    id: { type: "string", description: "Document id, from search results." },
-    offset: {
-      type: "integer",
-      minimum: 0,
-      description: "Character offset to start at (default 0).",
-    },
-    max_chars: {
-      type: "integer",
-      minimum: 1,
-      maximum: FETCH_DOCUMENT_MAX_CHARS,
-      description: `Most characters to return (default ${FETCH_DOCUMENT_DEFAULT_CHARS}).`,
-    },
-  },
-  required: ["id"],
   async run({ id, offset = 0, max_chars }, context) {
     const maxChars = Math.min(max_chars ?? FETCH_DOCUMENT_DEFAULT_CHARS, FETCH_DOCUMENT_MAX_CHARS);
     const page = await getDocument(context.db, { agent: context.agent, id, offset, maxChars });

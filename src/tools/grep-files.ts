@@ -13,9 +13,12 @@ import {
 import { defineTool } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
-const Input = z.object({
-  pattern: z.string().min(1, "give a regular expression"),
-  path: z.string().optional(),
+const Input = z.strictObject({
+  pattern: z
+    .string()
+    .min(1, "give a regular expression")
+    .describe("JavaScript RegExp source, e.g. TODO|FIXME"),
+  path: z.string().optional().describe("Prefix or glob filter, e.g. src/ or **/*.md"),
   max_results: z.number().int().min(1).optional(),
 });
 
@@ -25,13 +28,6 @@ export const grepFilesTool = defineTool({
   domain: "workspace",
   description: `Search workspace files for lines matching a JavaScript regular expression (source only, no slashes or flags; at most ${MAX_GREP_PATTERN} characters). Narrow it with path: a prefix such as notes/ or a glob such as **/*.md (* within a folder, ** across folders; a glob without / matches file names anywhere). Returns up to max_results matches (default ${GREP_DEFAULT_RESULTS}, at most ${GREP_MAX_RESULTS}) from at most ${GREP_MAX_FILES} files; use it to find where something is before reading.`,
   input: Input,
-  shape: "{ pattern: string, path?: string, max_results?: integer >= 1 }",
-  properties: {
-    pattern: { type: "string", description: "JavaScript RegExp source, e.g. TODO|FIXME" },
-    path: { type: "string", description: "Prefix or glob filter, e.g. src/ or **/*.md" },
-    max_results: { type: "integer", minimum: 1, maximum: GREP_MAX_RESULTS },
-  },
-  required: ["pattern"],
   async run({ pattern, path, max_results }, context) {
     const found = await context.workspace.grep(pattern, {
       ...(path !== undefined ? { path } : {}),

@@ -34,33 +34,86 @@ export interface ToolSpec<T> {
   name: string;
   domain: string;
   description: string;
-  /** The input schema's properties as the model sees them (an object with no other keys). */
-  properties: Record<string, unknown>;
-  required?: string[];
-  /** What the input must pass; a refusal names the fields at fault. */
+  /**
+   * What the input must pass (a strict object; field descriptions by `.describe()`): the schema
+   * the model sees is made from it, and a refusal names the fields at fault.
+   */
   input: z.ZodType<T>;
-  /** The expected shape, quoted in a refusal. */
-  shape?: string;
   run(input: T, context: ToolContext): Promise<ToolResult>;
 }
 
 /**
- * A {@link Tool} from its spec: the input schema is `{ type: "object", properties, required?,
- * additionalProperties: false }`, and `run` gets the parsed input (an invalid one is refused
- * through {@link parseInput} before the work starts).
+ * The JSON Schema the model sees for a tool's input, made from its zod schema (as input: a field
+ * with a default is optional): one declaration, so what the model is told and what is enforced
+ * cannot drift apart. Closed at the top (`additionalProperties: false`); without the `$schema`
+ * tag and the integer bounds zod adds for safe integers, which tell the model nothing.
+ */
+export function inputSchemaOf(input: z.ZodType): Tool["inputSchema"] {
+  const { $schema: _tag, ...schema } = z.toJSONSchema(input, {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  return {
+    ...(withoutSafeBounds(schema) as Record<string, unknown>),
+    type: "object",
+    properties: withoutSafeBounds(properties) as Record<string, unknown>,
+    additionalProperties: false,
+  };
+}
+
+function withoutSafeBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeBounds);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, item]) => !(key === "maximum" && item === Number.MAX_SAFE_INTEGER))
+      .filter(([key, item]) => !(key === "minimum" && item === Number.MIN_SAFE_INTEGER))
+      .map(([key, item]) => [key, withoutSafeBounds(item)]),
+  );
+}
+
+/** A `max_chars` field: a page size the tool caps at `max` (a larger one is not refused). */
+export function maxCharsField(defaultChars: number, max: number) {
+  return z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(`Most characters to return (default ${defaultChars}, at most ${max}).`);
+}
+
+/** A schema's expected shape in one line, as a refusal quotes it: `{ path: string, limit?: integer }`. */
+export function shapeOf(schema: Tool["inputSchema"]): string {
+  const required = new Set(schema.required ?? []);
+  const fields = Object.entries(schema.properties ?? {}).map(
+    ([name, property]) => `${name}${required.has(name) ? "" : "?"}: ${typeText(property)}`,
+  );
+  return fields.length === 0 ? "{}" : `{ ${fields.join(", ")} }`;
+}
+
+function typeText(property: unknown): string {
+  const p = (property ?? {}) as { type?: unknown; enum?: unknown[]; items?: unknown };
+  if (Array.isArray(p.enum)) return p.enum.map((v) => JSON.stringify(v)).join("|");
+  if (Array.isArray(p.type)) return p.type.join("|");
+  if (p.type === "array") return `${typeText(p.items)}[]`;
+  return typeof p.type === "string" ? p.type : "any";
+}
+
+/**
+ * A {@link Tool} from its spec: the input schema is made from `input` ({@link inputSchemaOf}),
+ * and `run` gets the parsed input (an invalid one is refused through {@link parseInput}, quoting
+ * the expected shape, before the work starts).
  */
 export function defineTool<T>(spec: ToolSpec<T>): Tool {
-  const { name, domain, description, properties, required, input, shape, run } = spec;
+  const { name, domain, description, input, run } = spec;
+  const inputSchema = inputSchemaOf(input);
+  const shape = shapeOf(inputSchema);
   return {
     name,
     domain,
     description,
-    inputSchema: {
-      type: "object",
-      properties,
-      ...(required ? { required } : {}),
-      additionalProperties: false,
-    },
+    inputSchema,
     async run(raw, context) {
       const parsed = parseInput(name, input, raw, shape);
       return parsed.ok ? run(parsed.data, context) : parsed.result;
@@ -79,9 +132,7 @@ export function inputlessTool(
     name,
     domain,
     description,
-    properties: {},
     input: z.strictObject({}),
-    shape: "{}",
     run: (_input, context) => run(context),
   });
 }

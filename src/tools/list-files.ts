@@ -6,7 +6,9 @@ import { z } from "zod";
 import { defineTool } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
-const Input = z.object({ prefix: z.string().optional() });
+const Input = z.strictObject({
+  prefix: z.string().optional().describe("Only paths starting with this, e.g. notes/"),
+});
 
 /** The list_files tool. */
 export const listFilesTool = defineTool({
@@ -15,10 +17,6 @@ export const listFilesTool = defineTool({
   description:
     "List the files in the workspace with their sizes, sorted by path. Give prefix (e.g. notes/) to list only part of it. Use it to see what exists before reading or creating files.",
   input: Input,
-  shape: "{ prefix?: string }",
-  properties: {
-    prefix: { type: "string", description: "Only paths starting with this, e.g. notes/" },
-  },
   async run(input, context) {
     const prefix = input.prefix;
     const listed = await context.workspace.list(prefix);

@@ -28,7 +28,11 @@ export const memoryReadTool = inputlessTool(
 );
 
 const WriteInput = z.strictObject({
-  content: z.string().min(1, "content must not be empty").max(MEMORY_MAX_CHARS),
+  content: z
+    .string()
+    .min(1, "content must not be empty")
+    .max(MEMORY_MAX_CHARS)
+    .describe("The note, markdown."),
   mode: z.enum(["append", "replace"]).default("append"),
 });
 
@@ -38,11 +42,6 @@ export const memoryWriteTool = defineTool({
   description:
     "Save something worth remembering across sessions for this user (preferences, facts about their project, agreed conventions) to CONTEXT.md. mode 'append' (default) adds a note; 'replace' rewrites the whole file. Keep it short; leave out transient details.",
   input: WriteInput,
-  properties: {
-    content: { type: "string", description: "The note, markdown." },
-    mode: { type: "string", enum: ["append", "replace"] },
-  },
-  required: ["content"],
   async run(input, context) {
     const written = await context.memory.write(input.content, input.mode);
     if (!written.ok) return { content: written.error, isError: true };

@@ -11,9 +11,7 @@ import {
   ProgressUpdateSchema,
   readProgress,
 } from "../workspace/state-files.ts";
-import { inputlessTool } from "./input.ts";
-
-const list = { type: "array", items: { type: "string" } };
+import { inputlessTool, inputSchemaOf } from "./input.ts";
 
 export const progressReadTool = inputlessTool(
   "progress_read",
@@ -37,11 +35,7 @@ export const progressUpdateTool: Tool = {
   domain: "progress",
   description:
     "Update PROGRESS.json. Give any of accomplished, remaining, decisions, blockers; each list you give replaces the stored one (send the whole list). Update it after each meaningful step and before you finish.",
-  inputSchema: {
-    type: "object",
-    properties: { accomplished: list, remaining: list, decisions: list, blockers: list },
-    additionalProperties: false,
-  },
+  inputSchema: inputSchemaOf(ProgressUpdateSchema),
   async run(input, context) {
     const parsed = ProgressUpdateSchema.safeParse(input);
     if (!parsed.success) {

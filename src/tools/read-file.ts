@@ -7,10 +7,10 @@ import { z } from "zod";
 import { MAX_READ_CHARS, MAX_READ_LINES } from "../workspace/limits.ts";
 import { defineTool } from "./input.ts";
 
-const Input = z.object({
-  path: z.string().min(1, "give a file path"),
-  offset: z.number().int().min(1).optional(),
-  limit: z.number().int().min(1).optional(),
+const Input = z.strictObject({
+  path: z.string().min(1, "give a file path").describe("Relative path, e.g. notes/plan.md"),
+  offset: z.number().int().min(1).optional().describe("First line to read (1-based)"),
+  limit: z.number().int().min(1).optional().describe("Number of lines to read"),
 });
 
 /** Line-numbered view of `content` starting at line `from`. */
@@ -27,13 +27,6 @@ export const readFileTool = defineTool({
   domain: "workspace",
   description: `Read a text file from the workspace, with line numbers. Returns at most ${MAX_READ_LINES} lines or ${MAX_READ_CHARS} characters per call; use offset (1-based line number) and limit (line count) to page through longer files. Read a file before editing it so edit_file's old_text matches exactly.`,
   input: Input,
-  shape: "{ path: string, offset?: integer >= 1, limit?: integer >= 1 }",
-  properties: {
-    path: { type: "string", description: "Relative path, e.g. notes/plan.md" },
-    offset: { type: "integer", minimum: 1, description: "First line to read (1-based)" },
-    limit: { type: "integer", minimum: 1, description: "Number of lines to read" },
-  },
-  required: ["path"],
   async run({ path, offset, limit }, context) {
     const read = await context.workspace.read(path, {
       ...(offset !== undefined ? { offset } : {}),

@@ -15,9 +15,6 @@ export const RemoteMessage = {
   message: z.string().trim().min(1, "is required").max(100_000),
 };
 
-/** The properties the model sees for {@link RemoteMessage}. */
-export const REMOTE_MESSAGE_PROPERTIES = { agent: { type: "string" }, message: { type: "string" } };
-
 /** A remote context or task id the model passes back. */
 export const RemoteId = z.string().max(200);
 

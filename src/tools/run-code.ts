@@ -17,15 +17,32 @@ const TEST_FILE = /\.test\.(js|mjs|ts|mts)$/;
 const SNIPPET = { typescript: "snippet.ts", javascript: "snippet.js" } as const;
 
 const Input = z
-  .object({
-    code: z.string().min(1).max(200_000).optional(),
-    language: z.enum(["typescript", "javascript"]).default("typescript"),
-    path: z.string().min(1).optional(),
-    files: z.array(z.string().min(1)).max(200).optional(),
+  .strictObject({
+    code: z.string().min(1).max(200_000).optional().describe("A snippet or module to run"),
+    language: z.enum(["typescript", "javascript"]).default("typescript").describe("Of code"),
+    path: z.string().min(1).optional().describe("A workspace file to run instead of code"),
+    files: z
+      .array(z.string().min(1))
+      .max(200)
+      .optional()
+      .describe("Workspace files to load (default: every .js/.ts/.json file)"),
     mode: z.enum(["run", "test"]).default("run"),
-    tests: z.array(z.string().min(1)).max(100).optional(),
-    input: z.string().max(100_000).optional(),
-    timeout_ms: z.number().int().min(100).optional(),
+    tests: z
+      .array(z.string().min(1))
+      .max(100)
+      .optional()
+      .describe("Test files (test mode; default all *.test.*)"),
+    input: z
+      .string()
+      .max(100_000)
+      .optional()
+      .describe("Input: the global input, readInput(), and main's argument"),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(100)
+      .optional()
+      .describe("Wall-clock limit (capped by the deployment)"),
   })
   .refine((i) => i.mode === "test" || i.code !== undefined || i.path !== undefined, {
     message: "give code (a snippet) or path (a workspace file) to run, or mode: test",
@@ -139,37 +156,6 @@ export const runCodeTool = defineTool({
   description:
     "Run JavaScript or TypeScript in a fresh sandboxed isolate (no network, no files but the workspace code given to it) and see its console output, return value or error with stack. Give code (a snippet; its default export, if a function, is called with input) or path (a workspace file; the workspace's other .js/.ts/.json files can be imported by relative path). mode: test runs the workspace's *.test.js/*.test.ts files with built-in test(name, fn), describe, assert.equal/deepEqual/throws and expect(x).toBe/toEqual/toThrow, and reports passed and failed counts. Run the code you wrote before you say it works.",
   input: Input,
-  shape:
-    '{ code?: string, language?: "typescript"|"javascript", path?: string, files?: string[], mode?: "run"|"test", tests?: string[], input?: string, timeout_ms?: integer }',
-  properties: {
-    code: { type: "string", description: "A snippet or module to run" },
-    language: {
-      type: "string",
-      enum: ["typescript", "javascript"],
-      description: "Of code (default typescript)",
-    },
-    path: { type: "string", description: "A workspace file to run instead of code" },
-    files: {
-      type: "array",
-      items: { type: "string" },
-      description: "Workspace files to load (default: every .js/.ts/.json file)",
-    },
-    mode: { type: "string", enum: ["run", "test"], description: "run (default) or test" },
-    tests: {
-      type: "array",
-      items: { type: "string" },
-      description: "Test files (test mode; default all *.test.*)",
-    },
-    input: {
-      type: "string",
-      description: "Input: the global input, readInput(), and main's argument",
-    },
-    timeout_ms: {
-      type: "integer",
-      minimum: 100,
-      description: "Wall-clock limit (capped by the deployment)",
-    },
-  },
   async run(input, context) {
     const sandbox = context.codeSandbox;
     if (!sandbox)

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { ToolContext, ToolResult } from "../loop/contracts.ts";
 import { KeyError, taskKey } from "../store/r2-keys.ts";
-import { defineTool } from "./input.ts";
+import { defineTool, maxCharsField } from "./input.ts";
 
 /** Largest scratchpad file (UTF-8 bytes) and most files per scratchpad. */
 export const SCRATCH_MAX_BYTES = 262_144;
@@ -65,13 +65,6 @@ export const scratchWriteTool = defineTool({
   description:
     "Write a file in the scratchpad shared with the other agents of this task (mode replace, the default, or append). Use it for findings, sources and analysis another agent will build on.",
   input: WriteInput,
-  shape: "{ path, content, mode? }",
-  properties: {
-    path: { type: "string" },
-    content: { type: "string" },
-    mode: { type: "string", enum: ["replace", "append"] },
-  },
-  required: ["path", "content"],
   async run(input, context) {
     const target = keyFor(context, input.path);
     if ("error" in target) return target.error;
@@ -106,7 +99,7 @@ export const scratchWriteTool = defineTool({
 const ReadInput = z.strictObject({
   path: z.string().min(1, "is required").max(512),
   offset: z.number().int().min(0).default(0),
-  max_chars: z.number().int().positive().optional(),
+  max_chars: maxCharsField(SCRATCH_READ_CHARS, SCRATCH_READ_MAX_CHARS),
 });
 
 /** `scratch_read`. */
@@ -115,13 +108,6 @@ export const scratchReadTool = defineTool({
   domain: "scratchpad",
   description: `Read a scratchpad file, in pages of max_chars characters (default ${SCRATCH_READ_CHARS}, at most ${SCRATCH_READ_MAX_CHARS}) from offset.`,
   input: ReadInput,
-  shape: "{ path, offset?, max_chars? }",
-  properties: {
-    path: { type: "string" },
-    offset: { type: "integer", minimum: 0 },
-    max_chars: { type: "integer", minimum: 1, maximum: SCRATCH_READ_MAX_CHARS },
-  },
-  required: ["path"],
   async run(input, context) {
     const target = keyFor(context, input.path);
     if ("error" in target) return target.error;
@@ -152,8 +138,6 @@ export const scratchListTool = defineTool({
   domain: "scratchpad",
   description: "List the scratchpad's files with their sizes and the agent that last wrote each.",
   input: z.strictObject({}),
-  shape: "{}",
-  properties: {},
   async run(_input, context) {
     const prefix = prefixOf(context);
     const objects = await listKeys(context);

@@ -12,9 +12,19 @@ import { defineTool } from "./input.ts";
 /** The most results `search` ever returns. */
 export const SEARCH_MAX_RESULTS = 3;
 
-const Input = z.object({
-  query: z.string().trim().min(1, "is required").max(1000, "is longer than 1000 characters"),
-  limit: z.number().int().positive().optional(),
+const Input = z.strictObject({
+  query: z
+    .string()
+    .trim()
+    .min(1, "is required")
+    .max(1000, "is longer than 1000 characters")
+    .describe("Keywords to look for (plain words; no operators)."),
+  limit: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(`Most results wanted (default and maximum ${SEARCH_MAX_RESULTS}).`),
 });
 
 /** The `search` tool. */
@@ -26,15 +36,6 @@ export const searchTool = defineTool({
     `${SEARCH_MAX_RESULTS} results, best first, each with an id, title, source and a snippet; ` +
     "call fetch_document with an id to read the full text.",
   input: Input,
-  properties: {
-    query: { type: "string", description: "Keywords to look for (plain words; no operators)." },
-    limit: {
-      type: "integer",
-      minimum: 1,
-      description: `Most results wanted (default and maximum ${SEARCH_MAX_RESULTS}).`,
-    },
-  },
-  required: ["query"],
   async run({ query, limit: wanted }, context) {
     const limit = Math.min(wanted ?? SEARCH_MAX_RESULTS, SEARCH_MAX_RESULTS);
     const shown = JSON.stringify(query.slice(0, 200));

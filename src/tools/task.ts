@@ -8,9 +8,24 @@ import { z } from "zod";
 import { defineTool } from "./input.ts";
 
 const Input = z.strictObject({
-  subagent_type: z.string().trim().min(1, "is required").max(64),
-  description: z.string().trim().min(1, "is required").max(200),
-  prompt: z.string().trim().min(1, "is required").max(50_000),
+  subagent_type: z
+    .string()
+    .trim()
+    .min(1, "is required")
+    .max(64)
+    .describe("The sub-agent's name, e.g. researcher."),
+  description: z
+    .string()
+    .trim()
+    .min(1, "is required")
+    .max(200)
+    .describe("Three to ten words saying what it will do."),
+  prompt: z
+    .string()
+    .trim()
+    .min(1, "is required")
+    .max(50_000)
+    .describe("The complete instructions for the sub-agent."),
 });
 
 /** The `task` tool. */
@@ -20,12 +35,6 @@ export const taskTool = defineTool({
   description:
     "Delegate a focused piece of work to a sub-agent (the types available are listed in your instructions) and wait for its answer. The sub-agent sees only your prompt and the shared scratchpad, not this conversation: say exactly what to do, what you already know, where to read and write in the scratchpad, and what to return.",
   input: Input,
-  properties: {
-    subagent_type: { type: "string", description: "The sub-agent's name, e.g. researcher." },
-    description: { type: "string", description: "Three to ten words saying what it will do." },
-    prompt: { type: "string", description: "The complete instructions for the sub-agent." },
-  },
-  required: ["subagent_type", "description", "prompt"],
   async run({ subagent_type: agent, description, prompt }, context) {
     const started = await context.subagents.start({
       agent,

@@ -20,20 +20,6 @@ export const writeTodosTool = defineTool({
   description:
     "Write or update your plan for this task as a list of steps with a status (pending, in_progress, completed). Use it for work of more than three steps; send the whole list each time, with exactly one item in progress.",
   input: Input,
-  properties: {
-    todos: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          content: { type: "string" },
-          status: { type: "string", enum: ["pending", "in_progress", "completed"] },
-        },
-        required: ["content", "status"],
-      },
-    },
-  },
-  required: ["todos"],
   async run({ todos }, context) {
     const done = todos.filter((t) => t.status === "completed").length;
     const rendered = todos.map((t) => `${MARK[t.status]} ${t.content}`).join("\n");

@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
 import { checkRedirect, checkUrl } from "../platform/ssrf.ts";
 import { htmlToText } from "./html-text.ts";
-import { defineTool } from "./input.ts";
+import { defineTool, maxCharsField } from "./input.ts";
 
 /** Default and maximum of `max_chars`. */
 export const WEB_FETCH_DEFAULT_CHARS = 8_000;
@@ -32,9 +32,14 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const TEXT_TYPES =
   /^(text\/[\w.+-]+|application\/([\w.-]+\+)?(json|xml)|application\/(x-)?(javascript|ecmascript|yaml|toml|ndjson|x-ndjson|markdown))$/;
 
-const Input = z.object({
-  url: z.string().trim().min(1, "is required").max(8192, "is longer than 8192 characters"),
-  max_chars: z.number().int().positive().optional(),
+const Input = z.strictObject({
+  url: z
+    .string()
+    .trim()
+    .min(1, "is required")
+    .max(8192, "is longer than 8192 characters")
+    .describe("Absolute http:// or https:// URL."),
+  max_chars: maxCharsField(WEB_FETCH_DEFAULT_CHARS, WEB_FETCH_MAX_CHARS),
 });
 
 const fail = (content: string): ToolResult => ({ content, isError: true });
@@ -52,16 +57,6 @@ export function createWebFetch(options: WebFetchOptions = {}): Tool {
       "converted to text with headings, lists and links kept. Only text content types are read. " +
       `Output is cut at max_chars (default ${WEB_FETCH_DEFAULT_CHARS}, at most ${WEB_FETCH_MAX_CHARS}).`,
     input: Input,
-    properties: {
-      url: { type: "string", description: "Absolute http:// or https:// URL." },
-      max_chars: {
-        type: "integer",
-        minimum: 1,
-        maximum: WEB_FETCH_MAX_CHARS,
-        description: `Most characters of page text to return (default ${WEB_FETCH_DEFAULT_CHARS}).`,
-      },
-    },
-    required: ["url"],
     async run(input, context) {
       const maxChars = Math.min(input.max_chars ?? WEB_FETCH_DEFAULT_CHARS, WEB_FETCH_MAX_CHARS);
       const timeout = AbortSignal.timeout(timeoutMs);

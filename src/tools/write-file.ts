@@ -8,9 +8,9 @@ import { MAX_FILE_BYTES } from "../workspace/limits.ts";
 import { defineTool } from "./input.ts";
 import { emitCheckpoint } from "./workspace-input.ts";
 
-const Input = z.object({
-  path: z.string().min(1, "give a file path"),
-  content: z.string(),
+const Input = z.strictObject({
+  path: z.string().min(1, "give a file path").describe("Relative path, e.g. notes/plan.md"),
+  content: z.string().describe("The file's complete new content"),
 });
 
 /** The write_file tool. */
@@ -19,12 +19,6 @@ export const writeFileTool = defineTool({
   domain: "workspace",
   description: `Create a text file in the workspace, or replace a file's whole content. Files are UTF-8 text up to ${MAX_FILE_BYTES} bytes (1 MiB) at relative paths such as notes/plan.md. To change part of an existing file use edit_file instead; a checkpoint is taken automatically before unsaved work is overwritten.`,
   input: Input,
-  shape: "{ path: string, content: string }",
-  properties: {
-    path: { type: "string", description: "Relative path, e.g. notes/plan.md" },
-    content: { type: "string", description: "The file's complete new content" },
-  },
-  required: ["path", "content"],
   async run(input, context) {
     const written = await context.workspace.write(input.path, input.content, {
       taskId: context.taskId,

@@ -1,28 +1,34 @@
 /**
- * defineTool (src/tools/input.ts): the closed input schema it declares, the parsed input its run
- * gets, and the refusal of an invalid input before any work.
+ * defineTool (src/tools/input.ts): the closed input schema it makes from the zod input, the parsed
+ * input its run gets, and the refusal of an invalid input before any work.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool } from "../../../src/tools/input.ts";
+import type { Tool } from "../../../src/loop/contracts.ts";
+import { allTools } from "../../../src/tools/catalog.ts";
+import { defineTool, shapeOf } from "../../../src/tools/input.ts";
 import { toolContext } from "../../helpers/tool-context.ts";
 
 const echo = defineTool({
   name: "echo",
   domain: "test",
   description: "Says the text back.",
-  input: z.strictObject({ text: z.string().min(1), times: z.number().int().default(1) }),
-  shape: "{ text: string, times?: integer }",
-  properties: { text: { type: "string" }, times: { type: "integer" } },
-  required: ["text"],
+  input: z.strictObject({
+    text: z.string().min(1).describe("What to say"),
+    times: z.number().int().default(1),
+  }),
   run: async ({ text, times }) => ({ content: text.repeat(times) }),
 });
 
 describe("defineTool", () => {
-  it("declares a closed object schema, with required only when given", () => {
+  it("declares the zod input as a closed object schema, with required only when there is one", () => {
+    // A field with a default is optional to the caller; zod's safe-integer bounds are left out.
     expect(echo.inputSchema).toEqual({
       type: "object",
-      properties: { text: { type: "string" }, times: { type: "integer" } },
+      properties: {
+        text: { type: "string", minLength: 1, description: "What to say" },
+        times: { type: "integer", default: 1 },
+      },
       required: ["text"],
       additionalProperties: false,
     });
@@ -31,7 +37,6 @@ describe("defineTool", () => {
       domain: "test",
       description: "No input.",
       input: z.strictObject({}),
-      properties: {},
       run: async () => ({ content: "ok" }),
     });
     expect(Object.keys(none.inputSchema)).toEqual(["type", "properties", "additionalProperties"]);
@@ -48,5 +53,37 @@ describe("defineTool", () => {
         "Invalid input for echo: text: Too small: expected string to have >=1 characters. Expected { text: string, times?: integer }.",
       isError: true,
     });
+  });
+});
+
+describe("the catalog's input schemas", () => {
+  const tools = allTools();
+  const schemaOf = (name: string) =>
+    tools.definitions().find((d) => d.name === name)?.input_schema as Tool["inputSchema"];
+
+  it("are closed objects made from zod, with nothing the model cannot use", () => {
+    for (const { name, input_schema: schema } of tools.definitions()) {
+      expect(schema.type, name).toBe("object");
+      expect(schema.additionalProperties, name).toBe(false);
+      const text = JSON.stringify(schema);
+      expect(text, name).not.toContain("$schema");
+      expect(text, name).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    }
+  });
+
+  it("refuse a key the schema does not declare, quoting the shape", async () => {
+    expect(
+      await tools.run("list_files", { prefix: "notes/", recursive: true }, toolContext()),
+    ).toEqual({
+      content:
+        'Invalid input for list_files: input: Unrecognized key: "recursive". Expected { prefix?: string }.',
+      isError: true,
+    });
+  });
+
+  it("quote enums, arrays and optional fields in the shape", () => {
+    expect(shapeOf(schemaOf("run_code"))).toBe(
+      '{ code?: string, language?: "typescript"|"javascript", path?: string, files?: string[], mode?: "run"|"test", tests?: string[], input?: string, timeout_ms?: integer }',
+    );
   });
 });
