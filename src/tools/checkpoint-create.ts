@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { MAX_LABEL_CHARS } from "../workspace/limits.ts";
-import { defineTool } from "./input.ts";
+import { defineTool, withValue } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
 const Input = z.strictObject({
@@ -23,14 +23,15 @@ export const checkpointCreateTool = defineTool({
   description:
     "Save the current state of every workspace file as a checkpoint you can return to with checkpoint_restore. It is cheap (contents are shared, not copied). Take one with a descriptive label before a risky change or after reaching a good state.",
   input: Input,
-  async run(input, context) {
-    const created = await context.workspace.checkpointCreate(input.label, {
-      taskId: context.taskId,
-    });
-    if (!created.ok) return { content: created.error, isError: true };
-    const info = created.value;
-    return {
-      content: `Checkpoint ${info.id} "${info.label}" saved (${plural(info.files, "file")}). Restore it with checkpoint_restore and id ${info.id}.`,
-    };
-  },
+  run: async (input, context) =>
+    withValue(
+      await context.workspace.checkpointCreate(input.label, {
+        taskId: context.taskId,
+      }),
+      (info) => {
+        return {
+          content: `Checkpoint ${info.id} "${info.label}" saved (${plural(info.files, "file")}). Restore it with checkpoint_restore and id ${info.id}.`,
+        };
+      },
+    ),
 });

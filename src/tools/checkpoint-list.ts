@@ -3,7 +3,7 @@
  * `<id>  <created at>  <manual|automatic>  <N files>  <label>` (at most LIST_LIMIT lines).
  */
 import { z } from "zod";
-import { defineTool } from "./input.ts";
+import { defineTool, withValue } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
 const LIST_LIMIT = 50;
@@ -14,19 +14,18 @@ export const checkpointListTool = defineTool({
   domain: "checkpoints",
   description: `List the workspace's checkpoints, newest first (at most ${LIST_LIMIT}), with id, time, whether it was taken automatically, file count and label. Automatic ones are taken before a task's first change, before unsaved work is overwritten and before a restore. Use it to find the id for checkpoint_restore.`,
   input: z.strictObject({}),
-  async run(_input, context) {
-    const listed = await context.workspace.checkpointList();
-    if (!listed.ok) return { content: listed.error, isError: true };
-    const all = listed.value.checkpoints;
-    if (all.length === 0) return { content: "No checkpoints yet." };
-    const lines = all
-      .slice(0, LIST_LIMIT)
-      .map(
-        (c) =>
-          `${c.id}  ${c.createdAt}  ${c.automatic ? "automatic" : "manual"}  ${plural(c.files, "file")}  ${c.label}`,
-      );
-    if (all.length > LIST_LIMIT) lines.push(`... and ${all.length - LIST_LIMIT} older`);
-    lines.push(plural(all.length, "checkpoint"));
-    return { content: lines.join("\n") };
-  },
+  run: async (_input, context) =>
+    withValue(await context.workspace.checkpointList(), (listed) => {
+      const all = listed.checkpoints;
+      if (all.length === 0) return { content: "No checkpoints yet." };
+      const lines = all
+        .slice(0, LIST_LIMIT)
+        .map(
+          (c) =>
+            `${c.id}  ${c.createdAt}  ${c.automatic ? "automatic" : "manual"}  ${plural(c.files, "file")}  ${c.label}`,
+        );
+      if (all.length > LIST_LIMIT) lines.push(`... and ${all.length - LIST_LIMIT} older`);
+      lines.push(plural(all.length, "checkpoint"));
+      return { content: lines.join("\n") };
+    }),
 });

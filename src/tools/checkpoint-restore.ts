@@ -4,7 +4,7 @@
  * event), so a restore can itself be undone. Output: what was restored and the backup's id.
  */
 import { z } from "zod";
-import { defineTool } from "./input.ts";
+import { defineTool, withValue } from "./input.ts";
 import { emitCheckpoint, plural } from "./workspace-input.ts";
 
 const Input = z.strictObject({
@@ -22,15 +22,16 @@ export const checkpointRestoreTool = defineTool({
   description:
     "Restore every workspace file to its state at a checkpoint (files created since then disappear, changed ones revert). The current state is saved first as a new checkpoint, so you can undo the restore by restoring that one. Find ids with checkpoint_list.",
   input: Input,
-  async run(input, context) {
-    const restored = await context.workspace.checkpointRestore(input.id, {
-      taskId: context.taskId,
-    });
-    if (!restored.ok) return { content: restored.error, isError: true };
-    const { restored: id, backup, files } = restored.value;
-    emitCheckpoint(context, "checkpoint_restore", backup, `restoring ${id}`);
-    return {
-      content: `Restored checkpoint ${id} (${plural(files, "file")}). The state before the restore was saved as ${backup}; restore ${backup} to undo.`,
-    };
-  },
+  run: async (input, context) =>
+    withValue(
+      await context.workspace.checkpointRestore(input.id, {
+        taskId: context.taskId,
+      }),
+      ({ restored: id, backup, files }) => {
+        emitCheckpoint(context, "checkpoint_restore", backup, `restoring ${id}`);
+        return {
+          content: `Restored checkpoint ${id} (${plural(files, "file")}). The state before the restore was saved as ${backup}; restore ${backup} to undo.`,
+        };
+      },
+    ),
 });

@@ -4,7 +4,7 @@
  * `checkpoint` harness event). Effects: wrote = [path].
  */
 import { z } from "zod";
-import { defineTool } from "./input.ts";
+import { defineTool, withValue } from "./input.ts";
 import { emitCheckpoint } from "./workspace-input.ts";
 
 const Input = z.strictObject({
@@ -23,17 +23,24 @@ export const editFileTool = defineTool({
   description:
     "Change part of an existing workspace file: replaces old_text, which must occur exactly once in the file, with new_text (empty new_text deletes it). Copy old_text exactly from read_file output (without the line-number prefix) and include enough surrounding text to make it unique. Prefer this over write_file for small changes.",
   input: Input,
-  async run({ path, old_text, new_text }, context) {
-    const edited = await context.workspace.edit(path, old_text, new_text, {
-      taskId: context.taskId,
-    });
-    if (!edited.ok) return { content: edited.error, isError: true };
-    const value = edited.value;
-    let text = `Edited ${value.path} (now ${value.bytes} bytes).`;
-    if (value.checkpoint) {
-      emitCheckpoint(context, "edit_file", value.checkpoint, `editing ${value.path}`, value.path);
-      text += ` Checkpoint ${value.checkpoint} saved the previous state first (checkpoint_restore undoes this).`;
-    }
-    return { content: text, effects: { wrote: [value.path] } };
-  },
+  run: async ({ path, old_text, new_text }, context) =>
+    withValue(
+      await context.workspace.edit(path, old_text, new_text, {
+        taskId: context.taskId,
+      }),
+      (value) => {
+        let text = `Edited ${value.path} (now ${value.bytes} bytes).`;
+        if (value.checkpoint) {
+          emitCheckpoint(
+            context,
+            "edit_file",
+            value.checkpoint,
+            `editing ${value.path}`,
+            value.path,
+          );
+          text += ` Checkpoint ${value.checkpoint} saved the previous state first (checkpoint_restore undoes this).`;
+        }
+        return { content: text, effects: { wrote: [value.path] } };
+      },
+    ),
 });

@@ -10,7 +10,7 @@ import {
   GREP_MAX_RESULTS,
   MAX_GREP_PATTERN,
 } from "../workspace/limits.ts";
-import { defineTool } from "./input.ts";
+import { defineTool, withValue } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
 const Input = z.strictObject({
@@ -28,26 +28,27 @@ export const grepFilesTool = defineTool({
   domain: "workspace",
   description: `Search workspace files for lines matching a JavaScript regular expression (source only, no slashes or flags; at most ${MAX_GREP_PATTERN} characters). Narrow it with path: a prefix such as notes/ or a glob such as **/*.md (* within a folder, ** across folders; a glob without / matches file names anywhere). Returns up to max_results matches (default ${GREP_DEFAULT_RESULTS}, at most ${GREP_MAX_RESULTS}) from at most ${GREP_MAX_FILES} files; use it to find where something is before reading.`,
   input: Input,
-  async run({ pattern, path, max_results }, context) {
-    const found = await context.workspace.grep(pattern, {
-      ...(path !== undefined ? { path } : {}),
-      ...(max_results !== undefined ? { maxResults: max_results } : {}),
-    });
-    if (!found.ok) return { content: found.error, isError: true };
-    const { matches, filesSearched, truncated } = found.value;
-    const paths = [...new Set(matches.map((m) => m.path))];
-    const lines = matches.map((m) => `${m.path}:${m.line}: ${m.text}`);
-    const searched = `searched ${plural(filesSearched, "file")}`;
-    lines.push(
-      matches.length === 0
-        ? `No matches (${searched}).`
-        : `${plural(matches.length, "match", "matches")} in ${plural(paths.length, "file")} (${searched}).`,
-    );
-    if (truncated) {
-      lines.push(
-        "Results were cut off: there may be more matches. Narrow the pattern or path, or raise max_results.",
-      );
-    }
-    return { content: lines.join("\n"), effects: { searched: paths } };
-  },
+  run: async ({ pattern, path, max_results }, context) =>
+    withValue(
+      await context.workspace.grep(pattern, {
+        ...(path !== undefined ? { path } : {}),
+        ...(max_results !== undefined ? { maxResults: max_results } : {}),
+      }),
+      ({ matches, filesSearched, truncated }) => {
+        const paths = [...new Set(matches.map((m) => m.path))];
+        const lines = matches.map((m) => `${m.path}:${m.line}: ${m.text}`);
+        const searched = `searched ${plural(filesSearched, "file")}`;
+        lines.push(
+          matches.length === 0
+            ? `No matches (${searched}).`
+            : `${plural(matches.length, "match", "matches")} in ${plural(paths.length, "file")} (${searched}).`,
+        );
+        if (truncated) {
+          lines.push(
+            "Results were cut off: there may be more matches. Narrow the pattern or path, or raise max_results.",
+          );
+        }
+        return { content: lines.join("\n"), effects: { searched: paths } };
+      },
+    ),
 });

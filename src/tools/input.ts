@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
+import type { WsResult } from "../workspace/types.ts";
 
 /** The parsed input, or the error result to return. */
 export type Parsed<T> = { ok: true; data: T } | { ok: false; result: ToolResult };
@@ -71,6 +72,11 @@ function withoutSafeBounds(value: unknown): unknown {
       .filter(([key, item]) => !(key === "minimum" && item === Number.MIN_SAFE_INTEGER))
       .map(([key, item]) => [key, withoutSafeBounds(item)]),
   );
+}
+
+/** A tool's answer from a workspace or memory result: its refusal as a tool error, else `render`'s. */
+export function withValue<T>(result: WsResult<T>, render: (value: T) => ToolResult): ToolResult {
+  return result.ok ? render(result.value) : { content: result.error, isError: true };
 }
 
 /** A `max_chars` field: a page size the tool caps at `max` (a larger one is not refused). */

@@ -3,7 +3,7 @@
  * path. Output: one `path (N bytes)` per line, then `N files`.
  */
 import { z } from "zod";
-import { defineTool } from "./input.ts";
+import { defineTool, withValue } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
 const Input = z.strictObject({
@@ -17,14 +17,11 @@ export const listFilesTool = defineTool({
   description:
     "List the files in the workspace with their sizes, sorted by path. Give prefix (e.g. notes/) to list only part of it. Use it to see what exists before reading or creating files.",
   input: Input,
-  async run(input, context) {
-    const prefix = input.prefix;
-    const listed = await context.workspace.list(prefix);
-    if (!listed.ok) return { content: listed.error, isError: true };
-    const { entries, total } = listed.value;
-    const under = prefix?.trim() ? ` under ${prefix.trim()}` : "";
-    const lines = entries.map((e) => `${e.path} (${e.size} bytes)`);
-    lines.push(total === 0 ? `0 files${under}` : `${plural(total, "file")}${under}`);
-    return { content: lines.join("\n") };
-  },
+  run: async ({ prefix }, context) =>
+    withValue(await context.workspace.list(prefix), ({ entries, total }) => {
+      const under = prefix?.trim() ? ` under ${prefix.trim()}` : "";
+      const lines = entries.map((e) => `${e.path} (${e.size} bytes)`);
+      lines.push(total === 0 ? `0 files${under}` : `${plural(total, "file")}${under}`);
+      return { content: lines.join("\n") };
+    }),
 });

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { MEMORY_MAX_CHARS } from "../store/shared-memory.ts";
-import { defineTool, inputlessTool } from "./input.ts";
+import { defineTool, inputlessTool, withValue } from "./input.ts";
 
 export const memoryReadTool = inputlessTool(
   "memory_read",
@@ -42,11 +42,10 @@ export const memoryWriteTool = defineTool({
   description:
     "Save something worth remembering across sessions for this user (preferences, facts about their project, agreed conventions) to CONTEXT.md. mode 'append' (default) adds a note; 'replace' rewrites the whole file. Keep it short; leave out transient details.",
   input: WriteInput,
-  async run(input, context) {
-    const written = await context.memory.write(input.content, input.mode);
-    if (!written.ok) return { content: written.error, isError: true };
-    return {
-      content: `Memory ${input.mode === "append" ? "updated" : "replaced"} (${written.value.chars} characters).`,
-    };
-  },
+  run: async (input, context) =>
+    withValue(await context.memory.write(input.content, input.mode), (written) => {
+      return {
+        content: `Memory ${input.mode === "append" ? "updated" : "replaced"} (${written.chars} characters).`,
+      };
+    }),
 });

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { MAX_READ_CHARS, MAX_READ_LINES } from "../workspace/limits.ts";
-import { defineTool } from "./input.ts";
+import { defineTool, withValue } from "./input.ts";
 
 const Input = z.strictObject({
   path: z.string().min(1, "give a file path").describe("Relative path, e.g. notes/plan.md"),
@@ -27,24 +27,25 @@ export const readFileTool = defineTool({
   domain: "workspace",
   description: `Read a text file from the workspace, with line numbers. Returns at most ${MAX_READ_LINES} lines or ${MAX_READ_CHARS} characters per call; use offset (1-based line number) and limit (line count) to page through longer files. Read a file before editing it so edit_file's old_text matches exactly.`,
   input: Input,
-  async run({ path, offset, limit }, context) {
-    const read = await context.workspace.read(path, {
-      ...(offset !== undefined ? { offset } : {}),
-      ...(limit !== undefined ? { limit } : {}),
-    });
-    if (!read.ok) return { content: read.error, isError: true };
-    const file = read.value;
-    if (file.totalLines === 0) {
-      return { content: `${file.path} is empty (0 lines)`, effects: { read: [file.path] } };
-    }
-    const header = `${file.path} lines ${file.fromLine}-${file.toLine} of ${file.totalLines}`;
-    const more =
-      file.toLine < file.totalLines
-        ? `\n(${file.totalLines - file.toLine} more lines: read_file with offset ${file.toLine + 1})`
-        : "";
-    return {
-      content: `${header}\n${numberLines(file.content, file.fromLine)}${more}`,
-      effects: { read: [file.path] },
-    };
-  },
+  run: async ({ path, offset, limit }, context) =>
+    withValue(
+      await context.workspace.read(path, {
+        ...(offset !== undefined ? { offset } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+      }),
+      (file) => {
+        if (file.totalLines === 0) {
+          return { content: `${file.path} is empty (0 lines)`, effects: { read: [file.path] } };
+        }
+        const header = `${file.path} lines ${file.fromLine}-${file.toLine} of ${file.totalLines}`;
+        const more =
+          file.toLine < file.totalLines
+            ? `\n(${file.totalLines - file.toLine} more lines: read_file with offset ${file.toLine + 1})`
+            : "";
+        return {
+          content: `${header}\n${numberLines(file.content, file.fromLine)}${more}`,
+          effects: { read: [file.path] },
+        };
+      },
+    ),
 });

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { MAX_FILE_BYTES } from "../workspace/limits.ts";
-import { defineTool } from "./input.ts";
+import { defineTool, withValue } from "./input.ts";
 import { emitCheckpoint } from "./workspace-input.ts";
 
 const Input = z.strictObject({
@@ -19,23 +19,24 @@ export const writeFileTool = defineTool({
   domain: "workspace",
   description: `Create a text file in the workspace, or replace a file's whole content. Files are UTF-8 text up to ${MAX_FILE_BYTES} bytes (1 MiB) at relative paths such as notes/plan.md. To change part of an existing file use edit_file instead; a checkpoint is taken automatically before unsaved work is overwritten.`,
   input: Input,
-  async run(input, context) {
-    const written = await context.workspace.write(input.path, input.content, {
-      taskId: context.taskId,
-    });
-    if (!written.ok) return { content: written.error, isError: true };
-    const { path, bytes, created, checkpoint } = written.value;
-    let text = `${created ? "Created" : "Overwrote"} ${path} (${bytes} bytes).`;
-    if (checkpoint) {
-      emitCheckpoint(
-        context,
-        "write_file",
-        checkpoint,
-        `${created ? "creating" : "overwriting"} ${path}`,
-        path,
-      );
-      text += ` Checkpoint ${checkpoint} saved the previous state first (checkpoint_restore undoes this).`;
-    }
-    return { content: text, effects: { wrote: [path] } };
-  },
+  run: async (input, context) =>
+    withValue(
+      await context.workspace.write(input.path, input.content, {
+        taskId: context.taskId,
+      }),
+      ({ path, bytes, created, checkpoint }) => {
+        let text = `${created ? "Created" : "Overwrote"} ${path} (${bytes} bytes).`;
+        if (checkpoint) {
+          emitCheckpoint(
+            context,
+            "write_file",
+            checkpoint,
+            `${created ? "creating" : "overwriting"} ${path}`,
+            path,
+          );
+          text += ` Checkpoint ${checkpoint} saved the previous state first (checkpoint_restore undoes this).`;
+        }
+        return { content: text, effects: { wrote: [path] } };
+      },
+    ),
 });
