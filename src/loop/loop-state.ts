@@ -25,7 +25,6 @@ export interface LoopState {
   /** Whether the answer artifact's first chunk has been emitted. */
   answerStarted: boolean;
   usage: Usage;
-  stopReason: string | null;
 }
 
 export const EMPTY_USAGE: Usage = {
@@ -44,7 +43,6 @@ export const INITIAL_LOOP_STATE: LoopState = {
   turnText: "",
   answerStarted: false,
   usage: EMPTY_USAGE,
-  stopReason: null,
 };
 
 /** Adds one call's usage to a running total. */

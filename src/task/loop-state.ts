@@ -1,6 +1,8 @@
 /**
  * The agent loop's durable counters for one task (a single row): turn number, retry attempt,
- * the answer text streamed so far (committed turns and the current turn), usage and stop reason.
+ * the answer text streamed so far (committed turns and the current turn) and usage. Why the task
+ * stopped is in its status metadata (`stopReason`), not here; the row's old `stop_reason` column
+ * is left unwritten.
  * Counters live here, not in memory, so a restarted object resumes exactly where it stopped.
  * The shapes are the loop's (loop/loop-state.ts); this file stores them in the task's SQLite.
  */
@@ -14,7 +16,6 @@ interface LoopRow {
   turn_text: string;
   answer_started: number;
   usage_json: string;
-  stop_reason: string | null;
   [key: string]: SqlStorageValue;
 }
 
@@ -43,7 +44,6 @@ export class LoopStateStore {
       turnText: row.turn_text,
       answerStarted: row.answer_started === 1,
       usage: { ...EMPTY_USAGE, ...(JSON.parse(row.usage_json) as Partial<Usage>) },
-      stopReason: row.stop_reason,
     };
   }
 
@@ -63,7 +63,6 @@ export class LoopStateStore {
       turn_text: next.turnText,
       answer_started: next.answerStarted ? 1 : 0,
       usage_json: JSON.stringify(next.usage),
-      stop_reason: next.stopReason,
     });
     this.#state = next;
     return this.get();

@@ -101,7 +101,6 @@ export class StepEnd {
         task.store.appendHistory(task.agentMessage(loop.answerText));
       }
       if (message) task.store.appendHistory(message);
-      task.loopState.patch({ stopReason });
     });
     task.setStatus("TASK_STATE_COMPLETED", {
       ...(text ? { text } : {}),
@@ -155,7 +154,6 @@ export class StepEnd {
       return;
     }
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
-    task.loopState.patch({ stopReason: "budget" });
     task.setStatus("TASK_STATE_REJECTED", { text: message, metadata: { stopReason: "budget" } });
     await task.scheduler.cancel("loop");
   }
@@ -163,11 +161,7 @@ export class StepEnd {
   async fail(message: string): Promise<void> {
     const task = this.#task;
     const loop = task.loopState.get();
-    task.transaction(() => {
-      if (loop.answerStarted)
-        task.store.putArtifact(answerArtifact(loop.answerText + loop.turnText));
-      task.loopState.patch({ stopReason: "error" });
-    });
+    if (loop.answerStarted) task.store.putArtifact(answerArtifact(loop.answerText + loop.turnText));
     const record = task.store.record;
     if (record && loadConfig(this.#env).rollbackOnFailure) {
       const event = await rollBack(this.#workspace(), record.id).catch(() => null);

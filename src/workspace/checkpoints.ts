@@ -90,6 +90,7 @@ export class Checkpoints {
        SELECT ?, path, hash, size FROM files`,
       id,
     );
+    this.#manifest.noteCheckpoint();
     if (origin.automatic) this.#prune();
     return this.info(id) as CheckpointInfo;
   }

@@ -3,7 +3,9 @@
  * size, when and by which change number it was last written; plus the object's scope and its
  * change counter (`meta`). Synchronous SQL only; the caller groups calls in transactions. The
  * object is the only writer, so both are kept in memory once read (from nothing, for a new
- * database); {@link Manifest.forget} drops them after a transaction rolled back.
+ * database); {@link Manifest.forget} drops them after a transaction rolled back. Meta values that
+ * only save work later (the scope, "this owner has no memory") are noted in memory and written
+ * with the next change's counter, in its statement.
  */
 import { copyOfMap, type RowCopy, upsertRow } from "../store/row-copy.ts";
 import type { WorkspaceScope } from "./keys.ts";
@@ -24,10 +26,15 @@ export class Manifest {
   readonly #sql: SqlStorage;
   readonly #meta: RowCopy<Map<string, string>>;
   readonly #files: RowCopy<Map<string, FileRow>>;
+  /** Meta values noted, not written yet (see {@link Manifest.noteMeta}). */
+  readonly #pending = new Map<string, string>();
+  /** Whether any checkpoint exists: false for a new database until one is taken; else unknown. */
+  #checkpoints: boolean | undefined;
 
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
+    this.#checkpoints = fresh ? false : undefined;
     this.#meta = copyOfMap(
       sql,
       "SELECT key, value FROM meta",
@@ -41,16 +48,26 @@ export class Manifest {
   forget(): void {
     this.#meta.forget();
     this.#files.forget();
+    this.#checkpoints = undefined;
   }
 
   /** A meta value. */
   meta(key: string): string | null {
-    return this.#metaValues().get(key) ?? null;
+    return this.#pending.get(key) ?? this.#metaValues().get(key) ?? null;
   }
 
-  /** Sets meta values (one statement). */
+  /**
+   * Notes meta values that need not be durable at once (losing them costs a read later, never a
+   * wrong answer): they are written with the next {@link Manifest.setMeta}.
+   */
+  noteMeta(values: Record<string, string>): void {
+    for (const [key, value] of Object.entries(values)) this.#pending.set(key, value);
+  }
+
+  /** Sets meta values, and those noted before (one statement). */
   setMeta(values: Record<string, string>): void {
-    const entries = Object.entries(values);
+    const entries = [...this.#pending, ...Object.entries(values)];
+    this.#pending.clear();
     if (entries.length === 0) return;
     this.#sql.exec(
       `INSERT INTO meta (key, value) VALUES ${entries.map(() => "(?, ?)").join(", ")}
@@ -118,9 +135,15 @@ export class Manifest {
     return this.#rows().size;
   }
 
+  /** Records that a checkpoint exists (its files may reference blobs the manifest no longer does). */
+  noteCheckpoint(): void {
+    this.#checkpoints = true;
+  }
+
   /** Whether the manifest or any checkpoint references the blob `hash` (so it exists in R2). */
   referenced(hash: string): boolean {
     for (const row of this.#rows().values()) if (row.hash === hash) return true;
+    if (this.#checkpoints === false) return false;
     return (
       this.#sql.exec("SELECT 1 FROM checkpoint_files WHERE hash = ? LIMIT 1", hash).toArray()
         .length > 0

@@ -7,6 +7,7 @@
  * conversation the server just opened for an anonymous caller) has none, recorded without a read.
  */
 import { MEMORY_MAX_CHARS } from "../store/shared-memory.ts";
+import type { Manifest } from "./manifest.ts";
 import type { MemoryMode, WsResult } from "./types.ts";
 
 /** The file after writing `content` with `mode` over `before`, or why it cannot be written. */
@@ -30,13 +31,21 @@ export class MemoryFile {
   readonly #sql: SqlStorage;
   readonly #bucket: R2Bucket;
   readonly #key: string;
+  /** Where "this owner has no memory" is noted (meta `memory`: `none`). */
+  readonly #meta: Pick<Manifest, "meta" | "noteMeta">;
   /** The text as stored (null: no file); undefined until read. */
   #text: string | null | undefined;
 
-  constructor(sql: SqlStorage, bucket: R2Bucket, key: string) {
+  constructor(
+    sql: SqlStorage,
+    bucket: R2Bucket,
+    key: string,
+    meta: Pick<Manifest, "meta" | "noteMeta">,
+  ) {
     this.#sql = sql;
     this.#bucket = bucket;
     this.#key = key;
+    this.#meta = meta;
   }
 
   /** The file's text, or null. */
@@ -47,16 +56,22 @@ export class MemoryFile {
       this.#text = row.text;
       return row.text;
     }
+    if (this.#meta.meta("memory") === "none") {
+      this.#text = null;
+      return null;
+    }
     const object = await this.#bucket.get(this.#key);
     const text = object ? await object.text() : null;
     this.#store(text);
     return text;
   }
 
-  /** Records that there is no file without asking R2 (an owner known to be new). */
+  /**
+   * Records that there is no file without asking R2 (an owner known to be new): noted in the
+   * object's meta, written with its next change (the task's end note writes one).
+   */
   noteNew(): void {
-    if (this.#text === undefined)
-      this.#sql.exec("INSERT OR IGNORE INTO memory (id, text) VALUES (1, NULL)");
+    if (this.#text === undefined) this.#meta.noteMeta({ memory: "none" });
   }
 
   /** Writes `content` (appended, or replacing the file); returns the new length. */

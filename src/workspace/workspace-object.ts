@@ -2,7 +2,8 @@
  * The workspace Durable Object: one per (agent, owner), the single writer of that workspace's
  * manifest. Files are UTF-8 text stored content-addressed in R2 (blobs.ts); the manifest,
  * checkpoints and task checkpoints live in the object's SQLite. Every RPC takes the scope first
- * (see client.ts); the object remembers the first scope it served and refuses any other.
+ * (see client.ts); the object remembers the first scope it served (durably from its first change)
+ * and refuses any other.
  * Changes run one at a time; before a change that would lose unsaved work it takes an automatic
  * checkpoint, and before a task's first change it records the task's checkpoint (for rollback).
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
@@ -166,6 +167,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
       this.ctx.storage.sql,
       this.env.FILES,
       userKey(scope.agent, scope.owner, "memory/CONTEXT.md"),
+      this.#manifest,
     );
     return this.#memory;
   }
@@ -259,7 +261,8 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
       return this.#blobs;
     }
     checkScope(known, scope);
-    if (!known) this.#manifest.setMeta({ agent: scope.agent, owner: scope.owner });
+    // Durable with the first change: until then there is nothing the check protects.
+    if (!known) this.#manifest.noteMeta({ agent: scope.agent, owner: scope.owner });
     this.#scope = { agent: scope.agent, owner: scope.owner };
     this.#blobs = new Blobs(this.env.FILES, this.#scope);
     return this.#blobs;
