@@ -2,9 +2,11 @@
  * The model-side conversation of a task (Messages API messages), one row per message, in the
  * task object's SQLite. Rows that came from the task's conversation (context) carry their turn
  * number there. The loop appends; compaction replaces a prefix with a summary; repair happens on
- * read, in the loop.
+ * read, in the loop. The task's environment note is not written into its row: the store puts it
+ * in front of that row's content on read (`note`, from the task's hook state).
  */
 import type { ChatMessage } from "../loop/chat-message.ts";
+import { withEnvironmentNote } from "../loop/user-content.ts";
 import { CopyingStore, RowCopy } from "../store/row-copy.ts";
 
 /** A stored message with its position, and its context turn number when it came from there. */
@@ -14,11 +16,17 @@ export interface ConversationRow {
   message: ChatMessage;
 }
 
+/** A text shown in front of the row at `idx` (the environment note). */
+export type RowNote = { idx: number; text: string } | undefined;
+
 /** The conversation rows, with an in-memory copy (the object is their only writer). */
 export class ConversationStore extends CopyingStore<ConversationRow[]> {
+  readonly #note: () => RowNote;
+
   /** `fresh`: the database is new, so there is nothing to read. */
-  constructor(sql: SqlStorage, fresh = false) {
+  constructor(sql: SqlStorage, fresh = false, note: () => RowNote = () => undefined) {
     super(sql, new RowCopy(() => readRows(sql), fresh ? [] : undefined));
+    this.#note = note;
   }
 
   /** Appends one message (`contextSeq` when it is a turn taken from the conversation). */
@@ -35,26 +43,22 @@ export class ConversationStore extends CopyingStore<ConversationRow[]> {
     rows.push({ idx, contextSeq, message });
   }
 
-  /** All rows, oldest first. */
+  /** All rows, oldest first, the note in front of its row. */
   rows(): ConversationRow[] {
-    return [...this.#all()];
-  }
-
-  /** Replaces the content of the message at `idx`. */
-  replaceContent(idx: number, content: ChatMessage["content"]): void {
-    this.sql.exec(
-      "UPDATE conversation SET content_json = ? WHERE idx = ?",
-      JSON.stringify(content),
-      idx,
-    );
-    this.copy.set(
-      this.#all().map((r) => (r.idx === idx ? { ...r, message: { ...r.message, content } } : r)),
+    const note = this.#note();
+    return this.#all().map((r) =>
+      r.idx === note?.idx
+        ? {
+            ...r,
+            message: { ...r.message, content: withEnvironmentNote(r.message.content, note.text) },
+          }
+        : r,
     );
   }
 
-  /** All messages, oldest first. */
+  /** All messages, oldest first, the note in front of its row. */
   load(): ChatMessage[] {
-    return this.#all().map((r) => r.message);
+    return this.rows().map((r) => r.message);
   }
 
   /** Replaces every row before position `keepFrom` with `summary`. */

@@ -22,6 +22,7 @@ import { answerArtifact, emitArtifact, PROGRESS_ARTIFACT_ID } from "./answer-art
 import { ChildrenStore } from "./children.ts";
 import { ContextLinkStore } from "./context-link.ts";
 import { ConversationStore } from "./conversation-store.ts";
+import { noteOverlay } from "./environment-note.ts";
 import { EventLog } from "./event-log.ts";
 import { SqlHookState } from "./hook-state.ts";
 import { LoopStateStore } from "./loop-state.ts";
@@ -83,7 +84,7 @@ export class TaskRuntime {
     this.store = kept(new TaskStore(sql, fresh));
     this.log = kept(new EventLog(sql, fresh));
     this.loopState = kept(new LoopStateStore(sql, fresh));
-    this.conversation = kept(new ConversationStore(sql, fresh));
+    this.conversation = kept(new ConversationStore(sql, fresh, () => noteOverlay(this.hookState)));
     this.hookState = kept(new SqlHookState(sql, fresh));
     this.pending = kept(new PendingStore(sql, fresh));
     this.children = new ChildrenStore(sql);

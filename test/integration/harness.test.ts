@@ -222,6 +222,17 @@ describe("state across tasks", () => {
     const opening = last.body.messages.at(-1)?.content as Array<{ text?: string }>;
     expect(opening[0]?.text).toContain(`Handoff from task ${first.id}`);
     expect(opening.at(-1)?.text).toContain("again");
+    // The first task's message goes with its environment note on every request that carries it:
+    // both of that task's model calls and the next task's (one prefix for the prompt cache).
+    const texts = (request: (typeof requests)[number]) =>
+      (request.body.messages[0]?.content as Array<{ text?: string }>).map((b) => b.text);
+    const [firstCall, secondCall] = requests;
+    if (!firstCall || !secondCall) throw new Error("the first task made two model calls");
+    expect(texts(firstCall)).toHaveLength(2);
+    expect(texts(firstCall)[0]).toContain("# Environment");
+    expect(texts(firstCall)[1]).toContain("remember");
+    expect(texts(secondCall)).toEqual(texts(firstCall));
+    expect(texts(last)).toEqual(texts(firstCall));
   });
 
   it("checkpoints round-trip through the tools, and a failed task is rolled back", async () => {
