@@ -1,7 +1,8 @@
 /**
  * The task's append-only event log: every StreamResponse the task emitted, numbered from 1.
  * The sequence number is the SSE `id`; a reconnect replays from it. Writes are synchronous
- * SQLite statements, so appending and reading a backlog can never interleave.
+ * SQLite statements, so appending and reading a backlog can never interleave; events appended in
+ * one {@link EventLog.batch} are written in one statement at its end.
  */
 import type { SequencedEvent, StreamEvent } from "../protocol/wire.ts";
 
@@ -23,6 +24,8 @@ export class EventLog {
   readonly #sql: SqlStorage;
   readonly #listeners = new Set<Listener>();
   #last: number;
+  /** Rows appended in the running {@link batch}, not written yet. */
+  #batch: SqlStorageValue[][] | null = null;
 
   /** `fresh`: the database is new, so the log is empty. */
   constructor(sql: SqlStorage, fresh = false) {
@@ -46,20 +49,45 @@ export class EventLog {
     return this.#last;
   }
 
+  /**
+   * Runs `fn` (synchronous), writing the events it appends in one statement when it returns; if
+   * it throws they are not written (the caller's transaction rolls back, and {@link forget} reads
+   * the newest number again). Listeners still hear each event as it is appended.
+   */
+  batch<T>(fn: () => T): T {
+    if (this.#batch) return fn();
+    const rows: SqlStorageValue[][] = [];
+    this.#batch = rows;
+    try {
+      const result = fn();
+      this.#write(rows);
+      return result;
+    } finally {
+      this.#batch = null;
+    }
+  }
+
   /** Appends an event, notifies listeners synchronously, returns it with its number. */
   append(event: StreamEvent, now = Date.now()): SequencedEvent {
     const seq = this.#last + 1;
-    this.#sql.exec(
-      "INSERT INTO events (seq, kind, body, at) VALUES (?, ?, ?, ?)",
-      seq,
-      eventKind(event),
-      JSON.stringify(event),
-      now,
-    );
+    const row = [seq, eventKind(event), JSON.stringify(event), now];
+    if (this.#batch) this.#batch.push(row);
+    else this.#write([row]);
     this.#last = seq;
     const entry = { seq, event };
     for (const listener of this.#listeners) listener(entry);
     return entry;
+  }
+
+  /** Writes rows, 25 to a statement (SQLite's 100 bound parameters). */
+  #write(rows: SqlStorageValue[][]): void {
+    for (let i = 0; i < rows.length; i += 25) {
+      const chunk = rows.slice(i, i + 25);
+      this.#sql.exec(
+        `INSERT INTO events (seq, kind, body, at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`,
+        ...chunk.flat(),
+      );
+    }
   }
 
   /** Events with a sequence number greater than `seq`, oldest first. */

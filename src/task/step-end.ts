@@ -94,19 +94,22 @@ export class StepEnd {
     const handoff = this.#endNote("TASK_STATE_COMPLETED", task.loopState.get().answerText);
     const loop = task.loopState.get();
     const message = parts ? task.agentMessage(parts) : undefined;
-    task.transaction(() => {
-      if (loop.answerStarted) task.emitAnswerChunk("", true, true);
-      if (loop.answerText !== "") {
-        task.store.putArtifact(answerArtifact(loop.answerText));
-        task.store.appendHistory(task.agentMessage(loop.answerText));
-      }
-      if (message) task.store.appendHistory(message);
-    });
-    task.setStatus("TASK_STATE_COMPLETED", {
-      ...(text ? { text } : {}),
-      ...(message ? { message } : {}),
-      metadata: { stopReason },
-      releaseAfter: handoff,
+    // The answer's last chunk and the completed status go into the event log in one statement.
+    task.log.batch(() => {
+      task.transaction(() => {
+        if (loop.answerStarted) task.emitAnswerChunk("", true, true);
+        if (loop.answerText !== "") {
+          task.store.putArtifact(answerArtifact(loop.answerText));
+          task.store.appendHistory(task.agentMessage(loop.answerText));
+        }
+        if (message) task.store.appendHistory(message);
+      });
+      task.setStatus("TASK_STATE_COMPLETED", {
+        ...(text ? { text } : {}),
+        ...(message ? { message } : {}),
+        metadata: { stopReason },
+        releaseAfter: handoff,
+      });
     });
     await task.scheduler.cancel("loop");
   }

@@ -116,6 +116,48 @@ describe("event log", () => {
       expect(reopened.append(status("four")).seq).toBe(4);
     });
   });
+
+  it("writes a batch's events in one statement at its end, and none of a batch that throws", async () => {
+    await inFreshObject((_instance, state) => {
+      const statements: string[] = [];
+      const sql = new Proxy(state.storage.sql, {
+        get(target, key) {
+          if (key !== "exec") return Reflect.get(target, key);
+          return (query: string, ...bindings: SqlStorageValue[]) => {
+            statements.push(query);
+            return target.exec(query, ...bindings);
+          };
+        },
+      });
+      const log = new EventLog(sql);
+      const heard: number[] = [];
+      log.subscribe((entry) => heard.push(entry.seq));
+      const event = (text: string) => ({
+        message: { messageId: text, role: "ROLE_AGENT" as const, parts: [{ text }] },
+      });
+      statements.length = 0;
+      log.batch(() => {
+        log.append(event("a"));
+        log.batch(() => log.append(event("b"))); // an inner batch joins the outer one
+        expect(log.after(0)).toEqual([]); // nothing written yet
+      });
+      expect(statements.filter((q) => q.startsWith("INSERT INTO events"))).toHaveLength(1);
+      expect(heard).toEqual([1, 2]);
+      expect(log.after(0).map((e) => e.seq)).toEqual([1, 2]);
+      const attempt = () =>
+        state.storage.transactionSync(() =>
+          log.batch(() => {
+            log.append(event("c"));
+            throw new Error("no");
+          }),
+        );
+      expect(attempt).toThrow("no");
+      log.forget();
+      expect(log.lastSeq).toBe(2);
+      expect(log.append(event("d")).seq).toBe(3);
+      expect(log.after(2).map((e) => e.seq)).toEqual([3]);
+    });
+  });
 });
 
 describe("task store", () => {
