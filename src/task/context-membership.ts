@@ -67,15 +67,20 @@ export class ContextMembership {
    * Joins the conversation: holding it, the task starts working; queued, it waits (submitted)
    * until the conversation activates it; if the call failed, the join is retried from the alarm.
    * A conversation the server has just opened is held at once (registered in the background).
+   * `firstStep`: the loop entry to write for the first step (default: due now).
    */
-  async enter(freshContext = false): Promise<void> {
+  async enter(
+    freshContext = false,
+    firstStep: { dueAt: number; payload?: unknown } = { dueAt: Date.now() },
+  ): Promise<void> {
     const rt = this.#rt;
+    const { dueAt, payload } = firstStep;
     if (freshContext) {
       // One transaction: the conversation, the working status and the first step.
       rt.transaction(() => {
         this.claimFresh();
         rt.setStatus("TASK_STATE_WORKING");
-        rt.scheduler.put("loop", "loop", Date.now());
+        rt.scheduler.put("loop", "loop", dueAt, { payload });
       });
       await rt.scheduler.arm();
       rt.background(this.startRegistration());
@@ -84,7 +89,7 @@ export class ContextMembership {
     const outcome = await this.join();
     if (outcome === "active") {
       rt.setStatus("TASK_STATE_WORKING");
-      await rt.scheduler.schedule("loop", "loop", Date.now());
+      await rt.scheduler.schedule("loop", "loop", dueAt, { payload });
     } else if (outcome === "waiting") {
       rt.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
     }

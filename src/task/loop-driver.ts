@@ -1,7 +1,9 @@
 /**
  * Drives the agent loop inside a task object: one step per alarm (a model turn, or a step of the
  * agent's program when it has one, see program-step.ts). Before each model call it sets
- * the loop's next alarm (a lease), so if the object dies mid-turn the alarm runs the turn again;
+ * the loop's next alarm (a lease), so if the object dies mid-turn the alarm runs the turn again
+ * (a task whose creating call starts its first step is leased from its creation, {@link
+ * LoopDriver.firstStepLease});
  * it builds the turn's system prompt and compacts the conversation when it is over budget; what
  * follows the step (the next one, a retry with backoff, or the task's end) is step-end.ts.
  */
@@ -27,6 +29,18 @@ import { StepEnd } from "./step-end.ts";
 import { memoryAccess, stepDeps } from "./step-resources.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
+
+/** How long a step may run before the alarm takes it for dead and runs it again. */
+function leaseMs(config: Config): number {
+  return config.modelIdleTimeoutMs * 2 + 5_000;
+}
+
+/** The payload of a loop entry written as the lease of a first step its creating call starts. */
+const FIRST_STEP = { firstStep: true };
+
+function isFirstStepLease(entry: { payload: unknown } | null): boolean {
+  return (entry?.payload as { firstStep?: unknown } | null)?.firstStep === true;
+}
 
 /** Runs loop steps for one task object. */
 export class LoopDriver {
@@ -57,7 +71,8 @@ export class LoopDriver {
    */
   kick(): void {
     const loop = this.#task.scheduler.get("loop");
-    if (this.#kicked || this.#running || !loop || loop.dueAt > Date.now()) return;
+    const due = loop !== null && (loop.dueAt <= Date.now() || isFirstStepLease(loop));
+    if (this.#kicked || this.#running || !due) return;
     this.#kicked = true;
     this.#task.background(
       new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
@@ -80,14 +95,23 @@ export class LoopDriver {
     return workspaceFor(this.#env.WORKSPACES, lineageOf(record).rootAgent, record.owner);
   }
 
+  /**
+   * The loop entry of a new task whose creating call starts its first step ({@link kick}): the
+   * step's lease, written with the task (so the step itself writes none). Should the object die
+   * before the step starts, the alarm runs it when the lease ends, or sooner if the object is
+   * called again (a restarted object resumes a working task at once).
+   */
+  firstStepLease(): { dueAt: number; payload: unknown } {
+    return { dueAt: Date.now() + leaseMs(loadConfig(this.#env)), payload: FIRST_STEP };
+  }
+
   /** Runs one step if the task is working; called from the alarm. */
   async step(): Promise<void> {
     const { store, scheduler } = this.#task;
     const config = loadConfig(this.#env);
-    const leaseMs = config.modelIdleTimeoutMs * 2 + 5_000;
     if (this.#running) {
       // The lease ran out while this instance is still streaming a long turn: extend it.
-      await scheduler.schedule("loop", "loop", Date.now() + leaseMs);
+      await scheduler.schedule("loop", "loop", Date.now() + leaseMs(config));
       return;
     }
     if (store.record?.state !== "TASK_STATE_WORKING") {
@@ -98,7 +122,9 @@ export class LoopDriver {
     this.#abort = abort;
     this.#running = true;
     try {
-      await scheduler.schedule("loop", "loop", Date.now() + leaseMs);
+      const entry = scheduler.get("loop");
+      const leased = isFirstStepLease(entry) && (entry?.dueAt ?? 0) > Date.now();
+      if (!leased) await scheduler.schedule("loop", "loop", Date.now() + leaseMs(config));
       if (abort.signal.aborted || store.record?.state !== "TASK_STATE_WORKING") return;
       const agent = this.#task.agent(store.record.agent);
       const program = programFor(agent);

@@ -85,10 +85,15 @@ export class TaskObject extends HarnessObject {
         name: agent.model,
         source: modelSourceLabel(loadConfig(this.env)),
       });
-      await this.#parts.membership.enter(input.freshContext === true);
-      // A caller waiting for the task (blocking, or on its stream) has its step start now; for
-      // the others (returnImmediately, a sub-agent) the alarm starts it.
-      if (options.stream) this.#parts.driver.kick();
+      // A caller waiting for the task (blocking, or on its stream) has its step start now, leased
+      // from here; for the others (returnImmediately, a sub-agent) the alarm starts it.
+      const starts = options.stream || options.wait === true;
+      const { driver } = this.#parts;
+      await this.#parts.membership.enter(
+        input.freshContext === true,
+        starts ? driver.firstStepLease() : undefined,
+      );
+      if (options.stream) driver.kick();
     }
     if (options.wait)
       return taskOk({ task: await this.#settledTask(options.historyLength), stream: null });

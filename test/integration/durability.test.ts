@@ -123,6 +123,43 @@ describe("durability", () => {
     expect((await replayAnswer(task.id)).text).toBe(LONG);
   });
 
+  it("a streaming create leases its first step from creation, and a crash mid-turn still resumes", async () => {
+    const s = await scenario([CRASHABLE]);
+    const taskId = crypto.randomUUID();
+    const stub = stubOf(taskId);
+    const entry = await inObject(stub, async (instance) => {
+      const created = await instance.create(
+        {
+          taskId,
+          contextId: crypto.randomUUID(),
+          freshContext: true,
+          agent: "assistant",
+          owner: "anon-durability",
+          traceId: `${"0".repeat(31)}2`,
+          message: { messageId: "m", role: "ROLE_USER", parts: [{ text: `lease ${s.marker}` }] },
+        },
+        { stream: true },
+      );
+      if (created.ok) await created.value.stream?.cancel();
+      return { ...instance.runtime.scheduler.get("loop"), at: Date.now() };
+    });
+    // The step's lease (twice the 1.5 s idle timeout, plus 5 s) was written with the task.
+    expect(entry.payload).toEqual({ firstStep: true });
+    expect(entry.dueAt).toBeGreaterThan(entry.at + 7_000);
+    await until(
+      () => getTask(taskId),
+      (t) => answerText(t).length >= 8,
+    );
+    await crash(taskId);
+    const done = await until(
+      () => getTask(taskId),
+      (t) => t.status.state === "TASK_STATE_COMPLETED",
+      60_000,
+    );
+    expect(answerText(done)).toBe(LONG);
+    expect((await replayAnswer(taskId)).text).toBe(LONG);
+  }, 60_000);
+
   it("repairs an orphaned tool_use so the model API accepts the conversation", async () => {
     const s = await scenario([
       { text: "unused" },
