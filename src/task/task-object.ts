@@ -81,18 +81,21 @@ export class TaskObject extends HarnessObject {
       if (existing.id !== input.taskId || existing.owner !== input.owner) return notFound();
     } else {
       const agent = rt.agent(input.agent);
-      beginTask(rt, input, agent.name, {
-        name: agent.model,
-        source: modelSourceLabel(loadConfig(this.env)),
-      });
+      const model = { name: agent.model, source: modelSourceLabel(loadConfig(this.env)) };
       // A caller waiting for the task (blocking, or on its stream) has its step start now, leased
       // from here; for the others (returnImmediately, a sub-agent) the alarm starts it.
       const starts = options.stream || options.wait === true;
-      const { driver } = this.#parts;
-      await this.#parts.membership.enter(
-        input.freshContext === true,
-        starts ? driver.firstStepLease() : undefined,
-      );
+      const { driver, membership } = this.#parts;
+      // The task and what entering its conversation does before its first await (a conversation
+      // the server just opened: all of it, the working status included) make one batch of writes.
+      const entered = rt.batch(() => {
+        beginTask(rt, input, agent.name, model);
+        return membership.enter(
+          input.freshContext === true,
+          starts ? driver.firstStepLease() : undefined,
+        );
+      });
+      await entered;
       if (options.stream) driver.kick();
     }
     if (options.wait)

@@ -133,6 +133,14 @@ export class TaskRuntime {
     }
   }
 
+  /**
+   * Runs `fn` (synchronous) so that the events it appends, and a task row it creates, are written
+   * in one statement each when it returns (EventLog.batch, TaskStore.batch).
+   */
+  batch<T>(fn: () => T): T {
+    return this.log.batch(() => this.store.batch(fn));
+  }
+
   /** The agent definition by name (bundled). */
   agent(name: string): AgentDefinition {
     const agent = currentAgents().get(name);

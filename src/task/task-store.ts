@@ -73,6 +73,10 @@ interface HistoryEntry {
 export class TaskStore {
   readonly #sql: SqlStorage;
   #record: TaskRecord | null = null;
+  /** In a {@link batch}. */
+  #batching = false;
+  /** The record was created in the running batch and is not written yet. */
+  #unwritten = false;
   readonly #history: RowCopy<HistoryEntry[]>;
   readonly #artifacts: RowCopy<Artifact[]>;
 
@@ -99,6 +103,7 @@ export class TaskStore {
 
   /** Drops the in-memory copies (after a rollback): the next read takes them from SQLite. */
   forget(): void {
+    this.#unwritten = false;
     const row = this.#sql.exec<TaskRow>("SELECT * FROM task LIMIT 1").toArray()[0];
     this.#record = row ? fromRow(row) : null;
     this.#history.forget();
@@ -110,9 +115,37 @@ export class TaskStore {
     return this.#record;
   }
 
-  /** Creates the task row. */
+  /**
+   * Runs `fn` (synchronous); a task row it creates is written when it returns, with the values
+   * the row has then (a new task's first status changes cost no statement of their own). If `fn`
+   * throws, nothing is written (the caller's transaction rolls back).
+   */
+  batch<T>(fn: () => T): T {
+    if (this.#batching) return fn();
+    this.#batching = true;
+    try {
+      const result = fn();
+      if (this.#unwritten && this.#record) this.#insertRow(this.#record);
+      return result;
+    } catch (error) {
+      if (this.#unwritten) this.#record = null; // never written: there is no task
+      throw error;
+    } finally {
+      this.#batching = false;
+      this.#unwritten = false;
+    }
+  }
+
+  /** Creates the task row (in a {@link batch}, at its end). */
   insert(record: Omit<TaskRecord, "version" | "updatedAt">): TaskRecord {
     const full: TaskRecord = { ...record, updatedAt: record.createdAt, version: 1 };
+    if (this.#batching) this.#unwritten = true;
+    else this.#insertRow(full);
+    this.#record = full;
+    return full;
+  }
+
+  #insertRow(full: TaskRecord): void {
     this.#sql.exec(
       `INSERT INTO task (id, context_id, agent, owner, counters, trace_id, parent_task_id, state,
         status_json, metadata_json, created_at, updated_at, version)
@@ -131,8 +164,6 @@ export class TaskStore {
       full.updatedAt,
       full.version,
     );
-    this.#record = full;
-    return full;
   }
 
   /** Writes a new status (and metadata), bumping the row version. */
@@ -146,14 +177,15 @@ export class TaskStore {
       updatedAt: status.timestamp,
       version: current.version + 1,
     };
-    this.#sql.exec(
-      "UPDATE task SET state = ?, status_json = ?, metadata_json = ?, updated_at = ?, version = ?",
-      next.state,
-      JSON.stringify(next.status),
-      JSON.stringify(next.metadata),
-      next.updatedAt,
-      next.version,
-    );
+    if (!this.#unwritten)
+      this.#sql.exec(
+        "UPDATE task SET state = ?, status_json = ?, metadata_json = ?, updated_at = ?, version = ?",
+        next.state,
+        JSON.stringify(next.status),
+        JSON.stringify(next.metadata),
+        next.updatedAt,
+        next.version,
+      );
     this.#record = next;
     return next;
   }

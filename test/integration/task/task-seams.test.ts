@@ -33,6 +33,21 @@ function inFreshObject<R>(
   );
 }
 
+/** `sql`, with the text of every statement it runs recorded. */
+function counting(target: SqlStorage): { sql: SqlStorage; statements: string[] } {
+  const statements: string[] = [];
+  const sql = new Proxy(target, {
+    get(t, key) {
+      if (key !== "exec") return Reflect.get(t, key);
+      return (query: string, ...bindings: SqlStorageValue[]) => {
+        statements.push(query);
+        return t.exec(query, ...bindings);
+      };
+    },
+  });
+  return { sql, statements };
+}
+
 /** Writes a submitted task with one user message into the runtime (no model, no conversation). */
 function begin(rt: TaskRuntime, taskId: string, text = "hello"): void {
   beginTask(
@@ -119,16 +134,7 @@ describe("event log", () => {
 
   it("writes a batch's events in one statement at its end, and none of a batch that throws", async () => {
     await inFreshObject((_instance, state) => {
-      const statements: string[] = [];
-      const sql = new Proxy(state.storage.sql, {
-        get(target, key) {
-          if (key !== "exec") return Reflect.get(target, key);
-          return (query: string, ...bindings: SqlStorageValue[]) => {
-            statements.push(query);
-            return target.exec(query, ...bindings);
-          };
-        },
-      });
+      const { sql, statements } = counting(state.storage.sql);
       const log = new EventLog(sql);
       const heard: number[] = [];
       log.subscribe((entry) => heard.push(entry.seq));
@@ -188,6 +194,46 @@ describe("task store", () => {
         "second",
       ]);
     }, taskId);
+  });
+
+  it("writes a task row created in a batch once, at its end, with the status it has then", async () => {
+    await inFreshObject((_instance, state) => {
+      const { sql, statements } = counting(state.storage.sql);
+      const store = new TaskStore(sql, true);
+      const now = new Date().toISOString();
+      const record = {
+        id: "t-batch",
+        contextId: "c",
+        agent: "writer",
+        owner: OWNER,
+        counters: null,
+        traceId: "b".repeat(32),
+        parentTaskId: null,
+        state: "TASK_STATE_SUBMITTED" as const,
+        status: { state: "TASK_STATE_SUBMITTED" as const, timestamp: now },
+        metadata: {},
+        createdAt: now,
+      };
+      expect(() =>
+        store.batch(() => {
+          store.insert(record);
+          throw new Error("no");
+        }),
+      ).toThrow("no");
+      expect(statements).toEqual([]);
+      expect(store.record).toBeNull();
+      store.batch(() => {
+        store.insert(record);
+        store.update({ state: "TASK_STATE_WORKING", timestamp: now }, { step: 1 });
+      });
+      expect(statements.map((q) => q.split(" (")[0])).toEqual(["INSERT INTO task"]);
+      const reread = new TaskStore(state.storage.sql);
+      expect(reread.record).toMatchObject({ state: "TASK_STATE_WORKING", version: 2 });
+      expect(reread.record?.metadata).toEqual({ step: 1 });
+      // Outside a batch, each change is its own statement.
+      store.update({ state: "TASK_STATE_COMPLETED", timestamp: now }, {});
+      expect(statements.at(-1)).toMatch(/^UPDATE task /);
+    });
   });
 
   it("rolls its in-memory copies back with a transaction that throws", async () => {
