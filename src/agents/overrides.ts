@@ -3,7 +3,9 @@
  * `agents/<name>/shared/IDENTITY.md` and listed in `harness/agent-overrides.json`, and replaces
  * the bundled identity of that name (or adds an agent). `refreshAgents` (called where requests
  * and task steps begin) reloads the merged registry when the list changed: at once in the isolate
- * that took the upload, within 2 seconds elsewhere. `currentAgents()` is the current registry, sync.
+ * that took the upload; elsewhere it checks at most every 2 seconds, and a request that finds the
+ * check due is served by the registry it has while the check runs beside it (so no request waits
+ * for R2 once the isolate has loaded the registry). `currentAgents()` is the current registry, sync.
  */
 
 import { log } from "../platform/logging.ts";
@@ -34,9 +36,28 @@ async function readIndex(bucket: R2Bucket): Promise<{ index: Index; etag: string
   return { index: (await object.json()) as Index, etag: object.etag };
 }
 
-/** Reloads the registry if the overrides changed (checked at most every 2 seconds). */
-export async function refreshAgents(env: Env): Promise<AgentRegistry> {
+/**
+ * Reloads the registry if the overrides changed (checked at most every 2 seconds). With
+ * `background`, a loaded registry is returned at once and the check is handed to it.
+ */
+export async function refreshAgents(
+  env: Env,
+  background?: (work: Promise<unknown>) => void,
+): Promise<AgentRegistry> {
   if (current && Date.now() - checkedAt < RECHECK_MS) return current;
+  if (current && background) {
+    checkedAt = Date.now(); // one check at a time
+    background(
+      reload(env).catch((error) =>
+        log("warn", "agent overrides check failed", { error: String(error) }),
+      ),
+    );
+    return current;
+  }
+  return reload(env);
+}
+
+async function reload(env: Env): Promise<AgentRegistry> {
   const head = await env.FILES.head(OVERRIDES_INDEX).catch(() => null);
   const etag = head?.etag ?? null;
   checkedAt = Date.now();

@@ -73,7 +73,7 @@ export class TaskObject extends HarnessObject {
     input: CreateTaskInput,
     options: { stream: boolean; wait?: boolean; historyLength?: number },
   ): Promise<TaskResult<SendOutcome>> {
-    await refreshAgents(this.env);
+    await refreshAgents(this.env, (work) => this.ctx.waitUntil(work));
     const rt = this.runtime;
     const existing = rt.store.record;
     if (existing) {

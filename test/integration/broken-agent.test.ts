@@ -69,4 +69,19 @@ describe("a broken agent file", () => {
     );
     expect(other.result?.task.status.state).toBe("TASK_STATE_COMPLETED");
   });
+
+  it("is noticed beside the request that finds the check due, which the loaded registry serves", async () => {
+    await env.FILES.delete([sharedKey("writer", "IDENTITY.md"), OVERRIDES_INDEX]);
+    await writerServed(true);
+    await env.FILES.put(sharedKey("writer", "IDENTITY.md"), BROKEN);
+    await env.FILES.put(OVERRIDES_INDEX, JSON.stringify({ writer: { updatedAt: "later" } }));
+    const handed: Promise<unknown>[] = [];
+    const served = await until(
+      () => refreshAgents(env, (work) => handed.push(work)),
+      () => handed.length > 0,
+    );
+    expect(served.has("writer")).toBe(true); // the registry the isolate had: no wait for R2
+    await Promise.all(handed);
+    expect((await refreshAgents(env)).has("writer")).toBe(false);
+  });
 });
