@@ -225,7 +225,7 @@ describe("state across tasks", () => {
     // The first task's message goes with its environment note on every request that carries it:
     // both of that task's model calls and the next task's (one prefix for the prompt cache).
     const texts = (request: (typeof requests)[number]) =>
-      (request.body.messages[0]?.content as Array<{ text?: string }>).map((b) => b.text);
+      ((request.body.messages[0]?.content ?? []) as Array<{ text?: string }>).map((b) => b.text);
     const [firstCall, secondCall] = requests;
     if (!firstCall || !secondCall) throw new Error("the first task made two model calls");
     expect(texts(firstCall)).toHaveLength(2);
