@@ -31,6 +31,9 @@ const WAITING_TEXT = "Waiting for the previous task in this conversation to fini
 /** How a join ended. */
 export type JoinOutcome = "active" | "waiting" | "failed";
 
+/** The loop entry of a task's first step: when it is due, and its payload (a lease's mark). */
+export type FirstStep = { dueAt: number; payload?: unknown };
+
 /** What membership reads and changes in the task. */
 export type MembershipRuntime = Pick<
   TaskRuntime,
@@ -66,24 +69,15 @@ export class ContextMembership {
   /**
    * Joins the conversation: holding it, the task starts working; queued, it waits (submitted)
    * until the conversation activates it; if the call failed, the join is retried from the alarm.
-   * A conversation the server has just opened is held at once (registered in the background).
-   * `firstStep`: the loop entry to write for the first step (default: due now).
+   * A conversation the server has just opened is held at once ({@link holdFresh}, then
+   * {@link announceHeld}). `firstStep`: the loop entry of the first step (default: due now).
    */
-  async enter(
-    freshContext = false,
-    firstStep: { dueAt: number; payload?: unknown } = { dueAt: Date.now() },
-  ): Promise<void> {
+  async enter(freshContext = false, firstStep: FirstStep = { dueAt: Date.now() }): Promise<void> {
     const rt = this.#rt;
     const { dueAt, payload } = firstStep;
     if (freshContext) {
-      // One transaction: the conversation, the working status and the first step.
-      rt.transaction(() => {
-        this.claimFresh();
-        rt.setStatus("TASK_STATE_WORKING");
-        rt.scheduler.put("loop", "loop", dueAt, { payload });
-      });
-      await rt.scheduler.arm();
-      rt.background(this.startRegistration());
+      this.holdFresh(firstStep);
+      await this.announceHeld();
       return;
     }
     const outcome = await this.join();
@@ -130,6 +124,26 @@ export class ContextMembership {
    */
   claimFresh(): void {
     this.#take({ active: true, history: [], seq: 0 });
+  }
+
+  /**
+   * Holds a conversation the server has just opened, in one transaction: the conversation, the
+   * working status and the first step's loop entry. Synchronous, so the task's creation and this
+   * can be one transaction and one batch of writes; {@link announceHeld} follows.
+   */
+  holdFresh(firstStep: FirstStep = { dueAt: Date.now() }): void {
+    const rt = this.#rt;
+    rt.transaction(() => {
+      this.claimFresh();
+      rt.setStatus("TASK_STATE_WORKING");
+      rt.scheduler.put("loop", "loop", firstStep.dueAt, { payload: firstStep.payload });
+    });
+  }
+
+  /** After {@link holdFresh}: the alarm, and the registration with the context object (background). */
+  async announceHeld(): Promise<void> {
+    await this.#rt.scheduler.arm();
+    this.#rt.background(this.startRegistration());
   }
 
   /** Starts the registration after {@link claimFresh}'s writes are made; returns it. */

@@ -84,18 +84,18 @@ export class TaskObject extends HarnessObject {
       const model = { name: agent.model, source: modelSourceLabel(loadConfig(this.env)) };
       // A caller waiting for the task (blocking, or on its stream) has its step start now, leased
       // from here; for the others (returnImmediately, a sub-agent) the alarm starts it.
-      const starts = options.stream || options.wait === true;
       const { driver, membership } = this.#parts;
-      // The task and what entering its conversation does before its first await (a conversation
-      // the server just opened: all of it, the working status included) make one batch of writes.
-      const entered = rt.batch(() => {
-        beginTask(rt, input, agent.name, model);
-        return membership.enter(
-          input.freshContext === true,
-          starts ? driver.firstStepLease() : undefined,
-        );
-      });
-      await entered;
+      const first = options.stream || options.wait ? driver.firstStepLease() : undefined;
+      const fresh = input.freshContext === true;
+      // One transaction and one batch of writes: the task, and holding a conversation the server
+      // just opened (the working status included).
+      rt.transaction(() =>
+        rt.batch(() => {
+          beginTask(rt, input, agent.name, model);
+          if (fresh) membership.holdFresh(first);
+        }),
+      );
+      await (fresh ? membership.announceHeld() : membership.enter(false, first));
       if (options.stream) driver.kick();
     }
     if (options.wait)

@@ -260,6 +260,31 @@ describe("task store", () => {
       expect(rt.conversation.load().some((m) => m.content === "lost")).toBe(false);
     }, taskId);
   });
+
+  it("makes a creation that throws in its batch leave nothing, so it can be made again", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject((instance, state) => {
+      const rt = instance.runtime;
+      const create = (fail: boolean) =>
+        rt.transaction(() =>
+          rt.batch(() => {
+            begin(rt, taskId, "first");
+            rt.setStatus("TASK_STATE_WORKING");
+            if (fail) throw new Error("boom");
+          }),
+        );
+      expect(() => create(true)).toThrow("boom");
+      expect(rt.store.record).toBeNull();
+      expect(rt.log.lastSeq).toBe(0);
+      const rows = (table: string) =>
+        state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
+      expect([rows("task"), rows("events"), rows("history")]).toEqual([0, 0, 0]);
+      create(false);
+      expect(rt.store.record).toMatchObject({ state: "TASK_STATE_WORKING", version: 2 });
+      expect(rt.log.after(0).map((e) => Object.keys(e.event)[0])).toEqual(["task", "statusUpdate"]);
+      expect([rows("task"), rows("events"), rows("history")]).toEqual([1, 2, 1]);
+    }, taskId);
+  });
 });
 
 describe("outbox", () => {
