@@ -54,13 +54,9 @@ export function inputSchemaOf(input: z.ZodType): Tool["inputSchema"] {
     io: "input",
     unrepresentable: "any",
   }) as Record<string, unknown>;
-  const properties = (schema.properties ?? {}) as Record<string, unknown>;
-  return {
-    ...(withoutSafeBounds(schema) as Record<string, unknown>),
-    type: "object",
-    properties: withoutSafeBounds(properties) as Record<string, unknown>,
-    additionalProperties: false,
-  };
+  const cleaned = withoutSafeBounds(schema) as Record<string, unknown>;
+  const properties = (cleaned.properties ?? {}) as Record<string, unknown>;
+  return { ...cleaned, type: "object", properties, additionalProperties: false };
 }
 
 function withoutSafeBounds(value: unknown): unknown {
