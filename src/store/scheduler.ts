@@ -89,12 +89,15 @@ export class Scheduler {
 
   /**
    * Schedules another try of the entry `id` after a failure: one more attempt, with backoff
-   * (doubling from 200 ms, capped at the eighth attempt). Returns the attempt count.
+   * (doubling from 200 ms, capped at the eighth attempt); its payload stays. Returns the attempt
+   * count.
    */
   async retry(id: string, kind: string): Promise<number> {
-    const attempts = (this.get(id)?.attempts ?? 0) + 1;
+    const entry = this.get(id);
+    const attempts = (entry?.attempts ?? 0) + 1;
     await this.schedule(id, kind, Date.now() + backoffMs(Math.min(attempts, 8), 200), {
       attempts,
+      payload: entry?.payload ?? undefined,
     });
     return attempts;
   }

@@ -12,10 +12,8 @@ import { ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
-import { log } from "../platform/logging.ts";
 import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
-import type { ScheduleEntry } from "../store/scheduler.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type { TimelineEntry } from "./event-log.ts";
 import { acceptFollowUp, answerProblem, beginTask } from "./incoming.ts";
@@ -32,7 +30,14 @@ import {
 } from "./rpc-types.ts";
 import { migrate } from "./schema.ts";
 import { canTransition, isSettled, isTerminal } from "./state-machine.ts";
-import { eraseStorage, type Job, jobFor, recover, type TaskParts, wireTask } from "./task-parts.ts";
+import {
+  eraseStorage,
+  jobFor,
+  recover,
+  runDueJobs,
+  type TaskParts,
+  wireTask,
+} from "./task-parts.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
 const notFound = <T>(): TaskResult<T> => taskFail("not_found", "task not found");
@@ -42,7 +47,7 @@ export class TaskObject extends HarnessObject {
   /** The task's state and status (for tests with runInDurableObject too). */
   runtime!: TaskRuntime;
   #parts!: TaskParts;
-  #jobFor!: (entry: ScheduleEntry) => Job | null;
+  #jobFor!: ReturnType<typeof jobFor>;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     super(ctx, rawEnv, "task");
@@ -284,17 +289,6 @@ export class TaskObject extends HarnessObject {
   override async alarm(): Promise<void> {
     await refreshAgents(this.env);
     const parts = this.#parts;
-    for (const entry of parts.runtime.scheduler.due(Date.now())) {
-      const job = this.#jobFor(entry);
-      try {
-        if (job) await job(entry);
-        else await parts.runtime.scheduler.cancel(entry.id);
-      } catch (error) {
-        log("error", "alarm job failed", { job: entry.id, error: String(error) });
-      }
-      // The task erased itself (retention): nothing of the old schedule is left to run.
-      if (this.#parts !== parts) return;
-    }
-    await parts.runtime.scheduler.arm();
+    await runDueJobs(parts.runtime.scheduler, this.#jobFor, () => this.#parts === parts);
   }
 }

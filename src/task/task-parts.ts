@@ -4,12 +4,15 @@
  * only what it uses, and subscribes them to what the runtime announces: delegation to sub-agents
  * (ChildTasks), the report to a parent task (ParentReport), the conversation
  * (ContextMembership), retention of an ended task, and the loop driver. {@link jobFor} is the
- * table of scheduled jobs; {@link recover} what a fresh instance schedules after a restart.
+ * table of scheduled jobs, {@link runDueJobs} the alarm's run of them (a job that throws is
+ * retried with backoff, then dropped); {@link recover} what a fresh instance schedules after a
+ * restart.
  */
 import { loadConfig } from "../config/config.ts";
+import { log } from "../platform/logging.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
-import type { ScheduleEntry } from "../store/scheduler.ts";
+import type { ScheduleEntry, Scheduler } from "../store/scheduler.ts";
 import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
@@ -88,6 +91,51 @@ export function jobFor(parts: TaskParts, owner: JobOwner): (entry: ScheduleEntry
     [RETENTION_JOB, () => owner.erase()],
   ]);
   return (entry) => byKind.get(entry.kind) ?? byId.get(entry.id) ?? null;
+}
+
+/**
+ * Runs the due entries, earliest first, each by its job (an entry no job knows is dropped), then
+ * points the alarm at the next one. `current`: false once a job erased the task (retention), so
+ * nothing of the old schedule is left to run.
+ */
+export async function runDueJobs(
+  scheduler: Scheduler,
+  jobOf: (entry: ScheduleEntry) => Job | null,
+  current: () => boolean,
+): Promise<void> {
+  for (const entry of scheduler.due(Date.now())) {
+    const job = jobOf(entry);
+    try {
+      if (job) await job(entry);
+      else await scheduler.cancel(entry.id);
+    } catch (error) {
+      await jobFailed(scheduler, entry, error);
+    }
+    if (!current()) return;
+  }
+  await scheduler.arm();
+}
+
+/** Runs of a job that keeps throwing after which it is dropped (its retries span about 2 minutes). */
+export const JOB_ATTEMPTS = 10;
+
+/**
+ * After a job threw and left its entry due: the entry runs again with backoff (at once would
+ * wake the object in a loop, for as long as the fault lasts) and is dropped, logged, once it
+ * has counted {@link JOB_ATTEMPTS} attempts. An entry the job moved or removed stays as it is.
+ */
+async function jobFailed(
+  scheduler: Scheduler,
+  entry: ScheduleEntry,
+  error: unknown,
+): Promise<void> {
+  const fields = { job: entry.id, error: String(error) };
+  const left = scheduler.get(entry.id);
+  if (!left || left.dueAt > Date.now()) return log("error", "alarm job failed", fields);
+  const attempts = await scheduler.retry(entry.id, entry.kind);
+  if (attempts < JOB_ATTEMPTS) return log("error", "alarm job failed", { ...fields, attempts });
+  await scheduler.cancel(entry.id);
+  log("error", "alarm job dropped: it failed every time", { ...fields, attempts });
 }
 
 /** After a restart: a task left in flight resumes now (no step of a fresh instance is running). */

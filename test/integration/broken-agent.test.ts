@@ -4,8 +4,9 @@
  * column and field on every route; the other agents and the listing keep serving.
  */
 import { env } from "cloudflare:workers";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { OVERRIDES_INDEX, refreshAgents } from "../../src/agents/overrides.ts";
+import type { AgentRegistry } from "../../src/agents/registry.ts";
 import { sharedKey } from "../../src/store/r2-keys.ts";
 import { fetchWorker, rpc, userMessage } from "../helpers/a2a.ts";
 import { until } from "../helpers/until.ts";
@@ -72,15 +73,23 @@ describe("a broken agent file", () => {
 
   it("is noticed beside the request that finds the check due, which the loaded registry serves", async () => {
     await env.FILES.delete([sharedKey("writer", "IDENTITY.md"), OVERRIDES_INDEX]);
-    await writerServed(true);
-    await env.FILES.put(sharedKey("writer", "IDENTITY.md"), BROKEN);
-    await env.FILES.put(OVERRIDES_INDEX, JSON.stringify({ writer: { updatedAt: "later" } }));
+    await writerServed(true); // the registry is loaded and checked now
+    // The clock stands still while the file breaks, so nothing else in this isolate (a task
+    // object's alarm) finds the check due and reloads; then it is due for this one call.
+    const now = Date.now();
+    const clock = vi.spyOn(Date, "now").mockReturnValue(now);
     const handed: Promise<unknown>[] = [];
-    const served = await until(
-      () => refreshAgents(env, (work) => handed.push(work)),
-      () => handed.length > 0,
-    );
-    expect(served.has("writer")).toBe(true); // the registry the isolate had: no wait for R2
+    let served: Promise<AgentRegistry>;
+    try {
+      await env.FILES.put(sharedKey("writer", "IDENTITY.md"), BROKEN);
+      await env.FILES.put(OVERRIDES_INDEX, JSON.stringify({ writer: { updatedAt: "later" } }));
+      clock.mockReturnValue(now + 3_000);
+      served = refreshAgents(env, (work) => handed.push(work));
+    } finally {
+      clock.mockRestore();
+    }
+    expect(handed).toHaveLength(1);
+    expect((await served).has("writer")).toBe(true); // the registry the isolate had: no wait for R2
     await Promise.all(handed);
     expect((await refreshAgents(env)).has("writer")).toBe(false);
   });

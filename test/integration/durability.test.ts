@@ -8,10 +8,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT } from "../../src/loop/repair.ts";
 import type { SequencedEvent } from "../../src/protocol/wire.ts";
+import { PUSH_JOB } from "../../src/push/push-sender.ts";
 import { getTaskIndex } from "../../src/store/d1-index.ts";
 import { decodeLines } from "../../src/task/ndjson.ts";
 import { Outbox } from "../../src/task/outbox.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
+import { JOB_ATTEMPTS } from "../../src/task/task-parts.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { until } from "../helpers/until.ts";
@@ -242,6 +244,33 @@ describe("durability", () => {
       await instance.runtime.scheduler.cancel("later");
       expect(await state.storage.getAlarm()).toBeNull();
     });
+  });
+
+  it("runs a job that throws again with backoff, not at once, and drops it after repeated failures", async () => {
+    const stub = stubOf(crypto.randomUUID());
+    const failures: number[] = [];
+    const before = Date.now();
+    await inObject(stub, async (instance) => {
+      instance.runtime.pushSender.deliverDue = async () => {
+        failures.push(Date.now());
+        throw new Error("a fault the job cannot get past");
+      };
+      await instance.runtime.scheduler.schedule(PUSH_JOB, PUSH_JOB, Date.now());
+    });
+    await runDurableObjectAlarm(stub);
+    const entry = () => inObject(stub, (instance) => instance.runtime.scheduler.get(PUSH_JOB));
+    const retried = await until(entry, (e) => e?.attempts === 1);
+    expect(retried?.dueAt).toBeGreaterThanOrEqual(before + 200); // backed off, not due at once
+    expect(failures).toHaveLength(1);
+    await inObject(stub, async (instance) => {
+      await instance.runtime.scheduler.schedule(PUSH_JOB, PUSH_JOB, Date.now(), {
+        attempts: JOB_ATTEMPTS - 1,
+      });
+    });
+    await runDurableObjectAlarm(stub);
+    expect(await until(entry, (e) => e === null)).toBeNull();
+    expect(failures).toHaveLength(2);
+    expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).toBeNull();
   });
 
   it("retries the D1 index write from the schedule while D1 is unavailable", async () => {
