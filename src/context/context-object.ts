@@ -7,7 +7,6 @@
  */
 
 import type { ChatMessage } from "../loop/chat-message.ts";
-import { backoffMs } from "../model/errors.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
@@ -100,14 +99,8 @@ export class ContextObject extends HarnessObject {
       await stubByName(this.env.TASKS, taskId).activate();
       if (this.#scheduler.get(job)) await this.#scheduler.cancel(job);
     } catch (error) {
-      const attempts = (this.#scheduler.get(job)?.attempts ?? 0) + 1;
+      const attempts = await this.#scheduler.retry(job, "activate");
       log("warn", "context activation retry", { task: taskId, attempts, error: String(error) });
-      await this.#scheduler.schedule(
-        job,
-        "activate",
-        Date.now() + backoffMs(Math.min(attempts, 8), 200),
-        { attempts },
-      );
     }
   }
 }
