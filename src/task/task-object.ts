@@ -287,7 +287,7 @@ export class TaskObject extends HarnessObject {
 
   /** Runs whatever the schedule says is due (the table of jobs is task-parts.ts). */
   override async alarm(): Promise<void> {
-    await refreshAgents(this.env);
+    await refreshAgents(this.env, (work) => this.ctx.waitUntil(work));
     const parts = this.#parts;
     await runDueJobs(parts.runtime.scheduler, this.#jobFor, () => this.#parts === parts);
   }
