@@ -28,10 +28,8 @@ export const checkpointCreateTool = defineTool({
       await context.workspace.checkpointCreate(input.label, {
         taskId: context.taskId,
       }),
-      (info) => {
-        return {
-          content: `Checkpoint ${info.id} "${info.label}" saved (${plural(info.files, "file")}). Restore it with checkpoint_restore and id ${info.id}.`,
-        };
-      },
+      (info) => ({
+        content: `Checkpoint ${info.id} "${info.label}" saved (${plural(info.files, "file")}). Restore it with checkpoint_restore and id ${info.id}.`,
+      }),
     ),
 });

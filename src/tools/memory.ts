@@ -43,9 +43,7 @@ export const memoryWriteTool = defineTool({
     "Save something worth remembering across sessions for this user (preferences, facts about their project, agreed conventions) to CONTEXT.md. mode 'append' (default) adds a note; 'replace' rewrites the whole file. Keep it short; leave out transient details.",
   input: WriteInput,
   run: async (input, context) =>
-    withValue(await context.memory.write(input.content, input.mode), (written) => {
-      return {
-        content: `Memory ${input.mode === "append" ? "updated" : "replaced"} (${written.chars} characters).`,
-      };
-    }),
+    withValue(await context.memory.write(input.content, input.mode), (written) => ({
+      content: `Memory ${input.mode === "append" ? "updated" : "replaced"} (${written.chars} characters).`,
+    })),
 });
