@@ -7,12 +7,12 @@ import type { Tool } from "../loop/contracts.ts";
 import { clientFor } from "../remote/client.ts";
 import { outcomeOf } from "../remote/sdk-codec.ts";
 import { describeOutcome } from "./a2a-call.ts";
-import { defineTool } from "./input.ts";
+import { defineTool, requiredText } from "./input.ts";
 import { RemoteAgentName, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({
   agent: RemoteAgentName,
-  task_id: z.string().trim().min(1, "is required").max(200),
+  task_id: requiredText(200),
 });
 
 /** A tool on a remote task by id: reads it (`get`) or cancels it. */

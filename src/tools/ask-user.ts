@@ -5,7 +5,7 @@
  * message on the same task (text, or a data part with the form's values) is the tool's result.
  */
 import { z } from "zod";
-import { defineTool } from "./input.ts";
+import { defineTool, requiredText } from "./input.ts";
 
 const Field = z.strictObject({
   type: z.enum(["string", "number", "integer", "boolean"]).default("string"),
@@ -16,7 +16,7 @@ const Field = z.strictObject({
     .optional(),
 });
 const Input = z.strictObject({
-  question: z.string().trim().min(1, "is required").max(4_000).describe("One clear question."),
+  question: requiredText(4_000).describe("One clear question."),
   fields: z
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), Field)
     .optional()

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { MAX_LABEL_CHARS } from "../workspace/limits.ts";
 import { defineTool, withValue } from "./input.ts";
-import { plural } from "./workspace-input.ts";
+import { byTask, plural } from "./workspace-input.ts";
 
 const Input = z.strictObject({
   label: z
@@ -24,12 +24,7 @@ export const checkpointCreateTool = defineTool({
     "Save the current state of every workspace file as a checkpoint you can return to with checkpoint_restore. It is cheap (contents are shared, not copied). Take one with a descriptive label before a risky change or after reaching a good state.",
   input: Input,
   run: async (input, context) =>
-    withValue(
-      await context.workspace.checkpointCreate(input.label, {
-        taskId: context.taskId,
-      }),
-      (info) => ({
-        content: `Checkpoint ${info.id} "${info.label}" saved (${plural(info.files, "file")}). Restore it with checkpoint_restore and id ${info.id}.`,
-      }),
-    ),
+    withValue(await context.workspace.checkpointCreate(input.label, byTask(context)), (info) => ({
+      content: `Checkpoint ${info.id} "${info.label}" saved (${plural(info.files, "file")}). Restore it with checkpoint_restore and id ${info.id}.`,
+    })),
 });

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { defineTool, withValue } from "./input.ts";
-import { emitCheckpoint, plural } from "./workspace-input.ts";
+import { byTask, emitCheckpoint, plural } from "./workspace-input.ts";
 
 const Input = z.strictObject({
   id: z
@@ -24,9 +24,7 @@ export const checkpointRestoreTool = defineTool({
   input: Input,
   run: async (input, context) =>
     withValue(
-      await context.workspace.checkpointRestore(input.id, {
-        taskId: context.taskId,
-      }),
+      await context.workspace.checkpointRestore(input.id, byTask(context)),
       ({ restored: id, backup, files }) => {
         emitCheckpoint(context, "checkpoint_restore", backup, `restoring ${id}`);
         return {

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { defineTool, withValue } from "./input.ts";
-import { emitCheckpoint } from "./workspace-input.ts";
+import { byTask, emitCheckpoint } from "./workspace-input.ts";
 
 const Input = z.strictObject({
   path: z.string().min(1, "give a file path").describe("Relative path of an existing file"),
@@ -24,23 +24,12 @@ export const editFileTool = defineTool({
     "Change part of an existing workspace file: replaces old_text, which must occur exactly once in the file, with new_text (empty new_text deletes it). Copy old_text exactly from read_file output (without the line-number prefix) and include enough surrounding text to make it unique. Prefer this over write_file for small changes.",
   input: Input,
   run: async ({ path, old_text, new_text }, context) =>
-    withValue(
-      await context.workspace.edit(path, old_text, new_text, {
-        taskId: context.taskId,
-      }),
-      (value) => {
-        let text = `Edited ${value.path} (now ${value.bytes} bytes).`;
-        if (value.checkpoint) {
-          emitCheckpoint(
-            context,
-            "edit_file",
-            value.checkpoint,
-            `editing ${value.path}`,
-            value.path,
-          );
-          text += ` Checkpoint ${value.checkpoint} saved the previous state first (checkpoint_restore undoes this).`;
-        }
-        return { content: text, effects: { wrote: [value.path] } };
-      },
-    ),
+    withValue(await context.workspace.edit(path, old_text, new_text, byTask(context)), (value) => {
+      let text = `Edited ${value.path} (now ${value.bytes} bytes).`;
+      if (value.checkpoint) {
+        emitCheckpoint(context, "edit_file", value.checkpoint, `editing ${value.path}`, value.path);
+        text += ` Checkpoint ${value.checkpoint} saved the previous state first (checkpoint_restore undoes this).`;
+      }
+      return { content: text, effects: { wrote: [value.path] } };
+    }),
 });

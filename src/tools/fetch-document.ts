@@ -7,25 +7,15 @@
 import { z } from "zod";
 import type { ToolResult } from "../loop/contracts.ts";
 import { getDocument } from "../store/knowledge.ts";
-import { defineTool, maxCharsField } from "./input.ts";
+import { defineTool, maxCharsField, requiredText } from "./input.ts";
 
 /** Default and maximum page size of `fetch_document`. */
 export const FETCH_DOCUMENT_DEFAULT_CHARS = 8_000;
 export const FETCH_DOCUMENT_MAX_CHARS = 9_500;
 
 const Input = z.strictObject({
-  id: z
-    .string()
-    .trim()
-    .min(1, "is required")
-    .max(200, "is longer than 200 characters")
-    .describe("Document id, from search results."),
-  offset: z
-    .number()
-    .int()
-    .min(0, "must be 0 or more")
-    .optional()
-    .describe("Character offset to start at (default 0)."),
+  id: requiredText(200).describe("Document id, from search results."),
+  offset: z.number().int().min(0).optional().describe("Character offset to start at (default 0)."),
   max_chars: maxCharsField(FETCH_DOCUMENT_DEFAULT_CHARS, FETCH_DOCUMENT_MAX_CHARS),
 });
 

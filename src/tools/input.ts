@@ -75,6 +75,11 @@ export function withValue<T>(result: WsResult<T>, render: (value: T) => ToolResu
   return result.ok ? render(result.value) : { content: result.error, isError: true };
 }
 
+/** A required text field: trimmed, not empty, at most `max` characters (each refusal says which). */
+export function requiredText(max: number) {
+  return z.string().trim().min(1, "is required").max(max, `is longer than ${max} characters`);
+}
+
 /** A `max_chars` field: a page size the tool caps at `max` (a larger one is not refused). */
 export function maxCharsField(defaultChars: number, max: number) {
   return z

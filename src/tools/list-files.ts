@@ -3,11 +3,12 @@
  * path. Output: one `path (N bytes)` per line, then `N files`.
  */
 import { z } from "zod";
+import { MAX_PATH_CHARS } from "../workspace/limits.ts";
 import { defineTool, withValue } from "./input.ts";
 import { plural } from "./workspace-input.ts";
 
 const Input = z.strictObject({
-  prefix: z.string().optional().describe("Only paths starting with this, e.g. notes/"),
+  prefix: z.string().max(MAX_PATH_CHARS).optional().describe("Only paths under this, e.g. notes/"),
 });
 
 /** The list_files tool. */

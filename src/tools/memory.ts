@@ -33,7 +33,10 @@ const WriteInput = z.strictObject({
     .min(1, "content must not be empty")
     .max(MEMORY_MAX_CHARS)
     .describe("The note, markdown."),
-  mode: z.enum(["append", "replace"]).default("append"),
+  mode: z
+    .enum(["append", "replace"])
+    .default("append")
+    .describe("append (default) adds the note; replace rewrites the whole file."),
 });
 
 export const memoryWriteTool = defineTool({

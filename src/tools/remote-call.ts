@@ -5,14 +5,15 @@
 import { z } from "zod";
 import type { ToolContext, ToolResult } from "../loop/contracts.ts";
 import { type RemoteTarget, remoteError } from "../remote/client.ts";
+import { requiredText } from "./input.ts";
 
 /** The remote agent a call names: a registry name or an http(s) URL. */
-export const RemoteAgentName = z.string().trim().min(1, "is required").max(2_000);
+export const RemoteAgentName = requiredText(2_000);
 
 /** What a2a_call and a2a_call_streaming send: the agent and the message text. */
 export const RemoteMessage = {
   agent: RemoteAgentName,
-  message: z.string().trim().min(1, "is required").max(100_000),
+  message: requiredText(100_000),
 };
 
 /** A remote context or task id the model passes back. */

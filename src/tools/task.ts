@@ -5,27 +5,12 @@
  * waits without holding the parent's loop: the parent resumes when the child reports.
  */
 import { z } from "zod";
-import { defineTool } from "./input.ts";
+import { defineTool, requiredText } from "./input.ts";
 
 const Input = z.strictObject({
-  subagent_type: z
-    .string()
-    .trim()
-    .min(1, "is required")
-    .max(64)
-    .describe("The sub-agent's name, e.g. researcher."),
-  description: z
-    .string()
-    .trim()
-    .min(1, "is required")
-    .max(200)
-    .describe("Three to ten words saying what it will do."),
-  prompt: z
-    .string()
-    .trim()
-    .min(1, "is required")
-    .max(50_000)
-    .describe("The complete instructions for the sub-agent."),
+  subagent_type: requiredText(64).describe("The sub-agent's name, e.g. researcher."),
+  description: requiredText(200).describe("Three to ten words saying what it will do."),
+  prompt: requiredText(50_000).describe("The complete instructions for the sub-agent."),
 });
 
 /** The `task` tool. */

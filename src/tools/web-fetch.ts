@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
 import { checkRedirect, checkUrl } from "../platform/ssrf.ts";
 import { htmlToText } from "./html-text.ts";
-import { defineTool, maxCharsField } from "./input.ts";
+import { defineTool, maxCharsField, requiredText } from "./input.ts";
 
 /** Default and maximum of `max_chars`. */
 export const WEB_FETCH_DEFAULT_CHARS = 8_000;
@@ -33,12 +33,7 @@ const TEXT_TYPES =
   /^(text\/[\w.+-]+|application\/([\w.-]+\+)?(json|xml)|application\/(x-)?(javascript|ecmascript|yaml|toml|ndjson|x-ndjson|markdown))$/;
 
 const Input = z.strictObject({
-  url: z
-    .string()
-    .trim()
-    .min(1, "is required")
-    .max(8192, "is longer than 8192 characters")
-    .describe("Absolute http:// or https:// URL."),
+  url: requiredText(8192).describe("Absolute http:// or https:// URL."),
   max_chars: maxCharsField(WEB_FETCH_DEFAULT_CHARS, WEB_FETCH_MAX_CHARS),
 });
 

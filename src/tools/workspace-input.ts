@@ -1,8 +1,12 @@
 /**
- * Shared by the workspace and checkpoint tools: the `checkpoint` harness event for an automatic
- * checkpoint, and plurals.
+ * Shared by the workspace and checkpoint tools: who is writing, the `checkpoint` harness event for
+ * an automatic checkpoint, and plurals.
  */
 import type { ToolContext } from "../loop/contracts.ts";
+import type { WriteMeta } from "../workspace/types.ts";
+
+/** A change made by the calling task (automatic checkpoints and rollback are keyed by it). */
+export const byTask = (context: ToolContext): WriteMeta => ({ taskId: context.taskId });
 
 /** Publishes an automatic checkpoint on the task's stream. */
 export function emitCheckpoint(

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { MAX_FILE_BYTES } from "../workspace/limits.ts";
 import { defineTool, withValue } from "./input.ts";
-import { emitCheckpoint } from "./workspace-input.ts";
+import { byTask, emitCheckpoint } from "./workspace-input.ts";
 
 const Input = z.strictObject({
   path: z.string().min(1, "give a file path").describe("Relative path, e.g. notes/plan.md"),
@@ -21,9 +21,7 @@ export const writeFileTool = defineTool({
   input: Input,
   run: async (input, context) =>
     withValue(
-      await context.workspace.write(input.path, input.content, {
-        taskId: context.taskId,
-      }),
+      await context.workspace.write(input.path, input.content, byTask(context)),
       ({ path, bytes, created, checkpoint }) => {
         let text = `${created ? "Created" : "Overwrote"} ${path} (${bytes} bytes).`;
         if (checkpoint) {

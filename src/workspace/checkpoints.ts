@@ -52,10 +52,13 @@ export const AUTOMATIC_KEPT = 50;
 export class Checkpoints {
   readonly #sql: SqlStorage;
   readonly #manifest: Manifest;
+  readonly #kept: number;
 
-  constructor(sql: SqlStorage, manifest: Manifest) {
+  /** `kept`: how many automatic checkpoints survive a prune. */
+  constructor(sql: SqlStorage, manifest: Manifest, kept = AUTOMATIC_KEPT) {
     this.#sql = sql;
     this.#manifest = manifest;
+    this.#kept = kept;
   }
 
   /** The newest checkpoint, if any. */
@@ -95,12 +98,12 @@ export class Checkpoints {
     return this.info(id) as CheckpointInfo;
   }
 
-  /** Keeps the newest {@link AUTOMATIC_KEPT} automatic checkpoints; the agent's own are never pruned. */
+  /** Keeps the newest `kept` automatic checkpoints; the agent's own are never pruned. */
   #prune(): void {
     const old = this.#sql
       .exec<{ id: string }>(
         "SELECT id FROM checkpoints WHERE automatic = 1 ORDER BY n DESC LIMIT -1 OFFSET ?",
-        AUTOMATIC_KEPT,
+        this.#kept,
       )
       .toArray()
       .map((r) => r.id);

@@ -75,8 +75,8 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     path: string,
     options: { offset?: number; limit?: number } = {},
   ): Promise<Result<"read">> {
-    const blobs = await this.#forReading(scope);
-    return readFile({ manifest: this.#manifest, blobs }, path, options);
+    const files = { manifest: this.#manifest, blobs: await this.#forReading(scope) };
+    return readFile(files, path, options);
   }
 
   /** Creates or overwrites a file with `content`. */
@@ -86,8 +86,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     content: string,
     meta: WriteMeta,
   ): Promise<Result<"write">> {
-    const files = this.#files(scope);
-    return this.#exclusive(() => writeFile(files, path, content, meta));
+    return this.#change(scope, (files) => writeFile(files, path, content, meta));
   }
 
   /**
@@ -117,8 +116,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     newText: string,
     meta: WriteMeta,
   ): Promise<Result<"edit">> {
-    const files = this.#files(scope);
-    return this.#exclusive(() => editFile(files, path, oldText, newText, meta));
+    return this.#change(scope, (files) => editFile(files, path, oldText, newText, meta));
   }
 
   /** The files whose path starts with `prefix`, from the manifest, sorted by path. */
@@ -198,18 +196,12 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     label: string,
     meta: WriteMeta,
   ): Promise<Result<"checkpointCreate">> {
-    this.#bind(scope);
     const text = typeof label === "string" ? label.trim() : "";
-    const problem = labelProblem(text);
-    if (problem) return fail(problem);
-    return this.#exclusive(async () => {
-      const info = this.#transaction(() =>
-        this.#checkpoints.create(text, new Date().toISOString(), {
-          automatic: false,
-          taskId: meta.taskId,
-        }),
-      );
-      return { ok: true, value: info };
+    return this.#inTransaction(scope, () => {
+      const problem = labelProblem(text);
+      if (problem) return fail(problem);
+      const origin = { automatic: false, taskId: meta.taskId };
+      return { ok: true, value: this.#checkpoints.create(text, new Date().toISOString(), origin) };
     });
   }
 
@@ -225,12 +217,11 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     id: string,
     meta: WriteMeta,
   ): Promise<Result<"checkpointRestore">> {
-    this.#bind(scope);
-    return this.#exclusive(async () => {
-      if (typeof id !== "string" || !this.#checkpoints.info(id))
+    return this.#inTransaction(scope, () => {
+      if (typeof id !== "string" || !this.#checkpoints.info(id)) {
         return fail(this.#checkpoints.unknown(id));
-      const value = this.#transaction(() => restoreCheckpoint(this.#checkpoints, id, meta.taskId));
-      return { ok: true, value };
+      }
+      return { ok: true, value: restoreCheckpoint(this.#checkpoints, id, meta.taskId) };
     });
   }
 
@@ -280,6 +271,18 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
   }
 
   /** Runs `fn` after every earlier change finished (changes never interleave). */
+  /** Runs `change` on the scope's files under the object's lock. */
+  #change<T>(scope: WorkspaceScope, change: (files: FileStore) => Promise<WsResult<T>>) {
+    const files = this.#files(scope);
+    return this.#exclusive(() => change(files));
+  }
+
+  /** Checks the scope, then runs `fn` in one transaction under the object's lock. */
+  #inTransaction<T>(scope: WorkspaceScope, fn: () => WsResult<T>): Promise<WsResult<T>> {
+    this.#bind(scope);
+    return this.#exclusive(async () => this.#transaction(fn));
+  }
+
   #exclusive<T>(fn: () => Promise<WsResult<T>>): Promise<WsResult<T>> {
     const run = this.#lock.then(fn, fn);
     this.#lock = run.catch(() => undefined);

@@ -9,11 +9,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/platform/hex.ts";
 import { blobKey } from "../../src/workspace/blobs.ts";
+import { Checkpoints } from "../../src/workspace/checkpoints.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { searchFiles } from "../../src/workspace/grep.ts";
 import { workspaceKey } from "../../src/workspace/keys.ts";
 import { MAX_FILE_BYTES, MAX_FILES } from "../../src/workspace/limits.ts";
-import type { FileRow } from "../../src/workspace/manifest.ts";
+import { type FileRow, Manifest } from "../../src/workspace/manifest.ts";
 import type { WorkspaceApi, WsResult } from "../../src/workspace/types.ts";
 import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
 
@@ -284,6 +285,28 @@ describe("workspace checkpoints", () => {
     expect(unknown).toMatch(/unknown checkpoint "cp-999"; the latest are cp-\d+/);
     expect(unknown).toContain(restored.backup);
     expect(refused(await ws.checkpointCreate("  ", T1))).toMatch(/label/);
+  });
+
+  it("prunes the oldest automatic checkpoints past the kept count, never the agent's own", async () => {
+    const { owner, ws } = fresh();
+    ok(await ws.write("a.txt", "a", T1));
+    const stub = env.WORKSPACES.get(env.WORKSPACES.idFromName(workspaceKey(AGENT, owner)));
+    await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      const checkpoints = new Checkpoints(sql, new Manifest(sql), 2);
+      const auto = { automatic: true, taskId: "task-1" };
+      const before = checkpoints.list().map((c) => c.id);
+      const first = checkpoints.create("auto 1", "t1", auto).id;
+      const own = checkpoints.create("mine", "t2", { automatic: false }).id;
+      const later = [2, 3, 4].map((i) => checkpoints.create(`auto ${i}`, `t${i}`, auto).id);
+      const kept = checkpoints.list().map((c) => c.id);
+      expect(kept).toEqual([later[2], later[1], own]);
+      for (const gone of [...before, first, later[0]]) {
+        expect(checkpoints.info(gone as string)).toBeNull();
+        const files = sql.exec("SELECT 1 FROM checkpoint_files WHERE checkpoint_id = ?", gone);
+        expect(files.toArray()).toEqual([]);
+      }
+    });
   });
 
   it("takes a checkpoint before a task's first change and records it", async () => {
