@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { McpServerConfig } from "../agents/identity-schema.ts";
+import { envNamed } from "../config/env-lookup.ts";
 import type { Tool, ToolResult } from "../loop/contracts.ts";
 import { log } from "../platform/logging.ts";
 
@@ -20,14 +21,14 @@ export interface McpEndpoint {
 }
 
 /** The agent's reachable MCP servers under `env` (a server whose urlVar is unset is skipped). */
-export function mcpEndpoints(agent: AgentDefinition, env: Record<string, unknown>): McpEndpoint[] {
+export function mcpEndpoints(agent: AgentDefinition, env: object): McpEndpoint[] {
   const out: McpEndpoint[] = [];
   for (const server of agent.mcp) {
-    const fromVar = server.urlVar ? env[server.urlVar] : undefined;
+    const fromVar = server.urlVar ? envNamed(env, server.urlVar) : undefined;
     const url =
       server.url ?? (typeof fromVar === "string" && fromVar.trim() !== "" ? fromVar.trim() : null);
     if (!url) continue;
-    const secret = server.authSecret ? env[server.authSecret] : undefined;
+    const secret = server.authSecret ? envNamed(env, server.authSecret) : undefined;
     out.push({
       server,
       url,
@@ -115,10 +116,7 @@ function asTool(endpoint: McpEndpoint, tool: ListedTool): Tool {
 }
 
 /** The MCP tools of `agent` (cached lists; unreachable servers contribute none). */
-export async function mcpTools(
-  agent: AgentDefinition,
-  env: Record<string, unknown>,
-): Promise<Tool[]> {
+export async function mcpTools(agent: AgentDefinition, env: object): Promise<Tool[]> {
   const lists = await Promise.all(
     mcpEndpoints(agent, env).map(async (endpoint) => {
       const hit = listed.get(endpoint.url);

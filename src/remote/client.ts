@@ -10,6 +10,7 @@ import type { AgentCard } from "@a2a-js/sdk";
 import { type Client, DefaultAgentCardResolver } from "@a2a-js/sdk/client";
 import type { RemoteAgentEntry } from "../config/agent-network.ts";
 import type { Config } from "../config/config.ts";
+import { envNamed } from "../config/env-lookup.ts";
 import { randomHex } from "../platform/hex.ts";
 import { checkUrl } from "../platform/ssrf.ts";
 import { sdkClientFactory } from "./sdk-client.ts";
@@ -52,14 +53,16 @@ export function traceparent(traceId: string): string {
 
 /** The fetch every request to `target` goes through. */
 export function targetFetch(
-  env: Record<string, unknown>,
+  env: object,
   config: Config,
   target: RemoteTarget,
   traceId: string,
 ): typeof fetch {
   const entry = target.entry;
-  const binding = entry?.service ? (env[entry.service] as Fetcher | undefined) : undefined;
-  const secret = entry?.authSecret ? env[entry.authSecret] : undefined;
+  const binding = entry?.service
+    ? (envNamed(env, entry.service) as Fetcher | undefined)
+    : undefined;
+  const secret = entry?.authSecret ? envNamed(env, entry.authSecret) : undefined;
   return async (input, init) => {
     const request = new Request(input as RequestInfo, init);
     if (!entry) {

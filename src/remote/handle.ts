@@ -18,7 +18,7 @@ export interface RemoteAgents {
 
 /** The handle for a task of agent `caller` with trace `traceId`. */
 export function remoteAgentsFor(
-  env: Record<string, unknown>,
+  env: object,
   config: Config,
   caller: string,
   traceId: string,

@@ -24,12 +24,7 @@ export interface ReachabilityReport {
 /** Each registry agent's reachability. */
 export async function remoteReachability(c: Context<AppEnv>): Promise<ReachabilityReport[]> {
   const config = loadConfig(c.env);
-  const remote = remoteAgentsFor(
-    c.env as unknown as Record<string, unknown>,
-    config,
-    "health",
-    newTraceId(),
-  );
+  const remote = remoteAgentsFor(c.env, config, "health", newTraceId());
   return Promise.all(
     Object.values(config.network.agents).map(async (entry): Promise<ReachabilityReport> => {
       const distributed = config.network.distributed.includes(entry.name);

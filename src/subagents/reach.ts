@@ -38,6 +38,5 @@ export function transportFor(
   name: string,
 ): ChildTransport {
   if (name === "local") return localTransport(env.TASKS, caller.owner);
-  const bindings = env as unknown as Record<string, unknown>;
-  return remoteTransport(remoteAgentsFor(bindings, config, caller.agent, caller.traceId), name);
+  return remoteTransport(remoteAgentsFor(env, config, caller.agent, caller.traceId), name);
 }

@@ -153,7 +153,7 @@ export class LoopDriver {
     if (!record) return null;
     const tools = toolsFor(agent, config, {
       subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
-      extra: await mcpTools(agent, this.#env as unknown as Record<string, unknown>),
+      extra: await mcpTools(agent, this.#env),
       codeSandbox: Boolean(this.#env.LOADER),
     });
     const workspace = this.workspace();
@@ -215,7 +215,7 @@ export class LoopDriver {
   }
 
   #remote(config: Config, agent: string, traceId: string) {
-    return remoteAgentsFor(this.#env as unknown as Record<string, unknown>, config, agent, traceId);
+    return remoteAgentsFor(this.#env, config, agent, traceId);
   }
 
   #emit(event: HarnessEvent): void {

@@ -8,6 +8,7 @@
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config/config.ts";
+import { envNamed } from "../config/env-lookup.ts";
 import { defaultHooks } from "../hooks/index.ts";
 import type { HarnessEvent, MemoryAccess, ToolContext } from "../loop/contracts.ts";
 import type { StepDeps } from "../loop/step-types.ts";
@@ -92,14 +93,13 @@ export function codeSandboxFor(
   config: Config,
 ): Pick<ToolContext, "codeSandbox"> {
   if (!env.LOADER) return {};
-  const bindings = env as unknown as Record<string, unknown>;
   return {
     codeSandbox: {
       loader: env.LOADER,
       env: Object.fromEntries(
         agent.code.bindings
-          .filter((name) => name in bindings)
-          .map((name) => [name, bindings[name]]),
+          .filter((name) => Object.hasOwn(env, name))
+          .map((name) => [name, envNamed(env, name)]),
       ),
       cpuMs: agent.code.cpuMs ?? config.runCode.cpuMs,
       timeoutMs: agent.code.timeoutMs ?? config.runCode.timeoutMs,

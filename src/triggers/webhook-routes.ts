@@ -16,6 +16,7 @@
 import { Hono } from "hono";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
+import { envNamed } from "../config/env-lookup.ts";
 import { readLimited } from "../platform/body-limit.ts";
 import { sha256Hex } from "../platform/hex.ts";
 import { HttpError } from "../platform/http-error.ts";
@@ -46,7 +47,7 @@ async function verified(
   env: Env,
   body: string,
 ): Promise<"no-secret" | "bad" | { secret: string; eventKey: string }> {
-  const secret = (env as unknown as Record<string, unknown>)[hook.secret];
+  const secret = envNamed(env, hook.secret);
   if (typeof secret !== "string" || secret === "") return "no-secret";
   if (hook.signature === "github") {
     const ok = await verifyGithub(secret, body, c.req.header("X-Hub-Signature-256") ?? null);
