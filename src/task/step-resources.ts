@@ -98,8 +98,8 @@ export function codeSandboxFor(
       loader: env.LOADER,
       env: Object.fromEntries(
         agent.code.bindings
-          .filter((name) => Object.hasOwn(env, name))
-          .map((name) => [name, envNamed(env, name)]),
+          .map((name) => [name, envNamed(env, name)])
+          .filter(([, value]) => value !== undefined),
       ),
       cpuMs: agent.code.cpuMs ?? config.runCode.cpuMs,
       timeoutMs: agent.code.timeoutMs ?? config.runCode.timeoutMs,

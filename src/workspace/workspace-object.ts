@@ -270,7 +270,6 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     return blobs;
   }
 
-  /** Runs `fn` after every earlier change finished (changes never interleave). */
   /** Runs `change` on the scope's files under the object's lock. */
   #change<T>(scope: WorkspaceScope, change: (files: FileStore) => Promise<WsResult<T>>) {
     const files = this.#files(scope);
@@ -283,6 +282,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     return this.#exclusive(async () => this.#transaction(fn));
   }
 
+  /** Runs `fn` after every earlier change finished (changes never interleave). */
   #exclusive<T>(fn: () => Promise<WsResult<T>>): Promise<WsResult<T>> {
     const run = this.#lock.then(fn, fn);
     this.#lock = run.catch(() => undefined);
