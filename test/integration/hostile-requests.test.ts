@@ -7,7 +7,9 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { MAX_JSON_DEPTH } from "../../src/protocol/json-shape.ts";
 import worker from "../../src/worker.ts";
+import { fetchWorker, postRpc, postRpcV03 } from "../helpers/a2a.ts";
 
 /**
  * One request to the Worker, read to its end, with its own execution context (the suite's
@@ -346,4 +348,61 @@ describe("hostile requests", () => {
     }
     expect(failures).toEqual([]);
   }, 600_000);
+});
+
+/** A value nested `depth` objects deep: {"a":{"a":...{"a":1}}}. */
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = { a: value };
+  return value;
+}
+
+/** The attack round's payloads: squared when indented, too deep to store. */
+const NESTED_MESSAGES = {
+  "one data part 1,100 deep": [{ data: nested(1_100) }],
+  "150 data parts 600 deep": Array.from({ length: 150 }, () => ({ data: nested(600) })),
+};
+
+describe("hostile nesting", () => {
+  for (const [name, parts] of Object.entries(NESTED_MESSAGES)) {
+    it(`${name}: -32602 on JSON-RPC v1.0 and v0.3, 400 on REST, nothing started`, async () => {
+      const message = { messageId: crypto.randomUUID(), role: "ROLE_USER", parts };
+      const v1 = await postRpc("/agents/writer/", "SendMessage", {
+        message: { ...message, contextId: crypto.randomUUID() },
+      });
+      const v1Body = (await v1.json()) as { error?: { code: number; message: string } };
+      expect(v1Body.error?.code).toBe(-32602);
+      expect(v1Body.error?.message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+      const v03 = await postRpcV03("/agents/writer/", "message/send", {
+        message: {
+          kind: "message",
+          messageId: crypto.randomUUID(),
+          role: "user",
+          parts: parts.map((p) => ({ kind: "data", ...p })),
+        },
+      });
+      expect(((await v03.json()) as { error?: { code: number } }).error?.code).toBe(-32602);
+      const rest = await fetchWorker("/agents/writer/message:send", {
+        method: "POST",
+        headers: { "A2A-Version": "1.0" },
+        body: JSON.stringify({ message }),
+      });
+      expect(rest.status).toBe(400);
+      expect(await rest.text()).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+    });
+  }
+
+  it("metadata nested too deep is refused like data", async () => {
+    const response = await postRpc("/agents/writer/", "SendMessage", {
+      message: {
+        messageId: crypto.randomUUID(),
+        role: "ROLE_USER",
+        parts: [{ text: "hi" }],
+        metadata: nested(200),
+      },
+    });
+    const body = (await response.json()) as { error?: { code: number; message: string } };
+    expect(body.error?.code).toBe(-32602);
+    expect(body.error?.message).toMatch(/^Invalid parameters: params\.message\.metadata\.a\.a/);
+  });
 });
