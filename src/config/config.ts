@@ -60,6 +60,11 @@ export interface Config {
   allowAnonymous: boolean;
   /** Days an ended task is kept before it erases itself (0 = forever). */
   retentionDays: number;
+  /**
+   * Days an anonymous conversation's ended task is kept (0 = as `retentionDays`); the lower of the
+   * two applies. The conversation's files go with its last task.
+   */
+  anonymousRetentionDays: number;
   /** Origins browser clients may call from (`CORS_ORIGINS`; `*` = any); empty = no CORS. */
   corsOrigins: string[];
   /** Messages per minute per user, per IP for unauthenticated callers, and open streams (0 = off). */
@@ -182,6 +187,7 @@ export function loadConfig(env: object): Config {
     allowAnonymous: v.ALLOW_ANONYMOUS && !v.AUTH_REQUIRED && !v.A2A_API_KEY,
     corsOrigins: v.CORS_ORIGINS,
     retentionDays: v.RETENTION_DAYS,
+    anonymousRetentionDays: v.ANONYMOUS_RETENTION_DAYS,
     limits: {
       messagesPerMinute: v.RATE_MESSAGES_PER_MINUTE,
       anonymousPerMinute: v.RATE_ANONYMOUS_PER_MINUTE,
@@ -196,4 +202,15 @@ export function loadConfig(env: object): Config {
   };
   cache.set(env, config);
   return config;
+}
+
+/**
+ * Days an ended task of `owner` is kept (0 = forever): RETENTION_DAYS, and for an anonymous
+ * conversation's task the lower of it and ANONYMOUS_RETENTION_DAYS.
+ */
+export function retentionDaysFor(config: Config, anonymous: boolean): number {
+  const all = config.retentionDays;
+  const anon = config.anonymousRetentionDays;
+  if (!anonymous || anon === 0) return all;
+  return all === 0 ? anon : Math.min(all, anon);
 }

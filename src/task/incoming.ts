@@ -61,10 +61,10 @@ export function beginTask(
         ...(input.remoteParent
           ? {
               remoteParent: {
-                taskId: input.remoteParent.taskId,
+                correlationId: input.remoteParent.correlationId,
                 agent: input.remoteParent.agent,
               },
-              rootTaskId: input.remoteParent.rootTaskId,
+              scratchId: input.remoteParent.scratchId,
             }
           : {}),
       },

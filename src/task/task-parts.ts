@@ -8,7 +8,8 @@
  * retried with backoff, then dropped); {@link recover} what a fresh instance schedules after a
  * restart.
  */
-import { loadConfig } from "../config/config.ts";
+import { isAnonymousOwner } from "../auth/anonymous.ts";
+import { loadConfig, retentionDaysFor } from "../config/config.ts";
 import { log } from "../platform/logging.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
@@ -42,7 +43,8 @@ export function wireTask(ctx: DurableObjectState, env: Env, fresh = false): Task
   runtime.onSettled(({ releaseAfter }) => releaseAfter.then(() => membership.release()));
   runtime.onSettled(() => parentReport.schedule());
   runtime.onSettled(({ state }) => {
-    const days = loadConfig(env).retentionDays;
+    const owner = runtime.store.record?.owner ?? "";
+    const days = retentionDaysFor(loadConfig(env), isAnonymousOwner(owner));
     if (!isTerminal(state) || days <= 0) return undefined;
     return runtime.scheduler.schedule(RETENTION_JOB, "retention", Date.now() + days * 86_400_000);
   });
