@@ -1,13 +1,26 @@
 /**
  * Helpers of the CLI tests: running `cli/a2a.ts` as a user would (its own process, no color, no
- * token from the environment) and a minimal A2A v0.3 agent on 127.0.0.1. Node only.
+ * token from the environment, its config directory a temporary one, never the user's) and a
+ * minimal A2A v0.3 agent on 127.0.0.1. Node only.
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..", "..");
+
+let configHome: string | undefined;
+/** The XDG_CONFIG_HOME of the CLI runs of this test process (removed when it exits). */
+function testConfigHome(): string {
+  if (configHome) return configHome;
+  const dir = mkdtempSync(join(tmpdir(), "a2a-cli-config-"));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  configHome = dir;
+  return dir;
+}
 
 /** What a CLI run printed and how it ended. */
 export interface CliRun {
@@ -17,8 +30,8 @@ export interface CliRun {
 }
 
 /**
- * Runs `cli/a2a.ts` with `args` (no color, no token from the environment, `env` added); `input`,
- * when given, is written to its stdin and stdin closed.
+ * Runs `cli/a2a.ts` with `args` (no color, no token from the environment, a test config
+ * directory, `env` added); `input`, when given, is written to its stdin and stdin closed.
  */
 export function spawnCli(
   args: string[],
@@ -26,7 +39,13 @@ export function spawnCli(
 ): Promise<CliRun> {
   const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args], {
     cwd: root,
-    env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "", ...options.env },
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      A2A_TOKEN: "",
+      XDG_CONFIG_HOME: testConfigHome(),
+      ...options.env,
+    },
   });
   let out = "";
   let err = "";
