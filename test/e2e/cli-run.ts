@@ -12,16 +12,6 @@ import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..", "..");
 
-let configHome: string | undefined;
-/** The XDG_CONFIG_HOME of the CLI runs of this test process (removed when it exits). */
-function testConfigHome(): string {
-  if (configHome) return configHome;
-  const dir = mkdtempSync(join(tmpdir(), "a2a-cli-config-"));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-  configHome = dir;
-  return dir;
-}
-
 /** What a CLI run printed and how it ended. */
 export interface CliRun {
   code: number;
@@ -30,20 +20,24 @@ export interface CliRun {
 }
 
 /**
- * Runs `cli/a2a.ts` with `args` (no color, no token from the environment, a test config
- * directory, `env` added); `input`, when given, is written to its stdin and stdin closed.
+ * Runs `cli/a2a.ts` with `args` (no color, no token from the environment, `env` added; unless
+ * `env` names an XDG_CONFIG_HOME, a temporary one removed after the run); `input`, when given,
+ * is written to its stdin and stdin closed.
  */
 export function spawnCli(
   args: string[],
   options: { env?: Record<string, string>; input?: string } = {},
 ): Promise<CliRun> {
+  const configHome = options.env?.XDG_CONFIG_HOME
+    ? undefined
+    : mkdtempSync(join(tmpdir(), "a2a-cli-config-"));
   const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args], {
     cwd: root,
     env: {
       ...process.env,
       NO_COLOR: "1",
       A2A_TOKEN: "",
-      XDG_CONFIG_HOME: testConfigHome(),
+      ...(configHome ? { XDG_CONFIG_HOME: configHome } : {}),
       ...options.env,
     },
   });
@@ -57,7 +51,10 @@ export function spawnCli(
   });
   if (options.input !== undefined) child.stdin.end(options.input);
   return new Promise((resolve) =>
-    child.once("close", (code) => resolve({ code: code ?? -1, out, err })),
+    child.once("close", (code) => {
+      if (configHome) rmSync(configHome, { recursive: true, force: true });
+      resolve({ code: code ?? -1, out, err });
+    }),
   );
 }
 

@@ -5,9 +5,7 @@
  * through a redirect off the card's origin; `--require-signature` refuses an unsigned card, and
  * a card once seen signed is refused when it comes back unsigned (the pin file, 0600).
  */
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportJWK, generateKeyPair } from "jose";
@@ -15,95 +13,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { foreignOrigins } from "../../cli/target.ts";
 import { type CardSigner, cardSignerFrom } from "../../src/a2a/card-signature.ts";
 import { spawnCli } from "./cli-run.ts";
-
-type Json = Record<string, unknown>;
-type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => boolean;
-
-/** One origin: records every request (and its Authorization), answers with `handle`. */
-interface Origin {
-  url: string;
-  seen: Array<{ method: string; path: string; authorization: string | undefined }>;
-  handle: Handler;
-  close(): Promise<void>;
-}
-
-async function startOrigin(): Promise<Origin> {
-  const origin: Origin = { url: "", seen: [], handle: () => false, close: async () => {} };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      origin.seen.push({
-        method: req.method ?? "",
-        path: req.url ?? "",
-        authorization: req.headers.authorization,
-      });
-      if (!origin.handle(req, res, Buffer.concat(chunks).toString("utf8"))) {
-        res.statusCode = 404;
-        res.end();
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  origin.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  return origin;
-}
-
-/** A v0.3 card whose JSON-RPC interface is at `url`. */
-const cardAt = (url: string): Json => ({
-  name: "echo",
-  description: "Echoes what it is told",
-  url,
-  version: "0.1.0",
-  protocolVersion: "0.3.0",
-  preferredTransport: "JSONRPC",
-  capabilities: { streaming: false },
-  defaultInputModes: ["text/plain"],
-  defaultOutputModes: ["text/plain"],
-  skills: [{ id: "echo", name: "Echo", description: "Says it back", tags: [] }],
-});
-
-const json = (res: ServerResponse, value: unknown, status = 200) => {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(value));
-};
-
-/** Serves `card()` as the agent card. */
-const serveCard =
-  (card: () => Json): Handler =>
-  (req, res) => {
-    if (req.method !== "GET" || !req.url?.startsWith("/.well-known/agent-card.json")) return false;
-    json(res, card());
-    return true;
-  };
-
-/** Answers v0.3 message/send with a completed task echoing the text. */
-const echo: Handler = (req, res, body) => {
-  if (req.method !== "POST") return false;
-  const request = JSON.parse(body) as {
-    id: number;
-    params: { message: { parts: Array<{ text?: string }> } };
-  };
-  const text = request.params.message.parts.map((p) => p.text ?? "").join("");
-  json(res, {
-    jsonrpc: "2.0",
-    id: request.id,
-    result: {
-      kind: "task",
-      id: "t-1",
-      contextId: "c-1",
-      status: { state: "completed", timestamp: new Date().toISOString() },
-      artifacts: [{ artifactId: "echo", parts: [{ kind: "text", text: `echo: ${text}` }] }],
-    },
-  });
-  return true;
-};
-
-const either =
-  (...handlers: Handler[]): Handler =>
-  (req, res, body) =>
-    handlers.some((h) => h(req, res, body));
+import {
+  cardAt,
+  echo,
+  either,
+  type Json,
+  json,
+  type Origin,
+  serveCard,
+  startOrigin,
+} from "./origins.ts";
 
 let a: Origin;
 let b: Origin;
@@ -118,6 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);
+  for (const dir of configDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 beforeEach(() => {
@@ -127,8 +47,12 @@ beforeEach(() => {
   b.handle = () => false;
 });
 
+const configDirs: string[] = [];
 /** A fresh config directory, so that no pin of another test applies. */
-const freshConfig = () => ({ XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "a2a-trust-")) });
+function freshConfig() {
+  configDirs.push(mkdtempSync(join(tmpdir(), "a2a-trust-")));
+  return { XDG_CONFIG_HOME: configDirs.at(-1) as string };
+}
 
 describe("the token goes only to the origin it was given for", () => {
   it("a card naming another origin: that origin gets no token, and the user is told", async () => {
