@@ -33,6 +33,8 @@ export interface Config {
   pushMaxAttempts: number;
   pushRetryBaseMs: number;
   pushTimeoutMs: number;
+  /** Push notification configs one task may hold (MAX_PUSH_CONFIGS_PER_TASK). */
+  maxPushConfigsPerTask: number;
   /** run_code's limits (docs/harness.md: Code execution). */
   runCode: {
     cpuMs: number;
@@ -161,6 +163,7 @@ export function loadConfig(env: object): Config {
     pushMaxAttempts: v.PUSH_MAX_ATTEMPTS,
     pushRetryBaseMs: v.PUSH_RETRY_BASE_MS,
     pushTimeoutMs: v.PUSH_TIMEOUT_MS,
+    maxPushConfigsPerTask: v.MAX_PUSH_CONFIGS_PER_TASK,
     webhookReplayWindowSeconds: v.WEBHOOK_REPLAY_WINDOW_SECONDS,
     runCode: {
       cpuMs: v.RUN_CODE_CPU_MS,

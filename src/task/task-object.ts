@@ -16,7 +16,7 @@ import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type { TimelineEntry } from "./event-log.ts";
-import { acceptFollowUp, answerProblem, beginTask } from "./incoming.ts";
+import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
 import {
   type ChildProgressInput,
   type ChildReportInput,
@@ -143,7 +143,7 @@ export class TaskObject extends HarnessObject {
         `task ${record.id} is still working; wait for it to finish or cancel it before sending another message`,
       );
     }
-    const problem = answerProblem(rt, input.message);
+    const problem = followUpProblem(rt, input, loadConfig(this.env).maxPushConfigsPerTask);
     if (problem) return taskFail("invalid", problem);
     acceptFollowUp(rt, input);
     rt.setStatus("TASK_STATE_SUBMITTED");
@@ -202,7 +202,8 @@ export class TaskObject extends HarnessObject {
   async push(call: PushCall): Promise<TaskResult<PushAnswer>> {
     const record = this.#owned(call.owner);
     if (!record) return notFound();
-    const answer = runPushCall(this.runtime.push, record.id, call);
+    const maxConfigs = loadConfig(this.env).maxPushConfigsPerTask;
+    const answer = runPushCall(this.runtime.push, record.id, call, maxConfigs);
     return "refused" in answer ? taskFail(answer.refused, answer.message) : taskOk(answer);
   }
 

@@ -2,14 +2,15 @@
  * 1,000 malformed or hostile requests, generated from a fixed seed (the same every run) across
  * paths, HTTP methods, headers, bodies, JSON-RPC methods and params: none may get a 5xx, and
  * every answer on a JSON-RPC path must be a JSON-RPC error object (in the SSE stream when the
- * answer is a stream). A failure names the request, so it can be replayed by hand.
+ * answer is a stream). A failure names the request, so it can be replayed by hand. And a push
+ * fan-out: a caller registering a hundred webhooks on one task gets MAX_PUSH_CONFIGS_PER_TASK.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "../../src/protocol/json-shape.ts";
 import worker from "../../src/worker.ts";
-import { fetchWorker, postRpc, postRpcV03 } from "../helpers/a2a.ts";
+import { fetchWorker, postRpc, postRpcV03, rpc, userMessage } from "../helpers/a2a.ts";
 
 /**
  * One request to the Worker, read to its end, with its own execution context (the suite's
@@ -348,6 +349,50 @@ describe("hostile requests", () => {
     }
     expect(failures).toEqual([]);
   }, 600_000);
+
+  it("a push fan-out: 100 webhooks on one task, 10 taken, the rest refused on JSON-RPC and REST", async () => {
+    const sent = await rpc<{ task: { id: string } }>("SendMessage", {
+      message: userMessage("[[reply:done]]"),
+    });
+    const taskId = sent.result?.task.id as string;
+    // The task has ended: the configs are stored, nothing is ever sent to them.
+    const url = (i: number) => `https://hooks.example.com/fan-out/${i}`;
+    const outcomes: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      if (i % 2 === 0) {
+        const answer = await rpc("CreateTaskPushNotificationConfig", { taskId, url: url(i) });
+        outcomes.push(answer.error ? `${answer.error.code} ${answer.error.message}` : "ok");
+      } else {
+        const response = await fetchWorker(`/tasks/${taskId}/pushNotificationConfigs`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+          body: JSON.stringify({ url: url(i) }),
+        });
+        outcomes.push(
+          response.status === 201 ? "ok" : `${response.status} ${await response.text()}`,
+        );
+      }
+    }
+    expect(outcomes.slice(0, 10)).toEqual(Array(10).fill("ok"));
+    for (const [i, outcome] of outcomes.slice(10).entries()) {
+      expect(outcome, `config ${i + 10}`).toMatch(i % 2 === 0 ? /^-32602 / : /^400 /);
+      expect(outcome).toContain("a task holds at most 10 push notification configs");
+    }
+    const list = await rpc<{ configs: Array<{ id: string; url: string }> }>(
+      "ListTaskPushNotificationConfigs",
+      { taskId },
+    );
+    const configs = list.result?.configs ?? [];
+    expect(configs.map((c) => c.url)).toEqual(Array.from({ length: 10 }, (_, i) => url(i)));
+    // At the cap, a config set again by its id is replaced, not refused.
+    const first = configs[0] as { id: string };
+    const replaced = await rpc("CreateTaskPushNotificationConfig", {
+      taskId,
+      id: first.id,
+      url: "https://hooks.example.com/fan-out/replaced",
+    });
+    expect(replaced.error).toBeUndefined();
+  });
 });
 
 /** A value nested `depth` objects deep: {"a":{"a":...{"a":1}}}. */

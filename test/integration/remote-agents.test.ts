@@ -7,7 +7,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
+import { resolveTarget, targetFetch } from "../../src/remote/client.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";
 import { newUser } from "../helpers/as-user.ts";
@@ -145,6 +147,24 @@ describe("a2a tools", () => {
     expect((await toolResults(ruled.id))[0]).toBe(
       "ERROR AGENT_CALL_RULES do not let deep-thinker call remote-writer",
     );
+  });
+
+  it("refuses ad-hoc agent URLs that name local hosts; registry entries are the operator's", async () => {
+    const strict = { ...loadConfig(env), webFetchAllowPrivate: false };
+    for (const url of ["http://intranet/", "http://localhost:8787/", "http://nas.lan/"]) {
+      const resolved = resolveTarget(strict, url);
+      expect(resolved.ok, url).toBe(false);
+      if (!resolved.ok) expect(resolved.error).toMatch(/single-label|loopback|local-only/);
+    }
+    // A public card naming a local endpoint: every request is checked again, and refused.
+    const publicTarget = resolveTarget(strict, "https://agents.example.com/");
+    if (!publicTarget.ok) throw new Error(publicTarget.error);
+    const guarded = targetFetch(env, strict, publicTarget.target, "0".repeat(32));
+    await expect(guarded("http://intranet/a2a", { method: "POST" })).rejects.toThrow(
+      /single-label name/,
+    );
+    // The operator's registry entry (127.0.0.1 in the tests) is not checked.
+    expect(resolveTarget(strict, "down")).toMatchObject({ ok: true });
   });
 });
 
