@@ -11,9 +11,11 @@ export type WsResult<T> = { ok: true; value: T } | { ok: false; error: string };
 /** How a memory write changes CONTEXT.md. */
 export type MemoryMode = "append" | "replace";
 
-/** Who is writing, for automatic checkpoints and rollback. */
+/** Who is writing, for automatic checkpoints, rollback and the change history. */
 export interface WriteMeta {
   taskId: string;
+  /** The agent whose task writes (for the change history). */
+  agent?: string;
   /** A state file the harness keeps (PROGRESS.json, HANDOFF.md, decisions.log): no automatic checkpoint. */
   harness?: boolean;
 }
