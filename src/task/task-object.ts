@@ -4,7 +4,9 @@
  * drives the agent loop one model turn per step, so the task outlives the request that started it
  * and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
  * can throw in here. State and shared operations live in {@link TaskRuntime}; task-parts.ts
- * wires the parts that act on it and holds the alarm's table of jobs.
+ * wires the parts that act on it and holds the alarm's table of jobs. Only {@link TaskObject.create}
+ * creates storage: any other call naming a task id nobody created answers "not found" and writes
+ * nothing, and an erased task leaves none.
  */
 
 import { refreshAgents } from "../agents/overrides.ts";
@@ -14,6 +16,7 @@ import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
+import type { Schema } from "../store/sqlite-migrations.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type { TimelineEntry } from "./event-log.ts";
 import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
@@ -28,7 +31,7 @@ import {
   taskFail,
   taskOk,
 } from "./rpc-types.ts";
-import { migrate } from "./schema.ts";
+import { taskSchema } from "./schema.ts";
 import { canTransition, isSettled, isTerminal } from "./state-machine.ts";
 import {
   eraseStorage,
@@ -48,20 +51,26 @@ export class TaskObject extends HarnessObject {
   runtime!: TaskRuntime;
   #parts!: TaskParts;
   #jobFor!: ReturnType<typeof jobFor>;
+  /** The task's tables: absent until a task is created here. */
+  #schema!: Schema;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     super(ctx, rawEnv, "task");
   }
 
-  /** Opens the task's storage and resumes what a restart interrupted. */
+  /** Opens the task's storage and resumes what a restart interrupted (a new object: nothing). */
   protected override async open(): Promise<void> {
-    this.#wire(migrate(this.ctx.storage.sql));
-    await recover(this.#parts);
+    this.#wire();
+    if (this.#schema.stored) await recover(this.#parts);
   }
 
-  /** (Re)builds the task's parts on its storage (`fresh`: a new database, nothing to read). */
-  #wire(fresh: boolean): void {
-    this.#parts = wireTask(this.ctx, this.env, fresh);
+  /**
+   * (Re)builds the task's parts on its storage. A database without the schema (a new object, or
+   * an erased one) is left as it is: every store starts empty, reading nothing.
+   */
+  #wire(): void {
+    this.#schema = taskSchema(this.ctx.storage.sql);
+    this.#parts = wireTask(this.ctx, this.env, !this.#schema.stored);
     this.runtime = this.#parts.runtime;
     this.#jobFor = jobFor(this.#parts, {
       activate: () => this.activate(),
@@ -92,6 +101,8 @@ export class TaskObject extends HarnessObject {
       const { driver, membership } = this.#parts;
       const first = options.stream || options.wait ? driver.firstStepLease() : undefined;
       const fresh = input.freshContext === true;
+      // The object's first write: its tables.
+      this.#schema.ensure();
       // One transaction and one batch of writes: the task, and holding a conversation the server
       // just opened (the working status included).
       rt.transaction(() =>
@@ -223,7 +234,7 @@ export class TaskObject extends HarnessObject {
     // Cancelling a task cancels the sub-agents it started (retried from the schedule).
     if (rt.children.all().length > 0) {
       await rt.scheduler.schedule(CANCEL_CHILDREN_JOB, "context", Date.now());
-      this.ctx.waitUntil(this.#parts.children.cancelChildren());
+      rt.background(this.#parts.children.cancelChildren());
     }
     return taskOk(rt.snapshot());
   }
@@ -240,7 +251,7 @@ export class TaskObject extends HarnessObject {
     if (input.owner !== null && !ownerMatches(record.owner, input.owner)) return false;
     if (!isTerminal(record.state)) await this.cancel({ owner: record.owner });
     await eraseStorage(this.#parts, this.ctx, this.env.FILES);
-    this.#wire(migrate(this.ctx.storage.sql));
+    this.#wire();
     return true;
   }
 

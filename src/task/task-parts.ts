@@ -178,8 +178,9 @@ export async function eraseStorage(
   files: R2Bucket,
 ): Promise<void> {
   const record = parts.runtime.store.record;
-  // A copy of the answer still on its way to R2 would outlive the erasure.
-  await parts.runtime.outbox.idle();
+  // A copy of the answer still on its way to R2 would outlive the erasure; work still writing
+  // (the conversation's release, cancelling sub-agents) would write to storage erased under it.
+  await Promise.all([parts.runtime.outbox.idle(), parts.runtime.work.idle()]);
   if (record) await deletePrefix(files, `tasks/${record.id}/`);
   parts.driver.stop();
   await ctx.storage.deleteAlarm();

@@ -5,7 +5,7 @@
  * blob copies); `task_checkpoints` maps a task to the checkpoint taken before its first change.
  * Append migrations; never edit one.
  */
-import { runMigrations } from "../store/sqlite-migrations.ts";
+import { Schema } from "../store/sqlite-migrations.ts";
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -25,7 +25,7 @@ const MIGRATIONS: readonly string[] = [
   "CREATE TABLE memory (id INTEGER PRIMARY KEY CHECK (id = 1), text TEXT)",
 ];
 
-/** Brings the workspace object's database to the newest schema; true when it was new. */
-export function migrateWorkspace(sql: SqlStorage): boolean {
-  return runMigrations(sql, MIGRATIONS);
+/** The workspace object's schema on `sql`: migrated if the database holds it, else left absent. */
+export function workspaceSchema(sql: SqlStorage): Schema {
+  return Schema.open(sql, MIGRATIONS);
 }
