@@ -4,9 +4,8 @@
  * drives the agent loop one model turn per step, so the task outlives the request that started it
  * and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
  * can throw in here. State and shared operations live in {@link TaskRuntime}; task-parts.ts
- * wires the parts that act on it and holds the alarm's table of jobs. Only {@link TaskObject.create}
- * creates storage: any other call naming a task id nobody created answers "not found" and writes
- * nothing, and an erased task leaves none.
+ * wires the parts that act on it and holds the alarm's table of jobs. Only `create` writes to a
+ * new object: a call naming a task id nobody created answers "not found" and writes nothing.
  */
 
 import { refreshAgents } from "../agents/overrides.ts";
@@ -16,7 +15,6 @@ import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
-import type { Schema } from "../store/sqlite-migrations.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type { TimelineEntry } from "./event-log.ts";
 import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
@@ -31,7 +29,6 @@ import {
   taskFail,
   taskOk,
 } from "./rpc-types.ts";
-import { taskSchema } from "./schema.ts";
 import { canTransition, isSettled, isTerminal } from "./state-machine.ts";
 import {
   eraseStorage,
@@ -51,8 +48,6 @@ export class TaskObject extends HarnessObject {
   runtime!: TaskRuntime;
   #parts!: TaskParts;
   #jobFor!: ReturnType<typeof jobFor>;
-  /** The task's tables: absent until a task is created here. */
-  #schema!: Schema;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     super(ctx, rawEnv, "task");
@@ -61,16 +56,12 @@ export class TaskObject extends HarnessObject {
   /** Opens the task's storage and resumes what a restart interrupted (a new object: nothing). */
   protected override async open(): Promise<void> {
     this.#wire();
-    if (this.#schema.stored) await recover(this.#parts);
+    if (this.#parts.schema.stored) await recover(this.#parts);
   }
 
-  /**
-   * (Re)builds the task's parts on its storage. A database without the schema (a new object, or
-   * an erased one) is left as it is: every store starts empty, reading nothing.
-   */
+  /** (Re)builds the task's parts on its storage (see {@link wireTask}). */
   #wire(): void {
-    this.#schema = taskSchema(this.ctx.storage.sql);
-    this.#parts = wireTask(this.ctx, this.env, !this.#schema.stored);
+    this.#parts = wireTask(this.ctx, this.env);
     this.runtime = this.#parts.runtime;
     this.#jobFor = jobFor(this.#parts, {
       activate: () => this.activate(),
@@ -101,8 +92,7 @@ export class TaskObject extends HarnessObject {
       const { driver, membership } = this.#parts;
       const first = options.stream || options.wait ? driver.firstStepLease() : undefined;
       const fresh = input.freshContext === true;
-      // The object's first write: its tables.
-      this.#schema.ensure();
+      this.#parts.schema.ensure(); // the object's first write: its tables
       // One transaction and one batch of writes: the task, and holding a conversation the server
       // just opened (the working status included).
       rt.transaction(() =>
