@@ -18,6 +18,8 @@ export interface Config {
   a2aApiKey: string | undefined;
   maxBodyBytes: number;
   maxTurns: number;
+  /** Tool calls of one model turn that run (`MAX_TOOL_CALLS_PER_TURN`). */
+  maxToolCallsPerTurn: number;
   modelIdleTimeoutMs: number;
   modelMaxRetries: number;
   modelRetryBaseMs: number;
@@ -151,6 +153,7 @@ export function loadConfig(env: object): Config {
     a2aApiKey: v.A2A_API_KEY,
     maxBodyBytes: v.MAX_BODY_BYTES,
     maxTurns: v.MAX_TURNS,
+    maxToolCallsPerTurn: v.MAX_TOOL_CALLS_PER_TURN,
     modelIdleTimeoutMs: v.MODEL_IDLE_TIMEOUT_MS,
     modelMaxRetries: v.MODEL_MAX_RETRIES,
     modelRetryBaseMs: v.MODEL_RETRY_BASE_MS,

@@ -37,6 +37,7 @@ export const ConfigSchema = z.object({
   A2A_API_KEY: optionalString,
   MAX_BODY_BYTES: int(1_048_576, 1024),
   MAX_TURNS: int(50, 1),
+  MAX_TOOL_CALLS_PER_TURN: int(32, 1),
   MODEL_IDLE_TIMEOUT_MS: int(60_000, 50),
   MODEL_MAX_RETRIES: int(4, 0),
   MODEL_RETRY_BASE_MS: int(1_000, 1),

@@ -146,6 +146,7 @@ export function stepDeps(input: StepInputs): StepDeps {
       idleTimeoutMs: config.modelIdleTimeoutMs,
       maxRetries: config.modelMaxRetries,
       retryBaseMs: config.modelRetryBaseMs,
+      maxToolCallsPerTurn: config.maxToolCallsPerTurn,
     },
     signal,
     tools: input.tools,

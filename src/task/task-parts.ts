@@ -14,10 +14,12 @@ import { log } from "../platform/logging.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
 import type { ScheduleEntry, Scheduler } from "../store/scheduler.ts";
+import type { Schema } from "../store/sqlite-migrations.ts";
 import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
 import { PARENT_REPORT_JOB, ParentReport } from "./parent-report.ts";
+import { taskSchema } from "./schema.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
 import { TaskRuntime } from "./task-runtime.ts";
 
@@ -26,6 +28,8 @@ export const RETENTION_JOB = "retention";
 
 /** A task object's runtime and the parts wired to it. */
 export interface TaskParts {
+  /** The task's tables: absent until a task is created (or after an erasure). */
+  schema: Schema;
   runtime: TaskRuntime;
   children: ChildTasks;
   parentReport: ParentReport;
@@ -33,9 +37,14 @@ export interface TaskParts {
   driver: LoopDriver;
 }
 
-/** Builds a task object's parts and subscribes them to the runtime (`fresh`: a new database). */
-export function wireTask(ctx: DurableObjectState, env: Env, fresh = false): TaskParts {
-  const runtime = new TaskRuntime(ctx, env, fresh);
+/**
+ * Opens a task object's storage, builds its parts and subscribes them to the runtime. A database
+ * without the task's tables (a new object, or an erased one) is left so: every store starts
+ * empty, reading nothing, until `schema.ensure()` before the task's creation.
+ */
+export function wireTask(ctx: DurableObjectState, env: Env): TaskParts {
+  const schema = taskSchema(ctx.storage.sql);
+  const runtime = new TaskRuntime(ctx, env, !schema.stored);
   const children = new ChildTasks(runtime, env);
   const parentReport = new ParentReport(runtime, env.TASKS);
   const membership = new ContextMembership(runtime, env.CONTEXTS);
@@ -54,7 +63,7 @@ export function wireTask(ctx: DurableObjectState, env: Env, fresh = false): Task
       ? undefined
       : parentReport.relayProgress(event.text),
   );
-  return { runtime, children, parentReport, membership, driver };
+  return { schema, runtime, children, parentReport, membership, driver };
 }
 
 /** A scheduled job. */
@@ -178,8 +187,9 @@ export async function eraseStorage(
   files: R2Bucket,
 ): Promise<void> {
   const record = parts.runtime.store.record;
-  // A copy of the answer still on its way to R2 would outlive the erasure.
-  await parts.runtime.outbox.idle();
+  // A copy of the answer still on its way to R2 would outlive the erasure; work still writing
+  // (the conversation's release, cancelling sub-agents) would write to storage erased under it.
+  await Promise.all([parts.runtime.outbox.idle(), parts.runtime.work.idle()]);
   if (record) await deletePrefix(files, `tasks/${record.id}/`);
   parts.driver.stop();
   await ctx.storage.deleteAlarm();

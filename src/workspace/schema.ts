@@ -6,7 +6,7 @@
  * `memory` holds the owner's CONTEXT.md; `changes` is the change history.
  * Append migrations; never edit one.
  */
-import { runMigrations } from "../store/sqlite-migrations.ts";
+import { Schema } from "../store/sqlite-migrations.ts";
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -33,7 +33,7 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Brings the workspace object's database to the newest schema; true when it was new. */
-export function migrateWorkspace(sql: SqlStorage): boolean {
-  return runMigrations(sql, MIGRATIONS);
+/** The workspace object's schema on `sql`: migrated if the database holds it, else left absent. */
+export function workspaceSchema(sql: SqlStorage): Schema {
+  return Schema.open(sql, MIGRATIONS);
 }

@@ -3,13 +3,15 @@
  * manifest. Files are UTF-8 text stored content-addressed in R2 (blobs.ts); the manifest,
  * checkpoints and task checkpoints live in the object's SQLite. Every RPC takes the scope first
  * (see client.ts); the object remembers the first scope it served (durably from its first change)
- * and refuses any other.
+ * and refuses any other. Its tables are created by its first change or memory read: reading a
+ * workspace that holds nothing writes nothing, and an erased workspace keeps no tables.
  * Changes run one at a time; before a change that would lose unsaved work it takes an automatic
  * checkpoint, and before a task's first change it records the task's checkpoint (for rollback).
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
  */
 import { HarnessObject } from "../platform/harness-object.ts";
 import { userKey } from "../store/r2-keys.ts";
+import type { Schema } from "../store/sqlite-migrations.ts";
 import { Blobs, readTexts } from "./blobs.ts";
 import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
 import { Checkpoints, labelProblem } from "./checkpoints.ts";
@@ -20,7 +22,7 @@ import { checkScope, type WorkspaceRpc, type WorkspaceScope } from "./keys.ts";
 import { GREP_DEFAULT_RESULTS, GREP_MAX_RESULTS, workspacePrefix } from "./limits.ts";
 import { Manifest } from "./manifest.ts";
 import { MemoryFile } from "./memory-file.ts";
-import { migrateWorkspace } from "./schema.ts";
+import { workspaceSchema } from "./schema.ts";
 import { DECISIONS_FILE, PROGRESS_FILE } from "./state-files.ts";
 import type { MemoryMode, TaskEndInput, WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
@@ -30,6 +32,7 @@ type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>
 export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
   #manifest!: Manifest;
   #checkpoints!: Checkpoints;
+  #schema!: Schema;
   #scope: WorkspaceScope | null = null;
   #blobs: Blobs | null = null;
   #memory: MemoryFile | null = null;
@@ -39,10 +42,11 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     super(ctx, rawEnv, "workspace");
   }
 
-  /** Opens the workspace's storage (a new database: nothing to read). */
+  /** Opens the workspace's storage (one without tables: nothing to read, nothing written). */
   protected override open(): void {
     const sql = this.ctx.storage.sql;
-    this.#manifest = new Manifest(sql, migrateWorkspace(sql));
+    this.#schema = workspaceSchema(sql);
+    this.#manifest = new Manifest(sql, !this.#schema.stored);
     this.#checkpoints = new Checkpoints(sql, this.#manifest);
     this.#scope = null;
     this.#blobs = null;
@@ -161,6 +165,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
 
   #memoryOf(scope: WorkspaceScope): MemoryFile {
     this.#bind(scope);
+    this.#schema.ensure(); // the file's text is kept in SQLite once read
     this.#memory ??= new MemoryFile(
       this.ctx.storage.sql,
       this.env.FILES,
@@ -208,7 +213,8 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
   /** Every checkpoint, newest first. */
   async checkpointList(scope: WorkspaceScope): Promise<Result<"checkpointList">> {
     this.#bind(scope);
-    return { ok: true, value: { checkpoints: this.#checkpoints.list() } };
+    const checkpoints = this.#schema.stored ? this.#checkpoints.list() : [];
+    return { ok: true, value: { checkpoints } };
   }
 
   /** Takes an automatic checkpoint of the current state, then restores checkpoint `id`. */
@@ -228,7 +234,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
   /** The checkpoint taken before the task's first change, if it changed anything. */
   async taskCheckpoint(scope: WorkspaceScope, taskId: string): Promise<string | null> {
     this.#bind(scope);
-    return this.#checkpoints.forTask(taskId);
+    return this.#schema.stored ? this.#checkpoints.forTask(taskId) : null;
   }
 
   /** Applies a change with its automatic checkpoints, in one transaction. */
@@ -284,6 +290,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
 
   /** Runs `fn` after every earlier change finished (changes never interleave). */
   #exclusive<T>(fn: () => Promise<WsResult<T>>): Promise<WsResult<T>> {
+    this.#schema.ensure();
     const run = this.#lock.then(fn, fn);
     this.#lock = run.catch(() => undefined);
     return run;

@@ -10,6 +10,7 @@ import { contextKey } from "../../src/context/join.ts";
 import { taskIdFor } from "../../src/platform/ids.ts";
 import { JOIN_JOB } from "../../src/task/context-membership.ts";
 import { beginTask } from "../../src/task/incoming.ts";
+import { taskSchema } from "../../src/task/schema.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
@@ -228,23 +229,27 @@ describe("contexts", () => {
     const taskId = crypto.randomUUID();
     // The task asked to join; the conversation queued it (and holds it, being idle), but the
     // answer never came back (a dropped connection): submitted, not joined, its join retried later.
-    await runInDurableObject(env.TASKS.get(env.TASKS.idFromName(taskId)), async (instance) => {
-      const rt = (instance as unknown as TaskObject).runtime;
-      beginTask(
-        rt,
-        {
-          taskId,
-          contextId,
-          agent: "assistant",
-          owner,
-          traceId: "c".repeat(32),
-          message: { messageId: `m-${taskId}`, role: "ROLE_USER", parts: [{ text: "two" }] },
-        },
-        "assistant",
-        { name: "test-model", source: "test" },
-      );
-      await rt.scheduler.schedule(JOIN_JOB, "context", Date.now() + 600_000);
-    });
+    await runInDurableObject(
+      env.TASKS.get(env.TASKS.idFromName(taskId)),
+      async (instance, state) => {
+        taskSchema(state.storage.sql).ensure(); // what creating the task makes first
+        const rt = (instance as unknown as TaskObject).runtime;
+        beginTask(
+          rt,
+          {
+            taskId,
+            contextId,
+            agent: "assistant",
+            owner,
+            traceId: "c".repeat(32),
+            message: { messageId: `m-${taskId}`, role: "ROLE_USER", parts: [{ text: "two" }] },
+          },
+          "assistant",
+          { name: "test-model", source: "test" },
+        );
+        await rt.scheduler.schedule(JOIN_JOB, "context", Date.now() + 600_000);
+      },
+    );
     const conversation = env.CONTEXTS.get(
       env.CONTEXTS.idFromName(contextKey(owner, "assistant", contextId)),
     );
