@@ -53,17 +53,15 @@ export async function readProgress(
 }
 
 /** A list as read: strings only, clipped to the bounds (a file may predate them). */
-const ReadItems = z
-  .array(z.string())
-  .transform((items) =>
-    items
-      .map((item) => item.trim())
-      .filter((item) => item !== "")
-      .slice(0, PROGRESS_MAX_ITEMS)
-      .map((item) =>
-        item.length > PROGRESS_ITEM_CHARS ? `${item.slice(0, PROGRESS_ITEM_CHARS - 1)}…` : item,
-      ),
-  );
+const ReadItems = z.array(z.string()).transform((items) =>
+  items
+    .map((item) => item.trim())
+    .filter((item) => item !== "")
+    .slice(0, PROGRESS_MAX_ITEMS)
+    .map((item) =>
+      item.length > PROGRESS_ITEM_CHARS ? `${item.slice(0, PROGRESS_ITEM_CHARS - 1)}…` : item,
+    ),
+);
 const ReadProgress = z.strictObject({
   accomplished: ReadItems,
   remaining: ReadItems,

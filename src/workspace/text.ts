@@ -112,7 +112,10 @@ export function replaceOnce(
  * Lines added and removed from `before` to `after`, counted as a multiset difference (a line
  * moved is neither): linear in the sizes, the numbers a diff stat gives for most changes.
  */
-export function lineDelta(before: string | null, after: string): { added: number; removed: number } {
+export function lineDelta(
+  before: string | null,
+  after: string,
+): { added: number; removed: number } {
   const counts = new Map<string, number>();
   for (const line of splitLines(before ?? "")) counts.set(line, (counts.get(line) ?? 0) + 1);
   let added = 0;
