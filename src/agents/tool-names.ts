@@ -24,6 +24,7 @@ export const TOOL_NAMES: readonly string[] = [
   "write_todos",
   "progress_read",
   "progress_update",
+  "feature_update",
   "scratch_read",
   "scratch_write",
   "scratch_list",

@@ -15,6 +15,7 @@ import { a2aDiscoverTool } from "./a2a-discover.ts";
 import { a2aListTool } from "./a2a-list.ts";
 import { a2aCancelTool, a2aGetTaskTool } from "./a2a-task.ts";
 import { askUserTool } from "./ask-user.ts";
+import { featureUpdateTool } from "./features.ts";
 import { fetchDocumentTool } from "./fetch-document.ts";
 import { memoryReadTool, memoryWriteTool } from "./memory.ts";
 import { progressReadTool, progressUpdateTool } from "./progress.ts";
@@ -38,6 +39,7 @@ const TOOLS: readonly Tool[] = [
   writeTodosTool,
   progressReadTool,
   progressUpdateTool,
+  featureUpdateTool,
   scratchReadTool,
   scratchWriteTool,
   scratchListTool,

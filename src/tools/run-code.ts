@@ -4,10 +4,14 @@
  * importable), or, in test mode, the workspace's `*.test.{js,ts}` files with a small built-in
  * test API. Output: a status line (exit code, time, test counts), the captured console output,
  * the entry's return value, the error with its stack. Effects: ran = the workspace files whose
- * code ran (counts as verification for the gate).
+ * code ran (counts as verification for the gate). A test run is recorded in feature_status.json:
+ * the feature it names (`feature`), and every feature whose test files it ran, get its counts.
  */
 import { z } from "zod";
 import type { ToolContext } from "../loop/contracts.ts";
+import { recordTestRun } from "../workspace/feature-record.ts";
+import { FeatureId } from "../workspace/feature-status.ts";
+import type { WorkspaceApi } from "../workspace/types.ts";
 import { defineTool } from "./input.ts";
 import { type RunReport, runInSandbox, type SandboxProgram } from "./run-code/sandbox.ts";
 import { guardNames, toModule } from "./run-code/transpile.ts";
@@ -32,6 +36,9 @@ const Input = z
       .max(100)
       .optional()
       .describe("Test files (test mode; default all *.test.*)"),
+    feature: FeatureId.optional().describe(
+      "Test mode: the feature (feature_status.json id) these tests prove; its passing / total are recorded",
+    ),
     input: z
       .string()
       .max(100_000)
@@ -48,8 +55,11 @@ const Input = z
     message: "give code (a snippet) or path (a workspace file) to run, or mode: test",
   });
 
+/** What building and running a program needs: the workspace, the limits, the sandbox. */
+type RunDeps = Pick<ToolContext, "workspace" | "config" | "codeSandbox">;
+
 /** Reads a whole workspace file (paged reads). */
-async function readWhole(context: ToolContext, path: string): Promise<string | { error: string }> {
+async function readWhole(context: RunDeps, path: string): Promise<string | { error: string }> {
   let content = "";
   let offset = 1;
   for (;;) {
@@ -64,7 +74,7 @@ async function readWhole(context: ToolContext, path: string): Promise<string | {
 /** Builds the program: workspace modules (within limits), the snippet, what to import. */
 async function program(
   data: z.infer<typeof Input>,
-  context: ToolContext,
+  context: RunDeps,
 ): Promise<SandboxProgram | { error: string }> {
   const { maxModules, maxBytes } = context.config.runCode;
   let paths = data.files;
@@ -174,10 +184,61 @@ export const runCodeTool = defineTool({
       maxIterations: limits.maxIterations,
     });
     const ran = report.ran.filter((p) => !Object.values(SNIPPET).includes(p as never));
+    const recorded =
+      input.mode === "test" && report.tests
+        ? await record(context, built.entries, report, input.feature)
+        : "";
     return {
-      content: render(report),
+      content: `${render(report)}${recorded}`,
       ...(report.exitCode !== 0 ? { isError: true } : {}),
       effects: { ran },
     };
   },
 });
+
+/** Records a test run in feature_status.json; the line the model reads about it. */
+async function record(
+  context: ToolContext,
+  files: string[],
+  report: RunReport,
+  feature: string | undefined,
+): Promise<string> {
+  const outcomes = (report.tests?.results ?? []).map((t) => ({ file: t.file, ok: t.ok }));
+  const recorded = await recordTestRun(
+    context.workspace,
+    { files, outcomes },
+    { agent: context.agent, taskId: context.taskId, ...(feature ? { named: feature } : {}) },
+  ).catch((error: unknown) => ({ ok: false as const, error: String(error) }));
+  if (!recorded.ok) return `\n[feature_status.json not updated: ${recorded.error}]`;
+  if (recorded.touched.length === 0) return "";
+  const lines = recorded.touched.map(
+    (f) =>
+      `${f.id} ${f.testsPassing}/${f.testsTotal} passing${f.regression ? " (REGRESSION)" : ""}`,
+  );
+  return `\n[feature_status.json: ${lines.join("; ")}]`;
+}
+
+/**
+ * Runs workspace test files in the sandbox, as the harness (the session start's regression run):
+ * the run's report, or why it could not run.
+ */
+export async function runWorkspaceTests(
+  deps: {
+    workspace: WorkspaceApi;
+    config: ToolContext["config"];
+    codeSandbox: NonNullable<ToolContext["codeSandbox"]>;
+  },
+  tests: string[],
+  wallMs: number,
+): Promise<RunReport | { error: string }> {
+  const data = Input.parse({ mode: "test", tests });
+  const built = await program(data, deps);
+  if ("error" in built) return built;
+  const limits = deps.config.runCode;
+  return runInSandbox(deps.codeSandbox.loader, built, {
+    cpuMs: deps.codeSandbox.cpuMs,
+    wallMs: Math.min(wallMs, deps.codeSandbox.timeoutMs),
+    maxOutputChars: limits.maxOutputChars,
+    maxIterations: limits.maxIterations,
+  });
+}

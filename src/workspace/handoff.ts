@@ -1,12 +1,18 @@
 /**
- * The note a task leaves when it ends: HANDOFF.md (what it was asked, what was done, what is
- * next, blockers, the start of its answer, from PROGRESS.json) and the decisions PROGRESS.json
- * records, appended to decisions.log. Composed inside the workspace object, under its write lock,
- * so a read that arrives after the note was asked for sees it. Both are bounded: the note shows at
- * most {@link HANDOFF_LIST_ITEMS} entries of a list, the log keeps its last
- * {@link DECISIONS_MAX_LINES} lines.
+ * What a task leaves when it ends, composed by the harness from its own records and the state
+ * files (no model call): HANDOFF.md (what it was asked, what was done, what is next, blockers,
+ * the next agent, important notes, where to continue, the start of its answer), the decisions
+ * PROGRESS.json records appended to decisions.log (`time | agent | task | decision`), this task's
+ * entry in progress_log.md and agent_state.json. Composed inside the workspace object, under its
+ * write lock, so a read that arrives after the note was asked for sees it. All bounded: the note
+ * shows at most {@link HANDOFF_LIST_ITEMS} entries of a list, the log keeps its last
+ * {@link DECISIONS_MAX_LINES} lines, progress_log.md and agent_state.json bound themselves.
  */
+import { AGENT_STATE_FILE, nextAgentState, parseAgentState } from "./agent-state.ts";
+import type { TaskChanges } from "./change-log.ts";
+import { parseFeatureStatus } from "./feature-status.ts";
 import { type FileStore, writeFile } from "./file-ops.ts";
+import { appendProgressLog, PROGRESS_LOG_FILE, progressEntry } from "./progress-log.ts";
 import { DECISIONS_FILE, HANDOFF_FILE, parseProgress } from "./state-files.ts";
 import type { TaskEndInput, WsResult } from "./types.ts";
 
@@ -31,17 +37,40 @@ function list(items: readonly string[] | undefined, from: "start" | "end" = "sta
   return lines.join("\n");
 }
 
+/** The texts the end note is composed from (null where the file does not exist). */
+export interface EndTexts {
+  progress: string | null;
+  decisions: string | null;
+  progressLog: string | null;
+  agentState: string | null;
+  featureStatus: string | null;
+}
+
+/** What the end note writes: each file's new text (`decisions` null: leave the log alone). */
+export interface EndNote {
+  handoff: string;
+  decisions: string | null;
+  progressLog: string;
+  agentState: string;
+}
+
+/** A decisions.log line's decision text (lines `time | agent | task | decision`, or older `time task decision`). */
+const decisionOf = (line: string) =>
+  line.includes(" | ") ? line.slice(line.lastIndexOf(" | ") + 3) : line.replace(/^\S+ \S+ /, "");
+
 /**
- * HANDOFF.md's text, and decisions.log's new text when PROGRESS.json records decisions the log
- * does not have yet (null: leave the log alone). Pure: the workspace object calls it with the
- * files' current texts while it holds its write lock.
+ * The end note's files: HANDOFF.md, decisions.log (when PROGRESS.json records decisions the log
+ * does not have yet), progress_log.md with this task's entry, agent_state.json. Pure: the
+ * workspace object calls it with the files' current texts and the task's change totals while it
+ * holds its write lock.
  */
 export function composeTaskEnd(
   input: TaskEndInput,
-  progressText: string | null,
-  decisionsText: string | null,
-): { handoff: string; decisions: string | null } {
-  const { progress } = parseProgress(progressText);
+  texts: EndTexts,
+  changes: TaskChanges,
+): EndNote {
+  const { progress } = parseProgress(texts.progress);
+  const features = parseFeatureStatus(texts.featureStatus).status;
   const handoff = [
     `# Handoff from task ${input.taskId}`,
     "",
@@ -59,36 +88,73 @@ export function composeTaskEnd(
     "## Blockers",
     list(progress?.blockers),
     "",
+    "## Next agent",
+    progress?.nextAgent ?? "(not named)",
+    "",
+    "## Important notes",
+    list(progress?.notes),
+    "",
+    "## Continue from",
+    progress?.continueFrom ?? "(not given)",
+    "",
     "## Answer (start)",
     clip(input.answer.trim() || "(no answer)", 800),
     "",
   ].join("\n");
-  const old = (decisionsText ?? "").split("\n").filter((line) => line !== "");
-  const seen = new Set(old.map((line) => line.replace(/^\S+ \S+ /, "")));
+  const old = (texts.decisions ?? "").split("\n").filter((line) => line !== "");
+  const seen = new Set(old.map(decisionOf));
   const fresh = (progress?.decisions ?? [])
     .map((d) => clip(d.replace(/\s+/g, " "), DECISION_LINE_CHARS))
     .filter((d) => !seen.has(d));
-  if (fresh.length === 0) return { handoff, decisions: null };
-  const lines = [...old, ...fresh.map((d) => `${input.at} ${input.taskId} ${d}`)];
-  return { handoff, decisions: `${lines.slice(-DECISIONS_MAX_LINES).join("\n")}\n` };
+  const lines = [
+    ...old,
+    ...fresh.map((d) => `${input.at} | ${input.agent} | ${input.taskId} | ${d}`),
+  ];
+  const metrics = {
+    ...changes,
+    testsPassing: features?.testsPassing ?? 0,
+    testsTotal: features?.testsTotal ?? 0,
+    tokens: input.tokens ?? 0,
+    durationMs: input.startedAt
+      ? Math.max(0, Date.parse(input.at) - Date.parse(input.startedAt))
+      : 0,
+  };
+  const before = parseAgentState(texts.agentState).state;
+  return {
+    handoff,
+    decisions: fresh.length === 0 ? null : `${lines.slice(-DECISIONS_MAX_LINES).join("\n")}\n`,
+    progressLog: appendProgressLog(
+      texts.progressLog,
+      progressEntry(input, progress, fresh, metrics),
+    ),
+    agentState: `${JSON.stringify(nextAgentState(before, input, progress), null, 2)}\n`,
+  };
 }
 
 /**
- * Writes the end note composed from the state files' current texts (HANDOFF.md, and
- * decisions.log when it has new decisions); returns the paths written. Call under the write lock.
+ * Writes the end note composed from the state files' current texts; returns the paths written.
+ * Call under the write lock.
  */
 export async function writeTaskEnd(
   files: FileStore,
   input: TaskEndInput,
-  progressText: string | null,
-  decisionsText: string | null,
+  texts: EndTexts,
+  changes: TaskChanges,
 ): Promise<WsResult<{ written: string[] }>> {
-  const note = composeTaskEnd(input, progressText, decisionsText);
+  const note = composeTaskEnd(input, texts, changes);
   const meta = { taskId: input.taskId, harness: true };
-  const handoff = await writeFile(files, HANDOFF_FILE, note.handoff, meta);
-  if (!handoff.ok) return handoff;
-  if (note.decisions === null) return { ok: true, value: { written: [HANDOFF_FILE] } };
-  const decisions = await writeFile(files, DECISIONS_FILE, note.decisions, meta);
-  if (!decisions.ok) return decisions;
-  return { ok: true, value: { written: [HANDOFF_FILE, DECISIONS_FILE] } };
+  const writes: Array<[string, string | null]> = [
+    [HANDOFF_FILE, note.handoff],
+    [DECISIONS_FILE, note.decisions],
+    [PROGRESS_LOG_FILE, note.progressLog],
+    [AGENT_STATE_FILE, note.agentState],
+  ];
+  const written: string[] = [];
+  for (const [path, text] of writes) {
+    if (text === null) continue;
+    const result = await writeFile(files, path, text, meta);
+    if (!result.ok) return result;
+    written.push(path);
+  }
+  return { ok: true, value: { written } };
 }

@@ -26,16 +26,40 @@ const Items = z
   )
   .max(PROGRESS_MAX_ITEMS, `at most ${PROGRESS_MAX_ITEMS} entries per list`);
 
+/** Characters of PROGRESS.json's summary, and of its notes list's entries. */
+export const PROGRESS_SUMMARY_CHARS = 1_000;
+
+/** What the handoff passes on beside the four lists: all optional, all bounded. */
+const HandoffFields = {
+  /** Important notes for whoever continues (conventions, pitfalls). */
+  notes: Items.max(20, "at most 20 notes").optional(),
+  /** Where to continue: `path:line` (or a path). */
+  continueFrom: z
+    .string()
+    .trim()
+    .regex(/^[^\s:]{1,512}(:\d{1,7})?$/, "give path:line, e.g. src/app.ts:127")
+    .optional(),
+  /** The agent that should take the work on next. */
+  nextAgent: z
+    .string()
+    .trim()
+    .regex(/^[a-z][a-z0-9-]{0,62}$/, "an agent name")
+    .optional(),
+  /** Where the work stands, in a few sentences (agent_state.json's context summary). */
+  summary: z.string().trim().min(1).max(PROGRESS_SUMMARY_CHARS).optional(),
+};
+
 /** PROGRESS.json. */
 export const ProgressSchema = z.strictObject({
   accomplished: Items,
   remaining: Items,
   decisions: Items,
   blockers: Items,
+  ...HandoffFields,
 });
 export type Progress = z.infer<typeof ProgressSchema>;
 
-/** An update: any of the four lists, each replacing the stored one. */
+/** An update: any of the lists and fields, each replacing the stored one. */
 export const ProgressUpdateSchema = ProgressSchema.partial();
 
 export const EMPTY_PROGRESS: Progress = {
@@ -67,6 +91,19 @@ const ReadProgress = z.strictObject({
   remaining: ReadItems,
   decisions: ReadItems,
   blockers: ReadItems,
+  notes: ReadItems.transform((items) => items.slice(0, 20)).optional(),
+  continueFrom: z
+    .string()
+    .transform((s) => s.slice(0, 520))
+    .optional(),
+  nextAgent: z
+    .string()
+    .transform((s) => s.slice(0, 63))
+    .optional(),
+  summary: z
+    .string()
+    .transform((s) => s.slice(0, PROGRESS_SUMMARY_CHARS))
+    .optional(),
 });
 
 /** PROGRESS.json's text, checked and clipped to the bounds (null text: no file). */

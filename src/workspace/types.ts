@@ -51,6 +51,10 @@ export interface TaskEndInput {
   at: string;
   /** The owner is new with this task (an anonymous conversation the server opened): no memory. */
   newOwner?: boolean;
+  /** Tokens the task used (all model calls), for the progress log. */
+  tokens?: number;
+  /** ISO time the task was created, for the progress log's duration. */
+  startedAt?: string;
 }
 
 /** What the workspace object offers over RPC. */

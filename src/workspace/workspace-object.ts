@@ -9,14 +9,18 @@
  * checkpoint, and before a task's first change it records the task's checkpoint (for rollback).
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
  */
+
+import { AGENT_STATE_FILE } from "./agent-state.ts";
 import { readTexts } from "./blobs.ts";
 import { restoreCheckpoint } from "./changes.ts";
 import { labelProblem } from "./checkpoints.ts";
+import { FEATURE_STATUS_FILE } from "./feature-status.ts";
 import { editFile, fail, readFile, writeFile } from "./file-ops.ts";
 import { compilePattern, pathFilter, searchFiles } from "./grep.ts";
 import { writeTaskEnd } from "./handoff.ts";
 import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
 import { GREP_DEFAULT_RESULTS, GREP_MAX_RESULTS, workspacePrefix } from "./limits.ts";
+import { PROGRESS_LOG_FILE } from "./progress-log.ts";
 import { DECISIONS_FILE, PROGRESS_FILE } from "./state-files.ts";
 import type { MemoryMode, TaskEndInput, WorkspaceApi, WriteMeta } from "./types.ts";
 import { WorkspaceCore } from "./workspace-core.ts";
@@ -68,13 +72,16 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
     const files = this.files(scope);
     if (input.newOwner) this.memoryOf(scope).noteNew();
     return this.exclusive(async () => {
-      const texts = await readTexts(this.manifest, files.blobs, [PROGRESS_FILE, DECISIONS_FILE]);
-      return writeTaskEnd(
-        files,
-        input,
-        texts[PROGRESS_FILE] ?? null,
-        texts[DECISIONS_FILE] ?? null,
-      );
+      const paths = [PROGRESS_FILE, DECISIONS_FILE, PROGRESS_LOG_FILE, AGENT_STATE_FILE];
+      const t = await readTexts(this.manifest, files.blobs, [...paths, FEATURE_STATUS_FILE]);
+      const texts = {
+        progress: t[PROGRESS_FILE] ?? null,
+        decisions: t[DECISIONS_FILE] ?? null,
+        progressLog: t[PROGRESS_LOG_FILE] ?? null,
+        agentState: t[AGENT_STATE_FILE] ?? null,
+        featureStatus: t[FEATURE_STATUS_FILE] ?? null,
+      };
+      return writeTaskEnd(files, input, texts, this.changes.forTask(input.taskId));
     });
   }
 

@@ -15,6 +15,15 @@ const input = {
   at: "2026-11-22T07:00:00.000Z",
 };
 
+const NO_CHANGES = { files: 0, added: 0, removed: 0 };
+/** The end note from PROGRESS.json's and decisions.log's texts, the other files absent. */
+const end = (task: typeof input, progress: string | null, decisions: string | null) =>
+  composeTaskEnd(
+    task,
+    { progress, decisions, progressLog: null, agentState: null, featureStatus: null },
+    NO_CHANGES,
+  );
+
 describe("the end note", () => {
   it("hands over what was asked, done, next, blocked and answered", () => {
     const progress = JSON.stringify({
@@ -23,7 +32,7 @@ describe("the end note", () => {
       decisions: [],
       blockers: [],
     });
-    const { handoff, decisions } = composeTaskEnd(input, progress, null);
+    const { handoff, decisions } = end(input, progress, null);
     expect(handoff).toContain("# Handoff from task t-1");
     expect(handoff).toContain("agent assistant, ended completed.");
     expect(handoff).toContain("## Asked\nWrite the report");
@@ -42,14 +51,14 @@ describe("the end note", () => {
       blockers: [],
     });
     const log = "2026-11-21T10:00:00.000Z t-0 Use tables\n";
-    const { decisions } = composeTaskEnd(input, progress, log);
-    expect(decisions).toBe(`${log}2026-11-22T07:00:00.000Z t-1 Cite sources\n`);
-    expect(composeTaskEnd(input, progress, decisions).decisions).toBeNull();
+    const { decisions } = end(input, progress, log);
+    expect(decisions).toBe(`${log}2026-11-22T07:00:00.000Z | assistant | t-1 | Cite sources\n`);
+    expect(end(input, progress, decisions).decisions).toBeNull();
   });
 
   it("clips a long question and answer and survives a missing or broken PROGRESS.json", () => {
     const long = { ...input, asked: "q".repeat(600), answer: "a".repeat(900) };
-    const { handoff } = composeTaskEnd(long, "{not json", null);
+    const { handoff } = end(long, "{not json", null);
     expect(handoff).toContain(`${"q".repeat(499)}…`);
     expect(handoff).toContain(`${"a".repeat(799)}…`);
     expect(handoff).toContain("## Done\n- (none recorded)");
@@ -70,11 +79,7 @@ describe("the end note", () => {
       { length: DECISIONS_MAX_LINES },
       (_, i) => `2026-11-21T10:00:00.000Z t-0 old decision ${i}`,
     ).join("\n");
-    const { handoff, decisions } = composeTaskEnd(
-      { ...input, answer: "a".repeat(100_000) },
-      progress,
-      log,
-    );
+    const { handoff, decisions } = end({ ...input, answer: "a".repeat(100_000) }, progress, log);
     expect(handoff.length).toBeLessThan(16_000);
     expect(handoff).toContain(`- todo 0 `);
     expect(handoff).not.toContain(`- todo ${HANDOFF_LIST_ITEMS} `);
@@ -95,7 +100,7 @@ describe("the end note", () => {
       decisions: [],
       blockers: [],
     });
-    const { handoff } = composeTaskEnd(input, progress, null);
+    const { handoff } = end(input, progress, null);
     expect(handoff).toContain("- and 40 more (PROGRESS.json)");
   });
 });

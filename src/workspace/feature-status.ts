@@ -1,0 +1,205 @@
+/**
+ * feature_status.json: the features of the work with the tests that prove each, kept by the
+ * harness (the `feature_update` tool, `run_code` test runs, the session start's regression run).
+ * A feature has an id, a status (not_started, in_progress, completed, blocked), its test files,
+ * the passing and total counts of its last run and when that was; the file keeps the totals
+ * (features per status, tests passing of total). Bounded: {@link FEATURES_MAX} features of at
+ * most {@link FEATURE_TESTS_MAX} test files. Pure: no I/O.
+ */
+import { z } from "zod";
+
+export const FEATURE_STATUS_FILE = "feature_status.json";
+export const FEATURES_MAX = 100;
+export const FEATURE_TESTS_MAX = 10;
+
+export const FeatureId = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a feature id is 1-64 letters, digits, . _ -");
+export const FeatureState = z.enum(["not_started", "in_progress", "completed", "blocked"]);
+export type FeatureState = z.infer<typeof FeatureState>;
+const TestPath = z.string().trim().min(1).max(512);
+const Time = z.string().max(40);
+
+const Feature = z.strictObject({
+  id: FeatureId,
+  title: z.string().max(200).optional(),
+  status: FeatureState,
+  /** Workspace test files (`*.test.ts` / `*.test.js`) that prove it. */
+  tests: z.array(TestPath).max(FEATURE_TESTS_MAX),
+  testsPassing: z.number().int().min(0),
+  testsTotal: z.number().int().min(0),
+  lastRunAt: Time.nullable(),
+  /** Its tests passed at the run before the last, and some fail now. */
+  regression: z.boolean(),
+  /** The agent that last changed it. */
+  agent: z.string().max(64).nullable(),
+  startedAt: Time.nullable(),
+  updatedAt: Time,
+});
+export type Feature = z.infer<typeof Feature>;
+
+export const FeatureStatusSchema = z.strictObject({
+  totalFeatures: z.number().int().min(0),
+  completed: z.number().int().min(0),
+  inProgress: z.number().int().min(0),
+  blocked: z.number().int().min(0),
+  notStarted: z.number().int().min(0),
+  testsPassing: z.number().int().min(0),
+  testsTotal: z.number().int().min(0),
+  features: z.array(Feature).max(FEATURES_MAX),
+  updatedAt: Time,
+});
+export type FeatureStatus = z.infer<typeof FeatureStatusSchema>;
+
+/** One feature as `feature_update` gives it: only `id` is required. */
+export const FeatureChange = z.strictObject({
+  id: FeatureId,
+  title: z.string().trim().max(200).optional().describe("A short name"),
+  status: FeatureState.optional(),
+  tests: z
+    .array(TestPath)
+    .max(FEATURE_TESTS_MAX)
+    .optional()
+    .describe("Workspace test files that prove it (*.test.ts / *.test.js)"),
+});
+export type FeatureChange = z.infer<typeof FeatureChange>;
+
+/** The file with no features. */
+export function emptyFeatureStatus(at: string): FeatureStatus {
+  return withTotals({ features: [] }, at);
+}
+
+/** The totals recomputed from the features. */
+export function withTotals(input: { features: Feature[] }, at: string): FeatureStatus {
+  const count = (state: FeatureState) => input.features.filter((f) => f.status === state).length;
+  return {
+    totalFeatures: input.features.length,
+    completed: count("completed"),
+    inProgress: count("in_progress"),
+    blocked: count("blocked"),
+    notStarted: count("not_started"),
+    testsPassing: input.features.reduce((n, f) => n + f.testsPassing, 0),
+    testsTotal: input.features.reduce((n, f) => n + f.testsTotal, 0),
+    features: input.features,
+    updatedAt: at,
+  };
+}
+
+/** feature_status.json's text, checked (null text: no file; `invalid`: why it does not parse). */
+export function parseFeatureStatus(text: string | null): {
+  status: FeatureStatus | null;
+  invalid?: string;
+} {
+  if (text === null) return { status: null };
+  try {
+    const parsed = FeatureStatusSchema.safeParse(JSON.parse(text));
+    if (parsed.success) return { status: parsed.data };
+    const issue = parsed.error.issues[0];
+    return { status: null, invalid: `${issue?.path.join(".") || "file"}: ${issue?.message}` };
+  } catch {
+    return { status: null, invalid: "not JSON" };
+  }
+}
+
+/** The changes applied (new features appended); an error when the file would hold too many. */
+export function applyFeatureChanges(
+  current: FeatureStatus,
+  changes: readonly FeatureChange[],
+  remove: readonly string[],
+  by: { agent: string; at: string },
+): { ok: true; value: FeatureStatus } | { ok: false; error: string } {
+  const features = current.features.filter((f) => !remove.includes(f.id));
+  for (const change of changes) {
+    const i = features.findIndex((f) => f.id === change.id);
+    const before = features[i];
+    const status = change.status ?? before?.status ?? "not_started";
+    const next: Feature = {
+      id: change.id,
+      ...((change.title ?? before?.title) ? { title: change.title ?? before?.title } : {}),
+      status,
+      tests: change.tests ?? before?.tests ?? [],
+      testsPassing: before?.testsPassing ?? 0,
+      testsTotal: before?.testsTotal ?? 0,
+      lastRunAt: before?.lastRunAt ?? null,
+      regression: before?.regression ?? false,
+      agent: by.agent,
+      startedAt: before?.startedAt ?? (status === "not_started" ? null : by.at),
+      updatedAt: by.at,
+    };
+    if (i >= 0) features[i] = next;
+    else features.push(next);
+  }
+  if (features.length > FEATURES_MAX)
+    return {
+      ok: false,
+      error: `feature_status.json holds at most ${FEATURES_MAX} features; remove finished ones first`,
+    };
+  return { ok: true, value: withTotals({ features }, by.at) };
+}
+
+/** One test's outcome in a run. */
+export interface TestOutcome {
+  file: string;
+  ok: boolean;
+}
+
+/**
+ * A test run applied: every feature whose test files ran gets the passing and total counts of
+ * those files' tests, the run's time, and `regression` when it passed completely before and does
+ * not now. `named`: the feature the run was for (created if new, given the run's files as its
+ * tests when it has none). Returns the file and the features that regressed.
+ */
+export function applyTestRun(
+  current: FeatureStatus,
+  run: { files: readonly string[]; outcomes: readonly TestOutcome[] },
+  by: { agent: string; at: string; named?: string },
+): { status: FeatureStatus; regressed: Feature[]; error?: string } {
+  let features = current.features;
+  if (by.named !== undefined && !features.some((f) => f.id === by.named)) {
+    const added = applyFeatureChanges(
+      current,
+      [{ id: by.named, status: "in_progress", tests: run.files.slice(0, FEATURE_TESTS_MAX) }],
+      [],
+      by,
+    );
+    if (!added.ok) return { status: current, regressed: [], error: added.error };
+    features = added.value.features;
+  }
+  const regressed: Feature[] = [];
+  const updated = features.map((feature) => {
+    const tests =
+      feature.id === by.named && feature.tests.length === 0
+        ? run.files.slice(0, FEATURE_TESTS_MAX)
+        : feature.tests;
+    const mine = run.outcomes.filter((o) => tests.includes(o.file));
+    if (mine.length === 0 || !tests.every((t) => run.files.includes(t))) return feature;
+    const passing = mine.filter((o) => o.ok).length;
+    const passedBefore = feature.testsTotal > 0 && feature.testsPassing === feature.testsTotal;
+    const next: Feature = {
+      ...feature,
+      tests,
+      testsPassing: passing,
+      testsTotal: mine.length,
+      lastRunAt: by.at,
+      regression: passing < mine.length && (passedBefore || feature.regression),
+      updatedAt: by.at,
+    };
+    if (next.regression && !feature.regression) regressed.push(next);
+    return next;
+  });
+  return { status: withTotals({ features: updated }, by.at), regressed };
+}
+
+/** The test files of features whose last run passed completely (the regression run's list). */
+export function passingTests(status: FeatureStatus): string[] {
+  const files = status.features
+    .filter((f) => f.testsTotal > 0 && f.testsPassing === f.testsTotal && f.tests.length > 0)
+    .flatMap((f) => f.tests);
+  return [...new Set(files)];
+}
+
+/** The file's text as written. */
+export function featureStatusText(status: FeatureStatus): string {
+  return `${JSON.stringify(status, null, 2)}\n`;
+}
