@@ -428,4 +428,24 @@ describe("scheduled runs", () => {
       .first<{ task_id: string | null; error: string }>();
     expect(row).toEqual({ task_id: null, error: "the owner nobody-here is not an active user" });
   });
+
+  it("starts no task on an agent switched off with ENABLE_<NAME>=false", async () => {
+    const owner = await newUser();
+    const name = `off-${crypto.randomUUID().slice(0, 6)}`;
+    const bindings = {
+      ...closedEnv,
+      ENABLE_WRITER: "false",
+      SCHEDULES: JSON.stringify({
+        [name]: { cron: "* * * * *", agent: "writer", owner: owner.id, prompt: "x" },
+      }),
+    } as Env;
+    await fire(bindings, new Date("2026-11-24T10:00:00Z"));
+    const row = await env.DB.prepare("SELECT task_id, error FROM schedule_runs WHERE schedule = ?")
+      .bind(name)
+      .first<{ task_id: string | null; error: string }>();
+    expect(row).toEqual({
+      task_id: null,
+      error: "the agent writer is switched off (ENABLE_WRITER=false)",
+    });
+  });
 });
