@@ -3,7 +3,9 @@
  * from the configured OIDC issuer (or Cloudflare Access's `Cf-Access-Jwt-Assertion`), or one of
  * the deployment's static keys (`ADMIN_API_KEY`: admin, `A2A_API_KEY`: a shared user key).
  * Without credentials the caller is anonymous where `ALLOW_ANONYMOUS` allows it (owner: the
- * anonymous claim, whose data is its conversation's: see anonymous.ts), else 401.
+ * anonymous claim, whose data is its conversation's: see anonymous.ts), else 401. An
+ * `Authorization` header that is not `Bearer <token>` (Basic, another scheme, a bare string) is a
+ * credential that cannot be checked: 401 in every mode, never silently anonymous.
  * Missing or bad credentials get the same 401 JSON: no hint of which part was wrong. Lookups are
  * cached per isolate for 5 seconds and streams re-check every 5 seconds, so a revocation takes
  * effect within 10 seconds everywhere.
@@ -37,10 +39,15 @@ function cacheOf(env: Env): Cache {
 export const ADMIN_KEY_ID = "admin-key";
 export const API_KEY_ID = "api-key";
 
-function credentialOf(c: Context<AppEnv>): string | null {
-  const header = c.req.header("Authorization") ?? "";
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  return bearer ?? c.req.header("Cf-Access-Jwt-Assertion") ?? null;
+/**
+ * The credential a request presents (a bearer token, else Cloudflare Access's JWT), and whether
+ * it sent an `Authorization` header that is not a bearer token.
+ */
+function credentialOf(c: Context<AppEnv>): { credential: string | null; unusable: boolean } {
+  const header = (c.req.header("Authorization") ?? "").trim();
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  const credential = bearer ?? c.req.header("Cf-Access-Jwt-Assertion") ?? null;
+  return { credential, unusable: header !== "" && bearer === undefined };
 }
 
 async function resolve(env: Env, credential: string): Promise<Principal | null> {
@@ -78,10 +85,11 @@ export function forgetTokens(env: Env, hashes: readonly string[]): void {
 /** Middleware: sets `principal` and `owner`, or answers 401. */
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async function auth(c, next) {
-    const credential = credentialOf(c);
+    const { credential, unusable } = credentialOf(c);
     let principal: Principal | null;
     if (credential === null) {
-      principal = loadConfig(c.env).allowAnonymous ? ANONYMOUS_PRINCIPAL : null;
+      // A caller who sent credentials expects them checked: never anonymous instead.
+      principal = !unusable && loadConfig(c.env).allowAnonymous ? ANONYMOUS_PRINCIPAL : null;
     } else {
       principal = await principalFor(c.env, credential);
     }

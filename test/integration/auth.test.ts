@@ -55,6 +55,47 @@ describe("authentication", () => {
     );
   });
 
+  it("checks credentials sent in open mode: a non-Bearer Authorization is a 401, not anonymous", async () => {
+    const open = { ...env, ALLOW_ANONYMOUS: "true" } as Env;
+    const { token } = await newUser();
+    const call = (headers: Record<string, string>) =>
+      callWorker(
+        "/",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", "A2A-Version": "1.0", ...headers },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }),
+        },
+        open,
+      );
+    for (const authorization of [
+      `Basic ${btoa("someone:secret")}`,
+      "Token x",
+      "a2a_bare-string",
+      "Bearer",
+      `Bearer ${token} extra`,
+      "Bearer a2a_not-a-real-token",
+    ]) {
+      const response = await call({ Authorization: authorization });
+      expect(response.status, authorization).toBe(401);
+      expect(response.headers.get("WWW-Authenticate")).toBe('Bearer realm="a2a"');
+      expect(await response.json()).toEqual(UNAUTHORIZED_RPC);
+    }
+    const rest = await callWorker(
+      "/tasks/x",
+      { headers: { "A2A-Version": "1.0", Authorization: "Basic c2VrcmV0" } },
+      open,
+    );
+    expect(rest.status).toBe(401);
+    expect(await rest.json()).toEqual(
+      errorBody(401, "UNAUTHENTICATED", "Unauthorized: send Authorization: Bearer <token>"),
+    );
+    // No credentials (or an empty header) is anonymous; a good token is its user.
+    expect((await call({})).status).toBe(200);
+    expect((await call({ Authorization: "" })).status).toBe(200);
+    expect((await call({ Authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+
   it("keeps cards public and advertises the bearer scheme", async () => {
     const response = await callWorker("/.well-known/agent-card.json", {
       headers: { "A2A-Version": "1.0" },
