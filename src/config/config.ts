@@ -62,8 +62,16 @@ export interface Config {
   retentionDays: number;
   /** Origins browser clients may call from (`CORS_ORIGINS`; `*` = any); empty = no CORS. */
   corsOrigins: string[];
-  /** Messages per minute per user, per IP for unauthenticated callers, and open streams (0 = off). */
-  limits: { messagesPerMinute: number; anonymousPerMinute: number; concurrentStreams: number };
+  /**
+   * Messages per minute per user, per IP for unauthenticated callers, open streams, and failed
+   * credentials per minute per IP and per token prefix (0 = off).
+   */
+  limits: {
+    messagesPerMinute: number;
+    anonymousPerMinute: number;
+    concurrentStreams: number;
+    authFailuresPerMinute: number;
+  };
   /** Default token budgets per task, day and month (0 = unlimited); users may have overrides. */
   budgets: { taskTokens: number; dayTokens: number; monthTokens: number };
   /** JWT verification (OIDC issuer or Cloudflare Access), when configured. */
@@ -186,6 +194,7 @@ export function loadConfig(env: object): Config {
       messagesPerMinute: v.RATE_MESSAGES_PER_MINUTE,
       anonymousPerMinute: v.RATE_ANONYMOUS_PER_MINUTE,
       concurrentStreams: v.MAX_CONCURRENT_STREAMS,
+      authFailuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
     },
     budgets: {
       taskTokens: v.BUDGET_TASK_TOKENS,

@@ -3,7 +3,10 @@
  * unauthenticated callers), the single place where counts must be exact. Messages per minute (a
  * sliding window), concurrent streams (leases), and token budgets per day and month, spent by
  * reserving before a model call and settling with the real usage after it, so concurrent tasks
- * can never overspend (no check-then-spend race). Days and months are UTC.
+ * can never overspend (no check-then-spend race). Days and months are UTC. The objects named
+ * `auth:ip:<address>` and `auth:token:<prefix>` count credential attempts that were not found good
+ * (auth/failure-throttle.ts); an alarm drops them after the minute, and an object left holding
+ * nothing at all is deleted, so a flood of guesses leaves no storage behind.
  */
 import { HarnessObject } from "../platform/harness-object.ts";
 
@@ -22,6 +25,8 @@ const MIGRATIONS = [
    CREATE TABLE spent (period TEXT PRIMARY KEY, tokens INTEGER NOT NULL);
    CREATE TABLE reservations (key TEXT PRIMARY KEY, tokens INTEGER NOT NULL, day TEXT NOT NULL,
      month TEXT NOT NULL, expires_at INTEGER NOT NULL);`,
+  `CREATE TABLE auth_attempts (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+   CREATE INDEX auth_attempts_at ON auth_attempts (at);`,
 ];
 
 const WINDOW_MS = 60_000;
@@ -33,23 +38,38 @@ const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
 /** A principal's counters. */
 export class UserObject extends HarnessObject {
-  readonly #sql: SqlStorage;
+  readonly #storage: SqlStorage;
+  /** False after the storage was deleted: the tables come back with the next count, not before. */
+  #opened = false;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     super(ctx, rawEnv, "user");
-    this.#sql = ctx.storage.sql;
+    this.#storage = ctx.storage.sql;
+  }
+
+  /** The counters' tables, (re)created on first use. */
+  get #sql(): SqlStorage {
+    if (!this.#opened) this.open();
+    return this.#storage;
   }
 
   /** Brings the counters' tables to the newest schema. */
   protected override open(): void {
-    this.#sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+    const sql = this.#storage;
+    sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
     const version =
-      this.#sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_version").one()
-        .v ?? 0;
+      sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_version").one().v ?? 0;
     for (let i = version; i < MIGRATIONS.length; i++) {
-      this.#sql.exec(MIGRATIONS[i] as string);
-      this.#sql.exec("INSERT INTO schema_version (version) VALUES (?)", i + 1);
+      sql.exec(MIGRATIONS[i] as string);
+      sql.exec("INSERT INTO schema_version (version) VALUES (?)", i + 1);
     }
+    this.#opened = true;
+  }
+
+  /** Deletes all of the object's storage; nothing is written again until the next count. */
+  async #deleteAll(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    this.#opened = false;
   }
 
   /** Admits one message if fewer than `perMinute` came in the last minute. */
@@ -83,6 +103,63 @@ export class UserObject extends HarnessObject {
 
   closeStream(lease: string): void {
     this.#sql.exec("DELETE FROM streams WHERE lease = ?", lease);
+  }
+
+  /**
+   * Admits one credential attempt if fewer than `perMinute` attempts not found good (failures,
+   * and attempts still being checked) came in the last minute; the attempt counts as a failure
+   * until {@link releaseAttempt} says its credential was good. Exact under concurrent attempts.
+   */
+  async attempt(
+    perMinute: number,
+  ): Promise<{ ok: true; attempt: string } | { ok: false; retryAfterSeconds: number }> {
+    const now = Date.now();
+    this.#sql.exec("DELETE FROM auth_attempts WHERE at <= ?", now - WINDOW_MS);
+    const rows = this.#sql
+      .exec<{ at: number }>("SELECT at FROM auth_attempts ORDER BY at LIMIT ?", perMinute)
+      .toArray();
+    if (rows.length >= perMinute) {
+      const oldest = rows[0]?.at ?? now;
+      return {
+        ok: false,
+        retryAfterSeconds: Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000)),
+      };
+    }
+    const attempt = crypto.randomUUID();
+    this.#sql.exec("INSERT INTO auth_attempts (id, at) VALUES (?, ?)", attempt, now);
+    // A set alarm rings by the oldest attempt's end of minute (see alarm()).
+    if ((await this.ctx.storage.getAlarm()) === null)
+      await this.ctx.storage.setAlarm(now + WINDOW_MS);
+    return { ok: true, attempt };
+  }
+
+  /** Forgets an attempt whose credential was good (it was no failure). */
+  releaseAttempt(attempt: string): void {
+    this.#sql.exec("DELETE FROM auth_attempts WHERE id = ?", attempt);
+  }
+
+  /**
+   * Drops attempts older than the minute (ringing again while younger ones are left), then
+   * deletes the object's storage if it holds no counts at all (an `auth:` object always ends so).
+   */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    this.#sql.exec("DELETE FROM auth_attempts WHERE at <= ?", now - WINDOW_MS);
+    const next = this.#sql
+      .exec<{ at: number | null }>("SELECT MIN(at) AS at FROM auth_attempts")
+      .one().at;
+    if (next !== null) {
+      await this.ctx.storage.setAlarm(next + WINDOW_MS);
+      return;
+    }
+    const held = this.#sql
+      .exec<{ n: number }>(
+        `SELECT (SELECT COUNT(*) FROM messages WHERE at > ?) + (SELECT COUNT(*) FROM streams)
+           + (SELECT COUNT(*) FROM spent) + (SELECT COUNT(*) FROM reservations) AS n`,
+        now - WINDOW_MS,
+      )
+      .one().n;
+    if (held === 0) await this.#deleteAll();
   }
 
   /** Tokens spent and reserved in the current day and month. */
@@ -164,7 +241,6 @@ export class UserObject extends HarnessObject {
 
   /** Forgets everything (privacy erasure). */
   async erase(): Promise<void> {
-    await this.ctx.storage.deleteAll();
-    this.open();
+    await this.#deleteAll();
   }
 }
