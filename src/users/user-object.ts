@@ -5,8 +5,8 @@
  * reserving before a model call and settling with the real usage after it, so concurrent tasks
  * can never overspend (no check-then-spend race). Days and months are UTC. The objects named
  * `auth:ip:<address>` and `auth:token:<prefix>` count credential attempts that were not found good
- * (auth/failure-throttle.ts); an alarm drops them after the minute, and an object left holding
- * nothing at all is deleted, so a flood of guesses leaves no storage behind.
+ * (auth/failure-throttle.ts); an alarm drops them after the minute and erases an object left
+ * holding no counts at all, so a flood of guesses leaves nothing behind.
  */
 import { HarnessObject } from "../platform/harness-object.ts";
 
@@ -38,38 +38,23 @@ const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
 /** A principal's counters. */
 export class UserObject extends HarnessObject {
-  readonly #storage: SqlStorage;
-  /** False after the storage was deleted: the tables come back with the next count, not before. */
-  #opened = false;
+  readonly #sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     super(ctx, rawEnv, "user");
-    this.#storage = ctx.storage.sql;
-  }
-
-  /** The counters' tables, (re)created on first use. */
-  get #sql(): SqlStorage {
-    if (!this.#opened) this.open();
-    return this.#storage;
+    this.#sql = ctx.storage.sql;
   }
 
   /** Brings the counters' tables to the newest schema. */
   protected override open(): void {
-    const sql = this.#storage;
-    sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+    this.#sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
     const version =
-      sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_version").one().v ?? 0;
+      this.#sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_version").one()
+        .v ?? 0;
     for (let i = version; i < MIGRATIONS.length; i++) {
-      sql.exec(MIGRATIONS[i] as string);
-      sql.exec("INSERT INTO schema_version (version) VALUES (?)", i + 1);
+      this.#sql.exec(MIGRATIONS[i] as string);
+      this.#sql.exec("INSERT INTO schema_version (version) VALUES (?)", i + 1);
     }
-    this.#opened = true;
-  }
-
-  /** Deletes all of the object's storage; nothing is written again until the next count. */
-  async #deleteAll(): Promise<void> {
-    await this.ctx.storage.deleteAll();
-    this.#opened = false;
   }
 
   /** Admits one message if fewer than `perMinute` came in the last minute. */
@@ -140,7 +125,7 @@ export class UserObject extends HarnessObject {
 
   /**
    * Drops attempts older than the minute (ringing again while younger ones are left), then
-   * deletes the object's storage if it holds no counts at all (an `auth:` object always ends so).
+   * erases the object if it holds no counts at all (an `auth:` object always ends so).
    */
   override async alarm(): Promise<void> {
     const now = Date.now();
@@ -159,7 +144,7 @@ export class UserObject extends HarnessObject {
         now - WINDOW_MS,
       )
       .one().n;
-    if (held === 0) await this.#deleteAll();
+    if (held === 0) await this.erase();
   }
 
   /** Tokens spent and reserved in the current day and month. */
@@ -241,6 +226,7 @@ export class UserObject extends HarnessObject {
 
   /** Forgets everything (privacy erasure). */
   async erase(): Promise<void> {
-    await this.#deleteAll();
+    await this.ctx.storage.deleteAll();
+    this.open();
   }
 }
