@@ -3,7 +3,8 @@
  *   GET    /api/admin/users                       every user (no token material)
  *   POST   /api/admin/users                       { id, name?, role?, agents? }: 201 with a token (shown once)
  *   POST   /api/admin/users/:id/budget            { taskTokens?, dayTokens?, monthTokens? } (null clears)
- *   POST   /api/admin/users/:id/revoke            revokes every token of the user
+ *   POST   /api/admin/users/:id/revoke            revokes every token of the user and cancels
+ *                                                  their running tasks (stop-tasks.ts)
  *   PUT    /api/admin/agents/:name/memory         the agent's shared CONTEXT.md (text body)
  *   GET    /api/admin/agents/:name/identity       the IDENTITY.md in force (uploaded or bundled)
  *   PUT    /api/admin/agents/:name/identity       uploads one (validated; served at once)
@@ -33,6 +34,7 @@ import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts"
 import type { AppEnv } from "../protocol/app-types.ts";
 import { MEMORY_MAX_CHARS, writeSharedMemory } from "../store/shared-memory.ts";
 import { forgetBudget } from "../users/limits.ts";
+import { stopTasksOf } from "./stop-tasks.ts";
 
 const RESERVED = ["anonymous", "admin-key", "api-key"];
 const NewUser = z.strictObject({
@@ -111,7 +113,8 @@ export function adminRoutes(): Hono<AppEnv> {
     const hashes = await tokenHashes(c.env.DB, id);
     const revoked = await revokeTokens(c.env.DB, id);
     forgetTokens(c.env, hashes);
-    return c.json({ revoked });
+    const stopped = await stopTasksOf(c.env, id);
+    return c.json({ revoked, canceledTasks: stopped.canceled, moreTasks: stopped.more });
   });
 
   // Uploads are limited by MAX_BODY_BYTES before they are read, like every body.
