@@ -60,6 +60,8 @@ export interface Config {
   allowAnonymous: boolean;
   /** Days an ended task is kept before it erases itself (0 = forever). */
   retentionDays: number;
+  /** Whether cron trigger events run (`CRON_TRIGGERS`; `npm run dev` turns them off). */
+  cronTriggers: boolean;
   /** Origins browser clients may call from (`CORS_ORIGINS`; `*` = any); empty = no CORS. */
   corsOrigins: string[];
   /**
@@ -190,6 +192,7 @@ export function loadConfig(env: object): Config {
     allowAnonymous: v.ALLOW_ANONYMOUS && !v.AUTH_REQUIRED && !v.A2A_API_KEY,
     corsOrigins: v.CORS_ORIGINS,
     retentionDays: v.RETENTION_DAYS,
+    cronTriggers: v.CRON_TRIGGERS,
     limits: {
       messagesPerMinute: v.RATE_MESSAGES_PER_MINUTE,
       anonymousPerMinute: v.RATE_ANONYMOUS_PER_MINUTE,

@@ -45,6 +45,7 @@ export const ConfigSchema = z.object({
   ADMIN_API_KEY: optionalString,
   ALLOW_ANONYMOUS: bool(false),
   RETENTION_DAYS: int(0, 0),
+  CRON_TRIGGERS: bool(true),
   CORS_ORIGINS: optionalString.transform((v) => (v === undefined ? [] : list(v))),
   RATE_MESSAGES_PER_MINUTE: int(60, 0),
   RATE_ANONYMOUS_PER_MINUTE: int(20, 0),
