@@ -10,9 +10,11 @@
  *   tasks <agent|url>                your tasks (v1.0 agents)
  *   chat <agent|url>                 a conversation; answers input-required questions inline
  *
- * Options: --url (this harness; default http://127.0.0.1:8787), --token (or A2A_TOKEN),
- * --json (machine output), --context <id>, --task <id> (continue a task), --history <n>,
- * --state <state>, --limit <n>.
+ * Options: --url (this harness; default http://127.0.0.1:8787), --token (or A2A_TOKEN; sent only
+ * to the origin of --url or of the agent URL), --json (machine output), --context <id>,
+ * --task <id> (continue a task), --history <n>, --state <state>, --limit <n>,
+ * --require-signature (refuse a card that is not signed). A card seen signed before is verified
+ * by every command and refused unsigned.
  */
 import { parseArgs } from "node:util";
 import { Task as SdkTask } from "@a2a-js/sdk";
@@ -31,9 +33,15 @@ import {
   Http,
   resolveTarget,
   type Target,
+  tokenWarning,
 } from "./target.ts";
 import { listTasks } from "./tasks.ts";
-import { describeVerification, verifyFetchedCard } from "./verify-card.ts";
+import {
+  checkBeforeUse,
+  describeVerification,
+  signatureVerdict,
+  verifyFetchedCard,
+} from "./verify-card.ts";
 
 type Json = Record<string, unknown>;
 
@@ -51,7 +59,10 @@ const USAGE = `usage: a2a <command> [options]
 
 options:
   --url <url>       the harness (default ${DEFAULT_URL}, or $A2A_URL)
-  --token <token>   bearer token (default: $A2A_TOKEN)
+  --token <token>   bearer token (default: $A2A_TOKEN), sent only to the origin of
+                    --url or of the agent URL given
+  --require-signature  refuse an agent whose card is not signed (a card seen signed
+                    before is always refused unsigned)
   --json            print JSON (one object, or one event per line for stream)
   --context <id>    continue a conversation
   --task <id>       answer a task that waits for input
@@ -77,6 +88,7 @@ const OPTIONS = {
   history: { type: "string" },
   state: { type: "string" },
   limit: { type: "string" },
+  "require-signature": { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 const { values, positionals } = parseCommandLine();
@@ -104,7 +116,7 @@ const answerCommand = (target: Target, taskId: string) =>
   `npm run a2a -- send ${agentArgs(target)} --task ${taskId} "<your answer>"`;
 
 let target: Target | undefined;
-const http = new Http(values.token || undefined);
+let http: Http | undefined;
 
 async function main(): Promise<number> {
   const [command, agent, ...rest] = positionals;
@@ -116,20 +128,24 @@ async function main(): Promise<number> {
     throw new CliError(`unknown command ${command}\n\n${USAGE}`);
   if (!agent) throw new CliError(`${command} needs an agent name or URL\n\n${USAGE}`);
   target = resolveTarget(agent, values.url);
+  http = new Http(values.token || undefined, new URL(target.url).origin);
+  const fetched = await fetchCard(target, http);
+  const cardUrl = new URL(".well-known/agent-card.json", target.url).toString();
+  const required = values["require-signature"];
   if (command === "card") {
-    const fetched = await fetchCard(target, http);
-    const signature = await verifyFetchedCard(
-      fetched,
-      new URL(".well-known/agent-card.json", target.url).toString(),
-      http.fetch,
-    );
+    const signature = await verifyFetchedCard(fetched, cardUrl, http.fetch);
     const card = cardJson(fetched);
     if (values.json) printJson(card);
     else printCard(card);
     (values.json ? process.stderr : process.stdout).write(`${describeVerification(signature)}\n`);
-    return signature.status === "invalid" ? 1 : 0;
+    const verdict = signatureVerdict(signature, cardUrl, required);
+    if (verdict && signature.status !== "invalid") process.stderr.write(`a2a: ${verdict}\n`);
+    return verdict ? 1 : 0;
   }
-  const session: Session = { ...(await clientFor(target, http)), http, target };
+  await checkBeforeUse(fetched, cardUrl, http.fetch, required);
+  const warning = tokenWarning(fetched, http, target.agent);
+  if (warning) process.stderr.write(`a2a: ${warning}\n`);
+  const session: Session = { ...(await clientFor(http, fetched)), http, target };
   const hint = (view: TaskView) => {
     if (view.state === "input-required" && target)
       process.stderr.write(`answer with: ${answerCommand(target, view.taskId)}\n`);
@@ -263,9 +279,10 @@ main().then(
   (error: unknown) => {
     const [command, , id] = positionals;
     const taskId = command === "get" || command === "cancel" ? id : values.task;
-    const message = target
-      ? explain(error, errorContext(target, http, taskId))
-      : explain(error, { url: values.url, agent: positionals[1] ?? "", harness: true });
+    const message =
+      target && http
+        ? explain(error, errorContext(target, http, taskId))
+        : explain(error, { url: values.url, agent: positionals[1] ?? "", harness: true });
     process.stderr.write(`a2a: ${message}\n`);
     process.exit(1);
   },

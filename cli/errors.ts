@@ -29,6 +29,8 @@ export interface ErrorContext {
   lastStatus?: number;
   /** Whether a bearer token was sent. */
   tokenSent?: boolean;
+  /** The origin the last request went to without the token (it is for `url`'s origin only). */
+  tokenWithheldFrom?: string;
 }
 
 const isLoopback = (url: URL) => ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
@@ -69,6 +71,8 @@ export function explain(error: unknown, context: ErrorContext): string {
     return `task ${task} can no longer be canceled: it has ended (npm run a2a -- get ${context.agent} ${task})`;
   if (error instanceof UnsupportedOperationError)
     return `${context.agent} does not support this: ${error.message}`;
+  if (context.lastStatus === 401 && context.tokenWithheldFrom)
+    return `${context.tokenWithheldFrom} (named by the card of ${context.agent}) asks for a token; yours is for ${new URL(context.url).origin} only and was not sent there`;
   if (context.lastStatus === 401)
     return context.tokenSent
       ? `${context.agent} refused the token (mistyped, revoked or expired?): ${error.message}`

@@ -2,7 +2,9 @@
  * Which agent the CLI talks to and how: a URL (any A2A agent, v1.0 or v0.3) or the name of an
  * agent of this harness (`<--url>/agents/<name>/`, local dev by default), HTTP with the bearer
  * token that remembers the last status and the last SSE event id (to resume a dropped stream),
- * and an @a2a-js/sdk client that speaks v0.3 to an agent whose card says so.
+ * and an @a2a-js/sdk client that speaks v0.3 to an agent whose card says so. The token goes only
+ * to the origin it was given for (that of --url or of the agent URL typed): a card whose
+ * interfaces name another origin is talked to without it (and the user is told so).
  */
 import { AgentCard } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
@@ -39,24 +41,40 @@ export const agentArgs = (target: Target) =>
     ? `${target.agent} --url ${target.harness}`
     : target.agent;
 
-/** fetch with the bearer token; remembers the last HTTP status and the last SSE event id. */
+/** The URL a fetch asks for. */
+const urlOf = (input: RequestInfo | URL) =>
+  new URL(input instanceof Request ? input.url : input.toString());
+
+/**
+ * fetch with the bearer token, sent only to `origin` (Node's fetch drops it, as the Fetch
+ * standard says, when a redirect leaves the origin); remembers the last HTTP status, whether the
+ * last request carried the token, and the last SSE event id.
+ */
 export class Http {
   lastStatus: number | undefined;
   lastEventId: string | undefined;
+  /** The origin of the last request when it went without the token for being elsewhere. */
+  lastWithheldFrom: string | undefined;
+  /** The origin the token is for. */
+  readonly origin: string;
   readonly #token: string | undefined;
 
-  constructor(token: string | undefined) {
+  constructor(token: string | undefined, origin: string) {
     this.#token = token;
+    this.origin = origin;
   }
 
-  /** Whether requests carry a bearer token. */
-  get tokenSent(): boolean {
+  /** Whether the user gave a token (sent to `origin` only). */
+  get hasToken(): boolean {
     return Boolean(this.#token);
   }
 
   readonly fetch: typeof fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
-    if (this.#token) headers.set("Authorization", `Bearer ${this.#token}`);
+    const origin = urlOf(input).origin;
+    this.lastWithheldFrom = this.#token && origin !== this.origin ? origin : undefined;
+    if (this.#token && origin === this.origin)
+      headers.set("Authorization", `Bearer ${this.#token}`);
     const response = await fetch(input, { ...init, headers });
     this.lastStatus = response.status;
     if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream"))
@@ -94,7 +112,8 @@ export const errorContext = (target: Target, http: Http, taskId?: string): Error
   harness: target.harness !== null,
   ...(taskId ? { taskId } : {}),
   ...(http.lastStatus ? { lastStatus: http.lastStatus } : {}),
-  tokenSent: http.tokenSent,
+  tokenSent: http.hasToken && !http.lastWithheldFrom,
+  ...(http.lastWithheldFrom ? { tokenWithheldFrom: http.lastWithheldFrom } : {}),
 });
 
 /** The names of the harness's agents, or null if it does not list them. */
@@ -143,21 +162,43 @@ export async function fetchCard(target: Target, http: Http): Promise<Record<stri
 export const isV03Card = (card: Record<string, unknown>) =>
   !Array.isArray(card.supportedInterfaces) && typeof card.protocolVersion === "string";
 
-/** An SDK client for the agent. */
-export async function clientFor(
-  target: Target,
+/** The origins, other than `origin`, that the card's interfaces (either generation) name. */
+export function foreignOrigins(card: Record<string, unknown>, origin: string): string[] {
+  const interfaces = [
+    ...(Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []),
+    ...(Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces : []),
+    { url: card.url },
+  ] as Array<{ url?: unknown } | null>;
+  const origins = new Set<string>();
+  for (const i of interfaces) {
+    if (typeof i?.url !== "string") continue;
+    const found = URL.canParse(i.url) ? new URL(i.url).origin : undefined;
+    if (found && found !== origin) origins.add(found);
+  }
+  return [...origins];
+}
+
+/** The warning when the card sends a token-bearing caller elsewhere, or null. */
+export function tokenWarning(
+  card: Record<string, unknown>,
   http: Http,
+  agent: string,
+): string | null {
+  const elsewhere = foreignOrigins(card, http.origin);
+  return http.hasToken && elsewhere.length > 0
+    ? `the card of ${agent} points at ${elsewhere.join(", ")}, not ${http.origin}: the token is not sent there`
+    : null;
+}
+
+/** An SDK client for the agent of `card` (fetched by fetchCard), speaking its version. */
+export async function clientFor(
+  http: Http,
+  card: Record<string, unknown>,
 ): Promise<{ client: Client; version: "1.0" | "0.3"; card: Record<string, unknown> }> {
-  const card = await fetchCard(target, http);
   const version = isV03Card(card) ? "0.3" : "1.0";
-  const fetchImpl = http.fetch;
-  const factory = sdkClientFactory({
-    legacyCompat: version === "0.3",
-    fetchImpl,
-    // A v0.3 agent is asked without the A2A-Version header, as a v0.3 client would.
-    ...(version === "0.3" ? { cardFetch: (input: RequestInfo | URL) => fetchImpl(input) } : {}),
-  });
-  return { client: await factory.createFromUrl(target.url), version, card };
+  const factory = sdkClientFactory({ legacyCompat: version === "0.3", fetchImpl: http.fetch });
+  // From the card already fetched (and checked), not a second copy fetched again.
+  return { client: await factory.createFromAgentCard(card as unknown as AgentCard), version, card };
 }
 
 /** The card in the SDK's v1.0 form, for printing (a v0.3 card is printed as it came). */

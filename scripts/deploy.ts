@@ -5,20 +5,22 @@
  * ANTHROPIC_API_KEY when the Worker does not have it yet (or takes it from the environment),
  * applies the D1 migrations and deploys (wrangler creates the D1 database and the R2 bucket the
  * first time, by their names in wrangler.toml; on later deploys the migrations go first), makes a
- * first admin and prints its token when the deployment has no user, and prints the URL.
+ * first admin and prints its token when the deployment has no user, and prints the URL. Its
+ * temporary files (the key's secrets file, 0600; wrangler's output file) are removed however
+ * it ends, Ctrl-C included, and an interrupted wrangler is stopped too (scripts/cleanup.ts).
  *
  * `--check` builds every supported configuration (both plans, with and without schedules) with
  * `wrangler deploy --dry-run` and holds each to its plan's limits (variables, compressed size);
  * `npm test` runs it. Nothing is uploaded.
  */
 import { type SpawnOptions, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import type { Unstable_RawConfig as RawConfig } from "wrangler";
+import { removeTemporary, temporaryDir, trackChild } from "./cleanup.ts";
 import { deployConfig, PLANS, type PlanName } from "./deploy-config.ts";
 import { askHidden } from "./prompt.ts";
 
@@ -48,6 +50,7 @@ function run(
   };
   return new Promise((resolve) => {
     const child = spawn(command, args, spawnOptions);
+    trackChild(child);
     let stdout = "";
     child.stdout?.on("data", (d: Buffer) => {
       stdout += d.toString();
@@ -177,8 +180,7 @@ async function secretsFile(configPath: string): Promise<string | null> {
         `the Worker needs ${KEY}: run again and paste it, or set it in the environment`,
       );
   }
-  const dir = mkdtempSync(join(tmpdir(), "a2a-deploy-"));
-  const file = join(dir, "secrets.json");
+  const file = join(temporaryDir("a2a-deploy-"), "secrets.json");
   writeFileSync(file, JSON.stringify({ [KEY]: key }), { mode: 0o600 });
   return file;
 }
@@ -192,7 +194,8 @@ async function deploy(planName: PlanName): Promise<void> {
   const secrets = await secretsFile(path);
   const dbName = raw.d1_databases?.[0]?.database_name ?? "";
   const exists = (await wranglerJson<{ uuid?: string }>(["d1", "info", dbName, "--json"]))?.uuid;
-  const output = join(mkdtempSync(join(tmpdir(), "a2a-deploy-out-")), "output.ndjson");
+  const outputDir = temporaryDir("a2a-deploy-out-");
+  const output = join(outputDir, "output.ndjson");
   try {
     // Migrations first when the database exists, so new code never meets an old schema.
     if (exists) await migrate();
@@ -204,13 +207,14 @@ async function deploy(planName: PlanName): Promise<void> {
     if (deployed.code !== 0) throw new Error("wrangler deploy failed (above)");
     if (!exists) await migrate();
   } finally {
-    if (secrets) rmSync(dirname(secrets), { recursive: true, force: true });
+    if (secrets) removeTemporary(dirname(secrets));
   }
   const url = readFileSync(output, "utf8")
     .split("\n")
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { type?: string; targets?: string[] })
     .find((entry) => entry.type === "deploy")?.targets?.[0];
+  removeTemporary(outputDir);
   const users = await wranglerJson<Array<{ results?: Array<{ n: number }> }>>([
     "d1",
     "execute",

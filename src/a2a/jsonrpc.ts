@@ -9,6 +9,7 @@ import { ContentTypeNotSupportedError, VersionNotSupportedError } from "@a2a-js/
 import { ServerCallContext } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
 import { z } from "zod";
+import { TOO_DEEP_MESSAGE, tooDeep } from "../protocol/json-shape.ts";
 import {
   errorResponse,
   INTERNAL_ERROR,
@@ -133,11 +134,16 @@ export async function handleJsonRpc(
       ),
     );
   }
-  const parsed = spec.params.safeParse(params ?? {});
   // Spec 0.3.0 §7: a streaming method answers with an SSE stream, errors included.
   const streamErrors = dialect.version === "0.3" && spec.streaming;
-  if (!parsed.success) {
-    const error = invalidParams(parsed.error);
+  const deep = tooDeep(params ?? {});
+  const parsed = deep ? null : spec.params.safeParse(params ?? {});
+  if (deep || !parsed?.success) {
+    const error = invalidParams(
+      deep
+        ? new z.ZodError([{ code: "custom", path: deep, message: TOO_DEEP_MESSAGE, input: null }])
+        : (parsed?.error as z.ZodError),
+    );
     return streamErrors
       ? sseOnce(c, JSON.stringify(errorResponse(id, error, dialect.errorObject)))
       : fail(id, error);

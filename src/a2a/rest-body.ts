@@ -1,11 +1,13 @@
 /**
  * Reads the JSON body of an HTTP+JSON request: a body sent as anything but JSON is refused with
  * ContentTypeNotSupportedError (HTTP 415, RFC 9110 §15.5.16), a body that is not JSON with
- * InvalidParams naming the body; an empty body reads as `{}`.
+ * InvalidParams naming the body, and so is one nested deeper than MAX_JSON_DEPTH; an empty body
+ * reads as `{}`.
  */
 import { RestContentTypeNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import { z } from "zod";
+import { TOO_DEEP_MESSAGE, tooDeep } from "../protocol/json-shape.ts";
 import { invalidParams } from "./jsonrpc-errors.ts";
 import { isJsonContentType } from "./media-types.ts";
 
@@ -20,8 +22,9 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   }
   const text = await c.req.text();
   if (text.trim() === "") return {};
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw invalidParams(
       new z.ZodError([
@@ -30,4 +33,11 @@ export async function readJsonBody(c: Context): Promise<unknown> {
       "body",
     );
   }
+  const deep = tooDeep(body);
+  if (deep)
+    throw invalidParams(
+      new z.ZodError([{ code: "custom", path: deep, message: TOO_DEEP_MESSAGE, input: null }]),
+      "body",
+    );
+  return body;
 }

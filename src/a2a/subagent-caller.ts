@@ -1,24 +1,25 @@
 /**
  * A message that starts a task as another harness's sub-agent names its caller in the metadata
- * key {@link SUBAGENT_METADATA}: the parent task and agent, and the scratchpad (the root task's
- * id) to share through the common bucket. Malformed metadata is a -32602, not ignored.
+ * key {@link SUBAGENT_METADATA}: the calling agent, an opaque correlation id of the calling task,
+ * and the scratchpad id to share through a common bucket. None of them is a task or context id
+ * (those work as capabilities where they came from). Malformed metadata is a -32602, not ignored.
  */
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import { z } from "zod";
 import type { Message } from "../protocol/wire.ts";
 import { SUBAGENT_METADATA } from "../subagents/transport.ts";
 
-const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, "not an id");
+const Opaque = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, "not an opaque id");
 const Caller = z.strictObject({
-  parentTaskId: Id,
+  correlationId: Opaque,
   parentAgent: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "not an agent name"),
-  rootTaskId: Id,
+  scratchId: Opaque,
 });
 
 /** The remote parent named by a message, if any. */
 export function callerOf(
   message: Message,
-): { taskId: string; agent: string; rootTaskId: string } | null {
+): { correlationId: string; agent: string; scratchId: string } | null {
   const raw = message.metadata?.[SUBAGENT_METADATA];
   if (raw === undefined) return null;
   const parsed = Caller.safeParse(raw);
@@ -29,8 +30,8 @@ export function callerOf(
     );
   }
   return {
-    taskId: parsed.data.parentTaskId,
+    correlationId: parsed.data.correlationId,
     agent: parsed.data.parentAgent,
-    rootTaskId: parsed.data.rootTaskId,
+    scratchId: parsed.data.scratchId,
   };
 }

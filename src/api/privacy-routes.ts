@@ -15,12 +15,12 @@ import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import type { Task } from "../protocol/wire.ts";
+import { scratchPrefix, userKey } from "../store/r2-keys.ts";
 import { deletePrefix, listPrefix } from "../store/r2-prefix.ts";
 import { deleteAccountRows, userTasks } from "../store/task-queries.ts";
 import { userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
-import { workspaceKey } from "../workspace/keys.ts";
-import { eraseContexts, eraseTasks } from "./erase.ts";
+import { eraseContexts, eraseOwnerFiles, eraseTasks } from "./erase.ts";
 
 const PARALLEL = 6;
 
@@ -72,21 +72,19 @@ export function privacyRoutes(): Hono<AppEnv> {
           }
           files[entry.path] = pages.join("\n");
         }
-      const memory = await env.FILES.get(`agents/${agent}/users/${owner}/memory/CONTEXT.md`);
+      const memory = await env.FILES.get(userKey(agent, owner, "memory/CONTEXT.md"));
       if (Object.keys(files).length > 0 || memory)
         agents[agent] = { files, memory: memory ? await memory.text() : null };
     }
+    // Scratchpads by id: one per conversation (see task/lineage.ts).
     const scratchpads: Record<string, Record<string, string>> = {};
-    for (const row of rows.filter((r) => r.parentTaskId === null)) {
-      const objects = await listPrefix(env.FILES, `tasks/${row.id}/scratch/${owner}/`);
-      if (objects.length === 0) continue;
-      const files: Record<string, string> = {};
-      for (const object of objects) {
-        const body = await env.FILES.get(object.key);
-        if (body)
-          files[object.key.slice(`tasks/${row.id}/scratch/${owner}/`.length)] = await body.text();
-      }
-      scratchpads[row.id] = files;
+    const prefix = scratchPrefix(owner);
+    for (const object of await listPrefix(env.FILES, prefix)) {
+      const [scratchId, ...path] = object.key.slice(prefix.length).split("/");
+      const body = await env.FILES.get(object.key);
+      if (!scratchId || !body) continue;
+      scratchpads[scratchId] ??= {};
+      scratchpads[scratchId][path.join("/")] = await body.text();
     }
     return c.json({
       exportedAt: new Date().toISOString(),
@@ -118,10 +116,8 @@ export function privacyRoutes(): Hono<AppEnv> {
       rows.map((r) => r.id),
     );
     await eraseContexts(env, contexts);
-    for (const agent of currentAgents().names()) {
-      await stubByName(env.WORKSPACES, workspaceKey(agent, owner)).erase();
-      await deletePrefix(env.FILES, `agents/${agent}/users/${owner}/`);
-    }
+    await eraseOwnerFiles(env, owner, currentAgents().names());
+    await deletePrefix(env.FILES, scratchPrefix(owner));
     await userObject(env, `user:${owner}`).erase();
     forgetTokens(env, await tokenHashes(env.DB, owner));
     await deleteAccountRows(env.DB, owner);

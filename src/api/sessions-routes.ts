@@ -2,22 +2,29 @@
  * Sessions (conversations) of the caller, from the D1 index:
  *   GET    /api/sessions              the caller's contexts, most recent first (?agent=, ?limit=)
  *   GET    /api/sessions/:id          its tasks and messages (user messages and answers, in order)
- *   DELETE /api/sessions/:id          erases its tasks (and their sub-agent tasks) and conversation
+ *   DELETE /api/sessions/:id          erases its tasks (and their sub-agent tasks), conversation and
+ *                                     scratchpad; for an anonymous conversation (its own owner)
+ *                                     its workspaces, memory and R2 objects too
  * Another user's session id is "not found", never "forbidden". An anonymous caller has no list
  * (200, empty); a session id it names is the conversation it is in (the contextId is the
  * capability, see auth/anonymous.ts).
  */
 
 import { type Context, Hono } from "hono";
-import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
+import { ANONYMOUS_CALLER, anonymousOwner, isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import type { Message, Task } from "../protocol/wire.ts";
-import { listSessions, sessionTasks, withDescendants } from "../store/task-queries.ts";
-import { eraseContexts, eraseTasks } from "./erase.ts";
+import {
+  agentsOfTasks,
+  listSessions,
+  sessionTasks,
+  withDescendants,
+} from "../store/task-queries.ts";
+import { eraseContexts, eraseOwnerFiles, eraseTasks } from "./erase.ts";
 
 /** Who owns session `contextId` for this caller: itself, or (anonymous) that conversation. */
 function ownerOf(c: Context<AppEnv>, contextId: string): Promise<string> | string {
@@ -68,12 +75,16 @@ export function sessionsRoutes(): Hono<AppEnv> {
       c.env.DB,
       rows.map((r) => r.id),
     );
+    // An anonymous conversation is its own owner: its sub-agents' files (their memory) go too.
+    const helpers = isAnonymousOwner(owner) ? await agentsOfTasks(c.env.DB, ids) : [];
     await eraseTasks(c.env, owner, ids);
     const agents = [...new Set(rows.map((r) => r.agent))];
     await eraseContexts(
       c.env,
       agents.map((agent) => ({ owner, agent, contextId })),
     );
+    const others = helpers.filter((agent) => !agents.includes(agent));
+    if (others.length > 0) await eraseOwnerFiles(c.env, owner, others);
     return c.body(null, 204);
   });
   return app;

@@ -18,6 +18,8 @@ export interface Config {
   a2aApiKey: string | undefined;
   maxBodyBytes: number;
   maxTurns: number;
+  /** Tool calls of one model turn that run (`MAX_TOOL_CALLS_PER_TURN`). */
+  maxToolCallsPerTurn: number;
   modelIdleTimeoutMs: number;
   modelMaxRetries: number;
   modelRetryBaseMs: number;
@@ -33,6 +35,8 @@ export interface Config {
   pushMaxAttempts: number;
   pushRetryBaseMs: number;
   pushTimeoutMs: number;
+  /** Push notification configs one task may hold (MAX_PUSH_CONFIGS_PER_TASK). */
+  maxPushConfigsPerTask: number;
   /** run_code's limits (docs/harness.md: Code execution). */
   runCode: {
     cpuMs: number;
@@ -60,6 +64,11 @@ export interface Config {
   allowAnonymous: boolean;
   /** Days an ended task is kept before it erases itself (0 = forever). */
   retentionDays: number;
+  /**
+   * Days an anonymous conversation's ended task is kept (0 = as `retentionDays`); the lower of the
+   * two applies. The conversation's files go with its last task.
+   */
+  anonymousRetentionDays: number;
   /** Whether cron trigger events run (`CRON_TRIGGERS`; `npm run dev` turns them off). */
   cronTriggers: boolean;
   /** Origins browser clients may call from (`CORS_ORIGINS`; `*` = any); empty = no CORS. */
@@ -154,6 +163,7 @@ export function loadConfig(env: object): Config {
     a2aApiKey: v.A2A_API_KEY,
     maxBodyBytes: v.MAX_BODY_BYTES,
     maxTurns: v.MAX_TURNS,
+    maxToolCallsPerTurn: v.MAX_TOOL_CALLS_PER_TURN,
     modelIdleTimeoutMs: v.MODEL_IDLE_TIMEOUT_MS,
     modelMaxRetries: v.MODEL_MAX_RETRIES,
     modelRetryBaseMs: v.MODEL_RETRY_BASE_MS,
@@ -166,6 +176,7 @@ export function loadConfig(env: object): Config {
     pushMaxAttempts: v.PUSH_MAX_ATTEMPTS,
     pushRetryBaseMs: v.PUSH_RETRY_BASE_MS,
     pushTimeoutMs: v.PUSH_TIMEOUT_MS,
+    maxPushConfigsPerTask: v.MAX_PUSH_CONFIGS_PER_TASK,
     webhookReplayWindowSeconds: v.WEBHOOK_REPLAY_WINDOW_SECONDS,
     runCode: {
       cpuMs: v.RUN_CODE_CPU_MS,
@@ -192,6 +203,7 @@ export function loadConfig(env: object): Config {
     allowAnonymous: v.ALLOW_ANONYMOUS && !v.AUTH_REQUIRED && !v.A2A_API_KEY,
     corsOrigins: v.CORS_ORIGINS,
     retentionDays: v.RETENTION_DAYS,
+    anonymousRetentionDays: v.ANONYMOUS_RETENTION_DAYS,
     cronTriggers: v.CRON_TRIGGERS,
     limits: {
       messagesPerMinute: v.RATE_MESSAGES_PER_MINUTE,
@@ -208,4 +220,15 @@ export function loadConfig(env: object): Config {
   };
   cache.set(env, config);
   return config;
+}
+
+/**
+ * Days an ended task of `owner` is kept (0 = forever): RETENTION_DAYS, and for an anonymous
+ * conversation's task the lower of it and ANONYMOUS_RETENTION_DAYS.
+ */
+export function retentionDaysFor(config: Config, anonymous: boolean): number {
+  const all = config.retentionDays;
+  const anon = config.anonymousRetentionDays;
+  if (!anonymous || anon === 0) return all;
+  return all === 0 ? anon : Math.min(all, anon);
 }

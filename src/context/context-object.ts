@@ -3,7 +3,8 @@
  * contextId). Tasks join it before they run and release it when they end or pause; it runs them
  * one at a time in arrival order, hands each the turns of the tasks before it, and records each
  * task's turns on release. Joining, releasing and activation are idempotent; an activation that
- * fails is retried from the object's alarm.
+ * fails is retried from the object's alarm. Its tables are created by its first write (an erased
+ * conversation keeps none).
  */
 
 import type { ChatMessage } from "../loop/chat-message.ts";
@@ -11,7 +12,8 @@ import { HarnessObject } from "../platform/harness-object.ts";
 import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { Scheduler } from "../store/scheduler.ts";
-import { ContextStore, migrateContext } from "./context-store.ts";
+import type { Schema } from "../store/sqlite-migrations.ts";
+import { ContextStore, contextSchema } from "./context-store.ts";
 import type { JoinResult, ReleaseInput } from "./join.ts";
 
 const ACTIVATE = "activate:";
@@ -20,20 +22,23 @@ const ACTIVATE = "activate:";
 export class ContextObject extends HarnessObject {
   #store!: ContextStore;
   #scheduler!: Scheduler;
+  #schema!: Schema;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     super(ctx, rawEnv, "context");
   }
 
-  /** Opens the conversation's storage (a new database: nothing to read). */
+  /** Opens the conversation's storage (one without tables: nothing to read, nothing written). */
   protected override open(): void {
-    const fresh = migrateContext(this.ctx.storage.sql);
+    this.#schema = contextSchema(this.ctx.storage.sql);
+    const fresh = !this.#schema.stored;
     this.#store = new ContextStore(this.ctx.storage.sql, fresh);
     this.#scheduler = new Scheduler(this.ctx.storage, fresh);
   }
 
-  /** One transaction; if it throws, the in-memory copies are read again too. */
+  /** One transaction (the first creates the tables); if it throws, the copies are read again. */
   #transaction<T>(fn: () => T): T {
+    this.#schema.ensure();
     try {
       return this.ctx.storage.transactionSync(fn);
     } catch (error) {

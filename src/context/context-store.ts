@@ -6,7 +6,7 @@
 
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { copyOfMap, copyOfRows, RowCopy, upsertRow } from "../store/row-copy.ts";
-import { runMigrations } from "../store/sqlite-migrations.ts";
+import { Schema } from "../store/sqlite-migrations.ts";
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -17,9 +17,9 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Brings the object's database to the newest schema; true when it was new (all tables empty). */
-export function migrateContext(sql: SqlStorage): boolean {
-  return runMigrations(sql, MIGRATIONS);
+/** The context object's schema on `sql`: migrated if the database holds it, else left absent. */
+export function contextSchema(sql: SqlStorage): Schema {
+  return Schema.open(sql, MIGRATIONS);
 }
 
 interface QueuedTask {

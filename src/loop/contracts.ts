@@ -100,8 +100,8 @@ export interface ToolContext {
   memory: MemoryAccess;
   /** Outbound HTTP for web_fetch (tests pass their own). */
   fetch: typeof fetch;
-  /** The root task's scratchpad, shared by it and every sub-agent it starts. */
-  scratch: { bucket: R2Bucket; rootTaskId: string };
+  /** The conversation's scratchpad, shared by its tasks and every sub-agent they start. */
+  scratch: { bucket: R2Bucket; scratchId: string };
   /** Delegation to sub-agents. */
   subagents: Subagents;
   /** Remote A2A agents (registry and connections). */

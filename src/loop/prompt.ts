@@ -2,36 +2,25 @@
  * Assembles what a model turn is told besides the conversation, ordered for prompt caching: the
  * system prompt's stable part (the agent's identity, how to work in this harness, the
  * verification protocol, session continuity, the enabled tools) with a cache breakpoint, then
- * memory (CONTEXT.md, changes rarely) with a breakpoint; and the task's environment note (the
- * workspace, what remains, the latest handoff, the date), which goes into the conversation in
- * front of the task's first message so that it does not break the cached prefix. Guidance only
- * mentions tools the agent has. Pure: no I/O.
+ * memory (CONTEXT.md, changes rarely) with a breakpoint. The task's environment note
+ * (environment.ts) goes into the conversation in front of the task's first message instead, so
+ * that it does not break the cached prefix. Guidance only mentions tools the agent has. Pure: no
+ * I/O.
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
-import type { WorkspaceEntry } from "../workspace/types.ts";
 import type { SubagentType } from "./contracts.ts";
+import type { EnvironmentInputs } from "./environment.ts";
 
-/** Everything the prompt is made of. */
-export interface PromptInputs {
+/** Everything the prompt is made of (the environment note's inputs too). */
+export interface PromptInputs extends EnvironmentInputs {
   agent: AgentDefinition;
   tools: readonly string[];
   memory: { shared: string | null; user: string | null };
-  /** Null when the workspace could not be read this turn. */
-  environment: {
-    entries: WorkspaceEntry[];
-    total: number;
-    remaining: string[];
-    handoff: string | null;
-  } | null;
-  now: Date;
-  timeZone: string;
   /** The sub-agents this task may call, or, for a sub-agent's own task, who called it. */
   delegation?: { subagents: SubagentType[] } | { calledBy: string };
 }
 
-/** Top-level workspace entries shown in the environment section. */
-export const ENVIRONMENT_ENTRIES = 20;
 const CACHE = { type: "ephemeral" } as const;
 
 function delegation(inputs: PromptInputs): string[] {
@@ -103,66 +92,6 @@ function guidance(tools: readonly string[]): string {
     "",
     ...continuity,
   ].join("\n");
-}
-
-/** One formatter per time zone for the isolate: making one costs milliseconds, using one does not. */
-const formats = new Map<string, Intl.DateTimeFormat>();
-function dateFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = formats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-GB", {
-      timeZone,
-      weekday: "long",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-    });
-    formats.set(timeZone, format);
-  }
-  return format;
-}
-
-/** The text block that opens a task's environment note (see {@link environmentNote}). */
-export const ENVIRONMENT_OPEN = "<environment>";
-
-/**
- * The task's environment at its start (workspace listing, PROGRESS.json's remaining items, the
- * latest handoff, the date and time), as a note the harness puts in front of the task's first
- * message. It changes from task to task, so it lives in the conversation, not in the system
- * prompt: the system prompt and every earlier turn stay a stable, cacheable prefix.
- */
-export function environmentNote(inputs: PromptInputs): string {
-  return `${ENVIRONMENT_OPEN}\n${environment(inputs)}\n</environment>`;
-}
-
-function environment(inputs: PromptInputs): string {
-  const env = inputs.environment;
-  const lines = ["# Environment"];
-  if (!env) {
-    lines.push("The workspace could not be read just now.");
-  } else {
-    const shown = env.entries
-      .slice(0, ENVIRONMENT_ENTRIES)
-      .map((e) => `- ${e.path} (${e.size} bytes)`);
-    lines.push(
-      env.total === 0
-        ? "Workspace: empty."
-        : `Workspace (${env.total} file${env.total === 1 ? "" : "s"}):`,
-      ...shown,
-      ...(env.total > shown.length ? [`- and ${env.total - shown.length} more`] : []),
-      "",
-      env.remaining.length > 0
-        ? `Remaining in PROGRESS.json:\n${env.remaining.map((r) => `- ${r}`).join("\n")}`
-        : "PROGRESS.json lists nothing remaining.",
-      "",
-      env.handoff ? `Latest handoff (HANDOFF.md):\n${env.handoff.trim()}` : "No handoff note yet.",
-    );
-  }
-  const date = dateFormat(inputs.timeZone).format(inputs.now);
-  lines.push("", `Current date and time: ${date} (${inputs.timeZone}).`);
-  return lines.join("\n");
 }
 
 /**

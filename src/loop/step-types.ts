@@ -41,6 +41,8 @@ export interface StepLimits {
   idleTimeoutMs: number;
   maxRetries: number;
   retryBaseMs: number;
+  /** Tool calls of one model turn that run; the rest are answered "not run". */
+  maxToolCallsPerTurn: number;
 }
 
 /** Everything a step needs. */

@@ -1,8 +1,11 @@
 /**
  * The tool calls of one model turn, run in order through the hooks. A call that must wait (a
  * person's answer or approval, a sub-agent's task) saves the turn's calls and results so far and
- * suspends the step; the answer, when it comes, finishes that call and runs the rest. The results
- * reach the conversation as one user message, in one transaction.
+ * suspends the step; the answer, when it comes, finishes that call and runs the rest. At most
+ * `MAX_TOOL_CALLS_PER_TURN` calls of a turn run: the rest are answered, without running or
+ * passing through the hooks, with an error result saying so (every tool_use keeps its
+ * tool_result), and one `cap_reached` event says how many were dropped before any call runs.
+ * The results reach the conversation as one user message, in one transaction.
  */
 
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
@@ -17,9 +20,10 @@ import {
 } from "./suspension.ts";
 
 /**
- * Runs `calls` from index `from` in order. When one must wait (a person's answer or approval),
- * the calls and the results so far are saved and the step ends suspended; otherwise the results
- * go into the conversation as one user message (then any turns deferred while waiting).
+ * Runs `calls` from index `from` in order, up to the per-turn cap. When one must wait (a
+ * person's answer or approval), the calls and the results so far are saved and the step ends
+ * suspended; otherwise the results (those past the cap: "not run") go into the conversation as
+ * one user message (then any turns deferred while waiting).
  */
 export async function runCalls(
   deps: StepDeps,
@@ -30,7 +34,14 @@ export async function runCalls(
   deferred: PendingCalls["deferred"],
 ): Promise<StepOutcome> {
   const results = [...done];
-  for (let i = from; i < calls.length; i++) {
+  const cap = deps.limits.maxToolCallsPerTurn;
+  if (from === 0 && calls.length > cap)
+    hookContext.emit({
+      kind: "cap_reached",
+      text: `This turn asked for ${calls.length} tool calls; only the first ${cap} ran`,
+      detail: `at most ${cap} tool calls per turn; ${calls.length - cap} not run`,
+    });
+  for (let i = from; i < Math.min(calls.length, cap); i++) {
     const call = calls[i] as PendingCall;
     const decided = await deps.hooks.beforeTool(hookContext, call);
     let raw: ToolResult;
@@ -53,6 +64,8 @@ export async function runCalls(
     }
     results.push(toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, raw)));
   }
+  for (const call of calls.slice(Math.max(from, cap)))
+    results.push(toResultBlock(call.id, notRun(calls.length, cap)));
   deps.transaction(() => {
     deps.appendConversation({ role: "user", content: results });
     for (const turn of deferred) deps.appendConversation(turn.message, turn.seq);
@@ -100,6 +113,14 @@ export async function finishPendingCalls(
     toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, result)),
   ];
   return runCalls(deps, hookContext, pending.calls, pending.next + 1, done, pending.deferred);
+}
+
+/** The result of a call past the turn's cap: it did not run. */
+function notRun(asked: number, cap: number): ToolResult {
+  return {
+    content: `Not run: this turn asked for ${asked} tool calls and at most ${cap} run in one turn. Call it again in a later turn if you still need it, with fewer calls at once.`,
+    isError: true,
+  };
 }
 
 /** What the model gets back from a sub-agent's task. */

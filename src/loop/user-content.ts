@@ -78,13 +78,27 @@ function fileLabel(part: Part, type: string): string {
   return part.filename ? `${part.filename} (${type})` : type;
 }
 
+/** Data parts up to this many characters (compact) are shown indented, larger ones compact. */
+export const PRETTY_DATA_CHARS = 8_000;
+
+/**
+ * A data part as JSON text, at most 4 times its compact size: indentation multiplies a deep
+ * value's size (the edge bounds depth, see protocol/json-shape.ts), so only a small value whose
+ * indented form stays within that is indented.
+ */
+export function dataText(data: unknown): string {
+  const compact = JSON.stringify(data) ?? "null";
+  if (compact.length > PRETTY_DATA_CHARS) return compact;
+  const pretty = JSON.stringify(data, null, 2);
+  return pretty.length <= 4 * compact.length ? pretty : compact;
+}
+
 /** Content blocks for one message's parts, in order. Call {@link unsupportedMediaType} first. */
 export function toUserContent(parts: readonly Part[]): ContentBlockParam[] {
   return parts.map((part): ContentBlockParam => {
     if (part.text !== undefined) return { type: "text", text: part.text };
-    if (part.data !== undefined) {
-      return { type: "text", text: `\`\`\`json\n${JSON.stringify(part.data, null, 2)}\n\`\`\`` };
-    }
+    if (part.data !== undefined)
+      return { type: "text", text: `\`\`\`json\n${dataText(part.data)}\n\`\`\`` };
     const type = baseType(part.mediaType);
     if (part.raw !== undefined) {
       if (isImage(type)) {

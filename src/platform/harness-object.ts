@@ -2,7 +2,9 @@
  * What every Durable Object of the harness shares: its bindings seen through the storage meter
  * (a no-op unless STORAGE_METER is on), its SQL statements counted under `label`, and its
  * storage opened before the first call reaches it ({@link HarnessObject.open}, under
- * blockConcurrencyWhile; again after an erasure).
+ * blockConcurrencyWhile; again after an erasure). Opening writes nothing: an object whose
+ * database holds nothing (reached by a name nobody created) stays without storage until its first
+ * write (see store/sqlite-migrations.ts).
  */
 import { DurableObject } from "cloudflare:workers";
 import { meterObjectSql } from "./ledger.ts";
@@ -20,6 +22,6 @@ export abstract class HarnessObject extends DurableObject<Env> {
     });
   }
 
-  /** Opens the object's storage (migrations, in-memory copies, recovery). */
+  /** Opens the object's storage (migrations, in-memory copies, recovery); creates none. */
   protected abstract open(): void | Promise<void>;
 }

@@ -5,13 +5,16 @@
  * WEB_FETCH_ALLOW_PRIVATE) refuses hosts that are, as IP literals or well-known names: loopback,
  * private (RFC 1918, CGNAT, IPv6 ULA), link-local, unspecified, multicast, broadcast, reserved or
  * documentation ranges, IPv4 written in decimal/octal/hex forms or inside IPv6 (mapped,
- * compatible, NAT64, 6to4), `localhost` and `*.localhost`, local-only suffixes (`.local`,
- * `.internal`, `.localdomain`, `.home.arpa`) and the cloud metadata names. The cloud metadata
- * address and names are refused even with `allowPrivate`.
+ * compatible, NAT64, 6to4), `localhost` and `*.localhost`, single-label names (`http://intranet/`:
+ * no public DNS name has one label; a local resolver, search domain or hosts file answers it),
+ * local-only suffixes (`.local`, `.internal`, `.localdomain`, `.home.arpa`, and the private-use
+ * TLDs of RFC 6762 Appendix G: `.intranet`, `.private`, `.corp`, `.home`, `.lan`) and the cloud
+ * metadata names. The cloud metadata address and names are refused even with `allowPrivate`.
  * `checkRedirect` applies the same policy to every redirect hop (web_fetch follows at most 5).
  *
  * Limits, stated plainly: a Worker cannot resolve DNS before it fetches, so a public name that
- * resolves to a private address (or DNS rebinding) is NOT caught here. On Cloudflare that is
+ * resolves to a private address (or DNS rebinding), or a dotted name a hosts file maps to one, is
+ * NOT caught here. On Cloudflare that is
  * acceptable because a Worker's egress goes out through Cloudflare's network, which does not
  * reach the deployment's private networks; locally (wrangler dev) it is not.
  */
@@ -32,7 +35,19 @@ const BLOCKED_NAMES = new Set([
   "instance-data",
   "instance-data.ec2.internal",
 ]);
-const BLOCKED_SUFFIXES = [".localhost", ".local", ".internal", ".localdomain", ".home.arpa"];
+/** Suffixes only a local resolver answers (RFC 6761, mDNS, ICANN's `.internal`, RFC 6762 App. G). */
+const BLOCKED_SUFFIXES = [
+  ".localhost",
+  ".local",
+  ".internal",
+  ".localdomain",
+  ".home.arpa",
+  ".intranet",
+  ".private",
+  ".corp",
+  ".home",
+  ".lan",
+];
 
 /** IPv4 ranges that are not the public internet: [first octets as number, prefix, what]. */
 const V4_RANGES: ReadonlyArray<readonly [string, number, string]> = [
@@ -109,6 +124,8 @@ export function hostProblem(hostname: string): string | null {
     return host === "localhost" ? "a loopback name" : "a cloud metadata name";
   }
   if (BLOCKED_SUFFIXES.some((suffix) => host.endsWith(suffix))) return "a local-only name";
+  // After the metadata names: `metadata` and `instance-data` are single labels that stay refused.
+  if (!host.includes(".")) return "a single-label name (answered by a local resolver, not DNS)";
   return null;
 }
 

@@ -24,9 +24,6 @@ export interface PushConfig {
 /** A checked config from a client; `id` null lets the task choose one. */
 export type NewPushConfig = Omit<PushConfig, "createdAt" | "id"> & { id: string | null };
 
-/** Configs one task may hold. */
-export const MAX_PUSH_CONFIGS = 10;
-
 const ConfigInput = z.object({
   id: z
     .string()

@@ -3,7 +3,9 @@
  * config's next notification waits until the one before it is delivered or given up), with
  * exponential backoff (a receiver's `Retry-After` honoured) and a bounded number of attempts. The
  * URL passes the SSRF policy again at every attempt; redirects are not followed. Each attempt is
- * recorded on the delivery row.
+ * recorded on the delivery row, which the task's owner reads: a 2xx status, or a generic outcome
+ * (`refused: address not allowed`, `HTTP 4xx`/`5xx`, `no answer ...`, `config deleted`), never
+ * the receiver's exact status, body or connection error (those are logged).
  */
 import { loadConfig } from "../config/config.ts";
 import { backoffMs } from "../model/errors.ts";
@@ -16,6 +18,19 @@ import type { Outgoing, PushStore } from "./push-store.ts";
 export const PUSH_JOB = "push";
 
 const MAX_RETRY_AFTER_MS = 300_000;
+
+/**
+ * A failed attempt: what the delivery record (which the caller reads) says, generic so the
+ * harness is no probe of what answers at a URL; the detail (exact status, connection error) goes
+ * to the log only. `permanent`: not retried.
+ */
+interface Failure {
+  recorded: string;
+  detail: string;
+  permanent: boolean;
+}
+const CONFIG_DELETED = "config deleted";
+const NO_ANSWER = "no answer (timed out or could not connect)";
 
 function retryAfterMs(header: string | null): number | undefined {
   if (!header) return undefined;
@@ -103,12 +118,17 @@ export class PushSender {
     const target = this.#store.config(delivery.configId);
     const attempts = delivery.attempts + 1;
     const at = Date.now();
-    let httpStatus: number | null = null;
-    let error: string | null = null;
-    let retryAfter: number | undefined;
     const checked = checkUrl(delivery.url, { allowPrivate: config.webFetchAllowPrivate });
-    if (!target) error = "config deleted";
-    else if (!checked.ok) error = checked.reason;
+    let failure: Failure | null = null;
+    let httpStatus: number | null = null;
+    let retryAfter: number | undefined;
+    if (!target) failure = { recorded: CONFIG_DELETED, detail: CONFIG_DELETED, permanent: true };
+    else if (!checked.ok)
+      failure = {
+        recorded: "refused: address not allowed",
+        detail: checked.reason,
+        permanent: true,
+      };
     else {
       const headers: Record<string, string> = {
         "content-type": delivery.contentType,
@@ -126,39 +146,46 @@ export class PushSender {
           redirect: "manual",
           signal: AbortSignal.timeout(config.pushTimeoutMs),
         });
-        httpStatus = response.status;
         await response.body?.cancel();
-        if (response.status < 200 || response.status >= 300) {
-          error = `HTTP ${response.status}`;
+        if (response.status >= 200 && response.status < 300) httpStatus = response.status;
+        else {
+          failure = {
+            recorded: `HTTP ${Math.floor(response.status / 100)}xx`,
+            detail: `HTTP ${response.status}`,
+            permanent: false,
+          };
           retryAfter = retryAfterMs(response.headers.get("retry-after"));
         }
       } catch (cause) {
-        error =
-          cause instanceof Error && cause.name === "TimeoutError"
+        const timedOut = cause instanceof Error && cause.name === "TimeoutError";
+        failure = {
+          recorded: NO_ANSWER,
+          detail: timedOut
             ? `no answer within ${config.pushTimeoutMs} ms`
-            : `could not connect: ${cause instanceof Error ? cause.message : String(cause)}`;
+            : `could not connect: ${cause instanceof Error ? cause.message : String(cause)}`,
+          permanent: false,
+        };
       }
     }
-    const permanent = error === "config deleted" || (error !== null && !checked.ok);
-    const givingUp = error !== null && (permanent || attempts >= config.pushMaxAttempts);
+    const givingUp = failure !== null && (failure.permanent || attempts >= config.pushMaxAttempts);
     this.#store.record(delivery.seq, {
-      status: error === null ? "delivered" : givingUp ? "failed" : "pending",
+      status: failure === null ? "delivered" : givingUp ? "failed" : "pending",
       attempts,
       httpStatus,
-      error,
+      error: failure?.recorded ?? null,
       nextAt:
-        error === null || givingUp
+        failure === null || givingUp
           ? at
           : at + backoffMs(attempts, config.pushRetryBaseMs, retryAfter),
       at,
     });
-    if (error !== null)
+    if (failure !== null)
       log(givingUp ? "error" : "warn", givingUp ? "push gave up" : "push retry", {
         taskId: this.#taskId(),
         configId: delivery.configId,
         seq: delivery.seq,
         attempts,
-        error,
+        error: failure.detail,
       });
   }
 }

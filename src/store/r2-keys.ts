@@ -5,8 +5,9 @@
  *                                         files), memory/ (CONTEXT.md), ...
  *   agents/<agent>/shared/<path>          what all users of an agent share (its shared CONTEXT.md,
  *                                         an IDENTITY.md an admin uploaded)
- *   tasks/<taskId>/<path>                 a task's own files: artifacts/<artifactId>.<ext>, and
- *                                         for a root task scratch/<owner>/ (shared with its sub-agents)
+ *   tasks/<taskId>/<path>                 a task's own files: artifacts/<artifactId>.<ext>
+ *   scratch/<owner>/<scratchId>/<path>    a conversation's scratchpad (shared by its tasks and their
+ *                                         sub-agents; scratchId derives from the conversation)
  *   harness/<file>                        deployment-wide state (agent-overrides.json)
  *
  * Every segment is checked so no input can climb out of its prefix. Pure: no I/O.
@@ -53,9 +54,28 @@ export function userKey(agent: string, owner: string, path: string): string {
   return `agents/${segment("agent", agent)}/users/${who}/${confinedPath(path)}`;
 }
 
+/** The prefix of everything `owner` keeps with `agent`. */
+export function userPrefix(agent: string, owner: string): string {
+  return `agents/${segment("agent", agent)}/users/${segment("owner", requireConcreteOwner(owner))}/`;
+}
+
 /** Key of an object all users of an agent share. */
 export function sharedKey(agent: string, path: string): string {
   return `agents/${segment("agent", agent)}/shared/${confinedPath(path)}`;
+}
+
+/** Key of a file in the scratchpad `scratchId` of `owner`. */
+export function scratchKey(owner: string, scratchId: string, path: string): string {
+  const who = segment("owner", requireConcreteOwner(owner));
+  return `scratch/${who}/${segment("scratchpad id", scratchId)}/${confinedPath(path)}`;
+}
+
+/** The prefix of every scratchpad of `owner`, or of one (`scratchId`). */
+export function scratchPrefix(owner: string, scratchId?: string): string {
+  const who = segment("owner", requireConcreteOwner(owner));
+  return scratchId === undefined
+    ? `scratch/${who}/`
+    : `scratch/${who}/${segment("scratchpad id", scratchId)}/`;
 }
 
 /** Key of a task's own object (artifacts). */

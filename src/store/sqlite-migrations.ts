@@ -1,26 +1,60 @@
 /**
  * Schema migrations for a Durable Object's SQLite: each entry runs once, in order, recorded in
  * `schema_version`. Synchronous; call inside blockConcurrencyWhile. Append entries; never edit one.
- * A new database (every new task and conversation) gets the whole schema in one batch of
- * statements: one call instead of three per migration.
+ * A database that holds nothing is left as it is when opened ({@link Schema.open}): an object
+ * reached only to be asked about something it does not hold (a task id nobody created) writes
+ * nothing, so it leaves no storage behind. The schema is created by the object's first write
+ * ({@link Schema.ensure}), in one batch of statements: one call instead of three per migration.
  */
 
-/**
- * Brings `sql` to the newest of `migrations`. True when the database was new: every table is
- * empty, so an object can start with empty in-memory copies instead of reading them.
- */
-export function runMigrations(sql: SqlStorage, migrations: readonly string[]): boolean {
+/** An object's schema: read and migrated on open, created only once something is written. */
+export class Schema {
+  readonly #sql: SqlStorage;
+  readonly #migrations: readonly string[];
+  #stored: boolean;
+
+  private constructor(sql: SqlStorage, migrations: readonly string[], stored: boolean) {
+    this.#sql = sql;
+    this.#migrations = migrations;
+    this.#stored = stored;
+  }
+
+  /**
+   * Opens `sql`: brings a database that holds the schema to the newest of `migrations`; leaves one
+   * that holds none (new, or erased) empty, writing nothing.
+   */
+  static open(sql: SqlStorage, migrations: readonly string[]): Schema {
+    return new Schema(sql, migrations, migrateStored(sql, migrations));
+  }
+
+  /**
+   * Whether the database holds the schema. False: nothing was ever written (or all of it was
+   * erased), so every table would be empty: the object answers from empty in-memory copies.
+   */
+  get stored(): boolean {
+    return this.#stored;
+  }
+
+  /** Creates the schema if the database holds none: call before the object's first write. */
+  ensure(): void {
+    if (this.#stored) return;
+    this.#sql.exec(
+      `${this.#migrations.map((m) => m.trim().replace(/;+$/, "")).join(";\n")};
+       CREATE TABLE schema_version (version INTEGER NOT NULL);
+       INSERT INTO schema_version (version) VALUES (${this.#migrations.length});`,
+    );
+    this.#stored = true;
+  }
+}
+
+/** Brings `sql` to the newest of `migrations`; false (nothing done) when it holds no schema. */
+function migrateStored(sql: SqlStorage, migrations: readonly string[]): boolean {
   let row: { version: number } | undefined;
   try {
     row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
   } catch {
-    // No schema_version table: a new database.
-    sql.exec(
-      `${migrations.map((m) => m.trim().replace(/;+$/, "")).join(";\n")};
-       CREATE TABLE schema_version (version INTEGER NOT NULL);
-       INSERT INTO schema_version (version) VALUES (${migrations.length});`,
-    );
-    return true;
+    // No schema_version table: nothing was ever written here.
+    return false;
   }
   let version = row?.version ?? 0;
   if (!row) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
@@ -29,5 +63,5 @@ export function runMigrations(sql: SqlStorage, migrations: readonly string[]): b
     version += 1;
     sql.exec("UPDATE schema_version SET version = ?", version);
   }
-  return false;
+  return true;
 }

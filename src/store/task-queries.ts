@@ -5,6 +5,8 @@
  * binds every value (no caller text reaches the SQL); none of them touches a task object.
  */
 
+import { ANONYMOUS_OWNER_PREFIX } from "../auth/anonymous.ts";
+
 /** At most this many ids go into one `IN (...)` list. */
 const IN_LIST = 50;
 const placeholders = (values: readonly unknown[]) => values.map(() => "?").join(", ");
@@ -136,6 +138,20 @@ export async function withDescendants(db: D1Database, roots: string[]): Promise<
   return [...all];
 }
 
+/** The agents of these tasks (each once). */
+export async function agentsOfTasks(db: D1Database, ids: readonly string[]): Promise<string[]> {
+  const agents = new Set<string>();
+  for (let i = 0; i < ids.length; i += IN_LIST) {
+    const batch = ids.slice(i, i + IN_LIST);
+    const { results } = await db
+      .prepare(`SELECT DISTINCT agent FROM tasks WHERE id IN (${placeholders(batch)})`)
+      .bind(...batch)
+      .all<{ agent: string }>();
+    for (const row of results) agents.add(row.agent);
+  }
+  return [...agents];
+}
+
 /** Deletes the index rows of these tasks. */
 export async function deleteTaskRows(db: D1Database, ids: readonly string[]): Promise<void> {
   for (let i = 0; i < ids.length; i += IN_LIST) {
@@ -155,19 +171,23 @@ export interface EndedTask {
   contextId: string;
 }
 
-/** At most `limit` tasks in one of `states` whose status last changed before `cutoff` (ISO). */
+/**
+ * At most `limit` tasks in one of `states` whose status last changed before `cutoff` (ISO), of
+ * any owner or of anonymous conversations only.
+ */
 export async function endedBefore(
   db: D1Database,
   cutoff: string,
   states: readonly string[],
   limit: number,
+  owners: "all" | "anonymous" = "all",
 ): Promise<EndedTask[]> {
   const { results } = await db
     .prepare(
       `SELECT id, owner, agent, context_id AS contextId FROM tasks
-       WHERE updated_at < ? AND state IN (${placeholders(states)}) LIMIT ?`,
+       WHERE updated_at < ? AND state IN (${placeholders(states)}) AND owner LIKE ? LIMIT ?`,
     )
-    .bind(cutoff, ...states, limit)
+    .bind(cutoff, ...states, owners === "anonymous" ? `${ANONYMOUS_OWNER_PREFIX}%` : "%", limit)
     .all<EndedTask>();
   return results;
 }

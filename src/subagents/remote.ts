@@ -2,13 +2,20 @@
  * Remote sub-agents: a child is a task on a remote A2A agent of the registry, started with a
  * non-blocking send whose message id derives from the parent task and the tool call (a retried
  * call reaches the same remote task on an agent that de-duplicates, as this harness does). The
- * message metadata names the parent and the scratchpad. A remote agent cannot call back, so the
- * parent polls it from its schedule; answers and cancels go through the same client.
+ * message metadata names the calling agent and the scratchpad. No task or context id of this
+ * deployment is sent (for an anonymous caller a task id opens the whole conversation): the message
+ * id and the correlation id are hashes. A remote agent cannot call back, so the parent polls it
+ * from its schedule; answers and cancels go through the same client.
  */
 import { clientFor } from "../remote/client.ts";
 import type { RemoteAgents } from "../remote/handle.ts";
 import { outcomeOf, sendRequest } from "../remote/sdk-codec.ts";
-import { type ChildTransport, SUBAGENT_METADATA, type SubagentMetadata } from "./transport.ts";
+import {
+  type ChildTransport,
+  opaqueId,
+  SUBAGENT_METADATA,
+  type SubagentMetadata,
+} from "./transport.ts";
 
 /** The transport to the registry agent `name`. */
 export function remoteTransport(remote: RemoteAgents, name: string): ChildTransport {
@@ -22,13 +29,13 @@ export function remoteTransport(remote: RemoteAgents, name: string): ChildTransp
       try {
         const client = await connect();
         const meta: SubagentMetadata = {
-          parentTaskId: parent.taskId,
+          correlationId: await opaqueId("parent", parent.taskId),
           parentAgent: parent.agent,
-          rootTaskId: parent.lineage.rootTaskId,
+          scratchId: parent.lineage.scratchId,
         };
         const result = await client.sendMessage(
           sendRequest({
-            messageId: `subagent:${parent.taskId}:${call.callId}`,
+            messageId: `subagent-${await opaqueId("call", parent.taskId, call.callId)}`,
             parts: [{ text: call.prompt }],
             metadata: { [SUBAGENT_METADATA]: meta },
             returnImmediately: true,

@@ -3,6 +3,7 @@
  * remote A2A agent (remote.ts). One code path above this interface; only the transport differs.
  */
 import type { SubagentCall } from "../loop/contracts.ts";
+import { sha256Hex } from "../platform/hex.ts";
 import type { UserBudget } from "../protocol/app-types.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { Lineage } from "../task/lineage.ts";
@@ -42,10 +43,19 @@ export interface ChildTransport {
 /** Message metadata that tells a receiving harness it runs as someone's sub-agent. */
 export const SUBAGENT_METADATA = "urn:a2a-edge-harness:subagent";
 
-/** The content of {@link SUBAGENT_METADATA}. */
+/**
+ * The content of {@link SUBAGENT_METADATA}. Nothing in it works as a capability on the caller's
+ * deployment: no task or context id leaves it.
+ */
 export interface SubagentMetadata {
-  parentTaskId: string;
+  /** A hash of the calling task's id: tells the callee's logs which calls belong together. */
+  correlationId: string;
   parentAgent: string;
-  /** The scratchpad id: the root task's id (a shared bucket gives both sides the same files). */
-  rootTaskId: string;
+  /** The conversation's scratchpad id (a shared bucket gives both sides the same files). */
+  scratchId: string;
+}
+
+/** An opaque, stable stand-in for an id of this deployment, fit to send to another. */
+export async function opaqueId(kind: string, ...parts: string[]): Promise<string> {
+  return (await sha256Hex(JSON.stringify([kind, ...parts]))).slice(0, 32);
 }

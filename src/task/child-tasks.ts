@@ -13,7 +13,7 @@ import { callableTypes, type Delegator, transportFor } from "../subagents/reach.
 import type { ChildTransport, PolledChild } from "../subagents/transport.ts";
 import { freshBudget } from "../users/limits.ts";
 import type { ChildReport } from "./children.ts";
-import { lineageOf, remoteParentOf } from "./lineage.ts";
+import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
@@ -103,6 +103,7 @@ export class ChildTasks {
               parentTaskId: record.id,
               rootTaskId: lineage.rootTaskId,
               rootAgent: lineage.rootAgent,
+              scratchId: await scratchIdOf(record),
             },
           },
           call,

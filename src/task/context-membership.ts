@@ -28,8 +28,11 @@ export const SUMMARY_KEY = "context-summary";
 /** The status text of a task queued behind another in its conversation. */
 const WAITING_TEXT = "Waiting for the previous task in this conversation to finish.";
 
-/** How a join ended. */
-export type JoinOutcome = "active" | "waiting" | "failed";
+/** How a join ended (`unusable`: the task got the conversation but could not take its turns in). */
+export type JoinOutcome = "active" | "waiting" | "failed" | "unusable";
+
+/** After this many failed releases, the turns are dropped so the conversation is freed. */
+const RELEASE_TRIES_WITH_TURNS = 5;
 
 /** The loop entry of a task's first step: when it is due, and its payload (a lease's mark). */
 export type FirstStep = { dueAt: number; payload?: unknown };
@@ -86,6 +89,13 @@ export class ContextMembership {
       await rt.scheduler.schedule("loop", "loop", dueAt, { payload });
     } else if (outcome === "waiting") {
       rt.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
+    } else if (outcome === "unusable") {
+      // Ending the task releases the conversation (with none of its turns): the next task runs.
+      const text = "This message could not be added to its conversation, so the task did not run.";
+      rt.setStatus("TASK_STATE_FAILED", {
+        text,
+        metadata: { stopReason: "error", error: text },
+      });
     }
   }
 
@@ -110,7 +120,17 @@ export class ContextMembership {
       await this.#done(JOIN_JOB);
       return "waiting";
     }
-    this.#take(result);
+    try {
+      this.#take(result);
+    } catch (error) {
+      // Whatever failed (a row too large to store, say), the conversation must not stay held by
+      // a task that cannot run: hold it with nothing to hand back, so ending the task frees it.
+      log("error", "conversation not taken", { task: record.id, error: String(error) });
+      const upto = rt.store.historyAfter(link.releasedUpto).at(-1)?.seq ?? link.releasedUpto;
+      rt.contextLink.patch({ state: "active", contextSeq: result.seq, releasedUpto: upto });
+      await this.#done(JOIN_JOB);
+      return "unusable";
+    }
     await this.#done(JOIN_JOB);
     return "active";
   }
@@ -213,7 +233,9 @@ export class ContextMembership {
     const rt = this.#rt;
     const record = rt.store.record;
     const link = rt.contextLink.get();
-    if (!record || link.state === "none" || link.state === "released") return;
+    if (!record || link.state === "released") return;
+    // Not joined: nothing to hand back, unless a join whose answer was lost may have queued it.
+    if (link.state === "none" && !rt.scheduler.get(JOIN_JOB)) return;
     // A release must reach the context object after the registration it ends.
     await this.#registering;
     if (rt.scheduler.get(REGISTER_JOB)) await this.register();
@@ -221,13 +243,19 @@ export class ContextMembership {
       await this.#retry(RELEASE_JOB, new Error("the conversation is not registered yet"));
       return;
     }
+    // A release that keeps failing (a turn too large for the conversation's storage, say) is
+    // made without the turns in the end: a conversation must not stay held for good.
+    const tries = rt.scheduler.get(RELEASE_JOB)?.attempts ?? 0;
     const ran = link.state === "active";
     const all = ran ? rt.store.historyAfter(link.releasedUpto) : [];
+    if (ran && tries >= RELEASE_TRIES_WITH_TURNS && all.length > 0)
+      log("error", "conversation turns dropped", { task: record.id, tries });
+    const keep = tries < RELEASE_TRIES_WITH_TURNS;
     // The conversation keeps what was said: user messages and the agent's answers, not the
     // harness events (tool calls, hook notes) that also sit in the task history.
-    const entries = all.filter(
-      ({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION),
-    );
+    const entries = keep
+      ? all.filter(({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION))
+      : [];
     // The task's first message goes with the environment note it was sent with, so later tasks
     // send the model the same prefix this task did (and read it from the prompt cache).
     const note = environmentNoteOf(rt);
@@ -249,9 +277,10 @@ export class ContextMembership {
           },
     );
     const upto = all.at(-1)?.seq ?? link.releasedUpto;
-    const summary = ran
-      ? rt.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
-      : undefined;
+    const summary =
+      ran && keep
+        ? rt.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
+        : undefined;
     try {
       await this.#stub().release({
         taskId: record.id,
@@ -266,6 +295,7 @@ export class ContextMembership {
     rt.contextLink.patch({ state: "released", releasedUpto: upto });
     if (summary) rt.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, null);
     await this.#done(RELEASE_JOB);
+    if (rt.scheduler.get(JOIN_JOB)) await this.#done(JOIN_JOB);
   }
 
   async #retry(job: string, error: unknown): Promise<void> {

@@ -4,13 +4,13 @@
  * task's record (with the metadata clients read: owner, trace, agent and model, the request's
  * metadata, its lineage), the message (seen, in history, and in event 1, the Task) and the push
  * config sent with it. A follow-up: the message (seen, in history) and its push config, once
- * checked against the form the task waits on, if any.
+ * checked against the form the task waits on, if any, and the task's cap on push configs.
  */
 
 import { isAnonymousOwner, requireConcreteOwner } from "../auth/anonymous.ts";
 import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import type { Message } from "../protocol/wire.ts";
-import { runPushCall } from "../push/push-calls.ts";
+import { pushConfigRefusal, putPushConfig } from "../push/push-calls.ts";
 import type { CreateTaskInput, FollowUpInput } from "./rpc-types.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
@@ -19,11 +19,11 @@ function take(
   rt: Pick<TaskRuntime, "store" | "push">,
   taskId: string,
   message: Message,
-  input: Pick<FollowUpInput, "owner" | "pushConfig">,
+  input: Pick<FollowUpInput, "pushConfig">,
 ): void {
   rt.store.appendHistory(message);
-  if (input.pushConfig)
-    runPushCall(rt.push, taskId, { op: "create", owner: input.owner, config: input.pushConfig });
+  // Within the cap: a new task has no config yet; a follow-up's was checked before it was taken.
+  if (input.pushConfig) putPushConfig(rt.push, taskId, input.pushConfig);
 }
 
 /** Writes a new task: `agent` is the agent's name, `model` its model and where it comes from. */
@@ -61,10 +61,10 @@ export function beginTask(
         ...(input.remoteParent
           ? {
               remoteParent: {
-                taskId: input.remoteParent.taskId,
+                correlationId: input.remoteParent.correlationId,
                 agent: input.remoteParent.agent,
               },
-              rootTaskId: input.remoteParent.rootTaskId,
+              scratchId: input.remoteParent.scratchId,
             }
           : {}),
       },
@@ -87,8 +87,26 @@ export function acceptFollowUp(
   rt.transaction(() => take(rt, record.id, message, input));
 }
 
+/**
+ * Why a follow-up cannot be taken (null when it can): it does not answer the form the task waits
+ * on, or its push config would be a new one past `maxPushConfigs`.
+ */
+export function followUpProblem(
+  rt: Pick<TaskRuntime, "pending" | "children" | "store" | "push">,
+  input: Pick<FollowUpInput, "message" | "pushConfig">,
+  maxPushConfigs: number,
+): string | null {
+  const taskId = rt.store.record?.id;
+  return (
+    answerProblem(rt, input.message) ??
+    (input.pushConfig && taskId !== undefined
+      ? pushConfigRefusal(rt.push, taskId, input.pushConfig, maxPushConfigs)
+      : null)
+  );
+}
+
 /** Why a message does not answer the form the task waits on (null when it does, or none). */
-export function answerProblem(
+function answerProblem(
   rt: Pick<TaskRuntime, "pending" | "children">,
   message: Message,
 ): string | null {

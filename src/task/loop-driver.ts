@@ -23,7 +23,7 @@ import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import type { ChildTasks } from "./child-tasks.ts";
 import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
-import { lineageOf, remoteParentOf } from "./lineage.ts";
+import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { runProgramStep } from "./program-step.ts";
 import { StepEnd } from "./step-end.ts";
 import { memoryAccess, stepDeps } from "./step-resources.ts";
@@ -207,6 +207,7 @@ export class LoopDriver {
         tools,
         workspace,
         memory,
+        scratchId: await scratchIdOf(record),
         subagents: this.#children.subagents(),
         remote: this.#remote(config, agent.name, record.traceId),
         emit: (event) => this.#emit(event),

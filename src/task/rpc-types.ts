@@ -55,8 +55,11 @@ export interface CreateTaskInput {
   requestMetadata?: Record<string, unknown>;
   /** For a sub-agent's task: who started it. */
   parent?: Lineage;
-  /** For a task another harness started as its sub-agent: the caller and the scratchpad id. */
-  remoteParent?: { taskId: string; agent: string; rootTaskId: string };
+  /**
+   * For a task another harness started as its sub-agent: the caller's opaque correlation id and
+   * agent, and the scratchpad id it shares.
+   */
+  remoteParent?: { correlationId: string; agent: string; scratchId: string };
   /** A push notification config sent with the message. */
   pushConfig?: NewPushConfig;
   /** The contextId was made by the server for this message: no other task can be in it yet. */

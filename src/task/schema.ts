@@ -1,8 +1,9 @@
 /**
- * The task Durable Object's SQLite schema. Applied in the object's constructor; each entry of
- * MIGRATIONS runs once, in order, recorded in `schema_version`. Append new entries; never edit one.
+ * The task Durable Object's SQLite schema. Migrated when the object opens, created when a task is
+ * (an object asked about a task that does not exist writes nothing); each entry of MIGRATIONS runs
+ * once, in order, recorded in `schema_version`. Append new entries; never edit one.
  */
-import { runMigrations } from "../store/sqlite-migrations.ts";
+import { Schema } from "../store/sqlite-migrations.ts";
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -93,7 +94,7 @@ const MIGRATIONS: readonly string[] = [
   "ALTER TABLE task ADD COLUMN counters TEXT",
 ];
 
-/** Brings the object's database to the newest schema; true when it was new (all tables empty). */
-export function migrate(sql: SqlStorage): boolean {
-  return runMigrations(sql, MIGRATIONS);
+/** The task object's schema on `sql`: migrated if the database holds it, else left absent. */
+export function taskSchema(sql: SqlStorage): Schema {
+  return Schema.open(sql, MIGRATIONS);
 }

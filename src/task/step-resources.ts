@@ -19,7 +19,6 @@ import { sharedMemory } from "../store/shared-memory.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
-import { lineageOf } from "./lineage.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 import type { TaskRecord } from "./task-store.ts";
 
@@ -129,6 +128,8 @@ export interface StepInputs {
   tools: ToolRegistry;
   workspace: WorkspaceApi;
   memory: MemoryAccess;
+  /** The scratchpad the task shares (its conversation's, see lineage.ts). */
+  scratchId: string;
   subagents: ToolContext["subagents"];
   remote: ToolContext["remote"];
   emit(event: HarnessEvent): void;
@@ -145,6 +146,7 @@ export function stepDeps(input: StepInputs): StepDeps {
       idleTimeoutMs: config.modelIdleTimeoutMs,
       maxRetries: config.modelMaxRetries,
       retryBaseMs: config.modelRetryBaseMs,
+      maxToolCallsPerTurn: config.maxToolCallsPerTurn,
     },
     signal,
     tools: input.tools,
@@ -159,7 +161,7 @@ export function stepDeps(input: StepInputs): StepDeps {
       db: env.DB,
       memory: input.memory,
       fetch: (input, init) => fetch(input, init),
-      scratch: { bucket: env.FILES, rootTaskId: lineageOf(record).rootTaskId },
+      scratch: { bucket: env.FILES, scratchId: input.scratchId },
       subagents: input.subagents,
       remote: input.remote,
       emit,

@@ -4,7 +4,8 @@
  * drives the agent loop one model turn per step, so the task outlives the request that started it
  * and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
  * can throw in here. State and shared operations live in {@link TaskRuntime}; task-parts.ts
- * wires the parts that act on it and holds the alarm's table of jobs.
+ * wires the parts that act on it and holds the alarm's table of jobs. Only `create` writes to a
+ * new object: a call naming a task id nobody created answers "not found" and writes nothing.
  */
 
 import { refreshAgents } from "../agents/overrides.ts";
@@ -16,7 +17,7 @@ import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type { TimelineEntry } from "./event-log.ts";
-import { acceptFollowUp, answerProblem, beginTask } from "./incoming.ts";
+import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
 import {
   type ChildProgressInput,
   type ChildReportInput,
@@ -28,7 +29,6 @@ import {
   taskFail,
   taskOk,
 } from "./rpc-types.ts";
-import { migrate } from "./schema.ts";
 import { canTransition, isSettled, isTerminal } from "./state-machine.ts";
 import {
   eraseStorage,
@@ -53,15 +53,15 @@ export class TaskObject extends HarnessObject {
     super(ctx, rawEnv, "task");
   }
 
-  /** Opens the task's storage and resumes what a restart interrupted. */
+  /** Opens the task's storage and resumes what a restart interrupted (a new object: nothing). */
   protected override async open(): Promise<void> {
-    this.#wire(migrate(this.ctx.storage.sql));
-    await recover(this.#parts);
+    this.#wire();
+    if (this.#parts.schema.stored) await recover(this.#parts);
   }
 
-  /** (Re)builds the task's parts on its storage (`fresh`: a new database, nothing to read). */
-  #wire(fresh: boolean): void {
-    this.#parts = wireTask(this.ctx, this.env, fresh);
+  /** (Re)builds the task's parts on its storage (see {@link wireTask}). */
+  #wire(): void {
+    this.#parts = wireTask(this.ctx, this.env);
     this.runtime = this.#parts.runtime;
     this.#jobFor = jobFor(this.#parts, {
       activate: () => this.activate(),
@@ -92,6 +92,7 @@ export class TaskObject extends HarnessObject {
       const { driver, membership } = this.#parts;
       const first = options.stream || options.wait ? driver.firstStepLease() : undefined;
       const fresh = input.freshContext === true;
+      this.#parts.schema.ensure(); // the object's first write: its tables
       // One transaction and one batch of writes: the task, and holding a conversation the server
       // just opened (the working status included).
       rt.transaction(() =>
@@ -143,7 +144,7 @@ export class TaskObject extends HarnessObject {
         `task ${record.id} is still working; wait for it to finish or cancel it before sending another message`,
       );
     }
-    const problem = answerProblem(rt, input.message);
+    const problem = followUpProblem(rt, input, loadConfig(this.env).maxPushConfigsPerTask);
     if (problem) return taskFail("invalid", problem);
     acceptFollowUp(rt, input);
     rt.setStatus("TASK_STATE_SUBMITTED");
@@ -202,7 +203,8 @@ export class TaskObject extends HarnessObject {
   async push(call: PushCall): Promise<TaskResult<PushAnswer>> {
     const record = this.#owned(call.owner);
     if (!record) return notFound();
-    const answer = runPushCall(this.runtime.push, record.id, call);
+    const maxConfigs = loadConfig(this.env).maxPushConfigsPerTask;
+    const answer = runPushCall(this.runtime.push, record.id, call, maxConfigs);
     return "refused" in answer ? taskFail(answer.refused, answer.message) : taskOk(answer);
   }
 
@@ -226,7 +228,7 @@ export class TaskObject extends HarnessObject {
     // Cancelling a task cancels the sub-agents it started (retried from the schedule).
     if (rt.children.all().length > 0) {
       await rt.scheduler.schedule(CANCEL_CHILDREN_JOB, "context", Date.now());
-      this.ctx.waitUntil(this.#parts.children.cancelChildren());
+      rt.background(this.#parts.children.cancelChildren());
     }
     return taskOk(rt.snapshot());
   }
@@ -243,7 +245,7 @@ export class TaskObject extends HarnessObject {
     if (input.owner !== null && !ownerMatches(record.owner, input.owner)) return false;
     if (!isTerminal(record.state)) await this.cancel({ owner: record.owner });
     await eraseStorage(this.#parts, this.ctx, this.env.FILES);
-    this.#wire(migrate(this.ctx.storage.sql));
+    this.#wire();
     return true;
   }
 

@@ -8,15 +8,18 @@
  * retried with backoff, then dropped); {@link recover} what a fresh instance schedules after a
  * restart.
  */
-import { loadConfig } from "../config/config.ts";
+import { isAnonymousOwner } from "../auth/anonymous.ts";
+import { loadConfig, retentionDaysFor } from "../config/config.ts";
 import { log } from "../platform/logging.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
 import type { ScheduleEntry, Scheduler } from "../store/scheduler.ts";
+import type { Schema } from "../store/sqlite-migrations.ts";
 import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
 import { PARENT_REPORT_JOB, ParentReport } from "./parent-report.ts";
+import { taskSchema } from "./schema.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
 import { TaskRuntime } from "./task-runtime.ts";
 
@@ -25,6 +28,8 @@ export const RETENTION_JOB = "retention";
 
 /** A task object's runtime and the parts wired to it. */
 export interface TaskParts {
+  /** The task's tables: absent until a task is created (or after an erasure). */
+  schema: Schema;
   runtime: TaskRuntime;
   children: ChildTasks;
   parentReport: ParentReport;
@@ -32,9 +37,14 @@ export interface TaskParts {
   driver: LoopDriver;
 }
 
-/** Builds a task object's parts and subscribes them to the runtime (`fresh`: a new database). */
-export function wireTask(ctx: DurableObjectState, env: Env, fresh = false): TaskParts {
-  const runtime = new TaskRuntime(ctx, env, fresh);
+/**
+ * Opens a task object's storage, builds its parts and subscribes them to the runtime. A database
+ * without the task's tables (a new object, or an erased one) is left so: every store starts
+ * empty, reading nothing, until `schema.ensure()` before the task's creation.
+ */
+export function wireTask(ctx: DurableObjectState, env: Env): TaskParts {
+  const schema = taskSchema(ctx.storage.sql);
+  const runtime = new TaskRuntime(ctx, env, !schema.stored);
   const children = new ChildTasks(runtime, env);
   const parentReport = new ParentReport(runtime, env.TASKS);
   const membership = new ContextMembership(runtime, env.CONTEXTS);
@@ -42,7 +52,8 @@ export function wireTask(ctx: DurableObjectState, env: Env, fresh = false): Task
   runtime.onSettled(({ releaseAfter }) => releaseAfter.then(() => membership.release()));
   runtime.onSettled(() => parentReport.schedule());
   runtime.onSettled(({ state }) => {
-    const days = loadConfig(env).retentionDays;
+    const owner = runtime.store.record?.owner ?? "";
+    const days = retentionDaysFor(loadConfig(env), isAnonymousOwner(owner));
     if (!isTerminal(state) || days <= 0) return undefined;
     return runtime.scheduler.schedule(RETENTION_JOB, "retention", Date.now() + days * 86_400_000);
   });
@@ -52,7 +63,7 @@ export function wireTask(ctx: DurableObjectState, env: Env, fresh = false): Task
       ? undefined
       : parentReport.relayProgress(event.text),
   );
-  return { runtime, children, parentReport, membership, driver };
+  return { schema, runtime, children, parentReport, membership, driver };
 }
 
 /** A scheduled job. */
@@ -176,8 +187,9 @@ export async function eraseStorage(
   files: R2Bucket,
 ): Promise<void> {
   const record = parts.runtime.store.record;
-  // A copy of the answer still on its way to R2 would outlive the erasure.
-  await parts.runtime.outbox.idle();
+  // A copy of the answer still on its way to R2 would outlive the erasure; work still writing
+  // (the conversation's release, cancelling sub-agents) would write to storage erased under it.
+  await Promise.all([parts.runtime.outbox.idle(), parts.runtime.work.idle()]);
   if (record) await deletePrefix(files, `tasks/${record.id}/`);
   parts.driver.stop();
   await ctx.storage.deleteAlarm();

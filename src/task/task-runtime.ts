@@ -11,7 +11,6 @@ import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import type { HarnessEvent } from "../loop/contracts.ts";
 import { harnessEventMessage } from "../loop/harness-events.ts";
-import { log } from "../platform/logging.ts";
 import type { Artifact, Message, Part, Task, TaskStateName } from "../protocol/wire.ts";
 import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PushSender } from "../push/push-sender.ts";
@@ -19,6 +18,7 @@ import { PushStore } from "../push/push-store.ts";
 import { Scheduler } from "../store/scheduler.ts";
 import type { BudgetHint } from "../users/limits.ts";
 import { answerArtifact, emitArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
+import { BackgroundWork } from "./background.ts";
 import { ChildrenStore } from "./children.ts";
 import { ContextLinkStore } from "./context-link.ts";
 import { ConversationStore } from "./conversation-store.ts";
@@ -59,6 +59,8 @@ export class TaskRuntime {
   outbox: Outbox;
   readonly push: PushStore;
   readonly pushSender: PushSender;
+  /** What the task keeps alive after a call returns ({@link background}); erasure waits for it. */
+  readonly work: BackgroundWork;
   /** The owner's budget overrides the latest message's request found (in memory only). */
   budgetHint: BudgetHint | null = null;
   /**
@@ -75,6 +77,7 @@ export class TaskRuntime {
   /** `fresh`: the object's database is new (every store starts empty, reading nothing). */
   constructor(ctx: DurableObjectState, env: Env, fresh = false) {
     this.#ctx = ctx;
+    this.work = new BackgroundWork(ctx);
     const sql = ctx.storage.sql;
     // Each store that keeps rows in memory, remembered so a rollback can drop its copy.
     const kept = <S extends { forget(): void }>(store: S): S => {
@@ -289,8 +292,6 @@ export class TaskRuntime {
 
   /** Keeps `work` alive after the current call returns; its failure is logged. */
   background(work: Promise<void>): void {
-    this.#ctx.waitUntil(
-      work.catch((error) => log("error", "background job failed", { error: String(error) })),
-    );
+    this.work.keep(work);
   }
 }

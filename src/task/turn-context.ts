@@ -19,8 +19,9 @@ import {
   summaryRequest,
 } from "../loop/compaction.ts";
 import type { HarnessEvent, MemoryAccess } from "../loop/contracts.ts";
+import { environmentNote } from "../loop/environment.ts";
 import { addUsage } from "../loop/loop-state.ts";
-import { environmentNote, type PromptInputs, systemPrompt } from "../loop/prompt.ts";
+import { type PromptInputs, systemPrompt } from "../loop/prompt.ts";
 import { log } from "../platform/logging.ts";
 import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";

@@ -1,12 +1,13 @@
 /**
- * The scratchpad (domain `scratchpad`): files shared by a root task and every sub-agent it starts,
- * and by no other task. `scratch_write` (replace or append), `scratch_read` (in pages),
- * `scratch_list`. Stored in R2 under `tasks/<rootTaskId>/scratch/<owner>/`; paths are confined like
- * workspace paths. Sub-agents hand findings to each other here instead of through long prompts.
+ * The scratchpad (domain `scratchpad`): files shared by the tasks of one conversation and every
+ * sub-agent they start, and by no other task. `scratch_write` (replace or append), `scratch_read`
+ * (in pages), `scratch_list`. Stored in R2 under `scratch/<owner>/<scratchId>/`; paths are
+ * confined like workspace paths. Sub-agents hand findings to each other here instead of through
+ * long prompts, and the next task of the conversation finds them.
  */
 import { z } from "zod";
 import type { ToolContext, ToolResult } from "../loop/contracts.ts";
-import { KeyError, taskKey } from "../store/r2-keys.ts";
+import { KeyError, scratchKey, scratchPrefix } from "../store/r2-keys.ts";
 import { defineTool, maxCharsField } from "./input.ts";
 
 /** Largest scratchpad file (UTF-8 bytes) and most files per scratchpad. */
@@ -20,7 +21,7 @@ const encoder = new TextEncoder();
 
 function keyFor(context: ToolContext, path: string): { key: string } | { error: ToolResult } {
   try {
-    return { key: taskKey(context.scratch.rootTaskId, `scratch/${context.owner}/${path}`) };
+    return { key: scratchKey(context.owner, context.scratch.scratchId, path) };
   } catch (error) {
     const reason = error instanceof KeyError ? error.message : "invalid path";
     return {
@@ -32,9 +33,8 @@ function keyFor(context: ToolContext, path: string): { key: string } | { error: 
   }
 }
 
-/** Keyed by owner too: a caller who names another user's root task reaches only its own files. */
-const prefixOf = (context: ToolContext) =>
-  taskKey(context.scratch.rootTaskId, `scratch/${context.owner}/x`).slice(0, -1);
+/** Keyed by owner too: a caller who names another user's scratchpad reaches only its own files. */
+const prefixOf = (context: ToolContext) => scratchPrefix(context.owner, context.scratch.scratchId);
 
 async function listKeys(context: ToolContext): Promise<R2Object[]> {
   const objects: R2Object[] = [];
@@ -63,7 +63,7 @@ export const scratchWriteTool = defineTool({
   name: "scratch_write",
   domain: "scratchpad",
   description:
-    "Write a file in the scratchpad shared with the other agents of this task (mode replace, the default, or append). Use it for findings, sources and analysis another agent will build on.",
+    "Write a file in the scratchpad shared with the other agents and later tasks of this conversation (mode replace, the default, or append). Use it for findings, sources and analysis another agent will build on.",
   input: WriteInput,
   async run(input, context) {
     const target = keyFor(context, input.path);

@@ -6,7 +6,10 @@ import type { ToolContext } from "../loop/contracts.ts";
 import type { WriteMeta } from "../workspace/types.ts";
 
 /** A change made by the calling task (automatic checkpoints and rollback are keyed by it). */
-export const byTask = (context: ToolContext): WriteMeta => ({ taskId: context.taskId });
+export const byTask = (context: ToolContext): WriteMeta => ({
+  taskId: context.taskId,
+  agent: context.agent,
+});
 
 /** Publishes an automatic checkpoint on the task's stream. */
 export function emitCheckpoint(

@@ -9,7 +9,8 @@ const MAX_JSON = 20_000;
 function lookup(value: unknown, path: string): unknown {
   let current = value;
   for (const key of path.split(".")) {
-    if (current === null || typeof current !== "object") return undefined;
+    if (current === null || typeof current !== "object" || !Object.hasOwn(current, key))
+      return undefined;
     current = (current as Record<string, unknown>)[key];
   }
   return current;

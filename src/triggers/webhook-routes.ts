@@ -22,6 +22,7 @@ import { sha256Hex } from "../platform/hex.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { log } from "../platform/logging.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
+import { TOO_DEEP_MESSAGE, tooDeep } from "../protocol/json-shape.ts";
 import { hmacHex, verifyGeneric, verifyGithub } from "./signatures.ts";
 import { startTriggeredTask, TriggerSetupError } from "./start-task.ts";
 import { renderPrompt } from "./template.ts";
@@ -101,6 +102,8 @@ export function webhookRoutes(): Hono<AppEnv> {
     } catch {
       throw new HttpError(400, "the body is not JSON (nor a form with a JSON payload field)");
     }
+    const deep = tooDeep(payload);
+    if (deep) throw new HttpError(400, `the payload at ${deep.join(".")} ${TOO_DEEP_MESSAGE}`);
     // The sender's own delivery id, for the prompt and the task's metadata only: it is not signed,
     // so it never decides whether this is a new event.
     const deliveryId =

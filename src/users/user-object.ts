@@ -3,12 +3,14 @@
  * unauthenticated callers), the single place where counts must be exact. Messages per minute (a
  * sliding window), concurrent streams (leases), and token budgets per day and month, spent by
  * reserving before a model call and settling with the real usage after it, so concurrent tasks
- * can never overspend (no check-then-spend race). Days and months are UTC. The objects named
- * `auth:ip:<address>` and `auth:token:<prefix>` count credential attempts that were not found good
- * (auth/failure-throttle.ts); an alarm drops them after the minute and erases an object left
- * holding no counts at all, so a flood of guesses leaves nothing behind.
+ * can never overspend (no check-then-spend race). Days and months are UTC. Its tables are created
+ * by its first count: reading the usage of a principal never counted writes nothing. The objects
+ * named `auth:ip:<address>` and `auth:token:<prefix>` count credential attempts that were not
+ * found good (auth/failure-throttle.ts); an alarm drops them after the minute and erases an
+ * object left holding no counts at all, so a flood of guesses leaves nothing behind.
  */
 import { HarnessObject } from "../platform/harness-object.ts";
+import { Schema } from "../store/sqlite-migrations.ts";
 
 /** Why a reservation was refused. */
 export interface BudgetRefusal {
@@ -39,26 +41,21 @@ const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 /** A principal's counters. */
 export class UserObject extends HarnessObject {
   readonly #sql: SqlStorage;
+  #schema!: Schema;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     super(ctx, rawEnv, "user");
     this.#sql = ctx.storage.sql;
   }
 
-  /** Brings the counters' tables to the newest schema. */
+  /** Brings the counters' tables to the newest schema (none yet: left without). */
   protected override open(): void {
-    this.#sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
-    const version =
-      this.#sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_version").one()
-        .v ?? 0;
-    for (let i = version; i < MIGRATIONS.length; i++) {
-      this.#sql.exec(MIGRATIONS[i] as string);
-      this.#sql.exec("INSERT INTO schema_version (version) VALUES (?)", i + 1);
-    }
+    this.#schema = Schema.open(this.#sql, MIGRATIONS);
   }
 
   /** Admits one message if fewer than `perMinute` came in the last minute. */
   admit(perMinute: number): { ok: true } | { ok: false; retryAfterSeconds: number } {
+    this.#schema.ensure();
     const now = Date.now();
     this.#sql.exec("DELETE FROM messages WHERE at <= ?", now - WINDOW_MS);
     const rows = this.#sql
@@ -77,6 +74,7 @@ export class UserObject extends HarnessObject {
 
   /** Opens a stream if fewer than `max` are open; the lease ends with closeStream or `leaseMs`. */
   openStream(max: number, leaseMs: number): { ok: true; lease: string } | { ok: false } {
+    this.#schema.ensure();
     const now = Date.now();
     this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
     const open = this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
@@ -87,7 +85,7 @@ export class UserObject extends HarnessObject {
   }
 
   closeStream(lease: string): void {
-    this.#sql.exec("DELETE FROM streams WHERE lease = ?", lease);
+    if (this.#schema.stored) this.#sql.exec("DELETE FROM streams WHERE lease = ?", lease);
   }
 
   /**
@@ -98,6 +96,7 @@ export class UserObject extends HarnessObject {
   async attempt(
     perMinute: number,
   ): Promise<{ ok: true; attempt: string } | { ok: false; retryAfterSeconds: number }> {
+    this.#schema.ensure();
     const now = Date.now();
     this.#sql.exec("DELETE FROM auth_attempts WHERE at <= ?", now - WINDOW_MS);
     const rows = this.#sql
@@ -120,7 +119,7 @@ export class UserObject extends HarnessObject {
 
   /** Forgets an attempt whose credential was good (it was no failure). */
   releaseAttempt(attempt: string): void {
-    this.#sql.exec("DELETE FROM auth_attempts WHERE id = ?", attempt);
+    if (this.#schema.stored) this.#sql.exec("DELETE FROM auth_attempts WHERE id = ?", attempt);
   }
 
   /**
@@ -128,6 +127,7 @@ export class UserObject extends HarnessObject {
    * erases the object if it holds no counts at all (an `auth:` object always ends so).
    */
   override async alarm(): Promise<void> {
+    if (!this.#schema.stored) return;
     const now = Date.now();
     this.#sql.exec("DELETE FROM auth_attempts WHERE at <= ?", now - WINDOW_MS);
     const next = this.#sql
@@ -149,6 +149,7 @@ export class UserObject extends HarnessObject {
 
   /** Tokens spent and reserved in the current day and month. */
   #spent(now: number): { day: number; month: number } {
+    if (!this.#schema.stored) return { day: 0, month: 0 };
     this.#sql.exec("DELETE FROM reservations WHERE expires_at <= ?", now);
     const day = dayOf(now);
     const month = monthOf(now);
@@ -180,6 +181,7 @@ export class UserObject extends HarnessObject {
     monthLimit: number,
   ): { ok: true } | BudgetRefusal {
     const now = Date.now();
+    this.#schema.ensure();
     this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
     const used = this.#spent(now);
     if (dayLimit > 0 && used.day + tokens > dayLimit)
@@ -203,6 +205,7 @@ export class UserObject extends HarnessObject {
    */
   settle(key: string, tokens: number, reserved = true): void {
     const now = Date.now();
+    this.#schema.ensure();
     this.ctx.storage.transactionSync(() => {
       if (reserved) this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
       if (tokens <= 0) return;

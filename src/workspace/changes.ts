@@ -22,8 +22,14 @@ export interface Change {
   taskId: string;
   /** Whether the path already held a file. */
   existing: boolean;
-  /** A harness state file: written without automatic checkpoints. */
+  /** A harness state file: written without automatic checkpoints (nor a change-log row). */
   harness?: boolean;
+  /** The agent whose task made it (for the change history). */
+  agent?: string;
+  /** One line saying what changed, and the lines added and removed. */
+  line: string;
+  added: number;
+  removed: number;
 }
 
 /** Whether overwriting `path` would lose a version no checkpoint holds. */

@@ -120,6 +120,28 @@ export class Checkpoints {
     return row ? toInfo(row) : null;
   }
 
+  /** The distinct contents (hashes) of `path` the checkpoints hold, newest first. */
+  versionsOf(
+    path: string,
+    limit: number,
+  ): Array<{ checkpoint: string; createdAt: string; hash: string }> {
+    const seen = new Set<string>();
+    const out: Array<{ checkpoint: string; createdAt: string; hash: string }> = [];
+    const rows = this.#sql.exec<{ id: string; created_at: string; hash: string }>(
+      `SELECT c.id, c.created_at, f.hash FROM checkpoint_files f
+         JOIN checkpoints c ON c.id = f.checkpoint_id
+       WHERE f.path = ? ORDER BY c.n DESC`,
+      path,
+    );
+    for (const row of rows) {
+      if (seen.has(row.hash)) continue;
+      seen.add(row.hash);
+      out.push({ checkpoint: row.id, createdAt: row.created_at, hash: row.hash });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   /** Every checkpoint, newest first. */
   list(): CheckpointInfo[] {
     return this.#sql.exec<InfoRow>(`${INFO_SELECT} ORDER BY c.n DESC`).toArray().map(toInfo);

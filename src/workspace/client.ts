@@ -48,6 +48,7 @@ export function workspaceFor(
       call((s) => s.edit(scope, path, oldText, newText, meta)),
     list: (prefix) => call((s) => s.list(scope, prefix)),
     snapshot: (paths, options) => call((s) => s.snapshot(scope, paths, options)),
+    versions: (path, limit) => call((s) => s.versions(scope, path, limit)),
     memory: () => call((s) => s.memory(scope)),
     memoryWrite: (content, mode) => call((s) => s.memoryWrite(scope, content, mode)),
     grep: (pattern, options) => call((s) => s.grep(scope, pattern, options)),

@@ -9,7 +9,7 @@ import type { Blobs } from "./blobs.ts";
 import type { Change } from "./changes.ts";
 import { MAX_FILE_BYTES, MAX_FILES, workspacePath } from "./limits.ts";
 import type { FileRow, Manifest } from "./manifest.ts";
-import { replaceOnce, sliceLines } from "./text.ts";
+import { lineDelta, replaceOnce, sliceLines } from "./text.ts";
 import type { WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
@@ -81,7 +81,9 @@ export async function writeFile(
   }
   const size = bytes.value.byteLength;
   const write = { path: p.value, bytes: bytes.value, text: content, op: "write" as const };
-  const checkpoint = await saveVersion(store, write, existing?.hash ?? null, meta);
+  const checkpoint = await saveVersion(store, write, existing?.hash ?? null, meta, {
+    line: existing ? "rewrote" : "created",
+  });
   return { ok: true, value: { path: p.value, bytes: size, created: !existing, checkpoint } };
 }
 
@@ -104,7 +106,10 @@ export async function editFile(
   const bytes = encode(normal, replaced.value);
   if (!bytes.ok) return bytes;
   const edit = { path: normal, bytes: bytes.value, text: replaced.value, op: "edit" as const };
-  const checkpoint = await saveVersion(store, edit, row.hash, meta);
+  const checkpoint = await saveVersion(store, edit, row.hash, meta, {
+    line: `replaced ${quote(oldText)} with ${quote(newText)}`,
+    before: text,
+  });
   return { ok: true, value: { path: normal, bytes: bytes.value.byteLength, checkpoint } };
 }
 
@@ -115,19 +120,32 @@ function encode(path: string, content: string) {
   return { ok: true as const, value: bytes };
 }
 
+/** A short, one-line quote of edited text for the change history. */
+const quote = (text: string) => {
+  const line = text.replace(/\s+/g, " ").trim();
+  return JSON.stringify(line.length > 40 ? `${line.slice(0, 39)}…` : line);
+};
+
 /**
  * Stores a file's new version (`current`: the hash of the version it replaces, null for a new
- * file) and commits it; nothing changes when the content is the same. The checkpoint taken, or null.
+ * file) and commits it; nothing changes when the content is the same. `what`: the change
+ * history's line, and the text replaced when the caller has it (else it is read, for the line
+ * count). The checkpoint taken, or null.
  */
 async function saveVersion(
   store: FileStore,
   version: { path: string; bytes: Uint8Array; text: string; op: Change["op"] },
   current: string | null,
   meta: WriteMeta,
+  what: { line: string; before?: string },
 ): Promise<string | null> {
   const hash = await sha256Hex(version.bytes);
   if (hash === current) return null;
+  const harness = meta.harness === true;
+  const before =
+    harness || current === null ? null : (what.before ?? (await store.blobs.text(current)));
   if (!store.manifest.referenced(hash)) await store.blobs.put(hash, version.bytes, version.text);
+  const delta = lineDelta(before, version.text);
   return store.commit({
     path: version.path,
     hash,
@@ -135,6 +153,9 @@ async function saveVersion(
     op: version.op,
     taskId: meta.taskId,
     existing: current !== null,
-    harness: meta.harness === true,
+    harness,
+    ...(meta.agent ? { agent: meta.agent } : {}),
+    line: `${what.line} (+${delta.added} -${delta.removed} lines)`,
+    ...delta,
   });
 }

@@ -2,7 +2,9 @@
  * The note a task leaves when it ends: HANDOFF.md (what it was asked, what was done, what is
  * next, blockers, the start of its answer, from PROGRESS.json) and the decisions PROGRESS.json
  * records, appended to decisions.log. Composed inside the workspace object, under its write lock,
- * so a read that arrives after the note was asked for sees it.
+ * so a read that arrives after the note was asked for sees it. Both are bounded: the note shows at
+ * most {@link HANDOFF_LIST_ITEMS} entries of a list, the log keeps its last
+ * {@link DECISIONS_MAX_LINES} lines.
  */
 import { type FileStore, writeFile } from "./file-ops.ts";
 import { DECISIONS_FILE, HANDOFF_FILE, parseProgress } from "./state-files.ts";
@@ -10,6 +12,24 @@ import type { TaskEndInput, WsResult } from "./types.ts";
 
 const clip = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max - 1)}…` : text;
+
+/** Entries of a PROGRESS.json list HANDOFF.md shows, and characters of each. */
+export const HANDOFF_LIST_ITEMS = 10;
+const HANDOFF_ITEM_CHARS = 300;
+/** Lines decisions.log keeps (older ones roll off), and characters of each. */
+export const DECISIONS_MAX_LINES = 500;
+const DECISION_LINE_CHARS = 600;
+
+/** A list as HANDOFF.md shows it: the first (or, `from: "end"`, the last) entries, each clipped. */
+function list(items: readonly string[] | undefined, from: "start" | "end" = "start"): string {
+  if (!items || items.length === 0) return "- (none recorded)";
+  const shown =
+    from === "start" ? items.slice(0, HANDOFF_LIST_ITEMS) : items.slice(-HANDOFF_LIST_ITEMS);
+  const lines = shown.map((i) => `- ${clip(i.replace(/\s+/g, " "), HANDOFF_ITEM_CHARS)}`);
+  const more = items.length - shown.length;
+  if (more > 0) lines.push(`- and ${more} more (PROGRESS.json)`);
+  return lines.join("\n");
+}
 
 /**
  * HANDOFF.md's text, and decisions.log's new text when PROGRESS.json records decisions the log
@@ -22,8 +42,6 @@ export function composeTaskEnd(
   decisionsText: string | null,
 ): { handoff: string; decisions: string | null } {
   const { progress } = parseProgress(progressText);
-  const list = (items: readonly string[] | undefined) =>
-    items && items.length > 0 ? items.map((i) => `- ${i}`).join("\n") : "- (none recorded)";
   const handoff = [
     `# Handoff from task ${input.taskId}`,
     "",
@@ -33,7 +51,7 @@ export function composeTaskEnd(
     clip(input.asked.trim() || "(no text)", 500),
     "",
     "## Done",
-    list(progress?.accomplished),
+    list(progress?.accomplished, "end"),
     "",
     "## Next",
     list(progress?.remaining),
@@ -45,12 +63,14 @@ export function composeTaskEnd(
     clip(input.answer.trim() || "(no answer)", 800),
     "",
   ].join("\n");
-  const log = decisionsText ?? "";
-  const seen = new Set(log.split("\n").map((line) => line.replace(/^\S+ \S+ /, "")));
-  const fresh = (progress?.decisions ?? []).filter((d) => !seen.has(d));
+  const old = (decisionsText ?? "").split("\n").filter((line) => line !== "");
+  const seen = new Set(old.map((line) => line.replace(/^\S+ \S+ /, "")));
+  const fresh = (progress?.decisions ?? [])
+    .map((d) => clip(d.replace(/\s+/g, " "), DECISION_LINE_CHARS))
+    .filter((d) => !seen.has(d));
   if (fresh.length === 0) return { handoff, decisions: null };
-  const lines = fresh.map((d) => `${input.at} ${input.taskId} ${d}`).join("\n");
-  return { handoff, decisions: `${log}${log && !log.endsWith("\n") ? "\n" : ""}${lines}\n` };
+  const lines = [...old, ...fresh.map((d) => `${input.at} ${input.taskId} ${d}`)];
+  return { handoff, decisions: `${lines.slice(-DECISIONS_MAX_LINES).join("\n")}\n` };
 }
 
 /**

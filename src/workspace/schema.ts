@@ -2,10 +2,11 @@
  * The workspace object's SQLite schema. `meta` holds the object's scope (agent, owner) and the
  * change counter; `files` is the manifest (path -> blob hash), each row stamped with the change
  * number that last touched it; `checkpoints`/`checkpoint_files` are copies of the manifest (no
- * blob copies); `task_checkpoints` maps a task to the checkpoint taken before its first change.
+ * blob copies); `task_checkpoints` maps a task to the checkpoint taken before its first change;
+ * `memory` holds the owner's CONTEXT.md; `changes` is the change history.
  * Append migrations; never edit one.
  */
-import { runMigrations } from "../store/sqlite-migrations.ts";
+import { Schema } from "../store/sqlite-migrations.ts";
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -23,9 +24,16 @@ const MIGRATIONS: readonly string[] = [
   `,
   // The owner's memory with this agent (see memory-file.ts); no row: not read from R2 yet.
   "CREATE TABLE memory (id INTEGER PRIMARY KEY CHECK (id = 1), text TEXT)",
+  // The change history (see change-log.ts).
+  `
+  CREATE TABLE changes (n INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, op TEXT NOT NULL,
+    path TEXT, task_id TEXT NOT NULL, agent TEXT, line TEXT NOT NULL, added INTEGER NOT NULL,
+    removed INTEGER NOT NULL);
+  CREATE INDEX changes_by_task ON changes (task_id);
+  `,
 ];
 
-/** Brings the workspace object's database to the newest schema; true when it was new. */
-export function migrateWorkspace(sql: SqlStorage): boolean {
-  return runMigrations(sql, MIGRATIONS);
+/** The workspace object's schema on `sql`: migrated if the database holds it, else left absent. */
+export function workspaceSchema(sql: SqlStorage): Schema {
+  return Schema.open(sql, MIGRATIONS);
 }

@@ -1,7 +1,9 @@
 /**
  * The state files the harness keeps in a workspace's root beside the agent's own files:
  * PROGRESS.json (what is done, what remains, decisions, blockers; zod-checked), HANDOFF.md (the
- * latest task's handoff note) and decisions.log (appended at the end of each task).
+ * latest task's handoff note) and decisions.log (appended at the end of each task). Each is
+ * bounded: PROGRESS.json's lists by the schema (a file over the bounds, however it was written,
+ * reads clipped to them), the log by rolling over.
  */
 import { z } from "zod";
 import type { WorkspaceApi } from "./types.ts";
@@ -10,7 +12,19 @@ export const PROGRESS_FILE = "PROGRESS.json";
 export const HANDOFF_FILE = "HANDOFF.md";
 export const DECISIONS_FILE = "decisions.log";
 
-const Items = z.array(z.string().trim().min(1, "entries must not be empty").max(2000)).max(200);
+/** Entries per PROGRESS.json list, and characters per entry. */
+export const PROGRESS_MAX_ITEMS = 50;
+export const PROGRESS_ITEM_CHARS = 500;
+
+const Items = z
+  .array(
+    z
+      .string()
+      .trim()
+      .min(1, "entries must not be empty")
+      .max(PROGRESS_ITEM_CHARS, `entries must be at most ${PROGRESS_ITEM_CHARS} characters`),
+  )
+  .max(PROGRESS_MAX_ITEMS, `at most ${PROGRESS_MAX_ITEMS} entries per list`);
 
 /** PROGRESS.json. */
 export const ProgressSchema = z.strictObject({
@@ -38,16 +52,37 @@ export async function readProgress(
   return parseProgress(await readText(workspace, PROGRESS_FILE));
 }
 
-/** PROGRESS.json's text, checked (null text: no file). */
+/** A list as read: strings only, clipped to the bounds (a file may predate them). */
+const ReadItems = z.array(z.string()).transform((items) =>
+  items
+    .map((item) => item.trim())
+    .filter((item) => item !== "")
+    .slice(0, PROGRESS_MAX_ITEMS)
+    .map((item) =>
+      item.length > PROGRESS_ITEM_CHARS ? `${item.slice(0, PROGRESS_ITEM_CHARS - 1)}…` : item,
+    ),
+);
+const ReadProgress = z.strictObject({
+  accomplished: ReadItems,
+  remaining: ReadItems,
+  decisions: ReadItems,
+  blockers: ReadItems,
+});
+
+/** PROGRESS.json's text, checked and clipped to the bounds (null text: no file). */
 export function parseProgress(text: string | null): {
   progress: Progress | null;
   invalid?: string;
 } {
   if (text === null) return { progress: null };
   try {
-    const parsed = ProgressSchema.safeParse(JSON.parse(text));
+    const parsed = ReadProgress.safeParse(JSON.parse(text));
     if (parsed.success) return { progress: parsed.data };
-    return { progress: null, invalid: parsed.error.issues[0]?.message ?? "invalid" };
+    const issue = parsed.error.issues[0];
+    return {
+      progress: null,
+      invalid: issue ? `${issue.path.join(".") || "PROGRESS.json"}: ${issue.message}` : "invalid",
+    };
   } catch {
     return { progress: null, invalid: "PROGRESS.json is not JSON" };
   }

@@ -107,3 +107,24 @@ export function replaceOnce(
   const at = content.indexOf(oldText);
   return { ok: true, value: content.slice(0, at) + newText + content.slice(at + oldText.length) };
 }
+
+/**
+ * Lines added and removed from `before` to `after`, counted as a multiset difference (a line
+ * moved is neither): linear in the sizes, the numbers a diff stat gives for most changes.
+ */
+export function lineDelta(
+  before: string | null,
+  after: string,
+): { added: number; removed: number } {
+  const counts = new Map<string, number>();
+  for (const line of splitLines(before ?? "")) counts.set(line, (counts.get(line) ?? 0) + 1);
+  let added = 0;
+  for (const line of splitLines(after)) {
+    const left = counts.get(line) ?? 0;
+    if (left > 0) counts.set(line, left - 1);
+    else added++;
+  }
+  let removed = 0;
+  for (const left of counts.values()) removed += left;
+  return { added, removed };
+}

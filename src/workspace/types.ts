@@ -6,14 +6,18 @@
  */
 
 /** Outcome of a workspace call. */
+import type { ChangeEntry } from "./change-log.ts";
+
 export type WsResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** How a memory write changes CONTEXT.md. */
 export type MemoryMode = "append" | "replace";
 
-/** Who is writing, for automatic checkpoints and rollback. */
+/** Who is writing, for automatic checkpoints, rollback and the change history. */
 export interface WriteMeta {
   taskId: string;
+  /** The agent whose task writes (for the change history). */
+  agent?: string;
   /** A state file the harness keeps (PROGRESS.json, HANDOFF.md, decisions.log): no automatic checkpoint. */
   harness?: boolean;
 }
@@ -83,7 +87,7 @@ export interface WorkspaceApi {
    */
   snapshot(
     paths: string[],
-    options?: { memory?: boolean },
+    options?: { memory?: boolean; history?: number },
   ): Promise<
     WsResult<{
       entries: WorkspaceEntry[];
@@ -91,7 +95,19 @@ export interface WorkspaceApi {
       texts: Record<string, string | null>;
       /** With `memory`: the owner's memory with this agent (see {@link WorkspaceApi.memory}). */
       memory?: string | null;
+      /** With `history`: that many of the newest changes, newest first. */
+      changes?: ChangeEntry[];
     }>
+  >;
+  /**
+   * The versions of `path` the checkpoints hold, newest first (each distinct content once, at
+   * most `limit`): where a damaged file's last good version is found.
+   */
+  versions(
+    path: string,
+    limit?: number,
+  ): Promise<
+    WsResult<{ versions: Array<{ checkpoint: string; createdAt: string; text: string }> }>
   >;
   /** The owner's memory with this workspace's agent (CONTEXT.md), or null: no R2 read once kept. */
   memory(): Promise<string | null>;

@@ -3,60 +3,30 @@
  * manifest. Files are UTF-8 text stored content-addressed in R2 (blobs.ts); the manifest,
  * checkpoints and task checkpoints live in the object's SQLite. Every RPC takes the scope first
  * (see client.ts); the object remembers the first scope it served (durably from its first change)
- * and refuses any other.
+ * and refuses any other. Its tables are created by its first change or memory read: reading a
+ * workspace that holds nothing writes nothing, and an erased workspace keeps no tables.
  * Changes run one at a time; before a change that would lose unsaved work it takes an automatic
  * checkpoint, and before a task's first change it records the task's checkpoint (for rollback).
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
  */
-import { HarnessObject } from "../platform/harness-object.ts";
-import { userKey } from "../store/r2-keys.ts";
-import { Blobs, readTexts } from "./blobs.ts";
-import { type Change, commitChange, restoreCheckpoint } from "./changes.ts";
-import { Checkpoints, labelProblem } from "./checkpoints.ts";
-import { editFile, type FileStore, fail, readFile, writeFile } from "./file-ops.ts";
+import { readTexts } from "./blobs.ts";
+import { restoreCheckpoint } from "./changes.ts";
+import { labelProblem } from "./checkpoints.ts";
+import { editFile, fail, readFile, writeFile } from "./file-ops.ts";
 import { compilePattern, pathFilter, searchFiles } from "./grep.ts";
 import { writeTaskEnd } from "./handoff.ts";
-import { checkScope, type WorkspaceRpc, type WorkspaceScope } from "./keys.ts";
+import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
 import { GREP_DEFAULT_RESULTS, GREP_MAX_RESULTS, workspacePrefix } from "./limits.ts";
-import { Manifest } from "./manifest.ts";
-import { MemoryFile } from "./memory-file.ts";
-import { migrateWorkspace } from "./schema.ts";
 import { DECISIONS_FILE, PROGRESS_FILE } from "./state-files.ts";
-import type { MemoryMode, TaskEndInput, WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
+import type { MemoryMode, TaskEndInput, WorkspaceApi, WriteMeta } from "./types.ts";
+import { WorkspaceCore } from "./workspace-core.ts";
 
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
 
 /** A workspace's Durable Object. */
-export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
-  #manifest!: Manifest;
-  #checkpoints!: Checkpoints;
-  #scope: WorkspaceScope | null = null;
-  #blobs: Blobs | null = null;
-  #memory: MemoryFile | null = null;
-  #lock: Promise<unknown> = Promise.resolve();
-
+export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     super(ctx, rawEnv, "workspace");
-  }
-
-  /** Opens the workspace's storage (a new database: nothing to read). */
-  protected override open(): void {
-    const sql = this.ctx.storage.sql;
-    this.#manifest = new Manifest(sql, migrateWorkspace(sql));
-    this.#checkpoints = new Checkpoints(sql, this.#manifest);
-    this.#scope = null;
-    this.#blobs = null;
-    this.#memory = null;
-  }
-
-  /** One transaction; if it throws, the manifest's in-memory copies are read again too. */
-  #transaction<T>(fn: () => T): T {
-    try {
-      return this.ctx.storage.transactionSync(fn);
-    } catch (error) {
-      this.#manifest.forget();
-      throw error;
-    }
   }
 
   /**
@@ -64,7 +34,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
    * blobs under the owner's R2 prefix). The next use starts an empty workspace.
    */
   async erase(): Promise<void> {
-    await this.#lock.catch(() => undefined);
+    await this.settled();
     await this.ctx.storage.deleteAll();
     this.open();
   }
@@ -75,7 +45,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     path: string,
     options: { offset?: number; limit?: number } = {},
   ): Promise<Result<"read">> {
-    const files = { manifest: this.#manifest, blobs: await this.#forReading(scope) };
+    const files = { manifest: this.manifest, blobs: await this.forReading(scope) };
     return readFile(files, path, options);
   }
 
@@ -86,7 +56,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     content: string,
     meta: WriteMeta,
   ): Promise<Result<"write">> {
-    return this.#change(scope, (files) => writeFile(files, path, content, meta));
+    return this.change(scope, (files) => writeFile(files, path, content, meta));
   }
 
   /**
@@ -95,10 +65,10 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
    * task asks for it without waiting, and any read that arrives later sees it.
    */
   async endNote(scope: WorkspaceScope, input: TaskEndInput): Promise<Result<"endNote">> {
-    const files = this.#files(scope);
-    if (input.newOwner) this.#memoryOf(scope).noteNew();
-    return this.#exclusive(async () => {
-      const texts = await readTexts(this.#manifest, files.blobs, [PROGRESS_FILE, DECISIONS_FILE]);
+    const files = this.files(scope);
+    if (input.newOwner) this.memoryOf(scope).noteNew();
+    return this.exclusive(async () => {
+      const texts = await readTexts(this.manifest, files.blobs, [PROGRESS_FILE, DECISIONS_FILE]);
       return writeTaskEnd(
         files,
         input,
@@ -116,15 +86,15 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     newText: string,
     meta: WriteMeta,
   ): Promise<Result<"edit">> {
-    return this.#change(scope, (files) => editFile(files, path, oldText, newText, meta));
+    return this.change(scope, (files) => editFile(files, path, oldText, newText, meta));
   }
 
   /** The files whose path starts with `prefix`, from the manifest, sorted by path. */
   async list(scope: WorkspaceScope, prefix?: string): Promise<Result<"list">> {
-    await this.#forReading(scope);
+    await this.forReading(scope);
     const p = workspacePrefix(prefix);
     if (!p.ok) return p;
-    const entries = this.#manifest.list(p.value);
+    const entries = this.manifest.list(p.value);
     return { ok: true, value: { entries, total: entries.length } };
   }
 
@@ -132,21 +102,46 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
   async snapshot(
     scope: WorkspaceScope,
     paths: string[],
-    options: { memory?: boolean } = {},
+    options: { memory?: boolean; history?: number } = {},
   ): Promise<Result<"snapshot">> {
-    const blobs = await this.#forReading(scope);
-    const entries = this.#manifest.list("");
+    const blobs = await this.forReading(scope);
+    const entries = this.manifest.list("");
     const [texts, memory] = await Promise.all([
-      readTexts(this.#manifest, blobs, paths),
-      options.memory ? this.#memoryOf(scope).read() : undefined,
+      readTexts(this.manifest, blobs, paths),
+      options.memory ? this.memoryOf(scope).read() : undefined,
     ]);
-    const value = { entries, total: entries.length, texts };
-    return { ok: true, value: memory === undefined ? value : { ...value, memory } };
+    const changes =
+      options.history && this.schema.stored ? this.changes.recent(options.history) : undefined;
+    return {
+      ok: true,
+      value: {
+        entries,
+        total: entries.length,
+        texts,
+        ...(memory === undefined ? {} : { memory }),
+        ...(changes ? { changes } : {}),
+      },
+    };
+  }
+
+  /** The versions of `path` the checkpoints hold, newest first (at most `limit`, 5 by default). */
+  async versions(scope: WorkspaceScope, path: string, limit = 5): Promise<Result<"versions">> {
+    const blobs = await this.forReading(scope);
+    if (!this.schema.stored) return { ok: true, value: { versions: [] } };
+    const found = this.checkpoints.versionsOf(path, Math.min(Math.max(1, limit), 20));
+    const texts = await Promise.all(found.map((v) => blobs.text(v.hash)));
+    const versions = found.flatMap((v, i) => {
+      const text = texts[i];
+      return typeof text === "string"
+        ? [{ checkpoint: v.checkpoint, createdAt: v.createdAt, text }]
+        : [];
+    });
+    return { ok: true, value: { versions } };
   }
 
   /** The owner's memory with this agent (CONTEXT.md), or null. */
   async memory(scope: WorkspaceScope): Promise<string | null> {
-    return this.#memoryOf(scope).read();
+    return this.memoryOf(scope).read();
   }
 
   /** Appends to or replaces the owner's memory with this agent. */
@@ -155,19 +150,8 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     content: string,
     mode: MemoryMode,
   ): Promise<Result<"memoryWrite">> {
-    const memory = this.#memoryOf(scope);
-    return this.#exclusive(() => memory.write(content, mode));
-  }
-
-  #memoryOf(scope: WorkspaceScope): MemoryFile {
-    this.#bind(scope);
-    this.#memory ??= new MemoryFile(
-      this.ctx.storage.sql,
-      this.env.FILES,
-      userKey(scope.agent, scope.owner, "memory/CONTEXT.md"),
-      this.#manifest,
-    );
-    return this.#memory;
+    const memory = this.memoryOf(scope);
+    return this.exclusive(() => memory.write(content, mode));
   }
 
   /** Lines matching a JavaScript RegExp, in files selected by a prefix or glob. */
@@ -176,7 +160,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     pattern: string,
     options: { path?: string; maxResults?: number } = {},
   ): Promise<Result<"grep">> {
-    const blobs = await this.#forReading(scope);
+    const blobs = await this.forReading(scope);
     const regex = compilePattern(pattern);
     if (!regex.ok) return regex;
     const filter = pathFilter(options.path);
@@ -185,7 +169,7 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     if (!Number.isInteger(max) || max < 1) {
       return fail(`maxResults must be a whole number of 1 or more, got ${max}`);
     }
-    const rows = this.#manifest.rows().filter((r) => filter.value(r.path));
+    const rows = this.manifest.rows().filter((r) => filter.value(r.path));
     const found = await searchFiles(rows, blobs, regex.value, Math.min(max, GREP_MAX_RESULTS));
     return { ok: true, value: found };
   }
@@ -197,18 +181,22 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     meta: WriteMeta,
   ): Promise<Result<"checkpointCreate">> {
     const text = typeof label === "string" ? label.trim() : "";
-    return this.#inTransaction(scope, () => {
+    return this.inTransaction(scope, () => {
       const problem = labelProblem(text);
       if (problem) return fail(problem);
       const origin = { automatic: false, taskId: meta.taskId };
-      return { ok: true, value: this.#checkpoints.create(text, new Date().toISOString(), origin) };
+      const at = new Date().toISOString();
+      const created = this.checkpoints.create(text, at, origin);
+      this.#log(meta, at, "checkpoint", `${created.id} ${JSON.stringify(text)}`);
+      return { ok: true, value: created };
     });
   }
 
   /** Every checkpoint, newest first. */
   async checkpointList(scope: WorkspaceScope): Promise<Result<"checkpointList">> {
-    this.#bind(scope);
-    return { ok: true, value: { checkpoints: this.#checkpoints.list() } };
+    this.bind(scope);
+    const checkpoints = this.schema.stored ? this.checkpoints.list() : [];
+    return { ok: true, value: { checkpoints } };
   }
 
   /** Takes an automatic checkpoint of the current state, then restores checkpoint `id`. */
@@ -217,75 +205,35 @@ export class WorkspaceObject extends HarnessObject implements WorkspaceRpc {
     id: string,
     meta: WriteMeta,
   ): Promise<Result<"checkpointRestore">> {
-    return this.#inTransaction(scope, () => {
-      if (typeof id !== "string" || !this.#checkpoints.info(id)) {
-        return fail(this.#checkpoints.unknown(id));
+    return this.inTransaction(scope, () => {
+      if (typeof id !== "string" || !this.checkpoints.info(id)) {
+        return fail(this.checkpoints.unknown(id));
       }
-      return { ok: true, value: restoreCheckpoint(this.#checkpoints, id, meta.taskId) };
+      const restored = restoreCheckpoint(this.checkpoints, id, meta.taskId);
+      const line = `restored ${id} (${restored.files} files; the state before is ${restored.backup})`;
+      this.#log(meta, new Date().toISOString(), "restore", line);
+      return { ok: true, value: restored };
+    });
+  }
+
+  /** A change-history row for a checkpoint or a restore (in the caller's transaction). */
+  #log(meta: WriteMeta, at: string, op: "checkpoint" | "restore", line: string): void {
+    const agent = meta.agent ?? null;
+    this.changes.record({
+      at,
+      op,
+      path: null,
+      taskId: meta.taskId,
+      agent,
+      line,
+      added: 0,
+      removed: 0,
     });
   }
 
   /** The checkpoint taken before the task's first change, if it changed anything. */
   async taskCheckpoint(scope: WorkspaceScope, taskId: string): Promise<string | null> {
-    this.#bind(scope);
-    return this.#checkpoints.forTask(taskId);
-  }
-
-  /** Applies a change with its automatic checkpoints, in one transaction. */
-  #commit(change: Change): string | null {
-    return this.#transaction(() => commitChange(this.#manifest, this.#checkpoints, change));
-  }
-
-  /** The file store for `scope` (checked as {@link #bind} does). */
-  #files(scope: WorkspaceScope): FileStore {
-    return {
-      manifest: this.#manifest,
-      blobs: this.#bind(scope),
-      commit: (change) => this.#commit(change),
-    };
-  }
-
-  /** Checks the scope against the one this object serves (recording it on first use). */
-  #bind(scope: WorkspaceScope): Blobs {
-    const known = this.#scope ?? this.#manifest.scope();
-    if (known && known.agent === scope?.agent && known.owner === scope?.owner && this.#blobs) {
-      return this.#blobs;
-    }
-    checkScope(known, scope);
-    // Durable with the first change: until then there is nothing the check protects.
-    if (!known) this.#manifest.noteMeta({ agent: scope.agent, owner: scope.owner });
-    this.#scope = { agent: scope.agent, owner: scope.owner };
-    this.#blobs = new Blobs(this.env.FILES, this.#scope);
-    return this.#blobs;
-  }
-
-  /**
-   * Checks the scope, then resolves once the changes asked for before this call are made: a read
-   * sees every write that reached the object before it (a task's end note is asked for without
-   * waiting for it).
-   */
-  async #forReading(scope: WorkspaceScope): Promise<Blobs> {
-    const blobs = this.#bind(scope);
-    await this.#lock;
-    return blobs;
-  }
-
-  /** Runs `change` on the scope's files under the object's lock. */
-  #change<T>(scope: WorkspaceScope, change: (files: FileStore) => Promise<WsResult<T>>) {
-    const files = this.#files(scope);
-    return this.#exclusive(() => change(files));
-  }
-
-  /** Checks the scope, then runs `fn` in one transaction under the object's lock. */
-  #inTransaction<T>(scope: WorkspaceScope, fn: () => WsResult<T>): Promise<WsResult<T>> {
-    this.#bind(scope);
-    return this.#exclusive(async () => this.#transaction(fn));
-  }
-
-  /** Runs `fn` after every earlier change finished (changes never interleave). */
-  #exclusive<T>(fn: () => Promise<WsResult<T>>): Promise<WsResult<T>> {
-    const run = this.#lock.then(fn, fn);
-    this.#lock = run.catch(() => undefined);
-    return run;
+    this.bind(scope);
+    return this.schema.stored ? this.checkpoints.forTask(taskId) : null;
   }
 }

@@ -1,10 +1,13 @@
 /**
  * Helpers of the CLI tests: running `cli/a2a.ts` as a user would (its own process, no color, no
- * token from the environment) and a minimal A2A v0.3 agent on 127.0.0.1. Node only.
+ * token from the environment, its config directory a temporary one, never the user's) and a
+ * minimal A2A v0.3 agent on 127.0.0.1. Node only.
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -17,16 +20,26 @@ export interface CliRun {
 }
 
 /**
- * Runs `cli/a2a.ts` with `args` (no color, no token from the environment, `env` added); `input`,
- * when given, is written to its stdin and stdin closed.
+ * Runs `cli/a2a.ts` with `args` (no color, no token from the environment, `env` added; unless
+ * `env` names an XDG_CONFIG_HOME, a temporary one removed after the run); `input`, when given,
+ * is written to its stdin and stdin closed.
  */
 export function spawnCli(
   args: string[],
   options: { env?: Record<string, string>; input?: string } = {},
 ): Promise<CliRun> {
+  const configHome = options.env?.XDG_CONFIG_HOME
+    ? undefined
+    : mkdtempSync(join(tmpdir(), "a2a-cli-config-"));
   const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args], {
     cwd: root,
-    env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "", ...options.env },
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      A2A_TOKEN: "",
+      ...(configHome ? { XDG_CONFIG_HOME: configHome } : {}),
+      ...options.env,
+    },
   });
   let out = "";
   let err = "";
@@ -38,7 +51,10 @@ export function spawnCli(
   });
   if (options.input !== undefined) child.stdin.end(options.input);
   return new Promise((resolve) =>
-    child.once("close", (code) => resolve({ code: code ?? -1, out, err })),
+    child.once("close", (code) => {
+      if (configHome) rmSync(configHome, { recursive: true, force: true });
+      resolve({ code: code ?? -1, out, err });
+    }),
   );
 }
 

@@ -3,10 +3,14 @@
  * (test/fake-cloudflare; wrangler reads CLOUDFLARE_API_BASE_URL): on a fresh account one command
  * creates the D1 database and the R2 bucket (wrangler's own provisioning, no ids in
  * wrangler.toml), uploads the Worker with its key, migrates, makes a first admin and prints its
- * token and the URL; a second deploy (Workers Paid) migrates first and creates nothing again. And
- * the configurations it derives per plan (scripts/deploy-config.ts).
+ * token and the URL; a second deploy (Workers Paid) migrates first and creates nothing again; no
+ * temporary file survives it, whether it succeeds, fails or is interrupted (SIGINT mid-upload:
+ * the key's secrets file, 0600 while it lives, is gone and wrangler stopped). And the
+ * configurations it derives per plan (scripts/deploy-config.ts).
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Unstable_RawConfig as RawConfig } from "wrangler";
@@ -15,32 +19,48 @@ import { type FakeCloudflare, startFakeCloudflare } from "../fake-cloudflare/ser
 
 const root = join(import.meta.dirname, "..", "..");
 let fake: FakeCloudflare;
+/** The TMPDIR of the deploys: what deploy.ts leaves there is checked. */
+const scratch = mkdtempSync(join(tmpdir(), "a2a-deploy-test-"));
+const leftovers = () => readdirSync(scratch).filter((name) => name.startsWith("a2a-deploy-"));
 
-function deploy(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [join(root, "scripts", "deploy.ts"), ...args], {
-    cwd: root,
-    env: {
-      ...process.env,
-      CLOUDFLARE_API_BASE_URL: fake.url,
-      CLOUDFLARE_API_TOKEN: "fake-token",
-      CLOUDFLARE_ACCOUNT_ID: fake.accountId,
-      WRANGLER_SEND_METRICS: "false",
-      ANTHROPIC_API_KEY: "",
-      ...env,
+/** Starts `npm run deploy` against the fake; `done` resolves with its exit code and output. */
+function startDeploy(args: string[], env: Record<string, string> = {}) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(root, "scripts", "deploy.ts"), ...args],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        CLOUDFLARE_API_BASE_URL: fake.url,
+        CLOUDFLARE_API_TOKEN: "fake-token",
+        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
+        WRANGLER_SEND_METRICS: "false",
+        ANTHROPIC_API_KEY: "",
+        TMPDIR: scratch,
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   let out = "";
-  child.stdout.on("data", (d: Buffer) => {
+  child.stdout?.on("data", (d: Buffer) => {
     out += d.toString();
   });
-  child.stderr.on("data", (d: Buffer) => {
+  child.stderr?.on("data", (d: Buffer) => {
     out += d.toString();
   });
-  return new Promise<{ code: number; out: string }>((resolve) =>
+  const done = new Promise<{ code: number; out: string }>((resolve) =>
     child.once("close", (code) => resolve({ code: code ?? -1, out })),
   );
+  return { child, done };
 }
+
+const deploy = (args: string[], env: Record<string, string> = {}) => startDeploy(args, env).done;
+
+/** Holds the next upload of the Worker's script. */
+const holdUpload = () =>
+  fake.hold((method, path) => method === "PUT" && /scripts\/a2a-edge-harness\?/.test(path));
 
 const script = () => fake.account.scripts.get("a2a-edge-harness");
 const bindingTypes = () =>
@@ -56,6 +76,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fake?.close();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 // Each deploy runs wrangler several times (about 40 s alone on two busy cores): generous limits.
@@ -67,6 +88,7 @@ describe("npm run deploy on a fresh account", { timeout: 300_000 }, () => {
       "deploy: the Worker has no ANTHROPIC_API_KEY yet: run npm run deploy in a terminal (it asks for it), or with ANTHROPIC_API_KEY set in the environment",
     );
     expect(fake.account.scripts.size + fake.account.databases.size).toBe(0);
+    expect(leftovers()).toEqual([]);
   });
 
   it("one command: creates D1 and R2, uploads with the key, migrates, makes an admin", async () => {
@@ -86,6 +108,7 @@ describe("npm run deploy on a fresh account", { timeout: 300_000 }, () => {
     expect(run.out).toMatch(/token for admin \(shown once, store it now\):\n\n {2}a2a_\S+/);
     expect(run.out).toContain("deployed: https://a2a-edge-harness.fake-sub.workers.dev\n");
     expect(run.out).not.toContain("About to apply");
+    expect(leftovers()).toEqual([]);
   });
 
   it("a second deploy, on Workers Paid: migrations first, run_code on, nothing created twice", async () => {
@@ -106,6 +129,45 @@ describe("npm run deploy on a fresh account", { timeout: 300_000 }, () => {
     expect(script()?.uploads).toBe(2);
     expect(rows("SELECT id FROM users").length).toBe(1);
     expect(run.out).toContain("Workers Paid: run_code: on");
+    expect(leftovers()).toEqual([]);
+  });
+});
+
+describe("npm run deploy leaves nothing behind", { timeout: 300_000 }, () => {
+  it("Ctrl-C mid-upload: the key's file (0600 while it lived) is gone, wrangler stopped", async () => {
+    const upload = holdUpload();
+    const run = startDeploy([], { ANTHROPIC_API_KEY: "sk-ant-interrupted" });
+    await upload.reached;
+    const during = leftovers();
+    const secrets = during
+      .map((dir) => join(scratch, dir, "secrets.json"))
+      .find((file) => existsSync(file));
+    expect(secrets).toBeDefined();
+    expect(statSync(secrets as string).mode & 0o777).toBe(0o600);
+    expect(readFileSync(secrets as string, "utf8")).toContain("sk-ant-interrupted");
+    expect(during.some((dir) => dir.startsWith("a2a-deploy-out-"))).toBe(true);
+    run.child.kill("SIGINT");
+    const { code, out } = await run.done;
+    expect(code, out).toBe(130);
+    expect(out).toContain("stopped (SIGINT); temporary files removed");
+    expect(leftovers()).toEqual([]);
+    // The held upload's connection closes: wrangler did not go on alone.
+    await upload.closed;
+    upload.release();
+  });
+
+  it("a failed upload: exit 1, and no temporary file either", async () => {
+    const upload = holdUpload();
+    const run = startDeploy([], { ANTHROPIC_API_KEY: "sk-ant-failing" });
+    await upload.reached;
+    upload.release({
+      status: 400,
+      body: { success: false, errors: [{ code: 10021, message: "fake: refused" }], result: null },
+    });
+    const { code, out } = await run.done;
+    expect(code, out).toBe(1);
+    expect(out).toContain("deploy: wrangler deploy failed (above)");
+    expect(leftovers()).toEqual([]);
   });
 });
 

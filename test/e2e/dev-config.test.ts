@@ -2,9 +2,11 @@
  * What `npm run dev` hands wrangler (scripts/dev-config.ts), in Node without a server: where the
  * key is found (wrangler's own order), the explicit empty key of a keyless start (so wrangler's
  * "Missing required secrets" warning never appears), the session admin key, optional secrets
- * that wrangler would silently drop, and the banner.
+ * that wrangler would silently drop, the card signing key set locally as docs/protocol.md says
+ * (kept outside the checkout, reaching wrangler as a --var), and the banner.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -94,6 +96,31 @@ describe("planDev", () => {
       ["B", "x:y"],
       ["C", ""],
     ]);
+  });
+});
+
+describe("the card signing key, as docs/protocol.md sets it", () => {
+  const docs = readFileSync(join(root, "docs", "protocol.md"), "utf8");
+  const block = /\*\*Signed cards\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(docs)?.[1] ?? "";
+
+  it("keeps the key file outside the checkout, and card-key.json is ignored by git anyway", () => {
+    const written = [...block.matchAll(/ > (\S*card-key\S*?)\)?$/gm)].map((m) => m[1]);
+    expect(written.length).toBeGreaterThan(0);
+    for (const path of written) expect(path).toMatch(/^~\//);
+    expect(block).not.toContain(".dev.vars");
+    const ignored = spawnSync("git", ["check-ignore", "-q", "card-key.json"], { cwd: root });
+    expect(ignored.status).toBe(0);
+  });
+
+  it("reaches wrangler dev as the docs' --var; in .dev.vars it would be dropped (and flagged)", () => {
+    const key = '{"kty":"EC","crv":"P-256","kid":"k","alg":"ES256","d":"x"}';
+    const line = /^npm run dev -- --var "AGENT_CARD_SIGNING_KEY:\$\(cat (\S+)\)"$/m.exec(block);
+    expect(line?.[1]).toMatch(/^~\//);
+    const plan = planDev(project(), ["--var", `AGENT_CARD_SIGNING_KEY:${key}`], {});
+    expect(plan.args).toContain(`AGENT_CARD_SIGNING_KEY:${key}`);
+    expect(plan.ignoredSecrets).toEqual([]);
+    const dotfile = planDev(project({ ".dev.vars": `AGENT_CARD_SIGNING_KEY=${key}\n` }), [], {});
+    expect(dotfile.ignoredSecrets).toEqual(["AGENT_CARD_SIGNING_KEY"]);
   });
 });
 

@@ -3,7 +3,9 @@
  * 127.0.0.1 (wrangler reads CLOUDFLARE_API_BASE_URL): Workers (services, scripts, settings,
  * secrets, schedules, the workers.dev subdomain), D1 (list, create, lookup by name, SQL on a real
  * SQLite database) and R2 buckets. Stateful, so a second deploy meets what the first created.
- * Every request is recorded; an unknown one is answered 404 and recorded as such. Node only.
+ * Every request is recorded; an unknown one is answered 404 and recorded as such. A test can
+ * hold a request (`hold`): it is answered only when released, with what the fake would have
+ * said or with another answer. Node only.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -32,6 +34,22 @@ export interface FakeAccount {
   buckets: Set<string>;
 }
 
+/** An answer of the API: an HTTP status and its JSON body. */
+export interface ApiAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** A request held by the fake until the test releases it. */
+export interface HeldRequest {
+  /** Resolves when a matching request arrives (and is held). */
+  reached: Promise<void>;
+  /** Resolves when the held request's connection closes (its client gone) or it is answered. */
+  closed: Promise<void>;
+  /** Answers it: with `answer`, or with what the fake would have said. */
+  release(answer?: ApiAnswer): void;
+}
+
 /** A running fake. */
 export interface FakeCloudflare {
   /** The API base URL (CLOUDFLARE_API_BASE_URL). */
@@ -39,6 +57,8 @@ export interface FakeCloudflare {
   accountId: string;
   account: FakeAccount;
   calls: ApiCall[];
+  /** Holds the next request that `matches` (method, path with query) until released. */
+  hold(matches: (method: string, path: string) => boolean): HeldRequest;
   close(): Promise<void>;
 }
 
@@ -81,7 +101,7 @@ function query(db: DatabaseSync, sql: string, params: unknown[]): unknown[] {
   return [{ results: [], success: true, meta }];
 }
 
-type Answer = { status: number; body: unknown } | null;
+type Answer = ApiAnswer | null;
 type Request = { method: string; rest: string; url: URL; body: Buffer; contentType: string };
 
 /** /workers/...: services, scripts (upload, secrets, settings, schedules, subdomain). */
@@ -199,6 +219,12 @@ export async function startFakeCloudflare(
   const account: FakeAccount = { scripts: new Map(), databases: new Map(), buckets: new Set() };
   const calls: ApiCall[] = [];
   const base = `/client/v4/accounts/${accountId}`;
+  const holds: Array<{
+    matches: (method: string, path: string) => boolean;
+    reach: () => void;
+    close: () => void;
+    answer: Promise<ApiAnswer | undefined>;
+  }> = [];
 
   function route(request: Omit<Request, "rest">, path: string): Answer {
     // d1 info's usage figures: none.
@@ -225,8 +251,19 @@ export async function startFakeCloudflare(
       known: answer !== null,
       body: body.subarray(0, 2000).toString("utf8"),
     });
+    const held = holds.findIndex((h) => h.matches(req.method ?? "GET", url.pathname + url.search));
+    let override: ApiAnswer | undefined;
+    if (held >= 0) {
+      const [hold] = holds.splice(held, 1);
+      if (hold) {
+        res.once("close", hold.close);
+        hold.reach();
+        override = await hold.answer;
+        if (res.destroyed) return;
+      }
+    }
     const { status, body: json } =
-      answer ?? fail(404, 10000, `fake: no route for ${req.method} ${url.pathname}`);
+      override ?? answer ?? fail(404, 10000, `fake: no route for ${req.method} ${url.pathname}`);
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify(json));
   });
@@ -236,6 +273,26 @@ export async function startFakeCloudflare(
     accountId,
     account,
     calls,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    hold(matches) {
+      let reach = () => {};
+      let close = () => {};
+      let release: (value?: ApiAnswer) => void = () => {};
+      const reached = new Promise<void>((resolve) => {
+        reach = resolve;
+      });
+      const closed = new Promise<void>((resolve) => {
+        close = resolve;
+      });
+      const answer = new Promise<ApiAnswer | undefined>((resolve) => {
+        release = resolve;
+      });
+      holds.push({ matches, reach, close, answer });
+      return { reached, closed, release };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -21,7 +21,7 @@ export function context(
     contextId: "ctx-code",
     owner,
     workspace: workspaceFor(ns, "assistant", owner),
-    scratch: { bucket: env.FILES, rootTaskId: "code-test" },
+    scratch: { bucket: env.FILES, scratchId: "code-test" },
     codeSandbox: {
       loader: env.LOADER,
       env: {},

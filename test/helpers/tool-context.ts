@@ -30,7 +30,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
       write: (content, mode) => memory().write(content, mode),
     },
     fetch,
-    scratch: { bucket: env.FILES, rootTaskId: "tool-test" },
+    scratch: { bucket: env.FILES, scratchId: "tool-test" },
     subagents: NO_SUBAGENTS,
     remote: NO_REMOTE,
     emit: () => {},

@@ -4,8 +4,11 @@
  * nothing A wrote (workspace files, memory, the handoff); a task is reachable by its id alone;
  * users and anonymous conversations never see each other's tasks.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { sweepExpired } from "../../src/api/retention.ts";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
+import { workspaceFor } from "../../src/workspace/client.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { newUser } from "../helpers/as-user.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
@@ -114,5 +117,63 @@ describe("anonymous callers", () => {
     expect(erased.status).toBe(204);
     expect((await rpc("GetTask", { id: task.id })).error?.code).toBe(-32001);
     expect((await rpc("GetTask", { id: usersTask.id }, { headers: as })).result).toBeDefined();
+  });
+
+  /** A conversation that leaves a file, memory, progress and a scratchpad note; its owner. */
+  async function leaveTraces(secret: string): Promise<{ task: WireTask; owner: string }> {
+    const s = await scenario([
+      tool("write_file", { path: "secret.txt", content: secret }),
+      tool("memory_write", { content: `Remember ${secret}` }),
+      tool("progress_update", { remaining: [`finish ${secret}`] }),
+      tool("scratch_write", { path: "found.md", content: secret }),
+      tool("read_file", { path: "secret.txt" }),
+      { text: "saved" },
+    ]);
+    const task = await send(`keep ${s.marker}`);
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    return { task, owner: await anonymousOwner(task.contextId) };
+  }
+
+  /** What is left of `owner`'s data: R2 objects under its prefixes and its workspace entries. */
+  async function leftOf(owner: string): Promise<{ r2: string[]; files: string[] }> {
+    const r2: string[] = [];
+    for (const prefix of [`agents/assistant/users/${owner}/`, `scratch/${owner}/`])
+      r2.push(...(await env.FILES.list({ prefix })).objects.map((o) => o.key));
+    const listing = await workspaceFor(env.WORKSPACES, "assistant", owner).list();
+    return { r2, files: listing.ok ? listing.value.entries.map((e) => e.path) : [] };
+  }
+
+  it("an erased conversation takes its workspace, memory, scratchpad and R2 objects with it", async () => {
+    const secret = `gone-${crypto.randomUUID().slice(0, 8)}`;
+    const { task, owner } = await leaveTraces(secret);
+    const before = await leftOf(owner);
+    expect(before.files).toEqual(expect.arrayContaining(["secret.txt", "PROGRESS.json"]));
+    expect(before.r2.some((key) => key.includes("/memory/"))).toBe(true);
+    expect(before.r2.some((key) => key.startsWith("scratch/"))).toBe(true);
+
+    expect(
+      (await fetchWorker(`/api/sessions/${task.contextId}`, { method: "DELETE" })).status,
+    ).toBe(204);
+    expect(await leftOf(owner)).toEqual({ r2: [], files: [] });
+    // A follow-up in the erased contextId finds nothing of it.
+    const peek = await scenario([
+      tool("read_file", { path: "secret.txt" }),
+      tool("memory_read", {}),
+      tool("scratch_list", {}),
+      { text: "nothing" },
+    ]);
+    await send(`peek ${peek.marker}`, { contextId: task.contextId });
+    const seen = JSON.stringify(await modelRequests(peek.id));
+    expect(seen).not.toContain(secret);
+  });
+
+  it("retention erases an anonymous conversation ANONYMOUS_RETENTION_DAYS after its last task", async () => {
+    const { owner } = await leaveTraces(`old-${crypto.randomUUID().slice(0, 8)}`);
+    expect((await leftOf(owner)).r2).not.toEqual([]);
+    // A user's task of the same age stays: RETENTION_DAYS is 0 (keep) here.
+    const day = 86_400_000;
+    expect(await sweepExpired(env, Date.now() + 29 * day)).toBe(0);
+    expect(await sweepExpired(env, Date.now() + 31 * day)).toBeGreaterThanOrEqual(1);
+    expect(await leftOf(owner)).toEqual({ r2: [], files: [] });
   });
 });

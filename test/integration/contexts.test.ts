@@ -2,10 +2,16 @@
  * Conversations: tasks sharing a contextId see the earlier turns, run one at a time in arrival
  * order (later ones wait as submitted), and a canceled waiting task leaves no trace.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { contextKey } from "../../src/context/join.ts";
+import { taskIdFor } from "../../src/platform/ids.ts";
+import { JOIN_JOB } from "../../src/task/context-membership.ts";
+import { beginTask } from "../../src/task/incoming.ts";
+import { taskSchema } from "../../src/task/schema.ts";
+import type { TaskObject } from "../../src/task/task-object.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { until } from "../helpers/until.ts";
@@ -182,5 +188,82 @@ describe("contexts", () => {
     await send(`to researcher ${s.marker}`, { contextId }, {}, "/agents/researcher/");
     const requests = await modelRequests(s.id);
     expect(requests.map((r) => r.body.messages.length)).toEqual([1, 1]);
+  });
+
+  it("a message the conversation cannot take fails its task, and the next message runs at once", async () => {
+    const s = await scenario([{ text: "first" }, { text: "third" }]);
+    const contextId = crypto.randomUUID();
+    const first = await send(`one ${s.marker}`, { contextId });
+    expect(first.status.state).toBe("TASK_STATE_COMPLETED");
+    // The second message's task: its id derives from the owner, agent and messageId. Any failure
+    // while it takes the conversation in (the attack round's was SQLITE_TOOBIG) is injected.
+    const messageId = crypto.randomUUID();
+    const taskId = await taskIdFor(await anonymousOwner(contextId), "assistant", messageId);
+    await runInDurableObject(env.TASKS.get(env.TASKS.idFromName(taskId)), (instance) => {
+      (instance as unknown as TaskObject).runtime.conversation.append = () => {
+        throw new Error("string or blob too big: SQLITE_TOOBIG");
+      };
+    });
+    const second = await send(`two ${s.marker}`, { contextId, messageId });
+    expect(second.id).toBe(taskId);
+    expect(second.status.state).toBe("TASK_STATE_FAILED");
+    expect(second.status.message?.parts[0]?.text).toContain(
+      "could not be added to its conversation",
+    );
+    // Cancelling it changes nothing; the conversation takes the next message at once.
+    expect((await rpc("CancelTask", { id: taskId })).error?.code).toBe(-32002);
+    const third = await send(`three ${s.marker}`, { contextId });
+    expect(third.status.state).toBe("TASK_STATE_COMPLETED");
+    const requests = await modelRequests(s.id);
+    expect(requests.map((r) => r.body.messages.map((m) => m.role))).toEqual([
+      ["user"],
+      ["user", "assistant", "user"],
+    ]);
+  });
+
+  it("a task whose join answer was lost releases the conversation when it is canceled", async () => {
+    const s = await scenario([{ text: "ok" }, { text: "ok" }]);
+    const contextId = crypto.randomUUID();
+    await send(`one ${s.marker}`, { contextId });
+    const owner = await anonymousOwner(contextId);
+    const taskId = crypto.randomUUID();
+    // The task asked to join; the conversation queued it (and holds it, being idle), but the
+    // answer never came back (a dropped connection): submitted, not joined, its join retried later.
+    await runInDurableObject(
+      env.TASKS.get(env.TASKS.idFromName(taskId)),
+      async (instance, state) => {
+        taskSchema(state.storage.sql).ensure(); // what creating the task makes first
+        const rt = (instance as unknown as TaskObject).runtime;
+        beginTask(
+          rt,
+          {
+            taskId,
+            contextId,
+            agent: "assistant",
+            owner,
+            traceId: "c".repeat(32),
+            message: { messageId: `m-${taskId}`, role: "ROLE_USER", parts: [{ text: "two" }] },
+          },
+          "assistant",
+          { name: "test-model", source: "test" },
+        );
+        await rt.scheduler.schedule(JOIN_JOB, "context", Date.now() + 600_000);
+      },
+    );
+    const conversation = env.CONTEXTS.get(
+      env.CONTEXTS.idFromName(contextKey(owner, "assistant", contextId)),
+    );
+    expect(((await conversation.join({ taskId, after: 0 })) as { active: boolean }).active).toBe(
+      true,
+    );
+    expect((await rpc<WireTask>("CancelTask", { id: taskId })).result?.status.state).toBe(
+      "TASK_STATE_CANCELED",
+    );
+    const third = await send(`three ${s.marker}`, { contextId }, {}, "/");
+    await until(
+      () => getTask(third.id),
+      (t) => t.status.state === "TASK_STATE_COMPLETED",
+      10_000,
+    );
   });
 });

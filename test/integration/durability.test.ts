@@ -12,6 +12,7 @@ import { PUSH_JOB } from "../../src/push/push-sender.ts";
 import { getTaskIndex } from "../../src/store/d1-index.ts";
 import { decodeLines } from "../../src/task/ndjson.ts";
 import { Outbox } from "../../src/task/outbox.ts";
+import { taskSchema } from "../../src/task/schema.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { JOB_ATTEMPTS } from "../../src/task/task-parts.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
@@ -227,6 +228,8 @@ describe("durability", () => {
     const taskId = crypto.randomUUID();
     const stub = stubOf(taskId);
     await inObject(stub, async (instance, state) => {
+      // No task is created here: the tables a task's creation makes.
+      taskSchema(state.storage.sql).ensure();
       instance.runtime.hookState.set("loop-detection", "edits:a.md", 2);
       await instance.runtime.scheduler.schedule("later", "outbox", Date.now() + 60_000);
       await instance.runtime.scheduler.schedule("sooner", "outbox", Date.now() + 30_000);
@@ -250,7 +253,8 @@ describe("durability", () => {
     const stub = stubOf(crypto.randomUUID());
     const failures: number[] = [];
     const before = Date.now();
-    await inObject(stub, async (instance) => {
+    await inObject(stub, async (instance, state) => {
+      taskSchema(state.storage.sql).ensure();
       instance.runtime.pushSender.deliverDue = async () => {
         failures.push(Date.now());
         throw new Error("a fault the job cannot get past");

@@ -1,12 +1,13 @@
 /**
  * The harness through the A2A endpoint with the scripted model's tool_use turns: tools and
- * their events on the stream, the verification gate, loop detection, caps, the turn limit with
- * what remains, handoff notes, memory, checkpoints and rollback, compaction keeping the prompt
- * bounded, and hook state surviving a restart mid-task.
+ * their events on the stream, the verification gate, loop detection, caps (per task and per
+ * turn), the turn limit with what remains, handoff notes, memory, checkpoints and rollback,
+ * compaction keeping the prompt bounded, and hook state surviving a restart mid-task.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
@@ -185,6 +186,42 @@ describe("hooks through the endpoint", () => {
     expect(third[0]?.content).toContain("progress_read has been used 2 times in this task");
     expect(third[0]?.is_error).toBeUndefined();
     expect(eventsOf(task).filter((e) => e.kind === "cap_reached")).toHaveLength(1);
+  });
+
+  it("runs at most MAX_TOOL_CALLS_PER_TURN calls of one turn; the others answer not run", async () => {
+    const cap = loadConfig(env).maxToolCallsPerTurn;
+    const ids = Array.from({ length: 200 }, (_, i) => `toolu_many_${i}`);
+    expect(cap).toBeLessThan(ids.length);
+    const s = await scenario([
+      { toolUses: ids.map((id) => ({ id, name: "list_files", input: {} })) },
+      { text: "Listed." },
+    ]);
+    const task = await send(`many calls ${s.marker}`);
+    expectCompleted(task, "Listed.");
+    const requests = await modelRequests(s.id);
+    expect(requests).toHaveLength(2);
+    // The conversation stays well-formed: every tool_use has its tool_result, in order.
+    const results = requests[1]?.body.messages.at(-1)?.content as Array<{
+      type: string;
+      tool_use_id: string;
+      content: string;
+      is_error?: boolean;
+    }>;
+    expect(results.map((r) => [r.type, r.tool_use_id])).toEqual(
+      ids.map((id) => ["tool_result", id]),
+    );
+    expect(results.filter((r) => !r.is_error)).toHaveLength(cap);
+    const notRun = results.slice(cap);
+    expect(notRun.every((r) => r.is_error && r.content.startsWith("Not run:"))).toBe(true);
+    const events = eventsOf(task);
+    expect(events.filter((e) => e.kind === "tool_call")).toHaveLength(cap);
+    expect(events.filter((e) => e.kind === "cap_reached")).toEqual([
+      {
+        kind: "cap_reached",
+        agent: "assistant",
+        detail: `at most ${cap} tool calls per turn; ${ids.length - cap} not run`,
+      },
+    ]);
   });
 
   it("the turn limit ends the task as completed, saying what remains", async () => {

@@ -2,12 +2,15 @@
  * 1,000 malformed or hostile requests, generated from a fixed seed (the same every run) across
  * paths, HTTP methods, headers, bodies, JSON-RPC methods and params: none may get a 5xx, and
  * every answer on a JSON-RPC path must be a JSON-RPC error object (in the SSE stream when the
- * answer is a stream). A failure names the request, so it can be replayed by hand.
+ * answer is a stream). A failure names the request, so it can be replayed by hand. And a push
+ * fan-out: a caller registering a hundred webhooks on one task gets MAX_PUSH_CONFIGS_PER_TASK.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { MAX_JSON_DEPTH } from "../../src/protocol/json-shape.ts";
 import worker from "../../src/worker.ts";
+import { fetchWorker, postRpc, postRpcV03, rpc, userMessage } from "../helpers/a2a.ts";
 
 /**
  * One request to the Worker, read to its end, with its own execution context (the suite's
@@ -346,4 +349,105 @@ describe("hostile requests", () => {
     }
     expect(failures).toEqual([]);
   }, 600_000);
+
+  it("a push fan-out: 100 webhooks on one task, 10 taken, the rest refused on JSON-RPC and REST", async () => {
+    const sent = await rpc<{ task: { id: string } }>("SendMessage", {
+      message: userMessage("[[reply:done]]"),
+    });
+    const taskId = sent.result?.task.id as string;
+    // The task has ended: the configs are stored, nothing is ever sent to them.
+    const url = (i: number) => `https://hooks.example.com/fan-out/${i}`;
+    const outcomes: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      if (i % 2 === 0) {
+        const answer = await rpc("CreateTaskPushNotificationConfig", { taskId, url: url(i) });
+        outcomes.push(answer.error ? `${answer.error.code} ${answer.error.message}` : "ok");
+      } else {
+        const response = await fetchWorker(`/tasks/${taskId}/pushNotificationConfigs`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+          body: JSON.stringify({ url: url(i) }),
+        });
+        outcomes.push(
+          response.status === 201 ? "ok" : `${response.status} ${await response.text()}`,
+        );
+      }
+    }
+    expect(outcomes.slice(0, 10)).toEqual(Array(10).fill("ok"));
+    for (const [i, outcome] of outcomes.slice(10).entries()) {
+      expect(outcome, `config ${i + 10}`).toMatch(i % 2 === 0 ? /^-32602 / : /^400 /);
+      expect(outcome).toContain("a task holds at most 10 push notification configs");
+    }
+    const list = await rpc<{ configs: Array<{ id: string; url: string }> }>(
+      "ListTaskPushNotificationConfigs",
+      { taskId },
+    );
+    const configs = list.result?.configs ?? [];
+    expect(configs.map((c) => c.url)).toEqual(Array.from({ length: 10 }, (_, i) => url(i)));
+    // At the cap, a config set again by its id is replaced, not refused.
+    const first = configs[0] as { id: string };
+    const replaced = await rpc("CreateTaskPushNotificationConfig", {
+      taskId,
+      id: first.id,
+      url: "https://hooks.example.com/fan-out/replaced",
+    });
+    expect(replaced.error).toBeUndefined();
+  });
+});
+
+/** A value nested `depth` objects deep: {"a":{"a":...{"a":1}}}. */
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = { a: value };
+  return value;
+}
+
+/** The attack round's payloads: squared when indented, too deep to store. */
+const NESTED_MESSAGES = {
+  "one data part 1,100 deep": [{ data: nested(1_100) }],
+  "150 data parts 600 deep": Array.from({ length: 150 }, () => ({ data: nested(600) })),
+};
+
+describe("hostile nesting", () => {
+  for (const [name, parts] of Object.entries(NESTED_MESSAGES)) {
+    it(`${name}: -32602 on JSON-RPC v1.0 and v0.3, 400 on REST, nothing started`, async () => {
+      const message = { messageId: crypto.randomUUID(), role: "ROLE_USER", parts };
+      const v1 = await postRpc("/agents/writer/", "SendMessage", {
+        message: { ...message, contextId: crypto.randomUUID() },
+      });
+      const v1Body = (await v1.json()) as { error?: { code: number; message: string } };
+      expect(v1Body.error?.code).toBe(-32602);
+      expect(v1Body.error?.message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+      const v03 = await postRpcV03("/agents/writer/", "message/send", {
+        message: {
+          kind: "message",
+          messageId: crypto.randomUUID(),
+          role: "user",
+          parts: parts.map((p) => ({ kind: "data", ...p })),
+        },
+      });
+      expect(((await v03.json()) as { error?: { code: number } }).error?.code).toBe(-32602);
+      const rest = await fetchWorker("/agents/writer/message:send", {
+        method: "POST",
+        headers: { "A2A-Version": "1.0" },
+        body: JSON.stringify({ message }),
+      });
+      expect(rest.status).toBe(400);
+      expect(await rest.text()).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+    });
+  }
+
+  it("metadata nested too deep is refused like data", async () => {
+    const response = await postRpc("/agents/writer/", "SendMessage", {
+      message: {
+        messageId: crypto.randomUUID(),
+        role: "ROLE_USER",
+        parts: [{ text: "hi" }],
+        metadata: nested(200),
+      },
+    });
+    const body = (await response.json()) as { error?: { code: number; message: string } };
+    expect(body.error?.code).toBe(-32602);
+    expect(body.error?.message).toMatch(/^Invalid parameters: params\.message\.metadata\.a\.a/);
+  });
 });

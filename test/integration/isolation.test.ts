@@ -6,12 +6,18 @@
  */
 import { describe, expect, it } from "vitest";
 import { SUBAGENT_METADATA } from "../../src/subagents/transport.ts";
+import { conversationScratchId } from "../../src/task/lineage.ts";
 import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
 import { savingTurns, scenario, toolResults } from "../helpers/fake-model.ts";
 import { toolTurn as tool } from "../helpers/turns.ts";
 
-type Task = { id: string; contextId: string; status: { state: string } };
+type Task = {
+  id: string;
+  contextId: string;
+  status: { state: string };
+  metadata?: Record<string, unknown>;
+};
 
 describe("cross-user isolation", () => {
   it("hides a task from everyone but its owner", async () => {
@@ -78,7 +84,12 @@ describe("cross-user isolation", () => {
     const made = await rpcAs<{ task: Task }>(a.token, "SendMessage", {
       message: userMessage(`save ${writes.marker}`),
     });
-    const rootTaskId = made.body.result?.task.id as string;
+    const madeTask = made.body.result?.task as Task;
+    const scratchId = await conversationScratchId(
+      madeTask.metadata?.owner as string,
+      "assistant",
+      madeTask.contextId,
+    );
 
     const reads = await scenario([
       tool("read_file", { path: "secret.md" }),
@@ -88,11 +99,11 @@ describe("cross-user isolation", () => {
       tool("scratch_list", {}),
       { text: "nothing of A's" },
     ]);
-    // B also claims A's root task id, as a remote harness would name a shared scratchpad.
+    // B also claims A's scratchpad id, as a remote harness would name a shared scratchpad.
     await rpcAs(b.token, "SendMessage", {
       message: userMessage(`peek ${reads.marker}`, {
         metadata: {
-          [SUBAGENT_METADATA]: { parentTaskId: rootTaskId, parentAgent: "assistant", rootTaskId },
+          [SUBAGENT_METADATA]: { correlationId: "x1", parentAgent: "assistant", scratchId },
         },
       }),
     });

@@ -7,6 +7,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sweepExpired } from "../../src/api/retention.ts";
+import { conversationScratchId } from "../../src/task/lineage.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../src/task/task-parts.ts";
 import { userMessage } from "../helpers/a2a.ts";
@@ -259,7 +260,9 @@ describe("privacy", () => {
     expect(data.tasks.map((t) => t.id)).toEqual([task.id]);
     expect(data.agents.assistant?.files["diary.md"]).toBe("private diary");
     expect(data.agents.assistant?.memory).toContain("likes tea");
-    expect(data.scratchpads[task.id]?.["notes.md"]).toBe("scratch notes");
+    // Scratchpads by id: one per conversation.
+    const scratchId = await conversationScratchId(user.id, "assistant", task.contextId);
+    expect(data.scratchpads[scratchId]?.["notes.md"]).toBe("scratch notes");
 
     expect(
       (await api(other.token, `/api/users/${user.id}/data`, { method: "DELETE" })).status,

@@ -2,11 +2,15 @@
  * Push notifications through the A2A endpoint: config CRUD (v1.0 JSON-RPC and REST, v0.3 JSON-RPC
  * and REST), the SSRF guard, and delivery to a local receiver (test/fake-push) that fails the
  * first attempts: retries with backoff seen, order kept per config, headers and bodies in each
- * protocol version's shape, the attempts recorded for the owner.
+ * protocol version's shape, the attempts recorded for the owner (a failure by its kind only,
+ * never the receiver's answer); the cap on configs per task.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
+import { PushSender } from "../../src/push/push-sender.ts";
+import type { TaskObject } from "../../src/task/task-object.ts";
 import { fetchWorker, rpc, userMessage, v03Message } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
@@ -210,6 +214,8 @@ describe("push notification configs", () => {
       "http://10.0.0.5/hook",
       "http://169.254.169.254/latest/meta-data",
       "http://localhost/hook",
+      "http://intranet/hook",
+      "http://printer.lan/hook",
       "http://[::1]/hook",
     ]) {
       const refused = await call("CreateTaskPushNotificationConfig", { taskId: task.id, url });
@@ -252,6 +258,38 @@ describe("push notification configs", () => {
       headers: { Authorization: "Bearer test-admin-key" },
     });
     expect(admin.status).toBe(200);
+  });
+
+  it("refuses a follow-up whose inline config is past MAX_PUSH_CONFIGS_PER_TASK, taking nothing", async () => {
+    const hook = hookName();
+    const s = await scenario([
+      { text: "", toolUses: [{ name: "ask_user", input: { question: "Which day?" } }] },
+    ]);
+    const first = await rpc<{ task: Task }>("SendMessage", {
+      message: userMessage(`plan ${s.marker}`),
+    });
+    const task = first.result?.task as Task;
+    expect(task.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    // Waiting for input, the task changes state no more: these receivers get nothing.
+    for (let i = 0; i < 10; i++) {
+      const created = await rpc("CreateTaskPushNotificationConfig", {
+        taskId: task.id,
+        url: hookUrl(`${hook}-${i}`),
+      });
+      expect(created.error).toBeUndefined();
+    }
+    const messageId = crypto.randomUUID();
+    const followUp = await rpc("SendMessage", {
+      message: { ...userMessage("Friday", { taskId: task.id }), messageId },
+      configuration: { taskPushNotificationConfig: { url: hookUrl(`${hook}-10`) } },
+    });
+    expect(followUp.error?.code).toBe(-32602);
+    expect(followUp.error?.message).toContain("a task holds at most 10 push notification configs");
+    const now = await rpc<Task & { history?: Array<{ messageId: string }> }>("GetTask", {
+      id: task.id,
+    });
+    expect(now.result?.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    expect(now.result?.history?.map((m) => m.messageId)).not.toContain(messageId);
   });
 });
 
@@ -380,9 +418,72 @@ describe("push delivery", () => {
       15_000,
     );
     // PUSH_MAX_ATTEMPTS is 4 in the tests: WORKING fails 4 times and is given up; COMPLETED goes.
-    expect(record.deliveries.map((d) => [d.state, d.status, d.attempts, d.lastError])).toEqual([
-      ["TASK_STATE_WORKING", "failed", 4, "HTTP 500"],
-      ["TASK_STATE_COMPLETED", "delivered", 1, null],
+    // The record says the class of the receiver's answer, not its status.
+    expect(
+      record.deliveries.map((d) => [d.state, d.status, d.attempts, d.lastStatus, d.lastError]),
+    ).toEqual([
+      ["TASK_STATE_WORKING", "failed", 4, null, "HTTP 5xx"],
+      ["TASK_STATE_COMPLETED", "delivered", 1, 200, null],
     ]);
+  });
+
+  it("records an unanswered delivery without the connection error", async () => {
+    const s = await scenario([{ text: "slow", delayMs: 50, chunkSize: 1 }]);
+    // Nothing listens on 127.0.0.1:9 (the tests let push URLs name loopback).
+    const sent = await rpc<{ task: Task }>("SendMessage", {
+      message: userMessage(`go ${s.marker}`),
+      configuration: {
+        returnImmediately: true,
+        taskPushNotificationConfig: { url: "http://127.0.0.1:9/hook" },
+      },
+    });
+    const taskId = sent.result?.task.id as string;
+    const record = await until(
+      () => pushRecord(taskId),
+      (r) => r.deliveries.length === 2 && r.deliveries.every((d) => d.status !== "pending"),
+      15_000,
+    );
+    expect(record.deliveries.map((d) => [d.status, d.attempts, d.lastStatus, d.lastError])).toEqual(
+      Array(2).fill(["failed", 4, null, "no answer (timed out or could not connect)"]),
+    );
+  });
+
+  it("records a URL the guard refuses at send time as refused, without fetching it", async () => {
+    const hook = hookName();
+    const task = await finishedTask();
+    const strict = { ...env, WEB_FETCH_ALLOW_PRIVATE: "false" } as Env;
+    const stub = env.TASKS.get(env.TASKS.idFromName(task.id));
+    const deliveries = await runInDurableObject(stub, async (instance) => {
+      const rt = (instance as unknown as TaskObject).runtime;
+      const config = {
+        id: "strict",
+        url: hookUrl(hook),
+        token: null,
+        authScheme: null,
+        authCredentials: null,
+        protocol: "1.0" as const,
+        createdAt: new Date().toISOString(),
+      };
+      rt.push.put(config);
+      rt.push.enqueue(
+        "TASK_STATE_WORKING",
+        [{ config, body: "{}", contentType: "application/json" }],
+        Date.now(),
+      );
+      // The receiver's loopback URL passed when WEB_FETCH_ALLOW_PRIVATE was on; it is off now.
+      const sender = new PushSender(
+        rt.push,
+        rt.scheduler,
+        strict,
+        () => task.id,
+        () => {},
+      );
+      await sender.deliverDue();
+      return rt.push.deliveries().filter((d) => d.configId === "strict");
+    });
+    expect(deliveries.map((d) => [d.status, d.attempts, d.lastStatus, d.lastError])).toEqual([
+      ["failed", 1, null, "refused: address not allowed"],
+    ]);
+    expect(await received(hook)).toEqual([]);
   });
 });

@@ -7,7 +7,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
+import { resolveTarget, targetFetch } from "../../src/remote/client.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";
 import { newUser } from "../helpers/as-user.ts";
@@ -146,6 +148,24 @@ describe("a2a tools", () => {
       "ERROR AGENT_CALL_RULES do not let deep-thinker call remote-writer",
     );
   });
+
+  it("refuses ad-hoc agent URLs that name local hosts; registry entries are the operator's", async () => {
+    const strict = { ...loadConfig(env), webFetchAllowPrivate: false };
+    for (const url of ["http://intranet/", "http://localhost:8787/", "http://nas.lan/"]) {
+      const resolved = resolveTarget(strict, url);
+      expect(resolved.ok, url).toBe(false);
+      if (!resolved.ok) expect(resolved.error).toMatch(/single-label|loopback|local-only/);
+    }
+    // A public card naming a local endpoint: every request is checked again, and refused.
+    const publicTarget = resolveTarget(strict, "https://agents.example.com/");
+    if (!publicTarget.ok) throw new Error(publicTarget.error);
+    const guarded = targetFetch(env, strict, publicTarget.target, "0".repeat(32));
+    await expect(guarded("http://intranet/a2a", { method: "POST" })).rejects.toThrow(
+      /single-label name/,
+    );
+    // The operator's registry entry (127.0.0.1 in the tests) is not checked.
+    expect(resolveTarget(strict, "down")).toMatchObject({ ok: true });
+  });
 });
 
 describe("remote sub-agents", () => {
@@ -177,7 +197,10 @@ describe("remote sub-agents", () => {
     const childId = eventDetails(task).find((d) => d.state === "started")?.childTaskId as string;
     const child = await getTask(childId, AS_ADMIN_KEY);
     expect(child.metadata?.traceId).toBe(task.metadata?.traceId);
-    expect(child.metadata?.remoteParent).toEqual({ taskId: task.id, agent: "assistant" });
+    expect(child.metadata?.remoteParent).toEqual({
+      correlationId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      agent: "assistant",
+    });
     // The remote side ran as a sub-agent: no ask_user, no task.
     const remoteTools = await offeredTools(remote.id);
     expect(remoteTools).not.toContain("ask_user");
@@ -185,6 +208,49 @@ describe("remote sub-agents", () => {
     // The parent's prompt lists registry agents as sub-agent types.
     const system = JSON.stringify((await modelRequests(parent.id))[0]?.body.system);
     expect(system).toContain("- remote-researcher: The researcher, served by another deployment");
+  });
+
+  it("a remote agent given everything it received can read nothing of the caller's conversation", async () => {
+    const secret = `private medical question ${crypto.randomUUID().slice(0, 8)}`;
+    const remote = await scenario([{ text: "Remote answer." }]);
+    const parent = await scenario([
+      tool("task", {
+        subagent_type: "remote-researcher",
+        description: "look it up",
+        prompt: `Look this up. ${remote.marker}`,
+      }),
+      { text: "Done." },
+    ]);
+    // An anonymous caller: a task id or a contextId alone opens its conversation.
+    const task = await send(`${secret} ${parent.marker}`);
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    const childId = eventDetails(task).find((d) => d.state === "started")?.childTaskId as string;
+    const received = (await rpc<WireTask>("GetTask", { id: childId }, { headers: AS_ADMIN_KEY }))
+      .result as WireTask & { history: Array<Record<string, unknown>> };
+    const sent = JSON.stringify(received.history[0]);
+    // No id of the caller's deployment travels: not the task, not the conversation.
+    expect(sent).not.toContain(task.id);
+    expect(sent).not.toContain(task.contextId);
+    // Playing the remote agent with no credentials: every value it got, tried as an id.
+    const values = new Set(
+      [...sent.matchAll(/"([A-Za-z0-9:_-]{8,})"/g)].map((m) => m[1] as string),
+    );
+    expect(values.size).toBeGreaterThan(2);
+    for (const value of values) {
+      const got = await rpc<WireTask>("GetTask", { id: value, historyLength: 10 });
+      expect(JSON.stringify(got)).not.toContain(secret);
+      const listed = await rpc("ListTasks", { contextId: value });
+      expect(JSON.stringify(listed)).not.toContain(secret);
+      const session = await fetchWorker(`/api/sessions/${value}`);
+      expect(await session.text()).not.toContain(secret);
+      for (const [path, method] of [
+        [`/api/sessions/${value}`, "DELETE"],
+        [`/tasks/${value}:cancel`, "POST"],
+      ] as const)
+        await fetchWorker(path, { method, headers: { "A2A-Version": "1.0" } });
+    }
+    // The conversation is whole: its task is still there, completed.
+    expect((await getTask(task.id)).status.state).toBe("TASK_STATE_COMPLETED");
   });
 
   it("passes a remote sub-agent's question up to the caller and the answer down", async () => {

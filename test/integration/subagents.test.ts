@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { listTaskIndex } from "../../src/store/d1-index.ts";
+import { conversationScratchId } from "../../src/task/lineage.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";
@@ -110,6 +111,7 @@ describe("sub-agents", () => {
         parentTaskId: task.id,
         rootTaskId: task.id,
         rootAgent: "assistant",
+        scratchId: await conversationScratchId(owner, "assistant", task.contextId),
         owner,
         traceId: task.metadata?.traceId,
       });

@@ -218,6 +218,8 @@ describe("web_fetch", () => {
     for (const url of [
       "http://10.0.0.5/",
       "http://localhost/",
+      "http://intranet/",
+      "http://nas.lan/",
       "ftp://example.com/",
       "http://[::ffff:127.0.0.1]/",
     ]) {

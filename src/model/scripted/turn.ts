@@ -62,7 +62,7 @@ export type StopReason = z.infer<typeof StopReasonSchema>;
 export const TurnSchema = z.strictObject({
   text: z.string().max(1_000_000).optional(),
   thinking: z.string().max(1_000_000).optional(),
-  toolUses: z.array(ToolUseSpecSchema).max(64).optional(),
+  toolUses: z.array(ToolUseSpecSchema).max(2_000).optional(),
   stopReason: StopReasonSchema.optional(),
   chunkSize: z.number().int().min(1).max(1_000_000).optional(),
   delayMs: z.number().int().min(0).max(60_000).optional(),

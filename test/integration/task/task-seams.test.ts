@@ -14,6 +14,7 @@ import { Scheduler } from "../../../src/store/scheduler.ts";
 import { EventLog } from "../../../src/task/event-log.ts";
 import { beginTask } from "../../../src/task/incoming.ts";
 import { Outbox, outboxSourceOf } from "../../../src/task/outbox.ts";
+import { taskSchema } from "../../../src/task/schema.ts";
 import type { TaskObject } from "../../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../../src/task/task-parts.ts";
 import type { Settlement, TaskRuntime } from "../../../src/task/task-runtime.ts";
@@ -22,15 +23,16 @@ import { until } from "../../helpers/until.ts";
 
 const OWNER = "anon-seams";
 
-/** Runs `fn` in a fresh task object of its own. */
+/** Runs `fn` in a fresh task object of its own, its tables created (as a new task's are). */
 function inFreshObject<R>(
   fn: (instance: TaskObject, state: DurableObjectState) => R | Promise<R>,
   taskId: string = crypto.randomUUID(),
 ): Promise<R> {
   const stub = env.TASKS.get(env.TASKS.idFromName(taskId));
-  return runInDurableObject(stub, (instance, state) =>
-    fn(instance as unknown as TaskObject, state),
-  );
+  return runInDurableObject(stub, (instance, state) => {
+    taskSchema(state.storage.sql).ensure();
+    return fn(instance as unknown as TaskObject, state);
+  });
 }
 
 /** `sql`, with the text of every statement it runs recorded. */

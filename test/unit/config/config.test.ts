@@ -33,6 +33,14 @@ describe("configuration", () => {
     expect(loadConfig({ PUBLIC_URL: "", A2A_API_KEY: "" }).a2aApiKey).toBeUndefined();
   });
 
+  it("caps push notification configs per task at MAX_PUSH_CONFIGS_PER_TASK (10, at least 1)", () => {
+    expect(loadConfig({}).maxPushConfigsPerTask).toBe(10);
+    expect(loadConfig({ MAX_PUSH_CONFIGS_PER_TASK: "3" }).maxPushConfigsPerTask).toBe(3);
+    expect(() => loadConfig({ MAX_PUSH_CONFIGS_PER_TASK: "0" })).toThrow(
+      /MAX_PUSH_CONFIGS_PER_TASK/,
+    );
+  });
+
   it("names the variable when a value is unusable", () => {
     expect(() => loadConfig({ MAX_TURNS: "many" })).toThrow(ConfigError);
     expect(() => loadConfig({ MAX_TURNS: "many" })).toThrow(/MAX_TURNS/);

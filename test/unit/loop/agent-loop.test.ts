@@ -7,12 +7,13 @@ import type {
   ContentBlock,
   Message,
   MessageCreateParamsNonStreaming,
+  ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { describe, expect, it } from "vitest";
 import { parseIdentity } from "../../../src/agents/identity.ts";
 import { runStep } from "../../../src/loop/agent-loop.ts";
 import type { ChatMessage } from "../../../src/loop/chat-message.ts";
-import type { Hook, Tool, ToolContext } from "../../../src/loop/contracts.ts";
+import type { HarnessEvent, Hook, Tool, ToolContext } from "../../../src/loop/contracts.ts";
 import { HookRunner } from "../../../src/loop/hook-runner.ts";
 import { INITIAL_LOOP_STATE, type LoopState } from "../../../src/loop/loop-state.ts";
 import type { StepDeps } from "../../../src/loop/step-types.ts";
@@ -96,6 +97,7 @@ interface Fake {
   params: MessageCreateParamsNonStreaming[];
   shown: string[];
   abort: AbortController;
+  events: HarnessEvent[];
 }
 
 /** Step dependencies over memory; `answers` are the model's replies (an Error is thrown). */
@@ -109,12 +111,18 @@ function fake(
   const params: MessageCreateParamsNonStreaming[] = [];
   const shown: string[] = [];
   const abort = new AbortController();
-  const { ctx } = hookContext();
+  const { ctx, events } = hookContext();
   const { turn: _turn, ...hookCtx } = ctx;
   const deps: StepDeps = {
     agent,
     system: "You test.",
-    limits: { maxTurns: agent.maxTurns, idleTimeoutMs: 1_000, maxRetries: 2, retryBaseMs: 10 },
+    limits: {
+      maxTurns: agent.maxTurns,
+      idleTimeoutMs: 1_000,
+      maxRetries: 2,
+      retryBaseMs: 10,
+      maxToolCallsPerTurn: 32,
+    },
     signal: abort.signal,
     tools: new ToolRegistry(options.tools ?? []),
     toolContext: { taskId: "t1" } as ToolContext,
@@ -141,7 +149,7 @@ function fake(
     emitAnswer: (_action, turnShown) => void shown.push(turnShown),
     transaction: (fn) => fn(),
   };
-  return { deps, conversation, state, pending, params, shown, abort };
+  return { deps, conversation, state, pending, params, shown, abort, events };
 }
 
 describe("runStep", () => {
@@ -187,6 +195,55 @@ describe("runStep", () => {
       },
       { type: "tool_result", tool_use_id: "c3", content: "said undefined" },
     ]);
+  });
+
+  it("runs at most maxToolCallsPerTurn calls of a turn and answers the rest as not run", async () => {
+    const calls: unknown[] = [];
+    const uses = ["c1", "c2", "c3", "c4", "c5"].map((id) => toolUse(id, "echo", { say: id }));
+    const f = fake([reply(uses, "tool_use")], { tools: [echoTool("echo", calls)] });
+    f.deps.limits.maxToolCallsPerTurn = 2;
+    expect(await runStep(f.deps)).toEqual({ kind: "continue" });
+    expect(calls).toEqual([{ say: "c1" }, { say: "c2" }]);
+    const results = f.conversation.at(-1)?.content as ToolResultBlockParam[];
+    // Every tool_use has its tool_result, in order; the three past the cap did not run.
+    expect(results.map((r) => r.tool_use_id)).toEqual(["c1", "c2", "c3", "c4", "c5"]);
+    expect(results.slice(0, 2).map((r) => r.is_error)).toEqual([undefined, undefined]);
+    for (const r of results.slice(2)) {
+      expect(r.is_error).toBe(true);
+      expect(r.content).toContain("Not run: this turn asked for 5 tool calls and at most 2 run");
+    }
+    expect(f.events).toEqual([
+      {
+        kind: "cap_reached",
+        text: "This turn asked for 5 tool calls; only the first 2 ran",
+        detail: "at most 2 tool calls per turn; 3 not run",
+      },
+    ]);
+  });
+
+  it("keeps the per-turn cap across a call that waits for an answer", async () => {
+    const calls: unknown[] = [];
+    const uses = [
+      toolUse("c1", "echo", { say: "a" }),
+      toolUse("c2", "ask"),
+      toolUse("c3", "echo", { say: "b" }),
+      toolUse("c4", "echo", { say: "c" }),
+    ];
+    const f = fake([reply(uses, "tool_use")], { tools: [echoTool("echo", calls), askTool] });
+    f.deps.limits.maxToolCallsPerTurn = 3;
+    expect(await runStep(f.deps)).toMatchObject({ kind: "suspended" });
+    const pending = f.pending.value as PendingCalls;
+    f.pending.value = { ...pending, resolution: replyFrom([{ text: "yes" }]) };
+    expect(await runStep(f.deps)).toEqual({ kind: "continue" });
+    expect(calls).toEqual([{ say: "a" }, { say: "b" }]);
+    const results = f.conversation.at(-1)?.content as ToolResultBlockParam[];
+    expect(results.map((r) => [r.tool_use_id, r.is_error ?? false])).toEqual([
+      ["c1", false],
+      ["c2", false],
+      ["c3", false],
+      ["c4", true],
+    ]);
+    expect(f.events.filter((e) => e.kind === "cap_reached")).toHaveLength(1);
   });
 
   it("retries a retryable model failure with backoff, then fails after the last attempt", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bundledAgents } from "../../../src/agents/registry.ts";
-import { environmentNote, systemPrompt } from "../../../src/loop/prompt.ts";
+import { environmentNote, NOTE_MAX_CHARS } from "../../../src/loop/environment.ts";
+import { systemPrompt } from "../../../src/loop/prompt.ts";
 
 const agent = bundledAgents().get("assistant");
 if (!agent) throw new Error("no assistant");
@@ -75,5 +76,25 @@ describe("system prompt", () => {
     expect(blocks[0]?.text).toContain("You have no tools in this deployment");
     expect(blocks[0]?.text).not.toContain("progress_update");
     expect(environmentNote(inputs)).toContain("The workspace could not be read just now.");
+  });
+
+  it("keeps the environment note under NOTE_MAX_CHARS whatever the workspace holds", () => {
+    const long = (n: number) => "w".repeat(n);
+    const note = environmentNote({
+      ...base,
+      environment: {
+        entries: Array.from({ length: 2_000 }, (_, i) => ({
+          path: `${i}-${long(500)}`,
+          size: 1,
+          updatedAt: "",
+        })),
+        total: 2_000,
+        remaining: Array.from({ length: 200 }, () => long(2_000)),
+        handoff: long(1_000_000),
+      },
+    });
+    expect(note.length).toBeLessThanOrEqual(NOTE_MAX_CHARS);
+    expect(note).toContain("Current date and time:");
+    expect(note.endsWith("</environment>")).toBe(true);
   });
 });

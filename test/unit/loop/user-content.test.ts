@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   acceptsOurOutput,
+  dataText,
+  PRETTY_DATA_CHARS,
   toUserContent,
   unsupportedMediaType,
 } from "../../../src/loop/user-content.ts";
+import { MAX_JSON_DEPTH, tooDeep } from "../../../src/protocol/json-shape.ts";
 
 const b64 = (s: string) => btoa(s);
 
@@ -73,5 +76,33 @@ describe("message parts to model content", () => {
     expect(acceptsOurOutput(["application/*"], modes)).toBe(true);
     expect(acceptsOurOutput(["application/json"])).toBe(false);
     expect(acceptsOurOutput(["image/*"], modes)).toBe(false);
+  });
+});
+
+describe("data parts stay linear in their size", () => {
+  const nested = (depth: number, leaf: unknown = 1): unknown => {
+    let value: unknown = leaf;
+    for (let i = 0; i < depth; i++) value = [value];
+    return value;
+  };
+
+  it("indents a small value, and never renders more than 4 times the compact size", () => {
+    expect(dataText({ a: 1 })).toBe('{\n  "a": 1\n}');
+    // As deep as the edge lets through: indenting it would be ~depth² characters.
+    const deep = Array.from({ length: 40 }, () => nested(MAX_JSON_DEPTH - 6));
+    const compact = JSON.stringify(deep);
+    expect(compact.length).toBeLessThan(PRETTY_DATA_CHARS);
+    expect(JSON.stringify(deep, null, 2).length).toBeGreaterThan(4 * compact.length);
+    expect(dataText(deep)).toBe(compact);
+    const wide = Array.from({ length: 5_000 }, (_, i) => ({ i }));
+    expect(dataText(wide)).toBe(JSON.stringify(wide));
+  });
+
+  it("tooDeep names the path of the first value past the bound, without recursing", () => {
+    expect(tooDeep({ a: [1, { b: 2 }] })).toBeNull();
+    expect(tooDeep(nested(MAX_JSON_DEPTH))).toBeNull();
+    expect(tooDeep(nested(MAX_JSON_DEPTH + 1))).toHaveLength(MAX_JSON_DEPTH);
+    // 100,000 levels: a recursive walk would overflow the stack.
+    expect(tooDeep({ x: nested(100_000) })?.slice(0, 3)).toEqual(["x", 0, 0]);
   });
 });

@@ -20,8 +20,32 @@ const BLOCKED_BY_REASON: Record<string, string[]> = {
     "http://0177.0.0.1/",
     "http://127.1/",
   ],
-  "loopback name": ["http://localhost/", "http://LOCALHOST./"],
-  "local-only": ["http://api.localhost/", "http://printer.local/"],
+  // Fullwidth letters are normalised to "localhost" by the URL parser (IDNA).
+  "loopback name": [
+    "http://localhost/",
+    "http://LOCALHOST./",
+    "http://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/",
+  ],
+  "local-only": [
+    "http://api.localhost/",
+    "http://printer.local/",
+    "http://host.docker.internal/",
+    "http://box.localdomain/",
+    "http://nas.home.arpa/",
+    "http://wiki.intranet/",
+    "http://db.private/",
+    "http://git.corp/",
+    "http://router.home/",
+    "http://nas.lan./",
+  ],
+  // No public name has one label: a local resolver, search domain or hosts file answers these.
+  "single-label name": [
+    "http://intranet/",
+    "http://foo:8080/x",
+    "http://foo./",
+    "http://ip6-localhost/",
+    "https://xn--p1ai/",
+  ],
   private: [
     "http://10.0.0.1/",
     "http://172.16.0.1/",
@@ -83,6 +107,9 @@ const ALLOWED = [
   "http://[::ffff:8.8.8.8]/",
   "https://localhost.example.com/",
   "https://metadata.example.com/",
+  "https://home.example.com/",
+  "https://lan.example.org/corp",
+  "https://example.com./",
 ];
 
 describe("checkUrl", () => {

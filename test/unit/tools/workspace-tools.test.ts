@@ -84,6 +84,9 @@ function fakeWorkspace(): Fake {
       const texts = Object.fromEntries(paths.map((p) => [p, fake.files.get(p) ?? null]));
       return { ok: true, value: { entries, total: entries.length, texts } };
     },
+    async versions() {
+      return { ok: true, value: { versions: [] } };
+    },
     async grep(pattern, options) {
       record("grep", [pattern, options]);
       const regex = new RegExp(pattern);
@@ -238,7 +241,7 @@ describe("file tools", () => {
     expect(created).toEqual({ content: "Created a.md (5 bytes).", effects: { wrote: ["a.md"] } });
     expect(fake.calls[0]).toEqual({
       method: "write",
-      args: ["a.md", "hello", { taskId: "task-7" }],
+      args: ["a.md", "hello", { taskId: "task-7", agent: "writer" }],
     });
     expect(events).toEqual([]);
     fake.nextCheckpoint = "cp-2";
@@ -266,7 +269,12 @@ describe("file tools", () => {
     const edited = await run("edit_file", { path: "doc.md", old_text: "beta", new_text: "gamma" });
     expect(edited.content).toMatch(/^Edited doc\.md \(now 11 bytes\)\. Checkpoint cp-5 /);
     expect(edited.effects).toEqual({ wrote: ["doc.md"] });
-    expect(fake.calls[0]?.args).toEqual(["doc.md", "beta", "gamma", { taskId: "task-7" }]);
+    expect(fake.calls[0]?.args).toEqual([
+      "doc.md",
+      "beta",
+      "gamma",
+      { taskId: "task-7", agent: "writer" },
+    ]);
     expect(events[0]).toMatchObject({
       kind: "checkpoint",
       text: "Checkpoint cp-5 before editing doc.md",
@@ -338,7 +346,7 @@ describe("checkpoint tools", () => {
     expect(created.content).toBe(
       'Checkpoint cp-1 "draft one" saved (1 file). Restore it with checkpoint_restore and id cp-1.',
     );
-    expect(fake.calls.at(-1)?.args).toEqual(["draft one", { taskId: "task-7" }]);
+    expect(fake.calls.at(-1)?.args).toEqual(["draft one", { taskId: "task-7", agent: "writer" }]);
     expect((await run("checkpoint_list", {})).content).toBe(
       "cp-1  2026-01-02T03:04:05.000Z  manual  1 file  draft one\n1 checkpoint",
     );

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { composeTaskEnd } from "../../../src/workspace/handoff.ts";
+import {
+  composeTaskEnd,
+  DECISIONS_MAX_LINES,
+  HANDOFF_LIST_ITEMS,
+} from "../../../src/workspace/handoff.ts";
+import { PROGRESS_ITEM_CHARS, PROGRESS_MAX_ITEMS } from "../../../src/workspace/state-files.ts";
 
 const input = {
   taskId: "t-1",
@@ -48,5 +53,49 @@ describe("the end note", () => {
     expect(handoff).toContain(`${"q".repeat(499)}…`);
     expect(handoff).toContain(`${"a".repeat(799)}…`);
     expect(handoff).toContain("## Done\n- (none recorded)");
+  });
+
+  it("stays bounded: lists cut to their first (done: last) entries, the log rolls over", () => {
+    const many = (stem: string) =>
+      Array.from({ length: PROGRESS_MAX_ITEMS }, (_, i) =>
+        `${stem} ${i} ${"y".repeat(PROGRESS_ITEM_CHARS)}`.slice(0, PROGRESS_ITEM_CHARS),
+      );
+    const progress = JSON.stringify({
+      accomplished: many("done"),
+      remaining: many("todo"),
+      decisions: many("chose"),
+      blockers: many("blocked"),
+    });
+    const log = Array.from(
+      { length: DECISIONS_MAX_LINES },
+      (_, i) => `2026-11-21T10:00:00.000Z t-0 old decision ${i}`,
+    ).join("\n");
+    const { handoff, decisions } = composeTaskEnd(
+      { ...input, answer: "a".repeat(100_000) },
+      progress,
+      log,
+    );
+    expect(handoff.length).toBeLessThan(16_000);
+    expect(handoff).toContain(`- todo 0 `);
+    expect(handoff).not.toContain(`- todo ${HANDOFF_LIST_ITEMS} `);
+    expect(handoff).toContain(`- done ${PROGRESS_MAX_ITEMS - 1} `);
+    expect(handoff).toContain(
+      `- and ${PROGRESS_MAX_ITEMS - HANDOFF_LIST_ITEMS} more (PROGRESS.json)`,
+    );
+    const lines = (decisions ?? "").trimEnd().split("\n");
+    expect(lines).toHaveLength(DECISIONS_MAX_LINES);
+    expect(lines[0]).toContain(`old decision ${PROGRESS_MAX_ITEMS}`);
+    expect(lines.at(-1)).toContain(`chose ${PROGRESS_MAX_ITEMS - 1}`);
+  });
+
+  it("reads a PROGRESS.json over the bounds clipped to them", () => {
+    const progress = JSON.stringify({
+      accomplished: [],
+      remaining: Array.from({ length: 200 }, (_, i) => `r${i} ${"z".repeat(2_000)}`),
+      decisions: [],
+      blockers: [],
+    });
+    const { handoff } = composeTaskEnd(input, progress, null);
+    expect(handoff).toContain("- and 40 more (PROGRESS.json)");
   });
 });
