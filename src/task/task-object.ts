@@ -208,10 +208,7 @@ export class TaskObject extends HarnessObject {
     return "refused" in answer ? taskFail(answer.refused, answer.message) : taskOk(answer);
   }
 
-  /**
-   * Cancels the task: stops the loop; no model call starts after this returns. `reason` is the
-   * status message when the harness, not the client, cancels it.
-   */
+  /** Cancels the task: stops the loop; no model call starts after this returns (`reason`: why). */
   async cancel(input: { owner: string; reason?: string }): Promise<TaskResult<Task>> {
     const rt = this.runtime;
     const record = rt.store.record;
