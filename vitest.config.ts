@@ -27,6 +27,8 @@ export default defineConfig(async () => {
             RATE_MESSAGES_PER_MINUTE: "0",
             RATE_ANONYMOUS_PER_MINUTE: "0",
             MAX_CONCURRENT_STREAMS: "0",
+            // Failed credentials too: the auth tests fail on purpose, from one (absent) IP.
+            AUTH_FAILURES_PER_MINUTE: "0",
             // No default budgets either: the suite spends millions of (scripted) tokens a run;
             // the budget tests set a user's own budget.
             BUDGET_TASK_TOKENS: "0",

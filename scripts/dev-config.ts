@@ -137,8 +137,11 @@ export function planDev(
     args: [
       "dev",
       "--show-interactive-dev-session=false",
-      // GET /__scheduled?cron=... runs the cron handler (SCHEDULES, the retention sweep).
-      "--test-scheduled",
+      // Cron events: wrangler dev fires them for any local caller (/cdn-cgi/local/scheduled; with
+      // --test-scheduled also /__scheduled), so they are ignored and POST /api/admin/cron (admin
+      // key) runs the same work (docs/dev-loop.md).
+      "--var",
+      "CRON_TRIGGERS:false",
       "--var",
       "SCRIPTED_MODEL:auto",
       "--var",

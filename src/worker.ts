@@ -8,11 +8,11 @@ import { refreshAgents } from "./agents/overrides.ts";
 import { adminRoutes } from "./api/admin-routes.ts";
 import { deepHealth } from "./api/health.ts";
 import { privacyRoutes } from "./api/privacy-routes.ts";
-import { RETENTION_CRON, sweepExpired } from "./api/retention.ts";
 import { sessionsRoutes } from "./api/sessions-routes.ts";
 import { taskRecordRoutes } from "./api/task-record-routes.ts";
 import { usageRoutes } from "./api/usage-routes.ts";
 import { authenticate, requireAdmin } from "./auth/middleware.ts";
+import { loadConfig } from "./config/config.ts";
 import { consoleRoutes } from "./console/routes.ts";
 import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
 import { corsFromConfig } from "./platform/cors.ts";
@@ -20,8 +20,8 @@ import { errorResponse, HttpError } from "./platform/http-error.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
 import { meteredEnv } from "./platform/storage-meter.ts";
 import type { AppEnv } from "./protocol/app-types.ts";
+import { runCron } from "./triggers/cron.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
-import { runSchedules } from "./triggers/schedules.ts";
 import { webhookRoutes } from "./triggers/webhook-routes.ts";
 
 export { ContextObject } from "./context/context-object.ts";
@@ -66,9 +66,14 @@ export default {
   fetch: (request: Request, env: Env, ctx: ExecutionContext) =>
     app.fetch(request, meteredEnv(env), ctx),
   // wrangler.toml [triggers]: every minute for SCHEDULES, daily for the retention sweep.
+  // (POST /api/admin/cron runs the same on demand.) With CRON_TRIGGERS=false (npm run dev) events
+  // are ignored: wrangler dev fires them from /cdn-cgi/local/scheduled, which asks no credentials.
   async scheduled(controller, rawEnv, ctx) {
     const env = meteredEnv(rawEnv);
-    if (controller.cron === RETENTION_CRON) ctx.waitUntil(sweepExpired(env).then(() => undefined));
-    else ctx.waitUntil(runSchedules(env, controller.scheduledTime).then(() => undefined));
+    if (!loadConfig(env).cronTriggers) {
+      log("info", "cron event ignored (CRON_TRIGGERS=false)", { cron: controller.cron });
+      return;
+    }
+    ctx.waitUntil(runCron(env, controller.cron, controller.scheduledTime).then(() => undefined));
   },
 } satisfies ExportedHandler<Env>;

@@ -69,13 +69,17 @@ function unknownAgent(c: Context<AppEnv>, name: string): never {
   });
 }
 
-/** Serves the default agent (`DEFAULT_AGENT`) with `serve`, or says why it cannot. */
+/**
+ * Serves the default agent (`DEFAULT_AGENT`) with `serve`, or says why it cannot: the root URLs
+ * are its aliases, so a default agent switched off (`ENABLE_<NAME>=false`) answers there as it
+ * does at its own URLs (404, an unknown agent).
+ */
 function withDefaultAgent(
   c: Context<AppEnv>,
   serve: (agent: AgentDefinition) => Response | Promise<Response>,
 ): Response | Promise<Response> {
   const name = loadConfig(c.env).defaultAgent;
-  const agent = currentAgents().get(name);
+  const agent = servedAgent(c, name);
   return agent ? serve(agent) : unknownAgent(c, name);
 }
 

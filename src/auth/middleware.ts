@@ -3,15 +3,19 @@
  * from the configured OIDC issuer (or Cloudflare Access's `Cf-Access-Jwt-Assertion`), or one of
  * the deployment's static keys (`ADMIN_API_KEY`: admin, `A2A_API_KEY`: a shared user key).
  * Without credentials the caller is anonymous where `ALLOW_ANONYMOUS` allows it (owner: the
- * anonymous claim, whose data is its conversation's: see anonymous.ts), else 401.
- * Missing or bad credentials get the same 401 JSON: no hint of which part was wrong. Lookups are
- * cached per isolate for 5 seconds and streams re-check every 5 seconds, so a revocation takes
- * effect within 10 seconds everywhere.
+ * anonymous claim, whose data is its conversation's: see anonymous.ts), else 401. An
+ * `Authorization` header that is not `Bearer <token>` (Basic, another scheme, a bare string) is a
+ * credential that cannot be checked: 401 in every mode, never silently anonymous.
+ * Missing or bad credentials get the same 401 JSON: no hint of which part was wrong; failed ones
+ * are throttled per IP and token prefix (failure-throttle.ts). Lookups are cached per isolate for
+ * 5 seconds and streams re-check every 5 seconds, so a revocation takes effect within 10 seconds
+ * everywhere.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv, Principal } from "../protocol/app-types.ts";
+import { admitAttempt, failureKeys } from "./failure-throttle.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { ANONYMOUS_PRINCIPAL } from "./principal.ts";
 import { sameSecret } from "./secrets.ts";
@@ -37,10 +41,15 @@ function cacheOf(env: Env): Cache {
 export const ADMIN_KEY_ID = "admin-key";
 export const API_KEY_ID = "api-key";
 
-function credentialOf(c: Context<AppEnv>): string | null {
-  const header = c.req.header("Authorization") ?? "";
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  return bearer ?? c.req.header("Cf-Access-Jwt-Assertion") ?? null;
+/**
+ * The credential a request presents (a bearer token, else Cloudflare Access's JWT), and whether
+ * it sent an `Authorization` header that is not a bearer token.
+ */
+function credentialOf(c: Context<AppEnv>): { credential: string | null; unusable: boolean } {
+  const header = (c.req.header("Authorization") ?? "").trim();
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  const credential = bearer ?? c.req.header("Cf-Access-Jwt-Assertion") ?? null;
+  return { credential, unusable: header !== "" && bearer === undefined };
 }
 
 async function resolve(env: Env, credential: string): Promise<Principal | null> {
@@ -57,15 +66,38 @@ async function resolve(env: Env, credential: string): Promise<Principal | null> 
   return principalByToken(env.DB, credential);
 }
 
+/** The cached lookup of a credential (by its hash), if still fresh. */
+function cached(env: Env, key: string): { principal: Principal | null } | undefined {
+  const hit = cacheOf(env).get(key);
+  return hit && Date.now() - hit.at < AUTH_CACHE_MS ? hit : undefined;
+}
+
 /** The principal for a credential, cached for {@link AUTH_CACHE_MS}. */
 export async function principalFor(env: Env, credential: string): Promise<Principal | null> {
   const key = await tokenHash(credential);
-  const cache = cacheOf(env);
-  const hit = cache.get(key);
-  if (hit && Date.now() - hit.at < AUTH_CACHE_MS) return hit.principal;
+  const hit = cached(env, key);
+  if (hit) return hit.principal;
   const principal = await resolve(env, credential);
+  const cache = cacheOf(env);
   if (cache.size > 10_000) cache.clear();
   cache.set(key, { principal, at: Date.now() });
+  return principal;
+}
+
+/**
+ * The principal for a request's credential, throttling failures (AUTH_FAILURES_PER_MINUTE): a
+ * credential this isolate knows good passes at once; any other is admitted by its IP's and its
+ * prefix's counters first (429 past either), and forgotten there once found good.
+ */
+async function checkedPrincipal(c: Context<AppEnv>, credential: string): Promise<Principal | null> {
+  const perMinute = loadConfig(c.env).limits.authFailuresPerMinute;
+  if (perMinute === 0) return principalFor(c.env, credential);
+  const known = cached(c.env, await tokenHash(credential))?.principal;
+  if (known) return known;
+  const ip = c.req.header("CF-Connecting-IP") ?? null;
+  const attempt = await admitAttempt(c.env, failureKeys(ip, credential), perMinute);
+  const principal = await principalFor(c.env, credential);
+  if (principal) c.executionCtx.waitUntil(attempt.succeeded().catch(() => {}));
   return principal;
 }
 
@@ -78,12 +110,13 @@ export function forgetTokens(env: Env, hashes: readonly string[]): void {
 /** Middleware: sets `principal` and `owner`, or answers 401. */
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async function auth(c, next) {
-    const credential = credentialOf(c);
+    const { credential, unusable } = credentialOf(c);
     let principal: Principal | null;
     if (credential === null) {
-      principal = loadConfig(c.env).allowAnonymous ? ANONYMOUS_PRINCIPAL : null;
+      // A caller who sent credentials expects them checked: never anonymous instead.
+      principal = !unusable && loadConfig(c.env).allowAnonymous ? ANONYMOUS_PRINCIPAL : null;
     } else {
-      principal = await principalFor(c.env, credential);
+      principal = await checkedPrincipal(c, credential);
     }
     if (!principal)
       throw new HttpError(401, "Unauthorized: send Authorization: Bearer <token>", {

@@ -69,10 +69,20 @@ export interface Config {
    * two applies. The conversation's files go with its last task.
    */
   anonymousRetentionDays: number;
+  /** Whether cron trigger events run (`CRON_TRIGGERS`; `npm run dev` turns them off). */
+  cronTriggers: boolean;
   /** Origins browser clients may call from (`CORS_ORIGINS`; `*` = any); empty = no CORS. */
   corsOrigins: string[];
-  /** Messages per minute per user, per IP for unauthenticated callers, and open streams (0 = off). */
-  limits: { messagesPerMinute: number; anonymousPerMinute: number; concurrentStreams: number };
+  /**
+   * Messages per minute per user, per IP for unauthenticated callers, open streams, and failed
+   * credentials per minute per IP and per token prefix (0 = off).
+   */
+  limits: {
+    messagesPerMinute: number;
+    anonymousPerMinute: number;
+    concurrentStreams: number;
+    authFailuresPerMinute: number;
+  };
   /** Default token budgets per task, day and month (0 = unlimited); users may have overrides. */
   budgets: { taskTokens: number; dayTokens: number; monthTokens: number };
   /** JWT verification (OIDC issuer or Cloudflare Access), when configured. */
@@ -194,10 +204,12 @@ export function loadConfig(env: object): Config {
     corsOrigins: v.CORS_ORIGINS,
     retentionDays: v.RETENTION_DAYS,
     anonymousRetentionDays: v.ANONYMOUS_RETENTION_DAYS,
+    cronTriggers: v.CRON_TRIGGERS,
     limits: {
       messagesPerMinute: v.RATE_MESSAGES_PER_MINUTE,
       anonymousPerMinute: v.RATE_ANONYMOUS_PER_MINUTE,
       concurrentStreams: v.MAX_CONCURRENT_STREAMS,
+      authFailuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
     },
     budgets: {
       taskTokens: v.BUDGET_TASK_TOKENS,

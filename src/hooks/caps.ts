@@ -1,7 +1,9 @@
 /**
  * Tool-call caps (`TOOL_CALL_CAPS`, e.g. `web_fetch:10`): past a tool's cap in a task, the call
  * is answered without running, with a normal (not error) result telling the agent to work with
- * what it has, so the model does not retry. Counts live in hook state.
+ * what it has, so the model does not retry. Counts live in hook state. Tool names come from the
+ * model: only the cap table's own entries count (a tool named `constructor` or `__proto__` has no
+ * cap), never a property the table inherits.
  */
 import type { Hook } from "../loop/contracts.ts";
 
@@ -11,8 +13,9 @@ const HOOK = "caps";
 export const capsHook: Hook = {
   name: HOOK,
   beforeTool(ctx, call) {
-    const cap = ctx.config.toolCallCaps[call.name];
-    if (cap === undefined) return undefined;
+    const caps = ctx.config.toolCallCaps;
+    if (!Object.hasOwn(caps, call.name)) return undefined;
+    const cap = caps[call.name] as number;
     const used = ctx.state.get<number>(HOOK, call.name) ?? 0;
     if (used < cap) {
       ctx.state.set(HOOK, call.name, used + 1);

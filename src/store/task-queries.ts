@@ -1,7 +1,7 @@
 /**
  * Queries on the D1 task index (migrations/0001) beyond one row (d1-index.ts): a caller's
- * sessions and their root tasks, a user's tasks, usage sums, the sub-agent tasks a task started,
- * the ended tasks retention removes, and deleting rows. Every function takes the D1 handle and
+ * sessions and their root tasks, a user's tasks (all, or those not ended), usage sums, the
+ * sub-agent tasks a task started, the ended tasks retention removes, and deleting rows. Every function takes the D1 handle and
  * binds every value (no caller text reaches the SQL); none of them touches a task object.
  */
 
@@ -60,6 +60,27 @@ export async function userTasks(db: D1Database, owner: string) {
     )
     .bind(owner)
     .all<{ id: string; agent: string; contextId: string; parentTaskId: string | null }>();
+  return results;
+}
+
+/**
+ * At most `limit` of a user's tasks whose index row is in none of `ended`, root tasks first (so
+ * each can stop the sub-agent tasks it started before they are reached on their own).
+ */
+export async function tasksNotIn(
+  db: D1Database,
+  owner: string,
+  ended: readonly string[],
+  limit: number,
+): Promise<Array<{ id: string; parentTaskId: string | null }>> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, parent_task_id AS parentTaskId FROM tasks
+       WHERE owner = ? AND state NOT IN (${placeholders(ended)})
+       ORDER BY parent_task_id IS NOT NULL, created_at, id LIMIT ?`,
+    )
+    .bind(owner, ...ended, limit)
+    .all<{ id: string; parentTaskId: string | null }>();
   return results;
 }
 

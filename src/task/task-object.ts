@@ -208,8 +208,8 @@ export class TaskObject extends HarnessObject {
     return "refused" in answer ? taskFail(answer.refused, answer.message) : taskOk(answer);
   }
 
-  /** Cancels the task: stops the loop; no model call starts after this returns. */
-  async cancel(input: { owner: string }): Promise<TaskResult<Task>> {
+  /** Cancels the task: stops the loop; no model call starts after this returns (`reason`: why). */
+  async cancel(input: { owner: string; reason?: string }): Promise<TaskResult<Task>> {
     const rt = this.runtime;
     const record = rt.store.record;
     if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
@@ -218,7 +218,8 @@ export class TaskObject extends HarnessObject {
     this.#parts.driver.stop();
     rt.keepPartialAnswer();
     rt.setStatus("TASK_STATE_CANCELED", {
-      text: record.parentTaskId ? "Canceled." : "Canceled at the client's request.",
+      text:
+        input.reason ?? (record.parentTaskId ? "Canceled." : "Canceled at the client's request."),
     });
     await rt.scheduler.cancel("loop");
     // Cancelling a task cancels the sub-agents it started (retried from the schedule).

@@ -7,7 +7,8 @@
  * An `anonymous` owner (where anonymous access is on) is allowed for webhooks only: each event
  * opens its own anonymous conversation, named by an id only the signed sender learns (the webhook
  * derives it with its secret), so the task is reachable by its id like any anonymous caller's and
- * by no one else. A schedule has no sender to tell, so it needs a user as its owner.
+ * by no one else. A schedule has no sender to tell, so it needs a user as its owner. An agent
+ * switched off (`ENABLE_<NAME>=false`) starts nothing, as it answers nothing at its URLs.
  */
 import { Task as SdkTask, SendMessageRequest } from "@a2a-js/sdk";
 import { DurableRequestHandler } from "../a2a/request-handler.ts";
@@ -60,6 +61,10 @@ async function checkOwner(env: Env, start: TriggerStart): Promise<void> {
 export async function startTriggeredTask(env: Env, start: TriggerStart): Promise<Task> {
   const agent = currentAgents().get(start.agent);
   if (!agent) throw new TriggerSetupError(`there is no agent ${start.agent}`);
+  if (loadConfig(env).network.disabled.includes(start.agent))
+    throw new TriggerSetupError(
+      `the agent ${start.agent} is switched off (ENABLE_${start.agent.toUpperCase().replaceAll("-", "_")}=false)`,
+    );
   await checkOwner(env, start);
   const handler = new DurableRequestHandler({
     tasks: env.TASKS,

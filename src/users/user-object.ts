@@ -4,7 +4,10 @@
  * sliding window), concurrent streams (leases), and token budgets per day and month, spent by
  * reserving before a model call and settling with the real usage after it, so concurrent tasks
  * can never overspend (no check-then-spend race). Days and months are UTC. Its tables are created
- * by its first count: reading the usage of a principal never counted writes nothing.
+ * by its first count: reading the usage of a principal never counted writes nothing. The objects
+ * named `auth:ip:<address>` and `auth:token:<prefix>` count credential attempts that were not
+ * found good (auth/failure-throttle.ts); an alarm drops them after the minute and erases an
+ * object left holding no counts at all, so a flood of guesses leaves nothing behind.
  */
 import { HarnessObject } from "../platform/harness-object.ts";
 import { Schema } from "../store/sqlite-migrations.ts";
@@ -24,6 +27,8 @@ const MIGRATIONS = [
    CREATE TABLE spent (period TEXT PRIMARY KEY, tokens INTEGER NOT NULL);
    CREATE TABLE reservations (key TEXT PRIMARY KEY, tokens INTEGER NOT NULL, day TEXT NOT NULL,
      month TEXT NOT NULL, expires_at INTEGER NOT NULL);`,
+  `CREATE TABLE auth_attempts (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+   CREATE INDEX auth_attempts_at ON auth_attempts (at);`,
 ];
 
 const WINDOW_MS = 60_000;
@@ -81,6 +86,65 @@ export class UserObject extends HarnessObject {
 
   closeStream(lease: string): void {
     if (this.#schema.stored) this.#sql.exec("DELETE FROM streams WHERE lease = ?", lease);
+  }
+
+  /**
+   * Admits one credential attempt if fewer than `perMinute` attempts not found good (failures,
+   * and attempts still being checked) came in the last minute; the attempt counts as a failure
+   * until {@link releaseAttempt} says its credential was good. Exact under concurrent attempts.
+   */
+  async attempt(
+    perMinute: number,
+  ): Promise<{ ok: true; attempt: string } | { ok: false; retryAfterSeconds: number }> {
+    this.#schema.ensure();
+    const now = Date.now();
+    this.#sql.exec("DELETE FROM auth_attempts WHERE at <= ?", now - WINDOW_MS);
+    const rows = this.#sql
+      .exec<{ at: number }>("SELECT at FROM auth_attempts ORDER BY at LIMIT ?", perMinute)
+      .toArray();
+    if (rows.length >= perMinute) {
+      const oldest = rows[0]?.at ?? now;
+      return {
+        ok: false,
+        retryAfterSeconds: Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000)),
+      };
+    }
+    const attempt = crypto.randomUUID();
+    this.#sql.exec("INSERT INTO auth_attempts (id, at) VALUES (?, ?)", attempt, now);
+    // A set alarm rings by the oldest attempt's end of minute (see alarm()).
+    if ((await this.ctx.storage.getAlarm()) === null)
+      await this.ctx.storage.setAlarm(now + WINDOW_MS);
+    return { ok: true, attempt };
+  }
+
+  /** Forgets an attempt whose credential was good (it was no failure). */
+  releaseAttempt(attempt: string): void {
+    if (this.#schema.stored) this.#sql.exec("DELETE FROM auth_attempts WHERE id = ?", attempt);
+  }
+
+  /**
+   * Drops attempts older than the minute (ringing again while younger ones are left), then
+   * erases the object if it holds no counts at all (an `auth:` object always ends so).
+   */
+  override async alarm(): Promise<void> {
+    if (!this.#schema.stored) return;
+    const now = Date.now();
+    this.#sql.exec("DELETE FROM auth_attempts WHERE at <= ?", now - WINDOW_MS);
+    const next = this.#sql
+      .exec<{ at: number | null }>("SELECT MIN(at) AS at FROM auth_attempts")
+      .one().at;
+    if (next !== null) {
+      await this.ctx.storage.setAlarm(next + WINDOW_MS);
+      return;
+    }
+    const held = this.#sql
+      .exec<{ n: number }>(
+        `SELECT (SELECT COUNT(*) FROM messages WHERE at > ?) + (SELECT COUNT(*) FROM streams)
+           + (SELECT COUNT(*) FROM spent) + (SELECT COUNT(*) FROM reservations) AS n`,
+        now - WINDOW_MS,
+      )
+      .one().n;
+    if (held === 0) await this.erase();
   }
 
   /** Tokens spent and reserved in the current day and month. */

@@ -36,6 +36,9 @@ describe("planDev", () => {
     });
     expect(plan.args).not.toContain("--env-file");
     expect(plan.args).toContain("--show-interactive-dev-session=false");
+    // The cron runs through the admin route, never an unauthenticated local URL.
+    expect(plan.args).not.toContain("--test-scheduled");
+    expect(plan.args).toContain("CRON_TRIGGERS:false");
   });
 
   it("keyless with a .dev.vars: wrangler also reads the environment (--env-file)", () => {

@@ -1,8 +1,8 @@
 /**
  * Events in and out under `wrangler dev`: the official SDK client (v1.0 and v0.3) registering
  * push notification configs that a local receiver fails at first, a signed GitHub webhook
- * starting a task that reports to its push target, and a scheduled run fired through wrangler's
- * `/__scheduled` endpoint (twice, one task).
+ * starting a task that reports to its push target, and a scheduled run fired through the admin
+ * route `POST /api/admin/cron` (twice, one task) while `/__scheduled` fires nothing.
  */
 
 import { createHmac } from "node:crypto";
@@ -223,7 +223,7 @@ describe("triggers", () => {
     );
   });
 
-  it("a scheduled run fires through /__scheduled once per tick", async () => {
+  it("a scheduled run fires through the admin cron route once per tick", async () => {
     // A schedule is owned by a user (an anonymous one would have nobody to tell its task ids).
     const made = await fetch(`${server.url}/api/admin/users`, {
       method: "POST",
@@ -232,18 +232,35 @@ describe("triggers", () => {
     });
     expect(made.status).toBe(201);
     const { token } = (await made.json()) as { token: string };
-    const fire = () => fetch(`${server.url}/__scheduled?cron=*+*+*+*+*`);
+    const schedules = async () =>
+      (await (
+        await fetch(`${server.url}/api/schedules`, {
+          headers: { Authorization: `Bearer ${token}` },
+        })
+      ).json()) as {
+        schedules: Array<{ name: string; lastRuns: Array<{ taskId: string; state: string }> }>;
+      };
+    // Local URLs that would run the cron for anyone who asks: wrangler's --test-scheduled route
+    // is not enabled, and the event wrangler dev always fires from /cdn-cgi/local/scheduled is
+    // ignored (CRON_TRIGGERS=false; wrangler answers once the handler has run).
+    const open = await fetch(`${server.url}/__scheduled?cron=*+*+*+*+*`);
+    expect(open.status).toBe(404);
+    expect(open.headers.get("content-type")).toContain("application/json");
+    const local = await fetch(`${server.url}/cdn-cgi/local/scheduled?cron=*+*+*+*+*`);
+    expect(local.status).toBe(200);
+    expect((await schedules()).schedules[0]?.lastRuns).toEqual([]);
+    const cron = (authorization?: string) =>
+      fetch(`${server.url}/api/admin/cron`, {
+        method: "POST",
+        headers: authorization ? { Authorization: authorization } : {},
+      });
+    expect((await cron()).status).toBe(403); // anonymous: npm run dev is open
+    expect((await cron(`Bearer ${token}`)).status).toBe(403);
+    const fire = () => cron("Bearer e2e-admin");
     const [a, b] = await Promise.all([fire(), fire()]);
     expect([a.status, b.status]).toEqual([200, 200]);
     const listed = await until(
-      async () =>
-        (await (
-          await fetch(`${server.url}/api/schedules`, {
-            headers: { Authorization: `Bearer ${token}` },
-          })
-        ).json()) as {
-          schedules: Array<{ name: string; lastRuns: Array<{ taskId: string; state: string }> }>;
-        },
+      schedules,
       (v) => v.schedules[0]?.lastRuns[0]?.state === "TASK_STATE_COMPLETED",
     );
     // Two fires in one minute: one run (a fire in the next minute would be a second tick).

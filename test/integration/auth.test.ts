@@ -7,12 +7,16 @@
 import { env } from "cloudflare:workers";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
+import { REVOKED_REASON } from "../../src/api/stop-tasks.ts";
 import { mayUseAgent } from "../../src/auth/principal.ts";
 import { revokeTokens } from "../../src/auth/users-store.ts";
+import { stubByName } from "../../src/platform/object-stub.ts";
 import { errorBody, type RpcResponse, userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
 import { sseEvents } from "../helpers/sse.ts";
+import { toolTurn } from "../helpers/turns.ts";
+import { until } from "../helpers/until.ts";
 
 type Task = { id: string; status: { state: string }; metadata?: Record<string, unknown> };
 
@@ -53,6 +57,47 @@ describe("authentication", () => {
     expect(await rest.json()).toEqual(
       errorBody(401, "UNAUTHENTICATED", "Unauthorized: send Authorization: Bearer <token>"),
     );
+  });
+
+  it("checks credentials sent in open mode: a non-Bearer Authorization is a 401, not anonymous", async () => {
+    const open = { ...env, ALLOW_ANONYMOUS: "true" } as Env;
+    const { token } = await newUser();
+    const call = (headers: Record<string, string>) =>
+      callWorker(
+        "/",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", "A2A-Version": "1.0", ...headers },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }),
+        },
+        open,
+      );
+    for (const authorization of [
+      `Basic ${btoa("someone:secret")}`,
+      "Token x",
+      "a2a_bare-string",
+      "Bearer",
+      `Bearer ${token} extra`,
+      "Bearer a2a_not-a-real-token",
+    ]) {
+      const response = await call({ Authorization: authorization });
+      expect(response.status, authorization).toBe(401);
+      expect(response.headers.get("WWW-Authenticate")).toBe('Bearer realm="a2a"');
+      expect(await response.json()).toEqual(UNAUTHORIZED_RPC);
+    }
+    const rest = await callWorker(
+      "/tasks/x",
+      { headers: { "A2A-Version": "1.0", Authorization: "Basic c2VrcmV0" } },
+      open,
+    );
+    expect(rest.status).toBe(401);
+    expect(await rest.json()).toEqual(
+      errorBody(401, "UNAUTHENTICATED", "Unauthorized: send Authorization: Bearer <token>"),
+    );
+    // No credentials (or an empty header) is anonymous; a good token is its user.
+    expect((await call({})).status).toBe(200);
+    expect((await call({ Authorization: "" })).status).toBe(200);
+    expect((await call({ Authorization: `Bearer ${token}` })).status).toBe(200);
   });
 
   it("keeps cards public and advertises the bearer scheme", async () => {
@@ -221,5 +266,64 @@ describe("access", () => {
       callWorker("/api/admin/knowledge", { headers: { Authorization: `Bearer ${token}` } });
     expect((await list(user.token)).status).toBe(403);
     expect((await list(admin.token)).status).toBe(200);
+  });
+});
+
+describe("revocation by an admin", () => {
+  it("cancels the user's running and waiting tasks, leaving ended ones and others' alone", async () => {
+    const user = await newUser();
+    const other = await newUser();
+    const done = await scenario([{ text: "finished" }]);
+    // 200 deltas 200 ms apart: still streaming when the revocation comes.
+    const slow = () => [{ text: "x".repeat(200), chunkSize: 1, delayMs: 200 }];
+    const long = await scenario(slow());
+    const theirs = await scenario(slow());
+    const asking = await scenario([toolTurn("ask_user", { question: "Which one?" })]);
+    const send = async (token: string, text: string, returnImmediately: boolean) =>
+      (
+        await rpcAs<{ task: Task }>(token, "SendMessage", {
+          message: userMessage(text),
+          configuration: { returnImmediately },
+        })
+      ).body.result?.task as Task;
+    const ended = await send(user.token, `done ${done.marker}`, false);
+    expect(ended.status.state).toBe("TASK_STATE_COMPLETED");
+    const running = await send(user.token, `long ${long.marker}`, true);
+    const waiting = await send(user.token, `ask ${asking.marker}`, false);
+    expect(waiting.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const othersTask = await send(other.token, `theirs ${theirs.marker}`, true);
+    // The index has both tasks in their states before the admin acts.
+    await until(
+      async () =>
+        (
+          await env.DB.prepare("SELECT state FROM tasks WHERE id IN (?, ?) ORDER BY state")
+            .bind(running.id, waiting.id)
+            .all<{ state: string }>()
+        ).results.map((row) => row.state),
+      (states) => states.join() === "TASK_STATE_INPUT_REQUIRED,TASK_STATE_WORKING",
+    );
+
+    const response = await callWorker(`/api/admin/users/${user.id}/revoke`, {
+      method: "POST",
+      headers: { Authorization: "Bearer test-admin-key" },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ revoked: 1, canceledTasks: 2, moreTasks: false });
+
+    const stateOf = async (id: string, owner: string) => {
+      const got = (await stubByName(env.TASKS, id).get({ owner })) as
+        | { ok: true; value: Task & { status: { message?: { parts: Array<{ text?: string }> } } } }
+        | { ok: false };
+      if (!got.ok) throw new Error(`no task ${id}`);
+      return got.value.status;
+    };
+    for (const id of [running.id, waiting.id]) {
+      const status = await stateOf(id, user.id);
+      expect(status.state, id).toBe("TASK_STATE_CANCELED");
+      expect(status.message?.parts[0]?.text).toBe(REVOKED_REASON);
+    }
+    expect((await stateOf(ended.id, user.id)).state).toBe("TASK_STATE_COMPLETED");
+    expect((await stateOf(othersTask.id, other.id)).state).toBe("TASK_STATE_WORKING");
+    await rpcAs(other.token, "CancelTask", { id: othersTask.id });
   });
 });

@@ -255,6 +255,71 @@ describe("agent cards and pinned URLs", () => {
     expect(other.headers.get("content-type")).toContain("application/json");
   });
 
+  it("switches the default agent off at its root aliases too, as at its own URLs", async () => {
+    const off = { ENABLE_ASSISTANT: "false" };
+    const listed = (await (await fetchWith(off, "/agents")).json()) as {
+      agents: Array<{ name: string }>;
+    };
+    expect(listed.agents.map((a) => a.name)).not.toContain("assistant");
+    const rpcBody = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "GetTask",
+      params: { id: "x" },
+    });
+    const post = (path: string) =>
+      fetchWith(off, path, {
+        method: "POST",
+        headers: { "A2A-Version": "1.0", "content-type": "application/json" },
+        body: rpcBody,
+      });
+    const send = JSON.stringify({
+      message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] },
+    });
+    const pairs: Array<[string, string, () => Promise<Response>, () => Promise<Response>]> = [
+      [
+        "card",
+        "/.well-known/agent-card.json",
+        () => fetchWith(off, "/.well-known/agent-card.json"),
+        () => fetchWith(off, "/agents/assistant/.well-known/agent-card.json"),
+      ],
+      [
+        "v0.2 card",
+        "/.well-known/agent.json",
+        () => fetchWith(off, "/.well-known/agent.json"),
+        () => fetchWith(off, "/agents/assistant/.well-known/agent.json"),
+      ],
+      ["JSON-RPC", "POST /", () => post("/"), () => post("/agents/assistant/")],
+      [
+        "REST get",
+        "/tasks/x",
+        () => fetchWith(off, "/tasks/x"),
+        () => fetchWith(off, "/agents/assistant/tasks/x"),
+      ],
+      [
+        "REST send",
+        "/message:send",
+        () => fetchWith(off, "/message:send", { ...V1, method: "POST", body: send }),
+        () =>
+          fetchWith(off, "/agents/assistant/message:send", { ...V1, method: "POST", body: send }),
+      ],
+    ];
+    for (const [what, path, root, own] of pairs) {
+      const [atRoot, atOwn] = [await root(), await own()];
+      expect(atRoot.status, what).toBe(404);
+      expect(atOwn.status, what).toBe(404);
+      const body = await atRoot.json();
+      expect(body, what).toEqual(await atOwn.json());
+      expect(JSON.stringify(body), path).toContain("Unknown agent 'assistant'");
+    }
+    // Another default agent is served at the root while the assistant is off.
+    const writer = await fetchWith(
+      { ...off, DEFAULT_AGENT: "writer" },
+      "/.well-known/agent-card.json",
+    );
+    expect(((await writer.json()) as { name: string }).name).toBe("writer");
+  });
+
   it("answers GET / with a small index and sends /agents/ to /agents", async () => {
     const index = (await (await fetchWorker("/")).json()) as Record<string, string>;
     expect(index).toMatchObject({

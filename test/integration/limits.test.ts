@@ -1,12 +1,15 @@
 /**
  * Limits and budgets at their boundaries, under concurrent requests: messages per minute per
- * user and per IP (429 with Retry-After), concurrent streams, and token budgets per day and per
+ * user and per IP (429 with Retry-After), failed credentials per IP and per token prefix,
+ * concurrent streams, and token budgets per day and per
  * task kept exactly by the user object (a task that would exceed one is rejected before the
  * model is called; a running task that reaches one completes with stopReason "budget").
  */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { setBudget } from "../../src/auth/users-store.ts";
+import { userObject } from "../../src/users/limits.ts";
 import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
@@ -113,6 +116,110 @@ describe("rate limits", () => {
     }
     expect(fourth).toBe(200);
     await second.body?.cancel();
+  });
+});
+
+describe("failed credentials", () => {
+  const throttled = { ...closedEnv, AUTH_FAILURES_PER_MINUTE: "3" } as Env;
+  const unique = () => crypto.randomUUID().replaceAll("-", "");
+  const list = (token: string, ip: string, path = "/") =>
+    callWorker(
+      path,
+      {
+        method: path === "/" ? "POST" : "GET",
+        headers: {
+          "content-type": "application/json",
+          "A2A-Version": "1.0",
+          Authorization: `Bearer ${token}`,
+          "CF-Connecting-IP": ip,
+        },
+        ...(path === "/"
+          ? { body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }) }
+          : {}),
+      },
+      throttled,
+    );
+
+  it("checks exactly N a minute per IP, concurrent guesses included; then 429 before any lookup", async () => {
+    const ip = `auth-ip-${unique()}`;
+    const guesses = await Promise.all(
+      Array.from({ length: 6 }, () => list(`a2a_${unique()}${unique()}`, ip)),
+    );
+    expect(guesses.map((r) => r.status).sort()).toEqual([401, 401, 401, 429, 429, 429]);
+    const refused = guesses.find((r) => r.status === 429) as Response;
+    const wait = Number(refused.headers.get("Retry-After"));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(await refused.json()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: `Too many failed credentials: the limit is 3 a minute. Retry after ${wait} s.`,
+      },
+    });
+    const rest = await list(`a2a_${unique()}`, ip, "/tasks/x");
+    expect(rest.status).toBe(429);
+    expect(((await rest.json()) as { error: { status: string } }).error.status).toBe(
+      "RESOURCE_EXHAUSTED",
+    );
+    // The IP's own good credential waits too (it could be the guess that hits); elsewhere it works.
+    const { token } = await newUser();
+    expect((await list(token, ip)).status).toBe(429);
+    expect((await list(token, `auth-ip-${unique()}`)).status).toBe(200);
+  });
+
+  it("throttles a token prefix across IPs, never a good token of another prefix", async () => {
+    const prefix = unique().slice(0, 8);
+    const guess = () => `a2a_${prefix}${unique()}`;
+    for (let i = 0; i < 3; i++)
+      expect((await list(guess(), `auth-ip-${unique()}`)).status).toBe(401);
+    const elsewhere = `auth-ip-${unique()}`;
+    expect((await list(guess(), elsewhere)).status).toBe(429);
+    // The refused attempt did not count against that IP: its good tokens pass, one after another.
+    for (let i = 0; i < 4; i++) {
+      const { token } = await newUser();
+      expect((await list(token, elsewhere)).status).toBe(200);
+    }
+    // A static key's prefix is its first 8 characters: guesses at it hold the key back too.
+    for (let i = 0; i < 3; i++)
+      expect((await list(`test-adm${unique()}`, `auth-ip-${unique()}`)).status).toBe(401);
+    const fresh = `auth-ip-${unique()}`;
+    const admin = (ip: string) =>
+      callWorker(
+        "/api/admin/users",
+        { headers: { Authorization: "Bearer test-admin-key", "CF-Connecting-IP": ip } },
+        throttled,
+      );
+    expect((await admin(fresh)).status).toBe(429);
+    const { token } = await newUser();
+    expect((await list(token, fresh)).status).toBe(200);
+  });
+
+  it("forgets a counter's minute with its alarm, erasing an object left with no counts", async () => {
+    const counter = userObject(env, `auth:ip:${unique()}`);
+    expect((await counter.attempt(3)).ok).toBe(true);
+    await runInDurableObject(counter, (_instance, state) => {
+      state.storage.sql.exec("UPDATE auth_attempts SET at = at - 61000");
+    });
+    expect(await runDurableObjectAlarm(counter)).toBe(true);
+    const rows = await runInDurableObject(counter, (_instance, state) => {
+      const sql = state.storage.sql;
+      const tables = sql
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name != 'schema_version'",
+        )
+        .toArray();
+      return tables.reduce(
+        (n, t) => n + sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM "${t.name}"`).one().n,
+        0,
+      );
+    });
+    expect(rows).toBe(0);
+    // Nothing left to sweep; counting again starts from an empty minute.
+    expect(await runDurableObjectAlarm(counter)).toBe(false);
+    expect((await counter.attempt(1)).ok).toBe(true);
+    expect((await counter.attempt(1)).ok).toBe(false);
   });
 });
 

@@ -428,4 +428,78 @@ describe("scheduled runs", () => {
       .first<{ task_id: string | null; error: string }>();
     expect(row).toEqual({ task_id: null, error: "the owner nobody-here is not an active user" });
   });
+
+  it("runs the cron trigger's work on demand for admins only, and events not when off", async () => {
+    const owner = await newUser();
+    const name = `now-${crypto.randomUUID().slice(0, 6)}`;
+    const bindings = {
+      ...closedEnv,
+      SCHEDULES: JSON.stringify({
+        [name]: {
+          cron: "* * * * *",
+          agent: "assistant",
+          owner: owner.id,
+          prompt: "[[reply:ok]] x",
+        },
+      }),
+    } as Env;
+    const cron = (headers: Record<string, string>, body?: string) =>
+      callWorker(
+        "/api/admin/cron",
+        { method: "POST", headers, ...(body ? { body } : {}) },
+        bindings,
+      );
+    // With CRON_TRIGGERS=false (npm run dev) the cron event itself does nothing.
+    await fire({ ...bindings, CRON_TRIGGERS: "false" } as Env, new Date());
+    const none = await env.DB.prepare("SELECT COUNT(*) AS n FROM schedule_runs WHERE schedule = ?")
+      .bind(name)
+      .first<{ n: number }>();
+    expect(none?.n).toBe(0);
+    const admin = { Authorization: "Bearer test-admin-key" };
+    expect((await cron({})).status).toBe(401);
+    expect((await cron({ Authorization: `Bearer ${owner.token}` })).status).toBe(403);
+    const bad = await cron(admin, '{"cron": 5}');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^cron:/);
+    expect((await cron(admin, "not json")).status).toBe(400);
+
+    const ran = await cron(admin);
+    expect(ran.status).toBe(200);
+    const body = (await ran.json()) as {
+      cron: string;
+      runs: Array<{ schedule: string; taskId: string | null }>;
+    };
+    expect(body.cron).toBe("* * * * *");
+    const run = body.runs.find((r) => r.schedule === name);
+    expect(run?.taskId).toEqual(expect.any(String));
+    const task = await until(
+      async () =>
+        (await rpcAs<Task>(owner.token, "GetTask", { id: run?.taskId })).body.result as Task,
+      (t) => t?.status.state === "TASK_STATE_COMPLETED",
+    );
+    expect(task.history?.[0]?.parts[0]?.text).toBe("[[reply:ok]] x");
+    // The retention sweep by its expression (RETENTION_DAYS is 0 here: nothing to sweep).
+    const swept = await cron(admin, '{"cron": "23 3 * * *"}');
+    expect(await swept.json()).toEqual({ cron: "23 3 * * *", swept: 0 });
+  });
+
+  it("starts no task on an agent switched off with ENABLE_<NAME>=false", async () => {
+    const owner = await newUser();
+    const name = `off-${crypto.randomUUID().slice(0, 6)}`;
+    const bindings = {
+      ...closedEnv,
+      ENABLE_WRITER: "false",
+      SCHEDULES: JSON.stringify({
+        [name]: { cron: "* * * * *", agent: "writer", owner: owner.id, prompt: "x" },
+      }),
+    } as Env;
+    await fire(bindings, new Date("2026-11-24T10:00:00Z"));
+    const row = await env.DB.prepare("SELECT task_id, error FROM schedule_runs WHERE schedule = ?")
+      .bind(name)
+      .first<{ task_id: string | null; error: string }>();
+    expect(row).toEqual({
+      task_id: null,
+      error: "the agent writer is switched off (ENABLE_WRITER=false)",
+    });
+  });
 });

@@ -26,6 +26,21 @@ describe("caps", () => {
     expect(await capsHook.beforeTool?.(ctx, call("read_file"))).toBeUndefined();
   });
 
+  it("caps only the table's own entries: inherited names such as constructor find no cap", async () => {
+    const { ctx, events } = hookContext({ TOOL_CALL_CAPS: "web_fetch:2" });
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+      for (let i = 0; i < 3; i++)
+        expect(await capsHook.beforeTool?.(ctx, call(name)), name).toBeUndefined();
+    }
+    expect(events).toEqual([]);
+    // A tool really named constructor (an MCP server's, say) is capped by its own entry.
+    const named = hookContext({ TOOL_CALL_CAPS: "constructor:1" });
+    expect(await capsHook.beforeTool?.(named.ctx, call("constructor"))).toBeUndefined();
+    const second = await capsHook.beforeTool?.(named.ctx, call("constructor"));
+    if (!second || !("result" in second)) throw new Error("expected a result");
+    expect(second.result.content).toContain("used 1 times in this task");
+  });
+
   it("uses the documented default caps", () => {
     expect(hookContext().ctx.config.toolCallCaps).toEqual({
       web_fetch: 10,
