@@ -172,6 +172,7 @@ export function stepDeps(input: StepInputs): StepDeps {
       agent: agent.name,
       state: task.hookState,
       config,
+      tools: input.tools.names(),
       requireApproval: agent.tools.requireApproval,
       emit,
     },
