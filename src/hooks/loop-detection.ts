@@ -1,12 +1,25 @@
 /**
- * Loop detection (`LOOP_DETECTION_THRESHOLD`, 0 = off): counts writes and edits per path in a
- * row; when one path reaches the threshold, the tool result carries guidance naming the path and
- * the count and asking the agent to step back. Editing another file, or reading or searching
- * this one, resets its count. Counts live in hook state, so they survive a restart.
+ * Loop detection (`LOOP_DETECTION_THRESHOLD`, default 3, 0 = off): counts successful writes and
+ * edits of one path in a row; from the threshold on, each such result carries the guidance
+ * "You've edited {path} {N} times. Consider stepping back: ..." and a `loop_warning` event.
+ * The count resets when another file is written or edited, or when a verification runs (a
+ * successful read_file, grep_files or run_code: a result with read, searched or ran effects, of
+ * any file). Failed calls neither count nor reset: edit, failing run, edit, failing run ... is the
+ * loop it is there to catch. Counts live in hook state, so they survive a restart.
  */
-import type { Hook } from "../loop/contracts.ts";
+import type { Hook, ToolEffects } from "../loop/contracts.ts";
 
 const HOOK = "loop-detection";
+
+/** Whether a result's effects are a verification: something was read, searched or run. */
+export function isVerification(effects: ToolEffects): boolean {
+  return effects.read !== undefined || effects.searched !== undefined || effects.ran !== undefined;
+}
+
+/** The guidance a result carries once `path` was edited `count` times in a row. */
+export function loopWarning(path: string, count: number): string {
+  return `[harness] You've edited ${path} ${count} times. Consider stepping back: is your approach correct, or should you try a fundamentally different solution?`;
+}
 
 /** The loop detection hook. */
 export const loopDetectionHook: Hook = {
@@ -15,25 +28,24 @@ export const loopDetectionHook: Hook = {
     const threshold = ctx.config.loopDetectionThreshold;
     const effects = result.effects;
     if (threshold === 0 || result.isError || !effects) return result;
-    const counts = ctx.state.get<Record<string, number>>(HOOK, "counts") ?? {};
-    for (const path of [...(effects.read ?? []), ...(effects.searched ?? [])]) delete counts[path];
+    const before = ctx.state.get<Record<string, number>>(HOOK, "counts") ?? {};
+    // One path is counted at a time: { path: count }, or {} after a verification.
+    let counts = isVerification(effects) ? {} : before;
     let warning = "";
     for (const path of effects.wrote ?? []) {
-      for (const other of Object.keys(counts)) if (other !== path) delete counts[other];
-      const count = (counts[path] ?? 0) + 1;
-      counts[path] = count;
-      if (count >= threshold) {
-        ctx.emit({
-          kind: "loop_warning",
-          text: `${path} written ${count} times in a row`,
-          tool: call.name,
-          path,
-          detail: `${count} writes`,
-        });
-        warning += `\n\n[harness] You have written ${path} ${count} times in a row without reading it back or working on anything else. Step back: re-read the file and the request, work out what is actually wrong, and change your approach instead of editing it again.`;
-      }
+      const count = (Object.hasOwn(counts, path) ? (counts[path] ?? 0) : 0) + 1;
+      counts = { [path]: count };
+      if (count < threshold) continue;
+      ctx.emit({
+        kind: "loop_warning",
+        text: `${path} edited ${count} times in a row`,
+        tool: call.name,
+        path,
+        detail: `${count} edits`,
+      });
+      warning += `\n\n${loopWarning(path, count)}`;
     }
-    ctx.state.set(HOOK, "counts", counts);
+    if (counts !== before) ctx.state.set(HOOK, "counts", counts);
     return warning ? { ...result, content: result.content + warning } : result;
   },
 };

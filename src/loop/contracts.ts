@@ -157,6 +157,8 @@ export interface HookContext {
   turn: number;
   state: HookState;
   config: Config;
+  /** The names of the tools the agent has (hooks' guidance names only these). */
+  tools: readonly string[];
   /** Tools that need a person's approval before each call (frontmatter `tools.requireApproval`). */
   requireApproval: readonly string[];
   /** Publishes a harness event on the task's stream (a hook intervention). */

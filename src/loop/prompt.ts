@@ -48,12 +48,18 @@ function guidance(tools: readonly string[]): string {
   const has = (name: string) => tools.includes(name);
   const verify = [
     "## Before you finish",
-    "- Check the result against the request, item by item.",
-    ...(has("read_file")
-      ? ["- Read back every file you wrote or edited (read_file), or search it (grep_files)."]
-      : []),
-    "- Check what can be checked: counts, calculations, links, files that must parse.",
-    "- Say what you verified and how, and say plainly what you could not verify.",
+    "Before you report on work that produced anything (code, documents, analysis):",
+    "1. Re-read the original request and any instructions you were given.",
+    "2. Check each requirement against what you did, item by item; check what can be checked (counts, calculations, links, files that must parse).",
+    has("run_code")
+      ? "3. If you wrote code, run it with run_code (or its tests, with mode test) and fix what fails."
+      : "3. If you wrote code, check it for obvious errors.",
+    has("read_file")
+      ? `4. If you created or changed files, re-read them (read_file${has("grep_files") ? ", or grep_files for a large one" : ""}) to confirm they are correct.`
+      : has("grep_files")
+        ? "4. If you created or changed files, search them (grep_files) to confirm they are correct."
+        : "4. If you created or changed files, look over each change again.",
+    "5. Only then report: say what you verified and how, and say plainly what you could not verify.",
   ];
   const continuity = [
     "## Continuing work",

@@ -173,6 +173,7 @@ export function stepDeps(input: StepInputs): StepDeps {
       agent: agent.name,
       state: task.hookState,
       config,
+      tools: input.tools.names(),
       requireApproval: agent.tools.requireApproval,
       emit,
     },

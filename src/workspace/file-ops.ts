@@ -1,14 +1,16 @@
 /**
  * A workspace's file operations on its manifest and blobs: checks (path, type, size, file count,
- * the edit's single match), the content hash, storing a new blob, and committing the change
- * through the object's `commit` (one transaction with its automatic checkpoints). Refusals the
- * model can act on are `{ ok: false, error }`; the caller holds the write lock for changes.
+ * the edit's single match, the state guard: a state file changes only by a harness write), the
+ * content hash, storing a new blob, and committing the change through the object's `commit` (one
+ * transaction with its automatic checkpoints). Refusals the model can act on are
+ * `{ ok: false, error }`; the caller holds the write lock for changes.
  */
 import { sha256Hex } from "../platform/hex.ts";
 import type { Blobs } from "./blobs.ts";
 import type { Change } from "./changes.ts";
 import { MAX_FILE_BYTES, MAX_FILES, workspacePath } from "./limits.ts";
 import type { FileRow, Manifest } from "./manifest.ts";
+import { stateWriteRefusal } from "./state-guard.ts";
 import { lineDelta, replaceOnce, sliceLines } from "./text.ts";
 import type { WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
@@ -61,6 +63,14 @@ export async function readFile(
   return slice.ok ? { ok: true, value: { path: normal, ...slice.value } } : slice;
 }
 
+/** A path to change, normalised; refused when invalid or a state file `meta` may not change. */
+function changeablePath(path: string, meta: WriteMeta): WsResult<string> {
+  const p = workspacePath(path);
+  if (!p.ok) return p;
+  const refusal = stateWriteRefusal(p.value, meta);
+  return refusal === null ? p : fail(refusal);
+}
+
 /** Creates or overwrites a file with `content`. */
 export async function writeFile(
   store: FileStore,
@@ -68,7 +78,7 @@ export async function writeFile(
   content: string,
   meta: WriteMeta,
 ): Promise<Result<"write">> {
-  const p = workspacePath(path);
+  const p = changeablePath(path, meta);
   if (!p.ok) return p;
   if (typeof content !== "string") return fail("content must be text");
   const bytes = encode(p.value, content);
@@ -98,7 +108,9 @@ export async function editFile(
   if (typeof oldText !== "string" || typeof newText !== "string") {
     return fail("old_text and new_text must be text");
   }
-  const file = await storedFile(store, path, "does not exist; create it with write_file");
+  const p = changeablePath(path, meta);
+  if (!p.ok) return p;
+  const file = await storedFile(store, p.value, "does not exist; create it with write_file");
   if (!file.ok) return file;
   const { path: normal, row, text } = file.value;
   const replaced = replaceOnce(normal, text, oldText, newText);

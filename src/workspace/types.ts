@@ -18,7 +18,11 @@ export interface WriteMeta {
   taskId: string;
   /** The agent whose task writes (for the change history). */
   agent?: string;
-  /** A state file the harness keeps (PROGRESS.json, HANDOFF.md, decisions.log): no automatic checkpoint. */
+  /**
+   * A write by the harness's own code (a state file's keeping tool, the end-of-task note): the
+   * only kind that may change a state file (state-guard.ts), and it takes no automatic
+   * checkpoint. Never derived from model input.
+   */
   harness?: boolean;
 }
 

@@ -2,10 +2,14 @@
 import { loadConfig } from "../../src/config/config.ts";
 import type { HarnessEvent, HookContext } from "../../src/loop/contracts.ts";
 
+/** The tools a test agent has unless a test says otherwise. */
+export const TEST_TOOLS = ["write_file", "edit_file", "read_file", "grep_files", "run_code"];
+
 /** A fresh context and the events its hooks emitted. */
 export function hookContext(
   vars: Record<string, string> = {},
   requireApproval: string[] = [],
+  tools: readonly string[] = TEST_TOOLS,
 ): {
   ctx: HookContext;
   events: HarnessEvent[];
@@ -17,6 +21,7 @@ export function hookContext(
     agent: "assistant",
     turn: 0,
     config: loadConfig({ ANTHROPIC_API_KEY: "k", ...vars }),
+    tools,
     requireApproval,
     state: {
       get: <T>(hook: string, key: string) => store.get(`${hook}/${key}`) as T | undefined,

@@ -134,7 +134,9 @@ describe("hooks through the endpoint", () => {
     expectCompleted(task, "All done.\n\nChecked.");
     const requests = await modelRequests(s.id);
     expect(requests).toHaveLength(4);
-    expect(lastUserText(requests[2])).toContain(`[harness] Before you finish: you changed ${file}`);
+    expect(lastUserText(requests[2])).toContain(
+      `[harness] You modified files but haven't verified the changes: ${file}. Please verify before finishing: re-read each changed file (read_file, or search it with grep_files);`,
+    );
     expect(eventsOf(task).filter((e) => e.kind === "verification")).toEqual([
       expect.objectContaining({ detail: file }),
     ]);
@@ -152,7 +154,7 @@ describe("hooks through the endpoint", () => {
     expect(await modelRequests(s.id)).toHaveLength(3);
   });
 
-  it("loop detection warns on the third write of one file in a row", async () => {
+  it("loop detection warns on the third edit of one file in a row, in the reference's words", async () => {
     const file = `${unique("loop")}.md`;
     const s = await scenario([
       tool("write_file", { path: file, content: "1" }),
@@ -163,11 +165,37 @@ describe("hooks through the endpoint", () => {
     ]);
     const task = await send(`loop ${s.marker}`);
     const requests = await modelRequests(s.id);
-    expect(lastUserText(requests[2])).not.toContain("[harness] You have written");
+    expect(lastUserText(requests[2])).not.toContain("[harness] You've edited");
     expect(lastUserText(requests[3])).toContain(
-      `[harness] You have written ${file} 3 times in a row`,
+      `[harness] You've edited ${file} 3 times. Consider stepping back: is your approach correct, or should you try a fundamentally different solution?`,
     );
     expect(eventsOf(task).filter((e) => e.kind === "loop_warning")).toHaveLength(1);
+  });
+
+  it("a verification between edits resets the loop count: a read of another file or a run", async () => {
+    const file = `${unique("reset")}.js`;
+    const other = `${unique("other")}.md`;
+    const edit = (n: number) =>
+      tool("write_file", { path: file, content: `export default ${n};\n` });
+    const s = await scenario([
+      tool("write_file", { path: other, content: "notes" }),
+      edit(1),
+      edit(2),
+      tool("read_file", { path: other }),
+      edit(3),
+      edit(4),
+      tool("run_code", { code: "1 + 1" }),
+      edit(5),
+      edit(6),
+      tool("run_code", { path: file }),
+      { text: "Settled." },
+    ]);
+    const task = await send(`edit ${s.marker}`);
+    expect(answerText(task)).toBe("Settled.");
+    expect(eventsOf(task).filter((e) => e.kind === "loop_warning")).toEqual([]);
+    // The run after the last edit verified the batch: no reminder was needed.
+    expect(eventsOf(task).filter((e) => e.kind === "verification")).toEqual([]);
+    expect(await modelRequests(s.id)).toHaveLength(11);
   });
 
   it("a capped tool answers without running past its cap, as a normal result", async () => {
@@ -372,6 +400,6 @@ describe("restarts", () => {
     );
     const requests = await modelRequests(s.id);
     const afterThird = requests.find((r) => r.turnIndex === 3);
-    expect(lastUserText(afterThird)).toContain(`You have written ${file} 3 times in a row`);
+    expect(lastUserText(afterThird)).toContain(`You've edited ${file} 3 times.`);
   });
 });

@@ -208,7 +208,7 @@ describe("run_code through the A2A endpoint", () => {
     // Three model calls: write, run, answer; no verification reminder was needed.
     expect(requests).toHaveLength(3);
     expect(JSON.stringify(requests.map((r) => r.body.messages.at(-1)))).not.toContain(
-      "Before you finish",
+      "haven't verified the changes",
     );
     expect((await toolResults(ran.id))[1]).toContain("--- result ---\n42");
   });

@@ -4,9 +4,9 @@ import { loopDetectionHook } from "../../../src/hooks/loop-detection.ts";
 import { outputCompactionHook, outputTruncationHook } from "../../../src/hooks/output-limits.ts";
 import { toolEventsHook } from "../../../src/hooks/tool-events.ts";
 import { verificationHook } from "../../../src/hooks/verification.ts";
-import type { ToolResult } from "../../../src/loop/contracts.ts";
+import type { HookContext, ToolResult } from "../../../src/loop/contracts.ts";
 import { HookRunner } from "../../../src/loop/hook-runner.ts";
-import { hookContext } from "../../helpers/hook-context.ts";
+import { hookContext, TEST_TOOLS } from "../../helpers/hook-context.ts";
 
 const call = (name: string, input: unknown = {}) => ({ id: "c", name, input });
 const wrote = (path: string): ToolResult => ({ content: "ok", effects: { wrote: [path] } });
@@ -93,44 +93,79 @@ describe("output compaction and truncation", () => {
 });
 
 describe("loop detection", () => {
-  it("warns at the threshold, naming the path and the count", async () => {
+  it("warns from the threshold on with the reference's words, naming the path and the count", async () => {
     const { ctx, events } = hookContext({ LOOP_DETECTION_THRESHOLD: "3" });
     const runAfter = (r: ToolResult) => loopDetectionHook.afterTool?.(ctx, call("edit_file"), r);
     expect((await runAfter(wrote("a.md")))?.content).toBe("ok");
     expect((await runAfter(wrote("a.md")))?.content).toBe("ok");
     const third = await runAfter(wrote("a.md"));
-    expect(third?.content).toContain("You have written a.md 3 times in a row");
-    expect(events).toMatchObject([{ kind: "loop_warning", path: "a.md", detail: "3 writes" }]);
+    expect(third?.content).toBe(
+      "ok\n\n[harness] You've edited a.md 3 times. Consider stepping back: is your approach correct, or should you try a fundamentally different solution?",
+    );
+    expect((await runAfter(wrote("a.md")))?.content).toContain("You've edited a.md 4 times.");
+    expect(events).toMatchObject([
+      { kind: "loop_warning", path: "a.md", detail: "3 edits" },
+      { kind: "loop_warning", path: "a.md", detail: "4 edits" },
+    ]);
   });
 
-  it("resets when another file is edited or the file is read or searched; 0 is off", async () => {
+  it("uses the documented default threshold of 3", () => {
+    expect(hookContext().ctx.config.loopDetectionThreshold).toBe(3);
+  });
+
+  it("resets when another file is edited or any verification runs; failures neither count nor reset", async () => {
     const { ctx, events } = hookContext({ LOOP_DETECTION_THRESHOLD: "3" });
-    const runAfter = (r: ToolResult) => loopDetectionHook.afterTool?.(ctx, call("edit_file"), r);
-    await runAfter(wrote("a.md"));
-    await runAfter(wrote("a.md"));
-    await runAfter(wrote("b.md"));
-    await runAfter(wrote("a.md"));
-    await runAfter(wrote("a.md"));
-    await runAfter(read("a.md"));
-    await runAfter(wrote("a.md"));
-    await runAfter({ content: "ok", effects: { searched: ["a.md"] } });
-    await runAfter(wrote("a.md"));
-    await runAfter(wrote("a.md"));
+    const step = (name: string, r: ToolResult) => loopDetectionHook.afterTool?.(ctx, call(name), r);
+    const twice = async () => {
+      await step("edit_file", wrote("a.md"));
+      await step("edit_file", wrote("a.md"));
+    };
+    await twice();
+    await step("edit_file", wrote("b.md"));
+    await twice();
+    // A read or a search of any file, even one without matches, and a passing run reset it.
+    await step("read_file", read("other.md"));
+    await twice();
+    await step("grep_files", { content: "No matches", effects: { searched: [] } });
+    await twice();
+    await step("run_code", { content: "run_code: exit 0", effects: { ran: [] } });
+    await twice();
+    // A failing run verifies nothing: the third edit warns.
+    await step("run_code", { content: "exit 1", isError: true, effects: { ran: ["a.md"] } });
+    await step("edit_file", { content: "not unique", isError: true });
     expect(events).toEqual([]);
+    expect((await step("edit_file", wrote("a.md")))?.content).toContain("edited a.md 3 times");
+    // Tools with no effects on files leave the count alone.
+    await step("web_fetch", { content: "page" });
+    expect((await step("edit_file", wrote("a.md")))?.content).toContain("edited a.md 4 times");
     const off = hookContext({ LOOP_DETECTION_THRESHOLD: "0" });
     for (let i = 0; i < 5; i++) await loopDetectionHook.afterTool?.(off.ctx, call("w"), wrote("a"));
     expect(off.events).toEqual([]);
   });
+
+  it("keeps its count in hook state, so a new context over the same state goes on counting", async () => {
+    const first = hookContext({ LOOP_DETECTION_THRESHOLD: "3" });
+    await loopDetectionHook.afterTool?.(first.ctx, call("edit_file"), wrote("a.md"));
+    await loopDetectionHook.afterTool?.(first.ctx, call("edit_file"), wrote("a.md"));
+    const restarted = {
+      ...hookContext({ LOOP_DETECTION_THRESHOLD: "3" }).ctx,
+      state: first.ctx.state,
+    };
+    const third = await loopDetectionHook.afterTool?.(restarted, call("edit_file"), wrote("a.md"));
+    expect(third?.content).toContain("You've edited a.md 3 times.");
+  });
 });
 
 describe("verification gate", () => {
-  it("reminds once per batch of changes that were not read back", async () => {
+  it("reminds once per batch of changes that were not verified", async () => {
     const { ctx, events } = hookContext();
     expect(await verificationHook.beforeComplete?.(ctx, "done")).toBeUndefined();
     await verificationHook.afterTool?.(ctx, call("write_file"), wrote("report.md"));
     await verificationHook.afterTool?.(ctx, call("write_file"), wrote("notes.md"));
     const first = await verificationHook.beforeComplete?.(ctx, "done");
-    expect(first?.continueWith).toContain("you changed report.md, notes.md");
+    expect(first?.continueWith).toBe(
+      "[harness] You modified files but haven't verified the changes: report.md, notes.md. Please verify before finishing: re-read each changed file (read_file, or search it with grep_files); check that every requirement of the request was addressed; fix anything wrong. Only then give your final answer.",
+    );
     expect(await verificationHook.beforeComplete?.(ctx, "done")).toBeUndefined();
     await verificationHook.afterTool?.(ctx, call("edit_file"), wrote("report.md"));
     expect((await verificationHook.beforeComplete?.(ctx, "done"))?.continueWith).toContain(
@@ -159,6 +194,53 @@ describe("verification gate", () => {
       effects: { wrote: ["a"] },
     });
     expect(await verificationHook.beforeComplete?.(failed.ctx, "done")).toBeUndefined();
+  });
+
+  it("counts a passing run_code after the last change as verifying the batch, a failing one not", async () => {
+    const step = (ctx: HookContext, name: string, r: ToolResult) =>
+      verificationHook.afterTool?.(ctx, call(name), r);
+    const ran = { content: "run_code: exit 0", effects: { ran: [] } };
+    // A snippet run (no workspace file ran) after the last write: nothing left to verify.
+    const passing = hookContext();
+    await step(passing.ctx, "write_file", wrote("calc.js"));
+    await step(passing.ctx, "write_file", wrote("README.md"));
+    await step(passing.ctx, "run_code", ran);
+    expect(await verificationHook.beforeComplete?.(passing.ctx, "done")).toBeUndefined();
+    // A run before the last write verifies only what came before it; a failing run nothing.
+    const { ctx } = hookContext();
+    await step(ctx, "write_file", wrote("calc.js"));
+    await step(ctx, "run_code", ran);
+    await step(ctx, "edit_file", wrote("calc.js"));
+    await step(ctx, "run_code", {
+      content: "exit 1",
+      isError: true,
+      effects: { ran: ["calc.js"] },
+    });
+    expect((await verificationHook.beforeComplete?.(ctx, "done"))?.continueWith).toContain(
+      "haven't verified the changes: calc.js.",
+    );
+  });
+
+  it("names only the tools the agent has, and run_code only when a changed file is code", async () => {
+    const remind = async (tools: readonly string[], file = "a.md") => {
+      const { ctx } = hookContext({}, [], tools);
+      await verificationHook.afterTool?.(ctx, call("write_file"), wrote(file));
+      return (await verificationHook.beforeComplete?.(ctx, "done"))?.continueWith ?? "";
+    };
+    expect(await remind(TEST_TOOLS, "src/calc.ts")).toContain(
+      "Please verify before finishing: run the code you wrote (run_code); re-read each changed file",
+    );
+    expect(await remind(TEST_TOOLS, "calc.md")).not.toContain("run_code");
+    expect(await remind(["write_file", "read_file"], "calc.js")).not.toContain("run_code");
+    const readOnly = await remind(["write_file", "read_file"]);
+    expect(readOnly).toContain("re-read each changed file (read_file);");
+    expect(readOnly).not.toMatch(/run_code|grep_files/);
+    const grepOnly = await remind(["write_file", "grep_files"]);
+    expect(grepOnly).toContain("search each changed file (grep_files)");
+    expect(grepOnly).not.toMatch(/run_code|read_file/);
+    const none = await remind(["write_file"]);
+    expect(none).toContain("look over each change again");
+    expect(none).not.toMatch(/run_code|read_file|grep_files/);
   });
 });
 

@@ -78,6 +78,29 @@ describe("system prompt", () => {
     expect(environmentNote(inputs)).toContain("The workspace could not be read just now.");
   });
 
+  it("states the verification protocol's five steps, naming only the tools the agent has", () => {
+    const protocol = (tools: string[]) => {
+      const text = systemPrompt({ ...base, tools })[0]?.text ?? "";
+      const from = text.indexOf("## Before you finish");
+      return text.slice(from, text.indexOf("\n\n", from));
+    };
+    const all = protocol(["write_file", "read_file", "grep_files", "run_code"]);
+    expect(all.split("\n").filter((line) => /^\d\. /.test(line))).toEqual([
+      "1. Re-read the original request and any instructions you were given.",
+      "2. Check each requirement against what you did, item by item; check what can be checked (counts, calculations, links, files that must parse).",
+      "3. If you wrote code, run it with run_code (or its tests, with mode test) and fix what fails.",
+      "4. If you created or changed files, re-read them (read_file, or grep_files for a large one) to confirm they are correct.",
+      "5. Only then report: say what you verified and how, and say plainly what you could not verify.",
+    ]);
+    const noRun = protocol(["write_file", "read_file"]);
+    expect(noRun).toContain("3. If you wrote code, check it for obvious errors.");
+    expect(noRun).toContain("4. If you created or changed files, re-read them (read_file) to");
+    expect(noRun).not.toMatch(/run_code|grep_files/);
+    const none = protocol([]);
+    expect(none).toContain("5. Only then report");
+    expect(none).not.toMatch(/run_code|read_file|grep_files/);
+  });
+
   it("keeps the environment note under NOTE_MAX_CHARS whatever the workspace holds", () => {
     const long = (n: number) => "w".repeat(n);
     const note = environmentNote({
