@@ -25,6 +25,7 @@ export const TOOL_NAMES: readonly string[] = [
   "progress_read",
   "progress_update",
   "feature_update",
+  "state_restore",
   "scratch_read",
   "scratch_write",
   "scratch_list",

@@ -46,6 +46,11 @@ export interface Config {
     maxBytes: number;
     maxIterations: number;
   };
+  /**
+   * The session start's regression run: at most `maxFiles` test files recorded as passing are
+   * run again, within `timeoutMs` (0 files: no regression run).
+   */
+  regression: { maxFiles: number; timeoutMs: number };
   /** How far a generic webhook's X-Timestamp may be from now. */
   webhookReplayWindowSeconds: number;
   verifyBeforeComplete: boolean;
@@ -178,6 +183,7 @@ export function loadConfig(env: object): Config {
     pushTimeoutMs: v.PUSH_TIMEOUT_MS,
     maxPushConfigsPerTask: v.MAX_PUSH_CONFIGS_PER_TASK,
     webhookReplayWindowSeconds: v.WEBHOOK_REPLAY_WINDOW_SECONDS,
+    regression: { maxFiles: v.REGRESSION_MAX_FILES, timeoutMs: v.REGRESSION_TIMEOUT_MS },
     runCode: {
       cpuMs: v.RUN_CODE_CPU_MS,
       timeoutMs: v.RUN_CODE_TIMEOUT_MS,

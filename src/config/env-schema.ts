@@ -65,6 +65,8 @@ export const ConfigSchema = z.object({
   WEB_FETCH_ALLOW_PRIVATE: bool(false),
   PUSH_MAX_ATTEMPTS: int(8, 1),
   MAX_PUSH_CONFIGS_PER_TASK: int(10, 1),
+  REGRESSION_MAX_FILES: int(10, 0),
+  REGRESSION_TIMEOUT_MS: int(15_000, 100),
   RUN_CODE_CPU_MS: int(1_000, 1),
   RUN_CODE_TIMEOUT_MS: int(10_000, 100),
   RUN_CODE_MAX_OUTPUT_CHARS: int(20_000, 100),

@@ -32,6 +32,7 @@ export const HARNESS_EVENT_KINDS = [
   "approval",
   "subagent",
   "remote",
+  "session_start",
 ] as const;
 export type HarnessEventKind = (typeof HARNESS_EVENT_KINDS)[number];
 

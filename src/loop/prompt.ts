@@ -63,14 +63,20 @@ function guidance(tools: readonly string[]): string {
   ];
   const continuity = [
     "## Continuing work",
+    "- The environment note before the task's first message says what the harness found at the start of this session: damaged state files (restore or rewrite them), tests that passed before and fail now (fix those first), the recent changes and the handoff.",
     ...(has("progress_read")
       ? [
-          "- Start by reading PROGRESS.json (progress_read) and the handoff note in the environment note before the task's first message; do not redo finished work.",
-          "- Keep PROGRESS.json current with progress_update after each meaningful step and before you finish: what is done, what remains, decisions with their reasons, blockers.",
+          "- Start by reading the state of the work (progress_read) and the handoff note; do not redo finished work.",
+          "- Keep PROGRESS.json current with progress_update after each meaningful step and before you finish: what is done, what remains, decisions with their reasons, blockers; for the next session, important notes, where to continue (path:line) and a short summary.",
         ]
       : [
           "- Start from the handoff note in the environment note before the task's first message, if there is one; do not redo finished work.",
         ]),
+    ...(has("feature_update")
+      ? [
+          `- Record the features of the work with the tests that prove each (feature_update)${has("run_code") ? ", and run a feature's tests with run_code (mode test, feature: its id): the next session runs the passing ones again" : ""}.`,
+        ]
+      : []),
     ...(has("write_todos")
       ? ["- For work of more than three steps, keep a plan with write_todos."]
       : []),

@@ -26,7 +26,7 @@ import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
 import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { runProgramStep } from "./program-step.ts";
 import { StepEnd } from "./step-end.ts";
-import { memoryAccess, stepDeps } from "./step-resources.ts";
+import { memoryAccess, sessionDeps, stepDeps } from "./step-resources.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
 
@@ -161,7 +161,8 @@ export class LoopDriver {
       this.#task.background(work),
     );
     const noted = environmentNoteOf(this.#task);
-    const { system, environment } = await buildSystemPrompt({
+    const scratchId = await scratchIdOf(record);
+    const { system, environment, unreadable } = await buildSystemPrompt({
       agent,
       tools: tools.names(),
       workspace,
@@ -170,6 +171,16 @@ export class LoopDriver {
       config,
       withEnvironment: noted === undefined,
       newOwner: this.#task.newOwner,
+      session: sessionDeps({
+        env: this.#env,
+        config,
+        agent,
+        tools: tools.names(),
+        record,
+        scratchId,
+        workspace,
+        emit: (event) => this.#emit(event),
+      }),
       delegation: record.parentTaskId
         ? { calledBy: lineageOf(record).rootAgent }
         : remoteParentOf(record)
@@ -181,6 +192,11 @@ export class LoopDriver {
               ),
             },
     });
+    if (unreadable !== undefined)
+      return {
+        kind: "failed",
+        message: `The workspace could not be read (${unreadable.slice(0, 200)}), so the task stopped before its first model call rather than work without its files and state. Send the message again to retry.`,
+      };
     if (environment !== null) attachEnvironment(this.#task, environment);
     if (config.modelMode !== "unconfigured") {
       await compactIfNeeded({
@@ -207,7 +223,7 @@ export class LoopDriver {
         tools,
         workspace,
         memory,
-        scratchId: await scratchIdOf(record),
+        scratchId,
         subagents: this.#children.subagents(),
         remote: this.#remote(config, agent.name, record.traceId),
         emit: (event) => this.#emit(event),

@@ -189,12 +189,16 @@ export class StepEnd {
     const record = this.#task.store.record;
     if (!record || record.parentTaskId || this.#task.agent(record.agent).program !== null)
       return Promise.resolve();
+    const usage = this.#task.loopState.get().usage;
     const task = {
       taskId: record.id,
       agent: record.agent,
       state,
       history: this.#task.store.history(),
       newOwner: this.#task.newOwner,
+      tokens:
+        usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
+      startedAt: record.createdAt,
     };
     return writeEndNote(this.#workspace(), task, answer);
   }

@@ -15,10 +15,14 @@ import type { StepDeps } from "../loop/step-types.ts";
 import type { ToolRegistry } from "../loop/tool-registry.ts";
 import { modelClient } from "../model/client.ts";
 import { streamTurn } from "../model/stream-turn.ts";
+import { scratchPrefix } from "../store/r2-keys.ts";
+import { listPrefix } from "../store/r2-prefix.ts";
 import { sharedMemory } from "../store/shared-memory.ts";
+import { runWorkspaceTests } from "../tools/run-code.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
+import type { SessionDeps } from "./environment-read.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 import type { TaskRecord } from "./task-store.ts";
 
@@ -200,5 +204,45 @@ export function stepDeps(input: StepInputs): StepDeps {
     },
     transaction: (fn) => task.transaction(fn),
     budget: budgetGate(env, config, task, record, record.counters ?? `user:${record.owner}`),
+  };
+}
+
+/**
+ * What the session start needs (see session-start.ts): the regression run through run_code's
+ * sandbox when the agent has run_code, the conversation's scratchpad listing when it has the
+ * scratchpad.
+ */
+export function sessionDeps(input: {
+  env: Env;
+  config: Config;
+  agent: AgentDefinition;
+  tools: readonly string[];
+  record: TaskRecord;
+  scratchId: string;
+  workspace: WorkspaceApi;
+  emit(event: HarnessEvent): void;
+}): SessionDeps {
+  const { env, config, agent, tools, record, workspace } = input;
+  const sandbox = codeSandboxFor(env, agent, config).codeSandbox;
+  const prefix = scratchPrefix(record.owner, input.scratchId);
+  return {
+    config,
+    task: { taskId: record.id, agent: agent.name },
+    emit: input.emit,
+    ...(sandbox && tools.includes("run_code")
+      ? {
+          runTests: (tests, wallMs) =>
+            runWorkspaceTests({ workspace, config, codeSandbox: sandbox }, tests, wallMs),
+        }
+      : {}),
+    ...(tools.includes("scratch_read")
+      ? {
+          scratch: async (limit) => {
+            const listed = await listPrefix(env.FILES, prefix);
+            const files = listed.map((o) => ({ path: o.key.slice(prefix.length), size: o.size }));
+            return { files: files.slice(0, limit), total: files.length };
+          },
+        }
+      : {}),
   };
 }

@@ -23,6 +23,8 @@ export function writeEndNote(
     state: string;
     history: readonly Message[];
     newOwner?: boolean;
+    tokens?: number;
+    startedAt?: string;
   },
   answer: string,
 ): Promise<void> {
@@ -37,6 +39,8 @@ export function writeEndNote(
       answer,
       at: new Date().toISOString(),
       ...(task.newOwner ? { newOwner: true } : {}),
+      ...(task.tokens !== undefined ? { tokens: task.tokens } : {}),
+      ...(task.startedAt ? { startedAt: task.startedAt } : {}),
     })
     .then((result) => {
       if (!result.ok) failed(result.error);

@@ -23,16 +23,18 @@ import { environmentNote } from "../loop/environment.ts";
 import { addUsage } from "../loop/loop-state.ts";
 import { type PromptInputs, systemPrompt } from "../loop/prompt.ts";
 import { log } from "../platform/logging.ts";
-import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../workspace/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { SUMMARY_HOOK, SUMMARY_KEY } from "./context-membership.ts";
+import { type EnvironmentRead, readEnvironment, type SessionDeps } from "./environment-read.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
 /**
- * Builds the system prompt for this turn and, when asked, the task's environment note. Storage
- * it waits for: none for a new owner (nothing to read yet) and none for the shared memory once
- * the isolate has its copy; the user's memory comes from the agent's workspace object (with the
- * environment's snapshot, one call, when the workspace is the agent's own).
+ * Builds the system prompt for this turn and, when asked, the task's environment note (with the
+ * session start, see environment-read.ts). Storage it waits for: none for a new owner (nothing to
+ * read yet) and none for the shared memory once the isolate has its copy; the user's memory comes
+ * from the agent's workspace object (with the environment's snapshot, one call, when the
+ * workspace is the agent's own). `unreadable`: the workspace could not be read for the note (the
+ * task must not go on blind).
  */
 export async function buildSystemPrompt(input: {
   agent: AgentDefinition;
@@ -48,16 +50,17 @@ export async function buildSystemPrompt(input: {
   withEnvironment: boolean;
   /** The owner is new with this task: no workspace, no memory of its own. */
   newOwner: boolean;
-}): Promise<{ system: TextBlockParam[]; environment: string | null }> {
+  session: SessionDeps;
+}): Promise<{ system: TextBlockParam[]; environment: string | null; unreadable?: string }> {
   const [shared, own] = await Promise.all([
     input.memory.shared().catch(() => null),
-    ownContext(input).catch(() => ({ user: null, environment: null })),
+    ownContext(input),
   ]);
   const inputs: PromptInputs = {
     agent: input.agent,
     tools: input.tools,
     memory: { shared, user: own.user },
-    environment: own.environment,
+    environment: own.ok ? own.environment : null,
     now: new Date(),
     timeZone: input.config.timeZone,
     ...(input.delegation ? { delegation: input.delegation } : {}),
@@ -65,60 +68,27 @@ export async function buildSystemPrompt(input: {
   return {
     system: systemPrompt(inputs),
     environment: input.withEnvironment ? environmentNote(inputs) : null,
+    ...(own.ok ? {} : { unreadable: own.error }),
   };
 }
 
-/** The user's memory and, when asked, the environment: in one workspace call where it can. */
-async function ownContext(input: {
-  workspace: WorkspaceApi;
-  ownWorkspace: boolean;
-  memory: MemoryAccess;
-  withEnvironment: boolean;
-  newOwner: boolean;
-}): Promise<{ user: string | null; environment: PromptInputs["environment"] }> {
+/** The user's memory and, when asked, the environment. */
+async function ownContext(
+  input: Parameters<typeof buildSystemPrompt>[0],
+): Promise<EnvironmentRead> {
   if (input.newOwner)
     return {
+      ok: true,
       user: null,
-      environment: input.withEnvironment
-        ? { entries: [], total: 0, remaining: [], handoff: null }
-        : null,
+      environment: { entries: [], total: 0, remaining: [], handoff: null },
     };
-  if (!input.withEnvironment) return { user: await input.memory.user(), environment: null };
-  if (input.ownWorkspace) {
-    const listing = await input.workspace.snapshot([PROGRESS_FILE, HANDOFF_FILE], { memory: true });
+  if (!input.withEnvironment)
     return {
-      user: listing.ok ? (listing.value.memory ?? null) : null,
-      environment: environmentOf(listing),
+      ok: true,
+      user: await input.memory.user().catch(() => null),
+      environment: { entries: [], total: 0, remaining: [], handoff: null },
     };
-  }
-  const [user, listing] = await Promise.all([
-    input.memory.user().catch(() => null),
-    input.workspace.snapshot([PROGRESS_FILE, HANDOFF_FILE]),
-  ]);
-  return { user, environment: environmentOf(listing) };
-}
-
-/** What the environment note shows of a workspace snapshot (null when it could not be read). */
-function environmentOf(
-  listing: Awaited<ReturnType<WorkspaceApi["snapshot"]>>,
-): PromptInputs["environment"] {
-  if (!listing.ok) return null;
-  const progress = parseProgress(listing.value.texts[PROGRESS_FILE] ?? null);
-  const handoff = listing.value.texts[HANDOFF_FILE] ?? null;
-  const top = listing.value.entries.filter((e) => !e.path.includes("/"));
-  const dirs = [
-    ...new Set(
-      listing.value.entries
-        .filter((e) => e.path.includes("/"))
-        .map((e) => e.path.split("/")[0] as string),
-    ),
-  ];
-  return {
-    entries: [...dirs.map((d) => ({ path: `${d}/`, size: 0, updatedAt: "" })), ...top],
-    total: dirs.length + top.length,
-    remaining: progress.progress?.remaining ?? [],
-    handoff,
-  };
+  return readEnvironment(input);
 }
 
 /**

@@ -22,6 +22,7 @@ import { progressReadTool, progressUpdateTool } from "./progress.ts";
 import { runCodeTool } from "./run-code.ts";
 import { scratchListTool, scratchReadTool, scratchWriteTool } from "./scratch.ts";
 import { searchTool } from "./search.ts";
+import { stateRestoreTool } from "./state-restore.ts";
 import { taskTool } from "./task.ts";
 import { writeTodosTool } from "./todos.ts";
 import { webFetchTool } from "./web-fetch.ts";
@@ -40,6 +41,7 @@ const TOOLS: readonly Tool[] = [
   progressReadTool,
   progressUpdateTool,
   featureUpdateTool,
+  stateRestoreTool,
   scratchReadTool,
   scratchWriteTool,
   scratchListTool,

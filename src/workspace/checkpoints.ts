@@ -120,6 +120,19 @@ export class Checkpoints {
     return row ? toInfo(row) : null;
   }
 
+  /** The content (hash) `path` had at checkpoint `id`, or null. */
+  fileAt(id: string, path: string): string | null {
+    return (
+      this.#sql
+        .exec<{ hash: string }>(
+          "SELECT hash FROM checkpoint_files WHERE checkpoint_id = ? AND path = ?",
+          id,
+          path,
+        )
+        .toArray()[0]?.hash ?? null
+    );
+  }
+
   /** The distinct contents (hashes) of `path` the checkpoints hold, newest first. */
   versionsOf(
     path: string,

@@ -49,6 +49,7 @@ export function workspaceFor(
     list: (prefix) => call((s) => s.list(scope, prefix)),
     snapshot: (paths, options) => call((s) => s.snapshot(scope, paths, options)),
     versions: (path, limit) => call((s) => s.versions(scope, path, limit)),
+    readAt: (checkpoint, path) => call((s) => s.readAt(scope, checkpoint, path)),
     memory: () => call((s) => s.memory(scope)),
     memoryWrite: (content, mode) => call((s) => s.memoryWrite(scope, content, mode)),
     grep: (pattern, options) => call((s) => s.grep(scope, pattern, options)),

@@ -117,6 +117,8 @@ export interface WorkspaceApi {
   ): Promise<
     WsResult<{ versions: Array<{ checkpoint: string; createdAt: string; text: string }> }>
   >;
+  /** The text `path` had at checkpoint `checkpoint`. */
+  readAt(checkpoint: string, path: string): Promise<WsResult<{ text: string }>>;
   /** The owner's memory with this workspace's agent (CONTEXT.md), or null: no R2 read once kept. */
   memory(): Promise<string | null>;
   /** Appends to or replaces that memory (the workspace object is its only writer). */

@@ -131,6 +131,20 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
     };
   }
 
+  /** The text `path` had at checkpoint `checkpoint`. */
+  async readAt(scope: WorkspaceScope, checkpoint: string, path: string): Promise<Result<"readAt">> {
+    const blobs = await this.forReading(scope);
+    if (!this.schema.stored) return fail("this workspace has no checkpoints yet");
+    if (typeof checkpoint !== "string" || !this.checkpoints.info(checkpoint))
+      return fail(this.checkpoints.unknown(checkpoint));
+    const hash = this.checkpoints.fileAt(checkpoint, path);
+    if (!hash) return fail(`checkpoint ${checkpoint} holds no ${path}`);
+    const text = await blobs.text(hash);
+    return text === null
+      ? fail(`the content of ${path} is missing from storage`)
+      : { ok: true, value: { text } };
+  }
+
   /** The versions of `path` the checkpoints hold, newest first (at most `limit`, 5 by default). */
   async versions(scope: WorkspaceScope, path: string, limit = 5): Promise<Result<"versions">> {
     const blobs = await this.forReading(scope);

@@ -87,6 +87,9 @@ function fakeWorkspace(): Fake {
     async versions() {
       return { ok: true, value: { versions: [] } };
     },
+    async readAt() {
+      return { ok: false, error: "no checkpoints" };
+    },
     async grep(pattern, options) {
       record("grep", [pattern, options]);
       const regex = new RegExp(pattern);
