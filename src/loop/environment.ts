@@ -18,18 +18,18 @@ export const NOTE_ENTRIES = 20;
 const NOTE_PATH_CHARS = 100;
 /** PROGRESS.json's remaining items shown, and the longest item shown. */
 export const NOTE_REMAINING_ITEMS = 10;
-const NOTE_ITEM_CHARS = 160;
+const NOTE_ITEM_CHARS = 110;
 /** The most characters of HANDOFF.md shown. */
-export const NOTE_HANDOFF_CHARS = 1_500;
+export const NOTE_HANDOFF_CHARS = 2_000;
 /** Each section's share of the note (characters). */
 const SHARE = {
   session: 900,
   state: 900,
-  features: 1_200,
+  features: 1_100,
   regression: 600,
-  changes: 1_200,
-  workspace: 1_400,
-  remaining: 1_000,
+  changes: 1_100,
+  workspace: 1_200,
+  remaining: 1_300,
   scratch: 500,
 } as const;
 const FEATURES_SHOWN = 12;
@@ -108,14 +108,18 @@ export function environmentNote(inputs: EnvironmentInputs): string {
   return `${ENVIRONMENT_OPEN}\n${body}\n\n${date}\n${ENVIRONMENT_CLOSE}`;
 }
 
-/** A titled section cut to its share at a line boundary (null when it has no lines). */
-function section(title: string, lines: string[], share: number): string | null {
+/**
+ * A titled section cut to its share at a line boundary (null when it has no lines); `more` says
+ * where the lines not shown can be read.
+ */
+function section(title: string, lines: string[], share: number, more = ""): string | null {
   if (lines.length === 0) return null;
   const kept: string[] = [title];
   let size = title.length;
   for (const [i, line] of lines.entries()) {
     if (size + line.length + 1 > share) {
-      kept.push(`- … ${lines.length - i} more line${lines.length - i === 1 ? "" : "s"} not shown`);
+      const n = lines.length - i;
+      kept.push(`- … ${n} more line${n === 1 ? "" : "s"} not shown${more ? ` (${more})` : ""}`);
       break;
     }
     kept.push(line);
@@ -237,6 +241,7 @@ function sections(inputs: EnvironmentInputs): string[] {
               : []),
           ],
           SHARE.remaining,
+          "progress_read",
         )
       : "PROGRESS.json lists nothing remaining.",
     env.handoff

@@ -20,8 +20,8 @@ const clip = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max - 1)}…` : text;
 
 /** Entries of a PROGRESS.json list HANDOFF.md shows, and characters of each. */
-export const HANDOFF_LIST_ITEMS = 10;
-const HANDOFF_ITEM_CHARS = 300;
+export const HANDOFF_LIST_ITEMS = 5;
+const HANDOFF_ITEM_CHARS = 160;
 /** Lines decisions.log keeps (older ones roll off), and characters of each. */
 export const DECISIONS_MAX_LINES = 500;
 const DECISION_LINE_CHARS = 600;

@@ -57,7 +57,7 @@ describe("the environment note under a hostile workspace", () => {
     await send(`go on ${second.marker}`, { contextId });
     const note = await noteOf(second.id);
     expect(note.length).toBeLessThanOrEqual(NOTE_MAX_CHARS);
-    expect(note).toContain("Remaining in PROGRESS.json (50):");
+    expect(note).toContain("## Remaining in PROGRESS.json (50)");
     expect(note).toContain("- and 40 more (progress_read)");
     expect(note).toMatch(/<state-file name="HANDOFF.md">\n# Handoff from task/);
     expect(note).toContain("Current date and time:");

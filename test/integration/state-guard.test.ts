@@ -120,7 +120,7 @@ describe("a prompt-injected write of the state files", () => {
       text?: string;
     }>;
     const note = content[0]?.text ?? "";
-    expect(note).toContain("Remaining in PROGRESS.json (1):");
+    expect(note).toContain("## Remaining in PROGRESS.json (1)");
     expect(note).toContain("- Write chapter 2");
     expect(note).toMatch(/<state-file name="HANDOFF.md">\n# Handoff from task/);
     expect(note).not.toContain("INJECTED");

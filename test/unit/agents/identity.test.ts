@@ -456,6 +456,8 @@ describe("AgentRegistry", () => {
       "checkpoint_create",
       "checkpoint_restore",
       "progress_update",
+      "feature_update",
+      "state_restore",
       "memory_write",
     ]);
     expect(registry.get("writer")?.tools.deny).toEqual([]);

@@ -45,7 +45,7 @@ describe("system prompt", () => {
     const note = environmentNote(base);
     expect(note.startsWith("<environment>\n# Environment")).toBe(true);
     expect(note.endsWith("</environment>")).toBe(true);
-    expect(note).toContain("Workspace (25 files):");
+    expect(note).toContain("## Workspace (25 files)");
     expect(note).toContain("- f19.md (29 bytes)");
     expect(note).not.toContain("f20.md");
     expect(note).toContain("- and 5 more");

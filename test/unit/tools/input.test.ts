@@ -83,7 +83,7 @@ describe("the catalog's input schemas", () => {
 
   it("quote enums, arrays and optional fields in the shape", () => {
     expect(shapeOf(schemaOf("run_code"))).toBe(
-      '{ code?: string, language?: "typescript"|"javascript", path?: string, files?: string[], mode?: "run"|"test", tests?: string[], input?: string, timeout_ms?: integer }',
+      '{ code?: string, language?: "typescript"|"javascript", path?: string, files?: string[], mode?: "run"|"test", tests?: string[], feature?: string, input?: string, timeout_ms?: integer }',
     );
   });
 });

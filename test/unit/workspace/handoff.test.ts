@@ -101,6 +101,8 @@ describe("the end note", () => {
       blockers: [],
     });
     const { handoff } = end(input, progress, null);
-    expect(handoff).toContain("- and 40 more (PROGRESS.json)");
+    expect(handoff).toContain(
+      `- and ${PROGRESS_MAX_ITEMS - HANDOFF_LIST_ITEMS} more (PROGRESS.json)`,
+    );
   });
 });
