@@ -3,11 +3,13 @@
  * step touches comes in through {@link StepDeps} (storage, model, tools, hooks), so the step is
  * the same whoever drives it; the task object calls it from its alarm, one step per alarm.
  * A turn is committed atomically (assistant message, counters, answer text) only when the model
- * finished it; a cut-off turn is simply run again.
+ * finished it; a cut-off turn is simply run again. Every failed model call is logged with its
+ * cause.
  */
 
 import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/messages/messages";
 import { backoffMs, classifyModelError } from "../model/errors.ts";
+import { errorFields, log } from "../platform/logging.ts";
 import { AnswerStream } from "./answer-stream.ts";
 import { estimateTokens } from "./compaction.ts";
 import type { HookContext } from "./contracts.ts";
@@ -75,7 +77,18 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
     if (deps.signal.aborted) return { kind: "aborted" };
     const failure = classifyModelError(error);
     const attempt = state.attempt + 1;
-    if (failure.retryable && attempt <= deps.limits.maxRetries) {
+    const retries = Math.min(deps.limits.maxRetries, failure.retryLimit ?? deps.limits.maxRetries);
+    const retrying = failure.retryable && attempt <= retries;
+    log(retrying ? "warn" : "error", "model call failed", {
+      task: deps.hookContext.taskId,
+      agent: deps.hookContext.agent,
+      turn: state.turn,
+      attempt,
+      retrying,
+      reason: failure.message,
+      ...errorFields(error),
+    });
+    if (retrying) {
       deps.patchLoopState({ attempt });
       return {
         kind: "retry",
@@ -108,7 +121,7 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
       attempt: 0,
       answerText: state.answerText + turnText,
       turnText: "",
-      usage: addUsage(state.usage, callUsage(response)),
+      usage: addUsage(state.usage, spent),
     });
   });
   await deps.hooks.afterModelCall(hookContext, {
