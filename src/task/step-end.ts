@@ -2,11 +2,14 @@
  * What the loop driver does with a step's outcome: the next step (now, later, or after a retry
  * with backoff), or the task's end: completed (with the answer artifact, and the turn-limit
  * note), failed (rolling the workspace back when configured), waiting (for a person or a
- * sub-agent) or rejected. An ending task asks the workspace for its end note (see task-end.ts).
+ * sub-agent) or rejected (the agent's program, a budget, or the model declining the request).
+ * A refused one gets the refusal's explanation as its status message.
+ * An ending task asks the workspace for its end note (see task-end.ts).
  */
 
 import { loadConfig } from "../config/config.ts";
 import type { Suspension } from "../loop/contracts.ts";
+import { REFUSAL_STOP_REASON, type Refusal } from "../loop/refusal.ts";
 import type { StepOutcome } from "../loop/step-types.ts";
 import { suspensionParts } from "../loop/suspension.ts";
 import type { Part } from "../protocol/wire.ts";
@@ -64,6 +67,9 @@ export class StepEnd {
         return;
       case "rejected":
         await this.#pause("TASK_STATE_REJECTED", outcome.message);
+        return;
+      case "refused":
+        await this.#refuse(outcome.refusal);
         return;
       case "budget":
         await this.#overBudget(outcome.message);
@@ -143,6 +149,36 @@ export class StepEnd {
     const message = task.agentMessage(parts);
     task.transaction(() => task.store.appendHistory(message));
     task.setStatus(state, { message });
+    await task.scheduler.cancel("loop");
+  }
+
+  /**
+   * The model declined the request: the task is rejected with the refusal's explanation as its
+   * status message (kept in the history too) and `metadata.stopReason: "refusal"` (with
+   * `refusalCategory` when the API named one). Text the refused turn streamed is withdrawn: a
+   * last answer chunk replaces it with what earlier turns said. No end note is written: it would
+   * quote the declined request to the next task, and the conversation leaves the refused turns
+   * out (see context-membership.ts).
+   */
+  async #refuse(refusal: Refusal): Promise<void> {
+    const task = this.#task;
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    const loop = task.loopState.get();
+    const message = task.agentMessage(refusal.explanation);
+    task.log.batch(() => {
+      task.transaction(() => {
+        if (loop.answerStarted) task.emitAnswerChunk(loop.answerText, false, true);
+        if (loop.answerText !== "") task.store.putArtifact(answerArtifact(loop.answerText));
+        task.store.appendHistory(message);
+      });
+      task.setStatus("TASK_STATE_REJECTED", {
+        message,
+        metadata: {
+          stopReason: REFUSAL_STOP_REASON,
+          ...(refusal.category ? { refusalCategory: refusal.category } : {}),
+        },
+      });
+    });
     await task.scheduler.cancel("loop");
   }
 
