@@ -3,7 +3,8 @@
  * with backoff), or the task's end: completed (with the answer artifact, and the turn-limit
  * note), failed (rolling the workspace back when configured), waiting (for a person or a
  * sub-agent) or rejected (the agent's program, a budget, or the model declining the request).
- * A refused one gets the refusal's explanation as its status message.
+ * No task ends silently: a completed task whose model wrote no text gets an answer composed from
+ * its records (work-summary.ts), a refused one the refusal's explanation as its status message.
  * An ending task asks the workspace for its end note (see task-end.ts).
  */
 
@@ -18,6 +19,7 @@ import { answerArtifact } from "./answer-artifact.ts";
 import type { ChildTasks } from "./child-tasks.ts";
 import { remainingWork, rollBack, writeEndNote } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
+import { workSummary } from "./work-summary.ts";
 
 /** Applies step outcomes for one task object. */
 export class StepEnd {
@@ -96,17 +98,23 @@ export class StepEnd {
       });
     }
     // A cancel that came in while this step awaited wins.
-    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
-    const handoff = this.#endNote("TASK_STATE_COMPLETED", task.loopState.get().answerText);
+    const record = task.store.record;
+    if (record?.state !== "TASK_STATE_WORKING") return;
     const loop = task.loopState.get();
+    // No text from the model (and no message of a program's): the harness says what was done.
+    const composed =
+      loop.answerText.trim() === "" && !parts && task.agent(record.agent).program === null;
+    const answer = composed ? workSummary(task.store.history(), stopReason, text) : loop.answerText;
+    const handoff = this.#endNote("TASK_STATE_COMPLETED", answer);
     const message = parts ? task.agentMessage(parts) : undefined;
     // The answer's last chunk and the completed status go into the event log in one statement.
     task.log.batch(() => {
       task.transaction(() => {
-        if (loop.answerStarted) task.emitAnswerChunk("", true, true);
-        if (loop.answerText !== "") {
-          task.store.putArtifact(answerArtifact(loop.answerText));
-          task.store.appendHistory(task.agentMessage(loop.answerText));
+        if (composed) task.emitAnswerChunk(answer, false, true);
+        else if (loop.answerStarted) task.emitAnswerChunk("", true, true);
+        if (answer !== "") {
+          task.store.putArtifact(answerArtifact(answer));
+          task.store.appendHistory(task.agentMessage(answer));
         }
         if (message) task.store.appendHistory(message);
       });
