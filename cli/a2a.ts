@@ -56,6 +56,8 @@ const USAGE = `usage: a2a <command> [options]
   chat <agent|url>               talk in one conversation (Ctrl-D to leave)
 
   <agent> is an agent of this harness (assistant, writer...) or any agent's URL.
+  Exit codes: 0 completed, 3 input-required, 4 canceled, 5 rejected (the agent
+  declined; the reason is printed), 1 failed or an error.
 
 options:
   --url <url>       the harness (default ${DEFAULT_URL}, or $A2A_URL)
@@ -96,9 +98,14 @@ const { values, positionals } = parseCommandLine();
 const out: Out = stdout;
 const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
+/**
+ * The exit code for a task's state: 0 completed, 3 waiting for input, 4 canceled, 5 rejected
+ * (the agent declined; its reason is printed), 1 failed (and any error).
+ */
 function exitCodeFor(state: string): number {
   if (state === "completed") return 0;
   if (state === "input-required" || state === "auth-required") return 3;
+  if (state === "rejected") return 5;
   return state === "canceled" ? 4 : 1;
 }
 

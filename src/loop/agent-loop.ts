@@ -3,16 +3,20 @@
  * step touches comes in through {@link StepDeps} (storage, model, tools, hooks), so the step is
  * the same whoever drives it; the task object calls it from its alarm, one step per alarm.
  * A turn is committed atomically (assistant message, counters, answer text) only when the model
- * finished it; a cut-off turn is simply run again.
+ * finished it; a cut-off turn is simply run again. Every failed model call is logged with its
+ * cause. A refused turn (`stop_reason: "refusal"`) ends the step `refused`: its text is not
+ * kept, neither in the answer nor in the conversation.
  */
 
 import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/messages/messages";
 import { backoffMs, classifyModelError } from "../model/errors.ts";
+import { errorFields, log } from "../platform/logging.ts";
 import { AnswerStream } from "./answer-stream.ts";
 import { estimateTokens } from "./compaction.ts";
 import type { HookContext } from "./contracts.ts";
 import { addUsage, type Usage } from "./loop-state.ts";
 import { modelParams } from "./model-params.ts";
+import { refusalOf } from "./refusal.ts";
 import { repairConversation } from "./repair.ts";
 import type { StepDeps, StepOutcome } from "./step-types.ts";
 import type { PendingCall } from "./suspension.ts";
@@ -75,7 +79,18 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
     if (deps.signal.aborted) return { kind: "aborted" };
     const failure = classifyModelError(error);
     const attempt = state.attempt + 1;
-    if (failure.retryable && attempt <= deps.limits.maxRetries) {
+    const retries = Math.min(deps.limits.maxRetries, failure.retryLimit ?? deps.limits.maxRetries);
+    const retrying = failure.retryable && attempt <= retries;
+    log(retrying ? "warn" : "error", "model call failed", {
+      task: deps.hookContext.taskId,
+      agent: deps.hookContext.agent,
+      turn: state.turn,
+      attempt,
+      retrying,
+      reason: failure.message,
+      ...errorFields(error),
+    });
+    if (retrying) {
       deps.patchLoopState({ attempt });
       return {
         kind: "retry",
@@ -94,6 +109,28 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
     stream.discard();
     return { kind: "aborted" };
   }
+  const refusal = refusalOf(response);
+  if (refusal) {
+    // What the classifier stopped is not the agent's answer, nor a turn to build on: the
+    // counters and usage are committed, the turn's text and content are not.
+    stream.discard();
+    deps.transaction(() =>
+      deps.patchLoopState({
+        turn: state.turn + 1,
+        attempt: 0,
+        turnText: "",
+        usage: addUsage(state.usage, spent),
+      }),
+    );
+    log("warn", "model refused", {
+      task: deps.hookContext.taskId,
+      agent: deps.hookContext.agent,
+      turn: state.turn,
+      category: refusal.category,
+    });
+    await deps.hooks.afterModelCall(hookContext, { stopReason: response.stop_reason, text: "" });
+    return { kind: "refused", refusal };
+  }
   stream.push(tracker.finish());
   stream.flush();
 
@@ -108,7 +145,7 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
       attempt: 0,
       answerText: state.answerText + turnText,
       turnText: "",
-      usage: addUsage(state.usage, callUsage(response)),
+      usage: addUsage(state.usage, spent),
     });
   });
   await deps.hooks.afterModelCall(hookContext, {

@@ -15,6 +15,7 @@ import type { ChatMessage } from "./chat-message.ts";
 import type { HookContext, Suspension, ToolContext } from "./contracts.ts";
 import type { HookRunner } from "./hook-runner.ts";
 import type { LoopState } from "./loop-state.ts";
+import type { Refusal } from "./refusal.ts";
 import type { PendingCalls } from "./suspension.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 import type { TextAction } from "./turn-text.ts";
@@ -32,6 +33,8 @@ export type StepOutcome =
   | { kind: "input-required"; message: Part[] }
   /** The agent refuses the task (rejected). */
   | { kind: "rejected"; message: Part[] }
+  /** The model declined the request (`stop_reason: "refusal"`): rejected, with its explanation. */
+  | { kind: "refused"; refusal: Refusal }
   | { kind: "budget"; message: string }
   | { kind: "aborted" };
 

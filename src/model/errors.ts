@@ -1,8 +1,10 @@
 /**
  * Sorts what a model call can throw into retryable and fatal, with a message fit for the client
- * (never a stack trace) and the server's `retry-after` when it sent one. Pure: no I/O.
+ * that always names the cause (never a stack trace) and the server's `retry-after` when it sent
+ * one. A stream the SDK could not parse (events out of order, a line that is not JSON, no
+ * message at all) is retried once: a glitch on the way, not an answer. Pure: no I/O.
  */
-import { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import { AnthropicError, APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 
 /** The model stream went silent longer than the watchdog allows. */
 export class ModelStallError extends Error {
@@ -26,6 +28,21 @@ export interface ModelFailure {
   message: string;
   /** Server-requested delay before the next attempt, in ms. */
   retryAfterMs?: number;
+  /** At most this many retries, whatever `MODEL_MAX_RETRIES` allows. */
+  retryLimit?: number;
+}
+
+/** Retries of a malformed stream (the SDK's "Unexpected event order" and other parse errors). */
+export const MALFORMED_STREAM_RETRIES = 1;
+
+/** Most characters of an SDK or runtime message quoted to the client. */
+const CAUSE_CHARS = 300;
+
+/** `error`'s own message, on one line and bounded. */
+function causeOf(error: unknown): string {
+  const text = error instanceof Error ? error.message || error.name : String(error);
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > CAUSE_CHARS ? `${line.slice(0, CAUSE_CHARS)}…` : line || "no detail";
 }
 
 const RETRYABLE_TYPES = new Set([
@@ -89,7 +106,19 @@ export function classifyModelError(error: unknown): ModelFailure {
       message: `the model API rejected the request (${label})${typeof detail === "string" ? `: ${detail.slice(0, 300)}` : ""}`,
     };
   }
-  return { retryable: false, message: "the model call failed unexpectedly" };
+  // The SDK's own errors that are not API answers: the stream could not be read as one message.
+  if (error instanceof AnthropicError) {
+    return {
+      retryable: true,
+      retryLimit: MALFORMED_STREAM_RETRIES,
+      message: `the model stream was malformed (${causeOf(error)})`,
+    };
+  }
+  const name = error instanceof Error && error.name !== "Error" ? `${error.name}: ` : "";
+  return {
+    retryable: false,
+    message: `the model call failed unexpectedly (${name}${causeOf(error)})`,
+  };
 }
 
 /**

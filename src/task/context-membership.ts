@@ -6,6 +6,7 @@
  */
 import { contextKey, type JoinResult } from "../context/join.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
+import { REFUSAL_STOP_REASON } from "../loop/refusal.ts";
 import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
 import { log } from "../platform/logging.ts";
@@ -252,10 +253,15 @@ export class ContextMembership {
       log("error", "conversation turns dropped", { task: record.id, tries });
     const keep = tries < RELEASE_TRIES_WITH_TURNS;
     // The conversation keeps what was said: user messages and the agent's answers, not the
-    // harness events (tool calls, hook notes) that also sit in the task history.
-    const entries = keep
-      ? all.filter(({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION))
-      : [];
+    // harness events (tool calls, hook notes) that also sit in the task history. A request the
+    // model declined leaves with its answer (and any summary that may quote it): the API wants the
+    // refused turn gone (else later turns are refused too), and no user turn stays unanswered.
+    const refused =
+      record.state === "TASK_STATE_REJECTED" && record.metadata.stopReason === REFUSAL_STOP_REASON;
+    const entries =
+      keep && !refused
+        ? all.filter(({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION))
+        : [];
     // The task's first message goes with the environment note it was sent with, so later tasks
     // send the model the same prefix this task did (and read it from the prompt cache).
     const note = environmentNoteOf(rt);
@@ -278,7 +284,7 @@ export class ContextMembership {
     );
     const upto = all.at(-1)?.seq ?? link.releasedUpto;
     const summary =
-      ran && keep
+      ran && keep && !refused
         ? rt.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
         : undefined;
     try {

@@ -2,11 +2,15 @@
  * What the loop driver does with a step's outcome: the next step (now, later, or after a retry
  * with backoff), or the task's end: completed (with the answer artifact, and the turn-limit
  * note), failed (rolling the workspace back when configured), waiting (for a person or a
- * sub-agent) or rejected. An ending task asks the workspace for its end note (see task-end.ts).
+ * sub-agent) or rejected (the agent's program, a budget, or the model declining the request).
+ * No task ends silently: a completed task whose model wrote no text gets an answer composed from
+ * its records (work-summary.ts), a refused one the refusal's explanation as its status message.
+ * An ending task asks the workspace for its end note (see task-end.ts).
  */
 
 import { loadConfig } from "../config/config.ts";
 import type { Suspension } from "../loop/contracts.ts";
+import { REFUSAL_STOP_REASON, type Refusal } from "../loop/refusal.ts";
 import type { StepOutcome } from "../loop/step-types.ts";
 import { suspensionParts } from "../loop/suspension.ts";
 import type { Part } from "../protocol/wire.ts";
@@ -15,6 +19,7 @@ import { answerArtifact } from "./answer-artifact.ts";
 import type { ChildTasks } from "./child-tasks.ts";
 import { remainingWork, rollBack, writeEndNote } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
+import { workSummary } from "./work-summary.ts";
 
 /** Applies step outcomes for one task object. */
 export class StepEnd {
@@ -65,6 +70,9 @@ export class StepEnd {
       case "rejected":
         await this.#pause("TASK_STATE_REJECTED", outcome.message);
         return;
+      case "refused":
+        await this.#refuse(outcome.refusal);
+        return;
       case "budget":
         await this.#overBudget(outcome.message);
         return;
@@ -90,17 +98,23 @@ export class StepEnd {
       });
     }
     // A cancel that came in while this step awaited wins.
-    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
-    const handoff = this.#endNote("TASK_STATE_COMPLETED", task.loopState.get().answerText);
+    const record = task.store.record;
+    if (record?.state !== "TASK_STATE_WORKING") return;
     const loop = task.loopState.get();
+    // No text from the model (and no message of a program's): the harness says what was done.
+    const composed =
+      loop.answerText.trim() === "" && !parts && task.agent(record.agent).program === null;
+    const answer = composed ? workSummary(task.store.history(), stopReason, text) : loop.answerText;
+    const handoff = this.#endNote("TASK_STATE_COMPLETED", answer);
     const message = parts ? task.agentMessage(parts) : undefined;
     // The answer's last chunk and the completed status go into the event log in one statement.
     task.log.batch(() => {
       task.transaction(() => {
-        if (loop.answerStarted) task.emitAnswerChunk("", true, true);
-        if (loop.answerText !== "") {
-          task.store.putArtifact(answerArtifact(loop.answerText));
-          task.store.appendHistory(task.agentMessage(loop.answerText));
+        if (composed) task.emitAnswerChunk(answer, false, true);
+        else if (loop.answerStarted) task.emitAnswerChunk("", true, true);
+        if (answer !== "") {
+          task.store.putArtifact(answerArtifact(answer));
+          task.store.appendHistory(task.agentMessage(answer));
         }
         if (message) task.store.appendHistory(message);
       });
@@ -143,6 +157,36 @@ export class StepEnd {
     const message = task.agentMessage(parts);
     task.transaction(() => task.store.appendHistory(message));
     task.setStatus(state, { message });
+    await task.scheduler.cancel("loop");
+  }
+
+  /**
+   * The model declined the request: the task is rejected with the refusal's explanation as its
+   * status message (kept in the history too) and `metadata.stopReason: "refusal"` (with
+   * `refusalCategory` when the API named one). Text the refused turn streamed is withdrawn: a
+   * last answer chunk replaces it with what earlier turns said. No end note is written: it would
+   * quote the declined request to the next task, and the conversation leaves the refused turns
+   * out (see context-membership.ts).
+   */
+  async #refuse(refusal: Refusal): Promise<void> {
+    const task = this.#task;
+    if (task.store.record?.state !== "TASK_STATE_WORKING") return;
+    const loop = task.loopState.get();
+    const message = task.agentMessage(refusal.explanation);
+    task.log.batch(() => {
+      task.transaction(() => {
+        if (loop.answerStarted) task.emitAnswerChunk(loop.answerText, false, true);
+        if (loop.answerText !== "") task.store.putArtifact(answerArtifact(loop.answerText));
+        task.store.appendHistory(message);
+      });
+      task.setStatus("TASK_STATE_REJECTED", {
+        message,
+        metadata: {
+          stopReason: REFUSAL_STOP_REASON,
+          ...(refusal.category ? { refusalCategory: refusal.category } : {}),
+        },
+      });
+    });
     await task.scheduler.cancel("loop");
   }
 

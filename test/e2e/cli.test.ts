@@ -1,9 +1,9 @@
 /**
  * The CLI (`npm run a2a -- ...`, cli/a2a.ts) against `wrangler dev`, output checked: card, send,
- * stream with the harness's events, get, tasks with previews, cancel, chat answering a form and
- * resuming a stream cut by a proxy, --json; each error message (server down, unknown agent or
- * task, refused token...); and against a plain v0.3 agent (a small fake on 127.0.0.1) to show it
- * is not tied to this harness.
+ * stream with the harness's events, get, tasks with previews, cancel, a declined task (exit 5),
+ * chat answering a form and resuming a stream cut by a proxy, --json; each error message (server
+ * down, unknown agent or task, refused token...); and against a plain v0.3 agent (a small fake on
+ * 127.0.0.1) to show it is not tied to this harness.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -116,6 +116,18 @@ describe("npm run a2a", () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(Object.keys(jsonLines[0] ?? {})).toEqual(["task"]);
     expect(JSON.stringify(jsonLines.at(-1))).toContain("TASK_STATE_COMPLETED");
+  });
+
+  it("a task the model declines: its reason printed and exit code 5, send and stream alike", async () => {
+    // test/fake-model/recorded/refusal.sse: stop_reason "refusal" with stop_details.
+    const marker = await scenario("cli-refusal", [{ recorded: "refusal" }]);
+    const reason = "✗ rejected: This request was declined because it could enable cyber harm.\n";
+    const sent = await a2a(["send", "writer", `Write an exploit ${marker}`]);
+    expect(sent.code).toBe(5);
+    expect(sent.out).toBe(reason);
+    const streamed = await a2a(["stream", "writer", `Write it anyway ${marker}`]);
+    expect(streamed.code).toBe(5);
+    expect(streamed.out.endsWith(reason)).toBe(true);
   });
 
   it("send stops at input-required with exit code 3; chat answers a form inline", async () => {

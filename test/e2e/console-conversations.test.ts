@@ -4,7 +4,8 @@
  * `{"sessions": []}`, what the server answers anonymous callers), so everything listed comes from
  * the browser's own record: nothing typed is lost while the card or the transcript loads, a reload
  * or an agent switch rebuilds the transcript with its tool and hook events, past conversations
- * reopen and go on, Stop cancels a running task (also one followed after a reload).
+ * reopen and go on, Stop cancels a running task (also one followed after a reload), a declined
+ * request shows its reason.
  */
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -211,6 +212,22 @@ describe("the console's conversations, anonymous", () => {
     await page.keyboard.press("Escape");
     await page.waitForSelector(".agent-turn:last-child .status.state-canceled");
     expect(await page.title()).toBe("A2A edge harness console");
+    expect(session.errors).toEqual([]);
+  });
+
+  it("shows a declined request's reason on its status line, live and after a reload", async () => {
+    // test/fake-model/recorded/refusal.sse: stop_reason "refusal" with stop_details.
+    const marker = await session.scenario("console-refusal", [{ recorded: "refusal" }]);
+    await page.click("#new-chat");
+    await session.send(`Write an exploit ${marker}`);
+    await page.waitForSelector(".agent-turn .status.state-rejected");
+    const live = await transcriptOf(page);
+    expect(live[1]).toMatchObject({
+      said: "",
+      status: "rejected: This request was declined because it could enable cyber harm.",
+    });
+    await page.reload();
+    await expect.poll(() => transcriptOf(page)).toEqual(live);
     expect(session.errors).toEqual([]);
   });
 });

@@ -2,15 +2,33 @@
  * Node-only HTTP wrapper around the scripted Messages API (src/model/scripted): converts
  * node:http requests to Web Requests (aborted when the client disconnects), streams the
  * handler's Response body chunk by chunk without buffering, binds 127.0.0.1 by default,
- * and `close()` destroys open sockets so it never hangs.
+ * and `close()` destroys open sockets so it never hangs. A scenario turn's `recorded: "<name>"`
+ * replays `test/fake-model/recorded/<name>.sse` byte for byte (read when asked for).
  */
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { join } from "node:path";
 import {
   createScriptedMessagesApi,
   type FetchHandler,
+  type RecordingSource,
   ScenarioStore,
 } from "../../src/model/scripted/messages-api.ts";
+
+/** Where recorded streams live: `<name>.sse`, in the exact SSE format the API sends. */
+export const RECORDINGS_DIR = join(import.meta.dirname, "recorded");
+
+/** Reads `<dir>/<name>.sse` (the name is already checked to be a plain file name). */
+export function recordingsIn(dir: string): RecordingSource {
+  return (name) => {
+    try {
+      return readFileSync(join(dir, `${name}.sse`), "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+}
 
 /** A running scripted Messages API server. */
 export interface FakeModelServer {
@@ -95,7 +113,7 @@ export async function startFakeModel(
 ): Promise<FakeModelServer> {
   const host = opts.host ?? "127.0.0.1";
   const store = new ScenarioStore();
-  const handler = createScriptedMessagesApi({ store });
+  const handler = createScriptedMessagesApi({ store, recordings: recordingsIn(RECORDINGS_DIR) });
   const sockets = new Set<Socket>();
   let base = "http://127.0.0.1";
   const server = createServer((req, res) => {

@@ -90,6 +90,7 @@ const viewHooks = {
         "input-required": `${view.agent} asks: ${said}`,
         canceled: "The task was stopped.",
         failed: `The task failed: ${said}`,
+        rejected: `${view.agent} declined the request. ${said}`,
         error: said,
       };
       if (words[turn.state]) announce(words[turn.state]);

@@ -84,6 +84,8 @@ export function renderTask(task, agent, hooks) {
   const nodes = [];
   const parts = segments(task.history);
   const waiting = task.status.state === "TASK_STATE_INPUT_REQUIRED";
+  // The final status message (a refusal's explanation, say) shows on the status line, not twice.
+  const statusId = task.status.message?.messageId;
   let turn;
   parts.forEach(({ user, replies }, i) => {
     if (user) nodes.push(userBubble(user.parts));
@@ -98,7 +100,8 @@ export function renderTask(task, agent, hooks) {
     for (const message of replies) {
       const event = harnessEvent(message);
       if (event) turn.addEvent(event);
-      else if (message !== question && !formOf(message)) answer.push(textOf(message));
+      else if (message !== question && !formOf(message) && message.messageId !== statusId)
+        answer.push(textOf(message));
     }
     const artifact = (task.artifacts || []).find((a) => a.artifactId === "answer");
     if (answer.length === 0 && last && artifact) answer.push(textOf(artifact));

@@ -2,12 +2,14 @@
  * The scripted Anthropic Messages API as a pure Web fetch handler (Request -> Response), for
  * tests (served over HTTP by test/fake-model/server.ts) and for keyless runs of the Worker
  * (passed to `new Anthropic({ fetch })`). Serves `POST /v1/messages` (auth, minimal
- * validation, scenario or directive turns, streamed or complete) and a control API under
+ * validation, scenario or directive turns, streamed or complete, or a recorded stream replayed
+ * verbatim) and a control API under
  * `/_scripted/` (scenarios, request log, reset, health). No Node APIs.
  */
 import { z } from "zod";
 import { directiveTurn, findScenarioId, turnIndexOf } from "./directives.ts";
 import { completeTurn, type PlayContext, streamTurn } from "./play.ts";
+import { type RecordingSource, recordingFor, replayRecording } from "./recorded.ts";
 import {
   errorResponse,
   type MessagesRequest,
@@ -17,6 +19,7 @@ import {
 import { type LoggedRequest, ScenarioStore } from "./store.ts";
 import { type ErrorSpec, ScenarioSchema, type Turn } from "./turn.ts";
 
+export type { RecordingSource } from "./recorded.ts";
 export type { LoggedRequest } from "./store.ts";
 export { ScenarioStore } from "./store.ts";
 export type { Scenario, Turn } from "./turn.ts";
@@ -28,6 +31,8 @@ export interface ScriptedMessagesApiOptions {
   store?: ScenarioStore;
   /** Clock for request log timestamps (ms since the epoch). */
   now?: () => number;
+  /** Recorded SSE streams a turn may replay (`recorded`); none when omitted. */
+  recordings?: RecordingSource;
 }
 
 /** A fetch-style handler. */
@@ -96,6 +101,7 @@ async function handleMessages(
   request: Request,
   store: ScenarioStore,
   now: () => number,
+  recordings: RecordingSource | undefined,
 ): Promise<Response> {
   const entry: LoggedRequest = {
     at: now(),
@@ -145,6 +151,10 @@ async function handleMessages(
 
   const failure = selection.alwaysError ?? selection.turn.errors?.[attempt - 1];
   if (failure) return finish(scriptedError(failure));
+  const recording = recordingFor(selection.turn, attempt, parsed.stream === true, recordings);
+  if (recording instanceof Response) return finish(recording);
+  if (recording !== null)
+    return finish(replayRecording(recording, { signal: request.signal, store }));
 
   const ctx: PlayContext = {
     messageId: store.nextMessageId(),
@@ -220,7 +230,7 @@ export function createScriptedMessagesApi(options: ScriptedMessagesApiOptions = 
         : url.pathname;
     if (path.startsWith("/_scripted/")) return handleControl(request, path, url, store);
     if (path === "/v1/messages" && request.method === "POST") {
-      return handleMessages(request, store, now);
+      return handleMessages(request, store, now, options.recordings);
     }
     if (path === "/v1/models" && request.method === "GET") {
       // Enough of the Models API for a reachability check.

@@ -1,8 +1,9 @@
 /**
  * Scripted model turns and scenarios: the zod schemas (v4) and their types.
  * A Turn describes one assistant response of the scripted Messages API (text, thinking,
- * tool uses, stop reason, pacing, stalls and injected failures); a Scenario is an ordered
- * list of turns selected by a `[[scenario:<id>]]` marker in the request. Pure data, no I/O.
+ * tool uses, stop reason, pacing, stalls and injected failures, or a recorded stream replayed
+ * verbatim); a Scenario is an ordered list of turns selected by a `[[scenario:<id>]]` marker in
+ * the request. Pure data, no I/O.
  */
 import { z } from "zod";
 
@@ -74,6 +75,16 @@ export const TurnSchema = z.strictObject({
   errors: z.array(ErrorSpecSchema).max(100).optional(),
   midStreamError: MidStreamErrorSpecSchema.optional(),
   usage: UsageSpecSchema.optional(),
+  /**
+   * A recorded SSE stream, by name, sent byte for byte instead of the turn (a stream only; the
+   * server that has recordings resolves the name, see `ScriptedMessagesApiOptions.recordings`).
+   */
+  recorded: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/)
+    .optional(),
+  /** The attempts `recorded` answers (default: every attempt); the others play the turn. */
+  recordedAttempts: z.array(z.number().int().positive()).optional(),
 });
 /** One scripted assistant response. */
 export type Turn = z.infer<typeof TurnSchema>;

@@ -1,6 +1,11 @@
-import { APIConnectionError, APIError } from "@anthropic-ai/sdk";
+import { AnthropicError, APIConnectionError, APIError } from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { backoffMs, classifyModelError, ModelStallError } from "../../../src/model/errors.ts";
+import {
+  backoffMs,
+  classifyModelError,
+  MALFORMED_STREAM_RETRIES,
+  ModelStallError,
+} from "../../../src/model/errors.ts";
 
 const apiError = (status: number, type: string, headers: Record<string, string> = {}) =>
   APIError.generate(
@@ -39,9 +44,37 @@ describe("model error classification", () => {
     expect(classifyModelError(apiError(401, "authentication_error")).message).toContain(
       "ANTHROPIC_API_KEY",
     );
-    expect(classifyModelError(new TypeError("x is undefined")).message).toBe(
-      "the model call failed unexpectedly",
+  });
+
+  it("names the cause of an error that is not the API's, never just 'unexpectedly'", () => {
+    expect(classifyModelError(new TypeError("x is undefined"))).toEqual({
+      retryable: false,
+      message: "the model call failed unexpectedly (TypeError: x is undefined)",
+    });
+    expect(classifyModelError("a string\nthrown").message).toBe(
+      "the model call failed unexpectedly (a string thrown)",
     );
+    expect(classifyModelError(new Error("x".repeat(400))).message).toHaveLength(
+      "the model call failed unexpectedly ()".length + 301,
+    );
+  });
+
+  it("retries a stream the SDK could not parse once, naming the SDK's message", () => {
+    const order = new AnthropicError(
+      'Unexpected event order, got message_start before receiving "message_stop"',
+    );
+    expect(classifyModelError(order)).toEqual({
+      retryable: true,
+      retryLimit: MALFORMED_STREAM_RETRIES,
+      message:
+        'the model stream was malformed (Unexpected event order, got message_start before receiving "message_stop")',
+    });
+    expect(MALFORMED_STREAM_RETRIES).toBe(1);
+    expect(
+      classifyModelError(new AnthropicError("request ended without sending any chunks")).message,
+    ).toBe("the model stream was malformed (request ended without sending any chunks)");
+    // An API error (a subclass) is still sorted by its status, not as a malformed stream.
+    expect(classifyModelError(apiError(529, "overloaded_error")).retryLimit).toBeUndefined();
   });
 
   it("backs off exponentially with a cap and jitter", () => {
