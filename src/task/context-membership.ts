@@ -6,14 +6,12 @@
  */
 import { contextKey, type JoinResult } from "../context/join.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
-import { REFUSAL_STOP_REASON } from "../loop/refusal.ts";
 import { replyFrom } from "../loop/suspension.ts";
-import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
+import { toUserContent } from "../loop/user-content.ts";
 import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
-import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import type { Part } from "../protocol/wire.ts";
-import { environmentNoteOf } from "./environment-note.ts";
+import { releaseContent, SUMMARY_HOOK, SUMMARY_KEY } from "./release-content.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
 /** Schedule ids of the retries. */
@@ -22,17 +20,16 @@ export const RELEASE_JOB = "context:release";
 /** Retry of a failed registration of a fresh conversation (see {@link ContextMembership.claimFresh}). */
 export const REGISTER_JOB = "context:register";
 
-/** Where a compaction that covered conversation turns leaves its note for the release. */
-export const SUMMARY_HOOK = "compaction";
-export const SUMMARY_KEY = "context-summary";
-
 /** The status text of a task queued behind another in its conversation. */
 const WAITING_TEXT = "Waiting for the previous task in this conversation to finish.";
 
 /** How a join ended (`unusable`: the task got the conversation but could not take its turns in). */
 export type JoinOutcome = "active" | "waiting" | "failed" | "unusable";
 
-/** After this many failed releases, the turns are dropped so the conversation is freed. */
+/**
+ * After this many failed releases the turns are dropped (a turn too large for the conversation's
+ * storage, say): a conversation must not stay held for good.
+ */
 const RELEASE_TRIES_WITH_TURNS = 5;
 
 /** The loop entry of a task's first step: when it is due, and its payload (a lease's mark). */
@@ -244,49 +241,8 @@ export class ContextMembership {
       await this.#retry(RELEASE_JOB, new Error("the conversation is not registered yet"));
       return;
     }
-    // A release that keeps failing (a turn too large for the conversation's storage, say) is
-    // made without the turns in the end: a conversation must not stay held for good.
     const tries = rt.scheduler.get(RELEASE_JOB)?.attempts ?? 0;
-    const ran = link.state === "active";
-    const all = ran ? rt.store.historyAfter(link.releasedUpto) : [];
-    if (ran && tries >= RELEASE_TRIES_WITH_TURNS && all.length > 0)
-      log("error", "conversation turns dropped", { task: record.id, tries });
-    const keep = tries < RELEASE_TRIES_WITH_TURNS;
-    // The conversation keeps what was said: user messages and the agent's answers, not the
-    // harness events (tool calls, hook notes) that also sit in the task history. A request the
-    // model declined leaves with its answer (and any summary that may quote it): the API wants the
-    // refused turn gone (else later turns are refused too), and no user turn stays unanswered.
-    const refused =
-      record.state === "TASK_STATE_REJECTED" && record.metadata.stopReason === REFUSAL_STOP_REASON;
-    const entries =
-      keep && !refused
-        ? all.filter(({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION))
-        : [];
-    // The task's first message goes with the environment note it was sent with, so later tasks
-    // send the model the same prefix this task did (and read it from the prompt cache).
-    const note = environmentNoteOf(rt);
-    const turns: ChatMessage[] = entries.map(({ seq, message }) =>
-      message.role === "ROLE_USER"
-        ? {
-            role: "user",
-            content:
-              note && seq === note.historySeq
-                ? withEnvironmentNote(toUserContent(message.parts), note.text)
-                : toUserContent(message.parts),
-          }
-        : {
-            role: "assistant",
-            content: message.parts.map((p) => ({
-              type: "text" as const,
-              text: p.text ?? JSON.stringify(p.data ?? p.url ?? ""),
-            })),
-          },
-    );
-    const upto = all.at(-1)?.seq ?? link.releasedUpto;
-    const summary =
-      ran && keep && !refused
-        ? rt.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
-        : undefined;
+    const { turns, upto, summary } = releaseContent(rt, link, tries >= RELEASE_TRIES_WITH_TURNS);
     try {
       await this.#stub().release({
         taskId: record.id,

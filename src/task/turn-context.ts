@@ -24,8 +24,8 @@ import { addUsage } from "../loop/loop-state.ts";
 import { type PromptInputs, systemPrompt } from "../loop/prompt.ts";
 import { log } from "../platform/logging.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
-import { SUMMARY_HOOK, SUMMARY_KEY } from "./context-membership.ts";
 import { type EnvironmentRead, readEnvironment, type SessionDeps } from "./environment-read.ts";
+import { SUMMARY_HOOK, SUMMARY_KEY } from "./release-content.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 
 /**

@@ -1,0 +1,73 @@
+/**
+ * What a task hands back to its conversation when it releases it: its turns since its last
+ * release as model messages (the user's messages and the agent's answers, not the harness events
+ * in its history; its first message with the environment note it was sent with, so later tasks
+ * send the same prefix and read it from the prompt cache), the history position they reach, and
+ * the compaction note that covered conversation turns. A request the model declined leaves with
+ * its answer and any summary that may quote it: the API wants the refused turn gone (else later
+ * turns are refused too), and no user turn stays unanswered. Reads only; no I/O.
+ */
+import type { ChatMessage } from "../loop/chat-message.ts";
+import { REFUSAL_STOP_REASON } from "../loop/refusal.ts";
+import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
+import { log } from "../platform/logging.ts";
+import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
+import type { ContextLink } from "./context-link.ts";
+import { environmentNoteOf } from "./environment-note.ts";
+import type { TaskRuntime } from "./task-runtime.ts";
+
+/** Where a compaction that covered conversation turns leaves its note for the release. */
+export const SUMMARY_HOOK = "compaction";
+export const SUMMARY_KEY = "context-summary";
+
+/** What a release hands back. */
+export interface ReleaseContent {
+  turns: ChatMessage[];
+  upto: number;
+  summary?: { through: number; message: ChatMessage };
+}
+
+/** The release's content (`dropTurns`: after repeated failures, hand back no turns at all). */
+export function releaseContent(
+  rt: Pick<TaskRuntime, "store" | "hookState">,
+  link: ContextLink,
+  dropTurns: boolean,
+): ReleaseContent {
+  const record = rt.store.record;
+  const ran = link.state === "active";
+  const all = ran ? rt.store.historyAfter(link.releasedUpto) : [];
+  if (ran && dropTurns && all.length > 0)
+    log("error", "conversation turns dropped", { task: record?.id });
+  const refused =
+    record?.state === "TASK_STATE_REJECTED" && record.metadata.stopReason === REFUSAL_STOP_REASON;
+  const kept = ran && !dropTurns && !refused;
+  const entries = kept
+    ? all.filter(({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION))
+    : [];
+  const note = environmentNoteOf(rt);
+  const turns: ChatMessage[] = entries.map(({ seq, message }) =>
+    message.role === "ROLE_USER"
+      ? {
+          role: "user",
+          content:
+            note && seq === note.historySeq
+              ? withEnvironmentNote(toUserContent(message.parts), note.text)
+              : toUserContent(message.parts),
+        }
+      : {
+          role: "assistant",
+          content: message.parts.map((p) => ({
+            type: "text" as const,
+            text: p.text ?? JSON.stringify(p.data ?? p.url ?? ""),
+          })),
+        },
+  );
+  const summary = kept
+    ? rt.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
+    : undefined;
+  return {
+    turns,
+    upto: all.at(-1)?.seq ?? link.releasedUpto,
+    ...(summary ? { summary } : {}),
+  };
+}
