@@ -253,6 +253,12 @@ describe("contexts", () => {
     const conversation = env.CONTEXTS.get(
       env.CONTEXTS.idFromName(contextKey(owner, "assistant", contextId)),
     );
+    // The first task hands the conversation back just after it answers.
+    await until(
+      async () => (await conversation.turns()) as unknown[],
+      (turns) => turns.length >= 2,
+      10_000,
+    );
     expect(((await conversation.join({ taskId, after: 0 })) as { active: boolean }).active).toBe(
       true,
     );

@@ -251,7 +251,8 @@ describe("remote sub-agents", () => {
     }
     // The conversation is whole: its task is still there, completed.
     expect((await getTask(task.id)).status.state).toBe("TASK_STATE_COMPLETED");
-  });
+    // Many requests: room for a loaded machine.
+  }, 120_000);
 
   it("passes a remote sub-agent's question up to the caller and the answer down", async () => {
     // The remote writer's task belongs to the principal the registry calls as (the admin key).
