@@ -8,7 +8,7 @@
  */
 import type { Tool } from "../loop/contracts.ts";
 import { AGENT_STATE_FILE } from "../workspace/agent-state.ts";
-import { FEATURE_STATUS_FILE } from "../workspace/feature-status.ts";
+import { FEATURE_STATUS_FILE, parseFeatureStatus } from "../workspace/feature-status.ts";
 import { latestEntries, PROGRESS_LOG_FILE } from "../workspace/progress-log.ts";
 import { stateFileProblem } from "../workspace/state-check.ts";
 import {
@@ -22,39 +22,52 @@ import {
 import { inputlessTool, inputSchemaOf } from "./input.ts";
 
 /** Newest progress_log.md entries progress_read shows. */
-const LOG_ENTRIES = 3;
+const LOG_ENTRIES = 2;
+
+/** feature_status.json as a totals line and one line per feature. */
+function featureSummary(text: string): string {
+  const { status } = parseFeatureStatus(text);
+  if (!status) return text;
+  return [
+    `${status.completed} of ${status.totalFeatures} completed, ${status.inProgress} in progress, ${status.blocked} blocked, ${status.notStarted} not started; tests ${status.testsPassing}/${status.testsTotal} passing`,
+    ...status.features.map((f) =>
+      JSON.stringify({
+        id: f.id,
+        title: f.title,
+        status: f.status,
+        tests: f.tests,
+        passing: `${f.testsPassing}/${f.testsTotal}`,
+        lastRunAt: f.lastRunAt,
+        ...(f.regression ? { regression: true } : {}),
+      }),
+    ),
+  ].join("\n");
+}
 
 export const progressReadTool = inputlessTool(
   "progress_read",
   "progress",
   "Read the state of the work: PROGRESS.json (accomplished, remaining, decisions, blockers, notes, where to continue), feature_status.json (features and their tests), agent_state.json (iteration, workflow status, next agent) and the newest progress_log.md entries. Read it first when you pick up work.",
   async (context) => {
-    const texts = await Promise.all(
+    const [progressText, features, state, log] = await Promise.all(
       [PROGRESS_FILE, FEATURE_STATUS_FILE, AGENT_STATE_FILE, PROGRESS_LOG_FILE].map((path) =>
         readText(context.workspace, path),
       ),
     );
-    const [progressText, features, state, log] = texts;
-    const { progress, invalid } = parseProgress(progressText ?? null);
-    const show = (name: string, text: string | null | undefined, problem?: string) =>
-      text === null || text === undefined
-        ? `${name}: none yet.`
-        : problem
-          ? `${name} is not valid (${problem}); the session start offers its last good version (state_restore).`
-          : `${name}:\n${text.trim()}`;
+    const show = (name: string, text: string | null | undefined, body: (t: string) => string) => {
+      if (text === null || text === undefined) return `${name}: none yet.`;
+      const problem = stateFileProblem(name, text);
+      return problem
+        ? `${name} is not valid (${problem}); the session start offers its last good version (state_restore).`
+        : `${name}: ${body(text)}`;
+    };
+    const compact = (t: string) => JSON.stringify(JSON.parse(t));
     const parts = [
-      invalid
-        ? show(PROGRESS_FILE, progressText, invalid)
-        : show(PROGRESS_FILE, progress ? JSON.stringify(progress, null, 2) : null),
-      show(
-        FEATURE_STATUS_FILE,
-        features,
-        features ? stateFileProblem(FEATURE_STATUS_FILE, features) : undefined,
-      ),
-      show(AGENT_STATE_FILE, state, state ? stateFileProblem(AGENT_STATE_FILE, state) : undefined),
-      show(
-        `${PROGRESS_LOG_FILE} (newest ${LOG_ENTRIES})`,
-        log ? latestEntries(log, LOG_ENTRIES).join("\n\n") : null,
+      show(PROGRESS_FILE, progressText, (t) => JSON.stringify(parseProgress(t).progress)),
+      show(FEATURE_STATUS_FILE, features, featureSummary),
+      show(AGENT_STATE_FILE, state, compact),
+      show(PROGRESS_LOG_FILE, log, (t) =>
+        [`newest ${LOG_ENTRIES} (read_file for more)`, ...latestEntries(t, LOG_ENTRIES)].join("\n"),
       ),
     ];
     return { content: parts.join("\n\n"), effects: { read: [PROGRESS_FILE] } };
