@@ -20,7 +20,7 @@ import { errorResponse, HttpError } from "./platform/http-error.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
 import { meteredEnv } from "./platform/storage-meter.ts";
 import type { AppEnv } from "./protocol/app-types.ts";
-import { runCron } from "./triggers/cron.ts";
+import { cronRoutes, runCron } from "./triggers/cron.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
 import { webhookRoutes } from "./triggers/webhook-routes.ts";
 
@@ -43,6 +43,7 @@ app.get("/health/deep", authenticate(), requireAdmin(), deepHealth);
 app.route("/", consoleRoutes());
 app.route("/", knowledgeAdminRoutes());
 app.route("/", adminRoutes());
+app.route("/", cronRoutes());
 app.route("/", usageRoutes());
 app.route("/", sessionsRoutes());
 app.route("/", privacyRoutes());

@@ -9,9 +9,6 @@
  *   GET    /api/admin/agents/:name/identity       the IDENTITY.md in force (uploaded or bundled)
  *   PUT    /api/admin/agents/:name/identity       uploads one (validated; served at once)
  *   DELETE /api/admin/agents/:name/identity       drops the upload (the bundled one applies again)
- *   POST   /api/admin/cron                        { cron? }: runs the cron trigger's work now (the
- *                                                  scheduled runs due this minute by default, or
- *                                                  the retention sweep for its expression)
  *   GET    /api/admin/storage-meter               D1 statements and R2 operations counted, and the
  *                                                  ledger of timed round trips (STORAGE_METER)
  *   DELETE /api/admin/storage-meter               the same, then starts again from zero
@@ -36,7 +33,6 @@ import { ledgerEntries } from "../platform/ledger.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { MEMORY_MAX_CHARS, writeSharedMemory } from "../store/shared-memory.ts";
-import { runCron } from "../triggers/cron.ts";
 import { forgetBudget } from "../users/limits.ts";
 import { stopTasksOf } from "./stop-tasks.ts";
 
@@ -64,17 +60,6 @@ const Budget = z
   .nullable();
 
 /** A cron event to run now: the minute's schedules unless another expression is named. */
-const CronRun = z.strictObject({ cron: z.string().trim().min(1).max(100).default("* * * * *") });
-
-/** `text` as JSON, or undefined when it is not JSON (the schema then says what is wrong). */
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The request's JSON body, or undefined when it is not JSON (the schema then says what is wrong). */
 const jsonBody = (request: Request): Promise<unknown> => request.json().catch(() => undefined);
 
@@ -99,13 +84,6 @@ export function adminRoutes(): Hono<AppEnv> {
   });
 
   // What the cron trigger does, on demand (wrangler dev has no authenticated way to fire it).
-  app.post("/api/admin/cron", authenticate(), requireAdmin(), async (c) => {
-    const text = await c.req.text();
-    const parsed = CronRun.safeParse(text.trim() === "" ? {} : jsonOf(text));
-    if (!parsed.success) throw invalidInput(parsed.error);
-    return c.json(await runCron(c.env, parsed.data.cron, Date.now()));
-  });
-
   app.post("/api/admin/users", async (c) => {
     const parsed = NewUser.safeParse(await jsonBody(c.req.raw));
     if (!parsed.success) throw invalidInput(parsed.error);

@@ -14,7 +14,7 @@
  * failures from its own IP, or against its own prefix, do refuse it until the minute passes.
  */
 import { HttpError } from "../platform/http-error.ts";
-import { userObject } from "../users/limits.ts";
+import { stubByName } from "../platform/object-stub.ts";
 import { looksLikeJwt } from "./jwt.ts";
 
 /** How many characters of a credential name its prefix counter. */
@@ -47,7 +47,8 @@ export async function admitAttempt(
   keys: readonly string[],
   perMinute: number,
 ): Promise<AdmittedAttempt> {
-  const counters = keys.map((key) => userObject(env, key));
+  // The user objects that count failures (as users/limits.ts userObject names them).
+  const counters = keys.map((key) => stubByName(env.USERS, key));
   const results = await Promise.all(counters.map((counter) => counter.attempt(perMinute)));
   const release = () =>
     Promise.all(

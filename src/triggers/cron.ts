@@ -2,8 +2,15 @@
  * What the Worker's cron trigger does (wrangler.toml [triggers]), in one place for the
  * `scheduled` handler and the admin route that runs it on demand: the daily retention sweep for
  * its cron expression, the scheduled runs (`SCHEDULES`) due at the tick for any other.
+ *   POST /api/admin/cron   { cron? }: runs the cron trigger's work now (the scheduled runs due
+ *                          this minute by default, or the retention sweep for its expression)
  */
+import { Hono } from "hono";
+import { z } from "zod";
 import { RETENTION_CRON, sweepExpired } from "../api/retention.ts";
+import { authenticate, requireAdmin } from "../auth/middleware.ts";
+import { invalidInput } from "../platform/http-error.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { runSchedules, type ScheduleRun } from "./schedules.ts";
 
 /** What one cron event did. */
@@ -13,4 +20,27 @@ export type CronResult = { cron: string; swept: number } | { cron: string; runs:
 export async function runCron(env: Env, cron: string, scheduledTime: number): Promise<CronResult> {
   if (cron === RETENTION_CRON) return { cron, swept: await sweepExpired(env, scheduledTime) };
   return { cron, runs: await runSchedules(env, scheduledTime) };
+}
+
+const CronRun = z.strictObject({ cron: z.string().trim().min(1).max(100).default("* * * * *") });
+
+/** `text` as JSON, or undefined when it is not JSON (the schema then says what is wrong). */
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The admin route that runs the cron trigger's work on demand. */
+export function cronRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.post("/api/admin/cron", authenticate(), requireAdmin(), async (c) => {
+    const text = await c.req.text();
+    const parsed = CronRun.safeParse(text.trim() === "" ? {} : jsonOf(text));
+    if (!parsed.success) throw invalidInput(parsed.error);
+    return c.json(await runCron(c.env, parsed.data.cron, Date.now()));
+  });
+  return app;
 }
