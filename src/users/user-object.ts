@@ -55,19 +55,9 @@ export class UserObject extends HarnessObject {
 
   /** Admits one message if fewer than `perMinute` came in the last minute. */
   admit(perMinute: number): { ok: true } | { ok: false; retryAfterSeconds: number } {
-    this.#schema.ensure();
     const now = Date.now();
-    this.#sql.exec("DELETE FROM messages WHERE at <= ?", now - WINDOW_MS);
-    const rows = this.#sql
-      .exec<{ at: number }>("SELECT at FROM messages ORDER BY at LIMIT ?", perMinute)
-      .toArray();
-    if (rows.length >= perMinute) {
-      const oldest = rows[0]?.at ?? now;
-      return {
-        ok: false,
-        retryAfterSeconds: Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000)),
-      };
-    }
+    const full = this.#windowFull("messages", perMinute, now);
+    if (full) return full;
     this.#sql.exec("INSERT INTO messages (at) VALUES (?)", now);
     return { ok: true };
   }
@@ -96,25 +86,37 @@ export class UserObject extends HarnessObject {
   async attempt(
     perMinute: number,
   ): Promise<{ ok: true; attempt: string } | { ok: false; retryAfterSeconds: number }> {
-    this.#schema.ensure();
     const now = Date.now();
-    this.#sql.exec("DELETE FROM auth_attempts WHERE at <= ?", now - WINDOW_MS);
-    const rows = this.#sql
-      .exec<{ at: number }>("SELECT at FROM auth_attempts ORDER BY at LIMIT ?", perMinute)
-      .toArray();
-    if (rows.length >= perMinute) {
-      const oldest = rows[0]?.at ?? now;
-      return {
-        ok: false,
-        retryAfterSeconds: Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000)),
-      };
-    }
+    const full = this.#windowFull("auth_attempts", perMinute, now);
+    if (full) return full;
     const attempt = crypto.randomUUID();
     this.#sql.exec("INSERT INTO auth_attempts (id, at) VALUES (?, ?)", attempt, now);
     // A set alarm rings by the oldest attempt's end of minute (see alarm()).
     if ((await this.ctx.storage.getAlarm()) === null)
       await this.ctx.storage.setAlarm(now + WINDOW_MS);
     return { ok: true, attempt };
+  }
+
+  /**
+   * The refusal when `table` (rows stamped `at`) already holds `perMinute` rows of the last minute
+   * (older ones are dropped first), with when a place frees; null when there is room.
+   */
+  #windowFull(
+    table: "messages" | "auth_attempts",
+    perMinute: number,
+    now: number,
+  ): { ok: false; retryAfterSeconds: number } | null {
+    this.#schema.ensure();
+    this.#sql.exec(`DELETE FROM ${table} WHERE at <= ?`, now - WINDOW_MS);
+    const rows = this.#sql
+      .exec<{ at: number }>(`SELECT at FROM ${table} ORDER BY at LIMIT ?`, perMinute)
+      .toArray();
+    if (rows.length < perMinute) return null;
+    const oldest = rows[0]?.at ?? now;
+    return {
+      ok: false,
+      retryAfterSeconds: Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000)),
+    };
   }
 
   /** Forgets an attempt whose credential was good (it was no failure). */

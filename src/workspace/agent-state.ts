@@ -6,6 +6,7 @@
  * entries per list. Pure: no I/O.
  */
 import { z } from "zod";
+import { parseJsonFile } from "./json-file.ts";
 import type { Progress } from "./state-files.ts";
 
 export const AGENT_STATE_FILE = "agent_state.json";
@@ -44,15 +45,8 @@ export function parseAgentState(text: string | null): {
   state: AgentState | null;
   invalid?: string;
 } {
-  if (text === null) return { state: null };
-  try {
-    const parsed = AgentStateSchema.safeParse(JSON.parse(text));
-    if (parsed.success) return { state: parsed.data };
-    const issue = parsed.error.issues[0];
-    return { state: null, invalid: `${issue?.path.join(".") || "file"}: ${issue?.message}` };
-  } catch {
-    return { state: null, invalid: "not JSON" };
-  }
+  const { value, invalid } = parseJsonFile(AgentStateSchema, text);
+  return invalid ? { state: null, invalid } : { state: value };
 }
 
 const clipped = (items: readonly string[]) =>

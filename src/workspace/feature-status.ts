@@ -7,6 +7,7 @@
  * most {@link FEATURE_TESTS_MAX} test files. Pure: no I/O.
  */
 import { z } from "zod";
+import { parseJsonFile } from "./json-file.ts";
 
 export const FEATURE_STATUS_FILE = "feature_status.json";
 export const FEATURES_MAX = 100;
@@ -91,15 +92,8 @@ export function parseFeatureStatus(text: string | null): {
   status: FeatureStatus | null;
   invalid?: string;
 } {
-  if (text === null) return { status: null };
-  try {
-    const parsed = FeatureStatusSchema.safeParse(JSON.parse(text));
-    if (parsed.success) return { status: parsed.data };
-    const issue = parsed.error.issues[0];
-    return { status: null, invalid: `${issue?.path.join(".") || "file"}: ${issue?.message}` };
-  } catch {
-    return { status: null, invalid: "not JSON" };
-  }
+  const { value, invalid } = parseJsonFile(FeatureStatusSchema, text);
+  return invalid ? { status: null, invalid } : { status: value };
 }
 
 /** The changes applied (new features appended); an error when the file would hold too many. */

@@ -71,35 +71,22 @@ export function composeTaskEnd(
 ): EndNote {
   const { progress } = parseProgress(texts.progress);
   const features = parseFeatureStatus(texts.featureStatus).status;
+  const sections: Array<[string, string]> = [
+    ["Asked", clip(input.asked.trim() || "(no text)", 500)],
+    ["Done", list(progress?.accomplished, "end")],
+    ["Next", list(progress?.remaining)],
+    ["Blockers", list(progress?.blockers)],
+    ["Next agent", progress?.nextAgent ?? "(not named)"],
+    ["Important notes", list(progress?.notes)],
+    ["Continue from", progress?.continueFrom ?? "(not given)"],
+    ["Answer (start)", clip(input.answer.trim() || "(no answer)", 800)],
+  ];
   const handoff = [
     `# Handoff from task ${input.taskId}`,
     "",
     `${input.at}, agent ${input.agent}, ended ${input.state.replace("TASK_STATE_", "").toLowerCase()}.`,
     "",
-    "## Asked",
-    clip(input.asked.trim() || "(no text)", 500),
-    "",
-    "## Done",
-    list(progress?.accomplished, "end"),
-    "",
-    "## Next",
-    list(progress?.remaining),
-    "",
-    "## Blockers",
-    list(progress?.blockers),
-    "",
-    "## Next agent",
-    progress?.nextAgent ?? "(not named)",
-    "",
-    "## Important notes",
-    list(progress?.notes),
-    "",
-    "## Continue from",
-    progress?.continueFrom ?? "(not given)",
-    "",
-    "## Answer (start)",
-    clip(input.answer.trim() || "(no answer)", 800),
-    "",
+    ...sections.flatMap(([title, body]) => [`## ${title}`, body, ""]),
   ].join("\n");
   const old = (texts.decisions ?? "").split("\n").filter((line) => line !== "");
   const seen = new Set(old.map(decisionOf));

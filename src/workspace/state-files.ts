@@ -6,6 +6,7 @@
  * reads clipped to them), the log by rolling over.
  */
 import { z } from "zod";
+import { parseJsonFile } from "./json-file.ts";
 import type { WorkspaceApi } from "./types.ts";
 
 export const PROGRESS_FILE = "PROGRESS.json";
@@ -111,18 +112,8 @@ export function parseProgress(text: string | null): {
   progress: Progress | null;
   invalid?: string;
 } {
-  if (text === null) return { progress: null };
-  try {
-    const parsed = ReadProgress.safeParse(JSON.parse(text));
-    if (parsed.success) return { progress: parsed.data };
-    const issue = parsed.error.issues[0];
-    return {
-      progress: null,
-      invalid: issue ? `${issue.path.join(".") || "PROGRESS.json"}: ${issue.message}` : "invalid",
-    };
-  } catch {
-    return { progress: null, invalid: "PROGRESS.json is not JSON" };
-  }
+  const { value, invalid } = parseJsonFile<Progress>(ReadProgress, text);
+  return invalid ? { progress: null, invalid } : { progress: value };
 }
 
 /** A text file's whole content (read page by page), or null. */

@@ -9,6 +9,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cardAt } from "./origins.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -76,18 +77,12 @@ export async function startLegacyAgent(): Promise<{ url: string; close(): Promis
       res.setHeader("content-type", "application/json");
       if (req.method === "GET" && req.url?.startsWith("/.well-known/agent-card.json")) {
         res.end(
-          JSON.stringify({
-            name: "legacy-echo",
-            description: "Echoes what it is told (an A2A v0.3 agent)",
-            url: `${legacyUrl}/`,
-            version: "0.1.0",
-            protocolVersion: "0.3.0",
-            preferredTransport: "JSONRPC",
-            capabilities: { streaming: false },
-            defaultInputModes: ["text/plain"],
-            defaultOutputModes: ["text/plain"],
-            skills: [{ id: "echo", name: "Echo", description: "Says it back", tags: [] }],
-          }),
+          JSON.stringify(
+            cardAt(`${legacyUrl}/`, {
+              name: "legacy-echo",
+              description: "Echoes what it is told (an A2A v0.3 agent)",
+            }),
+          ),
         );
         return;
       }

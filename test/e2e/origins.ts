@@ -42,10 +42,15 @@ export async function startOrigin(): Promise<Origin> {
   return origin;
 }
 
-/** A v0.3 card whose JSON-RPC interface is at `url`. */
-export const cardAt = (url: string): Json => ({
-  name: "echo",
-  description: "Echoes what it is told",
+/** A v0.3 card whose JSON-RPC interface is at `url` (its name and description as given). */
+export const cardAt = (
+  url: string,
+  about: { name: string; description: string } = {
+    name: "echo",
+    description: "Echoes what it is told",
+  },
+): Json => ({
+  ...about,
   url,
   version: "0.1.0",
   protocolVersion: "0.3.0",

@@ -8,9 +8,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { STATE_FILES } from "../../src/workspace/state-guard.ts";
-import type { WsResult } from "../../src/workspace/types.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario, toolResults } from "../helpers/fake-model.ts";
+import { ok, refused } from "../helpers/results.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";
 
 const byModel = { taskId: "t-model" };
@@ -18,16 +18,6 @@ const byHarness = { taskId: "t-harness", harness: true };
 let counter = 0;
 const fresh = () =>
   workspaceFor(env.WORKSPACES, "guard-agent", `guard-${Date.now().toString(36)}-${++counter}`);
-
-function ok<T>(result: WsResult<T>): T {
-  if (!result.ok) throw new Error(`expected ok, got: ${result.error}`);
-  return result.value;
-}
-
-function refused<T>(result: WsResult<T>): string {
-  if (result.ok) throw new Error(`expected a refusal, got ${JSON.stringify(result.value)}`);
-  return result.error;
-}
 
 describe("the state guard in the workspace object", () => {
   it("refuses every state file to a write or edit that is not the harness's, however the path is spelled", async () => {

@@ -15,8 +15,9 @@ import { searchFiles } from "../../src/workspace/grep.ts";
 import { workspaceKey } from "../../src/workspace/keys.ts";
 import { MAX_FILE_BYTES, MAX_FILES } from "../../src/workspace/limits.ts";
 import { type FileRow, Manifest } from "../../src/workspace/manifest.ts";
-import type { WorkspaceApi, WsResult } from "../../src/workspace/types.ts";
+import type { WorkspaceApi } from "../../src/workspace/types.ts";
 import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
+import { ok, refused } from "../helpers/results.ts";
 
 const AGENT = "ws-test-agent";
 let counter = 0;
@@ -25,16 +26,6 @@ function fresh(): { owner: string; ws: WorkspaceApi } {
   counter += 1;
   const owner = `owner-${Date.now().toString(36)}-${counter}`;
   return { owner, ws: workspaceFor(env.WORKSPACES, AGENT, owner) };
-}
-
-function ok<T>(result: WsResult<T>): T {
-  if (!result.ok) throw new Error(`expected ok, got: ${result.error}`);
-  return result.value;
-}
-
-function refused<T>(result: WsResult<T>): string {
-  if (result.ok) throw new Error(`expected a refusal, got ${JSON.stringify(result.value)}`);
-  return result.error;
 }
 
 const T1 = { taskId: "task-1" };

@@ -167,12 +167,17 @@ export function streamTurn(turn: Turn, ctx: PlayContext): Response {
     },
     { highWaterMark: 0 },
   );
+  return sseResponse(body, `req_scripted_${randomHex(24)}`);
+}
+
+/** A Messages API stream's response: the SSE body with the API's headers. */
+export function sseResponse(body: ReadableStream<Uint8Array>, requestId: string): Response {
   return new Response(body, {
     status: 200,
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
-      "request-id": `req_scripted_${randomHex(24)}`,
+      "request-id": requestId,
     },
   });
 }

@@ -5,6 +5,7 @@
  * Which recordings exist is the host's business (`RecordingSource`); without one, or for an
  * unknown name, the request is a 400 naming the recording. Web APIs only (workerd and Node).
  */
+import { sseResponse } from "./play.ts";
 import { errorResponse } from "./request.ts";
 import type { ScenarioStore } from "./store.ts";
 import type { Turn } from "./turn.ts";
@@ -79,12 +80,5 @@ export function replayRecording(
     },
     { highWaterMark: 0 },
   );
-  return new Response(body, {
-    status: 200,
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      "request-id": `req_recorded_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`,
-    },
-  });
+  return sseResponse(body, `req_recorded_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`);
 }
