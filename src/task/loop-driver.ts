@@ -4,7 +4,9 @@
  * the loop's next alarm (a lease), so if the object dies mid-turn the alarm runs the turn again
  * (a task whose creating call starts its first step is leased from its creation, {@link
  * LoopDriver.firstStepLease});
- * it builds the turn's system prompt and compacts the conversation when it is over budget; what
+ * it gathers the turn's tools (MCP tools deferred behind `tool_search` when the definitions are
+ * many, see tools/tool-search.ts), builds the turn's system prompt and compacts the conversation
+ * when it is over budget; what
  * follows the step (the next one, a retry with backoff, or the task's end) is step-end.ts.
  */
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -19,6 +21,7 @@ import { programFor } from "../programs/index.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
 import { toolsFor } from "../tools/catalog.ts";
+import { withToolSearch } from "../tools/tool-search.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import type { ChildTasks } from "./child-tasks.ts";
@@ -151,11 +154,15 @@ export class LoopDriver {
   ): Promise<StepOutcome | null> {
     const record = this.#task.store.record;
     if (!record) return null;
-    const tools = toolsFor(agent, config, {
-      subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
-      extra: await mcpTools(agent, this.#env),
-      codeSandbox: Boolean(this.#env.LOADER),
-    });
+    const tools = withToolSearch(
+      toolsFor(agent, config, {
+        subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
+        extra: await mcpTools(agent, this.#env),
+        codeSandbox: Boolean(this.#env.LOADER),
+      }),
+      agent.model,
+      this.#task.hookState,
+    );
     const workspace = this.workspace();
     const memory = memoryAccess(this.#env, agent.name, record.owner, (work) =>
       this.#task.background(work),
