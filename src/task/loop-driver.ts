@@ -162,6 +162,7 @@ export class LoopDriver {
       }),
       agent.model,
       this.#task.hookState,
+      config.contextTokenBudget,
     );
     const workspace = this.workspace();
     const memory = memoryAccess(this.#env, agent.name, record.owner, (work) =>

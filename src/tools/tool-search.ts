@@ -140,14 +140,18 @@ const definitionChars = (tools: readonly Tool[]) =>
  * `registry` as the model gets it this turn under model `model`: unchanged while its definitions
  * take less than {@link TOOL_SHARE} of the window, else with MCP tools deferred (by the rule
  * above) and `tool_search` added. `state` is the task's hook state (what it loaded).
+ * `budget` (CONTEXT_TOKEN_BUDGET, when given) also caps the definitions at half of it: compaction
+ * can only keep a request under the budget if the tools leave room for the conversation (on a
+ * 1M-token model 10 % of the window would be more than the whole default budget).
  */
 export function withToolSearch(
   registry: ToolRegistry,
   model: string,
   state: HookState,
+  budget = Number.POSITIVE_INFINITY,
 ): ToolRegistry {
   const tools = registry.all();
-  const limit = contextWindowOf(model) * TOOL_SHARE;
+  const limit = Math.min(contextWindowOf(model) * TOOL_SHARE, budget / 2);
   const fits = (chars: number) => Math.ceil(chars / 4) < limit;
   if (fits(definitionChars(tools))) return registry;
   const mcp = tools.filter((tool) => tool.domain === "mcp");

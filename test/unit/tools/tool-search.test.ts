@@ -93,6 +93,15 @@ describe("tool search", () => {
     );
   });
 
+  it("keeps the definitions under half of CONTEXT_TOKEN_BUDGET too, so compaction has room", () => {
+    const full = registry(40);
+    expect(withToolSearch(full, MODEL, memoryState())).toBe(full);
+    const budget = 2 * (estimateTokens(allTools().definitions()) + 1_000);
+    const tools = withToolSearch(full, MODEL, memoryState(), budget);
+    expect(tools.deferredCount()).toBeGreaterThan(0);
+    expect(estimateTokens(tools.definitions())).toBeLessThan(budget / 2);
+  });
+
   it("defers every MCP tool when the harness's own tools take the share", () => {
     const huge: Tool = {
       name: "huge",
