@@ -2,20 +2,55 @@
  * The web console, served by the Worker itself: `GET /console` (the page) and its script and
  * stylesheet under content-hashed URLs (cached for a year; the page is revalidated). The page
  * talks to the same A2A endpoints and REST API as any client, with the token the person enters.
- * Its CSP allows only its own script and styles, and Trusted Types limit HTML insertion to the
- * console's Markdown renderer (policy "console-markdown").
+ * Its CSP allows only its own script and styles, images of its own and of the origins of the
+ * agents' https icons, and Trusted Types limit HTML insertion to the console's Markdown renderer
+ * (policy "console-markdown").
  */
 import { Hono } from "hono";
 import { html } from "hono/html";
+import { currentAgents } from "../agents/overrides.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { CONSOLE_CSS, CONSOLE_HASH, CONSOLE_JS } from "./assets.generated.ts";
 
-const SECURITY_HEADERS = {
-  "Content-Security-Policy":
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types console-markdown",
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
-};
+/** An origin that may stand in a CSP source list as it is: https, a DNS name, a port. */
+const PLAIN_ORIGIN = /^https:\/\/[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?$/;
+
+/**
+ * The origins of the agents' https icons (the only images from elsewhere the page may load).
+ * An origin that is not plainly scheme, host and port (a host may hold `;` or `*` after URL
+ * parsing) is left out: its icon does not show, and the policy cannot be widened by a file.
+ */
+export function iconOrigins(icons: ReadonlyArray<string | null>): string[] {
+  const origins = new Set<string>();
+  for (const icon of icons) {
+    if (!icon?.startsWith("https://")) continue;
+    let origin: string;
+    try {
+      origin = new URL(icon).origin;
+    } catch {
+      continue;
+    }
+    if (PLAIN_ORIGIN.test(origin)) origins.add(origin);
+  }
+  return [...origins].sort();
+}
+
+function securityHeaders(): Record<string, string> {
+  const images = [
+    "'self'",
+    "data:",
+    ...iconOrigins(
+      currentAgents()
+        .list()
+        .map((a) => a.icon),
+    ),
+  ];
+  return {
+    "Content-Security-Policy": `default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src ${images.join(" ")}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types console-markdown`,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+  };
+}
 
 function page() {
   return html`<!doctype html>
@@ -98,7 +133,7 @@ function page() {
 export function consoleRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/console", async (c) =>
-    c.html(await page(), 200, { ...SECURITY_HEADERS, "Cache-Control": "no-cache" }),
+    c.html(await page(), 200, { ...securityHeaders(), "Cache-Control": "no-cache" }),
   );
   app.get("/console/", (c) => c.redirect("/console", 308));
   const asset = (body: string, type: string) =>
