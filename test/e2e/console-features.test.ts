@@ -283,6 +283,8 @@ describe("voice input", () => {
       delete w.SpeechRecognition;
       delete w.webkitSpeechRecognition;
     });
+    // The button is on the page, and stays hidden.
+    expect(await none.locator("#voice").count()).toBe(1);
     expect(await none.locator("#voice").isHidden()).toBe(true);
     await none.close();
   });
