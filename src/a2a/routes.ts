@@ -21,6 +21,7 @@ import { limitBody } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
 import { errorFields, log } from "../platform/logging.ts";
+import { checkRestConsent, checkRpcConsent } from "../privacy/consent.ts";
 import { type AppEnv, budgetOf } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
 import { limitRequests } from "../users/rate-limit.ts";
@@ -128,8 +129,10 @@ async function rpc(
   endpoint: string,
 ): Promise<Response> {
   checkAccess(c, agent);
+  const body = await c.req.text();
+  await checkRpcConsent(c, body);
   const version = requestedVersion(c.req.raw);
-  return handleJsonRpc(c, await c.req.text(), {
+  return handleJsonRpc(c, body, {
     version,
     versionFromClient: Boolean(
       c.req.header("A2A-Version") ?? new URL(c.req.url).searchParams.get("A2A-Version"),
@@ -156,6 +159,7 @@ async function rest(
     });
   c.set("rpcMethod", `${c.req.method} ${route.op}`);
   checkAccess(c, agent);
+  if (route.op === "send") await checkRestConsent(c);
   return handleRest(c, route, {
     handler: await handlerFor(c, agent, endpoint, route.version),
     version: requestedVersion(c.req.raw),
