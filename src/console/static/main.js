@@ -13,6 +13,7 @@ import {
   setCurrent,
 } from "./conversations.js";
 import { $, icon } from "./dom.js";
+import { watchAgents } from "./events.js";
 import { inspect, loadTasks } from "./inspector.js";
 import { loadCard, loadRoster, markSelected, showNames } from "./roster.js";
 import { View } from "./view.js";
@@ -49,6 +50,21 @@ async function whoAmI() {
 
 async function showRoster() {
   selectAgent(await loadRoster(selectAgent));
+  watchAgents(followRoster);
+}
+
+/** Redraws the roster another change brought; an agent that went away leaves its view. */
+async function followRoster(roster) {
+  const fallback = await loadRoster(selectAgent, roster);
+  const shown = app.view?.agent;
+  const now = roster.agents.find((a) => a.name === shown);
+  if (!shown) return;
+  if (!now) {
+    announce(`${shown}: ${roster.unavailable?.find((a) => a.name === shown)?.error || "gone"}`);
+    return selectAgent(fallback);
+  }
+  markSelected(shown);
+  if (roster.agent === shown) loadCard(shown, (name) => app.view?.agent === name);
 }
 
 function selectAgent(name) {

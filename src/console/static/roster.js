@@ -6,9 +6,12 @@ import { $, el } from "./dom.js";
 
 const LAST_AGENT = "a2a-console:agent";
 
-/** Draws the roster of `/agents`; resolves with the agent to open (last chosen, else default). */
-export async function loadRoster(onSelect) {
-  const list = await api("/agents");
+/**
+ * Draws the roster of `/agents` (or `list`, a roster already read); an agent whose file is broken
+ * is listed with its error. Resolves with the agent to open (last chosen, else default).
+ */
+export async function loadRoster(onSelect, list = null) {
+  list ??= await api("/agents");
   $("#roster").replaceChildren(
     ...list.agents.map((agent) =>
       el(
@@ -26,6 +29,14 @@ export async function loadRoster(onSelect) {
           el("strong", { text: agent.name }),
           el("span", { class: "muted", text: agent.description }),
         ),
+      ),
+    ),
+    ...(list.unavailable || []).map((broken) =>
+      el(
+        "li",
+        { class: "unavailable", "data-agent": broken.name },
+        el("strong", { text: broken.name }),
+        el("span", { class: "muted", text: broken.error }),
       ),
     ),
   );
