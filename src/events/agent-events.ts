@@ -23,7 +23,8 @@ import { HttpError } from "../platform/http-error.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
-import { type AgentsChange, HUB_NAME } from "./event-hub.ts";
+import { counterKey } from "../users/limits.ts";
+import { type AgentsChange, HUB_NAME, MAX_PER_CALLER } from "./event-hub.ts";
 
 /** The reconnection delay clients are asked to wait (SSE `retry`). */
 export const RECONNECT_MS = 3_000;
@@ -70,12 +71,19 @@ function changeOf(data: unknown): Omit<AgentsChange, "type"> | null {
   }
 }
 
-/** A socket subscribed to the hub; a 503 when the hub holds its maximum. */
-async function subscribe(env: Env): Promise<WebSocket> {
+/**
+ * A socket subscribed to the hub for `caller`; a 429 when the caller holds its maximum of streams,
+ * a 503 when the hub does.
+ */
+async function subscribe(env: Env, caller: string): Promise<WebSocket> {
   const answer = await hub(env).fetch("https://events.hub/subscribe", {
-    headers: { Upgrade: "websocket" },
+    headers: { Upgrade: "websocket", "X-Listener": caller },
   });
   const socket = answer.webSocket;
+  if (answer.status === 429)
+    throw new HttpError(429, `at most ${MAX_PER_CALLER} open event streams per caller`, {
+      headers: { "Retry-After": "30" },
+    });
   if (answer.status !== 101 || !socket)
     throw new HttpError(503, "too many open event streams: try again later", {
       headers: { "Retry-After": "30" },
@@ -132,6 +140,9 @@ function eventStream(c: Context<AppEnv>, socket: WebSocket): Response {
 /** The event stream route. */
 export function eventRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/api/events", authenticate(), async (c) => eventStream(c, await subscribe(c.env)));
+  app.get("/api/events", authenticate(), async (c) => {
+    const caller = counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null);
+    return eventStream(c, await subscribe(c.env, caller));
+  });
   return app;
 }

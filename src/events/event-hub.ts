@@ -4,7 +4,8 @@
  * isolate cannot reach another's connections). Each stream's Worker holds a WebSocket to the hub,
  * accepted with the hibernation API: between changes the hub holds the sockets without running
  * (no duration billed), and a publish wakes it to send one message to each. It stores nothing; at
- * most {@link MAX_LISTENERS} sockets are held (503 past it). A message is an
+ * most {@link MAX_LISTENERS} sockets are held, and {@link MAX_PER_CALLER} per caller (a user, or
+ * an IP for anonymous callers: the `X-Listener` key, a socket's tag), 503 past either. A message is an
  * {@link AgentsChange}: the roster itself is read by each stream's Worker (agents/roster.ts).
  */
 import { HarnessObject } from "../platform/harness-object.ts";
@@ -14,6 +15,9 @@ export const HUB_NAME = "events";
 
 /** Open event streams a deployment holds at most. */
 export const MAX_LISTENERS = 5_000;
+
+/** Open event streams one caller (a user, or an IP for anonymous callers) holds at most. */
+export const MAX_PER_CALLER = 10;
 
 /** What changed: an identity uploaded or dropped, a reload; `agent` names the one changed. */
 export interface AgentsChange {
@@ -36,10 +40,13 @@ export class EventHub extends HarnessObject {
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
       return new Response("expected a WebSocket upgrade", { status: 426 });
+    const caller = (request.headers.get("X-Listener") ?? "unknown").slice(0, 200);
     if (this.ctx.getWebSockets().length >= MAX_LISTENERS)
       return new Response("too many listeners", { status: 503 });
+    if (this.ctx.getWebSockets(caller).length >= MAX_PER_CALLER)
+      return new Response("too many listeners of this caller", { status: 429 });
     const { 0: client, 1: server } = new WebSocketPair();
-    this.ctx.acceptWebSocket(server);
+    this.ctx.acceptWebSocket(server, [caller]);
     return new Response(null, { status: 101, webSocket: client });
   }
 

@@ -1,7 +1,8 @@
 /**
  * Agent changes reach open event streams (GET /api/events): the roster on connecting, then after
  * an identity upload, a drop, and POST /api/admin/reload, which re-reads a change another isolate
- * left in R2 (here written straight to R2, a broken file among it) at once; admins only.
+ * left in R2 (here written straight to R2, a broken file among it) at once; admins only. A
+ * caller holds at most 10 streams.
  */
 import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
@@ -117,6 +118,15 @@ describe("GET /api/events", () => {
   it("needs credentials where the deployment is closed; reload is for admins only", async () => {
     expect((await callWorker("/api/events")).status).toBe(401);
     const user = await newUser();
+    // A caller holds at most 10 streams (tabs, a CLI); the 11th waits for one to close.
+    const headers = { Authorization: `Bearer ${user.token}` };
+    const open: Response[] = [];
+    for (let i = 0; i < 10; i++) open.push(await callWorker("/api/events", { headers }));
+    expect(open.map((r) => r.status)).toEqual(Array(10).fill(200));
+    const eleventh = await callWorker("/api/events", { headers });
+    expect(eleventh.status).toBe(429);
+    expect(eleventh.headers.get("Retry-After")).toBe("30");
+    await Promise.all(open.map((r) => r.body?.cancel()));
     const reload = await callWorker("/api/admin/reload", {
       method: "POST",
       headers: { Authorization: `Bearer ${user.token}` },
