@@ -2,10 +2,13 @@
  * `a2a chat <agent>`: a conversation in one context. Each line is a message, streamed like
  * `a2a stream` (a dropped stream is resumed); when the agent asks (input-required), the next line
  * answers that task, and a form is filled in field by field. `/new` starts a new conversation
- * and says how to come back to the one left, `/exit` or Ctrl-D leaves (saying the same).
+ * and says how to come back to the one left, `/exit` or Ctrl-D leaves (saying the same). With an
+ * agent of this harness, its agent changes are followed live (agent-events.ts): a line says what
+ * changed (before the next prompt, or at once while waiting at one), and `/agents` lists them.
  */
 import { createInterface } from "node:readline";
 import { SendMessageRequest } from "@a2a-js/sdk";
+import { describeChange, type Roster, rosterLines, watchAgents } from "./agent-events.ts";
 import { type Out, questionOf } from "./render.ts";
 import { type Session, streamTo } from "./stream.ts";
 import { agentArgs } from "./target.ts";
@@ -21,18 +24,38 @@ export async function chat(
   const interactive = process.stdin.isTTY === true;
   const rl = createInterface({ input: process.stdin, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
+  // The harness's agents, followed live; changes are told at a prompt, never mid-answer.
+  let roster = null as Roster | null;
+  let prompting: string | null = null;
+  const notices: string[] = [];
+  const notify = (line: string) => {
+    if (prompting === null) notices.push(line);
+    else out.write(`\n· ${line}\n${prompting}`);
+  };
+  const harness = session.target.harness;
+  const watch = harness
+    ? watchAgents(session.http, harness, (next) => {
+        const change = roster ? describeChange(roster, next) : null;
+        roster = next;
+        if (change) notify(change);
+      })
+    : null;
   /** The next line, after a prompt; null when the input ends. Piped input is echoed. */
   const ask = async (prompt: string): Promise<string | null> => {
+    for (const line of notices.splice(0)) out.write(`· ${line}\n`);
     out.write(prompt);
+    prompting = prompt;
     const next = await lines.next();
+    prompting = null;
     if (next.done) return null;
     if (!interactive) out.write(`${next.value}\n`);
     return next.value;
   };
+  const help = "/new starts a new conversation, /agents lists the agents, /exit leaves";
   let contextId = options.contextId;
   let waitingTask: string | undefined;
   out.write(
-    `chatting with ${session.target.agent}${contextId ? ` in context ${contextId}` : ""}; /new starts a new conversation, /exit or Ctrl-D leaves\n`,
+    `chatting with ${session.target.agent}${contextId ? ` in context ${contextId}` : ""}; /new starts a new conversation, /agents lists the agents, /exit or Ctrl-D leaves\n`,
   );
   try {
     for (;;) {
@@ -50,10 +73,22 @@ export async function chat(
         waitingTask = undefined;
         continue;
       }
-      if (/^\/[a-z]+$/.test(text)) {
+      if (text === "/agents") {
+        const chatted = session.target.agent;
         out.write(
-          `${text === "/help" ? "" : `unknown command ${text}: `}/new starts a new conversation, /exit leaves\n`,
+          roster
+            ? rosterLines(
+                roster,
+                chatted === "." || chatted === "default" ? roster.defaultAgent : chatted,
+              )
+            : harness
+              ? "the agent list has not arrived yet: try again in a moment\n"
+              : "/agents lists the agents of this harness; this agent was named by its URL\n",
         );
+        continue;
+      }
+      if (/^\/[a-z]+$/.test(text)) {
+        out.write(`${text === "/help" ? "" : `unknown command ${text}: `}${help}\n`);
         continue;
       }
       if (text === "") continue;
@@ -109,6 +144,7 @@ export async function chat(
     }
   } finally {
     rl.close();
+    watch?.stop();
   }
   out.write(contextId ? `\ncontinue this conversation with: ${resume(contextId)}\n` : "\n");
   return 0;

@@ -14,6 +14,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
+import { agentRoster, servedAgents } from "../agents/roster.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
@@ -21,6 +22,7 @@ import { limitBody } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
 import { errorFields, log } from "../platform/logging.ts";
+import { checkRestConsent, checkRpcConsent } from "../privacy/consent.ts";
 import { type AppEnv, budgetOf } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
 import { limitRequests } from "../users/rate-limit.ts";
@@ -43,16 +45,8 @@ function baseUrl(c: Context<AppEnv>): string {
 
 const agentEndpoint = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agents/${name}/`;
 
-/** The agents this deployment serves: the bundled ones not switched off (`ENABLE_<NAME>=false`). */
-function servedAgents(c: Context<AppEnv>): AgentDefinition[] {
-  const disabled = loadConfig(c.env).network.disabled;
-  return currentAgents()
-    .list()
-    .filter((agent) => !disabled.includes(agent.name));
-}
-
 function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefined {
-  return servedAgents(c).find((agent) => agent.name === name);
+  return servedAgents(c.env).find((agent) => agent.name === name);
 }
 
 /** A 404 for an unknown agent, or a 503 naming the file, line and field of a broken one. */
@@ -63,7 +57,7 @@ function unknownAgent(c: Context<AppEnv>, name: string): never {
       503,
       `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`,
     );
-  const known = servedAgents(c).map((agent) => agent.name);
+  const known = servedAgents(c.env).map((agent) => agent.name);
   throw new HttpError(404, `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`, {
     rpcCode: METHOD_NOT_FOUND,
   });
@@ -128,8 +122,10 @@ async function rpc(
   endpoint: string,
 ): Promise<Response> {
   checkAccess(c, agent);
+  const body = await c.req.text();
+  await checkRpcConsent(c, body);
   const version = requestedVersion(c.req.raw);
-  return handleJsonRpc(c, await c.req.text(), {
+  return handleJsonRpc(c, body, {
     version,
     versionFromClient: Boolean(
       c.req.header("A2A-Version") ?? new URL(c.req.url).searchParams.get("A2A-Version"),
@@ -156,6 +152,7 @@ async function rest(
     });
   c.set("rpcMethod", `${c.req.method} ${route.op}`);
   checkAccess(c, agent);
+  if (route.op === "send") await checkRestConsent(c);
   return handleRest(c, route, {
     handler: await handlerFor(c, agent, endpoint, route.version),
     version: requestedVersion(c.req.raw),
@@ -195,23 +192,7 @@ export function a2aRoutes(): Hono<AppEnv> {
     }),
   );
   app.get("/agents/", (c) => c.redirect(`${baseUrl(c)}/agents`, 308));
-  app.get("/agents", (c) => {
-    const unavailable = currentAgents().brokenList();
-    return c.json({
-      defaultAgent: loadConfig(c.env).defaultAgent,
-      agents: servedAgents(c).map((agent) => ({
-        name: agent.name,
-        description: agent.description,
-        version: agent.version,
-        url: agentEndpoint(c, agent.name),
-        cardUrl: `${agentEndpoint(c, agent.name)}.well-known/agent-card.json`,
-        // The frontmatter's icon (emoji or https URL) and starter prompts, for the console.
-        ...(agent.icon ? { icon: agent.icon } : {}),
-        starters: agent.starters,
-      })),
-      ...(unavailable.length > 0 ? { unavailable } : {}),
-    });
-  });
+  app.get("/agents", (c) => c.json(agentRoster(c.env, baseUrl(c))));
 
   app.on(
     REST_METHODS,

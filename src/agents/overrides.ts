@@ -6,6 +6,9 @@
  * that took the upload; elsewhere it checks at most every 2 seconds, and a request that finds the
  * check due is served by the registry it has while the check runs beside it (so no request waits
  * for R2 once the isolate has loaded the registry). `currentAgents()` is the current registry, sync.
+ * The check compares the index's R2 version (each write makes a new one): `reloadAgents` (POST
+ * /api/admin/reload) rebuilds this isolate's registry from R2 at once and rewrites the index, so
+ * every other isolate rebuilds on its next check too; `checkAgentsNow` runs the check now.
  */
 
 import { log } from "../platform/logging.ts";
@@ -22,7 +25,7 @@ const RECHECK_MS = 2_000;
 type Index = Record<string, { updatedAt: string }>;
 
 let current: AgentRegistry | null = null;
-let currentEtag: string | null = null;
+let currentVersion: string | null = null;
 let checkedAt = 0;
 
 /** The current agents (bundled, with any runtime overrides as last loaded). */
@@ -30,10 +33,10 @@ export function currentAgents(): AgentRegistry {
   return current ?? bundledAgents();
 }
 
-async function readIndex(bucket: R2Bucket): Promise<{ index: Index; etag: string | null }> {
+async function readIndex(bucket: R2Bucket): Promise<{ index: Index; version: string | null }> {
   const object = await bucket.get(OVERRIDES_INDEX);
-  if (!object) return { index: {}, etag: null };
-  return { index: (await object.json()) as Index, etag: object.etag };
+  if (!object) return { index: {}, version: null };
+  return { index: (await object.json()) as Index, version: object.version };
 }
 
 /**
@@ -57,12 +60,11 @@ export async function refreshAgents(
   return reload(env);
 }
 
-async function reload(env: Env): Promise<AgentRegistry> {
+async function reload(env: Env, force = false): Promise<AgentRegistry> {
   const head = await env.FILES.head(OVERRIDES_INDEX).catch(() => null);
-  const etag = head?.etag ?? null;
   checkedAt = Date.now();
-  if (current && etag === currentEtag) return current;
-  const { index, etag: loaded } = await readIndex(env.FILES);
+  if (current && !force && (head?.version ?? null) === currentVersion) return current;
+  const { index, version: loaded } = await readIndex(env.FILES);
   const overrides: IdentityEntry[] = [];
   for (const name of Object.keys(index)) {
     const object = await env.FILES.get(sharedKey(name, "IDENTITY.md"));
@@ -77,8 +79,24 @@ async function reload(env: Env): Promise<AgentRegistry> {
     log("error", "agent overrides unusable", { error: String(error) });
     current = bundledAgents();
   }
-  currentEtag = loaded;
+  currentVersion = loaded;
   return current;
+}
+
+/** Runs the overrides check now (a head of the index), reloading if they changed. */
+export function checkAgentsNow(env: Env): Promise<AgentRegistry> {
+  checkedAt = 0;
+  return refreshAgents(env);
+}
+
+/**
+ * Re-reads every uploaded identity now and rebuilds this isolate's registry, then rewrites the
+ * index (same content, a new R2 version) so every other isolate rebuilds on its next check.
+ */
+export async function reloadAgents(env: Env): Promise<AgentRegistry> {
+  const { index } = await readIndex(env.FILES);
+  await env.FILES.put(OVERRIDES_INDEX, JSON.stringify(index));
+  return reload(env, true);
 }
 
 /** Validates and stores an uploaded identity; throws IdentityError naming the field. */

@@ -9,13 +9,22 @@
  *   GET    /api/admin/agents/:name/identity       the IDENTITY.md in force (uploaded or bundled)
  *   PUT    /api/admin/agents/:name/identity       uploads one (validated; served at once)
  *   DELETE /api/admin/agents/:name/identity       drops the upload (the bundled one applies again)
+ *   POST   /api/admin/reload                      re-reads the uploaded identities now, here and
+ *                                                  (within 2 s) in every isolate; answers the roster
+ * Agent changes (upload, drop, reload) are told to open event streams (events/agent-events.ts).
  *   GET    /api/admin/storage-meter               D1 statements and R2 operations counted, and the
  *                                                  ledger of timed round trips (STORAGE_METER)
  *   DELETE /api/admin/storage-meter               the same, then starts again from zero
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { currentAgents, deleteOverride, identityText, putOverride } from "../agents/overrides.ts";
+import {
+  currentAgents,
+  deleteOverride,
+  identityText,
+  putOverride,
+  reloadAgents,
+} from "../agents/overrides.ts";
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
 import {
@@ -27,6 +36,7 @@ import {
   tokenHashes,
 } from "../auth/users-store.ts";
 import { loadConfig } from "../config/config.ts";
+import { publishAgentsChanged } from "../events/agent-events.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { ledgerEntries } from "../platform/ledger.ts";
@@ -69,6 +79,7 @@ export function adminRoutes(): Hono<AppEnv> {
   app.use("/api/admin/users", authenticate(), requireAdmin());
   app.use("/api/admin/users/*", authenticate(), requireAdmin());
   app.use("/api/admin/agents/*", authenticate(), requireAdmin());
+  app.use("/api/admin/reload", authenticate(), requireAdmin());
 
   app.get("/api/admin/users", async (c) => c.json({ users: await listUsers(c.env.DB) }));
 
@@ -151,6 +162,7 @@ export function adminRoutes(): Hono<AppEnv> {
     } catch (error) {
       throw new HttpError(400, error instanceof Error ? error.message : String(error));
     }
+    c.executionCtx.waitUntil(publishAgentsChanged(c.env, "upload", name));
     const agent = currentAgents().get(name);
     return c.json({ agent: name, version: agent?.version, description: agent?.description });
   });
@@ -159,7 +171,21 @@ export function adminRoutes(): Hono<AppEnv> {
     const name = c.req.param("name");
     if (!(await deleteOverride(c.env, name)))
       throw new HttpError(404, `agent ${name} has no uploaded identity`);
+    c.executionCtx.waitUntil(publishAgentsChanged(c.env, "delete", name));
     return c.body(null, 204);
+  });
+
+  // Vars change only with a deploy (new isolates), and what D1 holds (users, tokens, budgets) is
+  // re-read by every isolate within 10 s: the agents are what a reload re-reads.
+  app.post("/api/admin/reload", async (c) => {
+    const registry = await reloadAgents(c.env);
+    const told = await publishAgentsChanged(c.env, "reload");
+    return c.json({
+      reloadedAt: new Date().toISOString(),
+      agents: registry.names(),
+      unavailable: registry.brokenList(),
+      streamsTold: told,
+    });
   });
   return app;
 }

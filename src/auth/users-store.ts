@@ -3,7 +3,7 @@
  * the writes the users CLI and the admin API make. A revoked token or a disabled user finds no
  * principal.
  */
-import type { Principal, Role, UserBudget } from "../protocol/app-types.ts";
+import type { Consent, Principal, Role, UserBudget } from "../protocol/app-types.ts";
 import { sameHash } from "./secrets.ts";
 import { newToken, tokenHash, tokenPrefix } from "./tokens.ts";
 
@@ -17,6 +17,8 @@ export interface UserRow {
   budget: UserBudget | null;
   createdAt: string;
   disabledAt: string | null;
+  /** The privacy policy version consented to, and when (migrations/0006); null: none. */
+  consent: Consent | null;
 }
 
 interface Row {
@@ -28,6 +30,8 @@ interface Row {
   budget_json: string | null;
   created_at: string;
   disabled_at: string | null;
+  consent_version: string | null;
+  consented_at: string | null;
 }
 
 const fromRow = (row: Row): UserRow => ({
@@ -39,6 +43,10 @@ const fromRow = (row: Row): UserRow => ({
   budget: row.budget_json ? (JSON.parse(row.budget_json) as UserBudget) : null,
   createdAt: row.created_at,
   disabledAt: row.disabled_at,
+  consent:
+    row.consent_version && row.consented_at
+      ? { version: row.consent_version, at: row.consented_at }
+      : null,
 });
 
 const principalOf = (user: UserRow, via: Principal["via"], hash?: string): Principal => ({
@@ -48,6 +56,7 @@ const principalOf = (user: UserRow, via: Principal["via"], hash?: string): Princ
   via,
   ...(hash ? { tokenHash: hash } : {}),
   budget: user.budget,
+  consent: user.consent,
 });
 
 /** The principal holding an unrevoked token of an enabled user, or null. */
@@ -174,6 +183,22 @@ export async function setBudget(
   const result = await db
     .prepare("UPDATE users SET budget_json = ? WHERE id = ?")
     .bind(budget ? JSON.stringify(budget) : null, userId)
+    .run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
+/**
+ * Records (or, with null, withdraws) a user's consent to privacy policy `version` at `at`; false
+ * when there is no such user.
+ */
+export async function setConsent(
+  db: D1Database,
+  userId: string,
+  consent: Consent | null,
+): Promise<boolean> {
+  const result = await db
+    .prepare("UPDATE users SET consent_version = ?, consented_at = ? WHERE id = ?")
+    .bind(consent?.version ?? null, consent?.at ?? null, userId)
     .run();
   return (result.meta.changes ?? 0) > 0;
 }

@@ -80,6 +80,17 @@ export interface Config {
    * two applies. The conversation's files go with its last task.
    */
   anonymousRetentionDays: number;
+  /**
+   * The privacy policy (`PRIVACY_POLICY_URL`, `_TEXT`, `_VERSION`; none set: the default derived
+   * from what is stored, see privacy/policy.ts) and whether a user's consent to it is required
+   * before their tasks (`REQUIRE_CONSENT`).
+   */
+  privacy: {
+    policyUrl: string | undefined;
+    policyText: string | undefined;
+    policyVersion: string | undefined;
+    requireConsent: boolean;
+  };
   /** Whether cron trigger events run (`CRON_TRIGGERS`; `npm run dev` turns them off). */
   cronTriggers: boolean;
   /** Origins browser clients may call from (`CORS_ORIGINS`; `*` = any); empty = no CORS. */
@@ -224,6 +235,12 @@ export function loadConfig(env: object): Config {
     retentionDays: v.RETENTION_DAYS,
     anonymousRetentionDays: v.ANONYMOUS_RETENTION_DAYS,
     cronTriggers: v.CRON_TRIGGERS,
+    privacy: {
+      policyUrl: v.PRIVACY_POLICY_URL,
+      policyText: v.PRIVACY_POLICY_TEXT,
+      policyVersion: v.PRIVACY_POLICY_VERSION,
+      requireConsent: v.REQUIRE_CONSENT,
+    },
     limits: {
       messagesPerMinute: v.RATE_MESSAGES_PER_MINUTE,
       anonymousPerMinute: v.RATE_ANONYMOUS_PER_MINUTE,

@@ -32,8 +32,11 @@ const STATUS_NAMES: Readonly<Record<number, string>> = {
 export interface HttpErrorOptions {
   /** The JSON-RPC error code when the endpoint speaks JSON-RPC (default {@link SERVER_ERROR}). */
   rpcCode?: number;
-  /** Adds `details: []` to the REST body, as the A2A HTTP+JSON binding's errors carry. */
-  details?: boolean;
+  /**
+   * Adds `details` to the REST body, as the A2A HTTP+JSON binding's errors carry (`true`: empty);
+   * details given (google.rpc ErrorInfo, Help...) also go in a JSON-RPC error's `data`.
+   */
+  details?: boolean | ReadonlyArray<Record<string, unknown>>;
   /** Response headers (`WWW-Authenticate`, `Retry-After`). */
   headers?: Record<string, string>;
 }
@@ -41,7 +44,7 @@ export interface HttpErrorOptions {
 /** An expected failure of a request: its HTTP status, a message for the caller, and its shape. */
 export class HttpError extends HTTPException {
   readonly rpcCode: number;
-  readonly details: boolean;
+  readonly details: boolean | ReadonlyArray<Record<string, unknown>>;
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(status: ContentfulStatusCode, message: string, options: HttpErrorOptions = {}) {
@@ -76,8 +79,14 @@ export function errorResponse(c: Context, error: unknown): Response {
   for (const [name, value] of Object.entries(typed?.headers ?? {})) c.header(name, value);
   if (isJsonRpcRequest(c)) {
     const code = typed?.rpcCode ?? SERVER_ERROR;
-    return c.json({ jsonrpc: "2.0", id: null, error: { code, message: error.message } }, status);
+    const data = Array.isArray(typed?.details) ? { data: typed.details } : {};
+    return c.json(
+      { jsonrpc: "2.0", id: null, error: { code, message: error.message, ...data } },
+      status,
+    );
   }
   const body = { code: status, status: STATUS_NAMES[status] ?? "UNKNOWN", message: error.message };
-  return c.json({ error: typed?.details ? { ...body, details: [] } : body }, status);
+  const details = typed?.details;
+  if (!details) return c.json({ error: body }, status);
+  return c.json({ error: { ...body, details: details === true ? [] : details } }, status);
 }

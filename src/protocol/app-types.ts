@@ -28,6 +28,17 @@ export interface Principal {
    * static keys and anonymous callers, who have no user row.
    */
   budget?: UserBudget | null;
+  /**
+   * The privacy policy version the user consented to and when, as found with the credential
+   * (null: none; absent for the static keys and anonymous callers).
+   */
+  consent?: Consent | null;
+}
+
+/** A user's consent to a version of the privacy policy (privacy/policy.ts). */
+export interface Consent {
+  version: string;
+  at: string;
 }
 
 /** `{ budget }` when `from` knows the budget overrides, else nothing (for spreading into inputs). */

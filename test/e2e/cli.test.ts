@@ -6,6 +6,8 @@
  * 127.0.0.1) to show it is not tied to this harness.
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startLegacyAgent } from "./cli-run.ts";
@@ -288,8 +290,70 @@ describe("what the CLI says when something is off", () => {
     );
     expect(run.out).toContain("you> /new\nnew conversation (nothing was said in this one yet)\n");
     expect(run.out).toContain(
-      "you> /nope\nunknown command /nope: /new starts a new conversation, /exit leaves\n",
+      "you> /nope\nunknown command /nope: /new starts a new conversation, /agents lists the agents, /exit leaves\n",
     );
+  });
+
+  it("chat follows the harness's agents: an upload and a drop are told at the prompt, /agents lists them", async () => {
+    const admin = /Authorization: Bearer (dev-admin-\S+)/.exec(server.output())?.[1] as string;
+    expect(admin).toBeTruthy();
+    const name = `cli-ev-${crypto.randomUUID().slice(0, 8)}`;
+    const configHome = mkdtempSync(join(tmpdir(), "a2a-cli-config-"));
+    const child = spawn(
+      process.execPath,
+      [join(root, "cli", "a2a.ts"), "chat", "writer", "--url", server.url],
+      {
+        cwd: root,
+        env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "", XDG_CONFIG_HOME: configHome },
+      },
+    );
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    const exited = new Promise<number>((resolve) => child.once("exit", (c) => resolve(c ?? -1)));
+    /** Waits until the output after `from` matches `pattern`. */
+    const waitFor = async (pattern: RegExp, from = 0) => {
+      const deadline = Date.now() + 60_000;
+      while (!pattern.test(out.slice(from))) {
+        if (Date.now() > deadline) throw new Error(`no ${pattern} in:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const identityCall = (method: string, body?: string) =>
+      fetch(`${server.url}/api/admin/agents/${name}/identity`, {
+        method,
+        headers: { Authorization: `Bearer ${admin}` },
+        ...(body ? { body } : {}),
+      });
+    try {
+      await waitFor(/you> $/);
+      // Until the stream's first roster arrives, /agents says so; then it lists the agents.
+      for (let tries = 0; !out.includes("* writer v"); tries++) {
+        expect(tries).toBeLessThan(100);
+        const before = out.length;
+        child.stdin.write("/agents\n");
+        await waitFor(/you> $/, before);
+        if (!out.includes("* writer v")) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(out).toMatch(/\n {2}assistant v\d+\.\d+\.\d+: /);
+
+      const identity = `---\nname: ${name}\ndescription: Added while chatting.\nversion: 2.0.0\n---\nYou help.\n`;
+      expect((await identityCall("PUT", identity)).status).toBe(200);
+      await waitFor(
+        new RegExp(`you> \\n· agents changed: ${name} added \\(v2\\.0\\.0\\)\\nyou> $`),
+      );
+      child.stdin.write("/agents\n");
+      await waitFor(new RegExp(`\\n {2}${name} v2\\.0\\.0: Added while chatting\\.\\n`));
+
+      expect((await identityCall("DELETE")).status).toBe(204);
+      await waitFor(new RegExp(`· agents changed: ${name} removed\\nyou> $`));
+      child.stdin.end();
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill();
+      rmSync(configHome, { recursive: true, force: true });
+    }
   });
 
   it("chat resumes a stream cut mid-answer from its last event id: nothing lost, nothing twice", async () => {

@@ -2,8 +2,8 @@
  * The web console in headless Chromium (Debian's chromium, driven by playwright-core) against
  * `wrangler dev` with auth on, signed in: the roster, a streamed answer with its plan and tool
  * events, an input-required form (and the same conversation rebuilt after a reload), the
- * inspector with raw events, hostile Markdown rendered inert, and the server's list of the user's
- * conversations in a browser that kept none. Screenshots go to test-results/console/.
+ * inspector with raw events, hostile Markdown rendered inert, the server's list of the user's
+ * conversations in a browser that kept none, and the roster following agent changes live. Screenshots go to test-results/console/.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -66,6 +66,33 @@ describe("the web console, signed in", () => {
       "Failed to load resource: the server responded with a status of 401 (Unauthorized)",
     ]);
     session.errors.length = 0;
+  });
+
+  it("follows agent changes in the roster without a reload: an upload, then a drop", async () => {
+    const admin = /Authorization: Bearer (dev-admin-\S+)/.exec(server.output())?.[1] as string;
+    const identity = (method: string, body?: string) =>
+      fetch(`${server.url}/api/admin/agents/console-extra/identity`, {
+        method,
+        headers: { Authorization: `Bearer ${admin}` },
+        ...(body ? { body } : {}),
+      });
+    const roster = () => page.$$eval("#roster button", (b) => b.map((x) => x.dataset.agent));
+    const text =
+      "---\nname: console-extra\ndescription: Uploaded while the console was open.\n---\nYou help.\n";
+    expect((await identity("PUT", text)).status).toBe(200);
+    await expect
+      .poll(roster)
+      .toEqual(["assistant", "console-extra", "deep-thinker", "researcher", "writer"]);
+    expect(await page.textContent('#roster button[data-agent="console-extra"]')).toContain(
+      "Uploaded while the console was open.",
+    );
+    // The chosen agent stays chosen.
+    expect(await page.getAttribute('#roster button[data-agent="assistant"]', "aria-pressed")).toBe(
+      "true",
+    );
+    expect((await identity("DELETE")).status).toBe(204);
+    await expect.poll(roster).toEqual(["assistant", "deep-thinker", "researcher", "writer"]);
+    expect(session.errors).toEqual([]);
   });
 
   it("streams an answer and shows the plan and tool events as they happen", async () => {

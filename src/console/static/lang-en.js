@@ -92,6 +92,7 @@ export const EN = {
   hoursAgo: (n) => `${n} h ago`,
 
   loadingCard: "loading the card…",
+  agentGone: "no longer served",
   cardFailed: (message) => `The card could not be loaded: ${message}`,
   skills: "skills",
   starters: "Start with one of these",

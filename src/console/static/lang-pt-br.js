@@ -108,6 +108,7 @@ export const PT_BR = {
   hoursAgo: (n) => `há ${n} h`,
 
   loadingCard: "carregando o card…",
+  agentGone: "não está mais disponível",
   cardFailed: (message) => `Não foi possível carregar o card: ${message}`,
   skills: "habilidades",
   starters: "Comece com uma destas",

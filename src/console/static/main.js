@@ -16,6 +16,7 @@ import {
   setCurrent,
 } from "./conversations.js";
 import { $, icon } from "./dom.js";
+import { watchAgents } from "./events.js";
 import { language, setLanguage, t, term, translatePage } from "./i18n.js";
 import { inspect, loadTasks } from "./inspector.js";
 import { agentIcon, loadCard, loadRoster, markSelected, showNames } from "./roster.js";
@@ -52,6 +53,23 @@ async function whoAmI() {
 
 async function showRoster() {
   selectAgent(await loadRoster(selectAgent));
+  watchAgents(followRoster);
+}
+
+/** Redraws the roster another change brought; an agent that went away leaves its view. */
+async function followRoster(roster) {
+  const fallback = await loadRoster(selectAgent, roster);
+  const shown = app.view?.agent;
+  const now = roster.agents.find((a) => a.name === shown);
+  if (!shown) return;
+  if (!now) {
+    announce(
+      `${shown}: ${roster.unavailable?.find((a) => a.name === shown)?.error || t("agentGone")}`,
+    );
+    return selectAgent(fallback);
+  }
+  markSelected(shown);
+  if (roster.agent === shown) loadCard(shown, (name) => app.view?.agent === name);
 }
 
 /** Opens `name` on `contextId` (by default the conversation last open for it; null: a new one). */

@@ -38,9 +38,12 @@ export function agentIcon(name) {
   return el("span", { class: "agent-icon", "aria-hidden": "true", text: mark });
 }
 
-/** Draws the roster of `/agents`; resolves with the agent to open (last chosen, else default). */
-export async function loadRoster(onSelect) {
-  const list = await api("/agents");
+/**
+ * Draws the roster of `/agents` (or `list`, a roster already read); an agent whose file is broken
+ * is listed with its error. Resolves with the agent to open (last chosen, else default).
+ */
+export async function loadRoster(onSelect, list = null) {
+  list ??= await api("/agents");
   roster.clear();
   for (const agent of list.agents)
     roster.set(agent.name, {
@@ -73,6 +76,14 @@ export async function loadRoster(onSelect) {
           ),
           el("span", { class: "muted", text: agent.description }),
         ),
+      ),
+    ),
+    ...(list.unavailable || []).map((broken) =>
+      el(
+        "li",
+        { class: "unavailable", "data-agent": broken.name },
+        el("strong", { text: broken.name }),
+        el("span", { class: "muted", text: broken.error }),
       ),
     ),
   );

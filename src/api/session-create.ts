@@ -1,0 +1,71 @@
+/**
+ * Starting a session (a conversation) without a message:
+ *   POST /api/sessions   { agent? } (default DEFAULT_AGENT): 201 { contextId, agent, endpoint }
+ * The server issues the contextId (128 random bits, auth/anonymous.ts `newContextId`), for an
+ * anonymous caller too: for it the contextId is the conversation's capability. Nothing is stored:
+ * a conversation exists from its first task (its D1 index row and its context object), which a
+ * SendMessage naming this contextId starts; until then the session is not listed and GET or
+ * DELETE of it answer 404. The agent must be served (not broken, not switched off) and the caller
+ * allowed to use it (its access list, the frontmatter's `access`).
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { currentAgents } from "../agents/overrides.ts";
+import { newContextId } from "../auth/anonymous.ts";
+import { authenticate } from "../auth/middleware.ts";
+import { mayUseAgent } from "../auth/principal.ts";
+import { loadConfig } from "../config/config.ts";
+import { limitBody } from "../platform/body-limit.ts";
+import { HttpError, invalidInput } from "../platform/http-error.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
+
+const NewSession = z.strictObject({
+  agent: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,62}$/, "an agent name (a-z, 0-9, -)")
+    .optional(),
+});
+
+/** The request's JSON body; an empty body is `{}`, one that is not JSON is undefined. */
+async function bodyOf(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The route that creates a session; mounted before the other session routes. */
+export function sessionCreateRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const sizeLimit = limitBody<AppEnv>(
+    (c) => loadConfig(c.env).maxBodyBytes,
+    (max) => new HttpError(413, `the body exceeds ${max} bytes (MAX_BODY_BYTES)`),
+  );
+  app.post("/api/sessions", authenticate(), sizeLimit, async (c) => {
+    const parsed = NewSession.safeParse(await bodyOf(c.req.raw));
+    if (!parsed.success) throw invalidInput(parsed.error);
+    const config = loadConfig(c.env);
+    const name = parsed.data.agent ?? config.defaultAgent;
+    const registry = currentAgents();
+    const broken = registry.broken(name);
+    if (broken)
+      throw new HttpError(
+        503,
+        `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`,
+      );
+    const agent = registry.get(name);
+    if (!agent || config.network.disabled.includes(name))
+      throw new HttpError(404, `no agent ${name}`);
+    if (!mayUseAgent(c.get("principal"), agent.name, agent.access))
+      throw new HttpError(403, `you may not use the agent ${agent.name}`);
+    const base = config.publicUrl ?? new URL(c.req.url).origin;
+    return c.json(
+      { contextId: newContextId(), agent: agent.name, endpoint: `${base}/agents/${agent.name}/` },
+      201,
+    );
+  });
+  return app;
+}

@@ -1,0 +1,129 @@
+/**
+ * Consent before work (`REQUIRE_CONSENT=true`): a message sent to an agent (SendMessage,
+ * SendStreamingMessage, their v0.3 names, REST message:send and message:stream) is refused with
+ * 403 until the caller has consented to the privacy policy in force (policy.ts); reading, listing,
+ * canceling, exporting and erasing never are. Who consents how:
+ *   - a user: once, `POST /api/privacy/consent` (the D1 users row); a new policy version asks again
+ *   - an anonymous caller (no account to record it in): in the message itself, whose metadata
+ *     carries `privacyConsent: "<version>"`; the message is kept in its task's history, so the
+ *     record lives, is read and is erased with that conversation
+ *   - the deployment's static keys (ADMIN_API_KEY, A2A_API_KEY): not asked (no person, no account)
+ * The refusal names the version and the policy link in its message and in google.rpc ErrorInfo
+ * (reason CONSENT_REQUIRED) and Help details: JSON-RPC code -32000 (a server error: A2A defines no
+ * code for it) with HTTP 403, or a REST PERMISSION_DENIED.
+ */
+import type { Context } from "hono";
+import { getUser } from "../auth/users-store.ts";
+import { loadConfig } from "../config/config.ts";
+import { HttpError } from "../platform/http-error.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
+import { privacyPolicy } from "./policy.ts";
+
+/** The message metadata key of an anonymous caller's consent. */
+export const CONSENT_METADATA_KEY = "privacyConsent";
+
+/** JSON-RPC methods that send a message (the v0.3 alias of the streaming one included). */
+const SEND_METHODS: ReadonlySet<string> = new Set([
+  "SendMessage",
+  "SendStreamingMessage",
+  "message/send",
+  "message/stream",
+  "message/sendSubscribe",
+]);
+
+/** The policy's link: PRIVACY_POLICY_URL, else this deployment's `GET /api/privacy`. */
+export function policyLink(c: Context<AppEnv>): string {
+  const config = loadConfig(c.env);
+  return config.privacy.policyUrl ?? `${config.publicUrl ?? new URL(c.req.url).origin}/api/privacy`;
+}
+
+/** The parsed body, or null when it is not a JSON object. */
+function parsed(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+const objectAt = (value: unknown, key: string): Record<string, unknown> | null => {
+  if (!value || typeof value !== "object" || !Object.hasOwn(value, key)) return null;
+  const inner = (value as Record<string, unknown>)[key];
+  return inner && typeof inner === "object" ? (inner as Record<string, unknown>) : null;
+};
+
+/** The consent version a message's metadata carries, or null. */
+function consentIn(message: Record<string, unknown> | null): string | null {
+  const metadata = objectAt(message, "metadata");
+  const value =
+    metadata && Object.hasOwn(metadata, CONSENT_METADATA_KEY)
+      ? metadata[CONSENT_METADATA_KEY]
+      : null;
+  return typeof value === "string" ? value : null;
+}
+
+/**
+ * Throws the 403 when consent is required and the caller has not given it for `message` (a
+ * message being sent; null when the body is not readable, which the endpoint then refuses).
+ */
+async function check(c: Context<AppEnv>, message: Record<string, unknown> | null): Promise<void> {
+  const config = loadConfig(c.env);
+  if (!config.privacy.requireConsent) return;
+  const principal = c.get("principal");
+  if (principal.via === "key") return;
+  const { version } = await privacyPolicy(config);
+  const link = policyLink(c);
+  if (principal.via === "anonymous") {
+    if (consentIn(message) === version) return;
+    throw refusal(
+      version,
+      link,
+      `send the message with metadata.${CONSENT_METADATA_KEY} = "${version}" (a conversation without an account gives consent in its messages)`,
+    );
+  }
+  if (principal.consent?.version === version) return;
+  // The cached principal may predate the consent: ask D1 before refusing.
+  if ((await getUser(c.env.DB, principal.id))?.consent?.version === version) return;
+  throw refusal(version, link, `then POST /api/privacy/consent with {"version":"${version}"}`);
+}
+
+function refusal(version: string, link: string, how: string): HttpError {
+  return new HttpError(
+    403,
+    `Consent required: this service asks for consent to its privacy policy (version ${version}) before it works on your messages. Read it at ${link}; ${how}.`,
+    {
+      details: [
+        {
+          "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+          reason: "CONSENT_REQUIRED",
+          domain: "a2a-edge-harness",
+          metadata: { policyVersion: version, policyUrl: link },
+        },
+        {
+          "@type": "type.googleapis.com/google.rpc.Help",
+          links: [{ description: "privacy policy", url: link }],
+        },
+      ],
+    },
+  );
+}
+
+/** The check for a JSON-RPC body: only the methods that send a message. */
+export async function checkRpcConsent(c: Context<AppEnv>, body: string): Promise<void> {
+  if (!loadConfig(c.env).privacy.requireConsent) return;
+  const request = parsed(body);
+  const method = request && Object.hasOwn(request, "method") ? request.method : null;
+  if (typeof method !== "string" || !SEND_METHODS.has(method)) return;
+  const message = objectAt(objectAt(request, "params"), "message");
+  await check(c, message);
+}
+
+/** The check for an HTTP+JSON message:send or message:stream body. */
+export async function checkRestConsent(c: Context<AppEnv>): Promise<void> {
+  if (!loadConfig(c.env).privacy.requireConsent) return;
+  const body = parsed(await c.req.text());
+  if (body) await check(c, objectAt(body, "message"));
+}
