@@ -11,6 +11,8 @@ export type ModelMode = "anthropic" | "scripted" | "unconfigured";
 /** The parsed configuration. */
 export interface Config {
   defaultAgent: string;
+  /** The model of agents whose IDENTITY.md names none (`DEFAULT_MODEL`). */
+  defaultModel: string;
   publicUrl: string | undefined;
   anthropicBaseUrl: string | undefined;
   anthropicApiKey: string | undefined;
@@ -161,6 +163,7 @@ export function loadConfig(env: object): Config {
         : "unconfigured";
   const config: Config = {
     defaultAgent: v.DEFAULT_AGENT,
+    defaultModel: v.DEFAULT_MODEL,
     publicUrl: v.PUBLIC_URL?.replace(/\/+$/, ""),
     anthropicBaseUrl: v.ANTHROPIC_BASE_URL,
     anthropicApiKey: v.ANTHROPIC_API_KEY,

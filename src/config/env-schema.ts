@@ -4,6 +4,7 @@
  * result into the Config type. Pure: no I/O.
  */
 import { z } from "zod";
+import { BUILT_IN_MODEL } from "../agents/models.ts";
 
 const int = (fallback: number, min = 0) =>
   z
@@ -30,6 +31,7 @@ const optionalString = z
 /** The vars and secrets the harness reads, with their defaults (strings in, typed values out). */
 export const ConfigSchema = z.object({
   DEFAULT_AGENT: optionalString.transform((v) => v ?? "assistant"),
+  DEFAULT_MODEL: optionalString.transform((v) => v ?? BUILT_IN_MODEL),
   PUBLIC_URL: optionalString.pipe(z.url().optional()),
   ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
   ANTHROPIC_API_KEY: optionalString,

@@ -7,8 +7,9 @@
  * of the task's collaborators: it announces what happened (the task settled, a harness event)
  * to whoever subscribed (see task-parts.ts, which wires them).
  */
-import type { AgentDefinition } from "../agents/identity.ts";
+import { type AgentDefinition, withDefaultModel } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
+import { loadConfig } from "../config/config.ts";
 import type { HarnessEvent } from "../loop/contracts.ts";
 import { harnessEventMessage } from "../loop/harness-events.ts";
 import type { Artifact, Message, Part, Task, TaskStateName } from "../protocol/wire.ts";
@@ -69,6 +70,7 @@ export class TaskRuntime {
    */
   newOwner = false;
   readonly #ctx: DurableObjectState;
+  readonly #env: Env;
   readonly #waiters = new Set<() => void>();
   readonly #onSettled: Listener<Settlement>[] = [];
   readonly #copies: Array<{ forget(): void }> = [];
@@ -77,6 +79,7 @@ export class TaskRuntime {
   /** `fresh`: the object's database is new (every store starts empty, reading nothing). */
   constructor(ctx: DurableObjectState, env: Env, fresh = false) {
     this.#ctx = ctx;
+    this.#env = env;
     this.work = new BackgroundWork(ctx);
     const sql = ctx.storage.sql;
     // Each store that keeps rows in memory, remembered so a rollback can drop its copy.
@@ -144,11 +147,11 @@ export class TaskRuntime {
     return this.log.batch(() => this.store.batch(fn));
   }
 
-  /** The agent definition by name (bundled). */
+  /** The agent definition by name, on `DEFAULT_MODEL` when its file names no model. */
   agent(name: string): AgentDefinition {
     const agent = currentAgents().get(name);
     if (!agent) throw new Error(`unknown agent ${name}`);
-    return agent;
+    return withDefaultModel(agent, loadConfig(this.#env).defaultModel);
   }
 
   /** The task with partial artifacts still streaming; `historyLength` per spec 3.2.4. */
