@@ -42,6 +42,7 @@ const ICON: Record<string, string> = {
   loop_warning: "!",
   cap_reached: "!",
   turn_limit: "!",
+  time_limit: "!",
   output_truncated: "…",
   output_compacted: "…",
   checkpoint: "⎌",

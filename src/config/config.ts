@@ -20,6 +20,8 @@ export interface Config {
   a2aApiKey: string | undefined;
   maxBodyBytes: number;
   maxTurns: number;
+  /** Wall-clock seconds a task may work (`MAX_TASK_SECONDS`; 0 = no limit). */
+  maxTaskSeconds: number;
   /** Tool calls of one model turn that run (`MAX_TOOL_CALLS_PER_TURN`). */
   maxToolCallsPerTurn: number;
   modelIdleTimeoutMs: number;
@@ -171,6 +173,7 @@ export function loadConfig(env: object): Config {
     a2aApiKey: v.A2A_API_KEY,
     maxBodyBytes: v.MAX_BODY_BYTES,
     maxTurns: v.MAX_TURNS,
+    maxTaskSeconds: v.MAX_TASK_SECONDS,
     maxToolCallsPerTurn: v.MAX_TOOL_CALLS_PER_TURN,
     modelIdleTimeoutMs: v.MODEL_IDLE_TIMEOUT_MS,
     modelMaxRetries: v.MODEL_MAX_RETRIES,

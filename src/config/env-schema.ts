@@ -39,6 +39,7 @@ export const ConfigSchema = z.object({
   A2A_API_KEY: optionalString,
   MAX_BODY_BYTES: int(1_048_576, 1024),
   MAX_TURNS: int(50, 1),
+  MAX_TASK_SECONDS: int(3_600, 0),
   MAX_TOOL_CALLS_PER_TURN: int(32, 1),
   MODEL_IDLE_TIMEOUT_MS: int(60_000, 50),
   MODEL_MAX_RETRIES: int(4, 0),

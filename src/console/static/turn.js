@@ -18,6 +18,7 @@ const EVENT_ICONS = {
   loop_warning: "alert",
   cap_reached: "alert",
   turn_limit: "alert",
+  time_limit: "alert",
   output_truncated: "alert",
   output_compacted: "alert",
   checkpoint: "flag",
@@ -32,6 +33,7 @@ const HOOK_KINDS = new Set([
   "loop_warning",
   "cap_reached",
   "turn_limit",
+  "time_limit",
   "output_truncated",
   "output_compacted",
 ]);
