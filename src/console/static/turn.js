@@ -133,11 +133,14 @@ export class Turn {
           { class: "plan" },
           ...data.detail.todos.map((t) => {
             const [name, label] = TODO[t.status] || TODO.pending;
+            // The agent a step is delegated to; the planning agent's own steps carry no tag.
+            const owner = typeof t.agent === "string" && t.agent !== data.agent ? t.agent : "";
             return el(
               "li",
               { class: `todo ${t.status}` },
               icon(name),
               srOnly(`${label}: `),
+              owner ? el("span", { class: "owner", text: `[${owner}] ` }) : null,
               String(t.content ?? ""),
             );
           }),
