@@ -104,6 +104,45 @@ describe("MAX_TASK_SECONDS", () => {
     expect((await modelRequests(s.id)).map((r) => r.attempt)).toEqual([1]);
   });
 
+  it("a task waiting for a sub-agent ends at its deadline and cancels the sub-agent", async () => {
+    const child = await scenario([slowTurn]);
+    const parent = await scenario([
+      textToolTurn("task", {
+        subagent_type: "researcher",
+        description: "slow research",
+        prompt: `Research slowly. ${child.marker}`,
+      }),
+      { text: "never reached" },
+    ]);
+    const task = await start(`delegate ${parent.marker}`);
+    // The parent waits for its child; its next step is due at its deadline, not never.
+    const waiting = await until(
+      () =>
+        inObject(task.id, (instance) => ({
+          loop: instance.runtime.scheduler.get("loop")?.dueAt ?? null,
+          children: instance.runtime.children.all().map((c) => c.id),
+          since: instance.runtime.store.record?.clock.workingSince ?? null,
+        })),
+      (w) => w.children.length === 1 && w.loop !== null && w.loop > Date.now() + 60_000,
+    );
+    expect(waiting.loop).toBe(Date.parse(waiting.since ?? "") + LIMIT_S * 1000);
+    await workedFor(task.id, LIMIT_S + 1);
+    await inObject(task.id, (instance) =>
+      instance.runtime.scheduler.schedule("loop", "loop", Date.now()),
+    );
+    expect(await runDurableObjectAlarm(stubOf(task.id))).toBe(true);
+    const done = await ended(task.id);
+    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(done.metadata?.stopReason).toBe("time_limit");
+    const childId = waiting.children[0] ?? "";
+    const canceled = await until(
+      () => getTask(childId),
+      (t) => t.status.state === "TASK_STATE_CANCELED",
+      30_000,
+    );
+    expect(canceled.status.state).toBe("TASK_STATE_CANCELED");
+  });
+
   it("does not count time spent waiting for a person", async () => {
     const s = await scenario([
       textToolTurn("ask_user", { question: "Which one?" }),
