@@ -129,6 +129,33 @@ export function methodSpec(dialect: JsonRpcDialect, method: string): MethodSpec 
   return Object.hasOwn(dialect.methods, method) ? dialect.methods[method] : undefined;
 }
 
+/**
+ * Method names that no A2A version defines but older drafts and design documents use, with what
+ * each version calls the method: `message/sendSubscribe` (streaming, in some designs), and A2A
+ * 0.1's `tasks/send` and `tasks/sendSubscribe` (renamed in 0.2). They are not aliases: an alias
+ * would be a method no card advertises, which every method-keyed rule (rate limits, logs) would
+ * have to know; a call answers -32601 naming the method to use instead.
+ */
+const RENAMED_METHODS: Readonly<Record<string, MethodNames>> = {
+  "message/sendSubscribe": { "1.0": "SendStreamingMessage", "0.3": "message/stream" },
+  "tasks/sendSubscribe": { "1.0": "SendStreamingMessage", "0.3": "message/stream" },
+  "tasks/send": { "1.0": "SendMessage", "0.3": "message/send" },
+};
+
+/** A method's name in each version. */
+type MethodNames = Readonly<Record<JsonRpcDialect["version"], string>>;
+
+/**
+ * The end of a -32601 message for an older method name (see {@link RENAMED_METHODS}): the method
+ * of `dialect`'s version to call instead, and the other version's; "" for any other name.
+ */
+export function renamedMethodHint(dialect: JsonRpcDialect, method: string): string {
+  if (!Object.hasOwn(RENAMED_METHODS, method)) return "";
+  const names = RENAMED_METHODS[method] as MethodNames;
+  const other = dialect.version === "1.0" ? "0.3" : "1.0";
+  return `; ${method} is an older name: call ${names[dialect.version]} (A2A ${dialect.version}; in A2A ${other}: ${names[other]})`;
+}
+
 /** The dialect for a requested version, or null when the endpoint does not speak it. */
 export function dialectFor(version: string): JsonRpcDialect | null {
   if (version === "1.0") return V1_DIALECT;

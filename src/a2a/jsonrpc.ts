@@ -23,6 +23,7 @@ import {
   type JsonRpcDialect,
   methodSpec,
   type RpcResponse,
+  renamedMethodHint,
   V1_DIALECT,
 } from "./jsonrpc-protocols.ts";
 import { isJsonContentType } from "./media-types.ts";
@@ -118,7 +119,7 @@ export async function handleJsonRpc(
     const hint =
       dialect.version === "0.3" && !options.versionFromClient && methodSpec(V1_DIALECT, method)
         ? "; the request has no A2A-Version header, so it was read as A2A 0.3: send A2A-Version: 1.0"
-        : "";
+        : renamedMethodHint(dialect, method);
     return fail(id, methodNotFound(method, Object.keys(dialect.methods), dialect.version, hint));
   }
   if (

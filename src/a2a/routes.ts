@@ -205,6 +205,9 @@ export function a2aRoutes(): Hono<AppEnv> {
         version: agent.version,
         url: agentEndpoint(c, agent.name),
         cardUrl: `${agentEndpoint(c, agent.name)}.well-known/agent-card.json`,
+        // The frontmatter's icon (emoji or https URL) and starter prompts, for the console.
+        ...(agent.icon ? { icon: agent.icon } : {}),
+        starters: agent.starters,
       })),
       ...(unavailable.length > 0 ? { unavailable } : {}),
     });

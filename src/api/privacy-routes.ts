@@ -70,7 +70,8 @@ export function privacyRoutes(): Hono<AppEnv> {
             if (read.value.toLine >= read.value.totalLines || read.value.toLine < from) break;
             from = read.value.toLine + 1;
           }
-          files[entry.path] = pages.join("\n");
+          // Each page ends with its last line's break: joined as they are, the file is whole.
+          files[entry.path] = pages.join("");
         }
       const memory = await env.FILES.get(userKey(agent, owner, "memory/CONTEXT.md"));
       if (Object.keys(files).length > 0 || memory)

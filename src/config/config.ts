@@ -60,7 +60,13 @@ export interface Config {
   verifyBeforeComplete: boolean;
   loopDetectionThreshold: number;
   compactOutputLines: number;
+  /**
+   * Per-task call caps by tool (`TOOL_CALL_CAPS`; `SEARCH_MAX_CALLS` and
+   * `FETCH_DOCUMENT_MAX_CALLS`, when set, replace its `search` and `fetch_document` entries).
+   */
   toolCallCaps: Record<string, number>;
+  /** The most results one `search` call returns (`SEARCH_MAX_RESULTS`). */
+  searchMaxResults: number;
   maxToolOutputChars: number;
   logToolUse: boolean;
   contextTokenBudget: number;
@@ -201,7 +207,14 @@ export function loadConfig(env: object): Config {
     verifyBeforeComplete: v.VERIFY_BEFORE_COMPLETE,
     loopDetectionThreshold: v.LOOP_DETECTION_THRESHOLD,
     compactOutputLines: v.COMPACT_OUTPUT_LINES,
-    toolCallCaps: v.TOOL_CALL_CAPS,
+    toolCallCaps: {
+      ...v.TOOL_CALL_CAPS,
+      ...(v.SEARCH_MAX_CALLS === undefined ? {} : { search: v.SEARCH_MAX_CALLS }),
+      ...(v.FETCH_DOCUMENT_MAX_CALLS === undefined
+        ? {}
+        : { fetch_document: v.FETCH_DOCUMENT_MAX_CALLS }),
+    },
+    searchMaxResults: v.SEARCH_MAX_RESULTS,
     maxToolOutputChars: v.MAX_TOOL_OUTPUT_CHARS,
     logToolUse: v.LOG_TOOL_USE,
     contextTokenBudget: v.CONTEXT_TOKEN_BUDGET,

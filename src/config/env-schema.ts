@@ -13,6 +13,14 @@ const int = (fallback: number, min = 0) =>
     .transform((v) => (v === undefined || v.trim() === "" ? fallback : Number(v)))
     .pipe(z.number().int().min(min));
 
+/** An optional count: undefined when unset or empty. */
+const optionalInt = (min = 0) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : Number(v)))
+    .pipe(z.number().int().min(min).optional());
+
 const bool = (fallback: boolean) =>
   z
     .string()
@@ -83,6 +91,9 @@ export const ConfigSchema = z.object({
   LOOP_DETECTION_THRESHOLD: int(3, 0),
   COMPACT_OUTPUT_LINES: int(50, 0),
   TOOL_CALL_CAPS: optionalString.transform((v, ctx) => caps(v ?? DEFAULT_TOOL_CALL_CAPS, ctx)),
+  SEARCH_MAX_CALLS: optionalInt(),
+  FETCH_DOCUMENT_MAX_CALLS: optionalInt(),
+  SEARCH_MAX_RESULTS: int(3, 1).pipe(z.number().max(20)),
   MAX_TOOL_OUTPUT_CHARS: int(10_000, 100),
   LOG_TOOL_USE: bool(false),
   CONTEXT_TOKEN_BUDGET: int(60_000, 1_000),

@@ -9,6 +9,7 @@
 import type { AgentState } from "../workspace/agent-state.ts";
 import type { ChangeEntry } from "../workspace/change-log.ts";
 import type { FeatureStatus } from "../workspace/feature-status.ts";
+import { STATE_FILES } from "../workspace/state-guard.ts";
 import type { WorkspaceEntry } from "../workspace/types.ts";
 
 /** The most characters a whole note has (about 2,500 tokens). */
@@ -130,6 +131,14 @@ function section(title: string, lines: string[], share: number, more = ""): stri
 
 const when = (iso: string) => iso.slice(0, 16).replace("T", " ");
 
+/** What else can mend a damaged state file: its tool, or the harness's next end note. */
+function mend(file: string): string {
+  const tool = STATE_FILES.find((f) => f.name === file)?.tool;
+  return tool
+    ? `rewrite it with ${tool}`
+    : "leave it: the harness writes a new one when this task ends (without its history)";
+}
+
 function sessionLines(s: SessionNoteFacts): string[] {
   const lines = [
     `${s.sound.length} state file${s.sound.length === 1 ? "" : "s"} sound${s.sound.length > 0 ? `: ${s.sound.join(", ")}` : ""}.`,
@@ -138,8 +147,8 @@ function sessionLines(s: SessionNoteFacts): string[] {
     lines.push(
       `- ${d.file} is damaged (${oneLine(d.problem, 160)}) and was not used. ${
         d.lastGood
-          ? `Its last good version is in checkpoint ${d.lastGood.checkpoint} (${when(d.lastGood.createdAt)}): put it back with state_restore (file ${d.file}, checkpoint ${d.lastGood.checkpoint}), or rewrite it with its tool.`
-          : "No checkpoint holds a good version: rewrite it with its tool."
+          ? `Its last good version is in checkpoint ${d.lastGood.checkpoint} (${when(d.lastGood.createdAt)}): put it back with state_restore (file ${d.file}, checkpoint ${d.lastGood.checkpoint}), or ${mend(d.file)}.`
+          : `No checkpoint holds a good version: ${mend(d.file)}.`
       }`,
     );
   return lines;

@@ -3,7 +3,8 @@
  * official MCP TypeScript SDK) contributes its tools as `<server>__<tool>` in domain `mcp`, so
  * they pass through the same filters, hooks and caps as the harness's own. Tool lists are cached
  * per isolate for five minutes; a server that cannot be listed contributes nothing this turn
- * (logged), and a failed call is a tool error the model can read.
+ * (logged, and returned with the reason, which the turn's system prompt tells the model: see
+ * unavailable.ts), and a failed call is a tool error the model can read.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -12,6 +13,7 @@ import type { McpServerConfig } from "../agents/identity-schema.ts";
 import { envNamed } from "../config/env-lookup.ts";
 import type { Tool, ToolResult } from "../loop/contracts.ts";
 import { log } from "../platform/logging.ts";
+import { type McpUnavailable, unavailableReason } from "./unavailable.ts";
 
 /** A server ready to reach: its config, URL and request headers. */
 export interface McpEndpoint {
@@ -62,7 +64,13 @@ interface ListedTool {
 }
 
 const LIST_TTL_MS = 5 * 60_000;
+/**
+ * Tool lists by URL and credentials: a server reached without (or with other) credentials is
+ * listed on its own, so a list read with one agent's token never stands in for another's call.
+ */
 const listed = new Map<string, { tools: ListedTool[]; at: number }>();
+const listKey = (endpoint: McpEndpoint) =>
+  `${endpoint.url}\n${endpoint.headers.authorization ?? ""}`;
 
 /** `<server>__<tool>`, cut to the Messages API's 64 characters of [A-Za-z0-9_-]. */
 export function mcpToolName(server: string, tool: string): string {
@@ -115,11 +123,19 @@ function asTool(endpoint: McpEndpoint, tool: ListedTool): Tool {
   };
 }
 
-/** The MCP tools of `agent` (cached lists; unreachable servers contribute none). */
-export async function mcpTools(agent: AgentDefinition, env: object): Promise<Tool[]> {
+/** An agent's MCP tools this turn, and the servers that could not list theirs. */
+export interface McpToolset {
+  tools: Tool[];
+  /** By server name. */
+  unavailable: McpUnavailable[];
+}
+
+/** The MCP tools of `agent` (cached lists; unreachable servers contribute none, and are named). */
+export async function mcpTools(agent: AgentDefinition, env: object): Promise<McpToolset> {
+  const unavailable: McpUnavailable[] = [];
   const lists = await Promise.all(
     mcpEndpoints(agent, env).map(async (endpoint) => {
-      const hit = listed.get(endpoint.url);
+      const hit = listed.get(listKey(endpoint));
       let tools = hit && Date.now() - hit.at < LIST_TTL_MS ? hit.tools : null;
       if (!tools) {
         try {
@@ -127,12 +143,13 @@ export async function mcpTools(agent: AgentDefinition, env: object): Promise<Too
             endpoint,
             async (client) => (await client.listTools()).tools as ListedTool[],
           );
-          listed.set(endpoint.url, { tools, at: Date.now() });
+          listed.set(listKey(endpoint), { tools, at: Date.now() });
         } catch (error) {
           log("warn", "MCP server not listed", {
             server: endpoint.server.name,
             error: String(error),
           });
+          unavailable.push({ server: endpoint.server.name, reason: unavailableReason(error) });
           return [];
         }
       }
@@ -142,5 +159,6 @@ export async function mcpTools(agent: AgentDefinition, env: object): Promise<Too
         .map((t) => asTool(endpoint, t));
     }),
   );
-  return lists.flat();
+  unavailable.sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
+  return { tools: lists.flat(), unavailable };
 }

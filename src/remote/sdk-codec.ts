@@ -5,7 +5,6 @@
  * or a parent task needs: the state, the answer text, the question when input is required.
  */
 import {
-  type AgentCard,
   Message,
   SendMessageRequest,
   type StreamResponse,
@@ -120,33 +119,4 @@ export function streamEventText(event: Record<string, unknown>): {
     return { kind: "task", text: "", state: t.status.state, taskId: t.id };
   }
   return { kind: "message", text: textOf((event.message as { parts?: Part[] })?.parts) };
-}
-
-/** A card in a few lines for the model. */
-export function cardSummary(card: AgentCard): string {
-  const json = card as unknown as {
-    name?: string;
-    description?: string;
-    version?: string;
-    supportedInterfaces?: Array<{
-      url?: string;
-      protocolBinding?: string;
-      protocolVersion?: string;
-    }>;
-    capabilities?: { streaming?: boolean; pushNotifications?: boolean };
-    skills?: Array<{ name?: string; description?: string }>;
-  };
-  const interfaces = (json.supportedInterfaces ?? [])
-    .map((i) => `${i.protocolBinding ?? "?"} ${i.protocolVersion ?? "?"} at ${i.url ?? "?"}`)
-    .join("; ");
-  const skills = (json.skills ?? []).map((s) => `- ${s.name}: ${s.description ?? ""}`);
-  return [
-    `${json.name ?? "?"} ${json.version ?? ""}`.trim(),
-    json.description ?? "",
-    `Interfaces: ${interfaces || "none listed"}`,
-    `Streaming: ${json.capabilities?.streaming ? "yes" : "no"}`,
-    ...(skills.length > 0 ? ["Skills:", ...skills] : []),
-  ]
-    .filter((l) => l !== "")
-    .join("\n");
 }

@@ -1,7 +1,7 @@
 /**
- * A task's artifacts, pinned: the streamed answer (one artifact named `answer`) and the task's
- * PROGRESS.json as it last saw it (artifact `progress`, one JSON data part); and how any
- * artifact is published.
+ * A task's artifacts, pinned: the streamed answer (one artifact named `answer`, its metadata
+ * carrying the task's `traceId`) and the task's PROGRESS.json as it last saw it (artifact
+ * `progress`, one JSON data part); and how any artifact is published.
  */
 import type { Artifact } from "../protocol/wire.ts";
 import type { EventLog } from "./event-log.ts";
@@ -10,9 +10,18 @@ import type { TaskStore } from "./task-store.ts";
 /** The id (and name) of the answer artifact. */
 export const ANSWER_ARTIFACT_ID = "answer";
 
-/** The answer artifact holding `text`. */
-export function answerArtifact(text: string): Artifact {
-  return { artifactId: ANSWER_ARTIFACT_ID, name: ANSWER_ARTIFACT_ID, parts: [{ text }] };
+/**
+ * The answer artifact holding `text`; with the task's `traceId` in its metadata when given (the
+ * stored artifact, and the stream's chunks that start, replace or end it), so that a client can
+ * tie the answer it scores or reports on to the trace.
+ */
+export function answerArtifact(text: string, traceId?: string): Artifact {
+  return {
+    artifactId: ANSWER_ARTIFACT_ID,
+    name: ANSWER_ARTIFACT_ID,
+    parts: [{ text }],
+    ...(traceId ? { metadata: { traceId } } : {}),
+  };
 }
 
 /** The id of the PROGRESS.json artifact. */

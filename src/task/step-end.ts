@@ -127,7 +127,7 @@ export class StepEnd {
         if (composed) task.emitAnswerChunk(answer, false, true);
         else if (loop.answerStarted) task.emitAnswerChunk("", true, true);
         if (answer !== "") {
-          task.store.putArtifact(answerArtifact(answer));
+          task.store.putArtifact(answerArtifact(answer, record.traceId));
           task.store.appendHistory(task.agentMessage(answer));
         }
         if (message) task.store.appendHistory(message);
@@ -193,7 +193,8 @@ export class StepEnd {
     task.log.batch(() => {
       task.transaction(() => {
         if (loop.answerStarted) task.emitAnswerChunk(loop.answerText, false, true);
-        if (loop.answerText !== "") task.store.putArtifact(answerArtifact(loop.answerText));
+        if (loop.answerText !== "")
+          task.store.putArtifact(answerArtifact(loop.answerText, task.store.record?.traceId));
         task.store.appendHistory(message);
       });
       task.setStatus("TASK_STATE_REJECTED", {
@@ -225,7 +226,10 @@ export class StepEnd {
   async fail(message: string): Promise<void> {
     const task = this.#task;
     const loop = task.loopState.get();
-    if (loop.answerStarted) task.store.putArtifact(answerArtifact(loop.answerText + loop.turnText));
+    if (loop.answerStarted)
+      task.store.putArtifact(
+        answerArtifact(loop.answerText + loop.turnText, task.store.record?.traceId),
+      );
     const record = task.store.record;
     if (record && loadConfig(this.#env).rollbackOnFailure) {
       const event = await rollBack(this.#workspace(), record.id).catch(() => null);

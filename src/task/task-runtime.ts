@@ -265,7 +265,10 @@ export class TaskRuntime {
     };
   }
 
-  /** Emits a chunk of the answer artifact (append, or replace when `append` is false). */
+  /**
+   * Emits a chunk of the answer artifact (append, or replace when `append` is false); a chunk that
+   * starts, replaces or ends the artifact carries the trace id in its metadata.
+   */
   emitAnswerChunk(text: string, append: boolean, lastChunk: boolean): void {
     const record = this.store.record;
     if (!record) return;
@@ -273,7 +276,7 @@ export class TaskRuntime {
       artifactUpdate: {
         taskId: record.id,
         contextId: record.contextId,
-        artifact: answerArtifact(text),
+        artifact: answerArtifact(text, !append || lastChunk ? record.traceId : undefined),
         append,
         lastChunk,
       },
@@ -283,14 +286,17 @@ export class TaskRuntime {
   /** Stores what was streamed of the answer as the task's artifact (cancel, failure). */
   keepPartialAnswer(): void {
     const loop = this.loopState.get();
-    if (loop.answerStarted) this.store.putArtifact(answerArtifact(loop.answerText + loop.turnText));
+    if (loop.answerStarted)
+      this.store.putArtifact(
+        answerArtifact(loop.answerText + loop.turnText, this.store.record?.traceId),
+      );
   }
 
   #partialAnswer(): Artifact[] {
     const record = this.store.record;
     const loop = this.loopState.get();
     if (!record || isTerminal(record.state) || !loop.answerStarted) return [];
-    return [answerArtifact(loop.answerText + loop.turnText)];
+    return [answerArtifact(loop.answerText + loop.turnText, record.traceId)];
   }
 
   /** Keeps `work` alive after the current call returns; its failure is logged. */

@@ -1,8 +1,8 @@
 /**
  * `run_code`: runs JavaScript or TypeScript in a fresh, sandboxed Worker isolate (see
  * run-code/sandbox.ts): a snippet, a workspace file (with the workspace's other JS/TS/JSON files
- * importable), or, in test mode, the workspace's `*.test.{js,ts}` files with a small built-in
- * test API. Output: a status line (exit code, time, test counts), the captured console output,
+ * importable; a JSON file that does not parse fails only the code importing it), or, in test
+ * mode, the workspace's `*.test.{js,ts}` files with a small built-in test API. Output: a status line (exit code, time, test counts), the captured console output,
  * the entry's return value, the error with its stack. Effects: ran = the workspace files whose
  * code ran (counts as verification for the gate). A test run is recorded in feature_status.json:
  * the feature it names (`feature`), and every feature whose test files it ran, get its counts.
@@ -71,6 +71,19 @@ async function readWhole(context: RunDeps, path: string): Promise<string | { err
   }
 }
 
+/**
+ * A JSON file as a module: its value, or (not JSON) a module that throws when imported, so a
+ * damaged file (a state file too) fails only the code that imports it, not every run.
+ */
+function jsonModule(path: string, source: string): SandboxProgram["modules"][string] {
+  try {
+    return { json: JSON.parse(source) };
+  } catch {
+    const error = JSON.stringify(`${path} is not valid JSON`);
+    return { js: `export default function () { throw new SyntaxError(${error}); }` };
+  }
+}
+
 /** Builds the program: workspace modules (within limits), the snippet, what to import. */
 async function program(
   data: z.infer<typeof Input>,
@@ -99,11 +112,7 @@ async function program(
     if (bytes > maxBytes)
       return { error: `the code files add up to more than ${maxBytes} bytes; name fewer in files` };
     if (path.endsWith(".json")) {
-      try {
-        modules[path] = { json: JSON.parse(source) };
-      } catch {
-        return { error: `${path} is not valid JSON` };
-      }
+      modules[path] = jsonModule(path, source);
       continue;
     }
     const module = toModule(path, source, names);

@@ -27,13 +27,17 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-/** A page that collects errors into `errors` and accepts confirm() dialogs. */
+/**
+ * A page (in a context of its own: its own localStorage) that collects errors into `errors` and
+ * accepts confirm() dialogs; the browser's language is `locale` (en-US unless given).
+ */
 export async function openPage(
   browser: Browser,
   errors: string[],
   viewport = { width: 1400, height: 900 },
+  locale = "en-US",
 ): Promise<Page> {
-  const page = await browser.newPage({ viewport });
+  const page = await browser.newPage({ viewport, locale });
   page.on("pageerror", (error) => errors.push(error.message));
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(message.text());

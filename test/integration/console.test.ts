@@ -1,10 +1,16 @@
 /**
  * The console's routes in workerd: the page with its security headers (a strict CSP with Trusted
- * Types), and its bundled script and stylesheet under content-hashed, immutable URLs.
+ * Types; images only from itself and the origins of the agents' https icons), its bundled script
+ * and stylesheet under content-hashed, immutable URLs, and what `/agents` tells it of each agent
+ * (icon, starter prompts).
  */
 import { describe, expect, it } from "vitest";
 import { CONSOLE_HASH } from "../../src/console/assets.generated.ts";
+import { iconOrigins } from "../../src/console/routes.ts";
 import { fetchWorker } from "../helpers/a2a.ts";
+import { callWorker, newUser } from "../helpers/as-user.ts";
+
+const cspOf = async () => (await fetchWorker("/console")).headers.get("content-security-policy");
 
 describe("/console", () => {
   it("serves the page with a strict CSP and hashed asset URLs", async () => {
@@ -36,5 +42,60 @@ describe("/console", () => {
     expect(styles).toContain(".markdown");
     expect(styles).not.toMatch(/@import/);
     expect((await fetchWorker("/console/", { redirect: "manual" })).status).toBe(308);
+  });
+
+  it("lists each agent's icon and starter prompts in /agents, for the console", async () => {
+    const body = (await (await fetchWorker("/agents")).json()) as {
+      agents: Array<{ name: string; icon?: string; starters: string[] }>;
+    };
+    const assistant = body.agents.find((a) => a.name === "assistant");
+    expect(assistant?.icon).toBe("🧭");
+    expect(assistant?.starters).toHaveLength(4);
+    expect(assistant?.starters[0]).toMatch(/^Plan and carry out a small project/);
+  });
+
+  it("lets in the images of the agents' https icons' origins, and no other", async () => {
+    expect(await cspOf()).toContain("img-src 'self' data:;");
+    const admin = await newUser("admin");
+    const put = (name: string, icon: string) =>
+      callWorker(`/api/admin/agents/${name}/identity`, {
+        method: "PUT",
+        headers: { Authorization: `Bearer ${admin.token}`, "content-type": "text/markdown" },
+        body: `---\nname: ${name}\ndescription: An icon test.\nicon: "${icon}"\n---\nHello.`,
+      });
+    const remove = (name: string) =>
+      callWorker(`/api/admin/agents/${name}/identity`, {
+        method: "DELETE",
+        headers: { Authorization: `Bearer ${admin.token}` },
+      });
+    try {
+      expect((await put("iconic", "https://Icons.Example.com:8443/bot.png?v=1")).status).toBe(200);
+      // A host may hold ";" or "*" after URL parsing: such an origin is never written.
+      expect((await put("sneaky", "https://a;script-src*.x/i.png")).status).toBe(200);
+      const csp = await cspOf();
+      expect(csp).toContain("img-src 'self' data: https://icons.example.com:8443;");
+      expect(csp).not.toContain("script-src*");
+      expect(csp?.match(/script-src [^;]*/)?.[0]).toBe("script-src 'self'");
+    } finally {
+      await remove("iconic");
+      await remove("sneaky");
+    }
+    expect(await cspOf()).toContain("img-src 'self' data:;");
+  });
+
+  it("keeps only plain https origins of icons", () => {
+    expect(
+      iconOrigins([
+        null,
+        "🧭",
+        "https://b.example/x.png",
+        "https://a.example/1.png",
+        "https://a.example/2.png",
+        "http://plain.example/x.png",
+        "https://[::1]/x.png",
+        "https://a b/",
+        "https://x.example;img-src*/y",
+      ]),
+    ).toEqual(["https://a.example", "https://b.example"]);
   });
 });

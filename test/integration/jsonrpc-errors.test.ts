@@ -72,6 +72,28 @@ describe("JSON-RPC errors", () => {
     expect(JSON.stringify(body.error?.data)).toContain("SendMessage");
   });
 
+  it("-32601 naming the method to call for older names such as message/sendSubscribe", async () => {
+    const call = (method: string, headers?: Record<string, string>) =>
+      post(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: {} }), headers);
+    const v03 = (await call("message/sendSubscribe", {})).body;
+    expect(v03.error?.code).toBe(-32601);
+    expect(v03.error?.message).toMatch(/^Method not found: message\/sendSubscribe \(A2A 0\.3 /);
+    expect(v03.error?.message).toMatch(
+      /; message\/sendSubscribe is an older name: call message\/stream \(A2A 0\.3; in A2A 1\.0: SendStreamingMessage\)$/,
+    );
+    const v1 = (await call("message/sendSubscribe")).body;
+    expect(v1.error?.code).toBe(-32601);
+    expect(v1.error?.message).toMatch(
+      /: call SendStreamingMessage \(A2A 1\.0; in A2A 0\.3: message\/stream\)$/,
+    );
+    expect((await call("tasks/sendSubscribe", {})).body.error?.message).toContain(
+      "call message/stream",
+    );
+    expect((await call("tasks/send", {})).body.error?.message).toContain("call message/send");
+    // Only the table's own names: an inherited property name gets no hint.
+    expect((await call("constructor", {})).body.error?.message).not.toContain("older name");
+  });
+
   it("-32602 with google.rpc.BadRequest field violations for invalid params", async () => {
     const cases: Array<[unknown, string]> = [
       [{}, "params.message"],

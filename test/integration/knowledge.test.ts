@@ -1,12 +1,14 @@
 /**
  * The knowledge base end to end in workerd: documents uploaded through the admin routes (mounted
- * on a fresh Hono app with the Worker's error mapping), found by the `search` tool (FTS5 in D1, bm25, at most 3 results, agent
- * scoping, hostile queries) and read by `fetch_document` in pages. Each test uses its own agent
- * names and ids: D1 storage is shared by the tests of this file.
+ * on a fresh Hono app with the Worker's error mapping), found by the `search` tool (FTS5 in D1,
+ * bm25, at most SEARCH_MAX_RESULTS results, agent scoping, hostile queries) and read by
+ * `fetch_document` in pages. Each test uses its own agent names and ids: D1 storage is shared by
+ * the tests of this file.
  */
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.ts";
 import { knowledgeAdminRoutes } from "../../src/knowledge/admin-routes.ts";
 import type { ToolContext } from "../../src/loop/contracts.ts";
 import { errorResponse } from "../../src/platform/http-error.ts";
@@ -195,7 +197,7 @@ describe("search", () => {
     );
   });
 
-  it("returns at most 3 results whatever limit is asked", async () => {
+  it("returns at most SEARCH_MAX_RESULTS (3) results whatever limit is asked", async () => {
     for (let i = 1; i <= 6; i++) {
       await put(`cap-${i}`, {
         agent: "capper",
@@ -209,6 +211,15 @@ describe("search", () => {
     expect(resultIds(one.content)).toHaveLength(1);
     const all = await searchDocuments(env.DB, { agent: "capper", query: "widget", limit: 10 });
     expect(all).toHaveLength(6);
+    // SEARCH_MAX_RESULTS moves the cap, and the answer says what it is.
+    const five = toolContext({
+      agent: "capper",
+      config: loadConfig({ ...env, SEARCH_MAX_RESULTS: "5" }),
+    });
+    const wide = await searchTool.run({ query: "widget", limit: 10 }, five);
+    expect(resultIds(wide.content)).toHaveLength(5);
+    expect(wide.content).toContain("(best first, at most 5 shown)");
+    expect(resultIds((await searchTool.run({ query: "widget" }, five)).content)).toHaveLength(5);
   });
 
   it("sees the agent's own documents and '*' documents, never another agent's", async () => {

@@ -3,13 +3,15 @@
  * (`docs`, URL from DOCS_MCP_URL, bearer token from DOCS_MCP_TOKEN); its tools join as
  * `docs__<tool>` and pass through the same hooks (events, output compaction) as the harness's own.
  * The server is a small MCP server on 127.0.0.1 built with the official MCP SDK (test/fake-mcp).
+ * A server that cannot list its tools is named, with the reason, at the end of the system prompt.
  */
 
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { mcpToolName } from "../../src/mcp/tools.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
-import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
-import { offeredTools, scenario, toolResults } from "../helpers/fake-model.ts";
+import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { modelRequests, offeredTools, scenario, toolResults } from "../helpers/fake-model.ts";
 import { toolTurn as tool } from "../helpers/turns.ts";
 
 type Part = { text?: string };
@@ -52,6 +54,77 @@ describe("MCP tools", () => {
       { path: "/agents/writer/" },
     );
     expect((await offeredTools(s.id)).some((t) => t.startsWith("docs__"))).toBe(false);
+  });
+
+  it("tells the model in one line which MCP server is unavailable and why; others still join", async () => {
+    // An uploaded agent with three servers: the fake one without its token (401), one where
+    // nothing listens, and the fake one with its token.
+    const identity = [
+      "---",
+      "name: mcpdown",
+      "description: An agent whose MCP servers fail.",
+      "version: 1.0.0",
+      "model: claude-sonnet-4-6",
+      "maxTurns: 3",
+      "maxTokens: 1024",
+      "mcp:",
+      "  - { name: docs, urlVar: DOCS_MCP_URL }",
+      '  - { name: gone, url: "http://127.0.0.1:9/mcp" }',
+      "  - { name: good, urlVar: DOCS_MCP_URL, authSecret: DOCS_MCP_TOKEN }",
+      "---",
+      "You are an agent for the MCP failure test.",
+    ].join("\n");
+    const admin = { Authorization: `Bearer ${env.ADMIN_API_KEY}` };
+    const path = "/api/admin/agents/mcpdown/identity";
+    const put = await fetchWorker(path, {
+      method: "PUT",
+      headers: { ...admin, "content-type": "text/markdown" },
+      body: identity,
+    });
+    expect(put.status, await put.clone().text()).toBe(200);
+    try {
+      const s = await scenario([{ text: "worked without them" }]);
+      const task = (
+        await rpc<{ task: WireTask }>(
+          "SendMessage",
+          { message: userMessage(`hi ${s.marker}`) },
+          { path: "/agents/mcpdown/" },
+        )
+      ).result?.task as WireTask;
+      expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+      const offered = await offeredTools(s.id);
+      expect(offered).toContain("good__lookup");
+      expect(offered.some((t) => t.startsWith("docs__") || t.startsWith("gone__"))).toBe(false);
+      const system = (await modelRequests(s.id))[0]?.body.system as Array<{
+        text: string;
+        cache_control?: unknown;
+      }>;
+      const note = system.at(-1);
+      expect(note?.cache_control).toBeUndefined();
+      const lines = note?.text.split("\n") ?? [];
+      expect(lines[0]).toBe("## Unavailable tool servers");
+      expect(lines[1]).toBe(
+        "- MCP server docs is unavailable (it answered HTTP 401: its credentials were refused): its tools (docs__*) are missing this turn.",
+      );
+      expect(lines[2]).toMatch(
+        /^- MCP server gone is unavailable \(.{1,160}\): its tools \(gone__\*\) are missing this turn\.$/,
+      );
+      expect(lines).toHaveLength(4);
+    } finally {
+      await fetchWorker(path, { method: "DELETE", headers: admin });
+    }
+  });
+
+  it("says nothing of MCP servers when every one lists its tools", async () => {
+    const s = await scenario([{ text: "fine" }]);
+    await rpc(
+      "SendMessage",
+      { message: userMessage(`fine ${s.marker}`) },
+      { path: "/agents/researcher/" },
+    );
+    expect(JSON.stringify((await modelRequests(s.id))[0]?.body.system)).not.toContain(
+      "Unavailable tool servers",
+    );
   });
 
   it("names tools within the Messages API's limits", () => {

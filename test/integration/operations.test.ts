@@ -10,6 +10,7 @@ import { sweepExpired } from "../../src/api/retention.ts";
 import { conversationScratchId } from "../../src/task/lineage.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../src/task/task-parts.ts";
+import { workspaceFor } from "../../src/workspace/client.ts";
 import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
 import { modelRequests, savingTurns, scenario } from "../helpers/fake-model.ts";
@@ -286,6 +287,23 @@ describe("privacy", () => {
     expect((await api(user.token, "/api/usage")).status).toBe(401);
     const after = await api(admin.token, `/api/users/${user.id}/data`);
     expect(after.body).toMatchObject({ tasks: [], agents: {}, scratchpads: {}, tokens: [] });
+  });
+});
+
+describe("privacy export of a long file", () => {
+  it("exports a file of more than one read page exactly", async () => {
+    const { user } = await userOtherAdmin();
+    const text = Array.from({ length: 4_500 }, (_, i) => `line ${i + 1}`).join("\n");
+    const written = await workspaceFor(env.WORKSPACES, "assistant", user.id).write(
+      "long.txt",
+      `${text}\n`,
+      { taskId: "t-export" },
+    );
+    expect(written.ok).toBe(true);
+    const exported = await api(user.token, `/api/users/${user.id}/data`);
+    const agents = (exported.body as { agents: Record<string, { files: Record<string, string> }> })
+      .agents;
+    expect(agents.assistant?.files["long.txt"]).toBe(`${text}\n`);
   });
 });
 

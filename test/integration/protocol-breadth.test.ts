@@ -259,7 +259,9 @@ describe("ListTasks", () => {
 
 describe("trace context", () => {
   it("takes the trace id from a W3C traceparent header", async () => {
-    const s = await scenario([{ text: "traced" }]);
+    // Over 512 characters: the answer streams in more than one chunk (answer-stream.ts).
+    const answer = "traced ".repeat(200);
+    const s = await scenario([{ text: answer, chunkSize: 50 }]);
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
     const sent = await rpc<{ task: WireTask }>(
       "SendMessage",
@@ -275,6 +277,25 @@ describe("trace context", () => {
       statusUpdate: { metadata: { traceId: string } };
     };
     expect(final.statusUpdate.metadata.traceId).toBe(traceId);
+    // The final answer artifact carries it too: stored, and on the stream's chunks that start
+    // and end it (not on every chunk between).
+    expect(sent.result?.task.artifacts?.[0]).toMatchObject({
+      artifactId: "answer",
+      parts: [{ text: answer }],
+      metadata: { traceId },
+    });
+    const chunks = events
+      .map((e) => (e.event as { artifactUpdate?: Record<string, unknown> }).artifactUpdate)
+      .filter((u): u is Record<string, unknown> => u !== undefined)
+      .map((u) => ({
+        append: u.append === true,
+        lastChunk: u.lastChunk === true,
+        traceId: (u.artifact as { metadata?: { traceId?: string } }).metadata?.traceId,
+      }));
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.at(0)).toEqual({ append: false, lastChunk: false, traceId });
+    expect(chunks.at(-1)).toMatchObject({ lastChunk: true, traceId });
+    for (const middle of chunks.slice(1, -1)) expect(middle.traceId).toBeUndefined();
     const bad = await rpc<{ task: WireTask }>(
       "SendMessage",
       { message: userMessage(`u ${s.marker}`) },

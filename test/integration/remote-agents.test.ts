@@ -63,8 +63,27 @@ describe("a2a tools", () => {
     expect(list).toContain("- remote-researcher: The researcher, served by another deployment");
     expect(list).toContain("[service binding HARNESS_SELF]");
     expect(list).toContain("- down: An agent that is down [http://127.0.0.1:9/]");
-    expect(card).toMatch(/^researcher 1\.0\.0/);
-    expect(card).toContain("JSONRPC 1.0 at https://self.test/agents/researcher/");
+    // The card itself, as compact JSON.
+    expect(JSON.parse(card as string)).toMatchObject({
+      name: "researcher",
+      version: "1.0.0",
+      url: "https://self.test/agents/researcher/",
+      interfaces: expect.arrayContaining([
+        {
+          url: "https://self.test/agents/researcher/",
+          protocolBinding: "JSONRPC",
+          protocolVersion: "1.0",
+        },
+      ]),
+      capabilities: { streaming: true, pushNotifications: true },
+      skills: expect.arrayContaining([
+        expect.objectContaining({
+          id: expect.any(String),
+          examples: expect.arrayContaining([expect.any(String)]),
+        }),
+      ]),
+      security: null,
+    });
   });
 
   it("calls a remote agent blocking, and not blocking then reads the task", async () => {

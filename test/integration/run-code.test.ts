@@ -85,6 +85,31 @@ enumless: {
     expect(main.effects?.ran).toEqual(["main.js", "src/math.ts"]);
   });
 
+  it("fails only the code that imports a JSON file that does not parse (a damaged state file too)", async () => {
+    const ctx = context(owner());
+    const meta = { taskId: ctx.taskId };
+    await ctx.workspace.write("config.json", '{"size": 3', meta);
+    await ctx.workspace.write("agent_state.json", '{"iteration": 2, oops', {
+      ...meta,
+      harness: true,
+    });
+    await ctx.workspace.write(
+      "sum.test.ts",
+      'test("adds", () => { expect(1 + 2).toBe(3); });\n',
+      meta,
+    );
+    const passed = await run({ mode: "test" }, ctx);
+    expect(passed.content.split("\n")[0]).toMatch(/exit 0 .* tests: 1 passed, 0 failed$/);
+    await ctx.workspace.write(
+      "config.test.ts",
+      'import config from "./config.json";\ntest("size", () => { expect(config.size).toBe(3); });\n',
+      meta,
+    );
+    const failed = await run({ mode: "test" }, ctx);
+    expect(failed.isError).toBe(true);
+    expect(failed.content).toContain("--- error ---\nSyntaxError: config.json is not valid JSON");
+  });
+
   it("has no network", async () => {
     const result = await run({
       code: 'export default async () => (await fetch("https://example.com/")).status;',

@@ -1,6 +1,7 @@
 // The console's client of the harness: the REST API (`/api/...`), A2A v1.0 JSON-RPC calls, and
 // JSON-RPC streams (SendStreamingMessage, SubscribeToTask) read as SSE with their event ids, so a
 // dropped stream can resume with Last-Event-ID. Every request carries the signed-in token.
+import { t } from "./i18n.js";
 
 const TOKEN_KEY = "a2a-token";
 let rpcId = 0;
@@ -36,7 +37,7 @@ export async function api(path, init = {}) {
   try {
     response = await fetch(path, { ...init, headers: headers(init.headers) });
   } catch {
-    throw failure("cannot reach the server", 0);
+    throw failure(t("cannotReach"), 0);
   }
   if (response.status === 204) return null;
   const body = await response.json().catch(() => ({}));
@@ -83,7 +84,7 @@ export async function stream(agent, method, params, { onEvent, signal, lastEvent
   }
   if (!(response.headers.get("content-type") || "").includes("text/event-stream")) {
     const body = await response.json().catch(() => ({}));
-    throw failure(body?.error ? `${body.error.message} (${body.error.code})` : "not a stream", 400);
+    throw failure(body?.error ? `${body.error.message} (${body.error.code})` : t("notStream"), 400);
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";

@@ -4,6 +4,7 @@
 // only to the browser that holds their ids). Deleting one erases it on the server too.
 import { api } from "./api.js";
 import { ago, el, icon } from "./dom.js";
+import { language, t } from "./i18n.js";
 import { shownText } from "./transcript.js";
 
 const MAX_KEPT = 200;
@@ -131,18 +132,15 @@ export async function fillTitles(user, items) {
 /** Renders the list; `open(contextId)` and `remove(item)` are the item's actions. */
 export function renderConversations(list, items, activeId, { open, remove }) {
   if (items.length === 0) {
-    list.replaceChildren(el("li", { class: "muted empty", text: "No conversations yet." }));
+    list.replaceChildren(el("li", { class: "muted empty", text: t("noConversations") }));
     return;
   }
   list.replaceChildren(
     ...items.map((item) => {
       const title =
         item.title ||
-        `Conversation of ${new Date(item.startedAt || item.updatedAt).toLocaleString()}`;
-      const meta = [
-        item.tasks ? `${item.tasks} task${item.tasks === 1 ? "" : "s"}` : "",
-        ago(item.updatedAt),
-      ]
+        t("conversationOf", new Date(item.startedAt || item.updatedAt).toLocaleString(language()));
+      const meta = [item.tasks ? t("tasks", item.tasks) : "", ago(item.updatedAt)]
         .filter(Boolean)
         .join(" · ");
       return el(
@@ -164,8 +162,8 @@ export function renderConversations(list, items, activeId, { open, remove }) {
           {
             type: "button",
             class: "icon-button",
-            title: "Delete conversation",
-            "aria-label": `Delete conversation: ${title}`,
+            title: t("deleteConversation"),
+            "aria-label": t("deleteConversationNamed", title),
             onclick: () => remove(item),
           },
           icon("trash"),

@@ -1,6 +1,7 @@
 // DOM helpers of the console: element construction (strings always become text nodes, never
 // markup), a query shorthand, and the icon set as inline SVG drawn from paths, so every icon
 // renders the same in every browser and font (no emoji, no private-use glyphs).
+import { language, t } from "./i18n.js";
 
 /** The first element matching `selector`. */
 export const $ = (selector, root = document) => root.querySelector(selector);
@@ -48,6 +49,7 @@ const ICONS = {
   "box-check": ["M3 3h10v10H3z", "M5.5 8l2 2 3.5-4"],
   play: { fill: ["M5 3.5l7 4.5-7 4.5z"] },
   spinner: ["M8 1.5a6.5 6.5 0 1 1-6.5 6.5"],
+  mic: ["M6 3.5a2 2 0 0 1 4 0v4a2 2 0 0 1-4 0z", "M3.5 7.5a4.5 4.5 0 0 0 9 0", "M8 12v2.5"],
 };
 
 /** An inline SVG icon (decorative: hidden from assistive technology; pair it with text). */
@@ -91,8 +93,8 @@ export function ago(iso) {
   const then = Date.parse(iso);
   if (!Number.isFinite(then)) return "";
   const s = Math.max(0, (Date.now() - then) / 1000);
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
-  return new Date(then).toLocaleDateString();
+  if (s < 60) return t("justNow");
+  if (s < 3600) return t("minutesAgo", Math.floor(s / 60));
+  if (s < 86400) return t("hoursAgo", Math.floor(s / 3600));
+  return new Date(then).toLocaleDateString(language());
 }

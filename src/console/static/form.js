@@ -1,6 +1,7 @@
 // The form that answers an input-required question: one field per property of the JSON schema
 // the agent sent (select for enums, checkbox for booleans, number, text), or a free-text answer
 // when there is no schema. Submitting sends the values as a data part (text for free answers).
+import { t } from "./i18n.js";
 
 /** The form schema an input-required status message carries (a question's or an approval's). */
 export function formOf(message) {
@@ -32,7 +33,7 @@ function field(name, spec, required) {
 export function askForm(schema, submit) {
   const form = document.createElement("form");
   form.className = "answer-form";
-  form.setAttribute("aria-label", "answer the agent");
+  form.setAttribute("aria-label", t("answerTheAgent"));
   const fields = Object.entries(schema?.properties || {});
   const label = (text, control) => {
     const node = document.createElement("label");
@@ -44,13 +45,13 @@ export function askForm(schema, submit) {
     area.name = "answer";
     area.rows = 2;
     area.required = true;
-    label("Your answer", area);
+    label(t("yourAnswer"), area);
   }
   for (const [name, spec] of fields)
     label(spec.title || name, field(name, spec, (schema.required || []).includes(name)));
   const button = document.createElement("button");
   button.type = "submit";
-  button.textContent = "Send answer";
+  button.textContent = t("sendAnswer");
   form.append(button);
   form.addEventListener("submit", (e) => {
     e.preventDefault();

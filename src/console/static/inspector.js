@@ -3,25 +3,26 @@
 // event's time since the task started and its raw JSON (GET /api/tasks/<id>/events).
 import { api, rpc, stateName, textOf } from "./api.js";
 import { $, el } from "./dom.js";
+import { language, t, term } from "./i18n.js";
 
 /** Lists the conversation's tasks (none for a new conversation). */
 export async function loadTasks(agent, contextId, open) {
   const list = $("#tasks");
   if (!contextId) {
-    list.replaceChildren(el("li", { class: "muted", text: "No tasks yet." }));
+    list.replaceChildren(el("li", { class: "muted", text: t("noTasks") }));
     return;
   }
   try {
     const page = await rpc(agent, "ListTasks", { contextId, pageSize: 20 });
     list.replaceChildren(
-      ...page.tasks.map((t) =>
+      ...page.tasks.map((task) =>
         el(
           "li",
           {},
           el(
             "button",
-            { type: "button", class: "link", onclick: () => open(t.id) },
-            `${stateName(t.status.state)} · ${t.id.slice(0, 8)} · ${new Date(t.status.timestamp).toLocaleTimeString()}`,
+            { type: "button", class: "link", onclick: () => open(task.id) },
+            `${stateOf(task.status)} · ${task.id.slice(0, 8)} · ${new Date(task.status.timestamp).toLocaleTimeString(language())}`,
           ),
         ),
       ),
@@ -31,15 +32,18 @@ export async function loadTasks(agent, contextId, open) {
   }
 }
 
+/** A status's state in the console's language. */
+const stateOf = (status) => term("states", stateName(status.state));
+
 function summarize(event) {
-  if (event.task) return `task ${stateName(event.task.status.state)}`;
+  if (event.task) return `${t("task")} ${stateOf(event.task.status)}`;
   if (event.statusUpdate) {
     const status = event.statusUpdate.status;
     const text = textOf(status.message);
-    return `${stateName(status.state)}${text ? `: ${text}` : ""}`.slice(0, 200);
+    return `${stateOf(status)}${text ? `: ${text}` : ""}`.slice(0, 200);
   }
   if (event.artifactUpdate)
-    return `${event.artifactUpdate.artifact.name || "artifact"}: ${textOf(event.artifactUpdate.artifact).slice(0, 120)}`;
+    return `${event.artifactUpdate.artifact.name || t("artifact")}: ${textOf(event.artifactUpdate.artifact).slice(0, 120)}`;
   return JSON.stringify(event).slice(0, 200);
 }
 
@@ -53,7 +57,7 @@ export async function inspect(agent, taskId) {
   if (!taskId) return;
   const panel = $("#inspector-body");
   $("#inspector").open = true;
-  panel.replaceChildren(el("p", { text: "loading…" }));
+  panel.replaceChildren(el("p", { text: t("loading") }));
   try {
     const [task, log] = await Promise.all([
       rpc(agent, "GetTask", { id: taskId }),
@@ -65,16 +69,21 @@ export async function inspect(agent, taskId) {
       el(
         "dl",
         { class: "facts" },
-        ...fact("task", task.id),
-        ...fact("state", stateName(task.status.state), `state-${stateName(task.status.state)}`),
-        ...fact("context", task.contextId),
-        ...fact("model", `${model.name || "?"} (${model.source || "?"})`),
+        ...fact(t("factTask"), task.id),
+        ...fact(t("factState"), stateOf(task.status), `state-${stateName(task.status.state)}`),
+        ...fact(t("factContext"), task.contextId),
+        ...fact(t("factModel"), `${model.name || "?"} (${model.source || "?"})`),
         ...fact(
-          "usage",
-          `${usage.inputTokens ?? 0} in · ${usage.outputTokens ?? 0} out · ${usage.cacheReadTokens ?? 0} cache read · ${usage.modelCalls ?? 0} model calls`,
+          t("factUsage"),
+          t("usage", {
+            in: usage.inputTokens ?? 0,
+            out: usage.outputTokens ?? 0,
+            cache: usage.cacheReadTokens ?? 0,
+            calls: usage.modelCalls ?? 0,
+          }),
         ),
       ),
-      el("h3", { text: "Artifacts" }),
+      el("h3", { text: t("artifacts") }),
       ...(task.artifacts || []).map((a) =>
         el(
           "details",
@@ -83,7 +92,7 @@ export async function inspect(agent, taskId) {
           el("pre", { text: textOf(a) }),
         ),
       ),
-      el("h3", { text: "History" }),
+      el("h3", { text: t("history") }),
       el(
         "ol",
         { class: "history" },
@@ -91,25 +100,19 @@ export async function inspect(agent, taskId) {
           el(
             "li",
             {},
-            el("strong", { text: m.role === "ROLE_USER" ? "user: " : "agent: " }),
+            el("strong", { text: m.role === "ROLE_USER" ? t("fromUser") : t("fromAgent") }),
             textOf(m) || JSON.stringify(m.parts?.[1]?.data ?? m.parts?.[0]?.data ?? ""),
           ),
         ),
       ),
-      el("h3", { text: `Event log (${log.events.length})` }),
+      el("h3", { text: t("eventLog", log.events.length) }),
       el(
         "table",
         { class: "log" },
         el(
           "thead",
           {},
-          el(
-            "tr",
-            {},
-            ...["#", "+ms", "kind", "what (open for the raw event)"].map((h) =>
-              el("th", { scope: "col", text: h }),
-            ),
-          ),
+          el("tr", {}, ...t("logHeads").map((h) => el("th", { scope: "col", text: h }))),
         ),
         el(
           "tbody",

@@ -1,8 +1,11 @@
 // The harness's web console (served at /console): agents, the caller's conversations to reopen,
 // a streaming chat that shows the harness's events, answers input-required forms and stops a
-// running task, and a task inspector. Plain browser JavaScript modules bundled by esbuild; it
-// speaks A2A v1.0 JSON-RPC and the REST API to the same endpoints as any client.
+// running task, and a task inspector; starter prompts on an empty conversation, "@agent" to write
+// to another agent, voice input, in English or Portuguese (Brazil). Plain browser JavaScript
+// modules bundled by esbuild; it speaks A2A v1.0 JSON-RPC and the REST API to the same endpoints
+// as any client.
 import { api, auth } from "./api.js";
+import { wireComposer } from "./composer.js";
 import {
   currentOf,
   fillTitles,
@@ -13,11 +16,12 @@ import {
   setCurrent,
 } from "./conversations.js";
 import { $, icon } from "./dom.js";
+import { language, setLanguage, t, term, translatePage } from "./i18n.js";
 import { inspect, loadTasks } from "./inspector.js";
-import { loadCard, loadRoster, markSelected, showNames } from "./roster.js";
+import { agentIcon, loadCard, loadRoster, markSelected, showNames } from "./roster.js";
+import { starterChips } from "./starters.js";
 import { View } from "./view.js";
 
-const TITLE = "A2A edge harness console";
 const app = { user: null, view: null, listRound: 0 };
 const transcript = $("#transcript");
 let stick = true;
@@ -31,14 +35,13 @@ function announce(text) {
 async function whoAmI() {
   try {
     app.user = (await api("/api/me")).user;
-    $("#who").textContent =
-      app.user === "anonymous" ? "open (no sign-in needed)" : `signed in as ${app.user}`;
+    $("#who").textContent = app.user === "anonymous" ? t("whoOpen") : t("whoSignedIn", app.user);
     $("#signin").hidden = true;
     $("#signout").hidden = !auth.token;
     return true;
   } catch (error) {
     app.user = null;
-    $("#who").textContent = error.status === 401 ? "sign in with a token" : error.message;
+    $("#who").textContent = error.status === 401 ? t("whoSignIn") : error.message;
     $("#signin").hidden = false;
     $("#signout").hidden = true;
     return false;
@@ -51,11 +54,30 @@ async function showRoster() {
   selectAgent(await loadRoster(selectAgent));
 }
 
-function selectAgent(name) {
+/** Opens `name` on `contextId` (by default the conversation last open for it; null: a new one). */
+function selectAgent(name, contextId = currentOf(app.user, name)) {
   if (!name) return;
   markSelected(name);
-  openConversation(name, currentOf(app.user, name));
+  openConversation(name, contextId);
   loadCard(name, (shown) => app.view?.agent === shown);
+}
+
+/** A message addressed to `agent` ("@agent ..."): a new conversation with it, unless it is open. */
+function address(agent, text) {
+  if (agent !== app.view.agent) {
+    setCurrent(app.user, agent, null);
+    selectAgent(agent, null);
+  }
+  if (text) app.view.send([{ text }]);
+}
+
+/** Redraws everything in the language just chosen, the open conversation included. */
+async function relabel() {
+  const open = app.view;
+  if (!(await whoAmI())) return showNames();
+  const next = await loadRoster(selectAgent);
+  if (open) selectAgent(open.agent, open.contextId);
+  else selectAgent(next);
 }
 
 // ---- conversations ---------------------------------------------------------------------------
@@ -78,22 +100,25 @@ const viewHooks = {
   },
   changed(view, turn, { sent = false } = {}) {
     if (view !== app.view) return;
-    if (sent) stick = true;
+    if (sent) {
+      stick = true;
+      view.list.querySelector(".starters")?.remove();
+    }
     if (stick) transcript.scrollTop = transcript.scrollHeight;
     showActivity();
     if (turn.live && turn.state !== turn.announced) {
       turn.announced = turn.state;
       const said = turn.status.textContent;
       const words = {
-        working: `${view.agent} is working`,
-        completed: `${view.agent} answered: ${turn.answer.slice(0, 300)}`,
-        "input-required": `${view.agent} asks: ${said}`,
-        canceled: "The task was stopped.",
-        failed: `The task failed: ${said}`,
-        rejected: `${view.agent} declined the request. ${said}`,
-        error: said,
+        working: () => t("saidWorking", view.agent),
+        completed: () => t("saidAnswered", view.agent, turn.answer.slice(0, 300)),
+        "input-required": () => t("saidAsks", view.agent, said),
+        canceled: () => t("saidStopped"),
+        failed: () => t("saidFailed", said),
+        rejected: () => t("saidDeclined", view.agent, said),
+        error: () => said,
       };
-      if (words[turn.state]) announce(words[turn.state]);
+      if (Object.hasOwn(words, turn.state)) announce(words[turn.state]());
     }
   },
   ended(view) {
@@ -111,24 +136,19 @@ const viewHooks = {
 };
 
 function showHeading(view) {
+  $("#agent-icon").replaceChildren(agentIcon(view.agent) ?? "");
   $("#agent-name").textContent = view.agent;
-  $("#conversation-title").textContent = view.title || (view.contextId ? "" : "New conversation");
+  $("#conversation-title").textContent = view.title || (view.contextId ? "" : t("newConversation"));
 }
-
-const DOING = {
-  submitted: "starting",
-  "input-required": "waiting for your answer",
-  "auth-required": "waiting for authorization",
-};
 
 function showActivity() {
   const running = app.view?.running;
   $("#stop").hidden = !running;
   $("#activity").hidden = !running;
   $("#activity-text").textContent = running
-    ? `${app.view.agent} is ${DOING[running.state] || "working"}…`
+    ? t("agentIs", app.view.agent, term("doing", running.state, term("doing", "working")))
     : "";
-  document.title = running ? `(working) ${TITLE}` : TITLE;
+  document.title = running ? `${t("working")} ${t("title")}` : t("title");
 }
 
 function openConversation(agent, contextId) {
@@ -136,6 +156,7 @@ function openConversation(agent, contextId) {
   const view = new View(agent, contextId, viewHooks);
   app.view = view;
   transcript.replaceChildren(view.list);
+  if (!contextId) view.list.append(starterChips(agent, (text) => view.send([{ text }])) ?? "");
   stick = true;
   showHeading(view);
   showActivity();
@@ -180,15 +201,15 @@ async function refreshConversations() {
 }
 
 async function removeConversation(item) {
-  const title = item.title || "this conversation";
-  if (!window.confirm(`Delete “${title}”? Its tasks are erased on the server too.`)) return;
+  const title = item.title || t("thisConversation");
+  if (!window.confirm(t("confirmDelete", title))) return;
   try {
     await api(`/api/sessions/${encodeURIComponent(item.contextId)}`, { method: "DELETE" });
   } catch (error) {
-    if (error.status !== 404) return announce(`Could not delete it: ${error.message}`);
+    if (error.status !== 404) return announce(t("couldNotDelete", error.message));
   }
   forget(app.user, item.contextId);
-  announce(`Deleted “${title}”.`);
+  announce(t("deleted", title));
   if (app.view.contextId === item.contextId) newConversation();
   else refreshConversations();
 }
@@ -204,21 +225,18 @@ function wire() {
   transcript.addEventListener("scroll", () => {
     stick = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 60;
   });
-  $("#composer").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const text = $("#prompt").value.trim();
-    if (!text || !app.view) return;
-    $("#prompt").value = "";
-    app.view.send([{ text }]);
+  wireComposer({
+    ready: () => Boolean(app.view),
+    send: (text) => app.view.send([{ text }]),
+    address,
+    running: () => Boolean(app.view?.running),
+    stop: () => app.view.stop(),
+    announce,
   });
-  $("#prompt").addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-      e.preventDefault();
-      $("#composer").requestSubmit();
-    } else if (e.key === "Escape" && app.view?.running) {
-      e.preventDefault();
-      app.view.stop();
-    }
+  $("#lang").value = language();
+  $("#lang").addEventListener("change", () => {
+    setLanguage($("#lang").value);
+    relabel();
   });
   $("#stop").addEventListener("click", () => app.view?.stop());
   $("#new-chat").addEventListener("click", newConversation);
@@ -246,6 +264,8 @@ function wire() {
 }
 
 async function boot() {
+  translatePage();
+  document.title = t("title");
   wire();
   if (await whoAmI()) return showRoster();
   await showNames();

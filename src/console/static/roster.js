@@ -1,14 +1,56 @@
 // The console's agent roster and the chosen agent's card: the list of agents as buttons (the
-// chosen one pressed), the agent chosen last in this browser, and the card's description and
-// skills. Knows nothing of conversations: the caller says what choosing an agent does.
+// chosen one pressed, each with its icon), the agent chosen last in this browser, what `/agents`
+// says of each (icon, starter prompts), and the card's description and skills. Knows nothing of
+// conversations: the caller says what choosing an agent does.
 import { api } from "./api.js";
 import { $, el } from "./dom.js";
+import { t } from "./i18n.js";
 
 const LAST_AGENT = "a2a-console:agent";
+/** The agents of the last roster, by name: { name, description, icon, starters }. */
+const roster = new Map();
+
+/** What the roster says of `name` (an unknown agent: no icon, no starters). */
+export function agentInfo(name) {
+  return roster.get(name) ?? { name, description: "", icon: "", starters: [] };
+}
+
+/** The roster's agent names, in its order. */
+export const agentNames = () => [...roster.keys()];
+
+/**
+ * The agent's icon: an https image (its origin is in the page's CSP; decorative, the name is
+ * beside it; gone if it fails to load) or the emoji as text; null when it has none.
+ */
+export function agentIcon(name) {
+  const mark = agentInfo(name).icon;
+  if (typeof mark !== "string" || !mark) return null;
+  if (/^https:\/\//.test(mark))
+    return el("img", {
+      class: "agent-icon",
+      src: mark,
+      alt: "",
+      width: 20,
+      height: 20,
+      referrerpolicy: "no-referrer",
+      onerror: (e) => e.target.remove(),
+    });
+  return el("span", { class: "agent-icon", "aria-hidden": "true", text: mark });
+}
 
 /** Draws the roster of `/agents`; resolves with the agent to open (last chosen, else default). */
 export async function loadRoster(onSelect) {
   const list = await api("/agents");
+  roster.clear();
+  for (const agent of list.agents)
+    roster.set(agent.name, {
+      name: agent.name,
+      description: String(agent.description ?? ""),
+      icon: typeof agent.icon === "string" ? agent.icon : "",
+      starters: Array.isArray(agent.starters)
+        ? agent.starters.filter((s) => typeof s === "string")
+        : [],
+    });
   $("#roster").replaceChildren(
     ...list.agents.map((agent) =>
       el(
@@ -23,7 +65,12 @@ export async function loadRoster(onSelect) {
             "aria-pressed": "false",
             onclick: () => onSelect(agent.name),
           },
-          el("strong", { text: agent.name }),
+          el(
+            "span",
+            { class: "agent-name" },
+            agentIcon(agent.name),
+            el("strong", { text: agent.name }),
+          ),
           el("span", { class: "muted", text: agent.description }),
         ),
       ),
@@ -44,19 +91,19 @@ export function markSelected(name) {
 /** Shows `name`'s card, unless `stillShowing(name)` is false once it arrives. */
 export async function loadCard(name, stillShowing) {
   const about = $("#agent-card");
-  about.replaceChildren(el("p", { class: "muted", text: "loading the card…" }));
+  about.replaceChildren(el("p", { class: "muted", text: t("loadingCard") }));
   let card;
   try {
     card = await api(`/agents/${encodeURIComponent(name)}/.well-known/agent-card.json`);
   } catch (error) {
-    card = { description: `The card could not be loaded: ${error.message}` };
+    card = { description: t("cardFailed", error.message) };
   }
   if (!stillShowing(name)) return;
   about.replaceChildren(
     el("p", { text: card.description || "" }),
     el(
       "ul",
-      { class: "skills", "aria-label": "skills" },
+      { class: "skills", "aria-label": t("skills") },
       ...(card.skills || []).map((s) => el("li", { title: s.description || "" }, s.name)),
     ),
   );

@@ -4,6 +4,7 @@
 import { api, rpc, textOf } from "./api.js";
 import { el } from "./dom.js";
 import { formOf } from "./form.js";
+import { t } from "./i18n.js";
 import { harnessEvent, Turn } from "./turn.js";
 
 /** The most tasks of one conversation that are shown (ListTasks' largest page). */
@@ -57,7 +58,7 @@ export function userBubble(parts) {
   return el(
     "li",
     { class: "turn user-turn" },
-    el("div", { class: "who", text: "you" }),
+    el("div", { class: "who", text: t("you") }),
     el("div", { class: "said", text: shownText(parts) }),
   );
 }

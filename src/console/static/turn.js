@@ -4,6 +4,7 @@
 import { stateName, TERMINAL, textOf } from "./api.js";
 import { el, icon, srOnly } from "./dom.js";
 import { askForm, formOf } from "./form.js";
+import { t, term } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 
 /** Extension URI of the harness's events. */
@@ -37,11 +38,7 @@ const HOOK_KINDS = new Set([
   "output_truncated",
   "output_compacted",
 ]);
-const TODO = {
-  completed: ["box-check", "done"],
-  in_progress: ["play", "in progress"],
-  pending: ["box", "to do"],
-};
+const TODO_ICONS = { completed: "box-check", in_progress: "play", pending: "box" };
 
 /** The harness event a message carries, or null. */
 export function harnessEvent(message) {
@@ -64,9 +61,9 @@ export class Turn {
     this.streaming = false;
     this.state = "submitted";
     this.answer = "";
-    this.events = el("ol", { class: "events", "aria-label": "what the agent did" });
+    this.events = el("ol", { class: "events", "aria-label": t("agentDid") });
     this.text = el("div", { class: "answer markdown" });
-    this.status = el("p", { class: "status state-submitted busy" }, icon("spinner"), "sending…");
+    this.status = el("p", { class: "status state-submitted busy" }, icon("spinner"), t("sending"));
     this.actions = el("div", { class: "actions" });
     this.node = el(
       "li",
@@ -87,7 +84,7 @@ export class Turn {
   /** Shows a failure of the console's own request (the task, if any, is not changed by it). */
   fail(text) {
     this.state = "error";
-    this.status.replaceChildren(icon("cross"), `error: ${text}`);
+    this.status.replaceChildren(icon("cross"), t("error", text));
     this.status.className = "status state-failed";
     this.hooks.changed(this);
   }
@@ -119,8 +116,8 @@ export class Turn {
     const item = el(
       "li",
       { class: `event kind-${kind}${HOOK_KINDS.has(kind) ? " hook" : ""}`, "data-kind": kind },
-      icon(EVENT_ICONS[kind] || "dot"),
-      el("span", { class: "kind", text: kind.replaceAll("_", " ") }),
+      icon(Object.hasOwn(EVENT_ICONS, kind) ? EVENT_ICONS[kind] : "dot"),
+      el("span", { class: "kind", text: term("kinds", kind, kind.replaceAll("_", " ")) }),
       el("span", { class: "text", text }),
       data.agent && data.agent !== this.agent
         ? el("span", { class: "muted", text: `[${data.agent}]` })
@@ -131,17 +128,18 @@ export class Turn {
         el(
           "ul",
           { class: "plan" },
-          ...data.detail.todos.map((t) => {
-            const [name, label] = TODO[t.status] || TODO.pending;
+          ...data.detail.todos.map((todo) => {
+            const status = Object.hasOwn(TODO_ICONS, todo.status) ? todo.status : "pending";
             // The agent a step is delegated to; the planning agent's own steps carry no tag.
-            const owner = typeof t.agent === "string" && t.agent !== data.agent ? t.agent : "";
+            const owner =
+              typeof todo.agent === "string" && todo.agent !== data.agent ? todo.agent : "";
             return el(
               "li",
-              { class: `todo ${t.status}` },
-              icon(name),
-              srOnly(`${label}: `),
+              { class: `todo ${todo.status}` },
+              icon(TODO_ICONS[status]),
+              srOnly(`${term("todo", status)}: `),
               owner ? el("span", { class: "owner", text: `[${owner}] ` }) : null,
-              String(t.content ?? ""),
+              String(todo.content ?? ""),
             );
           }),
         ),
@@ -170,7 +168,7 @@ export class Turn {
     const name = stateName(status.state) || "working";
     this.state = name;
     const text = textOf(status.message);
-    const label = name === "input-required" && answered ? "asked" : name;
+    const label = term("states", name === "input-required" && answered ? "asked" : name);
     const mark =
       name === "completed"
         ? icon("check")
@@ -185,7 +183,7 @@ export class Turn {
       el(
         "button",
         { type: "button", class: "link", onclick: () => this.hooks.inspect(this.taskId) },
-        "inspect task",
+        t("inspectTask"),
       ),
     );
     if (TERMINAL.has(name) && this.answer)
@@ -197,7 +195,7 @@ export class Turn {
             class: "link",
             onclick: () => navigator.clipboard?.writeText(this.answer),
           },
-          "copy answer",
+          t("copyAnswer"),
         ),
       );
     if (name === "input-required" && !answered) {

@@ -5,6 +5,7 @@
 // conversation. Closing a view stops reading its streams; the tasks go on on the server.
 import { rpc, stream } from "./api.js";
 import { el } from "./dom.js";
+import { t } from "./i18n.js";
 import { loadConversation, renderTask, shownText, userBubble } from "./transcript.js";
 import { Turn } from "./turn.js";
 
@@ -23,7 +24,7 @@ export class View {
     this.turns = [];
     this.streams = new Set();
     this.closed = false;
-    this.list = el("ol", { class: "messages", "aria-label": "conversation" });
+    this.list = el("ol", { class: "messages", "aria-label": t("conversationList") });
     this.hooks = {
       send: (parts, taskId) => this.send(parts, taskId),
       inspect: (taskId) => app.inspect(taskId),
@@ -38,12 +39,12 @@ export class View {
   }
 
   async #restore() {
-    const note = el("li", { class: "note", role: "status", text: "Loading the conversation…" });
+    const note = el("li", { class: "note", role: "status", text: t("loadingConversation") });
     this.list.prepend(note);
     try {
       const conversation = await loadConversation(this.agent, this.contextId);
       if (!conversation) {
-        note.textContent = "This conversation is no longer on the server.";
+        note.textContent = t("conversationGone");
         this.app.gone(this);
         return;
       }
@@ -61,7 +62,7 @@ export class View {
       this.list.prepend(...nodes);
       for (const [taskId, shown] of follow) this.#follow(taskId, shown);
     } catch (error) {
-      note.textContent = `The conversation could not be loaded: ${error.message}`;
+      note.textContent = t("conversationFailed", error.message);
     }
   }
 
@@ -122,7 +123,7 @@ export class View {
       const task = await rpc(this.agent, "CancelTask", { id: turn.taskId });
       if (!turn.streaming) turn.setState(task.status);
     } catch (error) {
-      turn.fail(`could not stop: ${error.message}`);
+      turn.fail(t("couldNotStop", error.message));
     }
   }
 
@@ -159,8 +160,7 @@ export class View {
         }
         const turn = entry.turn;
         if (!turn.running || this.closed || turn.state.endsWith("-required")) return;
-        if (attempt > RESUME_ATTEMPTS)
-          throw new Error("the stream dropped; reload to follow the task");
+        if (attempt > RESUME_ATTEMPTS) throw new Error(t("streamDropped"));
         await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
         method = "SubscribeToTask";
         params = { id: turn.taskId };

@@ -467,6 +467,14 @@ describe("AgentRegistry", () => {
     expect(bundledAgents()).toBe(registry);
   });
 
+  it("tells the researcher how many documents to read and to stop at a cap message", () => {
+    const prompt = bundledAgents().get("researcher")?.systemPrompt ?? "";
+    expect(prompt).toContain("Read the 3-5 most relevant documents");
+    expect(prompt).toContain(
+      "When a tool answers that it has reached its limit, do not call it again",
+    );
+  });
+
   it("looks agents up by name and lists them sorted", () => {
     const registry = new AgentRegistry([
       { file: "agents/zed/IDENTITY.md", text: identity(["name: zed"]) },

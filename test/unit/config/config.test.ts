@@ -33,6 +33,17 @@ describe("configuration", () => {
     expect(loadConfig({ PUBLIC_URL: "", A2A_API_KEY: "" }).a2aApiKey).toBeUndefined();
   });
 
+  it("reads the retrieval limits: SEARCH_MAX_RESULTS (3, 1-20) and the per-tool call caps", () => {
+    expect(loadConfig({}).searchMaxResults).toBe(3);
+    expect(loadConfig({ SEARCH_MAX_RESULTS: "7" }).searchMaxResults).toBe(7);
+    for (const bad of ["0", "21", "2.5", "many"])
+      expect(() => loadConfig({ SEARCH_MAX_RESULTS: bad }), bad).toThrow(/SEARCH_MAX_RESULTS/);
+    expect(loadConfig({ SEARCH_MAX_CALLS: "0" }).toolCallCaps.search).toBe(0);
+    expect(() => loadConfig({ FETCH_DOCUMENT_MAX_CALLS: "-1" })).toThrow(
+      /FETCH_DOCUMENT_MAX_CALLS/,
+    );
+  });
+
   it("caps push notification configs per task at MAX_PUSH_CONFIGS_PER_TASK (10, at least 1)", () => {
     expect(loadConfig({}).maxPushConfigsPerTask).toBe(10);
     expect(loadConfig({ MAX_PUSH_CONFIGS_PER_TASK: "3" }).maxPushConfigsPerTask).toBe(3);

@@ -41,6 +41,28 @@ describe("caps", () => {
     expect(second.result.content).toContain("used 1 times in this task");
   });
 
+  it("caps search and fetch_document at SEARCH_MAX_CALLS and FETCH_DOCUMENT_MAX_CALLS", async () => {
+    const { ctx, events } = hookContext({
+      TOOL_CALL_CAPS: "search:9,fetch_document:9,web_fetch:4",
+      SEARCH_MAX_CALLS: "1",
+      FETCH_DOCUMENT_MAX_CALLS: "2",
+    });
+    expect(ctx.config.toolCallCaps).toEqual({ search: 1, fetch_document: 2, web_fetch: 4 });
+    expect(await capsHook.beforeTool?.(ctx, call("search"))).toBeUndefined();
+    const search = await capsHook.beforeTool?.(ctx, call("search"));
+    if (!search || !("result" in search)) throw new Error("expected a result");
+    expect(search.result.isError).toBeUndefined();
+    expect(search.result.content).toMatch(/^search has been used 1 times in this task/);
+    for (let i = 0; i < 2; i++)
+      expect(await capsHook.beforeTool?.(ctx, call("fetch_document"))).toBeUndefined();
+    expect(await capsHook.beforeTool?.(ctx, call("fetch_document"))).toMatchObject({
+      result: { content: expect.stringMatching(/^fetch_document has been used 2 times/) },
+    });
+    expect(events.map((e) => e.tool)).toEqual(["search", "fetch_document"]);
+    // Unset (or empty), the TOOL_CALL_CAPS entries stand.
+    expect(hookContext({ SEARCH_MAX_CALLS: "" }).ctx.config.toolCallCaps.search).toBe(5);
+  });
+
   it("uses the documented default caps", () => {
     expect(hookContext().ctx.config.toolCallCaps).toEqual({
       web_fetch: 10,
