@@ -44,6 +44,8 @@ export default defineConfig(async () => {
             TOOL_CALL_CAPS:
               "web_fetch:10,fetch_document:10,search:5,grep_files:10,a2a_call:10,a2a_call_streaming:10,a2a_discover:10,progress_read:2",
             ADMIN_API_KEY: "test-admin-key",
+            // Not the built-in default, so a test sees an agent that names no model run on it.
+            DEFAULT_MODEL: "claude-opus-4-6",
             // Remote A2A agents for the agent-network tests: this Worker itself, reached through a
             // service binding (HARNESS_SELF) as Workers on one account reach each other, calling as
             // the admin key (a remote sub-agent shares the scratchpad with a parent of the same

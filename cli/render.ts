@@ -1,8 +1,9 @@
 /**
  * How the CLI shows a task as it happens: answer text as it streams, one line per tool call,
- * hook intervention, plan change and sub-agent delegation (the harness's events; any other
- * agent's status messages as plain lines), the state changes, and what an input-required pause
- * asks. Works on the v1.0 JSON form of events, whatever the agent's protocol version.
+ * hook intervention, plan change (and a line per step, tagged with the agent a step is delegated
+ * to) and sub-agent delegation (the harness's events; any other agent's status messages as plain
+ * lines), the state changes, and what an input-required pause asks. Works on the v1.0 JSON form
+ * of events, whatever the agent's protocol version.
  */
 
 type Json = Record<string, unknown>;
@@ -42,6 +43,7 @@ const ICON: Record<string, string> = {
   loop_warning: "!",
   cap_reached: "!",
   turn_limit: "!",
+  time_limit: "!",
   output_truncated: "…",
   output_compacted: "…",
   checkpoint: "⎌",
@@ -51,6 +53,24 @@ const ICON: Record<string, string> = {
   subagent: "⇢",
   remote: "⇢",
 };
+
+const STEP_MARK: Record<string, string> = { completed: "[x]", in_progress: "[~]", pending: "[ ]" };
+
+/**
+ * The steps of a `plan` event, one line each: its status mark, the tag of the agent it is
+ * delegated to (a step of the planning agent itself has none), its text.
+ */
+export function planSteps(data: Json): string[] {
+  const todos = (data.detail as { todos?: unknown } | undefined)?.todos;
+  if (!Array.isArray(todos)) return [];
+  return todos.map((todo: Json) => {
+    const owner = typeof todo.agent === "string" && todo.agent !== data.agent ? todo.agent : "";
+    const mark = STEP_MARK[String(todo.status)] ?? "[ ]";
+    // One line each, whatever the model wrote: control characters (escapes too) become spaces.
+    const text = String(todo.content ?? "").replace(/\p{Cc}+/gu, " ");
+    return `${mark} ${owner ? `[${owner}] ` : ""}${text}`;
+  });
+}
 
 /** A short, readable state name (TASK_STATE_INPUT_REQUIRED -> input-required). */
 export const stateName = (state: unknown) =>
@@ -159,6 +179,7 @@ export class TaskView {
       this.#line(
         `${paint(this.#out, "36", `  ${ICON[kind] ?? "·"} ${kind}`)} ${event.text}${agent}`,
       );
+      if (kind === "plan") for (const step of planSteps(event.data)) this.#line(`      ${step}`);
       return;
     }
     if (state !== this.state) {

@@ -1,10 +1,11 @@
 /**
  * The IDENTITY.md frontmatter schema (zod): every key, its default and the message a bad value
  * gets, plus the thinking budget a frontmatter asks for.
- * Contract: pure (imports only zod); parseIdentity (identity.ts) turns its issues into
+ * Contract: pure (imports only zod and ./models.ts); parseIdentity (identity.ts) turns its issues into
  * IdentityErrors with positions.
  */
 import { z } from "zod";
+import { EFFORT_LEVELS, effortProblem } from "./models.ts";
 
 /** Thinking budget used when the frontmatter says `thinking: true`. */
 export const DEFAULT_THINKING_BUDGET = 4096;
@@ -88,7 +89,8 @@ export const AgentFrontmatterSchema = z
       .string({ error: "expected a version string like 1.2.3 (quote it if YAML reads a number)" })
       .regex(/^\d+\.\d+\.\d+([-+].*)?$/, { error: "expected a version like 1.2.3" })
       .default("1.0.0"),
-    model: nonEmpty(200).default("claude-sonnet-4-6"),
+    /** Absent: the deployment's `DEFAULT_MODEL` (see identity.ts). */
+    model: nonEmpty(200).optional(),
     maxTurns: intBetween(1, 500).default(50),
     maxTokens: intBetween(256, 128000).default(8192),
     thinking: z
@@ -100,7 +102,7 @@ export const AgentFrontmatterSchema = z
         { error: "expected true, false or { budgetTokens: <integer of at least 1024> }" },
       )
       .optional(),
-    effort: z.enum(["low", "medium", "high"], { error: "expected low, medium or high" }).optional(),
+    effort: z.enum(EFFORT_LEVELS, { error: "expected low, medium, high or max" }).optional(),
     tools: z
       .strictObject(
         {
@@ -162,6 +164,11 @@ export const AgentFrontmatterSchema = z
         message: `the thinking budget (${budget} tokens) must be less than maxTokens (${fm.maxTokens})`,
       });
     }
+    // Checked against the model the file names; on the deployment's default model the loop
+    // sends the highest level that model takes (models.ts effortFor).
+    const problem =
+      fm.effort && typeof fm.model === "string" ? effortProblem(fm.effort, fm.model) : null;
+    if (problem) ctx.addIssue({ code: "custom", path: ["effort"], message: problem });
   });
 
 /** Frontmatter after defaults are applied. */

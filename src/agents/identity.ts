@@ -1,9 +1,12 @@
 /**
  * IDENTITY.md parser: YAML frontmatter + markdown system prompt -> AgentDefinition.
  * Contract: pure (no I/O, no clock; imports only yaml, ./identity-schema.ts, ./markdown-skills.ts,
- * ./identity-position.ts and ./tool-names.ts), so Node scripts can import it directly; every
- * problem is one IdentityError naming the file, the line and column, and the field. Tool names in
- * `tools` must be the harness's tools or domains, or the agent's MCP servers' (`<server>__<tool>`).
+ * ./identity-position.ts, ./tool-names.ts, ./tool-grants.ts and ./models.ts), so Node scripts can
+ * import it directly; every problem is one IdentityError naming the file, the line and column, and
+ * the field. Tool names in `tools` must be the harness's tools or domains, or the agent's MCP
+ * servers' (`<server>__<tool>`); a read-only agent's deny list gains run_code unless the file
+ * grants it (tool-grants.ts). A file that names no model gets the deployment's `DEFAULT_MODEL`
+ * where its tasks run ({@link withDefaultModel}).
  */
 import { type Document, parseDocument } from "yaml";
 import { type Position, positionAt, positionOf } from "./identity-position.ts";
@@ -20,6 +23,8 @@ import {
   firstParagraph,
   tokenize,
 } from "./markdown-skills.ts";
+import { BUILT_IN_MODEL, type Effort } from "./models.ts";
+import { effectiveDeny } from "./tool-grants.ts";
 import { TOOL_DOMAINS, TOOL_NAMES } from "./tool-names.ts";
 
 export type { AgentSkill };
@@ -29,11 +34,17 @@ export interface AgentDefinition {
   name: string;
   description: string;
   version: string;
+  /**
+   * The model its turns run on: the file's `model`; where the file names none
+   * (`modelNamed: false`), the deployment's `DEFAULT_MODEL` once {@link withDefaultModel} has
+   * applied it (the built-in default until then).
+   */
   model: string;
+  modelNamed: boolean;
   maxTurns: number;
   maxTokens: number;
   thinking: { budgetTokens: number } | null;
-  effort: "low" | "medium" | "high" | null;
+  effort: Effort | null;
   /**
    * `allow: null` means every tool the harness offers; `deny` always wins; `requireApproval`
    * tools wait for a person's yes before each call.
@@ -127,14 +138,19 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
     name: fm.name,
     description,
     version: fm.version,
-    model: fm.model,
+    model: fm.model ?? BUILT_IN_MODEL,
+    modelNamed: fm.model !== undefined,
     maxTurns: fm.maxTurns,
     maxTokens: fm.maxTokens,
     thinking: budget === null ? null : { budgetTokens: budget },
     effort: fm.effort ?? null,
     tools: {
       allow: fm.tools?.allow ?? null,
-      deny: fm.tools?.deny ?? [],
+      deny: effectiveDeny({
+        allow: fm.tools?.allow ?? null,
+        deny: fm.tools?.deny ?? [],
+        code: fm.code !== undefined,
+      }),
       requireApproval: fm.tools?.requireApproval ?? [],
     },
     mcp: fm.mcp,
@@ -155,6 +171,16 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
     skills: extractSkills(blocks, fm.name, description, fm.tags, fm.starters),
     file,
   };
+}
+
+/**
+ * The agent as its tasks run it: an agent whose file names no model runs on `defaultModel` (the
+ * deployment's `DEFAULT_MODEL`); one that names a model is returned as it is.
+ */
+export function withDefaultModel(agent: AgentDefinition, defaultModel: string): AgentDefinition {
+  return agent.modelNamed || agent.model === defaultModel
+    ? agent
+    : { ...agent, model: defaultModel };
 }
 
 function readYaml(file: string, source: string): Document {

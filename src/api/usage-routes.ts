@@ -5,6 +5,7 @@
  * task index; plus the budget counters the user object keeps and the budgets that apply.
  */
 import { Hono } from "hono";
+import { withDefaultModel } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
@@ -14,11 +15,17 @@ import { type UsageRow, usageByAgent } from "../store/task-queries.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { estimateCost } from "../users/pricing.ts";
 
-async function totals(db: D1Database, owner: string, since: string | null) {
+/** The model an agent runs on now (its file's, else `defaultModel`); "" for an agent now gone. */
+function modelOf(name: string, defaultModel: string): string {
+  const agent = currentAgents().get(name);
+  return agent ? withDefaultModel(agent, defaultModel).model : "";
+}
+
+async function totals(db: D1Database, owner: string, since: string | null, defaultModel: string) {
   const rows = await usageByAgent(db, owner, since);
   const byAgent = rows.map((r) => ({
     ...r,
-    estimatedCostUsd: estimateCost(currentAgents().get(r.agent)?.model ?? "", r),
+    estimatedCostUsd: estimateCost(modelOf(r.agent, defaultModel), r),
   }));
   const sum = (key: keyof UsageRow) => byAgent.reduce((n, r) => n + Number(r[key] ?? 0), 0);
   return {
@@ -49,12 +56,13 @@ export function usageRoutes(): Hono<AppEnv> {
     const now = new Date();
     const day = now.toISOString().slice(0, 10);
     const month = now.toISOString().slice(0, 7);
+    const config = loadConfig(c.env);
     const [today, thisMonth, allTime, counters, budgets] = await Promise.all([
-      totals(c.env.DB, user, `${day}T00:00:00.000Z`),
-      totals(c.env.DB, user, `${month}-01T00:00:00.000Z`),
-      totals(c.env.DB, user, null),
+      totals(c.env.DB, user, `${day}T00:00:00.000Z`, config.defaultModel),
+      totals(c.env.DB, user, `${month}-01T00:00:00.000Z`, config.defaultModel),
+      totals(c.env.DB, user, null, config.defaultModel),
       userObject(c.env, `user:${user}`).usage(),
-      budgetsFor(c.env, loadConfig(c.env), user),
+      budgetsFor(c.env, config, user),
     ]);
     return c.json({
       user,

@@ -11,6 +11,8 @@ export type ModelMode = "anthropic" | "scripted" | "unconfigured";
 /** The parsed configuration. */
 export interface Config {
   defaultAgent: string;
+  /** The model of agents whose IDENTITY.md names none (`DEFAULT_MODEL`). */
+  defaultModel: string;
   publicUrl: string | undefined;
   anthropicBaseUrl: string | undefined;
   anthropicApiKey: string | undefined;
@@ -18,6 +20,8 @@ export interface Config {
   a2aApiKey: string | undefined;
   maxBodyBytes: number;
   maxTurns: number;
+  /** Wall-clock seconds a task may work (`MAX_TASK_SECONDS`; 0 = no limit). */
+  maxTaskSeconds: number;
   /** Tool calls of one model turn that run (`MAX_TOOL_CALLS_PER_TURN`). */
   maxToolCallsPerTurn: number;
   modelIdleTimeoutMs: number;
@@ -178,6 +182,7 @@ export function loadConfig(env: object): Config {
         : "unconfigured";
   const config: Config = {
     defaultAgent: v.DEFAULT_AGENT,
+    defaultModel: v.DEFAULT_MODEL,
     publicUrl: v.PUBLIC_URL?.replace(/\/+$/, ""),
     anthropicBaseUrl: v.ANTHROPIC_BASE_URL,
     anthropicApiKey: v.ANTHROPIC_API_KEY,
@@ -185,6 +190,7 @@ export function loadConfig(env: object): Config {
     a2aApiKey: v.A2A_API_KEY,
     maxBodyBytes: v.MAX_BODY_BYTES,
     maxTurns: v.MAX_TURNS,
+    maxTaskSeconds: v.MAX_TASK_SECONDS,
     maxToolCallsPerTurn: v.MAX_TOOL_CALLS_PER_TURN,
     modelIdleTimeoutMs: v.MODEL_IDLE_TIMEOUT_MS,
     modelMaxRetries: v.MODEL_MAX_RETRIES,

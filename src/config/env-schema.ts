@@ -4,6 +4,7 @@
  * result into the Config type. Pure: no I/O.
  */
 import { z } from "zod";
+import { BUILT_IN_MODEL } from "../agents/models.ts";
 
 const int = (fallback: number, min = 0) =>
   z
@@ -38,6 +39,7 @@ const optionalString = z
 /** The vars and secrets the harness reads, with their defaults (strings in, typed values out). */
 export const ConfigSchema = z.object({
   DEFAULT_AGENT: optionalString.transform((v) => v ?? "assistant"),
+  DEFAULT_MODEL: optionalString.transform((v) => v ?? BUILT_IN_MODEL),
   PUBLIC_URL: optionalString.pipe(z.url().optional()),
   ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
   ANTHROPIC_API_KEY: optionalString,
@@ -45,6 +47,7 @@ export const ConfigSchema = z.object({
   A2A_API_KEY: optionalString,
   MAX_BODY_BYTES: int(1_048_576, 1024),
   MAX_TURNS: int(50, 1),
+  MAX_TASK_SECONDS: int(3_600, 0),
   MAX_TOOL_CALLS_PER_TURN: int(32, 1),
   MODEL_IDLE_TIMEOUT_MS: int(60_000, 50),
   MODEL_MAX_RETRIES: int(4, 0),

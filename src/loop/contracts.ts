@@ -29,6 +29,7 @@ export const HARNESS_EVENT_KINDS = [
   "rollback",
   "compaction",
   "turn_limit",
+  "time_limit",
   "approval",
   "subagent",
   "remote",

@@ -1,6 +1,6 @@
 /**
  * Builds the Messages API request for one turn from the agent's definition: model, max tokens,
- * thinking budget and effort, the cache-ordered system prompt, tools, and a cache breakpoint on
+ * thinking budget and effort (stepped down to what the model takes, see agents/models.ts), the cache-ordered system prompt, tools, and a cache breakpoint on
  * the newest message so each turn reads the conversation so far from the prompt cache. Pure.
  */
 import type {
@@ -10,6 +10,7 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
+import { effortFor } from "../agents/models.ts";
 import type { ChatMessage } from "./chat-message.ts";
 
 const CACHEABLE = new Set(["text", "image", "document", "tool_use", "tool_result"]);
@@ -35,6 +36,9 @@ export function modelParams(
   messages: ChatMessage[],
   tools: Tool[],
 ): MessageCreateParamsNonStreaming {
+  // The file's effort was checked against the model it names; on the deployment's default
+  // model, the highest level that model takes.
+  const effort = effortFor(agent.effort, agent.model);
   return {
     model: agent.model,
     max_tokens: agent.maxTokens,
@@ -44,6 +48,6 @@ export function modelParams(
     ...(agent.thinking
       ? { thinking: { type: "enabled", budget_tokens: agent.thinking.budgetTokens } }
       : {}),
-    ...(agent.effort ? { output_config: { effort: agent.effort } } : {}),
+    ...(effort ? { output_config: { effort } } : {}),
   };
 }

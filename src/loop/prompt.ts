@@ -41,6 +41,11 @@ function delegation(inputs: PromptInputs): string[] {
     "Delegate focused work with the task tool; each sub-agent sees only your prompt and the scratchpad you share for this task (scratch_write, scratch_read, scratch_list):",
     ...d.subagents.map((s) => `- ${s.name}: ${s.description}`),
     "Tell each one where to write its results in the scratchpad; read them there instead of asking for long answers. Check what comes back before you rely on it.",
+    ...(inputs.tools.includes("write_todos")
+      ? [
+          'In your plan (write_todos), tag each step you delegate with the agent that does it: "[agent] step", e.g. "[researcher] Find three sources on X".',
+        ]
+      : []),
   ];
 }
 

@@ -3,7 +3,7 @@
  * carrying the task's `traceId`) and the task's PROGRESS.json as it last saw it (artifact
  * `progress`, one JSON data part); and how any artifact is published.
  */
-import type { Artifact } from "../protocol/wire.ts";
+import type { Artifact, StreamEvent } from "../protocol/wire.ts";
 import type { EventLog } from "./event-log.ts";
 import type { TaskStore } from "./task-store.ts";
 
@@ -22,6 +22,37 @@ export function answerArtifact(text: string, traceId?: string): Artifact {
     parts: [{ text }],
     ...(traceId ? { metadata: { traceId } } : {}),
   };
+}
+
+/**
+ * The stream event of a chunk of the answer (append, or replace when `append` is false); a chunk
+ * that starts, replaces or ends the artifact carries the trace id in its metadata.
+ */
+export function answerChunk(
+  record: { id: string; contextId: string; traceId: string },
+  text: string,
+  append: boolean,
+  lastChunk: boolean,
+): StreamEvent {
+  return {
+    artifactUpdate: {
+      taskId: record.id,
+      contextId: record.contextId,
+      artifact: answerArtifact(text, !append || lastChunk ? record.traceId : undefined),
+      append,
+      lastChunk,
+    },
+  };
+}
+
+/** The answer streamed so far (a started one) as the answer artifact, or null. */
+export function streamedAnswer(
+  record: { traceId: string } | null,
+  loop: { answerStarted: boolean; answerText: string; turnText: string },
+): Artifact | null {
+  return loop.answerStarted
+    ? answerArtifact(loop.answerText + loop.turnText, record?.traceId)
+    : null;
 }
 
 /** The id of the PROGRESS.json artifact. */

@@ -9,6 +9,9 @@
  * that could not list its tools, see mcp/unavailable.ts) and compacts the conversation when it is
  * over budget; what
  * follows the step (the next one, a retry with backoff, or the task's end) is step-end.ts.
+ * A task past its time limit (`MAX_TASK_SECONDS`, time-limit.ts) runs no further step: the lease
+ * is never set beyond the deadline, and an alarm that finds a step still running past it stops
+ * that step, so the task ends at the deadline even mid-turn, and after a restart.
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import { type Config, loadConfig } from "../config/config.ts";
@@ -26,18 +29,30 @@ import { toolsFor } from "../tools/catalog.ts";
 import { withToolSearch } from "../tools/tool-search.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
-import type { ChildTasks } from "./child-tasks.ts";
+import { CANCEL_CHILDREN_JOB, type ChildTasks } from "./child-tasks.ts";
 import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
 import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { runProgramStep } from "./program-step.ts";
+import { isTerminal } from "./state-machine.ts";
 import { StepEnd } from "./step-end.ts";
 import { memoryAccess, sessionDeps, stepDeps } from "./step-resources.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
+import {
+  stoppedByTimeLimit,
+  TimeLimitReached,
+  taskDeadline,
+  timeLimitOutcome,
+} from "./time-limit.ts";
 import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
 
 /** How long a step may run before the alarm takes it for dead and runs it again. */
 function leaseMs(config: Config): number {
   return config.modelIdleTimeoutMs * 2 + 5_000;
+}
+
+/** The end of a lease taken now: never past the task's deadline, when it has one. */
+function leaseEnd(config: Config, deadline: number | null): number {
+  return Math.min(Date.now() + leaseMs(config), deadline ?? Number.POSITIVE_INFINITY);
 }
 
 /** The payload of a loop entry written as the lease of a first step its creating call starts. */
@@ -107,16 +122,22 @@ export class LoopDriver {
    * called again (a restarted object resumes a working task at once).
    */
   firstStepLease(): { dueAt: number; payload: unknown } {
-    return { dueAt: Date.now() + leaseMs(loadConfig(this.#env)), payload: FIRST_STEP };
+    const config = loadConfig(this.#env);
+    const limit = config.maxTaskSeconds > 0 ? Date.now() + config.maxTaskSeconds * 1000 : null;
+    return { dueAt: leaseEnd(config, limit), payload: FIRST_STEP };
   }
 
   /** Runs one step if the task is working; called from the alarm. */
   async step(): Promise<void> {
     const { store, scheduler } = this.#task;
     const config = loadConfig(this.#env);
+    const deadline = store.record ? taskDeadline(store.record, config.maxTaskSeconds) : null;
     if (this.#running) {
-      // The lease ran out while this instance is still streaming a long turn: extend it.
-      await scheduler.schedule("loop", "loop", Date.now() + leaseMs(config));
+      // Past the deadline, the step in flight stops (and ends the task); otherwise the lease ran
+      // out while this instance is still streaming a long turn: extend it.
+      const timeUp = deadline !== null && Date.now() >= deadline;
+      if (timeUp) this.#abort?.abort(new TimeLimitReached());
+      await scheduler.schedule("loop", "loop", leaseEnd(config, timeUp ? null : deadline));
       return;
     }
     if (store.record?.state !== "TASK_STATE_WORKING") {
@@ -129,22 +150,49 @@ export class LoopDriver {
     try {
       const entry = scheduler.get("loop");
       const leased = isFirstStepLease(entry) && (entry?.dueAt ?? 0) > Date.now();
-      if (!leased) await scheduler.schedule("loop", "loop", Date.now() + leaseMs(config));
+      if (!leased) await scheduler.schedule("loop", "loop", leaseEnd(config, deadline));
       if (abort.signal.aborted || store.record?.state !== "TASK_STATE_WORKING") return;
+      if (deadline !== null && Date.now() >= deadline) {
+        await this.#endAtTimeLimit(config, false);
+        return;
+      }
       const agent = this.#task.agent(store.record.agent);
       const program = programFor(agent);
       // A program answers in place of the model: same task, events, history and outcomes.
       const outcome = program
         ? runProgramStep(this.#task, program)
         : await this.#modelStep(agent, config, abort.signal);
-      if (outcome && !abort.signal.aborted) await this.#end.apply(outcome);
+      // A turn the deadline stopped ends the task; one that finished first keeps its answer.
+      if (stoppedByTimeLimit(abort.signal) && outcome?.kind !== "completed")
+        await this.#endAtTimeLimit(config, true);
+      else if (outcome && !abort.signal.aborted) await this.#end.apply(outcome);
     } catch (error) {
-      log("error", "loop step failed", { task: store.record?.id, error: String(error) });
-      if (!abort.signal.aborted)
-        await this.#end.fail("The task failed because of an internal error in the harness.");
+      if (stoppedByTimeLimit(abort.signal)) await this.#endAtTimeLimit(config, true);
+      else {
+        log("error", "loop step failed", { task: store.record?.id, error: String(error) });
+        if (!abort.signal.aborted)
+          await this.#end.fail("The task failed because of an internal error in the harness.");
+      }
     } finally {
       this.#running = false;
       this.#abort = null;
+    }
+  }
+
+  /**
+   * Ends the task at its time limit: the text a stopped turn streamed stays in the answer (as
+   * clients saw it), and the sub-agents it still waits for are canceled.
+   */
+  async #endAtTimeLimit(config: Config, midTurn: boolean): Promise<void> {
+    const rt = this.#task;
+    const loop = rt.loopState.get();
+    if (midTurn && loop.turnText !== "")
+      rt.loopState.patch({ answerText: loop.answerText + loop.turnText, turnText: "" });
+    await this.#end.apply(timeLimitOutcome(config.maxTaskSeconds, midTurn));
+    const ended = rt.store.record?.metadata.stopReason === "time_limit";
+    if (ended && rt.children.all().some((c) => !c.report || !isTerminal(c.report.state))) {
+      await rt.scheduler.schedule(CANCEL_CHILDREN_JOB, "context", Date.now());
+      rt.background(this.#children.cancelChildren());
     }
   }
 

@@ -92,6 +92,9 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX push_pending ON push_deliveries (status, config_id, seq)`,
   // Which user object counts the task's budgets (an anonymous caller's IP); null = the owner's.
   "ALTER TABLE task ADD COLUMN counters TEXT",
+  // How long the task has worked, for MAX_TASK_SECONDS (see time-limit.ts).
+  `ALTER TABLE task ADD COLUMN worked_ms INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE task ADD COLUMN working_since TEXT`,
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */

@@ -1,8 +1,10 @@
 /**
  * What the loop driver does with a step's outcome: the next step (now, later, or after a retry
- * with backoff), or the task's end: completed (with the answer artifact, and the turn-limit
- * note), failed (rolling the workspace back when configured), waiting (for a person or a
- * sub-agent) or rejected (the agent's program, a budget, or the model declining the request).
+ * with backoff, never past the task's time limit), or the task's end: completed (with the answer
+ * artifact, and the turn- or time-limit note with what remains), failed (rolling the workspace
+ * back when configured), waiting (for a person or a sub-agent; a sub-agent at most until the
+ * task's time limit) or rejected (the agent's program, a budget, or the model declining the
+ * request).
  * No task ends silently: a completed task whose model wrote no text gets an answer composed from
  * its records (work-summary.ts), a refused one the refusal's explanation as its status message.
  * An ending task asks the workspace for its end note (see task-end.ts).
@@ -19,7 +21,14 @@ import { answerArtifact } from "./answer-artifact.ts";
 import type { ChildTasks } from "./child-tasks.ts";
 import { remainingWork, rollBack, writeEndNote } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
+import { taskDeadline } from "./time-limit.ts";
 import { workSummary } from "./work-summary.ts";
+
+/** The limits that end a task completed with what remains: stop reason -> event and default note. */
+const LIMITS: Record<string, { kind: "turn_limit" | "time_limit"; note: string }> = {
+  max_turns: { kind: "turn_limit", note: "The turn limit was reached." },
+  time_limit: { kind: "time_limit", note: "The time limit was reached." },
+};
 
 /** Applies step outcomes for one task object. */
 export class StepEnd {
@@ -52,7 +61,11 @@ export class StepEnd {
         this.#task.setStatus("TASK_STATE_WORKING", {
           text: `${outcome.reason}; retrying in ${seconds} s.`,
         });
-        await scheduler.schedule("loop", "loop", Date.now() + outcome.delayMs);
+        await scheduler.schedule(
+          "loop",
+          "loop",
+          this.#beforeDeadline(Date.now() + outcome.delayMs),
+        );
         return;
       }
       case "completed":
@@ -84,16 +97,17 @@ export class StepEnd {
   async #complete(stopReason: string, note: string | undefined, parts?: Part[]): Promise<void> {
     const task = this.#task;
     let text = note;
-    if (stopReason === "max_turns") {
+    const limit = Object.hasOwn(LIMITS, stopReason) ? LIMITS[stopReason] : undefined;
+    if (limit) {
       const remaining = await remainingWork(this.#workspace());
-      text = `${note ?? "The turn limit was reached."} ${
+      text = `${note ?? limit.note} ${
         remaining.length > 0
           ? `Still to do (from PROGRESS.json):\n${remaining.map((r) => `- ${r}`).join("\n")}`
           : "PROGRESS.json lists nothing remaining."
       }`;
       this.#task.emitHarnessEvent({
-        kind: "turn_limit",
-        text: note ?? "Turn limit reached",
+        kind: limit.kind,
+        text: note ?? limit.note,
         detail: { remaining },
       });
     }
@@ -136,7 +150,10 @@ export class StepEnd {
     const task = this.#task;
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
     if (suspension.kind === "child") {
-      await task.scheduler.cancel("loop");
+      // The wait ends with the child's report, or at the task's time limit.
+      const deadline = this.#deadline();
+      if (deadline === null) await task.scheduler.cancel("loop");
+      else await task.scheduler.schedule("loop", "loop", deadline);
       if (this.#children.settleWait(suspension.childTaskId) === "resume")
         await task.scheduler.schedule("loop", "loop", Date.now());
       return;
@@ -226,6 +243,17 @@ export class StepEnd {
       releaseAfter: handoff,
     });
     await task.scheduler.cancel("loop");
+  }
+
+  /** When the task's time is up (time-limit.ts), or null without a limit. */
+  #deadline(): number | null {
+    const record = this.#task.store.record;
+    return record ? taskDeadline(record, loadConfig(this.#env).maxTaskSeconds) : null;
+  }
+
+  /** `at`, or the task's deadline when that comes first (the step then ends the task). */
+  #beforeDeadline(at: number): number {
+    return Math.min(at, this.#deadline() ?? Number.POSITIVE_INFINITY);
   }
 
   /**

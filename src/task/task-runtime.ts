@@ -7,8 +7,9 @@
  * of the task's collaborators: it announces what happened (the task settled, a harness event)
  * to whoever subscribed (see task-parts.ts, which wires them).
  */
-import type { AgentDefinition } from "../agents/identity.ts";
+import { type AgentDefinition, withDefaultModel } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
+import { loadConfig } from "../config/config.ts";
 import type { HarnessEvent } from "../loop/contracts.ts";
 import { harnessEventMessage } from "../loop/harness-events.ts";
 import type { Artifact, Message, Part, Task, TaskStateName } from "../protocol/wire.ts";
@@ -17,7 +18,12 @@ import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";
 import { Scheduler } from "../store/scheduler.ts";
 import type { BudgetHint } from "../users/limits.ts";
-import { answerArtifact, emitArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
+import {
+  answerChunk,
+  emitArtifact,
+  PROGRESS_ARTIFACT_ID,
+  streamedAnswer,
+} from "./answer-artifact.ts";
 import { BackgroundWork } from "./background.ts";
 import { ChildrenStore } from "./children.ts";
 import { ContextLinkStore } from "./context-link.ts";
@@ -69,6 +75,7 @@ export class TaskRuntime {
    */
   newOwner = false;
   readonly #ctx: DurableObjectState;
+  readonly #env: Env;
   readonly #waiters = new Set<() => void>();
   readonly #onSettled: Listener<Settlement>[] = [];
   readonly #copies: Array<{ forget(): void }> = [];
@@ -77,6 +84,7 @@ export class TaskRuntime {
   /** `fresh`: the object's database is new (every store starts empty, reading nothing). */
   constructor(ctx: DurableObjectState, env: Env, fresh = false) {
     this.#ctx = ctx;
+    this.#env = env;
     this.work = new BackgroundWork(ctx);
     const sql = ctx.storage.sql;
     // Each store that keeps rows in memory, remembered so a rollback can drop its copy.
@@ -144,11 +152,11 @@ export class TaskRuntime {
     return this.log.batch(() => this.store.batch(fn));
   }
 
-  /** The agent definition by name (bundled). */
+  /** The agent definition by name, on `DEFAULT_MODEL` when its file names no model. */
   agent(name: string): AgentDefinition {
     const agent = currentAgents().get(name);
     if (!agent) throw new Error(`unknown agent ${name}`);
-    return agent;
+    return withDefaultModel(agent, loadConfig(this.#env).defaultModel);
   }
 
   /** The task with partial artifacts still streaming; `historyLength` per spec 3.2.4. */
@@ -262,38 +270,24 @@ export class TaskRuntime {
     };
   }
 
-  /**
-   * Emits a chunk of the answer artifact (append, or replace when `append` is false); a chunk that
-   * starts, replaces or ends the artifact carries the trace id in its metadata.
-   */
+  /** Emits a chunk of the answer artifact (append, or replace when `append` is false). */
   emitAnswerChunk(text: string, append: boolean, lastChunk: boolean): void {
     const record = this.store.record;
-    if (!record) return;
-    this.log.append({
-      artifactUpdate: {
-        taskId: record.id,
-        contextId: record.contextId,
-        artifact: answerArtifact(text, !append || lastChunk ? record.traceId : undefined),
-        append,
-        lastChunk,
-      },
-    });
+    if (record) this.log.append(answerChunk(record, text, append, lastChunk));
   }
 
   /** Stores what was streamed of the answer as the task's artifact (cancel, failure). */
   keepPartialAnswer(): void {
-    const loop = this.loopState.get();
-    if (loop.answerStarted)
-      this.store.putArtifact(
-        answerArtifact(loop.answerText + loop.turnText, this.store.record?.traceId),
-      );
+    const streamed = streamedAnswer(this.store.record, this.loopState.get());
+    if (streamed) this.store.putArtifact(streamed);
   }
 
+  /** The answer still streaming, for snapshots of a task that has not ended. */
   #partialAnswer(): Artifact[] {
     const record = this.store.record;
-    const loop = this.loopState.get();
-    if (!record || isTerminal(record.state) || !loop.answerStarted) return [];
-    return [answerArtifact(loop.answerText + loop.turnText, record.traceId)];
+    const streamed =
+      record && !isTerminal(record.state) ? streamedAnswer(record, this.loopState.get()) : null;
+    return streamed ? [streamed] : [];
   }
 
   /** Keeps `work` alive after the current call returns; its failure is logged. */

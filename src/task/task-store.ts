@@ -6,6 +6,7 @@
  */
 import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../protocol/wire.ts";
 import { copyOfRows, type RowCopy } from "../store/row-copy.ts";
+import { advanceClock, NEW_CLOCK, type TaskClock } from "./time-limit.ts";
 
 /** The task row. */
 export interface TaskRecord {
@@ -26,6 +27,8 @@ export interface TaskRecord {
   createdAt: string;
   updatedAt: string;
   version: number;
+  /** How long it has worked, for `MAX_TASK_SECONDS` (time-limit.ts); kept by {@link TaskStore.update}. */
+  clock: TaskClock;
 }
 
 interface TaskRow {
@@ -42,6 +45,8 @@ interface TaskRow {
   created_at: string;
   updated_at: string;
   version: number;
+  worked_ms: number;
+  working_since: string | null;
   [key: string]: SqlStorageValue;
 }
 
@@ -60,6 +65,7 @@ function fromRow(row: TaskRow): TaskRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
+    clock: { workedMs: row.worked_ms, workingSince: row.working_since },
   };
 }
 
@@ -137,8 +143,13 @@ export class TaskStore {
   }
 
   /** Creates the task row (in a {@link batch}, at its end). */
-  insert(record: Omit<TaskRecord, "version" | "updatedAt">): TaskRecord {
-    const full: TaskRecord = { ...record, updatedAt: record.createdAt, version: 1 };
+  insert(record: Omit<TaskRecord, "version" | "updatedAt" | "clock">): TaskRecord {
+    const full: TaskRecord = {
+      ...record,
+      updatedAt: record.createdAt,
+      version: 1,
+      clock: advanceClock(NEW_CLOCK, record.status),
+    };
     if (this.#batching) this.#unwritten = true;
     else this.#insertRow(full);
     this.#record = full;
@@ -148,8 +159,8 @@ export class TaskStore {
   #insertRow(full: TaskRecord): void {
     this.#sql.exec(
       `INSERT INTO task (id, context_id, agent, owner, counters, trace_id, parent_task_id, state,
-        status_json, metadata_json, created_at, updated_at, version)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        status_json, metadata_json, created_at, updated_at, version, worked_ms, working_since)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       full.id,
       full.contextId,
       full.agent,
@@ -163,10 +174,12 @@ export class TaskStore {
       full.createdAt,
       full.updatedAt,
       full.version,
+      full.clock.workedMs,
+      full.clock.workingSince,
     );
   }
 
-  /** Writes a new status (and metadata), bumping the row version. */
+  /** Writes a new status (and metadata), bumping the row version; the work clock follows it. */
   update(status: TaskStatus, metadata: Record<string, unknown>): TaskRecord {
     const current = this.#require();
     const next: TaskRecord = {
@@ -176,15 +189,19 @@ export class TaskStore {
       metadata,
       updatedAt: status.timestamp,
       version: current.version + 1,
+      clock: advanceClock(current.clock, status),
     };
     if (!this.#unwritten)
       this.#sql.exec(
-        "UPDATE task SET state = ?, status_json = ?, metadata_json = ?, updated_at = ?, version = ?",
+        `UPDATE task SET state = ?, status_json = ?, metadata_json = ?, updated_at = ?, version = ?,
+          worked_ms = ?, working_since = ?`,
         next.state,
         JSON.stringify(next.status),
         JSON.stringify(next.metadata),
         next.updatedAt,
         next.version,
+        next.clock.workedMs,
+        next.clock.workingSince,
       );
     this.#record = next;
     return next;

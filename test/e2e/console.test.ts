@@ -1,9 +1,10 @@
 /**
  * The web console in headless Chromium (Debian's chromium, driven by playwright-core) against
- * `wrangler dev` with auth on, signed in: the roster, a streamed answer with its plan and tool
- * events, an input-required form (and the same conversation rebuilt after a reload), the
- * inspector with raw events, hostile Markdown rendered inert, the server's list of the user's
- * conversations in a browser that kept none, and the roster following agent changes live. Screenshots go to test-results/console/.
+ * `wrangler dev` with auth on, signed in: the roster, a streamed answer with its plan (a delegated
+ * step tagged with its agent) and tool events, an input-required form (and the same conversation
+ * rebuilt after a reload), the inspector with raw events, hostile Markdown rendered inert, the
+ * server's list of the user's conversations in a browser that kept none, and the roster following
+ * agent changes live. Screenshots go to test-results/console/.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -101,6 +102,7 @@ describe("the web console, signed in", () => {
         todos: [
           { content: "Read the brief", status: "completed" },
           { content: "Draft the answer", status: "in_progress" },
+          { content: "[researcher] Check the sources", status: "pending" },
         ],
       }),
       {
@@ -124,9 +126,14 @@ describe("the web console, signed in", () => {
       "Here is the plan, written out slowly so you can watch it arrive piece by piece.",
     );
     expect(await lastTurn().locator('.event[data-kind="tool_call"]').count()).toBe(1);
+    // A delegated step carries the tag of its agent; the planner's own steps carry none.
     expect(await lastTurn().locator(".plan li").allTextContents()).toEqual([
       "done: Read the brief",
       "in progress: Draft the answer",
+      "to do: [researcher] Check the sources",
+    ]);
+    expect(await lastTurn().locator(".plan li .owner").allTextContents()).toEqual([
+      "[researcher] ",
     ]);
     // Icons are inline SVG that takes space, never a font glyph.
     const icons = await lastTurn()

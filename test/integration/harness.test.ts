@@ -92,8 +92,8 @@ describe("tools and events on the stream", () => {
     });
     expect(events.find((e) => e.kind === "plan")?.detail).toEqual({
       todos: [
-        { content: "Write notes", status: "in_progress" },
-        { content: "Review", status: "pending" },
+        { content: "Write notes", status: "in_progress", agent: "assistant" },
+        { content: "Review", status: "pending", agent: "assistant" },
       ],
     });
     const progress = task.artifacts?.find((a) => a.artifactId === "progress") as unknown as {

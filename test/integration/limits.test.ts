@@ -263,8 +263,8 @@ describe("token budgets", () => {
 
   it("never lets concurrent tasks overspend a day's budget", async () => {
     const { id, token } = await newUser();
-    // One reservation (the request's estimate plus maxTokens, about 10k) fits; two do not.
-    await setBudget(env.DB, id, { dayTokens: 15_000 });
+    // One reservation (the request's estimate, about 7k, plus maxTokens, 8192) fits; two do not.
+    await setBudget(env.DB, id, { dayTokens: 20_000 });
     const s = await scenario(
       Array.from({ length: 4 }, () => ({ text: "slow answer", chunkSize: 1, delayMs: 100 })),
     );

@@ -86,6 +86,7 @@ export const PT_BR = {
     rollback: "restauração",
     compaction: "compactação",
     turn_limit: "limite de turnos",
+    time_limit: "limite de tempo",
     approval: "aprovação",
     subagent: "subagente",
     remote: "agente remoto",

@@ -19,6 +19,7 @@ const EVENT_ICONS = {
   loop_warning: "alert",
   cap_reached: "alert",
   turn_limit: "alert",
+  time_limit: "alert",
   output_truncated: "alert",
   output_compacted: "alert",
   checkpoint: "flag",
@@ -33,6 +34,7 @@ const HOOK_KINDS = new Set([
   "loop_warning",
   "cap_reached",
   "turn_limit",
+  "time_limit",
   "output_truncated",
   "output_compacted",
 ]);
@@ -128,11 +130,15 @@ export class Turn {
           { class: "plan" },
           ...data.detail.todos.map((todo) => {
             const status = Object.hasOwn(TODO_ICONS, todo.status) ? todo.status : "pending";
+            // The agent a step is delegated to; the planning agent's own steps carry no tag.
+            const owner =
+              typeof todo.agent === "string" && todo.agent !== data.agent ? todo.agent : "";
             return el(
               "li",
               { class: `todo ${todo.status}` },
               icon(TODO_ICONS[status]),
               srOnly(`${term("todo", status)}: `),
+              owner ? el("span", { class: "owner", text: `[${owner}] ` }) : null,
               String(todo.content ?? ""),
             );
           }),

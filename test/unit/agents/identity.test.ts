@@ -31,7 +31,7 @@ describe("parseIdentity: frontmatter", () => {
         "name: demo",
         "description: A demo agent.",
         "version: 2.1.0-beta.1",
-        "model: claude-opus-4-1",
+        "model: claude-opus-4-5",
         "maxTurns: 12",
         "maxTokens: 20000",
         "thinking:",
@@ -53,7 +53,7 @@ describe("parseIdentity: frontmatter", () => {
       name: "demo",
       description: "A demo agent.",
       version: "2.1.0-beta.1",
-      model: "claude-opus-4-1",
+      model: "claude-opus-4-5",
       maxTurns: 12,
       maxTokens: 20000,
       thinking: { budgetTokens: 10000 },
@@ -284,7 +284,7 @@ describe("parseIdentity: errors", () => {
   it.each([
     ["icon: http://example.com/a.png", "frontmatter.icon"],
     ["icon: robot", "frontmatter.icon"],
-    ["effort: max", "frontmatter.effort"],
+    ["effort: maximal", "frontmatter.effort"],
     ["version: 1.0", "frontmatter.version"],
     [`starters: [${"s, ".repeat(8)}s]`, "frontmatter.starters"],
   ])("rejects a bad icon, effort, version or too many starters: %s", (line, field) => {
@@ -459,7 +459,10 @@ describe("AgentRegistry", () => {
       "feature_update",
       "state_restore",
       "memory_write",
+      // Read-only: no run_code, which its file does not grant (tool-grants.ts).
+      "run_code",
     ]);
+    expect(registry.get("deep-thinker")?.tools.deny).toContain("run_code");
     expect(registry.get("writer")?.tools.deny).toEqual([]);
     expect(bundledAgents()).toBe(registry);
   });

@@ -1,0 +1,65 @@
+/**
+ * What the harness knows of Claude models: the model an agent runs on when neither its
+ * IDENTITY.md nor the deployment's `DEFAULT_MODEL` names one, and the `effort` levels
+ * (`output_config.effort`) each model family takes. Pure data and functions (no imports), so the
+ * IDENTITY.md parser, the config schema and Node scripts can all use it.
+ *
+ * Effort levels by model (Anthropic's effort documentation): Opus 4.5 takes low, medium and high;
+ * Opus 4.6 and later, Sonnet 4.6 and later, and the Claude 5 models also take max; earlier
+ * models (Sonnet 4.5, Haiku 4.5, Claude 4.1 and before, Claude 3) take no effort setting. A model
+ * id the harness does not recognise (another provider's, a newer naming) is trusted with any level.
+ */
+
+/** The model of an agent whose file names none, where `DEFAULT_MODEL` is unset. */
+export const BUILT_IN_MODEL = "claude-sonnet-4-6";
+
+/** Every effort level a frontmatter may ask for, lowest first. */
+export const EFFORT_LEVELS = ["low", "medium", "high", "max"] as const;
+
+/** An effort level. */
+export type Effort = (typeof EFFORT_LEVELS)[number];
+
+const ALL: readonly Effort[] = EFFORT_LEVELS;
+const NO_MAX: readonly Effort[] = ["low", "medium", "high"];
+const NONE: readonly Effort[] = [];
+
+/**
+ * The effort levels `model` takes, or null when the harness does not know the model (any level
+ * is sent as asked). Ids may carry a date (`claude-opus-4-5-20251101`).
+ */
+export function effortsOf(model: string): readonly Effort[] | null {
+  if (/^claude-3/.test(model)) return NONE;
+  const match = /^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?:-\d{8})?$/.exec(model);
+  if (!match) return null;
+  const family = match[1];
+  const version = Number(match[2]) + Number(match[3] ?? 0) / 10;
+  if (version >= 5) return ALL;
+  if (family === "haiku") return version < 4.6 ? NONE : null;
+  if (version >= 4.6) return ALL;
+  if (family === "opus" && version === 4.5) return NO_MAX;
+  return NONE;
+}
+
+/** Why `model` does not take `effort` (one clause), or null when it does or is unknown. */
+export function effortProblem(effort: Effort, model: string): string | null {
+  const levels = effortsOf(model);
+  if (levels === null || levels.includes(effort)) return null;
+  return levels.length === 0
+    ? `${model} takes no effort setting; remove effort or name a model that takes it (Opus 4.5, Opus or Sonnet 4.6 and later)`
+    : `${model} does not take effort "${effort}" (it takes ${levels.join(", ")}); "max" needs Opus or Sonnet 4.6 or later`;
+}
+
+/**
+ * The effort to send for `model`: `effort` where the model takes it, else the highest level it
+ * takes below it, else none (null). For an agent on the deployment's default model, whose file
+ * could not be checked against it.
+ */
+export function effortFor(effort: Effort | null, model: string): Effort | null {
+  if (effort === null) return null;
+  const levels = effortsOf(model);
+  if (levels === null || levels.includes(effort)) return effort;
+  const below = EFFORT_LEVELS.slice(0, EFFORT_LEVELS.indexOf(effort)).filter((e) =>
+    levels.includes(e),
+  );
+  return below.at(-1) ?? null;
+}
