@@ -1,10 +1,13 @@
 /**
  * The Worker configuration `npm run deploy` uploads, derived from wrangler.toml for a Workers plan:
  * the Worker Loader binding (run_code) only on Workers Paid, where Dynamic Workers exist; the
- * every-minute cron only when SCHEDULES has entries. Pure: the raw config in, a new one out, with
+ * every-minute cron only when SCHEDULES has entries; no var whose value is the code's own default
+ * (src/config/env-schema.ts: the Worker reads an absent var as its default, so it behaves the same
+ * with fewer variables, and Workers Free allows 64). Pure: the raw config in, a new one out, with
  * one line per choice made. Also the plan limits the build check holds each configuration to.
  */
 import type { Unstable_RawConfig as RawConfig } from "wrangler";
+import { ConfigSchema } from "../src/config/env-schema.ts";
 
 /** A Workers plan and the limits of it that a deploy can break (developers.cloudflare.com). */
 export interface Plan {
@@ -78,6 +81,10 @@ export function deployConfig(
     );
   } else if (config.worker_loaders?.length) notes.push("run_code: on (Worker Loader binding)");
 
+  const { vars, dropped } = withoutDefaults(config.vars ?? {});
+  config.vars = vars;
+  if (dropped > 0) notes.push(`${dropped} vars left out: their values are the defaults`);
+
   const schedules = scheduleCount(config.vars?.SCHEDULES);
   const crons = (config.triggers?.crons ?? []).filter((c) => c !== SCHEDULES_CRON);
   if (schedules > 0) {
@@ -88,4 +95,23 @@ export function deployConfig(
   } else notes.push("schedules: none, so no every-minute cron");
   config.triggers = { ...config.triggers, crons };
   return { config, notes };
+}
+
+/** `vars` without those whose value the Worker would read as its default anyway. */
+export function withoutDefaults(vars: NonNullable<RawConfig["vars"]>): {
+  vars: NonNullable<RawConfig["vars"]>;
+  dropped: number;
+} {
+  const defaults = ConfigSchema.parse({}) as Record<string, unknown>;
+  const same = (key: string, value: unknown) => {
+    if (!Object.hasOwn(ConfigSchema.shape, key)) return false;
+    const parsed = ConfigSchema.safeParse({ [key]: value });
+    return (
+      parsed.success &&
+      JSON.stringify((parsed.data as Record<string, unknown>)[key]) ===
+        JSON.stringify(defaults[key])
+    );
+  };
+  const kept = Object.entries(vars).filter(([key, value]) => !same(key, value));
+  return { vars: Object.fromEntries(kept), dropped: Object.keys(vars).length - kept.length };
 }

@@ -94,13 +94,13 @@ function writeConfig(
   raw: RawConfig,
   plan: PlanName,
   name: string,
-): { path: string; notes: string[] } {
+): { path: string; notes: string[]; config: RawConfig } {
   const dir = `dist/deploy/${name}`;
   const { config, notes } = deployConfig(raw, plan, dir);
   mkdirSync(join(root, dir), { recursive: true });
   const path = join(root, dir, "wrangler.json");
   writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
-  return { path, notes };
+  return { path, notes, config };
 }
 
 /** Secret names the Worker may have: the required ones and those typed in src/secrets.d.ts. */
@@ -112,7 +112,7 @@ function secretNames(raw: RawConfig): string[] {
 
 /** `wrangler deploy --dry-run` of one configuration; prints its figures, returns what is wrong. */
 async function checkOne(raw: RawConfig, plan: PlanName, name: string): Promise<string[]> {
-  const { path, notes } = writeConfig(raw, plan, name);
+  const { path, notes, config } = writeConfig(raw, plan, name);
   const out = join(root, "dist", "deploy", name, "bundle");
   rmSync(out, { recursive: true, force: true });
   const built = await run(wrangler, ["deploy", "--dry-run", "--config", path, "--outdir", out], {
@@ -122,7 +122,7 @@ async function checkOne(raw: RawConfig, plan: PlanName, name: string): Promise<s
   const gzip = readdirSync(out)
     .filter((f) => f.endsWith(".js"))
     .reduce((sum, f) => sum + gzipSync(readFileSync(join(out, f))).length, 0);
-  const variables = Object.keys(raw.vars ?? {}).length + secretNames(raw).length;
+  const variables = Object.keys(config.vars ?? {}).length + secretNames(raw).length;
   const limits = PLANS[plan];
   console.log(
     `${name.padEnd(15)} ${(gzip / 1024).toFixed(0)} KiB gzipped, ${variables} of ${limits.maxVariables} variables; ${notes.join("; ")}`,

@@ -193,6 +193,16 @@ describe("the configuration deployed per plan", () => {
     expect(raw.main).toBe("src/worker.ts");
   });
 
+  it("leaves out the vars whose values are the code's defaults (Workers Free allows 64)", () => {
+    const withVars = {
+      ...raw,
+      vars: { MAX_TURNS: "50", RETENTION_DAYS: "7", ALLOW_ANONYMOUS: "false", A2A_AGENTS: "{}" },
+    } as RawConfig;
+    const { config, notes } = deployConfig(withVars, "free", "d");
+    expect(config.vars).toEqual({ RETENTION_DAYS: "7", A2A_AGENTS: "{}" });
+    expect(notes).toContain("2 vars left out: their values are the defaults");
+  });
+
   it("adds the every-minute cron only when SCHEDULES has entries", () => {
     expect(deployConfig(raw, "free", "d").config.triggers?.crons).toEqual(["23 3 * * *"]);
     const scheduled = { ...raw, vars: { SCHEDULES: '{"a":{},"b":{}}' } } as RawConfig;
