@@ -21,19 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { userKey } from "../../src/store/r2-keys.ts";
-import {
-  expectSessionTwoNote,
-  openingNote,
-  PROGRESS_REFUSED,
-  RESEARCHER_TURNS,
-  type RequestMessages,
-  SESSION_ONE_RUN,
-  SESSION_THREE_TURNS,
-  SESSION_TWO_TURNS,
-  sessionFourTurns,
-  sessionOneTurns,
-  toolResultTexts,
-} from "../helpers/long-work-script.ts";
+import * as script from "../helpers/long-work-script.ts";
 import { asTask, stateOf, type Task, textRequest } from "./client.ts";
 import { freshStateDir, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
@@ -60,11 +48,13 @@ function scenario(turns: Turn[]): { id: string; marker: string } {
 }
 
 const messagesOf = (id: string) =>
-  harness.fake.store.requests(id).map((r) => (r.body as { messages: RequestMessages }).messages);
+  harness.fake.store
+    .requests(id)
+    .map((r) => (r.body as { messages: script.RequestMessages }).messages);
 /** Every tool result a scenario's requests carried. */
-const allResults = (scenarioId: string) => toolResultTexts(messagesOf(scenarioId));
+const allResults = (scenarioId: string) => script.toolResultTexts(messagesOf(scenarioId));
 /** The environment note a scenario's first model request opened with. */
-const noteOf = (scenarioId: string) => openingNote(messagesOf(scenarioId));
+const noteOf = (scenarioId: string) => script.openingNote(messagesOf(scenarioId));
 
 /** Sends one message (in `contextId`'s conversation when given) and returns the ended task. */
 async function send(text: string, contextId?: string): Promise<Task> {
@@ -121,23 +111,23 @@ const DAMAGED = '{"iteration": 2, oops';
 describe("long work under wrangler dev", () => {
   it("carries features, tests, changes, the handoff and the scratchpad across sessions and a restart", async () => {
     // Session 1: two features with tests, one run (one passing, one failing), a sub-agent's notes.
-    const child = scenario(RESEARCHER_TURNS);
-    const one = scenario(sessionOneTurns(child.marker));
+    const child = scenario(script.RESEARCHER_TURNS);
+    const one = scenario(script.sessionOneTurns(child.marker));
     const first = await send(`build it ${one.marker}`);
     expect(stateOf(first)).toBe("TASK_STATE_COMPLETED");
     const contextId = first.contextId;
     const owner = await anonymousOwner(contextId);
     const runResult = allResults(one.id).find((r) => r.includes("run_code: exit"));
-    expect(runResult).toContain(SESSION_ONE_RUN);
+    expect(runResult).toContain(script.SESSION_ONE_RUN);
     expect(allResults(child.id).join("\n")).toContain("findings.md");
 
     // Session 2: the note shows what the harness checked; the state files cannot be written.
-    const two = scenario(SESSION_TWO_TURNS);
+    const two = scenario(script.SESSION_TWO_TURNS);
     const second = await send(`go on ${two.marker}`, contextId);
     expect(stateOf(second)).toBe("TASK_STATE_COMPLETED");
     expect(second.contextId).toBe(contextId);
-    expectSessionTwoNote(noteOf(two.id));
-    expect(allResults(two.id).some((r) => r.includes(PROGRESS_REFUSED))).toBe(true);
+    script.expectSessionTwoNote(noteOf(two.id));
+    expect(allResults(two.id).some((r) => r.includes(script.PROGRESS_REFUSED))).toBe(true);
     const files = await exportedFiles(owner);
     expect(JSON.parse(files["PROGRESS.json"] ?? "{}").remaining).toEqual([
       "Fix format so 1 + 1 formats",
@@ -156,7 +146,7 @@ describe("long work under wrangler dev", () => {
 
     // Session 3: the damage is reported with the checkpoint of the last good version; the
     // sub-agent's scratchpad from session 1 is still there.
-    const three = scenario(SESSION_THREE_TURNS);
+    const three = scenario(script.SESSION_THREE_TURNS);
     const third = await send(`three ${three.marker}`, contextId);
     expect(stateOf(third)).toBe("TASK_STATE_COMPLETED");
     const note3 = noteOf(three.id);
@@ -172,7 +162,7 @@ describe("long work under wrangler dev", () => {
     expect(allResults(three.id).join("\n")).toContain("CSV quoting: RFC 4180.");
 
     // Session 4: the offered checkpoint puts session 1's version back.
-    const four = scenario(sessionFourTurns("agent_state.json", offered));
+    const four = scenario(script.sessionFourTurns("agent_state.json", offered));
     expect(stateOf(await send(`restore ${four.marker}`, contextId))).toBe("TASK_STATE_COMPLETED");
     const restored = allResults(four.id);
     expect(restored).toContain(`Restored agent_state.json as it was at ${offered}.`);

@@ -15,21 +15,7 @@ import { blobKey } from "../../src/workspace/blobs.ts";
 import { workspaceKey } from "../../src/workspace/keys.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
-import {
-  expectSessionTwoNote,
-  laterSession,
-  openingNote,
-  PARSE,
-  PARSE_TEST,
-  PROGRESS_REFUSED,
-  RESEARCHER_TURNS,
-  SESSION_ONE_RUN,
-  SESSION_THREE_TURNS,
-  SESSION_TWO_TURNS,
-  sessionFourTurns,
-  sessionOneTurns,
-  toolResultTexts,
-} from "../helpers/long-work-script.ts";
+import * as script from "../helpers/long-work-script.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";
 
 const send = async (text: string, contextId: string) =>
@@ -39,9 +25,10 @@ const send = async (text: string, contextId: string) =>
 const requestsOf = async (scenarioId: string) =>
   (await modelRequests(scenarioId)).map((r) => r.body.messages);
 /** Every tool result a scenario's requests carried. */
-const allResults = async (scenarioId: string) => toolResultTexts(await requestsOf(scenarioId));
+const allResults = async (scenarioId: string) =>
+  script.toolResultTexts(await requestsOf(scenarioId));
 /** The environment note a scenario's first model request opened with. */
-const noteOf = async (scenarioId: string) => openingNote(await requestsOf(scenarioId));
+const noteOf = async (scenarioId: string) => script.openingNote(await requestsOf(scenarioId));
 
 describe("long work, session after session", () => {
   it("carries features, tests, changes, the handoff and the scratchpad across three sessions", async () => {
@@ -49,21 +36,21 @@ describe("long work, session after session", () => {
     const owner = await anonymousOwner(contextId);
 
     // Session 1: two features with tests, one run (one passing, one failing), a sub-agent's notes.
-    const child = await scenario(RESEARCHER_TURNS);
-    const one = await scenario(sessionOneTurns(child.marker));
+    const child = await scenario(script.RESEARCHER_TURNS);
+    const one = await scenario(script.sessionOneTurns(child.marker));
     expect((await send(`build it ${one.marker}`, contextId)).status.state).toBe(
       "TASK_STATE_COMPLETED",
     );
     const runResult = (await allResults(one.id)).find((r) => r.includes("run_code: exit"));
-    expect(runResult).toContain(SESSION_ONE_RUN);
+    expect(runResult).toContain(script.SESSION_ONE_RUN);
 
     // Session 2: the note shows what the harness checked; the state files cannot be written.
-    const two = await scenario(SESSION_TWO_TURNS);
+    const two = await scenario(script.SESSION_TWO_TURNS);
     const second = await send(`go on ${two.marker}`, contextId);
     expect(second.status.state).toBe("TASK_STATE_COMPLETED");
-    expectSessionTwoNote(await noteOf(two.id));
+    script.expectSessionTwoNote(await noteOf(two.id));
     const results = await allResults(two.id);
-    expect(results.some((r) => r.includes(PROGRESS_REFUSED))).toBe(true);
+    expect(results.some((r) => r.includes(script.PROGRESS_REFUSED))).toBe(true);
 
     // Behind the harness's back (past the state guard and the file operations): the manifest
     // points feature_status.json at damaged content.
@@ -91,7 +78,7 @@ describe("long work, session after session", () => {
 
     // Session 3: the damage is reported with the checkpoint of the last good version; the
     // sub-agent's scratchpad from session 1 is still there.
-    const three = await scenario(SESSION_THREE_TURNS);
+    const three = await scenario(script.SESSION_THREE_TURNS);
     await send(`three ${three.marker}`, contextId);
     const note3 = await noteOf(three.id);
     expect(note3).toContain("feature_status.json is damaged (not JSON) and was not used.");
@@ -102,7 +89,7 @@ describe("long work, session after session", () => {
     expect((await allResults(three.id)).join("\n")).toContain("CSV quoting: RFC 4180.");
 
     // The offered checkpoint puts the file back.
-    const four = await scenario(sessionFourTurns("feature_status.json", offered));
+    const four = await scenario(script.sessionFourTurns("feature_status.json", offered));
     await send(`restore ${four.marker}`, contextId);
     const restored = await allResults(four.id);
     expect(restored).toContain(`Restored feature_status.json as it was at ${offered}.`);
@@ -112,8 +99,8 @@ describe("long work, session after session", () => {
   it("names a test that passed before and fails now as a regression", async () => {
     const contextId = crypto.randomUUID();
     const one = await scenario([
-      tool("write_file", { path: "parse.ts", content: PARSE }),
-      tool("write_file", { path: "parse.test.ts", content: PARSE_TEST }),
+      tool("write_file", { path: "parse.ts", content: script.PARSE }),
+      tool("write_file", { path: "parse.test.ts", content: script.PARSE_TEST }),
       tool("run_code", { mode: "test", tests: ["parse.test.ts"], feature: "parse" }),
       tool("read_file", { path: "parse.ts" }),
       tool("read_file", { path: "parse.test.ts" }),
@@ -125,14 +112,14 @@ describe("long work, session after session", () => {
     );
     // The next session breaks it; the one after finds out before its first model call.
     const two = await scenario(
-      laterSession(1, [
+      script.laterSession(1, [
         tool("write_file", { path: "parse.ts", content: "export const parse = () => [];\n" }),
         tool("read_file", { path: "parse.ts" }),
         { text: "changed" },
       ]),
     );
     await send(`two ${two.marker}`, contextId);
-    const three = await scenario(laterSession(2, [{ text: "looking" }]));
+    const three = await scenario(script.laterSession(2, [{ text: "looking" }]));
     const task = await send(`three ${three.marker}`, contextId);
     const note = await noteOf(three.id);
     expect(note).toContain("1 REGRESSION: parse passed before and fail now; fix it first.");
@@ -157,7 +144,7 @@ describe("long work, session after session", () => {
         throw new Error("storage unavailable");
       };
     });
-    const blind = await scenario(laterSession(1, [{ text: "should not be asked" }]));
+    const blind = await scenario(script.laterSession(1, [{ text: "should not be asked" }]));
     const task = await send(`two ${blind.marker}`, contextId);
     expect(task.status.state).toBe("TASK_STATE_FAILED");
     expect(task.status.message?.parts[0]?.text).toMatch(
