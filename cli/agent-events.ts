@@ -7,6 +7,7 @@
  * {@link describeChange} words what changed between two rosters in one line.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { sseEvents } from "../src/console/static/sse.ts";
 import type { Http } from "./target.ts";
 
 /** An `agents` event: the `GET /agents` roster with why it was sent. */
@@ -16,33 +17,6 @@ export interface Roster {
   defaultAgent: string;
   agents: Array<{ name: string; description: string; version: string }>;
   unavailable?: Array<{ name: string; error: string }>;
-}
-
-/** Reads SSE events off `body`: `{ event, data }`; `retry` fields go to `onRetry`. */
-async function* sseEvents(
-  body: ReadableStream<Uint8Array>,
-  onRetry: (ms: number) => void,
-): AsyncGenerator<{ event: string; data: string }> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true }).replaceAll("\r\n", "\n");
-    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-      const lines = buffer.slice(0, end).split("\n");
-      buffer = buffer.slice(end + 2);
-      const field = (name: string) =>
-        lines
-          .filter((l) => l.startsWith(`${name}:`))
-          .map((l) => l.slice(name.length + 1).replace(/^ /, ""));
-      const [retry] = field("retry");
-      if (retry && /^\d+$/.test(retry)) onRetry(Number(retry));
-      const data = field("data").join("\n");
-      if (data) yield { event: field("event")[0] ?? "message", data };
-    }
-  }
 }
 
 /** Calls `onRoster` with each roster `harness` sends until `stop()`. */

@@ -1,14 +1,15 @@
 /**
  * IDENTITY.md parser: YAML frontmatter + markdown system prompt -> AgentDefinition.
  * Contract: pure (no I/O, no clock; imports only yaml, ./identity-schema.ts, ./markdown-skills.ts,
- * ./identity-position.ts, ./tool-names.ts, ./tool-grants.ts and ./models.ts), so Node scripts can
- * import it directly; every problem is one IdentityError naming the file, the line and column, and
+ * ./identity-position.ts, ./tool-names.ts, ./tool-grants.ts, ./models.ts and the built-in model
+ * from ../config/env-schema.ts), so Node scripts can import it directly; every problem is one IdentityError naming the file, the line and column, and
  * the field. Tool names in `tools` must be the harness's tools or domains, or the agent's MCP
  * servers' (`<server>__<tool>`); a read-only agent's deny list gains run_code unless the file
  * grants it (tool-grants.ts). A file that names no model gets the deployment's `DEFAULT_MODEL`
  * where its tasks run ({@link withDefaultModel}).
  */
 import { type Document, parseDocument } from "yaml";
+import { BUILT_IN_MODEL } from "../config/env-schema.ts";
 import { type Position, positionAt, positionOf } from "./identity-position.ts";
 import {
   type AgentFrontmatter,
@@ -23,7 +24,7 @@ import {
   firstParagraph,
   tokenize,
 } from "./markdown-skills.ts";
-import { BUILT_IN_MODEL, type Effort } from "./models.ts";
+import type { Effort } from "./models.ts";
 import { effectiveDeny } from "./tool-grants.ts";
 import { TOOL_DOMAINS, TOOL_NAMES } from "./tool-names.ts";
 

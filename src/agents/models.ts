@@ -1,17 +1,14 @@
 /**
- * What the harness knows of Claude models: the model an agent runs on when neither its
- * IDENTITY.md nor the deployment's `DEFAULT_MODEL` names one, and the `effort` levels
- * (`output_config.effort`) each model family takes. Pure data and functions (no imports), so the
- * IDENTITY.md parser, the config schema and Node scripts can all use it.
+ * What the harness knows of Claude models: the `effort` levels (`output_config.effort`) each
+ * model family takes (the model of an agent whose IDENTITY.md names none is the deployment's
+ * `DEFAULT_MODEL`, whose default is config/env-schema.ts's `BUILT_IN_MODEL`). Pure data and
+ * functions (no imports), so the IDENTITY.md parser, the loop and Node scripts can all use it.
  *
  * Effort levels by model (Anthropic's effort documentation): Opus 4.5 takes low, medium and high;
  * Opus 4.6 and later, Sonnet 4.6 and later, and the Claude 5 models also take max; earlier
  * models (Sonnet 4.5, Haiku 4.5, Claude 4.1 and before, Claude 3) take no effort setting. A model
  * id the harness does not recognise (another provider's, a newer naming) is trusted with any level.
  */
-
-/** The model of an agent whose file names none, where `DEFAULT_MODEL` is unset. */
-export const BUILT_IN_MODEL = "claude-sonnet-4-6";
 
 /** Every effort level a frontmatter may ask for, lowest first. */
 export const EFFORT_LEVELS = ["low", "medium", "high", "max"] as const;

@@ -39,6 +39,7 @@ import { loadConfig } from "../config/config.ts";
 import { publishAgentsChanged } from "../events/agent-events.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
+import { jsonBody } from "../platform/json-body.ts";
 import { ledgerEntries } from "../platform/ledger.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
@@ -68,10 +69,6 @@ const Budget = z
     monthTokens: tokens.optional(),
   })
   .nullable();
-
-/** A cron event to run now: the minute's schedules unless another expression is named. */
-/** The request's JSON body, or undefined when it is not JSON (the schema then says what is wrong). */
-const jsonBody = (request: Request): Promise<unknown> => request.json().catch(() => undefined);
 
 /** The admin routes. */
 export function adminRoutes(): Hono<AppEnv> {

@@ -17,6 +17,7 @@ import { getUser, setConsent, tokenHashes } from "../auth/users-store.ts";
 import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
+import { jsonBody } from "../platform/json-body.ts";
 import { CONSENT_METADATA_KEY, policyLink } from "../privacy/consent.ts";
 import { privacyPolicy } from "../privacy/policy.ts";
 import type { AppEnv, Principal } from "../protocol/app-types.ts";
@@ -34,9 +35,6 @@ function accountOf(principal: Principal): string {
     throw new HttpError(403, "the deployment's keys have no account: consent is not asked of them");
   return principal.id;
 }
-
-/** The request's JSON body, or undefined when it is not JSON (the schema then says what is wrong). */
-const jsonBody = (request: Request): Promise<unknown> => request.json().catch(() => undefined);
 
 async function consentAnswer(c: Context<AppEnv>, id: string) {
   const policy = await privacyPolicy(loadConfig(c.env));

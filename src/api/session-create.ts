@@ -17,6 +17,7 @@ import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
+import { jsonBodyOrEmpty } from "../platform/json-body.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 
 const NewSession = z.strictObject({
@@ -26,17 +27,6 @@ const NewSession = z.strictObject({
     .optional(),
 });
 
-/** The request's JSON body; an empty body is `{}`, one that is not JSON is undefined. */
-async function bodyOf(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The route that creates a session; mounted before the other session routes. */
 export function sessionCreateRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -45,7 +35,7 @@ export function sessionCreateRoutes(): Hono<AppEnv> {
     (max) => new HttpError(413, `the body exceeds ${max} bytes (MAX_BODY_BYTES)`),
   );
   app.post("/api/sessions", authenticate(), sizeLimit, async (c) => {
-    const parsed = NewSession.safeParse(await bodyOf(c.req.raw));
+    const parsed = NewSession.safeParse(await jsonBodyOrEmpty(c.req.raw));
     if (!parsed.success) throw invalidInput(parsed.error);
     const config = loadConfig(c.env);
     const name = parsed.data.agent ?? config.defaultAgent;

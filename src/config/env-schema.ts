@@ -4,7 +4,6 @@
  * result into the Config type. Pure: no I/O.
  */
 import { z } from "zod";
-import { BUILT_IN_MODEL } from "../agents/models.ts";
 
 const int = (fallback: number, min = 0) =>
   z
@@ -35,6 +34,9 @@ const optionalString = z
   .string()
   .optional()
   .transform((v) => (v && v.trim() !== "" ? v.trim() : undefined));
+
+/** The model of an agent whose IDENTITY.md names none, where `DEFAULT_MODEL` is unset. */
+export const BUILT_IN_MODEL = "claude-sonnet-4-6";
 
 /** The vars and secrets the harness reads, with their defaults (strings in, typed values out). */
 export const ConfigSchema = z.object({

@@ -6,6 +6,7 @@
  * files is quoted as data (anything that writes the workspace, a prompt injection included, may
  * have written it), never spliced in as the harness's own words. Pure: no I/O.
  */
+import { clip, clipLine } from "../platform/text.ts";
 import type { AgentState } from "../workspace/agent-state.ts";
 import type { ChangeEntry } from "../workspace/change-log.ts";
 import type { FeatureStatus } from "../workspace/feature-status.ts";
@@ -75,11 +76,6 @@ export interface EnvironmentInputs {
 export const ENVIRONMENT_OPEN = "<environment>";
 const ENVIRONMENT_CLOSE = "</environment>";
 
-/** `text` cut to `max` characters, with an ellipsis when cut. */
-export function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text;
-}
-
 /** Untrusted text with the note's own tags defused: it can neither open nor close one. */
 export function defused(text: string): string {
   return text.replace(/<(\/?)(state-file|environment)\b/gi, "‹$1$2");
@@ -87,7 +83,7 @@ export function defused(text: string): string {
 
 /** One line of untrusted text: no line breaks, at most `max` characters, tags defused. */
 export function oneLine(text: string, max: number): string {
-  return defused(clip(text.replace(/\s+/g, " ").trim(), max));
+  return defused(clipLine(text, max));
 }
 
 /**

@@ -11,6 +11,7 @@ import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messag
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { clipLine } from "../platform/text.ts";
 
 /** A server whose tools could not be listed, and why (one line). */
 export interface McpUnavailable {
@@ -37,11 +38,8 @@ export function unavailableReason(error: unknown): string {
   }
   if (error instanceof UnauthorizedError) return "it asks for an authorization the harness lacks";
   if (error instanceof McpError) return `it answered MCP error ${error.code}`;
-  const message = (error instanceof Error ? error.message : String(error))
-    .replace(/\s+/g, " ")
-    .trim();
-  if (message === "") return "unknown error";
-  return message.length > REASON_MAX_CHARS ? `${message.slice(0, REASON_MAX_CHARS - 1)}…` : message;
+  const message = error instanceof Error ? error.message : String(error);
+  return clipLine(message, REASON_MAX_CHARS) || "unknown error";
 }
 
 /** The line the model reads for one unavailable server. */

@@ -9,6 +9,7 @@
  * {@link CARD_JSON_MAX_CHARS} (past that, only its identity, marked `truncated`), so a hostile
  * card cannot flood the model's context. Pure: no I/O.
  */
+import { clipLine } from "../platform/text.ts";
 
 /** The most characters of the compact card (under the tool output cap, so it stays whole JSON). */
 export const CARD_JSON_MAX_CHARS = 8_000;
@@ -186,9 +187,7 @@ function list(value: unknown, max: number): Json[] {
 /** A non-empty string, whitespace collapsed, clipped to `max` characters; else undefined. */
 function text(value: unknown, max: number): string | undefined {
   if (typeof value !== "string") return undefined;
-  const flat = value.replace(/\s+/g, " ").trim();
-  if (flat === "") return undefined;
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return clipLine(value, max) || undefined;
 }
 
 function strings(value: unknown, max: number, chars: number): string[] {

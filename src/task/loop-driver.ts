@@ -4,11 +4,9 @@
  * the loop's next alarm (a lease), so if the object dies mid-turn the alarm runs the turn again
  * (a task whose creating call starts its first step is leased from its creation, {@link
  * LoopDriver.firstStepLease});
- * it gathers the turn's tools (MCP tools deferred behind `tool_search` when the definitions are
- * many, see tools/tool-search.ts), builds the turn's system prompt (with a line per MCP server
- * that could not list its tools, see mcp/unavailable.ts) and compacts the conversation when it is
- * over budget; what
- * follows the step (the next one, a retry with backoff, or the task's end) is step-end.ts.
+ * it gathers the turn's tools (turn-tools.ts), builds the turn's system prompt (turn-context.ts)
+ * and compacts the conversation when it is over budget; what follows the step (the next one, a
+ * retry with backoff, or the task's end) is step-end.ts.
  * A task past its time limit (`MAX_TASK_SECONDS`, time-limit.ts) runs no further step: the lease
  * is never set beyond the deadline, and an alarm that finds a step still running past it stops
  * that step, so the task ends at the deadline even mid-turn, and after a restart.
@@ -18,15 +16,11 @@ import { type Config, loadConfig } from "../config/config.ts";
 import { runStep } from "../loop/agent-loop.ts";
 import type { HarnessEvent } from "../loop/contracts.ts";
 import type { StepOutcome } from "../loop/step-types.ts";
-import { mcpTools } from "../mcp/tools.ts";
-import { unavailableBlock } from "../mcp/unavailable.ts";
 import { modelClient } from "../model/client.ts";
 import { log } from "../platform/logging.ts";
 import { programFor } from "../programs/index.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
-import { toolsFor } from "../tools/catalog.ts";
-import { withToolSearch } from "../tools/tool-search.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { CANCEL_CHILDREN_JOB, type ChildTasks } from "./child-tasks.ts";
@@ -44,6 +38,7 @@ import {
   timeLimitOutcome,
 } from "./time-limit.ts";
 import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
+import { turnTools } from "./turn-tools.ts";
 
 /** How long a step may run before the alarm takes it for dead and runs it again. */
 function leaseMs(config: Config): number {
@@ -204,17 +199,13 @@ export class LoopDriver {
   ): Promise<StepOutcome | null> {
     const record = this.#task.store.record;
     if (!record) return null;
-    const mcp = await mcpTools(agent, this.#env);
-    const tools = withToolSearch(
-      toolsFor(agent, config, {
-        subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
-        extra: mcp.tools,
-        codeSandbox: Boolean(this.#env.LOADER),
-      }),
-      agent.model,
-      this.#task.hookState,
-      config.contextTokenBudget,
-    );
+    const { tools, withUnavailable } = await turnTools({
+      agent,
+      config,
+      env: this.#env,
+      subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
+      hookState: this.#task.hookState,
+    });
     const workspace = this.workspace();
     const memory = memoryAccess(this.#env, agent.name, record.owner, (work) =>
       this.#task.background(work),
@@ -261,10 +252,7 @@ export class LoopDriver {
         message: `The workspace could not be read (${unreadable.slice(0, 200)}), so the task stopped before its first model call rather than work without its files and state. Send the message again to retry.`,
       };
     if (environment !== null) attachEnvironment(this.#task, environment);
-    // MCP servers that could not list their tools, told every turn (the environment note is
-    // written once per task; a server can fail or come back at any turn).
-    const unavailable = unavailableBlock(mcp.unavailable);
-    const system = unavailable ? [...prompt, unavailable] : prompt;
+    const system = withUnavailable(prompt);
     if (config.modelMode !== "unconfigured") {
       await compactIfNeeded({
         rt: this.#task,

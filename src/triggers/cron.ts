@@ -10,6 +10,7 @@ import { z } from "zod";
 import { RETENTION_CRON, sweepExpired } from "../api/retention.ts";
 import { authenticate, requireAdmin } from "../auth/middleware.ts";
 import { invalidInput } from "../platform/http-error.ts";
+import { jsonBodyOrEmpty } from "../platform/json-body.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { runSchedules, type ScheduleRun } from "./schedules.ts";
 
@@ -24,21 +25,11 @@ export async function runCron(env: Env, cron: string, scheduledTime: number): Pr
 
 const CronRun = z.strictObject({ cron: z.string().trim().min(1).max(100).default("* * * * *") });
 
-/** `text` as JSON, or undefined when it is not JSON (the schema then says what is wrong). */
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The admin route that runs the cron trigger's work on demand. */
 export function cronRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post("/api/admin/cron", authenticate(), requireAdmin(), async (c) => {
-    const text = await c.req.text();
-    const parsed = CronRun.safeParse(text.trim() === "" ? {} : jsonOf(text));
+    const parsed = CronRun.safeParse(await jsonBodyOrEmpty(c.req.raw));
     if (!parsed.success) throw invalidInput(parsed.error);
     return c.json(await runCron(c.env, parsed.data.cron, Date.now()));
   });

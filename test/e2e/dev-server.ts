@@ -190,9 +190,15 @@ export async function freePort(): Promise<number> {
 /** A scripted model on 127.0.0.1 and a dev server that calls it (plus `vars`). */
 export interface ScriptedHarness {
   fake: Awaited<ReturnType<typeof startFakeModel>>;
+  /** The server; after {@link restart}, the restarted one. */
   server: DevServer;
   /** The vars that key a dev server to this model (for another server on it). */
   modelVars: Record<string, string>;
+  /**
+   * Starts the server again on the same port, state directory and vars, after stopping it if it
+   * still runs (a test may have stopped or killed it first, as a crash would).
+   */
+  restart(): Promise<DevServer>;
   /** Stops the server, then the model. */
   stop(): Promise<void>;
 }
@@ -208,20 +214,26 @@ export async function startScriptedHarness(
   const fake = await startFakeModel({ port: 0 });
   const modelVars = { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key" };
   try {
-    const server = await startDevServer({
+    const options: DevServerOptions = {
       port: await freePort(),
-      persistDir,
+      persistDir: persistDir ?? freshStateDir(),
       vars: { ...modelVars, ...vars },
-    });
-    return {
+    };
+    const harness: ScriptedHarness = {
       fake,
-      server,
+      server: await startDevServer(options),
       modelVars,
+      restart: async () => {
+        await harness.server.stop();
+        harness.server = await startDevServer(options);
+        return harness.server;
+      },
       stop: async () => {
-        await server.stop();
+        await harness.server.stop();
         await fake.close();
       },
     };
+    return harness;
   } catch (error) {
     await fake.close();
     throw error;

@@ -21,83 +21,44 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { userKey } from "../../src/store/r2-keys.ts";
-import { startFakeModel } from "../fake-model/server.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import * as script from "../helpers/long-work-script.ts";
 import { asTask, stateOf, type Task, textRequest } from "./client.ts";
-import { type DevServer, freePort, freshStateDir, startDevServer } from "./dev-server.ts";
+import { freshStateDir, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const ADMIN = "e2e-admin";
 const BUCKET = "a2a-harness-files";
 
-let fake: Awaited<ReturnType<typeof startFakeModel>>;
-let server: DevServer | undefined;
-let port: number;
+let harness: ScriptedHarness;
 const persistDir = freshStateDir();
 
-const vars = () => ({
-  ANTHROPIC_BASE_URL: fake.url,
-  ANTHROPIC_API_KEY: "e2e-key",
-  ADMIN_API_KEY: ADMIN,
-});
-
 beforeAll(async () => {
-  fake = await startFakeModel({ port: 0 });
-  port = await freePort();
-  server = await startDevServer({ port, persistDir, vars: vars() });
+  harness = await startScriptedHarness({ ADMIN_API_KEY: ADMIN }, persistDir);
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
+  await harness?.stop();
   rmSync(persistDir, { recursive: true, force: true });
 });
 
 function scenario(turns: Turn[]): { id: string; marker: string } {
   const id = `e2e-long-${crypto.randomUUID()}`;
-  fake.store.addScenario({ id, turns });
+  harness.fake.store.addScenario({ id, turns });
   return { id, marker: `[[scenario:${id}]]` };
 }
 
-/**
- * A later session's turns: the scripted model picks a turn by the number of assistant messages
- * in the request, and each earlier task of the conversation left one.
- */
-const laterSession = (sessions: number, turns: Turn[]): Turn[] => [
-  ...Array.from({ length: sessions }, () => ({ text: "(an earlier session)" })),
-  ...turns,
-];
-
-type Messages = Array<{ role: string; content: unknown }>;
 const messagesOf = (id: string) =>
-  fake.store.requests(id).map((r) => (r.body as { messages: Messages }).messages);
-
-/** Every tool result a scenario's requests carried (the prompt is compacted as it grows). */
-function allResults(scenarioId: string): string[] {
-  const seen = new Set<string>();
-  for (const messages of messagesOf(scenarioId))
-    for (const m of messages)
-      if (Array.isArray(m.content))
-        for (const b of m.content as Array<{ type: string; content?: unknown }>)
-          if (b.type === "tool_result")
-            seen.add(
-              typeof b.content === "string"
-                ? b.content
-                : ((b.content ?? []) as Array<{ text?: string }>).map((c) => c.text ?? "").join(""),
-            );
-  return [...seen];
-}
-
+  harness.fake.store
+    .requests(id)
+    .map((r) => (r.body as { messages: script.RequestMessages }).messages);
+/** Every tool result a scenario's requests carried. */
+const allResults = (scenarioId: string) => script.toolResultTexts(messagesOf(scenarioId));
 /** The environment note a scenario's first model request opened with. */
-function noteOf(scenarioId: string): string {
-  const content = messagesOf(scenarioId)[0]?.at(-1)?.content as Array<{ text?: string }>;
-  return content?.[0]?.text ?? "";
-}
+const noteOf = (scenarioId: string) => script.openingNote(messagesOf(scenarioId));
 
 /** Sends one message (in `contextId`'s conversation when given) and returns the ended task. */
 async function send(text: string, contextId?: string): Promise<Task> {
-  if (!server) throw new Error("no server");
-  const client = await new ClientFactory().createFromUrl(`${server.url}/agents/assistant/`);
+  const client = await new ClientFactory().createFromUrl(`${harness.server.url}/agents/assistant/`);
   return asTask(
     await client.sendMessage(textRequest(text, {}, contextId === undefined ? {} : { contextId })),
   );
@@ -105,7 +66,7 @@ async function send(text: string, contextId?: string): Promise<Task> {
 
 /** The workspace files of `owner`'s assistant, as an admin exports them. */
 async function exportedFiles(owner: string): Promise<Record<string, string>> {
-  const response = await fetch(`${server?.url}/api/users/${owner}/data`, {
+  const response = await fetch(`${harness.server.url}/api/users/${owner}/data`, {
     headers: { Authorization: `Bearer ${ADMIN}` },
   });
   expect(response.status).toBe(200);
@@ -145,89 +106,28 @@ const sha256Hex = async (text: string) =>
     "hex",
   );
 
-const PARSE = 'export const parse = (s: string) => s.split(",");\n';
-const PARSE_TEST =
-  'import { parse } from "./parse.ts";\ntest("splits", () => { expect(parse("a,b")).toEqual(["a", "b"]); });\n';
-const FORMAT_TEST = 'test("formats", () => { expect(1 + 1).toBe(3); });\n';
 const DAMAGED = '{"iteration": 2, oops';
 
 describe("long work under wrangler dev", () => {
   it("carries features, tests, changes, the handoff and the scratchpad across sessions and a restart", async () => {
     // Session 1: two features with tests, one run (one passing, one failing), a sub-agent's notes.
-    const child = scenario([
-      tool("scratch_write", { path: "findings.md", content: "CSV quoting: RFC 4180." }),
-      { text: "Wrote findings.md." },
-    ]);
-    const one = scenario([
-      tool("write_file", { path: "parse.ts", content: PARSE }),
-      tool("write_file", { path: "parse.test.ts", content: PARSE_TEST }),
-      tool("write_file", { path: "format.test.ts", content: FORMAT_TEST }),
-      tool("feature_update", {
-        features: [
-          { id: "parse", title: "Parse CSV", status: "in_progress", tests: ["parse.test.ts"] },
-          { id: "format", status: "in_progress", tests: ["format.test.ts"] },
-        ],
-      }),
-      tool("run_code", { mode: "test", tests: ["parse.test.ts", "format.test.ts"] }),
-      tool("task", {
-        subagent_type: "researcher",
-        description: "look up CSV quoting",
-        prompt: `Find the CSV quoting rules. ${child.marker}`,
-      }),
-      tool("progress_update", {
-        accomplished: ["parse works"],
-        remaining: ["Fix format so 1 + 1 formats"],
-        nextAgent: "writer",
-        continueFrom: "format.test.ts:1",
-        notes: ["format.test.ts fails on purpose"],
-      }),
-      tool("read_file", { path: "parse.ts" }),
-      tool("read_file", { path: "parse.test.ts" }),
-      tool("read_file", { path: "format.test.ts" }),
-      { text: "Session one done." },
-    ]);
+    const child = scenario(script.RESEARCHER_TURNS);
+    const one = scenario(script.sessionOneTurns(child.marker));
     const first = await send(`build it ${one.marker}`);
     expect(stateOf(first)).toBe("TASK_STATE_COMPLETED");
     const contextId = first.contextId;
     const owner = await anonymousOwner(contextId);
     const runResult = allResults(one.id).find((r) => r.includes("run_code: exit"));
-    expect(runResult).toContain("[feature_status.json: parse 1/1 passing; format 0/1 passing]");
+    expect(runResult).toContain(script.SESSION_ONE_RUN);
     expect(allResults(child.id).join("\n")).toContain("findings.md");
 
     // Session 2: the note shows what the harness checked; the state files cannot be written.
-    const two = scenario(
-      laterSession(1, [
-        tool("write_file", { path: "PROGRESS.json", content: '{"remaining":["INJECTED"]}' }),
-        tool("write_file", { path: "notes.md", content: "format next" }),
-        tool("read_file", { path: "notes.md" }),
-        { text: "Session two done." },
-      ]),
-    );
+    const two = scenario(script.SESSION_TWO_TURNS);
     const second = await send(`go on ${two.marker}`, contextId);
     expect(stateOf(second)).toBe("TASK_STATE_COMPLETED");
     expect(second.contextId).toBe(contextId);
-    const note2 = noteOf(two.id);
-    expect(note2).toContain("## Features (feature_status.json)");
-    expect(note2).toContain("0 of 2 completed, 2 in progress");
-    expect(note2).toContain("- parse [in_progress] 1/1 passing (parse.test.ts)");
-    expect(note2).toContain("- format [in_progress] 0/1 passing (format.test.ts)");
-    expect(note2).toMatch(
-      /## Regression run\nRe-ran 1 test file that passed last time \(\d+ ms\): no regressions\./,
-    );
-    expect(note2).toContain("- parse: 1/1 passing");
-    expect(note2).toMatch(
-      /## Recent changes \(newest first\)\n- \S+ \S+ create format\.test\.ts · assistant · task /,
-    );
-    expect(note2).toContain("create parse.ts · assistant");
-    expect(note2).toContain("next agent writer · continue from format.test.ts:1");
-    expect(note2).toContain("- Fix format so 1 + 1 formats");
-    expect(note2).toContain("## Next agent\nwriter");
-    expect(note2).toContain(
-      "## Scratchpad of this conversation (1 file; scratch_read)\n- findings.md",
-    );
-    expect(
-      allResults(two.id).some((r) => r.includes("PROGRESS.json is kept by progress_update")),
-    ).toBe(true);
+    script.expectSessionTwoNote(noteOf(two.id));
+    expect(allResults(two.id).some((r) => r.includes(script.PROGRESS_REFUSED))).toBe(true);
     const files = await exportedFiles(owner);
     expect(JSON.parse(files["PROGRESS.json"] ?? "{}").remaining).toEqual([
       "Fix format so 1 + 1 formats",
@@ -238,18 +138,15 @@ describe("long work under wrangler dev", () => {
     // the end of session 2, held by no checkpoint) is overwritten with damaged bytes in R2.
     const state = files["agent_state.json"];
     expect(JSON.parse(state ?? "null")).toMatchObject({ iteration: 2 });
-    await server?.stop();
-    server = undefined;
+    await harness.server.stop();
     const key = userKey("assistant", owner, `blobs/${await sha256Hex(state ?? "")}`);
     await overwriteObject(key, DAMAGED);
-    server = await startDevServer({ port, persistDir, vars: vars() });
+    await harness.restart();
     expect((await exportedFiles(owner))["agent_state.json"]).toBe(DAMAGED);
 
     // Session 3: the damage is reported with the checkpoint of the last good version; the
     // sub-agent's scratchpad from session 1 is still there.
-    const three = scenario(
-      laterSession(2, [tool("scratch_read", { path: "findings.md" }), { text: "ok" }]),
-    );
+    const three = scenario(script.SESSION_THREE_TURNS);
     const third = await send(`three ${three.marker}`, contextId);
     expect(stateOf(third)).toBe("TASK_STATE_COMPLETED");
     const note3 = noteOf(three.id);
@@ -265,13 +162,7 @@ describe("long work under wrangler dev", () => {
     expect(allResults(three.id).join("\n")).toContain("CSV quoting: RFC 4180.");
 
     // Session 4: the offered checkpoint puts session 1's version back.
-    const four = scenario(
-      laterSession(3, [
-        tool("state_restore", { file: "agent_state.json", checkpoint: offered }),
-        tool("progress_read", {}),
-        { text: "restored" },
-      ]),
-    );
+    const four = scenario(script.sessionFourTurns("agent_state.json", offered));
     expect(stateOf(await send(`restore ${four.marker}`, contextId))).toBe("TASK_STATE_COMPLETED");
     const restored = allResults(four.id);
     expect(restored).toContain(`Restored agent_state.json as it was at ${offered}.`);

@@ -33,14 +33,23 @@ async function discovered(card: unknown, baseUrl: string): Promise<Record<string
   return JSON.parse(compactCardJson(await discoverCard(server.fetch, target(baseUrl))));
 }
 
+/** What the compact card keeps as the card has it: identity, interfaces, a skill. */
+const IDENTITY = { name: "pipeline", description: "Runs the data pipeline.", version: "2.1.0" };
+const INTERFACES = [
+  { url: "https://pipe.test/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+  { url: "https://pipe.test/a2a/rest", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+];
+const ETL_SKILL = {
+  id: "etl",
+  name: "ETL",
+  description: "Loads and transforms data.",
+  tags: ["data"],
+  examples: ["Load yesterday's orders", "Rebuild the sales table"],
+};
+
 const V1_CARD = {
-  name: "pipeline",
-  description: "Runs the data pipeline.",
-  version: "2.1.0",
-  supportedInterfaces: [
-    { url: "https://pipe.test/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
-    { url: "https://pipe.test/a2a/rest", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
-  ],
+  ...IDENTITY,
+  supportedInterfaces: INTERFACES,
   capabilities: {
     streaming: true,
     pushNotifications: false,
@@ -53,15 +62,7 @@ const V1_CARD = {
   securityRequirements: [{ schemes: { bearer: { list: [] } } }, { schemes: { key: {} } }],
   defaultInputModes: ["text/plain"],
   defaultOutputModes: ["text/plain"],
-  skills: [
-    {
-      id: "etl",
-      name: "ETL",
-      description: "Loads and transforms data.",
-      tags: ["data"],
-      examples: ["Load yesterday's orders", "Rebuild the sales table"],
-    },
-  ],
+  skills: [ETL_SKILL],
 };
 
 afterEach(() => {
@@ -71,29 +72,16 @@ afterEach(() => {
 describe("a2a_discover's card JSON", () => {
   it("is the card itself: identity, url, interfaces, capabilities, skills, security", async () => {
     expect(await discovered(V1_CARD, "https://json-v1.test/")).toEqual({
-      name: "pipeline",
-      description: "Runs the data pipeline.",
-      version: "2.1.0",
+      ...IDENTITY,
       url: "https://pipe.test/a2a",
-      interfaces: [
-        { url: "https://pipe.test/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
-        { url: "https://pipe.test/a2a/rest", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
-      ],
+      interfaces: INTERFACES,
       capabilities: {
         streaming: true,
         pushNotifications: false,
         extendedAgentCard: false,
         extensions: ["urn:ext:one"],
       },
-      skills: [
-        {
-          id: "etl",
-          name: "ETL",
-          description: "Loads and transforms data.",
-          tags: ["data"],
-          examples: ["Load yesterday's orders", "Rebuild the sales table"],
-        },
-      ],
+      skills: [ETL_SKILL],
       security: {
         schemes: {
           bearer: { type: "http", scheme: "Bearer", bearerFormat: "JWT" },

@@ -29,8 +29,9 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
   return response;
 }
 
-const post = (method: string, params: unknown, headers: Record<string, string> = {}) =>
-  call(BASE, {
+/** A v1.0 JSON-RPC call to the conformance agent (or the agent at `path`). */
+const post = (method: string, params: unknown, headers: Record<string, string> = {}, path = BASE) =>
+  call(path, {
     method: "POST",
     headers: { "A2A-Version": "1.0", ...headers },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
@@ -194,16 +195,7 @@ describe("the conformance agent through the engine", () => {
     const odd = { parts: [{ raw: "dGNr", mediaType: "application/x-unsupported-tck-type" }] };
     expect((await send("tck-complete-task", odd)).status.state).toBe("TASK_STATE_COMPLETED");
     const refused = (await (
-      await call("/agents/writer/", {
-        method: "POST",
-        headers: { "A2A-Version": "1.0" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "SendMessage",
-          params: { message: message("m", odd) },
-        }),
-      })
+      await post("SendMessage", { message: message("m", odd) }, {}, "/agents/writer/")
     ).json()) as RpcResponse;
     expect(refused.error?.code).toBe(-32005);
     const rest = await call("/agents/writer/message:send", {

@@ -10,54 +10,25 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
-import type { Turn } from "../../src/model/scripted/turn.ts";
 import { sha256Hex } from "../../src/platform/hex.ts";
 import { blobKey } from "../../src/workspace/blobs.ts";
 import { workspaceKey } from "../../src/workspace/keys.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import * as script from "../helpers/long-work-script.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";
 
 const send = async (text: string, contextId: string) =>
   (await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(text, { contextId }) }))
     .result?.task as WireTask;
 
-/**
- * A later session's turns: the scripted model picks a turn by the number of assistant messages
- * in the request, and each earlier task of the conversation left one.
- */
-const laterSession = (sessions: number, turns: Turn[]): Turn[] => [
-  ...Array.from({ length: sessions }, () => ({ text: "(an earlier session)" })),
-  ...turns,
-];
-
-/** Every tool result a scenario's requests carried (the prompt is compacted as it grows). */
-async function allResults(scenarioId: string): Promise<string[]> {
-  const seen = new Set<string>();
-  for (const request of await modelRequests(scenarioId))
-    for (const m of request.body.messages)
-      if (Array.isArray(m.content))
-        for (const b of m.content as Array<{ type: string; content?: unknown }>)
-          if (b.type === "tool_result")
-            seen.add(
-              typeof b.content === "string"
-                ? b.content
-                : ((b.content ?? []) as Array<{ text?: string }>).map((c) => c.text ?? "").join(""),
-            );
-  return [...seen];
-}
-
+const requestsOf = async (scenarioId: string) =>
+  (await modelRequests(scenarioId)).map((r) => r.body.messages);
+/** Every tool result a scenario's requests carried. */
+const allResults = async (scenarioId: string) =>
+  script.toolResultTexts(await requestsOf(scenarioId));
 /** The environment note a scenario's first model request opened with. */
-async function noteOf(scenarioId: string): Promise<string> {
-  const first = (await modelRequests(scenarioId))[0];
-  const content = first?.body.messages.at(-1)?.content as Array<{ text?: string }>;
-  return content[0]?.text ?? "";
-}
-
-const PARSE = 'export const parse = (s: string) => s.split(",");\n';
-const PARSE_TEST =
-  'import { parse } from "./parse.ts";\ntest("splits", () => { expect(parse("a,b")).toEqual(["a", "b"]); });\n';
-const FORMAT_TEST = 'test("formats", () => { expect(1 + 1).toBe(3); });\n';
+const noteOf = async (scenarioId: string) => script.openingNote(await requestsOf(scenarioId));
 
 describe("long work, session after session", () => {
   it("carries features, tests, changes, the handoff and the scratchpad across three sessions", async () => {
@@ -65,76 +36,21 @@ describe("long work, session after session", () => {
     const owner = await anonymousOwner(contextId);
 
     // Session 1: two features with tests, one run (one passing, one failing), a sub-agent's notes.
-    const child = await scenario([
-      tool("scratch_write", { path: "findings.md", content: "CSV quoting: RFC 4180." }),
-      { text: "Wrote findings.md." },
-    ]);
-    const one = await scenario([
-      tool("write_file", { path: "parse.ts", content: PARSE }),
-      tool("write_file", { path: "parse.test.ts", content: PARSE_TEST }),
-      tool("write_file", { path: "format.test.ts", content: FORMAT_TEST }),
-      tool("feature_update", {
-        features: [
-          { id: "parse", title: "Parse CSV", status: "in_progress", tests: ["parse.test.ts"] },
-          { id: "format", status: "in_progress", tests: ["format.test.ts"] },
-        ],
-      }),
-      tool("run_code", { mode: "test", tests: ["parse.test.ts", "format.test.ts"] }),
-      tool("task", {
-        subagent_type: "researcher",
-        description: "look up CSV quoting",
-        prompt: `Find the CSV quoting rules. ${child.marker}`,
-      }),
-      tool("progress_update", {
-        accomplished: ["parse works"],
-        remaining: ["Fix format so 1 + 1 formats"],
-        nextAgent: "writer",
-        continueFrom: "format.test.ts:1",
-        notes: ["format.test.ts fails on purpose"],
-      }),
-      tool("read_file", { path: "parse.ts" }),
-      tool("read_file", { path: "parse.test.ts" }),
-      tool("read_file", { path: "format.test.ts" }),
-      { text: "Session one done." },
-    ]);
+    const child = await scenario(script.RESEARCHER_TURNS);
+    const one = await scenario(script.sessionOneTurns(child.marker));
     expect((await send(`build it ${one.marker}`, contextId)).status.state).toBe(
       "TASK_STATE_COMPLETED",
     );
     const runResult = (await allResults(one.id)).find((r) => r.includes("run_code: exit"));
-    expect(runResult).toContain("[feature_status.json: parse 1/1 passing; format 0/1 passing]");
+    expect(runResult).toContain(script.SESSION_ONE_RUN);
 
     // Session 2: the note shows what the harness checked; the state files cannot be written.
-    const two = await scenario(
-      laterSession(1, [
-        tool("write_file", { path: "PROGRESS.json", content: '{"remaining":["INJECTED"]}' }),
-        tool("write_file", { path: "notes.md", content: "format next" }),
-        tool("read_file", { path: "notes.md" }),
-        { text: "Session two done." },
-      ]),
-    );
+    const two = await scenario(script.SESSION_TWO_TURNS);
     const second = await send(`go on ${two.marker}`, contextId);
     expect(second.status.state).toBe("TASK_STATE_COMPLETED");
-    const note2 = await noteOf(two.id);
-    expect(note2).toContain("## Features (feature_status.json)");
-    expect(note2).toContain("0 of 2 completed, 2 in progress");
-    expect(note2).toContain("- parse [in_progress] 1/1 passing (parse.test.ts)");
-    expect(note2).toContain("- format [in_progress] 0/1 passing (format.test.ts)");
-    expect(note2).toMatch(
-      /## Regression run\nRe-ran 1 test file that passed last time \(\d+ ms\): no regressions\./,
-    );
-    expect(note2).toContain("- parse: 1/1 passing");
-    expect(note2).toMatch(
-      /## Recent changes \(newest first\)\n- \S+ \S+ create format\.test\.ts · assistant · task /,
-    );
-    expect(note2).toContain("create parse.ts · assistant");
-    expect(note2).toContain("next agent writer · continue from format.test.ts:1");
-    expect(note2).toContain("- Fix format so 1 + 1 formats");
-    expect(note2).toContain("## Next agent\nwriter");
-    expect(note2).toContain(
-      "## Scratchpad of this conversation (1 file; scratch_read)\n- findings.md",
-    );
+    script.expectSessionTwoNote(await noteOf(two.id));
     const results = await allResults(two.id);
-    expect(results.some((r) => r.includes("PROGRESS.json is kept by progress_update"))).toBe(true);
+    expect(results.some((r) => r.includes(script.PROGRESS_REFUSED))).toBe(true);
 
     // Behind the harness's back (past the state guard and the file operations): the manifest
     // points feature_status.json at damaged content.
@@ -162,9 +78,7 @@ describe("long work, session after session", () => {
 
     // Session 3: the damage is reported with the checkpoint of the last good version; the
     // sub-agent's scratchpad from session 1 is still there.
-    const three = await scenario(
-      laterSession(2, [tool("scratch_read", { path: "findings.md" }), { text: "ok" }]),
-    );
+    const three = await scenario(script.SESSION_THREE_TURNS);
     await send(`three ${three.marker}`, contextId);
     const note3 = await noteOf(three.id);
     expect(note3).toContain("feature_status.json is damaged (not JSON) and was not used.");
@@ -175,13 +89,7 @@ describe("long work, session after session", () => {
     expect((await allResults(three.id)).join("\n")).toContain("CSV quoting: RFC 4180.");
 
     // The offered checkpoint puts the file back.
-    const four = await scenario(
-      laterSession(3, [
-        tool("state_restore", { file: "feature_status.json", checkpoint: offered }),
-        tool("progress_read", {}),
-        { text: "restored" },
-      ]),
-    );
+    const four = await scenario(script.sessionFourTurns("feature_status.json", offered));
     await send(`restore ${four.marker}`, contextId);
     const restored = await allResults(four.id);
     expect(restored).toContain(`Restored feature_status.json as it was at ${offered}.`);
@@ -191,8 +99,8 @@ describe("long work, session after session", () => {
   it("names a test that passed before and fails now as a regression", async () => {
     const contextId = crypto.randomUUID();
     const one = await scenario([
-      tool("write_file", { path: "parse.ts", content: PARSE }),
-      tool("write_file", { path: "parse.test.ts", content: PARSE_TEST }),
+      tool("write_file", { path: "parse.ts", content: script.PARSE }),
+      tool("write_file", { path: "parse.test.ts", content: script.PARSE_TEST }),
       tool("run_code", { mode: "test", tests: ["parse.test.ts"], feature: "parse" }),
       tool("read_file", { path: "parse.ts" }),
       tool("read_file", { path: "parse.test.ts" }),
@@ -204,14 +112,14 @@ describe("long work, session after session", () => {
     );
     // The next session breaks it; the one after finds out before its first model call.
     const two = await scenario(
-      laterSession(1, [
+      script.laterSession(1, [
         tool("write_file", { path: "parse.ts", content: "export const parse = () => [];\n" }),
         tool("read_file", { path: "parse.ts" }),
         { text: "changed" },
       ]),
     );
     await send(`two ${two.marker}`, contextId);
-    const three = await scenario(laterSession(2, [{ text: "looking" }]));
+    const three = await scenario(script.laterSession(2, [{ text: "looking" }]));
     const task = await send(`three ${three.marker}`, contextId);
     const note = await noteOf(three.id);
     expect(note).toContain("1 REGRESSION: parse passed before and fail now; fix it first.");
@@ -236,7 +144,7 @@ describe("long work, session after session", () => {
         throw new Error("storage unavailable");
       };
     });
-    const blind = await scenario(laterSession(1, [{ text: "should not be asked" }]));
+    const blind = await scenario(script.laterSession(1, [{ text: "should not be asked" }]));
     const task = await send(`two ${blind.marker}`, contextId);
     expect(task.status.state).toBe("TASK_STATE_FAILED");
     expect(task.status.message?.parts[0]?.text).toMatch(

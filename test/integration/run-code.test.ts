@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
-import { context, owner, run } from "../helpers/code-context.ts";
+import { context, headline, owner, run, writeFiles } from "../helpers/code-context.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";
 
@@ -44,18 +44,13 @@ enumless: {
 
   it("runs a workspace module and its test file: passed and failed counts, the failure's stack", async () => {
     const ctx = context(owner());
-    const meta = { taskId: ctx.taskId };
-    await ctx.workspace.write(
-      "src/math.ts",
-      "export function add(a: number, b: number): number {\n  return a + b;\n}\nexport const mul = (a: number, b: number) => a * b + 1; // bug\n",
-      meta,
-    );
-    await ctx.workspace.write(
-      "src/math.test.ts",
-      'import { add, mul } from "./math.js";\ndescribe("math", () => {\n  test("adds", () => { assert.equal(add(2, 3), 5); });\n  test("multiplies", () => { expect(mul(2, 3)).toBe(6); });\n});\n',
-      meta,
-    );
-    await ctx.workspace.write("README.md", "not code", meta);
+    await writeFiles(ctx, {
+      "src/math.ts":
+        "export function add(a: number, b: number): number {\n  return a + b;\n}\nexport const mul = (a: number, b: number) => a * b + 1; // bug\n",
+      "src/math.test.ts":
+        'import { add, mul } from "./math.js";\ndescribe("math", () => {\n  test("adds", () => { assert.equal(add(2, 3), 5); });\n  test("multiplies", () => { expect(mul(2, 3)).toBe(6); });\n});\n',
+      "README.md": "not code",
+    });
     const result = await run({ mode: "test" }, ctx);
     expect(result.isError).toBe(true);
     const lines = result.content.split("\n");
@@ -68,18 +63,16 @@ enumless: {
     expect(result.effects?.ran).toEqual(["src/math.test.ts", "src/math.ts"]);
 
     // Fixed, the same run passes; running one file by path with an import works too.
-    await ctx.workspace.write(
-      "src/math.ts",
-      "export function add(a: number, b: number): number {\n  return a + b;\n}\nexport const mul = (a: number, b: number) => a * b;\n",
-      meta,
+    await writeFiles(ctx, {
+      "src/math.ts":
+        "export function add(a: number, b: number): number {\n  return a + b;\n}\nexport const mul = (a: number, b: number) => a * b;\n",
+    });
+    expect(headline(await run({ mode: "test" }, ctx))).toMatch(
+      /exit 0 .* tests: 2 passed, 0 failed$/,
     );
-    const passed = await run({ mode: "test" }, ctx);
-    expect(passed.content.split("\n")[0]).toMatch(/exit 0 .* tests: 2 passed, 0 failed$/);
-    await ctx.workspace.write(
-      "main.js",
-      'import { mul } from "./src/math.ts";\nexport default (n) => mul(Number(n), 7);\n',
-      meta,
-    );
+    await writeFiles(ctx, {
+      "main.js": 'import { mul } from "./src/math.ts";\nexport default (n) => mul(Number(n), 7);\n',
+    });
     const main = await run({ path: "main.js", input: "6" }, ctx);
     expect(main.content).toContain("--- result ---\n42");
     expect(main.effects?.ran).toEqual(["main.js", "src/math.ts"]);
@@ -87,24 +80,18 @@ enumless: {
 
   it("fails only the code that imports a JSON file that does not parse (a damaged state file too)", async () => {
     const ctx = context(owner());
-    const meta = { taskId: ctx.taskId };
-    await ctx.workspace.write("config.json", '{"size": 3', meta);
-    await ctx.workspace.write("agent_state.json", '{"iteration": 2, oops', {
-      ...meta,
-      harness: true,
+    await writeFiles(ctx, { "agent_state.json": '{"iteration": 2, oops' }, { harness: true });
+    await writeFiles(ctx, {
+      "config.json": '{"size": 3',
+      "sum.test.ts": 'test("adds", () => { expect(1 + 2).toBe(3); });\n',
     });
-    await ctx.workspace.write(
-      "sum.test.ts",
-      'test("adds", () => { expect(1 + 2).toBe(3); });\n',
-      meta,
+    expect(headline(await run({ mode: "test" }, ctx))).toMatch(
+      /exit 0 .* tests: 1 passed, 0 failed$/,
     );
-    const passed = await run({ mode: "test" }, ctx);
-    expect(passed.content.split("\n")[0]).toMatch(/exit 0 .* tests: 1 passed, 0 failed$/);
-    await ctx.workspace.write(
-      "config.test.ts",
-      'import config from "./config.json";\ntest("size", () => { expect(config.size).toBe(3); });\n',
-      meta,
-    );
+    await writeFiles(ctx, {
+      "config.test.ts":
+        'import config from "./config.json";\ntest("size", () => { expect(config.size).toBe(3); });\n',
+    });
     const failed = await run({ mode: "test" }, ctx);
     expect(failed.isError).toBe(true);
     expect(failed.content).toContain("--- error ---\nSyntaxError: config.json is not valid JSON");
@@ -153,7 +140,7 @@ enumless: {
 
   it("stops a loop in a module's top-level code at the time limit (no user code runs while a module is evaluated)", async () => {
     const ctx = context(owner(), { timeoutMs: 300 });
-    await ctx.workspace.write("spin.js", "let n = 0;\nfor (;;) n++;\n", { taskId: ctx.taskId });
+    await writeFiles(ctx, { "spin.js": "let n = 0;\nfor (;;) n++;\n" });
     const result = await run({ path: "spin.js" }, ctx);
     expect(result.content).toContain("RangeError: time limit: the code ran for more than 300 ms");
     expect(result.content).toMatch(/at .*spin\.js:2:/);

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fetchWorker, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { fetchWorker, sendTask, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
 
@@ -44,17 +44,10 @@ describe("POST /api/sessions", () => {
     expect(again.body.agent).toBe("assistant");
 
     const s = await scenario([{ text: "written" }]);
-    const sent = await fetchWorker("/agents/writer/", {
-      method: "POST",
-      headers: { "A2A-Version": "1.0" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "SendMessage",
-        params: { message: userMessage(`first words ${s.marker}`, { contextId }) },
-      }),
-    });
-    const task = ((await sent.json()) as { result: { task: WireTask } }).result.task;
+    const task = await sendTask(
+      { message: userMessage(`first words ${s.marker}`, { contextId }) },
+      { path: "/agents/writer/" },
+    );
     expect(task.contextId).toBe(contextId);
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     const read = (await (await fetchWorker(`/api/sessions/${contextId}`)).json()) as {

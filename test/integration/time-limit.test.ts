@@ -56,20 +56,41 @@ const eventKinds = (task: WireTask) =>
 const SLOW = "Working through it slowly, one character at a time. ".repeat(12).trim();
 const slowTurn = { text: SLOW, chunkSize: 1, delayMs: 250, delayAttempts: [1] };
 
+/** A task whose turn is streaming ({@link slowTurn}), already worked past its time limit. */
+async function slowTaskPastItsTime(): Promise<{ s: { id: string }; task: WireTask }> {
+  const s = await scenario([slowTurn]);
+  const task = await start(`slow ${s.marker}`);
+  await until(
+    () => getTask(task.id),
+    (t) => answerText(t).length >= 4,
+  );
+  await workedFor(task.id, LIMIT_S + 1);
+  return { s, task };
+}
+
+/** The task once it ended, which must be completed at its time limit. */
+async function endedAtTimeLimit(taskId: string): Promise<WireTask> {
+  const done = await ended(taskId);
+  expect(done.status.state).toBe("TASK_STATE_COMPLETED");
+  expect(done.metadata?.stopReason).toBe("time_limit");
+  return done;
+}
+
+/** The loop's alarm comes now (at the deadline, in a deployment) and runs. */
+async function alarmNow(taskId: string): Promise<void> {
+  await inObject(taskId, (instance) =>
+    instance.runtime.scheduler.schedule("loop", "loop", Date.now()),
+  );
+  // Due at once, the alarm may ring on its own before runDurableObjectAlarm runs it.
+  await runDurableObjectAlarm(stubOf(taskId));
+}
+
 describe("MAX_TASK_SECONDS", () => {
   it("ends a task past its time after a restart: completed, time_limit, no further model call", async () => {
-    const s = await scenario([slowTurn]);
-    const task = await start(`slow ${s.marker}`);
-    await until(
-      () => getTask(task.id),
-      (t) => answerText(t).length >= 4,
-    );
-    await workedFor(task.id, LIMIT_S + 1);
+    const { s, task } = await slowTaskPastItsTime();
     // The object restarts: what it has in memory and the turn in flight are gone.
     await inObject(task.id, (_instance, state) => state.abort("simulated crash")).catch(() => {});
-    const done = await ended(task.id);
-    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
-    expect(done.metadata?.stopReason).toBe("time_limit");
+    const done = await endedAtTimeLimit(task.id);
     expect(statusText(done)).toMatch(
       /the time limit \(3600 s of work, MAX_TASK_SECONDS\) was reached\. PROGRESS\.json lists nothing remaining\.$/,
     );
@@ -79,22 +100,10 @@ describe("MAX_TASK_SECONDS", () => {
   });
 
   it("stops a turn in flight at the deadline, keeping the text it streamed", async () => {
-    const s = await scenario([slowTurn]);
-    const task = await start(`slow ${s.marker}`);
-    await until(
-      () => getTask(task.id),
-      (t) => answerText(t).length >= 4,
-    );
-    await workedFor(task.id, LIMIT_S + 1);
-    // The alarm comes (at the deadline, in a deployment) while the turn still streams.
-    await inObject(task.id, (instance) =>
-      instance.runtime.scheduler.schedule("loop", "loop", Date.now()),
-    );
-    // The alarm is due at once: it may ring on its own before runDurableObjectAlarm does.
-    await runDurableObjectAlarm(stubOf(task.id));
-    const done = await ended(task.id);
-    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
-    expect(done.metadata?.stopReason).toBe("time_limit");
+    const { s, task } = await slowTaskPastItsTime();
+    // The alarm comes while the turn still streams.
+    await alarmNow(task.id);
+    const done = await endedAtTimeLimit(task.id);
     expect(statusText(done)).toMatch(
       /^Stopped during a turn: the time limit \(3600 s of work, MAX_TASK_SECONDS\) was reached\./,
     );
@@ -128,14 +137,8 @@ describe("MAX_TASK_SECONDS", () => {
     );
     expect(waiting.loop).toBe(Date.parse(waiting.since ?? "") + LIMIT_S * 1000);
     await workedFor(task.id, LIMIT_S + 1);
-    await inObject(task.id, (instance) =>
-      instance.runtime.scheduler.schedule("loop", "loop", Date.now()),
-    );
-    // The alarm is due at once: it may ring on its own before runDurableObjectAlarm does.
-    await runDurableObjectAlarm(stubOf(task.id));
-    const done = await ended(task.id);
-    expect(done.status.state).toBe("TASK_STATE_COMPLETED");
-    expect(done.metadata?.stopReason).toBe("time_limit");
+    await alarmNow(task.id);
+    await endedAtTimeLimit(task.id);
     const childId = waiting.children[0] ?? "";
     const canceled = await until(
       () => getTask(childId),

@@ -2,6 +2,7 @@
 // JSON-RPC streams (SendStreamingMessage, SubscribeToTask) read as SSE with their event ids, so a
 // dropped stream can resume with Last-Event-ID. Every request carries the signed-in token.
 import { t } from "./i18n.js";
+import { sseEvents } from "./sse.ts";
 
 const TOKEN_KEY = "a2a-token";
 let rpcId = 0;
@@ -86,28 +87,11 @@ export async function stream(agent, method, params, { onEvent, signal, lastEvent
     const body = await response.json().catch(() => ({}));
     throw failure(body?.error ? `${body.error.message} (${body.error.code})` : t("notStream"), 400);
   }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += value.replaceAll("\r\n", "\n");
-    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-      const frame = buffer.slice(0, end).split("\n");
-      buffer = buffer.slice(end + 2);
-      const data = frame
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).replace(/^ /, ""))
-        .join("\n");
-      if (!data) continue;
-      const id = frame
-        .find((l) => l.startsWith("id:"))
-        ?.slice(3)
-        .trim();
-      const body = JSON.parse(data);
-      if (body.error) throw failure(`${body.error.message} (${body.error.code})`, 200);
-      onEvent?.(body.result, id ? Number(id) : null);
-    }
+  for await (const event of sseEvents(response.body)) {
+    const id = event.id?.trim();
+    const body = JSON.parse(event.data);
+    if (body.error) throw failure(`${body.error.message} (${body.error.code})`, 200);
+    onEvent?.(body.result, id ? Number(id) : null);
   }
 }
 

@@ -4,31 +4,9 @@
 // stream is opened again after the server's `retry` delay; its first roster says what is there
 // then, so nothing is missed while it was away. A refusal (401, 403) ends the watch.
 import { auth } from "./api.js";
+import { sseEvents } from "./sse.ts";
 
 let watching = null;
-
-/** Splits an SSE body into events: `{ event, data }`, `retry` noted through `onRetry`. */
-async function* frames(body, onRetry) {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += value.replaceAll("\r\n", "\n");
-    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-      const lines = buffer.slice(0, end).split("\n");
-      buffer = buffer.slice(end + 2);
-      const field = (name) =>
-        lines
-          .filter((l) => l.startsWith(`${name}:`))
-          .map((l) => l.slice(name.length + 1).replace(/^ /, ""));
-      const [retry] = field("retry");
-      if (retry && /^\d+$/.test(retry)) onRetry(Number(retry));
-      const data = field("data").join("\n");
-      if (data) yield { event: field("event")[0] || "message", data };
-    }
-  }
-}
 
 /**
  * Calls `onRoster(roster)` with each roster the server sends (the `GET /agents` shape, with
@@ -53,7 +31,7 @@ export function watchAgents(onRoster) {
         });
         if (response.status === 401 || response.status === 403) return;
         if (response.ok && response.body)
-          for await (const { event, data } of frames(response.body, (ms) => (wait = ms)))
+          for await (const { event, data } of sseEvents(response.body, (ms) => (wait = ms)))
             if (event === "agents") onRoster(JSON.parse(data));
       } catch {
         // The connection dropped (a restart, a deploy): try again below.

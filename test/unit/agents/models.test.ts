@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { IdentityError, parseIdentity, withDefaultModel } from "../../../src/agents/identity.ts";
-import { BUILT_IN_MODEL, effortFor, effortsOf } from "../../../src/agents/models.ts";
+import { effortFor, effortsOf } from "../../../src/agents/models.ts";
 import { loadConfig } from "../../../src/config/config.ts";
+import { BUILT_IN_MODEL } from "../../../src/config/env-schema.ts";
 import { modelParams } from "../../../src/loop/model-params.ts";
 import { toolsFor } from "../../../src/tools/catalog.ts";
 
