@@ -116,6 +116,35 @@ function watchSources(): void {
   watchTree(join(root, "src", "console", "static"), rebuild);
 }
 
+/**
+ * wrangler's stderr, passed on line by line, less its warning that cron events do not fire on
+ * their own locally: `npm run dev` ignores them and says how to run the cron's work (the banner,
+ * docs/dev-loop.md), so the note would only mislead (it names the unauthenticated local URL).
+ */
+function passStderr(stream: NodeJS.ReadableStream): void {
+  let rest = "";
+  let skipping = false;
+  const pass = (line: string) => {
+    if (/Scheduled Workers are not automatically triggered/.test(line)) {
+      skipping = true;
+      return;
+    }
+    // The warning's own lines are indented; the first other line ends it.
+    if (skipping && (line.startsWith("  ") || line.trim() === "")) return;
+    skipping = false;
+    process.stderr.write(`${line}\n`);
+  };
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    const lines = (rest + chunk).split("\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines) pass(line);
+  });
+  stream.on("end", () => {
+    if (rest) pass(rest);
+  });
+}
+
 async function main(): Promise<number> {
   const plan = planDev(root, args, process.env);
   if (!(await build())) return 1;
@@ -130,8 +159,9 @@ async function main(): Promise<number> {
   const child = spawn(wrangler, plan.args, {
     cwd: root,
     env: { ...process.env, ...plan.env },
-    stdio: "inherit",
+    stdio: ["inherit", "inherit", "pipe"],
   });
+  if (child.stderr) passStderr(child.stderr);
   const exited = new Promise<number>((resolve) =>
     child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0))),
   );

@@ -103,7 +103,9 @@ describe("npm run deploy on a fresh account", { timeout: 300_000 }, () => {
       expect.arrayContaining(["d1", "r2_bucket", "durable_object_namespace"]),
     );
     expect(script()?.crons).toEqual(["23 3 * * *"]);
-    expect(rows("SELECT name FROM d1_migrations ORDER BY id").length).toBe(5);
+    expect(rows("SELECT name FROM d1_migrations ORDER BY id").length).toBe(
+      readdirSync(join(root, "migrations")).filter((f) => f.endsWith(".sql")).length,
+    );
     expect(rows("SELECT id, role FROM users")).toEqual([{ id: "admin", role: "admin" }]);
     expect(run.out).toMatch(/token for admin \(shown once, store it now\):\n\n {2}a2a_\S+/);
     expect(run.out).toContain("deployed: https://a2a-edge-harness.fake-sub.workers.dev\n");
