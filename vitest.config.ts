@@ -3,7 +3,7 @@
  * The scripted Messages API runs in Node (test/global-setup.ts) on 127.0.0.1; its port is
  * injected here so the Worker under test reaches it through the real @anthropic-ai/sdk path.
  */
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { kCurrentWorker } from "miniflare";
 import { defineConfig } from "vitest/config";
 
