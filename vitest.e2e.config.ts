@@ -1,7 +1,9 @@
 /**
  * End-to-end tests in Node: each file starts the scripted Messages API and the harness under
  * `wrangler dev` (through `npm run dev`'s script) and drives it with the official @a2a-js/sdk
- * client. Files run one after another: each dev server takes ~650 MiB.
+ * client. Two files run at once (each dev server takes ~650 MiB; every file uses its own ports and
+ * state), which keeps the suite inside CI's budget; a test must therefore hold with another file's
+ * servers beside it.
  */
 import { defineConfig } from "vitest/config";
 
@@ -9,7 +11,8 @@ export default defineConfig({
   test: {
     include: ["test/e2e/**/*.test.ts"],
     environment: "node",
-    fileParallelism: false,
+    fileParallelism: true,
+    maxWorkers: 2,
     // Generous: on a loaded machine (CPU hogs, other test runs) starting wrangler dev or Chromium,
     // or a CLI that runs wrangler, takes minutes; a test must not fail for being slow.
     testTimeout: 180_000,
