@@ -15,7 +15,8 @@ import { freshBudget } from "../users/limits.ts";
 import type { ChildReport } from "./children.ts";
 import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { EventSink, StatusWriter } from "./status-change.ts";
+import type { TaskState } from "./task-state.ts";
 
 /** Schedule ids of the retried jobs. */
 export const CANCEL_CHILDREN_JOB = "children:cancel";
@@ -30,26 +31,19 @@ const minus = (a: Usage, b: Usage | null): Usage => ({
 });
 
 /** What delegation reads and changes in the task. */
-export type ChildTasksRuntime = Pick<
-  TaskRuntime,
-  | "store"
-  | "children"
-  | "pending"
-  | "loopState"
-  | "scheduler"
-  | "transaction"
-  | "agentMessage"
-  | "setStatus"
-  | "emitHarnessEvent"
-  | "budgetHint"
->;
+export type DelegatingTask = Pick<
+  TaskState,
+  "unit" | "store" | "children" | "pending" | "loopState" | "scheduler" | "budgetHint"
+> &
+  StatusWriter &
+  Pick<EventSink, "emitHarnessEvent">;
 
 /** Delegation for one task object. */
 export class ChildTasks {
-  readonly #rt: ChildTasksRuntime;
+  readonly #rt: DelegatingTask;
   readonly #env: Env;
 
-  constructor(rt: ChildTasksRuntime, env: Env) {
+  constructor(rt: DelegatingTask, env: Env) {
     this.#rt = rt;
     this.#env = env;
   }
@@ -199,7 +193,7 @@ export class ChildTasks {
   /** A child's report arrived: record it, count its usage, and act on it if the loop waits on it. */
   onReport(childTaskId: string, report: ChildReport): void {
     const rt = this.#rt;
-    rt.transaction(() => {
+    rt.unit.run(() => {
       if (!rt.children.report(childTaskId, report)) return;
       const child = rt.children.get(childTaskId);
       if (!child) return;
@@ -247,7 +241,7 @@ export class ChildTasks {
         { text: `The ${child.agent} sub-agent asks:` },
         ...question,
       ]);
-      rt.transaction(() => rt.store.appendHistory(message));
+      rt.unit.run(() => rt.store.appendHistory(message));
       rt.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
       return "asked";
     }

@@ -12,7 +12,8 @@ import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { Part } from "../protocol/wire.ts";
 import { releaseContent, SUMMARY_HOOK, SUMMARY_KEY } from "./release-content.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { StatusWriter } from "./status-change.ts";
+import type { TaskState } from "./task-state.ts";
 
 /** Schedule ids of the retries. */
 export const JOIN_JOB = "context:join";
@@ -36,27 +37,27 @@ const RELEASE_TRIES_WITH_TURNS = 5;
 export type FirstStep = { dueAt: number; payload?: unknown };
 
 /** What membership reads and changes in the task. */
-export type MembershipRuntime = Pick<
-  TaskRuntime,
+export type MemberTask = Pick<
+  TaskState,
+  | "unit"
   | "store"
   | "contextLink"
   | "pending"
   | "conversation"
   | "hookState"
   | "scheduler"
-  | "transaction"
-  | "setStatus"
   | "background"
->;
+> &
+  StatusWriter;
 
 /** Joins and releases the task's conversation. */
 export class ContextMembership {
-  readonly #rt: MembershipRuntime;
+  readonly #rt: MemberTask;
   readonly #contexts: Env["CONTEXTS"];
   /** The registration in flight after {@link claimFresh} (a release waits for it). */
   #registering: Promise<void> = Promise.resolve();
 
-  constructor(rt: MembershipRuntime, contexts: Env["CONTEXTS"]) {
+  constructor(rt: MemberTask, contexts: Env["CONTEXTS"]) {
     this.#rt = rt;
     this.#contexts = contexts;
   }
@@ -145,13 +146,13 @@ export class ContextMembership {
   }
 
   /**
-   * Holds a conversation the server has just opened, in one transaction: the conversation, the
+   * Holds a conversation the server has just opened, in one unit of work: the conversation, the
    * working status and the first step's loop entry. Synchronous, so the task's creation and this
-   * can be one transaction and one batch of writes; {@link announceHeld} follows.
+   * can be one unit of work; {@link announceHeld} follows.
    */
   holdFresh(firstStep: FirstStep = { dueAt: Date.now() }): void {
     const rt = this.#rt;
-    rt.transaction(() => {
+    rt.unit.run(() => {
       this.claimFresh();
       rt.setStatus("TASK_STATE_WORKING");
       rt.scheduler.put("loop", "loop", firstStep.dueAt, { payload: firstStep.payload });
@@ -196,7 +197,7 @@ export class ContextMembership {
   #take(result: JoinResult): void {
     const rt = this.#rt;
     const link = rt.contextLink.get();
-    rt.transaction(() => {
+    rt.unit.run(() => {
       // A call waiting for the person: their message is its answer, and turns of other tasks
       // wait until the call's result is in the conversation (a tool_use needs its result next).
       const pending = rt.pending.get();

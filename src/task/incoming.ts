@@ -1,5 +1,5 @@
 /**
- * A task's writes for a message that comes in, each in one transaction (and what the object
+ * A task's writes for a message that comes in, each in one unit of work (and what the object
  * keeps in memory of the request: the owner's budget overrides, whether the owner is new). The first message: the
  * task's record (with the metadata clients read: owner, trace, agent and model, the request's
  * metadata, its lineage), the message (seen, in history, and in event 1, the Task) and the push
@@ -12,11 +12,25 @@ import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import type { Message } from "../protocol/wire.ts";
 import { pushConfigRefusal, putPushConfig } from "../push/push-calls.ts";
 import type { CreateTaskInput, FollowUpInput } from "./rpc-types.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
+
+/** What the writes of an incoming message read and change in the task. */
+export type IncomingTask = Pick<
+  TaskState,
+  | "unit"
+  | "store"
+  | "log"
+  | "snapshot"
+  | "push"
+  | "pending"
+  | "children"
+  | "budgetHint"
+  | "newOwner"
+>;
 
 /** The message (in history, where a resent one is recognised) and its push config. */
 function take(
-  rt: Pick<TaskRuntime, "store" | "push">,
+  rt: Pick<IncomingTask, "store" | "push">,
   taskId: string,
   message: Message,
   input: Pick<FollowUpInput, "pushConfig">,
@@ -28,10 +42,7 @@ function take(
 
 /** Writes a new task: `agent` is the agent's name, `model` its model and where it comes from. */
 export function beginTask(
-  rt: Pick<
-    TaskRuntime,
-    "transaction" | "store" | "log" | "snapshot" | "push" | "budgetHint" | "newOwner"
-  >,
+  rt: IncomingTask,
   input: CreateTaskInput,
   agent: string,
   model: { name: string; source: string },
@@ -40,7 +51,7 @@ export function beginTask(
   const message: Message = { ...input.message, taskId: input.taskId, contextId: input.contextId };
   if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
   rt.newOwner = input.freshContext === true && isAnonymousOwner(input.owner);
-  rt.transaction(() => {
+  rt.unit.run(() => {
     rt.store.insert({
       id: input.taskId,
       contextId: input.contextId,
@@ -76,15 +87,12 @@ export function beginTask(
 }
 
 /** Writes a follow-up message of a task that has a record. */
-export function acceptFollowUp(
-  rt: Pick<TaskRuntime, "transaction" | "store" | "push" | "budgetHint">,
-  input: FollowUpInput,
-): void {
+export function acceptFollowUp(rt: IncomingTask, input: FollowUpInput): void {
   const record = rt.store.record;
   if (!record) return;
   if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
   const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
-  rt.transaction(() => take(rt, record.id, message, input));
+  rt.unit.run(() => take(rt, record.id, message, input));
 }
 
 /**
@@ -92,7 +100,7 @@ export function acceptFollowUp(
  * on, or its push config would be a new one past `maxPushConfigs`.
  */
 export function followUpProblem(
-  rt: Pick<TaskRuntime, "pending" | "children" | "store" | "push">,
+  rt: IncomingTask,
   input: Pick<FollowUpInput, "message" | "pushConfig">,
   maxPushConfigs: number,
 ): string | null {
@@ -107,7 +115,7 @@ export function followUpProblem(
 
 /** Why a message does not answer the form the task waits on (null when it does, or none). */
 function answerProblem(
-  rt: Pick<TaskRuntime, "pending" | "children">,
+  rt: Pick<IncomingTask, "pending" | "children">,
   message: Message,
 ): string | null {
   const pending = rt.pending.get();

@@ -28,9 +28,10 @@ import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
 import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { runProgramStep } from "./program-step.ts";
 import { isTerminal } from "./state-machine.ts";
+import type { EventSink, StatusWriter } from "./status-change.ts";
 import { StepEnd } from "./step-end.ts";
 import { memoryAccess, sessionDeps, stepDeps } from "./step-resources.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 import {
   stoppedByTimeLimit,
   TimeLimitReached,
@@ -57,9 +58,12 @@ function isFirstStepLease(entry: { payload: unknown } | null): boolean {
   return (entry?.payload as { firstStep?: unknown } | null)?.firstStep === true;
 }
 
+/** The task the loop drives: all of its state, its status and its events. */
+export type DrivenTask = TaskState & StatusWriter & EventSink;
+
 /** Runs loop steps for one task object. */
 export class LoopDriver {
-  readonly #task: TaskRuntime;
+  readonly #task: DrivenTask;
   readonly #children: ChildTasks;
   readonly #env: Env;
   readonly #end: StepEnd;
@@ -68,7 +72,7 @@ export class LoopDriver {
   #kicked = false;
   #abort: AbortController | null = null;
 
-  constructor(task: TaskRuntime, children: ChildTasks, env: Env) {
+  constructor(task: DrivenTask, children: ChildTasks, env: Env) {
     this.#task = task;
     this.#children = children;
     this.#env = env;

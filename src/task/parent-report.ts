@@ -9,23 +9,20 @@ import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { ChildReport } from "./children.ts";
 import { isSettled } from "./state-machine.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 
 /** Schedule id of the retried report to the parent. */
 export const PARENT_REPORT_JOB = "parent:report";
 
 /** What the report reads from the task. */
-export type ParentReportRuntime = Pick<
-  TaskRuntime,
-  "store" | "loopState" | "hookState" | "scheduler"
->;
+export type ReportingTask = Pick<TaskState, "store" | "loopState" | "hookState" | "scheduler">;
 
 /** Reports a sub-agent's task to its parent task. */
 export class ParentReport {
-  readonly #rt: ParentReportRuntime;
+  readonly #rt: ReportingTask;
   readonly #tasks: Env["TASKS"];
 
-  constructor(rt: ParentReportRuntime, tasks: Env["TASKS"]) {
+  constructor(rt: ReportingTask, tasks: Env["TASKS"]) {
     this.#rt = rt;
     this.#tasks = tasks;
   }

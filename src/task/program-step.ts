@@ -8,7 +8,8 @@
 import type { StepOutcome } from "../loop/step-types.ts";
 import type { AgentProgram } from "../programs/types.ts";
 import { emitArtifact } from "./answer-artifact.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { StatusWriter } from "./status-change.ts";
+import type { TaskState } from "./task-state.ts";
 
 const CURSOR = { hook: "program", key: "cursor" } as const;
 
@@ -18,11 +19,11 @@ interface Cursor {
   next: number;
 }
 
+/** What a program's step reads and changes in the task. */
+export type ProgramTask = Pick<TaskState, "unit" | "store" | "log" | "hookState"> & StatusWriter;
+
 /** Runs the program's next step for the task's newest user message. */
-export function runProgramStep(
-  rt: Pick<TaskRuntime, "store" | "log" | "hookState" | "transaction" | "setStatus">,
-  program: AgentProgram,
-): StepOutcome {
+export function runProgramStep(rt: ProgramTask, program: AgentProgram): StepOutcome {
   const asked = rt.store
     .historyAfter(0)
     .filter(({ message }) => message.role === "ROLE_USER")
@@ -31,7 +32,7 @@ export function runProgramStep(
   const cursor = rt.hookState.get<Cursor>(CURSOR.hook, CURSOR.key);
   const index = cursor?.seq === asked.seq ? cursor.next : 0;
   const step = program.step(asked.message, index);
-  rt.transaction(() => {
+  rt.unit.run(() => {
     for (const effect of step.effects) {
       if (effect.kind === "artifact") emitArtifact(rt, effect.artifact, effect);
       else rt.setStatus("TASK_STATE_WORKING", { text: effect.text });

@@ -14,7 +14,7 @@ import { log } from "../platform/logging.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import type { ContextLink } from "./context-link.ts";
 import { environmentNoteOf } from "./environment-note.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 
 /** Where a compaction that covered conversation turns leaves its note for the release. */
 export const SUMMARY_HOOK = "compaction";
@@ -27,9 +27,12 @@ export interface ReleaseContent {
   summary?: { through: number; message: ChatMessage };
 }
 
+/** What the release reads in the task. */
+export type ReleasingTask = Pick<TaskState, "store" | "hookState">;
+
 /** The release's content (`dropTurns`: after repeated failures, hand back no turns at all). */
 export function releaseContent(
-  rt: Pick<TaskRuntime, "store" | "hookState">,
+  rt: ReleasingTask,
   link: ContextLink,
   dropTurns: boolean,
 ): ReleaseContent {

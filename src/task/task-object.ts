@@ -93,14 +93,12 @@ export class TaskObject extends HarnessObject {
       const first = options.stream || options.wait ? driver.firstStepLease() : undefined;
       const fresh = input.freshContext === true;
       this.#parts.schema.ensure(); // the object's first write: its tables
-      // One transaction and one batch of writes: the task, and holding a conversation the server
-      // just opened (the working status included).
-      rt.transaction(() =>
-        rt.batch(() => {
-          beginTask(rt, input, agent.name, model);
-          if (fresh) membership.holdFresh(first);
-        }),
-      );
+      // One unit of work: the task, and holding a conversation the server just opened (the
+      // working status included).
+      rt.unit.run(() => {
+        beginTask(rt, input, agent.name, model);
+        if (fresh) membership.holdFresh(first);
+      });
       await (fresh ? membership.announceHeld() : membership.enter(false, first));
       if (options.stream) driver.kick();
     }

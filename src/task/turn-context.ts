@@ -26,7 +26,7 @@ import { log } from "../platform/logging.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { type EnvironmentRead, readEnvironment, type SessionDeps } from "./environment-read.ts";
 import { SUMMARY_HOOK, SUMMARY_KEY } from "./release-content.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 
 /**
  * Builds the system prompt for this turn and, when asked, the task's environment note (with the
@@ -91,6 +91,12 @@ async function ownContext(
   return readEnvironment(input);
 }
 
+/** What compaction reads and changes in the task. */
+export type CompactingTask = Pick<
+  TaskState,
+  "unit" | "conversation" | "loopState" | "hookState" | "store"
+>;
+
 /**
  * Compacts the task's conversation when it is over `budget` tokens: the model summarises the
  * older part, which is replaced by the note. When the replaced part held turns of the
@@ -98,7 +104,7 @@ async function ownContext(
  * Returns true when it compacted.
  */
 export async function compactIfNeeded(input: {
-  rt: Pick<TaskRuntime, "conversation" | "loopState" | "hookState" | "store" | "transaction">;
+  rt: CompactingTask;
   client: Anthropic;
   agent: AgentDefinition;
   system: TextBlockParam[];
@@ -137,7 +143,7 @@ export async function compactIfNeeded(input: {
   const keepFrom = (rows[cut] as { idx: number }).idx;
   const through = Math.max(-1, ...rows.slice(0, cut).map((r) => r.contextSeq ?? -1));
   const before = estimateTokens(messages);
-  rt.transaction(() => {
+  rt.unit.run(() => {
     rt.conversation.replacePrefix(keepFrom, summary);
     if (through >= 0) rt.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, { through, message: summary });
   });
