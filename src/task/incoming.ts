@@ -30,29 +30,29 @@ export type IncomingTask = Pick<
 
 /** The message (in history, where a resent one is recognised) and its push config. */
 function take(
-  rt: Pick<IncomingTask, "store" | "push">,
+  task: Pick<IncomingTask, "store" | "push">,
   taskId: string,
   message: Message,
   input: Pick<FollowUpInput, "pushConfig">,
 ): void {
-  rt.store.appendHistory(message);
+  task.store.appendHistory(message);
   // Within the cap: a new task has no config yet; a follow-up's was checked before it was taken.
-  if (input.pushConfig) putPushConfig(rt.push, taskId, input.pushConfig);
+  if (input.pushConfig) putPushConfig(task.push, taskId, input.pushConfig);
 }
 
 /** Writes a new task: `agent` is the agent's name, `model` its model and where it comes from. */
 export function beginTask(
-  rt: IncomingTask,
+  task: IncomingTask,
   input: CreateTaskInput,
   agent: string,
   model: { name: string; source: string },
 ): void {
   const now = new Date().toISOString();
   const message: Message = { ...input.message, taskId: input.taskId, contextId: input.contextId };
-  if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
-  rt.newOwner = input.freshContext === true && isAnonymousOwner(input.owner);
-  rt.unit.run(() => {
-    rt.store.insert({
+  if (input.budget !== undefined) task.budgetHint = { budget: input.budget, at: Date.now() };
+  task.newOwner = input.freshContext === true && isAnonymousOwner(input.owner);
+  task.unit.run(() => {
+    task.store.insert({
       id: input.taskId,
       contextId: input.contextId,
       agent,
@@ -81,18 +81,18 @@ export function beginTask(
       },
       createdAt: now,
     });
-    take(rt, input.taskId, message, input);
-    rt.log.append({ task: rt.snapshot() });
+    take(task, input.taskId, message, input);
+    task.log.append({ task: task.snapshot() });
   });
 }
 
 /** Writes a follow-up message of a task that has a record. */
-export function acceptFollowUp(rt: IncomingTask, input: FollowUpInput): void {
-  const record = rt.store.record;
+export function acceptFollowUp(task: IncomingTask, input: FollowUpInput): void {
+  const record = task.store.record;
   if (!record) return;
-  if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
+  if (input.budget !== undefined) task.budgetHint = { budget: input.budget, at: Date.now() };
   const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
-  rt.unit.run(() => take(rt, record.id, message, input));
+  task.unit.run(() => take(task, record.id, message, input));
 }
 
 /**
@@ -100,26 +100,26 @@ export function acceptFollowUp(rt: IncomingTask, input: FollowUpInput): void {
  * on, or its push config would be a new one past `maxPushConfigs`.
  */
 export function followUpProblem(
-  rt: IncomingTask,
+  task: IncomingTask,
   input: Pick<FollowUpInput, "message" | "pushConfig">,
   maxPushConfigs: number,
 ): string | null {
-  const taskId = rt.store.record?.id;
+  const taskId = task.store.record?.id;
   return (
-    answerProblem(rt, input.message) ??
+    answerProblem(task, input.message) ??
     (input.pushConfig && taskId !== undefined
-      ? pushConfigRefusal(rt.push, taskId, input.pushConfig, maxPushConfigs)
+      ? pushConfigRefusal(task.push, taskId, input.pushConfig, maxPushConfigs)
       : null)
   );
 }
 
 /** Why a message does not answer the form the task waits on (null when it does, or none). */
 function answerProblem(
-  rt: Pick<IncomingTask, "pending" | "children">,
+  task: Pick<IncomingTask, "pending" | "children">,
   message: Message,
 ): string | null {
-  const pending = rt.pending.get();
+  const pending = task.pending.get();
   if (!pending || pending.resolution) return null;
-  const form = formOf(pending.waiting, (id) => rt.children.get(id)?.report?.question);
+  const form = formOf(pending.waiting, (id) => task.children.get(id)?.report?.question);
   return form ? formAnswerProblem(form, message.parts) : null;
 }

@@ -259,7 +259,7 @@ export class LoopDriver {
     const system = withUnavailable(prompt);
     if (config.modelMode !== "unconfigured") {
       await compactIfNeeded({
-        rt: this.#task,
+        task: this.#task,
         client: modelClient(config),
         agent,
         system,

@@ -104,7 +104,7 @@ export type CompactingTask = Pick<
  * Returns true when it compacted.
  */
 export async function compactIfNeeded(input: {
-  rt: CompactingTask;
+  task: CompactingTask;
   client: Anthropic;
   agent: AgentDefinition;
   system: TextBlockParam[];
@@ -113,8 +113,8 @@ export async function compactIfNeeded(input: {
   signal: AbortSignal;
   emit(event: HarnessEvent): void;
 }): Promise<boolean> {
-  const { rt } = input;
-  const rows = rt.conversation.rows();
+  const { task } = input;
+  const rows = task.conversation.rows();
   const messages = rows.map((r) => r.message);
   const fixed = estimateTokens(input.system) + estimateTokens(input.tools);
   const cut = compactionCut(messages, input.budget, fixed);
@@ -127,8 +127,8 @@ export async function compactIfNeeded(input: {
       { signal: input.signal },
     );
     note = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-    rt.loopState.patch({
-      usage: addUsage(rt.loopState.get().usage, {
+    task.loopState.patch({
+      usage: addUsage(task.loopState.get().usage, {
         inputTokens: response.usage.input_tokens,
         outputTokens: response.usage.output_tokens,
         cacheReadTokens: response.usage.cache_read_input_tokens ?? 0,
@@ -136,18 +136,18 @@ export async function compactIfNeeded(input: {
       }),
     });
   } catch (error) {
-    log("warn", "compaction skipped", { task: rt.store.record?.id, error: String(error) });
+    log("warn", "compaction skipped", { task: task.store.record?.id, error: String(error) });
     return false;
   }
   const summary = summaryMessage(note, replaced.length);
   const keepFrom = (rows[cut] as { idx: number }).idx;
   const through = Math.max(-1, ...rows.slice(0, cut).map((r) => r.contextSeq ?? -1));
   const before = estimateTokens(messages);
-  rt.unit.run(() => {
-    rt.conversation.replacePrefix(keepFrom, summary);
-    if (through >= 0) rt.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, { through, message: summary });
+  task.unit.run(() => {
+    task.conversation.replacePrefix(keepFrom, summary);
+    if (through >= 0) task.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, { through, message: summary });
   });
-  const after = estimateTokens(rt.conversation.load());
+  const after = estimateTokens(task.conversation.load());
   input.emit({
     kind: "compaction",
     text: `Summarised ${replaced.length} earlier messages (about ${before} -> ${after} tokens)`,
