@@ -107,6 +107,48 @@ describe("scheduler", () => {
   });
 });
 
+describe("write unit", () => {
+  it("joins nested units, runs after-commit actions once the outermost commits, none after a rollback", async () => {
+    await inFreshObject((_instance, state) => {
+      const unit = WriteUnit.of(state.storage);
+      const seen: string[] = [];
+      const member = unit.join({
+        flush: () => seen.push("flush"),
+        committed: () => seen.push("committed"),
+        forget: () => seen.push("forget"),
+      });
+      expect(member).toBeDefined();
+      unit.run(() => {
+        unit.afterCommit(() => seen.push("outer"));
+        unit.run(() => unit.afterCommit(() => seen.push("inner")));
+        expect(unit.open).toBe(true);
+        seen.push("work");
+      });
+      expect(unit.open).toBe(false);
+      expect(seen).toEqual(["work", "flush", "committed", "outer", "inner"]);
+      seen.length = 0;
+      expect(() =>
+        unit.run(() => {
+          unit.afterCommit(() => seen.push("never"));
+          throw new Error("no");
+        }),
+      ).toThrow("no");
+      expect(seen).toEqual(["forget"]);
+      // Outside a unit an after-commit action runs at once; one that throws undoes nothing.
+      unit.afterCommit(() => seen.push("now"));
+      const value = unit.run(() => {
+        unit.afterCommit(() => {
+          throw new Error("late");
+        });
+        unit.afterCommit(() => seen.push("still"));
+        return 7;
+      });
+      expect(value).toBe(7);
+      expect(seen).toEqual(["forget", "now", "flush", "committed", "still"]);
+    });
+  });
+});
+
 describe("event log", () => {
   it("numbers events from 1, tells listeners, replays after a number and continues after a restart", async () => {
     await inFreshObject((_instance, state) => {
