@@ -3,10 +3,9 @@
  * agent's program when it has one, see program-step.ts). Before each model call it sets
  * the loop's next alarm (a lease), so if the object dies mid-turn the alarm runs the turn again
  * (a task whose creating call starts its first step is leased from its creation, {@link
- * LoopDriver.firstStepLease});
- * it gathers the turn's tools (turn-tools.ts), builds the turn's system prompt (turn-context.ts)
- * and compacts the conversation when it is over budget; what follows the step (the next one, a
- * retry with backoff, or the task's end) is step-end.ts.
+ * LoopDriver.firstStepLease}); it gathers the turn's tools (turn-tools.ts), builds the turn's
+ * system prompt (turn-context.ts) and compacts the conversation when it is over budget; what
+ * follows the step (the next one, a retry with backoff, or the task's end) is step-end.ts.
  * A task past its time limit (`MAX_TASK_SECONDS`, time-limit.ts) runs no further step: the lease
  * is never set beyond the deadline, and an alarm that finds a step still running past it stops
  * that step, so the task ends at the deadline even mid-turn, and after a restart.

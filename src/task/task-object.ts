@@ -3,8 +3,8 @@
  * task's whole protocol surface (create, follow-up, get, wait, cancel, subscribe); its alarm
  * drives the agent loop one model turn per step, so the task outlives the request that started it
  * and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
- * can throw in here. State and shared operations live in {@link TaskRuntime}; task-parts.ts
- * wires the parts that act on it and holds the alarm's table of jobs. Only `create` writes to a
+ * can throw in here. State lives in TaskState, status changes and events in {@link TaskRuntime};
+ * task-parts.ts wires the parts that act on them and holds the alarm's table of jobs. Only `create` writes to a
  * new object: a call naming a task id nobody created answers "not found" and writes nothing.
  */
 
