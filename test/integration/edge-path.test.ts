@@ -7,7 +7,21 @@
  */
 
 import { env } from "cloudflare:workers";
-import * as sdk from "@a2a-js/sdk";
+import {
+  AgentCard,
+  Artifact,
+  CancelTaskRequest,
+  GetTaskRequest,
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  Part,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from "@a2a-js/sdk";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { MessageSendParamsV03 } from "../../src/a2a/params-v03.ts";
 import { ListTasksParams, SendMessageParams } from "../../src/protocol/params.ts";
@@ -24,21 +38,22 @@ const edgeEnv = {
   REQUIRE_CONSENT: "true",
 } as Env;
 
+/** The SDK's message classes (ts-proto codecs) a server path would convert through. */
 const SDK_CLASSES = [
-  "Task",
-  "Message",
-  "Part",
-  "Artifact",
-  "SendMessageRequest",
-  "StreamResponse",
-  "ListTasksRequest",
-  "ListTasksResponse",
-  "GetTaskRequest",
-  "CancelTaskRequest",
-  "SubscribeToTaskRequest",
-  "TaskPushNotificationConfig",
-  "AgentCard",
-] as const;
+  Task,
+  Message,
+  Part,
+  Artifact,
+  SendMessageRequest,
+  StreamResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  GetTaskRequest,
+  CancelTaskRequest,
+  SubscribeToTaskRequest,
+  TaskPushNotificationConfig,
+  AgentCard,
+] as unknown as Array<Record<"fromJSON" | "toJSON", (value: unknown) => unknown>>;
 
 let parse: MockInstance<typeof JSON.parse>;
 let requestJson: MockInstance<Request["json"]>;
@@ -47,10 +62,10 @@ let sdkSpies: MockInstance[] = [];
 beforeEach(() => {
   parse = vi.spyOn(JSON, "parse");
   requestJson = vi.spyOn(Request.prototype, "json");
-  sdkSpies = SDK_CLASSES.flatMap((name) => {
-    const codec = sdk[name] as unknown as Record<"fromJSON" | "toJSON", (v: unknown) => unknown>;
-    return [vi.spyOn(codec, "fromJSON"), vi.spyOn(codec, "toJSON")];
-  });
+  sdkSpies = SDK_CLASSES.flatMap((codec) => [
+    vi.spyOn(codec, "fromJSON"),
+    vi.spyOn(codec, "toJSON"),
+  ]);
 });
 
 afterEach(() => {
