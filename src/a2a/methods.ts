@@ -143,21 +143,6 @@ export function methodSpec(version: A2AVersion, method: string): MethodSpec | un
 /** The method names of `version`, for -32601 messages. */
 export const methodNames = (version: A2AVersion): string[] => Object.keys(TABLES[version]);
 
-/** The v1.0 method an HTTP+JSON operation runs (the REST binding shares the table's schemas). */
-export const V1_METHOD_OF: Readonly<Record<Operation, string>> = {
-  send: "SendMessage",
-  stream: "SendStreamingMessage",
-  get: "GetTask",
-  list: "ListTasks",
-  cancel: "CancelTask",
-  subscribe: "SubscribeToTask",
-  setPushConfig: "CreateTaskPushNotificationConfig",
-  getPushConfig: "GetTaskPushNotificationConfig",
-  listPushConfigs: "ListTaskPushNotificationConfigs",
-  deletePushConfig: "DeleteTaskPushNotificationConfig",
-  extendedCard: "GetExtendedAgentCard",
-};
-
 /**
  * Method names that no A2A version defines but older drafts and design documents use, with what
  * each version calls the method: `message/sendSubscribe` (streaming, in some designs), and A2A

@@ -18,9 +18,11 @@ export interface SseItem {
 /** Options of {@link sseResponse}. */
 export interface SseOptions {
   keepaliveMs: number;
-  /** The `data` of the error event sent when the source fails mid-stream. */
+  /**
+   * The `data` of the error event sent when the source fails mid-stream (the binding's error
+   * table, which logs an internal error once).
+   */
   errorData(error: unknown): string;
-  onError?(error: unknown): void;
   /** Re-checks the caller's credentials; a stream whose credentials were revoked is ended. */
   stillAuthorized?(): Promise<boolean>;
   /** The `data` of the event that ends a stream whose credentials were revoked. */
@@ -46,7 +48,6 @@ export function bindingSse(
   return {
     keepaliveMs: binding.keepaliveMs,
     errorData,
-    ...(binding.onInternalError ? { onError: binding.onInternalError } : {}),
     ...(binding.stillAuthorized
       ? { stillAuthorized: binding.stillAuthorized, revokedData: () => JSON.stringify(revoked) }
       : {}),
@@ -102,8 +103,8 @@ export function sseResponse(
         await send(next.value.data, next.value.id);
       }
     } catch (error) {
-      options.onError?.(error);
-      if (!stream.aborted) await send(options.errorData(error), null);
+      const data = options.errorData(error);
+      if (!stream.aborted) await send(data, null);
     } finally {
       clearInterval(keepalive);
       if (recheck) clearInterval(recheck);

@@ -7,6 +7,7 @@
 import { RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import type { SendMessageParams } from "../protocol/params.ts";
 import { protoMessage, protoTask } from "../protocol/proto-json.ts";
 import type { Task } from "../protocol/wire.ts";
 import type { PushAnswer, PushCall } from "../push/push-calls.ts";
@@ -34,8 +35,6 @@ export interface GatewayDeps {
   /** WEB_FETCH_ALLOW_PRIVATE: push URLs may name private hosts. */
   allowPrivateUrls: boolean;
 }
-
-type PushParams = Parameters<TaskGateway["setPushConfig"]>[1];
 
 /** The gateway of one agent over its task objects. */
 export function durableGateway(deps: GatewayDeps): TaskGateway {
@@ -72,7 +71,7 @@ export function durableGateway(deps: GatewayDeps): TaskGateway {
 
   const send = (
     caller: GatewayCaller,
-    params: Parameters<TaskGateway["send"]>[1],
+    params: SendMessageParams,
     mode: "stream" | "wait",
   ): Promise<Sent> => sendToTask({ ...deps, agent, caller }, params, mode);
 
@@ -142,7 +141,7 @@ export function durableGateway(deps: GatewayDeps): TaskGateway {
       return { ...page, tasks: page.tasks.map(protoTask) };
     },
 
-    async setPushConfig(caller, params: PushParams) {
+    async setPushConfig(caller, params) {
       const config = checkedPushConfig(params, caller.protocol, deps.allowPrivateUrls);
       const answer = await push(params.taskId, { op: "create", owner: caller.owner, config });
       return wireConfig(params.taskId as string, answer.configs[0]);
