@@ -19,7 +19,7 @@ import { consoleRoutes } from "./console/routes.ts";
 import { eventRoutes } from "./events/agent-events.ts";
 import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
 import { corsFromConfig } from "./platform/cors.ts";
-import { httpErrorResponse, HttpError } from "./platform/http-error.ts";
+import { HttpError, httpErrorResponse } from "./platform/http-error.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
 import { meteredEnv } from "./platform/storage-meter.ts";
 import type { AppEnv } from "./protocol/app-types.ts";

@@ -10,12 +10,7 @@ import { z } from "zod";
 import { directiveTurn, findScenarioId, turnIndexOf } from "./directives.ts";
 import { completeTurn, type PlayContext, streamTurn } from "./play.ts";
 import { type RecordingSource, recordingFor, replayRecording } from "./recorded.ts";
-import {
-  apiError,
-  type MessagesRequest,
-  statusForErrorType,
-  validateRequest,
-} from "./request.ts";
+import { apiError, type MessagesRequest, statusForErrorType, validateRequest } from "./request.ts";
 import { type LoggedRequest, ScenarioStore } from "./store.ts";
 import { type ErrorSpec, ScenarioSchema, type Turn } from "./turn.ts";
 

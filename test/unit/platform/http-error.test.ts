@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { httpErrorResponse, HttpError, invalidInput } from "../../../src/platform/http-error.ts";
+import { HttpError, httpErrorResponse, invalidInput } from "../../../src/platform/http-error.ts";
 
 const app = new Hono().onError((error, c) => httpErrorResponse(c, error));
 app.all("/agents/:name/", () => {
