@@ -495,17 +495,17 @@ describe("AgentRegistry", () => {
     const registry = new AgentRegistry([
       { file: "agents/ok/IDENTITY.md", text: identity(["name: ok"]) },
       { file: "agents/bad/IDENTITY.md", text: identity(["name: bad", "maxTurns: 0"]) },
-      { file: "agents/a/IDENTITY.md", text: identity(["name: same"]) },
-      { file: "agents/b/IDENTITY.md", text: identity(["name: same"]) },
+      { file: "one.md", text: identity(["name: same"]) },
+      { file: "two.md", text: identity(["name: same"]) },
     ]);
     expect(registry.names()).toEqual(["ok", "same"]);
     expect(registry.broken("bad")?.message).toBe(
       "agents/bad/IDENTITY.md:3:11: frontmatter.maxTurns: expected an integer between 1 and 500",
     );
-    expect(registry.broken("b")?.message).toBe(
-      'agents/b/IDENTITY.md: frontmatter.name: "same" is already defined by agents/a/IDENTITY.md',
+    expect(registry.broken("two.md")?.message).toBe(
+      'two.md: frontmatter.name: "same" is already defined by one.md',
     );
     expect(registry.broken("ok")).toBeUndefined();
-    expect(registry.brokenList().map((b) => b.name)).toEqual(["bad", "b"]);
+    expect(registry.brokenList().map((b) => b.name)).toEqual(["bad", "two.md"]);
   });
 });
