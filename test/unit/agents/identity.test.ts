@@ -83,6 +83,11 @@ describe("parseIdentity: frontmatter", () => {
     });
   });
 
+  it("tags the skills of an agent without tags with its name (A2A requires a skill's tags)", () => {
+    const agent = parseIdentity(FILE, identity(["name: demo"], "You help.\n\n## Review\nReviews."));
+    expect(agent.skills.map((s) => s.tags)).toEqual([["demo"]]);
+  });
+
   it("maps thinking: true to a 4096-token budget and thinking: false to null", () => {
     expect(parseIdentity(FILE, identity(["name: demo", "thinking: true"])).thinking).toEqual({
       budgetTokens: 4096,
