@@ -28,6 +28,7 @@ import {
 } from "./jsonrpc-protocols.ts";
 import { isJsonContentType } from "./media-types.ts";
 import type { DurableRequestHandler } from "./request-handler.ts";
+import { idOf } from "./rpc-id.ts";
 import { bindingSse, sseOnce, sseResponse } from "./sse.ts";
 import { unsupportedVersionMessage } from "./version.ts";
 
@@ -77,9 +78,18 @@ export async function handleJsonRpc(
   const dialect = dialectFor(options.version);
   const fail = (id: string | number | null, error: unknown, status: 200 | 415 = 200) =>
     c.json(errorResponse(id, error, (dialect ?? V1_DIALECT).errorObject), status);
+  // Parsed first, so the version and media type checks answer with the request's id too.
+  let raw: unknown;
+  let notJson: string | null = null;
+  try {
+    raw = JSON.parse(body);
+  } catch (error) {
+    notJson = error instanceof Error ? error.message : "not JSON";
+  }
+  const readId = notJson === null ? idOf(raw) : null;
   if (!dialect) {
     return fail(
-      null,
+      readId,
       new VersionNotSupportedError(
         unsupportedVersionMessage(options.version, options.versionFromClient),
       ),
@@ -88,19 +98,14 @@ export async function handleJsonRpc(
   if (!isJsonContentType(options.contentType)) {
     const type = options.contentType?.slice(0, 100) ?? "";
     return fail(
-      null,
+      readId,
       new ContentTypeNotSupportedError(
         `a JSON-RPC request body must be application/json (or application/a2a+json), not ${type}`,
       ),
       415,
     );
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(body);
-  } catch (error) {
-    return fail(null, parseError(error instanceof Error ? error.message : "not JSON"));
-  }
+  if (notJson !== null) return fail(null, parseError(notJson));
   if (Array.isArray(raw)) return fail(null, invalidRequest("batch requests are not supported"));
   const envelope = Envelope.safeParse(raw);
   if (!envelope.success) {

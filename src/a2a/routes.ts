@@ -20,6 +20,7 @@ import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
+import { bodyText } from "../platform/json-body.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import { checkRestConsent, checkRpcConsent } from "../privacy/consent.ts";
@@ -33,6 +34,7 @@ import { INVALID_REQUEST, METHOD_NOT_FOUND } from "./jsonrpc-errors.ts";
 import { DurableRequestHandler } from "./request-handler.ts";
 import { handleRest } from "./rest.ts";
 import { parseRestPath, REST_PATH_PATTERN } from "./rest-paths.ts";
+import { rememberRpcId } from "./rpc-id.ts";
 
 const REST_METHODS = ["GET", "POST", "DELETE"];
 
@@ -122,7 +124,7 @@ async function rpc(
   endpoint: string,
 ): Promise<Response> {
   checkAccess(c, agent);
-  const body = await c.req.text();
+  const body = await bodyText(c.req);
   await checkRpcConsent(c, body);
   const version = requestedVersion(c.req.raw);
   return handleJsonRpc(c, body, {
@@ -210,7 +212,7 @@ export function a2aRoutes(): Hono<AppEnv> {
   app.get("/.well-known/agent.json", (c) =>
     withDefaultAgent(c, (agent) => serveCard(c, agent, `${baseUrl(c)}/`, "0.3")),
   );
-  app.post("/", authenticate(), sizeLimit, limitRequests(), (c) =>
+  app.post("/", authenticate(), sizeLimit, rememberRpcId(), limitRequests(), (c) =>
     withDefaultAgent(c, (agent) => rpc(c, agent, `${baseUrl(c)}/`)),
   );
 
@@ -232,10 +234,10 @@ export function a2aRoutes(): Hono<AppEnv> {
     const agent = servedAgent(c, name);
     return agent ? rpc(c, agent, agentEndpoint(c, agent.name)) : unknownAgent(c, name);
   };
-  app.post("/agents/:name/", authenticate(), sizeLimit, limitRequests(), (c) =>
+  app.post("/agents/:name/", authenticate(), sizeLimit, rememberRpcId(), limitRequests(), (c) =>
     agentRpc(c, c.req.param("name")),
   );
-  app.post("/agents/:name", authenticate(), sizeLimit, limitRequests(), (c) =>
+  app.post("/agents/:name", authenticate(), sizeLimit, rememberRpcId(), limitRequests(), (c) =>
     agentRpc(c, c.req.param("name")),
   );
   app.on(

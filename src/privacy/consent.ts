@@ -16,6 +16,7 @@ import type { Context } from "hono";
 import { getUser } from "../auth/users-store.ts";
 import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
+import { bodyText } from "../platform/json-body.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { privacyPolicy } from "./policy.ts";
 
@@ -124,6 +125,6 @@ export async function checkRpcConsent(c: Context<AppEnv>, body: string): Promise
 /** The check for an HTTP+JSON message:send or message:stream body. */
 export async function checkRestConsent(c: Context<AppEnv>): Promise<void> {
   if (!loadConfig(c.env).privacy.requireConsent) return;
-  const body = parsed(await c.req.text());
+  const body = parsed(await bodyText(c.req));
   if (body) await check(c, objectAt(body, "message"));
 }

@@ -65,5 +65,7 @@ export type AppEnv = {
     principal: Principal;
     /** Re-checks the request's credentials (open streams call it every few seconds). */
     authCheck: () => Promise<boolean>;
+    /** The JSON-RPC request's id, once read (a2a/rpc-id.ts), for the error path. */
+    rpcId?: string | number;
   };
 };

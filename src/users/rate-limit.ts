@@ -7,6 +7,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
+import { bodyText } from "../platform/json-body.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { counterKey, userObject } from "./limits.ts";
 
@@ -28,7 +29,8 @@ async function methodOf(c: Context<AppEnv>): Promise<{ send: boolean; stream: bo
   if (/:subscribe$/.test(path)) return { send: false, stream: true };
   if (c.req.method !== "POST") return { send: false, stream: false };
   try {
-    const body = (await c.req.raw.clone().json()) as { method?: unknown };
+    // Hono's request keeps the bytes once read (a2a/rpc-id.ts read them before this runs).
+    const body = JSON.parse(await bodyText(c.req)) as { method?: unknown } | null;
     const method = typeof body?.method === "string" ? body.method : "";
     return { send: SEND.has(method), stream: STREAM.has(method) };
   } catch {
