@@ -208,6 +208,6 @@ describe("npm run dev on a fresh clone", () => {
     // The reloaded Worker runs keyless again; its warning is printed once a session.
     const again = await runCli(url, ["send", "writer", "hello", "--json"]);
     expect(again.code, again.err).toBe(0);
-    expect(output.split("tasks run on the scripted local model").length - 1).toBeLessThanOrEqual(1);
+    expect(output.split("tasks run on the scripted local model").length - 1).toBe(1);
   });
 });
