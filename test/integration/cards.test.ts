@@ -360,9 +360,11 @@ describe("agent cards and pinned URLs", () => {
     const listed = (await (
       await fetchWith({ PUBLIC_URL: "https://agents.example.com" }, "/agents")
     ).json()) as {
-      agents: Array<{ url: string }>;
+      agents: Array<{ name: string; url: string }>;
     };
-    expect(listed.agents[0]?.url).toBe("https://agents.example.com/agents/assistant/");
+    expect(listed.agents.find((a) => a.name === "assistant")?.url).toBe(
+      "https://agents.example.com/agents/assistant/",
+    );
   });
 
   it("announces the scripted local model in every card when there is no key", async () => {
