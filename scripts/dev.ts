@@ -9,10 +9,18 @@
  * on the scripted local model.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync, watch } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, watch } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { IdentityError, parseIdentity } from "../src/agents/identity.ts";
 import { banner, type DevPlan, flagValue, planDev, type ServerFacts } from "./dev-config.ts";
+import {
+  type ChangeOutcome,
+  type ChangeTarget,
+  changeLine,
+  changeTarget,
+  stderrFilter,
+} from "./dev-log.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -100,39 +108,43 @@ function watchTree(dir: string, onChange: (path: string) => void): void {
   add(dir);
 }
 
+/** What a rebuilt change did to its agent: served, broken (the build printed why) or removed. */
+function agentOutcome(target: ChangeTarget): ChangeOutcome {
+  if (!("agent" in target)) return "served";
+  const file = `agents/${target.agent}/IDENTITY.md`;
+  if (!existsSync(join(root, file))) return "removed";
+  try {
+    parseIdentity(file, readFileSync(join(root, file), "utf8"));
+    return "served";
+  } catch (error) {
+    if (error instanceof IdentityError) return "broken";
+    throw error;
+  }
+}
+
 /** Rebuilds when agents/ or the console's static files change (debounced). */
 function watchSources(): void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const rebuild = (path: string) => {
     clearTimeout(timer);
     timer = setTimeout(async () => {
-      const changed = relative(root, path);
-      if (await build()) console.log(`  ${changed} changed: rebuilt; the Worker reloads`);
-      else
-        console.error(`  ${changed} changed: not rebuilt (above); the Worker keeps the last build`);
+      const target = changeTarget(relative(root, path));
+      const outcome = (await build()) ? agentOutcome(target) : "failed";
+      const line = changeLine(target, outcome);
+      if (outcome === "served" || outcome === "removed") console.log(line);
+      else console.error(line);
     }, 150);
   };
   watchTree(join(root, "agents"), rebuild);
   watchTree(join(root, "src", "console", "static"), rebuild);
 }
 
-/**
- * wrangler's stderr, passed on line by line, less its warning that cron events do not fire on
- * their own locally: `npm run dev` ignores them and says how to run the cron's work (the banner,
- * docs/dev-loop.md), so the note would only mislead (it names the unauthenticated local URL).
- */
+/** wrangler's stderr, passed on line by line through {@link stderrFilter}. */
 function passStderr(stream: NodeJS.ReadableStream): void {
   let rest = "";
-  let skipping = false;
+  const keep = stderrFilter();
   const pass = (line: string) => {
-    if (/Scheduled Workers are not automatically triggered/.test(line)) {
-      skipping = true;
-      return;
-    }
-    // The warning's own lines are indented; the first other line ends it.
-    if (skipping && (line.startsWith("  ") || line.trim() === "")) return;
-    skipping = false;
-    process.stderr.write(`${line}\n`);
+    if (keep(line)) process.stderr.write(`${line}\n`);
   };
   stream.setEncoding("utf8");
   stream.on("data", (chunk: string) => {

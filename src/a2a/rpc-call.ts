@@ -9,10 +9,12 @@
 import { ContentTypeNotSupportedError, VersionNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
+import { bodyText } from "../platform/json-body.ts";
 import type { AppEnv, RpcCall } from "../protocol/app-types.ts";
 import { invalidParams, invalidRequest, methodNotFound, parseError } from "./errors.ts";
 import { isJsonContentType } from "./media-types.ts";
 import { type A2AVersion, methodNames, methodSpec, renamedMethodHint } from "./methods.ts";
+import { idOf } from "./rpc-id.ts";
 import { requestedVersion, unsupportedVersionMessage } from "./version.ts";
 
 const RequestId = z.union([z.string(), z.number().int(), z.null()]);
@@ -42,6 +44,15 @@ export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
     ...call,
     failure: { error, status },
   });
+  // The body is read first, so that every error below answers with the request's id.
+  let raw: unknown;
+  let parseFailure: string | null = null;
+  try {
+    raw = JSON.parse(await bodyText(c.req));
+  } catch (error) {
+    parseFailure = error instanceof Error ? error.message : "not JSON";
+  }
+  call.id = idOf(raw);
   if (!isVersion(version))
     return fail(new VersionNotSupportedError(unsupportedVersionMessage(version)));
   const contentType = c.req.header("Content-Type");
@@ -54,17 +65,10 @@ export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
       415,
     );
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await c.req.text());
-  } catch (error) {
-    return fail(parseError(error instanceof Error ? error.message : "not JSON"));
-  }
+  if (parseFailure !== null) return fail(parseError(parseFailure));
   if (Array.isArray(raw)) return fail(invalidRequest("batch requests are not supported"));
   const envelope = Envelope.safeParse(raw);
   if (!envelope.success) {
-    const id = RequestId.safeParse((raw as { id?: unknown } | null)?.id);
-    if (id.success) call.id = id.data;
     const issue = envelope.error.issues[0];
     const detail = issue
       ? `${issue.path.join(".") || "request"}: ${issue.message}`

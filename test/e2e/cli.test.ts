@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { servedAgents } from "./agent-set.ts";
 import { runCli, startLegacyAgent } from "./cli-run.ts";
 import { scenario as scriptScenario } from "./client.ts";
 import { startCuttingProxy } from "./cutting-proxy.ts";
@@ -243,7 +244,7 @@ describe("what the CLI says when something is off", () => {
     const run = await a2a(["stream", "wirter", "hello"]);
     expect(run.code).toBe(1);
     expect(run.err).toBe(
-      `a2a: no agent "wirter" at ${server.url}; its agents: assistant, deep-thinker, researcher, writer\n`,
+      `a2a: no agent "wirter" at ${server.url}; its agents: ${servedAgents().join(", ")}\n`,
     );
     expect((await a2a(["card", "Writer!"])).err).toBe(
       'a2a: "Writer!" is neither a URL nor an agent name (lower case, digits, -)\n',
