@@ -63,6 +63,12 @@ function connectionFailed(error: unknown): boolean {
   return error instanceof TypeError || Boolean(code) || error.name === "AbortError";
 }
 
+/** Whether `error` is a connection that was never made (so nothing was sent). */
+const neverConnected = (error: unknown) =>
+  ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"].includes(
+    String(((error as Error).cause as { code?: string } | undefined)?.code),
+  );
+
 /** A client for one agent and the HTTP it runs on. */
 export interface Session {
   client: Client;
@@ -136,7 +142,8 @@ export async function streamTo(
         }
         if (!view.taskId || SETTLED.has(view.state)) break;
       } catch (error) {
-        if (!view.taskId && connectionFailed(error)) throw cutBeforeId(target, contextId);
+        if (!view.taskId && connectionFailed(error) && !neverConnected(error))
+          throw cutBeforeId(target, contextId);
         if (!view.taskId || !connectionFailed(error)) throw error;
       }
       // The connection failed, or the stream ended while the task still works: resume.
