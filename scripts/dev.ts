@@ -1,5 +1,6 @@
 /**
- * `npm run dev [-- <wrangler dev args>]`: bundles the agents and the console, applies the D1
+ * `npm run dev [-- <wrangler dev args>]`: stops at once, naming the process that holds it, when
+ * the port is taken (port-holder.ts); else bundles the agents and the console, applies the D1
  * migrations to the local database (same --persist-to as the server), starts `wrangler dev`
  * (127.0.0.1:8787 unless --port/--ip say otherwise) with local D1, R2 and Durable Objects, and
  * prints one banner (model, auth, admin key, agents, console) once the server answers: the last
@@ -21,6 +22,7 @@ import {
   changeTarget,
   stderrFilter,
 } from "./dev-log.ts";
+import { portFree, portHolder, portTakenMessage } from "./port-holder.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -159,6 +161,14 @@ function passStderr(stream: NodeJS.ReadableStream): void {
 
 async function main(): Promise<number> {
   const plan = planDev(root, args, process.env);
+  // Before anything is built, keyed or printed: a taken port would only fail later, in wrangler.
+  const url = new URL(plan.url);
+  const ip = url.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(url.port || 80);
+  if (!(await portFree(ip, port))) {
+    console.error(portTakenMessage(ip, port, portHolder(port)));
+    return 1;
+  }
   if (!(await build())) return 1;
   const persist = flagValue(args, "--persist-to");
   const migrated = await run(
