@@ -27,6 +27,8 @@ async function methodOf(c: Context<AppEnv>): Promise<{ send: boolean; stream: bo
     return { send: true, stream: path.endsWith(":stream") };
   if (/:subscribe$/.test(path)) return { send: false, stream: true };
   if (c.req.method !== "POST") return { send: false, stream: false };
+  // An AG-UI run sends a message and holds its stream while the task works.
+  if (path.endsWith("/ag-ui")) return { send: true, stream: true };
   try {
     const body = (await c.req.raw.clone().json()) as { method?: unknown };
     const method = typeof body?.method === "string" ? body.method : "";
