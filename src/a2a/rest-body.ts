@@ -8,7 +8,7 @@ import { RestContentTypeNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import { z } from "zod";
 import { TOO_DEEP_MESSAGE, tooDeep } from "../protocol/json-shape.ts";
-import { invalidParams } from "./jsonrpc-errors.ts";
+import { invalidParams } from "./errors.ts";
 import { isJsonContentType } from "./media-types.ts";
 
 /** The request body as JSON (unvalidated). */

@@ -1,6 +1,6 @@
 /**
  * One error path for the edge (Hono's HTTPException pattern): routes and middleware throw an
- * {@link HttpError}; the Worker's `onError` turns it into JSON once, with {@link errorResponse}, in
+ * {@link HttpError}; the Worker's `onError` turns it into JSON once, with {@link httpErrorResponse}, in
  * the shape of the endpoint that was called:
  *   a POST to a JSON-RPC endpoint  `{ jsonrpc: "2.0", id: null, error: { code, message } }`
  *   anything else                  `{ error: { code, status, message[, details: []] } }` (A2A REST)
@@ -71,7 +71,7 @@ export function isJsonRpcRequest(c: Context): boolean {
  * The JSON answer to anything thrown: an HTTPException (an {@link HttpError} or one of Hono's)
  * with its status and message in the endpoint's shape; anything else as a bare 500 REST error.
  */
-export function errorResponse(c: Context, error: unknown): Response {
+export function httpErrorResponse(c: Context, error: unknown): Response {
   if (!(error instanceof HTTPException))
     return c.json({ error: { code: 500, status: "INTERNAL", message: "Internal error" } }, 500);
   const status = error.status as ContentfulStatusCode;
