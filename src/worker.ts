@@ -4,6 +4,7 @@
  */
 import { Hono } from "hono";
 import { a2aRoutes } from "./a2a/routes.ts";
+import { agUiRoutes } from "./ag-ui/routes.ts";
 import { refreshAgents } from "./agents/overrides.ts";
 import { adminRoutes } from "./api/admin-routes.ts";
 import { deepHealth } from "./api/health.ts";
@@ -57,6 +58,7 @@ app.route("/", privacyRoutes());
 app.route("/", taskRecordRoutes());
 app.route("/", scheduleRoutes());
 app.route("/", webhookRoutes());
+app.route("/", agUiRoutes());
 app.route("/", a2aRoutes());
 app.notFound((c) =>
   httpErrorResponse(

@@ -27,6 +27,16 @@ import { checkMessageConsent } from "../privacy/consent.ts";
 import { type AppEnv, budgetOf, type RpcCall } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
 import { limitRequests } from "../users/rate-limit.ts";
+import {
+  agentEndpoint,
+  baseUrl,
+  callContext,
+  checkAccess,
+  internalErrorLogger,
+  servedAgent,
+  unknownAgent,
+  withDefaultAgent,
+} from "./agent-request.ts";
 import { agentCard, serveCard, serveJwks } from "./card-route.ts";
 import { JWKS_PATH } from "./card-signature.ts";
 import { INVALID_REQUEST, METHOD_NOT_FOUND } from "./errors.ts";
@@ -38,85 +48,6 @@ import { rpcCall } from "./rpc-call.ts";
 import { requestedVersion } from "./version.ts";
 
 const REST_METHODS = ["GET", "POST", "DELETE"];
-
-/** The public base URL: PUBLIC_URL, else the request's origin. */
-function baseUrl(c: Context<AppEnv>): string {
-  return loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
-}
-
-const agentEndpoint = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agents/${name}/`;
-
-function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefined {
-  return servedAgents(c.env).find((agent) => agent.name === name);
-}
-
-/** A 404 for an unknown agent, or a 503 naming the file, line and field of a broken one. */
-function unknownAgent(c: Context<AppEnv>, name: string): never {
-  const broken = currentAgents().broken(name);
-  if (broken)
-    throw new HttpError(
-      503,
-      `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`,
-    );
-  const known = servedAgents(c.env).map((agent) => agent.name);
-  throw new HttpError(404, `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`, {
-    rpcCode: METHOD_NOT_FOUND,
-  });
-}
-
-/**
- * Serves the default agent (`DEFAULT_AGENT`) with `serve`, or says why it cannot: the root URLs
- * are its aliases, so a default agent switched off (`ENABLE_<NAME>=false`) answers there as it
- * does at its own URLs (404, an unknown agent).
- */
-function withDefaultAgent(
-  c: Context<AppEnv>,
-  serve: (agent: AgentDefinition) => Response | Promise<Response>,
-): Response | Promise<Response> {
-  const name = loadConfig(c.env).defaultAgent;
-  const agent = servedAgent(c, name);
-  return agent ? serve(agent) : unknownAgent(c, name);
-}
-
-/** What one call to `agent` runs with: its gateway, the caller, its card. */
-function callContext(
-  c: Context<AppEnv>,
-  agent: AgentDefinition,
-  endpoint: string,
-  protocol: "1.0" | "0.3",
-): CallContext {
-  const lastEventId = Number.parseInt(c.req.header("Last-Event-ID") ?? "", 10);
-  return {
-    gateway: durableGateway({
-      tasks: c.env.TASKS,
-      db: c.env.DB,
-      definition: agent,
-      allowPrivateUrls: loadConfig(c.env).webFetchAllowPrivate,
-    }),
-    caller: {
-      owner: c.get("owner"),
-      counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
-      ...budgetOf(c.get("principal")),
-      traceId: c.get("traceId"),
-      protocol,
-    },
-    lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
-    card: async (version) => (await agentCard(c, agent, endpoint, version)).card,
-  };
-}
-
-const internalErrorLogger = (c: Context<AppEnv>) => (error: unknown) =>
-  log("error", "internal error", {
-    traceId: c.get("traceId"),
-    requestId: c.get("requestId"),
-    ...errorFields(error),
-  });
-
-/** Throws a 403 when the caller may not use `agent` (its access list, or the frontmatter's `access`). */
-function checkAccess(c: Context<AppEnv>, agent: AgentDefinition): void {
-  if (!mayUseAgent(c.get("principal"), agent.name, agent.access))
-    throw new HttpError(403, `you may not use the agent ${agent.name}`);
-}
 
 async function rpc(
   c: Context<AppEnv>,

@@ -122,7 +122,8 @@ export class TaskObject extends HarnessObject {
     if (input.message.contextId && input.message.contextId !== record.contextId) {
       return taskFail(
         "context_mismatch",
-        `task ${record.id} belongs to context ${record.contextId}, not ${input.message.contextId}`,
+        // Never the task's own contextId: for an anonymous caller it is the conversation's key.
+        `task ${record.id} is not in context ${input.message.contextId}`,
       );
     }
     if (rt.agent(record.agent).dedupeMessages && rt.store.hasSeen(input.message.messageId)) {

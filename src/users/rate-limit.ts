@@ -15,13 +15,15 @@ const STREAM_LEASE_MS = 60 * 60_000;
 
 /**
  * What the request does: a JSON-RPC call as the edge read it (`c.var.rpcCall`, a2a/rpc-call.ts),
- * or an HTTP+JSON operation by its path. The body is never read here.
+ * or an HTTP+JSON operation (or an AG-UI run) by its path. The body is never read here.
  */
 function methodOf(c: Context<AppEnv>): { send: boolean; stream: boolean } {
   const call = c.get("rpcCall");
   if (call) return { send: call.sends, stream: call.streams };
   const path = new URL(c.req.url).pathname;
   if (c.req.method !== "POST" && c.req.method !== "GET") return { send: false, stream: false };
+  // An AG-UI run sends a message and holds its stream while the task works.
+  if (c.req.method === "POST" && path.endsWith("/ag-ui")) return { send: true, stream: true };
   if (/\/message:(send|stream)$/.test(path))
     return { send: true, stream: path.endsWith(":stream") };
   if (/:subscribe$/.test(path)) return { send: false, stream: true };
