@@ -2,7 +2,10 @@
  * A task's side of its conversation: joining the context object (and, once it holds the
  * conversation, putting the turns of earlier tasks and its own waiting messages into its model
  * conversation) and releasing it (handing back its own turns). Calls that fail are retried from
- * the task's schedule, so neither object ever waits forever on the other.
+ * the task's schedule, so neither object ever waits forever on the other. A conversation the
+ * server opened for this task has no object while the task is its only one: the task holds it
+ * without a call and keeps its turns, until a second task's join makes the object, which asks
+ * this task for them (handover.ts).
  */
 import { contextKey, type JoinResult } from "../context/join.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
@@ -17,7 +20,7 @@ import type { TaskRuntime } from "./task-runtime.ts";
 /** Schedule ids of the retries. */
 export const JOIN_JOB = "context:join";
 export const RELEASE_JOB = "context:release";
-/** Retry of a failed registration of a fresh conversation (see {@link ContextMembership.claimFresh}). */
+/** Retry of a failed registration (of a conversation a task held before it was first joined). */
 export const REGISTER_JOB = "context:register";
 
 /** The status text of a task queued behind another in its conversation. */
@@ -53,18 +56,20 @@ export type MembershipRuntime = Pick<
 export class ContextMembership {
   readonly #rt: MembershipRuntime;
   readonly #contexts: Env["CONTEXTS"];
-  /** The registration in flight after {@link claimFresh} (a release waits for it). */
-  #registering: Promise<void> = Promise.resolve();
 
   constructor(rt: MembershipRuntime, contexts: Env["CONTEXTS"]) {
     this.#rt = rt;
     this.#contexts = contexts;
   }
 
-  #stub() {
+  #key(): string {
     const record = this.#rt.store.record;
     if (!record) throw new Error("no task");
-    return stubByName(this.#contexts, contextKey(record.owner, record.agent, record.contextId));
+    return contextKey(record.owner, record.agent, record.contextId);
+  }
+
+  #stub() {
+    return stubByName(this.#contexts, this.#key());
   }
 
   /**
@@ -106,9 +111,18 @@ export class ContextMembership {
     const record = rt.store.record;
     if (!record) return "failed";
     const link = rt.contextLink.get();
+    if (link.alone) {
+      // Still the conversation's only task (it has no object): it holds it again.
+      this.#take({ active: true, history: [], seq: link.contextSeq }, true);
+      return "active";
+    }
     let result: JoinResult;
     try {
-      result = await this.#stub().join({ taskId: record.id, after: link.contextSeq });
+      result = await this.#stub().join({
+        taskId: record.id,
+        after: link.contextSeq,
+        key: this.#key(),
+      });
     } catch (error) {
       await this.#retry(JOIN_JOB, error);
       return "failed";
@@ -134,14 +148,14 @@ export class ContextMembership {
   }
 
   /**
-   * A conversation the server opened for this task (the client sent no contextId): no one else
-   * can name it before this task's first answer, so the task holds it at once, with no earlier
-   * turns, and registers with the context object in the background (a failed call is retried from
-   * the alarm, a restarted object registers again, a release waits for it). Saves the context
-   * object's round trip on every first message.
+   * A conversation the server opened for this task (the client sent no contextId, and got one
+   * named after this task): no one else can name it before this task's first answer, so the
+   * task holds it at once, alone, with no earlier turns, and no object is made for it until a
+   * second task joins (see handover.ts). Saves the context object on every conversation of
+   * one task, and its round trip on every first message.
    */
   claimFresh(): void {
-    this.#take({ active: true, history: [], seq: 0 });
+    this.#take({ active: true, history: [], seq: 0 }, true);
   }
 
   /**
@@ -158,26 +172,21 @@ export class ContextMembership {
     });
   }
 
-  /** After {@link holdFresh}: the alarm, and the registration with the context object (background). */
+  /** After {@link holdFresh}: the alarm. */
   async announceHeld(): Promise<void> {
     await this.#rt.scheduler.arm();
-    this.#rt.background(this.startRegistration());
-  }
-
-  /** Starts the registration after {@link claimFresh}'s writes are made; returns it. */
-  startRegistration(): Promise<void> {
-    this.#registering = this.register();
-    return this.#registering;
   }
 
   /**
    * Registers the conversation this task holds with its context object (a join, which a task
-   * already queued there answers as it is: safe to repeat).
+   * already queued there answers as it is: safe to repeat). Only a task that held a fresh
+   * conversation before such tasks were left alone has one to make.
    */
   async register(): Promise<void> {
     const rt = this.#rt;
     const record = rt.store.record;
-    if (!record || rt.contextLink.get().state !== "active") return;
+    const link = rt.contextLink.get();
+    if (!record || link.state !== "active" || link.alone) return;
     try {
       const result: JoinResult = await this.#stub().join({ taskId: record.id, after: 0 });
       if (!result.active) {
@@ -193,7 +202,7 @@ export class ContextMembership {
   }
 
   /** Takes the conversation: the turns of earlier tasks, then this task's own messages. */
-  #take(result: JoinResult): void {
+  #take(result: JoinResult, alone = false): void {
     const rt = this.#rt;
     const link = rt.contextLink.get();
     rt.transaction(() => {
@@ -222,7 +231,12 @@ export class ContextMembership {
           resolution: replies.length > 0 ? replyFrom(replies) : null,
         });
       }
-      rt.contextLink.patch({ state: "active", contextSeq: result.seq, conversationUpto: upto });
+      rt.contextLink.patch({
+        state: "active",
+        contextSeq: result.seq,
+        conversationUpto: upto,
+        alone,
+      });
     });
   }
 
@@ -231,11 +245,11 @@ export class ContextMembership {
     const rt = this.#rt;
     const record = rt.store.record;
     const link = rt.contextLink.get();
-    if (!record || link.state === "released") return;
+    // Alone, the task keeps its turns for the object a second task's join makes.
+    if (!record || link.state === "released" || link.alone) return;
     // Not joined: nothing to hand back, unless a join whose answer was lost may have queued it.
     if (link.state === "none" && !rt.scheduler.get(JOIN_JOB)) return;
     // A release must reach the context object after the registration it ends.
-    await this.#registering;
     if (rt.scheduler.get(REGISTER_JOB)) await this.register();
     if (rt.scheduler.get(REGISTER_JOB)) {
       await this.#retry(RELEASE_JOB, new Error("the conversation is not registered yet"));

@@ -38,14 +38,51 @@ export function releaseContent(
   const all = ran ? rt.store.historyAfter(link.releasedUpto) : [];
   if (ran && dropTurns && all.length > 0)
     log("error", "conversation turns dropped", { task: record?.id });
-  const refused =
-    record?.state === "TASK_STATE_REJECTED" && record.metadata.stopReason === REFUSAL_STOP_REASON;
-  const kept = ran && !dropTurns && !refused;
-  const entries = kept
-    ? all.filter(({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION))
-    : [];
+  const kept = ran && !dropTurns && !refused(rt);
+  const summary = kept
+    ? rt.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
+    : undefined;
+  return {
+    turns: kept ? turnsOf(rt, all) : [],
+    upto: all.at(-1)?.seq ?? link.releasedUpto,
+    ...(summary ? { summary } : {}),
+  };
+}
+
+/**
+ * The turns a conversation's first task hands the conversation's new object: every turn of its
+ * history up to position `upto`, as a release would hand them back.
+ */
+export function handoverTurns(
+  rt: Pick<TaskRuntime, "store" | "hookState">,
+  upto: number,
+): ChatMessage[] {
+  return refused(rt)
+    ? []
+    : turnsOf(
+        rt,
+        rt.store.historyAfter(0).filter((h) => h.seq <= upto),
+      );
+}
+
+/** The task ended because the model declined its request. */
+function refused(rt: Pick<TaskRuntime, "store">): boolean {
+  const record = rt.store.record;
+  return (
+    record?.state === "TASK_STATE_REJECTED" && record.metadata.stopReason === REFUSAL_STOP_REASON
+  );
+}
+
+/** History entries as conversation turns (harness events left out, the note on its message). */
+function turnsOf(
+  rt: Pick<TaskRuntime, "hookState">,
+  all: ReturnType<TaskRuntime["store"]["historyAfter"]>,
+): ChatMessage[] {
+  const entries = all.filter(
+    ({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION),
+  );
   const note = environmentNoteOf(rt);
-  const turns: ChatMessage[] = entries.map(({ seq, message }) =>
+  return entries.map(({ seq, message }) =>
     message.role === "ROLE_USER"
       ? {
           role: "user",
@@ -62,12 +99,4 @@ export function releaseContent(
           })),
         },
   );
-  const summary = kept
-    ? rt.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
-    : undefined;
-  return {
-    turns,
-    upto: all.at(-1)?.seq ?? link.releasedUpto,
-    ...(summary ? { summary } : {}),
-  };
 }
