@@ -52,9 +52,9 @@ async function settled(): Promise<Metered> {
   return last;
 }
 
-/** One JSON-RPC v1.0 send to the default agent; the body read to its end. */
-const send = (method: string, accept = "application/json") =>
-  fetch(`${server.url}/`, {
+/** One JSON-RPC v1.0 send to the default agent (or `agent`); the body read to its end. */
+const send = (method: string, accept = "application/json", agent?: string) =>
+  fetch(`${server.url}/${agent ? `agents/${agent}/` : ""}`, {
     method: "POST",
     headers: { "content-type": "application/json", "A2A-Version": "1.0", Accept: accept },
     body: JSON.stringify({
@@ -151,5 +151,29 @@ describe("storage meter and critical-path ledger under wrangler dev", () => {
     // One SSE stream: its lease taken and given back (the concurrent stream limit).
     expect(count(entries, "do", "USERS.openStream")).toBe(1);
     expect(count(entries, "do", "USERS.closeStream")).toBe(1);
+  });
+
+  it("MEASURE", async () => {
+    const put = await fetch(`${server.url}/api/admin/agents/chat-only/identity`, {
+      method: "PUT",
+      headers: { Authorization: "Bearer e2e-admin" },
+      body: "---\nname: chat-only\ndescription: Talks; reads and writes no file.\nversion: 1.0.0\ntools:\n  allow: [web_fetch, write_todos]\n---\nYou chat.\n",
+    });
+    expect(put.status).toBe(200);
+    for (const agent of [undefined, "chat-only"]) {
+      const { metered, body } = await ledgerOf(() => send("SendMessage", "application/json", agent));
+      expect(body).toContain("TASK_STATE_COMPLETED");
+      const { entries } = metered.ledger;
+      const early = endedBefore(entries, "response SendMessage");
+      const sql: Record<string, number> = {};
+      for (const e of entries.filter((e) => e.kind === "sql")) sql[e.name] = (sql[e.name] ?? 0) + 1;
+      console.log("MEASURE", agent ?? "default", JSON.stringify({
+        do: entries.filter((e) => e.kind === "do").map((e) => e.name),
+        early: early.filter((e) => e.kind === "do").map((e) => e.name),
+        sql,
+        sqlAll: entries.filter((e) => e.kind === "sql").length,
+        sqlText: entries.filter((e) => e.kind === "sql").map((e) => `${e.name}: ${e.sql}`),
+      }, null, 1));
+    }
   });
 });
