@@ -24,7 +24,7 @@ import { withCardDescriptions } from "../subagents/registry.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { CANCEL_CHILDREN_JOB, type ChildTasks } from "./child-tasks.ts";
-import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
+import { attachEnvironment, environmentNoteOf, reachedFiles } from "./environment-note.ts";
 import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { runProgramStep } from "./program-step.ts";
 import { isTerminal } from "./state-machine.ts";
@@ -199,13 +199,14 @@ export class LoopDriver {
   ): Promise<StepOutcome | null> {
     const record = this.#task.store.record;
     if (!record) return null;
-    const { tools, withUnavailable } = await turnTools({
+    const { tools, files, withUnavailable } = await turnTools({
       agent,
       config,
       env: this.#env,
       subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
       hookState: this.#task.hookState,
     });
+    if (files) reachedFiles(this.#task);
     const workspace = this.workspace();
     const memory = memoryAccess(this.#env, agent.name, record.owner, (work) =>
       this.#task.background(work),
@@ -225,6 +226,7 @@ export class LoopDriver {
       config,
       withEnvironment: noted === undefined,
       newOwner: this.#task.newOwner,
+      files,
       session: sessionDeps({
         env: this.#env,
         config,
@@ -251,7 +253,7 @@ export class LoopDriver {
         kind: "failed",
         message: `The workspace could not be read (${unreadable.slice(0, 200)}), so the task stopped before its first model call rather than work without its files and state. Send the message again to retry.`,
       };
-    if (environment !== null) attachEnvironment(this.#task, environment);
+    if (environment !== null) attachEnvironment(this.#task, environment, files);
     const system = withUnavailable(prompt);
     if (config.modelMode !== "unconfigured") {
       await compactIfNeeded({

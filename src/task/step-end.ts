@@ -19,6 +19,7 @@ import type { Part } from "../protocol/wire.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
 import type { ChildTasks } from "./child-tasks.ts";
+import { usesWorkspace } from "./environment-note.ts";
 import { remainingWork, rollBack, writeEndNote } from "./task-end.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
 import { taskDeadline } from "./time-limit.ts";
@@ -35,7 +36,7 @@ export class StepEnd {
   readonly #task: TaskRuntime;
   readonly #children: Pick<ChildTasks, "settleWait">;
   readonly #env: Env;
-  readonly #workspace: () => WorkspaceApi;
+  readonly #taskWorkspace: () => WorkspaceApi;
 
   constructor(
     task: TaskRuntime,
@@ -46,7 +47,7 @@ export class StepEnd {
     this.#task = task;
     this.#children = children;
     this.#env = env;
-    this.#workspace = workspace;
+    this.#taskWorkspace = workspace;
   }
 
   /** Schedules the next step or ends (or pauses) the task as `outcome` says. */
@@ -99,7 +100,8 @@ export class StepEnd {
     let text = note;
     const limit = Object.hasOwn(LIMITS, stopReason) ? LIMITS[stopReason] : undefined;
     if (limit) {
-      const remaining = await remainingWork(this.#workspace());
+      const workspace = this.#workspace();
+      const remaining = workspace ? await remainingWork(workspace) : [];
       text = `${note ?? limit.note} ${
         remaining.length > 0
           ? `Still to do (from PROGRESS.json):\n${remaining.map((r) => `- ${r}`).join("\n")}`
@@ -231,8 +233,9 @@ export class StepEnd {
         answerArtifact(loop.answerText + loop.turnText, task.store.record?.traceId),
       );
     const record = task.store.record;
-    if (record && loadConfig(this.#env).rollbackOnFailure) {
-      const event = await rollBack(this.#workspace(), record.id).catch(() => null);
+    const workspace = this.#workspace();
+    if (record && workspace && loadConfig(this.#env).rollbackOnFailure) {
+      const event = await rollBack(workspace, record.id).catch(() => null);
       if (event) this.#task.emitHarnessEvent(event);
     }
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
@@ -243,6 +246,11 @@ export class StepEnd {
       releaseAfter: handoff,
     });
     await task.scheduler.cancel("loop");
+  }
+
+  /** The task's workspace; null when its tools reach none (see environment-note.ts). */
+  #workspace(): WorkspaceApi | null {
+    return usesWorkspace(this.#task) ? this.#taskWorkspace() : null;
   }
 
   /** When the task's time is up (time-limit.ts), or null without a limit. */
@@ -259,12 +267,13 @@ export class StepEnd {
   /**
    * The end note (HANDOFF.md, decisions.log), asked for without waiting (see task-end.ts). A
    * sub-agent's task writes none (its parent's task owns the workspace's handoff), nor does a
-   * program's (it has no workspace).
+   * program's (it has no workspace) or one whose tools reach no file.
    */
   #endNote(state: string, answer: string): Promise<void> {
     const record = this.#task.store.record;
-    if (!record || record.parentTaskId || this.#task.agent(record.agent).program !== null)
-      return Promise.resolve();
+    const workspace = this.#workspace();
+    const program = record ? this.#task.agent(record.agent).program : null;
+    if (!record || !workspace || record.parentTaskId || program !== null) return Promise.resolve();
     const usage = this.#task.loopState.get().usage;
     const task = {
       taskId: record.id,
@@ -276,6 +285,6 @@ export class StepEnd {
         usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
       startedAt: record.createdAt,
     };
-    return writeEndNote(this.#workspace(), task, answer);
+    return writeEndNote(workspace, task, answer);
   }
 }
