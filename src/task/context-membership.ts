@@ -111,35 +111,32 @@ export class ContextMembership {
     const record = rt.store.record;
     if (!record) return "failed";
     const link = rt.contextLink.get();
-    if (link.alone) {
-      // Still the conversation's only task (it has no object): it holds it again.
-      this.#take({ active: true, history: [], seq: link.contextSeq }, true);
-      return "active";
-    }
-    let result: JoinResult;
-    try {
-      result = await this.#stub().join({
-        taskId: record.id,
-        after: link.contextSeq,
-        key: this.#key(),
-      });
-    } catch (error) {
-      await this.#retry(JOIN_JOB, error);
-      return "failed";
-    }
-    if (!result.active) {
-      rt.contextLink.patch({ state: "waiting" });
-      await this.#done(JOIN_JOB);
-      return "waiting";
+    // Still the conversation's only task (it has no object): it holds it again, without a call.
+    let result: JoinResult = { active: true, history: [], seq: link.contextSeq };
+    if (!link.alone) {
+      try {
+        const input = { taskId: record.id, after: link.contextSeq, key: this.#key() };
+        result = await this.#stub().join(input);
+      } catch (error) {
+        await this.#retry(JOIN_JOB, error);
+        return "failed";
+      }
+      if (!result.active) {
+        rt.contextLink.patch({ state: "waiting" });
+        await this.#done(JOIN_JOB);
+        return "waiting";
+      }
     }
     try {
-      this.#take(result);
+      this.#take(result, link.alone);
     } catch (error) {
       // Whatever failed (a row too large to store, say), the conversation must not stay held by
-      // a task that cannot run: hold it with nothing to hand back, so ending the task frees it.
+      // a task that cannot run: hold it with nothing to hand back, so ending the task frees it
+      // (alone, it holds no object: a later handover drops turns the object cannot store).
       log("error", "conversation not taken", { task: record.id, error: String(error) });
       const upto = rt.store.historyAfter(link.releasedUpto).at(-1)?.seq ?? link.releasedUpto;
-      rt.contextLink.patch({ state: "active", contextSeq: result.seq, releasedUpto: upto });
+      const released = link.alone ? {} : { releasedUpto: upto };
+      rt.contextLink.patch({ state: "active", contextSeq: result.seq, ...released });
       await this.#done(JOIN_JOB);
       return "unusable";
     }

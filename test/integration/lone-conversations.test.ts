@@ -11,6 +11,7 @@ import { contextIdFor, contextKey, firstTaskOf } from "../../src/context/join.ts
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
 const send = async (text: string, extra: Record<string, unknown>, config = {}) =>
@@ -131,5 +132,50 @@ describe("conversations of one task", () => {
     const last = requests.at(-1)?.body.messages ?? [];
     expect(JSON.stringify(last[0]?.content)).toContain("cancel me");
     expect(JSON.stringify(last.at(-1)?.content)).toContain("go on");
+  });
+
+  it("a first task waiting for input hands its turns over; answered later, it runs after the second", async () => {
+    const s = await scenario([
+      tool("ask_user", { question: "Which day?" }),
+      ...Array.from({ length: 6 }, () => ({ text: "ok" })),
+    ]);
+    const first = await send(`plan it ${s.marker}`, {});
+    expect(first.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const second = await send(`meanwhile ${s.marker}`, { contextId: first.contextId });
+    expect(second.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(JSON.stringify((await modelRequests(s.id))[1]?.body.messages[0]?.content)).toContain(
+      "plan it",
+    );
+    expect(await linkOf(first.id)).toMatchObject({ alone: false, state: "released" });
+    const answered = (
+      await rpc<{ task: WireTask }>("SendMessage", {
+        message: userMessage("Friday", { taskId: first.id }),
+      })
+    ).result?.task as WireTask;
+    expect(answered.status.state).toBe("TASK_STATE_COMPLETED");
+    // Its answer's request carries the second task's turns after the question's result.
+    const last = JSON.stringify((await modelRequests(s.id)).at(-1)?.body.messages);
+    expect(last).toContain("The user answered: Friday");
+    expect(last).toContain("meanwhile");
+  });
+
+  it("a follow-up its lone task cannot take fails that task; the conversation goes on", async () => {
+    const s = await scenario([tool("ask_user", { question: "Which day?" }), { text: "ok" }]);
+    const first = await send(`plan it ${s.marker}`, {});
+    expect(first.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    // Whatever fails while the task takes its answer in (a row too large to store, say).
+    await runInDurableObject(taskStub(first.id), (instance) => {
+      (instance as unknown as TaskObject).runtime.pending.set = () => {
+        throw new Error("string or blob too big: SQLITE_TOOBIG");
+      };
+    });
+    const answered = (
+      await rpc<{ task: WireTask }>("SendMessage", {
+        message: userMessage("Friday", { taskId: first.id }),
+      })
+    ).result?.task as WireTask;
+    expect(answered.status.state).toBe("TASK_STATE_FAILED");
+    const next = await send(`next ${s.marker}`, { contextId: first.contextId });
+    expect(next.status.state).toBe("TASK_STATE_COMPLETED");
   });
 });
