@@ -6,9 +6,18 @@
  * nothing else of the task runs between reading and writing.
  */
 import { contextKey, type Handover } from "../context/join.ts";
+import type { HookState } from "../loop/contracts.ts";
+import type { ContextLinkStore } from "./context-link.ts";
 import { handoverTurns } from "./release-content.ts";
 import { isSettled } from "./state-machine.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskStore } from "./task-store.ts";
+
+/** What a handover reads and writes in the task. */
+export interface HandoverRuntime {
+  store: TaskStore;
+  contextLink: ContextLinkStore;
+  hookState: HookState;
+}
 
 /**
  * Hands the conversation `key` to its new object. A working task keeps holding it (the object
@@ -17,10 +26,7 @@ import type { TaskRuntime } from "./task-runtime.ts";
  * it hands over the same turns, which the object applies once. `found: false` when this is not
  * a task of that conversation.
  */
-export function handOver(
-  rt: Pick<TaskRuntime, "store" | "contextLink" | "hookState">,
-  key: string,
-): Handover {
+export function handOver(rt: HandoverRuntime, key: string): Handover {
   const record = rt.store.record;
   if (!record || contextKey(record.owner, record.agent, record.contextId) !== key)
     return { found: false };

@@ -8,6 +8,7 @@
  * turns are refused too), and no user turn stays unanswered. Reads only; no I/O.
  */
 import type { ChatMessage } from "../loop/chat-message.ts";
+import type { HookState } from "../loop/contracts.ts";
 import { REFUSAL_STOP_REASON } from "../loop/refusal.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
 import { log } from "../platform/logging.ts";
@@ -15,6 +16,7 @@ import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import type { ContextLink } from "./context-link.ts";
 import { environmentNoteOf } from "./environment-note.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskStore } from "./task-store.ts";
 
 /** Where a compaction that covered conversation turns leaves its note for the release. */
 export const SUMMARY_HOOK = "compaction";
@@ -54,7 +56,7 @@ export function releaseContent(
  * history up to position `upto`, as a release would hand them back.
  */
 export function handoverTurns(
-  rt: Pick<TaskRuntime, "store" | "hookState">,
+  rt: { store: TaskStore; hookState: HookState },
   upto: number,
 ): ChatMessage[] {
   return refused(rt)
@@ -66,7 +68,7 @@ export function handoverTurns(
 }
 
 /** The task ended because the model declined its request. */
-function refused(rt: Pick<TaskRuntime, "store">): boolean {
+function refused(rt: { store: Pick<TaskStore, "record"> }): boolean {
   const record = rt.store.record;
   return (
     record?.state === "TASK_STATE_REJECTED" && record.metadata.stopReason === REFUSAL_STOP_REASON
@@ -75,8 +77,8 @@ function refused(rt: Pick<TaskRuntime, "store">): boolean {
 
 /** History entries as conversation turns (harness events left out, the note on its message). */
 function turnsOf(
-  rt: Pick<TaskRuntime, "hookState">,
-  all: ReturnType<TaskRuntime["store"]["historyAfter"]>,
+  rt: { hookState: HookState },
+  all: ReturnType<TaskStore["historyAfter"]>,
 ): ChatMessage[] {
   const entries = all.filter(
     ({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION),
