@@ -178,4 +178,29 @@ describe("conversations of one task", () => {
     const next = await send(`next ${s.marker}`, { contextId: first.contextId });
     expect(next.status.state).toBe("TASK_STATE_COMPLETED");
   });
+
+  it("a lone task cut off by a crash resumes alone, and the next task still gets its turns", async () => {
+    const s = await scenario([
+      { text: "first answer", chunkSize: 1, delayMs: 100 },
+      { text: "second answer" },
+    ]);
+    const first = await send(`crash me ${s.marker}`, {}, { returnImmediately: true });
+    expect(first.status.state).toBe("TASK_STATE_WORKING");
+    // Its in-memory state and in-flight work are lost; its storage is what it wrote.
+    await runInDurableObject(taskStub(first.id), (_instance, state) => {
+      state.abort("simulated crash");
+    }).catch(() => {});
+    const done = await until(
+      () => getTask(first.id),
+      (t) => t.status.state === "TASK_STATE_COMPLETED",
+      15_000,
+    );
+    expect(answerText(done)).toBe("first answer");
+    expect(await linkOf(first.id)).toMatchObject({ alone: true });
+    const second = await send(`after ${s.marker}`, { contextId: first.contextId });
+    expect(answerText(second)).toBe("second answer");
+    const messages = JSON.stringify((await modelRequests(s.id)).at(-1)?.body.messages);
+    expect(messages).toContain("crash me");
+    expect(messages).toContain("first answer");
+  });
 });
