@@ -5,10 +5,9 @@
  * LoopDriver.firstStepLease}), so if the object dies mid-turn the alarm runs the turn again; it
  * gathers the turn's tools (turn-tools.ts), builds its system prompt (turn-context.ts) and
  * compacts the conversation when it is over budget; what follows the step (the next one, a retry
- * with backoff, or the task's end) is step-end.ts. A task past its time limit (`MAX_TASK_SECONDS`,
- * time-limit.ts) runs no further step: the lease is never set beyond the deadline, and an alarm
- * that finds a step still running past it stops that step, so the task ends at the deadline even
- * mid-turn, and after a restart.
+ * with backoff, or the task's end) is step-end.ts. Past its time limit (time-limit.ts) a task
+ * runs no further step: the lease never goes beyond the deadline, and an alarm that finds a step
+ * still running past it stops it, so the task ends at the deadline, mid-turn or after a restart.
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import { type Config, loadConfig } from "../config/config.ts";
