@@ -3,7 +3,7 @@
  * index, the agent it serves, and who is calling with what. Built per request by a2a/routes.ts
  * and by triggers/start-task.ts.
  */
-import type { UserBudget } from "../protocol/app-types.ts";
+import type { DelegatedCaller, UserBudget } from "../protocol/app-types.ts";
 import type { PushProtocol } from "../push/push-config.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import type { SendDefinition } from "./send-checks.ts";
@@ -25,6 +25,8 @@ export interface HandlerDeps {
   counters: string;
   /** The caller's budget overrides as its credential found them (absent: the task looks them up). */
   budget?: UserBudget | null;
+  /** For a delegated caller: who asks for whom (recorded in a new task's metadata). */
+  delegation?: DelegatedCaller;
   traceId: string;
   /** The SSE `Last-Event-ID` of a reconnecting subscriber, if any. */
   lastEventId: number | null;

@@ -71,6 +71,7 @@ export async function sendToTask(
     message,
     ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     ...(caller ? { remoteParent: caller } : {}),
+    ...(deps.delegation ? { delegation: deps.delegation } : {}),
     ...(pushConfig ? { pushConfig } : {}),
   };
   const wait = mode === "wait" && !request.configuration?.returnImmediately;

@@ -3,8 +3,10 @@
  * legacy compatibility picks the transport from the card). A target is a registry entry (trusted:
  * a URL, or a Cloudflare service binding, which Workers on one account must use) or any other
  * URL, which passes the SSRF guard on every request, including the endpoint its card names.
- * Every request carries the task's W3C `traceparent`, and the entry's bearer secret if it has
- * one. Cards are cached per isolate for five minutes.
+ * Every request carries the task's W3C `traceparent`, and a credential: a fresh delegation token
+ * where the target's card takes this deployment's (delegation.ts), else the entry's bearer secret
+ * if it has one. Cards are cached per isolate for five minutes; an entry with `requireSignature`
+ * has its card's signature checked on every fetch of it (card-trust.ts).
  */
 import type { AgentCard } from "@a2a-js/sdk";
 import { type Client, DefaultAgentCardResolver } from "@a2a-js/sdk/client";
@@ -13,6 +15,8 @@ import type { Config } from "../config/config.ts";
 import { envNamed } from "../config/env-lookup.ts";
 import { randomHex } from "../platform/hex.ts";
 import { checkUrl } from "../platform/ssrf.ts";
+import { checkCardTrust } from "./card-trust.ts";
+import { delegationBearer, type OnBehalf } from "./delegation.ts";
 import { sdkClientFactory } from "./sdk-client.ts";
 
 /** Where a remote agent is and how far it is trusted. */
@@ -51,12 +55,13 @@ export function traceparent(traceId: string): string {
   return `00-${traceId}-${randomHex(8)}-01`;
 }
 
-/** The fetch every request to `target` goes through. */
+/** The fetch every request to `target` goes through; `onBehalf` says whom delegations are for. */
 export function targetFetch(
   env: object,
   config: Config,
   target: RemoteTarget,
   traceId: string,
+  onBehalf: Promise<OnBehalf> | null = null,
 ): typeof fetch {
   const entry = target.entry;
   const binding = entry?.service
@@ -71,7 +76,19 @@ export function targetFetch(
     }
     const headers = new Headers(request.headers);
     headers.set("traceparent", traceparent(traceId));
-    if (typeof secret === "string" && secret !== "")
+    const isCard = new URL(request.url).pathname.includes("/.well-known/");
+    const token =
+      onBehalf && !isCard
+        ? await delegationBearer(
+            env as Env,
+            config,
+            cards.get(target.baseUrl)?.card ?? null,
+            target.baseUrl,
+            await onBehalf,
+          )
+        : null;
+    if (token) headers.set("authorization", `Bearer ${token}`);
+    else if (typeof secret === "string" && secret !== "")
       headers.set("authorization", `Bearer ${secret}`);
     const outgoing = new Request(request, { headers, redirect: entry ? "follow" : "manual" });
     if (entry?.service) {
@@ -93,6 +110,16 @@ export async function discoverCard(
 ): Promise<AgentCard> {
   const hit = cards.get(target.baseUrl);
   if (!fresh && hit && Date.now() - hit.at < CARD_TTL_MS) return hit.card;
+  if (target.entry?.requireSignature) {
+    cards.delete(target.baseUrl);
+    const cardUrl = new URL(".well-known/agent-card.json", target.baseUrl.replace(/\/*$/, "/"));
+    const response = await fetchImpl(cardUrl, {
+      headers: { Accept: "application/json", "A2A-Version": "1.0" },
+    });
+    if (!response.ok) throw new Error(`its card answered HTTP ${response.status}`);
+    const raw = (await response.json()) as Record<string, unknown>;
+    await checkCardTrust(target.entry, raw, cardUrl.href, fetchImpl);
+  }
   const resolver = new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } });
   const card = await resolver.resolve(target.baseUrl);
   cards.set(target.baseUrl, { card, at: Date.now() });

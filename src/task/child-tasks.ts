@@ -58,7 +58,13 @@ export class ChildTasks {
     const record = this.#rt.store.record;
     if (!record) throw new Error("no task");
     const isSubagent = record.parentTaskId !== null || remoteParentOf(record) !== null;
-    return { owner: record.owner, agent: record.agent, traceId: record.traceId, isSubagent };
+    return {
+      owner: record.owner,
+      agent: record.agent,
+      traceId: record.traceId,
+      isSubagent,
+      task: record,
+    };
   }
 
   /** The transport a child runs on: `local`, or the registry name of its remote agent. */
@@ -242,13 +248,17 @@ export class ChildTasks {
       report.version > child.answeredVersion &&
       rt.store.record?.state === "TASK_STATE_WORKING"
     ) {
-      const question = report.question ?? [{ text: `${child.agent} needs your input.` }];
+      // A child that needs the user's authorization pauses us the same way (auth-required).
+      const auth = report.state === "TASK_STATE_AUTH_REQUIRED";
+      const question = report.question ?? [
+        { text: `${child.agent} needs your ${auth ? "authorization" : "input"}.` },
+      ];
       const message = rt.agentMessage([
-        { text: `The ${child.agent} sub-agent asks:` },
+        { text: `The ${child.agent} sub-agent ${auth ? "needs your authorization" : "asks"}:` },
         ...question,
       ]);
       rt.transaction(() => rt.store.appendHistory(message));
-      rt.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
+      rt.setStatus(auth ? "TASK_STATE_AUTH_REQUIRED" : "TASK_STATE_INPUT_REQUIRED", { message });
       return "asked";
     }
     return "waiting";

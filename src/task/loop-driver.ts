@@ -19,6 +19,7 @@ import type { StepOutcome } from "../loop/step-types.ts";
 import { modelClient } from "../model/client.ts";
 import { log } from "../platform/logging.ts";
 import { programFor } from "../programs/index.ts";
+import { onBehalfOf } from "../remote/delegation.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
 import { workspaceFor } from "../workspace/client.ts";
@@ -287,7 +288,9 @@ export class LoopDriver {
   }
 
   #remote(config: Config, agent: string, traceId: string) {
-    return remoteAgentsFor(this.#env, config, agent, traceId);
+    const record = this.#task.store.record;
+    const onBehalf = record ? onBehalfOf(config, record) : null;
+    return remoteAgentsFor(this.#env, config, agent, traceId, onBehalf);
   }
 
   #emit(event: HarnessEvent): void {
