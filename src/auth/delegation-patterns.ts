@@ -3,7 +3,13 @@
  * `u` via agent `a` from issuer `issuer`; `agent=` and `user=` may be left out or be `*` (any).
  * IDENTITY.md's `access.users` and the keys of `AGENT_CALL_RULES` take such patterns. Pure.
  */
-import type { DelegatedCaller } from "../protocol/app-types.ts";
+
+/** The part of a delegated caller a pattern names (protocol/app-types.ts DelegatedCaller). */
+interface Named {
+  issuer: string;
+  agent: string;
+  user: string;
+}
 
 /** Every delegation pattern starts with this. */
 export const DELEGATION_PATTERN_PREFIX = "delegated:";
@@ -28,7 +34,7 @@ function parse(pattern: string): Pattern | null {
 const fits = (want: string, have: string) => want === "*" || want === have;
 
 /** Whether `pattern` names the delegated caller `caller`. */
-export function matchesDelegation(pattern: string, caller: DelegatedCaller): boolean {
+export function matchesDelegation(pattern: string, caller: Named): boolean {
   const parsed = parse(pattern);
   return (
     parsed !== null &&
@@ -44,7 +50,7 @@ export function matchesDelegation(pattern: string, caller: DelegatedCaller): boo
  */
 export function delegatedMayCall(
   rules: Record<string, string[]>,
-  caller: DelegatedCaller,
+  caller: Named,
   callee: string,
 ): boolean {
   const matching = Object.entries(rules).filter(
