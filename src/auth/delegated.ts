@@ -13,9 +13,9 @@ import { HttpError } from "../platform/http-error.ts";
 import type { Principal } from "../protocol/app-types.ts";
 import { userObject } from "../users/limits.ts";
 import {
-  claimedIssuer,
   DelegationError,
   KeySetUnavailable,
+  unverifiedPayload,
   verifyDelegationToken,
 } from "./delegation-token.ts";
 import { issuerKeys } from "./issuer-keys.ts";
@@ -24,11 +24,18 @@ import { looksLikeJwt } from "./jwt.ts";
 /** Owner ids of delegated principals start with this; user ids never do. */
 export const DELEGATED_OWNER_PREFIX = "dlg-";
 
-/** Whether `credential` is a token of a trusted delegation issuer (unverified: the routing only). */
+/**
+ * Whether `credential` is to be checked as a delegation token (unverified: the routing only): a
+ * JWT of a trusted issuer, or any JWT with an actor claim that is not the OIDC issuer's (so an
+ * untrusted issuer's delegation is refused naming the issuer check, not as an unknown login).
+ */
 export function isDelegationToken(config: Config, credential: string): boolean {
   if (!looksLikeJwt(credential)) return false;
-  const issuer = claimedIssuer(credential);
-  return issuer !== null && Object.hasOwn(config.delegation.trustedIssuers, issuer);
+  const payload = unverifiedPayload(credential);
+  const issuer = typeof payload?.iss === "string" ? payload.iss : null;
+  if (issuer === null) return false;
+  if (Object.hasOwn(config.delegation.trustedIssuers, issuer)) return true;
+  return payload?.act !== undefined && issuer !== config.oidc?.issuer;
 }
 
 /**

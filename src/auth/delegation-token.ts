@@ -107,14 +107,19 @@ export async function mintDelegationToken(
     .sign(signer.key);
 }
 
-/** The `iss` a token claims, unverified (to pick the issuer's keys); null when unreadable. */
-export function claimedIssuer(token: string): string | null {
+/** A token's payload, unverified (to route it and pick the issuer's keys); null when unreadable. */
+export function unverifiedPayload(token: string): JWTPayload | null {
   try {
-    const iss = decodeJwt(token).iss;
-    return typeof iss === "string" ? iss : null;
+    return decodeJwt(token);
   } catch {
     return null;
   }
+}
+
+/** The `iss` a token claims, unverified; null when unreadable. */
+export function claimedIssuer(token: string): string | null {
+  const iss = unverifiedPayload(token)?.iss;
+  return typeof iss === "string" ? iss : null;
 }
 
 const text = (value: unknown, max: number) =>

@@ -82,7 +82,7 @@ export function targetFetch(
         ? await delegationBearer(
             env as Env,
             config,
-            cards.get(target.baseUrl)?.card ?? null,
+            cards.get(cardKey(target))?.card ?? null,
             target.baseUrl,
             await onBehalf,
           )
@@ -102,16 +102,26 @@ export function targetFetch(
 const CARD_TTL_MS = 5 * 60_000;
 const cards = new Map<string, { card: AgentCard; at: number }>();
 
+/**
+ * The cache key of a target's card: its URL, and for an entry that requires a signature the key
+ * set it is checked with (a card cached unchecked never stands in for a checked one).
+ */
+const cardKey = (target: RemoteTarget) =>
+  target.entry?.requireSignature
+    ? `${target.baseUrl} signed ${target.entry.cardKeysUrl ?? "jku"}`
+    : target.baseUrl;
+
 /** The target's Agent Card (cached five minutes; `fresh` skips the cache). */
 export async function discoverCard(
   fetchImpl: typeof fetch,
   target: RemoteTarget,
   fresh = false,
 ): Promise<AgentCard> {
-  const hit = cards.get(target.baseUrl);
+  const key = cardKey(target);
+  const hit = cards.get(key);
   if (!fresh && hit && Date.now() - hit.at < CARD_TTL_MS) return hit.card;
   if (target.entry?.requireSignature) {
-    cards.delete(target.baseUrl);
+    cards.delete(key);
     const cardUrl = new URL(".well-known/agent-card.json", target.baseUrl.replace(/\/*$/, "/"));
     const response = await fetchImpl(cardUrl, {
       headers: { Accept: "application/json", "A2A-Version": "1.0" },
@@ -122,7 +132,7 @@ export async function discoverCard(
   }
   const resolver = new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } });
   const card = await resolver.resolve(target.baseUrl);
-  cards.set(target.baseUrl, { card, at: Date.now() });
+  cards.set(key, { card, at: Date.now() });
   return card;
 }
 
