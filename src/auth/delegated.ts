@@ -15,6 +15,7 @@ import { userObject } from "../users/limits.ts";
 import {
   DelegationError,
   KeySetUnavailable,
+  UNCHECKED_HEADER,
   unverifiedPayload,
   verifyDelegationToken,
 } from "./delegation-token.ts";
@@ -81,7 +82,7 @@ async function firstUse(env: Env, id: string, jti: string, until: number): Promi
     503,
     `Delegation token not checked: the replay store failed (${reason.slice(0, 200)})`,
     {
-      headers: { "Retry-After": "2" },
+      headers: { "Retry-After": "2", [UNCHECKED_HEADER]: "replay-store" },
     },
   );
 }
@@ -105,7 +106,7 @@ export async function delegatedPrincipal(
     if (error instanceof DelegationError) throw refused(error);
     if (error instanceof KeySetUnavailable)
       throw new HttpError(503, `Delegation token not checked: ${error.message}`, {
-        headers: { "Retry-After": "5" },
+        headers: { "Retry-After": "5", [UNCHECKED_HEADER]: "key-set" },
       });
     throw error;
   }

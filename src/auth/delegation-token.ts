@@ -21,6 +21,11 @@ import {
 export const MAX_ACTOR_DEPTH = 8;
 /** Clocks of two deployments may differ by this much (seconds) on `iat`, `nbf` and `exp`. */
 export const CLOCK_SKEW_SECONDS = 60;
+/**
+ * The header of a 503 answering a request whose delegation token could not be checked yet (the
+ * request was not acted on: the caller may send it again with a fresh token).
+ */
+export const UNCHECKED_HEADER = "A2A-Delegation-Unchecked";
 /** The scope of a delegation that may run a task. */
 export const TASK_SCOPE = "task";
 

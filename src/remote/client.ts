@@ -10,6 +10,7 @@
  */
 import type { AgentCard } from "@a2a-js/sdk";
 import { type Client, DefaultAgentCardResolver } from "@a2a-js/sdk/client";
+import { UNCHECKED_HEADER } from "../auth/delegation-token.ts";
 import type { RemoteAgentEntry } from "../config/agent-network.ts";
 import type { Config } from "../config/config.ts";
 import { envNamed } from "../config/env-lookup.ts";
@@ -68,12 +69,7 @@ export function targetFetch(
     ? (envNamed(env, entry.service) as Fetcher | undefined)
     : undefined;
   const secret = entry?.authSecret ? envNamed(env, entry.authSecret) : undefined;
-  return async (input, init) => {
-    const request = new Request(input as RequestInfo, init);
-    if (!entry) {
-      const checked = checkUrl(request.url, { allowPrivate: config.webFetchAllowPrivate });
-      if (!checked.ok) throw new Error(checked.reason);
-    }
+  const send = async (request: Request, body: ArrayBuffer | null): Promise<Response> => {
     const headers = new Headers(request.headers);
     headers.set("traceparent", traceparent(traceId));
     const isCard = new URL(request.url).pathname.includes("/.well-known/");
@@ -90,12 +86,40 @@ export function targetFetch(
     if (token) headers.set("authorization", `Bearer ${token}`);
     else if (typeof secret === "string" && secret !== "")
       headers.set("authorization", `Bearer ${secret}`);
-    const outgoing = new Request(request, { headers, redirect: entry ? "follow" : "manual" });
+    const outgoing = new Request(request.url, {
+      method: request.method,
+      headers,
+      body,
+      signal: request.signal,
+      redirect: entry ? "follow" : "manual",
+    });
     if (entry?.service) {
       if (!binding) throw new Error(`service binding ${entry.service} is not configured`);
       return binding.fetch(outgoing);
     }
     return fetch(outgoing);
+  };
+  return async (input, init) => {
+    const request = new Request(input as RequestInfo, init);
+    if (!entry) {
+      const checked = checkUrl(request.url, { allowPrivate: config.webFetchAllowPrivate });
+      if (!checked.ok) throw new Error(checked.reason);
+    }
+    const body = request.body ? await request.arrayBuffer() : null;
+    // A target that could not check a delegation token yet (its key set or replay store was
+    // unavailable) did nothing with the request: it is sent again, with a fresh token.
+    for (let attempt = 1; ; attempt++) {
+      const response = await send(request, body);
+      if (
+        response.status !== 503 ||
+        response.headers.get(UNCHECKED_HEADER) === null ||
+        attempt >= 3
+      )
+        return response;
+      await response.body?.cancel();
+      const wait = Math.min(Number(response.headers.get("Retry-After")) || 1, 5);
+      await new Promise((r) => setTimeout(r, wait * 1000));
+    }
   };
 }
 
