@@ -57,6 +57,32 @@ const delegationExtensions = (config: Config) =>
       ]
     : [];
 
+/** The delegation scheme in each card generation's shape. */
+const V1_DELEGATION = {
+  httpAuthSecurityScheme: {
+    scheme: "Bearer",
+    bearerFormat: "JWT",
+    description: DELEGATION_DESCRIPTION,
+  },
+};
+const V03_DELEGATION = {
+  type: "http",
+  scheme: "bearer",
+  bearerFormat: "JWT",
+  description: DELEGATION_DESCRIPTION,
+};
+
+/** `{ delegation: scheme }` when issuers are trusted, else nothing (for spreading). */
+const delegationScheme = (config: Config, scheme: object) =>
+  issuersOf(config).length > 0 ? { [DELEGATION_SCHEME]: scheme } : {};
+
+/**
+ * An open card (anonymous callers welcome) that trusts issuers still declares the delegation
+ * scheme, without requiring it: a calling harness then says who it calls for.
+ */
+const openDelegation = (config: Config, scheme: object) =>
+  issuersOf(config).length > 0 ? { securitySchemes: delegationScheme(config, scheme) } : {};
+
 const isHttpsUrl = (value: string) => /^https:\/\//.test(value);
 
 /** The description, with a warning when the agent answers with the scripted model. */
@@ -124,17 +150,7 @@ export const buildAgentCard: CardBuilder = (agent, urls, config) => {
                   },
                 }
               : {}),
-            ...(issuersOf(config).length > 0
-              ? {
-                  [DELEGATION_SCHEME]: {
-                    httpAuthSecurityScheme: {
-                      scheme: "Bearer",
-                      bearerFormat: "JWT",
-                      description: DELEGATION_DESCRIPTION,
-                    },
-                  },
-                }
-              : {}),
+            ...delegationScheme(config, V1_DELEGATION),
           },
           securityRequirements: [
             { schemes: { bearer: {} } },
@@ -142,7 +158,7 @@ export const buildAgentCard: CardBuilder = (agent, urls, config) => {
             ...(issuersOf(config).length > 0 ? [{ schemes: { [DELEGATION_SCHEME]: {} } }] : []),
           ],
         }
-      : {}),
+      : openDelegation(config, V1_DELEGATION)),
     ...describedSkills(agent),
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
   };
@@ -181,16 +197,7 @@ export const buildLegacyAgentCard: CardBuilder = (agent, urls, config) => {
                   },
                 }
               : {}),
-            ...(issuersOf(config).length > 0
-              ? {
-                  [DELEGATION_SCHEME]: {
-                    type: "http",
-                    scheme: "bearer",
-                    bearerFormat: "JWT",
-                    description: DELEGATION_DESCRIPTION,
-                  },
-                }
-              : {}),
+            ...delegationScheme(config, V03_DELEGATION),
           },
           security: [
             { bearer: [] },
@@ -198,7 +205,7 @@ export const buildLegacyAgentCard: CardBuilder = (agent, urls, config) => {
             ...(issuersOf(config).length > 0 ? [{ [DELEGATION_SCHEME]: [] }] : []),
           ],
         }
-      : {}),
+      : openDelegation(config, V03_DELEGATION)),
     ...describedSkills(agent),
     supportsAuthenticatedExtendedCard: secured,
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),

@@ -185,5 +185,15 @@ describe("delegation tokens at the edge", () => {
       headers: { "A2A-Version": "1.0" },
     });
     expect(acceptsDelegationFrom((await closed.json()) as typeof card, ISSUER)).toBe(false);
+    // An open deployment declares the scheme too (not required): callers still say who they are.
+    const open = { ...trusting, ALLOW_ANONYMOUS: "true" } as Env;
+    const openCard = await callWorker(
+      "/agents/writer/.well-known/agent-card.json",
+      { headers: { "A2A-Version": "1.0" } },
+      open,
+    );
+    const body = (await openCard.json()) as typeof card & { securityRequirements?: unknown };
+    expect(acceptsDelegationFrom(body, ISSUER)).toBe(true);
+    expect(body.securityRequirements).toBeUndefined();
   });
 });
