@@ -4,8 +4,8 @@
  * a URL, or a Cloudflare service binding, which Workers on one account must use) or any other
  * URL, which passes the SSRF guard on every request, including the endpoint its card names.
  * Every request carries the task's W3C `traceparent`, and a credential: a fresh delegation token
- * where the target's card takes this deployment's (delegation.ts), else the entry's bearer secret
- * if it has one. Cards are cached per isolate for five minutes; an entry with `requireSignature`
+ * where a registry target's card takes this deployment's (delegation.ts), else the entry's bearer
+ * secret if it has one. Cards are cached per isolate for five minutes; an entry with `requireSignature`
  * has its card's signature checked on every fetch of it (card-trust.ts).
  */
 import type { AgentCard } from "@a2a-js/sdk";
@@ -73,8 +73,9 @@ export function targetFetch(
     const headers = new Headers(request.headers);
     headers.set("traceparent", traceparent(traceId));
     const isCard = new URL(request.url).pathname.includes("/.well-known/");
+    // Only registry agents learn whom a call is for: an ad-hoc URL the model gave gets no token.
     const token =
-      onBehalf && !isCard
+      onBehalf && entry && !isCard
         ? await delegationBearer(
             env as Env,
             config,
