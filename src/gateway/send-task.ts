@@ -75,6 +75,7 @@ export async function sendToTask(
     message,
     ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     ...(caller ? { remoteParent: caller } : {}),
+    ...(who.delegation ? { delegation: who.delegation } : {}),
     ...(pushConfig ? { pushConfig } : {}),
   };
   const wait = mode === "wait" && !request.configuration?.returnImmediately;

@@ -17,7 +17,7 @@ import type { StepOutcome } from "../loop/step-types.ts";
 import { modelClient } from "../model/client.ts";
 import { log } from "../platform/logging.ts";
 import { programFor } from "../programs/index.ts";
-import { remoteAgentsFor } from "../remote/handle.ts";
+import { remoteAgentsOfTask } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
@@ -246,7 +246,7 @@ export class LoopDriver {
           : {
               subagents: await withCardDescriptions(
                 this.#children.types(),
-                this.#remote(config, record.agent, record.traceId),
+                remoteAgentsOfTask(this.#env, config, record),
               ),
             },
     });
@@ -284,14 +284,10 @@ export class LoopDriver {
         memory,
         scratchId,
         subagents: this.#children.subagents(),
-        remote: this.#remote(config, agent.name, record.traceId),
+        remote: remoteAgentsOfTask(this.#env, config, record),
         emit: (event) => this.#emit(event),
       }),
     );
-  }
-
-  #remote(config: Config, agent: string, traceId: string) {
-    return remoteAgentsFor(this.#env, config, agent, traceId);
   }
 
   #emit(event: HarnessEvent): void {

@@ -169,7 +169,8 @@ export class StepEnd {
     }
     const message = task.agentMessage(suspensionParts(suspension));
     task.unit.run(() => task.store.appendHistory(message));
-    task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
+    const auth = suspension.kind === "question" && suspension.authorization === true;
+    task.setStatus(auth ? "TASK_STATE_AUTH_REQUIRED" : "TASK_STATE_INPUT_REQUIRED", { message });
     await task.scheduler.cancel("loop");
   }
 
