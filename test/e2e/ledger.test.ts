@@ -163,9 +163,12 @@ describe("storage meter and critical-path ledger under wrangler dev", () => {
     expect(put.status).toBe(200);
     // The caller's user object and the isolate's copies are made once, before the counts.
     await send("SendMessage");
+    // The credential check's throttle (USERS.attempt, releaseAttempt) runs when the isolate's
+    // cached lookup of the token has expired, which depends on how long the test took: not counted.
+    const throttle = new Set(["USERS.attempt", "USERS.releaseAttempt"]);
     const calls = (entries: Entry[]) =>
       entries
-        .filter((e) => e.kind === "do")
+        .filter((e) => e.kind === "do" && !throttle.has(e.name))
         .map((e) => e.name)
         .sort();
     const statements = (entries: Entry[], object?: string) =>
