@@ -127,3 +127,11 @@ export async function checkRestConsent(c: Context<AppEnv>): Promise<void> {
   const body = parsed(await c.req.text());
   if (body) await check(c, objectAt(body, "message"));
 }
+
+/** The check for a message sent through another face of the agent (MCP's send and reply tools). */
+export async function checkMessageConsent(
+  c: Context<AppEnv>,
+  message: Record<string, unknown>,
+): Promise<void> {
+  await check(c, message);
+}

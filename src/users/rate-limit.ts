@@ -2,7 +2,8 @@
  * Edge limits, after authentication: each new message (SendMessage, SendStreamingMessage and their
  * v0.3 and REST forms) is admitted by the caller's user object against RATE_MESSAGES_PER_MINUTE
  * (RATE_ANONYMOUS_PER_MINUTE per IP for unauthenticated callers), and each stream holds a lease
- * against MAX_CONCURRENT_STREAMS until it ends. Over a limit: 429 with Retry-After.
+ * against MAX_CONCURRENT_STREAMS until it ends (an MCP tool call that sends, send_message or reply,
+ * is both). Over a limit: 429 with Retry-After.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
@@ -17,6 +18,8 @@ const STREAM = new Set([
   "message/stream",
   "tasks/resubscribe",
 ]);
+/** The MCP face's tools that send a message (mcp-server/tools.ts). */
+const MCP_SEND = new Set(["send_message", "reply"]);
 /** A stream's lease outlives any real stream; a lost release frees itself after this. */
 const STREAM_LEASE_MS = 60 * 60_000;
 
@@ -28,8 +31,16 @@ async function methodOf(c: Context<AppEnv>): Promise<{ send: boolean; stream: bo
   if (/:subscribe$/.test(path)) return { send: false, stream: true };
   if (c.req.method !== "POST") return { send: false, stream: false };
   try {
-    const body = (await c.req.raw.clone().json()) as { method?: unknown };
+    const body = (await c.req.raw.clone().json()) as {
+      method?: unknown;
+      params?: { name?: unknown };
+    };
     const method = typeof body?.method === "string" ? body.method : "";
+    if (path.endsWith("/mcp")) {
+      // An MCP tool call that sends a message, and holds its request while the task works.
+      const sends = method === "tools/call" && MCP_SEND.has(String(body.params?.name));
+      return { send: sends, stream: sends };
+    }
     return { send: SEND.has(method), stream: STREAM.has(method) };
   } catch {
     return { send: false, stream: false };
