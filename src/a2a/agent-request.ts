@@ -14,6 +14,7 @@ import { errorFields, log } from "../platform/logging.ts";
 import { type AppEnv, budgetOf } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
 import { agentCard } from "./card-route.ts";
+import { extendedCardFor } from "./extended-card.ts";
 import { METHOD_NOT_FOUND } from "./jsonrpc-errors.ts";
 import { DurableRequestHandler } from "./request-handler.ts";
 
@@ -74,6 +75,7 @@ export async function handlerFor(
     agent: agent.name,
     definition: agent,
     card,
+    extendedCard: extendedCardFor(c, agent, card),
     owner: c.get("owner"),
     counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
     ...budgetOf(c.get("principal")),

@@ -16,6 +16,8 @@ export interface HandlerDeps {
   /** The agent's media types, messageId dedupe and program (see agents/identity.ts). */
   definition: SendDefinition;
   card: Record<string, unknown>;
+  /** The card an extended-card request gets from this caller, or null: none declared (extended-card.ts). */
+  extendedCard: Record<string, unknown> | null;
   /**
    * The caller's owner claim: a user's id, or `ANONYMOUS_CALLER`, whose new tasks belong to
    * the conversation they name (see auth/anonymous.ts).

@@ -83,14 +83,13 @@ export class DurableRequestHandler implements A2ARequestHandler {
     return AgentCard.fromJSON(this.#deps.card);
   }
 
-  /** The full card, for an authenticated caller where authentication is on. */
+  /** The extended card as this caller may see it (see extended-card.ts). */
   async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
-    const { capabilities } = this.#deps.card as { capabilities?: { extendedAgentCard?: boolean } };
-    if (!capabilities?.extendedAgentCard)
+    if (!this.#deps.extendedCard)
       throw new UnsupportedOperationError(
         "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
       );
-    return AgentCard.fromJSON(this.#deps.card);
+    return AgentCard.fromJSON(this.#deps.extendedCard);
   }
 
   async sendMessage(params: SendMessageRequest): Promise<SdkMessage | SdkTask> {

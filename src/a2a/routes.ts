@@ -34,6 +34,7 @@ import {
 } from "./agent-request.ts";
 import { serveCard, serveJwks } from "./card-route.ts";
 import { JWKS_PATH } from "./card-signature.ts";
+import { refuseAnonymousExtendedCard } from "./extended-card.ts";
 import { handleJsonRpc } from "./jsonrpc.ts";
 import { INVALID_REQUEST } from "./jsonrpc-errors.ts";
 import { handleRest } from "./rest.ts";
@@ -52,6 +53,7 @@ async function rpc(
   const body = await c.req.text();
   await checkRpcConsent(c, body);
   const version = requestedVersion(c.req.raw);
+  if (version === "0.3") refuseAnonymousExtendedCard(c, agent, body);
   return handleJsonRpc(c, body, {
     version,
     versionFromClient: Boolean(
@@ -80,6 +82,8 @@ async function rest(
   c.set("rpcMethod", `${c.req.method} ${route.op}`);
   checkAccess(c, agent);
   if (route.op === "send") await checkRestConsent(c);
+  if (route.op === "extendedCard" && route.version === "0.3")
+    refuseAnonymousExtendedCard(c, agent, null);
   return handleRest(c, route, {
     handler: await handlerFor(c, agent, endpoint, route.version),
     version: requestedVersion(c.req.raw),

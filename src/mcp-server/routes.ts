@@ -55,7 +55,10 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   const port = await taskPort(c, agent);
   const server = mcpServer(port, {
     agent,
-    skills: agent.skills,
+    skills:
+      c.get("principal").via === "anonymous"
+        ? agent.skills
+        : [...agent.skills, ...agent.extendedSkills],
     waitSeconds: loadConfig(c.env).mcpWaitSeconds,
     onInternalError: internalErrorLogger(c),
   });

@@ -73,6 +73,7 @@ export async function startTriggeredTask(env: Env, start: TriggerStart): Promise
     // A trigger's messageId is its idempotency key, and it always starts a task.
     definition: { ...agent, dedupeMessages: true, program: null },
     card: {},
+    extendedCard: null,
     owner: start.owner,
     counters: start.anonymous?.counters ?? `user:${start.owner}`,
     traceId: newTraceId(),
