@@ -16,6 +16,7 @@ import { z } from "zod";
 import type { AgentDefinition, AgentSkill } from "../agents/identity.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { newId } from "../platform/ids.ts";
+import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
 import { Id, type Message, type Part, type StreamEvent, TASK_STATES } from "../protocol/wire.ts";
 import { type FollowOptions, follow, stateName } from "./follow.ts";
 import type { TaskPort } from "./task-port.ts";
@@ -92,6 +93,12 @@ type ReplyArgs = {
   taskId: string;
   text?: string | undefined;
   values?: Record<string, unknown> | undefined;
+  privacyConsent?: string | undefined;
+};
+type SendArgs = {
+  text: string;
+  contextId?: string | undefined;
+  privacyConsent?: string | undefined;
 };
 type ListArgs = {
   contextId?: string | undefined;
@@ -100,12 +107,26 @@ type ListArgs = {
   pageToken?: string | undefined;
 };
 
-const userMessage = (parts: Part[], ids: { contextId?: string; taskId?: string }): Message => ({
+const userMessage = (
+  parts: Part[],
+  ids: { contextId?: string; taskId?: string },
+  consent: string | undefined,
+): Message => ({
   messageId: newId(),
   role: "ROLE_USER",
   parts,
   ...ids,
+  ...(consent ? { metadata: { [CONSENT_METADATA_KEY]: consent } } : {}),
 });
+
+/** The argument that carries an anonymous caller's consent (privacy/consent.ts). */
+const consentArg = z
+  .string()
+  .max(200)
+  .optional()
+  .describe(
+    "Where the service asks for consent to its privacy policy: the policy version you consent to",
+  );
 
 /**
  * `tool` with its failures as tool errors: an A2A error (task not found, not cancelable...) or an
@@ -144,12 +165,13 @@ export function mcpServer(port: TaskPort, options: McpToolsOptions): McpServer {
       inputSchema: {
         text: z.string().min(1).describe("The message"),
         contextId: Id.optional().describe("The conversation to continue (from an earlier answer)"),
+        privacyConsent: consentArg,
       },
     },
-    guard(async ({ text, contextId }: { text: string; contextId?: string | undefined }, extra) =>
+    guard(async ({ text, contextId, privacyConsent }: SendArgs, extra) =>
       waitFor(
         port,
-        port.send(userMessage([{ text }], contextId ? { contextId } : {})),
+        port.send(userMessage([{ text }], contextId ? { contextId } : {}, privacyConsent)),
         followOptions(extra, waitSeconds),
       ),
     ),
@@ -167,9 +189,10 @@ export function mcpServer(port: TaskPort, options: McpToolsOptions): McpServer {
           .record(z.string(), z.unknown())
           .optional()
           .describe("The form's field values, by field name"),
+        privacyConsent: consentArg,
       },
     },
-    guard(async ({ taskId, text, values }: ReplyArgs, extra) => {
+    guard(async ({ taskId, text, values, privacyConsent }: ReplyArgs, extra) => {
       const parts: Part[] = [
         ...(text ? [{ text }] : []),
         ...(values ? [{ data: values, mediaType: "application/json" }] : []),
@@ -181,7 +204,7 @@ export function mcpServer(port: TaskPort, options: McpToolsOptions): McpServer {
         };
       return waitFor(
         port,
-        port.send(userMessage(parts, { taskId })),
+        port.send(userMessage(parts, { taskId }, privacyConsent)),
         followOptions(extra, waitSeconds),
         taskId,
       );

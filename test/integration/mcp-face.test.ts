@@ -1,8 +1,9 @@
 /**
  * The MCP face of an agent (`/agents/<name>/mcp`) with the official MCP client: its tools, a send
  * with progress notifications whose task A2A reads, a conversation continued by contextId, a form
- * answered with reply, a long task answered before it ends (MCP_WAIT_SECONDS) then canceled, and
- * a closed deployment's 401 pointing at the RFC 9728 resource metadata.
+ * answered with reply, a long task answered before it ends (MCP_WAIT_SECONDS) then canceled,
+ * consent asked of an anonymous caller, and a closed deployment's 401 pointing at the RFC 9728
+ * resource metadata.
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -159,6 +160,21 @@ describe("the MCP face", () => {
     expect(read.result?.status.state).toBe("TASK_STATE_CANCELED");
     const missing = await call(client, "get_task", { taskId: "no-such-task" });
     expect(missing.result.isError).toBe(true);
+    await client.close();
+  });
+
+  it("asks an anonymous caller for consent where the deployment requires it", async () => {
+    const asking = { ...env, REQUIRE_CONSENT: "true", PRIVACY_POLICY_VERSION: "7" } as Env;
+    const s = await scenario([{ text: "Consented." }]);
+    const client = await connect(asking);
+    const refused = await call(client, "send_message", { text: `hi ${s.marker}` });
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toContain("Consent required");
+    const sent = await call(client, "send_message", {
+      text: `hi ${s.marker}`,
+      privacyConsent: "7",
+    });
+    expect(sent.fields).toMatchObject({ state: "completed", answer: "Consented." });
     await client.close();
   });
 
