@@ -188,14 +188,25 @@ export class DurableRequestHandler implements A2ARequestHandler {
     return this.#wireConfig(params.taskId, answer.configs[0]);
   }
 
+  /**
+   * A config by its id. Over v0.3, as the reference SDKs answer it, a config set without an id
+   * is the task's default (stored under the task's id): a get whose id names no config finds it
+   * (the v0.3 kit sets one without an id, then asks for "default").
+   */
   async getTaskPushNotificationConfig(
     params: GetTaskPushNotificationConfigRequest,
   ): Promise<TaskPushNotificationConfig> {
-    const answer = await this.#push(params.taskId, {
-      op: "get",
-      owner: this.#deps.owner,
-      id: params.id,
-    });
+    const get = (id: string) =>
+      this.#push(params.taskId, { op: "get", owner: this.#deps.owner, id });
+    let answer: PushAnswer;
+    try {
+      answer = await get(params.id);
+    } catch (error) {
+      const fallback =
+        this.#deps.protocol === "0.3" && params.id !== "" && params.id !== params.taskId;
+      if (!(error instanceof TaskNotFoundError) || !fallback) throw error;
+      answer = await get(params.taskId);
+    }
     return this.#wireConfig(params.taskId, answer.configs[0]);
   }
 
