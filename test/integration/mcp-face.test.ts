@@ -163,6 +163,39 @@ describe("the MCP face", () => {
     await client.close();
   });
 
+  it("answers hostile requests with 4xx, never 5xx", async () => {
+    const post = (body: string, accept = "application/json, text/event-stream") =>
+      worker.fetch(
+        new Request(`http://harness.test/agents/${AGENT}/mcp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept },
+          body,
+        }),
+        env,
+        createExecutionContext(),
+      );
+    const cases: Array<[string, string?]> = [
+      ["{not json"],
+      ["[]"],
+      ["null"],
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}'],
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_task","arguments":{"taskId":""}}}',
+      ],
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/list"}', "text/html"],
+    ];
+    for (const [body, accept] of cases) {
+      const response = await post(body, accept);
+      expect(response.status, body).toBeLessThan(500);
+      await response.body?.cancel();
+    }
+    const get = await callWorker(`/agents/${AGENT}/mcp`, {}, env);
+    expect(get.status).toBe(405);
+    expect(
+      (await callWorker("/agents/nobody/mcp", { method: "POST", body: "{}" }, env)).status,
+    ).toBe(404);
+  });
+
   it("asks an anonymous caller for consent where the deployment requires it", async () => {
     const asking = { ...env, REQUIRE_CONSENT: "true", PRIVACY_POLICY_VERSION: "7" } as Env;
     const s = await scenario([{ text: "Consented." }]);
