@@ -1,7 +1,7 @@
 /**
- * One call to an agent, as every face of it (A2A JSON-RPC and HTTP+JSON, MCP) starts it: the
- * public base URL, the agent the path names (or why none), whether the caller may use it, and the
- * durable request handler with the caller's identity, budgets and trace.
+ * One call to an agent, as every face of it (A2A JSON-RPC and HTTP+JSON, MCP, AG-UI) starts it:
+ * the public base URL, the agent the path names (or why none), whether the caller may use it, and
+ * the task gateway with the caller's identity, budgets and trace.
  */
 import type { Context } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -9,24 +9,23 @@ import { currentAgents } from "../agents/overrides.ts";
 import { servedAgents } from "../agents/roster.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
+import { durableGateway } from "../gateway/durable-gateway.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import { type AppEnv, budgetOf } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
 import { agentCard } from "./card-route.ts";
+import { METHOD_NOT_FOUND } from "./errors.ts";
 import { extendedCardFor } from "./extended-card.ts";
-import { METHOD_NOT_FOUND } from "./jsonrpc-errors.ts";
-import { DurableRequestHandler } from "./request-handler.ts";
+import type { CallContext } from "./operations.ts";
 
 /** The public base URL: PUBLIC_URL, else the request's origin. */
 export function baseUrl(c: Context<AppEnv>): string {
   return loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
 }
 
-/** The A2A endpoint URL of agent `name`. */
 export const agentEndpoint = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agents/${name}/`;
 
-/** The served agent called `name`, if any. */
 export function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefined {
   return servedAgents(c.env).find((agent) => agent.name === name);
 }
@@ -59,34 +58,35 @@ export function withDefaultAgent(
   return agent ? serve(agent) : unknownAgent(c, name);
 }
 
-/** The request handler for one call to `agent`, with the caller's identity and trace. */
-export async function handlerFor(
+/** What one call to `agent` runs with: its gateway, the caller, its card. */
+export function callContext(
   c: Context<AppEnv>,
   agent: AgentDefinition,
   endpoint: string,
   protocol: "1.0" | "0.3",
-): Promise<DurableRequestHandler> {
-  c.set("agent", agent.name);
-  const { card } = await agentCard(c, agent, endpoint);
+): CallContext {
   const lastEventId = Number.parseInt(c.req.header("Last-Event-ID") ?? "", 10);
-  return new DurableRequestHandler({
-    tasks: c.env.TASKS,
-    db: c.env.DB,
-    agent: agent.name,
-    definition: agent,
-    card,
-    extendedCard: extendedCardFor(c, agent, card),
-    owner: c.get("owner"),
-    counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
-    ...budgetOf(c.get("principal")),
-    traceId: c.get("traceId"),
+  return {
+    gateway: durableGateway({
+      tasks: c.env.TASKS,
+      db: c.env.DB,
+      definition: agent,
+      allowPrivateUrls: loadConfig(c.env).webFetchAllowPrivate,
+    }),
+    caller: {
+      owner: c.get("owner"),
+      counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
+      ...budgetOf(c.get("principal")),
+      traceId: c.get("traceId"),
+      protocol,
+    },
     lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
-    protocol,
-    allowPrivateUrls: loadConfig(c.env).webFetchAllowPrivate,
-  });
+    card: async (version) => (await agentCard(c, agent, endpoint, version)).card,
+    extendedCard: async (version) =>
+      extendedCardFor(c, agent, (await agentCard(c, agent, endpoint, version)).card),
+  };
 }
 
-/** Logs an internal error of the request with its trace and request ids. */
 export const internalErrorLogger = (c: Context<AppEnv>) => (error: unknown) =>
   log("error", "internal error", {
     traceId: c.get("traceId"),

@@ -35,28 +35,13 @@ export function extendedCardFor(
   };
 }
 
-/** Whether a JSON-RPC body calls v0.3's `agent/getAuthenticatedExtendedCard`. */
-function callsV03ExtendedCard(body: string): boolean {
-  try {
-    const request = JSON.parse(body) as { method?: unknown } | null;
-    return request?.method === "agent/getAuthenticatedExtendedCard";
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Throws the 401 an anonymous v0.3 caller gets for the extended card (JSON-RPC `body`, or a
- * REST `GET v1/card` when `body` is null), where the agent declares one.
+ * Throws the 401 an anonymous caller gets for the v0.3 extended card
+ * (`agent/getAuthenticatedExtendedCard`, `GET v1/card`), where the agent declares one.
  */
-export function refuseAnonymousExtendedCard(
-  c: Context<AppEnv>,
-  agent: AgentDefinition,
-  body: string | null,
-): void {
+export function refuseAnonymousExtendedCard(c: Context<AppEnv>, agent: AgentDefinition): void {
   if (c.get("principal").via !== "anonymous") return;
   if (!declaresExtendedCard(agent, loadConfig(c.env))) return;
-  if (body !== null && !callsV03ExtendedCard(body)) return;
   throw new HttpError(401, "Unauthorized: the extended agent card is for authenticated callers", {
     rpcCode: EXTENDED_CARD_V03,
     headers: { "WWW-Authenticate": 'Bearer realm="a2a"' },

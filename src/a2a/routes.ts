@@ -19,14 +19,14 @@ import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
-import { checkRestConsent, checkRpcConsent } from "../privacy/consent.ts";
-import type { AppEnv } from "../protocol/app-types.ts";
+import { checkMessageConsent } from "../privacy/consent.ts";
+import type { AppEnv, RpcCall } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import {
   agentEndpoint,
   baseUrl,
+  callContext,
   checkAccess,
-  handlerFor,
   internalErrorLogger,
   servedAgent,
   unknownAgent,
@@ -34,35 +34,31 @@ import {
 } from "./agent-request.ts";
 import { serveCard, serveJwks } from "./card-route.ts";
 import { JWKS_PATH } from "./card-signature.ts";
+import { INVALID_REQUEST } from "./errors.ts";
 import { refuseAnonymousExtendedCard } from "./extended-card.ts";
 import { handleJsonRpc } from "./jsonrpc.ts";
-import { INVALID_REQUEST } from "./jsonrpc-errors.ts";
 import { handleRest } from "./rest.ts";
 import { parseRestPath, REST_PATH_PATTERN } from "./rest-paths.ts";
+import { rpcCall } from "./rpc-call.ts";
+import { requestedVersion } from "./version.ts";
 
 const REST_METHODS = ["GET", "POST", "DELETE"];
-
-import { requestedVersion } from "./version.ts";
 
 async function rpc(
   c: Context<AppEnv>,
   agent: AgentDefinition,
   endpoint: string,
 ): Promise<Response> {
+  c.set("agent", agent.name);
   checkAccess(c, agent);
-  const body = await c.req.text();
-  await checkRpcConsent(c, body);
-  const version = requestedVersion(c.req.raw);
-  if (version === "0.3") refuseAnonymousExtendedCard(c, agent, body);
-  return handleJsonRpc(c, body, {
-    version,
-    versionFromClient: Boolean(
-      c.req.header("A2A-Version") ?? new URL(c.req.url).searchParams.get("A2A-Version"),
-    ),
-    contentType: c.req.header("Content-Type"),
-    handler: await handlerFor(c, agent, endpoint, version === "0.3" ? "0.3" : "1.0"),
+  const call = c.get("rpcCall") as RpcCall;
+  if (call.version === "0.3" && call.method === "agent/getAuthenticatedExtendedCard")
+    refuseAnonymousExtendedCard(c, agent);
+  if (call.sends && !call.failure) await checkMessageConsent(c, call.params?.message);
+  const protocol = call.version === "0.3" ? "0.3" : "1.0";
+  return handleJsonRpc(c, call, {
+    context: async () => callContext(c, agent, endpoint, protocol),
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
-    onMethod: (method) => c.set("rpcMethod", method),
     onInternalError: internalErrorLogger(c),
     stillAuthorized: c.get("authCheck"),
   });
@@ -80,12 +76,12 @@ async function rest(
       details: true,
     });
   c.set("rpcMethod", `${c.req.method} ${route.op}`);
+  c.set("agent", agent.name);
   checkAccess(c, agent);
-  if (route.op === "send") await checkRestConsent(c);
-  if (route.op === "extendedCard" && route.version === "0.3")
-    refuseAnonymousExtendedCard(c, agent, null);
+  if (route.op === "extendedCard" && route.version === "0.3") refuseAnonymousExtendedCard(c, agent);
   return handleRest(c, route, {
-    handler: await handlerFor(c, agent, endpoint, route.version),
+    context: async () => callContext(c, agent, endpoint, route.version),
+    checkSend: (message) => checkMessageConsent(c, message),
     version: requestedVersion(c.req.raw),
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
     onInternalError: internalErrorLogger(c),
@@ -110,7 +106,8 @@ export function a2aRoutes(): Hono<AppEnv> {
   // The critical-path ledger's mark (STORAGE_METER): the client's wait for an answer ends here.
   app.use(async (c, next) => {
     await next();
-    if (ledgerOn()) ledgerMark(`response ${c.get("rpcMethod") ?? c.req.method}`);
+    if (ledgerOn())
+      ledgerMark(`response ${c.get("rpcCall")?.method ?? c.get("rpcMethod") ?? c.req.method}`);
   });
 
   app.get("/", (c) =>
@@ -141,7 +138,7 @@ export function a2aRoutes(): Hono<AppEnv> {
   app.get("/.well-known/agent.json", (c) =>
     withDefaultAgent(c, (agent) => serveCard(c, agent, `${baseUrl(c)}/`, "0.3")),
   );
-  app.post("/", authenticate(), sizeLimit, limitRequests(), (c) =>
+  app.post("/", authenticate(), sizeLimit, rpcCall(), limitRequests(), (c) =>
     withDefaultAgent(c, (agent) => rpc(c, agent, `${baseUrl(c)}/`)),
   );
 
@@ -163,10 +160,10 @@ export function a2aRoutes(): Hono<AppEnv> {
     const agent = servedAgent(c, name);
     return agent ? rpc(c, agent, agentEndpoint(c, agent.name)) : unknownAgent(c, name);
   };
-  app.post("/agents/:name/", authenticate(), sizeLimit, limitRequests(), (c) =>
+  app.post("/agents/:name/", authenticate(), sizeLimit, rpcCall(), limitRequests(), (c) =>
     agentRpc(c, c.req.param("name")),
   );
-  app.post("/agents/:name", authenticate(), sizeLimit, limitRequests(), (c) =>
+  app.post("/agents/:name", authenticate(), sizeLimit, rpcCall(), limitRequests(), (c) =>
     agentRpc(c, c.req.param("name")),
   );
   app.on(

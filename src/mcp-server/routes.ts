@@ -11,13 +11,13 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { baseUrl, internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
+import { taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
-import { taskPort } from "./task-port.ts";
 import { mcpServer } from "./tools.ts";
 
 const RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
@@ -52,7 +52,7 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   }
   c.set("agent", agent.name);
   c.set("rpcMethod", mcpMethod(body));
-  const port = await taskPort(c, agent);
+  const port = taskPort(c, agent);
   const server = mcpServer(port, {
     agent,
     skills:

@@ -13,13 +13,13 @@ import { A2AError } from "@a2a-js/sdk/errors";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import type { TaskPort } from "../a2a/task-port.ts";
 import type { AgentDefinition, AgentSkill } from "../agents/identity.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { newId } from "../platform/ids.ts";
 import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
 import { Id, type Message, type Part, type StreamEvent, TASK_STATES } from "../protocol/wire.ts";
 import { type FollowOptions, follow, stateName } from "./follow.ts";
-import type { TaskPort } from "./task-port.ts";
 import { listResult, replyResult, taskResult } from "./tool-results.ts";
 
 /** What the tools need besides the port. */

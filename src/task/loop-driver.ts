@@ -3,10 +3,9 @@
  * agent's program when it has one, see program-step.ts). Before each model call it sets
  * the loop's next alarm (a lease), so if the object dies mid-turn the alarm runs the turn again
  * (a task whose creating call starts its first step is leased from its creation, {@link
- * LoopDriver.firstStepLease});
- * it gathers the turn's tools (turn-tools.ts), builds the turn's system prompt (turn-context.ts)
- * and compacts the conversation when it is over budget; what follows the step (the next one, a
- * retry with backoff, or the task's end) is step-end.ts.
+ * LoopDriver.firstStepLease}); it gathers the turn's tools (turn-tools.ts), builds the turn's
+ * system prompt (turn-context.ts) and compacts the conversation when it is over budget; what
+ * follows the step (the next one, a retry with backoff, or the task's end) is step-end.ts.
  * A task past its time limit (`MAX_TASK_SECONDS`, time-limit.ts) runs no further step: the lease
  * is never set beyond the deadline, and an alarm that finds a step still running past it stops
  * that step, so the task ends at the deadline even mid-turn, and after a restart.
@@ -28,9 +27,10 @@ import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
 import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { runProgramStep } from "./program-step.ts";
 import { isTerminal } from "./state-machine.ts";
+import type { EventSink, StatusWriter } from "./status-change.ts";
 import { StepEnd } from "./step-end.ts";
 import { memoryAccess, sessionDeps, stepDeps } from "./step-resources.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 import {
   stoppedByTimeLimit,
   TimeLimitReached,
@@ -57,9 +57,12 @@ function isFirstStepLease(entry: { payload: unknown } | null): boolean {
   return (entry?.payload as { firstStep?: unknown } | null)?.firstStep === true;
 }
 
+/** The task the loop drives: all of its state, its status and its events. */
+export type DrivenTask = TaskState & StatusWriter & EventSink;
+
 /** Runs loop steps for one task object. */
 export class LoopDriver {
-  readonly #task: TaskRuntime;
+  readonly #task: DrivenTask;
   readonly #children: ChildTasks;
   readonly #env: Env;
   readonly #end: StepEnd;
@@ -68,7 +71,7 @@ export class LoopDriver {
   #kicked = false;
   #abort: AbortController | null = null;
 
-  constructor(task: TaskRuntime, children: ChildTasks, env: Env) {
+  constructor(task: DrivenTask, children: ChildTasks, env: Env) {
     this.#task = task;
     this.#children = children;
     this.#env = env;
@@ -255,7 +258,7 @@ export class LoopDriver {
     const system = withUnavailable(prompt);
     if (config.modelMode !== "unconfigured") {
       await compactIfNeeded({
-        rt: this.#task,
+        task: this.#task,
         client: modelClient(config),
         agent,
         system,

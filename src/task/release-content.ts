@@ -14,7 +14,7 @@ import { log } from "../platform/logging.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import type { ContextLink } from "./context-link.ts";
 import { environmentNoteOf } from "./environment-note.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 
 /** Where a compaction that covered conversation turns leaves its note for the release. */
 export const SUMMARY_HOOK = "compaction";
@@ -27,15 +27,18 @@ export interface ReleaseContent {
   summary?: { through: number; message: ChatMessage };
 }
 
+/** What the release reads in the task. */
+export type ReleasingTask = Pick<TaskState, "store" | "hookState">;
+
 /** The release's content (`dropTurns`: after repeated failures, hand back no turns at all). */
 export function releaseContent(
-  rt: Pick<TaskRuntime, "store" | "hookState">,
+  task: ReleasingTask,
   link: ContextLink,
   dropTurns: boolean,
 ): ReleaseContent {
-  const record = rt.store.record;
+  const record = task.store.record;
   const ran = link.state === "active";
-  const all = ran ? rt.store.historyAfter(link.releasedUpto) : [];
+  const all = ran ? task.store.historyAfter(link.releasedUpto) : [];
   if (ran && dropTurns && all.length > 0)
     log("error", "conversation turns dropped", { task: record?.id });
   const refused =
@@ -44,7 +47,7 @@ export function releaseContent(
   const entries = kept
     ? all.filter(({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION))
     : [];
-  const note = environmentNoteOf(rt);
+  const note = environmentNoteOf(task);
   const turns: ChatMessage[] = entries.map(({ seq, message }) =>
     message.role === "ROLE_USER"
       ? {
@@ -63,7 +66,7 @@ export function releaseContent(
         },
   );
   const summary = kept
-    ? rt.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
+    ? task.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
     : undefined;
   return {
     turns,

@@ -19,8 +19,9 @@ import type { Part } from "../protocol/wire.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
 import type { ChildTasks } from "./child-tasks.ts";
+import type { EventSink, StatusWriter } from "./status-change.ts";
 import { remainingWork, rollBack, writeEndNote } from "./task-end.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 import { taskDeadline } from "./time-limit.ts";
 import { workSummary } from "./work-summary.ts";
 
@@ -30,15 +31,23 @@ const LIMITS: Record<string, { kind: "turn_limit" | "time_limit"; note: string }
   time_limit: { kind: "time_limit", note: "The time limit was reached." },
 };
 
+/** What a step's end reads and changes in the task. */
+export type EndingTask = Pick<
+  TaskState,
+  "unit" | "store" | "loopState" | "scheduler" | "agent" | "newOwner"
+> &
+  StatusWriter &
+  EventSink;
+
 /** Applies step outcomes for one task object. */
 export class StepEnd {
-  readonly #task: TaskRuntime;
+  readonly #task: EndingTask;
   readonly #children: Pick<ChildTasks, "settleWait">;
   readonly #env: Env;
   readonly #workspace: () => WorkspaceApi;
 
   constructor(
-    task: TaskRuntime,
+    task: EndingTask,
     children: Pick<ChildTasks, "settleWait">,
     env: Env,
     workspace: () => WorkspaceApi,
@@ -131,17 +140,15 @@ export class StepEnd {
             ...(text ? [{ text }] : []),
           ])
         : undefined);
-    // The answer's last chunk and the completed status go into the event log in one statement.
-    task.log.batch(() => {
-      task.transaction(() => {
-        if (composed) task.emitAnswerChunk(answer, false, true);
-        else if (loop.answerStarted) task.emitAnswerChunk("", true, true);
-        if (answer !== "") {
-          task.store.putArtifact(answerArtifact(answer, record.traceId));
-          task.store.appendHistory(task.agentMessage(answer));
-        }
-        if (message) task.store.appendHistory(message);
-      });
+    // The answer's last chunk and the completed status: one unit (one statement of events).
+    task.unit.run(() => {
+      if (composed) task.emitAnswerChunk(answer, false, true);
+      else if (loop.answerStarted) task.emitAnswerChunk("", true, true);
+      if (answer !== "") {
+        task.store.putArtifact(answerArtifact(answer, record.traceId));
+        task.store.appendHistory(task.agentMessage(answer));
+      }
+      if (message) task.store.appendHistory(message);
       task.setStatus("TASK_STATE_COMPLETED", {
         ...(status ? { message: status } : {}),
         metadata: { stopReason },
@@ -168,7 +175,7 @@ export class StepEnd {
       return;
     }
     const message = task.agentMessage(suspensionParts(suspension));
-    task.transaction(() => task.store.appendHistory(message));
+    task.unit.run(() => task.store.appendHistory(message));
     task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
     await task.scheduler.cancel("loop");
   }
@@ -181,7 +188,7 @@ export class StepEnd {
     const task = this.#task;
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
     const message = task.agentMessage(parts);
-    task.transaction(() => task.store.appendHistory(message));
+    task.unit.run(() => task.store.appendHistory(message));
     task.setStatus(state, { message });
     await task.scheduler.cancel("loop");
   }
@@ -199,13 +206,11 @@ export class StepEnd {
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
     const loop = task.loopState.get();
     const message = task.agentMessage(refusal.explanation);
-    task.log.batch(() => {
-      task.transaction(() => {
-        if (loop.answerStarted) task.emitAnswerChunk(loop.answerText, false, true);
-        if (loop.answerText !== "")
-          task.store.putArtifact(answerArtifact(loop.answerText, task.store.record?.traceId));
-        task.store.appendHistory(message);
-      });
+    task.unit.run(() => {
+      if (loop.answerStarted) task.emitAnswerChunk(loop.answerText, false, true);
+      if (loop.answerText !== "")
+        task.store.putArtifact(answerArtifact(loop.answerText, task.store.record?.traceId));
+      task.store.appendHistory(message);
       task.setStatus("TASK_STATE_REJECTED", {
         message,
         metadata: {

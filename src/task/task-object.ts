@@ -3,8 +3,8 @@
  * task's whole protocol surface (create, follow-up, get, wait, cancel, subscribe); its alarm
  * drives the agent loop one model turn per step, so the task outlives the request that started it
  * and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
- * can throw in here. State and shared operations live in {@link TaskRuntime}; task-parts.ts
- * wires the parts that act on it and holds the alarm's table of jobs. Only `create` writes to a
+ * can throw in here. State lives in TaskState, status changes and events in {@link TaskRuntime};
+ * task-parts.ts wires the parts that act on them and holds the alarm's table of jobs. Only `create` writes to a
  * new object: a call naming a task id nobody created answers "not found" and writes nothing.
  */
 
@@ -93,14 +93,12 @@ export class TaskObject extends HarnessObject {
       const first = options.stream || options.wait ? driver.firstStepLease() : undefined;
       const fresh = input.freshContext === true;
       this.#parts.schema.ensure(); // the object's first write: its tables
-      // One transaction and one batch of writes: the task, and holding a conversation the server
-      // just opened (the working status included).
-      rt.transaction(() =>
-        rt.batch(() => {
-          beginTask(rt, input, agent.name, model);
-          if (fresh) membership.holdFresh(first);
-        }),
-      );
+      // One unit of work: the task, and holding a conversation the server just opened (the
+      // working status included).
+      rt.unit.run(() => {
+        beginTask(rt, input, agent.name, model);
+        if (fresh) membership.holdFresh(first);
+      });
       await (fresh ? membership.announceHeld() : membership.enter(false, first));
       if (options.stream) driver.kick();
     }
@@ -124,7 +122,8 @@ export class TaskObject extends HarnessObject {
     if (input.message.contextId && input.message.contextId !== record.contextId) {
       return taskFail(
         "context_mismatch",
-        `task ${record.id} belongs to context ${record.contextId}, not ${input.message.contextId}`,
+        // Never the task's own contextId: for an anonymous caller it is the conversation's key.
+        `task ${record.id} is not in context ${input.message.contextId}`,
       );
     }
     if (rt.agent(record.agent).dedupeMessages && rt.store.hasSeen(input.message.messageId)) {

@@ -26,7 +26,7 @@ import { log } from "../platform/logging.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { type EnvironmentRead, readEnvironment, type SessionDeps } from "./environment-read.ts";
 import { SUMMARY_HOOK, SUMMARY_KEY } from "./release-content.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 
 /**
  * Builds the system prompt for this turn and, when asked, the task's environment note (with the
@@ -91,6 +91,12 @@ async function ownContext(
   return readEnvironment(input);
 }
 
+/** What compaction reads and changes in the task. */
+export type CompactingTask = Pick<
+  TaskState,
+  "unit" | "conversation" | "loopState" | "hookState" | "store"
+>;
+
 /**
  * Compacts the task's conversation when it is over `budget` tokens: the model summarises the
  * older part, which is replaced by the note. When the replaced part held turns of the
@@ -98,7 +104,7 @@ async function ownContext(
  * Returns true when it compacted.
  */
 export async function compactIfNeeded(input: {
-  rt: Pick<TaskRuntime, "conversation" | "loopState" | "hookState" | "store" | "transaction">;
+  task: CompactingTask;
   client: Anthropic;
   agent: AgentDefinition;
   system: TextBlockParam[];
@@ -107,8 +113,8 @@ export async function compactIfNeeded(input: {
   signal: AbortSignal;
   emit(event: HarnessEvent): void;
 }): Promise<boolean> {
-  const { rt } = input;
-  const rows = rt.conversation.rows();
+  const { task } = input;
+  const rows = task.conversation.rows();
   const messages = rows.map((r) => r.message);
   const fixed = estimateTokens(input.system) + estimateTokens(input.tools);
   const cut = compactionCut(messages, input.budget, fixed);
@@ -121,8 +127,8 @@ export async function compactIfNeeded(input: {
       { signal: input.signal },
     );
     note = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-    rt.loopState.patch({
-      usage: addUsage(rt.loopState.get().usage, {
+    task.loopState.patch({
+      usage: addUsage(task.loopState.get().usage, {
         inputTokens: response.usage.input_tokens,
         outputTokens: response.usage.output_tokens,
         cacheReadTokens: response.usage.cache_read_input_tokens ?? 0,
@@ -130,18 +136,18 @@ export async function compactIfNeeded(input: {
       }),
     });
   } catch (error) {
-    log("warn", "compaction skipped", { task: rt.store.record?.id, error: String(error) });
+    log("warn", "compaction skipped", { task: task.store.record?.id, error: String(error) });
     return false;
   }
   const summary = summaryMessage(note, replaced.length);
   const keepFrom = (rows[cut] as { idx: number }).idx;
   const through = Math.max(-1, ...rows.slice(0, cut).map((r) => r.contextSeq ?? -1));
   const before = estimateTokens(messages);
-  rt.transaction(() => {
-    rt.conversation.replacePrefix(keepFrom, summary);
-    if (through >= 0) rt.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, { through, message: summary });
+  task.unit.run(() => {
+    task.conversation.replacePrefix(keepFrom, summary);
+    if (through >= 0) task.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, { through, message: summary });
   });
-  const after = estimateTokens(rt.conversation.load());
+  const after = estimateTokens(task.conversation.load());
   input.emit({
     kind: "compaction",
     text: `Summarised ${replaced.length} earlier messages (about ${before} -> ${after} tokens)`,

@@ -1,9 +1,9 @@
 /**
- * Edge limits, after authentication: each new message (SendMessage, SendStreamingMessage and their
+ * Edge limits, after authentication and the edge's one read of a JSON-RPC body: each new message (SendMessage, SendStreamingMessage and their
  * v0.3 and REST forms) is admitted by the caller's user object against RATE_MESSAGES_PER_MINUTE
  * (RATE_ANONYMOUS_PER_MINUTE per IP for unauthenticated callers), and each stream holds a lease
- * against MAX_CONCURRENT_STREAMS until it ends (an MCP tool call that sends, send_message or reply,
- * is both). Over a limit: 429 with Retry-After.
+ * against MAX_CONCURRENT_STREAMS until it ends (an AG-UI run, and an MCP tool call that sends,
+ * send_message or reply, are both). Over a limit: 429 with Retry-After.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
@@ -11,37 +11,41 @@ import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { counterKey, userObject } from "./limits.ts";
 
-const SEND = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
-const STREAM = new Set([
-  "SendStreamingMessage",
-  "SubscribeToTask",
-  "message/stream",
-  "tasks/resubscribe",
-]);
-/** The MCP face's tools that send a message (mcp-server/tools.ts). */
-const MCP_SEND = new Set(["send_message", "reply"]);
 /** A stream's lease outlives any real stream; a lost release frees itself after this. */
 const STREAM_LEASE_MS = 60 * 60_000;
 
-async function methodOf(c: Context<AppEnv>): Promise<{ send: boolean; stream: boolean }> {
+/**
+ * What the request does: a JSON-RPC call as the edge read it (`c.var.rpcCall`, a2a/rpc-call.ts),
+ * or an HTTP+JSON operation (or an AG-UI run) by its path. The body is never read here.
+ */
+function methodOf(c: Context<AppEnv>): { send: boolean; stream: boolean } {
+  const call = c.get("rpcCall");
+  if (call) return { send: call.sends, stream: call.streams };
   const path = new URL(c.req.url).pathname;
   if (c.req.method !== "POST" && c.req.method !== "GET") return { send: false, stream: false };
+  // An AG-UI run sends a message and holds its stream while the task works.
+  if (c.req.method === "POST" && path.endsWith("/ag-ui")) return { send: true, stream: true };
   if (/\/message:(send|stream)$/.test(path))
     return { send: true, stream: path.endsWith(":stream") };
   if (/:subscribe$/.test(path)) return { send: false, stream: true };
-  if (c.req.method !== "POST") return { send: false, stream: false };
+  return { send: false, stream: false };
+}
+
+/** The MCP face's tools that send a message (mcp-server/tools.ts). */
+const MCP_SEND: ReadonlySet<string> = new Set(["send_message", "reply"]);
+
+/**
+ * An MCP call (`POST .../mcp`): a tool call that sends a message, and holds its request while the
+ * task works; anything else is neither. Reads a copy of the body (the MCP route reads it again).
+ */
+async function mcpMethodOf(c: Context<AppEnv>): Promise<{ send: boolean; stream: boolean }> {
   try {
     const body = (await c.req.raw.clone().json()) as {
       method?: unknown;
       params?: { name?: unknown };
-    };
-    const method = typeof body?.method === "string" ? body.method : "";
-    if (path.endsWith("/mcp")) {
-      // An MCP tool call that sends a message, and holds its request while the task works.
-      const sends = method === "tools/call" && MCP_SEND.has(String(body.params?.name));
-      return { send: sends, stream: sends };
-    }
-    return { send: SEND.has(method), stream: STREAM.has(method) };
+    } | null;
+    const sends = body?.method === "tools/call" && MCP_SEND.has(String(body.params?.name));
+    return { send: sends, stream: sends };
   } catch {
     return { send: false, stream: false };
   }
@@ -85,7 +89,8 @@ function onEnd(body: ReadableStream<Uint8Array>, release: () => void): ReadableS
 export function limitRequests(): MiddlewareHandler<AppEnv> {
   return async function limits(c, next) {
     const { limits } = loadConfig(c.env);
-    const { send, stream } = await methodOf(c);
+    const mcp = c.req.method === "POST" && new URL(c.req.url).pathname.endsWith("/mcp");
+    const { send, stream } = mcp ? await mcpMethodOf(c) : methodOf(c);
     if (!send && !stream) return next();
     const principal = c.get("principal");
     const key = counterKey(principal, c.req.header("CF-Connecting-IP") ?? null);

@@ -1,5 +1,5 @@
 /**
- * A send, from the request handler to the task object: checks the message (media types, an
+ * A send, from the task gateway to the task object: checks the message (media types, an
  * inline push config), lets an agent program answer with a Message instead, then creates the
  * task (or continues the one the message names). A blocking send is one call: the task object
  * answers once the task settles.
@@ -11,39 +11,51 @@ import { stubByName } from "../platform/object-stub.ts";
 import { budgetOf } from "../protocol/app-types.ts";
 import type { Message } from "../protocol/wire.ts";
 import type { SendOutcome } from "../task/rpc-types.ts";
-import type { HandlerDeps } from "./handler-deps.ts";
+import type { TaskObject } from "../task/task-object.ts";
 import {
   checkedPushConfig,
   checkMediaTypes,
   programReply,
+  type SendDefinition,
   type WireSendRequest,
 } from "./send-checks.ts";
 import { callerOf } from "./subagent-caller.ts";
-import { unwrap, withRetry } from "./task-rpc.ts";
+import { unwrap, withRetry } from "./task-calls.ts";
+import type { GatewayCaller } from "./task-gateway.ts";
+
+/** What a send needs: the agent's task objects and definition, and who sends. */
+export interface SendDeps {
+  tasks: DurableObjectNamespace<TaskObject>;
+  agent: string;
+  definition: SendDefinition;
+  allowPrivateUrls: boolean;
+  caller: GatewayCaller;
+}
 
 /** What a send made: the task and the object's answer (`settled` when it waited), or a reply. */
 export type Sent =
   | { taskId: string; outcome: SendOutcome; request: WireSendRequest; settled: boolean }
   | { reply: Message };
 
+/** Checks a send, then creates the task or continues the one the message names. */
 export async function sendToTask(
-  deps: HandlerDeps,
+  deps: SendDeps,
   request: WireSendRequest,
   mode: "stream" | "wait",
 ): Promise<Sent> {
   const stream = mode === "stream";
   const { message } = request;
-  const { definition, protocol, allowPrivateUrls } = deps;
+  const { definition, allowPrivateUrls, caller: who } = deps;
   checkMediaTypes(definition, request);
   const reply = programReply(definition, message);
   if (reply) return { reply };
   const inline = request.configuration?.taskPushNotificationConfig;
-  const pushConfig = inline ? checkedPushConfig(inline, protocol, allowPrivateUrls) : undefined;
+  const pushConfig = inline ? checkedPushConfig(inline, who.protocol, allowPrivateUrls) : undefined;
   if (message.taskId) {
     const taskId = message.taskId;
-    const followUp = { owner: deps.owner, message, ...(pushConfig ? { pushConfig } : {}) };
+    const followUp = { owner: who.owner, message, ...(pushConfig ? { pushConfig } : {}) };
     const result = await stubByName(deps.tasks, taskId).followUp(
-      { ...followUp, ...budgetOf(deps) },
+      { ...followUp, ...budgetOf(who) },
       { stream },
     );
     return { taskId, outcome: unwrap(result), request, settled: false };
@@ -51,7 +63,7 @@ export async function sendToTask(
   const contextId = message.contextId ?? newContextId();
   // An anonymous caller's new tasks belong to the conversation: their owner derives from the
   // contextId, so its task ids are as unguessable as that.
-  const owner = deps.owner === ANONYMOUS_CALLER ? await anonymousOwner(contextId) : deps.owner;
+  const owner = who.owner === ANONYMOUS_CALLER ? await anonymousOwner(contextId) : who.owner;
   // The task id is derived from (owner, agent, messageId): a resent message, even a concurrent
   // one, reaches the same object, whose create() returns the task it already made (unless the
   // agent turns that off: then each message is a new task).
@@ -65,9 +77,9 @@ export async function sendToTask(
     freshContext: message.contextId === undefined,
     agent: deps.agent,
     owner,
-    counters: deps.counters,
-    ...budgetOf(deps),
-    traceId: deps.traceId,
+    counters: who.counters,
+    ...budgetOf(who),
+    traceId: who.traceId,
     message,
     ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     ...(caller ? { remoteParent: caller } : {}),
