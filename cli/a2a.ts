@@ -134,7 +134,7 @@ async function main(): Promise<number> {
   if (warning) process.stderr.write(`a2a: ${warning}\n`);
   const session: Session = { ...(await clientFor(http, fetched)), http, target };
   const hint = (view: TaskView) => {
-    if (view.state === "input-required" && target)
+    if ((view.state === "input-required" || view.state === "auth-required") && target)
       process.stderr.write(`answer with: ${answerCommand(target, view.taskId)}\n`);
   };
   switch (command) {

@@ -1,6 +1,7 @@
 /**
  * `a2a chat <agent>`: a conversation in one context. Each line is a message, streamed like
- * `a2a stream` (a dropped stream is resumed); when the agent asks (input-required), the next line
+ * `a2a stream` (a dropped stream is resumed); when the agent asks (input-required) or needs the
+ * user's authorization (auth-required, e.g. a remote agent's sign-in link), the next line
  * answers that task, and a form is filled in field by field. `/new` starts a new conversation
  * and says how to come back to the one left, `/exit` or Ctrl-D leaves (saying the same). With an
  * agent of this harness, its agent changes are followed live (agent-events.ts): a line says what
@@ -108,7 +109,9 @@ export async function chat(
       contextId = view.contextId || contextId;
       waitingTask = undefined;
       // A form is answered field by field, then sent as one data part.
-      while (view.state === "input-required") {
+      // auth-required (the agent, or a remote agent it called, needs the user's authorization)
+      // is answered like a question: the next line goes back on the same task.
+      while (view.state === "input-required" || view.state === "auth-required") {
         const question = questionOf(view.lastMessage);
         if (question.fields.length === 0) {
           waitingTask = view.taskId;

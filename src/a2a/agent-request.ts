@@ -7,6 +7,8 @@ import type { Context } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { servedAgents } from "../agents/roster.ts";
+import { describeDelegation } from "../auth/delegated.ts";
+import { delegatedMayCall } from "../auth/delegation-patterns.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
 import { durableGateway } from "../gateway/durable-gateway.ts";
@@ -77,6 +79,7 @@ export function callContext(
       owner: c.get("owner"),
       counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
       ...budgetOf(c.get("principal")),
+      ...(c.get("principal").delegation ? { delegation: c.get("principal").delegation } : {}),
       traceId: c.get("traceId"),
       protocol,
     },
@@ -96,6 +99,18 @@ export const internalErrorLogger = (c: Context<AppEnv>) => (error: unknown) =>
 
 /** Throws a 403 when the caller may not use `agent` (its access list, or the frontmatter's `access`). */
 export function checkAccess(c: Context<AppEnv>, agent: AgentDefinition): void {
-  if (!mayUseAgent(c.get("principal"), agent.name, agent.access))
-    throw new HttpError(403, `you may not use the agent ${agent.name}`);
+  const principal = c.get("principal");
+  const delegation = principal.delegation;
+  if (!mayUseAgent(principal, agent.name, agent.access))
+    throw new HttpError(
+      403,
+      delegation
+        ? `the agent ${agent.name}'s access rules do not admit ${describeDelegation(delegation)}`
+        : `you may not use the agent ${agent.name}`,
+    );
+  if (delegation && !delegatedMayCall(loadConfig(c.env).network.callRules, delegation, agent.name))
+    throw new HttpError(
+      403,
+      `AGENT_CALL_RULES do not let ${describeDelegation(delegation)} call ${agent.name}`,
+    );
 }

@@ -55,7 +55,7 @@ export async function agentCard(
 ): Promise<CachedCard> {
   const config = loadConfig(c.env);
   const sign = await cardSigner(c.env);
-  const key = `${variant} ${endpoint} ${config.modelMode} ${config.allowAnonymous ? 0 : 1} ${config.oidc?.issuer ?? ""} ${sign?.thumbprint ?? ""}`;
+  const key = `${variant} ${endpoint} ${config.modelMode} ${config.allowAnonymous ? 0 : 1} ${config.oidc?.issuer ?? ""} ${sign?.thumbprint ?? ""} ${Object.keys(config.delegation.trustedIssuers).join(",")}`;
   let cache = caches.get(agent);
   if (!cache) {
     cache = new Map();

@@ -37,6 +37,8 @@ export interface CardSigner {
   publicJwk: JWK;
   /** The public key's JWK thumbprint (RFC 7638): tells keys apart that share a `kid`. */
   thumbprint: string;
+  /** The private key (delegation tokens are signed with it too: auth/delegation-token.ts). */
+  key: CryptoKey;
   /** The card (either generation) with one signature whose header names `jku`. */
   sign(card: Json, variant: "1.0" | "0.3", jku: string): Promise<Json>;
 }
@@ -118,6 +120,7 @@ export async function cardSignerFrom(secret: string | undefined): Promise<CardSi
     alg,
     publicJwk,
     thumbprint: await calculateJwkThumbprint(publicJwk),
+    key,
     async sign(card, variant, jku) {
       const header = { alg, kid, typ: "JOSE", jku };
       if (variant === "1.0") {

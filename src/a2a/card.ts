@@ -3,14 +3,19 @@
  * card (`supportedInterfaces` listing JSON-RPC and HTTP+JSON, 1.0 and 0.3, at the agent's URL) and
  * the v0.3 card (`url`, `protocolVersion`, `preferredTransport`, `additionalInterfaces`). Name,
  * description, version, skills, capabilities, input/output modes, and the bearer scheme when an
- * API key is required. The extended card (extended-card.ts) adds the frontmatter's
+ * API key is required (plus the delegation scheme and extension, listing the trusted issuers,
+ * when `TRUSTED_ISSUERS` names any). The extended card (extended-card.ts) adds the frontmatter's
  * `extendedSkills`. Pure: no I/O.
  */
 import type { AgentDefinition, AgentSkill } from "../agents/identity.ts";
 import type { Config } from "../config/config.ts";
 import { SUPPORTED_INPUT_MODES, SUPPORTED_OUTPUT_MODES } from "../loop/user-content.ts";
 import { sha256Hex } from "../platform/hex.ts";
-import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
+import {
+  DELEGATION_EXTENSION,
+  DELEGATION_SCHEME,
+  HARNESS_EVENTS_EXTENSION,
+} from "../protocol/extensions.ts";
 
 /** Where an agent is served. */
 export interface CardUrls {
@@ -33,6 +38,51 @@ const HARNESS_EXTENSION = {
   description:
     "Tool calls, plans and harness interventions arrive as working status updates whose message carries a data part { kind, agent, tool?, path?, detail }.",
 };
+
+/** The issuers whose delegation tokens this deployment accepts (none: no delegation scheme). */
+const issuersOf = (config: Config) => Object.keys(config.delegation.trustedIssuers);
+
+const DELEGATION_DESCRIPTION =
+  "Send Authorization: Bearer <delegation token>: a JWT of one of the issuers listed by the delegation extension, naming the user (sub), the calling agent (act) and this agent (aud).";
+
+/** The delegation extension, as both card generations declare it (only with trusted issuers). */
+const delegationExtensions = (config: Config) =>
+  issuersOf(config).length > 0
+    ? [
+        {
+          uri: DELEGATION_EXTENSION,
+          description: "Accepts delegation tokens of these issuers.",
+          required: false,
+          params: { issuers: issuersOf(config) },
+        },
+      ]
+    : [];
+
+/** The delegation scheme in each card generation's shape. */
+const V1_DELEGATION = {
+  httpAuthSecurityScheme: {
+    scheme: "Bearer",
+    bearerFormat: "JWT",
+    description: DELEGATION_DESCRIPTION,
+  },
+};
+const V03_DELEGATION = {
+  type: "http",
+  scheme: "bearer",
+  bearerFormat: "JWT",
+  description: DELEGATION_DESCRIPTION,
+};
+
+/** `{ delegation: scheme }` when issuers are trusted, else nothing (for spreading). */
+const delegationScheme = (config: Config, scheme: object) =>
+  issuersOf(config).length > 0 ? { [DELEGATION_SCHEME]: scheme } : {};
+
+/**
+ * An open card (anonymous callers welcome) that trusts issuers still declares the delegation
+ * scheme, without requiring it: a calling harness then says who it calls for.
+ */
+const openDelegation = (config: Config, scheme: object) =>
+  issuersOf(config).length > 0 ? { securitySchemes: delegationScheme(config, scheme) } : {};
 
 const isHttpsUrl = (value: string) => /^https:\/\//.test(value);
 
@@ -90,7 +140,7 @@ export const buildAgentCard: CardBuilder = (agent, urls, config) => {
       streaming: true,
       pushNotifications: true,
       extendedAgentCard: declaresExtendedCard(agent, config),
-      extensions: [HARNESS_EXTENSION],
+      extensions: [HARNESS_EXTENSION, ...delegationExtensions(config)],
     },
     ...(secured
       ? {
@@ -111,13 +161,15 @@ export const buildAgentCard: CardBuilder = (agent, urls, config) => {
                   },
                 }
               : {}),
+            ...delegationScheme(config, V1_DELEGATION),
           },
           securityRequirements: [
             { schemes: { bearer: {} } },
             ...(config.oidc ? [{ schemes: { oidc: {} } }] : []),
+            ...(issuersOf(config).length > 0 ? [{ schemes: { [DELEGATION_SCHEME]: {} } }] : []),
           ],
         }
-      : {}),
+      : openDelegation(config, V1_DELEGATION)),
     ...describedSkills(agent),
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
   };
@@ -141,7 +193,7 @@ export const buildLegacyAgentCard: CardBuilder = (agent, urls, config) => {
       streaming: true,
       pushNotifications: true,
       stateTransitionHistory: false,
-      extensions: [HARNESS_EXTENSION],
+      extensions: [HARNESS_EXTENSION, ...delegationExtensions(config)],
     },
     ...(secured
       ? {
@@ -156,10 +208,15 @@ export const buildLegacyAgentCard: CardBuilder = (agent, urls, config) => {
                   },
                 }
               : {}),
+            ...delegationScheme(config, V03_DELEGATION),
           },
-          security: [{ bearer: [] }, ...(config.oidc ? [{ oidc: [] }] : [])],
+          security: [
+            { bearer: [] },
+            ...(config.oidc ? [{ oidc: [] }] : []),
+            ...(issuersOf(config).length > 0 ? [{ [DELEGATION_SCHEME]: [] }] : []),
+          ],
         }
-      : {}),
+      : openDelegation(config, V03_DELEGATION)),
     ...describedSkills(agent),
     supportsAuthenticatedExtendedCard: declaresExtendedCard(agent, config),
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),

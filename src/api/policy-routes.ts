@@ -33,6 +33,11 @@ function accountOf(principal: Principal): string {
     );
   if (principal.via === "key")
     throw new HttpError(403, "the deployment's keys have no account: consent is not asked of them");
+  if (principal.via === "delegation")
+    throw new HttpError(
+      403,
+      "a delegated caller has no account here: its own deployment asks for consent",
+    );
   return principal.id;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Who is calling, for every route but the cards and `/health`: a bearer token of a D1 user, a JWT
- * from the configured OIDC issuer (or Cloudflare Access's `Cf-Access-Jwt-Assertion`), or one of
- * the deployment's static keys (`ADMIN_API_KEY`: admin, `A2A_API_KEY`: a shared user key).
+ * from the configured OIDC issuer (or Cloudflare Access's `Cf-Access-Jwt-Assertion`), a
+ * delegation token of a trusted issuer (delegated.ts: its refusals name the failed check), or one
+ * of the deployment's static keys (`ADMIN_API_KEY`: admin, `A2A_API_KEY`: a shared user key).
  * Without credentials the caller is anonymous where `ALLOW_ANONYMOUS` allows it (owner: the
  * anonymous claim, whose data is its conversation's: see anonymous.ts), else 401. An
  * `Authorization` header that is not `Bearer <token>` (Basic, another scheme, a bare string) is a
@@ -15,6 +16,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv, Principal } from "../protocol/app-types.ts";
+import { delegatedPrincipal, describeDelegation, isDelegationToken } from "./delegated.ts";
 import { admitAttempt, failureKeys } from "./failure-throttle.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { ANONYMOUS_PRINCIPAL } from "./principal.ts";
@@ -115,6 +117,10 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     if (credential === null) {
       // A caller who sent credentials expects them checked: never anonymous instead.
       principal = !unusable && loadConfig(c.env).allowAnonymous ? ANONYMOUS_PRINCIPAL : null;
+    } else if (isDelegationToken(loadConfig(c.env), credential)) {
+      // Never cached: every request's token is checked, its replay included.
+      principal = await delegatedPrincipal(c.env, loadConfig(c.env), credential, c.req.url);
+      if (principal.delegation) c.set("delegatedBy", describeDelegation(principal.delegation));
     } else {
       principal = await checkedPrincipal(c, credential);
     }
@@ -145,7 +151,13 @@ export function requireAdmin(): MiddlewareHandler<AppEnv> {
  */
 export function requireAccount(): MiddlewareHandler<AppEnv> {
   return async function account(c, next) {
-    if (c.get("principal")?.via === "anonymous")
+    const via = c.get("principal")?.via;
+    if (via === "delegation")
+      throw new HttpError(
+        403,
+        "a delegated caller has no account here: usage, schedules and data are its own deployment's",
+      );
+    if (via === "anonymous")
       throw new HttpError(
         403,
         "anonymous callers have no account: send Authorization: Bearer <token> for usage, schedules and your data",
@@ -161,6 +173,13 @@ async function stillAuthorized(
   principal: Principal,
 ): Promise<boolean> {
   if (credential === null) return loadConfig(env).allowAnonymous;
+  // A stream opened with a delegation token lives while its issuer is trusted (each token is
+  // single-use: checking it again would find it replayed).
+  if (principal.via === "delegation")
+    return Object.hasOwn(
+      loadConfig(env).delegation.trustedIssuers,
+      principal.delegation?.issuer ?? "",
+    );
   if (principal.via === "token" && principal.tokenHash) {
     const cache = cacheOf(env);
     const hit = cache.get(principal.tokenHash);

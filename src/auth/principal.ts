@@ -6,6 +6,7 @@
  */
 import type { Principal } from "../protocol/app-types.ts";
 import { ANONYMOUS_CALLER } from "./anonymous.ts";
+import { matchesDelegation } from "./delegation-patterns.ts";
 
 /**
  * The principal of unauthenticated requests where anonymous access is allowed. Its id is the
@@ -19,7 +20,10 @@ export const ANONYMOUS_PRINCIPAL: Principal = {
   budget: null,
 };
 
-/** Whether `principal` may call agent `agent` with frontmatter access rules `access`. */
+/**
+ * Whether `principal` may call agent `agent` with frontmatter access rules `access`. A delegated
+ * caller is matched by `delegated:` patterns in `access.users`.
+ */
 export function mayUseAgent(
   principal: Principal,
   agent: string,
@@ -28,8 +32,11 @@ export function mayUseAgent(
   if (principal.role === "admin") return true;
   if (principal.agents !== null && !principal.agents.includes(agent)) return false;
   if (access.roles === null && access.users === null) return true;
+  const delegation = principal.delegation;
   return (
     (access.roles?.includes(principal.role) ?? false) ||
-    (access.users?.includes(principal.id) ?? false)
+    (access.users?.includes(principal.id) ?? false) ||
+    (delegation !== undefined &&
+      (access.users?.some((u) => matchesDelegation(u, delegation)) ?? false))
   );
 }

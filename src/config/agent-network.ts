@@ -5,6 +5,7 @@
  * value the harness cannot use throws with the variable's name.
  */
 import { z } from "zod";
+import { DELEGATION_PATTERN } from "../auth/delegation-patterns.ts";
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
@@ -20,8 +21,13 @@ const Entry = z
       .string()
       .regex(/^[A-Z_][A-Z0-9_]*$/, "the name of a secret (upper case)")
       .optional(),
+    requireSignature: z.boolean().optional(),
+    cardKeysUrl: z.url({ protocol: /^https?$/ }).optional(),
   })
-  .refine((e) => e.url !== undefined || e.service !== undefined, "needs url or service");
+  .refine((e) => e.url !== undefined || e.service !== undefined, "needs url or service")
+  .refine((e) => e.cardKeysUrl === undefined || e.requireSignature === true, {
+    message: "cardKeysUrl needs requireSignature: true",
+  });
 
 /** A remote A2A agent of the registry (trusted: no SSRF check). */
 export type RemoteAgentEntry = z.infer<typeof Entry> & { name: string };
@@ -97,7 +103,10 @@ export function parseAgentNetwork(env: Record<string, unknown>): AgentNetwork {
     .map(([k]) => k.slice("ENABLE_".length).toLowerCase().replaceAll("_", "-"));
 
   const rules = z
-    .record(z.string().regex(NAME), z.array(z.union([z.literal("*"), z.string().regex(NAME)])))
+    .record(
+      z.union([z.string().regex(NAME), z.string().regex(DELEGATION_PATTERN)]),
+      z.array(z.union([z.literal("*"), z.string().regex(NAME)])),
+    )
     .default({})
     .safeParse(json("AGENT_CALL_RULES", env.AGENT_CALL_RULES) ?? {});
   if (!rules.success) throw issue("AGENT_CALL_RULES", rules.error);

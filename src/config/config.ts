@@ -115,6 +115,8 @@ export interface Config {
   budgets: { taskTokens: number; dayTokens: number; monthTokens: number };
   /** JWT verification (OIDC issuer or Cloudflare Access), when configured. */
   oidc: { issuer: string; audience: string; jwksUrl?: string; jwks?: unknown } | null;
+  /** Delegation tokens: issuers trusted here (URL -> JWKS URL) and the minutes a minted one lives. */
+  delegation: { trustedIssuers: Record<string, string>; tokenMinutes: number };
 }
 
 function oidcConfig(v: {
@@ -262,6 +264,7 @@ export function loadConfig(env: object): Config {
       monthTokens: v.BUDGET_MONTH_TOKENS,
     },
     oidc: oidcConfig(v),
+    delegation: { trustedIssuers: v.TRUSTED_ISSUERS, tokenMinutes: v.DELEGATION_TOKEN_MINUTES },
   };
   cache.set(env, config);
   return config;

@@ -107,6 +107,8 @@ export const ConfigSchema = z.object({
   ROLLBACK_ON_FAILURE: bool(false),
   CONFORMANCE_AGENT: bool(false),
   AGENT_CARD_SIGNING_KEY: optionalString,
+  TRUSTED_ISSUERS: optionalString.transform((v, ctx) => issuers(v, ctx)),
+  DELEGATION_TOKEN_MINUTES: int(5, 1).pipe(z.number().max(60)),
   TIME_ZONE: optionalString
     .transform((v) => v ?? "UTC")
     .refine((v) => {
@@ -128,6 +130,32 @@ function list(value: string): string[] {
     .split(",")
     .map((v) => v.trim())
     .filter((v) => v !== "");
+}
+
+const HttpUrl = z.url({ protocol: /^https?$/ });
+
+/** `TRUSTED_ISSUERS`: issuer URL -> its JWKS URL, issuers without a trailing slash. */
+function issuers(value: string | undefined, ctx: z.RefinementCtx): Record<string, string> {
+  if (value === undefined) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(value);
+  } catch {
+    ctx.addIssue({ code: "custom", message: "not valid JSON (expected issuer URL -> JWKS URL)" });
+    return {};
+  }
+  const parsed = z.record(HttpUrl, HttpUrl).safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    ctx.addIssue({
+      code: "custom",
+      message: `expected an object of issuer URL -> JWKS URL (${issue?.message ?? "invalid"})`,
+    });
+    return {};
+  }
+  return Object.fromEntries(
+    Object.entries(parsed.data).map(([issuer, jwks]) => [issuer.replace(/\/+$/, ""), jwks]),
+  );
 }
 
 function caps(value: string, ctx: z.RefinementCtx): Record<string, number> {

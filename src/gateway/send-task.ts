@@ -6,6 +6,7 @@
  */
 
 import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymous.ts";
+import { contextIdFor, firstTaskOf } from "../context/join.ts";
 import { newId, taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { budgetOf } from "../protocol/app-types.ts";
@@ -60,16 +61,7 @@ export async function sendToTask(
     );
     return { taskId, outcome: unwrap(result), request, settled: false };
   }
-  const contextId = message.contextId ?? newContextId();
-  // An anonymous caller's new tasks belong to the conversation: their owner derives from the
-  // contextId, so its task ids are as unguessable as that.
-  const owner = who.owner === ANONYMOUS_CALLER ? await anonymousOwner(contextId) : who.owner;
-  // The task id is derived from (owner, agent, messageId): a resent message, even a concurrent
-  // one, reaches the same object, whose create() returns the task it already made (unless the
-  // agent turns that off: then each message is a new task).
-  const taskId = definition.dedupeMessages
-    ? await taskIdFor(owner, deps.agent, message.messageId)
-    : newId();
+  const { contextId, owner, taskId } = await newTaskIds(deps, message);
   const caller = callerOf(message);
   const input = {
     taskId,
@@ -83,6 +75,7 @@ export async function sendToTask(
     message,
     ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     ...(caller ? { remoteParent: caller } : {}),
+    ...(who.delegation ? { delegation: who.delegation } : {}),
     ...(pushConfig ? { pushConfig } : {}),
   };
   const wait = mode === "wait" && !request.configuration?.returnImmediately;
@@ -90,4 +83,36 @@ export async function sendToTask(
     stubByName(deps.tasks, taskId).create(input, { stream, wait }),
   );
   return { taskId, outcome: unwrap(result), request, settled: wait };
+}
+
+/**
+ * The new task's conversation, owner and id. An anonymous caller's tasks belong to the
+ * conversation: their owner derives from the contextId, so its task ids are as unguessable as
+ * that. A task id is derived from (owner, agent, messageId): a resent message, even a concurrent
+ * one, reaches the same object, whose create() returns the task it already made (unless the agent
+ * turns that off: then each message is a new task). A conversation the server opens is named
+ * after its first task (`contextIdFor`), so the conversation's object, made only when a second
+ * task joins, can ask that task for its turns; an anonymous one's first task is named after the
+ * new contextId instead (its owner, and so any derived id, needs the contextId first).
+ */
+async function newTaskIds(
+  deps: SendDeps,
+  message: Message,
+): Promise<{ contextId: string; owner: string; taskId: string }> {
+  const who = deps.caller;
+  const anonymous = who.owner === ANONYMOUS_CALLER;
+  const derived = (owner: string) =>
+    deps.definition.dedupeMessages ? taskIdFor(owner, deps.agent, message.messageId) : newId();
+  if (message.contextId === undefined) {
+    if (anonymous) {
+      const contextId = newContextId();
+      const taskId = firstTaskOf(contextId) as string;
+      return { contextId, owner: await anonymousOwner(contextId), taskId };
+    }
+    const taskId = await derived(who.owner);
+    return { contextId: contextIdFor(taskId), owner: who.owner, taskId };
+  }
+  const contextId = message.contextId;
+  const owner = anonymous ? await anonymousOwner(contextId) : who.owner;
+  return { contextId, owner, taskId: await derived(owner) };
 }

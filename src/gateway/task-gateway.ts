@@ -8,7 +8,7 @@
  * (`@a2a-js/sdk/errors`), which a face turns into its own error shape (a2a/errors.ts). Types only.
  */
 
-import type { UserBudget } from "../protocol/app-types.ts";
+import type { DelegatedCaller, UserBudget } from "../protocol/app-types.ts";
 import type {
   CancelTaskParams,
   GetTaskParams,
@@ -32,6 +32,8 @@ export interface GatewayCaller {
   counters: string;
   /** Budget overrides as the caller's credential found them (absent: the task looks them up). */
   budget?: UserBudget | null;
+  /** For a delegated caller: who asks for whom (recorded in a new task's metadata). */
+  delegation?: DelegatedCaller;
   traceId: string;
   /** The protocol generation the caller speaks: push configs it creates notify in its shape. */
   protocol: PushProtocol;

@@ -55,7 +55,7 @@ export type FormSchema = Record<string, unknown>;
 
 /** What a call waits for. */
 export type Suspension =
-  | { kind: "question"; question: string; form?: FormSchema }
+  | { kind: "question"; question: string; form?: FormSchema; authorization?: boolean }
   | { kind: "approval"; tool: string; input: unknown }
   | { kind: "child"; childTaskId: string; agent: string };
 

@@ -56,6 +56,7 @@ export function requestLogger(): MiddlewareHandler<{ Variables: LogVariables }> 
       ms: Date.now() - started,
       ...(c.get("agent") ? { agent: c.get("agent") } : {}),
       ...(rpcMethod ? { rpcMethod } : {}),
+      ...(c.get("delegatedBy") ? { delegatedBy: c.get("delegatedBy") } : {}),
       ...(c.get("userId") ? { userId: c.get("userId") } : {}),
       ...(c.get("taskId") ? { taskId: c.get("taskId") } : {}),
     });

@@ -52,7 +52,8 @@ async function check(c: Context<AppEnv>, message: Record<string, unknown> | null
   const config = loadConfig(c.env);
   if (!config.privacy.requireConsent) return;
   const principal = c.get("principal");
-  if (principal.via === "key") return;
+  // The deployment that delegates asked its user (the static keys have no user to ask).
+  if (principal.via === "key" || principal.via === "delegation") return;
   const { version } = await privacyPolicy(config);
   const link = policyLink(c);
   if (principal.via === "anonymous") {

@@ -20,7 +20,7 @@ export interface Principal {
   /** Agents this principal may call; null = every agent. */
   agents: string[] | null;
   /** How it authenticated. */
-  via: "token" | "jwt" | "key" | "anonymous";
+  via: "token" | "jwt" | "key" | "anonymous" | "delegation";
   /** For token callers, the token's hash (to re-check revocation during a stream). */
   tokenHash?: string;
   /**
@@ -33,6 +33,28 @@ export interface Principal {
    * (null: none; absent for the static keys and anonymous callers).
    */
   consent?: Consent | null;
+  /** For a delegation token's caller: user U via agent A from issuer I (auth/delegated.ts). */
+  delegation?: DelegatedCaller;
+}
+
+/** An actor of a delegation chain (RFC 8693 `act`): the agent, its deployment, who came before. */
+export interface ChainActor {
+  sub: string;
+  iss?: string;
+  act?: ChainActor;
+}
+
+/** Who a delegation token says calls: a user, via an agent, from an issuer, and the chain. */
+export interface DelegatedCaller {
+  issuer: string;
+  user: string;
+  /** The calling agent (the token's outermost actor). */
+  agent: string;
+  /** The whole actor claim, prior actors nested. */
+  actor: ChainActor;
+  /** The calling task's opaque correlation id. */
+  correlationId: string;
+  scope: string;
 }
 
 /** A user's consent to a version of the privacy policy (privacy/policy.ts). */
@@ -79,6 +101,8 @@ export interface LogVariables {
   userId?: string;
   /** The task the request addressed, when known. */
   taskId?: string;
+  /** For a delegated caller: "user U via agent A from issuer I" (traces record the chain). */
+  delegatedBy?: string;
 }
 
 export type AppEnv = {

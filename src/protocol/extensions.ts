@@ -5,3 +5,12 @@
 
 /** The extension URI of harness events (loop/harness-events.ts builds them). */
 export const HARNESS_EVENTS_EXTENSION = "urn:a2a-edge-harness:ext:harness-events:v1";
+
+/**
+ * The extension URI by which a card says it accepts delegation tokens; its `params.issuers` lists
+ * the issuers it trusts (auth/delegated.ts, remote/delegation.ts).
+ */
+export const DELEGATION_EXTENSION = "urn:a2a-edge-harness:ext:delegation:v1";
+
+/** The name of the delegation security scheme in a card's `securitySchemes`. */
+export const DELEGATION_SCHEME = "delegation";

@@ -3,16 +3,21 @@
  * legacy compatibility picks the transport from the card). A target is a registry entry (trusted:
  * a URL, or a Cloudflare service binding, which Workers on one account must use) or any other
  * URL, which passes the SSRF guard on every request, including the endpoint its card names.
- * Every request carries the task's W3C `traceparent`, and the entry's bearer secret if it has
- * one. Cards are cached per isolate for five minutes.
+ * Every request carries the task's W3C `traceparent`, and a credential: a fresh delegation token
+ * where a registry target's card takes this deployment's (delegation.ts), else the entry's bearer
+ * secret if it has one. Cards are cached per isolate for five minutes; an entry with `requireSignature`
+ * has its card's signature checked on every fetch of it (card-trust.ts).
  */
 import type { AgentCard } from "@a2a-js/sdk";
 import { type Client, DefaultAgentCardResolver } from "@a2a-js/sdk/client";
+import { UNCHECKED_HEADER } from "../auth/delegation-token.ts";
 import type { RemoteAgentEntry } from "../config/agent-network.ts";
 import type { Config } from "../config/config.ts";
 import { envNamed } from "../config/env-lookup.ts";
 import { randomHex } from "../platform/hex.ts";
 import { checkUrl } from "../platform/ssrf.ts";
+import { checkCardTrust } from "./card-trust.ts";
+import { delegationBearer, type OnBehalf } from "./delegation.ts";
 import { sdkClientFactory } from "./sdk-client.ts";
 
 /** Where a remote agent is and how far it is trusted. */
@@ -51,39 +56,85 @@ export function traceparent(traceId: string): string {
   return `00-${traceId}-${randomHex(8)}-01`;
 }
 
-/** The fetch every request to `target` goes through. */
+/** The fetch every request to `target` goes through; `onBehalf` says whom delegations are for. */
 export function targetFetch(
   env: object,
   config: Config,
   target: RemoteTarget,
   traceId: string,
+  onBehalf: Promise<OnBehalf> | null = null,
 ): typeof fetch {
   const entry = target.entry;
   const binding = entry?.service
     ? (envNamed(env, entry.service) as Fetcher | undefined)
     : undefined;
   const secret = entry?.authSecret ? envNamed(env, entry.authSecret) : undefined;
-  return async (input, init) => {
-    const request = new Request(input as RequestInfo, init);
-    if (!entry) {
-      const checked = checkUrl(request.url, { allowPrivate: config.webFetchAllowPrivate });
-      if (!checked.ok) throw new Error(checked.reason);
-    }
+  const send = async (request: Request, body: ArrayBuffer | null): Promise<Response> => {
     const headers = new Headers(request.headers);
     headers.set("traceparent", traceparent(traceId));
-    if (typeof secret === "string" && secret !== "")
+    const isCard = new URL(request.url).pathname.includes("/.well-known/");
+    // Only registry agents learn whom a call is for: an ad-hoc URL the model gave gets no token.
+    const token =
+      onBehalf && entry && !isCard
+        ? await delegationBearer(
+            env as Env,
+            config,
+            cards.get(cardKey(target))?.card ?? null,
+            target.baseUrl,
+            await onBehalf,
+          )
+        : null;
+    if (token) headers.set("authorization", `Bearer ${token}`);
+    else if (typeof secret === "string" && secret !== "")
       headers.set("authorization", `Bearer ${secret}`);
-    const outgoing = new Request(request, { headers, redirect: entry ? "follow" : "manual" });
+    const outgoing = new Request(request.url, {
+      method: request.method,
+      headers,
+      body,
+      signal: request.signal,
+      redirect: entry ? "follow" : "manual",
+    });
     if (entry?.service) {
       if (!binding) throw new Error(`service binding ${entry.service} is not configured`);
       return binding.fetch(outgoing);
     }
     return fetch(outgoing);
   };
+  return async (input, init) => {
+    const request = new Request(input as RequestInfo, init);
+    if (!entry) {
+      const checked = checkUrl(request.url, { allowPrivate: config.webFetchAllowPrivate });
+      if (!checked.ok) throw new Error(checked.reason);
+    }
+    const body = request.body ? await request.arrayBuffer() : null;
+    // A target that could not check a delegation token yet (its key set or replay store was
+    // unavailable) did nothing with the request: it is sent again, with a fresh token.
+    for (let attempt = 1; ; attempt++) {
+      const response = await send(request, body);
+      if (
+        response.status !== 503 ||
+        response.headers.get(UNCHECKED_HEADER) === null ||
+        attempt >= 3
+      )
+        return response;
+      await response.body?.cancel();
+      const wait = Math.min(Number(response.headers.get("Retry-After")) || 1, 5);
+      await new Promise((r) => setTimeout(r, wait * 1000));
+    }
+  };
 }
 
 const CARD_TTL_MS = 5 * 60_000;
 const cards = new Map<string, { card: AgentCard; at: number }>();
+
+/**
+ * The cache key of a target's card: its URL, and for an entry that requires a signature the key
+ * set it is checked with (a card cached unchecked never stands in for a checked one).
+ */
+const cardKey = (target: RemoteTarget) =>
+  target.entry?.requireSignature
+    ? `${target.baseUrl} signed ${target.entry.cardKeysUrl ?? "jku"}`
+    : target.baseUrl;
 
 /** The target's Agent Card (cached five minutes; `fresh` skips the cache). */
 export async function discoverCard(
@@ -91,11 +142,22 @@ export async function discoverCard(
   target: RemoteTarget,
   fresh = false,
 ): Promise<AgentCard> {
-  const hit = cards.get(target.baseUrl);
+  const key = cardKey(target);
+  const hit = cards.get(key);
   if (!fresh && hit && Date.now() - hit.at < CARD_TTL_MS) return hit.card;
+  if (target.entry?.requireSignature) {
+    cards.delete(key);
+    const cardUrl = new URL(".well-known/agent-card.json", target.baseUrl.replace(/\/*$/, "/"));
+    const response = await fetchImpl(cardUrl, {
+      headers: { Accept: "application/json", "A2A-Version": "1.0" },
+    });
+    if (!response.ok) throw new Error(`its card answered HTTP ${response.status}`);
+    const raw = (await response.json()) as Record<string, unknown>;
+    await checkCardTrust(target.entry, raw, cardUrl.href, fetchImpl);
+  }
   const resolver = new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } });
   const card = await resolver.resolve(target.baseUrl);
-  cards.set(target.baseUrl, { card, at: Date.now() });
+  cards.set(key, { card, at: Date.now() });
   return card;
 }
 

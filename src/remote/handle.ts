@@ -7,6 +7,7 @@
 import { mayCall, type RemoteAgentEntry } from "../config/agent-network.ts";
 import type { Config } from "../config/config.ts";
 import { type RemoteTarget, resolveTarget, targetFetch } from "./client.ts";
+import { type DelegatingTask, type OnBehalf, onBehalfOf } from "./delegation.ts";
 
 /** Remote A2A agents as a task's tools see them. */
 export interface RemoteAgents {
@@ -16,12 +17,16 @@ export interface RemoteAgents {
   ): { ok: true; target: RemoteTarget; fetch: typeof fetch } | { ok: false; error: string };
 }
 
-/** The handle for a task of agent `caller` with trace `traceId`. */
+/**
+ * The handle for a task of agent `caller` with trace `traceId`, whose calls are for `onBehalf`
+ * (none: no delegation token is sent, as for health checks).
+ */
 export function remoteAgentsFor(
   env: object,
   config: Config,
   caller: string,
   traceId: string,
+  onBehalf: Promise<OnBehalf> | null = null,
 ): RemoteAgents {
   return {
     registry: () => Object.values(config.network.agents),
@@ -38,8 +43,17 @@ export function remoteAgentsFor(
       return {
         ok: true,
         target: resolved.target,
-        fetch: targetFetch(env, config, resolved.target, traceId),
+        fetch: targetFetch(env, config, resolved.target, traceId, onBehalf),
       };
     },
   };
+}
+
+/** {@link remoteAgentsFor} of a task: its agent and trace, its calls on behalf of whom it works for. */
+export function remoteAgentsOfTask(
+  env: object,
+  config: Config,
+  task: DelegatingTask & { traceId: string },
+): RemoteAgents {
+  return remoteAgentsFor(env, config, task.agent, task.traceId, onBehalfOf(config, task));
 }

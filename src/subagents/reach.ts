@@ -7,6 +7,7 @@
 import { mayCall } from "../config/agent-network.ts";
 import type { Config } from "../config/config.ts";
 import type { SubagentType } from "../loop/contracts.ts";
+import { type DelegatingTask, onBehalfOf } from "../remote/delegation.ts";
 import { remoteAgentsFor } from "../remote/handle.ts";
 import { localTransport } from "./local.ts";
 import { subagentTypes } from "./registry.ts";
@@ -20,6 +21,8 @@ export interface Delegator {
   traceId: string;
   /** The task is a sub-agent's (local or remote): it delegates to no one. */
   isSubagent: boolean;
+  /** The task itself: whom its remote children's delegation tokens are for. */
+  task: DelegatingTask;
 }
 
 /** The sub-agent types `caller` may call. */
@@ -38,5 +41,9 @@ export function transportFor(
   name: string,
 ): ChildTransport {
   if (name === "local") return localTransport(env.TASKS, caller.owner);
-  return remoteTransport(remoteAgentsFor(env, config, caller.agent, caller.traceId), name);
+  const onBehalf = onBehalfOf(config, caller.task);
+  return remoteTransport(
+    remoteAgentsFor(env, config, caller.agent, caller.traceId, onBehalf),
+    name,
+  );
 }

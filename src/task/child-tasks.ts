@@ -52,7 +52,13 @@ export class ChildTasks {
     const record = this.#task.store.record;
     if (!record) throw new Error("no task");
     const isSubagent = record.parentTaskId !== null || remoteParentOf(record) !== null;
-    return { owner: record.owner, agent: record.agent, traceId: record.traceId, isSubagent };
+    return {
+      owner: record.owner,
+      agent: record.agent,
+      traceId: record.traceId,
+      isSubagent,
+      task: record,
+    };
   }
 
   /** The transport a child runs on: `local`, or the registry name of its remote agent. */
@@ -236,13 +242,17 @@ export class ChildTasks {
       report.version > child.answeredVersion &&
       task.store.record?.state === "TASK_STATE_WORKING"
     ) {
-      const question = report.question ?? [{ text: `${child.agent} needs your input.` }];
+      // A child that needs the user's authorization pauses us the same way (auth-required).
+      const auth = report.state === "TASK_STATE_AUTH_REQUIRED";
+      const question = report.question ?? [
+        { text: `${child.agent} needs your ${auth ? "authorization" : "input"}.` },
+      ];
       const message = task.agentMessage([
-        { text: `The ${child.agent} sub-agent asks:` },
+        { text: `The ${child.agent} sub-agent ${auth ? "needs your authorization" : "asks"}:` },
         ...question,
       ]);
       task.unit.run(() => task.store.appendHistory(message));
-      task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
+      task.setStatus(auth ? "TASK_STATE_AUTH_REQUIRED" : "TASK_STATE_INPUT_REQUIRED", { message });
       return "asked";
     }
     return "waiting";

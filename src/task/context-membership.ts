@@ -2,7 +2,10 @@
  * A task's side of its conversation: joining the context object (and, once it holds the
  * conversation, putting the turns of earlier tasks and its own waiting messages into its model
  * conversation) and releasing it (handing back its own turns). Calls that fail are retried from
- * the task's schedule, so neither object ever waits forever on the other.
+ * the task's schedule, so neither object ever waits forever on the other. A conversation the
+ * server opened for this task has no object while the task is its only one: the task holds it
+ * without a call and keeps its turns, until a second task's join makes the object, which asks
+ * this task for them (handover.ts).
  */
 import { contextKey, type JoinResult } from "../context/join.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
@@ -18,7 +21,7 @@ import type { TaskState } from "./task-state.ts";
 /** Schedule ids of the retries. */
 export const JOIN_JOB = "context:join";
 export const RELEASE_JOB = "context:release";
-/** Retry of a failed registration of a fresh conversation (see {@link ContextMembership.claimFresh}). */
+/** Retry of a failed registration (of a conversation a task held before it was first joined). */
 export const REGISTER_JOB = "context:register";
 
 /** The status text of a task queued behind another in its conversation. */
@@ -54,18 +57,20 @@ export type MemberTask = Pick<
 export class ContextMembership {
   readonly #task: MemberTask;
   readonly #contexts: Env["CONTEXTS"];
-  /** The registration in flight after {@link claimFresh} (a release waits for it). */
-  #registering: Promise<void> = Promise.resolve();
 
   constructor(task: MemberTask, contexts: Env["CONTEXTS"]) {
     this.#task = task;
     this.#contexts = contexts;
   }
 
-  #stub() {
+  #key(): string {
     const record = this.#task.store.record;
     if (!record) throw new Error("no task");
-    return stubByName(this.#contexts, contextKey(record.owner, record.agent, record.contextId));
+    return contextKey(record.owner, record.agent, record.contextId);
+  }
+
+  #stub() {
+    return stubByName(this.#contexts, this.#key());
   }
 
   /**
@@ -107,26 +112,32 @@ export class ContextMembership {
     const record = task.store.record;
     if (!record) return "failed";
     const link = task.contextLink.get();
-    let result: JoinResult;
-    try {
-      result = await this.#stub().join({ taskId: record.id, after: link.contextSeq });
-    } catch (error) {
-      await this.#retry(JOIN_JOB, error);
-      return "failed";
+    // Still the conversation's only task (it has no object): it holds it again, without a call.
+    let result: JoinResult = { active: true, history: [], seq: link.contextSeq };
+    if (!link.alone) {
+      try {
+        const input = { taskId: record.id, after: link.contextSeq, key: this.#key() };
+        result = await this.#stub().join(input);
+      } catch (error) {
+        await this.#retry(JOIN_JOB, error);
+        return "failed";
+      }
+      if (!result.active) {
+        task.contextLink.patch({ state: "waiting" });
+        await this.#done(JOIN_JOB);
+        return "waiting";
+      }
     }
-    if (!result.active) {
-      task.contextLink.patch({ state: "waiting" });
-      await this.#done(JOIN_JOB);
-      return "waiting";
-    }
     try {
-      this.#take(result);
+      this.#take(result, link.alone);
     } catch (error) {
       // Whatever failed (a row too large to store, say), the conversation must not stay held by
-      // a task that cannot run: hold it with nothing to hand back, so ending the task frees it.
+      // a task that cannot run: hold it with nothing to hand back, so ending the task frees it
+      // (alone, it holds no object: a later handover drops turns the object cannot store).
       log("error", "conversation not taken", { task: record.id, error: String(error) });
       const upto = task.store.historyAfter(link.releasedUpto).at(-1)?.seq ?? link.releasedUpto;
-      task.contextLink.patch({ state: "active", contextSeq: result.seq, releasedUpto: upto });
+      const released = link.alone ? {} : { releasedUpto: upto };
+      task.contextLink.patch({ state: "active", contextSeq: result.seq, ...released });
       await this.#done(JOIN_JOB);
       return "unusable";
     }
@@ -135,14 +146,14 @@ export class ContextMembership {
   }
 
   /**
-   * A conversation the server opened for this task (the client sent no contextId): no one else
-   * can name it before this task's first answer, so the task holds it at once, with no earlier
-   * turns, and registers with the context object in the background (a failed call is retried from
-   * the alarm, a restarted object registers again, a release waits for it). Saves the context
-   * object's round trip on every first message.
+   * A conversation the server opened for this task (the client sent no contextId, and got one
+   * named after this task): no one else can name it before this task's first answer, so the
+   * task holds it at once, alone, with no earlier turns, and no object is made for it until a
+   * second task joins (see handover.ts). Saves the context object on every conversation of
+   * one task, and its round trip on every first message.
    */
   claimFresh(): void {
-    this.#take({ active: true, history: [], seq: 0 });
+    this.#take({ active: true, history: [], seq: 0 }, true);
   }
 
   /**
@@ -159,26 +170,21 @@ export class ContextMembership {
     });
   }
 
-  /** After {@link holdFresh}: the alarm, and the registration with the context object (background). */
+  /** After {@link holdFresh}: the alarm. */
   async announceHeld(): Promise<void> {
     await this.#task.scheduler.arm();
-    this.#task.background(this.startRegistration());
-  }
-
-  /** Starts the registration after {@link claimFresh}'s writes are made; returns it. */
-  startRegistration(): Promise<void> {
-    this.#registering = this.register();
-    return this.#registering;
   }
 
   /**
    * Registers the conversation this task holds with its context object (a join, which a task
-   * already queued there answers as it is: safe to repeat).
+   * already queued there answers as it is: safe to repeat). Only a task that held a fresh
+   * conversation before such tasks were left alone has one to make.
    */
   async register(): Promise<void> {
     const task = this.#task;
     const record = task.store.record;
-    if (!record || task.contextLink.get().state !== "active") return;
+    const link = task.contextLink.get();
+    if (!record || link.state !== "active" || link.alone) return;
     try {
       const result: JoinResult = await this.#stub().join({ taskId: record.id, after: 0 });
       if (!result.active) {
@@ -194,7 +200,7 @@ export class ContextMembership {
   }
 
   /** Takes the conversation: the turns of earlier tasks, then this task's own messages. */
-  #take(result: JoinResult): void {
+  #take(result: JoinResult, alone = false): void {
     const task = this.#task;
     const link = task.contextLink.get();
     task.unit.run(() => {
@@ -223,7 +229,12 @@ export class ContextMembership {
           resolution: replies.length > 0 ? replyFrom(replies) : null,
         });
       }
-      task.contextLink.patch({ state: "active", contextSeq: result.seq, conversationUpto: upto });
+      task.contextLink.patch({
+        state: "active",
+        contextSeq: result.seq,
+        conversationUpto: upto,
+        alone,
+      });
     });
   }
 
@@ -232,11 +243,11 @@ export class ContextMembership {
     const task = this.#task;
     const record = task.store.record;
     const link = task.contextLink.get();
-    if (!record || link.state === "released") return;
+    // Alone, the task keeps its turns for the object a second task's join makes.
+    if (!record || link.state === "released" || link.alone) return;
     // Not joined: nothing to hand back, unless a join whose answer was lost may have queued it.
     if (link.state === "none" && !task.scheduler.get(JOIN_JOB)) return;
     // A release must reach the context object after the registration it ends.
-    await this.#registering;
     if (task.scheduler.get(REGISTER_JOB)) await this.register();
     if (task.scheduler.get(REGISTER_JOB)) {
       await this.#retry(RELEASE_JOB, new Error("the conversation is not registered yet"));

@@ -78,6 +78,7 @@ export function beginTask(
               scratchId: input.remoteParent.scratchId,
             }
           : {}),
+        ...(input.delegation ? { delegation: input.delegation } : {}),
       },
       createdAt: now,
     });

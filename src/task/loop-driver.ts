@@ -1,14 +1,13 @@
 /**
  * Drives the agent loop inside a task object: one step per alarm (a model turn, or a step of the
- * agent's program when it has one, see program-step.ts). Before each model call it sets
- * the loop's next alarm (a lease), so if the object dies mid-turn the alarm runs the turn again
- * (a task whose creating call starts its first step is leased from its creation, {@link
- * LoopDriver.firstStepLease}); it gathers the turn's tools (turn-tools.ts), builds the turn's
- * system prompt (turn-context.ts) and compacts the conversation when it is over budget; what
- * follows the step (the next one, a retry with backoff, or the task's end) is step-end.ts.
- * A task past its time limit (`MAX_TASK_SECONDS`, time-limit.ts) runs no further step: the lease
- * is never set beyond the deadline, and an alarm that finds a step still running past it stops
- * that step, so the task ends at the deadline even mid-turn, and after a restart.
+ * agent's program, program-step.ts). Before each model call it sets the loop's next alarm (a
+ * lease; a task whose creating call starts its first step is leased from its creation, {@link
+ * LoopDriver.firstStepLease}), so if the object dies mid-turn the alarm runs the turn again; it
+ * gathers the turn's tools (turn-tools.ts), builds its system prompt (turn-context.ts) and
+ * compacts the conversation when it is over budget; what follows the step (the next one, a retry
+ * with backoff, or the task's end) is step-end.ts. Past its time limit (time-limit.ts) a task
+ * runs no further step: the lease never goes beyond the deadline, and an alarm that finds a step
+ * still running past it stops it, so the task ends at the deadline, mid-turn or after a restart.
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import { type Config, loadConfig } from "../config/config.ts";
@@ -18,12 +17,12 @@ import type { StepOutcome } from "../loop/step-types.ts";
 import { modelClient } from "../model/client.ts";
 import { log } from "../platform/logging.ts";
 import { programFor } from "../programs/index.ts";
-import { remoteAgentsFor } from "../remote/handle.ts";
+import { remoteAgentsOfTask } from "../remote/handle.ts";
 import { withCardDescriptions } from "../subagents/registry.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { CANCEL_CHILDREN_JOB, type ChildTasks } from "./child-tasks.ts";
-import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
+import { attachEnvironment, environmentNoteOf, reachedFiles } from "./environment-note.ts";
 import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { runProgramStep } from "./program-step.ts";
 import { isTerminal } from "./state-machine.ts";
@@ -202,13 +201,14 @@ export class LoopDriver {
   ): Promise<StepOutcome | null> {
     const record = this.#task.store.record;
     if (!record) return null;
-    const { tools, withUnavailable } = await turnTools({
+    const { tools, files, withUnavailable } = await turnTools({
       agent,
       config,
       env: this.#env,
       subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
       hookState: this.#task.hookState,
     });
+    if (files) reachedFiles(this.#task);
     const workspace = this.workspace();
     const memory = memoryAccess(this.#env, agent.name, record.owner, (work) =>
       this.#task.background(work),
@@ -228,6 +228,7 @@ export class LoopDriver {
       config,
       withEnvironment: noted === undefined,
       newOwner: this.#task.newOwner,
+      files,
       session: sessionDeps({
         env: this.#env,
         config,
@@ -245,7 +246,7 @@ export class LoopDriver {
           : {
               subagents: await withCardDescriptions(
                 this.#children.types(),
-                this.#remote(config, record.agent, record.traceId),
+                remoteAgentsOfTask(this.#env, config, record),
               ),
             },
     });
@@ -254,7 +255,7 @@ export class LoopDriver {
         kind: "failed",
         message: `The workspace could not be read (${unreadable.slice(0, 200)}), so the task stopped before its first model call rather than work without its files and state. Send the message again to retry.`,
       };
-    if (environment !== null) attachEnvironment(this.#task, environment);
+    if (environment !== null) attachEnvironment(this.#task, environment, files);
     const system = withUnavailable(prompt);
     if (config.modelMode !== "unconfigured") {
       await compactIfNeeded({
@@ -283,14 +284,10 @@ export class LoopDriver {
         memory,
         scratchId,
         subagents: this.#children.subagents(),
-        remote: this.#remote(config, agent.name, record.traceId),
+        remote: remoteAgentsOfTask(this.#env, config, record),
         emit: (event) => this.#emit(event),
       }),
     );
-  }
-
-  #remote(config: Config, agent: string, traceId: string) {
-    return remoteAgentsFor(this.#env, config, agent, traceId);
   }
 
   #emit(event: HarnessEvent): void {

@@ -3,7 +3,7 @@
  * caused are values (`ok: false` with a kind), never thrown, so they cross the RPC boundary
  * intact; the A2A layer maps each kind to its protocol error.
  */
-import type { UserBudget } from "../protocol/app-types.ts";
+import type { DelegatedCaller, UserBudget } from "../protocol/app-types.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import type { NewPushConfig } from "../push/push-config.ts";
 import type { ChildReport } from "./children.ts";
@@ -60,6 +60,8 @@ export interface CreateTaskInput {
    * agent, and the scratchpad id it shares.
    */
   remoteParent?: { correlationId: string; agent: string; scratchId: string };
+  /** For a task a delegated caller started: who asks for whom, the whole chain. */
+  delegation?: DelegatedCaller;
   /** A push notification config sent with the message. */
   pushConfig?: NewPushConfig;
   /** The contextId was made by the server for this message: no other task can be in it yet. */

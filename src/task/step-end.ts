@@ -19,6 +19,7 @@ import type { Part } from "../protocol/wire.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
 import type { ChildTasks } from "./child-tasks.ts";
+import { usesWorkspace } from "./environment-note.ts";
 import type { EventSink, StatusWriter } from "./status-change.ts";
 import { remainingWork, rollBack, writeEndNote } from "./task-end.ts";
 import type { TaskState } from "./task-state.ts";
@@ -34,7 +35,7 @@ const LIMITS: Record<string, { kind: "turn_limit" | "time_limit"; note: string }
 /** What a step's end reads and changes in the task. */
 export type EndingTask = Pick<
   TaskState,
-  "unit" | "store" | "loopState" | "scheduler" | "agent" | "newOwner"
+  "unit" | "store" | "loopState" | "scheduler" | "agent" | "newOwner" | "hookState"
 > &
   StatusWriter &
   EventSink;
@@ -44,7 +45,7 @@ export class StepEnd {
   readonly #task: EndingTask;
   readonly #children: Pick<ChildTasks, "settleWait">;
   readonly #env: Env;
-  readonly #workspace: () => WorkspaceApi;
+  readonly #taskWorkspace: () => WorkspaceApi;
 
   constructor(
     task: EndingTask,
@@ -55,7 +56,7 @@ export class StepEnd {
     this.#task = task;
     this.#children = children;
     this.#env = env;
-    this.#workspace = workspace;
+    this.#taskWorkspace = workspace;
   }
 
   /** Schedules the next step or ends (or pauses) the task as `outcome` says. */
@@ -108,7 +109,8 @@ export class StepEnd {
     let text = note;
     const limit = Object.hasOwn(LIMITS, stopReason) ? LIMITS[stopReason] : undefined;
     if (limit) {
-      const remaining = await remainingWork(this.#workspace());
+      const workspace = this.#workspace();
+      const remaining = workspace ? await remainingWork(workspace) : [];
       text = `${note ?? limit.note} ${
         remaining.length > 0
           ? `Still to do (from PROGRESS.json):\n${remaining.map((r) => `- ${r}`).join("\n")}`
@@ -176,7 +178,8 @@ export class StepEnd {
     }
     const message = task.agentMessage(suspensionParts(suspension));
     task.unit.run(() => task.store.appendHistory(message));
-    task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
+    const auth = suspension.kind === "question" && suspension.authorization === true;
+    task.setStatus(auth ? "TASK_STATE_AUTH_REQUIRED" : "TASK_STATE_INPUT_REQUIRED", { message });
     await task.scheduler.cancel("loop");
   }
 
@@ -245,8 +248,9 @@ export class StepEnd {
         answerArtifact(loop.answerText + loop.turnText, task.store.record?.traceId),
       );
     const record = task.store.record;
-    if (record && loadConfig(this.#env).rollbackOnFailure) {
-      const event = await rollBack(this.#workspace(), record.id).catch(() => null);
+    const workspace = this.#workspace();
+    if (record && workspace && loadConfig(this.#env).rollbackOnFailure) {
+      const event = await rollBack(workspace, record.id).catch(() => null);
       if (event) this.#task.emitHarnessEvent(event);
     }
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
@@ -257,6 +261,11 @@ export class StepEnd {
       releaseAfter: handoff,
     });
     await task.scheduler.cancel("loop");
+  }
+
+  /** The task's workspace; null when its tools reach none (see environment-note.ts). */
+  #workspace(): WorkspaceApi | null {
+    return usesWorkspace(this.#task) ? this.#taskWorkspace() : null;
   }
 
   /** When the task's time is up (time-limit.ts), or null without a limit. */
@@ -273,12 +282,13 @@ export class StepEnd {
   /**
    * The end note (HANDOFF.md, decisions.log), asked for without waiting (see task-end.ts). A
    * sub-agent's task writes none (its parent's task owns the workspace's handoff), nor does a
-   * program's (it has no workspace).
+   * program's (it has no workspace) or one whose tools reach no file.
    */
   #endNote(state: string, answer: string): Promise<void> {
     const record = this.#task.store.record;
-    if (!record || record.parentTaskId || this.#task.agent(record.agent).program !== null)
-      return Promise.resolve();
+    const workspace = this.#workspace();
+    const program = record ? this.#task.agent(record.agent).program : null;
+    if (!record || !workspace || record.parentTaskId || program !== null) return Promise.resolve();
     const usage = this.#task.loopState.get().usage;
     const task = {
       taskId: record.id,
@@ -290,6 +300,6 @@ export class StepEnd {
         usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
       startedAt: record.createdAt,
     };
-    return writeEndNote(this.#workspace(), task, answer);
+    return writeEndNote(workspace, task, answer);
   }
 }

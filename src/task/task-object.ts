@@ -11,12 +11,14 @@
 import { refreshAgents } from "../agents/overrides.ts";
 import { ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
+import type { Handover } from "../context/join.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type { TimelineEntry } from "./event-log.ts";
+import { handOver } from "./handover.ts";
 import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
 import {
   type ChildProgressInput,
@@ -156,18 +158,18 @@ export class TaskObject extends HarnessObject {
   /** Called by the task's conversation when this queued task's turn has come. */
   async activate(): Promise<void> {
     const rt = this.runtime;
-    if (
-      rt.store.record?.state === "TASK_STATE_SUBMITTED" &&
-      rt.contextLink.get().state !== "active"
-    ) {
-      await this.#parts.membership.enter();
-    }
+    const waiting = rt.store.record?.state === "TASK_STATE_SUBMITTED";
+    if (waiting && rt.contextLink.get().state !== "active") await this.#parts.membership.enter();
+  }
+
+  /** The conversation's new object asks this task, its first, for it (see handover.ts). */
+  async handOver(input: { key: string }): Promise<Handover> {
+    return handOver(this.runtime, input.key);
   }
 
   /** The task as it is now. */
   async get(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
-    const record = this.runtime.store.record;
-    if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
+    if (!this.#owned(input.owner)) return notFound();
     return taskOk(this.runtime.snapshot(input.historyLength));
   }
 
@@ -180,8 +182,7 @@ export class TaskObject extends HarnessObject {
 
   /** Resolves once the task ends or waits for input. */
   async waitSettled(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
-    const record = this.runtime.store.record;
-    if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
+    if (!this.#owned(input.owner)) return notFound();
     return taskOk(await this.#settledTask(input.historyLength));
   }
 

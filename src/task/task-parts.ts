@@ -197,7 +197,7 @@ async function jobFailed(
 export async function recover(parts: TaskParts): Promise<void> {
   const { runtime: rt, parentReport } = parts;
   const record = rt.store.record;
-  const link = rt.contextLink.get().state;
+  const { state: link, alone } = rt.contextLink.get();
   if (record?.state === "TASK_STATE_SUBMITTED" && link === "none") {
     // It died before joining its conversation: join now (from the alarm).
     await rt.scheduler.schedule(JOIN_JOB, "context", Date.now());
@@ -206,6 +206,7 @@ export async function recover(parts: TaskParts): Promise<void> {
   if (
     record &&
     isSettled(record.state) &&
+    !alone &&
     (link === "active" || link === "waiting") &&
     !rt.scheduler.get(RELEASE_JOB)
   ) {
@@ -216,7 +217,7 @@ export async function recover(parts: TaskParts): Promise<void> {
     await rt.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
   const working = record?.state === "TASK_STATE_WORKING";
   // A conversation it holds may not have heard of it (a registration cut short): tell it again.
-  if (working && link === "active") rt.background(parts.membership.register());
+  if (working && link === "active" && !alone) rt.background(parts.membership.register());
   if (working && (rt.loopState.get().attempt === 0 || !rt.scheduler.get("loop"))) {
     await rt.scheduler.schedule("loop", "loop", Date.now());
     return;

@@ -24,14 +24,20 @@ import { addUsage } from "../loop/loop-state.ts";
 import { type PromptInputs, systemPrompt } from "../loop/prompt.ts";
 import { log } from "../platform/logging.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
-import { type EnvironmentRead, readEnvironment, type SessionDeps } from "./environment-read.ts";
+import {
+  type EnvironmentRead,
+  environmentWithoutWorkspace,
+  readEnvironment,
+  type SessionDeps,
+} from "./environment-read.ts";
 import { SUMMARY_HOOK, SUMMARY_KEY } from "./release-content.ts";
 import type { TaskState } from "./task-state.ts";
 
 /**
  * Builds the system prompt for this turn and, when asked, the task's environment note (with the
  * session start, see environment-read.ts). Storage it waits for: none for a new owner (nothing to
- * read yet) and none for the shared memory once the isolate has its copy; the user's memory comes
+ * read yet), none from the workspace object when the task's tools reach no file (`files`: the
+ * scratchpad's listing at most), and none for the shared memory once the isolate has its copy; the user's memory comes
  * from the agent's workspace object (with the environment's snapshot, one call, when the
  * workspace is the agent's own). `unreadable`: the workspace could not be read for the note (the
  * task must not go on blind).
@@ -50,6 +56,8 @@ export async function buildSystemPrompt(input: {
   withEnvironment: boolean;
   /** The owner is new with this task: no workspace, no memory of its own. */
   newOwner: boolean;
+  /** The task's tools reach its workspace (files, state files, memory, the sandbox, sub-agents). */
+  files: boolean;
   session: SessionDeps;
 }): Promise<{ system: TextBlockParam[]; environment: string | null; unreadable?: string }> {
   const [shared, own] = await Promise.all([
@@ -76,12 +84,12 @@ export async function buildSystemPrompt(input: {
 async function ownContext(
   input: Parameters<typeof buildSystemPrompt>[0],
 ): Promise<EnvironmentRead> {
-  if (input.newOwner)
-    return {
-      ok: true,
-      user: null,
-      environment: { entries: [], total: 0, remaining: [], handoff: null },
-    };
+  const empty = { entries: [], total: 0, remaining: [], handoff: null };
+  if (input.newOwner) return { ok: true, user: null, environment: empty };
+  if (!input.files)
+    return input.withEnvironment
+      ? environmentWithoutWorkspace(input.session)
+      : { ok: true, user: null, environment: empty };
   if (!input.withEnvironment)
     return {
       ok: true,

@@ -3,6 +3,8 @@
  * answer. The task goes to input-required with the question as its status message and, when the
  * agent gives `fields`, a form (a data part holding a JSON schema of the fields); a follow-up
  * message on the same task (text, or a data part with the form's values) is the tool's result.
+ * With `authorization: true` the task waits in auth-required instead (spec 1.0.1): what the agent
+ * needs is the user's authorization, such as a sign-in at a link the question gives.
  */
 import { z } from "zod";
 import { defineTool, requiredText } from "./input.ts";
@@ -22,6 +24,12 @@ const Input = z.strictObject({
     .optional()
     .describe("Optional form fields: name -> { type, description?, enum? }."),
   required: z.array(z.string()).max(50).optional().describe("Fields that must be filled."),
+  authorization: z
+    .boolean()
+    .optional()
+    .describe(
+      "True when what you need is the user's authorization (a sign-in or a consent, e.g. at a link).",
+    ),
 });
 
 /** The `ask_user` tool. */
@@ -31,7 +39,7 @@ export const askUserTool = defineTool({
   description:
     "Ask the user a question and wait for their answer; use it when you cannot go on without a decision or a fact only they have, not to confirm what you can check yourself. Optionally give `fields` (name -> {type, description, enum}) to ask for structured values as a form.",
   input: Input,
-  async run({ question, fields, required }) {
+  async run({ question, fields, required, authorization }) {
     const unknown = (required ?? []).filter((name) => !fields?.[name]);
     if (unknown.length > 0) {
       return {
@@ -46,6 +54,14 @@ export const askUserTool = defineTool({
           ...(required && required.length > 0 ? { required } : {}),
         }
       : undefined;
-    return { content: "", suspend: { kind: "question", question, ...(form ? { form } : {}) } };
+    return {
+      content: "",
+      suspend: {
+        kind: "question",
+        question,
+        ...(form ? { form } : {}),
+        ...(authorization ? { authorization: true } : {}),
+      },
+    };
   },
 });

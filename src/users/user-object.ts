@@ -7,7 +7,9 @@
  * by its first count: reading the usage of a principal never counted writes nothing. The objects
  * named `auth:ip:<address>` and `auth:token:<prefix>` count credential attempts that were not
  * found good (auth/failure-throttle.ts); an alarm drops them after the minute and erases an
- * object left holding no counts at all, so a flood of guesses leaves nothing behind.
+ * object left holding no counts at all, so a flood of guesses leaves nothing behind. A delegated
+ * principal's object also remembers the ids (`jti`) of the delegation tokens it accepted until
+ * they expire, so none is accepted twice (auth/delegated.ts).
  */
 import { HarnessObject } from "../platform/harness-object.ts";
 import { Schema } from "../store/sqlite-migrations.ts";
@@ -29,6 +31,7 @@ const MIGRATIONS = [
      month TEXT NOT NULL, expires_at INTEGER NOT NULL);`,
   `CREATE TABLE auth_attempts (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
    CREATE INDEX auth_attempts_at ON auth_attempts (at);`,
+  `CREATE TABLE seen_tokens (jti TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, use TEXT NOT NULL);`,
 ];
 
 const WINDOW_MS = 60_000;
@@ -119,6 +122,30 @@ export class UserObject extends HarnessObject {
     };
   }
 
+  /**
+   * Records a delegation token's id until `expiresAt` (epoch ms) for the request `use`; false
+   * when another request used it already (a replay). The same `use` again is true (a retried
+   * call). An alarm forgets it once expired.
+   */
+  async firstUse(jti: string, expiresAt: number, use: string): Promise<boolean> {
+    this.#schema.ensure();
+    const now = Date.now();
+    this.#sql.exec("DELETE FROM seen_tokens WHERE expires_at <= ?", now);
+    const seen = this.#sql
+      .exec<{ use: string }>("SELECT use FROM seen_tokens WHERE jti = ?", jti)
+      .toArray()[0];
+    if (seen) return seen.use === use;
+    this.#sql.exec(
+      "INSERT INTO seen_tokens (jti, expires_at, use) VALUES (?, ?, ?)",
+      jti,
+      expiresAt,
+      use,
+    );
+    const alarm = await this.ctx.storage.getAlarm();
+    if (alarm === null || alarm > expiresAt) await this.ctx.storage.setAlarm(expiresAt);
+    return true;
+  }
+
   /** Forgets an attempt whose credential was good (it was no failure). */
   releaseAttempt(attempt: string): void {
     if (this.#schema.stored) this.#sql.exec("DELETE FROM auth_attempts WHERE id = ?", attempt);
@@ -132,11 +159,15 @@ export class UserObject extends HarnessObject {
     if (!this.#schema.stored) return;
     const now = Date.now();
     this.#sql.exec("DELETE FROM auth_attempts WHERE at <= ?", now - WINDOW_MS);
+    this.#sql.exec("DELETE FROM seen_tokens WHERE expires_at <= ?", now);
     const next = this.#sql
-      .exec<{ at: number | null }>("SELECT MIN(at) AS at FROM auth_attempts")
+      .exec<{ at: number | null }>(
+        `SELECT MIN(at) AS at FROM (SELECT MIN(at) + ${WINDOW_MS} AS at FROM auth_attempts
+           UNION ALL SELECT MIN(expires_at) FROM seen_tokens)`,
+      )
       .one().at;
     if (next !== null) {
-      await this.ctx.storage.setAlarm(next + WINDOW_MS);
+      await this.ctx.storage.setAlarm(next);
       return;
     }
     const held = this.#sql

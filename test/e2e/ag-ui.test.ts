@@ -101,7 +101,9 @@ describe("AG-UI clients", () => {
     const interrupt = outcome?.interrupts?.[0];
     expect(interrupt?.message).toBe("Which colour?");
     const second = await run(agent, {
-      resume: [{ interruptId: interrupt?.id ?? "", status: "resolved", payload: { colour: "blue" } }],
+      resume: [
+        { interruptId: interrupt?.id ?? "", status: "resolved", payload: { colour: "blue" } },
+      ],
     });
     expect(textOf(second.events)).toContain("Painting it blue.");
     expect(finished(second.events)?.result?.taskId).toBe(interrupt?.id);

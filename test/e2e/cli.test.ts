@@ -274,6 +274,32 @@ describe("what the CLI says when something is off", () => {
     );
   });
 
+  it("auth-required: send stops with exit code 3 and the hint; chat takes the next line as the answer", async () => {
+    const turns = [
+      {
+        text: "",
+        toolUses: [
+          {
+            name: "ask_user",
+            input: { question: "Sign in at https://login.example/start", authorization: true },
+          },
+        ],
+      },
+      { text: "Signed in." },
+    ];
+    const paused = await a2a(["send", "writer", `Connect ${await scenario("cli-auth", turns)}`]);
+    expect(paused.code).toBe(3);
+    expect(paused.out).toContain("? auth-required: Sign in at https://login.example/start");
+    expect(paused.err).toContain("answer with: npm run a2a -- send writer");
+    const chat = await a2a(
+      ["chat", "writer"],
+      `Connect ${await scenario("cli-auth-chat", turns)}\ndone, signed in\n`,
+    );
+    expect(chat.code).toBe(0);
+    expect(chat.out).toContain("? auth-required: Sign in at https://login.example/start");
+    expect(chat.out).toContain("Signed in.\n✓ completed");
+  });
+
   it("chat: /new says how to come back to the conversation it leaves", async () => {
     const run = await a2a(["chat", "writer"], "[[reply:first]]\n/new\n/new\n/nope\n");
     const contextId = /context ([0-9a-f]{32}) · submitted/.exec(run.out)?.[1] as string;

@@ -251,4 +251,31 @@ describe("the web console, signed in", () => {
     await page.screenshot({ path: join(shots, "narrow-list.png") });
     expect(session.errors).toEqual([]);
   });
+
+  it("shows an auth-required message with an answer box, live and restored, and resumes", async () => {
+    const marker = await session.scenario("console-auth", [
+      textToolTurn("ask_user", {
+        question: "Sign in at https://login.example/start",
+        authorization: true,
+      }),
+      { text: "Signed in, report sent." },
+    ]);
+    // After the narrow, dark screenshots above: back to a desktop screen.
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.click("#new-chat");
+    await page.fill("#prompt", `Send the report ${marker}`);
+    await page.click("#composer button[type=submit]");
+    await page.waitForSelector(".agent-turn .status.state-auth-required");
+    expect(await page.textContent(".agent-turn .status.state-auth-required")).toContain(
+      "https://login.example/start",
+    );
+    await page.waitForSelector(".answer-form textarea[name=answer]");
+    await page.reload();
+    await page.waitForSelector(".agent-turn .status.state-auth-required");
+    await page.fill(".answer-form textarea[name=answer]", "I signed in.");
+    await page.click(".answer-form button[type=submit]");
+    await expect.poll(lastAnswer).toBe("Signed in, report sent.");
+    await page.waitForSelector(".agent-turn:last-child .status.state-completed");
+  });
 });

@@ -122,6 +122,7 @@ const viewHooks = {
         working: () => t("saidWorking", view.agent),
         completed: () => t("saidAnswered", view.agent, turn.answer.slice(0, 300)),
         "input-required": () => t("saidAsks", view.agent, said),
+        "auth-required": () => t("saidAsks", view.agent, said),
         canceled: () => t("saidStopped"),
         failed: () => t("saidFailed", said),
         rejected: () => t("saidDeclined", view.agent, said),

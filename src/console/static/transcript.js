@@ -84,7 +84,9 @@ function segments(history) {
 export function renderTask(task, agent, hooks) {
   const nodes = [];
   const parts = segments(task.history);
-  const waiting = task.status.state === "TASK_STATE_INPUT_REQUIRED";
+  const waiting =
+    task.status.state === "TASK_STATE_INPUT_REQUIRED" ||
+    task.status.state === "TASK_STATE_AUTH_REQUIRED";
   // The final status message (a refusal's explanation, say) shows on the status line, not twice.
   const statusId = task.status.message?.messageId;
   let turn;

@@ -174,17 +174,19 @@ export class Turn {
         ? { parts: parts.filter((p) => p.text !== this.answer) }
         : status.message,
     );
-    const label = term("states", name === "input-required" && answered ? "asked" : name);
+    // auth-required (the user's authorization, e.g. a sign-in link) is answered like a question.
+    const asks = name === "input-required" || name === "auth-required";
+    const label = term("states", asks && answered ? "asked" : name);
     const mark =
       name === "completed"
         ? icon("check")
         : TERMINAL.has(name)
           ? icon("cross")
-          : name === "input-required"
+          : asks
             ? icon("help")
             : icon("spinner");
     this.status.replaceChildren(mark, `${label}${text ? `: ${text}` : ""}`);
-    this.status.className = `status state-${name}${this.running && name !== "input-required" ? " busy" : ""}`;
+    this.status.className = `status state-${name}${this.running && !asks ? " busy" : ""}`;
     this.actions.replaceChildren(
       el(
         "button",
@@ -204,7 +206,7 @@ export class Turn {
           t("copyAnswer"),
         ),
       );
-    if (name === "input-required" && !answered) {
+    if (asks && !answered) {
       const form = askForm(formOf(status.message), (parts) => {
         this.setState(status, { answered: true });
         this.hooks.send(parts, this.taskId);

@@ -1,0 +1,65 @@
+/**
+ * Verified remote agents: a registry entry with `requireSignature` is used only while its card
+ * carries a valid JWS signature (a2a/card-signature.ts), checked before the first call and on
+ * every refresh of the card. The key set is the entry's `cardKeysUrl` (pinned: the `jku` the
+ * card names is ignored), else the `jku`, which must be on the card's own origin (a key set
+ * elsewhere could be anyone's). A card that fails is refused with {@link CardTrustError}, whose
+ * message says why (the model and the user read it).
+ */
+import type { JWK } from "jose";
+import { verifyCardSignature } from "../a2a/card-signature.ts";
+import type { RemoteAgentEntry } from "../config/agent-network.ts";
+
+/** Raised when a registry entry's card fails its signature requirement; says why. */
+export class CardTrustError extends Error {
+  override readonly name = "CardTrustError";
+}
+
+/** Key sets on another origin are fetched without the target's credentials (unbound-safe). */
+const plainFetch: typeof fetch = (input, init) => fetch(input, init);
+
+async function keyFrom(url: string, kid: string, fetchImpl: typeof fetch): Promise<JWK> {
+  const response = await fetchImpl(url, {
+    redirect: "manual",
+    headers: { Accept: "application/json" },
+    signal: AbortSignal.timeout(15_000),
+  });
+  if (!response.ok) throw new Error(`the key set ${url} answered HTTP ${response.status}`);
+  const { keys } = (await response.json()) as { keys?: JWK[] };
+  const key = Array.isArray(keys) ? keys.find((k) => k.kid === kid) : undefined;
+  if (!key) throw new Error(`no key ${kid} in ${url}`);
+  return key;
+}
+
+/**
+ * Checks the raw card of `entry` (fetched from `cardUrl` with `targetFetch`) when the entry
+ * requires a signature; throws {@link CardTrustError} when it is unsigned or fails.
+ */
+export async function checkCardTrust(
+  entry: RemoteAgentEntry | null,
+  card: Record<string, unknown>,
+  cardUrl: string,
+  targetFetch: typeof fetch,
+): Promise<void> {
+  if (!entry?.requireSignature) return;
+  const origin = new URL(cardUrl).origin;
+  const result = await verifyCardSignature(card, async (kid, jku) => {
+    if (entry.cardKeysUrl) {
+      const pinned = new URL(entry.cardKeysUrl);
+      return keyFrom(pinned.href, kid, pinned.origin === origin ? targetFetch : plainFetch);
+    }
+    if (!jku) throw new Error("the signature names no key set (jku)");
+    const url = new URL(jku, cardUrl);
+    if (url.origin !== origin)
+      throw new Error(`its key set ${url.href} is not on the card's origin ${origin}`);
+    return keyFrom(url.href, kid, targetFetch);
+  });
+  if (result.status === "unsigned")
+    throw new CardTrustError(
+      `the agent ${entry.name} must present a signed card (requireSignature) and its card is not signed: refused`,
+    );
+  if (result.status === "invalid")
+    throw new CardTrustError(
+      `the agent ${entry.name} must present a signed card (requireSignature) and its signature does not verify (${result.reason.slice(0, 300)}): refused`,
+    );
+}

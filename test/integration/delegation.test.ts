@@ -1,0 +1,199 @@
+/**
+ * Delegation tokens in workerd: a trusted issuer's token makes the caller "user U via agent A
+ * from issuer I" (its task's metadata records the chain, its tasks are its own), a replayed one
+ * is refused naming the check, a key set that cannot be fetched is a 503 that says so (retried,
+ * never an internal error), AGENT_CALL_RULES name delegated callers, and the card declares the
+ * scheme with the trusted issuers. The issuer's key set is served by a fake fetch.
+ */
+import { exportJWK, generateKeyPair } from "jose";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type DelegationClaims, mintDelegationToken } from "../../src/auth/delegation-token.ts";
+import { setKeySetFetch } from "../../src/auth/issuer-keys.ts";
+import { acceptsDelegationFrom } from "../../src/remote/delegation.ts";
+import { callWorker, closedEnv, rpcAs } from "../helpers/as-user.ts";
+
+const ISSUER = "https://issuer.test";
+const trusting = {
+  ...closedEnv,
+  PUBLIC_URL: "http://harness.test",
+  TRUSTED_ISSUERS: JSON.stringify({ [ISSUER]: `${ISSUER}/jwks.json` }),
+} as Env;
+const ruled = {
+  ...trusting,
+  AGENT_CALL_RULES: JSON.stringify({ [`delegated:${ISSUER} agent=assistant`]: ["researcher"] }),
+} as Env;
+
+let signer: { kid: string; alg: string; key: CryptoKey };
+let jwks: { keys: unknown[] };
+
+const claims = (over: Partial<DelegationClaims> = {}): DelegationClaims => ({
+  issuer: ISSUER,
+  subject: "alice",
+  actor: { sub: "assistant", iss: ISSUER, act: { sub: "planner", iss: "https://first.test" } },
+  audience: "http://harness.test/agents/writer/",
+  correlationId: "corr-1",
+  scope: "task",
+  ...over,
+});
+const token = (over: Partial<DelegationClaims> = {}) =>
+  mintDelegationToken(signer, claims(over), 5);
+
+/** Serves the key set; `failures` first attempts fail. */
+function serveKeys(failures = 0): { calls: () => number } {
+  let calls = 0;
+  setKeySetFetch(async (input) => {
+    calls += 1;
+    if (String(input) !== `${ISSUER}/jwks.json`) return new Response("no", { status: 404 });
+    if (calls <= failures) throw new Error("connection reset");
+    return Response.json(jwks);
+  });
+  return { calls: () => calls };
+}
+
+beforeAll(async () => {
+  const pair = await generateKeyPair("ES256", { extractable: true });
+  signer = { kid: "issuer-key", alg: "ES256", key: pair.privateKey };
+  jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: "issuer-key", alg: "ES256" }] };
+});
+
+afterEach(() => setKeySetFetch(null));
+
+type Task = { id: string; status: { state: string }; metadata?: Record<string, unknown> };
+
+describe("delegation tokens at the edge", () => {
+  it("makes the caller user alice via assistant from the issuer, chain recorded", async () => {
+    serveKeys();
+    const sent = await rpcAs<{ task: Task }>(
+      await token(),
+      "SendMessage",
+      {
+        message: {
+          messageId: crypto.randomUUID(),
+          role: "ROLE_USER",
+          parts: [{ text: "[[reply:ok]]" }],
+        },
+      },
+      "/agents/writer/",
+      trusting,
+    );
+    expect(sent.status).toBe(200);
+    const task = sent.body.result?.task as Task;
+    expect(task.metadata?.owner).toMatch(/^dlg-[0-9a-f]{32}$/);
+    expect(task.metadata?.delegation).toEqual({
+      issuer: ISSUER,
+      user: "alice",
+      agent: "assistant",
+      actor: claims().actor,
+      correlationId: "corr-1",
+      scope: "task",
+    });
+    // A fresh token of the same user and agent reaches the task; another user does not.
+    const again = await rpcAs<Task>(
+      await token(),
+      "GetTask",
+      { id: task.id },
+      "/agents/writer/",
+      trusting,
+    );
+    expect(again.body.result?.id).toBe(task.id);
+    const bob = await rpcAs(
+      await token({ subject: "bob" }),
+      "GetTask",
+      { id: task.id },
+      "/agents/writer/",
+      trusting,
+    );
+    expect(JSON.stringify(bob.body.error)).toContain("not found");
+  });
+
+  it("refuses a replayed token with a 401 naming the check", async () => {
+    serveKeys();
+    const once = await token();
+    const first = await rpcAs(once, "GetTask", { id: "none" }, "/agents/writer/", trusting);
+    expect(first.status).toBe(200);
+    const replay = await rpcAs(once, "GetTask", { id: "none" }, "/agents/writer/", trusting);
+    expect(replay.status).toBe(401);
+    expect(replay.body.error?.message).toContain("(replay)");
+  });
+
+  it("refuses a token for another agent of this deployment (audience)", async () => {
+    serveKeys();
+    const response = await rpcAs(
+      await token(),
+      "GetTask",
+      { id: "x" },
+      "/agents/researcher/",
+      trusting,
+    );
+    expect(response.status).toBe(401);
+    expect(response.body.error?.message).toContain("(audience)");
+  });
+
+  it("retries a key set that failed once, and names an issuer whose keys cannot be fetched", async () => {
+    const flaky = serveKeys(1);
+    const ok = await rpcAs(await token(), "GetTask", { id: "x" }, "/agents/writer/", trusting);
+    expect(ok.status).toBe(200);
+    expect(flaky.calls()).toBe(2);
+    setKeySetFetch(async () => new Response("down", { status: 502 }));
+    const response = await callWorker(
+      "/agents/writer/",
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "A2A-Version": "1.0",
+          Authorization: `Bearer ${await token()}`,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }),
+      },
+      trusting,
+    );
+    expect(response.status).toBe(503);
+    expect(response.headers.get("A2A-Delegation-Unchecked")).toBe("key-set");
+    const text = await response.text();
+    expect(text).toContain(`the key set of ${ISSUER} could not be fetched`);
+    expect(text).not.toContain("Internal error");
+  });
+
+  it("applies AGENT_CALL_RULES written for delegated callers", async () => {
+    serveKeys();
+    const refused = await rpcAs(await token(), "GetTask", { id: "x" }, "/agents/writer/", ruled);
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(refused.body)).toContain(
+      `AGENT_CALL_RULES do not let user alice via assistant from ${ISSUER} call writer`,
+    );
+    const allowed = await rpcAs(
+      await token({ audience: "http://harness.test/agents/researcher/" }),
+      "GetTask",
+      { id: "x" },
+      "/agents/researcher/",
+      ruled,
+    );
+    expect(allowed.status).toBe(200);
+  });
+
+  it("declares the delegation scheme and the trusted issuers on the card", async () => {
+    const response = await callWorker(
+      "/agents/writer/.well-known/agent-card.json",
+      { headers: { "A2A-Version": "1.0" } },
+      trusting,
+    );
+    const card = (await response.json()) as Parameters<typeof acceptsDelegationFrom>[0];
+    expect(acceptsDelegationFrom(card, ISSUER)).toBe(true);
+    expect(acceptsDelegationFrom(card, "https://other.test")).toBe(false);
+    const closed = await callWorker("/agents/writer/.well-known/agent-card.json", {
+      headers: { "A2A-Version": "1.0" },
+    });
+    expect(acceptsDelegationFrom((await closed.json()) as typeof card, ISSUER)).toBe(false);
+    // An open deployment declares the scheme too (not required): callers still say who they are.
+    const open = { ...trusting, ALLOW_ANONYMOUS: "true" } as Env;
+    const openCard = await callWorker(
+      "/agents/writer/.well-known/agent-card.json",
+      { headers: { "A2A-Version": "1.0" } },
+      open,
+    );
+    const body = (await openCard.json()) as typeof card & { securityRequirements?: unknown };
+    expect(acceptsDelegationFrom(body, ISSUER)).toBe(true);
+    expect(body.securityRequirements).toBeUndefined();
+  });
+});
