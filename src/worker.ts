@@ -19,6 +19,7 @@ import { loadConfig } from "./config/config.ts";
 import { consoleRoutes } from "./console/routes.ts";
 import { eventRoutes } from "./events/agent-events.ts";
 import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
+import { mcpRoutes } from "./mcp-server/routes.ts";
 import { corsFromConfig } from "./platform/cors.ts";
 import { HttpError, httpErrorResponse } from "./platform/http-error.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
@@ -58,6 +59,7 @@ app.route("/", privacyRoutes());
 app.route("/", taskRecordRoutes());
 app.route("/", scheduleRoutes());
 app.route("/", webhookRoutes());
+app.route("/", mcpRoutes());
 app.route("/", agUiRoutes());
 app.route("/", a2aRoutes());
 app.notFound((c) =>

@@ -18,6 +18,7 @@ import { type AppEnv, budgetOf } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
 import { agentCard } from "./card-route.ts";
 import { METHOD_NOT_FOUND } from "./errors.ts";
+import { extendedCardFor } from "./extended-card.ts";
 import type { CallContext } from "./operations.ts";
 
 /** The public base URL: PUBLIC_URL, else the request's origin. */
@@ -84,6 +85,8 @@ export function callContext(
     },
     lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
     card: async (version) => (await agentCard(c, agent, endpoint, version)).card,
+    extendedCard: async (version) =>
+      extendedCardFor(c, agent, (await agentCard(c, agent, endpoint, version)).card),
   };
 }
 

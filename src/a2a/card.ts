@@ -4,9 +4,10 @@
  * the v0.3 card (`url`, `protocolVersion`, `preferredTransport`, `additionalInterfaces`). Name,
  * description, version, skills, capabilities, input/output modes, and the bearer scheme when an
  * API key is required (plus the delegation scheme and extension, listing the trusted issuers,
- * when `TRUSTED_ISSUERS` names any). Pure: no I/O.
+ * when `TRUSTED_ISSUERS` names any). The extended card (extended-card.ts) adds the frontmatter's
+ * `extendedSkills`. Pure: no I/O.
  */
-import type { AgentDefinition } from "../agents/identity.ts";
+import type { AgentDefinition, AgentSkill } from "../agents/identity.ts";
 import type { Config } from "../config/config.ts";
 import { SUPPORTED_INPUT_MODES, SUPPORTED_OUTPUT_MODES } from "../loop/user-content.ts";
 import { sha256Hex } from "../platform/hex.ts";
@@ -90,20 +91,30 @@ const cardDescription = (agent: AgentDefinition, config: Config) =>
   agent.description +
   (config.modelMode === "scripted" && agent.program === null ? SCRIPTED_NOTE : "");
 
+/** A skill as both card generations list it. */
+export const cardSkill = (skill: AgentSkill) => ({
+  id: skill.id,
+  name: skill.name,
+  description: skill.description,
+  tags: skill.tags,
+  ...(skill.examples.length > 0 ? { examples: skill.examples } : {}),
+});
+
 /** Input/output modes and skills: the same in both card generations. */
 function describedSkills(agent: AgentDefinition) {
   return {
     defaultInputModes: [...(agent.inputModes ?? SUPPORTED_INPUT_MODES)],
     defaultOutputModes: [...(agent.outputModes ?? SUPPORTED_OUTPUT_MODES)],
-    skills: agent.skills.map((skill) => ({
-      id: skill.id,
-      name: skill.name,
-      description: skill.description,
-      tags: skill.tags,
-      ...(skill.examples.length > 0 ? { examples: skill.examples } : {}),
-    })),
+    skills: agent.skills.map(cardSkill),
   };
 }
+
+/**
+ * Whether the agent has an extended card: on a closed deployment (every caller authenticated),
+ * and wherever its frontmatter lists `extendedSkills`.
+ */
+export const declaresExtendedCard = (agent: AgentDefinition, config: Config): boolean =>
+  !config.allowAnonymous || agent.extendedSkills.length > 0;
 
 /** Builds one generation's card as JSON. */
 export type CardBuilder = (
@@ -128,7 +139,7 @@ export const buildAgentCard: CardBuilder = (agent, urls, config) => {
     capabilities: {
       streaming: true,
       pushNotifications: true,
-      extendedAgentCard: secured,
+      extendedAgentCard: declaresExtendedCard(agent, config),
       extensions: [HARNESS_EXTENSION, ...delegationExtensions(config)],
     },
     ...(secured
@@ -207,7 +218,7 @@ export const buildLegacyAgentCard: CardBuilder = (agent, urls, config) => {
         }
       : openDelegation(config, V03_DELEGATION)),
     ...describedSkills(agent),
-    supportsAuthenticatedExtendedCard: secured,
+    supportsAuthenticatedExtendedCard: declaresExtendedCard(agent, config),
     ...(agent.icon && isHttpsUrl(agent.icon) ? { iconUrl: agent.icon } : {}),
   };
 };

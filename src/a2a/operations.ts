@@ -1,7 +1,7 @@
 /**
  * Runs one operation of the method table (methods.ts) on the task gateway, with params already
  * validated in v1.0 wire form, and answers in v1.0 wire form (a JSON-RPC `result`); the bindings
- * only frame it. The extended card is the binding's own: the agent's card, where it has one.
+ * only frame it. The extended card is the binding's own (extended-card.ts), where the agent has one.
  */
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type {
@@ -27,6 +27,8 @@ export interface CallContext {
   lastEventId: number | null;
   /** The agent's card in the shape of `version`. */
   card(version: A2AVersion): Promise<Record<string, unknown>>;
+  /** The extended card this caller gets in the shape of `version`, or null: none (extended-card.ts). */
+  extendedCard(version: A2AVersion): Promise<Record<string, unknown> | null>;
 }
 
 /** Runs a streaming operation: the gateway's events, each with its sequence number. */
@@ -73,11 +75,8 @@ export async function runUnary(
       await gateway.deletePushConfig(caller, params as PushConfigParams);
       return null;
     case "extendedCard": {
-      const card = await ctx.card(version);
-      const { capabilities } = (await ctx.card("1.0")) as {
-        capabilities?: { extendedAgentCard?: boolean };
-      };
-      if (!capabilities?.extendedAgentCard)
+      const card = await ctx.extendedCard(version);
+      if (!card)
         throw new UnsupportedOperationError(
           "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
         );

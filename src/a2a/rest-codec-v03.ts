@@ -4,7 +4,9 @@
  * messages carry `content` (not `parts`), file parts are `{ file: { fileWithBytes | fileWithUri,
  * mimeType } }`, data parts nest `{ data: { data } }`, send configurations say `blocking`, and
  * status updates carry `final`. Fields may come under their proto names (`message_id`,
- * `file_with_uri`), as ProtoJSON parsers accept. Pure: no I/O.
+ * `file_with_uri`), as ProtoJSON parsers accept. Answers name a task's and a message's ids by
+ * their proto names (`context_id`, `message_id`, `task_id`): every ProtoJSON parser (the SDKs')
+ * reads those, and the v0.3 kit's REST client reads only those. Pure: no I/O.
  */
 import type { Message, Part, StreamEvent, Task, TaskStateName } from "../protocol/wire.ts";
 import { isSettled } from "../task/state-machine.ts";
@@ -78,14 +80,22 @@ const metadataOf = (body: Json) => (body.metadata !== undefined ? { metadata: bo
 
 /** A v1.0 wire message in the v0.3 REST shape. */
 export function messageToV03(message: Message): Json {
-  const { parts, ...rest } = message;
-  return { ...rest, content: parts.map(partToV03) };
+  const { parts, messageId, contextId, taskId, ...rest } = message;
+  return {
+    message_id: messageId,
+    ...(contextId === undefined ? {} : { context_id: contextId }),
+    ...(taskId === undefined ? {} : { task_id: taskId }),
+    ...rest,
+    content: parts.map(partToV03),
+  };
 }
 
 /** A v1.0 wire task in the v0.3 REST shape. */
 export function taskToV03(task: Task): Json {
+  const { contextId, ...rest } = task;
   return {
-    ...task,
+    ...rest,
+    context_id: contextId,
     status: statusToV03(task.status),
     ...(task.history ? { history: task.history.map(messageToV03) } : {}),
     ...(task.artifacts

@@ -13,19 +13,14 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
-import { currentAgents } from "../agents/overrides.ts";
-import { agentRoster, servedAgents } from "../agents/roster.ts";
+import { agentRoster } from "../agents/roster.ts";
 import { authenticate } from "../auth/middleware.ts";
-import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
-import { durableGateway } from "../gateway/durable-gateway.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
-import { errorFields, log } from "../platform/logging.ts";
 import { checkMessageConsent } from "../privacy/consent.ts";
-import { type AppEnv, budgetOf, type RpcCall } from "../protocol/app-types.ts";
-import { counterKey } from "../users/limits.ts";
+import type { AppEnv, RpcCall } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import {
   agentEndpoint,
@@ -37,11 +32,11 @@ import {
   unknownAgent,
   withDefaultAgent,
 } from "./agent-request.ts";
-import { agentCard, serveCard, serveJwks } from "./card-route.ts";
+import { serveCard, serveJwks } from "./card-route.ts";
 import { JWKS_PATH } from "./card-signature.ts";
-import { INVALID_REQUEST, METHOD_NOT_FOUND } from "./errors.ts";
+import { INVALID_REQUEST } from "./errors.ts";
+import { refuseAnonymousExtendedCard } from "./extended-card.ts";
 import { handleJsonRpc } from "./jsonrpc.ts";
-import type { CallContext } from "./operations.ts";
 import { handleRest } from "./rest.ts";
 import { parseRestPath, REST_PATH_PATTERN } from "./rest-paths.ts";
 import { rpcCall } from "./rpc-call.ts";
@@ -57,6 +52,8 @@ async function rpc(
   c.set("agent", agent.name);
   checkAccess(c, agent);
   const call = c.get("rpcCall") as RpcCall;
+  if (call.version === "0.3" && call.method === "agent/getAuthenticatedExtendedCard")
+    refuseAnonymousExtendedCard(c, agent);
   if (call.sends && !call.failure) await checkMessageConsent(c, call.params?.message);
   const protocol = call.version === "0.3" ? "0.3" : "1.0";
   return handleJsonRpc(c, call, {
@@ -81,6 +78,7 @@ async function rest(
   c.set("rpcMethod", `${c.req.method} ${route.op}`);
   c.set("agent", agent.name);
   checkAccess(c, agent);
+  if (route.op === "extendedCard" && route.version === "0.3") refuseAnonymousExtendedCard(c, agent);
   return handleRest(c, route, {
     context: async () => callContext(c, agent, endpoint, route.version),
     checkSend: (message) => checkMessageConsent(c, message),

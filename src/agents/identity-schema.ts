@@ -70,6 +70,21 @@ const McpServerSchema = z
 /** An MCP server of an agent. */
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
+/** A skill of the extended card, as the frontmatter lists it. */
+const ExtendedSkillSchema = z.strictObject(
+  {
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { error: "expected a kebab-case id" })
+      .optional(),
+    name: nonEmpty(100),
+    description: nonEmpty(1000),
+    tags: stringList(nonEmpty(64), "expected a list of tags").default([]),
+    examples: stringList(nonEmpty(300), "expected a list of example prompts").default([]),
+  },
+  { error: "expected a mapping with name, description and optional id, tags and examples" },
+);
+
 /** Schema of the YAML frontmatter; unknown keys are errors (camelCase names only). */
 export const AgentFrontmatterSchema = z
   .strictObject({
@@ -152,6 +167,11 @@ export const AgentFrontmatterSchema = z
       .regex(/^[a-z][a-z0-9-]{0,62}$/, { error: "expected a program name in kebab-case" })
       .optional(),
     dedupeMessages: z.boolean({ error: "expected true or false" }).default(true),
+    /** Skills only authenticated callers see: the agent's extended card (spec 1.0.1 §3.1.11). */
+    extendedSkills: z
+      .array(ExtendedSkillSchema, { error: "expected a list of skills" })
+      .max(32, { error: "expected at most 32 extended skills" })
+      .default([]),
     inputModes: mediaModes.optional(),
     outputModes: mediaModes.optional(),
   })

@@ -26,6 +26,7 @@ import {
   clip,
   extractSkills,
   firstParagraph,
+  slug,
   tokenize,
 } from "./markdown-skills.ts";
 import type { Effort } from "./models.ts";
@@ -79,6 +80,8 @@ export interface AgentDefinition {
   starters: string[];
   systemPrompt: string;
   skills: AgentSkill[];
+  /** Skills only authenticated callers see (frontmatter `extendedSkills`): the extended card. */
+  extendedSkills: AgentSkill[];
   file: string;
 }
 
@@ -153,6 +156,13 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
     starters: fm.starters,
     systemPrompt: body,
     skills: extractSkills(blocks, fm.name, description, fm.tags, fm.starters),
+    extendedSkills: fm.extendedSkills.map((skill) => ({
+      id: skill.id ?? slug(skill.name),
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags,
+      examples: skill.examples,
+    })),
     file,
   };
 }

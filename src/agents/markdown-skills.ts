@@ -146,7 +146,8 @@ export function clip(value: string, max: number): string {
   return value.length <= max ? value : `${value.slice(0, max - 1).trimEnd()}…`;
 }
 
-function slug(name: string): string {
+/** A skill id from its name: kebab-case ASCII ("skill" when nothing is left). */
+export function slug(name: string): string {
   const base = name
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")

@@ -28,6 +28,8 @@ export interface Config {
   modelMaxRetries: number;
   modelRetryBaseMs: number;
   sseKeepaliveMs: number;
+  /** MCP_WAIT_SECONDS: the longest an MCP tool call waits for a task before answering. */
+  mcpWaitSeconds: number;
   cardMaxAgeSeconds: number;
   /** The secret AGENT_CARD_SIGNING_KEY: a private JWK that signs the cards, if set. */
   cardSigningKey: string | undefined;
@@ -198,6 +200,7 @@ export function loadConfig(env: object): Config {
     modelMaxRetries: v.MODEL_MAX_RETRIES,
     modelRetryBaseMs: v.MODEL_RETRY_BASE_MS,
     sseKeepaliveMs: v.SSE_KEEPALIVE_MS,
+    mcpWaitSeconds: v.MCP_WAIT_SECONDS,
     cardMaxAgeSeconds: v.CARD_MAX_AGE_SECONDS,
     cardSigningKey: v.AGENT_CARD_SIGNING_KEY,
     adminApiKey: v.ADMIN_API_KEY,

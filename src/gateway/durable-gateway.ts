@@ -147,9 +147,21 @@ export function durableGateway(deps: GatewayDeps): TaskGateway {
       return wireConfig(params.taskId as string, answer.configs[0]);
     },
 
+    // Over v0.3, as the reference SDKs answer it, a config set without an id is the task's default
+    // (stored under the task's id): a get whose id names no config finds it (the v0.3 kit sets
+    // one without an id, then asks for "default").
     async getPushConfig(caller, params) {
       const id = params.id ?? "";
-      const answer = await push(params.taskId, { op: "get", owner: caller.owner, id });
+      const get = (configId: string) =>
+        push(params.taskId, { op: "get", owner: caller.owner, id: configId });
+      let answer: PushAnswer;
+      try {
+        answer = await get(id);
+      } catch (error) {
+        const fallback = caller.protocol === "0.3" && id !== "" && id !== params.taskId;
+        if (!(error instanceof TaskNotFoundError) || !fallback) throw error;
+        answer = await get(params.taskId as string);
+      }
       return wireConfig(params.taskId as string, answer.configs[0]);
     },
 

@@ -132,6 +132,16 @@ export class StepEnd {
     const answer = composed ? workSummary(task.store.history(), stopReason, text) : loop.answerText;
     const handoff = this.#endNote("TASK_STATE_COMPLETED", answer);
     const message = parts ? task.agentMessage(parts) : undefined;
+    // The completed status carries the answer (and the limit's note after it), for clients that
+    // read only messages; the answer artifact and the history keep it as before.
+    const status =
+      message ??
+      (answer !== "" || text
+        ? task.agentMessage([
+            ...(answer !== "" ? [{ text: answer }] : []),
+            ...(text ? [{ text }] : []),
+          ])
+        : undefined);
     // The answer's last chunk and the completed status: one unit (one statement of events).
     task.unit.run(() => {
       if (composed) task.emitAnswerChunk(answer, false, true);
@@ -142,8 +152,7 @@ export class StepEnd {
       }
       if (message) task.store.appendHistory(message);
       task.setStatus("TASK_STATE_COMPLETED", {
-        ...(text ? { text } : {}),
-        ...(message ? { message } : {}),
+        ...(status ? { message: status } : {}),
         metadata: { stopReason },
         releaseAfter: handoff,
       });

@@ -1,11 +1,14 @@
 /**
  * A public agent under `npm run dev` (open to anonymous callers), as an attacker tries it:
  * - two anonymous callers: B sees nothing of A on any route (discovery, sessions, account routes,
- *   its own workspace, memory and model context);
+ *   its own workspace, memory and model context), over A2A and over the MCP face;
  * - run_code with its guard switched off from inside still stops at its time limit (within twice
  *   the limit, by the isolate's own clock) while /health keeps answering within a second;
  * - an oversized chunked body gets 413 and the server keeps serving.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenario } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
@@ -109,6 +112,58 @@ describe("anonymous callers of a public agent", () => {
       result: Task;
     };
     expect(stillA.result.status.state).toBe("TASK_STATE_COMPLETED");
+  });
+});
+
+/** One anonymous MCP caller of the assistant: the official MCP client, no credentials. */
+async function mcpCaller(): Promise<Client> {
+  const client = new Client({ name: "e2e-public", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/agents/assistant/mcp`)),
+  );
+  return client;
+}
+
+const mcpCall = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+  return { text, fields: result.structuredContent as Record<string, unknown>, result };
+};
+
+describe("anonymous MCP callers of a public agent", () => {
+  it("B sees nothing of A through the MCP face, nor through A2A", async () => {
+    const secret = `mcp-secret-${crypto.randomUUID().slice(0, 8)}`;
+    const a = await scenario(fake.url, `public-mcp-a-${secret}`, [
+      tool("memory_write", { content: `A prefers ${secret}` }),
+      { text: `A is done ${secret}` },
+    ]);
+    const callerA = await mcpCaller();
+    const sentA = await mcpCall(callerA, "send_message", { text: `A's prompt ${secret} ${a}` });
+    expect(sentA.fields.state).toBe("completed");
+    const taskA = String(sentA.fields.taskId);
+    const contextA = String(sentA.fields.contextId);
+
+    const bId = `public-mcp-b-${crypto.randomUUID()}`;
+    const b = await scenario(fake.url, bId, [tool("memory_read", {}), { text: "B is done" }]);
+    const callerB = await mcpCaller();
+    const sentB = await mcpCall(callerB, "send_message", { text: `B asks ${b}` });
+    expect(sentB.fields.state).toBe("completed");
+    expect(sentB.fields.contextId).not.toBe(contextA);
+    const seenByB = JSON.stringify(fake.store.requests(bId));
+    for (const trace of [secret, taskA, contextA]) expect(seenByB).not.toContain(trace);
+    // B's lists: none without a conversation, only its own in its conversation.
+    for (const args of [{}, { contextId: sentB.fields.contextId }]) {
+      const listed = await mcpCall(callerB, "list_tasks", args);
+      for (const trace of [secret, taskA, contextA]) expect(listed.text).not.toContain(trace);
+    }
+    // A task id B invents finds nothing.
+    const guessed = await mcpCall(callerB, "get_task", { taskId: crypto.randomUUID() });
+    expect(guessed.result.isError).toBe(true);
+    // A2A without credentials sees no more of A's MCP task than of A2A ones.
+    for (const params of [{}, { contextId: sentB.fields.contextId }])
+      expect((await rpc("ListTasks", params)).text).not.toContain(taskA);
+    await callerA.close();
+    await callerB.close();
   });
 });
 

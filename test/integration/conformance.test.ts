@@ -235,3 +235,61 @@ describe("the conformance agent through the engine", () => {
     expect(Number(states[1]?.[1])).toBeGreaterThanOrEqual(4_000);
   });
 });
+
+describe("the extended card (frontmatter extendedSkills)", () => {
+  const skillIds = (card: { skills?: Array<{ id: string }> } | undefined) =>
+    (card?.skills ?? []).map((s) => s.id);
+
+  it("is declared on both cards of an open deployment", async () => {
+    const v1 = (await (
+      await call(`${BASE}.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })
+    ).json()) as { capabilities: Record<string, unknown>; skills: Array<{ id: string }> };
+    expect(v1.capabilities.extendedAgentCard).toBe(true);
+    expect(skillIds(v1)).not.toContain("conformance-extended");
+    const v03 = (await (await call(`${BASE}.well-known/agent-card.json`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(v03.supportsAuthenticatedExtendedCard).toBe(true);
+  });
+
+  it("gives an anonymous caller the public card over v1.0 and a 401 over v0.3", async () => {
+    const v1 = await rpc<{ skills: Array<{ id: string }>; name: string }>(
+      "GetExtendedAgentCard",
+      {},
+    );
+    expect(v1.result?.name).toBe("conformance");
+    expect(skillIds(v1.result)).not.toContain("conformance-extended");
+    const rest = await call(`${BASE}extendedAgentCard`, { headers: { "A2A-Version": "1.0" } });
+    expect(rest.status).toBe(200);
+    const v03 = await call(BASE, {
+      method: "POST",
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "agent/getAuthenticatedExtendedCard" }),
+    });
+    expect(v03.status).toBe(401);
+    expect(v03.headers.get("WWW-Authenticate")).toContain("Bearer");
+    expect(((await v03.json()) as RpcResponse).error?.code).toBe(-32007);
+    expect((await call(`${BASE}v1/card`)).status).toBe(401);
+  });
+
+  it("shows an authenticated caller the extended skills, over v1.0 and v0.3", async () => {
+    const auth = { Authorization: `Bearer ${env.ADMIN_API_KEY}` };
+    const v1 = (await (await post("GetExtendedAgentCard", {}, auth)).json()) as RpcResponse<{
+      skills: Array<{ id: string }>;
+    }>;
+    expect(skillIds(v1.result)).toContain("conformance-extended");
+    expect(skillIds(v1.result)).toContain("conformance-scenarios");
+    const v03 = (await (
+      await call(BASE, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "agent/getAuthenticatedExtendedCard",
+        }),
+      })
+    ).json()) as RpcResponse<{ skills: Array<{ id: string }> }>;
+    expect(skillIds(v03.result)).toContain("conformance-extended");
+  });
+});

@@ -263,7 +263,7 @@ describe("hooks through the endpoint", () => {
     const task = await send(`write ${s.marker}`, "/agents/writer/");
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     expect(task.metadata?.stopReason).toBe("max_turns");
-    const message = task.status.message?.parts[0]?.text ?? "";
+    const message = task.status.message?.parts.at(-1)?.text ?? "";
     expect(message).toContain("the turn limit (20) was reached");
     expect(message).toContain("- Compare options\n- Write it up");
     expect(eventsOf(task).some((e) => e.kind === "turn_limit")).toBe(true);

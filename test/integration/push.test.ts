@@ -126,7 +126,7 @@ describe("push notification configs", () => {
     expect(bad.error?.message).toContain("http and https");
   });
 
-  it("speaks v0.3: set without an id (the task id), get by task id, list, delete", async () => {
+  it("speaks v0.3: set without an id (the task id), get by task id or any id, list, delete", async () => {
     const task = await finishedTask();
     const set = await v03("tasks/pushNotificationConfig/set", {
       taskId: task.id,
@@ -148,6 +148,13 @@ describe("push notification configs", () => {
     expect((await v03("tasks/pushNotificationConfig/get", { id: task.id })).result).toEqual(
       set.result,
     );
+    // As the reference SDKs: a get naming an id no config has finds the task's default config
+    // (the v0.3 kit asks for "default").
+    const named = await v03("tasks/pushNotificationConfig/get", {
+      id: task.id,
+      pushNotificationConfigId: "default",
+    });
+    expect(named.result).toEqual(set.result);
     expect((await v03("tasks/pushNotificationConfig/list", { id: task.id })).result).toEqual([
       set.result,
     ]);

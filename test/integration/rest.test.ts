@@ -197,4 +197,35 @@ describe("HTTP+JSON binding, v0.3 (v1/ paths)", () => {
       status: { state: "TASK_STATE_COMPLETED" },
     });
   });
+
+  it("names ids by their proto names, and a client continues the conversation with them", async () => {
+    const s = await scenario([{ text: "first" }, { text: "second" }]);
+    const send = (message: Record<string, unknown>) =>
+      rest(
+        "POST",
+        "/agents/writer/v1/message:send",
+        { message, configuration: { blocking: true } },
+        { "content-type": "application/json" },
+      );
+    const first = (
+      await send({
+        messageId: crypto.randomUUID(),
+        role: "ROLE_USER",
+        content: [{ text: `a ${s.marker}` }],
+      })
+    ).body.task as Record<string, unknown> & { history: Array<Record<string, unknown>> };
+    expect(first.contextId).toBeUndefined();
+    expect(typeof first.context_id).toBe("string");
+    expect(first.history[0]).toMatchObject({ context_id: first.context_id, task_id: first.id });
+    expect(typeof first.history[0]?.message_id).toBe("string");
+    // The kit's continuation: the same task, its context_id, in the proto names too.
+    const second = await send({
+      message_id: crypto.randomUUID(),
+      role: "ROLE_USER",
+      context_id: first.context_id,
+      content: [{ text: `b ${s.marker}` }],
+    });
+    expect(second.status).toBe(200);
+    expect((second.body.task as Record<string, unknown>).context_id).toBe(first.context_id);
+  });
 });

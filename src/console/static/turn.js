@@ -167,7 +167,13 @@ export class Turn {
     if (this.frame) this.#render();
     const name = stateName(status.state) || "working";
     this.state = name;
-    const text = textOf(status.message);
+    // A completed status repeats the answer (for message-only clients): only a note after it shows.
+    const parts = status.message?.parts ?? [];
+    const text = textOf(
+      name === "completed"
+        ? { parts: parts.filter((p) => p.text !== this.answer) }
+        : status.message,
+    );
     // auth-required (the user's authorization, e.g. a sign-in link) is answered like a question.
     const asks = name === "input-required" || name === "auth-required";
     const label = term("states", asks && answered ? "asked" : name);

@@ -142,4 +142,23 @@ describe("agent card", () => {
     expect(etagMatches('"other"', etag)).toBe(false);
     expect(etagMatches(null, etag)).toBe(false);
   });
+
+  it("declares an extended card where the agent lists extendedSkills, open or closed", () => {
+    const extended = parseIdentity(
+      "agents/ext/IDENTITY.md",
+      "---\nname: ext\nextendedSkills: [{ name: Secret, description: Only for users. }]\n---\nExt.",
+    );
+    const urls = { endpoint: "https://h/agents/ext/" };
+    expect(buildAgentCard(extended, urls, config()).capabilities).toMatchObject({
+      extendedAgentCard: true,
+    });
+    expect(buildLegacyAgentCard(extended, urls, config())).toMatchObject({
+      supportsAuthenticatedExtendedCard: true,
+    });
+    const skills = buildAgentCard(extended, urls, config()).skills as Array<{ id: string }>;
+    expect(skills.map((s) => s.id)).not.toContain("secret");
+    expect(buildAgentCard(agent, urls, config()).capabilities).toMatchObject({
+      extendedAgentCard: false,
+    });
+  });
 });

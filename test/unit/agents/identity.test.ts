@@ -434,6 +434,44 @@ describe("parseIdentity: skills", () => {
   });
 });
 
+describe("parseIdentity: extendedSkills", () => {
+  it("reads the extended card's skills, with ids from their names unless given", () => {
+    const agent = parseIdentity(
+      FILE,
+      identity([
+        "name: demo",
+        "extendedSkills:",
+        "  - { name: Billing Reports, description: Reads invoices., tags: [billing] }",
+        "  - { id: audit, name: Audit, description: Checks the books., examples: [Audit May] }",
+      ]),
+    );
+    expect(agent.extendedSkills).toEqual([
+      {
+        id: "billing-reports",
+        name: "Billing Reports",
+        description: "Reads invoices.",
+        tags: ["billing"],
+        examples: [],
+      },
+      {
+        id: "audit",
+        name: "Audit",
+        description: "Checks the books.",
+        tags: [],
+        examples: ["Audit May"],
+      },
+    ]);
+    expect(parseIdentity(FILE, identity(["name: demo"])).extendedSkills).toEqual([]);
+  });
+
+  it("names the field of a malformed extended skill", () => {
+    const error = errorOf(
+      identity(["name: demo", "extendedSkills:", "  - { name: No description }"]),
+    );
+    expect(error.message).toContain("extendedSkills");
+  });
+});
+
 describe("AgentRegistry", () => {
   it("parses the four shipped model agents with their limits and skills", () => {
     const registry = bundledAgents();

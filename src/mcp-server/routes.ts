@@ -1,0 +1,115 @@
+/**
+ * The MCP face of every agent, pinned:
+ *   POST /agents/<name>/mcp                                   MCP Streamable HTTP (stateless)
+ *   GET, DELETE /agents/<name>/mcp                            405: no sessions, no server stream
+ *   GET  /.well-known/oauth-protected-resource/agents/<name>/mcp   RFC 9728 resource metadata
+ * Behind the same authentication, body limit and message rate as the A2A endpoints (a tools/call
+ * of send_message or reply counts as a message: users/rate-limit.ts). A 401 names the resource
+ * metadata, as the MCP authorization spec asks. Each request gets its own server and transport.
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Context, MiddlewareHandler } from "hono";
+import { Hono } from "hono";
+import { baseUrl, internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
+import { taskPort } from "../a2a/task-port.ts";
+import { authenticate } from "../auth/middleware.ts";
+import { loadConfig } from "../config/config.ts";
+import { limitBody } from "../platform/body-limit.ts";
+import { HttpError } from "../platform/http-error.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
+import { limitRequests } from "../users/rate-limit.ts";
+import { mcpServer } from "./tools.ts";
+
+const RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
+
+const mcpUrl = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agents/${name}/mcp`;
+
+/** Middleware: a 401 (from `authenticate`) points at the resource's metadata (RFC 9728 §5.1). */
+function pointAtMetadata(): MiddlewareHandler<AppEnv> {
+  return async function unauthorized(c, next) {
+    await next();
+    if (c.res.status !== 401) return;
+    const metadata = `${baseUrl(c)}${RESOURCE_METADATA}/agents/${c.req.param("name")}/mcp`;
+    c.res.headers.set("WWW-Authenticate", `Bearer resource_metadata="${metadata}"`);
+  };
+}
+
+/** A JSON-RPC error answer of the MCP endpoint (no request id known). */
+const rpcError = (c: Context<AppEnv>, status: 400 | 405, code: number, message: string) =>
+  c.json({ jsonrpc: "2.0", id: null, error: { code, message } }, status, {
+    ...(status === 405 ? { Allow: "POST" } : {}),
+  });
+
+async function serveMcp(c: Context<AppEnv>): Promise<Response> {
+  const name = c.req.param("name") ?? "";
+  const agent = servedAgent(c, name);
+  if (!agent) return unknownAgent(c, name);
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch {
+    return rpcError(c, 400, -32700, "Parse error: the body is not JSON");
+  }
+  c.set("agent", agent.name);
+  c.set("rpcMethod", mcpMethod(body));
+  const port = taskPort(c, agent);
+  const server = mcpServer(port, {
+    agent,
+    skills:
+      c.get("principal").via === "anonymous"
+        ? agent.skills
+        : [...agent.skills, ...agent.extendedSkills],
+    waitSeconds: loadConfig(c.env).mcpWaitSeconds,
+    onInternalError: internalErrorLogger(c),
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    keepAliveMs: loadConfig(c.env).sseKeepaliveMs,
+  });
+  await server.connect(transport);
+  return transport.handleRequest(c.req.raw, { parsedBody: body });
+}
+
+/** The log line's method: `mcp <method>`, and the tool's name for a tool call. */
+function mcpMethod(body: unknown): string {
+  const request = body as { method?: unknown; params?: { name?: unknown } } | null;
+  const method = typeof request?.method === "string" ? request.method.slice(0, 64) : "batch";
+  const tool = request?.params?.name;
+  return typeof tool === "string" && method === "tools/call"
+    ? `mcp ${method} ${tool.slice(0, 64)}`
+    : `mcp ${method}`;
+}
+
+/** Routes of the MCP face. */
+export function mcpRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const sizeLimit = limitBody<AppEnv>(
+    (c) => loadConfig(c.env).maxBodyBytes,
+    (max) => new HttpError(413, `the body exceeds the size limit of ${max} bytes`),
+  );
+  app.post(
+    "/agents/:name/mcp",
+    pointAtMetadata(),
+    authenticate(),
+    sizeLimit,
+    limitRequests(),
+    serveMcp,
+  );
+  app.on(["GET", "DELETE"], "/agents/:name/mcp", (c) =>
+    rpcError(c, 405, -32000, "Method not allowed: this MCP server is stateless; POST requests"),
+  );
+  app.get(`${RESOURCE_METADATA}/agents/:name/mcp`, (c) => {
+    const name = c.req.param("name");
+    const agent = servedAgent(c, name);
+    if (!agent) return unknownAgent(c, name);
+    const { oidc } = loadConfig(c.env);
+    return c.json({
+      resource: mcpUrl(c, agent.name),
+      resource_name: `${agent.name} (MCP)`,
+      bearer_methods_supported: ["header"],
+      ...(oidc ? { authorization_servers: [oidc.issuer] } : {}),
+      resource_documentation: `${baseUrl(c)}/agents/${agent.name}/`,
+    });
+  });
+  return app;
+}

@@ -1,0 +1,258 @@
+/**
+ * The MCP server of one agent, for one request: five tools over the caller's {@link TaskPort}.
+ *   send_message  a message (a new conversation, or the one `contextId` names); waits for the answer
+ *   reply         answers a task waiting for input (text, or the values of its form)
+ *   get_task      a task as it is, or (`wait`) once it settles
+ *   cancel_task   stops a task
+ *   list_tasks    the caller's tasks with this agent, newest first
+ * A call waits at most `waitSeconds` (MCP_WAIT_SECONDS), sending progress notifications when the
+ * client asked for them; past that it answers with the task id and how to resume. The agent's
+ * description and skills are in send_message's description.
+ */
+import { A2AError } from "@a2a-js/sdk/errors";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { TaskPort } from "../a2a/task-port.ts";
+import type { AgentDefinition, AgentSkill } from "../agents/identity.ts";
+import { HttpError } from "../platform/http-error.ts";
+import { newId } from "../platform/ids.ts";
+import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
+import { Id, type Message, type Part, type StreamEvent, TASK_STATES } from "../protocol/wire.ts";
+import { type FollowOptions, follow, stateName } from "./follow.ts";
+import { listResult, replyResult, taskResult } from "./tool-results.ts";
+
+/** What the tools need besides the port. */
+export interface McpToolsOptions {
+  agent: AgentDefinition;
+  /** The skills the caller sees (an authenticated caller's include the extended ones). */
+  skills: readonly AgentSkill[];
+  waitSeconds: number;
+  /** Logs an error no A2A or HTTP error names (the caller sees "Internal error"). */
+  onInternalError(error: unknown): void;
+}
+
+/** The `extra` of a tool call, as far as the tools read it. */
+interface CallExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number } | undefined;
+  sendNotification(notification: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; message?: string };
+  }): Promise<void>;
+}
+
+/** The state names the tools speak (`input-required`), in the order of {@link TASK_STATES}. */
+const STATE_NAMES = TASK_STATES.map(stateName) as [string, ...string[]];
+
+function sendDescription(agent: AgentDefinition, skills: readonly AgentSkill[]): string {
+  const lines = skills.map((skill) => `- ${skill.name}: ${skill.description}`);
+  return [
+    `Send a message to the agent "${agent.name}" and wait for its answer. ${agent.description}`,
+    lines.length ? `Skills:\n${lines.join("\n")}` : "",
+    "Give contextId (from an earlier answer) to continue that conversation. A long task answers with its taskId before it is done: then call get_task with wait: true.",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+}
+
+/** The follow options of one call: its deadline, the client's signal and its progress token. */
+function followOptions(extra: CallExtra, waitSeconds: number): FollowOptions {
+  const token = extra._meta?.progressToken;
+  let step = 0;
+  return {
+    deadline: Date.now() + waitSeconds * 1000,
+    signal: extra.signal,
+    progress:
+      token === undefined
+        ? undefined
+        : (message) =>
+            extra.sendNotification({
+              method: "notifications/progress",
+              params: { progressToken: token, progress: ++step, message },
+            }),
+  };
+}
+
+/** Follows `events` within the call's bound; the task as the wait left it, or the agent's reply. */
+async function waitFor(
+  port: TaskPort,
+  events: AsyncGenerator<StreamEvent, void, undefined>,
+  options: FollowOptions,
+  knownTaskId?: string,
+): Promise<CallToolResult> {
+  const followed = await follow(events, options);
+  if ("reply" in followed) return replyResult(followed.reply);
+  const taskId = "taskId" in followed ? followed.taskId : knownTaskId;
+  if (!taskId) throw new Error("the send made no task");
+  const settled = "settled" in followed && followed.settled;
+  return taskResult(await port.get(taskId), !settled);
+}
+
+type ReplyArgs = {
+  taskId: string;
+  text?: string | undefined;
+  values?: Record<string, unknown> | undefined;
+  privacyConsent?: string | undefined;
+};
+type SendArgs = {
+  text: string;
+  contextId?: string | undefined;
+  privacyConsent?: string | undefined;
+};
+type ListArgs = {
+  contextId?: string | undefined;
+  state?: string | undefined;
+  pageSize?: number | undefined;
+  pageToken?: string | undefined;
+};
+
+const userMessage = (
+  parts: Part[],
+  ids: { contextId?: string; taskId?: string },
+  consent: string | undefined,
+): Message => ({
+  messageId: newId(),
+  role: "ROLE_USER",
+  parts,
+  ...ids,
+  ...(consent ? { metadata: { [CONSENT_METADATA_KEY]: consent } } : {}),
+});
+
+/** The argument that carries an anonymous caller's consent (privacy/consent.ts). */
+const consentArg = z
+  .string()
+  .max(200)
+  .optional()
+  .describe(
+    "Where the service asks for consent to its privacy policy: the policy version you consent to",
+  );
+
+/**
+ * `tool` with its failures as tool errors: an A2A error (task not found, not cancelable...) or an
+ * HTTP error (consent) says what it is; anything else is logged and says "Internal error".
+ */
+function guarded<A>(
+  onInternalError: (error: unknown) => void,
+  tool: (args: A, extra: CallExtra) => Promise<CallToolResult>,
+): (args: A, extra: unknown) => Promise<CallToolResult> {
+  return async (args, extra) => {
+    try {
+      return await tool(args, extra as CallExtra);
+    } catch (error) {
+      const named = error instanceof A2AError || error instanceof HttpError;
+      if (!named) onInternalError(error);
+      const text = named ? error.message : "Internal error";
+      return { content: [{ type: "text", text }], isError: true };
+    }
+  };
+}
+
+/** The MCP server of `options.agent` over `port`. */
+export function mcpServer(port: TaskPort, options: McpToolsOptions): McpServer {
+  const { agent, waitSeconds } = options;
+  const guard = <A>(tool: (args: A, extra: CallExtra) => Promise<CallToolResult>) =>
+    guarded(options.onInternalError, tool);
+  const server = new McpServer(
+    { name: agent.name, version: agent.version },
+    { instructions: agent.description },
+  );
+  server.registerTool(
+    "send_message",
+    {
+      title: `Ask ${agent.name}`,
+      description: sendDescription(agent, options.skills),
+      inputSchema: {
+        text: z.string().min(1).describe("The message"),
+        contextId: Id.optional().describe("The conversation to continue (from an earlier answer)"),
+        privacyConsent: consentArg,
+      },
+    },
+    guard(async ({ text, contextId, privacyConsent }: SendArgs, extra) =>
+      waitFor(
+        port,
+        port.send(userMessage([{ text }], contextId ? { contextId } : {}, privacyConsent)),
+        followOptions(extra, waitSeconds),
+      ),
+    ),
+  );
+  server.registerTool(
+    "reply",
+    {
+      title: `Answer ${agent.name}'s question`,
+      description:
+        "Answer a task that waits for input (state input-required): text, or the values of the form it asked for, or both. Waits for the task to go on like send_message.",
+      inputSchema: {
+        taskId: Id.describe("The task that asked"),
+        text: z.string().min(1).optional().describe("The answer in words"),
+        values: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe("The form's field values, by field name"),
+        privacyConsent: consentArg,
+      },
+    },
+    guard(async ({ taskId, text, values, privacyConsent }: ReplyArgs, extra) => {
+      const parts: Part[] = [
+        ...(text ? [{ text }] : []),
+        ...(values ? [{ data: values, mediaType: "application/json" }] : []),
+      ];
+      if (parts.length === 0)
+        return {
+          content: [{ type: "text", text: "Give text, values or both." }],
+          isError: true,
+        };
+      return waitFor(
+        port,
+        port.send(userMessage(parts, { taskId }, privacyConsent)),
+        followOptions(extra, waitSeconds),
+        taskId,
+      );
+    }),
+  );
+  server.registerTool(
+    "get_task",
+    {
+      title: "Read a task",
+      description:
+        "A task of this agent: its state and answer, or the question it waits on. With wait: true, waits (within a bound) until it settles.",
+      inputSchema: {
+        taskId: Id,
+        wait: z.boolean().optional().describe("Wait until the task is done or asks for input"),
+      },
+    },
+    guard(async ({ taskId, wait }: { taskId: string; wait?: boolean | undefined }, extra) => {
+      if (!wait) return taskResult(await port.get(taskId));
+      return waitFor(port, port.follow(taskId), followOptions(extra, waitSeconds), taskId);
+    }),
+  );
+  server.registerTool(
+    "cancel_task",
+    {
+      title: "Cancel a task",
+      description: "Stops a task of this agent that is still working or waiting for input.",
+      inputSchema: { taskId: Id },
+    },
+    guard(async ({ taskId }: { taskId: string }) => taskResult(await port.cancel(taskId))),
+  );
+  server.registerTool(
+    "list_tasks",
+    {
+      title: "List tasks",
+      description:
+        "Your tasks with this agent, newest first; contextId narrows to one conversation (an anonymous caller must name one).",
+      inputSchema: {
+        contextId: Id.optional(),
+        state: z.enum(STATE_NAMES).optional().describe("Only tasks in this state"),
+        pageSize: z.number().int().min(1).max(100).optional(),
+        pageToken: z.string().max(1000).optional(),
+      },
+    },
+    guard(async ({ contextId, state, pageSize, pageToken }: ListArgs) => {
+      const status = state ? TASK_STATES[STATE_NAMES.indexOf(state)] : undefined;
+      const page = await port.list({ contextId, status, pageSize, pageToken });
+      return listResult(page.tasks, page.nextPageToken);
+    }),
+  );
+  return server;
+}

@@ -1,0 +1,243 @@
+/**
+ * The MCP face of an agent (`/agents/<name>/mcp`) with the official MCP client: its tools, a send
+ * with progress notifications whose task A2A reads, a conversation continued by contextId, a form
+ * answered with reply, a long task answered before it ends (MCP_WAIT_SECONDS) then canceled,
+ * consent asked of an anonymous caller, and a closed deployment's 401 pointing at the RFC 9728
+ * resource metadata.
+ */
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/worker.ts";
+import { rpc, type WireTask } from "../helpers/a2a.ts";
+import { callWorker, closedEnv, newUser } from "../helpers/as-user.ts";
+import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { textToolTurn as tool } from "../helpers/turns.ts";
+
+const AGENT = "writer";
+
+/** An MCP client of the agent, through the Worker's fetch with `bindings`. */
+async function connect(bindings: Env = env, token?: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(
+    new URL(`http://harness.test/agents/${AGENT}/mcp`),
+    {
+      fetch: async (url, init) =>
+        worker.fetch(new Request(url, init), bindings, createExecutionContext()),
+      ...(token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}),
+    },
+  );
+  const client = new Client({ name: "mcp-face-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+type Fields = {
+  taskId: string;
+  contextId: string;
+  state: string;
+  answer?: string;
+  question?: string;
+  form?: Record<string, unknown>;
+  resume?: unknown;
+};
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  return { result, fields: result.structuredContent as Fields, text: textOf(result) };
+};
+const textOf = (result: CallToolResult) =>
+  result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+
+describe("the MCP face", () => {
+  it("lists its five tools, with the agent's skills in send_message's description", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "cancel_task",
+      "get_task",
+      "list_tasks",
+      "reply",
+      "send_message",
+    ]);
+    const send = tools.find((t) => t.name === "send_message");
+    expect(send?.description).toContain(`"${AGENT}"`);
+    expect(send?.description).toContain("Skills:");
+    expect(send?.inputSchema.required).toEqual(["text"]);
+    await client.close();
+  });
+
+  it("answers a message with progress notifications; A2A reads the same task", async () => {
+    const s = await scenario([{ text: "The edge is near.", chunkSize: 4 }]);
+    const client = await connect();
+    const notes: string[] = [];
+    const result = (await client.callTool(
+      { name: "send_message", arguments: { text: `tell me ${s.marker}` } },
+      undefined,
+      { onprogress: (p) => notes.push(p.message ?? "") },
+    )) as CallToolResult;
+    const fields = result.structuredContent as Fields;
+    expect(fields).toMatchObject({ state: "completed", answer: "The edge is near." });
+    expect(textOf(result)).toContain(`taskId: ${fields.taskId}`);
+    expect(notes.length).toBeGreaterThan(0);
+    expect(notes.some((n) => n.startsWith("answer:"))).toBe(true);
+    const read = await rpc<WireTask>(
+      "GetTask",
+      { id: fields.taskId },
+      { path: `/agents/${AGENT}` },
+    );
+    expect(read.result?.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(read.result?.contextId).toBe(fields.contextId);
+    await client.close();
+  });
+
+  it("continues a conversation by contextId and lists its tasks", async () => {
+    const s = await scenario([{ text: "First." }, { text: "Second." }]);
+    const client = await connect();
+    const first = await call(client, "send_message", { text: `one ${s.marker}` });
+    const second = await call(client, "send_message", {
+      text: `two ${s.marker}`,
+      contextId: first.fields.contextId,
+    });
+    expect(second.fields).toMatchObject({ contextId: first.fields.contextId, answer: "Second." });
+    const seen = JSON.stringify((await modelRequests(s.id)).at(-1)?.body.messages);
+    expect(seen).toContain("First.");
+    const listed = await call(client, "list_tasks", { contextId: first.fields.contextId });
+    const ids = (listed.result.structuredContent as { tasks: Array<{ taskId: string }> }).tasks;
+    expect(ids.map((t) => t.taskId).sort()).toEqual(
+      [first.fields.taskId, second.fields.taskId].sort(),
+    );
+    // An anonymous caller naming no conversation lists nothing.
+    expect((await call(client, "list_tasks", {})).text).toContain("No tasks.");
+    await client.close();
+  });
+
+  it("asks with a form and goes on once reply sends its values", async () => {
+    const s = await scenario([
+      tool("ask_user", {
+        question: "Which day?",
+        fields: { day: { type: "string", enum: ["mon", "fri"] } },
+        required: ["day"],
+      }),
+      { text: "Friday it is." },
+    ]);
+    const client = await connect();
+    const asked = await call(client, "send_message", { text: `plan ${s.marker}` });
+    expect(asked.fields).toMatchObject({ state: "input-required", question: "Which day?" });
+    expect(asked.fields.form).toMatchObject({ properties: { day: { enum: ["mon", "fri"] } } });
+    expect(asked.text).toContain("reply tool");
+    const answered = await call(client, "reply", {
+      taskId: asked.fields.taskId,
+      values: { day: "fri" },
+    });
+    expect(answered.fields).toMatchObject({
+      taskId: asked.fields.taskId,
+      state: "completed",
+      answer: "Friday it is.",
+    });
+    expect(JSON.stringify((await modelRequests(s.id)).at(-1)?.body.messages)).toContain("fri");
+    await client.close();
+  });
+
+  it("answers a long task with its id before it ends; get_task waits; cancel_task stops it", async () => {
+    const brief = { ...env, MCP_WAIT_SECONDS: "1" } as Env;
+    const s = await scenario([{ text: "x".repeat(400), chunkSize: 1, delayMs: 100 }]);
+    const client = await connect(brief);
+    const sent = await call(client, "send_message", { text: `long ${s.marker}` });
+    expect(["submitted", "working"]).toContain(sent.fields.state);
+    expect(sent.fields.resume).toEqual({
+      tool: "get_task",
+      arguments: { taskId: sent.fields.taskId, wait: true },
+    });
+    expect(sent.text).toContain("get_task");
+    const waited = await call(client, "get_task", { taskId: sent.fields.taskId, wait: true });
+    expect(["submitted", "working"]).toContain(waited.fields.state);
+    const canceled = await call(client, "cancel_task", { taskId: sent.fields.taskId });
+    expect(canceled.fields.state).toBe("canceled");
+    const read = await rpc<WireTask>("GetTask", { id: sent.fields.taskId });
+    expect(read.result?.status.state).toBe("TASK_STATE_CANCELED");
+    const missing = await call(client, "get_task", { taskId: "no-such-task" });
+    expect(missing.result.isError).toBe(true);
+    await client.close();
+  });
+
+  it("answers hostile requests with 4xx, never 5xx", async () => {
+    const post = (body: string, accept = "application/json, text/event-stream") =>
+      worker.fetch(
+        new Request(`http://harness.test/agents/${AGENT}/mcp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept },
+          body,
+        }),
+        env,
+        createExecutionContext(),
+      );
+    const cases: Array<[string, string?]> = [
+      ["{not json"],
+      ["[]"],
+      ["null"],
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}'],
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_task","arguments":{"taskId":""}}}',
+      ],
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/list"}', "text/html"],
+    ];
+    for (const [body, accept] of cases) {
+      const response = await post(body, accept);
+      expect(response.status, body).toBeLessThan(500);
+      await response.body?.cancel();
+    }
+    const get = await callWorker(`/agents/${AGENT}/mcp`, {}, env);
+    expect(get.status).toBe(405);
+    expect(
+      (await callWorker("/agents/nobody/mcp", { method: "POST", body: "{}" }, env)).status,
+    ).toBe(404);
+  });
+
+  it("asks an anonymous caller for consent where the deployment requires it", async () => {
+    const asking = { ...env, REQUIRE_CONSENT: "true", PRIVACY_POLICY_VERSION: "7" } as Env;
+    const s = await scenario([{ text: "Consented." }]);
+    const client = await connect(asking);
+    const refused = await call(client, "send_message", { text: `hi ${s.marker}` });
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toContain("Consent required");
+    const sent = await call(client, "send_message", {
+      text: `hi ${s.marker}`,
+      privacyConsent: "7",
+    });
+    expect(sent.fields).toMatchObject({ state: "completed", answer: "Consented." });
+    await client.close();
+  });
+
+  it("points a closed deployment's 401 at the resource metadata; a token gets in", async () => {
+    const refused = await callWorker(`/agents/${AGENT}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(refused.status).toBe(401);
+    const header = refused.headers.get("WWW-Authenticate") ?? "";
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(header)?.[1] ?? "";
+    expect(metadataUrl).toBe(
+      `http://harness.test/.well-known/oauth-protected-resource/agents/${AGENT}/mcp`,
+    );
+    const metadata = await callWorker(new URL(metadataUrl).pathname);
+    expect(await metadata.json()).toMatchObject({
+      resource: `http://harness.test/agents/${AGENT}/mcp`,
+      bearer_methods_supported: ["header"],
+    });
+    const { token } = await newUser();
+    const client = await connect(closedEnv, token);
+    const s = await scenario([{ text: "Hello, user." }]);
+    const sent = await call(client, "send_message", { text: `hi ${s.marker}` });
+    expect(sent.fields.answer).toBe("Hello, user.");
+    const listed = await call(client, "list_tasks", {});
+    expect(listed.text).toContain(sent.fields.taskId);
+    await client.close();
+  });
+});
