@@ -9,7 +9,7 @@ import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config/config.ts";
 import { SUPPORTED_INPUT_MODES, SUPPORTED_OUTPUT_MODES } from "../loop/user-content.ts";
 import { sha256Hex } from "../platform/hex.ts";
-import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
+import { COST_EXTENSION, HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 
 /** Where an agent is served. */
 export interface CardUrls {
@@ -31,6 +31,13 @@ const HARNESS_EXTENSION = {
   uri: HARNESS_EVENTS_EXTENSION,
   description:
     "Tool calls, plans and harness interventions arrive as working status updates whose message carries a data part { kind, agent, tool?, path?, detail }.",
+};
+
+/** The cost extension, as both card generations declare it. */
+const COST_CARD_EXTENSION = {
+  uri: COST_EXTENSION,
+  description:
+    "A task's token usage and estimated cost (USD, from list prices) in its metadata and in its final status update's metadata, under this URI: { usage, estimatedCostUsd, model }.",
 };
 
 const isHttpsUrl = (value: string) => /^https:\/\//.test(value);
@@ -79,7 +86,7 @@ export const buildAgentCard: CardBuilder = (agent, urls, config) => {
       streaming: true,
       pushNotifications: true,
       extendedAgentCard: secured,
-      extensions: [HARNESS_EXTENSION],
+      extensions: [HARNESS_EXTENSION, COST_CARD_EXTENSION],
     },
     ...(secured
       ? {
@@ -130,7 +137,7 @@ export const buildLegacyAgentCard: CardBuilder = (agent, urls, config) => {
       streaming: true,
       pushNotifications: true,
       stateTransitionHistory: false,
-      extensions: [HARNESS_EXTENSION],
+      extensions: [HARNESS_EXTENSION, COST_CARD_EXTENSION],
     },
     ...(secured
       ? {

@@ -26,6 +26,8 @@ export interface HandlerDeps {
   /** The caller's budget overrides as its credential found them (absent: the task looks them up). */
   budget?: UserBudget | null;
   traceId: string;
+  /** The caller's span (from a valid `traceparent`): the parent of the task's span. */
+  traceParent?: { parentSpanId: string; traceState?: string };
   /** The SSE `Last-Event-ID` of a reconnecting subscriber, if any. */
   lastEventId: number | null;
   /** The protocol version of the request (push configs notify in its shape). */

@@ -97,6 +97,7 @@ async function handlerFor(
     counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
     ...budgetOf(c.get("principal")),
     traceId: c.get("traceId"),
+    ...(c.get("traceParent") ? { traceParent: c.get("traceParent") } : {}),
     lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
     protocol,
     allowPrivateUrls: loadConfig(c.env).webFetchAllowPrivate,

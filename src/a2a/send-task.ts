@@ -68,6 +68,7 @@ export async function sendToTask(
     counters: deps.counters,
     ...budgetOf(deps),
     traceId: deps.traceId,
+    ...(deps.traceParent ? { traceParent: deps.traceParent } : {}),
     message,
     ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     ...(caller ? { remoteParent: caller } : {}),

@@ -3,6 +3,7 @@
  * with the defaults documented in docs/configuration.md. Pure: no I/O.
  */
 import { type AgentNetwork, parseAgentNetwork } from "./agent-network.ts";
+import { type TraceConfig, traceConfig } from "../trace/trace-config.ts";
 import { ConfigSchema } from "./env-schema.ts";
 
 /** How the model is reached: Claude through the API, or the scripted local model (no key). */
@@ -35,6 +36,8 @@ export interface Config {
   /** Tool domains or tool names switched on (`TOOLS_ENABLED`); null = all. */
   toolsEnabled: string[] | null;
   webFetchAllowPrivate: boolean;
+  /** Trace context sent to web_fetch targets, OTLP export, content in spans (docs/traces.md). */
+  trace: TraceConfig;
   /** Push notification delivery: attempts per notification, first backoff, timeout of one POST. */
   pushMaxAttempts: number;
   pushRetryBaseMs: number;
@@ -201,6 +204,7 @@ export function loadConfig(env: object): Config {
     adminApiKey: v.ADMIN_API_KEY,
     toolsEnabled: v.TOOLS_ENABLED,
     webFetchAllowPrivate: v.WEB_FETCH_ALLOW_PRIVATE,
+    trace: traceConfig(v),
     pushMaxAttempts: v.PUSH_MAX_ATTEMPTS,
     pushRetryBaseMs: v.PUSH_RETRY_BASE_MS,
     pushTimeoutMs: v.PUSH_TIMEOUT_MS,

@@ -50,6 +50,8 @@ export function budgetOf(from: { budget?: UserBudget | null }): { budget?: UserB
 export interface LogVariables {
   requestId: string;
   traceId: string;
+  /** The caller's span and `tracestate`, when the request carried a valid `traceparent`. */
+  traceParent?: { parentSpanId: string; traceState?: string };
   agent?: string;
   rpcMethod?: string;
   /** The authenticated caller (never a credential). */

@@ -5,3 +5,9 @@
 
 /** The extension URI of harness events (loop/harness-events.ts builds them). */
 export const HARNESS_EVENTS_EXTENSION = "urn:a2a-edge-harness:ext:harness-events:v1";
+
+/**
+ * The extension URI of a task's cost: its token usage and estimated cost, under this key in the
+ * task's metadata and in the metadata of its final status update (trace/cost.ts).
+ */
+export const COST_EXTENSION = "urn:a2a-edge-harness:ext:cost:v1";

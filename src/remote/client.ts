@@ -3,8 +3,8 @@
  * legacy compatibility picks the transport from the card). A target is a registry entry (trusted:
  * a URL, or a Cloudflare service binding, which Workers on one account must use) or any other
  * URL, which passes the SSRF guard on every request, including the endpoint its card names.
- * Every request carries the task's W3C `traceparent`, and the entry's bearer secret if it has
- * one. Cards are cached per isolate for five minutes.
+ * Every request carries the task's W3C `traceparent` (naming the tool call's span it is made
+ * from, with the task's `tracestate`), and the entry's bearer secret if it has one. Cards are cached per isolate for five minutes.
  */
 import type { AgentCard } from "@a2a-js/sdk";
 import { type Client, DefaultAgentCardResolver } from "@a2a-js/sdk/client";
@@ -13,6 +13,7 @@ import type { Config } from "../config/config.ts";
 import { envNamed } from "../config/env-lookup.ts";
 import { randomHex } from "../platform/hex.ts";
 import { checkUrl } from "../platform/ssrf.ts";
+import { currentTraceHeaders } from "../trace/current-span.ts";
 import { sdkClientFactory } from "./sdk-client.ts";
 
 /** Where a remote agent is and how far it is trusted. */
@@ -46,7 +47,7 @@ export function resolveTarget(
   return { ok: true, target: { label: checked.url.href, baseUrl: checked.url.href, entry: null } };
 }
 
-/** A W3C traceparent continuing the task's trace with a new span. */
+/** A W3C traceparent continuing the task's trace with a new span (outside a tool call). */
 export function traceparent(traceId: string): string {
   return `00-${traceId}-${randomHex(8)}-01`;
 }
@@ -70,7 +71,9 @@ export function targetFetch(
       if (!checked.ok) throw new Error(checked.reason);
     }
     const headers = new Headers(request.headers);
-    headers.set("traceparent", traceparent(traceId));
+    const trace = currentTraceHeaders();
+    headers.set("traceparent", trace.traceparent ?? traceparent(traceId));
+    if (trace.tracestate) headers.set("tracestate", trace.tracestate);
     if (typeof secret === "string" && secret !== "")
       headers.set("authorization", `Bearer ${secret}`);
     const outgoing = new Request(request, { headers, redirect: entry ? "follow" : "manual" });

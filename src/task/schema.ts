@@ -95,6 +95,22 @@ const MIGRATIONS: readonly string[] = [
   // How long the task has worked, for MAX_TASK_SECONDS (see time-limit.ts).
   `ALTER TABLE task ADD COLUMN worked_ms INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE task ADD COLUMN working_since TEXT`,
+  // Each model call, written with the tokens it counted (trace/model-calls.ts).
+  `CREATE TABLE model_calls (
+    seq INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cache_read_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    stop_reason TEXT,
+    error TEXT
+  )`,
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */

@@ -18,6 +18,8 @@ import { streamTurn } from "../model/stream-turn.ts";
 import { scratchPrefix } from "../store/r2-keys.ts";
 import { listPrefix } from "../store/r2-prefix.ts";
 import { sharedMemory } from "../store/shared-memory.ts";
+import { runTool as inToolSpan } from "../trace/current-span.ts";
+import { taskTraceOf } from "../trace/task-trace.ts";
 import { runWorkspaceTests } from "../tools/run-code.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
@@ -124,6 +126,7 @@ export interface StepInputs {
     | "emitAnswerChunk"
     | "background"
     | "budgetHint"
+    | "modelCalls"
   >;
   record: TaskRecord;
   agent: AgentDefinition;
@@ -203,6 +206,8 @@ export function stepDeps(input: StepInputs): StepDeps {
       });
     },
     transaction: (fn) => task.transaction(fn),
+    recordModelCall: (call) => task.modelCalls.record(call),
+    aroundTool: (callId, run) => inToolSpan(taskTraceOf(record), callId, run),
     budget: budgetGate(env, config, task, record, record.counters ?? `user:${record.owner}`),
   };
 }

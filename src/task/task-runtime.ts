@@ -17,6 +17,9 @@ import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";
 import { Scheduler } from "../store/scheduler.ts";
+import { usageMetadata } from "../trace/cost.ts";
+import { ModelCallStore } from "../trace/model-calls.ts";
+import { taskTraceHeaders } from "../trace/task-trace.ts";
 import type { BudgetHint } from "../users/limits.ts";
 import {
   answerChunk,
@@ -57,6 +60,7 @@ export class TaskRuntime {
   readonly hookState: SqlHookState;
   readonly pending: PendingStore;
   readonly children: ChildrenStore;
+  readonly modelCalls: ModelCallStore; // each model call with its tokens (the model spans)
   readonly scheduler: Scheduler;
   readonly contextLink: ContextLinkStore;
   readonly subscribers = new Subscribers();
@@ -69,10 +73,7 @@ export class TaskRuntime {
   readonly work: BackgroundWork;
   /** The owner's budget overrides the latest message's request found (in memory only). */
   budgetHint: BudgetHint | null = null;
-  /**
-   * The owner is new with this task (a conversation the server opened for an anonymous caller):
-   * it has no workspace files and no memory to read yet. In memory only: a restarted object reads.
-   */
+  /** The owner is new with this task (an anonymous caller's new conversation); in memory only. */
   newOwner = false;
   readonly #ctx: DurableObjectState;
   readonly #env: Env;
@@ -99,6 +100,7 @@ export class TaskRuntime {
     this.hookState = kept(new SqlHookState(sql, fresh));
     this.pending = kept(new PendingStore(sql, fresh));
     this.children = new ChildrenStore(sql);
+    this.modelCalls = new ModelCallStore(sql);
     this.scheduler = kept(new Scheduler(ctx.storage, fresh));
     this.contextLink = kept(new ContextLinkStore(sql, fresh));
     this.outboxSource = outboxSourceOf(this.store, this.loopState);
@@ -110,6 +112,7 @@ export class TaskRuntime {
       env,
       () => this.store.record?.id ?? "",
       (work) => this.background(work),
+      () => taskTraceHeaders(this.store.record),
     );
     this.log.subscribe((entry) => this.subscribers.broadcast(entry));
   }
@@ -191,16 +194,16 @@ export class TaskRuntime {
     if (changed) transition(record.state, state);
     const message =
       options.message ?? (options.text === undefined ? undefined : this.agentMessage(options.text));
-    const usage = this.loopState.get().usage;
+    const usage = usageMetadata(record.metadata, this.loopState.get().usage);
     const status = { state, timestamp: new Date().toISOString(), ...(message ? { message } : {}) };
     const queued = this.transaction(() => {
-      this.store.update(status, { ...record.metadata, ...options.metadata, usage });
+      this.store.update(status, { ...record.metadata, ...options.metadata, ...usage });
       const event = {
         statusUpdate: {
           taskId: record.id,
           contextId: record.contextId,
           status,
-          ...(isSettled(state) ? { metadata: { traceId: record.traceId, usage } } : {}),
+          ...(isSettled(state) ? { metadata: { traceId: record.traceId, ...usage } } : {}),
         },
       };
       this.log.append(event);

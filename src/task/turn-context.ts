@@ -98,7 +98,10 @@ async function ownContext(
  * Returns true when it compacted.
  */
 export async function compactIfNeeded(input: {
-  rt: Pick<TaskRuntime, "conversation" | "loopState" | "hookState" | "store" | "transaction">;
+  rt: Pick<
+    TaskRuntime,
+    "conversation" | "loopState" | "hookState" | "store" | "transaction" | "modelCalls"
+  >;
   client: Anthropic;
   agent: AgentDefinition;
   system: TextBlockParam[];
@@ -116,18 +119,32 @@ export async function compactIfNeeded(input: {
   const replaced = messages.slice(0, cut);
   let note: string;
   try {
+    const startedAt = Date.now();
     const response = await input.client.messages.create(
       summaryRequest(input.agent.model, replaced),
       { signal: input.signal },
     );
     note = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-    rt.loopState.patch({
-      usage: addUsage(rt.loopState.get().usage, {
-        inputTokens: response.usage.input_tokens,
-        outputTokens: response.usage.output_tokens,
-        cacheReadTokens: response.usage.cache_read_input_tokens ?? 0,
-        cacheWriteTokens: response.usage.cache_creation_input_tokens ?? 0,
-      }),
+    const spent = {
+      inputTokens: response.usage.input_tokens,
+      outputTokens: response.usage.output_tokens,
+      cacheReadTokens: response.usage.cache_read_input_tokens ?? 0,
+      cacheWriteTokens: response.usage.cache_creation_input_tokens ?? 0,
+    };
+    const loop = rt.loopState.get();
+    rt.transaction(() => {
+      rt.loopState.patch({ usage: addUsage(loop.usage, spent) });
+      rt.modelCalls.record({
+        ...spent,
+        kind: "compaction",
+        turn: loop.turn,
+        attempt: 0,
+        model: input.agent.model,
+        startedAt,
+        endedAt: Date.now(),
+        stopReason: response.stop_reason,
+        error: null,
+      });
     });
   } catch (error) {
     log("warn", "compaction skipped", { task: rt.store.record?.id, error: String(error) });
