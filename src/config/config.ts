@@ -2,8 +2,9 @@
  * Runtime configuration: every wrangler var and secret the harness reads, parsed once with zod,
  * with the defaults documented in docs/configuration.md. Pure: no I/O.
  */
-import { type AgentNetwork, parseAgentNetwork } from "./agent-network.ts";
+
 import { type TraceConfig, traceConfig } from "../trace/trace-config.ts";
+import { type AgentNetwork, parseAgentNetwork } from "./agent-network.ts";
 import { ConfigSchema } from "./env-schema.ts";
 
 /** How the model is reached: Claude through the API, or the scripted local model (no key). */

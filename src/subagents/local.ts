@@ -7,8 +7,8 @@ import type { SubagentCall } from "../loop/contracts.ts";
 import { taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { budgetOf } from "../protocol/app-types.ts";
-import { currentSpan } from "../trace/current-span.ts";
 import type { Part } from "../protocol/wire.ts";
+import { currentSpan } from "../trace/current-span.ts";
 import type { ChildTransport, ParentTask } from "./transport.ts";
 
 /** The task objects' namespace, typed by the generated Env (no import of the task object). */
