@@ -1,8 +1,8 @@
 /**
  * The task Durable Object: one per task, addressed by the task id. Its RPC methods are the
- * task's whole protocol surface (create, follow-up, get, wait, cancel, subscribe); its alarm
- * drives the agent loop one model turn per step, so the task outlives the request that started it
- * and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
+ * task's whole protocol surface (create, follow-up, get, wait, cancel, subscribe, and its records:
+ * timeline, trace, push); its alarm drives the agent loop one model turn per step, so the task
+ * outlives the request that started it and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
  * can throw in here. State and shared operations live in {@link TaskRuntime}; task-parts.ts
  * wires the parts that act on it and holds the alarm's table of jobs. Only `create` writes to a
  * new object: a call naming a task id nobody created answers "not found" and writes nothing.
@@ -15,6 +15,7 @@ import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
+import { type TaskTraceAnswer, traceOfTask } from "../trace/task-records.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type { TimelineEntry } from "./event-log.ts";
 import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
@@ -44,8 +45,7 @@ const notFound = <T>(): TaskResult<T> => taskFail("not_found", "task not found")
 
 /** A task's Durable Object. */
 export class TaskObject extends HarnessObject {
-  /** The task's state and status (for tests with runInDurableObject too). */
-  runtime!: TaskRuntime;
+  runtime!: TaskRuntime; // its state and status (tests read it with runInDurableObject too)
   #parts!: TaskParts;
   #jobFor!: ReturnType<typeof jobFor>;
 
@@ -174,15 +174,18 @@ export class TaskObject extends HarnessObject {
 
   /** The task's event log with times, for the inspector (owner only; `owner: null` = admin). */
   async timeline(input: { owner: string | null }): Promise<TaskResult<TimelineEntry[]>> {
-    const record = this.#owned(input.owner);
-    if (!record) return notFound();
-    return taskOk(this.runtime.log.timeline());
+    return this.#owned(input.owner) ? taskOk(this.runtime.log.timeline()) : notFound();
+  }
+
+  /** The task's spans and its local sub-agents' ids (owner only; `owner: null` = admin). */
+  async trace(input: { owner: string | null }): Promise<TaskResult<TaskTraceAnswer>> {
+    if (!this.#owned(input.owner)) return notFound();
+    return taskOk(await traceOfTask(this.runtime, loadConfig(this.env)));
   }
 
   /** Resolves once the task ends or waits for input. */
   async waitSettled(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
-    const record = this.runtime.store.record;
-    if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
+    if (!this.#owned(input.owner)) return notFound();
     return taskOk(await this.#settledTask(input.historyLength));
   }
 

@@ -15,6 +15,7 @@ import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
 import type { ScheduleEntry, Scheduler } from "../store/scheduler.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
+import { exportAtEnd } from "../trace/task-records.ts";
 import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
@@ -57,6 +58,8 @@ export function wireTask(ctx: DurableObjectState, env: Env): TaskParts {
     if (!isTerminal(state) || days <= 0) return undefined;
     return runtime.scheduler.schedule(RETENTION_JOB, "retention", Date.now() + days * 86_400_000);
   });
+  // Its spans go to the OTLP collector once it ends (export on; trace/task-records.ts).
+  runtime.onSettled(({ state }) => exportAtEnd(runtime, loadConfig(env), state));
   // A sub-agent's progress also shows on its parent's stream (best effort).
   runtime.onHarnessEvent((event) =>
     event.kind === "tool_result" || !runtime.store.record?.parentTaskId
