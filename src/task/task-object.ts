@@ -178,7 +178,7 @@ export class TaskObject extends HarnessObject {
   }
 
   /** The task's spans and its local sub-agents' ids (owner only; `owner: null` = admin). */
-  async trace(input: { owner: string | null }): Promise<TaskResult<TaskTraceAnswer>> {
+  async traceSpans(input: { owner: string | null }): Promise<TaskResult<TaskTraceAnswer>> {
     if (!this.#owned(input.owner)) return notFound();
     return taskOk(await traceOfTask(this.runtime, loadConfig(this.env)));
   }

@@ -31,7 +31,7 @@ export function traceRoutes(): Hono<AppEnv> {
       const id = queue.shift() as string;
       if (seen.has(id)) continue;
       seen.add(id);
-      const result = (await stubByName(c.env.TASKS, id).trace({
+      const result = (await stubByName(c.env.TASKS, id).traceSpans({
         owner,
       })) as TaskResult<TaskTraceAnswer>;
       if (!result.ok) {
