@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { Task as SdkTask } from "@a2a-js/sdk";
 import { chat } from "./chat.ts";
 import { CliError, explain } from "./errors.ts";
-import { type Out, stateName, TaskView, textOf } from "./render.ts";
+import { costLine, type Out, stateName, TaskView, textOf } from "./render.ts";
 import { Spinner } from "./spinner.ts";
 import { type Session, stdout, streamTo, taskJson, textRequest } from "./stream.ts";
 import {
@@ -96,6 +96,7 @@ const OPTIONS = {
 const { values, positionals } = parseCommandLine();
 
 const out: Out = stdout;
+const ENDED = new Set(["completed", "failed", "canceled", "rejected"]);
 const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 /**
@@ -156,6 +157,8 @@ async function main(): Promise<number> {
   const hint = (view: TaskView) => {
     if (view.state === "input-required" && target)
       process.stderr.write(`answer with: ${answerCommand(target, view.taskId)}\n`);
+    // The task's tokens and estimated cost once it has ended (on stderr: the answer is stdout).
+    if (view.cost && ENDED.has(view.state)) process.stderr.write(`${costLine(view.cost)}\n`);
   };
   switch (command) {
     case "send":

@@ -3,6 +3,8 @@
  * table of users/pricing.ts, at the model the task's agent runs on) under the cost extension's
  * URI, in the task's metadata and its final status update. Pure.
  */
+import { withDefaultModel } from "../agents/identity.ts";
+import { currentAgents } from "../agents/overrides.ts";
 import type { Usage } from "../loop/loop-state.ts";
 import { COST_EXTENSION } from "../protocol/extensions.ts";
 import { estimateCost } from "../users/pricing.ts";
@@ -31,4 +33,10 @@ export function usageMetadata(
     usage,
     [COST_EXTENSION]: { usage, estimatedCostUsd: estimateCost(model, usage), model },
   };
+}
+
+/** The model an agent runs on now (its file's, else `defaultModel`); "" for an agent now gone. */
+export function agentModel(name: string, defaultModel: string): string {
+  const agent = currentAgents().get(name);
+  return agent ? withDefaultModel(agent, defaultModel).model : "";
 }
