@@ -3,7 +3,8 @@
  * runtime (the task's state and its one status change) and the parts that act on it, each given
  * only what it uses, and subscribes them to what the runtime announces: delegation to sub-agents
  * (ChildTasks), the report to a parent task (ParentReport), the conversation
- * (ContextMembership), retention of an ended task, and the loop driver. {@link jobFor} is the
+ * (ContextMembership), retention of an ended task, the export of its spans when it ends (OTLP,
+ * when on), and the loop driver. {@link jobFor} is the
  * table of scheduled jobs, {@link runDueJobs} the alarm's run of them (a job that throws is
  * retried with backoff, then dropped); {@link recover} what a fresh instance schedules after a
  * restart.
