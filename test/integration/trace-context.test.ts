@@ -1,7 +1,7 @@
 /**
  * W3C trace context: `traceparent` and `tracestate` parsed strictly; a valid one received is
  * continued (its trace id becomes the task's, its span the task span's parent), else a trace
- * starts; and it goes out on every hop: a remote sub-agent's task continues the `task` tool
+ * starts (a webhook delivery's too); and it goes out on every hop: a remote sub-agent's task continues the `task` tool
  * call's span, push notifications come from the task's span, web_fetch targets get none unless
  * WEB_FETCH_TRACEPARENT.
  */
@@ -18,7 +18,9 @@ import {
   TASK_SPAN_KEY,
   toolSpanKey,
 } from "../../src/trace/trace-context.ts";
+import { signGithub } from "../../src/triggers/signatures.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";
@@ -182,5 +184,44 @@ describe("trace context on every hop", () => {
       ),
     );
     expect(seen).toEqual([null, `00-${TRACE}-${PARENT}-01`]);
+  });
+
+  it("a webhook delivery's traceparent is continued by the task it starts", async () => {
+    const owner = await newUser();
+    const hook = `trace-${crypto.randomUUID().slice(0, 6)}`;
+    const bindings = {
+      ...closedEnv,
+      HOOK_SECRET: "whsec-trace",
+      WEBHOOKS: JSON.stringify({
+        [hook]: {
+          agent: "assistant",
+          owner: owner.id,
+          secret: "HOOK_SECRET",
+          signature: "github",
+          events: ["push"],
+          prompt: "[[reply:noted]] {{$event}}",
+        },
+      }),
+    } as Env;
+    const body = JSON.stringify({ ref: "refs/heads/main" });
+    const response = await callWorker(
+      `/webhooks/${hook}`,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "X-GitHub-Event": "push",
+          "X-GitHub-Delivery": crypto.randomUUID(),
+          "X-Hub-Signature-256": await signGithub("whsec-trace", body),
+          traceparent: `00-${TRACE}-${PARENT}-01`,
+        },
+        body,
+      },
+      bindings,
+    );
+    expect(response.status).toBe(202);
+    const { taskId } = (await response.json()) as { taskId: string };
+    const task = (await rpcAs<WireTask>(owner.token, "GetTask", { id: taskId })).body.result;
+    expect(task?.metadata).toMatchObject({ traceId: TRACE, parentSpanId: PARENT });
   });
 });
