@@ -74,21 +74,21 @@ export function waterfall(otlp) {
     const kind = kindOf(span, a);
     const start = ms(span.startTimeUnixNano);
     const end = Math.max(ms(span.endTimeUnixNano), start);
+    // Positions through the CSSOM: the console's CSP refuses style attributes.
     const bar = el("span", {
       class: `wf-bar wf-${kind}${span.status?.code === 2 ? " wf-error" : ""}`,
-      style: `left:${pct(start)};width:max(2px,calc(${pct(end)} - ${pct(start)}))`,
       title: `${span.name}: ${end - start} ms`,
     });
-    const marks = (span.events || []).map((e) =>
-      el("span", {
-        class: "wf-mark",
-        style: `left:${pct(ms(e.timeUnixNano))}`,
-        title: e.name.replace("harness.", ""),
-      }),
-    );
-    return el(
+    bar.style.left = pct(start);
+    bar.style.width = `max(2px, calc(${pct(end)} - ${pct(start)}))`;
+    const marks = (span.events || []).map((e) => {
+      const mark = el("span", { class: "wf-mark", title: e.name.replace("harness.", "") });
+      mark.style.left = pct(ms(e.timeUnixNano));
+      return mark;
+    });
+    const line = el(
       "div",
-      { class: `wf-row wf-row-${kind}`, style: `--depth:${depth}` },
+      { class: `wf-row wf-row-${kind}` },
       el(
         "span",
         { class: "wf-label" },
@@ -100,12 +100,14 @@ export function waterfall(otlp) {
       ),
       el("span", { class: "wf-track" }, bar, ...marks),
     );
+    line.style.setProperty("--depth", String(depth));
+    return line;
   };
 
   const node = (span, depth) => {
     const kids = children.get(span.spanId) || [];
     if (kids.length === 0) return row(span, depth);
-    const agent = kindOf(span, attributesOf(span)) === "agent";
+    const agent = depth > 0 && kindOf(span, attributesOf(span)) === "agent";
     return el(
       "details",
       { class: `wf-node${agent ? " wf-subagent" : ""}`, open: true },
