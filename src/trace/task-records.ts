@@ -5,6 +5,8 @@
  */
 import type { Config } from "../config/config.ts";
 import { taskIdFor } from "../platform/ids.ts";
+import type { TaskStateName } from "../protocol/wire.ts";
+import { isTerminal } from "../task/state-machine.ts";
 import type { TaskRuntime } from "../task/task-runtime.ts";
 import { estimateCost } from "../users/pricing.ts";
 import { modelOfTask } from "./cost.ts";
@@ -18,13 +20,6 @@ export interface TaskTraceAnswer {
   spans: TraceSpan[];
   localChildren: string[];
 }
-
-const TERMINAL = new Set([
-  "TASK_STATE_COMPLETED",
-  "TASK_STATE_FAILED",
-  "TASK_STATE_CANCELED",
-  "TASK_STATE_REJECTED",
-]);
 
 /** The spans of the task `rt` holds (none when it holds no task). */
 export async function traceOfTask(
@@ -57,7 +52,7 @@ export async function traceOfTask(
     contextId: record.contextId,
     state: record.state,
     createdMs: Date.parse(record.createdAt),
-    endedMs: TERMINAL.has(record.state) ? Date.parse(record.status.timestamp) : null,
+    endedMs: isTerminal(record.state) ? Date.parse(record.status.timestamp) : null,
     nowMs,
     facts,
     modelCalls: rt.modelCalls.all(),
@@ -80,7 +75,7 @@ export function exportAtEnd(
   state: string,
 ): Promise<void> | undefined {
   const target = config.trace.export;
-  if (!target || !TERMINAL.has(state)) return undefined;
+  if (!target || !isTerminal(state as TaskStateName)) return undefined;
   return new Promise((resolve) => setTimeout(resolve, 0))
     .then(() => traceOfTask(rt, config))
     .then((trace) => exportSpans(target, trace.spans))
