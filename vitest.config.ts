@@ -2,15 +2,23 @@
  * Unit and integration tests, run inside workerd by the Workers Vitest pool.
  * The scripted Messages API runs in Node (test/global-setup.ts) on 127.0.0.1; its port is
  * injected here so the Worker under test reaches it through the real @anthropic-ai/sdk path.
+ * Quiet when green: wrangler logs only errors while it reads wrangler.toml (its note that the
+ * ANTHROPIC_API_KEY secret is missing is moot: the bindings below set it), a dependency's broken
+ * source map is not reported, and a passed test's console output is dropped (the failures some
+ * tests provoke on purpose log what a real failure would).
  */
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { kCurrentWorker } from "miniflare";
 import { defineConfig } from "vitest/config";
+import { quietDependencySourceMaps } from "./test/quiet-source-maps.ts";
+
+process.env.WRANGLER_LOG ??= "error";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   return {
     plugins: [
+      quietDependencySourceMaps(),
       cloudflareTest(({ inject }) => ({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
@@ -86,6 +94,7 @@ export default defineConfig(async () => {
       testTimeout: 20_000,
       // One workerd for all files: ~4 s of start-up per file otherwise. Tests use unique ids.
       isolate: false,
+      silent: "passed-only" as const,
       // Request log lines are noise in test output; failures still print everything else.
       onConsoleLog: (log: string) => !log.includes('"msg":"request"'),
     },

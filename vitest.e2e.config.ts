@@ -6,8 +6,10 @@
  * servers beside it.
  */
 import { defineConfig } from "vitest/config";
+import { quietDependencySourceMaps } from "./test/quiet-source-maps.ts";
 
 export default defineConfig({
+  plugins: [quietDependencySourceMaps()],
   test: {
     include: ["test/e2e/**/*.test.ts"],
     environment: "node",

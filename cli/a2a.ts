@@ -3,26 +3,25 @@
  * any other A2A agent, v1.0 or v0.3, built on the official @a2a-js/sdk client.
  *
  *   card <agent|url>                 the agent's card, its signature verified (exit 1 if invalid)
- *   send <agent|url> <text...>       one message, waits for the answer
- *   stream <agent|url> <text...>     one message, shows the work live
- *   get <agent|url> <taskId>         a task: state, answer, question
+ *   send <agent|url> <text...>       one message, waits for the answer (streamed underneath when
+ *                                    the agent streams: ids at once on stderr, a cut resumed)
+ *   stream <agent|url> <text...>     one message, shows the work live (--task <id>: follow it)
+ *   get <agent|url> <taskId>         a task: state, history, answer, question
  *   cancel <agent|url> <taskId>      cancels a task
  *   tasks <agent|url>                your tasks (v1.0 agents)
  *   chat <agent|url>                 a conversation; answers input-required questions inline
  *
- * Options: --url (this harness; default http://127.0.0.1:8787), --token (or A2A_TOKEN; sent only
- * to the origin of --url or of the agent URL), --json (machine output), --context <id>,
- * --task <id> (continue a task), --history <n>, --state <state>, --limit <n>,
- * --require-signature (refuse a card that is not signed). A card seen signed before is verified
- * by every command and refused unsigned.
+ * The options and the usage: command-line.ts (a wrong command line exits 2). Ctrl-C while a
+ * task runs says how to follow or cancel it (exit 130). A card seen signed before is verified by
+ * every command and refused unsigned.
  */
-import { parseArgs } from "node:util";
 import { Task as SdkTask } from "@a2a-js/sdk";
 import { chat } from "./chat.ts";
-import { CliError, explain } from "./errors.ts";
+import { type CommandLine, parseCommandLine, usage } from "./command-line.ts";
+import { explain, oneLine, UsageError } from "./errors.ts";
 import { costLine, type Out, stateName, TaskView, textOf } from "./render.ts";
 import { Spinner } from "./spinner.ts";
-import { type Session, stdout, streamTo, taskJson, textRequest } from "./stream.ts";
+import { type Session, stdout, streaming, streamTo, taskJson, textRequest } from "./stream.ts";
 import {
   agentArgs,
   cardJson,
@@ -45,55 +44,23 @@ import {
 
 type Json = Record<string, unknown>;
 
-const USAGE = `usage: a2a <command> [options]
+const USAGE = usage(DEFAULT_URL);
+const args = process.argv.slice(2);
 
-  card <agent|url>               show an agent's card and check its signature
-  send <agent|url> <text...>     send a message and wait for the answer
-  stream <agent|url> <text...>   send a message and watch the work live
-  get <agent|url> <taskId>       show a task
-  cancel <agent|url> <taskId>    cancel a task
-  tasks <agent|url>              list your tasks (--context, --state, --limit)
-  chat <agent|url>               talk in one conversation (Ctrl-D to leave)
-
-  <agent> is an agent of this harness (assistant, writer...) or any agent's URL.
-  Exit codes: 0 completed, 3 input-required, 4 canceled, 5 rejected (the agent
-  declined; the reason is printed), 1 failed or an error.
-
-options:
-  --url <url>       the harness (default ${DEFAULT_URL}, or $A2A_URL)
-  --token <token>   bearer token (default: $A2A_TOKEN), sent only to the origin of
-                    --url or of the agent URL given
-  --require-signature  refuse an agent whose card is not signed (a card seen signed
-                    before is always refused unsigned)
-  --json            print JSON (one object, or one event per line for stream)
-  --context <id>    continue a conversation
-  --task <id>       answer a task that waits for input
-  --history <n>     messages of history to show with get
-`;
-
-/** The command line, or the usage after what is wrong with it (exit 2). */
-function parseCommandLine() {
+/** The command line, or exit 2 with what is wrong with it and the usage. */
+function commandLine(): CommandLine {
   try {
-    return parseArgs({ allowPositionals: true, options: OPTIONS });
+    return parseCommandLine(args, {
+      url: process.env.A2A_URL || DEFAULT_URL,
+      token: process.env.A2A_TOKEN,
+    });
   } catch (error) {
-    process.stderr.write(`a2a: ${error instanceof Error ? error.message : error}\n\n${USAGE}`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`a2a: ${error.message}\n\n${USAGE}`);
     process.exit(2);
   }
 }
-
-const OPTIONS = {
-  url: { type: "string", default: process.env.A2A_URL ?? DEFAULT_URL },
-  token: { type: "string", default: process.env.A2A_TOKEN },
-  json: { type: "boolean", default: false },
-  context: { type: "string" },
-  task: { type: "string" },
-  history: { type: "string" },
-  state: { type: "string" },
-  limit: { type: "string" },
-  "require-signature": { type: "boolean", default: false },
-  help: { type: "boolean", short: "h", default: false },
-} as const;
-const { values, positionals } = parseCommandLine();
+const line = commandLine();
 
 const out: Out = stdout;
 const ENDED = new Set(["completed", "failed", "canceled", "rejected"]);
@@ -110,15 +77,6 @@ function exitCodeFor(state: string): number {
   return state === "canceled" ? 4 : 1;
 }
 
-/** A whole-number option, or a CliError naming it. */
-function count(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new CliError(`--${name} needs a whole number, not "${value}"`);
-  return n;
-}
-
 /** The command that answers a task waiting for input, as the user would type it. */
 const answerCommand = (target: Target, taskId: string) =>
   `npm run a2a -- send ${agentArgs(target)} --task ${taskId} "<your answer>"`;
@@ -126,26 +84,48 @@ const answerCommand = (target: Target, taskId: string) =>
 let target: Target | undefined;
 let http: Http | undefined;
 
+/** Ctrl-C while a message is out: the task runs on at the agent; say how to follow or cancel it. */
+function interrupted(): void {
+  const name = target ? agentArgs(target) : line.agent;
+  const { taskId, contextId } = streaming;
+  process.stderr.write(
+    taskId
+      ? `\na2a: interrupted; task ${taskId} runs on at the agent: follow it with npm run a2a -- stream ${name} --task ${taskId}, cancel it with npm run a2a -- cancel ${name} ${taskId}\n`
+      : `\na2a: interrupted before the task's id arrived; the message may have started a task, which runs on: npm run a2a -- tasks ${name}${contextId ? ` --context ${contextId}` : ""} finds it\n`,
+  );
+  process.exit(130);
+}
+
+/** The history lines of `get`: one per message, the answer (printed after them) left out. */
+function historyLines(task: Json, answer: string): string[] {
+  const history = (task.history ?? []) as Array<{ role?: string; parts?: [] }>;
+  return history.flatMap((message) => {
+    const text = textOf(message);
+    if (message.role !== "ROLE_USER" && text.trim() === answer.trim()) return [];
+    const who = message.role === "ROLE_USER" ? "you" : "agent";
+    const flat = oneLine(text);
+    const cut = flat.length > 200 ? `${flat.slice(0, 200).replace(/\s+\S*$/, "")} …` : flat;
+    return [`  ${who}: ${cut}`];
+  });
+}
+
 async function main(): Promise<number> {
-  const [command, agent, ...rest] = positionals;
-  if (values.help || !command) {
+  const { command, agent, rest } = line;
+  if (command === null) {
     process.stdout.write(USAGE);
-    return command ? 0 : 2;
+    return 0;
   }
-  if (!["card", "send", "stream", "get", "cancel", "tasks", "chat"].includes(command))
-    throw new CliError(`unknown command ${command}\n\n${USAGE}`);
-  if (!agent) throw new CliError(`${command} needs an agent name or URL\n\n${USAGE}`);
-  target = resolveTarget(agent, values.url);
-  http = new Http(values.token || undefined, new URL(target.url).origin);
+  target = resolveTarget(agent, line.url);
+  http = new Http(line.token, new URL(target.url).origin);
   const fetched = await fetchCard(target, http);
   const cardUrl = new URL(".well-known/agent-card.json", target.url).toString();
-  const required = values["require-signature"];
+  const required = line.requireSignature;
   if (command === "card") {
     const signature = await verifyFetchedCard(fetched, cardUrl, http.fetch);
     const card = cardJson(fetched);
-    if (values.json) printJson(card);
+    if (line.json) printJson(card);
     else printCard(card);
-    (values.json ? process.stderr : process.stdout).write(`${describeVerification(signature)}\n`);
+    (line.json ? process.stderr : process.stdout).write(`${describeVerification(signature)}\n`);
     const verdict = signatureVerdict(signature, cardUrl, required);
     if (verdict && signature.status !== "invalid") process.stderr.write(`a2a: ${verdict}\n`);
     return verdict ? 1 : 0;
@@ -157,93 +137,104 @@ async function main(): Promise<number> {
   const hint = (view: TaskView) => {
     if (view.state === "input-required" && target)
       process.stderr.write(`answer with: ${answerCommand(target, view.taskId)}\n`);
-    // The task's tokens and estimated cost once it has ended (on stderr: the answer is stdout).
+  };
+  // The end of send and stream: the task's tokens and estimated cost once it has ended (stderr).
+  const ending = (view: TaskView) => {
+    hint(view);
     if (view.cost && ENDED.has(view.state)) process.stderr.write(`${costLine(view.cost)}\n`);
   };
   switch (command) {
     case "send":
     case "stream": {
       const text = rest.join(" ");
-      if (!text) throw new CliError(`${command} needs the message text`);
-      const request = textRequest(text, {
-        ...(values.context ? { contextId: values.context } : {}),
-        ...(values.task ? { taskId: values.task } : {}),
-        blocking: true,
-      });
-      if (command === "stream") {
-        const view = await streamTo(session, request, values.json);
-        if (!values.json) hint(view);
+      if (command === "stream" && !text && line.task) {
+        // No text: follow the task (after Ctrl-C or a lost connection).
+        process.on("SIGINT", interrupted);
+        const view = await streamTo(session, { follow: line.task }, line.json ? "json" : "live");
+        if (!line.json) ending(view);
         return exitCodeFor(view.state);
       }
-      const spinner = new Spinner(() => !values.json);
+      // A conversation named up front, so that a cut before the task's id says where to find it.
+      const contextId =
+        line.context ?? (target.harness && !line.task ? crypto.randomUUID() : undefined);
+      const request = textRequest(text, {
+        ...(contextId ? { contextId } : {}),
+        ...(line.task ? { taskId: line.task } : {}),
+        blocking: true,
+      });
+      const streams = (fetched.capabilities as { streaming?: unknown } | undefined)?.streaming;
+      if (command === "stream" || (streams === true && !line.json)) {
+        process.on("SIGINT", interrupted);
+        const output = command === "send" ? "quiet" : line.json ? "json" : "live";
+        const view = await streamTo(session, { request }, output, (v) => {
+          if (output === "quiet")
+            process.stderr.write(`task ${v.taskId} · context ${v.contextId}\n`);
+        });
+        if (output === "quiet") view.summary(out);
+        if (!line.json) ending(view);
+        return view.taskId ? exitCodeFor(view.state) : 0;
+      }
+      const spinner = new Spinner(() => !line.json);
       spinner.resume("working");
       const result = await session.client.sendMessage(request).finally(() => spinner.stop());
       const task = taskJson(result);
-      if (values.json) printJson(task);
+      if (line.json) printJson(task);
       if (task.message) {
         // The agent answered with a message, not a task.
-        if (!values.json) out.write(`${textOf(task.message as { parts?: [] })}\n`);
+        if (!line.json) out.write(`${textOf(task.message as { parts?: [] })}\n`);
         return 0;
       }
-      const view = new TaskView(values.json ? { write: () => {}, color: false } : out);
+      const view = new TaskView(line.json ? { write: () => {}, color: false } : out);
       view.task(task);
-      if (!values.json) {
+      if (!line.json) {
+        process.stderr.write(`task ${view.taskId} · context ${view.contextId}\n`);
         view.end();
-        hint(view);
+        ending(view);
       }
       return exitCodeFor(view.state);
     }
     case "get": {
-      const id = rest[0];
-      if (!id) throw new CliError("get needs a task id (npm run a2a -- tasks <agent> lists yours)");
-      const history =
-        values.history === undefined ? {} : { historyLength: count("history", values.history, 0) };
+      const id = rest[0] as string;
+      const history = line.history === undefined ? {} : { historyLength: line.history };
       const task = SdkTask.toJSON(
         await session.client.getTask({ tenant: "", id, ...history }),
       ) as Json;
-      if (values.json) printJson(task);
+      if (line.json) printJson(task);
       else {
-        const view = new TaskView(out);
+        const view = new TaskView({ write: () => {}, color: false });
+        view.task(task);
         const state = stateName((task.status as { state?: string } | undefined)?.state);
         out.write(`task ${task.id} · context ${task.contextId} · ${state}\n`);
-        for (const message of (task.history ?? []) as Array<{ role?: string; parts?: [] }>)
-          out.write(
-            `  ${message.role === "ROLE_USER" ? "you" : "agent"}: ${(message.parts ?? [])
-              .map((p: { text?: string }) => p.text ?? "")
-              .join("")
-              .slice(0, 200)}\n`,
-          );
-        view.task(task);
-        view.end();
+        for (const text of historyLines(task, view.answer)) out.write(`${text}\n`);
+        view.summary(out);
         hint(view);
       }
       return 0;
     }
     case "cancel": {
-      const id = rest[0];
-      if (!id) throw new CliError("cancel needs a task id");
+      const id = rest[0] as string;
       const task = SdkTask.toJSON(
         await session.client.cancelTask({ tenant: "", id, metadata: undefined }),
       ) as Json;
-      if (values.json) printJson(task);
-      else out.write(`task ${id}: ${(task.status as { state?: string }).state}\n`);
+      if (line.json) printJson(task);
+      else out.write(`task ${id}: ${stateName((task.status as { state?: string }).state)}\n`);
       return 0;
     }
     case "tasks":
       await listTasks(
         session,
         {
-          ...(values.context ? { contextId: values.context } : {}),
-          ...(values.state ? { state: values.state } : {}),
-          limit: Math.min(100, Math.max(1, count("limit", values.limit, 20))),
-          signedIn: Boolean(values.token),
+          ...(line.context ? { contextId: line.context } : {}),
+          ...(line.state ? { state: line.state } : {}),
+          limit: line.limit,
+          signedIn: Boolean(line.token),
         },
         out,
-        values.json,
+        line.json,
       );
       return 0;
     default:
-      return chat(session, out, { ...(values.context ? { contextId: values.context } : {}) });
+      return chat(session, out, { ...(line.context ? { contextId: line.context } : {}) });
   }
 }
 
@@ -287,12 +278,15 @@ function printCard(card: Json): void {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const [command, , id] = positionals;
-    const taskId = command === "get" || command === "cancel" ? id : values.task;
+    if (error instanceof UsageError) {
+      process.stderr.write(`a2a: ${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    const taskId = line.command === "get" || line.command === "cancel" ? line.rest[0] : line.task;
     const message =
       target && http
         ? explain(error, errorContext(target, http, taskId))
-        : explain(error, { url: values.url, agent: positionals[1] ?? "", harness: true });
+        : explain(error, { url: line.url, agent: line.agent, harness: true });
     process.stderr.write(`a2a: ${message}\n`);
     process.exit(1);
   },

@@ -9,6 +9,7 @@
 import { createInterface } from "node:readline";
 import { SendMessageRequest } from "@a2a-js/sdk";
 import { describeChange, type Roster, rosterLines, watchAgents } from "./agent-events.ts";
+import { answerField } from "./form.ts";
 import { type Out, questionOf } from "./render.ts";
 import { type Session, streamTo } from "./stream.ts";
 import { agentArgs } from "./target.ts";
@@ -19,6 +20,8 @@ export async function chat(
   out: Out,
   options: { contextId?: string },
 ): Promise<number> {
+  const answerHint = (taskId: string) =>
+    `npm run a2a -- send ${agentArgs(session.target)} --task ${taskId} "<your answer>"`;
   const resume = (contextId: string) =>
     `npm run a2a -- chat ${agentArgs(session.target)} --context ${contextId}`;
   const interactive = process.stdin.isTTY === true;
@@ -101,7 +104,7 @@ export async function chat(
           ...(waitingTask ? { taskId: waitingTask } : {}),
         },
       });
-      let view = await streamTo(session, request, false);
+      let view = await streamTo(session, { request }, "live");
       contextId = view.contextId || contextId;
       waitingTask = undefined;
       // A form is answered field by field, then sent as one data part.
@@ -114,31 +117,39 @@ export async function chat(
         const values: Record<string, unknown> = {};
         for (const field of question.fields) {
           const hintText = field.options ? ` (${field.options.join("|")})` : "";
-          const raw = await ask(
-            `  ${field.name}${hintText}${field.required ? "" : " [optional]"}: `,
-          );
-          if (raw === null) return 0;
-          const answer = raw.trim();
-          if (answer === "" && !field.required) continue;
-          values[field.name] =
-            field.type === "number" || field.type === "integer"
-              ? Number(answer)
-              : field.type === "boolean"
-                ? /^(y|yes|true|1)$/i.test(answer)
-                : answer;
+          const prompt = `  ${field.name}${hintText}${field.required ? "" : " [optional]"}: `;
+          // An answer the server would refuse is asked again, with why; the task waits meanwhile.
+          for (;;) {
+            const raw = await ask(prompt);
+            if (raw === null) {
+              out.write(
+                `\ntask ${view.taskId} still waits for input: ${answerHint(view.taskId)}\n`,
+              );
+              return 3;
+            }
+            const answer = answerField(field, raw);
+            if ("problem" in answer) {
+              out.write(`  ${answer.problem}; try again\n`);
+              continue;
+            }
+            if ("value" in answer) values[field.name] = answer.value;
+            break;
+          }
         }
         view = await streamTo(
           session,
-          SendMessageRequest.fromJSON({
-            message: {
-              messageId: crypto.randomUUID(),
-              role: "ROLE_USER",
-              taskId: view.taskId,
-              contextId,
-              parts: [{ data: values, mediaType: "application/json" }],
-            },
-          }),
-          false,
+          {
+            request: SendMessageRequest.fromJSON({
+              message: {
+                messageId: crypto.randomUUID(),
+                role: "ROLE_USER",
+                taskId: view.taskId,
+                contextId,
+                parts: [{ data: values, mediaType: "application/json" }],
+              },
+            }),
+          },
+          "live",
         );
       }
     }

@@ -12,7 +12,37 @@ import {
 
 /** A failure already worded for the user. */
 export class CliError extends Error {
-  override readonly name = "CliError";
+  override readonly name: string = "CliError";
+}
+
+/** A wrong command line: printed with the usage, exit 2. */
+export class UsageError extends CliError {
+  override readonly name = "UsageError";
+}
+
+/** Longest server message the CLI prints. */
+const MESSAGE_MAX = 300;
+
+/** A server's message on one line, at most {@link MESSAGE_MAX} characters. */
+export function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > MESSAGE_MAX ? `${flat.slice(0, MESSAGE_MAX - 1)}…` : flat;
+}
+
+/**
+ * What an error response says, on one line: a REST `{error: {message}}`, a JSON-RPC
+ * `{error: {message}}`, or a short plain-text body; null when it says nothing readable.
+ */
+export async function serverMessage(response: Response): Promise<string | null> {
+  const text = await response.text().catch(() => "");
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const message =
+      typeof body.error === "string" ? body.error : (body.error?.message ?? body.message);
+    return typeof message === "string" && message.trim() ? oneLine(message) : null;
+  } catch {
+    return text.trim() && !/^\s*</.test(text) ? oneLine(text) : null;
+  }
 }
 
 /** Where the CLI was talking to, for the wording. */
@@ -58,6 +88,21 @@ function network(error: Error, context: ErrorContext): string | null {
     : null;
 }
 
+/** The status and message of the SDK's "HTTP error ... Response: <body>" errors, if it is one. */
+function sdkHttpError(message: string): { status: string; said: string | null } | null {
+  const match = /^HTTP error[^\d]*?(\d{3})[^\n]*?Response: ([\s\S]*)$/.exec(message);
+  if (!match) return null;
+  const body = match[2] ?? "";
+  let said: string | null = null;
+  try {
+    const json = JSON.parse(body) as { error?: { message?: unknown } };
+    if (typeof json.error?.message === "string") said = oneLine(json.error.message);
+  } catch {
+    said = body.trim() && !body.startsWith("(") && !/^\s*</.test(body) ? oneLine(body) : null;
+  }
+  return { status: match[1] ?? "", said };
+}
+
 /** One line for `error`. */
 export function explain(error: unknown, context: ErrorContext): string {
   if (error instanceof CliError) return error.message;
@@ -69,15 +114,20 @@ export function explain(error: unknown, context: ErrorContext): string {
     return `no task ${task} at ${context.agent}: it does not exist or is not yours (npm run a2a -- tasks ${context.agent} lists yours)`;
   if (error instanceof TaskNotCancelableError)
     return `task ${task} can no longer be canceled: it has ended (npm run a2a -- get ${context.agent} ${task})`;
+  const sdk = sdkHttpError(error.message);
+  const said = oneLine(sdk ? (sdk.said ?? `HTTP ${sdk.status}`) : error.message);
+  const ended = /has ended \((?:TASK_STATE_)?([A-Za-z_-]+)\)/.exec(error.message);
+  if (error instanceof UnsupportedOperationError && ended)
+    return `task ${task} has ended (${ended[1]?.toLowerCase().replaceAll("_", "-")}): it takes no more messages; see it with npm run a2a -- get ${context.agent} ${task}, or send without --task to start a new one`;
   if (error instanceof UnsupportedOperationError)
     return `${context.agent} does not support this: ${error.message}`;
   if (context.lastStatus === 401 && context.tokenWithheldFrom)
     return `${context.tokenWithheldFrom} (named by the card of ${context.agent}) asks for a token; yours is for ${new URL(context.url).origin} only and was not sent there`;
   if (context.lastStatus === 401)
     return context.tokenSent
-      ? `${context.agent} refused the token (mistyped, revoked or expired?): ${error.message}`
+      ? `${context.agent} refused the token (mistyped, revoked or expired?): ${said}`
       : `${context.agent} needs a token: pass --token <token> or set A2A_TOKEN${context.harness ? " (npm run users -- add <id> makes one)" : ""}`;
-  if (context.lastStatus === 403) return `${context.agent} refused this caller: ${error.message}`;
-  if (context.lastStatus === 429) return `too many requests: ${error.message}; wait and try again`;
-  return error.message;
+  if (context.lastStatus === 403) return `${context.agent} refused this caller: ${said}`;
+  if (context.lastStatus === 429) return `too many requests: ${said}; wait and try again`;
+  return sdk ? `${context.agent} answered HTTP ${sdk.status}: ${said}` : said;
 }

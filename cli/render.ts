@@ -6,6 +6,7 @@
  * of events, whatever the agent's protocol version.
  */
 import { COST_EXTENSION } from "../src/protocol/extensions.ts";
+import type { FormField } from "./form.ts";
 
 type Json = Record<string, unknown>;
 type Part = { text?: string; data?: Json; metadata?: Json };
@@ -83,7 +84,7 @@ export const stateName = (state: unknown) =>
 /** What an input-required pause asks: the question and a form's fields, if any. */
 export interface Question {
   text: string;
-  fields: Array<{ name: string; type: string; options?: string[]; required: boolean }>;
+  fields: FormField[];
 }
 
 /** The question of a status message (input-required). */
@@ -94,7 +95,10 @@ export function questionOf(message: Message | undefined): Question {
     .map((p) => p.text)
     .join("\n");
   const form = parts.find((p) => p.data?.kind === "form")?.data?.schema as
-    | { properties?: Record<string, { type?: string; enum?: string[] }>; required?: string[] }
+    | {
+        properties?: Record<string, { type?: string; enum?: Array<string | number> }>;
+        required?: string[];
+      }
     | undefined;
   const fields = Object.entries(form?.properties ?? {}).map(([name, spec]) => ({
     name,
@@ -140,6 +144,10 @@ export class TaskView {
   lastMessage: Message | undefined;
   /** The task's usage and estimated cost (the cost extension), once a status reported it. */
   cost: TaskCost | undefined;
+  /** The text of a message the agent answered with instead of a task. */
+  reply = "";
+  /** Each artifact's name, per artifact id. */
+  readonly #names = new Map<string, string>();
 
   constructor(out: Out) {
     this.#out = out;
@@ -172,7 +180,11 @@ export class TaskView {
     if (event.task) this.#task(event.task as Json, true);
     else if (event.statusUpdate) this.#status(event.statusUpdate as Json);
     else if (event.artifactUpdate) this.#artifact(event.artifactUpdate as Json);
-    else if (event.message) this.#text(textOf(event.message as Message));
+    else if (event.message) {
+      const text = textOf(event.message as Message);
+      this.reply += text;
+      this.#text(text);
+    }
   }
 
   #task(task: Json, announce: boolean): void {
@@ -237,6 +249,7 @@ export class TaskView {
   #show(artifact: Json, append: boolean, whole: boolean): void {
     const id = String(artifact.artifactId ?? artifact.name ?? "");
     const text = textOf(artifact as Message);
+    if (typeof artifact.name === "string") this.#names.set(id, artifact.name);
     if (id === "progress") {
       if (!whole) this.#line(dim(this.#out, "  · progress updated"));
       return;
@@ -272,6 +285,27 @@ export class TaskView {
     else if (state === "failed" || state === "rejected")
       this.#line(paint(this.#out, "31", `✗ ${state}${text ? `: ${text}` : ""}`));
     else if (state !== "completed") this.#line(dim(this.#out, `… ${state}`));
+  }
+
+  /**
+   * Shows on `out` what a task followed without output came to, as {@link task} shows a whole
+   * task: the agent's reply, or each artifact's text, then the state if it is not completed.
+   */
+  summary(out: Out): void {
+    if (!this.taskId) {
+      if (this.reply) out.write(this.reply.endsWith("\n") ? this.reply : `${this.reply}\n`);
+      return;
+    }
+    new TaskView(out).task({
+      id: this.taskId,
+      contextId: this.contextId,
+      status: { state: this.state, ...(this.lastMessage ? { message: this.lastMessage } : {}) },
+      artifacts: [...this.#texts].map(([artifactId, text]) => ({
+        artifactId,
+        ...(this.#names.has(artifactId) ? { name: this.#names.get(artifactId) } : {}),
+        parts: [{ text }],
+      })),
+    });
   }
 
   /** A line of the CLI's own (dimmed), on a fresh line. */

@@ -63,6 +63,12 @@ function connectionFailed(error: unknown): boolean {
   return error instanceof TypeError || Boolean(code) || error.name === "AbortError";
 }
 
+/** Whether `error` is a connection that was never made (so nothing was sent). */
+const neverConnected = (error: unknown) =>
+  ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"].includes(
+    String(((error as Error).cause as { code?: string } | undefined)?.code),
+  );
+
 /** A client for one agent and the HTTP it runs on. */
 export interface Session {
   client: Client;
@@ -71,20 +77,49 @@ export interface Session {
   version: "1.0" | "0.3";
 }
 
-/** Sends and shows the stream, resuming it if it drops; returns the view. */
+/** How a stream is shown: live on stdout, one JSON event per line, or not at all (send). */
+export type StreamOutput = "live" | "json" | "quiet";
+
+/** What to stream: a message to send, or a task to follow (SubscribeToTask). */
+export type StreamStart = { request: SendMessageRequest } | { follow: string };
+
+/**
+ * The task the CLI is streaming, once its id is known (Ctrl-C says how to follow or cancel it),
+ * and the conversation the message went to.
+ */
+export const streaming: { taskId: string; contextId: string } = { taskId: "", contextId: "" };
+
+/** Where to find a task whose id never arrived. */
+function cutBeforeId(target: Target, contextId: string | undefined): CliError {
+  const find = `npm run a2a -- tasks ${agentArgs(target)}${contextId ? ` --context ${contextId}` : ""}`;
+  return new CliError(
+    `the connection to ${new URL(target.url).origin} was cut before the task's id arrived; the message may have started a task, which then runs on: ${find} finds it (look before sending again)`,
+  );
+}
+
+/** Sends (or follows a task) and shows the stream, resuming it if it drops; returns the view. */
 export async function streamTo(
   { client, http, target }: Session,
-  request: SendMessageRequest,
-  json: boolean,
+  start: StreamStart,
+  output: StreamOutput,
+  onTask: (view: TaskView) => void = () => {},
 ): Promise<TaskView> {
-  const view = new TaskView(json ? { write: () => {}, color: false } : stdout);
+  const shown = output === "live";
+  const view = new TaskView(shown ? stdout : { write: () => {}, color: false });
   const note = (text: string) => {
-    if (!json) view.note(text);
+    if (shown) view.note(text);
   };
-  const spinner = new Spinner(() => view.atLineStart && !json);
-  let events = client.sendMessageStream(request);
+  const spinner = new Spinner(() => view.atLineStart && output !== "json");
+  const contextId = "request" in start ? start.request.message?.contextId : undefined;
+  streaming.taskId = "follow" in start ? start.follow : "";
+  streaming.contextId = contextId ?? "";
+  let events =
+    "request" in start
+      ? client.sendMessageStream(start.request)
+      : client.resubscribeTask({ tenant: "", id: start.follow });
   // While resuming: when the stream dropped and the last event id seen then.
   let dropped: { at: number; after: string | undefined } | null = null;
+  spinner.resume("working");
   try {
     for (;;) {
       try {
@@ -95,12 +130,20 @@ export async function streamTo(
             dropped = null;
           }
           const wire = StreamResponse.toJSON(event) as Json;
-          if (json) process.stdout.write(`${JSON.stringify(wire)}\n`);
+          if (output === "json") process.stdout.write(`${JSON.stringify(wire)}\n`);
+          const known = view.taskId;
           view.event(wire);
+          if (!known && view.taskId) {
+            streaming.taskId = view.taskId;
+            streaming.contextId = view.contextId;
+            onTask(view);
+          }
           spinner.resume(view.state);
         }
         if (!view.taskId || SETTLED.has(view.state)) break;
       } catch (error) {
+        if (!view.taskId && connectionFailed(error) && !neverConnected(error))
+          throw cutBeforeId(target, contextId);
         if (!view.taskId || !connectionFailed(error)) throw error;
       }
       // The connection failed, or the stream ended while the task still works: resume.
@@ -109,7 +152,7 @@ export async function streamTo(
       const waited = Date.now() - dropped.at;
       if (waited > RESUME_FOR_MS)
         throw new CliError(
-          `lost the stream of task ${view.taskId} and could not resume it for two minutes; see where it is with: npm run a2a -- get ${agentArgs(target)} ${view.taskId}`,
+          `lost the stream of task ${view.taskId} and could not resume it for two minutes; it may run on: follow it with npm run a2a -- stream ${agentArgs(target)} --task ${view.taskId}, or see it with npm run a2a -- get ${agentArgs(target)} ${view.taskId}`,
         );
       spinner.pause();
       await new Promise((r) => setTimeout(r, Math.min(5_000, 250 + waited / 4)));
@@ -122,6 +165,6 @@ export async function streamTo(
   } finally {
     spinner.stop();
   }
-  if (!json) view.end();
+  if (shown) view.end();
   return view;
 }

@@ -9,7 +9,7 @@
 import { AgentCard } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { sdkClientFactory } from "../src/remote/sdk-client.ts";
-import { CliError, type ErrorContext } from "./errors.ts";
+import { CliError, type ErrorContext, serverMessage, UsageError } from "./errors.ts";
 
 /** Where the harness runs when `--url` is not given. */
 export const DEFAULT_URL = "http://127.0.0.1:8787";
@@ -31,7 +31,7 @@ export function resolveTarget(agent: string, baseUrl: string): Target {
   const harness = baseUrl.replace(/\/+$/, "");
   if (agent === "." || agent === "default") return { url: `${harness}/`, agent, harness };
   if (!/^[a-z][a-z0-9-]*$/.test(agent))
-    throw new CliError(`"${agent}" is neither a URL nor an agent name (lower case, digits, -)`);
+    throw new UsageError(`"${agent}" is neither a URL nor an agent name (lower case, digits, -)`);
   return { url: `${harness}/agents/${agent}/`, agent, harness };
 }
 
@@ -148,7 +148,14 @@ export async function fetchCard(target: Target, http: Http): Promise<Record<stri
     throw new CliError(
       `the card of ${target.agent} needs a token: pass --token <token> or set A2A_TOKEN`,
     );
-  if (!response.ok) throw new CliError(`no agent card at ${cardUrl} (HTTP ${response.status})`);
+  if (!response.ok) {
+    // The server's reason (a broken agent file, a rate limit...) says more than the status.
+    if (response.status === 404) throw new CliError(`no agent card at ${cardUrl} (HTTP 404)`);
+    const said = await serverMessage(response);
+    throw new CliError(
+      `${target.agent} is not available (HTTP ${response.status})${said ? `: ${said}` : ""}`,
+    );
+  }
   try {
     return (await response.json()) as Record<string, unknown>;
   } catch {

@@ -9,6 +9,11 @@
  * temporary files (the key's secrets file, 0600; wrangler's output file) are removed however
  * it ends, Ctrl-C included, and an interrupted wrangler is stopped too (scripts/cleanup.ts).
  *
+ * Credentials are checked first (`wrangler whoami`): without a login it stops before building or
+ * asking anything. `--dry-run` builds the plan's configuration and bundle and prints its figures,
+ * uploading nothing and needing no login; `--help` prints the usage, a wrong command line one
+ * line and the usage (exit 2).
+ *
  * `--check` builds every supported configuration (both plans, with and without schedules) with
  * `wrangler deploy --dry-run` and holds each to its plan's limits (variables, compressed size);
  * `npm test` runs it. Nothing is uploaded.
@@ -17,10 +22,10 @@ import { type SpawnOptions, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import type { Unstable_RawConfig as RawConfig } from "wrangler";
 import { removeTemporary, temporaryDir, trackChild } from "./cleanup.ts";
+import { DEPLOY_USAGE, deployArgs } from "./deploy-args.ts";
 import { deployConfig, PLANS, type PlanName } from "./deploy-config.ts";
 import { askHidden } from "./prompt.ts";
 
@@ -28,12 +33,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
 const KEY = "ANTHROPIC_API_KEY";
 
-const { values } = parseArgs({
-  options: {
-    plan: { type: "string", default: "free" },
-    check: { type: "boolean", default: false },
-  },
-});
+const values = deployArgs(process.argv.slice(2));
 
 /** Runs a command in the project; resolves with its exit code and, if captured, its output. */
 function run(
@@ -185,7 +185,29 @@ async function secretsFile(configPath: string): Promise<string | null> {
   return file;
 }
 
+/** Whether wrangler has Cloudflare credentials (a login or an API token) that work. */
+async function loggedIn(): Promise<boolean> {
+  const who = await wranglerJson<{ loggedIn?: boolean }>(["whoami", "--json"]);
+  return who?.loggedIn === true;
+}
+
+/** `--dry-run`: the plan's configuration and bundle, built and measured; nothing uploaded. */
+async function dryRun(planName: PlanName): Promise<void> {
+  for (const script of ["build-agents.ts", "build-console.ts"])
+    await must(process.execPath, [join(root, "scripts", script)], script);
+  const failures = await checkOne(await rawConfig(), planName, planName);
+  if (failures.length > 0) throw new Error(failures.join("\n"));
+  console.log(
+    `dry run: dist/deploy/${planName}/wrangler.json and its bundle built; nothing was uploaded (npm run deploy${planName === "free" ? "" : ` -- --plan ${planName}`} deploys it)`,
+  );
+}
+
 async function deploy(planName: PlanName): Promise<void> {
+  // First, before anything is built or asked: without credentials every later step fails.
+  if (!(await loggedIn()))
+    throw new Error(
+      "not logged in to Cloudflare: run npx wrangler login (or set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then npm run deploy again",
+    );
   for (const script of ["build-agents.ts", "build-console.ts"])
     await must(process.execPath, [join(root, "scripts", script)], script);
   const raw = await rawConfig();
@@ -237,12 +259,14 @@ async function deploy(planName: PlanName): Promise<void> {
   );
 }
 
-const plan = values.plan;
-if (!(plan in PLANS)) {
-  console.error(`deploy: --plan is ${Object.keys(PLANS).join(" or ")}, not "${plan}"`);
-  process.exit(2);
+const plan = values.plan as PlanName;
+if (values.help) {
+  process.stdout.write(DEPLOY_USAGE);
+  process.exit(0);
 }
-(values.check ? check() : deploy(plan as PlanName)).catch((error: unknown) => {
-  console.error(`deploy: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+(values.check ? check() : values["dry-run"] ? dryRun(plan) : deploy(plan)).catch(
+  (error: unknown) => {
+    console.error(`deploy: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,5 +1,6 @@
 /**
- * `npm run dev [-- <wrangler dev args>]`: bundles the agents and the console, applies the D1
+ * `npm run dev [-- <wrangler dev args>]`: stops at once, naming the process that holds it, when
+ * the port is taken (port-holder.ts); else bundles the agents and the console, applies the D1
  * migrations to the local database (same --persist-to as the server), starts `wrangler dev`
  * (127.0.0.1:8787 unless --port/--ip say otherwise) with local D1, R2 and Durable Objects, and
  * prints one banner (model, auth, admin key, agents, console) once the server answers: the last
@@ -9,10 +10,19 @@
  * on the scripted local model.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync, watch } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, watch } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { IdentityError, parseIdentity } from "../src/agents/identity.ts";
 import { banner, type DevPlan, flagValue, planDev, type ServerFacts } from "./dev-config.ts";
+import {
+  type ChangeOutcome,
+  type ChangeTarget,
+  changeLine,
+  changeTarget,
+  stderrFilter,
+} from "./dev-log.ts";
+import { portFree, portHolder, portTakenMessage } from "./port-holder.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -100,39 +110,43 @@ function watchTree(dir: string, onChange: (path: string) => void): void {
   add(dir);
 }
 
+/** What a rebuilt change did to its agent: served, broken (the build printed why) or removed. */
+function agentOutcome(target: ChangeTarget): ChangeOutcome {
+  if (!("agent" in target)) return "served";
+  const file = `agents/${target.agent}/IDENTITY.md`;
+  if (!existsSync(join(root, file))) return "removed";
+  try {
+    parseIdentity(file, readFileSync(join(root, file), "utf8"));
+    return "served";
+  } catch (error) {
+    if (error instanceof IdentityError) return "broken";
+    throw error;
+  }
+}
+
 /** Rebuilds when agents/ or the console's static files change (debounced). */
 function watchSources(): void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const rebuild = (path: string) => {
     clearTimeout(timer);
     timer = setTimeout(async () => {
-      const changed = relative(root, path);
-      if (await build()) console.log(`  ${changed} changed: rebuilt; the Worker reloads`);
-      else
-        console.error(`  ${changed} changed: not rebuilt (above); the Worker keeps the last build`);
+      const target = changeTarget(relative(root, path));
+      const outcome = (await build()) ? agentOutcome(target) : "failed";
+      const line = changeLine(target, outcome);
+      if (outcome === "served" || outcome === "removed") console.log(line);
+      else console.error(line);
     }, 150);
   };
   watchTree(join(root, "agents"), rebuild);
   watchTree(join(root, "src", "console", "static"), rebuild);
 }
 
-/**
- * wrangler's stderr, passed on line by line, less its warning that cron events do not fire on
- * their own locally: `npm run dev` ignores them and says how to run the cron's work (the banner,
- * docs/dev-loop.md), so the note would only mislead (it names the unauthenticated local URL).
- */
+/** wrangler's stderr, passed on line by line through {@link stderrFilter}. */
 function passStderr(stream: NodeJS.ReadableStream): void {
   let rest = "";
-  let skipping = false;
+  const keep = stderrFilter();
   const pass = (line: string) => {
-    if (/Scheduled Workers are not automatically triggered/.test(line)) {
-      skipping = true;
-      return;
-    }
-    // The warning's own lines are indented; the first other line ends it.
-    if (skipping && (line.startsWith("  ") || line.trim() === "")) return;
-    skipping = false;
-    process.stderr.write(`${line}\n`);
+    if (keep(line)) process.stderr.write(`${line}\n`);
   };
   stream.setEncoding("utf8");
   stream.on("data", (chunk: string) => {
@@ -147,6 +161,14 @@ function passStderr(stream: NodeJS.ReadableStream): void {
 
 async function main(): Promise<number> {
   const plan = planDev(root, args, process.env);
+  // Before anything is built, keyed or printed: a taken port would only fail later, in wrangler.
+  const url = new URL(plan.url);
+  const ip = url.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(url.port || 80);
+  if (!(await portFree(ip, port))) {
+    console.error(portTakenMessage(ip, port, portHolder(port)));
+    return 1;
+  }
   if (!(await build())) return 1;
   const persist = flagValue(args, "--persist-to");
   const migrated = await run(

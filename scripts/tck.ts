@@ -1,6 +1,7 @@
 /**
- * `npm run tck`: the official A2A conformance kit (a2aproject/a2a-tck, built next to the repo in
- * ../shared/a2a-tck/ by its setup.sh) against the conformance agent. Starts the dev server
+ * `npm run tck`: the official A2A conformance kit (a2aproject/a2a-tck at the pinned commits, built
+ * in .tck/ or A2A_TCK_DIR by `npm run tck:setup`; a missing, other or venv-less kit is refused
+ * with what to run) against the conformance agent. Starts the dev server
  * (scripts/dev.ts, as `npm run dev` does) on a free port with its own state directory and
  * CONFORMANCE_AGENT=true, runs the v1.0 kit (JSON-RPC and HTTP+JSON) on
  * /agents/conformance/ and the v0.3 kit on the root (it reads the card at the domain root, so
@@ -9,23 +10,16 @@
  * Full outputs: test-results/tck/. Not part of `npm test`.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import {
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { kitDir, kitProblem, pins } from "./tck-kit.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const kit = process.env.A2A_TCK_DIR ?? join(root, "..", "shared", "a2a-tck");
+const kit = kitDir(root);
 const runTck = join(kit, "run-tck.sh");
-const shown = relative(root, kit) || ".";
 const results = join(root, "test-results", "tck");
 
 /** The dev server's vars: the conformance agent on (and the default agent, for the v0.3 kit),
@@ -38,15 +32,12 @@ const VARS = [
   "MAX_CONCURRENT_STREAMS:0",
 ];
 
+/** Whether the kit is the pinned one, ready to run; if not, says so and what to run. */
 function kitIsBuilt(): boolean {
-  if (!existsSync(runTck)) {
-    console.error(`tck: no conformance kit at ${shown}/ (expected ${shown}/run-tck.sh)`);
-    return false;
-  }
-  const probe = spawnSync(runTck, [], { encoding: "utf8" });
-  if (`${probe.stderr}${probe.stdout}`.includes("not built")) {
+  const problem = kitProblem(kit, pins());
+  if (problem) {
     console.error(
-      `tck: the conformance kit is not built: run ${shown}/setup.sh once, then npm run tck again`,
+      `tck: ${problem}: run npm run tck:setup (it fetches the kit at the pinned commits and makes its Python venv), then npm run tck again`,
     );
     return false;
   }
@@ -116,7 +107,27 @@ function runKit(name: string, args: string[]): { summary: string; mustFailed: nu
 }
 
 async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(
+      "usage: npm run tck [-- --check]\n\nRuns the official A2A conformance kit (built by npm run tck:setup) against the\nconformance agent of a dev server of its own; --check only checks that the kit is built.\n",
+    );
+    return 0;
+  }
+  const unknown = args.find((a) => a !== "--check");
+  if (unknown) {
+    console.error(`tck: unknown option ${unknown}\n\nusage: npm run tck [-- --check]`);
+    return 2;
+  }
   if (!kitIsBuilt()) return 2;
+  if (args.includes("--check")) {
+    console.log(
+      `tck: the kit in ${kit} is ready (${pins()
+        .map((p) => `${p.branch}@${p.commit.slice(0, 7)}`)
+        .join(", ")})`,
+    );
+    return 0;
+  }
   mkdirSync(results, { recursive: true });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;

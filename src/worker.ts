@@ -4,6 +4,7 @@
  */
 import { Hono } from "hono";
 import { a2aRoutes } from "./a2a/routes.ts";
+import { agUiRoutes } from "./ag-ui/routes.ts";
 import { refreshAgents } from "./agents/overrides.ts";
 import { adminRoutes } from "./api/admin-routes.ts";
 import { deepHealth } from "./api/health.ts";
@@ -19,7 +20,7 @@ import { consoleRoutes } from "./console/routes.ts";
 import { eventRoutes } from "./events/agent-events.ts";
 import { knowledgeAdminRoutes } from "./knowledge/admin-routes.ts";
 import { corsFromConfig } from "./platform/cors.ts";
-import { errorResponse, HttpError } from "./platform/http-error.ts";
+import { HttpError, httpErrorResponse } from "./platform/http-error.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
 import { meteredEnv } from "./platform/storage-meter.ts";
 import type { AppEnv } from "./protocol/app-types.ts";
@@ -59,9 +60,10 @@ app.route("/", taskRecordRoutes());
 app.route("/", traceRoutes());
 app.route("/", scheduleRoutes());
 app.route("/", webhookRoutes());
+app.route("/", agUiRoutes());
 app.route("/", a2aRoutes());
 app.notFound((c) =>
-  errorResponse(
+  httpErrorResponse(
     c,
     new HttpError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`),
   ),
@@ -69,7 +71,7 @@ app.notFound((c) =>
 app.onError((error, c) => {
   if (!(error instanceof HttpError))
     log("error", "unhandled error", { traceId: c.get("traceId"), ...errorFields(error) });
-  return errorResponse(c, error);
+  return httpErrorResponse(c, error);
 });
 
 export default {

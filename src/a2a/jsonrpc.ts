@@ -1,212 +1,91 @@
 /**
- * The JSON-RPC binding of an agent endpoint. The edge checks run here, in order, each with the
- * spec's code: protocol version (-32009), the body's media type (-32005, HTTP 415), JSON (-32700),
- * request object (-32600), method (-32601), params (-32602, zod). Valid requests go to the dialect of the requested version
- * (v1.0 or v0.3, see jsonrpc-protocols.ts), which drives the durable request handler; streaming
- * methods answer with SSE.
+ * The JSON-RPC binding of an agent endpoint, both protocol generations on one URL. It answers a
+ * call the edge already read (rpc-call.ts): a call that cannot be served with its error; else the
+ * method's params are validated once (methods.ts; -32602 with field violations, and refused when
+ * nested too deep), translated from v0.3 where needed, and run on the task gateway
+ * (operations.ts). Streaming methods answer with SSE, each event with its sequence number as id.
  */
-import { ContentTypeNotSupportedError, VersionNotSupportedError } from "@a2a-js/sdk/errors";
-import { ServerCallContext } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
 import { z } from "zod";
+import type { GatewayEvent } from "../gateway/task-gateway.ts";
+import type { RpcCall } from "../protocol/app-types.ts";
 import { TOO_DEEP_MESSAGE, tooDeep } from "../protocol/json-shape.ts";
-import {
-  errorResponse,
-  INTERNAL_ERROR,
-  invalidParams,
-  invalidRequest,
-  methodNotFound,
-  parseError,
-} from "./jsonrpc-errors.ts";
-import {
-  dialectFor,
-  type JsonRpcDialect,
-  methodSpec,
-  type RpcResponse,
-  renamedMethodHint,
-  V1_DIALECT,
-} from "./jsonrpc-protocols.ts";
-import { isJsonContentType } from "./media-types.ts";
-import type { DurableRequestHandler } from "./request-handler.ts";
-import { bindingSse, sseOnce, sseResponse } from "./sse.ts";
-import { unsupportedVersionMessage } from "./version.ts";
-
-const RequestId = z.union([z.string(), z.number().int(), z.null()]);
-
-const Envelope = z.object({
-  jsonrpc: z.literal("2.0", { message: 'jsonrpc must be "2.0"' }),
-  id: RequestId.optional(),
-  method: z.string({ message: "method must be a string" }).min(1, "method must not be empty"),
-  params: z.unknown().optional(),
-});
+import { invalidParams, rpcErrorResponse } from "./errors.ts";
+import { type A2AVersion, type MethodSpec, methodSpec } from "./methods.ts";
+import { type CallContext, runStream, runUnary } from "./operations.ts";
+import { type BindingStream, bindingSse, type SseItem, sseOnce, sseResponse } from "./sse.ts";
 
 /** What the endpoint needs per request. */
-export interface JsonRpcOptions {
-  version: string;
-  versionFromClient: boolean;
-  /** The request's `Content-Type` header (absent: read as JSON). */
-  contentType?: string | undefined;
-  handler: DurableRequestHandler;
-  keepaliveMs: number;
-  /** Called with the method name once it is known (for logs). */
-  onMethod?(method: string): void;
-  onInternalError?(error: unknown): void;
-  /** Re-checks the caller's credentials during a stream. */
-  stillAuthorized?(): Promise<boolean>;
+export interface JsonRpcOptions extends BindingStream {
+  /** The agent's gateway, the caller and the card (built by routes.ts). */
+  context(): Promise<CallContext>;
 }
 
-function sanitize(response: RpcResponse, onInternalError?: (e: unknown) => void): RpcResponse {
-  const error = response.error as { code?: number; message?: string } | undefined;
-  if (error?.code === INTERNAL_ERROR && error.message !== "Internal error") {
-    onInternalError?.(new Error(error.message));
-    return {
-      jsonrpc: "2.0",
-      id: response.id,
-      error: { code: INTERNAL_ERROR, message: "Internal error" },
-    };
-  }
-  return response;
+/** Validated params of `spec`, in v1.0 wire form; throws the -32602. */
+function validParams(spec: MethodSpec, params: Record<string, unknown> | undefined): unknown {
+  const input = params ?? {};
+  const deep = tooDeep(input);
+  if (deep)
+    throw invalidParams(
+      new z.ZodError([{ code: "custom", path: deep, message: TOO_DEEP_MESSAGE, input: null }]),
+    );
+  const parsed = spec.params.safeParse(input);
+  if (!parsed.success) throw invalidParams(parsed.error);
+  const data = parsed.data as Record<string, unknown>;
+  return spec.toWire ? spec.toWire(data) : data;
 }
 
-/** Answers one JSON-RPC request body. */
+/** Answers one JSON-RPC call. */
 export async function handleJsonRpc(
   c: Context,
-  body: string,
+  call: RpcCall,
   options: JsonRpcOptions,
 ): Promise<Response> {
-  const dialect = dialectFor(options.version);
-  const fail = (id: string | number | null, error: unknown, status: 200 | 415 = 200) =>
-    c.json(errorResponse(id, error, (dialect ?? V1_DIALECT).errorObject), status);
-  if (!dialect) {
-    return fail(
-      null,
-      new VersionNotSupportedError(
-        unsupportedVersionMessage(options.version, options.versionFromClient),
-      ),
-    );
-  }
-  if (!isJsonContentType(options.contentType)) {
-    const type = options.contentType?.slice(0, 100) ?? "";
-    return fail(
-      null,
-      new ContentTypeNotSupportedError(
-        `a JSON-RPC request body must be application/json (or application/a2a+json), not ${type}`,
-      ),
-      415,
-    );
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(body);
-  } catch (error) {
-    return fail(null, parseError(error instanceof Error ? error.message : "not JSON"));
-  }
-  if (Array.isArray(raw)) return fail(null, invalidRequest("batch requests are not supported"));
-  const envelope = Envelope.safeParse(raw);
-  if (!envelope.success) {
-    const id = RequestId.safeParse((raw as { id?: unknown } | null)?.id);
-    const issue = envelope.error.issues[0];
-    const detail = issue
-      ? `${issue.path.join(".") || "request"}: ${issue.message}`
-      : "not a JSON-RPC request";
-    return fail(id.success ? id.data : null, invalidRequest(detail));
-  }
-  const { method, params } = envelope.data;
-  const id = envelope.data.id ?? null;
-  options.onMethod?.(method);
-  const spec = methodSpec(dialect, method);
-  if (!spec) {
-    const hint =
-      dialect.version === "0.3" && !options.versionFromClient && methodSpec(V1_DIALECT, method)
-        ? "; the request has no A2A-Version header, so it was read as A2A 0.3: send A2A-Version: 1.0"
-        : renamedMethodHint(dialect, method);
-    return fail(id, methodNotFound(method, Object.keys(dialect.methods), dialect.version, hint));
-  }
-  if (
-    params !== undefined &&
-    (typeof params !== "object" || params === null || Array.isArray(params))
-  ) {
-    return fail(
-      id,
-      invalidParams(
-        new z.ZodError([
-          { code: "custom", path: [], message: "params must be an object", input: params },
-        ]),
-      ),
-    );
-  }
+  const version: A2AVersion = call.version === "0.3" ? "0.3" : "1.0";
+  const log = options.onInternalError;
+  const errorBody = (error: unknown) => rpcErrorResponse(call.id, error, version, log);
+  if (call.failure) return c.json(errorBody(call.failure.error), call.failure.status);
+  const spec = methodSpec(version, call.method ?? "") as MethodSpec;
   // Spec 0.3.0 §7: a streaming method answers with an SSE stream, errors included.
-  const streamErrors = dialect.version === "0.3" && spec.streaming;
-  const deep = tooDeep(params ?? {});
-  const parsed = deep ? null : spec.params.safeParse(params ?? {});
-  if (deep || !parsed?.success) {
-    const error = invalidParams(
-      deep
-        ? new z.ZodError([{ code: "custom", path: deep, message: TOO_DEEP_MESSAGE, input: null }])
-        : (parsed?.error as z.ZodError),
-    );
-    return streamErrors
-      ? sseOnce(c, JSON.stringify(errorResponse(id, error, dialect.errorObject)))
-      : fail(id, error);
-  }
-  return dispatch(
-    c,
-    dialect,
-    { jsonrpc: "2.0", id, method, params: parsed.data as Record<string, unknown> },
-    options,
-    streamErrors,
-  );
-}
-
-async function dispatch(
-  c: Context,
-  dialect: JsonRpcDialect,
-  request: {
-    jsonrpc: string;
-    id: string | number | null;
-    method: string;
-    params: Record<string, unknown>;
-  },
-  options: JsonRpcOptions,
-  streamErrors: boolean,
-): Promise<Response> {
-  const context = new ServerCallContext({ requestedVersion: dialect.version });
-  const answer = (response: RpcResponse) =>
-    streamErrors && response.error ? sseOnce(c, JSON.stringify(response)) : c.json(response);
-  const result = await dialect.dispatch(options.handler, request, context);
-  if (!isAsyncGenerator(result)) return answer(sanitize(result, options.onInternalError));
-  let first: IteratorResult<RpcResponse, void>;
+  const answerError = (error: unknown) =>
+    version === "0.3" && spec.streaming
+      ? sseOnce(c, JSON.stringify(errorBody(error)))
+      : c.json(errorBody(error));
+  let params: unknown;
   try {
-    first = await result.next();
+    params = validParams(spec, call.params);
   } catch (error) {
-    const response = errorResponse(request.id, error, dialect.errorObject);
-    if (response.error.code === INTERNAL_ERROR) options.onInternalError?.(error);
-    return answer(response);
+    return answerError(error);
   }
-  return sseResponse(
-    c,
-    // Nothing at all: a reconnect after the last event of an ended task (spec 1.0.1 §3.1.6).
-    first.done ? null : JSON.stringify(sanitize(first.value)),
-    mapStream(result, options.onInternalError),
-    bindingSse(
-      options,
-      (error) => JSON.stringify(errorResponse(request.id, error, dialect.errorObject)),
-      {
+  const encode = (result: unknown) => (spec.fromWire ? spec.fromWire(result) : result);
+  try {
+    const ctx = await options.context();
+    if (!spec.streaming) {
+      const result = await runUnary(ctx, spec.op, params, version);
+      return c.json({ jsonrpc: "2.0", id: call.id, result: encode(result) });
+    }
+    const source = runStream(ctx, spec.op, params);
+    const item = ({ seq, event }: GatewayEvent): SseItem => ({
+      id: seq,
+      data: JSON.stringify({ jsonrpc: "2.0", id: call.id, result: encode(event) }),
+    });
+    // The first event is awaited here, so a refusal is an error answer, not a stream.
+    const first = await source.next();
+    async function* rest(): AsyncGenerator<SseItem, void, undefined> {
+      for await (const event of source) yield item(event);
+    }
+    return sseResponse(
+      c,
+      // Nothing at all: a reconnect after the last event of an ended task (spec 1.0.1 §3.1.6).
+      first.done ? null : item(first.value),
+      rest(),
+      bindingSse(options, (error) => JSON.stringify(errorBody(error)), {
         jsonrpc: "2.0",
-        id: request.id,
+        id: call.id,
         error: { code: -32000, message: "Unauthorized: the credentials were revoked" },
-      },
-    ),
-  );
-}
-
-async function* mapStream(
-  source: AsyncGenerator<RpcResponse, void, undefined>,
-  onInternalError?: (e: unknown) => void,
-): AsyncGenerator<string, void, undefined> {
-  for await (const response of source) yield JSON.stringify(sanitize(response, onInternalError));
-}
-
-function isAsyncGenerator(value: unknown): value is AsyncGenerator<RpcResponse, void, undefined> {
-  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+      }),
+    );
+  } catch (error) {
+    return answerError(error);
+  }
 }

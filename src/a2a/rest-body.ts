@@ -7,8 +7,9 @@
 import { RestContentTypeNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import { z } from "zod";
+import { bodyText } from "../platform/json-body.ts";
 import { TOO_DEEP_MESSAGE, tooDeep } from "../protocol/json-shape.ts";
-import { invalidParams } from "./jsonrpc-errors.ts";
+import { invalidParams } from "./errors.ts";
 import { isJsonContentType } from "./media-types.ts";
 
 /** The request body as JSON (unvalidated). */
@@ -20,7 +21,7 @@ export async function readJsonBody(c: Context): Promise<unknown> {
       statusCode: 415,
     });
   }
-  const text = await c.req.text();
+  const text = await bodyText(c.req);
   if (text.trim() === "") return {};
   let body: unknown;
   try {

@@ -1,14 +1,17 @@
 /**
  * The HTTP+JSON push notification config operations (spec 1.0 §11.3: `/tasks/{id}/
  * pushNotificationConfigs[/{configId}]`; v0.3 the same under `v1/`). v1.0 bodies are the flat
- * `TaskPushNotificationConfig`; v0.3 bodies carry `pushNotificationConfig` (alone, or inside
- * `config`) with `authentication.schemes`, and answers name the config as
- * `tasks/{id}/pushNotificationConfigs/{configId}`, as the SDK's v0.3 client expects.
+ * `TaskPushNotificationConfig` (fields also under their proto names); v0.3 bodies carry
+ * `pushNotificationConfig` (alone, or inside `config`) with `authentication.schemes`, and answers
+ * name the config as `tasks/{id}/pushNotificationConfigs/{configId}`, as the SDK's v0.3 client
+ * expects. The operations are the gateway's (operations.ts).
  */
-import { TaskPushNotificationConfig } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
-import type { DurableRequestHandler } from "./request-handler.ts";
+import type { WirePushConfig } from "../gateway/task-gateway.ts";
+import { PushConfigParams } from "../protocol/params.ts";
+import { invalidParams } from "./errors.ts";
+import { type CallContext, runUnary } from "./operations.ts";
 import { readJsonBody } from "./rest-body.ts";
 import { protoField } from "./rest-codec-v03.ts";
 import type { RestRoute } from "./rest-paths.ts";
@@ -52,15 +55,14 @@ function fromV03(body: Json): Json {
 }
 
 /** A v1.0 config in the v0.3 REST answer shape. */
-function toV03(config: TaskPushNotificationConfig): Json {
-  const wire = TaskPushNotificationConfig.toJSON(config) as Json;
-  const auth = obj(wire.authentication);
+function toV03(config: WirePushConfig): Json {
+  const auth = config.authentication;
   return {
     name: `tasks/${config.taskId}/pushNotificationConfigs/${config.id}`,
     pushNotificationConfig: {
-      id: wire.id,
-      url: wire.url,
-      ...(wire.token !== undefined ? { token: wire.token } : {}),
+      id: config.id,
+      url: config.url,
+      ...(config.token !== undefined ? { token: config.token } : {}),
       ...(auth
         ? {
             authentication: {
@@ -77,44 +79,32 @@ function toV03(config: TaskPushNotificationConfig): Json {
 export async function restPush(
   c: Context,
   route: PushRoute,
-  handler: DurableRequestHandler,
+  ctx: CallContext,
   respond: (body: unknown, status?: number) => Response,
 ): Promise<Response> {
-  const encode = (config: TaskPushNotificationConfig) =>
-    route.version === "0.3" ? toV03(config) : TaskPushNotificationConfig.toJSON(config);
+  const { version } = route;
+  const encode = (config: WirePushConfig) => (version === "0.3" ? toV03(config) : config);
+  const ids = { taskId: route.id, id: route.configId ?? "" };
   switch (route.action) {
     case "create": {
       const body = obj(await readJsonBody(c));
       if (!body) throw new RequestMalformedError("the body must be a JSON object");
-      const wire = route.version === "0.3" ? fromV03(body) : body;
-      const config = TaskPushNotificationConfig.fromJSON({ ...wire, taskId: route.id });
-      return respond(encode(await handler.createTaskPushNotificationConfig(config)), 201);
+      const parsed = PushConfigParams.safeParse(version === "0.3" ? fromV03(body) : body);
+      if (!parsed.success) throw invalidParams(parsed.error, "body");
+      const params = { ...parsed.data, taskId: route.id };
+      const config = (await runUnary(ctx, "setPushConfig", params, version)) as WirePushConfig;
+      return respond(encode(config), 201);
     }
     case "get":
       return respond(
-        encode(
-          await handler.getTaskPushNotificationConfig({
-            tenant: "",
-            taskId: route.id,
-            id: route.configId ?? "",
-          }),
-        ),
+        encode((await runUnary(ctx, "getPushConfig", ids, version)) as WirePushConfig),
       );
     case "list": {
-      const page = await handler.listTaskPushNotificationConfigs({
-        tenant: "",
-        taskId: route.id,
-        pageSize: 0,
-        pageToken: "",
-      });
-      return respond({ configs: page.configs.map(encode), nextPageToken: "" });
+      const list = (await runUnary(ctx, "listPushConfigs", ids, version)) as WirePushConfig[];
+      return respond({ configs: list.map(encode), nextPageToken: "" });
     }
     case "delete":
-      await handler.deleteTaskPushNotificationConfig({
-        tenant: "",
-        taskId: route.id,
-        id: route.configId ?? "",
-      });
+      await runUnary(ctx, "deletePushConfig", ids, version);
       return new Response(null, { status: 204 });
   }
 }

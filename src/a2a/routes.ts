@@ -18,123 +18,50 @@ import { agentRoster, servedAgents } from "../agents/roster.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
+import { durableGateway } from "../gateway/durable-gateway.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
 import { errorFields, log } from "../platform/logging.ts";
-import { checkRestConsent, checkRpcConsent } from "../privacy/consent.ts";
-import { type AppEnv, budgetOf } from "../protocol/app-types.ts";
+import { checkMessageConsent } from "../privacy/consent.ts";
+import { type AppEnv, budgetOf, type RpcCall } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
 import { limitRequests } from "../users/rate-limit.ts";
+import {
+  agentEndpoint,
+  baseUrl,
+  callContext,
+  checkAccess,
+  internalErrorLogger,
+  servedAgent,
+  unknownAgent,
+  withDefaultAgent,
+} from "./agent-request.ts";
 import { agentCard, serveCard, serveJwks } from "./card-route.ts";
 import { JWKS_PATH } from "./card-signature.ts";
+import { INVALID_REQUEST, METHOD_NOT_FOUND } from "./errors.ts";
 import { handleJsonRpc } from "./jsonrpc.ts";
-import { INVALID_REQUEST, METHOD_NOT_FOUND } from "./jsonrpc-errors.ts";
-import { DurableRequestHandler } from "./request-handler.ts";
+import type { CallContext } from "./operations.ts";
 import { handleRest } from "./rest.ts";
 import { parseRestPath, REST_PATH_PATTERN } from "./rest-paths.ts";
-
-const REST_METHODS = ["GET", "POST", "DELETE"];
-
+import { rpcCall } from "./rpc-call.ts";
 import { requestedVersion } from "./version.ts";
 
-/** The public base URL: PUBLIC_URL, else the request's origin. */
-function baseUrl(c: Context<AppEnv>): string {
-  return loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
-}
-
-const agentEndpoint = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agents/${name}/`;
-
-function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefined {
-  return servedAgents(c.env).find((agent) => agent.name === name);
-}
-
-/** A 404 for an unknown agent, or a 503 naming the file, line and field of a broken one. */
-function unknownAgent(c: Context<AppEnv>, name: string): never {
-  const broken = currentAgents().broken(name);
-  if (broken)
-    throw new HttpError(
-      503,
-      `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`,
-    );
-  const known = servedAgents(c.env).map((agent) => agent.name);
-  throw new HttpError(404, `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`, {
-    rpcCode: METHOD_NOT_FOUND,
-  });
-}
-
-/**
- * Serves the default agent (`DEFAULT_AGENT`) with `serve`, or says why it cannot: the root URLs
- * are its aliases, so a default agent switched off (`ENABLE_<NAME>=false`) answers there as it
- * does at its own URLs (404, an unknown agent).
- */
-function withDefaultAgent(
-  c: Context<AppEnv>,
-  serve: (agent: AgentDefinition) => Response | Promise<Response>,
-): Response | Promise<Response> {
-  const name = loadConfig(c.env).defaultAgent;
-  const agent = servedAgent(c, name);
-  return agent ? serve(agent) : unknownAgent(c, name);
-}
-
-/** The request handler for one call to `agent`, with the caller's identity and trace. */
-async function handlerFor(
-  c: Context<AppEnv>,
-  agent: AgentDefinition,
-  endpoint: string,
-  protocol: "1.0" | "0.3",
-): Promise<DurableRequestHandler> {
-  c.set("agent", agent.name);
-  const { card } = await agentCard(c, agent, endpoint);
-  const lastEventId = Number.parseInt(c.req.header("Last-Event-ID") ?? "", 10);
-  return new DurableRequestHandler({
-    tasks: c.env.TASKS,
-    db: c.env.DB,
-    agent: agent.name,
-    definition: agent,
-    card,
-    owner: c.get("owner"),
-    counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
-    ...budgetOf(c.get("principal")),
-    traceId: c.get("traceId"),
-    ...(c.get("traceParent") ? { traceParent: c.get("traceParent") } : {}),
-    lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
-    protocol,
-    allowPrivateUrls: loadConfig(c.env).webFetchAllowPrivate,
-  });
-}
-
-const internalErrorLogger = (c: Context<AppEnv>) => (error: unknown) =>
-  log("error", "internal error", {
-    traceId: c.get("traceId"),
-    requestId: c.get("requestId"),
-    ...errorFields(error),
-  });
-
-/** Throws a 403 when the caller may not use `agent` (its access list, or the frontmatter's `access`). */
-function checkAccess(c: Context<AppEnv>, agent: AgentDefinition): void {
-  if (!mayUseAgent(c.get("principal"), agent.name, agent.access))
-    throw new HttpError(403, `you may not use the agent ${agent.name}`);
-}
+const REST_METHODS = ["GET", "POST", "DELETE"];
 
 async function rpc(
   c: Context<AppEnv>,
   agent: AgentDefinition,
   endpoint: string,
 ): Promise<Response> {
+  c.set("agent", agent.name);
   checkAccess(c, agent);
-  const body = await c.req.text();
-  await checkRpcConsent(c, body);
-  const version = requestedVersion(c.req.raw);
-  return handleJsonRpc(c, body, {
-    version,
-    versionFromClient: Boolean(
-      c.req.header("A2A-Version") ?? new URL(c.req.url).searchParams.get("A2A-Version"),
-    ),
-    contentType: c.req.header("Content-Type"),
-    handler: await handlerFor(c, agent, endpoint, version === "0.3" ? "0.3" : "1.0"),
+  const call = c.get("rpcCall") as RpcCall;
+  if (call.sends && !call.failure) await checkMessageConsent(c, call.params?.message);
+  const protocol = call.version === "0.3" ? "0.3" : "1.0";
+  return handleJsonRpc(c, call, {
+    context: async () => callContext(c, agent, endpoint, protocol),
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
-    onMethod: (method) => c.set("rpcMethod", method),
     onInternalError: internalErrorLogger(c),
     stillAuthorized: c.get("authCheck"),
   });
@@ -152,10 +79,11 @@ async function rest(
       details: true,
     });
   c.set("rpcMethod", `${c.req.method} ${route.op}`);
+  c.set("agent", agent.name);
   checkAccess(c, agent);
-  if (route.op === "send") await checkRestConsent(c);
   return handleRest(c, route, {
-    handler: await handlerFor(c, agent, endpoint, route.version),
+    context: async () => callContext(c, agent, endpoint, route.version),
+    checkSend: (message) => checkMessageConsent(c, message),
     version: requestedVersion(c.req.raw),
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
     onInternalError: internalErrorLogger(c),
@@ -180,7 +108,8 @@ export function a2aRoutes(): Hono<AppEnv> {
   // The critical-path ledger's mark (STORAGE_METER): the client's wait for an answer ends here.
   app.use(async (c, next) => {
     await next();
-    if (ledgerOn()) ledgerMark(`response ${c.get("rpcMethod") ?? c.req.method}`);
+    if (ledgerOn())
+      ledgerMark(`response ${c.get("rpcCall")?.method ?? c.get("rpcMethod") ?? c.req.method}`);
   });
 
   app.get("/", (c) =>
@@ -211,7 +140,7 @@ export function a2aRoutes(): Hono<AppEnv> {
   app.get("/.well-known/agent.json", (c) =>
     withDefaultAgent(c, (agent) => serveCard(c, agent, `${baseUrl(c)}/`, "0.3")),
   );
-  app.post("/", authenticate(), sizeLimit, limitRequests(), (c) =>
+  app.post("/", authenticate(), sizeLimit, rpcCall(), limitRequests(), (c) =>
     withDefaultAgent(c, (agent) => rpc(c, agent, `${baseUrl(c)}/`)),
   );
 
@@ -233,10 +162,10 @@ export function a2aRoutes(): Hono<AppEnv> {
     const agent = servedAgent(c, name);
     return agent ? rpc(c, agent, agentEndpoint(c, agent.name)) : unknownAgent(c, name);
   };
-  app.post("/agents/:name/", authenticate(), sizeLimit, limitRequests(), (c) =>
+  app.post("/agents/:name/", authenticate(), sizeLimit, rpcCall(), limitRequests(), (c) =>
     agentRpc(c, c.req.param("name")),
   );
-  app.post("/agents/:name", authenticate(), sizeLimit, limitRequests(), (c) =>
+  app.post("/agents/:name", authenticate(), sizeLimit, rpcCall(), limitRequests(), (c) =>
     agentRpc(c, c.req.param("name")),
   );
   app.on(

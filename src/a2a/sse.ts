@@ -1,6 +1,6 @@
 /**
  * Server-Sent Events framing for A2A streams (Hono's SSE helper): each item is one `data:` event
- * whose `id` is the task event's sequence number, a `: keepalive` comment goes out at least every
+ * whose `id` is the task event's sequence number, carried by the item itself, a `: keepalive` comment goes out at least every
  * `keepaliveMs`, an error after the stream started is sent as a final error event in the
  * binding's shape, and the stream always ends (never hangs) when the source ends or the client
  * leaves. Items arrive already serialized, so JSON-RPC and REST share this.
@@ -9,14 +9,20 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { ledgerMark } from "../platform/ledger.ts";
 
+/** One event: its serialized `data`, and its SSE `id` (the task event's sequence number). */
+export interface SseItem {
+  data: string;
+  id: number | null;
+}
+
 /** Options of {@link sseResponse}. */
 export interface SseOptions {
   keepaliveMs: number;
-  /** Sequence number of the event just pulled from the source (its SSE id). */
-  currentId(): number | null;
-  /** The `data` of the error event sent when the source fails mid-stream. */
+  /**
+   * The `data` of the error event sent when the source fails mid-stream (the binding's error
+   * table, which logs an internal error once).
+   */
   errorData(error: unknown): string;
-  onError?(error: unknown): void;
   /** Re-checks the caller's credentials; a stream whose credentials were revoked is ended. */
   stillAuthorized?(): Promise<boolean>;
   /** The `data` of the event that ends a stream whose credentials were revoked. */
@@ -24,27 +30,24 @@ export interface SseOptions {
 }
 
 /** What a binding (JSON-RPC or REST) holds for a stream. */
-export interface StreamBinding {
-  handler: { readonly lastSeq: number | null };
+export interface BindingStream {
   keepaliveMs: number;
   onInternalError?(error: unknown): void;
   stillAuthorized?(): Promise<boolean>;
 }
 
 /**
- * The {@link SseOptions} of a binding's stream: ids from its handler, errors by `errorData`, and
+ * The {@link SseOptions} of a binding's stream: errors by `errorData`, and
  * `revoked` (the binding's error body) as the last event of a stream whose credentials were revoked.
  */
 export function bindingSse(
-  binding: StreamBinding,
+  binding: BindingStream,
   errorData: (error: unknown) => string,
   revoked: unknown,
 ): SseOptions {
   return {
     keepaliveMs: binding.keepaliveMs,
-    currentId: () => binding.handler.lastSeq,
     errorData,
-    ...(binding.onInternalError ? { onError: binding.onInternalError } : {}),
     ...(binding.stillAuthorized
       ? { stillAuthorized: binding.stillAuthorized, revokedData: () => JSON.stringify(revoked) }
       : {}),
@@ -55,7 +58,7 @@ export function bindingSse(
 export const STREAM_AUTH_RECHECK_MS = 5_000;
 
 /** An async generator that yields nothing. */
-export async function* nothing(): AsyncGenerator<string, void, undefined> {}
+export async function* nothing(): AsyncGenerator<SseItem, void, undefined> {}
 
 /**
  * Streams `first` (when not null) then everything `rest` yields as SSE events. A stream with
@@ -63,11 +66,10 @@ export async function* nothing(): AsyncGenerator<string, void, undefined> {}
  */
 export function sseResponse(
   c: Context,
-  first: string | null,
-  rest: AsyncGenerator<string, unknown, undefined>,
+  first: SseItem | null,
+  rest: AsyncGenerator<SseItem, unknown, undefined>,
   options: SseOptions,
 ): Response {
-  const firstId = options.currentId();
   return streamSSE(c, async (stream) => {
     let sent = false;
     const send = async (data: string, id: number | null) => {
@@ -94,15 +96,15 @@ export function sseResponse(
       void rest.return(undefined);
     });
     try {
-      if (first !== null) await send(first, firstId);
+      if (first !== null) await send(first.data, first.id);
       while (!stream.aborted && !revoked) {
         const next = await rest.next();
         if (next.done || revoked) break;
-        await send(next.value, options.currentId());
+        await send(next.value.data, next.value.id);
       }
     } catch (error) {
-      options.onError?.(error);
-      if (!stream.aborted) await send(options.errorData(error), null);
+      const data = options.errorData(error);
+      if (!stream.aborted) await send(data, null);
     } finally {
       clearInterval(keepalive);
       if (recheck) clearInterval(recheck);
@@ -112,9 +114,8 @@ export function sseResponse(
 
 /** A stream of exactly one event (an error answered in the stream a client asked for). */
 export function sseOnce(c: Context, data: string): Response {
-  return sseResponse(c, data, nothing(), {
+  return sseResponse(c, { data, id: null }, nothing(), {
     keepaliveMs: 60_000,
-    currentId: () => null,
     errorData: () => data,
   });
 }

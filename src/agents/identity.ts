@@ -1,16 +1,20 @@
 /**
  * IDENTITY.md parser: YAML frontmatter + markdown system prompt -> AgentDefinition.
- * Contract: pure (no I/O, no clock; imports only yaml, ./identity-schema.ts, ./markdown-skills.ts,
- * ./identity-position.ts, ./tool-names.ts, ./tool-grants.ts, ./models.ts and the built-in model
- * from ../config/env-schema.ts), so Node scripts can import it directly; every problem is one IdentityError naming the file, the line and column, and
- * the field. Tool names in `tools` must be the harness's tools or domains, or the agent's MCP
- * servers' (`<server>__<tool>`); a read-only agent's deny list gains run_code unless the file
+ * Contract: pure (no I/O, no clock; imports only yaml, the ./identity-* and ./markdown-skills.ts
+ * modules, ./tool-grants.ts, ./models.ts and the built-in model from ../config/env-schema.ts), so
+ * Node scripts can import it directly; every problem is one IdentityError naming the file, the
+ * line and column, and the field. Every check lives here or in what it calls (identity-schema.ts
+ * per key, identity-checks.ts across keys: the name equals the directory, a known `program` with
+ * no model keys beside it, known tool names), so the build, `npm run dev`, the Worker and admin
+ * uploads agree on what is valid; a read-only agent's deny list gains run_code unless the file
  * grants it (tool-grants.ts). A file that names no model gets the deployment's `DEFAULT_MODEL`
  * where its tasks run ({@link withDefaultModel}).
  */
 import { type Document, parseDocument } from "yaml";
 import { BUILT_IN_MODEL } from "../config/env-schema.ts";
-import { type Position, positionAt, positionOf } from "./identity-position.ts";
+import { checkFrontmatter } from "./identity-checks.ts";
+import { IdentityError } from "./identity-error.ts";
+import { positionAt, positionOf } from "./identity-position.ts";
 import {
   type AgentFrontmatter,
   AgentFrontmatterSchema,
@@ -26,9 +30,9 @@ import {
 } from "./markdown-skills.ts";
 import type { Effort } from "./models.ts";
 import { effectiveDeny } from "./tool-grants.ts";
-import { TOOL_DOMAINS, TOOL_NAMES } from "./tool-names.ts";
 
 export type { AgentSkill };
+export { IdentityError };
 
 /** A validated agent: frontmatter with defaults resolved, the system prompt, its skills. */
 export interface AgentDefinition {
@@ -76,27 +80,6 @@ export interface AgentDefinition {
   systemPrompt: string;
   skills: AgentSkill[];
   file: string;
-}
-
-/**
- * Thrown for any invalid IDENTITY.md; `message` reads `<file>:<line>:<column>: <field>: <reason>`
- * (the position when one is known, the field when the problem has one).
- */
-export class IdentityError extends Error {
-  readonly file: string;
-  /** Dotted path such as `frontmatter.tools.deny.0`, `body`, or null for YAML syntax errors. */
-  readonly field: string | null;
-  /** Where in the file (1-based), when known. */
-  readonly position: Position | null;
-
-  constructor(file: string, field: string | null, reason: string, position?: Position) {
-    const where = position ? `${file}:${position.line}:${position.column}` : file;
-    super(field === null ? `${where}: ${reason}` : `${where}: ${field}: ${reason}`);
-    this.name = "IdentityError";
-    this.file = file;
-    this.field = field;
-    this.position = position ?? null;
-  }
 }
 
 /** Parses and validates one IDENTITY.md (`file` is only used in errors and the result). */
@@ -209,7 +192,7 @@ function validateFrontmatter(file: string, source: string, doc: Document): Agent
   }
   const result = AgentFrontmatterSchema.safeParse(raw);
   if (result.success) {
-    checkToolNames(file, source, doc, result.data);
+    checkFrontmatter(file, source, doc, raw as Record<string, unknown>, result.data);
     return result.data;
   }
   const issue = result.error.issues[0];
@@ -237,25 +220,4 @@ function validateFrontmatter(file: string, source: string, doc: Document): Agent
   const position = positionOf(doc, source, path, key);
   const field = ["frontmatter", ...path, ...(key === undefined ? [] : [key])].join(".");
   throw new IdentityError(file, field, reason, position);
-}
-
-/** Every name in `tools` must be a tool, a domain, or one of the agent's MCP servers' tools. */
-function checkToolNames(file: string, source: string, doc: Document, fm: AgentFrontmatter) {
-  const servers = fm.mcp.map((m) => `${m.name}__`);
-  const known = (name: string) =>
-    TOOL_NAMES.includes(name) ||
-    TOOL_DOMAINS.includes(name) ||
-    servers.some((prefix) => name.startsWith(prefix) && name.length > prefix.length);
-  for (const list of ["allow", "deny", "requireApproval"] as const) {
-    const names = fm.tools?.[list] ?? [];
-    const index = names.findIndex((name) => !known(name));
-    if (index < 0) continue;
-    const mcp = servers.length > 0 ? ` or <server>__<tool> of ${servers.join(", ")}` : "";
-    throw new IdentityError(
-      file,
-      `frontmatter.tools.${list}.${index}`,
-      `unknown tool "${names[index]}"; tools: ${TOOL_NAMES.join(", ")}; domains: ${TOOL_DOMAINS.join(", ")}${mcp}`,
-      positionOf(doc, source, ["tools", list, index]),
-    );
-  }
 }

@@ -120,7 +120,8 @@ export function extractSkills(
       id,
       name: clip(name, 200) || id,
       description: clip(description, 1000),
-      tags: [...tags],
+      // A2A requires a skill's tags; the SDK's card codec drops a skill whose list is empty.
+      tags: tags.length > 0 ? [...tags] : [agentName],
       examples: index === 0 ? [...starters] : [],
     };
   });

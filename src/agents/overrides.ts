@@ -12,7 +12,6 @@
  */
 
 import { log } from "../platform/logging.ts";
-import { PROGRAM_NAMES } from "../programs/index.ts";
 import { sharedKey } from "../store/r2-keys.ts";
 import { BUNDLED_IDENTITIES } from "./bundled.generated.ts";
 import { parseIdentity } from "./identity.ts";
@@ -102,13 +101,7 @@ export async function reloadAgents(env: Env): Promise<AgentRegistry> {
 /** Validates and stores an uploaded identity; throws IdentityError naming the field. */
 export async function putOverride(env: Env, name: string, text: string): Promise<void> {
   const file = `agents/${name}/IDENTITY.md (uploaded)`;
-  const agent = parseIdentity(file, text);
-  if (agent.name !== name)
-    throw new Error(`frontmatter.name "${agent.name}" must equal the agent in the path, "${name}"`);
-  if (agent.program !== null && !PROGRAM_NAMES.includes(agent.program))
-    throw new Error(
-      `${file}: frontmatter.program: no program "${agent.program}" (programs: ${PROGRAM_NAMES.join(", ")})`,
-    );
+  parseIdentity(file, text); // also checks that its name is `name` and its program exists
   await env.FILES.put(sharedKey(name, "IDENTITY.md"), text, {
     httpMetadata: { contentType: "text/markdown; charset=utf-8" },
   });

@@ -39,7 +39,7 @@ import { loadConfig } from "../config/config.ts";
 import { publishAgentsChanged } from "../events/agent-events.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
-import { jsonBody } from "../platform/json-body.ts";
+import { bodyText, jsonBody } from "../platform/json-body.ts";
 import { ledgerEntries } from "../platform/ledger.ts";
 import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
@@ -135,7 +135,7 @@ export function adminRoutes(): Hono<AppEnv> {
   app.put("/api/admin/agents/:name/memory", uploadLimit, async (c) => {
     const name = c.req.param("name");
     if (!currentAgents().has(name)) throw new HttpError(404, `no agent ${name}`);
-    const text = await c.req.text();
+    const text = await bodyText(c.req);
     if (text.length > MEMORY_MAX_CHARS)
       throw new HttpError(413, `the shared memory is at most ${MEMORY_MAX_CHARS} characters`);
     await writeSharedMemory(c.env.FILES, name, text);
@@ -151,7 +151,7 @@ export function adminRoutes(): Hono<AppEnv> {
     const name = c.req.param("name");
     if (!/^[a-z][a-z0-9-]{0,62}$/.test(name))
       throw new HttpError(400, "agent names are kebab-case (a-z, 0-9, -)");
-    const text = await c.req.text();
+    const text = await bodyText(c.req);
     if (text.length > 65_536)
       throw new HttpError(413, "an IDENTITY.md is at most 65536 characters");
     try {

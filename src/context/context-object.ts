@@ -4,7 +4,9 @@
  * one at a time in arrival order, hands each the turns of the tasks before it, and records each
  * task's turns on release. Joining, releasing and activation are idempotent; an activation that
  * fails is retried from the object's alarm. Its tables are created by its first write (an erased
- * conversation keeps none).
+ * conversation keeps none). A conversation the server opened for a task has no object while that
+ * task is its only one: the first join of another task makes it, and first asks that task
+ * (named by the contextId, see join.ts) for the conversation and its turns.
  */
 
 import type { ChatMessage } from "../loop/chat-message.ts";
@@ -14,7 +16,13 @@ import { stubByName } from "../platform/object-stub.ts";
 import { Scheduler } from "../store/scheduler.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
 import { ContextStore, contextSchema } from "./context-store.ts";
-import type { JoinResult, ReleaseInput } from "./join.ts";
+import {
+  firstTaskOf,
+  type Handover,
+  type JoinInput,
+  type JoinResult,
+  type ReleaseInput,
+} from "./join.ts";
 
 const ACTIVATE = "activate:";
 
@@ -56,7 +64,8 @@ export class ContextObject extends HarnessObject {
   }
 
   /** Queues the task; returns whether it holds the conversation now, with the turns it missed. */
-  async join(input: { taskId: string; after: number }): Promise<JoinResult> {
+  async join(input: JoinInput): Promise<JoinResult> {
+    if (!this.#schema.stored && input.key) await this.#takeOver(input.key, input.taskId);
     const store = this.#store;
     const active = this.#transaction(() => {
       store.enqueue(input.taskId);
@@ -78,6 +87,42 @@ export class ContextObject extends HarnessObject {
       return store.promote();
     });
     if (next) await this.#activate(next);
+  }
+
+  /**
+   * Before this new object's first join: asks the task the server opened the conversation for
+   * (if the contextId names one other than the joining task) to hand it over. Still working, it
+   * is queued first; its turns so far come first either way. Nothing else runs in the object
+   * meanwhile; a failed call fails the join (the task retries it), leaving the object new.
+   */
+  async #takeOver(key: string, joining: string): Promise<void> {
+    const [, , contextId] = JSON.parse(key) as [string, string, string];
+    const first = firstTaskOf(contextId);
+    if (first === null || first === joining) return;
+    const failed = await this.ctx.blockConcurrencyWhile(async () => {
+      if (this.#schema.stored) return null;
+      try {
+        const handover: Handover = await stubByName(this.env.TASKS, first).handOver({ key });
+        if (!handover.found) return null;
+        try {
+          this.#transaction(() => this.#adopt(first, handover, true));
+        } catch (error) {
+          // Turns too large to store, say: the conversation goes on without them.
+          log("error", "conversation turns dropped", { task: first, error: String(error) });
+          this.#transaction(() => this.#adopt(first, handover, false));
+        }
+        return null;
+      } catch (error) {
+        return error;
+      }
+    });
+    if (failed) throw failed;
+  }
+
+  #adopt(taskId: string, handover: Handover & { found: true }, withTurns: boolean): void {
+    if (handover.held) this.#store.enqueue(taskId);
+    if (withTurns && handover.turns.length > 0)
+      this.#store.appendRelease(taskId, handover.upto, handover.turns);
   }
 
   /** The conversation's turns (for tests and session views). */

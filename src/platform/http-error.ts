@@ -1,8 +1,9 @@
 /**
  * One error path for the edge (Hono's HTTPException pattern): routes and middleware throw an
- * {@link HttpError}; the Worker's `onError` turns it into JSON once, with {@link errorResponse}, in
+ * {@link HttpError}; the Worker's `onError` turns it into JSON once, with {@link httpErrorResponse}, in
  * the shape of the endpoint that was called:
- *   a POST to a JSON-RPC endpoint  `{ jsonrpc: "2.0", id: null, error: { code, message } }`
+ *   a POST to a JSON-RPC endpoint  `{ jsonrpc: "2.0", id, error: { code, message } }`, the id
+ *                                  the request's when the edge read it (`rpcCall`), else null
  *   anything else                  `{ error: { code, status, message[, details: []] } }` (A2A REST)
  * with the HTTP status of the error either way. Anything else thrown is a 500 REST error that says
  * no more than "Internal error" (the caller logs it).
@@ -71,7 +72,7 @@ export function isJsonRpcRequest(c: Context): boolean {
  * The JSON answer to anything thrown: an HTTPException (an {@link HttpError} or one of Hono's)
  * with its status and message in the endpoint's shape; anything else as a bare 500 REST error.
  */
-export function errorResponse(c: Context, error: unknown): Response {
+export function httpErrorResponse(c: Context, error: unknown): Response {
   if (!(error instanceof HTTPException))
     return c.json({ error: { code: 500, status: "INTERNAL", message: "Internal error" } }, 500);
   const status = error.status as ContentfulStatusCode;
@@ -80,10 +81,9 @@ export function errorResponse(c: Context, error: unknown): Response {
   if (isJsonRpcRequest(c)) {
     const code = typed?.rpcCode ?? SERVER_ERROR;
     const data = Array.isArray(typed?.details) ? { data: typed.details } : {};
-    return c.json(
-      { jsonrpc: "2.0", id: null, error: { code, message: error.message, ...data } },
-      status,
-    );
+    const rpcId: unknown = (c.get("rpcCall") as { id?: unknown } | undefined)?.id;
+    const id = typeof rpcId === "string" || typeof rpcId === "number" ? rpcId : null;
+    return c.json({ jsonrpc: "2.0", id, error: { code, message: error.message, ...data } }, status);
   }
   const body = { code: status, status: STATUS_NAMES[status] ?? "UNKNOWN", message: error.message };
   const details = typed?.details;

@@ -50,6 +50,7 @@ export function requestLogger(): MiddlewareHandler<{ Variables: LogVariables }> 
     c.set("traceId", received?.traceId ?? newTraceId());
     if (received) c.set("traceParent", received);
     await next();
+    const rpcMethod = c.get("rpcCall")?.method ?? c.get("rpcMethod");
     log(c.res.status >= 500 ? "error" : "info", "request", {
       requestId: c.get("requestId"),
       traceId: c.get("traceId"),
@@ -58,7 +59,7 @@ export function requestLogger(): MiddlewareHandler<{ Variables: LogVariables }> 
       status: c.res.status,
       ms: Date.now() - started,
       ...(c.get("agent") ? { agent: c.get("agent") } : {}),
-      ...(c.get("rpcMethod") ? { rpcMethod: c.get("rpcMethod") } : {}),
+      ...(rpcMethod ? { rpcMethod } : {}),
       ...(c.get("userId") ? { userId: c.get("userId") } : {}),
       ...(c.get("taskId") ? { taskId: c.get("taskId") } : {}),
     });

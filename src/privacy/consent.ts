@@ -22,31 +22,10 @@ import { privacyPolicy } from "./policy.ts";
 /** The message metadata key of an anonymous caller's consent. */
 export const CONSENT_METADATA_KEY = "privacyConsent";
 
-/** JSON-RPC methods that send a message (the v0.3 alias of the streaming one included). */
-const SEND_METHODS: ReadonlySet<string> = new Set([
-  "SendMessage",
-  "SendStreamingMessage",
-  "message/send",
-  "message/stream",
-  "message/sendSubscribe",
-]);
-
 /** The policy's link: PRIVACY_POLICY_URL, else this deployment's `GET /api/privacy`. */
 export function policyLink(c: Context<AppEnv>): string {
   const config = loadConfig(c.env);
   return config.privacy.policyUrl ?? `${config.publicUrl ?? new URL(c.req.url).origin}/api/privacy`;
-}
-
-/** The parsed body, or null when it is not a JSON object. */
-function parsed(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
 }
 
 const objectAt = (value: unknown, key: string): Record<string, unknown> | null => {
@@ -111,19 +90,14 @@ function refusal(version: string, link: string, how: string): HttpError {
   );
 }
 
-/** The check for a JSON-RPC body: only the methods that send a message. */
-export async function checkRpcConsent(c: Context<AppEnv>, body: string): Promise<void> {
+/**
+ * The check for a message being sent (a JSON-RPC send's `params.message`, a REST send body's
+ * `message`), as the edge parsed it once; the caller knows the request sends.
+ */
+export async function checkMessageConsent(c: Context<AppEnv>, message: unknown): Promise<void> {
   if (!loadConfig(c.env).privacy.requireConsent) return;
-  const request = parsed(body);
-  const method = request && Object.hasOwn(request, "method") ? request.method : null;
-  if (typeof method !== "string" || !SEND_METHODS.has(method)) return;
-  const message = objectAt(objectAt(request, "params"), "message");
-  await check(c, message);
-}
-
-/** The check for an HTTP+JSON message:send or message:stream body. */
-export async function checkRestConsent(c: Context<AppEnv>): Promise<void> {
-  if (!loadConfig(c.env).privacy.requireConsent) return;
-  const body = parsed(await c.req.text());
-  if (body) await check(c, objectAt(body, "message"));
+  await check(
+    c,
+    message && typeof message === "object" ? (message as Record<string, unknown>) : null,
+  );
 }

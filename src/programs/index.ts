@@ -4,17 +4,16 @@
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import { conformanceProgram } from "./conformance.ts";
+import { isProgramName, type ProgramName } from "./names.ts";
 import type { AgentProgram } from "./types.ts";
 
-const PROGRAMS: ReadonlyMap<string, AgentProgram> = new Map([["conformance", conformanceProgram]]);
-
-/** The names of the programs, for the build's check of IDENTITY.md files. */
-export const PROGRAM_NAMES: readonly string[] = [...PROGRAMS.keys()];
+/** Every program by name (names.ts lists the names; the type keeps the two in step). */
+const PROGRAMS: Readonly<Record<ProgramName, AgentProgram>> = { conformance: conformanceProgram };
 
 /** The program an agent runs, or null for a model-driven agent. Throws for an unknown name. */
 export function programFor(agent: Pick<AgentDefinition, "name" | "program">): AgentProgram | null {
   if (agent.program === null) return null;
-  const program = PROGRAMS.get(agent.program);
+  const program = isProgramName(agent.program) ? PROGRAMS[agent.program] : undefined;
   if (!program) throw new Error(`agent ${agent.name}: no program named ${agent.program}`);
   return program;
 }

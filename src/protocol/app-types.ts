@@ -46,6 +46,27 @@ export function budgetOf(from: { budget?: UserBudget | null }): { budget?: UserB
   return from.budget === undefined ? {} : { budget: from.budget };
 }
 
+/**
+ * A JSON-RPC request as the edge read it, once (a2a/rpc-call.ts), before the rate limits: the
+ * limits, consent, the log line and the binding all read this, never the body again.
+ */
+export interface RpcCall {
+  /** The request's id (null until one could be read). */
+  id: string | number | null;
+  /** The protocol version it is read in: "1.0", "0.3" (or the unsupported one it asked for). */
+  version: string;
+  /** The method, when the body is a JSON-RPC request. */
+  method: string | null;
+  /** The raw params (validated by the binding against the method's schema). */
+  params: Record<string, unknown> | undefined;
+  /** The method sends a message (rate limit, consent). */
+  sends: boolean;
+  /** The method answers with a stream (stream lease). */
+  streams: boolean;
+  /** Why it cannot be served: answered by the binding after the route's own checks. */
+  failure: { error: unknown; status: 200 | 415 } | null;
+}
+
 /** Request-scoped values the log line reports (platform/logging.ts). */
 export interface LogVariables {
   requestId: string;
@@ -53,7 +74,9 @@ export interface LogVariables {
   /** The caller's span and `tracestate`, when the request carried a valid `traceparent`. */
   traceParent?: { parentSpanId: string; traceState?: string };
   agent?: string;
+  /** The HTTP+JSON operation (`GET get`); a JSON-RPC method is read from {@link RpcCall}. */
   rpcMethod?: string;
+  rpcCall?: RpcCall;
   /** The authenticated caller (never a credential). */
   userId?: string;
   /** The task the request addressed, when known. */

@@ -6,6 +6,7 @@
 import type { Artifact, StreamEvent } from "../protocol/wire.ts";
 import type { EventLog } from "./event-log.ts";
 import type { TaskStore } from "./task-store.ts";
+import type { WriteUnit } from "./write-unit.ts";
 
 /** The id (and name) of the answer artifact. */
 export const ANSWER_ARTIFACT_ID = "answer";
@@ -60,10 +61,10 @@ export const PROGRESS_ARTIFACT_ID = "progress";
 
 /**
  * Publishes an artifact: stored (replacing one of the same id, or with `append` adding its parts
- * to it) and sent as an artifact update on the task's streams, in one transaction.
+ * to it) and sent as an artifact update on the task's streams, in one unit of work.
  */
 export function emitArtifact(
-  rt: { store: TaskStore; log: EventLog; transaction<T>(fn: () => T): T },
+  rt: { store: TaskStore; log: EventLog; unit: WriteUnit },
   artifact: Artifact,
   options: { append?: boolean; lastChunk?: boolean } = {},
 ): void {
@@ -72,7 +73,7 @@ export function emitArtifact(
   const earlier = options.append
     ? rt.store.artifacts().find((a) => a.artifactId === artifact.artifactId)
     : undefined;
-  rt.transaction(() => {
+  rt.unit.run(() => {
     rt.store.putArtifact(
       earlier ? { ...earlier, parts: [...earlier.parts, ...artifact.parts] } : artifact,
     );

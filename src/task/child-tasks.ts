@@ -15,7 +15,8 @@ import { freshBudget } from "../users/limits.ts";
 import type { ChildReport } from "./children.ts";
 import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { EventSink, StatusWriter } from "./status-change.ts";
+import type { TaskState } from "./task-state.ts";
 
 /** Schedule ids of the retried jobs. */
 export const CANCEL_CHILDREN_JOB = "children:cancel";
@@ -30,32 +31,25 @@ const minus = (a: Usage, b: Usage | null): Usage => ({
 });
 
 /** What delegation reads and changes in the task. */
-export type ChildTasksRuntime = Pick<
-  TaskRuntime,
-  | "store"
-  | "children"
-  | "pending"
-  | "loopState"
-  | "scheduler"
-  | "transaction"
-  | "agentMessage"
-  | "setStatus"
-  | "emitHarnessEvent"
-  | "budgetHint"
->;
+export type DelegatingTask = Pick<
+  TaskState,
+  "unit" | "store" | "children" | "pending" | "loopState" | "scheduler" | "budgetHint"
+> &
+  StatusWriter &
+  Pick<EventSink, "emitHarnessEvent">;
 
 /** Delegation for one task object. */
 export class ChildTasks {
-  readonly #rt: ChildTasksRuntime;
+  readonly #task: DelegatingTask;
   readonly #env: Env;
 
-  constructor(rt: ChildTasksRuntime, env: Env) {
-    this.#rt = rt;
+  constructor(task: DelegatingTask, env: Env) {
+    this.#task = task;
     this.#env = env;
   }
 
   #delegator(): Delegator {
-    const record = this.#rt.store.record;
+    const record = this.#task.store.record;
     if (!record) throw new Error("no task");
     const isSubagent = record.parentTaskId !== null || remoteParentOf(record) !== null;
     return { owner: record.owner, agent: record.agent, traceId: record.traceId, isSubagent };
@@ -68,14 +62,14 @@ export class ChildTasks {
 
   /** The sub-agent types this task may call: none for a sub-agent, never itself, within the rules. */
   types(): SubagentType[] {
-    if (!this.#rt.store.record) return [];
+    if (!this.#task.store.record) return [];
     return callableTypes(loadConfig(this.#env), this.#delegator());
   }
 
   /** The sub-agent handle for this task's tools. */
   subagents(): Subagents {
-    const rt = this.#rt;
-    const record = rt.store.record;
+    const task = this.#task;
+    const record = task.store.record;
     if (!record) throw new Error("no task");
     const lineage = lineageOf(record);
     return {
@@ -97,7 +91,7 @@ export class ChildTasks {
             agent: record.agent,
             owner: record.owner,
             counters: record.counters,
-            ...freshBudget(this.#rt.budgetHint),
+            ...freshBudget(this.#task.budgetHint),
             traceId: record.traceId,
             lineage: {
               parentTaskId: record.id,
@@ -109,8 +103,8 @@ export class ChildTasks {
           call,
         );
         if (started.ok) {
-          rt.children.add(started.childTaskId, call.agent, type.transport);
-          rt.emitHarnessEvent({
+          task.children.add(started.childTaskId, call.agent, type.transport);
+          task.emitHarnessEvent({
             kind: "subagent",
             text: `Agent ${call.agent} started${type.transport === "local" ? "" : " (remote)"}: ${call.description}`,
             tool: "task",
@@ -126,14 +120,14 @@ export class ChildTasks {
         return started;
       },
       answer: async (childTaskId: string, parts: Part[]) => {
-        const child = rt.children.get(childTaskId);
+        const child = task.children.get(childTaskId);
         if (!child) throw new Error(`no child ${childTaskId}`);
         await this.#transport(child.transport).answer(childTaskId, parts);
-        if (child.report) rt.children.markAnswered(childTaskId, child.report.version);
+        if (child.report) task.children.markAnswered(childTaskId, child.report.version);
         if (child.transport !== "local") await this.schedulePoll(0);
       },
       cancel: async (childTaskId: string) => {
-        const child = rt.children.get(childTaskId);
+        const child = task.children.get(childTaskId);
         if (child) await this.#transport(child.transport).cancel(childTaskId);
       },
     };
@@ -145,7 +139,7 @@ export class ChildTasks {
    */
   async schedulePoll(attempt: number): Promise<void> {
     const delay = Math.min(100 * 2 ** attempt, 5_000);
-    await this.#rt.scheduler.schedule(POLL_REMOTE_JOB, "context", Date.now() + delay, {
+    await this.#task.scheduler.schedule(POLL_REMOTE_JOB, "context", Date.now() + delay, {
       attempts: attempt,
     });
   }
@@ -155,8 +149,8 @@ export class ChildTasks {
    * child would send. Returns whether the loop should resume.
    */
   async pollRemote(): Promise<boolean> {
-    const rt = this.#rt;
-    const open = rt.children
+    const task = this.#task;
+    const open = task.children
       .all()
       .filter((c) => c.transport !== "local" && (!c.report || !isTerminal(c.report.state)));
     let resume = false;
@@ -184,30 +178,30 @@ export class ChildTasks {
       });
       if (this.settleWait(child.id) === "resume") resume = true;
     }
-    const stillOpen = rt.children
+    const stillOpen = task.children
       .all()
       .some((c) => c.transport !== "local" && (!c.report || !isTerminal(c.report.state)));
-    if (stillOpen && !isTerminal(rt.store.record?.state ?? "TASK_STATE_COMPLETED")) {
-      const attempts = rt.scheduler.get(POLL_REMOTE_JOB)?.attempts ?? 0;
+    if (stillOpen && !isTerminal(task.store.record?.state ?? "TASK_STATE_COMPLETED")) {
+      const attempts = task.scheduler.get(POLL_REMOTE_JOB)?.attempts ?? 0;
       await this.schedulePoll(attempts + 1);
     } else {
-      await rt.scheduler.done(POLL_REMOTE_JOB);
+      await task.scheduler.done(POLL_REMOTE_JOB);
     }
     return resume;
   }
 
   /** A child's report arrived: record it, count its usage, and act on it if the loop waits on it. */
   onReport(childTaskId: string, report: ChildReport): void {
-    const rt = this.#rt;
-    rt.transaction(() => {
-      if (!rt.children.report(childTaskId, report)) return;
-      const child = rt.children.get(childTaskId);
+    const task = this.#task;
+    task.unit.run(() => {
+      if (!task.children.report(childTaskId, report)) return;
+      const child = task.children.get(childTaskId);
       if (!child) return;
       const delta = minus(report.usage, child.countedUsage);
-      rt.loopState.patch({ usage: sumUsage(rt.loopState.get().usage, delta) });
-      rt.children.setCountedUsage(childTaskId, report.usage);
+      task.loopState.patch({ usage: sumUsage(task.loopState.get().usage, delta) });
+      task.children.setCountedUsage(childTaskId, report.usage);
       const state = report.state.replace("TASK_STATE_", "").toLowerCase().replace("_", "-");
-      rt.emitHarnessEvent({
+      task.emitHarnessEvent({
         kind: "subagent",
         text: `Agent ${child.agent} ${state === "input-required" ? "needs input" : state}`,
         tool: "task",
@@ -221,8 +215,8 @@ export class ChildTasks {
    * or pass the child's new question up to our caller (the task waits for input).
    */
   settleWait(childTaskId: string): "resume" | "asked" | "waiting" {
-    const rt = this.#rt;
-    const pending = rt.pending.get();
+    const task = this.#task;
+    const pending = task.pending.get();
     if (
       !pending ||
       pending.resolution ||
@@ -230,25 +224,25 @@ export class ChildTasks {
       pending.waiting.childTaskId !== childTaskId
     )
       return "waiting";
-    const child = rt.children.get(childTaskId);
+    const child = task.children.get(childTaskId);
     const report = child?.report;
     if (!child || !report) return "waiting";
     if (isTerminal(report.state)) {
-      rt.pending.resolve({ kind: "child", state: report.state, text: report.text });
+      task.pending.resolve({ kind: "child", state: report.state, text: report.text });
       return "resume";
     }
     if (
       isSettled(report.state) &&
       report.version > child.answeredVersion &&
-      rt.store.record?.state === "TASK_STATE_WORKING"
+      task.store.record?.state === "TASK_STATE_WORKING"
     ) {
       const question = report.question ?? [{ text: `${child.agent} needs your input.` }];
-      const message = rt.agentMessage([
+      const message = task.agentMessage([
         { text: `The ${child.agent} sub-agent asks:` },
         ...question,
       ]);
-      rt.transaction(() => rt.store.appendHistory(message));
-      rt.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
+      task.unit.run(() => task.store.appendHistory(message));
+      task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
       return "asked";
     }
     return "waiting";
@@ -256,7 +250,7 @@ export class ChildTasks {
 
   /** Relays a child's progress onto this task's stream. */
   onProgress(childTaskId: string, agent: string, text: string): void {
-    this.#rt.emitHarnessEvent({
+    this.#task.emitHarnessEvent({
       kind: "subagent",
       text: `${agent}: ${text}`,
       tool: "task",
@@ -266,15 +260,15 @@ export class ChildTasks {
 
   /** Cancels every child that has not ended; failures are retried from the schedule. */
   async cancelChildren(): Promise<void> {
-    const rt = this.#rt;
-    const record = rt.store.record;
+    const task = this.#task;
+    const record = task.store.record;
     if (!record) return;
-    const open = rt.children.all().filter((c) => !c.report || !isTerminal(c.report.state));
+    const open = task.children.all().filter((c) => !c.report || !isTerminal(c.report.state));
     let failed = 0;
     for (const child of open) {
       try {
         await this.#transport(child.transport).cancel(child.id);
-        rt.children.report(child.id, {
+        task.children.report(child.id, {
           state: "TASK_STATE_CANCELED",
           text: "Canceled with its parent.",
           usage: child.report?.usage ?? child.countedUsage ?? EMPTY_USAGE,
@@ -284,7 +278,7 @@ export class ChildTasks {
         failed += 1;
       }
     }
-    if (failed > 0) await rt.scheduler.retry(CANCEL_CHILDREN_JOB, "context");
-    else await rt.scheduler.done(CANCEL_CHILDREN_JOB);
+    if (failed > 0) await task.scheduler.retry(CANCEL_CHILDREN_JOB, "context");
+    else await task.scheduler.done(CANCEL_CHILDREN_JOB);
   }
 }

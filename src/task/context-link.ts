@@ -1,7 +1,8 @@
 /**
  * A task's place in its conversation (the context object): whether it has joined and holds the
- * conversation, how far into the conversation's turns it has read, and how much of its own
- * history it has handed back. One row; synchronous SQL only.
+ * conversation, how far into the conversation's turns it has read, how much of its own history it
+ * has handed back, and whether it has the conversation to itself (a conversation the server
+ * opened for it, with no object yet: see context-membership.ts). One row; synchronous SQL only.
  */
 
 import { CopyingStore, RowCopy, upsertRow } from "../store/row-copy.ts";
@@ -18,6 +19,11 @@ export interface ContextLink {
   conversationUpto: number;
   /** History position up to which this task's messages were handed to the conversation. */
   releasedUpto: number;
+  /**
+   * The conversation has no object yet and this task is its only one: it holds it without asking
+   * and keeps its turns until a second task's join makes the object, which asks for them.
+   */
+  alone: boolean;
 }
 
 interface LinkRow {
@@ -25,6 +31,7 @@ interface LinkRow {
   context_seq: number;
   conversation_upto: number;
   released_upto: number;
+  alone: number;
   [key: string]: SqlStorageValue;
 }
 
@@ -33,6 +40,7 @@ const NO_LINK: ContextLink = {
   contextSeq: 0,
   conversationUpto: 0,
   releasedUpto: 0,
+  alone: false,
 };
 
 /** Reads and writes the link row (kept in memory: the object is its only writer). */
@@ -50,6 +58,7 @@ export class ContextLinkStore extends CopyingStore<ContextLink> {
                 contextSeq: row.context_seq,
                 conversationUpto: row.conversation_upto,
                 releasedUpto: row.released_upto,
+                alone: row.alone === 1,
               }
             : NO_LINK;
         },
@@ -70,6 +79,7 @@ export class ContextLinkStore extends CopyingStore<ContextLink> {
       context_seq: next.contextSeq,
       conversation_upto: next.conversationUpto,
       released_upto: next.releasedUpto,
+      alone: next.alone ? 1 : 0,
     });
     this.copy.set(next);
     return { ...next };

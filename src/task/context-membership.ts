@@ -2,7 +2,10 @@
  * A task's side of its conversation: joining the context object (and, once it holds the
  * conversation, putting the turns of earlier tasks and its own waiting messages into its model
  * conversation) and releasing it (handing back its own turns). Calls that fail are retried from
- * the task's schedule, so neither object ever waits forever on the other.
+ * the task's schedule, so neither object ever waits forever on the other. A conversation the
+ * server opened for this task has no object while the task is its only one: the task holds it
+ * without a call and keeps its turns, until a second task's join makes the object, which asks
+ * this task for them (handover.ts).
  */
 import { contextKey, type JoinResult } from "../context/join.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
@@ -12,12 +15,13 @@ import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { Part } from "../protocol/wire.ts";
 import { releaseContent, SUMMARY_HOOK, SUMMARY_KEY } from "./release-content.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { StatusWriter } from "./status-change.ts";
+import type { TaskState } from "./task-state.ts";
 
 /** Schedule ids of the retries. */
 export const JOIN_JOB = "context:join";
 export const RELEASE_JOB = "context:release";
-/** Retry of a failed registration of a fresh conversation (see {@link ContextMembership.claimFresh}). */
+/** Retry of a failed registration (of a conversation a task held before it was first joined). */
 export const REGISTER_JOB = "context:register";
 
 /** The status text of a task queued behind another in its conversation. */
@@ -36,35 +40,37 @@ const RELEASE_TRIES_WITH_TURNS = 5;
 export type FirstStep = { dueAt: number; payload?: unknown };
 
 /** What membership reads and changes in the task. */
-export type MembershipRuntime = Pick<
-  TaskRuntime,
+export type MemberTask = Pick<
+  TaskState,
+  | "unit"
   | "store"
   | "contextLink"
   | "pending"
   | "conversation"
   | "hookState"
   | "scheduler"
-  | "transaction"
-  | "setStatus"
   | "background"
->;
+> &
+  StatusWriter;
 
 /** Joins and releases the task's conversation. */
 export class ContextMembership {
-  readonly #rt: MembershipRuntime;
+  readonly #task: MemberTask;
   readonly #contexts: Env["CONTEXTS"];
-  /** The registration in flight after {@link claimFresh} (a release waits for it). */
-  #registering: Promise<void> = Promise.resolve();
 
-  constructor(rt: MembershipRuntime, contexts: Env["CONTEXTS"]) {
-    this.#rt = rt;
+  constructor(task: MemberTask, contexts: Env["CONTEXTS"]) {
+    this.#task = task;
     this.#contexts = contexts;
   }
 
-  #stub() {
-    const record = this.#rt.store.record;
+  #key(): string {
+    const record = this.#task.store.record;
     if (!record) throw new Error("no task");
-    return stubByName(this.#contexts, contextKey(record.owner, record.agent, record.contextId));
+    return contextKey(record.owner, record.agent, record.contextId);
+  }
+
+  #stub() {
+    return stubByName(this.#contexts, this.#key());
   }
 
   /**
@@ -74,7 +80,7 @@ export class ContextMembership {
    * {@link announceHeld}). `firstStep`: the loop entry of the first step (default: due now).
    */
   async enter(freshContext = false, firstStep: FirstStep = { dueAt: Date.now() }): Promise<void> {
-    const rt = this.#rt;
+    const task = this.#task;
     const { dueAt, payload } = firstStep;
     if (freshContext) {
       this.holdFresh(firstStep);
@@ -83,14 +89,14 @@ export class ContextMembership {
     }
     const outcome = await this.join();
     if (outcome === "active") {
-      rt.setStatus("TASK_STATE_WORKING");
-      await rt.scheduler.schedule("loop", "loop", dueAt, { payload });
+      task.setStatus("TASK_STATE_WORKING");
+      await task.scheduler.schedule("loop", "loop", dueAt, { payload });
     } else if (outcome === "waiting") {
-      rt.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
+      task.setStatus("TASK_STATE_SUBMITTED", { text: WAITING_TEXT });
     } else if (outcome === "unusable") {
       // Ending the task releases the conversation (with none of its turns): the next task runs.
       const text = "This message could not be added to its conversation, so the task did not run.";
-      rt.setStatus("TASK_STATE_FAILED", {
+      task.setStatus("TASK_STATE_FAILED", {
         text,
         metadata: { stopReason: "error", error: text },
       });
@@ -102,30 +108,36 @@ export class ContextMembership {
    * not yet in its model conversation are appended there. A failed call is retried later.
    */
   async join(): Promise<JoinOutcome> {
-    const rt = this.#rt;
-    const record = rt.store.record;
+    const task = this.#task;
+    const record = task.store.record;
     if (!record) return "failed";
-    const link = rt.contextLink.get();
-    let result: JoinResult;
-    try {
-      result = await this.#stub().join({ taskId: record.id, after: link.contextSeq });
-    } catch (error) {
-      await this.#retry(JOIN_JOB, error);
-      return "failed";
+    const link = task.contextLink.get();
+    // Still the conversation's only task (it has no object): it holds it again, without a call.
+    let result: JoinResult = { active: true, history: [], seq: link.contextSeq };
+    if (!link.alone) {
+      try {
+        const input = { taskId: record.id, after: link.contextSeq, key: this.#key() };
+        result = await this.#stub().join(input);
+      } catch (error) {
+        await this.#retry(JOIN_JOB, error);
+        return "failed";
+      }
+      if (!result.active) {
+        task.contextLink.patch({ state: "waiting" });
+        await this.#done(JOIN_JOB);
+        return "waiting";
+      }
     }
-    if (!result.active) {
-      rt.contextLink.patch({ state: "waiting" });
-      await this.#done(JOIN_JOB);
-      return "waiting";
-    }
     try {
-      this.#take(result);
+      this.#take(result, link.alone);
     } catch (error) {
       // Whatever failed (a row too large to store, say), the conversation must not stay held by
-      // a task that cannot run: hold it with nothing to hand back, so ending the task frees it.
+      // a task that cannot run: hold it with nothing to hand back, so ending the task frees it
+      // (alone, it holds no object: a later handover drops turns the object cannot store).
       log("error", "conversation not taken", { task: record.id, error: String(error) });
-      const upto = rt.store.historyAfter(link.releasedUpto).at(-1)?.seq ?? link.releasedUpto;
-      rt.contextLink.patch({ state: "active", contextSeq: result.seq, releasedUpto: upto });
+      const upto = task.store.historyAfter(link.releasedUpto).at(-1)?.seq ?? link.releasedUpto;
+      const released = link.alone ? {} : { releasedUpto: upto };
+      task.contextLink.patch({ state: "active", contextSeq: result.seq, ...released });
       await this.#done(JOIN_JOB);
       return "unusable";
     }
@@ -134,50 +146,45 @@ export class ContextMembership {
   }
 
   /**
-   * A conversation the server opened for this task (the client sent no contextId): no one else
-   * can name it before this task's first answer, so the task holds it at once, with no earlier
-   * turns, and registers with the context object in the background (a failed call is retried from
-   * the alarm, a restarted object registers again, a release waits for it). Saves the context
-   * object's round trip on every first message.
+   * A conversation the server opened for this task (the client sent no contextId, and got one
+   * named after this task): no one else can name it before this task's first answer, so the
+   * task holds it at once, alone, with no earlier turns, and no object is made for it until a
+   * second task joins (see handover.ts). Saves the context object on every conversation of
+   * one task, and its round trip on every first message.
    */
   claimFresh(): void {
-    this.#take({ active: true, history: [], seq: 0 });
+    this.#take({ active: true, history: [], seq: 0 }, true);
   }
 
   /**
-   * Holds a conversation the server has just opened, in one transaction: the conversation, the
+   * Holds a conversation the server has just opened, in one unit of work: the conversation, the
    * working status and the first step's loop entry. Synchronous, so the task's creation and this
-   * can be one transaction and one batch of writes; {@link announceHeld} follows.
+   * can be one unit of work; {@link announceHeld} follows.
    */
   holdFresh(firstStep: FirstStep = { dueAt: Date.now() }): void {
-    const rt = this.#rt;
-    rt.transaction(() => {
+    const task = this.#task;
+    task.unit.run(() => {
       this.claimFresh();
-      rt.setStatus("TASK_STATE_WORKING");
-      rt.scheduler.put("loop", "loop", firstStep.dueAt, { payload: firstStep.payload });
+      task.setStatus("TASK_STATE_WORKING");
+      task.scheduler.put("loop", "loop", firstStep.dueAt, { payload: firstStep.payload });
     });
   }
 
-  /** After {@link holdFresh}: the alarm, and the registration with the context object (background). */
+  /** After {@link holdFresh}: the alarm. */
   async announceHeld(): Promise<void> {
-    await this.#rt.scheduler.arm();
-    this.#rt.background(this.startRegistration());
-  }
-
-  /** Starts the registration after {@link claimFresh}'s writes are made; returns it. */
-  startRegistration(): Promise<void> {
-    this.#registering = this.register();
-    return this.#registering;
+    await this.#task.scheduler.arm();
   }
 
   /**
    * Registers the conversation this task holds with its context object (a join, which a task
-   * already queued there answers as it is: safe to repeat).
+   * already queued there answers as it is: safe to repeat). Only a task that held a fresh
+   * conversation before such tasks were left alone has one to make.
    */
   async register(): Promise<void> {
-    const rt = this.#rt;
-    const record = rt.store.record;
-    if (!record || rt.contextLink.get().state !== "active") return;
+    const task = this.#task;
+    const record = task.store.record;
+    const link = task.contextLink.get();
+    if (!record || link.state !== "active" || link.alone) return;
     try {
       const result: JoinResult = await this.#stub().join({ taskId: record.id, after: 0 });
       if (!result.active) {
@@ -193,56 +200,61 @@ export class ContextMembership {
   }
 
   /** Takes the conversation: the turns of earlier tasks, then this task's own messages. */
-  #take(result: JoinResult): void {
-    const rt = this.#rt;
-    const link = rt.contextLink.get();
-    rt.transaction(() => {
+  #take(result: JoinResult, alone = false): void {
+    const task = this.#task;
+    const link = task.contextLink.get();
+    task.unit.run(() => {
       // A call waiting for the person: their message is its answer, and turns of other tasks
       // wait until the call's result is in the conversation (a tool_use needs its result next).
-      const pending = rt.pending.get();
+      const pending = task.pending.get();
       const waiting = pending && !pending.resolution ? pending : null;
       const deferred: { message: ChatMessage; seq: number }[] = [];
       for (const turn of result.history) {
         if (waiting) deferred.push({ message: turn.message as ChatMessage, seq: turn.seq });
-        else rt.conversation.append(turn.message as ChatMessage, turn.seq);
+        else task.conversation.append(turn.message as ChatMessage, turn.seq);
       }
       let upto = link.conversationUpto;
       const replies: Part[] = [];
-      for (const { seq, message } of rt.store.historyAfter(link.conversationUpto)) {
+      for (const { seq, message } of task.store.historyAfter(link.conversationUpto)) {
         if (message.role === "ROLE_USER") {
           if (waiting) replies.push(...message.parts);
-          else rt.conversation.append({ role: "user", content: toUserContent(message.parts) });
+          else task.conversation.append({ role: "user", content: toUserContent(message.parts) });
         }
         upto = seq;
       }
       if (waiting) {
-        rt.pending.set({
+        task.pending.set({
           ...waiting,
           deferred: [...waiting.deferred, ...deferred],
           resolution: replies.length > 0 ? replyFrom(replies) : null,
         });
       }
-      rt.contextLink.patch({ state: "active", contextSeq: result.seq, conversationUpto: upto });
+      task.contextLink.patch({
+        state: "active",
+        contextSeq: result.seq,
+        conversationUpto: upto,
+        alone,
+      });
     });
   }
 
   /** Hands the conversation back with the task's turns since its last release (none if it never ran). */
   async release(): Promise<void> {
-    const rt = this.#rt;
-    const record = rt.store.record;
-    const link = rt.contextLink.get();
-    if (!record || link.state === "released") return;
+    const task = this.#task;
+    const record = task.store.record;
+    const link = task.contextLink.get();
+    // Alone, the task keeps its turns for the object a second task's join makes.
+    if (!record || link.state === "released" || link.alone) return;
     // Not joined: nothing to hand back, unless a join whose answer was lost may have queued it.
-    if (link.state === "none" && !rt.scheduler.get(JOIN_JOB)) return;
+    if (link.state === "none" && !task.scheduler.get(JOIN_JOB)) return;
     // A release must reach the context object after the registration it ends.
-    await this.#registering;
-    if (rt.scheduler.get(REGISTER_JOB)) await this.register();
-    if (rt.scheduler.get(REGISTER_JOB)) {
+    if (task.scheduler.get(REGISTER_JOB)) await this.register();
+    if (task.scheduler.get(REGISTER_JOB)) {
       await this.#retry(RELEASE_JOB, new Error("the conversation is not registered yet"));
       return;
     }
-    const tries = rt.scheduler.get(RELEASE_JOB)?.attempts ?? 0;
-    const { turns, upto, summary } = releaseContent(rt, link, tries >= RELEASE_TRIES_WITH_TURNS);
+    const tries = task.scheduler.get(RELEASE_JOB)?.attempts ?? 0;
+    const { turns, upto, summary } = releaseContent(task, link, tries >= RELEASE_TRIES_WITH_TURNS);
     try {
       await this.#stub().release({
         taskId: record.id,
@@ -254,18 +266,18 @@ export class ContextMembership {
       await this.#retry(RELEASE_JOB, error);
       return;
     }
-    rt.contextLink.patch({ state: "released", releasedUpto: upto });
-    if (summary) rt.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, null);
+    task.contextLink.patch({ state: "released", releasedUpto: upto });
+    if (summary) task.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, null);
     await this.#done(RELEASE_JOB);
-    if (rt.scheduler.get(JOIN_JOB)) await this.#done(JOIN_JOB);
+    if (task.scheduler.get(JOIN_JOB)) await this.#done(JOIN_JOB);
   }
 
   async #retry(job: string, error: unknown): Promise<void> {
-    const attempts = await this.#rt.scheduler.retry(job, "context");
+    const attempts = await this.#task.scheduler.retry(job, "context");
     log("warn", "context call retry", { job, attempts, error: String(error) });
   }
 
   async #done(job: string): Promise<void> {
-    await this.#rt.scheduler.done(job);
+    await this.#task.scheduler.done(job);
   }
 }

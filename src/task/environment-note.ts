@@ -3,7 +3,9 @@
  * `environmentNote` in loop/prompt.ts): made at the task's first step and kept in hook state (one
  * row). The task's model conversation shows it in front of the task's first message (the
  * conversation store puts it there on read, see {@link noteOverlay}), and the conversation's
- * record of the task gets the same text when the task releases it.
+ * record of the task gets the same text when the task releases it. It also records whether the
+ * task's tools reach its workspace (`files: false`: they do not, so the task never calls the
+ * workspace object: no snapshot, no end note).
  */
 import type { HookState } from "../loop/contracts.ts";
 import type { ConversationStore } from "./conversation-store.ts";
@@ -27,6 +29,8 @@ export interface EnvironmentNote {
   historySeq: number;
   /** In the model conversation; absent in a note made before the store put it there on read. */
   conversationIdx?: number;
+  /** False when the task's tools reach no workspace file (absent: they do). */
+  files?: false;
 }
 
 /** The task's environment note, once its first step made one. */
@@ -47,7 +51,7 @@ export function noteOverlay(hookState: HookState): { idx: number; text: string }
  * remembers it, so the conversation's record of the task gets the same text on release): every
  * later request of the task, and of later tasks in the conversation, starts with the same prefix.
  */
-export function attachEnvironment(rt: NoteRuntime, text: string): void {
+export function attachEnvironment(rt: NoteRuntime, text: string, files = true): void {
   const own = rt.conversation
     .rows()
     .find((r) => r.contextSeq === null && r.message.role === "user");
@@ -56,5 +60,23 @@ export function attachEnvironment(rt: NoteRuntime, text: string): void {
     text,
     historySeq: first?.seq ?? 0,
     ...(own ? { conversationIdx: own.idx } : {}),
+    ...(files ? {} : { files: false as const }),
   } satisfies EnvironmentNote);
+}
+
+/**
+ * Whether the task works with its workspace: its first step found tools that reach it, or a
+ * later one did ({@link reachedFiles}); true before the first step (the end note is then written
+ * as always).
+ */
+export function usesWorkspace(rt: Pick<NoteRuntime, "hookState">): boolean {
+  return environmentNoteOf(rt)?.files !== false;
+}
+
+/** A step of a task whose first step had no file tools has some now (its agent changed). */
+export function reachedFiles(rt: Pick<NoteRuntime, "hookState">): void {
+  const note = environmentNoteOf(rt);
+  if (note?.files !== false) return;
+  const { files: _, ...rest } = note;
+  rt.hookState.set(ENVIRONMENT_HOOK, ENVIRONMENT_KEY, rest satisfies EnvironmentNote);
 }

@@ -91,3 +91,22 @@ export async function readEnvironment(input: {
     },
   };
 }
+
+/**
+ * The environment of a task whose tools reach no workspace file: no workspace call, the
+ * conversation's scratchpad listing at most (and no memory of the owner: only memory tools write it).
+ */
+export async function environmentWithoutWorkspace(session: SessionDeps): Promise<EnvironmentRead> {
+  const scratch = await session.scratch?.(SCRATCH_LISTED).catch(() => undefined);
+  return {
+    ok: true,
+    user: null,
+    environment: {
+      entries: [],
+      total: 0,
+      remaining: [],
+      handoff: null,
+      ...(scratch && scratch.total > 0 ? { scratch } : {}),
+    },
+  };
+}

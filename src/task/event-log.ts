@@ -1,10 +1,12 @@
 /**
  * The task's append-only event log: every StreamResponse the task emitted, numbered from 1.
- * The sequence number is the SSE `id`; a reconnect replays from it. Writes are synchronous
- * SQLite statements, so appending and reading a backlog can never interleave; events appended in
- * one {@link EventLog.batch} are written in one statement at its end.
+ * The sequence number is the SSE `id`; a reconnect replays from it. Every append belongs to a
+ * unit of work (write-unit.ts, its own when none runs): the unit's events are written in one
+ * statement at its end, and listeners (the task's live streams) hear them only once it commits,
+ * so no stream ever sees an event that was rolled back.
  */
 import type { SequencedEvent, StreamEvent } from "../protocol/wire.ts";
+import type { UnitMember, WriteUnit } from "./write-unit.ts";
 
 type Listener = (event: SequencedEvent) => void;
 
@@ -20,22 +22,49 @@ export function eventKind(event: StreamEvent): string {
 }
 
 /** Append-only, sequence-numbered log of a task's stream events. */
-export class EventLog {
+export class EventLog implements UnitMember {
   readonly #sql: SqlStorage;
+  readonly #unit: WriteUnit;
   readonly #listeners = new Set<Listener>();
   #last: number;
-  /** Rows appended in the running {@link batch}, not written yet. */
-  #batch: SqlStorageValue[][] | null = null;
+  /** Rows appended in the running unit, not written yet. */
+  #rows: SqlStorageValue[][] = [];
+  /** Events appended in the running unit, not heard yet. */
+  #unheard: SequencedEvent[] = [];
 
   /** `fresh`: the database is new, so the log is empty. */
-  constructor(sql: SqlStorage, fresh = false) {
+  constructor(sql: SqlStorage, unit: WriteUnit, fresh = false) {
     this.#sql = sql;
+    this.#unit = unit;
+    unit.join(this);
     this.#last = fresh ? 0 : this.#readLast();
   }
 
-  /** Reads the newest number again (after a rollback). */
+  /** After a rollback: drops what the unit appended and reads the newest number again. */
   forget(): void {
+    this.#rows = [];
+    this.#unheard = [];
     this.#last = this.#readLast();
+  }
+
+  /** Writes the unit's events, 25 to a statement (SQLite's 100 bound parameters). */
+  flush(): void {
+    const rows = this.#rows;
+    this.#rows = [];
+    for (let i = 0; i < rows.length; i += 25) {
+      const chunk = rows.slice(i, i + 25);
+      this.#sql.exec(
+        `INSERT INTO events (seq, kind, body, at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`,
+        ...chunk.flat(),
+      );
+    }
+  }
+
+  /** The unit committed: listeners hear its events, in order. */
+  committed(): void {
+    const heard = this.#unheard;
+    this.#unheard = [];
+    for (const entry of heard) for (const listener of this.#listeners) listener(entry);
   }
 
   #readLast(): number {
@@ -50,44 +79,18 @@ export class EventLog {
   }
 
   /**
-   * Runs `fn` (synchronous), writing the events it appends in one statement when it returns; if
-   * it throws they are not written (the caller's transaction rolls back, and {@link forget} reads
-   * the newest number again). Listeners still hear each event as it is appended.
+   * Appends an event in the running unit (its own when none runs); returns it with its number.
+   * Listeners hear it when the unit commits.
    */
-  batch<T>(fn: () => T): T {
-    if (this.#batch) return fn();
-    const rows: SqlStorageValue[][] = [];
-    this.#batch = rows;
-    try {
-      const result = fn();
-      this.#write(rows);
-      return result;
-    } finally {
-      this.#batch = null;
-    }
-  }
-
-  /** Appends an event, notifies listeners synchronously, returns it with its number. */
   append(event: StreamEvent, now = Date.now()): SequencedEvent {
-    const seq = this.#last + 1;
-    const row = [seq, eventKind(event), JSON.stringify(event), now];
-    if (this.#batch) this.#batch.push(row);
-    else this.#write([row]);
-    this.#last = seq;
-    const entry = { seq, event };
-    for (const listener of this.#listeners) listener(entry);
-    return entry;
-  }
-
-  /** Writes rows, 25 to a statement (SQLite's 100 bound parameters). */
-  #write(rows: SqlStorageValue[][]): void {
-    for (let i = 0; i < rows.length; i += 25) {
-      const chunk = rows.slice(i, i + 25);
-      this.#sql.exec(
-        `INSERT INTO events (seq, kind, body, at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`,
-        ...chunk.flat(),
-      );
-    }
+    return this.#unit.run(() => {
+      const seq = this.#last + 1;
+      this.#rows.push([seq, eventKind(event), JSON.stringify(event), now]);
+      this.#last = seq;
+      const entry = { seq, event };
+      this.#unheard.push(entry);
+      return entry;
+    });
   }
 
   /** Events with a sequence number greater than `seq`, oldest first. */
@@ -116,7 +119,7 @@ export class EventLog {
       }));
   }
 
-  /** Registers a listener for appended events; returns the function that removes it. */
+  /** Registers a listener for committed events; returns the function that removes it. */
   subscribe(listener: Listener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

@@ -1,5 +1,5 @@
 /**
- * A task's writes for a message that comes in, each in one transaction (and what the object
+ * A task's writes for a message that comes in, each in one unit of work (and what the object
  * keeps in memory of the request: the owner's budget overrides, whether the owner is new). The first message: the
  * task's record (with the metadata clients read: owner, trace, agent and model, the request's
  * metadata, its lineage), the message (seen, in history, and in event 1, the Task) and the push
@@ -13,36 +13,47 @@ import type { Message } from "../protocol/wire.ts";
 import { pushConfigRefusal, putPushConfig } from "../push/push-calls.ts";
 import { traceParentMetadata } from "../trace/task-trace.ts";
 import type { CreateTaskInput, FollowUpInput } from "./rpc-types.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
+
+/** What the writes of an incoming message read and change in the task. */
+export type IncomingTask = Pick<
+  TaskState,
+  | "unit"
+  | "store"
+  | "log"
+  | "snapshot"
+  | "push"
+  | "pending"
+  | "children"
+  | "budgetHint"
+  | "newOwner"
+>;
 
 /** The message (in history, where a resent one is recognised) and its push config. */
 function take(
-  rt: Pick<TaskRuntime, "store" | "push">,
+  task: Pick<IncomingTask, "store" | "push">,
   taskId: string,
   message: Message,
   input: Pick<FollowUpInput, "pushConfig">,
 ): void {
-  rt.store.appendHistory(message);
+  task.store.appendHistory(message);
   // Within the cap: a new task has no config yet; a follow-up's was checked before it was taken.
-  if (input.pushConfig) putPushConfig(rt.push, taskId, input.pushConfig);
+  if (input.pushConfig) putPushConfig(task.push, taskId, input.pushConfig);
 }
 
 /** Writes a new task: `agent` is the agent's name, `model` its model and where it comes from. */
 export function beginTask(
-  rt: Pick<
-    TaskRuntime,
-    "transaction" | "store" | "log" | "snapshot" | "push" | "budgetHint" | "newOwner"
-  >,
+  task: IncomingTask,
   input: CreateTaskInput,
   agent: string,
   model: { name: string; source: string },
 ): void {
   const now = new Date().toISOString();
   const message: Message = { ...input.message, taskId: input.taskId, contextId: input.contextId };
-  if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
-  rt.newOwner = input.freshContext === true && isAnonymousOwner(input.owner);
-  rt.transaction(() => {
-    rt.store.insert({
+  if (input.budget !== undefined) task.budgetHint = { budget: input.budget, at: Date.now() };
+  task.newOwner = input.freshContext === true && isAnonymousOwner(input.owner);
+  task.unit.run(() => {
+    task.store.insert({
       id: input.taskId,
       contextId: input.contextId,
       agent,
@@ -72,21 +83,18 @@ export function beginTask(
       },
       createdAt: now,
     });
-    take(rt, input.taskId, message, input);
-    rt.log.append({ task: rt.snapshot() });
+    take(task, input.taskId, message, input);
+    task.log.append({ task: task.snapshot() });
   });
 }
 
 /** Writes a follow-up message of a task that has a record. */
-export function acceptFollowUp(
-  rt: Pick<TaskRuntime, "transaction" | "store" | "push" | "budgetHint">,
-  input: FollowUpInput,
-): void {
-  const record = rt.store.record;
+export function acceptFollowUp(task: IncomingTask, input: FollowUpInput): void {
+  const record = task.store.record;
   if (!record) return;
-  if (input.budget !== undefined) rt.budgetHint = { budget: input.budget, at: Date.now() };
+  if (input.budget !== undefined) task.budgetHint = { budget: input.budget, at: Date.now() };
   const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
-  rt.transaction(() => take(rt, record.id, message, input));
+  task.unit.run(() => take(task, record.id, message, input));
 }
 
 /**
@@ -94,26 +102,26 @@ export function acceptFollowUp(
  * on, or its push config would be a new one past `maxPushConfigs`.
  */
 export function followUpProblem(
-  rt: Pick<TaskRuntime, "pending" | "children" | "store" | "push">,
+  task: IncomingTask,
   input: Pick<FollowUpInput, "message" | "pushConfig">,
   maxPushConfigs: number,
 ): string | null {
-  const taskId = rt.store.record?.id;
+  const taskId = task.store.record?.id;
   return (
-    answerProblem(rt, input.message) ??
+    answerProblem(task, input.message) ??
     (input.pushConfig && taskId !== undefined
-      ? pushConfigRefusal(rt.push, taskId, input.pushConfig, maxPushConfigs)
+      ? pushConfigRefusal(task.push, taskId, input.pushConfig, maxPushConfigs)
       : null)
   );
 }
 
 /** Why a message does not answer the form the task waits on (null when it does, or none). */
 function answerProblem(
-  rt: Pick<TaskRuntime, "pending" | "children">,
+  task: Pick<IncomingTask, "pending" | "children">,
   message: Message,
 ): string | null {
-  const pending = rt.pending.get();
+  const pending = task.pending.get();
   if (!pending || pending.resolution) return null;
-  const form = formOf(pending.waiting, (id) => rt.children.get(id)?.report?.question);
+  const form = formOf(pending.waiting, (id) => task.children.get(id)?.report?.question);
   return form ? formAnswerProblem(form, message.parts) : null;
 }

@@ -1,15 +1,13 @@
 /**
  * Drives the agent loop inside a task object: one step per alarm (a model turn, or a step of the
- * agent's program when it has one, see program-step.ts). Before each model call it sets
- * the loop's next alarm (a lease), so if the object dies mid-turn the alarm runs the turn again
- * (a task whose creating call starts its first step is leased from its creation, {@link
- * LoopDriver.firstStepLease});
- * it gathers the turn's tools (turn-tools.ts), builds the turn's system prompt (turn-context.ts)
- * and compacts the conversation when it is over budget; what follows the step (the next one, a
- * retry with backoff, or the task's end) is step-end.ts.
- * A task past its time limit (`MAX_TASK_SECONDS`, time-limit.ts) runs no further step: the lease
- * is never set beyond the deadline, and an alarm that finds a step still running past it stops
- * that step, so the task ends at the deadline even mid-turn, and after a restart.
+ * agent's program, program-step.ts). Before each model call it sets the loop's next alarm (a
+ * lease; a task whose creating call starts its first step is leased from its creation, {@link
+ * LoopDriver.firstStepLease}), so if the object dies mid-turn the alarm runs the turn again; it
+ * gathers the turn's tools (turn-tools.ts), builds its system prompt (turn-context.ts) and
+ * compacts the conversation when it is over budget; what follows the step (the next one, a retry
+ * with backoff, or the task's end) is step-end.ts. Past its time limit (time-limit.ts) a task
+ * runs no further step: the lease never goes beyond the deadline, and an alarm that finds a step
+ * still running past it stops it, so the task ends at the deadline, mid-turn or after a restart.
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import { type Config, loadConfig } from "../config/config.ts";
@@ -24,13 +22,14 @@ import { withCardDescriptions } from "../subagents/registry.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { CANCEL_CHILDREN_JOB, type ChildTasks } from "./child-tasks.ts";
-import { attachEnvironment, environmentNoteOf } from "./environment-note.ts";
+import { attachEnvironment, environmentNoteOf, reachedFiles } from "./environment-note.ts";
 import { lineageOf, remoteParentOf, scratchIdOf } from "./lineage.ts";
 import { runProgramStep } from "./program-step.ts";
 import { isTerminal } from "./state-machine.ts";
+import type { EventSink, StatusWriter } from "./status-change.ts";
 import { StepEnd } from "./step-end.ts";
 import { memoryAccess, sessionDeps, stepDeps } from "./step-resources.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 import {
   stoppedByTimeLimit,
   TimeLimitReached,
@@ -57,9 +56,12 @@ function isFirstStepLease(entry: { payload: unknown } | null): boolean {
   return (entry?.payload as { firstStep?: unknown } | null)?.firstStep === true;
 }
 
+/** The task the loop drives: all of its state, its status and its events. */
+export type DrivenTask = TaskState & StatusWriter & EventSink;
+
 /** Runs loop steps for one task object. */
 export class LoopDriver {
-  readonly #task: TaskRuntime;
+  readonly #task: DrivenTask;
   readonly #children: ChildTasks;
   readonly #env: Env;
   readonly #end: StepEnd;
@@ -68,7 +70,7 @@ export class LoopDriver {
   #kicked = false;
   #abort: AbortController | null = null;
 
-  constructor(task: TaskRuntime, children: ChildTasks, env: Env) {
+  constructor(task: DrivenTask, children: ChildTasks, env: Env) {
     this.#task = task;
     this.#children = children;
     this.#env = env;
@@ -199,13 +201,14 @@ export class LoopDriver {
   ): Promise<StepOutcome | null> {
     const record = this.#task.store.record;
     if (!record) return null;
-    const { tools, withUnavailable } = await turnTools({
+    const { tools, files, withUnavailable } = await turnTools({
       agent,
       config,
       env: this.#env,
       subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
       hookState: this.#task.hookState,
     });
+    if (files) reachedFiles(this.#task);
     const workspace = this.workspace();
     const memory = memoryAccess(this.#env, agent.name, record.owner, (work) =>
       this.#task.background(work),
@@ -225,6 +228,7 @@ export class LoopDriver {
       config,
       withEnvironment: noted === undefined,
       newOwner: this.#task.newOwner,
+      files,
       session: sessionDeps({
         env: this.#env,
         config,
@@ -251,11 +255,11 @@ export class LoopDriver {
         kind: "failed",
         message: `The workspace could not be read (${unreadable.slice(0, 200)}), so the task stopped before its first model call rather than work without its files and state. Send the message again to retry.`,
       };
-    if (environment !== null) attachEnvironment(this.#task, environment);
+    if (environment !== null) attachEnvironment(this.#task, environment, files);
     const system = withUnavailable(prompt);
     if (config.modelMode !== "unconfigured") {
       await compactIfNeeded({
-        rt: this.#task,
+        task: this.#task,
         client: modelClient(config),
         agent,
         system,

@@ -9,24 +9,21 @@ import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { ChildReport } from "./children.ts";
 import { isSettled } from "./state-machine.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 
 /** Schedule id of the retried report to the parent. */
 export const PARENT_REPORT_JOB = "parent:report";
 
 /** What the report reads from the task. */
-export type ParentReportRuntime = Pick<
-  TaskRuntime,
-  "store" | "loopState" | "hookState" | "scheduler"
->;
+export type ReportingTask = Pick<TaskState, "store" | "loopState" | "hookState" | "scheduler">;
 
 /** Reports a sub-agent's task to its parent task. */
 export class ParentReport {
-  readonly #rt: ParentReportRuntime;
+  readonly #task: ReportingTask;
   readonly #tasks: Env["TASKS"];
 
-  constructor(rt: ParentReportRuntime, tasks: Env["TASKS"]) {
-    this.#rt = rt;
+  constructor(task: ReportingTask, tasks: Env["TASKS"]) {
+    this.#task = task;
     this.#tasks = tasks;
   }
 
@@ -36,16 +33,16 @@ export class ParentReport {
 
   /** Schedules a report to the parent (the task just settled). */
   async schedule(): Promise<void> {
-    if (this.#rt.store.record?.parentTaskId)
-      await this.#rt.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
+    if (this.#task.store.record?.parentTaskId)
+      await this.#task.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
   }
 
   /** Sends the current report to the parent; retried until it arrives. */
   async send(): Promise<void> {
-    const rt = this.#rt;
-    const record = rt.store.record;
+    const task = this.#task;
+    const record = task.store.record;
     if (!record?.parentTaskId) return;
-    const loop = rt.loopState.get();
+    const loop = task.loopState.get();
     const waiting =
       record.state === "TASK_STATE_INPUT_REQUIRED" || record.state === "TASK_STATE_AUTH_REQUIRED";
     const report: ChildReport = {
@@ -66,23 +63,23 @@ export class ParentReport {
       });
     } catch (error) {
       log("warn", "parent report retry", { task: record.id, error: String(error) });
-      await rt.scheduler.retry(PARENT_REPORT_JOB, "context");
+      await task.scheduler.retry(PARENT_REPORT_JOB, "context");
       return;
     }
-    rt.hookState.set("lineage", "reportedVersion", report.version);
-    await rt.scheduler.done(PARENT_REPORT_JOB);
+    task.hookState.set("lineage", "reportedVersion", report.version);
+    await task.scheduler.done(PARENT_REPORT_JOB);
   }
 
   /** After a restart: whether the parent may not have the latest report. */
   owed(): boolean {
-    const record = this.#rt.store.record;
+    const record = this.#task.store.record;
     if (!record?.parentTaskId || !isSettled(record.state)) return false;
-    return (this.#rt.hookState.get<number>("lineage", "reportedVersion") ?? 0) < record.version;
+    return (this.#task.hookState.get<number>("lineage", "reportedVersion") ?? 0) < record.version;
   }
 
   /** Relays a harness event's text to the parent's stream (best effort, not retried). */
   async relayProgress(text: string): Promise<void> {
-    const record = this.#rt.store.record;
+    const record = this.#task.store.record;
     if (!record?.parentTaskId) return;
     await this.#parent(record.parentTaskId).childProgress({
       owner: record.owner,

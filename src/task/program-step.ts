@@ -8,7 +8,8 @@
 import type { StepOutcome } from "../loop/step-types.ts";
 import type { AgentProgram } from "../programs/types.ts";
 import { emitArtifact } from "./answer-artifact.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { StatusWriter } from "./status-change.ts";
+import type { TaskState } from "./task-state.ts";
 
 const CURSOR = { hook: "program", key: "cursor" } as const;
 
@@ -18,25 +19,28 @@ interface Cursor {
   next: number;
 }
 
+/** What a program's step reads and changes in the task. */
+export type ProgramTask = Pick<TaskState, "unit" | "store" | "log" | "hookState"> & StatusWriter;
+
 /** Runs the program's next step for the task's newest user message. */
-export function runProgramStep(
-  rt: Pick<TaskRuntime, "store" | "log" | "hookState" | "transaction" | "setStatus">,
-  program: AgentProgram,
-): StepOutcome {
-  const asked = rt.store
+export function runProgramStep(task: ProgramTask, program: AgentProgram): StepOutcome {
+  const asked = task.store
     .historyAfter(0)
     .filter(({ message }) => message.role === "ROLE_USER")
     .at(-1);
   if (!asked) return { kind: "failed", message: "The task has no message to answer." };
-  const cursor = rt.hookState.get<Cursor>(CURSOR.hook, CURSOR.key);
+  const cursor = task.hookState.get<Cursor>(CURSOR.hook, CURSOR.key);
   const index = cursor?.seq === asked.seq ? cursor.next : 0;
   const step = program.step(asked.message, index);
-  rt.transaction(() => {
+  task.unit.run(() => {
     for (const effect of step.effects) {
-      if (effect.kind === "artifact") emitArtifact(rt, effect.artifact, effect);
-      else rt.setStatus("TASK_STATE_WORKING", { text: effect.text });
+      if (effect.kind === "artifact") emitArtifact(task, effect.artifact, effect);
+      else task.setStatus("TASK_STATE_WORKING", { text: effect.text });
     }
-    rt.hookState.set(CURSOR.hook, CURSOR.key, { seq: asked.seq, next: index + 1 } satisfies Cursor);
+    task.hookState.set(CURSOR.hook, CURSOR.key, {
+      seq: asked.seq,
+      next: index + 1,
+    } satisfies Cursor);
   });
   const end = step.end;
   switch (end.kind) {

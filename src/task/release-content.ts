@@ -8,13 +8,15 @@
  * turns are refused too), and no user turn stays unanswered. Reads only; no I/O.
  */
 import type { ChatMessage } from "../loop/chat-message.ts";
+import type { HookState } from "../loop/contracts.ts";
 import { REFUSAL_STOP_REASON } from "../loop/refusal.ts";
 import { toUserContent, withEnvironmentNote } from "../loop/user-content.ts";
 import { log } from "../platform/logging.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import type { ContextLink } from "./context-link.ts";
 import { environmentNoteOf } from "./environment-note.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
+import type { TaskStore } from "./task-store.ts";
 
 /** Where a compaction that covered conversation turns leaves its note for the release. */
 export const SUMMARY_HOOK = "compaction";
@@ -27,25 +29,65 @@ export interface ReleaseContent {
   summary?: { through: number; message: ChatMessage };
 }
 
+/** What the release reads in the task. */
+export type ReleasingTask = Pick<TaskState, "store" | "hookState">;
+
 /** The release's content (`dropTurns`: after repeated failures, hand back no turns at all). */
 export function releaseContent(
-  rt: Pick<TaskRuntime, "store" | "hookState">,
+  task: ReleasingTask,
   link: ContextLink,
   dropTurns: boolean,
 ): ReleaseContent {
-  const record = rt.store.record;
+  const record = task.store.record;
   const ran = link.state === "active";
-  const all = ran ? rt.store.historyAfter(link.releasedUpto) : [];
+  const all = ran ? task.store.historyAfter(link.releasedUpto) : [];
   if (ran && dropTurns && all.length > 0)
     log("error", "conversation turns dropped", { task: record?.id });
-  const refused =
-    record?.state === "TASK_STATE_REJECTED" && record.metadata.stopReason === REFUSAL_STOP_REASON;
-  const kept = ran && !dropTurns && !refused;
-  const entries = kept
-    ? all.filter(({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION))
-    : [];
+  const kept = ran && !dropTurns && !refused(task);
+  const summary = kept
+    ? task.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
+    : undefined;
+  return {
+    turns: kept ? turnsOf(task, all) : [],
+    upto: all.at(-1)?.seq ?? link.releasedUpto,
+    ...(summary ? { summary } : {}),
+  };
+}
+
+/**
+ * The turns a conversation's first task hands the conversation's new object: every turn of its
+ * history up to position `upto`, as a release would hand them back.
+ */
+export function handoverTurns(
+  rt: { store: TaskStore; hookState: HookState },
+  upto: number,
+): ChatMessage[] {
+  return refused(rt)
+    ? []
+    : turnsOf(
+        rt,
+        rt.store.historyAfter(0).filter((h) => h.seq <= upto),
+      );
+}
+
+/** The task ended because the model declined its request. */
+function refused(rt: { store: Pick<TaskStore, "record"> }): boolean {
+  const record = rt.store.record;
+  return (
+    record?.state === "TASK_STATE_REJECTED" && record.metadata.stopReason === REFUSAL_STOP_REASON
+  );
+}
+
+/** History entries as conversation turns (harness events left out, the note on its message). */
+function turnsOf(
+  rt: { hookState: HookState },
+  all: ReturnType<TaskStore["historyAfter"]>,
+): ChatMessage[] {
+  const entries = all.filter(
+    ({ message }) => !message.extensions?.includes(HARNESS_EVENTS_EXTENSION),
+  );
   const note = environmentNoteOf(rt);
-  const turns: ChatMessage[] = entries.map(({ seq, message }) =>
+  return entries.map(({ seq, message }) =>
     message.role === "ROLE_USER"
       ? {
           role: "user",
@@ -62,12 +104,4 @@ export function releaseContent(
           })),
         },
   );
-  const summary = kept
-    ? rt.hookState.get<{ through: number; message: ChatMessage }>(SUMMARY_HOOK, SUMMARY_KEY)
-    : undefined;
-  return {
-    turns,
-    upto: all.at(-1)?.seq ?? link.releasedUpto,
-    ...(summary ? { summary } : {}),
-  };
 }

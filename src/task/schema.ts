@@ -95,6 +95,8 @@ const MIGRATIONS: readonly string[] = [
   // How long the task has worked, for MAX_TASK_SECONDS (see time-limit.ts).
   `ALTER TABLE task ADD COLUMN worked_ms INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE task ADD COLUMN working_since TEXT`,
+  // The task has its conversation to itself, which has no object yet (see context-link.ts).
+  "ALTER TABLE context_link ADD COLUMN alone INTEGER NOT NULL DEFAULT 0",
   // Each model call, written with the tokens it counted (trace/model-calls.ts).
   `CREATE TABLE model_calls (
     seq INTEGER PRIMARY KEY,

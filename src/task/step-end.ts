@@ -19,8 +19,10 @@ import type { Part } from "../protocol/wire.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { answerArtifact } from "./answer-artifact.ts";
 import type { ChildTasks } from "./child-tasks.ts";
+import { usesWorkspace } from "./environment-note.ts";
+import type { EventSink, StatusWriter } from "./status-change.ts";
 import { remainingWork, rollBack, writeEndNote } from "./task-end.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 import { taskDeadline } from "./time-limit.ts";
 import { workSummary } from "./work-summary.ts";
 
@@ -30,15 +32,23 @@ const LIMITS: Record<string, { kind: "turn_limit" | "time_limit"; note: string }
   time_limit: { kind: "time_limit", note: "The time limit was reached." },
 };
 
+/** What a step's end reads and changes in the task. */
+export type EndingTask = Pick<
+  TaskState,
+  "unit" | "store" | "loopState" | "scheduler" | "agent" | "newOwner" | "hookState"
+> &
+  StatusWriter &
+  EventSink;
+
 /** Applies step outcomes for one task object. */
 export class StepEnd {
-  readonly #task: TaskRuntime;
+  readonly #task: EndingTask;
   readonly #children: Pick<ChildTasks, "settleWait">;
   readonly #env: Env;
-  readonly #workspace: () => WorkspaceApi;
+  readonly #taskWorkspace: () => WorkspaceApi;
 
   constructor(
-    task: TaskRuntime,
+    task: EndingTask,
     children: Pick<ChildTasks, "settleWait">,
     env: Env,
     workspace: () => WorkspaceApi,
@@ -46,7 +56,7 @@ export class StepEnd {
     this.#task = task;
     this.#children = children;
     this.#env = env;
-    this.#workspace = workspace;
+    this.#taskWorkspace = workspace;
   }
 
   /** Schedules the next step or ends (or pauses) the task as `outcome` says. */
@@ -99,7 +109,8 @@ export class StepEnd {
     let text = note;
     const limit = Object.hasOwn(LIMITS, stopReason) ? LIMITS[stopReason] : undefined;
     if (limit) {
-      const remaining = await remainingWork(this.#workspace());
+      const workspace = this.#workspace();
+      const remaining = workspace ? await remainingWork(workspace) : [];
       text = `${note ?? limit.note} ${
         remaining.length > 0
           ? `Still to do (from PROGRESS.json):\n${remaining.map((r) => `- ${r}`).join("\n")}`
@@ -121,17 +132,15 @@ export class StepEnd {
     const answer = composed ? workSummary(task.store.history(), stopReason, text) : loop.answerText;
     const handoff = this.#endNote("TASK_STATE_COMPLETED", answer);
     const message = parts ? task.agentMessage(parts) : undefined;
-    // The answer's last chunk and the completed status go into the event log in one statement.
-    task.log.batch(() => {
-      task.transaction(() => {
-        if (composed) task.emitAnswerChunk(answer, false, true);
-        else if (loop.answerStarted) task.emitAnswerChunk("", true, true);
-        if (answer !== "") {
-          task.store.putArtifact(answerArtifact(answer, record.traceId));
-          task.store.appendHistory(task.agentMessage(answer));
-        }
-        if (message) task.store.appendHistory(message);
-      });
+    // The answer's last chunk and the completed status: one unit (one statement of events).
+    task.unit.run(() => {
+      if (composed) task.emitAnswerChunk(answer, false, true);
+      else if (loop.answerStarted) task.emitAnswerChunk("", true, true);
+      if (answer !== "") {
+        task.store.putArtifact(answerArtifact(answer, record.traceId));
+        task.store.appendHistory(task.agentMessage(answer));
+      }
+      if (message) task.store.appendHistory(message);
       task.setStatus("TASK_STATE_COMPLETED", {
         ...(text ? { text } : {}),
         ...(message ? { message } : {}),
@@ -159,7 +168,7 @@ export class StepEnd {
       return;
     }
     const message = task.agentMessage(suspensionParts(suspension));
-    task.transaction(() => task.store.appendHistory(message));
+    task.unit.run(() => task.store.appendHistory(message));
     task.setStatus("TASK_STATE_INPUT_REQUIRED", { message });
     await task.scheduler.cancel("loop");
   }
@@ -172,7 +181,7 @@ export class StepEnd {
     const task = this.#task;
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
     const message = task.agentMessage(parts);
-    task.transaction(() => task.store.appendHistory(message));
+    task.unit.run(() => task.store.appendHistory(message));
     task.setStatus(state, { message });
     await task.scheduler.cancel("loop");
   }
@@ -190,13 +199,11 @@ export class StepEnd {
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
     const loop = task.loopState.get();
     const message = task.agentMessage(refusal.explanation);
-    task.log.batch(() => {
-      task.transaction(() => {
-        if (loop.answerStarted) task.emitAnswerChunk(loop.answerText, false, true);
-        if (loop.answerText !== "")
-          task.store.putArtifact(answerArtifact(loop.answerText, task.store.record?.traceId));
-        task.store.appendHistory(message);
-      });
+    task.unit.run(() => {
+      if (loop.answerStarted) task.emitAnswerChunk(loop.answerText, false, true);
+      if (loop.answerText !== "")
+        task.store.putArtifact(answerArtifact(loop.answerText, task.store.record?.traceId));
+      task.store.appendHistory(message);
       task.setStatus("TASK_STATE_REJECTED", {
         message,
         metadata: {
@@ -231,8 +238,9 @@ export class StepEnd {
         answerArtifact(loop.answerText + loop.turnText, task.store.record?.traceId),
       );
     const record = task.store.record;
-    if (record && loadConfig(this.#env).rollbackOnFailure) {
-      const event = await rollBack(this.#workspace(), record.id).catch(() => null);
+    const workspace = this.#workspace();
+    if (record && workspace && loadConfig(this.#env).rollbackOnFailure) {
+      const event = await rollBack(workspace, record.id).catch(() => null);
       if (event) this.#task.emitHarnessEvent(event);
     }
     if (task.store.record?.state !== "TASK_STATE_WORKING") return;
@@ -243,6 +251,11 @@ export class StepEnd {
       releaseAfter: handoff,
     });
     await task.scheduler.cancel("loop");
+  }
+
+  /** The task's workspace; null when its tools reach none (see environment-note.ts). */
+  #workspace(): WorkspaceApi | null {
+    return usesWorkspace(this.#task) ? this.#taskWorkspace() : null;
   }
 
   /** When the task's time is up (time-limit.ts), or null without a limit. */
@@ -259,12 +272,13 @@ export class StepEnd {
   /**
    * The end note (HANDOFF.md, decisions.log), asked for without waiting (see task-end.ts). A
    * sub-agent's task writes none (its parent's task owns the workspace's handoff), nor does a
-   * program's (it has no workspace).
+   * program's (it has no workspace) or one whose tools reach no file.
    */
   #endNote(state: string, answer: string): Promise<void> {
     const record = this.#task.store.record;
-    if (!record || record.parentTaskId || this.#task.agent(record.agent).program !== null)
-      return Promise.resolve();
+    const workspace = this.#workspace();
+    const program = record ? this.#task.agent(record.agent).program : null;
+    if (!record || !workspace || record.parentTaskId || program !== null) return Promise.resolve();
     const usage = this.#task.loopState.get().usage;
     const task = {
       taskId: record.id,
@@ -276,6 +290,6 @@ export class StepEnd {
         usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
       startedAt: record.createdAt,
     };
-    return writeEndNote(this.#workspace(), task, answer);
+    return writeEndNote(workspace, task, answer);
   }
 }

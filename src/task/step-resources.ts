@@ -25,7 +25,8 @@ import { budgetsFor, userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import type { SessionDeps } from "./environment-read.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { EventSink } from "./status-change.ts";
+import type { TaskState } from "./task-state.ts";
 import type { TaskRecord } from "./task-store.ts";
 
 /**
@@ -35,7 +36,7 @@ import type { TaskRecord } from "./task-store.ts";
 export function budgetGate(
   env: Env,
   config: Config,
-  task: Pick<TaskRuntime, "loopState" | "background" | "budgetHint">,
+  task: Pick<SteppingTask, "loopState" | "background" | "budgetHint">,
   record: Pick<TaskRecord, "id" | "owner">,
   countersKey: string,
 ): StepDeps["budget"] {
@@ -112,22 +113,25 @@ export function codeSandboxFor(
   };
 }
 
+/** What a model step reads and changes in the task. */
+export type SteppingTask = Pick<
+  TaskState,
+  | "unit"
+  | "conversation"
+  | "pending"
+  | "loopState"
+  | "hookState"
+  | "background"
+  | "budgetHint"
+  | "modelCalls"
+> &
+  Pick<EventSink, "emitAnswerChunk">;
+
 /** What one model step needs, gathered by the loop driver. */
 export interface StepInputs {
   env: Env;
   config: Config;
-  task: Pick<
-    TaskRuntime,
-    | "conversation"
-    | "pending"
-    | "loopState"
-    | "hookState"
-    | "transaction"
-    | "emitAnswerChunk"
-    | "background"
-    | "budgetHint"
-    | "modelCalls"
-  >;
+  task: SteppingTask;
   record: TaskRecord;
   agent: AgentDefinition;
   signal: AbortSignal;
@@ -198,14 +202,14 @@ export function stepDeps(input: StepInputs): StepDeps {
     patchLoopState: (changes) => void task.loopState.patch(changes),
     emitAnswer: (action, turnShown) => {
       if (signal.aborted) return;
-      task.transaction(() => {
+      task.unit.run(() => {
         const loop = task.loopState.get();
         task.loopState.patch({ turnText: turnShown, answerStarted: true });
         if (action.kind === "append") task.emitAnswerChunk(action.text, loop.answerStarted, false);
         else task.emitAnswerChunk(loop.answerText + action.text, false, false);
       });
     },
-    transaction: (fn) => task.transaction(fn),
+    transaction: (fn) => task.unit.run(fn),
     recordModelCall: (call) => task.modelCalls.record(call),
     aroundTool: (callId, run) => inToolSpan(taskTraceOf(record), callId, run),
     budget: budgetGate(env, config, task, record, record.counters ?? `user:${record.owner}`),

@@ -1,16 +1,16 @@
 /**
- * The task Durable Object: one per task, addressed by the task id. Its RPC methods are the
- * task's whole protocol surface (create, follow-up, get, wait, cancel, subscribe, and its records:
- * timeline, trace, push); its alarm drives the agent loop one model turn per step, so the task
- * outlives the request that started it and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
- * can throw in here. State and shared operations live in {@link TaskRuntime}; task-parts.ts
- * wires the parts that act on it and holds the alarm's table of jobs. Only `create` writes to a
- * new object: a call naming a task id nobody created answers "not found" and writes nothing.
+ * The task Durable Object, addressed by the task id. Its RPC methods are the task's whole protocol
+ * surface (create, follow-up, get, wait, cancel, subscribe; its records: timeline, spans, push);
+ * its alarm drives the agent loop one model turn per step, so the task outlives the request that
+ * started it and survives restarts. Client mistakes come back as TaskResult errors. State lives in
+ * TaskState, status changes and events in {@link TaskRuntime}; task-parts.ts wires the parts and
+ * holds the alarm's jobs. Only `create` writes to a new object (an unknown id: "not found").
  */
 
 import { refreshAgents } from "../agents/overrides.ts";
 import { ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
+import type { Handover } from "../context/join.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import type { Task } from "../protocol/wire.ts";
@@ -18,6 +18,7 @@ import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.
 import { type TaskTraceAnswer, traceOfTask } from "../trace/task-records.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type { TimelineEntry } from "./event-log.ts";
+import { handOver } from "./handover.ts";
 import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
 import {
   type ChildProgressInput,
@@ -93,14 +94,12 @@ export class TaskObject extends HarnessObject {
       const first = options.stream || options.wait ? driver.firstStepLease() : undefined;
       const fresh = input.freshContext === true;
       this.#parts.schema.ensure(); // the object's first write: its tables
-      // One transaction and one batch of writes: the task, and holding a conversation the server
-      // just opened (the working status included).
-      rt.transaction(() =>
-        rt.batch(() => {
-          beginTask(rt, input, agent.name, model);
-          if (fresh) membership.holdFresh(first);
-        }),
-      );
+      // One unit of work: the task, and holding a conversation the server just opened (the
+      // working status included).
+      rt.unit.run(() => {
+        beginTask(rt, input, agent.name, model);
+        if (fresh) membership.holdFresh(first);
+      });
       await (fresh ? membership.announceHeld() : membership.enter(false, first));
       if (options.stream) driver.kick();
     }
@@ -124,7 +123,8 @@ export class TaskObject extends HarnessObject {
     if (input.message.contextId && input.message.contextId !== record.contextId) {
       return taskFail(
         "context_mismatch",
-        `task ${record.id} belongs to context ${record.contextId}, not ${input.message.contextId}`,
+        // Never the task's own contextId: for an anonymous caller it is the conversation's key.
+        `task ${record.id} is not in context ${input.message.contextId}`,
       );
     }
     if (rt.agent(record.agent).dedupeMessages && rt.store.hasSeen(input.message.messageId)) {
@@ -157,18 +157,18 @@ export class TaskObject extends HarnessObject {
   /** Called by the task's conversation when this queued task's turn has come. */
   async activate(): Promise<void> {
     const rt = this.runtime;
-    if (
-      rt.store.record?.state === "TASK_STATE_SUBMITTED" &&
-      rt.contextLink.get().state !== "active"
-    ) {
-      await this.#parts.membership.enter();
-    }
+    const waiting = rt.store.record?.state === "TASK_STATE_SUBMITTED";
+    if (waiting && rt.contextLink.get().state !== "active") await this.#parts.membership.enter();
+  }
+
+  /** The conversation's new object asks this task, its first, for it (see handover.ts). */
+  async handOver(input: { key: string }): Promise<Handover> {
+    return handOver(this.runtime, input.key);
   }
 
   /** The task as it is now. */
   async get(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
-    const record = this.runtime.store.record;
-    if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
+    if (!this.#owned(input.owner)) return notFound();
     return taskOk(this.runtime.snapshot(input.historyLength));
   }
 

@@ -1,10 +1,12 @@
 /**
  * How a task object is put together, and what its alarm runs. {@link wireTask} builds the
  * runtime (the task's state and its one status change) and the parts that act on it, each given
- * only what it uses, and subscribes them to what the runtime announces: delegation to sub-agents
- * (ChildTasks), the report to a parent task (ParentReport), the conversation
- * (ContextMembership), retention of an ended task, the export of its spans when it ends (OTLP,
- * when on), and the loop driver. {@link jobFor} is the
+ * only what it uses, and is the one place that subscribes to what the runtime announces: a
+ * status change queues its push deliveries in its own unit of work; once it committed, it wakes
+ * push delivery and the outbox, and when the task settles it closes the streams, wakes the
+ * waiters, releases the conversation (ContextMembership), reports to a parent task
+ * (ParentReport) and schedules retention; a harness event goes to the parent's stream. The loop
+ * driver and delegation to sub-agents (ChildTasks) are built here too. {@link jobFor} is the
  * table of scheduled jobs, {@link runDueJobs} the alarm's run of them (a job that throws is
  * retried with backoff, then dropped); {@link recover} what a fresh instance schedules after a
  * restart.
@@ -12,6 +14,7 @@
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { loadConfig, retentionDaysFor } from "../config/config.ts";
 import { log } from "../platform/logging.ts";
+import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
 import type { ScheduleEntry, Scheduler } from "../store/scheduler.ts";
@@ -23,6 +26,7 @@ import { LoopDriver } from "./loop-driver.ts";
 import { PARENT_REPORT_JOB, ParentReport } from "./parent-report.ts";
 import { taskSchema } from "./schema.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
+import type { Listener, StatusChange } from "./status-change.ts";
 import { TaskRuntime } from "./task-runtime.ts";
 
 /** Schedule id of the job that erases an ended task when RETENTION_DAYS have passed. */
@@ -51,16 +55,7 @@ export function wireTask(ctx: DurableObjectState, env: Env): TaskParts {
   const parentReport = new ParentReport(runtime, env.TASKS);
   const membership = new ContextMembership(runtime, env.CONTEXTS);
   const driver = new LoopDriver(runtime, children, env);
-  runtime.onSettled(({ releaseAfter }) => releaseAfter.then(() => membership.release()));
-  runtime.onSettled(() => parentReport.schedule());
-  runtime.onSettled(({ state }) => {
-    const owner = runtime.store.record?.owner ?? "";
-    const days = retentionDaysFor(loadConfig(env), isAnonymousOwner(owner));
-    if (!isTerminal(state) || days <= 0) return undefined;
-    return runtime.scheduler.schedule(RETENTION_JOB, "retention", Date.now() + days * 86_400_000);
-  });
-  // Its spans go to the OTLP collector once it ends (export on; trace/task-records.ts).
-  runtime.onSettled(({ state }) => exportAtEnd(runtime, loadConfig(env), state));
+  announceStatus(runtime, membership, parentReport, env);
   // A sub-agent's progress also shows on its parent's stream (best effort).
   runtime.onHarnessEvent((event) =>
     event.kind === "tool_result" || !runtime.store.record?.parentTaskId
@@ -68,6 +63,54 @@ export function wireTask(ctx: DurableObjectState, env: Env): TaskParts {
       : parentReport.relayProgress(event.text),
   );
   return { schema, runtime, children, parentReport, membership, driver };
+}
+
+/**
+ * Subscribes what follows a status change, in order: the push queue (written with the change),
+ * then, after the commit, push delivery, the index row, and for a settled task the conversation's
+ * release, the parent's report, retention, the streams' end, the waiters and (ended) the export
+ * of its artifacts and of its spans (OTLP, when on).
+ */
+function announceStatus(
+  runtime: TaskRuntime,
+  membership: ContextMembership,
+  parentReport: ParentReport,
+  env: Env,
+): void {
+  runtime.onStatusWrite(({ from, state, event }) => {
+    const configs = from === state ? [] : runtime.push.configs();
+    if (configs.length === 0) return;
+    const task = runtime.snapshot(PUSH_HISTORY_LENGTH);
+    const bodies = configs.map((config) => ({
+      config,
+      ...pushBody(config.protocol, task, event, isSettled(state)),
+    }));
+    runtime.push.enqueue(state, bodies, Date.now());
+    runtime.unit.afterCommit(() => runtime.background(runtime.pushSender.wake()));
+  });
+  runtime.onStatusChange(({ from, state }) =>
+    from === state ? undefined : runtime.outbox.syncIndex(),
+  );
+  const settled = (listener: Listener<StatusChange>) =>
+    runtime.onStatusChange((change) => (isSettled(change.state) ? listener(change) : undefined));
+  settled(({ releaseAfter }) => releaseAfter.then(() => membership.release()));
+  settled(() => parentReport.schedule());
+  settled(({ state }) => {
+    const owner = runtime.store.record?.owner ?? "";
+    const days = retentionDaysFor(loadConfig(env), isAnonymousOwner(owner));
+    if (!isTerminal(state) || days <= 0) return undefined;
+    return runtime.scheduler.schedule(RETENTION_JOB, "retention", Date.now() + days * 86_400_000);
+  });
+  settled(() => {
+    runtime.subscribers.closeAll();
+    runtime.waiters.wake();
+    return undefined;
+  });
+  runtime.onStatusChange(({ state }) =>
+    isTerminal(state) ? runtime.outbox.exportArtifacts() : undefined,
+  );
+  // Its spans go to the OTLP collector once it ends (export on; trace/task-records.ts).
+  runtime.onStatusChange(({ state }) => exportAtEnd(runtime, loadConfig(env), state));
 }
 
 /** A scheduled job. */
@@ -157,7 +200,7 @@ async function jobFailed(
 export async function recover(parts: TaskParts): Promise<void> {
   const { runtime: rt, parentReport } = parts;
   const record = rt.store.record;
-  const link = rt.contextLink.get().state;
+  const { state: link, alone } = rt.contextLink.get();
   if (record?.state === "TASK_STATE_SUBMITTED" && link === "none") {
     // It died before joining its conversation: join now (from the alarm).
     await rt.scheduler.schedule(JOIN_JOB, "context", Date.now());
@@ -166,6 +209,7 @@ export async function recover(parts: TaskParts): Promise<void> {
   if (
     record &&
     isSettled(record.state) &&
+    !alone &&
     (link === "active" || link === "waiting") &&
     !rt.scheduler.get(RELEASE_JOB)
   ) {
@@ -176,7 +220,7 @@ export async function recover(parts: TaskParts): Promise<void> {
     await rt.scheduler.schedule(PARENT_REPORT_JOB, "context", Date.now());
   const working = record?.state === "TASK_STATE_WORKING";
   // A conversation it holds may not have heard of it (a registration cut short): tell it again.
-  if (working && link === "active") rt.background(parts.membership.register());
+  if (working && link === "active" && !alone) rt.background(parts.membership.register());
   if (working && (rt.loopState.get().attempt === 0 || !rt.scheduler.get("loop"))) {
     await rt.scheduler.schedule("loop", "loop", Date.now());
     return;

@@ -1,12 +1,15 @@
 /**
  * The task's own record in its Durable Object's SQLite: identity, status, history, artifacts.
  * The object is their only writer, so reads are served from in-memory copies (read once, or
- * none at all for a new database); every write goes to SQLite first, then to the copy.
- * {@link TaskStore.forget} drops the copies after a transaction rolled back.
+ * none at all for a new database). History and artifacts go to SQLite first, then to the copy;
+ * the task row is written once per unit of work (write-unit.ts), at its end, with the values it
+ * has then (a new task's first status changes cost no statement of their own).
+ * {@link TaskStore.forget} drops the copies after a unit rolled back.
  */
 import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../protocol/wire.ts";
 import { copyOfRows, type RowCopy } from "../store/row-copy.ts";
 import { advanceClock, NEW_CLOCK, type TaskClock } from "./time-limit.ts";
+import type { UnitMember, WriteUnit } from "./write-unit.ts";
 
 /** The task row. */
 export interface TaskRecord {
@@ -76,19 +79,20 @@ interface HistoryEntry {
 }
 
 /** The task's row, history and artifacts. */
-export class TaskStore {
+export class TaskStore implements UnitMember {
   readonly #sql: SqlStorage;
+  readonly #unit: WriteUnit;
   #record: TaskRecord | null = null;
-  /** In a {@link batch}. */
-  #batching = false;
-  /** The record was created in the running batch and is not written yet. */
-  #unwritten = false;
+  /** What the running unit owes the task row: a new row, an update, or nothing. */
+  #owed: "insert" | "update" | null = null;
   readonly #history: RowCopy<HistoryEntry[]>;
   readonly #artifacts: RowCopy<Artifact[]>;
 
   /** `fresh`: the database is new, so there is nothing to read. */
-  constructor(sql: SqlStorage, fresh = false) {
+  constructor(sql: SqlStorage, unit: WriteUnit, fresh = false) {
     this.#sql = sql;
+    this.#unit = unit;
+    unit.join(this);
     this.#history = copyOfRows(
       sql,
       "SELECT seq, message_json FROM history ORDER BY seq",
@@ -109,7 +113,7 @@ export class TaskStore {
 
   /** Drops the in-memory copies (after a rollback): the next read takes them from SQLite. */
   forget(): void {
-    this.#unwritten = false;
+    this.#owed = null;
     const row = this.#sql.exec<TaskRow>("SELECT * FROM task LIMIT 1").toArray()[0];
     this.#record = row ? fromRow(row) : null;
     this.#history.forget();
@@ -121,28 +125,16 @@ export class TaskStore {
     return this.#record;
   }
 
-  /**
-   * Runs `fn` (synchronous); a task row it creates is written when it returns, with the values
-   * the row has then (a new task's first status changes cost no statement of their own). If `fn`
-   * throws, nothing is written (the caller's transaction rolls back).
-   */
-  batch<T>(fn: () => T): T {
-    if (this.#batching) return fn();
-    this.#batching = true;
-    try {
-      const result = fn();
-      if (this.#unwritten && this.#record) this.#insertRow(this.#record);
-      return result;
-    } catch (error) {
-      if (this.#unwritten) this.#record = null; // never written: there is no task
-      throw error;
-    } finally {
-      this.#batching = false;
-      this.#unwritten = false;
-    }
+  /** Writes the task row the unit created or changed, as it is now. */
+  flush(): void {
+    const owed = this.#owed;
+    this.#owed = null;
+    if (!owed || !this.#record) return;
+    if (owed === "insert") this.#insertRow(this.#record);
+    else this.#updateRow(this.#record);
   }
 
-  /** Creates the task row (in a {@link batch}, at its end). */
+  /** Creates the task row (written at the end of the running unit). */
   insert(record: Omit<TaskRecord, "version" | "updatedAt" | "clock">): TaskRecord {
     const full: TaskRecord = {
       ...record,
@@ -150,9 +142,10 @@ export class TaskStore {
       version: 1,
       clock: advanceClock(NEW_CLOCK, record.status),
     };
-    if (this.#batching) this.#unwritten = true;
-    else this.#insertRow(full);
-    this.#record = full;
+    this.#unit.run(() => {
+      this.#record = full;
+      this.#owed = "insert";
+    });
     return full;
   }
 
@@ -179,7 +172,10 @@ export class TaskStore {
     );
   }
 
-  /** Writes a new status (and metadata), bumping the row version; the work clock follows it. */
+  /**
+   * Sets a new status (and metadata), bumping the row version (written at the end of the running
+   * unit); the work clock follows it.
+   */
   update(status: TaskStatus, metadata: Record<string, unknown>): TaskRecord {
     const current = this.#require();
     const next: TaskRecord = {
@@ -191,20 +187,25 @@ export class TaskStore {
       version: current.version + 1,
       clock: advanceClock(current.clock, status),
     };
-    if (!this.#unwritten)
-      this.#sql.exec(
-        `UPDATE task SET state = ?, status_json = ?, metadata_json = ?, updated_at = ?, version = ?,
-          worked_ms = ?, working_since = ?`,
-        next.state,
-        JSON.stringify(next.status),
-        JSON.stringify(next.metadata),
-        next.updatedAt,
-        next.version,
-        next.clock.workedMs,
-        next.clock.workingSince,
-      );
-    this.#record = next;
+    this.#unit.run(() => {
+      this.#record = next;
+      this.#owed ??= "update";
+    });
     return next;
+  }
+
+  #updateRow(next: TaskRecord): void {
+    this.#sql.exec(
+      `UPDATE task SET state = ?, status_json = ?, metadata_json = ?, updated_at = ?, version = ?,
+        worked_ms = ?, working_since = ?`,
+      next.state,
+      JSON.stringify(next.status),
+      JSON.stringify(next.metadata),
+      next.updatedAt,
+      next.version,
+      next.clock.workedMs,
+      next.clock.workingSince,
+    );
   }
 
   /** True when this task already took a client message with this id (it is in the history). */

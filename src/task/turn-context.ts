@@ -24,14 +24,20 @@ import { addUsage } from "../loop/loop-state.ts";
 import { type PromptInputs, systemPrompt } from "../loop/prompt.ts";
 import { log } from "../platform/logging.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
-import { type EnvironmentRead, readEnvironment, type SessionDeps } from "./environment-read.ts";
+import {
+  type EnvironmentRead,
+  environmentWithoutWorkspace,
+  readEnvironment,
+  type SessionDeps,
+} from "./environment-read.ts";
 import { SUMMARY_HOOK, SUMMARY_KEY } from "./release-content.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import type { TaskState } from "./task-state.ts";
 
 /**
  * Builds the system prompt for this turn and, when asked, the task's environment note (with the
  * session start, see environment-read.ts). Storage it waits for: none for a new owner (nothing to
- * read yet) and none for the shared memory once the isolate has its copy; the user's memory comes
+ * read yet), none from the workspace object when the task's tools reach no file (`files`: the
+ * scratchpad's listing at most), and none for the shared memory once the isolate has its copy; the user's memory comes
  * from the agent's workspace object (with the environment's snapshot, one call, when the
  * workspace is the agent's own). `unreadable`: the workspace could not be read for the note (the
  * task must not go on blind).
@@ -50,6 +56,8 @@ export async function buildSystemPrompt(input: {
   withEnvironment: boolean;
   /** The owner is new with this task: no workspace, no memory of its own. */
   newOwner: boolean;
+  /** The task's tools reach its workspace (files, state files, memory, the sandbox, sub-agents). */
+  files: boolean;
   session: SessionDeps;
 }): Promise<{ system: TextBlockParam[]; environment: string | null; unreadable?: string }> {
   const [shared, own] = await Promise.all([
@@ -76,12 +84,12 @@ export async function buildSystemPrompt(input: {
 async function ownContext(
   input: Parameters<typeof buildSystemPrompt>[0],
 ): Promise<EnvironmentRead> {
-  if (input.newOwner)
-    return {
-      ok: true,
-      user: null,
-      environment: { entries: [], total: 0, remaining: [], handoff: null },
-    };
+  const empty = { entries: [], total: 0, remaining: [], handoff: null };
+  if (input.newOwner) return { ok: true, user: null, environment: empty };
+  if (!input.files)
+    return input.withEnvironment
+      ? environmentWithoutWorkspace(input.session)
+      : { ok: true, user: null, environment: empty };
   if (!input.withEnvironment)
     return {
       ok: true,
@@ -91,6 +99,12 @@ async function ownContext(
   return readEnvironment(input);
 }
 
+/** What compaction reads and changes in the task. */
+export type CompactingTask = Pick<
+  TaskState,
+  "unit" | "conversation" | "loopState" | "hookState" | "store" | "modelCalls"
+>;
+
 /**
  * Compacts the task's conversation when it is over `budget` tokens: the model summarises the
  * older part, which is replaced by the note. When the replaced part held turns of the
@@ -98,10 +112,7 @@ async function ownContext(
  * Returns true when it compacted.
  */
 export async function compactIfNeeded(input: {
-  rt: Pick<
-    TaskRuntime,
-    "conversation" | "loopState" | "hookState" | "store" | "transaction" | "modelCalls"
-  >;
+  task: CompactingTask;
   client: Anthropic;
   agent: AgentDefinition;
   system: TextBlockParam[];
@@ -110,8 +121,8 @@ export async function compactIfNeeded(input: {
   signal: AbortSignal;
   emit(event: HarnessEvent): void;
 }): Promise<boolean> {
-  const { rt } = input;
-  const rows = rt.conversation.rows();
+  const { task } = input;
+  const rows = task.conversation.rows();
   const messages = rows.map((r) => r.message);
   const fixed = estimateTokens(input.system) + estimateTokens(input.tools);
   const cut = compactionCut(messages, input.budget, fixed);
@@ -131,10 +142,10 @@ export async function compactIfNeeded(input: {
       cacheReadTokens: response.usage.cache_read_input_tokens ?? 0,
       cacheWriteTokens: response.usage.cache_creation_input_tokens ?? 0,
     };
-    const loop = rt.loopState.get();
-    rt.transaction(() => {
-      rt.loopState.patch({ usage: addUsage(loop.usage, spent) });
-      rt.modelCalls.record({
+    const loop = task.loopState.get();
+    task.unit.run(() => {
+      task.loopState.patch({ usage: addUsage(loop.usage, spent) });
+      task.modelCalls.record({
         ...spent,
         kind: "compaction",
         turn: loop.turn,
@@ -147,18 +158,18 @@ export async function compactIfNeeded(input: {
       });
     });
   } catch (error) {
-    log("warn", "compaction skipped", { task: rt.store.record?.id, error: String(error) });
+    log("warn", "compaction skipped", { task: task.store.record?.id, error: String(error) });
     return false;
   }
   const summary = summaryMessage(note, replaced.length);
   const keepFrom = (rows[cut] as { idx: number }).idx;
   const through = Math.max(-1, ...rows.slice(0, cut).map((r) => r.contextSeq ?? -1));
   const before = estimateTokens(messages);
-  rt.transaction(() => {
-    rt.conversation.replacePrefix(keepFrom, summary);
-    if (through >= 0) rt.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, { through, message: summary });
+  task.unit.run(() => {
+    task.conversation.replacePrefix(keepFrom, summary);
+    if (through >= 0) task.hookState.set(SUMMARY_HOOK, SUMMARY_KEY, { through, message: summary });
   });
-  const after = estimateTokens(rt.conversation.load());
+  const after = estimateTokens(task.conversation.load());
   input.emit({
     kind: "compaction",
     text: `Summarised ${replaced.length} earlier messages (about ${before} -> ${after} tokens)`,

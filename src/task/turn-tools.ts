@@ -15,13 +15,15 @@ import type { HookState } from "../loop/contracts.ts";
 import type { ToolRegistry } from "../loop/tool-registry.ts";
 import { mcpTools } from "../mcp/tools.ts";
 import { unavailableBlock } from "../mcp/unavailable.ts";
-import { toolsFor } from "../tools/catalog.ts";
+import { reachesWorkspace, toolsFor } from "../tools/catalog.ts";
 import { withToolSearch } from "../tools/tool-search.ts";
 
 /** A turn's tools, and how its system prompt names the MCP servers that are missing. */
 export interface TurnTools {
   /** The tools the model gets this turn. */
   tools: ToolRegistry;
+  /** Whether the tools reach the task's workspace object (see tools/catalog.ts). */
+  files: boolean;
   /** `system` with the block about unavailable MCP servers last, when a server is missing. */
   withUnavailable(system: TextBlockParam[]): TextBlockParam[];
 }
@@ -52,6 +54,7 @@ export async function turnTools(input: {
   const unavailable = unavailableBlock(mcp.unavailable);
   return {
     tools,
+    files: reachesWorkspace(tools),
     withUnavailable: (system) => (unavailable ? [...system, unavailable] : system),
   };
 }

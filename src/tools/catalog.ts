@@ -81,3 +81,21 @@ export function toolsFor(
     .filter({ allow: config.toolsEnabled, deny })
     .filter({ allow: agent.tools.allow, deny: agent.tools.deny });
 }
+
+/**
+ * Tool domains whose tools reach the task's workspace object: its files and state files, the
+ * owner's memory, the sandbox (it runs the workspace's files), and sub-agents (they share it).
+ */
+const WORKSPACE_DOMAINS: ReadonlySet<string> = new Set([
+  "workspace",
+  "checkpoints",
+  "memory",
+  "progress",
+  "code",
+  "delegation",
+]);
+
+/** Whether any of `tools` reaches the workspace (see {@link WORKSPACE_DOMAINS}). */
+export function reachesWorkspace(tools: ToolRegistry): boolean {
+  return tools.all().some((tool) => WORKSPACE_DOMAINS.has(tool.domain));
+}

@@ -1,7 +1,8 @@
 /**
  * Starts a task for a trigger (a webhook delivery, a scheduled tick) as its configured owner,
  * through the same request handler as an A2A SendMessage, so the task is the same as any other:
- * owned, indexed, budgeted, streamable, with an optional push target. The message id is derived
+ * owned, indexed, budgeted, streamable, with an optional push target. It calls the task gateway
+ * in wire JSON, as every binding does. The message id is derived
  * from the trigger and its delivery or tick, so the same event always reaches the same task.
  *
  * An `anonymous` owner (where anonymous access is on) is allowed for webhooks only: each event
@@ -10,12 +11,11 @@
  * by no one else. A schedule has no sender to tell, so it needs a user as its owner. An agent
  * switched off (`ENABLE_<NAME>=false`) starts nothing, as it answers nothing at its URLs.
  */
-import { Task as SdkTask, SendMessageRequest } from "@a2a-js/sdk";
-import { DurableRequestHandler } from "../a2a/request-handler.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { getUser } from "../auth/users-store.ts";
 import { loadConfig } from "../config/config.ts";
+import { durableGateway } from "../gateway/durable-gateway.ts";
 import { newTraceId } from "../platform/ids.ts";
 import type { Task } from "../protocol/wire.ts";
 import type { PushTarget } from "./trigger-config.ts";
@@ -68,22 +68,21 @@ export async function startTriggeredTask(env: Env, start: TriggerStart): Promise
       `the agent ${start.agent} is switched off (ENABLE_${start.agent.toUpperCase().replaceAll("-", "_")}=false)`,
     );
   await checkOwner(env, start);
-  const handler = new DurableRequestHandler({
+  const gateway = durableGateway({
     tasks: env.TASKS,
     db: env.DB,
-    agent: start.agent,
     // A trigger's messageId is its idempotency key, and it always starts a task.
     definition: { ...agent, dedupeMessages: true, program: null },
-    card: {},
+    allowPrivateUrls: loadConfig(env).webFetchAllowPrivate,
+  });
+  const caller = {
     owner: start.owner,
     counters: start.anonymous?.counters ?? `user:${start.owner}`,
     traceId: start.trace?.traceId ?? newTraceId(),
     ...(start.trace?.traceParent ? { traceParent: start.trace.traceParent } : {}),
-    lastEventId: null,
     protocol: start.push?.protocol ?? "1.0",
-    allowPrivateUrls: loadConfig(env).webFetchAllowPrivate,
-  });
-  const request = SendMessageRequest.fromJSON({
+  };
+  const result = await gateway.send(caller, {
     message: {
       messageId: start.messageId,
       ...(start.anonymous ? { contextId: start.anonymous.contextId } : {}),
@@ -104,8 +103,6 @@ export async function startTriggeredTask(env: Env, start: TriggerStart): Promise
     },
     metadata: start.metadata,
   });
-  const result = await handler.sendMessage(request);
-  if (!("id" in result) || !("status" in result))
-    throw new Error("the task did not start (a message came back)");
-  return SdkTask.toJSON(result as SdkTask) as Task;
+  if (!("task" in result)) throw new Error("the task did not start (a message came back)");
+  return result.task;
 }

@@ -1,5 +1,5 @@
 /**
- * Edge limits, after authentication: each new message (SendMessage, SendStreamingMessage and their
+ * Edge limits, after authentication and the edge's one read of a JSON-RPC body: each new message (SendMessage, SendStreamingMessage and their
  * v0.3 and REST forms) is admitted by the caller's user object against RATE_MESSAGES_PER_MINUTE
  * (RATE_ANONYMOUS_PER_MINUTE per IP for unauthenticated callers), and each stream holds a lease
  * against MAX_CONCURRENT_STREAMS until it ends. Over a limit: 429 with Retry-After.
@@ -10,30 +10,24 @@ import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { counterKey, userObject } from "./limits.ts";
 
-const SEND = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
-const STREAM = new Set([
-  "SendStreamingMessage",
-  "SubscribeToTask",
-  "message/stream",
-  "tasks/resubscribe",
-]);
 /** A stream's lease outlives any real stream; a lost release frees itself after this. */
 const STREAM_LEASE_MS = 60 * 60_000;
 
-async function methodOf(c: Context<AppEnv>): Promise<{ send: boolean; stream: boolean }> {
+/**
+ * What the request does: a JSON-RPC call as the edge read it (`c.var.rpcCall`, a2a/rpc-call.ts),
+ * or an HTTP+JSON operation (or an AG-UI run) by its path. The body is never read here.
+ */
+function methodOf(c: Context<AppEnv>): { send: boolean; stream: boolean } {
+  const call = c.get("rpcCall");
+  if (call) return { send: call.sends, stream: call.streams };
   const path = new URL(c.req.url).pathname;
   if (c.req.method !== "POST" && c.req.method !== "GET") return { send: false, stream: false };
+  // An AG-UI run sends a message and holds its stream while the task works.
+  if (c.req.method === "POST" && path.endsWith("/ag-ui")) return { send: true, stream: true };
   if (/\/message:(send|stream)$/.test(path))
     return { send: true, stream: path.endsWith(":stream") };
   if (/:subscribe$/.test(path)) return { send: false, stream: true };
-  if (c.req.method !== "POST") return { send: false, stream: false };
-  try {
-    const body = (await c.req.raw.clone().json()) as { method?: unknown };
-    const method = typeof body?.method === "string" ? body.method : "";
-    return { send: SEND.has(method), stream: STREAM.has(method) };
-  } catch {
-    return { send: false, stream: false };
-  }
+  return { send: false, stream: false };
 }
 
 /** A 429 with Retry-After. */
@@ -74,7 +68,7 @@ function onEnd(body: ReadableStream<Uint8Array>, release: () => void): ReadableS
 export function limitRequests(): MiddlewareHandler<AppEnv> {
   return async function limits(c, next) {
     const { limits } = loadConfig(c.env);
-    const { send, stream } = await methodOf(c);
+    const { send, stream } = methodOf(c);
     if (!send && !stream) return next();
     const principal = c.get("principal");
     const key = counterKey(principal, c.req.header("CF-Connecting-IP") ?? null);

@@ -8,6 +8,7 @@ import { type Client, ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { sdkClientFactory } from "../../src/remote/sdk-client.ts";
+import { servedAgents } from "./agent-set.ts";
 import { answerOf, applyStream, asTask, stateOf, textRequest, waitForState } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
@@ -43,7 +44,7 @@ describe("official @a2a-js/sdk client against wrangler dev", () => {
   it("discovers the default agent at the root and every agent under /agents/<name>/", async () => {
     const root = await new ClientFactory().createFromUrl(server.url);
     expect((await root.getAgentCard()).name).toBe("assistant");
-    for (const name of ["assistant", "researcher", "deep-thinker", "writer"]) {
+    for (const name of servedAgents()) {
       const client = await new ClientFactory().createFromUrl(`${server.url}/agents/${name}/`);
       const card = await client.getAgentCard();
       expect(card.name).toBe(name);
@@ -210,7 +211,7 @@ describe("both protocol versions, both bindings, through the official client", (
             chunkSize: 6,
           })),
         );
-        for (const name of ["assistant", "researcher", "deep-thinker", "writer"]) {
+        for (const name of servedAgents()) {
           const client = await factory(binding, version).createFromUrl(
             `${server.url}/agents/${name}/`,
           );

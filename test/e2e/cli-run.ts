@@ -59,6 +59,55 @@ export function spawnCli(
   );
 }
 
+/** A CLI run in progress: its output so far, a signal, its exit code. */
+export interface LiveCli {
+  out(): string;
+  err(): string;
+  kill(signal: NodeJS.Signals): void;
+  exited: Promise<number>;
+  /** Resolves once `pattern` shows in stdout + stderr (rejects after `timeoutMs`). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+}
+
+/** Starts the CLI against the harness at `url` without waiting for it (no color, no token). */
+export function startCli(url: string, args: string[]): LiveCli {
+  const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args, "--url", url], {
+    cwd: root,
+    env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "", A2A_URL: "" },
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  let closed = false;
+  const exited = new Promise<number>((resolve) =>
+    child.once("close", (code) => {
+      closed = true;
+      resolve(code ?? -1);
+    }),
+  );
+  return {
+    out: () => out,
+    err: () => err,
+    kill: (signal) => child.kill(signal),
+    exited,
+    async waitFor(pattern, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(out + err);
+        if (match) return match;
+        if (Date.now() > deadline || closed)
+          throw new Error(`no ${pattern} in the CLI's output:\n${out}\n${err}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  };
+}
+
 /**
  * Runs the CLI against the harness at `url`; asynchronous, so that servers in this process keep
  * answering while it waits on them.

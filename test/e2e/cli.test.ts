@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { servedAgents } from "./agent-set.ts";
 import { runCli, startLegacyAgent } from "./cli-run.ts";
 import { scenario as scriptScenario } from "./client.ts";
 import { startCuttingProxy } from "./cutting-proxy.ts";
@@ -143,14 +144,14 @@ describe("npm run a2a", () => {
     const taskId = /--task ([0-9a-f-]{36})/.exec(paused.err)?.[1] as string;
     // The hint is a command to copy: the real agent name and this server's URL.
     expect(paused.err).toBe(
-      `answer with: npm run a2a -- send writer --url ${server.url} --task ${taskId} "<your answer>"\n`,
+      `task ${taskId} · context ${/context (\S+)/.exec(paused.err)?.[1]}\nanswer with: npm run a2a -- send writer --url ${server.url} --task ${taskId} "<your answer>"\n`,
     );
     const answered = await a2a(["send", "writer", "--task", taskId, "Lisbon"]);
     expect(answered.code).toBe(0);
     expect(answered.out).toBe("Booked Lisbon.\n");
     // The ended task's tokens and estimated cost, on stderr (the answer alone is on stdout).
     expect(answered.err).toMatch(
-      /^cost: ~\$\d+\.\d{4} \([\d,]+ in · [\d,]+ out · [\d,]+ cache read · [\d,]+ cache write tokens; 2 model calls; estimated at \S+ list prices\)\n$/,
+      /\ncost: ~\$\d+\.\d{4} \([\d,]+ in · [\d,]+ out · [\d,]+ cache read · [\d,]+ cache write tokens; 2 model calls; estimated at \S+ list prices\)\n$/,
     );
 
     const form = await scenario("cli-form", [
@@ -199,7 +200,7 @@ describe("npm run a2a", () => {
       await new Promise((r) => setTimeout(r, 50));
     const taskId = /^task ([0-9a-f-]{36})/.exec(out)?.[1] as string;
     const canceled = await a2a(["cancel", "writer", taskId]);
-    expect(canceled.out).toBe(`task ${taskId}: TASK_STATE_CANCELED\n`);
+    expect(canceled.out).toBe(`task ${taskId}: canceled\n`);
     expect(await exited).toBe(4);
     expect(out).toContain("■ canceled");
   });
@@ -247,17 +248,17 @@ describe("what the CLI says when something is off", () => {
     const run = await a2a(["stream", "wirter", "hello"]);
     expect(run.code).toBe(1);
     expect(run.err).toBe(
-      `a2a: no agent "wirter" at ${server.url}; its agents: assistant, deep-thinker, researcher, writer\n`,
+      `a2a: no agent "wirter" at ${server.url}; its agents: ${servedAgents().join(", ")}\n`,
     );
-    expect((await a2a(["card", "Writer!"])).err).toBe(
-      'a2a: "Writer!" is neither a URL nor an agent name (lower case, digits, -)\n',
+    expect((await a2a(["card", "Writer!"])).err).toMatch(
+      /^a2a: "Writer!" is neither a URL nor an agent name \(lower case, digits, -\)\n\nusage: /,
     );
     expect((await runCli(server.url, ["card", `${harness.fake.url}/nothing/`])).err).toMatch(
       /^a2a: no agent card at http:\/\/127\.0\.0\.1:\d+\/nothing\/\.well-known\/agent-card\.json \(HTTP 404\)\n$/,
     );
   });
 
-  it("a task that is not there, a refused token, a missing argument", async () => {
+  it("a task that is not there, a refused token", async () => {
     const id = crypto.randomUUID();
     expect((await a2a(["get", "writer", id])).err).toBe(
       `a2a: no task ${id} at writer: it does not exist or is not yours (npm run a2a -- tasks writer lists yours)\n`,
@@ -266,15 +267,7 @@ describe("what the CLI says when something is off", () => {
     expect(refused.err).toMatch(
       /^a2a: writer refused the token \(mistyped, revoked or expired\?\): /,
     );
-    expect((await a2a(["get", "writer"])).err).toBe(
-      "a2a: get needs a task id (npm run a2a -- tasks <agent> lists yours)\n",
-    );
-    expect((await a2a(["tasks", "writer", "--limit", "many"])).err).toBe(
-      'a2a: --limit needs a whole number, not "many"\n',
-    );
-    const unknown = await a2a(["card", "writer", "--verbose"]);
-    expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/^a2a: Unknown option '--verbose'.*\n\nusage: a2a <command>/s);
+    // Wrong command lines: cli-lines.test.ts.
   });
 
   it("an empty task list says how anonymous callers find theirs", async () => {

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textToolTurn } from "../helpers/turns.ts";
+import { servedAgents } from "./agent-set.ts";
 import { transcriptOf } from "./browser.ts";
 import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
 import type { DevServer } from "./dev-server.ts";
@@ -56,7 +57,7 @@ describe("the web console, signed in", () => {
     await expect.poll(() => page.textContent("#who")).toBe("signed in as console-user");
     await expect
       .poll(() => page.$$eval("#roster button", (b) => b.map((x) => x.dataset.agent)))
-      .toEqual(["assistant", "deep-thinker", "researcher", "writer"]);
+      .toEqual(servedAgents());
     await expect
       .poll(() => page.getAttribute('#roster button[data-agent="assistant"]', "aria-pressed"))
       .toBe("true");
@@ -81,9 +82,7 @@ describe("the web console, signed in", () => {
     const text =
       "---\nname: console-extra\ndescription: Uploaded while the console was open.\n---\nYou help.\n";
     expect((await identity("PUT", text)).status).toBe(200);
-    await expect
-      .poll(roster)
-      .toEqual(["assistant", "console-extra", "deep-thinker", "researcher", "writer"]);
+    await expect.poll(roster).toEqual([...servedAgents(), "console-extra"].sort());
     expect(await page.textContent('#roster button[data-agent="console-extra"]')).toContain(
       "Uploaded while the console was open.",
     );
@@ -92,7 +91,7 @@ describe("the web console, signed in", () => {
       "true",
     );
     expect((await identity("DELETE")).status).toBe(204);
-    await expect.poll(roster).toEqual(["assistant", "deep-thinker", "researcher", "writer"]);
+    await expect.poll(roster).toEqual(servedAgents());
     expect(session.errors).toEqual([]);
   });
 

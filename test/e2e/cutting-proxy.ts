@@ -1,7 +1,8 @@
 /**
  * A TCP proxy on 127.0.0.1 in front of a dev server that cuts the first SSE stream (a response
  * with `text/event-stream`) once `afterEvents` events with an id went through it: the client sees
- * its connection drop mid-stream while the task goes on. Later streams pass untouched. Node only.
+ * its connection drop mid-stream while the task goes on (`afterEvents` 0: before its headers reach
+ * the client, so it never learns the task's id). Later streams pass untouched. Node only.
  */
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 
@@ -33,6 +34,13 @@ export async function startCuttingProxy(
       if (cuts === 0) {
         seen += chunk.toString("latin1");
         stream ||= /content-type: text\/event-stream/i.test(seen);
+        if (stream && afterEvents === 0) {
+          // Before anything of the stream reaches the client: not even the task's id.
+          cuts++;
+          client.destroy();
+          upstream.destroy();
+          return;
+        }
         if (stream && (seen.match(/\nid: /g) ?? []).length >= afterEvents) {
           cuts++;
           client.write(chunk);

@@ -79,6 +79,63 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+describe("npm run deploy: its command line, the login, the dry run", { timeout: 300_000 }, () => {
+  it("--help prints the usage on stdout (exit 0); a wrong option one line and the usage (exit 2)", async () => {
+    const help = await deploy(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/^usage: npm run deploy \[-- options\]\n/);
+    expect(help.out).toContain("--dry-run");
+    for (const [args, line] of [
+      [["--frob"], "unknown option --frob"],
+      [["--plan", "pro"], '--plan is free or paid, not "pro"'],
+      [["--plan"], "--plan needs a value"],
+    ] as const) {
+      const run = await deploy([...args]);
+      expect(run.code).toBe(2);
+      expect(run.out).toMatch(
+        new RegExp(
+          `^deploy: ${line.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n\nusage: npm run deploy`,
+        ),
+      );
+      expect(run.out).not.toMatch(/ERR_PARSE_ARGS|at parseArgs/);
+    }
+  });
+
+  it("not logged in: says so and how to log in, before building or asking for the key", async () => {
+    const home = mkdtempSync(join(tmpdir(), "a2a-deploy-home-"));
+    try {
+      const before = fake.calls.length;
+      // No token and a home without wrangler's OAuth login: nothing to authenticate with.
+      const run = await deploy([], {
+        CLOUDFLARE_API_TOKEN: "",
+        CLOUDFLARE_API_KEY: "",
+        CLOUDFLARE_EMAIL: "",
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, ".config"),
+      });
+      expect(run.code).toBe(1);
+      expect(run.out).toBe(
+        "deploy: not logged in to Cloudflare: run npx wrangler login (or set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then npm run deploy again\n",
+      );
+      expect(fake.calls.length).toBe(before);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("--dry-run: builds the plan's bundle and prints its figures; uploads nothing, needs no login", async () => {
+    const before = fake.calls.length;
+    const run = await deploy(["--dry-run", "--plan", "paid"], { CLOUDFLARE_API_TOKEN: "" });
+    expect(run.code, run.out).toBe(0);
+    expect(run.out).toMatch(/^paid +\d+ KiB gzipped, \d+ of \d+ variables; /m);
+    expect(run.out).toContain(
+      "dry run: dist/deploy/paid/wrangler.json and its bundle built; nothing was uploaded (npm run deploy -- --plan paid deploys it)\n",
+    );
+    expect(fake.calls.slice(before).filter((c) => c.method !== "GET")).toEqual([]);
+    expect(fake.account.scripts.size).toBe(0);
+  });
+});
+
 // Each deploy runs wrangler several times (about 40 s alone on two busy cores): generous limits.
 describe("npm run deploy on a fresh account", { timeout: 300_000 }, () => {
   it("without a key and without a terminal: says how to give it, creates nothing", async () => {

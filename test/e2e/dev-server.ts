@@ -80,6 +80,9 @@ async function waitForHealth(
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const persistDir = options.persistDir ?? freshStateDir();
   const env: NodeJS.ProcessEnv = {
+    // Errors only from wrangler itself: a green run prints no warnings it expects (the banner
+    // and the Worker's own log lines still reach output()).
+    WRANGLER_LOG: "error",
     ...process.env,
     WRANGLER_SEND_METRICS: "false",
   };

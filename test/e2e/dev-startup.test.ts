@@ -4,7 +4,9 @@
  * It prints at most 30 lines before its banner, none of them wrangler noise, and the banner is
  * the last thing printed before the first request. Then the dev loop: an edited IDENTITY.md is
  * rebuilt and served, an edited source file reloads the Worker, a broken identity is reported
- * with its line and column and answers that error while the other agents serve.
+ * with its line and column and answers that error while the other agents serve. The clone has
+ * one agent more than the checkout, made by `npm run new-agent e2e-added` as a user would: the
+ * banner, `GET /agents`, its card, a task and the CLI's list have it.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import {
@@ -20,6 +22,8 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bannerAgents, servedAgents } from "./agent-set.ts";
+import { runCli } from "./cli-run.ts";
 import { BANNER_END, freePort } from "./dev-server.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -63,6 +67,8 @@ const agentsJson = async () =>
 beforeAll(async () => {
   copyCheckout();
   expect(existsSync(join(clone, "src", "agents", "bundled.generated.ts"))).toBe(false);
+  execFileSync("npm", ["run", "--silent", "new-agent", "e2e-added"], { cwd: clone });
+  expect(servedAgents(clone)).toContain("e2e-added");
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
   const env = { ...process.env };
@@ -103,12 +109,30 @@ describe("npm run dev on a fresh clone", () => {
     expect(banner).toContain("SCRIPTED LOCAL MODEL, not Claude");
     expect(banner).toMatch(/admin +Authorization: Bearer dev-admin-/);
     expect(banner).toContain(`console  ${url}/console`);
-    expect(banner).toContain("agents   assistant (default), deep-thinker, researcher, writer");
+    expect(banner).toContain(`agents   ${bannerAgents(servedAgents(clone))}`);
+    expect(banner).toContain("e2e-added");
     const printed = output.length;
     expect((await fetch(`${url}/health`)).status).toBe(200);
     expect(output.slice(printed)).toBe("");
     expect(output.trimEnd().endsWith(BANNER_END)).toBe(true);
     expect(output).not.toMatch(/Missing required secrets|WARNING|restarting build|getaddrinfo/);
+  });
+
+  it("serves the agent npm run new-agent added: listed, its card, a task, the CLI's list", async () => {
+    expect((await agentsJson()).agents.map((a) => a.name)).toEqual(servedAgents(clone));
+    const card = (await (
+      await fetch(`${url}/agents/e2e-added/.well-known/agent-card.json`, {
+        headers: { "A2A-Version": "1.0" },
+      })
+    ).json()) as { name: string; skills: Array<{ tags: string[] }> };
+    expect(card.name).toBe("e2e-added");
+    expect(card.skills.length).toBeGreaterThan(0);
+    for (const skill of card.skills) expect(skill.tags).toEqual(["e2e-added"]);
+    const sent = await runCli(url, ["send", "e2e-added", "hello", "--json"]);
+    expect(sent.code, sent.err).toBe(0);
+    expect(sent.out).toContain("TASK_STATE_COMPLETED");
+    const unknown = await runCli(url, ["card", "e2e-missing"]);
+    expect(unknown.err).toContain(`its agents: ${servedAgents(clone).join(", ")}`);
   });
 
   it("rebuilds an edited agent, reloads an edited source file, serves the others beside a broken one", async () => {
@@ -129,15 +153,44 @@ describe("npm run dev on a fresh clone", () => {
       "writer reported unavailable",
     );
     expect(output).toMatch(/agents\/writer\/IDENTITY\.md:\d+:\d+: body: the system prompt/);
+    await until(
+      () => output.includes("writer is not served until the error above is fixed"),
+      "the not-served line",
+    );
     expect((await agentsJson()).agents.map((a) => a.name)).toContain("assistant");
     const card = await fetch(`${url}/agents/writer/.well-known/agent-card.json`);
     expect(card.status).toBe(503);
     expect(await card.text()).toContain("agents/writer/IDENTITY.md");
+    // A name that is not the directory's is not served under that name (nor under the
+    // directory's): the same checks as the build, with the position.
+    writeFileSync(identity, original.replace(/^name: writer$/m, "name: editor"));
+    await until(
+      async () =>
+        (await agentsJson()).unavailable?.some((a) =>
+          a.error.startsWith(
+            'agents/writer/IDENTITY.md:2:7: frontmatter.name: "editor" must equal the directory name "writer"',
+          ),
+        ) === true,
+      "the misnamed writer reported unavailable",
+    );
+    expect((await agentsJson()).agents.map((a) => a.name)).not.toContain("editor");
     writeFileSync(identity, original);
     await until(
       async () => (await agentsJson()).agents.some((a) => a.name === "writer"),
       "writer served again",
     );
+
+    // A removed agent: one line, its path once.
+    rmSync(join(clone, "agents", "e2e-added"), { recursive: true });
+    await until(
+      async () => !(await agentsJson()).agents.some((a) => a.name === "e2e-added"),
+      "e2e-added gone",
+    );
+    await until(
+      () => output.includes("agents/e2e-added removed: e2e-added is no longer served"),
+      "the removed line",
+    );
+    expect(output).not.toContain("e2e-added/e2e-added");
 
     const worker = join(clone, "src", "worker.ts");
     writeFileSync(
@@ -152,5 +205,9 @@ describe("npm run dev on a fresh clone", () => {
         ((await (await fetch(`${url}/health`)).json()) as { edited?: boolean }).edited === true,
       "the reloaded Worker",
     );
+    // The reloaded Worker runs keyless again; its warning is printed once a session.
+    const again = await runCli(url, ["send", "writer", "hello", "--json"]);
+    expect(again.code, again.err).toBe(0);
+    expect(output.split("tasks run on the scripted local model").length - 1).toBe(1);
   });
 });

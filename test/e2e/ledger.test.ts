@@ -1,8 +1,9 @@
 /**
  * The storage meter and the critical-path ledger (`STORAGE_METER=true`) under `wrangler dev`,
  * where the Worker and every object share one isolate: the D1 statements and R2 operations of a
- * task, and which round trips the ledger puts before a blocking task's response and a stream's
- * first event. Counts and order only, never times.
+ * task, which round trips the ledger puts before a blocking task's response and a stream's
+ * first event, and which objects a task calls (a conversation's object only once it has a second
+ * task; a workspace only for an agent with file tools). Counts and order only, never times.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
@@ -52,9 +53,9 @@ async function settled(): Promise<Metered> {
   return last;
 }
 
-/** One JSON-RPC v1.0 send to the default agent; the body read to its end. */
-const send = (method: string, accept = "application/json") =>
-  fetch(`${server.url}/`, {
+/** One JSON-RPC v1.0 send to the default agent (or `agent`); the body read to its end. */
+const send = (method: string, accept = "application/json", agent?: string) =>
+  fetch(`${server.url}/${agent ? `agents/${agent}/` : ""}`, {
     method: "POST",
     headers: { "content-type": "application/json", "A2A-Version": "1.0", Accept: accept },
     body: JSON.stringify({
@@ -151,5 +152,71 @@ describe("storage meter and critical-path ledger under wrangler dev", () => {
     // One SSE stream: its lease taken and given back (the concurrent stream limit).
     expect(count(entries, "do", "USERS.openStream")).toBe(1);
     expect(count(entries, "do", "USERS.closeStream")).toBe(1);
+  });
+
+  it("opens no conversation object for a conversation of one task, and no workspace object for an agent without file tools", async () => {
+    const put = await fetch(`${server.url}/api/admin/agents/chat-only/identity`, {
+      method: "PUT",
+      headers: { Authorization: "Bearer e2e-admin" },
+      body: "---\nname: chat-only\ndescription: Talks; reads and writes no file.\ntools:\n  allow: [web_fetch, write_todos]\n---\nYou chat.\n",
+    });
+    expect(put.status).toBe(200);
+    // The caller's user object and the isolate's copies are made once, before the counts.
+    await send("SendMessage");
+    const calls = (entries: Entry[]) =>
+      entries
+        .filter((e) => e.kind === "do")
+        .map((e) => e.name)
+        .sort();
+    const statements = (entries: Entry[], object?: string) =>
+      entries.filter((e) => e.kind === "sql" && (object === undefined || e.name === object)).length;
+
+    // A new conversation's blocking one-turn task: the task, the settlement, the end note.
+    const withFiles = (await ledgerOf(() => send("SendMessage"))).metered.ledger.entries;
+    expect(calls(withFiles)).toEqual(["TASKS.create", "USERS.settle", "WORKSPACES.endNote"]);
+    expect(calls(endedBefore(withFiles, "response SendMessage"))).toEqual(["TASKS.create"]);
+    expect(statements(withFiles, "context")).toBe(0);
+    expect(statements(withFiles)).toBeLessThanOrEqual(29);
+
+    // An agent whose tools reach no file: no workspace object either.
+    const { metered, body } = await ledgerOf(() =>
+      send("SendMessage", "application/json", "chat-only"),
+    );
+    expect(body).toContain("TASK_STATE_COMPLETED");
+    const noFiles = metered.ledger.entries;
+    expect(calls(noFiles)).toEqual(["TASKS.create", "USERS.settle"]);
+    expect(statements(noFiles, "workspace")).toBe(0);
+    expect(statements(noFiles, "context")).toBe(0);
+    expect(statements(noFiles)).toBeLessThanOrEqual(20);
+  });
+
+  it("makes the conversation object at a second task's join, which asks the first for its turns", async () => {
+    const first = JSON.parse(await send("SendMessage")) as {
+      result: { task: { contextId: string } };
+    };
+    const contextId = first.result.task.contextId;
+    const { metered } = await ledgerOf(() =>
+      fetch(`${server.url}/`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "SendMessage",
+          params: {
+            message: {
+              messageId: crypto.randomUUID(),
+              contextId,
+              role: "ROLE_USER",
+              parts: [{ text: "[[reply:again]]" }],
+            },
+          },
+        }),
+      }).then((r) => r.text()),
+    );
+    const { entries } = metered.ledger;
+    expect(count(entries, "do", "CONTEXTS.join")).toBe(1);
+    expect(count(entries, "do", "TASKS.handOver")).toBe(1);
+    expect(count(entries, "do", "CONTEXTS.release")).toBe(1);
   });
 });

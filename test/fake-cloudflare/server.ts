@@ -118,6 +118,16 @@ function workers(account: FakeAccount, { method, rest, body, contentType }: Requ
           },
         })
       : fail(404, 10090, "This Worker does not exist on your account.");
+  // The Worker with its workers.dev subdomain state (wrangler 4.15x reads it after an upload).
+  const worker = /^\/workers\/workers\/([^/]+)$/.exec(rest);
+  if (worker && method === "GET")
+    return account.scripts.has(worker[1] as string)
+      ? ok({
+          id: worker[1],
+          name: worker[1],
+          subdomain: { enabled: true, previews_enabled: false },
+        })
+      : fail(404, 10007, "This Worker does not exist on your account.");
   const found = /^\/workers\/scripts\/([^/]+)(\/.*)?$/.exec(rest);
   if (!found) return null;
   const name = found[1] as string;
@@ -233,6 +243,16 @@ export async function startFakeCloudflare(
         status: 200,
         body: { data: { viewer: { accounts: [{ d1AnalyticsAdaptiveGroups: [] }] } }, errors: null },
       };
+    // wrangler whoami (deploy's login check): the API token is valid, for this one account.
+    if (path === "/client/v4/user/tokens/verify")
+      return ok({ id: "fake-token-id", status: "active" });
+    if (path === "/client/v4/user") return ok({ id: "fake-user", email: "dev@example.com" });
+    if (path === "/client/v4/memberships" || path === "/client/v4/accounts")
+      return ok(
+        path.endsWith("accounts")
+          ? [{ id: accountId, name: "Fake account" }]
+          : [{ id: "m1", account: { id: accountId, name: "Fake account" }, status: "accepted" }],
+      );
     if (!path.startsWith(base)) return null;
     const r = { ...request, rest: path.slice(base.length) };
     return workers(account, r) ?? d1(account, r) ?? r2(account, r);

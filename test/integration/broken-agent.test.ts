@@ -44,7 +44,7 @@ describe("a broken agent file", () => {
     expect(rpcCall.status).toBe(503);
     expect(await rpcCall.json()).toEqual({
       jsonrpc: "2.0",
-      id: null,
+      id: 1,
       error: {
         code: -32000,
         message: `Agent 'writer' is unavailable: its IDENTITY.md is invalid: ${WHY}`,

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { verifyCardSignature } from "../../src/a2a/card-signature.ts";
 import worker from "../../src/worker.ts";
 import { fetchWorker } from "../helpers/a2a.ts";
+import { SERVED_AGENTS } from "../helpers/agent-set.ts";
 import { v03CardTransports } from "../helpers/cards.ts";
 
 const V1 = { headers: { "A2A-Version": "1.0" } };
@@ -47,7 +48,7 @@ describe("agent cards and pinned URLs", () => {
   });
 
   it("serves every agent's card under its base URL, with caching headers", async () => {
-    for (const name of ["assistant", "researcher", "deep-thinker", "writer"]) {
+    for (const name of SERVED_AGENTS) {
       const response = await fetchWorker(`/agents/${name}/.well-known/agent-card.json`, V1);
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control")).toBe("public, max-age=300");
@@ -214,13 +215,8 @@ describe("agent cards and pinned URLs", () => {
       agents: Array<{ name: string; url: string; cardUrl: string }>;
     };
     expect(body.defaultAgent).toBe("assistant");
-    expect(body.agents.map((a) => a.name)).toEqual([
-      "assistant",
-      "deep-thinker",
-      "researcher",
-      "writer",
-    ]);
-    expect(body.agents[3]).toMatchObject({
+    expect(body.agents.map((a) => a.name)).toEqual(SERVED_AGENTS);
+    expect(body.agents.find((a) => a.name === "writer")).toMatchObject({
       url: "http://harness.test/agents/writer/",
       cardUrl: "http://harness.test/agents/writer/.well-known/agent-card.json",
     });
@@ -364,9 +360,11 @@ describe("agent cards and pinned URLs", () => {
     const listed = (await (
       await fetchWith({ PUBLIC_URL: "https://agents.example.com" }, "/agents")
     ).json()) as {
-      agents: Array<{ url: string }>;
+      agents: Array<{ name: string; url: string }>;
     };
-    expect(listed.agents[0]?.url).toBe("https://agents.example.com/agents/assistant/");
+    expect(listed.agents.find((a) => a.name === "assistant")?.url).toBe(
+      "https://agents.example.com/agents/assistant/",
+    );
   });
 
   it("announces the scripted local model in every card when there is no key", async () => {

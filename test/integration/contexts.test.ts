@@ -96,8 +96,8 @@ describe("contexts", () => {
       { text: "first answer", chunkSize: 1, delayMs: 150 },
       { text: "second answer" },
     ]);
-    // No contextId: the task holds its new conversation without a round trip to the context
-    // object and registers there in the background, before anyone can name the context.
+    // No contextId: the task holds its new conversation alone, with no context object; the next
+    // task's join makes the object, which queues the working first task ahead of it.
     const first = await send(`open ${s.marker}`, {}, { returnImmediately: true });
     expect(first.status.state).toBe("TASK_STATE_WORKING");
     const second = await send(

@@ -16,6 +16,7 @@ import { taskSchema } from "../../src/task/schema.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { JOB_ATTEMPTS } from "../../src/task/task-parts.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { EXPECTED_CRASH } from "../helpers/crash.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { until } from "../helpers/until.ts";
 
@@ -44,7 +45,7 @@ const getTask = async (id: string) => (await rpc<WireTask>("GetTask", { id })).r
 /** Simulates a crash of the task's object (its in-memory state and in-flight work are lost). */
 async function crash(taskId: string): Promise<void> {
   await runInDurableObject(stubOf(taskId), (_instance, state) => {
-    state.abort("simulated crash");
+    state.abort(EXPECTED_CRASH);
   }).catch(() => {});
 }
 

@@ -15,6 +15,7 @@ import { userObject } from "../../src/users/limits.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { workspaceKey } from "../../src/workspace/keys.ts";
 import { fetchWorker, postRpc, postRpcV03, userMessage, v03Message } from "../helpers/a2a.ts";
+import { until } from "../helpers/until.ts";
 
 type Namespace = "TASKS" | "CONTEXTS" | "WORKSPACES" | "USERS";
 
@@ -198,6 +199,8 @@ describe("erasure", () => {
       await postRpc("/", "SendMessage", { message: userMessage("[[reply:kept]]") })
     ).json()) as { result: { task: { id: string; contextId: string } } };
     const { id, contextId } = sent.result.task;
+    // A second task makes the conversation's object (a conversation of one task has none).
+    await postRpc("/", "SendMessage", { message: userMessage("[[reply:also]]", { contextId }) });
     expect(await tablesOf("TASKS", id)).toContain("task");
     const task = stubByName(env.TASKS, id);
     const owner = await runInDurableObject(
@@ -213,7 +216,11 @@ describe("erasure", () => {
     expect(await tablesOf("TASKS", id)).toEqual([]);
 
     const conversation = contextKey(owner, "assistant", contextId);
-    expect(await tablesOf("CONTEXTS", conversation)).toContain("turns");
+    await until(
+      () => tablesOf("CONTEXTS", conversation),
+      (tables) => tables.includes("turns"),
+      10_000,
+    );
     await stubByName(env.CONTEXTS, conversation).erase();
     expect(await tablesOf("CONTEXTS", conversation)).toEqual([]);
 

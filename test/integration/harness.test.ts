@@ -20,6 +20,7 @@ import {
   type WireTask,
 } from "../helpers/a2a.ts";
 import { newUser } from "../helpers/as-user.ts";
+import { EXPECTED_CRASH } from "../helpers/crash.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
@@ -394,7 +395,7 @@ describe("restarts", () => {
       (r) => r.some((q) => q.turnIndex === 2),
     );
     await runInDurableObject(env.TASKS.get(env.TASKS.idFromName(started.id)), (_o, state) =>
-      state.abort("simulated crash"),
+      state.abort(EXPECTED_CRASH),
     ).catch(() => {});
     await until(
       () => rpc<WireTask>("GetTask", { id: started.id }),

@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/worker.ts";
 import { fetchWorker, type RpcResponse, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { EXPECTED_CRASH } from "../helpers/crash.ts";
 
 const post = async (body: string, headers: Record<string, string> = { "A2A-Version": "1.0" }) => {
   const response = await fetchWorker("/", {
@@ -234,7 +235,9 @@ describe("JSON-RPC errors", () => {
     await runInDurableObject(stub, (_instance, state) => {
       state.storage.sql.exec("INSERT INTO history (message_json) VALUES ('{broken')");
     });
-    await runInDurableObject(stub, (_instance, state) => state.abort("restart")).catch(() => {});
+    await runInDurableObject(stub, (_instance, state) => state.abort(EXPECTED_CRASH)).catch(
+      () => {},
+    );
     const response = await rpc("GetTask", { id: task.id });
     expect(response.error).toEqual({ code: -32603, message: "Internal error" });
   });

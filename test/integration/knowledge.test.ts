@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.ts";
 import { knowledgeAdminRoutes } from "../../src/knowledge/admin-routes.ts";
 import type { ToolContext } from "../../src/loop/contracts.ts";
-import { errorResponse } from "../../src/platform/http-error.ts";
+import { httpErrorResponse } from "../../src/platform/http-error.ts";
 import type { AppEnv } from "../../src/protocol/app-types.ts";
 import { getDocument, searchDocuments, toFtsQuery } from "../../src/store/knowledge.ts";
 import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fetch-document.ts";
@@ -21,7 +21,7 @@ import { toolContext } from "../helpers/tool-context.ts";
 
 const KEY = "admin-secret-key";
 const app = new Hono<AppEnv>()
-  .onError((error, c) => errorResponse(c, error))
+  .onError((error, c) => httpErrorResponse(c, error))
   .route("/", knowledgeAdminRoutes());
 app.get("/other", (c) => c.text("other"));
 const adminEnv = { ...env, ADMIN_API_KEY: KEY };

@@ -163,7 +163,19 @@ describe("agent identities at runtime", () => {
     expect(await bad.json()).toMatchObject({
       error: { message: expect.stringContaining("frontmatter.maxTurns") },
     });
-    expect((await put(text, "writer")).status).toBe(400);
+    const misnamed = await put(text, "writer");
+    expect(misnamed.status).toBe(400);
+    expect(await misnamed.json()).toMatchObject({
+      error: {
+        message:
+          'agents/writer/IDENTITY.md (uploaded):2:7: frontmatter.name: "deep-thinker" must equal the directory name "writer"',
+      },
+    });
+    const programmed = await put(text.replace("maxTurns: 5", "program: conformance"));
+    expect(programmed.status).toBe(400);
+    expect(await programmed.json()).toMatchObject({
+      error: { message: expect.stringMatching(/:\d+:1: frontmatter\.model: not with program/) },
+    });
     expect((await put(text)).status).toBe(200);
     const card = (await (
       await callWorker("/agents/deep-thinker/.well-known/agent-card.json", {

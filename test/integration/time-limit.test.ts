@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { EXPECTED_CRASH } from "../helpers/crash.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { textToolTurn } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
@@ -89,7 +90,7 @@ describe("MAX_TASK_SECONDS", () => {
   it("ends a task past its time after a restart: completed, time_limit, no further model call", async () => {
     const { s, task } = await slowTaskPastItsTime();
     // The object restarts: what it has in memory and the turn in flight are gone.
-    await inObject(task.id, (_instance, state) => state.abort("simulated crash")).catch(() => {});
+    await inObject(task.id, (_instance, state) => state.abort(EXPECTED_CRASH)).catch(() => {});
     const done = await endedAtTimeLimit(task.id);
     expect(statusText(done)).toMatch(
       /the time limit \(3600 s of work, MAX_TASK_SECONDS\) was reached\. PROGRESS\.json lists nothing remaining\.$/,

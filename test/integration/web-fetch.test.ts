@@ -25,7 +25,9 @@ function fakeFetch(routes: Record<string, Handler>) {
     const url = input instanceof Request ? input.url : String(input);
     calls.push({ url, init });
     const handler = routes[url];
-    return handler ? handler(url, init) : new Response("nope", { status: 404 });
+    return handler
+      ? handler(url, init)
+      : new Response("nope", { status: 404, statusText: "Not Found" });
   };
   return { fetch: fetcher as typeof fetch, calls };
 }

@@ -17,6 +17,7 @@ import { MAX_FILE_BYTES, MAX_FILES } from "../../src/workspace/limits.ts";
 import { type FileRow, Manifest } from "../../src/workspace/manifest.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
 import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
+import { EXPECTED_CRASH } from "../helpers/crash.ts";
 import { ok, refused } from "../helpers/results.ts";
 
 const AGENT = "ws-test-agent";
@@ -242,7 +243,9 @@ describe("workspace file count", () => {
         );
       }
     });
-    await runInDurableObject(stub, (_instance, state) => state.abort("restart")).catch(() => {});
+    await runInDurableObject(stub, (_instance, state) => state.abort(EXPECTED_CRASH)).catch(
+      () => {},
+    );
     expect(ok(await ws.list()).total).toBe(MAX_FILES);
     expect(refused(await ws.write("one-more.md", "x", T1))).toMatch(/full \(2000 files\)/);
     expect(ok(await ws.write("keep.md", "v2", T1)).created).toBe(false);

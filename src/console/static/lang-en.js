@@ -31,6 +31,12 @@ export const EN = {
   whoOpen: "open (no sign-in needed)",
   whoSignedIn: (user) => `signed in as ${user}`,
   whoSignIn: "sign in with a token",
+  signInNeeded: "Sign in to talk to the agents",
+  signInHelp:
+    "This harness needs a token. Its administrator makes one with npm run users -- add <id> (npm run dev also prints an admin key for its session). Paste it in the Token box above and press Sign in.",
+  promptSignedOut: "Sign in with a token first",
+  tokenRefused: (reason) => `token refused: ${reason}`,
+  notChecked: (reason) => `the token could not be checked: ${reason}`,
   cannotReach: "cannot reach the server",
   notStream: "not a stream",
   working: "(working)",

@@ -29,6 +29,12 @@ export const PT_BR = {
   whoOpen: "aberto (sem login)",
   whoSignedIn: (user) => `conectado como ${user}`,
   whoSignIn: "entre com um token",
+  signInNeeded: "Entre para falar com os agentes",
+  signInHelp:
+    "Este harness pede um token. O administrador cria um com npm run users -- add <id> (o npm run dev também mostra uma chave de administrador da sessão). Cole-o na caixa Token acima e aperte Entrar.",
+  promptSignedOut: "Entre com um token primeiro",
+  tokenRefused: (reason) => `token recusado: ${reason}`,
+  notChecked: (reason) => `não foi possível verificar o token: ${reason}`,
   cannotReach: "não foi possível falar com o servidor",
   notStream: "não é um stream",
   working: "(trabalhando)",

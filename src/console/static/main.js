@@ -20,6 +20,7 @@ import { watchAgents } from "./events.js";
 import { language, setLanguage, t, term, translatePage } from "./i18n.js";
 import { inspect, loadTasks } from "./inspector.js";
 import { agentIcon, loadCard, loadRoster, markSelected, showNames } from "./roster.js";
+import { whoAmI as askWho } from "./signin.js";
 import { starterChips } from "./starters.js";
 import { View } from "./view.js";
 
@@ -33,20 +34,10 @@ function announce(text) {
 
 // ---- who is calling --------------------------------------------------------------------------
 
+/** Who is calling (signin.js): true when the page may load the roster. */
 async function whoAmI() {
-  try {
-    app.user = (await api("/api/me")).user;
-    $("#who").textContent = app.user === "anonymous" ? t("whoOpen") : t("whoSignedIn", app.user);
-    $("#signin").hidden = true;
-    $("#signout").hidden = !auth.token;
-    return true;
-  } catch (error) {
-    app.user = null;
-    $("#who").textContent = error.status === 401 ? t("whoSignIn") : error.message;
-    $("#signin").hidden = false;
-    $("#signout").hidden = true;
-    return false;
-  }
+  app.user = await askWho();
+  return app.user !== null;
 }
 
 // ---- agents ----------------------------------------------------------------------------------

@@ -10,12 +10,7 @@ import { z } from "zod";
 import { directiveTurn, findScenarioId, turnIndexOf } from "./directives.ts";
 import { completeTurn, type PlayContext, streamTurn } from "./play.ts";
 import { type RecordingSource, recordingFor, replayRecording } from "./recorded.ts";
-import {
-  errorResponse,
-  type MessagesRequest,
-  statusForErrorType,
-  validateRequest,
-} from "./request.ts";
+import { apiError, type MessagesRequest, statusForErrorType, validateRequest } from "./request.ts";
 import { type LoggedRequest, ScenarioStore } from "./store.ts";
 import { type ErrorSpec, ScenarioSchema, type Turn } from "./turn.ts";
 
@@ -72,7 +67,7 @@ function scriptedError(spec: ErrorSpec): Response {
   const headers: Record<string, string> = {};
   if (spec.retryAfter !== undefined) headers["retry-after"] = String(spec.retryAfter);
   const message = spec.message ?? DEFAULT_ERROR_MESSAGES[spec.type] ?? spec.type;
-  return errorResponse(spec.status, spec.type, message, headers);
+  return apiError(spec.status, spec.type, message, headers);
 }
 
 interface Selection {
@@ -89,7 +84,7 @@ function selectTurn(request: MessagesRequest, store: ScenarioStore): Selection |
   if (scenarioId === null) return { scenario: null, turnIndex, ...directiveTurn(request) };
   const scenario = store.getScenario(scenarioId);
   if (!scenario) {
-    return errorResponse(400, "invalid_request_error", `unknown scripted scenario '${scenarioId}'`);
+    return apiError(400, "invalid_request_error", `unknown scripted scenario '${scenarioId}'`);
   }
   const turn = scenario.turns[turnIndex] ?? {
     text: `(scripted scenario ${scenarioId} has no more turns)`,
@@ -127,7 +122,7 @@ async function handleMessages(
   }
   if (!isAuthenticated(request.headers)) {
     return finish(
-      errorResponse(
+      apiError(
         401,
         "authentication_error",
         "invalid x-api-key: send an x-api-key header or Authorization: Bearer <key>",
@@ -135,11 +130,11 @@ async function handleMessages(
     );
   }
   if (body === undefined) {
-    return finish(errorResponse(400, "invalid_request_error", "request body is not valid JSON"));
+    return finish(apiError(400, "invalid_request_error", "request body is not valid JSON"));
   }
   const validation = validateRequest(body);
   if (!validation.ok) {
-    return finish(errorResponse(400, "invalid_request_error", validation.message));
+    return finish(apiError(400, "invalid_request_error", validation.message));
   }
   const parsed = validation.request;
   const selection = selectTurn(parsed, store);
@@ -168,7 +163,7 @@ async function handleMessages(
   const result = await completeTurn(selection.turn, ctx);
   if ("error" in result) {
     const { type, message } = result.error;
-    return finish(errorResponse(statusForErrorType(type), type, message));
+    return finish(apiError(statusForErrorType(type), type, message));
   }
   return finish(Response.json(result.message));
 }
@@ -196,7 +191,7 @@ async function handleControl(
     try {
       body = await request.json();
     } catch {
-      return errorResponse(400, "invalid_request_error", "scenario body is not valid JSON");
+      return apiError(400, "invalid_request_error", "scenario body is not valid JSON");
     }
     const parsed = ScenarioSchema.safeParse(body);
     if (!parsed.success) {
@@ -212,7 +207,7 @@ async function handleControl(
     store.addScenario(parsed.data);
     return Response.json({ id: parsed.data.id }, { status: 201 });
   }
-  return errorResponse(404, "not_found_error", `no scripted control route ${route}`);
+  return apiError(404, "not_found_error", `no scripted control route ${route}`);
 }
 
 /**
@@ -247,6 +242,6 @@ export function createScriptedMessagesApi(options: ScriptedMessagesApiOptions = 
         last_id: "scripted",
       });
     }
-    return errorResponse(404, "not_found_error", `Not found: ${request.method} ${url.pathname}`);
+    return apiError(404, "not_found_error", `Not found: ${request.method} ${url.pathname}`);
   };
 }

@@ -6,7 +6,7 @@
  * unknown name, the request is a 400 naming the recording. Web APIs only (workerd and Node).
  */
 import { sseResponse } from "./play.ts";
-import { errorResponse } from "./request.ts";
+import { apiError } from "./request.ts";
 import type { ScenarioStore } from "./store.ts";
 import type { Turn } from "./turn.ts";
 
@@ -28,9 +28,9 @@ export function recordingFor(
   if (turn.recordedAttempts !== undefined && !turn.recordedAttempts.includes(attempt)) return null;
   const text = source?.(name);
   if (text === undefined)
-    return errorResponse(400, "invalid_request_error", `no recorded stream '${name}'`);
+    return apiError(400, "invalid_request_error", `no recorded stream '${name}'`);
   if (!stream)
-    return errorResponse(
+    return apiError(
       400,
       "invalid_request_error",
       `recorded stream '${name}' answers streaming requests only`,

@@ -35,7 +35,7 @@ export type ValidationResult =
   | { ok: false; message: string };
 
 /** Builds an Anthropic error response (`{"type":"error","error":{type,message}}`). */
-export function errorResponse(
+export function apiError(
   status: number,
   type: string,
   message: string,

@@ -9,16 +9,19 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { SequencedEvent, TaskStateName } from "../../../src/protocol/wire.ts";
 import { getTaskIndex } from "../../../src/store/d1-index.ts";
 import { Scheduler } from "../../../src/store/scheduler.ts";
 import { EventLog } from "../../../src/task/event-log.ts";
 import { beginTask } from "../../../src/task/incoming.ts";
+import { decodeLines } from "../../../src/task/ndjson.ts";
 import { Outbox, outboxSourceOf } from "../../../src/task/outbox.ts";
 import { taskSchema } from "../../../src/task/schema.ts";
 import type { TaskObject } from "../../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../../src/task/task-parts.ts";
-import type { Settlement, TaskRuntime } from "../../../src/task/task-runtime.ts";
+import type { TaskRuntime } from "../../../src/task/task-runtime.ts";
 import { TaskStore } from "../../../src/task/task-store.ts";
+import { WriteUnit } from "../../../src/task/write-unit.ts";
 import { until } from "../../helpers/until.ts";
 
 const OWNER = "anon-seams";
@@ -104,10 +107,52 @@ describe("scheduler", () => {
   });
 });
 
+describe("write unit", () => {
+  it("joins nested units, runs after-commit actions once the outermost commits, none after a rollback", async () => {
+    await inFreshObject((_instance, state) => {
+      const unit = WriteUnit.of(state.storage);
+      const seen: string[] = [];
+      const member = unit.join({
+        flush: () => seen.push("flush"),
+        committed: () => seen.push("committed"),
+        forget: () => seen.push("forget"),
+      });
+      expect(member).toBeDefined();
+      unit.run(() => {
+        unit.afterCommit(() => seen.push("outer"));
+        unit.run(() => unit.afterCommit(() => seen.push("inner")));
+        expect(unit.open).toBe(true);
+        seen.push("work");
+      });
+      expect(unit.open).toBe(false);
+      expect(seen).toEqual(["work", "flush", "committed", "outer", "inner"]);
+      seen.length = 0;
+      expect(() =>
+        unit.run(() => {
+          unit.afterCommit(() => seen.push("never"));
+          throw new Error("no");
+        }),
+      ).toThrow("no");
+      expect(seen).toEqual(["forget"]);
+      // Outside a unit an after-commit action runs at once; one that throws undoes nothing.
+      unit.afterCommit(() => seen.push("now"));
+      const value = unit.run(() => {
+        unit.afterCommit(() => {
+          throw new Error("late");
+        });
+        unit.afterCommit(() => seen.push("still"));
+        return 7;
+      });
+      expect(value).toBe(7);
+      expect(seen).toEqual(["forget", "now", "flush", "committed", "still"]);
+    });
+  });
+});
+
 describe("event log", () => {
   it("numbers events from 1, tells listeners, replays after a number and continues after a restart", async () => {
     await inFreshObject((_instance, state) => {
-      const log = new EventLog(state.storage.sql);
+      const log = new EventLog(state.storage.sql, WriteUnit.of(state.storage));
       const heard: number[] = [];
       const stop = log.subscribe((entry) => heard.push(entry.seq));
       const status = (text: string) => ({
@@ -128,39 +173,39 @@ describe("event log", () => {
       expect(heard).toEqual([1, 2]);
       expect(log.after(1).map((e) => e.seq)).toEqual([2, 3]);
       expect(log.timeline().map((e) => e.kind)).toEqual(["status", "status", "status"]);
-      const reopened = new EventLog(state.storage.sql);
+      const reopened = new EventLog(state.storage.sql, WriteUnit.of(state.storage));
       expect(reopened.lastSeq).toBe(3);
       expect(reopened.append(status("four")).seq).toBe(4);
     });
   });
 
-  it("writes a batch's events in one statement at its end, and none of a batch that throws", async () => {
+  it("writes a unit's events in one statement at its end, and none of a unit that throws", async () => {
     await inFreshObject((_instance, state) => {
       const { sql, statements } = counting(state.storage.sql);
-      const log = new EventLog(sql);
+      const unit = WriteUnit.of(state.storage);
+      const log = new EventLog(sql, unit);
       const heard: number[] = [];
       log.subscribe((entry) => heard.push(entry.seq));
       const event = (text: string) => ({
         message: { messageId: text, role: "ROLE_AGENT" as const, parts: [{ text }] },
       });
       statements.length = 0;
-      log.batch(() => {
+      unit.run(() => {
         log.append(event("a"));
-        log.batch(() => log.append(event("b"))); // an inner batch joins the outer one
+        unit.run(() => log.append(event("b"))); // an inner unit joins the outer one
         expect(log.after(0)).toEqual([]); // nothing written yet
+        expect(heard).toEqual([]); // nor heard
       });
       expect(statements.filter((q) => q.startsWith("INSERT INTO events"))).toHaveLength(1);
       expect(heard).toEqual([1, 2]);
       expect(log.after(0).map((e) => e.seq)).toEqual([1, 2]);
       const attempt = () =>
-        state.storage.transactionSync(() =>
-          log.batch(() => {
-            log.append(event("c"));
-            throw new Error("no");
-          }),
-        );
+        unit.run(() => {
+          log.append(event("c"));
+          throw new Error("no");
+        });
       expect(attempt).toThrow("no");
-      log.forget();
+      expect(heard).toEqual([1, 2]); // a rolled-back event is never heard
       expect(log.lastSeq).toBe(2);
       expect(log.append(event("d")).seq).toBe(3);
       expect(log.after(2).map((e) => e.seq)).toEqual([3]);
@@ -188,7 +233,7 @@ describe("task store", () => {
       expect(task.artifacts).toEqual([{ artifactId: "x", parts: [{ text: "new" }] }]);
       expect(store.toTask(0).history).toBeUndefined();
       // What a new instance reads back from SQLite.
-      const reread = new TaskStore(state.storage.sql);
+      const reread = new TaskStore(state.storage.sql, WriteUnit.of(state.storage));
       expect(reread.record?.state).toBe("TASK_STATE_WORKING");
       expect(reread.record?.version).toBe(2);
       expect(reread.historyAfter(0).map((h) => h.message.parts[0]?.text)).toEqual([
@@ -198,10 +243,11 @@ describe("task store", () => {
     }, taskId);
   });
 
-  it("writes a task row created in a batch once, at its end, with the status it has then", async () => {
+  it("writes a task row created in a unit once, at its end, with the status it has then", async () => {
     await inFreshObject((_instance, state) => {
       const { sql, statements } = counting(state.storage.sql);
-      const store = new TaskStore(sql, true);
+      const unit = WriteUnit.of(state.storage);
+      const store = new TaskStore(sql, unit, true);
       const now = new Date().toISOString();
       const record = {
         id: "t-batch",
@@ -217,22 +263,23 @@ describe("task store", () => {
         createdAt: now,
       };
       expect(() =>
-        store.batch(() => {
+        unit.run(() => {
           store.insert(record);
           throw new Error("no");
         }),
       ).toThrow("no");
-      expect(statements).toEqual([]);
+      expect(statements.filter((q) => !q.startsWith("SELECT"))).toEqual([]);
       expect(store.record).toBeNull();
-      store.batch(() => {
+      statements.length = 0;
+      unit.run(() => {
         store.insert(record);
         store.update({ state: "TASK_STATE_WORKING", timestamp: now }, { step: 1 });
       });
       expect(statements.map((q) => q.split(" (")[0])).toEqual(["INSERT INTO task"]);
-      const reread = new TaskStore(state.storage.sql);
+      const reread = new TaskStore(state.storage.sql, WriteUnit.of(state.storage));
       expect(reread.record).toMatchObject({ state: "TASK_STATE_WORKING", version: 2 });
       expect(reread.record?.metadata).toEqual({ step: 1 });
-      // Outside a batch, each change is its own statement.
+      // Outside a unit, each change is its own unit and statement.
       store.update({ state: "TASK_STATE_COMPLETED", timestamp: now }, {});
       expect(statements.at(-1)).toMatch(/^UPDATE task /);
     });
@@ -245,7 +292,7 @@ describe("task store", () => {
       begin(rt, taskId, "first");
       const before = { task: rt.snapshot(), loop: rt.loopState.get(), seq: rt.log.lastSeq };
       expect(() =>
-        rt.transaction(() => {
+        rt.unit.run(() => {
           rt.store.appendHistory({ messageId: "x", role: "ROLE_AGENT", parts: [{ text: "lost" }] });
           rt.store.putArtifact({ artifactId: "lost", parts: [{ text: "lost" }] });
           rt.loopState.patch({ turn: 9 });
@@ -263,18 +310,16 @@ describe("task store", () => {
     }, taskId);
   });
 
-  it("makes a creation that throws in its batch leave nothing, so it can be made again", async () => {
+  it("makes a creation that throws in its unit leave nothing, so it can be made again", async () => {
     const taskId = crypto.randomUUID();
     await inFreshObject((instance, state) => {
       const rt = instance.runtime;
       const create = (fail: boolean) =>
-        rt.transaction(() =>
-          rt.batch(() => {
-            begin(rt, taskId, "first");
-            rt.setStatus("TASK_STATE_WORKING");
-            if (fail) throw new Error("boom");
-          }),
-        );
+        rt.unit.run(() => {
+          begin(rt, taskId, "first");
+          rt.setStatus("TASK_STATE_WORKING");
+          if (fail) throw new Error("boom");
+        });
       expect(() => create(true)).toThrow("boom");
       expect(rt.store.record).toBeNull();
       expect(rt.log.lastSeq).toBe(0);
@@ -348,10 +393,10 @@ describe("runtime status change", () => {
       expect(() => rt.setStatus("TASK_STATE_WORKING")).toThrow("disk full");
       rt.log.append = append;
       // Nothing of the change reached SQLite: the row is as it was, with no new event.
-      const row = new TaskStore(state.storage.sql).record;
+      const row = new TaskStore(state.storage.sql, WriteUnit.of(state.storage)).record;
       expect(row?.state).toBe("TASK_STATE_SUBMITTED");
       expect(row?.version).toBe(1);
-      expect(new EventLog(state.storage.sql).lastSeq).toBe(lastSeq);
+      expect(new EventLog(state.storage.sql, WriteUnit.of(state.storage)).lastSeq).toBe(lastSeq);
     }, taskId);
   });
 
@@ -360,10 +405,10 @@ describe("runtime status change", () => {
     await inFreshObject((instance) => {
       const rt = instance.runtime;
       begin(rt, taskId);
-      const settled: Settlement["state"][] = [];
+      const settled: TaskStateName[] = [];
       const events: string[] = [];
-      rt.onSettled(({ state }) => {
-        settled.push(state);
+      rt.onStatusChange(({ state }) => {
+        if (state !== "TASK_STATE_WORKING") settled.push(state);
         return undefined;
       });
       rt.onHarnessEvent((event) => {
@@ -379,6 +424,89 @@ describe("runtime status change", () => {
       expect(events).toEqual(["step one"]);
       const kinds = rt.log.after(0).map(({ event }) => Object.keys(event)[0]);
       expect(kinds).toEqual(["task", "statusUpdate", "statusUpdate", "statusUpdate"]);
+    }, taskId);
+  });
+});
+
+/** Every event of a task stream, read until the stream closes. */
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<SequencedEvent[]> {
+  const events: SequencedEvent[] = [];
+  for await (const entry of decodeLines<SequencedEvent>(stream)) events.push(entry);
+  return events;
+}
+
+/** The status texts of a stream's status updates, in order. */
+const statusTexts = (events: SequencedEvent[]) =>
+  events.flatMap(({ event }) =>
+    "statusUpdate" in event ? [event.statusUpdate.status.message?.parts[0]?.text ?? ""] : [],
+  );
+
+describe("a status change is one event", () => {
+  it("reaches no stream, waiter or listener when its unit rolls back", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject(async (instance, state) => {
+      const rt = instance.runtime;
+      begin(rt, taskId);
+      const first = rt.log.lastSeq;
+      const stream = rt.subscribers.open([], false);
+      const changes: TaskStateName[] = [];
+      rt.onStatusChange(({ state }) => {
+        changes.push(state);
+        return undefined;
+      });
+      const lost = () =>
+        rt.unit.run(() => {
+          rt.setStatus("TASK_STATE_WORKING", { text: "lost" });
+          rt.setStatus("TASK_STATE_CANCELED", { text: "lost end" });
+          throw new Error("boom");
+        });
+      expect(lost).toThrow("boom");
+      expect(changes).toEqual([]);
+      expect(rt.store.record?.state).toBe("TASK_STATE_SUBMITTED");
+      expect(rt.subscribers.size).toBe(1); // the rolled-back end closed no stream
+      expect(new TaskStore(state.storage.sql, WriteUnit.of(state.storage)).record?.version).toBe(1);
+      rt.setStatus("TASK_STATE_WORKING", { text: "kept" });
+      rt.setStatus("TASK_STATE_CANCELED", { text: "stop" });
+      const events = await readAll(stream);
+      expect(statusTexts(events)).toEqual(["kept", "stop"]);
+      // Numbered on from the last committed event: the rolled-back ones left no gap.
+      expect(events.map((e) => e.seq)).toEqual([first + 1, first + 2]);
+      expect(changes).toEqual(["TASK_STATE_WORKING", "TASK_STATE_CANCELED"]);
+    }, taskId);
+  });
+
+  it("is heard by streams and waiters only after its unit commits", async () => {
+    const taskId = crypto.randomUUID();
+    await inFreshObject(async (instance) => {
+      const rt = instance.runtime;
+      begin(rt, taskId);
+      const first = rt.log.lastSeq;
+      const stream = rt.subscribers.open([], false);
+      const heard: number[] = [];
+      rt.log.subscribe((entry) => heard.push(entry.seq));
+      let woke = false;
+      const waiting = rt.settled().then(() => {
+        woke = true;
+      });
+      rt.unit.run(() => {
+        rt.setStatus("TASK_STATE_WORKING");
+        rt.emitAnswerChunk("done", false, true);
+        rt.setStatus("TASK_STATE_COMPLETED", { text: "finished" });
+        // Inside the unit nothing is out yet: no event heard, the stream open, no waiter woken.
+        expect(heard).toEqual([]);
+        expect(rt.subscribers.size).toBe(1);
+      });
+      expect(heard).toEqual([first + 1, first + 2, first + 3]);
+      expect(rt.subscribers.size).toBe(0);
+      await waiting;
+      expect(woke).toBe(true);
+      const events = await readAll(stream);
+      expect(events.map((e) => Object.keys(e.event)[0])).toEqual([
+        "statusUpdate",
+        "artifactUpdate",
+        "statusUpdate",
+      ]);
+      expect(statusTexts(events).at(-1)).toBe("finished");
     }, taskId);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { answerMediaType, isJsonContentType } from "../../../src/a2a/media-types.ts";
-import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../../src/a2a/params.ts";
+import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../../src/protocol/params.ts";
 
 describe("request and answer media types", () => {
   it("reads JSON, a2a+json, any +json and a body without a type as JSON", () => {

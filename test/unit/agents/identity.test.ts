@@ -83,6 +83,11 @@ describe("parseIdentity: frontmatter", () => {
     });
   });
 
+  it("tags the skills of an agent without tags with its name (A2A requires a skill's tags)", () => {
+    const agent = parseIdentity(FILE, identity(["name: demo"], "You help.\n\n## Review\nReviews."));
+    expect(agent.skills.map((s) => s.tags)).toEqual([["demo"]]);
+  });
+
   it("maps thinking: true to a 4096-token budget and thinking: false to null", () => {
     expect(parseIdentity(FILE, identity(["name: demo", "thinking: true"])).thinking).toEqual({
       budgetTokens: 4096,
@@ -430,16 +435,12 @@ describe("parseIdentity: skills", () => {
 });
 
 describe("AgentRegistry", () => {
-  it("parses the four bundled model agents with their limits and skills", () => {
+  it("parses the four shipped model agents with their limits and skills", () => {
     const registry = bundledAgents();
-    expect(registry.names()).toEqual([
-      "assistant",
-      "conformance",
-      "deep-thinker",
-      "researcher",
-      "writer",
-    ]);
-    const models = registry.list().filter((a) => a.program === null);
+    // Agents a user adds come beside the shipped ones.
+    const shipped = ["assistant", "conformance", "deep-thinker", "researcher", "writer"];
+    expect(registry.names()).toEqual(expect.arrayContaining(shipped));
+    const models = registry.list().filter((a) => shipped.includes(a.name) && a.program === null);
     const turns = Object.fromEntries(models.map((a) => [a.name, a.maxTurns]));
     expect(turns).toEqual({ assistant: 50, "deep-thinker": 15, researcher: 30, writer: 20 });
     for (const agent of models) {
@@ -495,17 +496,17 @@ describe("AgentRegistry", () => {
     const registry = new AgentRegistry([
       { file: "agents/ok/IDENTITY.md", text: identity(["name: ok"]) },
       { file: "agents/bad/IDENTITY.md", text: identity(["name: bad", "maxTurns: 0"]) },
-      { file: "agents/a/IDENTITY.md", text: identity(["name: same"]) },
-      { file: "agents/b/IDENTITY.md", text: identity(["name: same"]) },
+      { file: "one.md", text: identity(["name: same"]) },
+      { file: "two.md", text: identity(["name: same"]) },
     ]);
     expect(registry.names()).toEqual(["ok", "same"]);
     expect(registry.broken("bad")?.message).toBe(
       "agents/bad/IDENTITY.md:3:11: frontmatter.maxTurns: expected an integer between 1 and 500",
     );
-    expect(registry.broken("b")?.message).toBe(
-      'agents/b/IDENTITY.md: frontmatter.name: "same" is already defined by agents/a/IDENTITY.md',
+    expect(registry.broken("two.md")?.message).toBe(
+      'two.md: frontmatter.name: "same" is already defined by one.md',
     );
     expect(registry.broken("ok")).toBeUndefined();
-    expect(registry.brokenList().map((b) => b.name)).toEqual(["bad", "b"]);
+    expect(registry.brokenList().map((b) => b.name)).toEqual(["bad", "two.md"]);
   });
 });

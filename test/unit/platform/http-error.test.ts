@@ -1,5 +1,5 @@
 /**
- * The one error path: an HttpError thrown by a route or middleware is answered by errorResponse in
+ * The one error path: an HttpError thrown by a route or middleware is answered by httpErrorResponse in
  * the shape of the endpoint (JSON-RPC for a POST to an agent endpoint, else the A2A REST error),
  * with its status, headers and optional `details`; anything else is a bare 500.
  */
@@ -7,9 +7,9 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { errorResponse, HttpError, invalidInput } from "../../../src/platform/http-error.ts";
+import { HttpError, httpErrorResponse, invalidInput } from "../../../src/platform/http-error.ts";
 
-const app = new Hono().onError((error, c) => errorResponse(c, error));
+const app = new Hono().onError((error, c) => httpErrorResponse(c, error));
 app.all("/agents/:name/", () => {
   throw new HttpError(429, "slow down", { rpcCode: -32001, headers: { "Retry-After": "7" } });
 });
@@ -29,7 +29,7 @@ app.get("/bug", () => {
   throw new Error("secret detail");
 });
 
-describe("errorResponse", () => {
+describe("httpErrorResponse", () => {
   it("answers a POST to a JSON-RPC endpoint as a JSON-RPC error with the HTTP status", async () => {
     const agent = await app.request("/agents/x/", { method: "POST" });
     expect(agent.status).toBe(429);

@@ -5,7 +5,7 @@ import { TOOL_DOMAINS, TOOL_NAMES } from "../../../src/agents/tool-names.ts";
 import { loadConfig } from "../../../src/config/config.ts";
 import type { HarnessEvent, ToolContext } from "../../../src/loop/contracts.ts";
 import { writeSharedMemory } from "../../../src/store/shared-memory.ts";
-import { allTools, toolsFor } from "../../../src/tools/catalog.ts";
+import { allTools, reachesWorkspace, toolsFor } from "../../../src/tools/catalog.ts";
 import { memoryReadTool, memoryWriteTool } from "../../../src/tools/memory.ts";
 import { progressUpdateTool } from "../../../src/tools/progress.ts";
 import { writeTodosTool } from "../../../src/tools/todos.ts";
@@ -60,6 +60,18 @@ describe("tool catalog", () => {
     expect(allTools().filter({ allow: TOOL_DOMAINS, deny: [] }).names()).toEqual(
       allTools().names(),
     );
+  });
+
+  it("says whether a set of tools reaches the workspace (files, state, memory, sandbox, sub-agents)", () => {
+    const only = (names: string[]) => allTools().filter({ allow: names, deny: [] });
+    expect(reachesWorkspace(toolsFor(agent("assistant"), loadConfig({})))).toBe(true);
+    expect(reachesWorkspace(toolsFor(agent("researcher"), loadConfig({})))).toBe(true);
+    expect(reachesWorkspace(only(["web", "plan", "scratchpad", "knowledge", "a2a", "human"]))).toBe(
+      false,
+    );
+    for (const name of ["read_file", "checkpoint_list", "memory_read", "progress_read", "task"])
+      expect(reachesWorkspace(only([name]))).toBe(true);
+    expect(reachesWorkspace(only(["run_code"]))).toBe(true);
   });
 
   it("applies TOOLS_ENABLED (domains or names), then the agent's allow and deny", () => {

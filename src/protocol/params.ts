@@ -1,10 +1,11 @@
 /**
  * zod schemas for the parameters of every A2A v1.0 method the harness serves: the edge check
- * that runs before anything reaches a task object. Unknown fields are ignored (spec 5.7); fields
+ * that runs once, before anything reaches the task gateway (a2a/methods.ts runs them; the v0.3
+ * methods are checked in their own shape, a2a/params-v03.ts, and translated, wire-v03.ts). Unknown fields are ignored (spec 5.7); fields
  * may also come under their proto names (`history_length`), as ProtoJSON allows (protocol/wire.ts).
  */
 import { z } from "zod";
-import { Id, Message, protoObject, TaskStateName } from "../protocol/wire.ts";
+import { Id, MAX_ID_LENGTH, Message, protoObject, TaskStateName } from "./wire.ts";
 
 const HistoryLength = z.union([
   z.number().int().min(0, "must be 0 or more"),
@@ -46,7 +47,23 @@ export type CancelTaskParams = z.infer<typeof CancelTaskParams>;
 export const SubscribeToTaskParams = z.object({ tenant: Tenant, id: Id });
 export type SubscribeToTaskParams = z.infer<typeof SubscribeToTaskParams>;
 
-export const PushConfigParams = z.object({ tenant: Tenant }).passthrough();
+/**
+ * The four push config methods' parameters (a TaskPushNotificationConfig, or a task id and a
+ * config id). The official kits send `task_id` as often as `taskId`; both are read. The config's
+ * own fields are checked by push/push-config.ts, with the reason in the -32602.
+ */
+export const PushConfigParams = protoObject({
+  tenant: Tenant,
+  taskId: z.string().max(MAX_ID_LENGTH).optional(),
+  id: z.string().max(MAX_ID_LENGTH).optional(),
+  url: z.unknown().optional(),
+  token: z.unknown().optional(),
+  authentication: z.unknown().optional(),
+  pageSize: z.number().int().min(0).optional(),
+  pageToken: z.string().max(512).optional(),
+});
+export type PushConfigParams = z.infer<typeof PushConfigParams>;
+
 export const ExtendedCardParams = z.object({ tenant: Tenant }).passthrough();
 
 const PageSize = z.union([

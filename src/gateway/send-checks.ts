@@ -3,7 +3,6 @@
  * takes, an `acceptedOutputModes` the agent can answer in, and a valid inline push config. An
  * agent program may answer a new message at once with a Message (no task). Pure: no I/O.
  */
-import { TaskPushNotificationConfig } from "@a2a-js/sdk";
 import { ContentTypeNotSupportedError, RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { newContextId } from "../auth/anonymous.ts";
@@ -15,20 +14,12 @@ import {
 } from "../loop/user-content.ts";
 import { newId } from "../platform/ids.ts";
 import { programFor } from "../programs/index.ts";
+import type { SendMessageParams } from "../protocol/params.ts";
 import type { Message } from "../protocol/wire.ts";
 import { checkPushConfig, type NewPushConfig, type PushProtocol } from "../push/push-config.ts";
 
-/** A SendMessageRequest in wire form (validated at the edge by params.ts). */
-export interface WireSendRequest {
-  message: Message;
-  configuration?: {
-    acceptedOutputModes?: string[];
-    taskPushNotificationConfig?: unknown;
-    historyLength?: number;
-    returnImmediately?: boolean;
-  };
-  metadata?: Record<string, unknown>;
-}
+/** A SendMessageRequest in wire form (validated at the edge by protocol/params.ts). */
+export type WireSendRequest = SendMessageParams;
 
 /** The parts of a definition the checks read. */
 export type SendDefinition = Pick<
@@ -64,17 +55,13 @@ export function programReply(definition: SendDefinition, message: Message): Mess
   };
 }
 
-/** A push config from the client (SDK or wire form), checked, or a -32602 saying what is wrong. */
+/** A push config from the client (wire form), checked, or a -32602 saying what is wrong. */
 export function checkedPushConfig(
   raw: unknown,
   protocol: PushProtocol,
   allowPrivateUrls: boolean,
 ): NewPushConfig {
-  const json =
-    raw && typeof raw === "object" && "url" in raw
-      ? TaskPushNotificationConfig.toJSON(raw as TaskPushNotificationConfig)
-      : raw;
-  const checked = checkPushConfig(json, protocol, allowPrivateUrls);
+  const checked = checkPushConfig(raw, protocol, allowPrivateUrls);
   if (!checked.ok) throw new RequestMalformedError(checked.reason);
   return checked.config;
 }

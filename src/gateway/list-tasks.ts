@@ -6,6 +6,7 @@
  * a few milliseconds.
  */
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
+import type { ListTasksParams } from "../protocol/params.ts";
 import type { Task, TaskStateName } from "../protocol/wire.ts";
 import { listTaskIndex, type TaskIndexRow } from "../store/d1-index.ts";
 
@@ -13,16 +14,8 @@ import { listTaskIndex, type TaskIndexRow } from "../store/d1-index.ts";
 export const DEFAULT_PAGE_SIZE = 50;
 const FETCH_CONCURRENCY = 6;
 
-/** ListTasks parameters in wire form (validated by params.ts). */
-export interface ListTasksInput {
-  contextId?: string;
-  status?: TaskStateName;
-  pageSize?: number;
-  pageToken?: string;
-  historyLength?: number;
-  statusTimestampAfter?: string;
-  includeArtifacts?: boolean;
-}
+/** ListTasks parameters in wire form (validated at the edge by protocol/params.ts). */
+export type ListTasksInput = ListTasksParams;
 
 /** One page in wire form. */
 export interface ListTasksPage {

@@ -1,18 +1,19 @@
 /**
- * Calling a task object from the A2A handler: a refusal (`ok: false`) becomes the @a2a-js/sdk's
+ * Calling a task object from the task gateway: a refusal (`ok: false`) becomes the @a2a-js/sdk's
  * typed A2A error, and a call the platform marks `retryable` (the object restarting) is tried
  * again, up to {@link RPC_RETRIES} times; a stream cut by a restart resumes after its last event.
  */
-import { StreamResponse } from "@a2a-js/sdk";
 import {
   RequestMalformedError,
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
+import { protoEvent } from "../protocol/proto-json.ts";
 import type { SequencedEvent, Task } from "../protocol/wire.ts";
 import { decodeLines } from "../task/ndjson.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
+import type { GatewayEvent } from "./task-gateway.ts";
 
 /** Attempts of a call to a task object before its error goes to the caller. */
 export const RPC_RETRIES = 4;
@@ -61,23 +62,20 @@ export function limitHistory(task: Task, historyLength: number): Task {
 }
 
 /**
- * Relays a task object's event stream as SDK stream responses. When the object restarts mid-way,
- * subscribes again (`resubscribe(after)`) after the last event relayed; `onSeq` sees each event's
- * sequence number (its SSE id).
+ * Relays a task object's event stream, each event with its sequence number (its SSE id). When the
+ * object restarts mid-way, subscribes again (`resubscribe(after)`) after the last event relayed.
  */
 export async function* relayEvents(
   first: ReadableStream<Uint8Array>,
   resubscribe: (after: number) => Promise<TaskResult<ReadableStream<Uint8Array>>>,
-  onSeq: (seq: number) => void,
-): AsyncGenerator<StreamResponse, void, undefined> {
+): AsyncGenerator<GatewayEvent, void, undefined> {
   let stream = first;
   let last: number | null = null;
   for (let attempt = 1; ; attempt++) {
     try {
       for await (const entry of decodeLines<SequencedEvent>(stream)) {
         last = entry.seq;
-        onSeq(entry.seq);
-        yield StreamResponse.fromJSON(entry.event);
+        yield { seq: entry.seq, event: protoEvent(entry.event) };
       }
       return;
     } catch (error) {

@@ -1,0 +1,235 @@
+/**
+ * `npm run tck:setup`: builds the official A2A conformance kit that `npm run tck` runs, in
+ * `.tck/` (or A2A_TCK_DIR), in five steps, each named if it fails:
+ *   1. checks for git and a Python 3.10 or later with its venv module (A2A_TCK_PYTHON, else python3);
+ *   2. fetches github.com/a2aproject/a2a-tck (A2A_TCK_REPO for a mirror or a local repository)
+ *      into `.tck/a2a-tck.git`, and checks out each branch at its pinned commit (tck-kit.ts) as
+ *      `tck-1.0/` and `tck-0.3/`, each with a `.tck-commit`;
+ *   3. applies tck/tck-1.0-local.patch to tck-1.0 (its push receiver on 127.0.0.1; the card fetched
+ *      with `A2A-Version: 1.0`);
+ *   4. makes a venv and installs tck/requirements.txt into it (pip, from PyPI);
+ *   5. adds the driver (tck/lib/) and run-tck.sh, and records the commits in kit.json.
+ * Running it again rebuilds the kit (the fetched repository is reused). Node only.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { type KitStamp, kitDir, pins, TCK_REPO } from "./tck-kit.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const vendored = join(root, "tck");
+
+const USAGE = `usage: npm run tck:setup [-- options]
+
+Builds the official A2A conformance kit (github.com/a2aproject/a2a-tck, branches 1.0-dev and
+0.3.x at their pinned commits, with the local patch and driver in tck/) and a Python venv for it,
+so that npm run tck can run it. Needs git, Python 3.10 or later with venv, and the network
+(GitHub and PyPI).
+
+options:
+  --dir <path>      where to build it (default .tck/ in the repository, or $A2A_TCK_DIR)
+  --repo <url>      where to fetch the kit from (default ${TCK_REPO}, or $A2A_TCK_REPO)
+  --python <exe>    the Python to make the venv with (default python3, or $A2A_TCK_PYTHON)
+  -h, --help        this text
+`;
+
+/** A failed step: its number and name, and why. */
+class StepError extends Error {}
+
+/** Runs a command; its output is kept for the error, not shown. */
+function run(command: string, args: string[], cwd?: string, env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(command, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+  });
+  return {
+    ok: result.status === 0,
+    missing: (result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT",
+    out: `${result.stdout ?? ""}${result.stderr ?? ""}`.trim(),
+  };
+}
+
+/** The last lines of a command's output, indented, for an error. */
+const tail = (out: string) =>
+  out
+    ? `\n${out
+        .split("\n")
+        .slice(-8)
+        .map((l) => `    ${l}`)
+        .join("\n")}`
+    : "";
+
+function step(n: number, name: string, check: () => void): void {
+  console.log(`tck:setup: ${n}. ${name}`);
+  try {
+    check();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new StepError(`step ${n} (${name}) failed: ${why}`);
+  }
+}
+
+/** The command line, or exit 2 (with the usage) on a wrong one. */
+function commandLine() {
+  try {
+    return parseArgs({
+      options: {
+        dir: { type: "string" },
+        repo: { type: "string" },
+        python: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }).values;
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string };
+    const option = /'(-[^' ]+)/.exec(message ?? "")?.[1];
+    const line =
+      code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
+        ? `unknown option ${option}`
+        : code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL"
+          ? `unexpected argument ${/'([^']+)'/.exec(message ?? "")?.[1] ?? ""}`
+          : /argument missing/.test(message ?? "")
+            ? `${option} needs a value`
+            : String(message);
+    process.stderr.write(`tck:setup: ${line}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+function main(): void {
+  const options = commandLine();
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const dir = resolve(options.dir ?? kitDir(root));
+  const repo = options.repo ?? (process.env.A2A_TCK_REPO || TCK_REPO);
+  const python = options.python ?? (process.env.A2A_TCK_PYTHON || "python3");
+  const branches = pins();
+  const bare = join(dir, "a2a-tck.git");
+  let pythonVersion = "";
+
+  step(1, "git and Python", () => {
+    const git = run("git", ["--version"]);
+    if (!git.ok)
+      throw new Error(`git ${git.missing ? "was not found" : "does not run"}: install git`);
+    const py = run(python, [
+      "-c",
+      "import sys, venv, ensurepip; print('%d.%d.%d' % sys.version_info[:3])",
+    ]);
+    if (py.missing)
+      throw new Error(
+        `${python} was not found: install Python 3.10 or later with its venv module (Debian: apt-get install python3 python3-venv), or name one with --python`,
+      );
+    if (!py.ok)
+      throw new Error(
+        `${python} has no venv or ensurepip module (Debian: apt-get install python3-venv)${tail(py.out)}`,
+      );
+    pythonVersion = py.out.split("\n").at(-1) ?? "";
+    const [major = 0, minor = 0] = pythonVersion.split(".").map(Number);
+    if (major < 3 || (major === 3 && minor < 10))
+      throw new Error(`${python} is Python ${pythonVersion}; the kit needs 3.10 or later`);
+  });
+
+  step(2, `fetch ${repo} at the pinned commits`, () => {
+    mkdirSync(dir, { recursive: true });
+    if (!existsSync(join(bare, "HEAD"))) {
+      const init = run("git", ["init", "--quiet", "--bare", bare]);
+      if (!init.ok) throw new Error(`git init failed${tail(init.out)}`);
+    }
+    const refspecs = branches.map((b) => `+refs/heads/${b.branch}:refs/heads/${b.branch}`);
+    const fetched = run("git", ["--git-dir", bare, "fetch", "--quiet", repo, ...refspecs]);
+    if (!fetched.ok) throw new Error(`git fetch failed${tail(fetched.out)}`);
+    for (const pin of branches) {
+      const full = run("git", [
+        "--git-dir",
+        bare,
+        "rev-parse",
+        "--verify",
+        `${pin.commit}^{commit}`,
+      ]);
+      if (!full.ok || full.out !== pin.commit)
+        throw new Error(
+          `${repo} has no commit ${pin.commit} (the pin of branch ${pin.branch}): it may have been rewritten; see docs/conformance.md`,
+        );
+      const target = join(dir, pin.folder);
+      rmSync(target, { recursive: true, force: true });
+      mkdirSync(target, { recursive: true });
+      const archive = spawnSync("git", ["--git-dir", bare, "archive", pin.commit], {
+        maxBuffer: 1 << 30,
+      });
+      if (archive.status !== 0) throw new Error(`git archive ${pin.commit} failed`);
+      const untar = spawnSync("tar", ["-x", "-C", target], { input: archive.stdout });
+      if (untar.status !== 0) throw new Error(`tar could not unpack ${pin.branch}`);
+      writeFileSync(join(target, ".tck-commit"), `${pin.commit}\n`);
+    }
+  });
+
+  step(3, "apply tck/tck-1.0-local.patch", () => {
+    const patched = run(
+      "git",
+      ["apply", "-p1", "--whitespace=nowarn", join(vendored, "tck-1.0-local.patch")],
+      join(dir, "tck-1.0"),
+      // Not inside the repository the kit may sit in: there git apply would skip every path.
+      { GIT_CEILING_DIRECTORIES: dir },
+    );
+    if (!patched.ok) throw new Error(`the patch does not apply to tck-1.0${tail(patched.out)}`);
+  });
+
+  step(4, "Python venv and tck/requirements.txt, from PyPI", () => {
+    const venv = join(dir, "venv");
+    rmSync(venv, { recursive: true, force: true });
+    const made = run(python, ["-m", "venv", venv]);
+    if (!made.ok) throw new Error(`${python} -m venv failed${tail(made.out)}`);
+    const pip = run(join(venv, "bin", "python"), [
+      "-m",
+      "pip",
+      "install",
+      "--quiet",
+      "--disable-pip-version-check",
+      "-r",
+      join(vendored, "requirements.txt"),
+    ]);
+    if (!pip.ok) {
+      rmSync(venv, { recursive: true, force: true });
+      throw new Error(`pip install failed (is PyPI reachable?)${tail(pip.out)}`);
+    }
+  });
+
+  step(5, "driver and run-tck.sh", () => {
+    rmSync(join(dir, "lib"), { recursive: true, force: true });
+    cpSync(join(vendored, "lib"), join(dir, "lib"), { recursive: true });
+    const runner = join(dir, "run-tck.sh");
+    writeFileSync(
+      runner,
+      `#!/usr/bin/env bash
+# Runs the official A2A conformance kit built by npm run tck:setup against a server:
+#   run-tck.sh [--spec 1.0|0.3] [--transport jsonrpc,http_json] [--level must|should|all] URL
+set -u
+HERE="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
+exec "$HERE/venv/bin/python" -u "$HERE/lib/tck_driver.py" "$@"
+`,
+    );
+    chmodSync(runner, 0o755);
+    const stamp: KitStamp = {
+      commits: Object.fromEntries(branches.map((b) => [b.spec, b.commit])),
+      python: pythonVersion,
+    };
+    writeFileSync(join(dir, "kit.json"), `${JSON.stringify(stamp, null, 2)}\n`);
+  });
+
+  console.log(
+    `tck:setup: the kit is ready in ${dir} (${branches.map((b) => `${b.branch}@${b.commit.slice(0, 7)}`).join(", ")}); run npm run tck`,
+  );
+}
+
+try {
+  main();
+} catch (error) {
+  console.error(`tck:setup: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

@@ -1,0 +1,99 @@
+/**
+ * One call to an agent, as every face of it (A2A JSON-RPC and HTTP+JSON, MCP, AG-UI) starts it:
+ * the public base URL, the agent the path names (or why none), whether the caller may use it, and
+ * the task gateway with the caller's identity, budgets and trace.
+ */
+import type { Context } from "hono";
+import type { AgentDefinition } from "../agents/identity.ts";
+import { currentAgents } from "../agents/overrides.ts";
+import { servedAgents } from "../agents/roster.ts";
+import { mayUseAgent } from "../auth/principal.ts";
+import { loadConfig } from "../config/config.ts";
+import { durableGateway } from "../gateway/durable-gateway.ts";
+import { HttpError } from "../platform/http-error.ts";
+import { errorFields, log } from "../platform/logging.ts";
+import { type AppEnv, budgetOf } from "../protocol/app-types.ts";
+import { counterKey } from "../users/limits.ts";
+import { agentCard } from "./card-route.ts";
+import { METHOD_NOT_FOUND } from "./errors.ts";
+import type { CallContext } from "./operations.ts";
+
+/** The public base URL: PUBLIC_URL, else the request's origin. */
+export function baseUrl(c: Context<AppEnv>): string {
+  return loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
+}
+
+export const agentEndpoint = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agents/${name}/`;
+
+export function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefined {
+  return servedAgents(c.env).find((agent) => agent.name === name);
+}
+
+/** A 404 for an unknown agent, or a 503 naming the file, line and field of a broken one. */
+export function unknownAgent(c: Context<AppEnv>, name: string): never {
+  const broken = currentAgents().broken(name);
+  if (broken)
+    throw new HttpError(
+      503,
+      `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`,
+    );
+  const known = servedAgents(c.env).map((agent) => agent.name);
+  throw new HttpError(404, `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`, {
+    rpcCode: METHOD_NOT_FOUND,
+  });
+}
+
+/**
+ * Serves the default agent (`DEFAULT_AGENT`) with `serve`, or says why it cannot: the root URLs
+ * are its aliases, so a default agent switched off (`ENABLE_<NAME>=false`) answers there as it
+ * does at its own URLs (404, an unknown agent).
+ */
+export function withDefaultAgent(
+  c: Context<AppEnv>,
+  serve: (agent: AgentDefinition) => Response | Promise<Response>,
+): Response | Promise<Response> {
+  const name = loadConfig(c.env).defaultAgent;
+  const agent = servedAgent(c, name);
+  return agent ? serve(agent) : unknownAgent(c, name);
+}
+
+/** What one call to `agent` runs with: its gateway, the caller, its card. */
+export function callContext(
+  c: Context<AppEnv>,
+  agent: AgentDefinition,
+  endpoint: string,
+  protocol: "1.0" | "0.3",
+): CallContext {
+  const lastEventId = Number.parseInt(c.req.header("Last-Event-ID") ?? "", 10);
+  return {
+    gateway: durableGateway({
+      tasks: c.env.TASKS,
+      db: c.env.DB,
+      definition: agent,
+      allowPrivateUrls: loadConfig(c.env).webFetchAllowPrivate,
+    }),
+    caller: {
+      owner: c.get("owner"),
+      counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
+      ...budgetOf(c.get("principal")),
+      traceId: c.get("traceId"),
+      ...(c.get("traceParent") ? { traceParent: c.get("traceParent") } : {}),
+      protocol,
+    },
+    lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
+    card: async (version) => (await agentCard(c, agent, endpoint, version)).card,
+  };
+}
+
+export const internalErrorLogger = (c: Context<AppEnv>) => (error: unknown) =>
+  log("error", "internal error", {
+    traceId: c.get("traceId"),
+    requestId: c.get("requestId"),
+    ...errorFields(error),
+  });
+
+/** Throws a 403 when the caller may not use `agent` (its access list, or the frontmatter's `access`). */
+export function checkAccess(c: Context<AppEnv>, agent: AgentDefinition): void {
+  if (!mayUseAgent(c.get("principal"), agent.name, agent.access))
+    throw new HttpError(403, `you may not use the agent ${agent.name}`);
+}

@@ -1,0 +1,168 @@
+/**
+ * The one method table of the A2A surface: every JSON-RPC method of both protocol generations
+ * (v1.0 `SendMessage`, v0.3 `message/send`, ...), each with the schema that validates its params
+ * (once), the task gateway operation it runs, and for v0.3 the translation of its params and
+ * answer (protocol/wire-v03.ts). The HTTP+JSON binding runs the same operations (rest.ts).
+ * Lookups take untrusted names: only the table's own methods, never `__proto__` or `toString`.
+ */
+import type { z } from "zod";
+import type { SendResult, WirePushConfig } from "../gateway/task-gateway.ts";
+import {
+  CancelTaskParams,
+  ExtendedCardParams,
+  GetTaskParams,
+  ListTasksParams,
+  PushConfigParams,
+  SendMessageParams,
+  SubscribeToTaskParams,
+} from "../protocol/params.ts";
+import type { Task } from "../protocol/wire.ts";
+import {
+  eventToV03,
+  pushConfigFromV03,
+  pushConfigToV03,
+  sendParamsFromV03,
+  sendResultToV03,
+  taskToV03,
+} from "../protocol/wire-v03.ts";
+import {
+  DeletePushConfigParamsV03,
+  MessageSendParamsV03,
+  PassThroughV03,
+  PushConfigQueryParamsV03,
+  SetPushConfigParamsV03,
+  TaskIdParamsV03,
+  TaskQueryParamsV03,
+} from "./params-v03.ts";
+
+/** A gateway operation (task-gateway.ts), or the binding's own extended card. */
+export type Operation =
+  | "send"
+  | "stream"
+  | "get"
+  | "list"
+  | "cancel"
+  | "subscribe"
+  | "setPushConfig"
+  | "getPushConfig"
+  | "listPushConfigs"
+  | "deletePushConfig"
+  | "extendedCard";
+
+/** The protocol generations the surface speaks. */
+export type A2AVersion = "1.0" | "0.3";
+
+type Json = Record<string, unknown>;
+
+/** One method: its params schema, its operation, and (v0.3) its translations. */
+export interface MethodSpec {
+  op: Operation;
+  params: z.ZodType;
+  /** It answers with a stream (SSE). */
+  streaming: boolean;
+  /** It sends a message (rate limits, consent). */
+  sends: boolean;
+  /** v0.3: validated params as the v1.0 params of `op`. */
+  toWire?(params: Json): Json;
+  /** v0.3: an answer (or stream event) of `op` in the v0.3 shape. */
+  fromWire?(result: unknown): unknown;
+}
+
+const spec = (op: Operation, params: z.ZodType, extra: Partial<MethodSpec> = {}): MethodSpec => ({
+  op,
+  params,
+  streaming: op === "stream" || op === "subscribe",
+  sends: op === "send" || op === "stream",
+  ...extra,
+});
+
+/** A2A v1.0 JSON-RPC methods (spec 1.0.1 §9). */
+const V1_METHODS: Readonly<Record<string, MethodSpec>> = {
+  SendMessage: spec("send", SendMessageParams),
+  SendStreamingMessage: spec("stream", SendMessageParams),
+  GetTask: spec("get", GetTaskParams),
+  ListTasks: spec("list", ListTasksParams),
+  CancelTask: spec("cancel", CancelTaskParams),
+  SubscribeToTask: spec("subscribe", SubscribeToTaskParams),
+  CreateTaskPushNotificationConfig: spec("setPushConfig", PushConfigParams),
+  GetTaskPushNotificationConfig: spec("getPushConfig", PushConfigParams),
+  ListTaskPushNotificationConfigs: spec("listPushConfigs", PushConfigParams, {
+    // ProtoJSON leaves an empty list out.
+    fromWire: (list) => ((list as WirePushConfig[]).length > 0 ? { configs: list } : {}),
+  }),
+  DeleteTaskPushNotificationConfig: spec("deletePushConfig", PushConfigParams),
+  GetExtendedAgentCard: spec("extendedCard", ExtendedCardParams),
+};
+
+const taskV03 = (result: unknown) => taskToV03(result as Task);
+
+/** A2A v0.3 JSON-RPC methods (spec 0.3.0 §7), translated to the v1.0 operations. */
+const V03_METHODS: Readonly<Record<string, MethodSpec>> = {
+  "message/send": spec("send", MessageSendParamsV03, {
+    toWire: sendParamsFromV03,
+    fromWire: (r) => sendResultToV03(r as SendResult),
+  }),
+  "message/stream": spec("stream", MessageSendParamsV03, {
+    toWire: sendParamsFromV03,
+    fromWire: (e) => eventToV03(e as Parameters<typeof eventToV03>[0]),
+  }),
+  "tasks/get": spec("get", TaskQueryParamsV03, { fromWire: taskV03 }),
+  "tasks/cancel": spec("cancel", TaskIdParamsV03, { fromWire: taskV03 }),
+  "tasks/resubscribe": spec("subscribe", TaskIdParamsV03, {
+    fromWire: (e) => eventToV03(e as Parameters<typeof eventToV03>[0]),
+  }),
+  "tasks/pushNotificationConfig/set": spec("setPushConfig", SetPushConfigParamsV03, {
+    toWire: (p) => pushConfigFromV03(p.pushNotificationConfig as Json, p.taskId as string),
+    fromWire: (c) => pushConfigToV03(c as Json),
+  }),
+  "tasks/pushNotificationConfig/get": spec("getPushConfig", PushConfigQueryParamsV03, {
+    toWire: (p) => ({ taskId: p.id, id: p.pushNotificationConfigId ?? "" }),
+    fromWire: (c) => pushConfigToV03(c as Json),
+  }),
+  "tasks/pushNotificationConfig/list": spec("listPushConfigs", PushConfigQueryParamsV03, {
+    toWire: (p) => ({ taskId: p.id }),
+    fromWire: (list) => (list as WirePushConfig[]).map((c) => pushConfigToV03({ ...c })),
+  }),
+  "tasks/pushNotificationConfig/delete": spec("deletePushConfig", DeletePushConfigParamsV03, {
+    toWire: (p) => ({ taskId: p.id, id: p.pushNotificationConfigId }),
+  }),
+  "agent/getAuthenticatedExtendedCard": spec("extendedCard", PassThroughV03),
+};
+
+const TABLES: Readonly<Record<A2AVersion, Readonly<Record<string, MethodSpec>>>> = {
+  "1.0": V1_METHODS,
+  "0.3": V03_METHODS,
+};
+
+/** A method of `version` by its (untrusted) name, or undefined. */
+export function methodSpec(version: A2AVersion, method: string): MethodSpec | undefined {
+  const table = TABLES[version];
+  return Object.hasOwn(table, method) ? table[method] : undefined;
+}
+
+/** The method names of `version`, for -32601 messages. */
+export const methodNames = (version: A2AVersion): string[] => Object.keys(TABLES[version]);
+
+/**
+ * Method names that no A2A version defines but older drafts and design documents use, with what
+ * each version calls the method: `message/sendSubscribe` (streaming, in some designs), and A2A
+ * 0.1's `tasks/send` and `tasks/sendSubscribe` (renamed in 0.2). They are not aliases: an alias
+ * would be a method no card advertises, which every method-keyed rule (rate limits, logs) would
+ * have to know; a call answers -32601 naming the method to use instead.
+ */
+const RENAMED_METHODS: Readonly<Record<string, Readonly<Record<A2AVersion, string>>>> = {
+  "message/sendSubscribe": { "1.0": "SendStreamingMessage", "0.3": "message/stream" },
+  "tasks/sendSubscribe": { "1.0": "SendStreamingMessage", "0.3": "message/stream" },
+  "tasks/send": { "1.0": "SendMessage", "0.3": "message/send" },
+};
+
+/**
+ * The end of a -32601 message for an older method name (see {@link RENAMED_METHODS}): the method
+ * of `version` to call instead, and the other version's; "" for any other name.
+ */
+export function renamedMethodHint(version: A2AVersion, method: string): string {
+  if (!Object.hasOwn(RENAMED_METHODS, method)) return "";
+  const names = RENAMED_METHODS[method] as Readonly<Record<A2AVersion, string>>;
+  const other = version === "1.0" ? "0.3" : "1.0";
+  return `; ${method} is an older name: call ${names[version]} (A2A ${version}; in A2A ${other}: ${names[other]})`;
+}

@@ -1,0 +1,90 @@
+/**
+ * Runs one operation of the method table (methods.ts) on the task gateway, with params already
+ * validated in v1.0 wire form, and answers in v1.0 wire form (a JSON-RPC `result`); the bindings
+ * only frame it. The extended card is the binding's own: the agent's card, where it has one.
+ */
+import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import type {
+  GatewayCaller,
+  GatewayEvent,
+  SubscribeParams,
+  TaskGateway,
+} from "../gateway/task-gateway.ts";
+import type {
+  CancelTaskParams,
+  GetTaskParams,
+  ListTasksParams,
+  PushConfigParams,
+  SendMessageParams,
+} from "../protocol/params.ts";
+import type { A2AVersion, Operation } from "./methods.ts";
+
+/** What a call runs with: the agent's gateway, who calls, and the agent's card. */
+export interface CallContext {
+  gateway: TaskGateway;
+  caller: GatewayCaller;
+  /** The SSE `Last-Event-ID` of a reconnecting subscriber, if any. */
+  lastEventId: number | null;
+  /** The agent's card in the shape of `version`. */
+  card(version: A2AVersion): Promise<Record<string, unknown>>;
+}
+
+/** Runs a streaming operation: the gateway's events, each with its sequence number. */
+export function runStream(
+  ctx: CallContext,
+  op: Operation,
+  params: unknown,
+): AsyncGenerator<GatewayEvent, void> {
+  const { gateway, caller } = ctx;
+  if (op === "stream") return gateway.stream(caller, params as SendMessageParams);
+  const subscribe = { ...(params as SubscribeParams), after: ctx.lastEventId };
+  return gateway.subscribe(caller, subscribe);
+}
+
+/** Runs a unary operation; `version` picks the extended card's shape. */
+export async function runUnary(
+  ctx: CallContext,
+  op: Operation,
+  params: unknown,
+  version: A2AVersion,
+): Promise<unknown> {
+  const { gateway, caller } = ctx;
+  switch (op) {
+    case "send":
+      return gateway.send(caller, params as SendMessageParams);
+    case "get":
+      return gateway.get(caller, params as GetTaskParams);
+    case "cancel":
+      return gateway.cancel(caller, params as CancelTaskParams);
+    case "list": {
+      const input = params as ListTasksParams;
+      const page = await gateway.list(caller, input);
+      // Asked for artifacts: every task says it, an empty list included.
+      if (!input.includeArtifacts) return page;
+      return { ...page, tasks: page.tasks.map((t) => ({ ...t, artifacts: t.artifacts ?? [] })) };
+    }
+    case "setPushConfig":
+      return gateway.setPushConfig(caller, params as PushConfigParams);
+    case "getPushConfig":
+      return gateway.getPushConfig(caller, params as PushConfigParams);
+    case "listPushConfigs":
+      return gateway.listPushConfigs(caller, params as PushConfigParams);
+    case "deletePushConfig":
+      await gateway.deletePushConfig(caller, params as PushConfigParams);
+      return null;
+    case "extendedCard": {
+      const card = await ctx.card(version);
+      const { capabilities } = (await ctx.card("1.0")) as {
+        capabilities?: { extendedAgentCard?: boolean };
+      };
+      if (!capabilities?.extendedAgentCard)
+        throw new UnsupportedOperationError(
+          "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
+        );
+      return card;
+    }
+    case "stream":
+    case "subscribe":
+      throw new Error(`${op} is a streaming operation`);
+  }
+}

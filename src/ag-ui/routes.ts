@@ -1,0 +1,134 @@
+/**
+ * The AG-UI face of every agent, pinned:
+ *   POST /agents/<name>/ag-ui   a RunAgentInput in, AG-UI events out (SSE, or AG-UI's protobuf
+ *                               framing when the Accept header asks for it)
+ * Behind the same authentication, body limit and message rate as the A2A endpoints (a run counts
+ * as a message and holds a stream lease: users/rate-limit.ts), on the same task objects through
+ * the same port as the MCP face. threadId is the conversation (contextId); a task that waits for
+ * the person ends the run with an interrupt whose id is the task's, which the next run answers
+ * (`resume`); a run sent again with the same runId meets its task and follows it from its log.
+ * Bad input is a JSON 400 before any event; once the stream started, a failure is RUN_ERROR and
+ * the stream ends.
+ */
+
+import { isRestError, restStatusFor } from "@a2a-js/sdk/errors";
+import type { BaseEvent } from "@ag-ui/core";
+import { EventEncoder } from "@ag-ui/encoder";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
+import { type TaskPort, taskPort } from "../a2a/task-port.ts";
+import { authenticate } from "../auth/middleware.ts";
+import { loadConfig } from "../config/config.ts";
+import { limitBody } from "../platform/body-limit.ts";
+import { HttpError } from "../platform/http-error.ts";
+import { jsonBody } from "../platform/json-body.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
+import type { StreamEvent } from "../protocol/wire.ts";
+import { limitRequests } from "../users/rate-limit.ts";
+import { runRequest } from "./run-input.ts";
+import { RunTranslator } from "./translate.ts";
+
+/** An A2A error raised before the run's first event, as the HTTP error it is. */
+function beforeStream(error: unknown): never {
+  if (error instanceof HttpError) throw error;
+  const status = isRestError(error) ? error.statusCode : restStatusFor(error);
+  if (status < 500 && error instanceof Error)
+    throw new HttpError(status as 400, error.message, { details: true });
+  throw error;
+}
+
+/** A resume names a task of this thread (the interrupt's id); a 404 for any other task id. */
+async function checkInterrupt(port: TaskPort, taskId: string, threadId: string): Promise<void> {
+  const task = await port.get(taskId, 0).catch(() => null);
+  if (task?.contextId !== threadId)
+    throw new HttpError(404, `resume: no interrupt ${taskId.slice(0, 100)} in this thread`, {
+      details: true,
+    });
+}
+
+async function serveRun(c: Context<AppEnv>): Promise<Response> {
+  const name = c.req.param("name") ?? "";
+  const agent = servedAgent(c, name);
+  if (!agent) return unknownAgent(c, name);
+  c.set("agent", agent.name);
+  c.set("rpcMethod", "ag-ui run");
+  const run = await runRequest(await jsonBody(c.req.raw));
+  const port = taskPort(c, agent);
+  const translator = new RunTranslator(run.threadId, run.runId);
+  const first: BaseEvent[] = [translator.started()];
+  let source: AsyncGenerator<StreamEvent, void, undefined> | null = null;
+  try {
+    const answered = run.action.kind === "cancel" ? run.action.taskId : run.action.message.taskId;
+    if (answered !== undefined) await checkInterrupt(port, answered, run.threadId);
+    if (run.action.kind === "cancel") {
+      first.push(...translator.translate({ task: await port.cancel(run.action.taskId) }));
+    } else {
+      source = port.send(run.action.message);
+      const head = await source.next();
+      if (!head.done) first.push(...translator.translate(head.value));
+    }
+  } catch (error) {
+    beforeStream(error);
+  }
+  const encoder = new EventEncoder({ accept: c.req.header("Accept") ?? "text/event-stream" });
+  const logInternal = internalErrorLogger(c);
+  const keepaliveMs = loadConfig(c.env).sseKeepaliveMs;
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (events: BaseEvent[]) => {
+        for (const event of events) controller.enqueue(encoder.encodeBinary(event));
+      };
+      const sse = encoder.getContentType() === "text/event-stream";
+      const keepalive = sse
+        ? setInterval(
+            () => controller.enqueue(new TextEncoder().encode(": keepalive\n\n")),
+            keepaliveMs,
+          )
+        : null;
+      try {
+        send(first);
+        if (source && !translator.done) {
+          for await (const event of source) {
+            send(translator.translate(event));
+            if (translator.done) break;
+          }
+        }
+        send(
+          translator.broken(
+            "The task's stream ended before the task did; run again with the same runId to follow it.",
+          ),
+        );
+      } catch (error) {
+        const named = error instanceof Error && (isRestError(error) || restStatusFor(error) < 500);
+        if (!named) logInternal(error);
+        send(translator.broken(named ? error.message : "Internal error"));
+      } finally {
+        if (keepalive) clearInterval(keepalive);
+        await source?.return(undefined).catch(() => undefined);
+        controller.close();
+      }
+    },
+    async cancel() {
+      await source?.return(undefined).catch(() => undefined);
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      "Content-Type": encoder.getContentType(),
+      "Cache-Control": "no-cache",
+      "X-Accel-Buffering": "no",
+    },
+  });
+}
+
+/** Routes of the AG-UI face. */
+export function agUiRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const sizeLimit = limitBody<AppEnv>(
+    (c) => loadConfig(c.env).maxBodyBytes,
+    (max) => new HttpError(413, `the body exceeds the size limit of ${max} bytes`),
+  );
+  app.post("/agents/:name/ag-ui", authenticate(), sizeLimit, limitRequests(), serveRun);
+  return app;
+}

@@ -1,0 +1,109 @@
+/**
+ * An AG-UI `RunAgentInput` as what it asks of the agent's tasks: a message to send in the thread
+ * (threadId = the A2A contextId), the answer to the interrupt a paused task raised (the interrupt's
+ * id is that task's id; the answer goes to it as a follow-up message), or the cancellation of that
+ * task. Only the newest user message is sent: the thread's earlier turns are the conversation the
+ * harness already keeps. Validated with AG-UI's own schema; every refusal is a 400 naming why.
+ */
+import { RunAgentInputSchema } from "@ag-ui/core/schemas";
+import { sha256Hex } from "../platform/hex.ts";
+import { HttpError, invalidInput } from "../platform/http-error.ts";
+import { TOO_DEEP_MESSAGE, tooDeep } from "../protocol/json-shape.ts";
+import { Id, type Message, type Part } from "../protocol/wire.ts";
+
+/** What one run does. */
+export type RunAction = { kind: "send"; message: Message } | { kind: "cancel"; taskId: string };
+
+/** A validated run: its ids and what it does. */
+export interface RunRequest {
+  threadId: string;
+  runId: string;
+  action: RunAction;
+}
+
+type Content = string | Array<{ type?: unknown; text?: unknown }>;
+
+/** The text of a user message's content (its text parts; other media are not taken). */
+function contentText(content: Content | undefined): string {
+  if (typeof content === "string") return content;
+  return (content ?? [])
+    .filter((part) => part.type === "text" && typeof part.text === "string")
+    .map((part) => part.text as string)
+    .join("\n");
+}
+
+/** The parts of an interrupt's answer: text as text, anything else as the form's values. */
+function answerParts(payload: unknown): Part[] {
+  if (typeof payload === "string" && payload.trim() !== "") return [{ text: payload }];
+  if (typeof payload === "object" && payload !== null && !Array.isArray(payload))
+    return [{ data: payload, mediaType: "application/json" }];
+  if (typeof payload === "boolean" || typeof payload === "number")
+    return [{ text: String(payload) }];
+  throw new HttpError(400, "resume: the payload of a resolved interrupt is empty", {
+    details: true,
+  });
+}
+
+const idOf = (value: string, field: string) => {
+  const parsed = Id.safeParse(value);
+  if (!parsed.success)
+    throw new HttpError(400, `${field}: ${parsed.error.issues[0]?.message ?? "invalid"}`, {
+      details: true,
+    });
+  return parsed.data;
+};
+
+/** The run `body` asks for; a 400 for anything else. */
+export async function runRequest(body: unknown): Promise<RunRequest> {
+  if (body === undefined)
+    throw new HttpError(400, "the body is not JSON: send a RunAgentInput", { details: true });
+  const deep = tooDeep(body);
+  if (deep)
+    throw new HttpError(400, `the body ${TOO_DEEP_MESSAGE} (at ${deep.join(".")})`, {
+      details: true,
+    });
+  const parsed = RunAgentInputSchema.safeParse(body);
+  if (!parsed.success) throw invalidInput(parsed.error);
+  const input = parsed.data;
+  const threadId = idOf(input.threadId, "threadId");
+  const runId = idOf(input.runId, "runId");
+  // The message id derives from the run: a run sent again (a client reconnecting) meets its task.
+  const messageId = `ag-ui-${(await sha256Hex(`ag-ui:${threadId}:${runId}`)).slice(0, 32)}`;
+  const resume = input.resume ?? [];
+  if (resume.length > 1)
+    throw new HttpError(400, "resume: one interrupt is raised at a time; answer it alone", {
+      details: true,
+    });
+  const entry = resume[0];
+  if (entry) {
+    const taskId = idOf(entry.interruptId, "resume.interruptId");
+    if (entry.status === "cancelled")
+      return { threadId, runId, action: { kind: "cancel", taskId } };
+    return {
+      threadId,
+      runId,
+      action: {
+        kind: "send",
+        message: {
+          messageId,
+          role: "ROLE_USER",
+          contextId: threadId,
+          taskId,
+          parts: answerParts(entry.payload),
+        },
+      },
+    };
+  }
+  const last = [...input.messages].reverse().find((message) => message.role === "user");
+  const text = contentText(last?.content as Content | undefined).trim();
+  if (!text)
+    throw new HttpError(400, "messages: no user message with text to send", { details: true });
+  return {
+    threadId,
+    runId,
+    action: {
+      kind: "send",
+      message: { messageId, role: "ROLE_USER", contextId: threadId, parts: [{ text }] },
+    },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The task gateway (task-gateway.ts) over task Durable Objects: each call goes to the object of
+ * the task it names (a new message makes the task id and its object), ListTasks reads the D1
+ * index. Wire JSON in and out, ProtoJSON-shaped (protocol/proto-json.ts); refusals become the
+ * A2A typed errors, and a task object restarting mid-call is retried where that is safe.
+ */
+import { RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors";
+import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
+import { stubByName } from "../platform/object-stub.ts";
+import type { SendMessageParams } from "../protocol/params.ts";
+import { protoMessage, protoTask } from "../protocol/proto-json.ts";
+import type { Task } from "../protocol/wire.ts";
+import type { PushAnswer, PushCall } from "../push/push-calls.ts";
+import { type PushConfig, toWireConfig } from "../push/push-config.ts";
+import type { TaskResult } from "../task/rpc-types.ts";
+import type { TaskObject } from "../task/task-object.ts";
+import { DEFAULT_PAGE_SIZE, type ListTasksPage, listTasks } from "./list-tasks.ts";
+import { checkedPushConfig, type SendDefinition } from "./send-checks.ts";
+import { type Sent, sendToTask } from "./send-task.ts";
+import { limitHistory, relayEvents, unwrap, withRetry } from "./task-calls.ts";
+import type {
+  GatewayCaller,
+  GatewayEvent,
+  SendResult,
+  TaskGateway,
+  WirePushConfig,
+} from "./task-gateway.ts";
+
+/** What the gateway of one agent needs. */
+export interface GatewayDeps {
+  tasks: DurableObjectNamespace<TaskObject>;
+  db: D1Database;
+  /** The agent's media types, messageId dedupe and program (see agents/identity.ts). */
+  definition: SendDefinition;
+  /** WEB_FETCH_ALLOW_PRIVATE: push URLs may name private hosts. */
+  allowPrivateUrls: boolean;
+}
+
+/** The gateway of one agent over its task objects. */
+export function durableGateway(deps: GatewayDeps): TaskGateway {
+  const stub = (taskId: string): DurableObjectStub<TaskObject> => stubByName(deps.tasks, taskId);
+  const agent = deps.definition.name;
+
+  const subscribeCall = (caller: GatewayCaller, taskId: string, after: number | null) =>
+    // The RPC stub's inferred type splits the result union; the task object returns exactly this.
+    stub(taskId).subscribe({ owner: caller.owner, after }) as Promise<
+      TaskResult<ReadableStream<Uint8Array>>
+    >;
+
+  const relay = (caller: GatewayCaller, taskId: string, first: ReadableStream<Uint8Array>) =>
+    relayEvents(first, (after) => subscribeCall(caller, taskId, after));
+
+  const readTask = (caller: GatewayCaller, id: string, historyLength: number | undefined) =>
+    withRetry(() =>
+      stub(id).get({
+        owner: caller.owner,
+        ...(historyLength === undefined ? {} : { historyLength }),
+      }),
+    ) as Promise<TaskResult<Task>>;
+
+  const push = async (taskId: string | undefined, call: PushCall): Promise<PushAnswer> => {
+    if (!taskId) throw new RequestMalformedError("taskId is required");
+    const answer = () => stub(taskId).push(call) as Promise<TaskResult<PushAnswer>>;
+    return unwrap(await withRetry(answer));
+  };
+
+  const wireConfig = (taskId: string, config: PushConfig | undefined): WirePushConfig => {
+    if (!config) throw new TaskNotFoundError("no such push notification config");
+    return toWireConfig(taskId, config) as unknown as WirePushConfig;
+  };
+
+  const send = (
+    caller: GatewayCaller,
+    params: SendMessageParams,
+    mode: "stream" | "wait",
+  ): Promise<Sent> => sendToTask({ ...deps, agent, caller }, params, mode);
+
+  return {
+    async send(caller, params) {
+      const sent = await send(caller, params, "wait");
+      if ("reply" in sent) return { message: protoMessage(sent.reply) } satisfies SendResult;
+      const { taskId, outcome } = sent;
+      const historyLength = params.configuration?.historyLength;
+      // A new task answered once settled (one call), or the task as the call left it.
+      if (params.configuration?.returnImmediately || sent.settled) {
+        const task =
+          historyLength === undefined ? outcome.task : limitHistory(outcome.task, historyLength);
+        return { task: protoTask(task) };
+      }
+      const settled = await withRetry(() =>
+        stub(taskId).waitSettled({
+          owner: caller.owner,
+          ...(historyLength === undefined ? {} : { historyLength }),
+        }),
+      );
+      return { task: protoTask(unwrap(settled)) };
+    },
+
+    async *stream(caller, params): AsyncGenerator<GatewayEvent, void> {
+      const sent = await send(caller, params, "stream");
+      if ("reply" in sent) {
+        // A Message instead of a Task: the stream is that one message (spec 1.0.1 §3.1.2).
+        yield { seq: null, event: { message: protoMessage(sent.reply) } };
+        return;
+      }
+      if (!sent.outcome.stream) throw new Error("task object returned no stream");
+      yield* relay(caller, sent.taskId, sent.outcome.stream);
+    },
+
+    async get(caller, params) {
+      return protoTask(unwrap(await readTask(caller, params.id, params.historyLength)));
+    },
+
+    async cancel(caller, params) {
+      const result = await withRetry(() => stub(params.id).cancel({ owner: caller.owner }));
+      return protoTask(unwrap(result));
+    },
+
+    async *subscribe(caller, params): AsyncGenerator<GatewayEvent, void> {
+      const after = params.after ?? null;
+      const result = await withRetry(() => subscribeCall(caller, params.id, after));
+      yield* relay(caller, params.id, unwrap(result));
+    },
+
+    async list(caller, params): Promise<ListTasksPage> {
+      const anonymous = caller.owner === ANONYMOUS_CALLER;
+      // An anonymous caller lists one conversation, the one it names; naming none lists nothing.
+      if (anonymous && !params.contextId)
+        return {
+          tasks: [],
+          nextPageToken: "",
+          pageSize: params.pageSize ?? DEFAULT_PAGE_SIZE,
+          totalSize: 0,
+        };
+      const owner =
+        anonymous && params.contextId ? await anonymousOwner(params.contextId) : caller.owner;
+      const page = await listTasks(deps.db, { owner, agent }, params, async (id, historyLength) => {
+        const result = await readTask(caller, id, historyLength);
+        return result.ok ? result.value : null;
+      });
+      return { ...page, tasks: page.tasks.map(protoTask) };
+    },
+
+    async setPushConfig(caller, params) {
+      const config = checkedPushConfig(params, caller.protocol, deps.allowPrivateUrls);
+      const answer = await push(params.taskId, { op: "create", owner: caller.owner, config });
+      return wireConfig(params.taskId as string, answer.configs[0]);
+    },
+
+    async getPushConfig(caller, params) {
+      const id = params.id ?? "";
+      const answer = await push(params.taskId, { op: "get", owner: caller.owner, id });
+      return wireConfig(params.taskId as string, answer.configs[0]);
+    },
+
+    async listPushConfigs(caller, params) {
+      const answer = await push(params.taskId, { op: "list", owner: caller.owner });
+      return answer.configs.map((c) => wireConfig(params.taskId as string, c));
+    },
+
+    async deletePushConfig(caller, params) {
+      const id = params.id ?? "";
+      await push(params.taskId, { op: "delete", owner: caller.owner, id });
+    },
+  };
+}

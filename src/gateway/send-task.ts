@@ -1,0 +1,118 @@
+/**
+ * A send, from the task gateway to the task object: checks the message (media types, an
+ * inline push config), lets an agent program answer with a Message instead, then creates the
+ * task (or continues the one the message names). A blocking send is one call: the task object
+ * answers once the task settles.
+ */
+
+import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymous.ts";
+import { contextIdFor, firstTaskOf } from "../context/join.ts";
+import { newId, taskIdFor } from "../platform/ids.ts";
+import { stubByName } from "../platform/object-stub.ts";
+import { budgetOf } from "../protocol/app-types.ts";
+import type { Message } from "../protocol/wire.ts";
+import type { SendOutcome } from "../task/rpc-types.ts";
+import type { TaskObject } from "../task/task-object.ts";
+import {
+  checkedPushConfig,
+  checkMediaTypes,
+  programReply,
+  type SendDefinition,
+  type WireSendRequest,
+} from "./send-checks.ts";
+import { callerOf } from "./subagent-caller.ts";
+import { unwrap, withRetry } from "./task-calls.ts";
+import type { GatewayCaller } from "./task-gateway.ts";
+
+/** What a send needs: the agent's task objects and definition, and who sends. */
+export interface SendDeps {
+  tasks: DurableObjectNamespace<TaskObject>;
+  agent: string;
+  definition: SendDefinition;
+  allowPrivateUrls: boolean;
+  caller: GatewayCaller;
+}
+
+/** What a send made: the task and the object's answer (`settled` when it waited), or a reply. */
+export type Sent =
+  | { taskId: string; outcome: SendOutcome; request: WireSendRequest; settled: boolean }
+  | { reply: Message };
+
+/** Checks a send, then creates the task or continues the one the message names. */
+export async function sendToTask(
+  deps: SendDeps,
+  request: WireSendRequest,
+  mode: "stream" | "wait",
+): Promise<Sent> {
+  const stream = mode === "stream";
+  const { message } = request;
+  const { definition, allowPrivateUrls, caller: who } = deps;
+  checkMediaTypes(definition, request);
+  const reply = programReply(definition, message);
+  if (reply) return { reply };
+  const inline = request.configuration?.taskPushNotificationConfig;
+  const pushConfig = inline ? checkedPushConfig(inline, who.protocol, allowPrivateUrls) : undefined;
+  if (message.taskId) {
+    const taskId = message.taskId;
+    const followUp = { owner: who.owner, message, ...(pushConfig ? { pushConfig } : {}) };
+    const result = await stubByName(deps.tasks, taskId).followUp(
+      { ...followUp, ...budgetOf(who) },
+      { stream },
+    );
+    return { taskId, outcome: unwrap(result), request, settled: false };
+  }
+  const { contextId, owner, taskId } = await newTaskIds(deps, message);
+  const caller = callerOf(message);
+  const input = {
+    taskId,
+    contextId,
+    freshContext: message.contextId === undefined,
+    agent: deps.agent,
+    owner,
+    counters: who.counters,
+    ...budgetOf(who),
+    traceId: who.traceId,
+    ...(who.traceParent ? { traceParent: who.traceParent } : {}),
+    message,
+    ...(request.metadata ? { requestMetadata: request.metadata } : {}),
+    ...(caller ? { remoteParent: caller } : {}),
+    ...(pushConfig ? { pushConfig } : {}),
+  };
+  const wait = mode === "wait" && !request.configuration?.returnImmediately;
+  const result = await withRetry(() =>
+    stubByName(deps.tasks, taskId).create(input, { stream, wait }),
+  );
+  return { taskId, outcome: unwrap(result), request, settled: wait };
+}
+
+/**
+ * The new task's conversation, owner and id. An anonymous caller's tasks belong to the
+ * conversation: their owner derives from the contextId, so its task ids are as unguessable as
+ * that. A task id is derived from (owner, agent, messageId): a resent message, even a concurrent
+ * one, reaches the same object, whose create() returns the task it already made (unless the agent
+ * turns that off: then each message is a new task). A conversation the server opens is named
+ * after its first task (`contextIdFor`), so the conversation's object, made only when a second
+ * task joins, can ask that task for its turns; an anonymous one's first task is named after the
+ * new contextId instead (its owner, and so any derived id, needs the contextId first).
+ */
+async function newTaskIds(
+  deps: SendDeps,
+  message: Message,
+): Promise<{ contextId: string; owner: string; taskId: string }> {
+  const who = deps.caller;
+  const anonymous = who.owner === ANONYMOUS_CALLER;
+  const derived = (owner: string) =>
+    deps.definition.dedupeMessages ? taskIdFor(owner, deps.agent, message.messageId) : newId();
+  if (message.contextId === undefined) {
+    if (anonymous) {
+      const contextId = newContextId();
+      const taskId = firstTaskOf(contextId) as string;
+      return { contextId, owner: await anonymousOwner(contextId), taskId };
+    }
+    const taskId = await derived(who.owner);
+    return { contextId: contextIdFor(taskId), owner: who.owner, taskId };
+  }
+  const contextId = message.contextId;
+  const owner = anonymous ? await anonymousOwner(contextId) : who.owner;
+  return { contextId, owner, taskId: await derived(owner) };
+}

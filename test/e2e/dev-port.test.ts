@@ -1,0 +1,70 @@
+/**
+ * `npm run dev` on a taken port (issue 29): it stops before building, making a key or printing a
+ * banner, exit 1, with one line naming the process that holds the port (its pid and command), or
+ * "another npm run dev" with that one's pid and directory.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { spawnCli } from "./cli-run.ts";
+import { freePort, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+
+/** Runs `node scripts/dev.ts <args>` to its end. */
+function runDev(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const child = spawn(process.execPath, [join(root, "scripts", "dev.ts"), ...args], {
+    cwd: root,
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  return new Promise((resolve) =>
+    child.once("close", (code) => resolve({ code: code ?? -1, out, err })),
+  );
+}
+
+let harness: ScriptedHarness | undefined;
+afterAll(async () => {
+  await harness?.stop();
+});
+
+describe("npm run dev on a taken port", () => {
+  it("names the process that holds it, and builds, keys and prints nothing", async () => {
+    const port = await freePort();
+    const script = `require("net").createServer().listen(${port},"127.0.0.1",()=>console.log(1))`;
+    const holder = spawn(process.execPath, ["-e", script]);
+    try {
+      await new Promise<void>((resolve) => holder.stdout.once("data", () => resolve()));
+      const run = await runDev(["--port", String(port)]);
+      expect(run.code).toBe(1);
+      expect(run.out).toBe("");
+      expect(run.err).toBe(
+        `port ${port} on 127.0.0.1 is taken by pid ${holder.pid} (${process.execPath} -e ${script}): stop it, or use another port: npm run dev -- --port ${port + 1}\n`,
+      );
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it("says when the holder is another npm run dev, and which", async () => {
+    harness = await startScriptedHarness();
+    const { port } = harness.server;
+    const run = await runDev(["--port", String(port)]);
+    expect(run.code).toBe(1);
+    expect(run.out).not.toContain("dev-admin-");
+    expect(run.err).toMatch(
+      new RegExp(
+        `^port ${port} on 127\\.0\\.0\\.1 is taken by another npm run dev \\(pid \\d+, in ${root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\): stop it, or use another port: npm run dev -- --port ${port + 1}\\n$`,
+      ),
+    );
+    // The first one still serves.
+    expect((await spawnCli(["card", "writer", "--url", harness.server.url])).code).toBe(0);
+  });
+});

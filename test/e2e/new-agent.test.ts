@@ -1,0 +1,103 @@
+/**
+ * `npm run new-agent <name>` (scripts/new-agent.ts, scripts/agent-template.ts), in Node without a
+ * server: the template is a valid IDENTITY.md as written and with every optional key
+ * uncommented; the script writes it under agents/<name>/ and refuses an existing or invalid name
+ * with one line.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { agentTemplate } from "../../scripts/agent-template.ts";
+import { parseIdentity } from "../../src/agents/identity.ts";
+
+const script = join(import.meta.dirname, "..", "..", "scripts", "new-agent.ts");
+
+/** Runs the script in `cwd`. */
+function newAgent(cwd: string, ...args: string[]) {
+  const run = spawnSync(process.execPath, [script, ...args], { cwd, encoding: "utf8" });
+  return { code: run.status, out: run.stdout, err: run.stderr };
+}
+
+/** A project directory: a package.json and an agents/ directory. */
+function project(): string {
+  const dir = mkdtempSync(join(tmpdir(), "a2a-new-agent-"));
+  writeFileSync(join(dir, "package.json"), "{}");
+  mkdirSync(join(dir, "agents"));
+  return dir;
+}
+
+/** The README's fenced block of `lang` that follows the line starting with `after`. */
+function readmeBlock(after: string, lang: string): string {
+  const readme = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
+  const from = readme.indexOf(`\n${after}`);
+  const open = readme.indexOf(`\n\`\`\`${lang}\n`, from);
+  const close = readme.indexOf("\n```\n", open + 1);
+  expect(from >= 0 && open > from && close > open).toBe(true);
+  return readme.slice(open + lang.length + 5, close + 1);
+}
+
+describe("the README's agent files", () => {
+  it("the smallest file and the every-key example are valid IDENTITY.md files", () => {
+    const smallest = readmeBlock("or is not kebab-case. The smallest valid file:", "markdown");
+    expect(parseIdentity("agents/reviewer/IDENTITY.md", smallest).name).toBe("reviewer");
+    const every = parseIdentity("agents/writer/IDENTITY.md", readmeBlock("Every key.", "yaml"));
+    expect(every).toMatchObject({ name: "writer", program: null, effort: "high" });
+  });
+});
+
+describe("npm run new-agent", () => {
+  it("writes a template that is valid as written, its skills tagged", () => {
+    const agent = parseIdentity("agents/reviewer/IDENTITY.md", agentTemplate("reviewer"));
+    expect(agent).toMatchObject({ name: "reviewer", program: null, modelNamed: false });
+    expect(agent.description).toContain("What reviewer does");
+    expect(agent.skills).toEqual([
+      expect.objectContaining({ name: "Reviewer", tags: ["reviewer"] }),
+    ]);
+  });
+
+  it("stays valid with every optional key uncommented", () => {
+    const text = agentTemplate("code-reviewer")
+      .split("\n")
+      .map((line) => line.replace(/^# ( *[a-z][A-Za-z]*:)/, "$1"))
+      .join("\n");
+    expect(text).not.toBe(agentTemplate("code-reviewer"));
+    const agent = parseIdentity("agents/code-reviewer/IDENTITY.md", text);
+    expect(agent).toMatchObject({
+      modelNamed: true,
+      thinking: { budgetTokens: 4096 },
+      effort: "high",
+      tags: ["review"],
+      access: { roles: ["user", "admin"], users: null },
+    });
+    expect(agent.tools.allow).toContain("read_file");
+    expect(agent.tools.requireApproval).toEqual(["checkpoint_restore"]);
+  });
+
+  it("creates agents/<name>/IDENTITY.md, and refuses an existing or invalid name in one line", () => {
+    const dir = project();
+    const made = newAgent(dir, "reviewer");
+    expect(made).toMatchObject({ code: 0, err: "" });
+    expect(made.out).toMatch(/^agents\/reviewer\/IDENTITY\.md: created\. .*\/agents\/reviewer\//);
+    const file = join(dir, "agents", "reviewer", "IDENTITY.md");
+    expect(readFileSync(file, "utf8")).toBe(agentTemplate("reviewer"));
+
+    writeFileSync(file, "mine");
+    expect(newAgent(dir, "reviewer")).toEqual({
+      code: 1,
+      out: "",
+      err: "new-agent: agents/reviewer/IDENTITY.md: agents/reviewer exists already; choose another name or edit that file\n",
+    });
+    expect(readFileSync(file, "utf8")).toBe("mine");
+    for (const args of [["Reviewer"], ["my_agent"], [], ["a", "b"]]) {
+      const run = newAgent(dir, ...args);
+      expect(run.code).toBe(1);
+      expect(run.err).toMatch(/^new-agent: [^\n]+\n$/);
+    }
+    expect(newAgent(dir, "Reviewer").err).toContain('"Reviewer" is not an agent name');
+    expect(newAgent(mkdtempSync(join(tmpdir(), "a2a-new-agent-")), "x").err).toContain(
+      "run it from the project root",
+    );
+  });
+});
