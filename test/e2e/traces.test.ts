@@ -132,12 +132,18 @@ async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean)
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in 150 s");
+    if (Date.now() > deadline)
+      throw new Error(
+        `condition not met in 150 s; received ${receiver.spans.map((x) => x.name).join(", ")}; A said:\n${a.output().slice(-3000)}\nB said:\n${b.output().slice(-3000)}`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
 beforeAll(async () => {
+  // The Worker's warnings reach output() (dev-server.ts keeps wrangler at errors by default): the
+  // second test reads the one line a failed export writes.
+  process.env.WRANGLER_LOG = "warn";
   receiver = await startReceiver();
   const shared = freshStateDir();
   const common = {
