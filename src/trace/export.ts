@@ -11,7 +11,7 @@ import type { TraceSpan } from "./span-types.ts";
 import type { OtlpExport } from "./trace-config.ts";
 
 /** How long one export may take before its spans are dropped. */
-export const EXPORT_TIMEOUT_MS = 5_000;
+export const EXPORT_TIMEOUT_MS = 10_000;
 const LOG_EVERY_MS = 60_000;
 let lastLogged = 0;
 let droppedSinceLog = 0;
