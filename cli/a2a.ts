@@ -19,7 +19,7 @@ import { Task as SdkTask } from "@a2a-js/sdk";
 import { chat } from "./chat.ts";
 import { type CommandLine, parseCommandLine, usage } from "./command-line.ts";
 import { explain, oneLine, UsageError } from "./errors.ts";
-import { type Out, stateName, TaskView, textOf } from "./render.ts";
+import { costLine, type Out, stateName, TaskView, textOf } from "./render.ts";
 import { Spinner } from "./spinner.ts";
 import { type Session, stdout, streaming, streamTo, taskJson, textRequest } from "./stream.ts";
 import {
@@ -63,6 +63,7 @@ function commandLine(): CommandLine {
 const line = commandLine();
 
 const out: Out = stdout;
+const ENDED = new Set(["completed", "failed", "canceled", "rejected"]);
 const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 /**
@@ -137,6 +138,11 @@ async function main(): Promise<number> {
     if ((view.state === "input-required" || view.state === "auth-required") && target)
       process.stderr.write(`answer with: ${answerCommand(target, view.taskId)}\n`);
   };
+  // The end of send and stream: the task's tokens and estimated cost once it has ended (stderr).
+  const ending = (view: TaskView) => {
+    hint(view);
+    if (view.cost && ENDED.has(view.state)) process.stderr.write(`${costLine(view.cost)}\n`);
+  };
   switch (command) {
     case "send":
     case "stream": {
@@ -145,7 +151,7 @@ async function main(): Promise<number> {
         // No text: follow the task (after Ctrl-C or a lost connection).
         process.on("SIGINT", interrupted);
         const view = await streamTo(session, { follow: line.task }, line.json ? "json" : "live");
-        if (!line.json) hint(view);
+        if (!line.json) ending(view);
         return exitCodeFor(view.state);
       }
       // A conversation named up front, so that a cut before the task's id says where to find it.
@@ -165,7 +171,7 @@ async function main(): Promise<number> {
             process.stderr.write(`task ${v.taskId} · context ${v.contextId}\n`);
         });
         if (output === "quiet") view.summary(out);
-        if (!line.json) hint(view);
+        if (!line.json) ending(view);
         return view.taskId ? exitCodeFor(view.state) : 0;
       }
       const spinner = new Spinner(() => !line.json);
@@ -183,7 +189,7 @@ async function main(): Promise<number> {
       if (!line.json) {
         process.stderr.write(`task ${view.taskId} · context ${view.contextId}\n`);
         view.end();
-        hint(view);
+        ending(view);
       }
       return exitCodeFor(view.state);
     }

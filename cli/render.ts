@@ -5,6 +5,7 @@
  * lines), the state changes, and what an input-required pause asks. Works on the v1.0 JSON form
  * of events, whatever the agent's protocol version.
  */
+import { COST_EXTENSION } from "../src/protocol/extensions.ts";
 import type { FormField } from "./form.ts";
 
 type Json = Record<string, unknown>;
@@ -108,6 +109,27 @@ export function questionOf(message: Message | undefined): Question {
   return { text, fields };
 }
 
+/** What the cost extension reports (src/trace/cost.ts). */
+export interface TaskCost {
+  usage: Record<string, number>;
+  estimatedCostUsd: number;
+  model: string;
+}
+
+function costOf(metadata: unknown): TaskCost | undefined {
+  const cost = (metadata as Record<string, unknown> | undefined)?.[COST_EXTENSION] as
+    | TaskCost
+    | undefined;
+  return typeof cost?.estimatedCostUsd === "number" && cost.usage ? cost : undefined;
+}
+
+/** One line for people: a task's tokens and estimated cost. */
+export function costLine(cost: TaskCost): string {
+  const n = (key: string) => (cost.usage[key] ?? 0).toLocaleString("en-US");
+  const calls = cost.usage.modelCalls ?? 0;
+  return `cost: ~$${cost.estimatedCostUsd.toFixed(4)} (${n("inputTokens")} in · ${n("outputTokens")} out · ${n("cacheReadTokens")} cache read · ${n("cacheWriteTokens")} cache write tokens; ${calls} model call${calls === 1 ? "" : "s"}; estimated at ${cost.model || "default"} list prices)`;
+}
+
 /** Renders one task's events; keeps the answer text as a client must (append or replace). */
 export class TaskView {
   readonly #out: Out;
@@ -120,6 +142,8 @@ export class TaskView {
   state = "";
   /** The last status message (the question when the task waits for input, the error if it failed). */
   lastMessage: Message | undefined;
+  /** The task's usage and estimated cost (the cost extension), once a status reported it. */
+  cost: TaskCost | undefined;
   /** The text of a message the agent answered with instead of a task. */
   reply = "";
   /** Each artifact's name, per artifact id. */
@@ -175,6 +199,7 @@ export class TaskView {
     this.contextId = String(task.contextId ?? "");
     this.state = stateName(status.state);
     this.lastMessage = status.message;
+    this.cost = costOf(task.metadata) ?? this.cost;
     if (announce)
       this.#line(dim(this.#out, `task ${this.taskId} · context ${this.contextId} · ${this.state}`));
     for (const artifact of (task.artifacts ?? []) as Json[]) this.#show(artifact, false, true);
@@ -182,6 +207,7 @@ export class TaskView {
 
   #status(update: Json): void {
     const status = (update.status ?? {}) as { state?: string; message?: Message };
+    this.cost = costOf(update.metadata) ?? this.cost;
     const state = stateName(status.state);
     const event = harnessEvent(status.message);
     if (event) {

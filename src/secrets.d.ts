@@ -15,5 +15,7 @@ declare namespace Cloudflare {
     AGENT_CARD_SIGNING_KEY?: string;
     /** Bearer token of the researcher's documentation MCP server (DOCS_MCP_URL). */
     DOCS_MCP_TOKEN?: string;
+    /** Headers of OTLP trace export (`key=value,...`, values URL-encoded), e.g. a collector's API key. */
+    OTEL_EXPORTER_OTLP_HEADERS?: string;
   }
 }

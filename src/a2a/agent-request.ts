@@ -81,6 +81,7 @@ export function callContext(
       ...budgetOf(c.get("principal")),
       ...(c.get("principal").delegation ? { delegation: c.get("principal").delegation } : {}),
       traceId: c.get("traceId"),
+      ...(c.get("traceParent") ? { traceParent: c.get("traceParent") } : {}),
       protocol,
     },
     lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,

@@ -12,6 +12,7 @@ import type { Config } from "../config/config.ts";
 import { SUPPORTED_INPUT_MODES, SUPPORTED_OUTPUT_MODES } from "../loop/user-content.ts";
 import { sha256Hex } from "../platform/hex.ts";
 import {
+  COST_EXTENSION,
   DELEGATION_EXTENSION,
   DELEGATION_SCHEME,
   HARNESS_EVENTS_EXTENSION,
@@ -84,6 +85,13 @@ const delegationScheme = (config: Config, scheme: object) =>
 const openDelegation = (config: Config, scheme: object) =>
   issuersOf(config).length > 0 ? { securitySchemes: delegationScheme(config, scheme) } : {};
 
+/** The cost extension, as both card generations declare it. */
+const COST_CARD_EXTENSION = {
+  uri: COST_EXTENSION,
+  description:
+    "A task's token usage and estimated cost (USD, from list prices) in its metadata and in its final status update's metadata, under this URI: { usage, estimatedCostUsd, model }.",
+};
+
 const isHttpsUrl = (value: string) => /^https:\/\//.test(value);
 
 /** The description, with a warning when the agent answers with the scripted model. */
@@ -140,7 +148,7 @@ export const buildAgentCard: CardBuilder = (agent, urls, config) => {
       streaming: true,
       pushNotifications: true,
       extendedAgentCard: declaresExtendedCard(agent, config),
-      extensions: [HARNESS_EXTENSION, ...delegationExtensions(config)],
+      extensions: [HARNESS_EXTENSION, COST_CARD_EXTENSION, ...delegationExtensions(config)],
     },
     ...(secured
       ? {
@@ -193,7 +201,7 @@ export const buildLegacyAgentCard: CardBuilder = (agent, urls, config) => {
       streaming: true,
       pushNotifications: true,
       stateTransitionHistory: false,
-      extensions: [HARNESS_EXTENSION, ...delegationExtensions(config)],
+      extensions: [HARNESS_EXTENSION, COST_CARD_EXTENSION, ...delegationExtensions(config)],
     },
     ...(secured
       ? {

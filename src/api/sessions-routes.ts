@@ -13,6 +13,7 @@
 import { type Context, Hono } from "hono";
 import { ANONYMOUS_CALLER, anonymousOwner, isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
+import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
@@ -24,6 +25,8 @@ import {
   sessionTasks,
   withDescendants,
 } from "../store/task-queries.ts";
+import { agentModel } from "../trace/cost.ts";
+import { estimateCost } from "../users/pricing.ts";
 import { eraseContexts, eraseOwnerFiles, eraseTasks } from "./erase.ts";
 
 /** Who owns session `contextId` for this caller: itself, or (anonymous) that conversation. */
@@ -42,7 +45,15 @@ export function sessionsRoutes(): Hono<AppEnv> {
     if (c.get("owner") === ANONYMOUS_CALLER) return c.json({ sessions: [] });
     const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 200);
     const agent = c.req.query("agent") ?? null;
-    return c.json({ sessions: await listSessions(c.env.DB, c.get("owner"), agent, limit) });
+    const rows = await listSessions(c.env.DB, c.get("owner"), agent, limit);
+    const defaultModel = loadConfig(c.env).defaultModel;
+    // Each conversation's usage and estimated cost, priced at its agent's model.
+    return c.json({
+      sessions: rows.map((row) => ({
+        ...row,
+        estimatedCostUsd: estimateCost(agentModel(row.agent, defaultModel), row),
+      })),
+    });
   });
 
   app.get("/api/sessions/:id", async (c) => {

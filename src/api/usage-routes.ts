@@ -5,27 +5,20 @@
  * task index; plus the budget counters the user object keeps and the budgets that apply.
  */
 import { Hono } from "hono";
-import { withDefaultModel } from "../agents/identity.ts";
-import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { type UsageRow, usageByAgent } from "../store/task-queries.ts";
+import { agentModel } from "../trace/cost.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { estimateCost } from "../users/pricing.ts";
-
-/** The model an agent runs on now (its file's, else `defaultModel`); "" for an agent now gone. */
-function modelOf(name: string, defaultModel: string): string {
-  const agent = currentAgents().get(name);
-  return agent ? withDefaultModel(agent, defaultModel).model : "";
-}
 
 async function totals(db: D1Database, owner: string, since: string | null, defaultModel: string) {
   const rows = await usageByAgent(db, owner, since);
   const byAgent = rows.map((r) => ({
     ...r,
-    estimatedCostUsd: estimateCost(modelOf(r.agent, defaultModel), r),
+    estimatedCostUsd: estimateCost(agentModel(r.agent, defaultModel), r),
   }));
   const sum = (key: keyof UsageRow) => byAgent.reduce((n, r) => n + Number(r[key] ?? 0), 0);
   return {

@@ -2,6 +2,8 @@
  * Runtime configuration: every wrangler var and secret the harness reads, parsed once with zod,
  * with the defaults documented in docs/configuration.md. Pure: no I/O.
  */
+
+import { type TraceConfig, traceConfig } from "../trace/trace-config.ts";
 import { type AgentNetwork, parseAgentNetwork } from "./agent-network.ts";
 import { ConfigSchema } from "./env-schema.ts";
 
@@ -37,6 +39,8 @@ export interface Config {
   /** Tool domains or tool names switched on (`TOOLS_ENABLED`); null = all. */
   toolsEnabled: string[] | null;
   webFetchAllowPrivate: boolean;
+  /** Trace context sent to web_fetch targets, OTLP export, content in spans (docs/traces.md). */
+  trace: TraceConfig;
   /** Push notification delivery: attempts per notification, first backoff, timeout of one POST. */
   pushMaxAttempts: number;
   pushRetryBaseMs: number;
@@ -206,6 +210,7 @@ export function loadConfig(env: object): Config {
     adminApiKey: v.ADMIN_API_KEY,
     toolsEnabled: v.TOOLS_ENABLED,
     webFetchAllowPrivate: v.WEB_FETCH_ALLOW_PRIVATE,
+    trace: traceConfig(v),
     pushMaxAttempts: v.PUSH_MAX_ATTEMPTS,
     pushRetryBaseMs: v.PUSH_RETRY_BASE_MS,
     pushTimeoutMs: v.PUSH_TIMEOUT_MS,

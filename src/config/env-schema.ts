@@ -4,6 +4,7 @@
  * result into the Config type. Pure: no I/O.
  */
 import { z } from "zod";
+import { parseOtlpHeaders } from "../trace/trace-config.ts";
 
 const int = (fallback: number, min = 0) =>
   z
@@ -81,6 +82,14 @@ export const ConfigSchema = z.object({
   OIDC_JWKS: optionalString,
   TOOLS_ENABLED: optionalString.transform((v) => (v === undefined || v === "all" ? null : list(v))),
   WEB_FETCH_ALLOW_PRIVATE: bool(false),
+  WEB_FETCH_TRACEPARENT: bool(false),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url().optional()),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalString.transform(parseOtlpHeaders),
+  OTEL_EXPORTER_OTLP_PROTOCOL: optionalString
+    .transform((v) => v ?? "http/protobuf")
+    .pipe(z.enum(["http/protobuf", "http/json", "protobuf", "json"]))
+    .transform((v) => (v.endsWith("json") ? ("json" as const) : ("protobuf" as const))),
+  TRACE_INCLUDE_CONTENT: bool(false),
   PUSH_MAX_ATTEMPTS: int(8, 1),
   MAX_PUSH_CONFIGS_PER_TASK: int(10, 1),
   REGRESSION_MAX_FILES: int(10, 0),

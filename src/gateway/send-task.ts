@@ -72,6 +72,7 @@ export async function sendToTask(
     counters: who.counters,
     ...budgetOf(who),
     traceId: who.traceId,
+    ...(who.traceParent ? { traceParent: who.traceParent } : {}),
     message,
     ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     ...(caller ? { remoteParent: caller } : {}),

@@ -35,6 +35,8 @@ export interface GatewayCaller {
   /** For a delegated caller: who asks for whom (recorded in a new task's metadata). */
   delegation?: DelegatedCaller;
   traceId: string;
+  /** The caller's span (from a valid `traceparent`): the parent of the task's span. */
+  traceParent?: { parentSpanId: string; traceState?: string };
   /** The protocol generation the caller speaks: push configs it creates notify in its shape. */
   protocol: PushProtocol;
 }

@@ -33,6 +33,7 @@ export const toolEventsHook: Hook = {
       tool: call.name,
       ...(typeof path === "string" ? { path } : {}),
       detail: preview(call.input),
+      callId: call.id,
     });
     return undefined;
   },
@@ -48,6 +49,8 @@ export const toolEventsHook: Hook = {
       detail: result.isError
         ? result.content.slice(0, 300)
         : `${lines} lines, ${result.content.length} characters`,
+      callId: call.id,
+      outcome: { ok: !result.isError, chars: result.content.length },
     });
     if (ctx.config.logToolUse)
       log("info", "tool", {

@@ -24,6 +24,7 @@ import { finishPendingCalls, runCalls } from "./tool-calls.ts";
 import { TurnText } from "./turn-text.ts";
 
 const TURN_SEPARATOR = "\n\n";
+const NO_TOKENS = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
 function callUsage(message: Message): Omit<Usage, "modelCalls"> {
   return {
@@ -71,6 +72,23 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
     const refusal = await deps.budget.reserve(estimate + deps.agent.maxTokens);
     if (refusal) return { kind: "budget", message: refusal };
   }
+  const startedAt = Date.now();
+  const modelCall = (
+    usage: Omit<Usage, "modelCalls"> | null,
+    stopReason: string | null,
+    error: string | null,
+  ) =>
+    deps.recordModelCall?.({
+      kind: "turn",
+      turn: state.turn,
+      attempt: state.attempt,
+      model: params.model,
+      startedAt,
+      endedAt: Date.now(),
+      ...(usage ?? NO_TOKENS),
+      stopReason,
+      error,
+    });
   try {
     response = await deps.callModel(params, onText);
   } catch (error) {
@@ -81,6 +99,7 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
     const attempt = state.attempt + 1;
     const retries = Math.min(deps.limits.maxRetries, failure.retryLimit ?? deps.limits.maxRetries);
     const retrying = failure.retryable && attempt <= retries;
+    modelCall(null, null, failure.message);
     log(retrying ? "warn" : "error", "model call failed", {
       task: deps.hookContext.taskId,
       agent: deps.hookContext.agent,
@@ -114,14 +133,15 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
     // What the classifier stopped is not the agent's answer, nor a turn to build on: the
     // counters and usage are committed, the turn's text and content are not.
     stream.discard();
-    deps.transaction(() =>
+    deps.transaction(() => {
       deps.patchLoopState({
         turn: state.turn + 1,
         attempt: 0,
         turnText: "",
         usage: addUsage(state.usage, spent),
-      }),
-    );
+      });
+      modelCall(spent, response.stop_reason, null);
+    });
     log("warn", "model refused", {
       task: deps.hookContext.taskId,
       agent: deps.hookContext.agent,
@@ -147,6 +167,7 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
       turnText: "",
       usage: addUsage(state.usage, spent),
     });
+    modelCall(spent, response.stop_reason, null);
   });
   await deps.hooks.afterModelCall(hookContext, {
     stopReason: response.stop_reason,

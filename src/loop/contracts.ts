@@ -46,6 +46,10 @@ export interface HarnessEvent {
   path?: string;
   /** Machine-readable detail: a short string, or an object for structured kinds (plan). */
   detail: string | Record<string, unknown>;
+  /** The tool call (`tool_use` id) a `tool_call` or `tool_result` event belongs to. */
+  callId?: string;
+  /** A `tool_result`: whether the call succeeded, and the characters of its output. */
+  outcome?: { ok: boolean; chars: number };
 }
 
 // Suspensions: what a tool call may wait for

@@ -1,7 +1,8 @@
 /**
  * The harness's events on a task's stream, pinned so clients can rely on them: every tool call
  * and result, plan change and hook intervention is a working status-update whose message has a
- * short text part for people and a data part `{ kind, agent, tool?, path?, detail }` under the
+ * short text part for people and a data part `{ kind, agent, tool?, path?, detail }` (a tool
+ * call's events add `callId`, its result `ok` and `chars`) under the
  * extension {@link HARNESS_EVENTS_EXTENSION}, declared in every Agent Card. They also go into the
  * task history. Pure: no I/O.
  */
@@ -18,6 +19,8 @@ export function harnessEventPart(agent: string, event: HarnessEvent): Part {
       ...(event.tool ? { tool: event.tool } : {}),
       ...(event.path ? { path: event.path } : {}),
       detail: event.detail,
+      ...(event.callId ? { callId: event.callId } : {}),
+      ...(event.outcome ? { ok: event.outcome.ok, chars: event.outcome.chars } : {}),
     },
     mediaType: "application/json",
     metadata: { extension: HARNESS_EVENTS_EXTENSION },

@@ -11,6 +11,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Part } from "../protocol/wire.ts";
+import type { ModelCall } from "../trace/model-calls.ts";
 import type { ChatMessage } from "./chat-message.ts";
 import type { HookContext, Suspension, ToolContext } from "./contracts.ts";
 import type { HookRunner } from "./hook-runner.ts";
@@ -81,4 +82,8 @@ export interface StepDeps {
   /** Sends a chunk of the answer; `turnShown` is the turn's text clients have now seen. */
   emitAnswer(action: TextAction, turnShown: string): void;
   transaction<T>(fn: () => T): T;
+  /** Records a model call (called inside the transaction that counts its tokens, if any). */
+  recordModelCall?(call: ModelCall): void;
+  /** Runs tool call `callId` (its outgoing calls carry the call's span); absent: just runs it. */
+  aroundTool?<T>(callId: string, run: () => Promise<T>): Promise<T>;
 }

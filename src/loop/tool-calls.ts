@@ -46,10 +46,7 @@ export async function runCalls(
     const decided = await deps.hooks.beforeTool(hookContext, call);
     let raw: ToolResult;
     if (decided && "suspend" in decided) raw = { content: "", suspend: decided.suspend };
-    else
-      raw =
-        decided?.result ??
-        (await deps.tools.run(call.name, call.input, { ...deps.toolContext, callId: call.id }));
+    else raw = decided?.result ?? (await runTool(deps, call));
     if (deps.signal.aborted) return { kind: "aborted" };
     if (raw.suspend) {
       deps.setPendingCalls({
@@ -101,7 +98,7 @@ export async function finishPendingCalls(
     const { approved, reason } = approvalFrom(resolution);
     const words = reason.trim() ? ` They said: "${reason.trim().slice(0, 1_000)}"` : "";
     result = approved
-      ? await deps.tools.run(call.name, call.input, { ...deps.toolContext, callId: call.id })
+      ? await runTool(deps, call)
       : {
           content: `The user did not approve this call of ${call.name}.${words} Do not repeat it unless they ask; go on without it or ask them how to proceed.`,
           isError: true,
@@ -113,6 +110,12 @@ export async function finishPendingCalls(
     toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, result)),
   ];
   return runCalls(deps, hookContext, pending.calls, pending.next + 1, done, pending.deferred);
+}
+
+/** Runs `call` through the registry (inside its span, when the step traces tool calls). */
+function runTool(deps: StepDeps, call: PendingCall): Promise<ToolResult> {
+  const run = () => deps.tools.run(call.name, call.input, { ...deps.toolContext, callId: call.id });
+  return deps.aroundTool ? deps.aroundTool(call.id, run) : run();
 }
 
 /** The result of a call past the turn's cap: it did not run. */

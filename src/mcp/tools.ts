@@ -13,6 +13,7 @@ import type { McpServerConfig } from "../agents/identity-schema.ts";
 import { envNamed } from "../config/env-lookup.ts";
 import type { Tool, ToolResult } from "../loop/contracts.ts";
 import { log } from "../platform/logging.ts";
+import { currentTraceHeaders } from "../trace/current-span.ts";
 import { type McpUnavailable, unavailableReason } from "./unavailable.ts";
 
 /** A server ready to reach: its config, URL and request headers. */
@@ -47,7 +48,7 @@ async function withClient<T>(
 ): Promise<T> {
   const client = new Client({ name: "a2a-edge-harness", version: "0.1.0" });
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
-    requestInit: { headers: endpoint.headers },
+    requestInit: { headers: { ...endpoint.headers, ...currentTraceHeaders() } },
   });
   await client.connect(transport);
   try {

@@ -26,6 +26,7 @@ export function corsFromConfig(): MiddlewareHandler<AppEnv> {
           "A2A-Extensions",
           "Last-Event-ID",
           "traceparent",
+          "tracestate",
           "If-None-Match",
         ],
         exposeHeaders: ["Retry-After", "ETag", "WWW-Authenticate", "A2A-Version"],

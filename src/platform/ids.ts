@@ -1,6 +1,6 @@
 /**
- * Identifiers: task and context ids, the idempotent task id of a message, and W3C trace ids
- * (new, or taken from a `traceparent` header).
+ * Identifiers: task and context ids, the idempotent task id of a message, and new W3C trace ids
+ * (a received `traceparent` is read by trace/trace-context.ts).
  */
 import { randomHex, toHex } from "./hex.ts";
 
@@ -26,19 +26,4 @@ export async function taskIdFor(owner: string, agent: string, messageId: string)
 /** A new W3C trace id: 32 lowercase hex characters. */
 export function newTraceId(): string {
   return randomHex(16);
-}
-
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
-
-/**
- * The trace id of a W3C `traceparent` header, or null when it is absent or invalid (version ff,
- * an all-zero trace or parent id, extra fields on version 00).
- */
-export function traceIdFromTraceparent(header: string | null | undefined): string | null {
-  const match = TRACEPARENT.exec((header ?? "").trim().toLowerCase());
-  if (!match) return null;
-  const [, version, traceId, parentId, , rest] = match;
-  if (version === "ff" || (version === "00" && rest !== undefined)) return null;
-  if (/^0+$/.test(traceId ?? "") || /^0+$/.test(parentId ?? "")) return null;
-  return traceId ?? null;
 }

@@ -4,7 +4,8 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { LogVariables } from "../protocol/app-types.ts";
-import { newTraceId, traceIdFromTraceparent } from "./ids.ts";
+import { receivedTrace } from "../trace/trace-context.ts";
+import { newTraceId } from "./ids.ts";
 
 /**
  * Writes one structured log line at its level (console.info for info: `wrangler dev` shows it at
@@ -37,14 +38,17 @@ export function errorFields(error: unknown): Record<string, unknown> {
 }
 
 /**
- * Middleware: assigns a request id and a trace id (from a valid W3C `traceparent` header, else a
- * new one) and logs the request when it is answered.
+ * Middleware: assigns a request id and a trace id (from a valid W3C `traceparent` header, whose
+ * span becomes the parent of the tasks the request starts, else a new one) and logs the request
+ * when it is answered.
  */
 export function requestLogger(): MiddlewareHandler<{ Variables: LogVariables }> {
   return async function logRequest(c, next) {
     const started = Date.now();
     c.set("requestId", crypto.randomUUID());
-    c.set("traceId", traceIdFromTraceparent(c.req.header("traceparent")) ?? newTraceId());
+    const received = receivedTrace({ get: (name) => c.req.header(name) });
+    c.set("traceId", received?.traceId ?? newTraceId());
+    if (received) c.set("traceParent", received);
     await next();
     const rpcMethod = c.get("rpcCall")?.method ?? c.get("rpcMethod");
     log(c.res.status >= 500 ? "error" : "info", "request", {

@@ -93,6 +93,8 @@ export interface RpcCall {
 export interface LogVariables {
   requestId: string;
   traceId: string;
+  /** The caller's span and `tracestate`, when the request carried a valid `traceparent`. */
+  traceParent?: { parentSpanId: string; traceState?: string };
   agent?: string;
   /** The HTTP+JSON operation (`GET get`); a JSON-RPC method is read from {@link RpcCall}. */
   rpcMethod?: string;

@@ -14,3 +14,9 @@ export const DELEGATION_EXTENSION = "urn:a2a-edge-harness:ext:delegation:v1";
 
 /** The name of the delegation security scheme in a card's `securitySchemes`. */
 export const DELEGATION_SCHEME = "delegation";
+
+/**
+ * The extension URI of a task's cost: its token usage and estimated cost, under this key in the
+ * task's metadata and in the metadata of its final status update (trace/cost.ts).
+ */
+export const COST_EXTENSION = "urn:a2a-edge-harness:ext:cost:v1";

@@ -49,6 +49,8 @@ export class PushSender {
   readonly #env: Env;
   readonly #taskId: () => string;
   readonly #background: (work: Promise<void>) => void;
+  /** `traceparent` (and `tracestate`) from the task's span. */
+  readonly #traceHeaders: () => Promise<Record<string, string>>;
   #inFlight: Promise<void> | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
@@ -58,12 +60,14 @@ export class PushSender {
     env: Env,
     taskId: () => string,
     background: (work: Promise<void>) => void,
+    traceHeaders: () => Promise<Record<string, string>> = async () => ({}),
   ) {
     this.#store = store;
     this.#scheduler = scheduler;
     this.#env = env;
     this.#taskId = taskId;
     this.#background = background;
+    this.#traceHeaders = traceHeaders;
   }
 
   /**
@@ -134,6 +138,7 @@ export class PushSender {
         "content-type": delivery.contentType,
         "user-agent": "a2a-edge-harness push",
         "x-a2a-task-id": this.#taskId(),
+        ...(await this.#traceHeaders()),
       };
       if (target.token !== null) headers["x-a2a-notification-token"] = target.token;
       if (target.authScheme !== null)

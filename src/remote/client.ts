@@ -3,9 +3,10 @@
  * legacy compatibility picks the transport from the card). A target is a registry entry (trusted:
  * a URL, or a Cloudflare service binding, which Workers on one account must use) or any other
  * URL, which passes the SSRF guard on every request, including the endpoint its card names.
- * Every request carries the task's W3C `traceparent`, and a credential: a fresh delegation token
- * where a registry target's card takes this deployment's (delegation.ts), else the entry's bearer
- * secret if it has one. Cards are cached per isolate for five minutes; an entry with `requireSignature`
+ * Every request carries the task's W3C `traceparent` (naming the tool call's span it is made
+ * from, with the task's `tracestate`), and a credential: a fresh delegation token where a
+ * registry target's card takes this deployment's (delegation.ts), else the entry's bearer secret
+ * if it has one. Cards are cached per isolate for five minutes; an entry with `requireSignature`
  * has its card's signature checked on every fetch of it (card-trust.ts).
  */
 import type { AgentCard } from "@a2a-js/sdk";
@@ -16,6 +17,7 @@ import type { Config } from "../config/config.ts";
 import { envNamed } from "../config/env-lookup.ts";
 import { randomHex } from "../platform/hex.ts";
 import { checkUrl } from "../platform/ssrf.ts";
+import { currentTraceHeaders } from "../trace/current-span.ts";
 import { checkCardTrust } from "./card-trust.ts";
 import { delegationBearer, type OnBehalf } from "./delegation.ts";
 import { sdkClientFactory } from "./sdk-client.ts";
@@ -51,7 +53,7 @@ export function resolveTarget(
   return { ok: true, target: { label: checked.url.href, baseUrl: checked.url.href, entry: null } };
 }
 
-/** A W3C traceparent continuing the task's trace with a new span. */
+/** A W3C traceparent continuing the task's trace with a new span (outside a tool call). */
 export function traceparent(traceId: string): string {
   return `00-${traceId}-${randomHex(8)}-01`;
 }
@@ -71,7 +73,9 @@ export function targetFetch(
   const secret = entry?.authSecret ? envNamed(env, entry.authSecret) : undefined;
   const send = async (request: Request, body: ArrayBuffer | null): Promise<Response> => {
     const headers = new Headers(request.headers);
-    headers.set("traceparent", traceparent(traceId));
+    const trace = currentTraceHeaders();
+    headers.set("traceparent", trace.traceparent ?? traceparent(traceId));
+    if (trace.tracestate) headers.set("tracestate", trace.tracestate);
     const isCard = new URL(request.url).pathname.includes("/.well-known/");
     // Only registry agents learn whom a call is for: an ad-hoc URL the model gave gets no token.
     const token =

@@ -18,6 +18,12 @@ export interface SessionRow {
   tasks: number;
   startedAt: string;
   updatedAt: string;
+  /** Token usage of its root tasks (each counts its sub-agents'). */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  modelCalls: number;
 }
 
 /** The caller's sessions, most recent first (optionally one root agent's). */
@@ -30,7 +36,11 @@ export async function listSessions(
   const { results } = await db
     .prepare(
       `SELECT context_id AS contextId, root_agent AS agent, COUNT(*) AS tasks,
-         MIN(created_at) AS startedAt, MAX(updated_at) AS updatedAt
+         MIN(created_at) AS startedAt, MAX(updated_at) AS updatedAt,
+         COALESCE(SUM(input_tokens), 0) AS inputTokens, COALESCE(SUM(output_tokens), 0) AS outputTokens,
+         COALESCE(SUM(cache_read_tokens), 0) AS cacheReadTokens,
+         COALESCE(SUM(cache_write_tokens), 0) AS cacheWriteTokens,
+         COALESCE(SUM(model_calls), 0) AS modelCalls
        FROM tasks WHERE owner = ?1 AND parent_task_id IS NULL AND (?2 IS NULL OR root_agent = ?2)
        GROUP BY context_id, root_agent ORDER BY updatedAt DESC LIMIT ?3`,
     )

@@ -8,6 +8,7 @@ import { taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { budgetOf } from "../protocol/app-types.ts";
 import type { Part } from "../protocol/wire.ts";
+import { currentSpan } from "../trace/current-span.ts";
 import type { ChildTransport, ParentTask } from "./transport.ts";
 
 /** The task objects' namespace, typed by the generated Env (no import of the task object). */
@@ -24,6 +25,8 @@ export async function startLocalChild(
     call.agent,
     `subagent:${parent.taskId}:${call.callId}`,
   );
+  // The child's span continues the `task` tool call's, the span this call is made from.
+  const span = currentSpan();
   const created = await stubByName(tasks, childTaskId).create(
     {
       taskId: childTaskId,
@@ -33,6 +36,14 @@ export async function startLocalChild(
       ...(parent.counters ? { counters: parent.counters } : {}),
       ...budgetOf(parent),
       traceId: parent.traceId,
+      ...(span
+        ? {
+            traceParent: {
+              parentSpanId: span.spanId,
+              ...(span.traceState ? { traceState: span.traceState } : {}),
+            },
+          }
+        : {}),
       message: {
         messageId: `subagent:${parent.taskId}:${call.callId}`,
         role: "ROLE_USER",

@@ -11,6 +11,7 @@ import { isAnonymousOwner, requireConcreteOwner } from "../auth/anonymous.ts";
 import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
 import type { Message } from "../protocol/wire.ts";
 import { pushConfigRefusal, putPushConfig } from "../push/push-calls.ts";
+import { traceParentMetadata } from "../trace/task-trace.ts";
 import type { CreateTaskInput, FollowUpInput } from "./rpc-types.ts";
 import type { TaskState } from "./task-state.ts";
 
@@ -65,6 +66,7 @@ export function beginTask(
       metadata: {
         owner: input.owner,
         traceId: input.traceId,
+        ...(input.traceParent ? traceParentMetadata(input.traceParent) : {}),
         agent,
         model,
         ...(input.requestMetadata ? { request: input.requestMetadata } : {}),

@@ -50,6 +50,8 @@ export interface CreateTaskInput {
   /** The owner's budget overrides as the caller found them; absent: looked up in D1 (cached). */
   budget?: UserBudget | null;
   traceId: string;
+  /** The span the task continues (a caller's, or the delegating tool call's) and its `tracestate`. */
+  traceParent?: { parentSpanId: string; traceState?: string };
   message: Message;
   /** Client metadata sent with the request (kept under `request` in the task's metadata). */
   requestMetadata?: Record<string, unknown>;

@@ -97,6 +97,22 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE task ADD COLUMN working_since TEXT`,
   // The task has its conversation to itself, which has no object yet (see context-link.ts).
   "ALTER TABLE context_link ADD COLUMN alone INTEGER NOT NULL DEFAULT 0",
+  // Each model call, written with the tokens it counted (trace/model-calls.ts).
+  `CREATE TABLE model_calls (
+    seq INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cache_read_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    stop_reason TEXT,
+    error TEXT
+  )`,
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */

@@ -19,6 +19,8 @@ import { scratchPrefix } from "../store/r2-keys.ts";
 import { listPrefix } from "../store/r2-prefix.ts";
 import { sharedMemory } from "../store/shared-memory.ts";
 import { runWorkspaceTests } from "../tools/run-code.ts";
+import { runTool as inToolSpan } from "../trace/current-span.ts";
+import { taskTraceOf } from "../trace/task-trace.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
@@ -114,7 +116,14 @@ export function codeSandboxFor(
 /** What a model step reads and changes in the task. */
 export type SteppingTask = Pick<
   TaskState,
-  "unit" | "conversation" | "pending" | "loopState" | "hookState" | "background" | "budgetHint"
+  | "unit"
+  | "conversation"
+  | "pending"
+  | "loopState"
+  | "hookState"
+  | "background"
+  | "budgetHint"
+  | "modelCalls"
 > &
   Pick<EventSink, "emitAnswerChunk">;
 
@@ -201,6 +210,8 @@ export function stepDeps(input: StepInputs): StepDeps {
       });
     },
     transaction: (fn) => task.unit.run(fn),
+    recordModelCall: (call) => task.modelCalls.record(call),
+    aroundTool: (callId, run) => inToolSpan(taskTraceOf(record), callId, run),
     budget: budgetGate(env, config, task, record, record.counters ?? `user:${record.owner}`),
   };
 }

@@ -1,11 +1,10 @@
 /**
- * The task Durable Object: one per task, addressed by the task id. Its RPC methods are the
- * task's whole protocol surface (create, follow-up, get, wait, cancel, subscribe); its alarm
- * drives the agent loop one model turn per step, so the task outlives the request that started it
- * and survives restarts. Client mistakes come back as TaskResult errors; nothing a client sends
- * can throw in here. State lives in TaskState, status changes and events in {@link TaskRuntime};
- * task-parts.ts wires the parts that act on them and holds the alarm's table of jobs. Only `create` writes to a
- * new object: a call naming a task id nobody created answers "not found" and writes nothing.
+ * The task Durable Object, addressed by the task id. Its RPC methods are the task's whole protocol
+ * surface (create, follow-up, get, wait, cancel, subscribe; its records: timeline, spans, push);
+ * its alarm drives the agent loop one model turn per step, so the task outlives the request that
+ * started it and survives restarts. Client mistakes come back as TaskResult errors. State lives in
+ * TaskState, status changes and events in {@link TaskRuntime}; task-parts.ts wires the parts and
+ * holds the alarm's jobs. Only `create` writes to a new object (an unknown id: "not found").
  */
 
 import { refreshAgents } from "../agents/overrides.ts";
@@ -16,6 +15,7 @@ import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
+import { type TaskTraceAnswer, traceOfTask } from "../trace/task-records.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type { TimelineEntry } from "./event-log.ts";
 import { handOver } from "./handover.ts";
@@ -46,8 +46,7 @@ const notFound = <T>(): TaskResult<T> => taskFail("not_found", "task not found")
 
 /** A task's Durable Object. */
 export class TaskObject extends HarnessObject {
-  /** The task's state and status (for tests with runInDurableObject too). */
-  runtime!: TaskRuntime;
+  runtime!: TaskRuntime; // its state and status (tests read it with runInDurableObject too)
   #parts!: TaskParts;
   #jobFor!: ReturnType<typeof jobFor>;
 
@@ -175,9 +174,13 @@ export class TaskObject extends HarnessObject {
 
   /** The task's event log with times, for the inspector (owner only; `owner: null` = admin). */
   async timeline(input: { owner: string | null }): Promise<TaskResult<TimelineEntry[]>> {
-    const record = this.#owned(input.owner);
-    if (!record) return notFound();
-    return taskOk(this.runtime.log.timeline());
+    return this.#owned(input.owner) ? taskOk(this.runtime.log.timeline()) : notFound();
+  }
+
+  /** The task's spans and its local sub-agents' ids (owner only; `owner: null` = admin). */
+  async traceSpans(input: { owner: string | null }): Promise<TaskResult<TaskTraceAnswer>> {
+    if (!this.#owned(input.owner)) return notFound();
+    return taskOk(await traceOfTask(this.runtime, loadConfig(this.env)));
   }
 
   /** Resolves once the task ends or waits for input. */

@@ -19,6 +19,7 @@ import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
 import type { ScheduleEntry, Scheduler } from "../store/scheduler.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
+import { exportAtEnd } from "../trace/task-records.ts";
 import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
@@ -68,7 +69,7 @@ export function wireTask(ctx: DurableObjectState, env: Env): TaskParts {
  * Subscribes what follows a status change, in order: the push queue (written with the change),
  * then, after the commit, push delivery, the index row, and for a settled task the conversation's
  * release, the parent's report, retention, the streams' end, the waiters and (ended) the export
- * of its artifacts.
+ * of its artifacts and of its spans (OTLP, when on).
  */
 function announceStatus(
   runtime: TaskRuntime,
@@ -108,6 +109,8 @@ function announceStatus(
   runtime.onStatusChange(({ state }) =>
     isTerminal(state) ? runtime.outbox.exportArtifacts() : undefined,
   );
+  // Its spans go to the OTLP collector once it ends (export on; trace/task-records.ts).
+  runtime.onStatusChange(({ state }) => exportAtEnd(runtime, loadConfig(env), state));
 }
 
 /** A scheduled job. */

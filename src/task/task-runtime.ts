@@ -9,6 +9,7 @@
 import type { HarnessEvent } from "../loop/contracts.ts";
 import { harnessEventMessage } from "../loop/harness-events.ts";
 import type { Message, Part, TaskStateName } from "../protocol/wire.ts";
+import { usageMetadata } from "../trace/cost.ts";
 import { answerChunk, emitArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
 import { isSettled, transition } from "./state-machine.ts";
 import type {
@@ -57,16 +58,16 @@ export class TaskRuntime extends TaskState implements StatusWriter, EventSink {
     if (record.state !== state) transition(record.state, state);
     const message =
       options.message ?? (options.text === undefined ? undefined : this.agentMessage(options.text));
-    const usage = this.loopState.get().usage;
+    const usage = usageMetadata(record.metadata, this.loopState.get().usage);
     const status = { state, timestamp: new Date().toISOString(), ...(message ? { message } : {}) };
     this.unit.run(() => {
-      this.store.update(status, { ...record.metadata, ...options.metadata, usage });
+      this.store.update(status, { ...record.metadata, ...options.metadata, ...usage });
       const event = {
         statusUpdate: {
           taskId: record.id,
           contextId: record.contextId,
           status,
-          ...(isSettled(state) ? { metadata: { traceId: record.traceId, usage } } : {}),
+          ...(isSettled(state) ? { metadata: { traceId: record.traceId, ...usage } } : {}),
         },
       };
       this.log.append(event);

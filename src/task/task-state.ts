@@ -13,6 +13,8 @@ import type { Artifact, Task } from "../protocol/wire.ts";
 import { PushSender } from "../push/push-sender.ts";
 import { PushStore } from "../push/push-store.ts";
 import { Scheduler } from "../store/scheduler.ts";
+import { ModelCallStore } from "../trace/model-calls.ts";
+import { taskTraceHeaders } from "../trace/task-trace.ts";
 import type { BudgetHint } from "../users/limits.ts";
 import { streamedAnswer } from "./answer-artifact.ts";
 import { BackgroundWork } from "./background.ts";
@@ -42,6 +44,8 @@ export class TaskState {
   readonly hookState: SqlHookState;
   readonly pending: PendingStore;
   readonly children: ChildrenStore;
+  /** Each model call with its tokens (the trace's model spans, trace/model-calls.ts). */
+  readonly modelCalls: ModelCallStore;
   readonly scheduler: Scheduler;
   readonly contextLink: ContextLinkStore;
   readonly push: PushStore;
@@ -80,6 +84,7 @@ export class TaskState {
     this.hookState = kept(new SqlHookState(sql, fresh));
     this.pending = kept(new PendingStore(sql, fresh));
     this.children = new ChildrenStore(sql);
+    this.modelCalls = new ModelCallStore(sql);
     this.scheduler = kept(new Scheduler(ctx.storage, fresh));
     this.contextLink = kept(new ContextLinkStore(sql, fresh));
     this.outboxSource = outboxSourceOf(this.store, this.loopState);
@@ -91,6 +96,7 @@ export class TaskState {
       env,
       () => this.store.record?.id ?? "",
       (work) => this.background(work),
+      () => taskTraceHeaders(this.store.record),
     );
     this.log.subscribe((entry) => this.subscribers.broadcast(entry));
   }

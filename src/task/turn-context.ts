@@ -102,7 +102,7 @@ async function ownContext(
 /** What compaction reads and changes in the task. */
 export type CompactingTask = Pick<
   TaskState,
-  "unit" | "conversation" | "loopState" | "hookState" | "store"
+  "unit" | "conversation" | "loopState" | "hookState" | "store" | "modelCalls"
 >;
 
 /**
@@ -130,18 +130,32 @@ export async function compactIfNeeded(input: {
   const replaced = messages.slice(0, cut);
   let note: string;
   try {
+    const startedAt = Date.now();
     const response = await input.client.messages.create(
       summaryRequest(input.agent.model, replaced),
       { signal: input.signal },
     );
     note = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-    task.loopState.patch({
-      usage: addUsage(task.loopState.get().usage, {
-        inputTokens: response.usage.input_tokens,
-        outputTokens: response.usage.output_tokens,
-        cacheReadTokens: response.usage.cache_read_input_tokens ?? 0,
-        cacheWriteTokens: response.usage.cache_creation_input_tokens ?? 0,
-      }),
+    const spent = {
+      inputTokens: response.usage.input_tokens,
+      outputTokens: response.usage.output_tokens,
+      cacheReadTokens: response.usage.cache_read_input_tokens ?? 0,
+      cacheWriteTokens: response.usage.cache_creation_input_tokens ?? 0,
+    };
+    const loop = task.loopState.get();
+    task.unit.run(() => {
+      task.loopState.patch({ usage: addUsage(loop.usage, spent) });
+      task.modelCalls.record({
+        ...spent,
+        kind: "compaction",
+        turn: loop.turn,
+        attempt: 0,
+        model: input.agent.model,
+        startedAt,
+        endedAt: Date.now(),
+        stopReason: response.stop_reason,
+        error: null,
+      });
     });
   } catch (error) {
     log("warn", "compaction skipped", { task: task.store.record?.id, error: String(error) });

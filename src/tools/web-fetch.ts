@@ -7,9 +7,11 @@
  * (text/*, JSON, XML, JavaScript, YAML) and at most 2 MB of body. Refusals, HTTP 4xx/5xx,
  * timeouts (15 s for the whole call) and network failures are tool errors (`isError: true`).
  */
+
 import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
 import { checkRedirect, checkUrl } from "../platform/ssrf.ts";
+import { currentTraceHeaders } from "../trace/current-span.ts";
 import { htmlToText } from "./html-text.ts";
 import { defineTool, maxCharsField, requiredText } from "./input.ts";
 
@@ -100,6 +102,8 @@ async function fetchText(
         headers: {
           "User-Agent": USER_AGENT,
           Accept: "text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8,*/*;q=0.1",
+          // Third parties get no trace context unless the operator asks for it.
+          ...(context.config.trace.webFetchTraceparent ? currentTraceHeaders() : {}),
         },
       }),
       signal,

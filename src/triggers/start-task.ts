@@ -30,6 +30,8 @@ export interface TriggerStart {
   push?: PushTarget;
   /** For an anonymous owner: the conversation the task opens, and who counts its budgets. */
   anonymous?: { contextId: string; counters: string };
+  /** The trace the delivery carried (`traceparent`), continued by the task; else a new one. */
+  trace?: { traceId: string; traceParent?: { parentSpanId: string; traceState?: string } };
 }
 
 /** Why a trigger could not start its task (a configuration problem, not the sender's). */
@@ -76,7 +78,8 @@ export async function startTriggeredTask(env: Env, start: TriggerStart): Promise
   const caller = {
     owner: start.owner,
     counters: start.anonymous?.counters ?? `user:${start.owner}`,
-    traceId: newTraceId(),
+    traceId: start.trace?.traceId ?? newTraceId(),
+    ...(start.trace?.traceParent ? { traceParent: start.trace.traceParent } : {}),
     protocol: start.push?.protocol ?? "1.0",
   };
   const result = await gateway.send(caller, {

@@ -135,6 +135,10 @@ export function webhookRoutes(): Hono<AppEnv> {
         metadata: { trigger: { kind: "webhook", name, deliveryId, ...(event ? { event } : {}) } },
         ...(hook.push ? { push: hook.push } : {}),
         ...(anonymous ? { anonymous } : {}),
+        // A delivery with a valid traceparent: its trace goes on in the task.
+        ...(c.get("traceParent")
+          ? { trace: { traceId: c.get("traceId"), traceParent: c.get("traceParent") } }
+          : {}),
       });
     } catch (error) {
       if (error instanceof TriggerSetupError) {

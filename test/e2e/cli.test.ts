@@ -149,6 +149,10 @@ describe("npm run a2a", () => {
     const answered = await a2a(["send", "writer", "--task", taskId, "Lisbon"]);
     expect(answered.code).toBe(0);
     expect(answered.out).toBe("Booked Lisbon.\n");
+    // The ended task's tokens and estimated cost, on stderr (the answer alone is on stdout).
+    expect(answered.err).toMatch(
+      /\ncost: ~\$\d+\.\d{4} \([\d,]+ in · [\d,]+ out · [\d,]+ cache read · [\d,]+ cache write tokens; 2 model calls; estimated at \S+ list prices\)\n$/,
+    );
 
     const form = await scenario("cli-form", [
       {

@@ -277,5 +277,42 @@ describe("the web console, signed in", () => {
     await page.click(".answer-form button[type=submit]");
     await expect.poll(lastAnswer).toBe("Signed in, report sent.");
     await page.waitForSelector(".agent-turn:last-child .status.state-completed");
+    expect(session.errors).toEqual([]);
+  });
+
+  it("opens the waterfall of a delegating task: its sub-agent's rows nest and fold", async () => {
+    const child = await session.scenario("console-wf-child", [{ text: "Drafted." }]);
+    const marker = await session.scenario("console-wf", [
+      textToolTurn("task", {
+        subagent_type: "writer",
+        description: "draft",
+        prompt: `Draft. ${child}`,
+      }),
+      { text: "The writer drafted it." },
+    ]);
+    // After the narrow, dark screenshots: a wide screen again.
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.click("#new-chat");
+    await session.send(`Get a draft ${marker}`);
+    await page.waitForSelector(".agent-turn .status.state-completed");
+    await lastTurn().locator("text=inspect task").click();
+    const sub = page.locator("#inspector-body .waterfall details.wf-subagent");
+    await sub.first().waitFor();
+    expect(await sub.count()).toBe(1);
+    expect(await sub.locator(".wf-name").first().textContent()).toBe("invoke_agent writer");
+    // The sub-agent sits under the delegating tool call, with its own model call.
+    const rows = await page.locator("#inspector-body .waterfall .wf-name").allTextContents();
+    expect(rows[0]).toBe("invoke_agent assistant");
+    expect(rows).toContain("execute_tool task");
+    expect(rows.filter((r) => r.startsWith("chat ")).length).toBe(3);
+    expect(
+      await page.locator("#inspector-body .wf-row-model .wf-detail").first().textContent(),
+    ).toMatch(/\d+ in · \d+ out · \d+ cache read · ~\$\d/);
+    // Folding the sub-agent hides its rows.
+    await sub.locator("summary").first().click();
+    expect(await sub.first().evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    await page.screenshot({ path: join(shots, "waterfall.png") });
+    expect(session.errors).toEqual([]);
   });
 });

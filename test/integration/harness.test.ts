@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
+import { COST_EXTENSION, HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
   answerText,
@@ -117,7 +117,10 @@ describe("tools and events on the stream", () => {
       const card = (await (
         await fetchWorker("/.well-known/agent-card.json", { headers })
       ).json()) as { capabilities: { extensions: Array<{ uri: string }> } };
-      expect(card.capabilities.extensions.map((e) => e.uri)).toEqual([HARNESS_EVENTS_EXTENSION]);
+      expect(card.capabilities.extensions.map((e) => e.uri)).toEqual([
+        HARNESS_EVENTS_EXTENSION,
+        COST_EXTENSION,
+      ]);
     }
   });
 });

@@ -1,9 +1,11 @@
 // The task inspector: the tasks of the open conversation (ListTasks with its contextId) or any
 // task by id, with state, context, model, usage, artifacts, history, and the event log with each
-// event's time since the task started and its raw JSON (GET /api/tasks/<id>/events).
+// event's time since the task started and its raw JSON (GET /api/tasks/<id>/events), and the
+// task tree's waterfall (waterfall.js, from GET /api/tasks/<id>/trace).
 import { api, rpc, stateName, textOf } from "./api.js";
 import { $, el } from "./dom.js";
 import { language, t, term } from "./i18n.js";
+import { waterfall } from "./waterfall.js";
 
 /** Lists the conversation's tasks (none for a new conversation). */
 export async function loadTasks(agent, contextId, open) {
@@ -59,9 +61,10 @@ export async function inspect(agent, taskId) {
   $("#inspector").open = true;
   panel.replaceChildren(el("p", { text: t("loading") }));
   try {
-    const [task, log] = await Promise.all([
+    const [task, log, trace] = await Promise.all([
       rpc(agent, "GetTask", { id: taskId }),
       api(`/api/tasks/${encodeURIComponent(taskId)}/events`),
+      api(`/api/tasks/${encodeURIComponent(taskId)}/trace`).catch(() => ({ resourceSpans: [] })),
     ]);
     const usage = task.metadata?.usage || {};
     const model = task.metadata?.model || {};
@@ -138,6 +141,8 @@ export async function inspect(agent, taskId) {
           ),
         ),
       ),
+      el("h3", { text: t("waterfall") }),
+      waterfall(trace),
     );
   } catch (error) {
     panel.replaceChildren(el("p", { class: "state-failed", text: error.message }));

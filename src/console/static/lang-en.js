@@ -118,6 +118,10 @@ export const EN = {
   fromAgent: "agent: ",
   eventLog: (n) => `Event log (${n})`,
   logHeads: ["#", "+ms", "kind", "what (open for the raw event)"],
+  waterfall: "Waterfall",
+  wfEmpty: "No spans yet.",
+  wfModel: (m) => `${m.in} in · ${m.out} out · ${m.cache} cache read · ~$${m.cost}`,
+  wfAgent: (m) => `${m.state} · ~$${m.cost}`,
   artifact: "artifact",
   task: "task",
 

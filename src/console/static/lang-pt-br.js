@@ -136,6 +136,10 @@ export const PT_BR = {
   fromAgent: "agente: ",
   eventLog: (n) => `Registro de eventos (${n})`,
   logHeads: ["#", "+ms", "tipo", "o quê (abra para ver o evento bruto)"],
+  waterfall: "Linha do tempo",
+  wfEmpty: "Ainda sem spans.",
+  wfModel: (m) => `${m.in} entrada · ${m.out} saída · ${m.cache} lidos do cache · ~US$${m.cost}`,
+  wfAgent: (m) => `${m.state} · ~US$${m.cost}`,
   artifact: "artefato",
   task: "tarefa",
 

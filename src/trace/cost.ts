@@ -1,0 +1,42 @@
+/**
+ * A task's cost where clients look: its token usage and the estimated cost of it (the price
+ * table of users/pricing.ts, at the model the task's agent runs on) under the cost extension's
+ * URI, in the task's metadata and its final status update. Pure.
+ */
+import { withDefaultModel } from "../agents/identity.ts";
+import { currentAgents } from "../agents/overrides.ts";
+import type { Usage } from "../loop/loop-state.ts";
+import { COST_EXTENSION } from "../protocol/extensions.ts";
+import { estimateCost } from "../users/pricing.ts";
+
+/** What the cost extension carries. */
+export interface TaskCost {
+  usage: Usage;
+  estimatedCostUsd: number;
+  /** The model the estimate is priced at. */
+  model: string;
+}
+
+/** The model a task runs on, as its metadata records it ("" when unknown). */
+export function modelOfTask(metadata: Record<string, unknown>): string {
+  const model = metadata.model as { name?: unknown } | undefined;
+  return typeof model?.name === "string" ? model.name : "";
+}
+
+/** The usage and cost metadata of a task with `usage` (both the plain `usage` and the extension). */
+export function usageMetadata(
+  metadata: Record<string, unknown>,
+  usage: Usage,
+): { usage: Usage; [COST_EXTENSION]: TaskCost } {
+  const model = modelOfTask(metadata);
+  return {
+    usage,
+    [COST_EXTENSION]: { usage, estimatedCostUsd: estimateCost(model, usage), model },
+  };
+}
+
+/** The model an agent runs on now (its file's, else `defaultModel`); "" for an agent now gone. */
+export function agentModel(name: string, defaultModel: string): string {
+  const agent = currentAgents().get(name);
+  return agent ? withDefaultModel(agent, defaultModel).model : "";
+}

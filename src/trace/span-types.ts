@@ -1,0 +1,89 @@
+/**
+ * The shape of a span as the harness builds it from a task's records (spans.ts), before it is
+ * encoded as OTLP (otlp.ts), and the reading of the task's event log it is built from: status
+ * changes and harness events with their times. Pure: no I/O.
+ */
+import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
+import type { StreamEvent, TaskStateName } from "../protocol/wire.ts";
+
+/** An attribute value (OTLP's scalar kinds and string arrays). */
+export type AttributeValue = string | number | boolean | string[];
+
+/** A span of a task's trace. Times are ms since the epoch. */
+export interface TraceSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  /** The task whose records the span comes from. */
+  taskId: string;
+  name: string;
+  kind: "internal" | "server" | "client";
+  startMs: number;
+  endMs: number;
+  attributes: Record<string, AttributeValue>;
+  events: Array<{ name: string; atMs: number; attributes: Record<string, AttributeValue> }>;
+  links: Array<{ traceId: string; spanId: string; attributes: Record<string, AttributeValue> }>;
+  status: { code: "unset" | "ok" | "error"; message?: string };
+  traceState?: string;
+}
+
+/** A harness event's data part, as the log holds it (loop/harness-events.ts). */
+export interface LoggedHarnessEvent {
+  kind: string;
+  tool?: string;
+  path?: string;
+  detail?: unknown;
+  callId?: string;
+  ok?: boolean;
+  chars?: number;
+}
+
+/** What one log entry says for tracing: a status change, a harness event, or nothing. */
+export type LogFact =
+  | { at: number; seq: number; type: "status"; state: TaskStateName }
+  | { at: number; seq: number; type: "harness"; event: LoggedHarnessEvent };
+
+/** The facts of the task's event log, oldest first. */
+export function logFacts(
+  entries: ReadonlyArray<{ seq: number; at: number; event: StreamEvent }>,
+): LogFact[] {
+  const facts: LogFact[] = [];
+  let state: TaskStateName | null = null;
+  for (const { seq, at, event } of entries) {
+    if (!("statusUpdate" in event)) continue;
+    const status = event.statusUpdate.status;
+    const harness = status.message?.parts.find(
+      (p) =>
+        (p.metadata as { extension?: unknown } | undefined)?.extension === HARNESS_EVENTS_EXTENSION,
+    );
+    const data = harness && "data" in harness ? harness.data : undefined;
+    if (data && typeof data === "object" && typeof (data as { kind?: unknown }).kind === "string")
+      facts.push({ at, seq, type: "harness", event: data as LoggedHarnessEvent });
+    if (status.state !== state) {
+      state = status.state;
+      facts.push({ at, seq, type: "status", state });
+    }
+  }
+  return facts;
+}
+
+/** Harness event kinds that are a hook's intervention (span events, not spans). */
+export const HOOK_EVENT_KINDS: ReadonlySet<string> = new Set([
+  "verification",
+  "loop_warning",
+  "cap_reached",
+  "output_truncated",
+  "output_compacted",
+  "checkpoint",
+  "rollback",
+  "compaction",
+  "turn_limit",
+  "time_limit",
+  "approval",
+]);
+
+/** States in which the task waits for a person. */
+export const WAITING_STATES: ReadonlySet<string> = new Set([
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_AUTH_REQUIRED",
+]);

@@ -1,0 +1,93 @@
+/**
+ * OTLP export: one POST of a task's spans, JSON or protobuf, with the configured headers; a
+ * collector that is down or refuses loses the spans without throwing, and says so at most once a
+ * minute, not once per span. The trace config reads the OTEL_* vars.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { loadConfig } from "../../../src/config/config.ts";
+import { exportSpans } from "../../../src/trace/export.ts";
+import type { TraceSpan } from "../../../src/trace/span-types.ts";
+
+const span = (spanId: string, parentSpanId?: string): TraceSpan => ({
+  traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+  spanId,
+  ...(parentSpanId ? { parentSpanId } : {}),
+  taskId: "t",
+  name: "chat claude",
+  kind: "client",
+  startMs: 1_700_000_000_000,
+  endMs: 1_700_000_000_250,
+  attributes: { "gen_ai.usage.input_tokens": 12, "gen_ai.response.finish_reasons": ["end_turn"] },
+  events: [{ name: "harness.verification", atMs: 1_700_000_000_100, attributes: {} }],
+  links: [],
+  status: { code: "unset" },
+});
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("OTLP export", () => {
+  it("posts every span in one request, as JSON or protobuf, with the headers", async () => {
+    const calls: Request[] = [];
+    const fetchImpl: typeof fetch = async (input, init) => {
+      calls.push(new Request(input as string, init));
+      return new Response("{}");
+    };
+    const target = { url: "https://otel.test/v1/traces", headers: { "x-key": "k" } };
+    const spans = [span("00f067aa0ba902b7"), span("00f067aa0ba902b8", "00f067aa0ba902b7")];
+    expect(await exportSpans({ ...target, protocol: "json" }, spans, fetchImpl)).toBe(true);
+    expect(await exportSpans({ ...target, protocol: "protobuf" }, spans, fetchImpl)).toBe(true);
+    expect(calls.map((c) => c.headers.get("content-type"))).toEqual([
+      "application/json",
+      "application/x-protobuf",
+    ]);
+    expect(calls.every((c) => c.headers.get("x-key") === "k")).toBe(true);
+    const json = (await calls[0]?.json()) as {
+      resourceSpans: Array<{
+        resource: { attributes: Array<{ key: string }> };
+        scopeSpans: Array<{
+          spans: Array<{ spanId: string; parentSpanId?: string; events: unknown[] }>;
+        }>;
+      }>;
+    };
+    const sent = json.resourceSpans[0]?.scopeSpans[0]?.spans ?? [];
+    expect(sent.map((s) => s.spanId)).toEqual(["00f067aa0ba902b7", "00f067aa0ba902b8"]);
+    expect(sent[1]?.parentSpanId).toBe("00f067aa0ba902b7");
+    expect(sent[0]?.events).toHaveLength(1);
+    expect(json.resourceSpans[0]?.resource.attributes.map((a) => a.key)).toContain("service.name");
+    const bytes = new Uint8Array(await (calls[1] as Request).arrayBuffer());
+    expect(bytes.length).toBeGreaterThan(50);
+  });
+
+  it("drops the spans of a failed export without throwing, and logs once, not per span", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const down: typeof fetch = async () => {
+      throw new TypeError("connection refused");
+    };
+    const refusing: typeof fetch = async () => new Response("no", { status: 503 });
+    const target = { url: "https://otel.test/v1/traces", headers: {}, protocol: "json" as const };
+    const many = Array.from({ length: 20 }, (_, i) =>
+      span(`00f067aa0ba902${String(i).padStart(2, "0")}`),
+    );
+    expect(await exportSpans(target, many, down)).toBe(false);
+    expect(await exportSpans(target, many, refusing)).toBe(false);
+    expect(await exportSpans(target, many, down)).toBe(false);
+    expect(warn.mock.calls.length).toBeLessThanOrEqual(1);
+  });
+
+  it("is off unless an endpoint is set; the endpoint gets /v1/traces", () => {
+    expect(loadConfig({}).trace.export).toBeNull();
+    const on = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://api.honeycomb.io/",
+      OTEL_EXPORTER_OTLP_HEADERS: "x-honeycomb-team=abc%3D,x-other=2",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    }).trace.export;
+    expect(on).toEqual({
+      url: "https://api.honeycomb.io/v1/traces",
+      headers: { "x-honeycomb-team": "abc=", "x-other": "2" },
+      protocol: "json",
+    });
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: "no pair here" })).toThrow(
+      /OTEL_EXPORTER_OTLP_HEADERS/,
+    );
+  });
+});
