@@ -3,7 +3,7 @@
  * carrying the task's `traceId`) and the task's PROGRESS.json as it last saw it (artifact
  * `progress`, one JSON data part); and how any artifact is published.
  */
-import type { Artifact, StreamEvent } from "../protocol/wire.ts";
+import type { Artifact, Message, Part, StreamEvent } from "../protocol/wire.ts";
 import type { EventLog } from "./event-log.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { WriteUnit } from "./write-unit.ts";
@@ -87,4 +87,21 @@ export function emitArtifact(
       },
     });
   });
+}
+
+/**
+ * The message of a completed status: the answer, then the limit's note when one ended the task,
+ * for clients that read only messages (the answer artifact and the history keep it as before);
+ * undefined when there is neither.
+ */
+export function completedStatusMessage(
+  task: { agentMessage(parts: Part[]): Message },
+  answer: string,
+  note: string | undefined,
+): Message | undefined {
+  if (answer === "" && !note) return undefined;
+  return task.agentMessage([
+    ...(answer !== "" ? [{ text: answer }] : []),
+    ...(note ? [{ text: note }] : []),
+  ]);
 }

@@ -17,7 +17,7 @@ import type { StepOutcome } from "../loop/step-types.ts";
 import { suspensionParts } from "../loop/suspension.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
-import { answerArtifact } from "./answer-artifact.ts";
+import { answerArtifact, completedStatusMessage } from "./answer-artifact.ts";
 import type { ChildTasks } from "./child-tasks.ts";
 import { usesWorkspace } from "./environment-note.ts";
 import type { EventSink, StatusWriter } from "./status-change.ts";
@@ -132,16 +132,7 @@ export class StepEnd {
     const answer = composed ? workSummary(task.store.history(), stopReason, text) : loop.answerText;
     const handoff = this.#endNote("TASK_STATE_COMPLETED", answer);
     const message = parts ? task.agentMessage(parts) : undefined;
-    // The completed status carries the answer (and the limit's note after it), for clients that
-    // read only messages; the answer artifact and the history keep it as before.
-    const status =
-      message ??
-      (answer !== "" || text
-        ? task.agentMessage([
-            ...(answer !== "" ? [{ text: answer }] : []),
-            ...(text ? [{ text }] : []),
-          ])
-        : undefined);
+    const status = message ?? completedStatusMessage(task, answer, text);
     // The answer's last chunk and the completed status: one unit (one statement of events).
     task.unit.run(() => {
       if (composed) task.emitAnswerChunk(answer, false, true);
