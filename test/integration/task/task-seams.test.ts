@@ -41,12 +41,17 @@ function inFreshObject<R>(
 /** `sql`, with the text of every statement it runs recorded. */
 function counting(target: SqlStorage): { sql: SqlStorage; statements: string[] } {
   const statements: string[] = [];
-  const sql = new Proxy(target, {
-    get(t, key) {
-      if (key !== "exec") return Reflect.get(t, key);
+  // A proxy of an empty object, not of `target`: the storage meter (on in some other files of the
+  // run) makes `exec` a read-only property of `target`, which a proxy of it must return as it is.
+  const sql = new Proxy({} as SqlStorage, {
+    get(_, key) {
+      if (key !== "exec") {
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
       return (query: string, ...bindings: SqlStorageValue[]) => {
         statements.push(query);
-        return t.exec(query, ...bindings);
+        return target.exec(query, ...bindings);
       };
     },
   });
