@@ -2,7 +2,7 @@
  * Identifiers: task and context ids, the idempotent task id of a message, and new W3C trace ids
  * (a received `traceparent` is read by trace/trace-context.ts).
  */
-import { randomHex, toHex } from "./hex.ts";
+import { randomHex, sha256Hex, toHex } from "./hex.ts";
 
 /** A new task or context id (UUID v4). */
 export function newId(): string {
@@ -26,4 +26,9 @@ export async function taskIdFor(owner: string, agent: string, messageId: string)
 /** A new W3C trace id: 32 lowercase hex characters. */
 export function newTraceId(): string {
   return randomHex(16);
+}
+
+/** An opaque, stable stand-in for an id of this deployment, fit to send to another. */
+export async function opaqueId(kind: string, ...parts: string[]): Promise<string> {
+  return (await sha256Hex(JSON.stringify([kind, ...parts]))).slice(0, 32);
 }

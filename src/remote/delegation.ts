@@ -12,9 +12,9 @@ import { cardSigner } from "../a2a/card-route.ts";
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { type Actor, mintDelegationToken, TASK_SCOPE } from "../auth/delegation-token.ts";
 import type { Config } from "../config/config.ts";
+import { opaqueId } from "../platform/ids.ts";
 import type { DelegatedCaller } from "../protocol/app-types.ts";
 import { DELEGATION_EXTENSION, DELEGATION_SCHEME } from "../protocol/extensions.ts";
-import { opaqueId } from "../subagents/transport.ts";
 
 /** Whom a task's calls are for. */
 export interface OnBehalf {

@@ -7,15 +7,12 @@
  * id and the correlation id are hashes. A remote agent cannot call back, so the parent polls it
  * from its schedule; answers and cancels go through the same client.
  */
+
+import { opaqueId } from "../platform/ids.ts";
 import { clientFor } from "../remote/client.ts";
 import type { RemoteAgents } from "../remote/handle.ts";
 import { outcomeOf, sendRequest } from "../remote/sdk-codec.ts";
-import {
-  type ChildTransport,
-  opaqueId,
-  SUBAGENT_METADATA,
-  type SubagentMetadata,
-} from "./transport.ts";
+import { type ChildTransport, SUBAGENT_METADATA, type SubagentMetadata } from "./transport.ts";
 
 /** The transport to the registry agent `name`. */
 export function remoteTransport(remote: RemoteAgents, name: string): ChildTransport {

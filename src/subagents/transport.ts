@@ -3,7 +3,6 @@
  * remote A2A agent (remote.ts). One code path above this interface; only the transport differs.
  */
 import type { SubagentCall } from "../loop/contracts.ts";
-import { sha256Hex } from "../platform/hex.ts";
 import type { UserBudget } from "../protocol/app-types.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { Lineage } from "../task/lineage.ts";
@@ -53,9 +52,4 @@ export interface SubagentMetadata {
   parentAgent: string;
   /** The conversation's scratchpad id (a shared bucket gives both sides the same files). */
   scratchId: string;
-}
-
-/** An opaque, stable stand-in for an id of this deployment, fit to send to another. */
-export async function opaqueId(kind: string, ...parts: string[]): Promise<string> {
-  return (await sha256Hex(JSON.stringify([kind, ...parts]))).slice(0, 32);
 }
