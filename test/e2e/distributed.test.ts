@@ -9,7 +9,7 @@
  */
 import type { Client } from "@a2a-js/sdk/client";
 import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { toolTurn as tool } from "../helpers/turns.ts";
 import { asTask, stateOf, textRequest } from "./client.ts";
@@ -107,6 +107,15 @@ beforeAll(async () => {
       ADMIN_API_KEY: "e2e-admin",
     },
   });
+});
+
+// A failed test shows what the servers logged as errors (the Worker's log lines reach output()).
+afterEach(({ task }) => {
+  if (task.result?.state !== "fail") return;
+  for (const [name, server] of [["A", a], ["B", b]] as const) {
+    const errors = (server?.output() ?? "").split("\n").filter((l) => /error|Error/.test(l));
+    console.log(`server ${name} errors:\n${errors.slice(-40).join("\n")}`);
+  }
 });
 
 afterAll(async () => {
