@@ -12,7 +12,7 @@ import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { toolTurn as tool } from "../helpers/turns.ts";
-import { asTask, stateOf, textRequest } from "./client.ts";
+import { asTask, stateOf, textRequest, waitForState } from "./client.ts";
 import {
   type DevServer,
   freePort,
@@ -76,7 +76,14 @@ async function delegate(client: Client): Promise<{ state: string; results: strin
     tool("scratch_read", { path: "facts.md" }),
     { text: "Done." },
   ]);
-  const task = asTask(await client.sendMessage(textRequest(`delegate ${parent.marker}`)));
+  // Sent to return at once, then read until it ends: no request is held open across the whole
+  // delegation (and the other instance's) on a loaded machine.
+  const sent = asTask(
+    await client.sendMessage(textRequest(`delegate ${parent.marker}`, { returnImmediately: true })),
+  );
+  const task = await waitForState(client, sent.id, "TASK_STATE_COMPLETED", 120_000).catch(
+    async () => asTask(await client.getTask({ tenant: "", id: sent.id })),
+  );
   return { state: stateOf(task), results: toolResults(parent.id) };
 }
 
@@ -112,7 +119,10 @@ beforeAll(async () => {
 // A failed test shows what the servers logged as errors (the Worker's log lines reach output()).
 afterEach(({ task }) => {
   if (task.result?.state !== "fail") return;
-  for (const [name, server] of [["A", a], ["B", b]] as const) {
+  for (const [name, server] of [
+    ["A", a],
+    ["B", b],
+  ] as const) {
     const errors = (server?.output() ?? "").split("\n").filter((l) => /error|Error/.test(l));
     console.log(`server ${name} errors:\n${errors.slice(-40).join("\n")}`);
   }
