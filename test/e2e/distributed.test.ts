@@ -1,6 +1,7 @@
 /**
  * Distribution end to end: two `wrangler dev` instances over one local state directory (so they
- * share the R2 bucket, as two deployments on one account share a bucket). Instance A serves every
+ * share the R2 bucket and D1, as two deployments on one account share a bucket), each with its
+ * own Durable Objects (another Worker name). Instance A serves every
  * agent; instance B runs its researcher remotely on A (`DISTRIBUTED_AGENTS=researcher`). The same
  * delegation scenario run in-process on A and distributed on B gives the same result, the shared
  * scratchpad included (both sides see the same principal: the shared A2A_API_KEY, which B's
@@ -100,6 +101,9 @@ beforeAll(async () => {
   b = await startDevServer({
     port: await freePort(),
     persistDir: shared,
+    // Another Worker name: B's Durable Objects keep their own SQLite files. Two workerd processes
+    // on one object's file (the shared key's user object) meet SQLITE_BUSY; D1 and R2 stay shared.
+    extraArgs: ["--name", "a2a-edge-harness-b"],
     vars: {
       ...harness.modelVars,
       ...common,

@@ -159,6 +159,9 @@ beforeAll(async () => {
   b = await startDevServer({
     port: await freePort(),
     persistDir: shared,
+    // Its own Durable Objects (another Worker name): two workerd processes on one object's SQLite
+    // file meet SQLITE_BUSY (distributed.test.ts).
+    extraArgs: ["--name", "a2a-edge-harness-b"],
     vars: {
       ...harness.modelVars,
       ...common,
