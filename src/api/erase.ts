@@ -6,7 +6,7 @@
  * deletion, privacy erasure and retention. At most 6 objects at a time.
  */
 import { isAnonymousOwner } from "../auth/anonymous.ts";
-import { contextKey } from "../context/join.ts";
+import { contextKey } from "../conversations/join.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { scratchPrefix, userPrefix } from "../store/r2-keys.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";

@@ -6,7 +6,7 @@
  */
 
 import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymous.ts";
-import { contextIdFor, firstTaskOf } from "../context/join.ts";
+import { contextIdFor, firstTaskOf } from "../conversations/join.ts";
 import { newId, taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { budgetOf } from "../protocol/app-types.ts";

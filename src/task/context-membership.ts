@@ -7,7 +7,7 @@
  * without a call and keeps its turns, until a second task's join makes the object, which asks
  * this task for them (handover.ts).
  */
-import { contextKey, type JoinResult } from "../context/join.ts";
+import { contextKey, type JoinResult } from "../conversations/join.ts";
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { replyFrom } from "../loop/suspension.ts";
 import { toUserContent } from "../loop/user-content.ts";

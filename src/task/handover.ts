@@ -5,7 +5,7 @@
  * conversation: the task stops holding it alone and hands over its turns so far. Synchronous:
  * nothing else of the task runs between reading and writing.
  */
-import { contextKey, type Handover } from "../context/join.ts";
+import { contextKey, type Handover } from "../conversations/join.ts";
 import type { HookState } from "../loop/contracts.ts";
 import type { ContextLinkStore } from "./context-link.ts";
 import { handoverTurns } from "./release-content.ts";

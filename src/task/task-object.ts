@@ -10,7 +10,7 @@
 import { refreshAgents } from "../agents/overrides.ts";
 import { ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
-import type { Handover } from "../context/join.ts";
+import type { Handover } from "../conversations/join.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import type { Task } from "../protocol/wire.ts";

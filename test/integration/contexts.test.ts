@@ -6,7 +6,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
-import { contextKey } from "../../src/context/join.ts";
+import { contextKey } from "../../src/conversations/join.ts";
 import { taskIdFor } from "../../src/platform/ids.ts";
 import { JOIN_JOB } from "../../src/task/context-membership.ts";
 import { beginTask } from "../../src/task/incoming.ts";

@@ -9,7 +9,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { contextKey } from "../../src/context/join.ts";
+import { contextKey } from "../../src/conversations/join.ts";
 import { stubByName } from "../../src/platform/object-stub.ts";
 import { userObject } from "../../src/users/limits.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";

@@ -8,8 +8,8 @@
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { knowledgeAdminRoutes } from "../../src/api/knowledge-routes.ts";
 import { loadConfig } from "../../src/config/config.ts";
-import { knowledgeAdminRoutes } from "../../src/knowledge/admin-routes.ts";
 import type { ToolContext } from "../../src/loop/contracts.ts";
 import { httpErrorResponse } from "../../src/platform/http-error.ts";
 import type { AppEnv } from "../../src/protocol/app-types.ts";

@@ -7,7 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { contextIdFor, contextKey, firstTaskOf } from "../../src/context/join.ts";
+import { contextIdFor, contextKey, firstTaskOf } from "../../src/conversations/join.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
