@@ -4,9 +4,10 @@
  * workspace or a list belongs to is keyed by a user principal's id; an anonymous caller's data is
  * keyed by its conversation (see anonymous.ts), never by the anonymous principal's id.
  */
+
+import { matchesDelegation } from "../config/delegation-patterns.ts";
 import type { Principal } from "../protocol/app-types.ts";
 import { ANONYMOUS_CALLER } from "./anonymous.ts";
-import { matchesDelegation } from "./delegation-patterns.ts";
 
 /**
  * The principal of unauthenticated requests where anonymous access is allowed. Its id is the

@@ -5,7 +5,7 @@
  * value the harness cannot use throws with the variable's name.
  */
 import { z } from "zod";
-import { DELEGATION_PATTERN } from "../auth/delegation-patterns.ts";
+import { DELEGATION_PATTERN } from "./delegation-patterns.ts";
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 

@@ -3,9 +3,9 @@
  * with the defaults documented in docs/configuration.md. Pure: no I/O.
  */
 
-import { type TraceConfig, traceConfig } from "../trace/trace-config.ts";
 import { type AgentNetwork, parseAgentNetwork } from "./agent-network.ts";
 import { ConfigSchema } from "./env-schema.ts";
+import { type TraceConfig, traceConfig } from "./trace-config.ts";
 
 /** How the model is reached: Claude through the API, or the scripted local model (no key). */
 export type ModelMode = "anthropic" | "scripted" | "unconfigured";

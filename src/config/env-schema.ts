@@ -4,7 +4,7 @@
  * result into the Config type. Pure: no I/O.
  */
 import { z } from "zod";
-import { parseOtlpHeaders } from "../trace/trace-config.ts";
+import { parseOtlpHeaders } from "./trace-config.ts";
 
 const int = (fallback: number, min = 0) =>
   z

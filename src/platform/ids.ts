@@ -1,6 +1,6 @@
 /**
  * Identifiers: task and context ids, the idempotent task id of a message, and new W3C trace ids
- * (a received `traceparent` is read by trace/trace-context.ts).
+ * (a received `traceparent` is read by platform/trace-context.ts).
  */
 import { randomHex, sha256Hex, toHex } from "./hex.ts";
 

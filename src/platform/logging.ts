@@ -4,8 +4,8 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { LogVariables } from "../protocol/app-types.ts";
-import { receivedTrace } from "../trace/trace-context.ts";
 import { newTraceId } from "./ids.ts";
+import { receivedTrace } from "./trace-context.ts";
 
 /**
  * Writes one structured log line at its level (console.info for info: `wrangler dev` shows it at

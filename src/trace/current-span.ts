@@ -5,7 +5,7 @@
  * being handed it. Outside a tool call there is none, and callers fall back to the task's span.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type SpanRef, spanIdFor, toolSpanKey, traceHeaders } from "./trace-context.ts";
+import { type SpanRef, spanIdFor, toolSpanKey, traceHeaders } from "../platform/trace-context.ts";
 
 const current = new AsyncLocalStorage<SpanRef>();
 

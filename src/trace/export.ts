@@ -5,10 +5,11 @@
  * spans: the task is neither delayed nor failed, and at most one log line a minute says so.
  * Off (no endpoint): nothing is built or sent.
  */
+
+import type { OtlpExport } from "../config/trace-config.ts";
 import { log } from "../platform/logging.ts";
 import { encodeSpans } from "./otlp.ts";
 import type { TraceSpan } from "./span-types.ts";
-import type { OtlpExport } from "./trace-config.ts";
 
 /** How long one export may take before its spans are dropped. */
 export const EXPORT_TIMEOUT_MS = 10_000;

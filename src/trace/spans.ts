@@ -8,6 +8,8 @@
  * built, and a child names its parent without asking. No prompt, completion or tool text unless
  * `includeContent`. Pure but for hashing.
  */
+
+import { spanIdFor, TASK_SPAN_KEY, toolSpanKey } from "../platform/trace-context.ts";
 import type { StoredModelCall } from "./model-calls.ts";
 import {
   type AttributeValue,
@@ -18,7 +20,6 @@ import {
   WAITING_STATES,
 } from "./span-types.ts";
 import type { TaskTrace } from "./task-trace.ts";
-import { spanIdFor, TASK_SPAN_KEY, toolSpanKey } from "./trace-context.ts";
 
 /** What a task's spans are built from. */
 export interface TaskRecords {

@@ -3,7 +3,7 @@
  * metadata the span it continues (`parentSpanId`: a caller's span, or the tool call of the task
  * that delegated to it) with the caller's `tracestate`. Pure.
  */
-import { type SpanRef, spanIdFor, TASK_SPAN_KEY, traceHeaders } from "./trace-context.ts";
+import { type SpanRef, spanIdFor, TASK_SPAN_KEY, traceHeaders } from "../platform/trace-context.ts";
 
 /** A task's trace: its id, the parent of its span and the `tracestate` it passes on. */
 export interface TaskTrace {

@@ -8,8 +8,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.ts";
-import { webFetchTool } from "../../src/tools/web-fetch.ts";
-import { withSpan } from "../../src/trace/current-span.ts";
 import {
   MAX_TRACESTATE,
   parseTraceparent,
@@ -17,7 +15,9 @@ import {
   spanIdFor,
   TASK_SPAN_KEY,
   toolSpanKey,
-} from "../../src/trace/trace-context.ts";
+} from "../../src/platform/trace-context.ts";
+import { webFetchTool } from "../../src/tools/web-fetch.ts";
+import { withSpan } from "../../src/trace/current-span.ts";
 import { signGithub } from "../../src/triggers/signatures.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";

@@ -1,6 +1,6 @@
 /** Delegation patterns in access rules and AGENT_CALL_RULES. */
 import { describe, expect, it } from "vitest";
-import { delegatedMayCall, matchesDelegation } from "../../../src/auth/delegation-patterns.ts";
+import { delegatedMayCall, matchesDelegation } from "../../../src/config/delegation-patterns.ts";
 
 const alice = { issuer: "https://a.example", agent: "assistant", user: "alice" };
 

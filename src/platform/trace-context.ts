@@ -4,7 +4,7 @@
  * task id and a span key, so the span id sent onward is a real span of the task's trace (a child
  * names it as its parent) and a task resumed after a restart gets the same ids. No I/O.
  */
-import { sha256Hex } from "../platform/hex.ts";
+import { sha256Hex } from "./hex.ts";
 
 /** A received `traceparent`: the trace to continue and the caller's span, the parent. */
 export interface ReceivedTrace {
