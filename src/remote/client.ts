@@ -149,6 +149,7 @@ export async function discoverCard(
   const key = cardKey(target);
   const hit = cards.get(key);
   if (!fresh && hit && Date.now() - hit.at < CARD_TTL_MS) return hit.card;
+  let resolverFetch = fetchImpl;
   if (target.entry?.requireSignature) {
     cards.delete(key);
     const cardUrl = new URL(".well-known/agent-card.json", target.baseUrl.replace(/\/*$/, "/"));
@@ -156,10 +157,18 @@ export async function discoverCard(
       headers: { Accept: "application/json", "A2A-Version": "1.0" },
     });
     if (!response.ok) throw new Error(`its card answered HTTP ${response.status}`);
-    const raw = (await response.json()) as Record<string, unknown>;
-    await checkCardTrust(target.entry, raw, cardUrl.href, fetchImpl);
+    const body = await response.text();
+    await checkCardTrust(target.entry, JSON.parse(body), cardUrl.href, fetchImpl);
+    // The card used is the card checked: the resolver reads that body, not a second fetch.
+    resolverFetch = async (input, init) =>
+      new URL(input instanceof Request ? input.url : String(input)).href === cardUrl.href
+        ? new Response(body, { headers: { "Content-Type": "application/json" } })
+        : fetchImpl(input, init);
   }
-  const resolver = new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } });
+  const resolver = new DefaultAgentCardResolver({
+    fetchImpl: resolverFetch,
+    legacyCompat: { enabled: true },
+  });
   const card = await resolver.resolve(target.baseUrl);
   cards.set(key, { card, at: Date.now() });
   return card;
