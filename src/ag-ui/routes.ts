@@ -29,6 +29,9 @@ import { limitRequests } from "../users/rate-limit.ts";
 import { runRequest } from "./run-input.ts";
 import { RunTranslator } from "./translate.ts";
 
+/** The SSE comment that keeps an idle run's connection open. */
+const KEEPALIVE = new TextEncoder().encode(": keepalive\n\n");
+
 /** An A2A error raised before the run's first event, as the HTTP error it is. */
 function beforeStream(error: unknown): never {
   if (error instanceof HttpError) throw error;
@@ -74,18 +77,14 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
   const encoder = new EventEncoder({ accept: c.req.header("Accept") ?? "text/event-stream" });
   const logInternal = internalErrorLogger(c);
   const keepaliveMs = loadConfig(c.env).sseKeepaliveMs;
+  let keepalive: ReturnType<typeof setInterval> | null = null;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
       const send = (events: BaseEvent[]) => {
         for (const event of events) controller.enqueue(encoder.encodeBinary(event));
       };
       const sse = encoder.getContentType() === "text/event-stream";
-      const keepalive = sse
-        ? setInterval(
-            () => controller.enqueue(new TextEncoder().encode(": keepalive\n\n")),
-            keepaliveMs,
-          )
-        : null;
+      keepalive = sse ? setInterval(() => controller.enqueue(KEEPALIVE), keepaliveMs) : null;
       try {
         send(first);
         if (source && !translator.done) {
@@ -110,6 +109,7 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
       }
     },
     async cancel() {
+      if (keepalive) clearInterval(keepalive);
       await source?.return(undefined).catch(() => undefined);
     },
   });

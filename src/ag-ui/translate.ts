@@ -9,17 +9,10 @@ import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import type { Message, StreamEvent, TaskStatus } from "../protocol/wire.ts";
 import { ANSWER_ARTIFACT_ID } from "../task/answer-artifact.ts";
+import { INTERRUPTED_STATES, isTerminal } from "../task/state-machine.ts";
 
 /** The prefix of CUSTOM events that carry a harness event (`a2a-edge-harness.<kind>`). */
-export const CUSTOM_EVENT_PREFIX = "a2a-edge-harness.";
-
-const ENDED = new Set([
-  "TASK_STATE_COMPLETED",
-  "TASK_STATE_FAILED",
-  "TASK_STATE_CANCELED",
-  "TASK_STATE_REJECTED",
-]);
-const PAUSED = new Set(["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"]);
+const CUSTOM_EVENT_PREFIX = "a2a-edge-harness.";
 
 /** The harness event a status message carries, if it carries one. */
 function harnessEvent(message: Message | undefined): Record<string, unknown> | null {
@@ -77,11 +70,6 @@ export class RunTranslator {
     return this.#done;
   }
 
-  /** The task the run drives, once an event named it. */
-  get taskId(): string | null {
-    return this.#taskId;
-  }
-
   started(): BaseEvent {
     return {
       type: EventType.RUN_STARTED,
@@ -125,8 +113,8 @@ export class RunTranslator {
   #status(status: TaskStatus): BaseEvent[] {
     const event = harnessEvent(status.message);
     if (event) return this.#harnessEvent(event);
-    if (ENDED.has(status.state)) return this.#end(status);
-    if (PAUSED.has(status.state)) return this.#pause(status);
+    if (isTerminal(status.state)) return this.#end(status);
+    if (INTERRUPTED_STATES.has(status.state)) return this.#pause(status);
     return [];
   }
 

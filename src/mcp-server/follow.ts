@@ -5,19 +5,7 @@
  * working, to be read or waited on again. No I/O of its own.
  */
 import type { Message, StreamEvent, TaskStateName } from "../protocol/wire.ts";
-
-/** States after which a task does nothing until someone acts. */
-const SETTLED: ReadonlySet<TaskStateName> = new Set([
-  "TASK_STATE_COMPLETED",
-  "TASK_STATE_FAILED",
-  "TASK_STATE_CANCELED",
-  "TASK_STATE_REJECTED",
-  "TASK_STATE_INPUT_REQUIRED",
-  "TASK_STATE_AUTH_REQUIRED",
-]);
-
-/** Whether a task in `state` has settled. */
-export const isSettled = (state: TaskStateName): boolean => SETTLED.has(state);
+import { isSettled } from "../task/state-machine.ts";
 
 /** How a wait ended: the task it followed (and whether it settled), or an agent's direct reply. */
 export type Followed = { taskId: string; settled: boolean } | { reply: Message } | { none: true };

@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Message, Part, Task } from "../protocol/wire.ts";
+import { ANSWER_ARTIFACT_ID } from "../task/answer-artifact.ts";
 import { stateName } from "./follow.ts";
 
 const texts = (parts: readonly Part[] | undefined): string =>
@@ -15,8 +16,8 @@ const texts = (parts: readonly Part[] | undefined): string =>
     .join("\n");
 
 /** The task's answer: its `answer` artifact, else the text of its status message. */
-export function answerOf(task: Task): string {
-  const artifact = task.artifacts?.find((a) => a.artifactId === "answer");
+function answerOf(task: Task): string {
+  const artifact = task.artifacts?.find((a) => a.artifactId === ANSWER_ARTIFACT_ID);
   return texts(artifact?.parts) || texts(task.status.message?.parts);
 }
 
