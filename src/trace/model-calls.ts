@@ -57,9 +57,10 @@ export class ModelCallStore {
   /** Appends a call (call it inside the transaction that counts its tokens). */
   record(call: ModelCall): void {
     this.#sql.exec(
-      `INSERT INTO model_calls (seq, kind, turn, attempt, model, started_at, ended_at, input_tokens,
+      // seq is the rowid: SQLite numbers the row itself.
+      `INSERT INTO model_calls (kind, turn, attempt, model, started_at, ended_at, input_tokens,
         output_tokens, cache_read_tokens, cache_write_tokens, stop_reason, error)
-        VALUES ((SELECT COALESCE(MAX(seq), 0) + 1 FROM model_calls), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       call.kind,
       call.turn,
       call.attempt,
