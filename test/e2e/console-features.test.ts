@@ -236,7 +236,8 @@ describe("the console in English and Portuguese (Brazil)", () => {
     );
     expect(await text("#conversation-title", pt)).toBe("Nova conversa");
     expect(await text(".starters p", pt)).toBe("Comece com uma destas");
-    expect(await text("#conversations", pt)).toBe("Nenhuma conversa ainda.");
+    // The list arrives with its own request, after the roster.
+    await expect.poll(() => text("#conversations", pt)).toBe("Nenhuma conversa ainda.");
     // Every word of the markup is translated ("Token" is Portuguese too).
     const english = await markupWords(page);
     const portuguese = await markupWords(pt);
@@ -255,7 +256,7 @@ describe("the console in English and Portuguese (Brazil)", () => {
     await pt.click("text=inspecionar tarefa");
     await pt.waitForSelector("#inspector-body table.log tbody tr");
     expect(await text("#inspector-body h3", pt)).toBe("Artefatos");
-    expect(await text("#conversations .meta", pt)).toBe("agora mesmo");
+    await expect.poll(() => text("#conversations .meta", pt)).toBe("agora mesmo");
     await pt.screenshot({ path: join(shots, "pt-br.png") });
 
     // The switch: English at once (the conversation redrawn), still English after a reload.
