@@ -4,27 +4,38 @@
  * A database that holds nothing is left as it is when opened ({@link Schema.open}): an object
  * reached only to be asked about something it does not hold (a task id nobody created) writes
  * nothing, so it leaves no storage behind. The schema is created by the object's first write
- * ({@link Schema.ensure}), in one batch of statements: one call instead of three per migration.
+ * ({@link Schema.ensure}), in one batch of statements: the object's `current` schema where it
+ * gives one (its tables as the migrations leave them, without replaying each ALTER, which makes
+ * SQLite re-read its whole schema), else every migration in turn.
  */
 
 /** An object's schema: read and migrated on open, created only once something is written. */
 export class Schema {
   readonly #sql: SqlStorage;
   readonly #migrations: readonly string[];
+  readonly #current: string | undefined;
   #stored: boolean;
 
-  private constructor(sql: SqlStorage, migrations: readonly string[], stored: boolean) {
+  private constructor(
+    sql: SqlStorage,
+    migrations: readonly string[],
+    current: string | undefined,
+    stored: boolean,
+  ) {
     this.#sql = sql;
     this.#migrations = migrations;
+    this.#current = current;
     this.#stored = stored;
   }
 
   /**
    * Opens `sql`: brings a database that holds the schema to the newest of `migrations`; leaves one
-   * that holds none (new, or erased) empty, writing nothing.
+   * that holds none (new, or erased) empty, writing nothing. `current`, when given, is what every
+   * migration leaves, written as one schema: a new database is created from it (a test holds the
+   * two equal).
    */
-  static open(sql: SqlStorage, migrations: readonly string[]): Schema {
-    return new Schema(sql, migrations, migrateStored(sql, migrations));
+  static open(sql: SqlStorage, migrations: readonly string[], current?: string): Schema {
+    return new Schema(sql, migrations, current, migrateStored(sql, migrations));
   }
 
   /**
@@ -38,8 +49,10 @@ export class Schema {
   /** Creates the schema if the database holds none: call before the object's first write. */
   ensure(): void {
     if (this.#stored) return;
+    const tables =
+      this.#current ?? this.#migrations.map((m) => m.trim().replace(/;+$/, "")).join(";\n");
     this.#sql.exec(
-      `${this.#migrations.map((m) => m.trim().replace(/;+$/, "")).join(";\n")};
+      `${tables.trim().replace(/;+$/, "")};
        CREATE TABLE schema_version (version INTEGER NOT NULL);
        INSERT INTO schema_version (version) VALUES (${this.#migrations.length});`,
     );
@@ -49,13 +62,12 @@ export class Schema {
 
 /** Brings `sql` to the newest of `migrations`; false (nothing done) when it holds no schema. */
 function migrateStored(sql: SqlStorage, migrations: readonly string[]): boolean {
-  let row: { version: number } | undefined;
-  try {
-    row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
-  } catch {
-    // No schema_version table: nothing was ever written here.
-    return false;
-  }
+  // Asked of the catalogue, not by reading the table: a new object would pay for an exception.
+  const found = sql
+    .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
+    .toArray();
+  if (found.length === 0) return false; // nothing was ever written here
+  const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
   let version = row?.version ?? 0;
   if (!row) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
   while (version < migrations.length) {

@@ -46,6 +46,17 @@ export function fileNeedsCheckpoint(
   return !(guarded && !manifest.othersChangedAfter(latest.seq, path));
 }
 
+/**
+ * Applies harness changes (state files: no automatic checkpoints, no change-history rows), each
+ * its own change number, allocated at once.
+ */
+export function commitHarnessChanges(manifest: Manifest, changes: readonly Change[]): void {
+  if (changes.length === 0) return;
+  const now = new Date().toISOString();
+  let seq = manifest.nextSeq(changes.length);
+  for (const change of changes) manifest.put(change.path, change.hash, change.size, now, seq++);
+}
+
 /** Applies `change`; returns the id of the checkpoint it took first, or null. */
 export function commitChange(
   manifest: Manifest,
@@ -54,7 +65,7 @@ export function commitChange(
 ): string | null {
   const now = new Date().toISOString();
   if (change.harness) {
-    manifest.put(change.path, change.hash, change.size, now, manifest.nextSeq());
+    commitHarnessChanges(manifest, [change]);
     return null;
   }
   const latest = checkpoints.latest();

@@ -22,6 +22,8 @@ export interface FileStore {
   blobs: Blobs;
   /** Applies a change with its automatic checkpoints; the id of the checkpoint taken, or null. */
   commit(change: Change): string | null;
+  /** Applies the harness's changes of state files, all in one transaction. */
+  commitHarness(changes: readonly Change[]): void;
 }
 
 /** A refusal the model can act on. */
@@ -95,6 +97,49 @@ export async function writeFile(
     line: existing ? "rewrote" : "created",
   });
   return { ok: true, value: { path: p.value, bytes: size, created: !existing, checkpoint } };
+}
+
+/**
+ * The harness writes state files (`meta.harness`): each checked as {@link writeFile} checks it,
+ * the new blobs stored at once, then every changed file committed in one transaction (none when a
+ * blob cannot be stored). A file whose content is unchanged is not written. The paths written.
+ */
+export async function writeHarnessFiles(
+  store: FileStore,
+  files: ReadonlyArray<{ path: string; text: string }>,
+  meta: WriteMeta & { harness: true },
+): Promise<WsResult<{ written: string[] }>> {
+  const changes: Change[] = [];
+  const blobs: Array<{ hash: string; bytes: Uint8Array; text: string }> = [];
+  let count = store.manifest.count();
+  for (const file of files) {
+    const p = changeablePath(file.path, meta);
+    if (!p.ok) return p;
+    const bytes = encode(p.value, file.text);
+    if (!bytes.ok) return bytes;
+    const existing = store.manifest.get(p.value);
+    if (!existing && count >= MAX_FILES) return fail(`the workspace is full (${MAX_FILES} files)`);
+    const hash = await sha256Hex(bytes.value);
+    if (hash === existing?.hash) continue;
+    if (!existing) count++;
+    if (!store.manifest.referenced(hash) && !blobs.some((b) => b.hash === hash))
+      blobs.push({ hash, bytes: bytes.value, text: file.text });
+    changes.push({
+      path: p.value,
+      hash,
+      size: bytes.value.byteLength,
+      op: "write",
+      taskId: meta.taskId,
+      existing: existing !== null,
+      harness: true,
+      line: existing ? "rewrote" : "created",
+      added: 0,
+      removed: 0,
+    });
+  }
+  await Promise.all(blobs.map((b) => store.blobs.put(b.hash, b.bytes, b.text)));
+  store.commitHarness(changes);
+  return { ok: true, value: { written: changes.map((c) => c.path) } };
 }
 
 /** Replaces the single occurrence of `oldText` in a file with `newText`. */

@@ -11,7 +11,7 @@
 import { AGENT_STATE_FILE, nextAgentState, parseAgentState } from "./agent-state.ts";
 import type { TaskChanges } from "./change-log.ts";
 import { parseFeatureStatus } from "./feature-status.ts";
-import { type FileStore, writeFile } from "./file-ops.ts";
+import { type FileStore, writeHarnessFiles } from "./file-ops.ts";
 import { appendProgressLog, PROGRESS_LOG_FILE, progressEntry } from "./progress-log.ts";
 import { DECISIONS_FILE, HANDOFF_FILE, parseProgress } from "./state-files.ts";
 import type { TaskEndInput, WsResult } from "./types.ts";
@@ -129,19 +129,15 @@ export async function writeTaskEnd(
   changes: TaskChanges,
 ): Promise<WsResult<{ written: string[] }>> {
   const note = composeTaskEnd(input, texts, changes);
-  const meta = { taskId: input.taskId, harness: true };
-  const writes: Array<[string, string | null]> = [
+  const written: Array<[string, string | null]> = [
     [HANDOFF_FILE, note.handoff],
     [DECISIONS_FILE, note.decisions],
     [PROGRESS_LOG_FILE, note.progressLog],
     [AGENT_STATE_FILE, note.agentState],
   ];
-  const written: string[] = [];
-  for (const [path, text] of writes) {
-    if (text === null) continue;
-    const result = await writeFile(files, path, text, meta);
-    if (!result.ok) return result;
-    written.push(path);
-  }
-  return { ok: true, value: { written } };
+  return writeHarnessFiles(
+    files,
+    written.flatMap(([path, text]) => (text === null ? [] : [{ path, text }])),
+    { taskId: input.taskId, harness: true },
+  );
 }

@@ -90,10 +90,10 @@ export class Manifest {
     return Number(this.meta("change_seq") ?? 0);
   }
 
-  /** Allocates the next change number. */
-  nextSeq(): number {
+  /** Allocates the next `count` change numbers (one statement); returns the first. */
+  nextSeq(count = 1): number {
     const next = this.changeSeq() + 1;
-    this.setMeta({ change_seq: String(next) });
+    this.setMeta({ change_seq: String(next + count - 1) });
     return next;
   }
 

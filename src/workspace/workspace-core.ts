@@ -9,7 +9,7 @@ import { userKey } from "../store/r2-keys.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
 import { Blobs } from "./blobs.ts";
 import { ChangeLog } from "./change-log.ts";
-import { type Change, commitChange } from "./changes.ts";
+import { type Change, commitChange, commitHarnessChanges } from "./changes.ts";
 import { Checkpoints } from "./checkpoints.ts";
 import type { FileStore } from "./file-ops.ts";
 import { checkScope, type WorkspaceScope } from "./keys.ts";
@@ -81,6 +81,8 @@ export abstract class WorkspaceCore extends HarnessObject {
       manifest: this.manifest,
       blobs: this.bind(scope),
       commit: (change) => this.commit(change),
+      commitHarness: (changes) =>
+        this.transaction(() => commitHarnessChanges(this.manifest, changes)),
     };
   }
 

@@ -381,6 +381,44 @@ describe("workspace storage", () => {
     expect(ok(await ws.read("two/copy.txt")).content).toBe("same content");
   });
 
+  it("writes a task's end note in one commit: new blobs stored together, each file its own change", async () => {
+    const { owner, ws } = fresh();
+    ok(await ws.write("notes.md", "work", T1));
+    const end = (at: string) =>
+      ws.endNote({
+        taskId: "task-2",
+        agent: AGENT,
+        state: "TASK_STATE_COMPLETED",
+        asked: "a",
+        answer: "b",
+        at,
+      });
+    const written = ok(await end("2026-11-28T00:00:00.000Z")).written;
+    expect(written).toEqual(["HANDOFF.md", "progress_log.md", "agent_state.json"]);
+    const seqs = await runInDurableObject(
+      env.WORKSPACES.get(env.WORKSPACES.idFromName(workspaceKey(AGENT, owner))),
+      (_o, state) => ({
+        files: state.storage.sql
+          .exec<{ path: string; seq: number }>("SELECT path, seq FROM files ORDER BY seq")
+          .toArray(),
+        change: state.storage.sql
+          .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'change_seq'")
+          .one().value,
+      }),
+    );
+    // notes.md was change 1; the three state files changes 2, 3 and 4, the counter at 4.
+    expect(seqs.files.map((f) => [f.path, f.seq])).toEqual([
+      ["notes.md", 1],
+      ["HANDOFF.md", 2],
+      ["progress_log.md", 3],
+      ["agent_state.json", 4],
+    ]);
+    expect(seqs.change).toBe("4");
+    const blobs = await env.FILES.list({ prefix: `agents/${AGENT}/users/${owner}/blobs/` });
+    expect(blobs.objects).toHaveLength(4);
+    expect(ok(await ws.read("HANDOFF.md")).content).toContain("# Handoff from task task-2");
+  });
+
   it("keeps owners apart", async () => {
     const a = fresh();
     const b = fresh();

@@ -1,0 +1,74 @@
+/**
+ * The task object's schema two ways: a new object is created from CURRENT in one batch, an object
+ * stored before a migration is brought up by MIGRATIONS one at a time. Both must leave the same
+ * tables, columns, constraints and indexes (each object's own SQLite, compared through
+ * sqlite_master with white space left out), so a migration appended without CURRENT following it
+ * (or the other way round) fails here. Also: opening a database that holds no schema writes
+ * nothing, and one that holds an older version is migrated to the newest.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { stubByName } from "../../../src/platform/object-stub.ts";
+import { Schema } from "../../../src/store/sqlite-migrations.ts";
+import { TASK_SCHEMA } from "../../../src/task/schema.ts";
+
+/** Runs `fn` on the SQLite of a task object nobody used (its constructor writes nothing). */
+function inEmptyObject<R>(fn: (sql: SqlStorage) => R): Promise<R> {
+  return runInDurableObject(stubByName(env.TASKS, `schema-${crypto.randomUUID()}`), (_o, state) =>
+    fn(state.storage.sql),
+  );
+}
+
+/** Every table and index the schema made, by name, its SQL without white space. */
+function catalogue(sql: SqlStorage): Record<string, string> {
+  const rows = sql
+    .exec<{ name: string; sql: string | null }>(
+      "SELECT name, sql FROM sqlite_master WHERE name NOT LIKE '_cf_%' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
+    .toArray();
+  return Object.fromEntries(rows.map((r) => [r.name, (r.sql ?? "").replace(/\s+/g, "")]));
+}
+
+const version = (sql: SqlStorage) =>
+  sql.exec<{ version: number }>("SELECT version FROM schema_version").one().version;
+
+describe("the task object's schema", () => {
+  it("is the same created from CURRENT as migrated step by step", async () => {
+    const created = await inEmptyObject((sql) => {
+      Schema.open(sql, TASK_SCHEMA.migrations, TASK_SCHEMA.current).ensure();
+      return { tables: catalogue(sql), version: version(sql) };
+    });
+    const migrated = await inEmptyObject((sql) => {
+      // As an object stored before the first migration: the version table at 0, then opened.
+      sql.exec("CREATE TABLE schema_version (version INTEGER NOT NULL)");
+      const schema = Schema.open(sql, TASK_SCHEMA.migrations, TASK_SCHEMA.current);
+      return { stored: schema.stored, tables: catalogue(sql), version: version(sql) };
+    });
+    expect(migrated.stored).toBe(true);
+    expect(Object.keys(created.tables).length).toBeGreaterThan(10);
+    expect(created.tables).toEqual(migrated.tables);
+    expect(created.version).toBe(TASK_SCHEMA.migrations.length);
+    expect(migrated.version).toBe(TASK_SCHEMA.migrations.length);
+  });
+
+  it("brings an object stored at an older version to the newest, and leaves an empty one empty", async () => {
+    const upgraded = await inEmptyObject((sql) => {
+      const old = Schema.open(sql, TASK_SCHEMA.migrations.slice(0, 3));
+      old.ensure();
+      const reopened = Schema.open(sql, TASK_SCHEMA.migrations, TASK_SCHEMA.current);
+      const columns = sql
+        .exec<{ name: string }>("SELECT name FROM pragma_table_info('task')")
+        .toArray()
+        .map((c) => c.name);
+      return { stored: reopened.stored, version: version(sql), columns };
+    });
+    expect(upgraded).toMatchObject({ stored: true, version: TASK_SCHEMA.migrations.length });
+    expect(upgraded.columns).toContain("working_since");
+    const empty = await inEmptyObject((sql) => {
+      const schema = Schema.open(sql, TASK_SCHEMA.migrations, TASK_SCHEMA.current);
+      return { stored: schema.stored, tables: Object.keys(catalogue(sql)) };
+    });
+    expect(empty).toEqual({ stored: false, tables: [] });
+  });
+});
