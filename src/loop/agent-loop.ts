@@ -12,7 +12,6 @@ import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/mes
 import { backoffMs, classifyModelError } from "../model/errors.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import { AnswerStream } from "./answer-stream.ts";
-import { estimateTokens } from "./compaction.ts";
 import type { HookContext } from "./contracts.ts";
 import { addUsage, type Usage } from "./loop-state.ts";
 import { modelParams } from "./model-params.ts";
@@ -68,7 +67,13 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
   if (deps.signal.aborted) return { kind: "aborted" };
   const params = modelParams(deps.agent, deps.system, messages, deps.tools.definitions());
   if (deps.budget) {
-    const estimate = estimateTokens({ system: params.system, tools: params.tools, messages });
+    // As estimateTokens({ system, tools, messages }), the tools measured without writing them.
+    const chars =
+      '{"system":,"messages":}'.length +
+      JSON.stringify(params.system).length +
+      (params.tools ? ',"tools":'.length + deps.tools.definitionChars() : 0) +
+      JSON.stringify(messages).length;
+    const estimate = Math.ceil(chars / 4);
     const refusal = await deps.budget.reserve(estimate + deps.agent.maxTokens);
     if (refusal) return { kind: "budget", message: refusal };
   }

@@ -21,6 +21,23 @@ export function toolDefinition(tool: Tool): ApiTool {
   return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
 }
 
+/** Each tool's definition's length as JSON: a tool never changes, so it is measured once. */
+const definitionLengths = new WeakMap<Tool, number>();
+
+/** The length of `tools`' definitions written as one JSON array (what the prompt's estimate reads). */
+export function definitionChars(tools: readonly Tool[]): number {
+  let chars = 2 + Math.max(0, tools.length - 1); // the brackets and the commas
+  for (const tool of tools) {
+    let length = definitionLengths.get(tool);
+    if (length === undefined) {
+      length = JSON.stringify(toolDefinition(tool)).length;
+      definitionLengths.set(tool, length);
+    }
+    chars += length;
+  }
+  return chars;
+}
+
 /** An immutable set of tools. */
 export class ToolRegistry {
   readonly #tools: ReadonlyMap<string, Tool>;
@@ -62,6 +79,11 @@ export class ToolRegistry {
   /** Definitions for the Messages API `tools` parameter (deferred tools left out). */
   definitions(): ApiTool[] {
     return this.#offered().map(toolDefinition);
+  }
+
+  /** The length of {@link definitions} as JSON, without writing it. */
+  definitionChars(): number {
+    return definitionChars(this.#offered());
   }
 
   /** Runs a call (a deferred tool too); unknown tools and thrown errors become error results. */

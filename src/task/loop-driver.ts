@@ -263,7 +263,7 @@ export class LoopDriver {
         client: modelClient(config),
         agent,
         system,
-        tools: tools.definitions(),
+        toolChars: tools.definitionChars(),
         budget: config.contextTokenBudget,
         signal,
         emit: (event) => this.#emit(event),

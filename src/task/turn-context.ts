@@ -6,10 +6,7 @@
  * skipped until the next turn.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type {
-  Tool as ApiTool,
-  TextBlockParam,
-} from "@anthropic-ai/sdk/resources/messages/messages";
+import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config/config.ts";
 import {
@@ -116,7 +113,8 @@ export async function compactIfNeeded(input: {
   client: Anthropic;
   agent: AgentDefinition;
   system: TextBlockParam[];
-  tools: ApiTool[];
+  /** The length of the tools' definitions as JSON ({@link ToolRegistry.definitionChars}). */
+  toolChars: number;
   budget: number;
   signal: AbortSignal;
   emit(event: HarnessEvent): void;
@@ -124,7 +122,7 @@ export async function compactIfNeeded(input: {
   const { task } = input;
   const rows = task.conversation.rows();
   const messages = rows.map((r) => r.message);
-  const fixed = estimateTokens(input.system) + estimateTokens(input.tools);
+  const fixed = estimateTokens(input.system) + Math.ceil(input.toolChars / 4);
   const cut = compactionCut(messages, input.budget, fixed);
   if (cut === null) return false;
   const replaced = messages.slice(0, cut);

@@ -13,7 +13,7 @@
 import { z } from "zod";
 import { contextWindowOf } from "../loop/context-window.ts";
 import type { HookState, Tool } from "../loop/contracts.ts";
-import { ToolRegistry, toolDefinition } from "../loop/tool-registry.ts";
+import { definitionChars, ToolRegistry } from "../loop/tool-registry.ts";
 import { defineTool, requiredText, shapeOf } from "./input.ts";
 
 /** The share of the model's context window tool definitions may take before tools are deferred. */
@@ -133,9 +133,6 @@ function loadingOnCall(tool: Tool, state: HookState): Tool {
   };
 }
 
-const definitionChars = (tools: readonly Tool[]) =>
-  JSON.stringify(tools.map(toolDefinition)).length;
-
 /**
  * `registry` as the model gets it this turn under model `model`: unchanged while its definitions
  * take less than {@link TOOL_SHARE} of the window, else with MCP tools deferred (by the rule
@@ -164,7 +161,7 @@ export function withToolSearch(
   let chars = definitionChars([...tools.filter((tool) => kept.has(tool.name)), probe]);
   for (const tool of mcp) {
     if (kept.has(tool.name)) continue;
-    const size = JSON.stringify(toolDefinition(tool)).length + 1;
+    const size = definitionChars([tool]) - 1; // its definition and a comma
     if (!fits(chars + size)) break;
     chars += size;
     kept.add(tool.name);

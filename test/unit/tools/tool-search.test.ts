@@ -184,3 +184,17 @@ describe("tool search", () => {
     expect(unknown.content).toMatch(/\d+ more are not loaded: find them with tool_search\.$/);
   });
 });
+
+describe("the tools' definitions measured without writing them", () => {
+  it("is the length of the definitions written as JSON, for every catalog tool and none", () => {
+    const tools = allTools().all();
+    const registry = new ToolRegistry(tools, [tools[0]?.name ?? ""]);
+    expect(registry.definitionChars()).toBe(JSON.stringify(registry.definitions()).length);
+    expect(registry.definitionChars()).toBeLessThan(
+      JSON.stringify(new ToolRegistry(tools).definitions()).length,
+    );
+    expect(new ToolRegistry([]).definitionChars()).toBe(2);
+    // Measured again from the cache: the same.
+    expect(registry.definitionChars()).toBe(JSON.stringify(registry.definitions()).length);
+  });
+});
