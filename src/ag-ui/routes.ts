@@ -2,8 +2,9 @@
  * The AG-UI face of every agent, pinned:
  *   POST /agents/<name>/ag-ui   a RunAgentInput in, AG-UI events out (SSE, or AG-UI's protobuf
  *                               framing when the Accept header asks for it)
- * Behind the same authentication, body limit and message rate as the A2A endpoints (a run counts
- * as a message and holds a stream lease: users/rate-limit.ts), on the same task objects through
+ * Behind the same authentication, body limit and message rate as the A2A endpoints (the body is
+ * read once at the edge, a2a/face-call.ts; a run counts as a message and holds a stream lease:
+ * users/rate-limit.ts), on the same task objects through
  * the same port as the MCP face. threadId is the conversation (contextId); a task that waits for
  * the person ends the run with an interrupt whose id is the task's, which the next run answers
  * (`resume`); a run sent again with the same runId meets its task and follows it from its log.
@@ -17,17 +18,20 @@ import { EventEncoder } from "@ag-ui/encoder";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
+import { faceCall } from "../a2a/face-call.ts";
 import { type TaskPort, taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
 import { limitBody } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
-import { jsonBody } from "../platform/json-body.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import type { StreamEvent } from "../protocol/wire.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { runRequest } from "./run-input.ts";
 import { RunTranslator } from "./translate.ts";
+
+/** Every run sends a message and holds its stream while the task works. */
+const RUN_CALL = { method: "ag-ui run", sends: true, streams: true } as const;
 
 /** The SSE comment that keeps an idle run's connection open. */
 const KEEPALIVE = new TextEncoder().encode(": keepalive\n\n");
@@ -55,8 +59,7 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
   const agent = servedAgent(c, name);
   if (!agent) return unknownAgent(c, name);
   c.set("agent", agent.name);
-  c.set("rpcMethod", "ag-ui run");
-  const run = await runRequest(await jsonBody(c.req.raw));
+  const run = await runRequest(c.get("faceCall")?.body);
   const port = taskPort(c, agent);
   const translator = new RunTranslator(run.threadId, run.runId);
   const first: BaseEvent[] = [translator.started()];
@@ -129,6 +132,13 @@ export function agUiRoutes(): Hono<AppEnv> {
     (c) => loadConfig(c.env).maxBodyBytes,
     (max) => new HttpError(413, `the body exceeds the size limit of ${max} bytes`),
   );
-  app.post("/agents/:name/ag-ui", authenticate(), sizeLimit, limitRequests(), serveRun);
+  app.post(
+    "/agents/:name/ag-ui",
+    authenticate(),
+    sizeLimit,
+    faceCall(() => RUN_CALL),
+    limitRequests(),
+    serveRun,
+  );
   return app;
 }

@@ -42,6 +42,9 @@ interface CallExtra {
   }): Promise<void>;
 }
 
+/** The tools that send a message (each counts against the message rate: users/rate-limit.ts). */
+export const SENDING_TOOLS: ReadonlySet<string> = new Set(["send_message", "reply"]);
+
 /** The state names the tools speak (`input-required`), in the order of {@link TASK_STATES}. */
 const STATE_NAMES = TASK_STATES.map(stateName) as [string, ...string[]];
 
