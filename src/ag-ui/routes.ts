@@ -22,7 +22,7 @@ import { faceCall } from "../a2a/face-call.ts";
 import { type TaskPort, taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
-import { limitBody } from "../platform/body-limit.ts";
+import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import type { StreamEvent } from "../protocol/wire.ts";
@@ -128,14 +128,10 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
 /** Routes of the AG-UI face. */
 export function agUiRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const sizeLimit = limitBody<AppEnv>(
-    (c) => loadConfig(c.env).maxBodyBytes,
-    (max) => new HttpError(413, `the body exceeds the size limit of ${max} bytes`),
-  );
   app.post(
     "/agents/:name/ag-ui",
     authenticate(),
-    sizeLimit,
+    bodyLimit(),
     faceCall(() => RUN_CALL),
     limitRequests(),
     serveRun,

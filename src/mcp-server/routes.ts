@@ -16,8 +16,7 @@ import { faceCall } from "../a2a/face-call.ts";
 import { taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
-import { limitBody } from "../platform/body-limit.ts";
-import { HttpError } from "../platform/http-error.ts";
+import { bodyLimit } from "../platform/body-limit.ts";
 import type { AppEnv, FaceCall } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { mcpServer, SENDING_TOOLS } from "./tools.ts";
@@ -84,15 +83,11 @@ function mcpCall(body: unknown): Omit<FaceCall, "body"> {
 /** Routes of the MCP face. */
 export function mcpRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const sizeLimit = limitBody<AppEnv>(
-    (c) => loadConfig(c.env).maxBodyBytes,
-    (max) => new HttpError(413, `the body exceeds the size limit of ${max} bytes`),
-  );
   app.post(
     "/agents/:name/mcp",
     pointAtMetadata(),
     authenticate(),
-    sizeLimit,
+    bodyLimit(),
     faceCall(mcpCall),
     limitRequests(),
     serveMcp,
