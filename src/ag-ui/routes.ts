@@ -12,12 +12,12 @@
  * the stream ends.
  */
 
-import { isRestError, restStatusFor } from "@a2a-js/sdk/errors";
 import type { BaseEvent } from "@ag-ui/core";
 import { EventEncoder } from "@ag-ui/encoder";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
+import { callerMessage, restFailure, scrub } from "../a2a/errors.ts";
 import { faceCall } from "../a2a/face-call.ts";
 import { type TaskPort, taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
@@ -36,13 +36,14 @@ const RUN_CALL = { method: "ag-ui run", sends: true, streams: true } as const;
 /** The SSE comment that keeps an idle run's connection open. */
 const KEEPALIVE = new TextEncoder().encode(": keepalive\n\n");
 
-/** An A2A error raised before the run's first event, as the HTTP error it is. */
+/**
+ * An error raised before the run's first event, as the HTTP error it is: an A2A error with its
+ * status (the error table); an internal one (the one scrub) goes on to onError, which logs it.
+ */
 function beforeStream(error: unknown): never {
-  if (error instanceof HttpError) throw error;
-  const status = isRestError(error) ? error.statusCode : restStatusFor(error);
-  if (status < 500 && error instanceof Error)
-    throw new HttpError(status as 400, error.message, { details: true });
-  throw error;
+  if (error instanceof HttpError || scrub(error)) throw error;
+  const { status } = restFailure(error, "1.0");
+  throw new HttpError(status as 400, (error as Error).message, { details: true });
 }
 
 /** A resume names a task of this thread (the interrupt's id); a 404 for any other task id. */
@@ -102,9 +103,7 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
           ),
         );
       } catch (error) {
-        const named = error instanceof Error && (isRestError(error) || restStatusFor(error) < 500);
-        if (!named) logInternal(error);
-        send(translator.broken(named ? error.message : "Internal error"));
+        send(translator.broken(callerMessage(error, logInternal)));
       } finally {
         if (keepalive) clearInterval(keepalive);
         await source?.return(undefined).catch(() => undefined);
