@@ -9,7 +9,8 @@
  * the person ends the run with an interrupt whose id is the task's, which the next run answers
  * (`resume`); a run sent again with the same runId meets its task and follows it from its log.
  * Bad input is a JSON 400 before any event; once the stream started, a failure is RUN_ERROR and
- * the stream ends.
+ * the stream ends. An open run re-checks its caller's credentials as A2A streams do (a2a/sse.ts):
+ * revoked, it ends with a RUN_ERROR (code UNAUTHENTICATED) that says so.
  */
 
 import type { BaseEvent } from "@ag-ui/core";
@@ -19,6 +20,7 @@ import { Hono } from "hono";
 import { internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
 import { callerMessage, restFailure, scrub } from "../a2a/errors.ts";
 import { faceCall } from "../a2a/face-call.ts";
+import { REVOKED_MESSAGE, watchCredentials } from "../a2a/sse.ts";
 import { type TaskPort, taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
@@ -32,6 +34,9 @@ import { RunTranslator } from "./translate.ts";
 
 /** Every run sends a message and holds its stream while the task works. */
 const RUN_CALL = { method: "ag-ui run", sends: true, streams: true } as const;
+
+/** What a run's wait for its next event gives when the caller's credentials were revoked. */
+const REVOKED = Symbol("revoked");
 
 /** The SSE comment that keeps an idle run's connection open. */
 const KEEPALIVE = new TextEncoder().encode(": keepalive\n\n");
@@ -81,21 +86,35 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
   const encoder = new EventEncoder({ accept: c.req.header("Accept") ?? "text/event-stream" });
   const logInternal = internalErrorLogger(c);
   const keepaliveMs = loadConfig(c.env).sseKeepaliveMs;
-  let keepalive: ReturnType<typeof setInterval> | null = null;
+  const stillAuthorized = c.get("authCheck");
+  /** Stops the keepalive and the credential checks. */
+  let stop = () => {};
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
       const send = (events: BaseEvent[]) => {
         for (const event of events) controller.enqueue(encoder.encodeBinary(event));
       };
       const sse = encoder.getContentType() === "text/event-stream";
-      keepalive = sse ? setInterval(() => controller.enqueue(KEEPALIVE), keepaliveMs) : null;
+      const keepalive = sse ? setInterval(() => controller.enqueue(KEEPALIVE), keepaliveMs) : null;
+      let onRevoked = () => {};
+      const revoked = new Promise<typeof REVOKED>((resolve) => {
+        onRevoked = () => resolve(REVOKED);
+      });
+      const stopRecheck = watchCredentials(stillAuthorized, () => onRevoked());
+      stop = () => {
+        if (keepalive) clearInterval(keepalive);
+        stopRecheck();
+      };
+      let cut = false;
       try {
         send(first);
-        if (source && !translator.done) {
-          for await (const event of source) {
-            send(translator.translate(event));
-            if (translator.done) break;
-          }
+        while (source && !translator.done) {
+          const next = await Promise.race([source.next(), revoked]);
+          if (next === REVOKED) {
+            cut = true;
+            send(translator.broken(REVOKED_MESSAGE, "UNAUTHENTICATED"));
+          } else if (next.done) break;
+          else send(translator.translate(next.value));
         }
         send(
           translator.broken(
@@ -105,13 +124,15 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
       } catch (error) {
         send(translator.broken(callerMessage(error, logInternal)));
       } finally {
-        if (keepalive) clearInterval(keepalive);
-        await source?.return(undefined).catch(() => undefined);
+        stop();
+        // Cut off, the source may still wait for the task's next event: it is not waited for.
+        const ended = source?.return(undefined).catch(() => undefined);
+        if (!cut) await ended;
         controller.close();
       }
     },
     async cancel() {
-      if (keepalive) clearInterval(keepalive);
+      stop();
       await source?.return(undefined).catch(() => undefined);
     },
   });

@@ -80,13 +80,16 @@ export class RunTranslator {
     return this.#status(event.statusUpdate.status);
   }
 
-  /** A RUN_ERROR for a stream that broke before the task reached a state the run can end on. */
-  broken(reason: string): BaseEvent[] {
+  /**
+   * A RUN_ERROR for a stream that broke before the task reached a state the run can end on
+   * (`code`: STREAM_ENDED, or UNAUTHENTICATED when the caller's credentials were revoked).
+   */
+  broken(reason: string, code = "STREAM_ENDED"): BaseEvent[] {
     if (this.#done) return [];
     this.#done = true;
     return [
       ...this.#closeAnswer(),
-      { type: EventType.RUN_ERROR, message: reason, code: "STREAM_ENDED" } as BaseEvent,
+      { type: EventType.RUN_ERROR, message: reason, code } as BaseEvent,
     ];
   }
 
