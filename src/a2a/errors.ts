@@ -3,11 +3,14 @@
  * edge raises itself (parse, envelope, method, params: {@link JsonRpcProtocolError}) and the A2A
  * typed errors the gateway throws (`@a2a-js/sdk/errors`), to its JSON-RPC code (spec §9.5), its
  * HTTP status and google.rpc status name (spec §11.6), in the shape of each binding and version.
- * Anything else is internal: {@link scrub} logs it and the caller reads "Internal error", nothing
- * more, on every binding. Pure: no I/O.
+ * The edge's own {@link HttpError} (consent, access) keeps its status and message, as the Worker's
+ * onError answers it. Anything else is internal: {@link scrub} logs it and the caller reads
+ * "Internal error", nothing more, on every binding and every face (MCP, AG-UI:
+ * {@link callerMessage}). Pure: no I/O.
  */
 import { A2AError } from "@a2a-js/sdk/errors";
 import type { z } from "zod";
+import { HttpError, restErrorOf, rpcErrorOf } from "../platform/http-error.ts";
 
 /** A JSON-RPC `error` member (v1.0 `data` is an array of details; v0.3 `data` is any value). */
 export interface JsonRpcErrorObject {
@@ -118,15 +121,20 @@ function a2aRow(error: unknown): ErrorRow | null {
 }
 
 /**
- * The one scrub: true when `error` is internal (not in the table, or an HTTP 5xx by it), after
- * handing it to `log`. The caller answers with {@link INTERNAL_MESSAGE} alone.
+ * The one scrub: true when `error` is internal (not an edge error, not in the table, or an HTTP
+ * 5xx by it), after handing it to `log`. The caller answers with {@link INTERNAL_MESSAGE} alone.
  */
 export function scrub(error: unknown, log?: (error: unknown) => void): boolean {
-  if (error instanceof JsonRpcProtocolError) return false;
+  if (error instanceof JsonRpcProtocolError || error instanceof HttpError) return false;
   const row = a2aRow(error);
-  if (row && row.code !== INTERNAL_ERROR) return false;
+  if (row && row.http < 500) return false;
   log?.(error);
   return true;
+}
+
+/** What a caller reads of `error`: its message, or {@link INTERNAL_MESSAGE} when {@link scrub} says. */
+export function callerMessage(error: unknown, log?: (error: unknown) => void): string {
+  return scrub(error, log) ? INTERNAL_MESSAGE : (error as Error).message;
 }
 
 /** Any thrown value as a JSON-RPC error object of `version` (v0.3: one `data` object, no ErrorInfo). */
@@ -144,6 +152,7 @@ export function rpcErrorObject(
       ...(detail ? { data: detail } : {}),
     };
   }
+  if (error instanceof HttpError) return rpcErrorOf(error);
   const row = a2aRow(error);
   if (!row) {
     scrub(error, log);
@@ -179,6 +188,11 @@ export function restFailure(
   version: "1.0" | "0.3",
   log?: (error: unknown) => void,
 ): { status: number; body: unknown } {
+  if (error instanceof HttpError)
+    return {
+      status: error.status,
+      body: version === "0.3" ? rpcErrorOf(error) : restErrorOf(error),
+    };
   const protocol = error instanceof JsonRpcProtocolError ? error.error : null;
   const row = a2aRow(error);
   const status = protocol

@@ -13,7 +13,14 @@ import { TOO_DEEP_MESSAGE, tooDeep } from "../protocol/json-shape.ts";
 import { invalidParams, rpcErrorResponse } from "./errors.ts";
 import { type A2AVersion, type MethodSpec, methodSpec } from "./methods.ts";
 import { type CallContext, runStream, runUnary } from "./operations.ts";
-import { type BindingStream, bindingSse, type SseItem, sseOnce, sseResponse } from "./sse.ts";
+import {
+  type BindingStream,
+  bindingSse,
+  REVOKED_MESSAGE,
+  type SseItem,
+  sourceSse,
+  sseOnce,
+} from "./sse.ts";
 
 /** What the endpoint needs per request. */
 export interface JsonRpcOptions extends BindingStream {
@@ -69,20 +76,16 @@ export async function handleJsonRpc(
       id: seq,
       data: JSON.stringify({ jsonrpc: "2.0", id: call.id, result: encode(event) }),
     });
-    // The first event is awaited here, so a refusal is an error answer, not a stream.
-    const first = await source.next();
-    async function* rest(): AsyncGenerator<SseItem, void, undefined> {
-      for await (const event of source) yield item(event);
-    }
-    return sseResponse(
+    // The first event is awaited, so a refusal is an error answer, not a stream; no event at
+    // all (a reconnect after the last event of an ended task) is no stream (spec 1.0.1 §3.1.6).
+    return await sourceSse(
       c,
-      // Nothing at all: a reconnect after the last event of an ended task (spec 1.0.1 §3.1.6).
-      first.done ? null : item(first.value),
-      rest(),
+      source,
+      item,
       bindingSse(options, (error) => JSON.stringify(errorBody(error)), {
         jsonrpc: "2.0",
         id: call.id,
-        error: { code: -32000, message: "Unauthorized: the credentials were revoked" },
+        error: { code: -32000, message: REVOKED_MESSAGE },
       }),
     );
   } catch (error) {

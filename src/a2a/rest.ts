@@ -22,7 +22,7 @@ import { readJsonBody } from "./rest-body.ts";
 import { eventToV03, messageToV03, sendRequestFromV03, taskToV03 } from "./rest-codec-v03.ts";
 import type { RestRoute } from "./rest-paths.ts";
 import { restPush } from "./rest-push.ts";
-import { type BindingStream, bindingSse, type SseItem, sseResponse } from "./sse.ts";
+import { type BindingStream, bindingSse, REVOKED_MESSAGE, type SseItem, sourceSse } from "./sse.ts";
 import { unsupportedVersionMessage } from "./version.ts";
 
 /** What a REST call needs. */
@@ -111,25 +111,15 @@ async function stream(
     id: seq,
     data: JSON.stringify(route.version === "0.3" ? eventToV03(event) : event),
   });
-  const first = await source.next();
-  async function* rest(): AsyncGenerator<SseItem, void, undefined> {
-    for await (const event of source) yield item(event);
-  }
   // Nothing at all: a reconnect after the last event of an ended task closes at once.
-  return sseResponse(
+  return sourceSse(
     c,
-    first.done ? null : item(first.value),
-    rest(),
+    source,
+    item,
     bindingSse(
       options,
       (error) => JSON.stringify(restFailure(error, route.version, options.onInternalError).body),
-      {
-        error: {
-          code: 401,
-          status: "UNAUTHENTICATED",
-          message: "Unauthorized: the credentials were revoked",
-        },
-      },
+      { error: { code: 401, status: "UNAUTHENTICATED", message: REVOKED_MESSAGE } },
     ),
   );
 }

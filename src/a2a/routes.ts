@@ -16,7 +16,7 @@ import type { AgentDefinition } from "../agents/identity.ts";
 import { agentRoster } from "../agents/roster.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
-import { limitBody } from "../platform/body-limit.ts";
+import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
 import { checkMessageConsent } from "../privacy/consent.ts";
@@ -93,15 +93,10 @@ async function rest(
 export function a2aRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   /** MAX_BODY_BYTES, answered as a JSON-RPC error with HTTP 413. */
-  const sizeLimit = limitBody<AppEnv>(
-    (c) => loadConfig(c.env).maxBodyBytes,
-    (max) =>
-      new HttpError(
-        413,
-        `Request payload validation error: the body exceeds the size limit of ${max} bytes`,
-        { rpcCode: INVALID_REQUEST, details: true },
-      ),
-  );
+  const sizeLimit = bodyLimit({
+    lead: "Request payload validation error: ",
+    answer: { rpcCode: INVALID_REQUEST, details: true },
+  });
 
   // The critical-path ledger's mark (STORAGE_METER): the client's wait for an answer ends here.
   app.use(async (c, next) => {

@@ -1,9 +1,11 @@
 /**
  * Server-Sent Events framing for A2A streams (Hono's SSE helper): each item is one `data:` event
- * whose `id` is the task event's sequence number, carried by the item itself, a `: keepalive` comment goes out at least every
- * `keepaliveMs`, an error after the stream started is sent as a final error event in the
- * binding's shape, and the stream always ends (never hangs) when the source ends or the client
- * leaves. Items arrive already serialized, so JSON-RPC and REST share this.
+ * whose `id` is the task event's sequence number, carried by the item itself, a `: keepalive`
+ * comment goes out at least every `keepaliveMs`, an error after the stream started is sent as a
+ * final error event in the binding's shape, and the stream always ends (never hangs) when the
+ * source ends or the client leaves. Items arrive already serialized, so JSON-RPC and REST share
+ * this. An open stream re-checks its caller's credentials ({@link watchCredentials}, which the
+ * AG-UI face's stream uses too) and ends when they were revoked.
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -57,6 +59,28 @@ export function bindingSse(
 /** How often an open stream re-checks its credentials. */
 export const STREAM_AUTH_RECHECK_MS = 5_000;
 
+/** What the last event of a stream whose credentials were revoked says. */
+export const REVOKED_MESSAGE = "Unauthorized: the credentials were revoked";
+
+/**
+ * Re-checks a stream's credentials every {@link STREAM_AUTH_RECHECK_MS} (a check that fails to
+ * run counts as still authorized) and calls `onRevoked` once when they no longer stand. Returns
+ * the function that stops the checks.
+ */
+export function watchCredentials(
+  stillAuthorized: () => Promise<boolean>,
+  onRevoked: () => unknown,
+): () => void {
+  let revoked = false;
+  const timer = setInterval(async () => {
+    if (revoked || (await stillAuthorized().catch(() => true)) || revoked) return;
+    revoked = true;
+    clearInterval(timer);
+    await onRevoked();
+  }, STREAM_AUTH_RECHECK_MS);
+  return () => clearInterval(timer);
+}
+
 /** An async generator that yields nothing. */
 export async function* nothing(): AsyncGenerator<SseItem, void, undefined> {}
 
@@ -80,19 +104,18 @@ export function sseResponse(
     };
     const keepalive = setInterval(() => void stream.write(": keepalive\n\n"), options.keepaliveMs);
     let revoked = false;
-    const recheck = options.stillAuthorized
-      ? setInterval(async () => {
-          if (revoked || stream.aborted) return;
-          if (await options.stillAuthorized?.().catch(() => true)) return;
+    const stopRecheck = options.stillAuthorized
+      ? watchCredentials(options.stillAuthorized, async () => {
+          if (stream.aborted) return;
           revoked = true;
           if (options.revokedData) await send(options.revokedData(), null).catch(() => {});
           await stream.close();
           void rest.return(undefined);
-        }, STREAM_AUTH_RECHECK_MS)
-      : null;
+        })
+      : () => {};
     stream.onAbort(() => {
       clearInterval(keepalive);
-      if (recheck) clearInterval(recheck);
+      stopRecheck();
       void rest.return(undefined);
     });
     try {
@@ -107,9 +130,27 @@ export function sseResponse(
       if (!stream.aborted) await send(data, null);
     } finally {
       clearInterval(keepalive);
-      if (recheck) clearInterval(recheck);
+      stopRecheck();
     }
   });
+}
+
+/**
+ * The SSE response of a stream of `source`'s values, each made an item by `item`. The first value
+ * is awaited here, so a refusal is thrown (for the binding to answer) before the stream starts;
+ * a source with none (a reconnect after the last event of an ended task) closes at once.
+ */
+export async function sourceSse<T>(
+  c: Context,
+  source: AsyncGenerator<T, unknown, undefined>,
+  item: (value: T) => SseItem,
+  options: SseOptions,
+): Promise<Response> {
+  const first = await source.next();
+  async function* rest(): AsyncGenerator<SseItem, void, undefined> {
+    for await (const value of source) yield item(value);
+  }
+  return sseResponse(c, first.done ? null : item(first.value), rest(), options);
 }
 
 /** A stream of exactly one event (an error answered in the stream a client asked for). */

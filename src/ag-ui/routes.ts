@@ -2,43 +2,53 @@
  * The AG-UI face of every agent, pinned:
  *   POST /agents/<name>/ag-ui   a RunAgentInput in, AG-UI events out (SSE, or AG-UI's protobuf
  *                               framing when the Accept header asks for it)
- * Behind the same authentication, body limit and message rate as the A2A endpoints (a run counts
- * as a message and holds a stream lease: users/rate-limit.ts), on the same task objects through
+ * Behind the same authentication, body limit and message rate as the A2A endpoints (the body is
+ * read once at the edge, a2a/face-call.ts; a run counts as a message and holds a stream lease:
+ * users/rate-limit.ts), on the same task objects through
  * the same port as the MCP face. threadId is the conversation (contextId); a task that waits for
  * the person ends the run with an interrupt whose id is the task's, which the next run answers
  * (`resume`); a run sent again with the same runId meets its task and follows it from its log.
  * Bad input is a JSON 400 before any event; once the stream started, a failure is RUN_ERROR and
- * the stream ends.
+ * the stream ends. An open run re-checks its caller's credentials as A2A streams do (a2a/sse.ts):
+ * revoked, it ends with a RUN_ERROR (code UNAUTHENTICATED) that says so.
  */
 
-import { isRestError, restStatusFor } from "@a2a-js/sdk/errors";
 import type { BaseEvent } from "@ag-ui/core";
 import { EventEncoder } from "@ag-ui/encoder";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
+import { callerMessage, restFailure, scrub } from "../a2a/errors.ts";
+import { faceCall } from "../a2a/face-call.ts";
+import { REVOKED_MESSAGE, watchCredentials } from "../a2a/sse.ts";
 import { type TaskPort, taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
-import { limitBody } from "../platform/body-limit.ts";
+import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
-import { jsonBody } from "../platform/json-body.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import type { StreamEvent } from "../protocol/wire.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { runRequest } from "./run-input.ts";
 import { RunTranslator } from "./translate.ts";
 
+/** Every run sends a message and holds its stream while the task works. */
+const RUN_CALL = { method: "ag-ui run", sends: true, streams: true } as const;
+
+/** What a run's wait for its next event gives when the caller's credentials were revoked. */
+const REVOKED = Symbol("revoked");
+
 /** The SSE comment that keeps an idle run's connection open. */
 const KEEPALIVE = new TextEncoder().encode(": keepalive\n\n");
 
-/** An A2A error raised before the run's first event, as the HTTP error it is. */
+/**
+ * An error raised before the run's first event, as the HTTP error it is: an A2A error with its
+ * status (the error table); an internal one (the one scrub) goes on to onError, which logs it.
+ */
 function beforeStream(error: unknown): never {
-  if (error instanceof HttpError) throw error;
-  const status = isRestError(error) ? error.statusCode : restStatusFor(error);
-  if (status < 500 && error instanceof Error)
-    throw new HttpError(status as 400, error.message, { details: true });
-  throw error;
+  if (error instanceof HttpError || scrub(error)) throw error;
+  const { status } = restFailure(error, "1.0");
+  throw new HttpError(status as 400, (error as Error).message, { details: true });
 }
 
 /** A resume names a task of this thread (the interrupt's id); a 404 for any other task id. */
@@ -55,8 +65,7 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
   const agent = servedAgent(c, name);
   if (!agent) return unknownAgent(c, name);
   c.set("agent", agent.name);
-  c.set("rpcMethod", "ag-ui run");
-  const run = await runRequest(await jsonBody(c.req.raw));
+  const run = await runRequest(c.get("faceCall")?.body);
   const port = taskPort(c, agent);
   const translator = new RunTranslator(run.threadId, run.runId);
   const first: BaseEvent[] = [translator.started()];
@@ -77,21 +86,35 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
   const encoder = new EventEncoder({ accept: c.req.header("Accept") ?? "text/event-stream" });
   const logInternal = internalErrorLogger(c);
   const keepaliveMs = loadConfig(c.env).sseKeepaliveMs;
-  let keepalive: ReturnType<typeof setInterval> | null = null;
+  const stillAuthorized = c.get("authCheck");
+  /** Stops the keepalive and the credential checks. */
+  let stop = () => {};
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
       const send = (events: BaseEvent[]) => {
         for (const event of events) controller.enqueue(encoder.encodeBinary(event));
       };
       const sse = encoder.getContentType() === "text/event-stream";
-      keepalive = sse ? setInterval(() => controller.enqueue(KEEPALIVE), keepaliveMs) : null;
+      const keepalive = sse ? setInterval(() => controller.enqueue(KEEPALIVE), keepaliveMs) : null;
+      let onRevoked = () => {};
+      const revoked = new Promise<typeof REVOKED>((resolve) => {
+        onRevoked = () => resolve(REVOKED);
+      });
+      const stopRecheck = watchCredentials(stillAuthorized, () => onRevoked());
+      stop = () => {
+        if (keepalive) clearInterval(keepalive);
+        stopRecheck();
+      };
+      let cut = false;
       try {
         send(first);
-        if (source && !translator.done) {
-          for await (const event of source) {
-            send(translator.translate(event));
-            if (translator.done) break;
-          }
+        while (source && !translator.done) {
+          const next = await Promise.race([source.next(), revoked]);
+          if (next === REVOKED) {
+            cut = true;
+            send(translator.broken(REVOKED_MESSAGE, "UNAUTHENTICATED"));
+          } else if (next.done) break;
+          else send(translator.translate(next.value));
         }
         send(
           translator.broken(
@@ -99,17 +122,17 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
           ),
         );
       } catch (error) {
-        const named = error instanceof Error && (isRestError(error) || restStatusFor(error) < 500);
-        if (!named) logInternal(error);
-        send(translator.broken(named ? error.message : "Internal error"));
+        send(translator.broken(callerMessage(error, logInternal)));
       } finally {
-        if (keepalive) clearInterval(keepalive);
-        await source?.return(undefined).catch(() => undefined);
+        stop();
+        // Cut off, the source may still wait for the task's next event: it is not waited for.
+        const ended = source?.return(undefined).catch(() => undefined);
+        if (!cut) await ended;
         controller.close();
       }
     },
     async cancel() {
-      if (keepalive) clearInterval(keepalive);
+      stop();
       await source?.return(undefined).catch(() => undefined);
     },
   });
@@ -125,10 +148,13 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
 /** Routes of the AG-UI face. */
 export function agUiRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const sizeLimit = limitBody<AppEnv>(
-    (c) => loadConfig(c.env).maxBodyBytes,
-    (max) => new HttpError(413, `the body exceeds the size limit of ${max} bytes`),
+  app.post(
+    "/agents/:name/ag-ui",
+    authenticate(),
+    bodyLimit(),
+    faceCall(() => RUN_CALL),
+    limitRequests(),
+    serveRun,
   );
-  app.post("/agents/:name/ag-ui", authenticate(), sizeLimit, limitRequests(), serveRun);
   return app;
 }

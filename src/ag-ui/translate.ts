@@ -7,6 +7,7 @@
  */
 import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
+import { formIn, partsText } from "../protocol/parts.ts";
 import type { Message, StreamEvent, TaskStatus } from "../protocol/wire.ts";
 import { ANSWER_ARTIFACT_ID } from "../task/answer-artifact.ts";
 import { INTERRUPTED_STATES, isTerminal } from "../task/state-machine.ts";
@@ -23,27 +24,6 @@ function harnessEvent(message: Message | undefined): Record<string, unknown> | n
       return data as Record<string, unknown>;
   }
   return null;
-}
-
-const textOf = (message: Message | undefined) =>
-  (message?.parts ?? [])
-    .map((part) => part.text ?? "")
-    .filter((text) => text !== "")
-    .join("\n");
-
-/** The form schema an input-required message asks for, if any. */
-function formOf(message: Message | undefined): Record<string, unknown> | undefined {
-  for (const part of message?.parts ?? []) {
-    const data = part.data as { kind?: unknown; schema?: unknown } | undefined;
-    if (
-      data &&
-      (data.kind === "form" || data.kind === "approval") &&
-      typeof data.schema === "object" &&
-      data.schema !== null
-    )
-      return data.schema as Record<string, unknown>;
-  }
-  return undefined;
 }
 
 /** Turns one run's A2A events into AG-UI events; {@link done} once the run has its last event. */
@@ -87,7 +67,7 @@ export class RunTranslator {
     }
     if ("message" in event) {
       // A direct answer without a task: the run ends with it.
-      return [...this.#say(textOf(event.message), true), ...this.#finish()];
+      return [...this.#say(partsText(event.message.parts), true), ...this.#finish()];
     }
     if ("artifactUpdate" in event) {
       this.#taskId = event.artifactUpdate.taskId;
@@ -100,13 +80,16 @@ export class RunTranslator {
     return this.#status(event.statusUpdate.status);
   }
 
-  /** A RUN_ERROR for a stream that broke before the task reached a state the run can end on. */
-  broken(reason: string): BaseEvent[] {
+  /**
+   * A RUN_ERROR for a stream that broke before the task reached a state the run can end on
+   * (`code`: STREAM_ENDED, or UNAUTHENTICATED when the caller's credentials were revoked).
+   */
+  broken(reason: string, code = "STREAM_ENDED"): BaseEvent[] {
     if (this.#done) return [];
     this.#done = true;
     return [
       ...this.#closeAnswer(),
-      { type: EventType.RUN_ERROR, message: reason, code: "STREAM_ENDED" } as BaseEvent,
+      { type: EventType.RUN_ERROR, message: reason, code } as BaseEvent,
     ];
   }
 
@@ -204,14 +187,14 @@ export class RunTranslator {
     const events: BaseEvent[] = [];
     // Nothing streamed (an answer given whole, a refusal, a failure): the status message says it.
     if (this.#answerCount === 0 && this.#answer === "" && status.state === "TASK_STATE_COMPLETED")
-      events.push(...this.#say(textOf(status.message), true));
+      events.push(...this.#say(partsText(status.message?.parts), true));
     events.push(...this.#closeAnswer());
     if (status.state === "TASK_STATE_COMPLETED") return [...events, ...this.#finish()];
     if (status.state === "TASK_STATE_CANCELED")
       return [...events, ...this.#finish({ type: "cancelled" })];
     this.#done = true;
     const why =
-      textOf(status.message) ||
+      partsText(status.message?.parts) ||
       (status.state === "TASK_STATE_REJECTED" ? "The agent refused the task." : "The task failed.");
     return [
       ...events,
@@ -225,8 +208,8 @@ export class RunTranslator {
 
   /** The task waits for the person: the run ends with an interrupt that the next run answers. */
   #pause(status: TaskStatus): BaseEvent[] {
-    const question = textOf(status.message);
-    const schema = formOf(status.message);
+    const question = partsText(status.message?.parts);
+    const schema = formIn(status.message?.parts);
     const interrupt: Interrupt = {
       id: this.#taskId ?? this.#runId,
       reason: status.state === "TASK_STATE_AUTH_REQUIRED" ? "auth_required" : "input_required",

@@ -35,9 +35,8 @@ import {
   setBudget,
   tokenHashes,
 } from "../auth/users-store.ts";
-import { loadConfig } from "../config/config.ts";
 import { publishAgentsChanged } from "../events/agent-events.ts";
-import { limitBody } from "../platform/body-limit.ts";
+import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { bodyText, jsonBody } from "../platform/json-body.ts";
 import { ledgerEntries } from "../platform/ledger.ts";
@@ -128,10 +127,7 @@ export function adminRoutes(): Hono<AppEnv> {
   });
 
   // Uploads are limited by MAX_BODY_BYTES before they are read, like every body.
-  const uploadLimit = limitBody<AppEnv>(
-    (c) => loadConfig(c.env).maxBodyBytes,
-    (max) => new HttpError(413, `the body exceeds ${max} bytes (MAX_BODY_BYTES)`),
-  );
+  const uploadLimit = bodyLimit();
   app.put("/api/admin/agents/:name/memory", uploadLimit, async (c) => {
     const name = c.req.param("name");
     if (!currentAgents().has(name)) throw new HttpError(404, `no agent ${name}`);

@@ -14,7 +14,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { authenticate, requireAdmin } from "../auth/middleware.ts";
-import { limitBody } from "../platform/body-limit.ts";
+import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { deleteDocument, listDocuments, upsertDocument } from "../store/knowledge.ts";
@@ -51,10 +51,7 @@ export function knowledgeAdminRoutes(): Hono<AppEnv> {
   app.put(
     `${KNOWLEDGE_ADMIN_PATH}/:id`,
     // JSON escaping can double the content; the content itself is checked below.
-    limitBody<AppEnv>(
-      () => 4 * MAX_DOCUMENT_BYTES,
-      (max) => new HttpError(413, `the body exceeds ${max} bytes`),
-    ),
+    bodyLimit({ maxBytes: 4 * MAX_DOCUMENT_BYTES }),
     async (c) => {
       const id = c.req.param("id");
       if (!ID.test(id)) throw new HttpError(400, ID_RULE);

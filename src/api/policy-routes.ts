@@ -15,7 +15,7 @@ import { z } from "zod";
 import { authenticate, forgetTokens } from "../auth/middleware.ts";
 import { getUser, setConsent, tokenHashes } from "../auth/users-store.ts";
 import { loadConfig } from "../config/config.ts";
-import { limitBody } from "../platform/body-limit.ts";
+import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { jsonBody } from "../platform/json-body.ts";
 import { CONSENT_METADATA_KEY, policyLink } from "../privacy/consent.ts";
@@ -65,10 +65,7 @@ export function policyRoutes(): Hono<AppEnv> {
   app.get("/api/privacy/consent", async (c) =>
     c.json(await consentAnswer(c, accountOf(c.get("principal")))),
   );
-  const sizeLimit = limitBody<AppEnv>(
-    () => 4_096,
-    (max) => new HttpError(413, `the body exceeds ${max} bytes`),
-  );
+  const sizeLimit = bodyLimit({ maxBytes: 4_096 });
   app.post("/api/privacy/consent", sizeLimit, async (c) => {
     const id = accountOf(c.get("principal"));
     const parsed = ConsentBody.safeParse(await jsonBody(c.req.raw));

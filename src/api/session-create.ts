@@ -15,7 +15,7 @@ import { newContextId } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
-import { limitBody } from "../platform/body-limit.ts";
+import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { jsonBodyOrEmpty } from "../platform/json-body.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
@@ -30,11 +30,7 @@ const NewSession = z.strictObject({
 /** The route that creates a session; mounted before the other session routes. */
 export function sessionCreateRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const sizeLimit = limitBody<AppEnv>(
-    (c) => loadConfig(c.env).maxBodyBytes,
-    (max) => new HttpError(413, `the body exceeds ${max} bytes (MAX_BODY_BYTES)`),
-  );
-  app.post("/api/sessions", authenticate(), sizeLimit, async (c) => {
+  app.post("/api/sessions", authenticate(), bodyLimit(), async (c) => {
     const parsed = NewSession.safeParse(await jsonBodyOrEmpty(c.req.raw));
     if (!parsed.success) throw invalidInput(parsed.error);
     const config = loadConfig(c.env);

@@ -26,17 +26,18 @@ import { looksLikeJwt } from "./jwt.ts";
 export const DELEGATED_OWNER_PREFIX = "dlg-";
 
 /**
- * Whether `credential` is to be checked as a delegation token (unverified: the routing only): a
- * JWT of a trusted issuer, or any JWT with an actor claim that is not the OIDC issuer's (so an
+ * The issuer `credential` claims when it is to be checked as a delegation token, else null
+ * (unverified: the routing only, and the token is decoded here once for the whole check): a JWT
+ * of a trusted issuer, or any JWT with an actor claim that is not the OIDC issuer's (so an
  * untrusted issuer's delegation is refused naming the issuer check, not as an unknown login).
  */
-export function isDelegationToken(config: Config, credential: string): boolean {
-  if (!looksLikeJwt(credential)) return false;
+export function delegationIssuer(config: Config, credential: string): string | null {
+  if (!looksLikeJwt(credential)) return null;
   const payload = unverifiedPayload(credential);
   const issuer = typeof payload?.iss === "string" ? payload.iss : null;
-  if (issuer === null) return false;
-  if (Object.hasOwn(config.delegation.trustedIssuers, issuer)) return true;
-  return payload?.act !== undefined && issuer !== config.oidc?.issuer;
+  if (issuer === null) return null;
+  if (Object.hasOwn(config.delegation.trustedIssuers, issuer)) return issuer;
+  return payload?.act !== undefined && issuer !== config.oidc?.issuer ? issuer : null;
 }
 
 /**
@@ -87,17 +88,22 @@ async function firstUse(env: Env, id: string, jti: string, until: number): Promi
   );
 }
 
-/** The principal of a delegation token, or the 401 (503) that says why not. */
+/**
+ * The principal of a delegation token claiming `issuer` ({@link delegationIssuer}), or the 401
+ * (503) that says why not.
+ */
 export async function delegatedPrincipal(
   env: Env,
   config: Config,
   token: string,
+  issuer: string,
   requestUrl: string,
 ): Promise<Principal> {
   const trusted = config.delegation.trustedIssuers;
   let verified: Awaited<ReturnType<typeof verifyDelegationToken>>;
   try {
     verified = await verifyDelegationToken(token, {
+      issuer,
       trusted: new Set(Object.keys(trusted)),
       keys: (issuer) => issuerKeys(issuer, trusted[issuer] ?? "", config.webFetchAllowPrivate),
       audience: expectedAudience(config, requestUrl),

@@ -145,6 +145,11 @@ function actorOf(value: unknown, depth = 1): Actor | null {
 
 /** What {@link verifyDelegationToken} checks against. */
 export interface VerifyOptions {
+  /**
+   * The `iss` the token claims, when the caller read it already ({@link claimedIssuer}): the
+   * token is not decoded again; the signed payload must name the same issuer.
+   */
+  issuer?: string;
   /** The issuers trusted here; the token's `iss` must be one. */
   trusted: ReadonlySet<string>;
   /** The key set of a trusted issuer. */
@@ -163,7 +168,7 @@ export async function verifyDelegationToken(
   token: string,
   options: VerifyOptions,
 ): Promise<VerifiedDelegation> {
-  const issuer = claimedIssuer(token);
+  const issuer = options.issuer ?? claimedIssuer(token);
   if (issuer === null) throw new DelegationError("issuer", "no readable iss claim");
   if (!options.trusted.has(issuer))
     throw new DelegationError("issuer", `${issuer.slice(0, 200)} is not a trusted issuer`);
@@ -179,6 +184,8 @@ export async function verifyDelegationToken(
       `does not verify with ${issuer.slice(0, 200)}'s keys (${code})`,
     );
   }
+  if (payload.iss !== issuer)
+    throw new DelegationError("issuer", "the signed iss is not the issuer the token claims");
   const now = Math.floor((options.now ?? Date.now()) / 1000);
   if (typeof payload.exp !== "number" || payload.exp + CLOCK_SKEW_SECONDS <= now)
     throw new DelegationError("expiry", "expired");

@@ -16,7 +16,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv, Principal } from "../protocol/app-types.ts";
-import { delegatedPrincipal, describeDelegation, isDelegationToken } from "./delegated.ts";
+import { delegatedPrincipal, delegationIssuer, describeDelegation } from "./delegated.ts";
 import { admitAttempt, failureKeys } from "./failure-throttle.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { ANONYMOUS_PRINCIPAL } from "./principal.ts";
@@ -113,13 +113,15 @@ export function forgetTokens(env: Env, hashes: readonly string[]): void {
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async function auth(c, next) {
     const { credential, unusable } = credentialOf(c);
+    const issuer = credential === null ? null : delegationIssuer(loadConfig(c.env), credential);
     let principal: Principal | null;
     if (credential === null) {
       // A caller who sent credentials expects them checked: never anonymous instead.
       principal = !unusable && loadConfig(c.env).allowAnonymous ? ANONYMOUS_PRINCIPAL : null;
-    } else if (isDelegationToken(loadConfig(c.env), credential)) {
+    } else if (issuer !== null) {
       // Never cached: every request's token is checked, its replay included.
-      principal = await delegatedPrincipal(c.env, loadConfig(c.env), credential, c.req.url);
+      const config = loadConfig(c.env);
+      principal = await delegatedPrincipal(c.env, config, credential, issuer, c.req.url);
       if (principal.delegation) c.set("delegatedBy", describeDelegation(principal.delegation));
     } else {
       principal = await checkedPrincipal(c, credential);

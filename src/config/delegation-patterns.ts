@@ -3,13 +3,10 @@
  * `u` via agent `a` from issuer `issuer`; `agent=` and `user=` may be left out or be `*` (any).
  * IDENTITY.md's `access.users` and the keys of `AGENT_CALL_RULES` take such patterns. Pure.
  */
+import type { DelegatedCaller } from "../protocol/app-types.ts";
 
-/** The part of a delegated caller a pattern names (protocol/app-types.ts DelegatedCaller). */
-interface Named {
-  issuer: string;
-  agent: string;
-  user: string;
-}
+/** The part of a delegated caller a pattern names (a pattern's `*` stands for any). */
+type Named = Pick<DelegatedCaller, "issuer" | "agent" | "user">;
 
 /** Every delegation pattern starts with this. */
 export const DELEGATION_PATTERN_PREFIX = "delegated:";
@@ -17,13 +14,7 @@ export const DELEGATION_PATTERN_PREFIX = "delegated:";
 /** The syntax of a pattern (for validating configuration). */
 export const DELEGATION_PATTERN = /^delegated:\S+(?: agent=\S+)?(?: user=\S+)?$/;
 
-interface Pattern {
-  issuer: string;
-  agent: string;
-  user: string;
-}
-
-function parse(pattern: string): Pattern | null {
+function parse(pattern: string): Named | null {
   if (!DELEGATION_PATTERN.test(pattern)) return null;
   const [head = "", ...rest] = pattern.slice(DELEGATION_PATTERN_PREFIX.length).split(" ");
   const field = (name: string) =>

@@ -5,6 +5,7 @@
  * answer (a person may reply in words); a question without a form takes any data. Pure: no I/O.
  */
 import { z } from "zod";
+import { formIn } from "../protocol/parts.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { FormSchema, Suspension } from "./contracts.ts";
 import { APPROVAL_FORM } from "./suspension.ts";
@@ -21,12 +22,7 @@ export function formOf(
 ): FormSchema | null {
   if (waiting.kind === "question") return waiting.form ?? null;
   if (waiting.kind === "approval") return APPROVAL_FORM;
-  for (const part of question(waiting.childTaskId) ?? []) {
-    const data = part.data as { kind?: unknown; schema?: unknown } | undefined;
-    if ((data?.kind === "form" || data?.kind === "approval") && isObject(data.schema))
-      return data.schema;
-  }
-  return null;
+  return formIn(question(waiting.childTaskId));
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

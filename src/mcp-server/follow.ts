@@ -4,6 +4,7 @@
  * step as a progress note. It never cancels the task: a wait that ends early leaves the task
  * working, to be read or waited on again. No I/O of its own.
  */
+import { partsText } from "../protocol/parts.ts";
 import type { Message, StreamEvent, TaskStateName } from "../protocol/wire.ts";
 import { isSettled } from "../task/state-machine.ts";
 
@@ -21,17 +22,11 @@ export interface FollowOptions {
 export const stateName = (state: TaskStateName): string =>
   state.replace("TASK_STATE_", "").toLowerCase().replace("_", "-");
 
-const textOf = (message: Message | undefined): string =>
-  (message?.parts ?? [])
-    .map((part) => part.text ?? "")
-    .join("")
-    .trim();
-
 /** The progress note of one event, or null for an event not worth one. */
 function noteOf(event: StreamEvent): string | null {
   if ("statusUpdate" in event) {
     const { state, message } = event.statusUpdate.status;
-    const text = textOf(message);
+    const text = partsText(message?.parts).trim();
     return text ? `${stateName(state)}: ${text.slice(0, 200)}` : stateName(state);
   }
   if ("artifactUpdate" in event) {

@@ -3,22 +3,23 @@
  *   POST /agents/<name>/mcp                                   MCP Streamable HTTP (stateless)
  *   GET, DELETE /agents/<name>/mcp                            405: no sessions, no server stream
  *   GET  /.well-known/oauth-protected-resource/agents/<name>/mcp   RFC 9728 resource metadata
- * Behind the same authentication, body limit and message rate as the A2A endpoints (a tools/call
- * of send_message or reply counts as a message: users/rate-limit.ts). A 401 names the resource
- * metadata, as the MCP authorization spec asks. Each request gets its own server and transport.
+ * Behind the same authentication, body limit and message rate as the A2A endpoints: the body is
+ * read once at the edge (a2a/face-call.ts), and a tools/call of send_message or reply counts as a
+ * message (users/rate-limit.ts). A 401 names the resource metadata, as the MCP authorization spec
+ * asks. Each request gets its own server and transport, handed the body the edge parsed.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { baseUrl, internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
+import { faceCall } from "../a2a/face-call.ts";
 import { taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
-import { limitBody } from "../platform/body-limit.ts";
-import { HttpError } from "../platform/http-error.ts";
-import type { AppEnv } from "../protocol/app-types.ts";
+import { bodyLimit } from "../platform/body-limit.ts";
+import type { AppEnv, FaceCall } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
-import { mcpServer } from "./tools.ts";
+import { mcpServer, SENDING_TOOLS } from "./tools.ts";
 
 const RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 
@@ -44,14 +45,9 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   const name = c.req.param("name") ?? "";
   const agent = servedAgent(c, name);
   if (!agent) return unknownAgent(c, name);
-  let body: unknown;
-  try {
-    body = JSON.parse(await c.req.text());
-  } catch {
-    return rpcError(c, 400, -32700, "Parse error: the body is not JSON");
-  }
+  const { body } = c.get("faceCall") as FaceCall;
+  if (body === undefined) return rpcError(c, 400, -32700, "Parse error: the body is not JSON");
   c.set("agent", agent.name);
-  c.set("rpcMethod", mcpMethod(body));
   const port = taskPort(c, agent);
   const server = mcpServer(port, {
     agent,
@@ -70,28 +66,29 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   return transport.handleRequest(c.req.raw, { parsedBody: body });
 }
 
-/** The log line's method: `mcp <method>`, and the tool's name for a tool call. */
-function mcpMethod(body: unknown): string {
-  const request = body as { method?: unknown; params?: { name?: unknown } } | null;
+/**
+ * What an MCP request is: the log line's `mcp <method>` (and the tool's name for a tool call); a
+ * tool call that sends a message holds its request while the task works; anything else is neither.
+ */
+function mcpCall(body: unknown): Omit<FaceCall, "body"> {
+  const request = body as { method?: unknown; params?: { name?: unknown } } | null | undefined;
   const method = typeof request?.method === "string" ? request.method.slice(0, 64) : "batch";
   const tool = request?.params?.name;
-  return typeof tool === "string" && method === "tools/call"
-    ? `mcp ${method} ${tool.slice(0, 64)}`
-    : `mcp ${method}`;
+  if (typeof tool !== "string" || method !== "tools/call")
+    return { method: `mcp ${method}`, sends: false, streams: false };
+  const sends = SENDING_TOOLS.has(tool);
+  return { method: `mcp ${method} ${tool.slice(0, 64)}`, sends, streams: sends };
 }
 
 /** Routes of the MCP face. */
 export function mcpRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const sizeLimit = limitBody<AppEnv>(
-    (c) => loadConfig(c.env).maxBodyBytes,
-    (max) => new HttpError(413, `the body exceeds the size limit of ${max} bytes`),
-  );
   app.post(
     "/agents/:name/mcp",
     pointAtMetadata(),
     authenticate(),
-    sizeLimit,
+    bodyLimit(),
+    faceCall(mcpCall),
     limitRequests(),
     serveMcp,
   );

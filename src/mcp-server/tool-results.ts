@@ -5,30 +5,15 @@
  * Pure: no I/O.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Message, Part, Task } from "../protocol/wire.ts";
+import { formIn, partsText } from "../protocol/parts.ts";
+import type { Message, Task } from "../protocol/wire.ts";
 import { ANSWER_ARTIFACT_ID } from "../task/answer-artifact.ts";
 import { stateName } from "./follow.ts";
-
-const texts = (parts: readonly Part[] | undefined): string =>
-  (parts ?? [])
-    .map((part) => part.text ?? "")
-    .filter((text) => text !== "")
-    .join("\n");
 
 /** The task's answer: its `answer` artifact, else the text of its status message. */
 function answerOf(task: Task): string {
   const artifact = task.artifacts?.find((a) => a.artifactId === ANSWER_ARTIFACT_ID);
-  return texts(artifact?.parts) || texts(task.status.message?.parts);
-}
-
-/** The form (JSON schema) the task's status message asks to be filled in, if any. */
-function formOf(message: Message | undefined): Record<string, unknown> | null {
-  for (const part of message?.parts ?? []) {
-    const data = part.data as { kind?: unknown; schema?: unknown } | undefined;
-    if (data && (data.kind === "form" || data.kind === "approval") && data.schema)
-      return data.schema as Record<string, unknown>;
-  }
-  return null;
+  return partsText(artifact?.parts) || partsText(task.status.message?.parts);
 }
 
 /** The result of a tool call that ended with (or looked at) `task`; `waiting` if the wait ran out. */
@@ -46,8 +31,8 @@ export function taskResult(task: Task, waiting = false): CallToolResult {
       break;
     case "TASK_STATE_INPUT_REQUIRED":
     case "TASK_STATE_AUTH_REQUIRED": {
-      lead = texts(task.status.message?.parts) || "The agent needs input to go on.";
-      const form = formOf(task.status.message);
+      lead = partsText(task.status.message?.parts) || "The agent needs input to go on.";
+      const form = formIn(task.status.message?.parts);
       fields.question = lead;
       if (form) {
         fields.form = form;
@@ -59,7 +44,7 @@ export function taskResult(task: Task, waiting = false): CallToolResult {
     case "TASK_STATE_FAILED":
     case "TASK_STATE_REJECTED":
     case "TASK_STATE_CANCELED":
-      lead = texts(task.status.message?.parts) || `The task is ${state}.`;
+      lead = partsText(task.status.message?.parts) || `The task is ${state}.`;
       fields.reason = lead;
       next = `To start again, call send_message (contextId "${task.contextId}" keeps the conversation).`;
       break;
@@ -79,7 +64,7 @@ export function taskResult(task: Task, waiting = false): CallToolResult {
 
 /** The result of a send an agent answered with a message of its own (no task). */
 export function replyResult(message: Message): CallToolResult {
-  const text = texts(message.parts);
+  const text = partsText(message.parts);
   return {
     content: [{ type: "text", text }],
     structuredContent: {
@@ -92,7 +77,7 @@ export function replyResult(message: Message): CallToolResult {
 /** The result of list_tasks: one line per task, and the token of the next page. */
 export function listResult(tasks: readonly Task[], nextPageToken: string): CallToolResult {
   const lines = tasks.map((task) => {
-    const last = texts(task.history?.at(-1)?.parts).replace(/\s+/g, " ").slice(0, 80);
+    const last = partsText(task.history?.at(-1)?.parts).replace(/\s+/g, " ").slice(0, 80);
     return `${task.id}  ${stateName(task.status.state)}  context ${task.contextId}${last ? `  “${last}”` : ""}`;
   });
   const more = nextPageToken ? `\nMore: call list_tasks with pageToken "${nextPageToken}".` : "";

@@ -9,13 +9,12 @@
  * client asked for them; past that it answers with the task id and how to resume. The agent's
  * description and skills are in send_message's description.
  */
-import { A2AError } from "@a2a-js/sdk/errors";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { callerMessage } from "../a2a/errors.ts";
 import type { TaskPort } from "../a2a/task-port.ts";
 import type { AgentDefinition, AgentSkill } from "../agents/identity.ts";
-import { HttpError } from "../platform/http-error.ts";
 import { newId } from "../platform/ids.ts";
 import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
 import { Id, type Message, type Part, type StreamEvent, TASK_STATES } from "../protocol/wire.ts";
@@ -41,6 +40,9 @@ interface CallExtra {
     params: { progressToken: string | number; progress: number; message?: string };
   }): Promise<void>;
 }
+
+/** The tools that send a message (each counts against the message rate: users/rate-limit.ts). */
+export const SENDING_TOOLS: ReadonlySet<string> = new Set(["send_message", "reply"]);
 
 /** The state names the tools speak (`input-required`), in the order of {@link TASK_STATES}. */
 const STATE_NAMES = TASK_STATES.map(stateName) as [string, ...string[]];
@@ -130,7 +132,8 @@ const consentArg = z
 
 /**
  * `tool` with its failures as tool errors: an A2A error (task not found, not cancelable...) or an
- * HTTP error (consent) says what it is; anything else is logged and says "Internal error".
+ * HTTP error (consent) says what it is; anything else is logged and says "Internal error" (the
+ * one scrub: a2a/errors.ts).
  */
 function guarded<A>(
   onInternalError: (error: unknown) => void,
@@ -140,9 +143,7 @@ function guarded<A>(
     try {
       return await tool(args, extra as CallExtra);
     } catch (error) {
-      const named = error instanceof A2AError || error instanceof HttpError;
-      if (!named) onInternalError(error);
-      const text = named ? error.message : "Internal error";
+      const text = callerMessage(error, onInternalError);
       return { content: [{ type: "text", text }], isError: true };
     }
   };

@@ -7,8 +7,13 @@
  * the whole dev server now and then (its proxy takes the broken upstream request for a fatal
  * error); drained, 2.2 MB and 20 MB chunked bodies get 413 and it keeps serving, every time. On
  * Cloudflare the edge caps request bodies (100 MB or more, by plan), so a drain is bounded.
+ * {@link bodyLimit} is every route's body limit: MAX_BODY_BYTES unless the route names its own,
+ * refused with a 413 {@link HttpError} that names the limit.
  */
-import type { Context, Env as HonoEnv, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
+import { loadConfig } from "../config/config.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
+import { HttpError, type HttpErrorOptions } from "./http-error.ts";
 
 /** The body's bytes, or `null` when it is larger than `max` bytes (read no further than needed). */
 export async function readLimited(request: Request, max: number): Promise<Uint8Array | null> {
@@ -53,19 +58,33 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
   }
 }
 
+/** A route's body limit. */
+export interface BodyLimitOptions {
+  /** The most bytes a body may have; by default the deployment's MAX_BODY_BYTES. */
+  maxBytes?: number;
+  /** Words before the 413's message (the A2A endpoints: "Request payload validation error: "). */
+  lead?: string;
+  /** How the 413 is answered beyond its status and message (the A2A endpoints' code, details). */
+  answer?: HttpErrorOptions;
+}
+
+/** The 413 of a body over `max` bytes. */
+function tooLarge(max: number, options: BodyLimitOptions): HttpError {
+  const which = options.maxBytes === undefined ? " (MAX_BODY_BYTES)" : "";
+  const message = `${options.lead ?? ""}the body exceeds the size limit of ${max} bytes${which}`;
+  return new HttpError(413, message, options.answer);
+}
+
 /**
- * Middleware: refuses a body over `max(c)` bytes by throwing `tooLarge(max)` (a 413), else hands
+ * Middleware: refuses a body over the limit with a 413 (see {@link BodyLimitOptions}), else hands
  * the next handler a request whose body is the bytes read.
  */
-export function limitBody<E extends HonoEnv>(
-  max: (c: Context<E>) => number,
-  tooLarge: (max: number) => Error,
-): MiddlewareHandler<E> {
-  return async function bodyLimit(c, next) {
+export function bodyLimit(options: BodyLimitOptions = {}): MiddlewareHandler<AppEnv> {
+  return async function limitBody(c, next) {
     if (!c.req.raw.body) return next();
-    const limit = max(c);
-    const bytes = await readLimited(c.req.raw, limit);
-    if (bytes === null) throw tooLarge(limit);
+    const max = options.maxBytes ?? loadConfig(c.env).maxBodyBytes;
+    const bytes = await readLimited(c.req.raw, max);
+    if (bytes === null) throw tooLarge(max, options);
     c.req.raw = new Request(c.req.raw, { body: bytes });
     await next();
   };

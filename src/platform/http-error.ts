@@ -68,6 +68,27 @@ export function isJsonRpcRequest(c: Context): boolean {
   return c.req.method === "POST" && /^\/(agents\/[^/]+\/?)?$/.test(new URL(c.req.url).pathname);
 }
 
+/** An HTTPException as a JSON-RPC `error` member: its code (an {@link HttpError}'s), message, data. */
+export function rpcErrorOf(error: HTTPException): {
+  code: number;
+  message: string;
+  data?: ReadonlyArray<Record<string, unknown>>;
+} {
+  const typed = error instanceof HttpError ? error : null;
+  const code = typed?.rpcCode ?? SERVER_ERROR;
+  const data = Array.isArray(typed?.details) ? { data: typed.details } : {};
+  return { code, message: error.message, ...data };
+}
+
+/** An HTTPException as an A2A REST error body: `{ error: { code, status, message[, details] } }`. */
+export function restErrorOf(error: HTTPException): { error: Record<string, unknown> } {
+  const status = error.status;
+  const body = { code: status, status: STATUS_NAMES[status] ?? "UNKNOWN", message: error.message };
+  const details = error instanceof HttpError ? error.details : false;
+  if (!details) return { error: body };
+  return { error: { ...body, details: details === true ? [] : details } };
+}
+
 /**
  * The JSON answer to anything thrown: an HTTPException (an {@link HttpError} or one of Hono's)
  * with its status and message in the endpoint's shape; anything else as a bare 500 REST error.
@@ -79,14 +100,9 @@ export function httpErrorResponse(c: Context, error: unknown): Response {
   const typed = error instanceof HttpError ? error : null;
   for (const [name, value] of Object.entries(typed?.headers ?? {})) c.header(name, value);
   if (isJsonRpcRequest(c)) {
-    const code = typed?.rpcCode ?? SERVER_ERROR;
-    const data = Array.isArray(typed?.details) ? { data: typed.details } : {};
     const rpcId: unknown = (c.get("rpcCall") as { id?: unknown } | undefined)?.id;
     const id = typeof rpcId === "string" || typeof rpcId === "number" ? rpcId : null;
-    return c.json({ jsonrpc: "2.0", id, error: { code, message: error.message, ...data } }, status);
+    return c.json({ jsonrpc: "2.0", id, error: rpcErrorOf(error) }, status);
   }
-  const body = { code: status, status: STATUS_NAMES[status] ?? "UNKNOWN", message: error.message };
-  const details = typed?.details;
-  if (!details) return c.json({ error: body }, status);
-  return c.json({ error: { ...body, details: details === true ? [] : details } }, status);
+  return c.json(restErrorOf(error), status);
 }

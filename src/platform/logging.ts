@@ -1,6 +1,7 @@
 /**
- * Structured JSON logs: one line per request (method, path, status, duration, agent, JSON-RPC
- * method, trace id) and a helper for other events. Never logs bodies, keys or tokens.
+ * Structured JSON logs: one line per request (method, path, status, duration, agent, the JSON-RPC,
+ * HTTP+JSON, MCP or AG-UI method, trace id) and a helper for other events. Never logs bodies,
+ * keys or tokens.
  */
 import type { MiddlewareHandler } from "hono";
 import type { LogVariables } from "../protocol/app-types.ts";
@@ -50,7 +51,7 @@ export function requestLogger(): MiddlewareHandler<{ Variables: LogVariables }> 
     c.set("traceId", received?.traceId ?? newTraceId());
     if (received) c.set("traceParent", received);
     await next();
-    const rpcMethod = c.get("rpcCall")?.method ?? c.get("rpcMethod");
+    const rpcMethod = c.get("rpcCall")?.method ?? c.get("faceCall")?.method ?? c.get("rpcMethod");
     log(c.res.status >= 500 ? "error" : "info", "request", {
       requestId: c.get("requestId"),
       traceId: c.get("traceId"),

@@ -89,6 +89,21 @@ export interface RpcCall {
   failure: { error: unknown; status: 200 | 415 } | null;
 }
 
+/**
+ * An MCP or AG-UI request as the edge read it, once (a2a/face-call.ts), before the rate limits:
+ * the limits, the log line and the face's route read this, never the body again.
+ */
+export interface FaceCall {
+  /** The body as JSON; undefined when it is not JSON (the route answers that). */
+  body: unknown;
+  /** What the log line names: `mcp tools/call send_message`, `ag-ui run`. */
+  method: string;
+  /** It sends a message (rate limit). */
+  sends: boolean;
+  /** It holds its response open while a task works (stream lease). */
+  streams: boolean;
+}
+
 /** Request-scoped values the log line reports (platform/logging.ts). */
 export interface LogVariables {
   requestId: string;
@@ -96,9 +111,13 @@ export interface LogVariables {
   /** The caller's span and `tracestate`, when the request carried a valid `traceparent`. */
   traceParent?: { parentSpanId: string; traceState?: string };
   agent?: string;
-  /** The HTTP+JSON operation (`GET get`); a JSON-RPC method is read from {@link RpcCall}. */
+  /**
+   * The HTTP+JSON operation (`GET get`); a JSON-RPC method is read from {@link RpcCall}, an MCP
+   * or AG-UI one from {@link FaceCall}.
+   */
   rpcMethod?: string;
   rpcCall?: RpcCall;
+  faceCall?: FaceCall;
   /** The authenticated caller (never a credential). */
   userId?: string;
   /** The task the request addressed, when known. */

@@ -3,11 +3,14 @@
  * carries a valid JWS signature (a2a/card-signature.ts), checked before the first call and on
  * every refresh of the card. The key set is the entry's `cardKeysUrl` (pinned: the `jku` the
  * card names is ignored), else the `jku`, which must be on the card's own origin (a key set
- * elsewhere could be anyone's). A card that fails is refused with {@link CardTrustError}, whose
- * message says why (the model and the user read it).
+ * elsewhere could be anyone's). Key sets are cached as the issuers' are (auth/key-sets.ts: ten
+ * minutes, a refetch for an unknown kid at most every 30 seconds, the last set kept when a refetch
+ * fails). A card that fails is refused with {@link CardTrustError}, whose message says why (the
+ * model and the user read it).
  */
 import type { JWK } from "jose";
 import { verifyCardSignature } from "../a2a/card-signature.ts";
+import { KeySetCache } from "../auth/key-sets.ts";
 import type { RemoteAgentEntry } from "../config/agent-network.ts";
 
 /** Raised when a registry entry's card fails its signature requirement; says why. */
@@ -18,18 +21,12 @@ export class CardTrustError extends Error {
 /** Key sets on another origin are fetched without the target's credentials (unbound-safe). */
 const plainFetch: typeof fetch = (input, init) => fetch(input, init);
 
-async function keyFrom(url: string, kid: string, fetchImpl: typeof fetch): Promise<JWK> {
-  const response = await fetchImpl(url, {
-    redirect: "manual",
-    headers: { Accept: "application/json" },
-    signal: AbortSignal.timeout(15_000),
-  });
-  if (!response.ok) throw new Error(`the key set ${url} answered HTTP ${response.status}`);
-  const { keys } = (await response.json()) as { keys?: JWK[] };
-  const key = Array.isArray(keys) ? keys.find((k) => k.kid === kid) : undefined;
-  if (!key) throw new Error(`no key ${kid} in ${url}`);
-  return key;
-}
+/** The card key sets fetched, by URL. */
+const cardKeySets = new KeySetCache();
+
+/** Key `kid` of the set at `url`, which signs the card of the registry entry `agent`. */
+const keyFrom = (agent: string, url: string, kid: string, fetchImpl: typeof fetch): Promise<JWK> =>
+  cardKeySets.jwk({ url, owner: `${agent}'s card`, fetch: fetchImpl }, kid);
 
 /**
  * Checks the raw card of `entry` (fetched from `cardUrl` with `targetFetch`) when the entry
@@ -46,13 +43,18 @@ export async function checkCardTrust(
   const result = await verifyCardSignature(card, async (kid, jku) => {
     if (entry.cardKeysUrl) {
       const pinned = new URL(entry.cardKeysUrl);
-      return keyFrom(pinned.href, kid, pinned.origin === origin ? targetFetch : plainFetch);
+      return keyFrom(
+        entry.name,
+        pinned.href,
+        kid,
+        pinned.origin === origin ? targetFetch : plainFetch,
+      );
     }
     if (!jku) throw new Error("the signature names no key set (jku)");
     const url = new URL(jku, cardUrl);
     if (url.origin !== origin)
       throw new Error(`its key set ${url.href} is not on the card's origin ${origin}`);
-    return keyFrom(url.href, kid, targetFetch);
+    return keyFrom(entry.name, url.href, kid, targetFetch);
   });
   if (result.status === "unsigned")
     throw new CardTrustError(

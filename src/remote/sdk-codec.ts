@@ -11,6 +11,7 @@ import {
   StreamResponse as StreamResponseFns,
   Task,
 } from "@a2a-js/sdk";
+import { partsText } from "../protocol/parts.ts";
 import type { Part, Task as WireTask } from "../protocol/wire.ts";
 
 /** A SendMessageRequest for the SDK client. */
@@ -49,11 +50,8 @@ export interface RemoteOutcome {
   artifacts: string[];
 }
 
-const textOf = (parts: readonly Part[] | undefined) =>
-  (parts ?? [])
-    .map((p) => p.text ?? (p.data !== undefined ? JSON.stringify(p.data) : ""))
-    .filter((t) => t !== "")
-    .join("\n");
+/** A remote agent's parts as a model reads them: data parts (a form, a record) as their JSON. */
+const textOf = (parts: readonly Part[] | undefined) => partsText(parts, { dataAsJson: true });
 
 /** The outcome of a SendMessage / GetTask / CancelTask result. */
 export function outcomeOf(result: Message | Task): RemoteOutcome {

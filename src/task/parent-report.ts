@@ -7,6 +7,7 @@
 
 import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import { partsText } from "../protocol/parts.ts";
 import type { ChildReport } from "./children.ts";
 import { isSettled } from "./state-machine.ts";
 import type { TaskState } from "./task-state.ts";
@@ -50,7 +51,7 @@ export class ParentReport {
       text:
         record.state === "TASK_STATE_COMPLETED"
           ? loop.answerText.trim()
-          : (record.status.message?.parts.map((p) => p.text ?? "").join("\n") ?? ""),
+          : partsText(record.status.message?.parts),
       ...(waiting && record.status.message ? { question: record.status.message.parts } : {}),
       usage: loop.usage,
       version: record.version,

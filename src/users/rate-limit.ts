@@ -1,9 +1,10 @@
 /**
- * Edge limits, after authentication and the edge's one read of a JSON-RPC body: each new message (SendMessage, SendStreamingMessage and their
- * v0.3 and REST forms) is admitted by the caller's user object against RATE_MESSAGES_PER_MINUTE
- * (RATE_ANONYMOUS_PER_MINUTE per IP for unauthenticated callers), and each stream holds a lease
- * against MAX_CONCURRENT_STREAMS until it ends (an AG-UI run, and an MCP tool call that sends,
- * send_message or reply, are both). Over a limit: 429 with Retry-After.
+ * Edge limits, after authentication and the edge's one read of the body (a JSON-RPC call, an MCP
+ * or AG-UI one): each new message (SendMessage, SendStreamingMessage and their v0.3 and REST
+ * forms, an AG-UI run, an MCP tool call that sends) is admitted by the caller's user object
+ * against RATE_MESSAGES_PER_MINUTE (RATE_ANONYMOUS_PER_MINUTE per IP for unauthenticated
+ * callers), and each stream holds a lease against MAX_CONCURRENT_STREAMS until it ends (an AG-UI
+ * run, and an MCP tool call that sends, are both). Over a limit: 429 with Retry-After.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
@@ -16,39 +17,18 @@ const STREAM_LEASE_MS = 60 * 60_000;
 
 /**
  * What the request does: a JSON-RPC call as the edge read it (`c.var.rpcCall`, a2a/rpc-call.ts),
- * or an HTTP+JSON operation (or an AG-UI run) by its path. The body is never read here.
+ * an MCP or AG-UI call likewise (`c.var.faceCall`, a2a/face-call.ts), or an HTTP+JSON operation
+ * by its path. The body is never read here.
  */
 function methodOf(c: Context<AppEnv>): { send: boolean; stream: boolean } {
-  const call = c.get("rpcCall");
+  const call = c.get("rpcCall") ?? c.get("faceCall");
   if (call) return { send: call.sends, stream: call.streams };
   const path = new URL(c.req.url).pathname;
   if (c.req.method !== "POST" && c.req.method !== "GET") return { send: false, stream: false };
-  // An AG-UI run sends a message and holds its stream while the task works.
-  if (c.req.method === "POST" && path.endsWith("/ag-ui")) return { send: true, stream: true };
   if (/\/message:(send|stream)$/.test(path))
     return { send: true, stream: path.endsWith(":stream") };
   if (/:subscribe$/.test(path)) return { send: false, stream: true };
   return { send: false, stream: false };
-}
-
-/** The MCP face's tools that send a message (mcp-server/tools.ts). */
-const MCP_SEND: ReadonlySet<string> = new Set(["send_message", "reply"]);
-
-/**
- * An MCP call (`POST .../mcp`): a tool call that sends a message, and holds its request while the
- * task works; anything else is neither. Reads a copy of the body (the MCP route reads it again).
- */
-async function mcpMethodOf(c: Context<AppEnv>): Promise<{ send: boolean; stream: boolean }> {
-  try {
-    const body = (await c.req.raw.clone().json()) as {
-      method?: unknown;
-      params?: { name?: unknown };
-    } | null;
-    const sends = body?.method === "tools/call" && MCP_SEND.has(String(body.params?.name));
-    return { send: sends, stream: sends };
-  } catch {
-    return { send: false, stream: false };
-  }
 }
 
 /** A 429 with Retry-After. */
@@ -89,8 +69,7 @@ function onEnd(body: ReadableStream<Uint8Array>, release: () => void): ReadableS
 export function limitRequests(): MiddlewareHandler<AppEnv> {
   return async function limits(c, next) {
     const { limits } = loadConfig(c.env);
-    const mcp = c.req.method === "POST" && new URL(c.req.url).pathname.endsWith("/mcp");
-    const { send, stream } = mcp ? await mcpMethodOf(c) : methodOf(c);
+    const { send, stream } = methodOf(c);
     if (!send && !stream) return next();
     const principal = c.get("principal");
     const key = counterKey(principal, c.req.header("CF-Connecting-IP") ?? null);

@@ -2,12 +2,16 @@
  * The AG-UI face (POST /agents/<name>/ag-ui) against the scripted model: a run streams the answer
  * as a text message and the harness's tool events as tool calls; a question ends the run with an
  * interrupt that the next run answers; the same task is read over A2A; a run sent again meets its
- * task; bad input is a JSON 400 before any event; an anonymous caller reaches no other's task.
+ * task; bad input is a JSON 400 before any event; an anonymous caller reaches no other's task; an
+ * open run whose token is revoked ends with a RUN_ERROR that says so (STREAM_AUTH_RECHECK_MS).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { revokeTokens } from "../../src/auth/users-store.ts";
 import { fetchWorker, rpc, type WireTask } from "../helpers/a2a.ts";
+import { callWorker, newUser } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
+import { sseEvents } from "../helpers/sse.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";
 
 const agent = env.DEFAULT_AGENT ?? "assistant";
@@ -238,4 +242,33 @@ describe("AG-UI face", () => {
     const read = await rpc<WireTask>("GetTask", { id: taskId });
     expect(read.result?.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
   });
+
+  it("ends an open run with RUN_ERROR once its token is revoked, as A2A streams end", async () => {
+    const { id, token } = await newUser();
+    // 40 deltas 400 ms apart: the task is still streaming when the token goes, and long after
+    // the recheck (every 5 s, over a lookup cached 5 s) has found it gone.
+    const s = await scenario([{ text: "x".repeat(40), chunkSize: 1, delayMs: 400 }]);
+    const response = await callWorker(path, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+        Authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify(input(crypto.randomUUID(), `stream ${s.marker}`)),
+    });
+    expect(response.status).toBe(200);
+    const events: AgUiEvent[] = [];
+    for await (const event of sseEvents(response)) {
+      events.push(JSON.parse(event.data) as AgUiEvent);
+      if (events.length === 1) await revokeTokens(env.DB, id);
+    }
+    expect(events.at(-1)).toEqual({
+      type: "RUN_ERROR",
+      message: "Unauthorized: the credentials were revoked",
+      code: "UNAUTHENTICATED",
+    });
+    expect(events.some((e) => e.type === "RUN_FINISHED")).toBe(false);
+    expect(textOf(events).length).toBeLessThan(40);
+  }, 30_000);
 });

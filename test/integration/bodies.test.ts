@@ -2,7 +2,7 @@
  * Request bodies are limited before they are kept: a Content-Length over MAX_BODY_BYTES is refused
  * without reading a byte; a chunked body over it is drained to its end and refused (a body left
  * locked or canceled mid-write ended `wrangler dev`), on the A2A endpoints (JSON-RPC and REST, each
- * in its own error shape), webhooks and the admin uploads.
+ * in its own error shape), the MCP and AG-UI faces, webhooks and the admin uploads.
  */
 import { describe, expect, it } from "vitest";
 import { callWorker, closedEnv } from "../helpers/as-user.ts";
@@ -38,6 +38,8 @@ const admin = { Authorization: "Bearer bodies-admin" };
 const targets: Array<[string, string, Record<string, string>]> = [
   ["POST /", "/", { "content-type": "application/json", "A2A-Version": "1.0" }],
   ["REST message:send", "/agents/writer/message:send", { "A2A-Version": "1.0" }],
+  ["MCP", "/agents/writer/mcp", { "content-type": "application/json" }],
+  ["AG-UI", "/agents/writer/ag-ui", { "content-type": "application/json" }],
   ["a webhook", "/webhooks/hook", {}],
   ["an identity upload", "/api/admin/agents/writer/identity", admin],
 ];

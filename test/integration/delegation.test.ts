@@ -3,10 +3,11 @@
  * from issuer I" (its task's metadata records the chain, its tasks are its own), a replayed one
  * is refused naming the check, a key set that cannot be fetched is a 503 that says so (retried,
  * never an internal error), AGENT_CALL_RULES name delegated callers, and the card declares the
- * scheme with the trusted issuers. The issuer's key set is served by a fake fetch.
+ * scheme with the trusted issuers. The token's claims are decoded once before they are verified.
+ * The issuer's key set is served by a fake fetch.
  */
-import { exportJWK, generateKeyPair } from "jose";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { base64url, exportJWK, generateKeyPair } from "jose";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type DelegationClaims, mintDelegationToken } from "../../src/auth/delegation-token.ts";
 import { setKeySetFetch } from "../../src/auth/issuer-keys.ts";
 import { acceptsDelegationFrom } from "../../src/remote/delegation.ts";
@@ -56,7 +57,10 @@ beforeAll(async () => {
   jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: "issuer-key", alg: "ES256" }] };
 });
 
-afterEach(() => setKeySetFetch(null));
+afterEach(() => {
+  vi.restoreAllMocks();
+  setKeySetFetch(null);
+});
 
 type Task = { id: string; status: { state: string }; metadata?: Record<string, unknown> };
 
@@ -104,6 +108,16 @@ describe("delegation tokens at the edge", () => {
       trusting,
     );
     expect(JSON.stringify(bob.body.error)).toContain("not found");
+  });
+
+  it("reads the token's claims once unverified (the issuer) and once verified", async () => {
+    serveKeys();
+    const minted = await token();
+    const claimsText = new TextDecoder().decode(base64url.decode(minted.split(".")[1] ?? ""));
+    const parse = vi.spyOn(JSON, "parse");
+    const listed = await rpcAs(minted, "ListTasks", {}, "/agents/writer/", trusting);
+    expect(listed.status).toBe(200);
+    expect(parse.mock.calls.filter(([text]) => text === claimsText)).toHaveLength(2);
   });
 
   it("refuses a replayed token with a 401 naming the check", async () => {

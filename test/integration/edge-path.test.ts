@@ -3,7 +3,9 @@
  * consent all on, each request body is parsed by JSON.parse exactly once (and never by
  * `Request.json`), each request's params schema runs exactly once, and no @a2a-js/sdk class
  * conversion (`fromJSON` / `toJSON`) runs on the server path: JSON-RPC v1.0 send, stream and
- * list, JSON-RPC v0.3 send and stream, HTTP+JSON v1.0 and v0.3 send.
+ * list, JSON-RPC v0.3 send and stream, HTTP+JSON v1.0 and v0.3 send, an MCP tools/call and an
+ * AG-UI run. The limits read what the edge read: an MCP tool call that sends and an AG-UI run
+ * count as messages, an MCP call that only reads does not.
  */
 
 import { env } from "cloudflare:workers";
@@ -22,6 +24,7 @@ import {
   Task,
   TaskPushNotificationConfig,
 } from "@a2a-js/sdk";
+import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { MessageSendParamsV03 } from "../../src/a2a/params-v03.ts";
 import { ListTasksParams, SendMessageParams } from "../../src/protocol/params.ts";
@@ -221,5 +224,119 @@ describe("one parse, one validation, no SDK class on the server path", () => {
       expectOnePath(body, SendMessageParams, validations);
       vi.clearAllMocks();
     }
+  });
+
+  it("MCP tools/call send_message", async () => {
+    const s = await scenario([{ text: "over MCP" }]);
+    const { privacyConsent } = await consentMetadata();
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 4,
+      method: "tools/call",
+      params: { name: "send_message", arguments: { text: `f ${s.marker}`, privacyConsent } },
+    });
+    const response = await postMcp(body);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("over MCP");
+    expect(parsesOf(body), "JSON.parse of the body").toBe(1);
+    expect(requestJson).not.toHaveBeenCalled();
+    expect(sdkConversions(), "SDK fromJSON/toJSON calls").toBe(0);
+  });
+
+  it("AG-UI run", async () => {
+    const s = await scenario([{ text: "over AG-UI" }]);
+    const validations = vi.spyOn(RunAgentInputSchema, "safeParse");
+    const body = JSON.stringify(runInput(`g ${s.marker}`));
+    // An anonymous AG-UI run carries no consent: this deployment does not ask for it.
+    const response = await postRun(body, { ...edgeEnv, REQUIRE_CONSENT: "false" } as Env);
+    expect(response.status).toBe(200);
+    const events = await response.text();
+    expect(events).toContain("over AG-UI");
+    expect(events).toContain("RUN_FINISHED");
+    expectOnePath(body, RunAgentInputSchema, validations);
+  });
+});
+
+/** An MCP request to the writer (anonymous, from `ip` when given). */
+function postMcp(body: string, bindings: Env = edgeEnv, ip?: string) {
+  return callWorker(
+    "/agents/writer/mcp",
+    {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(ip ? { "CF-Connecting-IP": ip } : {}),
+      },
+      body,
+    },
+    bindings,
+  );
+}
+
+/** An AG-UI run of the writer (anonymous, from `ip` when given). */
+function postRun(body: string, bindings: Env, ip?: string) {
+  return callWorker(
+    "/agents/writer/ag-ui",
+    {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+        ...(ip ? { "CF-Connecting-IP": ip } : {}),
+      },
+      body,
+    },
+    bindings,
+  );
+}
+
+const runInput = (text: string) => ({
+  threadId: crypto.randomUUID(),
+  runId: crypto.randomUUID(),
+  messages: [{ id: crypto.randomUUID(), role: "user", content: text }],
+  tools: [],
+  context: [],
+  state: {},
+});
+
+const toolCall = (name: string, args: Record<string, unknown>) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 5,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
+
+describe("the limits read the call the edge read", () => {
+  /** One message a minute per IP; each test its own IP. */
+  const oneAMinute = { ...env, RATE_ANONYMOUS_PER_MINUTE: "1" } as Env;
+  const newIp = () => `ip-${crypto.randomUUID()}`;
+
+  it("an MCP tool call that sends is a message; one that reads is not", async () => {
+    const ip = newIp();
+    const list = toolCall("list_tasks", { contextId: crypto.randomUUID() });
+    for (let i = 0; i < 3; i++) {
+      const listed = await postMcp(list, oneAMinute, ip);
+      expect(listed.status, "list_tasks").toBe(200);
+      await listed.body?.cancel();
+    }
+    const s = await scenario([{ text: "counted" }]);
+    const sent = await postMcp(toolCall("send_message", { text: `h ${s.marker}` }), oneAMinute, ip);
+    expect(sent.status).toBe(200);
+    expect(await sent.text()).toContain("counted");
+    const again = await postMcp(toolCall("reply", { taskId: "t", text: "x" }), oneAMinute, ip);
+    expect(again.status).toBe(429);
+    expect(again.headers.get("Retry-After")).toMatch(/^\d+$/);
+  });
+
+  it("an AG-UI run is a message", async () => {
+    const ip = newIp();
+    const s = await scenario([{ text: "run counted" }]);
+    const first = await postRun(JSON.stringify(runInput(`i ${s.marker}`)), oneAMinute, ip);
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain("run counted");
+    const second = await postRun(JSON.stringify(runInput("again")), oneAMinute, ip);
+    expect(second.status).toBe(429);
   });
 });

@@ -56,6 +56,21 @@ beforeAll(async () => {
 });
 
 describe("delegation tokens", () => {
+  it("takes the issuer a caller read already, and holds the signed iss to it", async () => {
+    const token = await mintDelegationToken(signer, claims(), 5);
+    const options = { trusted: new Set([ISSUER, "https://c.example"]), keys: () => keys };
+    const given = await verifyDelegationToken(token, {
+      ...options,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    });
+    expect(given.issuer).toBe(ISSUER);
+    const error = await refusal(
+      verifyDelegationToken(token, { ...options, issuer: "https://c.example", audience: AUDIENCE }),
+    );
+    expect(error.check).toBe("issuer");
+  });
+
   it("carries iss, sub, act, aud, cid, scope, exp and a jti", async () => {
     const verified = await verify(await mintDelegationToken(signer, claims(), 5));
     expect(verified).toMatchObject({
