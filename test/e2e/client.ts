@@ -1,6 +1,21 @@
 /** Helpers around the official @a2a-js/sdk client for the end-to-end tests. Node only. */
 import { Message, SendMessageRequest, type StreamResponse, Task, TaskState } from "@a2a-js/sdk";
-import type { Client } from "@a2a-js/sdk/client";
+import { type Client, ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+
+/** A client factory whose requests carry `Authorization: Bearer <token>` (none when null). */
+export function bearerClients(token: string | null): ClientFactory {
+  return new ClientFactory({
+    transports: [
+      new JsonRpcTransportFactory({
+        fetchImpl: (input, init) => {
+          const headers = new Headers(init?.headers);
+          if (token) headers.set("Authorization", `Bearer ${token}`);
+          return fetch(input, { ...init, headers });
+        },
+      }),
+    ],
+  });
+}
 
 /** A v1.0 SendMessageRequest with one text part. */
 export function textRequest(

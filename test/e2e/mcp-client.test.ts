@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { answerOf, stateOf, waitForState } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import { addScenario } from "./scenarios.ts";
 
 let harness: ScriptedHarness;
 let fake: ScriptedHarness["fake"];
@@ -29,11 +30,7 @@ type Fields = {
   form?: Record<string, unknown>;
 };
 
-function scenario(turns: Turn[]): { id: string; marker: string } {
-  const id = `e2e-mcp-${crypto.randomUUID()}`;
-  fake.store.addScenario({ id, turns });
-  return { id, marker: `[[scenario:${id}]]` };
-}
+const scenario = (turns: Turn[]) => addScenario(fake.store, turns, "e2e-mcp");
 
 async function call(name: string, args: Record<string, unknown>, onProgress?: (m: string) => void) {
   const result = (await mcp.callTool(

@@ -8,19 +8,13 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { toolTurn as tool } from "../helpers/turns.ts";
-import { asTask, stateOf, textRequest } from "./client.ts";
-import {
-  type DevServer,
-  freePort,
-  freshStateDir,
-  type ScriptedHarness,
-  startDevServer,
-  startScriptedHarness,
-} from "./dev-server.ts";
+import { delegation, toolTurn as tool } from "../helpers/turns.ts";
+import { asTask, bearerClients, stateOf, textRequest } from "./client.ts";
+import type { DevServer } from "./dev-server.ts";
+import { type DistributedPair, startDistributedPair } from "./distributed-pair.ts";
+import { addScenario } from "./scenarios.ts";
 
 type Attr = { key: string; value: Record<string, unknown> };
 type Span = {
@@ -71,29 +65,14 @@ const attr = (span: Span, key: string): unknown => {
 };
 
 const SHARED_KEY = "e2e-traces-key";
-let harness: ScriptedHarness;
+let pair: DistributedPair;
 let a: DevServer;
 let b: DevServer;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-function scenario(turns: Turn[]): { id: string; marker: string } {
-  const id = `e2e-${crypto.randomUUID()}`;
-  harness.fake.store.addScenario({ id, turns });
-  return { id, marker: `[[scenario:${id}]]` };
-}
+const scenario = (turns: Turn[]) => addScenario(pair.harness.fake.store, turns);
 
-const client = () =>
-  new ClientFactory({
-    transports: [
-      new JsonRpcTransportFactory({
-        fetchImpl: (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set("Authorization", `Bearer ${SHARED_KEY}`);
-          return fetch(input, { ...init, headers });
-        },
-      }),
-    ],
-  }).createFromUrl(b.url);
+const client = () => bearerClients(SHARED_KEY).createFromUrl(b.url);
 
 /** The delegating task on B: a remote researcher (on A), a local writer, a file, the finish. */
 async function runTree() {
@@ -103,19 +82,11 @@ async function runTree() {
   const path = `trace-${crypto.randomUUID().slice(0, 8)}.md`;
   const parent = scenario([
     {
-      ...tool("task", {
-        subagent_type: "researcher",
-        description: "facts",
-        prompt: `Find. ${researcher.marker}`,
-      }),
+      ...tool("task", delegation("researcher", "facts", `Find. ${researcher.marker}`)),
       usage,
     },
     {
-      ...tool("task", {
-        subagent_type: "writer",
-        description: "draft",
-        prompt: `Draft. ${writer.marker}`,
-      }),
+      ...tool("task", delegation("writer", "draft", `Draft. ${writer.marker}`)),
       usage,
     },
     { ...tool("write_file", { path, content: "draft" }), usage },
@@ -145,37 +116,19 @@ beforeAll(async () => {
   // second test reads the one line a failed export writes.
   process.env.WRANGLER_LOG = "warn";
   receiver = await startReceiver();
-  const shared = freshStateDir();
-  const common = {
+  pair = await startDistributedPair({
     MODEL_IDLE_TIMEOUT_MS: "5000",
     MODEL_RETRY_BASE_MS: "20",
     A2A_API_KEY: SHARED_KEY,
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=e2e%20secret",
-  };
-  harness = await startScriptedHarness(common, shared);
-  a = harness.server;
-  b = await startDevServer({
-    port: await freePort(),
-    persistDir: shared,
-    // Its own Durable Objects (another Worker name): two workerd processes on one object's SQLite
-    // file meet SQLITE_BUSY (distributed.test.ts).
-    extraArgs: ["--name", "a2a-edge-harness-b"],
-    vars: {
-      ...harness.modelVars,
-      ...common,
-      A2A_AGENTS: JSON.stringify({
-        researcher: { url: `${a.url}/agents/researcher/`, authSecret: "A2A_API_KEY" },
-      }),
-      DISTRIBUTED_AGENTS: "researcher",
-    },
   });
+  ({ a, b } = pair);
 });
 
 afterAll(async () => {
-  await b?.stop();
-  await harness?.stop();
+  await pair?.stop();
   await receiver?.close();
 });
 
