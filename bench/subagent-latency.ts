@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startDistributedPair } from "../test/e2e/distributed-pair.ts";
 import { addScenario } from "../test/e2e/scenarios.ts";
-import { delegation, toolTurn } from "../test/helpers/turns.ts";
+import { taskInput, toolTurn } from "../test/helpers/turns.ts";
 import { sendText } from "./a2a-calls.ts";
 import { percentile } from "./percentile.ts";
 
@@ -30,7 +30,7 @@ async function delegated(url: string): Promise<number> {
   const parent = addScenario(
     fake.store,
     [
-      toolTurn("task", delegation("researcher", "bench", `go ${child.marker}`)),
+      toolTurn("task", taskInput("researcher", "bench", `go ${child.marker}`)),
       { text: "parent answer" },
     ],
     "bench",

@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { askChoice, delegation, textToolTurn } from "../helpers/turns.ts";
+import { askChoice, taskInput, textToolTurn } from "../helpers/turns.ts";
 import { servedAgents } from "./agent-set.ts";
 import { transcriptOf } from "./browser.ts";
 import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
@@ -277,7 +277,7 @@ describe("the web console, signed in", () => {
   it("opens the waterfall of a delegating task: its sub-agent's rows nest and fold", async () => {
     const child = await session.scenario("console-wf-child", [{ text: "Drafted." }]);
     const marker = await session.scenario("console-wf", [
-      textToolTurn("task", delegation("writer", "draft", `Draft. ${child}`)),
+      textToolTurn("task", taskInput("writer", "draft", `Draft. ${child}`)),
       { text: "The writer drafted it." },
     ]);
     // After the narrow, dark screenshots: a wide screen again.

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintDelegationToken } from "../../src/auth/delegation-token.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { startFakeModel } from "../fake-model/server.ts";
-import { delegation, toolTurn as tool } from "../helpers/turns.ts";
+import { taskInput, toolTurn as tool } from "../helpers/turns.ts";
 import { type AuthAgent, SIGN_IN, startAuthAgent } from "./auth-agent.ts";
 import { answerOf, asTask, bearerClients, textRequest, waitForState } from "./client.ts";
 import { type DevServer, freePort, freshStateDir, startDevServer } from "./dev-server.ts";
@@ -300,7 +300,7 @@ describe("identity across hops", () => {
 
   it("passes a remote child's auth-required up to the user and resumes after the answer", async () => {
     const parent = scenario([
-      tool("task", delegation("researcher", "needs a sign-in", "Look it up.")),
+      tool("task", taskInput("researcher", "needs a sign-in", "Look it up.")),
       { text: "Resumed and done." },
     ]);
     const { client, task } = await aliceTask(`auth ${parent.marker}`, "TASK_STATE_AUTH_REQUIRED");

@@ -11,7 +11,7 @@
 import type { Client } from "@a2a-js/sdk/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { delegation, toolTurn as tool } from "../helpers/turns.ts";
+import { taskInput, toolTurn as tool } from "../helpers/turns.ts";
 import { asTask, bearerClients, stateOf, textRequest, waitForState } from "./client.ts";
 import type { DevServer } from "./dev-server.ts";
 import { type DistributedPair, startDistributedPair } from "./distributed-pair.ts";
@@ -35,7 +35,7 @@ async function delegate(client: Client): Promise<{ state: string; results: strin
     { text: "Wrote facts.md." },
   ]);
   const parent = scenario([
-    tool("task", delegation("researcher", "find the answer", `Find the answer. ${child.marker}`)),
+    tool("task", taskInput("researcher", "find the answer", `Find the answer. ${child.marker}`)),
     tool("scratch_read", { path: "facts.md" }),
     { text: "Done." },
   ]);

@@ -10,7 +10,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { delegation, toolTurn as tool } from "../helpers/turns.ts";
+import { taskInput, toolTurn as tool } from "../helpers/turns.ts";
 import { asTask, bearerClients, stateOf, textRequest } from "./client.ts";
 import type { DevServer } from "./dev-server.ts";
 import { type DistributedPair, startDistributedPair } from "./distributed-pair.ts";
@@ -82,11 +82,11 @@ async function runTree() {
   const path = `trace-${crypto.randomUUID().slice(0, 8)}.md`;
   const parent = scenario([
     {
-      ...tool("task", delegation("researcher", "facts", `Find. ${researcher.marker}`)),
+      ...tool("task", taskInput("researcher", "facts", `Find. ${researcher.marker}`)),
       usage,
     },
     {
-      ...tool("task", delegation("writer", "draft", `Draft. ${writer.marker}`)),
+      ...tool("task", taskInput("writer", "draft", `Draft. ${writer.marker}`)),
       usage,
     },
     { ...tool("write_file", { path, content: "draft" }), usage },

@@ -18,7 +18,7 @@ export const textToolTurn = (name: string, input: Record<string, unknown>, text 
   toolTurn(name, input, text);
 
 /** The `task` tool's input: delegate `prompt` to the sub-agent (or registry agent) `agent`. */
-export const delegation = (agent: string, description: string, prompt: string) => ({
+export const taskInput = (agent: string, description: string, prompt: string) => ({
   subagent_type: agent,
   description,
   prompt,

@@ -15,11 +15,11 @@ import { workspaceFor } from "../../src/workspace/client.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";
 import { modelRequests, scenario, toolResults } from "../helpers/fake-model.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import { taskInput, textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
 const delegate = (agent: string, prompt: string, description = `${agent} step`) =>
-  tool("task", { subagent_type: agent, description, prompt });
+  tool("task", taskInput(agent, description, prompt));
 
 const send = async (message: Record<string, unknown>, path = "/", config = {}) =>
   (await rpc<{ task: WireTask }>("SendMessage", { message, configuration: config }, { path }))

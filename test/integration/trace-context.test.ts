@@ -23,7 +23,7 @@ import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts"
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
 import { toolContext } from "../helpers/tool-context.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import { taskInput, textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -118,11 +118,7 @@ describe("trace context on every hop", () => {
   it("a remote sub-agent's task continues the task tool call's span", async () => {
     const remote = await scenario([{ text: "Remote done." }]);
     const parent = await scenario([
-      tool("task", {
-        subagent_type: "remote-researcher",
-        description: "remote work",
-        prompt: `Work. ${remote.marker}`,
-      }),
+      tool("task", taskInput("remote-researcher", "remote work", `Work. ${remote.marker}`)),
       { text: "All done." },
     ]);
     const task = await send(

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import { taskInput, textToolTurn as tool } from "../helpers/turns.ts";
 
 type Attr = { key: string; value: Record<string, unknown> };
 type OtlpSpan = {
@@ -70,11 +70,7 @@ describe("task trace", () => {
     };
     const parent = await scenario([
       {
-        ...tool("task", {
-          subagent_type: "writer",
-          description: "draft",
-          prompt: `Draft ${secret}. ${child.marker}`,
-        }),
+        ...tool("task", taskInput("writer", "draft", `Draft ${secret}. ${child.marker}`)),
         usage,
       },
       { ...tool("write_file", { path, content: secret }), usage },
