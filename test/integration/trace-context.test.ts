@@ -20,11 +20,12 @@ import { webFetchTool } from "../../src/tools/web-fetch.ts";
 import { withSpan } from "../../src/trace/current-span.ts";
 import { signGithub } from "../../src/triggers/signatures.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
-import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+import { newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 import { taskInput, textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
+import { deliver, githubPushHook, withWebhooks } from "../helpers/webhooks.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT = "00f067aa0ba902b7";
@@ -185,36 +186,16 @@ describe("trace context on every hop", () => {
   it("a webhook delivery's traceparent is continued by the task it starts", async () => {
     const owner = await newUser();
     const hook = `trace-${crypto.randomUUID().slice(0, 6)}`;
-    const bindings = {
-      ...closedEnv,
-      HOOK_SECRET: "whsec-trace",
-      WEBHOOKS: JSON.stringify({
-        [hook]: {
-          agent: "assistant",
-          owner: owner.id,
-          secret: "HOOK_SECRET",
-          signature: "github",
-          events: ["push"],
-          prompt: "[[reply:noted]] {{$event}}",
-        },
-      }),
-    } as Env;
+    const bindings = withWebhooks("whsec-trace", {
+      [hook]: githubPushHook(owner.id, "[[reply:noted]] {{$event}}"),
+    });
     const body = JSON.stringify({ ref: "refs/heads/main" });
-    const response = await callWorker(
-      `/webhooks/${hook}`,
-      {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "X-GitHub-Event": "push",
-          "X-GitHub-Delivery": crypto.randomUUID(),
-          "X-Hub-Signature-256": await signGithub("whsec-trace", body),
-          traceparent: `00-${TRACE}-${PARENT}-01`,
-        },
-        body,
-      },
-      bindings,
-    );
+    const response = await deliver(bindings, hook, body, {
+      "X-GitHub-Event": "push",
+      "X-GitHub-Delivery": crypto.randomUUID(),
+      "X-Hub-Signature-256": await signGithub("whsec-trace", body),
+      traceparent: `00-${TRACE}-${PARENT}-01`,
+    });
     expect(response.status).toBe(202);
     const { taskId } = (await response.json()) as { taskId: string };
     const task = (await rpcAs<WireTask>(owner.token, "GetTask", { id: taskId })).body.result;
