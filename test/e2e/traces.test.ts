@@ -10,25 +10,16 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
+import { attr, type Otlp, type OtlpSpan, spansOf } from "../helpers/otlp.ts";
 import { taskInput, toolTurn as tool } from "../helpers/turns.ts";
 import { asTask, bearerClients, stateOf, textRequest } from "./client.ts";
 import type { DevServer } from "./dev-server.ts";
 import { type DistributedPair, startDistributedPair } from "./distributed-pair.ts";
 import { addScenario } from "./scenarios.ts";
 
-type Attr = { key: string; value: Record<string, unknown> };
-type Span = {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes: Attr[];
-  events: Array<{ name: string }>;
-};
-
 /** An OTLP/HTTP receiver: every span it was sent, and the headers of each request. */
 async function startReceiver(port = 0) {
-  const spans: Span[] = [];
+  const spans: OtlpSpan[] = [];
   const headers: Array<Record<string, string | string[] | undefined>> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -36,10 +27,7 @@ async function startReceiver(port = 0) {
     req.on("end", () => {
       if (req.url === "/v1/traces" && req.method === "POST") {
         headers.push(req.headers);
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-          resourceSpans: Array<{ scopeSpans: Array<{ spans: Span[] }> }>;
-        };
-        for (const r of body.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
+        spans.push(...spansOf(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Otlp));
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
@@ -56,13 +44,6 @@ async function startReceiver(port = 0) {
       }),
   };
 }
-
-const attr = (span: Span, key: string): unknown => {
-  const value = span.attributes.find((a) => a.key === key)?.value;
-  if (!value) return undefined;
-  if ("intValue" in value) return Number(value.intValue);
-  return Object.values(value)[0];
-};
 
 const SHARED_KEY = "e2e-traces-key";
 let pair: DistributedPair;
@@ -159,7 +140,7 @@ describe("OTLP export across two instances", () => {
     ]);
     for (const s of spans) if (s.parentSpanId) expect(ids.has(s.parentSpanId), s.name).toBe(true);
     // The remote task's span continues the `task` tool call that reached it, across instances.
-    const remote = spans.find((s) => s.name === "invoke_agent researcher") as Span;
+    const remote = spans.find((s) => s.name === "invoke_agent researcher") as OtlpSpan;
     expect(spans.find((s) => s.spanId === remote.parentSpanId)?.name).toBe("execute_tool task");
 
     // Model spans: tokens equal the usage the tasks report (the root counts its local sub-agent;

@@ -6,17 +6,11 @@
 import { describe, expect, it } from "vitest";
 import { COST_EXTENSION } from "../../src/protocol/extensions.ts";
 import { estimateCost } from "../../src/users/pricing.ts";
-import { fetchWorker } from "../helpers/a2a.ts";
+import { fetchWorker, type WireTask as Task, userMessage } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
 import { until } from "../helpers/until.ts";
 
-type Task = {
-  id: string;
-  contextId: string;
-  status: { state: string };
-  metadata?: Record<string, unknown>;
-};
 type Cost = { usage: Record<string, number>; estimatedCostUsd: number; model: string };
 
 const usage = {
@@ -37,11 +31,7 @@ describe("task cost", () => {
     const user = await newUser();
     const s = await scenario([{ text: "one", usage }]);
     const sent = await rpcAs<{ task: Task }>(user.token, "SendMessage", {
-      message: {
-        messageId: crypto.randomUUID(),
-        role: "ROLE_USER",
-        parts: [{ text: `a ${s.marker}` }],
-      },
+      message: userMessage(`a ${s.marker}`),
     });
     const task = sent.body.result?.task as Task;
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
@@ -70,12 +60,7 @@ describe("task cost", () => {
     const s2 = await scenario([{ text: "two" }]);
     const second = (
       await rpcAs<{ task: Task }>(user.token, "SendMessage", {
-        message: {
-          messageId: crypto.randomUUID(),
-          role: "ROLE_USER",
-          contextId: task.contextId,
-          parts: [{ text: `b ${s2.marker}` }],
-        },
+        message: userMessage(`b ${s2.marker}`, { contextId: task.contextId }),
       })
     ).body.result?.task as Task;
     const more = (second.metadata?.[COST_EXTENSION] as Cost | undefined)?.usage ?? {};

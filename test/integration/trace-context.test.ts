@@ -22,6 +22,7 @@ import { signGithub } from "../../src/triggers/signatures.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
+import { type Otlp, type OtlpSpan, spansOf } from "../helpers/otlp.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 import { taskInput, textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
@@ -71,15 +72,12 @@ describe("traceparent and tracestate parsing", () => {
   });
 });
 
-type Otlp = { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
-type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string };
 const AS_ADMIN = { Authorization: `Bearer ${env.ADMIN_API_KEY}` };
 
 async function traceSpans(taskId: string, headers: Record<string, string>): Promise<OtlpSpan[]> {
   const response = await fetchWorker(`/api/tasks/${taskId}/trace`, { headers });
   expect(response.status).toBe(200);
-  const otlp = (await response.json()) as Otlp;
-  return otlp.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
+  return spansOf((await response.json()) as Otlp);
 }
 
 const send = async (params: unknown, headers: Record<string, string>) =>
