@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fetchWorker, rpc, type WireTask } from "../helpers/a2a.ts";
 import { scenario } from "../helpers/fake-model.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import { askChoice, textToolTurn as tool } from "../helpers/turns.ts";
 
 const agent = env.DEFAULT_AGENT ?? "assistant";
 const path = `/agents/${agent}/ag-ui`;
@@ -115,11 +115,7 @@ describe("AG-UI face", () => {
 
   it("ends a run that asks with an interrupt; the next run's answer resumes the same task", async () => {
     const s = await scenario([
-      tool("ask_user", {
-        question: "Which colour?",
-        fields: { colour: { type: "string", enum: ["blue", "green"] } },
-        required: ["colour"],
-      }),
+      tool("ask_user", askChoice("Which colour?", "colour", ["blue", "green"])),
       { text: "Using blue." },
     ]);
     const threadId = crypto.randomUUID();
