@@ -3,27 +3,13 @@
  * JSON-RPC `SendMessage` of a text (of a one-turn task, `[[reply:ok]]` for the scripted model), a
  * streaming `SendStreamingMessage` read to its end, and an Agent Card fetch. Node only.
  */
+import { messageCallBody } from "../test/e2e/client.ts";
 
 /** One A2A server under test: its name in the tables and its base URL (card, JSON-RPC at `/`). */
 export interface Target {
   name: string;
   base: string;
 }
-
-const rpcBody = (method: string, text: string, contextId?: string) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method,
-    params: {
-      message: {
-        messageId: crypto.randomUUID(),
-        role: "ROLE_USER",
-        ...(contextId ? { contextId } : {}),
-        parts: [{ text }],
-      },
-    },
-  });
 
 /** The JSON-RPC answer of a blocking `SendMessage`, as the benchmarks read it. */
 export interface SendAnswer {
@@ -38,7 +24,7 @@ export async function sendText(url: string, text: string, contextId?: string): P
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", "A2A-Version": "1.0" },
-    body: rpcBody("SendMessage", text, contextId),
+    body: messageCallBody("SendMessage", text, contextId),
   });
   return (await response.json()) as SendAnswer;
 }
@@ -64,7 +50,7 @@ export async function streamTimes(target: Target): Promise<{ first: number; chun
       "A2A-Version": "1.0",
       Accept: "text/event-stream",
     },
-    body: rpcBody("SendStreamingMessage", "[[reply:a streamed answer]]"),
+    body: messageCallBody("SendStreamingMessage", "[[reply:a streamed answer]]"),
   });
   if (!response.body) throw new Error("no stream");
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -17,6 +17,26 @@ export function bearerClients(token: string | null): ClientFactory {
   });
 }
 
+/**
+ * The raw body of a JSON-RPC v1.0 `method` call (SendMessage, SendStreamingMessage) of one text
+ * message, in conversation `contextId` when given.
+ */
+export function messageCallBody(method: string, text: string, contextId?: string): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method,
+    params: {
+      message: {
+        messageId: crypto.randomUUID(),
+        role: "ROLE_USER",
+        ...(contextId ? { contextId } : {}),
+        parts: [{ text }],
+      },
+    },
+  });
+}
+
 /** A v1.0 SendMessageRequest with one text part. */
 export function textRequest(
   text: string,

@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { callTool } from "../helpers/mcp-calls.ts";
+import { callTool, FACE_TOOLS } from "../helpers/mcp-calls.ts";
 import { askChoice, toolTurn } from "../helpers/turns.ts";
 import { answerOf, stateOf, waitForState } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
@@ -47,13 +47,7 @@ afterAll(async () => {
 describe("official MCP client against wrangler dev", () => {
   it("lists the agent's tools", async () => {
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([
-      "cancel_task",
-      "get_task",
-      "list_tasks",
-      "reply",
-      "send_message",
-    ]);
+    expect(tools.map((t) => t.name).sort()).toEqual(FACE_TOOLS);
   });
 
   it("sends with progress, continues the conversation, and A2A reads both tasks", async () => {

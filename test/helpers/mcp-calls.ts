@@ -1,10 +1,13 @@
 /**
  * Calling an agent's MCP face with the official MCP client in tests, in workerd and in Node alike
- * (no bindings): the fields a task's tool result carries, and a tool call read as its result, its
- * fields and its text.
+ * (no bindings): the face's tools, the fields a task's tool result carries, and a tool call read as
+ * its result, its fields and its text.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+/** The tools of an agent's MCP face, sorted by name. */
+export const FACE_TOOLS = ["cancel_task", "get_task", "list_tasks", "reply", "send_message"];
 
 /** The `structuredContent` of a tool result about a task. */
 export type TaskFields = {

@@ -13,6 +13,7 @@ import {
   postRpc,
   postRpcV03,
   rpc,
+  sendV03,
   userMessage,
   v03Message,
   type WireTask,
@@ -47,11 +48,7 @@ async function lastToolResults(scenarioId: string): Promise<string[]> {
  * `taskId` when given, to the agent at `path`; its JSON-RPC answer.
  */
 const v03Send = <T>(content: string | Record<string, unknown>, taskId?: string, path = "/") =>
-  rpc<T>(
-    "message/send",
-    { message: v03Message(content, taskId ? { taskId } : {}), configuration: { blocking: true } },
-    { path, v03: true },
-  );
+  sendV03<T>(v03Message(content, taskId ? { taskId } : {}), { path });
 
 describe("ask_user", () => {
   it("pauses with the question and a form; the follow-up's form values resume the task (v1.0)", async () => {

@@ -14,7 +14,7 @@ import worker from "../../src/worker.ts";
 import { rpc, type WireTask } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser } from "../helpers/as-user.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
-import { callTool as call } from "../helpers/mcp-calls.ts";
+import { callTool as call, FACE_TOOLS } from "../helpers/mcp-calls.ts";
 import { askChoice, textToolTurn as tool } from "../helpers/turns.ts";
 
 const AGENT = "writer";
@@ -38,13 +38,7 @@ describe("the MCP face", () => {
   it("lists its five tools, with the agent's skills in send_message's description", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([
-      "cancel_task",
-      "get_task",
-      "list_tasks",
-      "reply",
-      "send_message",
-    ]);
+    expect(tools.map((t) => t.name).sort()).toEqual(FACE_TOOLS);
     const send = tools.find((t) => t.name === "send_message");
     expect(send?.description).toContain(`"${AGENT}"`);
     expect(send?.description).toContain("Skills:");

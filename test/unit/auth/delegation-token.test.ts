@@ -76,14 +76,7 @@ beforeAll(async () => {
 describe("delegation tokens", () => {
   it("carries iss, sub, act, aud, cid, scope, exp and a jti", async () => {
     const verified = await verify(await mintDelegationToken(signer, claims(), 5));
-    expect(verified).toMatchObject({
-      issuer: ISSUER,
-      subject: "alice",
-      actor: { sub: "assistant", iss: ISSUER },
-      audience: AUDIENCE,
-      correlationId: "c0ffee",
-      scope: "task",
-    });
+    expect(verified).toMatchObject(claims());
     expect(verified.jti).toMatch(/^[0-9a-f-]{36}$/);
     expect(verified.expiresAt - Date.now() / 1000).toBeGreaterThan(4 * 60);
     expect(verified.expiresAt - Date.now() / 1000).toBeLessThanOrEqual(5 * 60);
