@@ -93,23 +93,6 @@ export function sendV03<T = Record<string, unknown>>(
   );
 }
 
-/** Sends `text` as a new task answered at once (`returnImmediately`); the task as it started. */
-export function startTask(
-  text: string,
-  message: Record<string, unknown> = {},
-  options: RpcOptions = {},
-): Promise<WireTask> {
-  return sendTask(
-    { message: userMessage(text, message), configuration: { returnImmediately: true } },
-    options,
-  );
-}
-
-/** GetTask's task (undefined on an error). */
-export async function getTask(id: string, options: RpcOptions = {}): Promise<WireTask> {
-  return (await rpc<WireTask>("GetTask", { id }, options)).result as WireTask;
-}
-
 /** A user message with text parts. */
 export function userMessage(
   text: string,

@@ -3,7 +3,8 @@
  * conversation the server opened and a second sent into it while the first works, both answered
  * at once; and the wait until tasks complete.
  */
-import { getTask, startTask, type WireTask } from "./a2a.ts";
+import type { WireTask } from "./a2a.ts";
+import { getTask, startTask } from "./tasks.ts";
 import { until } from "./until.ts";
 
 /**

@@ -12,9 +12,10 @@ import { JOIN_JOB } from "../../src/task/context-membership.ts";
 import { beginTask } from "../../src/task/incoming.ts";
 import { taskSchema } from "../../src/task/schema.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
-import { answerText, getTask, rpc, startTask, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { allCompleted, openAndFollow } from "../helpers/queued-tasks.ts";
+import { getTask, startTask, untilState } from "../helpers/tasks.ts";
 import { until } from "../helpers/until.ts";
 
 const send = async (
@@ -135,11 +136,7 @@ describe("contexts", () => {
     expect((await rpc<WireTask>("CancelTask", { id: b.id })).result?.status.state).toBe(
       "TASK_STATE_CANCELED",
     );
-    await until(
-      () => getTask(c.id),
-      (t) => t.status.state === "TASK_STATE_COMPLETED",
-      10_000,
-    );
+    await untilState(c.id, "TASK_STATE_COMPLETED", 10_000);
     expect((await getTask(a.id)).status.state).toBe("TASK_STATE_COMPLETED");
     const requests = await modelRequests(s.id);
     expect(requests).toHaveLength(2);
@@ -249,10 +246,6 @@ describe("contexts", () => {
       "TASK_STATE_CANCELED",
     );
     const third = await send(`three ${s.marker}`, { contextId }, {}, "/");
-    await until(
-      () => getTask(third.id),
-      (t) => t.status.state === "TASK_STATE_COMPLETED",
-      10_000,
-    );
+    await untilState(third.id, "TASK_STATE_COMPLETED", 10_000);
   });
 });

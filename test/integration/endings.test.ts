@@ -12,7 +12,6 @@ import {
   answerText,
   expectCompleted,
   fetchWorker,
-  getTask,
   rpc,
   sendTask,
   userMessage,
@@ -21,6 +20,7 @@ import {
 } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { applyChunks, type StreamResult as Result, streamedResults } from "../helpers/sse.ts";
+import { getTask } from "../helpers/tasks.ts";
 import { toolTurn } from "../helpers/turns.ts";
 
 /** The explanation in test/fake-model/recorded/refusal.sse. */

@@ -9,9 +9,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { contextIdFor, contextKey, firstTaskOf } from "../../src/conversations/join.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
-import { answerText, getTask, rpc, startTask, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { allCompleted, openAndFollow } from "../helpers/queued-tasks.ts";
+import { getTask, startTask } from "../helpers/tasks.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 

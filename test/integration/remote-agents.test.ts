@@ -10,17 +10,11 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { resolveTarget, targetFetch } from "../../src/remote/client.ts";
-import {
-  fetchWorker,
-  getTask,
-  rpc,
-  startTask,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";
 import { newUser } from "../helpers/as-user.ts";
 import { modelRequests, offeredTools, scenario, toolResults } from "../helpers/fake-model.ts";
+import { getTask, startTask, untilState } from "../helpers/tasks.ts";
 import { taskInput, textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
@@ -274,18 +268,12 @@ describe("remote sub-agents", () => {
       { text: "The remote writer rolled back." },
     ]);
     const started = await startTask(`remote approval ${parent.marker}`);
-    const waiting = await until(
-      () => getTask(started.id),
-      (t) => t.status.state === "TASK_STATE_INPUT_REQUIRED",
-    );
+    const waiting = await untilState(started.id, "TASK_STATE_INPUT_REQUIRED");
     const parts = waiting.status.message?.parts ?? [];
     expect(parts[0]?.text).toBe("The remote-writer sub-agent asks:");
     expect(parts[1]?.text).toContain("Approve the call of checkpoint_restore");
     await rpc("SendMessage", { message: userMessage("yes", { taskId: waiting.id }) });
-    const done = await until(
-      () => getTask(waiting.id),
-      (t) => t.status.state === "TASK_STATE_COMPLETED",
-    );
+    const done = await untilState(waiting.id, "TASK_STATE_COMPLETED");
     expect(done.status.state).toBe("TASK_STATE_COMPLETED");
     expect(await toolResults(parent.id)).toEqual(["Restored remotely."]);
   });
@@ -303,10 +291,9 @@ describe("remote sub-agents", () => {
     );
     const childId = eventDetails(started).find((d) => d.state === "started")?.childTaskId as string;
     await rpc("CancelTask", { id: task.id });
-    const child = await until(
-      () => getTask(childId, { headers: AS_ADMIN_KEY }),
-      (t) => t.status.state === "TASK_STATE_CANCELED",
-    );
+    const child = await untilState(childId, "TASK_STATE_CANCELED", undefined, {
+      headers: AS_ADMIN_KEY,
+    });
     expect(child.status.state).toBe("TASK_STATE_CANCELED");
   });
 

@@ -8,16 +8,10 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { TaskObject } from "../../src/task/task-object.ts";
-import {
-  answerText,
-  getTask,
-  sendTask,
-  startTask,
-  userMessage,
-  type WireTask,
-} from "../helpers/a2a.ts";
+import { answerText, sendTask, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { EXPECTED_CRASH } from "../helpers/crash.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { getTask, startTask, untilState } from "../helpers/tasks.ts";
 import { taskInput, textToolTurn } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
@@ -140,11 +134,7 @@ describe("MAX_TASK_SECONDS", () => {
     await alarmNow(task.id);
     await endedAtTimeLimit(task.id);
     const childId = waiting.children[0] ?? "";
-    const canceled = await until(
-      () => getTask(childId),
-      (t) => t.status.state === "TASK_STATE_CANCELED",
-      30_000,
-    );
+    const canceled = await untilState(childId, "TASK_STATE_CANCELED", 30_000);
     expect(canceled.status.state).toBe("TASK_STATE_CANCELED");
   });
 
