@@ -9,43 +9,19 @@
  * banner, `GET /agents`, its card, a task and the CLI's list have it.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bannerAgents, servedAgents } from "./agent-set.ts";
 import { runCli } from "./cli-run.ts";
 import { BANNER_END, freePort } from "./dev-server.ts";
-import { collectOutput, ROOT, tempDir } from "./processes.ts";
+import { collectOutput, copyCheckout, tempDir } from "./processes.ts";
 
 const clone = tempDir("a2a-clone-");
 let child: ChildProcess;
 /** What npm run dev printed so far. */
 let output = () => "";
 let url: string;
-
-/** The checkout's files as they are now (tracked and new, not ignored), without generated ones. */
-function copyCheckout(): void {
-  const files = execFileSync(
-    "git",
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-    { cwd: ROOT, encoding: "utf8" },
-  )
-    .split("\0")
-    .filter((f) => f && existsSync(join(ROOT, f)));
-  for (const file of files) {
-    mkdirSync(dirname(join(clone, file)), { recursive: true });
-    copyFileSync(join(ROOT, file), join(clone, file));
-  }
-  symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"));
-}
 
 async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 90_000;
@@ -64,7 +40,7 @@ const agentsJson = async () =>
   };
 
 beforeAll(async () => {
-  copyCheckout();
+  copyCheckout(clone);
   expect(existsSync(join(clone, "src", "agents", "bundled.generated.ts"))).toBe(false);
   execFileSync("npm", ["run", "--silent", "new-agent", "e2e-added"], { cwd: clone });
   expect(servedAgents(clone)).toContain("e2e-added");

@@ -1,12 +1,12 @@
 /**
- * Child processes of the end-to-end tests: the repository's root, fresh temporary directories,
- * what a child prints collected as it arrives, and a Node script of the repository run as a user
- * runs it (its own process, from the root). Node only.
+ * Child processes of the end-to-end tests: the repository's root, fresh temporary directories
+ * (a copy of the checkout in one), what a child prints collected as it arrives, and a Node script
+ * of the repository run as a user runs it (its own process, from the root). Node only.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /** The repository's root. */
 export const ROOT = join(import.meta.dirname, "..", "..");
@@ -14,6 +14,25 @@ export const ROOT = join(import.meta.dirname, "..", "..");
 /** A fresh directory in the system's temporary directory, its name starting with `prefix`. */
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * Copies the checkout's files as they are now (tracked and new, not ignored: no generated ones)
+ * into `dir`, as a fresh clone has them, and links its node_modules.
+ */
+export function copyCheckout(dir: string): void {
+  const files = execFileSync(
+    "git",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+    { cwd: ROOT, encoding: "utf8" },
+  )
+    .split("\0")
+    .filter((f) => f && existsSync(join(ROOT, f)));
+  for (const file of files) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    copyFileSync(join(ROOT, file), join(dir, file));
+  }
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
 }
 
 /** What a process printed so far. */
