@@ -14,17 +14,13 @@ import { until } from "../helpers/until.ts";
 type Cost = { usage: Record<string, number>; estimatedCostUsd: number; model: string };
 
 const usage = {
-  input_tokens: 1_000,
+  input_tokens: 1000,
   output_tokens: 200,
   cache_read_input_tokens: 300,
   cache_creation_input_tokens: 40,
 };
-const tokens = {
-  inputTokens: 1_000,
-  outputTokens: 200,
-  cacheReadTokens: 300,
-  cacheWriteTokens: 40,
-};
+/** The same tokens, as the cost extension names them. */
+const tokens = { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 300, cacheWriteTokens: 40 };
 
 describe("task cost", () => {
   it("is in the task's metadata, its final status update and its conversation's sums", async () => {
@@ -64,12 +60,9 @@ describe("task cost", () => {
       })
     ).body.result?.task as Task;
     const more = (second.metadata?.[COST_EXTENSION] as Cost | undefined)?.usage ?? {};
-    const both = {
-      inputTokens: tokens.inputTokens + (more.inputTokens ?? 0),
-      outputTokens: tokens.outputTokens + (more.outputTokens ?? 0),
-      cacheReadTokens: tokens.cacheReadTokens + (more.cacheReadTokens ?? 0),
-      cacheWriteTokens: tokens.cacheWriteTokens + (more.cacheWriteTokens ?? 0),
-    };
+    const both = Object.fromEntries(
+      Object.entries(tokens).map(([kind, n]) => [kind, n + (more[kind] ?? 0)]),
+    ) as typeof tokens;
     const sessions = await until(
       async () => {
         const response = await callWorker("/api/sessions", {
