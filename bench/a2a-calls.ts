@@ -1,8 +1,9 @@
 /**
  * The A2A calls the benchmarks make, the same for every server under test: a blocking v1.0
- * JSON-RPC `SendMessage` of a one-turn task (`[[reply:ok]]` for the scripted model), a streaming
- * `SendStreamingMessage` read to its end, and an Agent Card fetch. Node only.
+ * JSON-RPC `SendMessage` of a text (of a one-turn task, `[[reply:ok]]` for the scripted model), a
+ * streaming `SendStreamingMessage` read to its end, and an Agent Card fetch. Node only.
  */
+import { messageCallBody } from "../test/e2e/client.ts";
 
 /** One A2A server under test: its name in the tables and its base URL (card, JSON-RPC at `/`). */
 export interface Target {
@@ -10,22 +11,27 @@ export interface Target {
   base: string;
 }
 
-const rpcBody = (method: string, text: string) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method,
-    params: { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] } },
+/** The JSON-RPC answer of a blocking `SendMessage`, as the benchmarks read it. */
+export interface SendAnswer {
+  result?: { task?: { contextId?: string; status?: { state?: string } } };
+}
+
+/**
+ * A blocking v1.0 `SendMessage` of `text` to the agent at `url` (in conversation `contextId` when
+ * given); its JSON-RPC answer.
+ */
+export async function sendText(url: string, text: string, contextId?: string): Promise<SendAnswer> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+    body: messageCallBody("SendMessage", text, contextId),
   });
+  return (await response.json()) as SendAnswer;
+}
 
 /** A blocking one-turn `SendMessage`; true when the task came back completed. */
 export async function send(target: Target): Promise<boolean> {
-  const response = await fetch(`${target.base}/`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
-    body: rpcBody("SendMessage", "[[reply:ok]]"),
-  });
-  const body = (await response.json()) as { result?: { task?: { status?: { state?: string } } } };
+  const body = await sendText(`${target.base}/`, "[[reply:ok]]");
   return body.result?.task?.status?.state === "TASK_STATE_COMPLETED";
 }
 
@@ -44,7 +50,7 @@ export async function streamTimes(target: Target): Promise<{ first: number; chun
       "A2A-Version": "1.0",
       Accept: "text/event-stream",
     },
-    body: rpcBody("SendStreamingMessage", "[[reply:a streamed answer]]"),
+    body: messageCallBody("SendStreamingMessage", "[[reply:a streamed answer]]"),
   });
   if (!response.body) throw new Error("no stream");
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -41,6 +41,7 @@ import { card, send, streamTimes, type Target } from "./a2a-calls.ts";
 import { CPU_DEFAULTS, type CpuResult, type CpuTarget, profileCpu } from "./cpu-bench.ts";
 import { printCpu } from "./cpu-print.ts";
 import { criticalPath, printCriticalPath, storagePerTask } from "./metered.ts";
+import { percentile } from "./percentile.ts";
 import type { PromptGrowth } from "./prompt-cache.ts";
 
 const { values } = parseArgs({
@@ -79,9 +80,6 @@ function stateDir(name: string): string {
 const ADMIN_KEY = "bench-admin";
 const root = join(import.meta.dirname, "..");
 
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ??
-  Number.NaN;
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await fn();

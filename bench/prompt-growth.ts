@@ -11,8 +11,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { freePort, startDevServer } from "../test/e2e/dev-server.ts";
-import { startFakeModel } from "../test/fake-model/server.ts";
+import { startScriptedHarness } from "../test/e2e/dev-server.ts";
+import { sendText } from "./a2a-calls.ts";
 import { PromptCache, type PromptGrowth, type PromptSample } from "./prompt-cache.ts";
 
 const { values } = parseArgs({
@@ -30,15 +30,10 @@ const SUMMARY_SYSTEM = "You compress a conversation";
 const tokens = (value: unknown) => Math.ceil(JSON.stringify(value ?? "").length / 4);
 const filler = (n: number, word: string) => `${word} `.repeat(Math.ceil(n / (word.length + 1)));
 
-const fake = await startFakeModel({ port: 0 });
-const server = await startDevServer({
-  port: await freePort(),
-  vars: {
-    ANTHROPIC_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: "bench-key",
-    ...(values.budget ? { CONTEXT_TOKEN_BUDGET: values.budget } : {}),
-  },
-});
+const harness = await startScriptedHarness(
+  values.budget ? { CONTEXT_TOKEN_BUDGET: values.budget } : {},
+);
+const { fake, server } = harness;
 const samples: Sample[] = [];
 const cache = new PromptCache();
 try {
@@ -47,26 +42,7 @@ try {
   for (let turn = 1; turn <= turns; turn++) {
     const reply = `Answer ${turn}: ${filler(3_000, "reply")}`.replaceAll("]", "");
     const text = `Question ${turn}: ${filler(1_000, "context")}[[reply:${reply}]]`;
-    const response = await fetch(`${server.url}/`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: turn,
-        method: "SendMessage",
-        params: {
-          message: {
-            messageId: crypto.randomUUID(),
-            role: "ROLE_USER",
-            ...(contextId ? { contextId } : {}),
-            parts: [{ text }],
-          },
-        },
-      }),
-    });
-    const body = (await response.json()) as {
-      result?: { task?: { contextId?: string; status?: { state?: string } } };
-    };
+    const body = await sendText(`${server.url}/`, text, contextId);
     const task = body.result?.task;
     if (task?.status?.state !== "TASK_STATE_COMPLETED")
       throw new Error(`turn ${turn}: ${JSON.stringify(body).slice(0, 500)}`);
@@ -96,8 +72,7 @@ try {
     });
   }
 } finally {
-  await server.stop();
-  await fake.close();
+  await harness.stop();
 }
 
 const show = [1, 10, 20, 50, 100, 150, 200].filter((t) => t <= turns);

@@ -7,19 +7,17 @@
  * iterations and 10^6 function calls (what the guard costs: it reads the clock at each).
  */
 import { parseArgs } from "node:util";
-import { freePort, startDevServer } from "../test/e2e/dev-server.ts";
-import { startFakeModel } from "../test/fake-model/server.ts";
+import { startScriptedHarness } from "../test/e2e/dev-server.ts";
+import { addScenario } from "../test/e2e/scenarios.ts";
+import { textToolTurn } from "../test/helpers/turns.ts";
+import { sendText } from "./a2a-calls.ts";
+import { percentile } from "./percentile.ts";
 
 const { values } = parseArgs({ options: { n: { type: "string", default: "30" } } });
 const n = Number(values.n);
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 
-const fake = await startFakeModel({ port: 0 });
-const server = await startDevServer({
-  port: await freePort(),
-  vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" },
-});
+const harness = await startScriptedHarness();
+const { fake, server } = harness;
 const SNIPPETS: Array<[string, string]> = [
   ["one-line snippet", "console.log(6 * 7)"],
   ["loop of 10^7 iterations", "let s = 0;\nfor (let i = 0; i < 1e7; i++) s += i;\nconsole.log(s)"],
@@ -33,35 +31,16 @@ async function measure(label: string, code: string): Promise<void> {
   const totals: number[] = [];
   const inside: number[] = [];
   for (let i = 0; i < n + 3; i++) {
-    const id = `bench-run-code-${crypto.randomUUID()}`;
-    await fetch(`${fake.url}/_scripted/scenarios`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        id,
-        turns: [{ text: "", toolUses: [{ name: "run_code", input: { code } }] }, { text: "done" }],
-      }),
-    });
-    await fetch(`${server.url}/`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: i,
-        method: "SendMessage",
-        params: {
-          message: {
-            messageId: `m-${id}`,
-            role: "ROLE_USER",
-            parts: [{ text: `[[scenario:${id}]]` }],
-          },
-        },
-      }),
-    });
-    const { requests } = (await (
-      await fetch(`${fake.url}/_scripted/requests?scenario=${id}`)
-    ).json()) as { requests: Array<{ body: { messages: Array<{ content: unknown }> } }> };
-    const text = JSON.stringify(requests[1]?.body.messages.at(-1)?.content ?? "");
+    const s = addScenario(
+      fake.store,
+      [textToolTurn("run_code", { code }), { text: "done" }],
+      "bench-run-code",
+    );
+    await sendText(`${server.url}/`, s.marker);
+    const second = fake.store.requests(s.id)[1]?.body as
+      | { messages: Array<{ content: unknown }> }
+      | undefined;
+    const text = JSON.stringify(second?.messages.at(-1)?.content ?? "");
     const match = /exit 0 in (\d+) ms \(isolate start and run: (\d+) ms\)/.exec(text);
     if (!match) throw new Error(`no run_code result in ${text.slice(0, 300)}`);
     if (i < 3) continue; // warm-up
@@ -81,6 +60,5 @@ try {
   console.log("run_code under wrangler dev");
   for (const [label, code] of SNIPPETS) await measure(label, code);
 } finally {
-  await server.stop();
-  await fake.close();
+  await harness.stop();
 }

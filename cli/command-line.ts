@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "./errors.ts";
+import { parserProblem } from "./parser-problem.ts";
 
 /** The commands, in the usage's order. */
 export const COMMANDS = ["card", "send", "stream", "get", "cancel", "tasks", "chat"] as const;
@@ -83,18 +84,6 @@ export interface CommandLine {
   state?: (typeof STATES)[number];
   limit: number;
   requireSignature: boolean;
-}
-
-/** What Node's parser said, in the CLI's words. */
-function parserProblem(error: unknown): string {
-  const { code, message } = error as { code?: string; message?: string };
-  const option = /'(-[^' ]+)/.exec(message ?? "")?.[1];
-  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${option}`;
-  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE")
-    return /argument missing/.test(message ?? "")
-      ? `${option} needs a value`
-      : `${option} takes no value`;
-  return String(message ?? error);
 }
 
 /** A whole number from `min` to `max`, or a UsageError naming the option. */

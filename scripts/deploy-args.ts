@@ -3,6 +3,7 @@
  * in one line (exit 2), never Node's own parser text.
  */
 import { parseArgs } from "node:util";
+import { parserProblem } from "../cli/parser-problem.ts";
 import { PLANS } from "./deploy-config.ts";
 
 /** The usage, for --help and any wrong command line. */
@@ -38,19 +39,7 @@ export function deployArgs(args: string[]) {
       throw new Error(`--plan is ${Object.keys(PLANS).join(" or ")}, not "${values.plan}"`);
     return values;
   } catch (error) {
-    const { code, message } = error as { code?: string; message?: string };
-    const option = /'(-[^' ]+)/.exec(message ?? "")?.[1];
-    const line =
-      code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
-        ? `unknown option ${option}`
-        : code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL"
-          ? `unexpected argument ${/'([^']+)'/.exec(message ?? "")?.[1] ?? ""}`
-          : code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE"
-            ? /argument missing/.test(message ?? "")
-              ? `${option} needs a value`
-              : `${option} takes no value`
-            : String(message);
-    process.stderr.write(`deploy: ${line}\n\n${DEPLOY_USAGE}`);
+    process.stderr.write(`deploy: ${parserProblem(error)}\n\n${DEPLOY_USAGE}`);
     process.exit(2);
   }
 }

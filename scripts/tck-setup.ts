@@ -16,6 +16,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { parserProblem } from "../cli/parser-problem.ts";
 import { type KitStamp, kitDir, pins, TCK_REPO } from "./tck-kit.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -85,17 +86,7 @@ function commandLine() {
       },
     }).values;
   } catch (error) {
-    const { code, message } = error as { code?: string; message?: string };
-    const option = /'(-[^' ]+)/.exec(message ?? "")?.[1];
-    const line =
-      code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
-        ? `unknown option ${option}`
-        : code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL"
-          ? `unexpected argument ${/'([^']+)'/.exec(message ?? "")?.[1] ?? ""}`
-          : /argument missing/.test(message ?? "")
-            ? `${option} needs a value`
-            : String(message);
-    process.stderr.write(`tck:setup: ${line}\n\n${USAGE}`);
+    process.stderr.write(`tck:setup: ${parserProblem(error)}\n\n${USAGE}`);
     process.exit(2);
   }
 }

@@ -3,7 +3,7 @@
  * `u` via agent `a` from issuer `issuer`; `agent=` and `user=` may be left out or be `*` (any).
  * IDENTITY.md's `access.users` and the keys of `AGENT_CALL_RULES` take such patterns. Pure.
  */
-import type { DelegatedCaller } from "../protocol/app-types.ts";
+import type { DelegatedCaller } from "../protocol/delegated-caller.ts";
 
 /** The part of a delegated caller a pattern names (a pattern's `*` stands for any). */
 type Named = Pick<DelegatedCaller, "issuer" | "agent" | "user">;

@@ -8,7 +8,8 @@
  * (`@a2a-js/sdk/errors`), which a face turns into its own error shape (a2a/errors.ts). Types only.
  */
 
-import type { DelegatedCaller, UserBudget } from "../protocol/app-types.ts";
+import type { UserBudget } from "../protocol/app-types.ts";
+import type { DelegatedCaller } from "../protocol/delegated-caller.ts";
 import type {
   CancelTaskParams,
   GetTaskParams,

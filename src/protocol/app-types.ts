@@ -1,7 +1,8 @@
 /**
  * The Hono environment every route shares: the Worker's bindings and the per-request variables
- * (who is calling, and the fields the request's log line reports). Types only; imports nothing.
+ * (who is calling, and the fields the request's log line reports). Types only.
  */
+import type { DelegatedCaller } from "./delegated-caller.ts";
 
 /** A role. Admins reach the admin API and everyone's data. */
 export type Role = "user" | "admin";
@@ -35,26 +36,6 @@ export interface Principal {
   consent?: Consent | null;
   /** For a delegation token's caller: user U via agent A from issuer I (auth/delegated.ts). */
   delegation?: DelegatedCaller;
-}
-
-/** An actor of a delegation chain (RFC 8693 `act`): the agent, its deployment, who came before. */
-export interface ChainActor {
-  sub: string;
-  iss?: string;
-  act?: ChainActor;
-}
-
-/** Who a delegation token says calls: a user, via an agent, from an issuer, and the chain. */
-export interface DelegatedCaller {
-  issuer: string;
-  user: string;
-  /** The calling agent (the token's outermost actor). */
-  agent: string;
-  /** The whole actor claim, prior actors nested. */
-  actor: ChainActor;
-  /** The calling task's opaque correlation id. */
-  correlationId: string;
-  scope: string;
 }
 
 /** A user's consent to a version of the privacy policy (privacy/policy.ts). */

@@ -13,7 +13,7 @@ import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { type Actor, mintDelegationToken, TASK_SCOPE } from "../auth/delegation-token.ts";
 import type { Config } from "../config/config.ts";
 import { opaqueId } from "../platform/ids.ts";
-import type { DelegatedCaller } from "../protocol/app-types.ts";
+import type { DelegatedCaller } from "../protocol/delegated-caller.ts";
 import { DELEGATION_EXTENSION, DELEGATION_SCHEME } from "../protocol/extensions.ts";
 
 /** Whom a task's calls are for. */

@@ -3,7 +3,8 @@
  * caused are values (`ok: false` with a kind), never thrown, so they cross the RPC boundary
  * intact; the A2A layer maps each kind to its protocol error.
  */
-import type { DelegatedCaller, UserBudget } from "../protocol/app-types.ts";
+import type { UserBudget } from "../protocol/app-types.ts";
+import type { DelegatedCaller } from "../protocol/delegated-caller.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import type { NewPushConfig } from "../push/push-config.ts";
 import type { ChildReport } from "./children.ts";

@@ -11,17 +11,14 @@ import { sdkClientFactory } from "../../src/remote/sdk-client.ts";
 import { servedAgents } from "./agent-set.ts";
 import { answerOf, applyStream, asTask, stateOf, textRequest, waitForState } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import { addScenario } from "./scenarios.ts";
 
 let harness: ScriptedHarness;
 let fake: ScriptedHarness["fake"];
 let server: DevServer;
 let writer: Client;
 
-function scenario(turns: Turn[]): { id: string; marker: string } {
-  const id = `e2e-${crypto.randomUUID()}`;
-  fake.store.addScenario({ id, turns });
-  return { id, marker: `[[scenario:${id}]]` };
-}
+const scenario = (turns: Turn[]) => addScenario(fake.store, turns);
 
 beforeAll(async () => {
   harness = await startScriptedHarness({

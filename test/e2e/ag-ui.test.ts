@@ -11,6 +11,7 @@ import { A2AAgent } from "@ag-ui/a2a";
 import { type BaseEvent, HttpAgent } from "@ag-ui/client";
 import { A2AClient } from "a2a-sdk-v02/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askChoice, toolTurn as tool } from "../helpers/turns.ts";
 import { answerOf, asTask, scenario, stateOf } from "./client.ts";
 import { type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
@@ -26,7 +27,6 @@ afterAll(async () => {
 });
 
 const url = () => `${harness.server.url}/agents/${AGENT}/ag-ui`;
-const tool = (name: string, input: Record<string, unknown>) => ({ toolUses: [{ name, input }] });
 
 /** A run of `agent` with `params`: every event it received, and the run's result. */
 async function run(agent: HttpAgent | A2AAgent, params: Parameters<HttpAgent["runAgent"]>[0] = {}) {
@@ -86,11 +86,7 @@ describe("AG-UI clients", () => {
   it("HttpAgent resumes the task after an interrupt", async () => {
     const id = `agui-ask-${crypto.randomUUID()}`;
     const marker = await scenario(harness.fake.url, id, [
-      tool("ask_user", {
-        question: "Which colour?",
-        fields: { colour: { type: "string", enum: ["blue", "green"] } },
-        required: ["colour"],
-      }),
+      tool("ask_user", askChoice("Which colour?", "colour", ["blue", "green"])),
       { text: "Painting it blue." },
     ]);
     const agent = new HttpAgent({ url: url() });

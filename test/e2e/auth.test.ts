@@ -3,39 +3,15 @@
  * users CLI against the same local D1, the official SDK client with and without the token, and a
  * revocation through the CLI taking effect within 10 seconds.
  */
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
-import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asTask, stateOf, textRequest } from "./client.ts";
+import { asTask, bearerClients, stateOf, textRequest } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import { tokenIn, usersCommand } from "./users.ts";
 
-const root = join(import.meta.dirname, "..", "..");
 let harness: ScriptedHarness;
 let server: DevServer;
 
-function users(...args: string[]): string {
-  const result = spawnSync(
-    process.execPath,
-    [join(root, "scripts", "users.ts"), ...args, "--persist-to", server.persistDir],
-    { cwd: root, encoding: "utf8" },
-  );
-  if (result.status !== 0) throw new Error(`users ${args.join(" ")}: ${result.stderr}`);
-  return result.stdout;
-}
-
-const withToken = (token: string | null) =>
-  new ClientFactory({
-    transports: [
-      new JsonRpcTransportFactory({
-        fetchImpl: (input, init) => {
-          const headers = new Headers(init?.headers);
-          if (token) headers.set("Authorization", `Bearer ${token}`);
-          return fetch(input, { ...init, headers });
-        },
-      }),
-    ],
-  });
+const users = (...args: string[]) => usersCommand(server, args);
 
 beforeAll(async () => {
   harness = await startScriptedHarness({ AUTH_REQUIRED: "true" });
@@ -49,7 +25,7 @@ afterAll(async () => {
 describe("a closed deployment", () => {
   it("refuses callers without a token and serves a user made with the CLI until revoked", async () => {
     const output = users("add", "e2e-user", "--name", "E2E user");
-    const token = /(a2a_[A-Za-z0-9_-]{43})/.exec(output)?.[1] as string;
+    const token = tokenIn(output) as string;
     expect(token).toBeDefined();
     expect(users("list")).toContain("e2e-user");
 
@@ -60,10 +36,10 @@ describe("a closed deployment", () => {
     ).json()) as Record<string, unknown>;
     expect(card.securitySchemes).toBeDefined();
 
-    const anonymous = await withToken(null).createFromUrl(server.url);
+    const anonymous = await bearerClients(null).createFromUrl(server.url);
     await expect(anonymous.sendMessage(textRequest("[[reply:no]]"))).rejects.toThrow();
 
-    const client = await withToken(token).createFromUrl(server.url);
+    const client = await bearerClients(token).createFromUrl(server.url);
     const task = asTask(await client.sendMessage(textRequest("[[reply:hello e2e-user]]")));
     expect(stateOf(task)).toBe("TASK_STATE_COMPLETED");
 

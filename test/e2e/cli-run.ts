@@ -3,105 +3,75 @@
  * token from the environment, its config directory a temporary one, never the user's) and a
  * minimal A2A v0.3 agent on 127.0.0.1. Node only.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { cardAt } from "./origins.ts";
+import { type Run, runNode, startNode, tempDir } from "./processes.ts";
 
-const root = join(import.meta.dirname, "..", "..");
-
-/** What a CLI run printed and how it ended. */
-export interface CliRun {
-  code: number;
-  out: string;
-  err: string;
-}
+const CLI = "cli/a2a.ts";
 
 /**
  * Runs `cli/a2a.ts` with `args` (no color, no token from the environment, `env` added; unless
  * `env` names an XDG_CONFIG_HOME, a temporary one removed after the run); `input`, when given,
  * is written to its stdin and stdin closed.
  */
-export function spawnCli(
+export async function spawnCli(
   args: string[],
   options: { env?: Record<string, string>; input?: string } = {},
-): Promise<CliRun> {
-  const configHome = options.env?.XDG_CONFIG_HOME
-    ? undefined
-    : mkdtempSync(join(tmpdir(), "a2a-cli-config-"));
-  const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args], {
-    cwd: root,
+): Promise<Run> {
+  const configHome = options.env?.XDG_CONFIG_HOME ? undefined : tempDir("a2a-cli-config-");
+  const run = await runNode(CLI, args, {
     env: {
-      ...process.env,
       NO_COLOR: "1",
       A2A_TOKEN: "",
       ...(configHome ? { XDG_CONFIG_HOME: configHome } : {}),
       ...options.env,
     },
+    input: options.input,
   });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  if (options.input !== undefined) child.stdin.end(options.input);
-  return new Promise((resolve) =>
-    child.once("close", (code) => {
-      if (configHome) rmSync(configHome, { recursive: true, force: true });
-      resolve({ code: code ?? -1, out, err });
-    }),
-  );
+  if (configHome) rmSync(configHome, { recursive: true, force: true });
+  return run;
 }
 
-/** A CLI run in progress: its output so far, a signal, its exit code. */
+/** A CLI run in progress: its output so far, its stdin, a signal, its exit code. */
 export interface LiveCli {
   out(): string;
   err(): string;
-  kill(signal: NodeJS.Signals): void;
+  /** Writes `text` to its stdin; `end` closes it after. */
+  write(text: string, end?: boolean): void;
+  kill(signal?: NodeJS.Signals): void;
   exited: Promise<number>;
   /** Resolves once `pattern` shows in stdout + stderr (rejects after `timeoutMs`). */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
 }
 
-/** Starts the CLI against the harness at `url` without waiting for it (no color, no token). */
-export function startCli(url: string, args: string[]): LiveCli {
-  const child = spawn(process.execPath, [join(root, "cli", "a2a.ts"), ...args, "--url", url], {
-    cwd: root,
-    env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "", A2A_URL: "" },
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
+/**
+ * Starts the CLI against the harness at `url` without waiting for it (no color, no token, `env`
+ * added).
+ */
+export function startCli(url: string, args: string[], env: Record<string, string> = {}): LiveCli {
+  const { child, output, done } = startNode(CLI, [...args, "--url", url], {
+    env: { NO_COLOR: "1", A2A_TOKEN: "", A2A_URL: "", ...env },
   });
   let closed = false;
-  const exited = new Promise<number>((resolve) =>
-    child.once("close", (code) => {
-      closed = true;
-      resolve(code ?? -1);
-    }),
-  );
+  const exited = done.then((run) => {
+    closed = true;
+    return run.code;
+  });
   return {
-    out: () => out,
-    err: () => err,
+    out: output.out,
+    err: output.err,
+    write: (text, end = false) => (end ? child.stdin?.end(text) : child.stdin?.write(text)),
     kill: (signal) => child.kill(signal),
     exited,
     async waitFor(pattern, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const match = pattern.exec(out + err);
+        const match = pattern.exec(output.out() + output.err());
         if (match) return match;
         if (Date.now() > deadline || closed)
-          throw new Error(`no ${pattern} in the CLI's output:\n${out}\n${err}`);
+          throw new Error(`no ${pattern} in the CLI's output:\n${output.out()}\n${output.err()}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },
@@ -112,7 +82,7 @@ export function startCli(url: string, args: string[]): LiveCli {
  * Runs the CLI against the harness at `url`; asynchronous, so that servers in this process keep
  * answering while it waits on them.
  */
-export function runCli(url: string, args: string[], input = ""): Promise<CliRun> {
+export function runCli(url: string, args: string[], input = ""): Promise<Run> {
   return spawnCli([...args, "--url", url], { env: { A2A_URL: "" }, input });
 }
 

@@ -5,8 +5,7 @@
  * through a redirect off the card's origin; `--require-signature` refuses an unsigned card, and
  * a card once seen signed is refused when it comes back unsigned (the pin file, 0600).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -23,6 +22,7 @@ import {
   serveCard,
   startOrigin,
 } from "./origins.ts";
+import { tempDir } from "./processes.ts";
 
 let a: Origin;
 let b: Origin;
@@ -50,7 +50,7 @@ beforeEach(() => {
 const configDirs: string[] = [];
 /** A fresh config directory, so that no pin of another test applies. */
 function freshConfig() {
-  configDirs.push(mkdtempSync(join(tmpdir(), "a2a-trust-")));
+  configDirs.push(tempDir("a2a-trust-"));
   return { XDG_CONFIG_HOME: configDirs.at(-1) as string };
 }
 

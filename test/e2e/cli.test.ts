@@ -5,13 +5,10 @@
  * down, unknown agent or task, refused token...); and against a plain v0.3 agent (a small fake on
  * 127.0.0.1) to show it is not tied to this harness.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { servedAgents } from "./agent-set.ts";
-import { runCli, startLegacyAgent } from "./cli-run.ts";
+import { runCli, startCli, startLegacyAgent } from "./cli-run.ts";
 import { scenario as scriptScenario } from "./client.ts";
 import { startCuttingProxy } from "./cutting-proxy.ts";
 import {
@@ -20,8 +17,8 @@ import {
   type ScriptedHarness,
   startScriptedHarness,
 } from "./dev-server.ts";
+import { tempDir } from "./processes.ts";
 
-const root = join(import.meta.dirname, "..", "..");
 let harness: ScriptedHarness;
 let server: DevServer;
 let legacy: Awaited<ReturnType<typeof startLegacyAgent>>;
@@ -182,27 +179,12 @@ describe("npm run a2a", () => {
     const marker = await scenario("cli-cancel", [
       { text: "x".repeat(400), delayMs: 50, chunkSize: 1 },
     ]);
-    const child = spawn(
-      process.execPath,
-      [join(root, "cli", "a2a.ts"), "stream", "writer", `slow ${marker}`, "--url", server.url],
-      {
-        cwd: root,
-        env: { ...process.env, NO_COLOR: "1" },
-      },
-    );
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    const exited = new Promise<number>((resolve) => child.once("exit", (c) => resolve(c ?? -1)));
-    const deadline = Date.now() + 15_000;
-    while (!/^task ([0-9a-f-]{36})/.test(out) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    const taskId = /^task ([0-9a-f-]{36})/.exec(out)?.[1] as string;
+    const cli = startCli(server.url, ["stream", "writer", `slow ${marker}`]);
+    const taskId = (await cli.waitFor(/^task ([0-9a-f-]{36})/, 15_000))[1] as string;
     const canceled = await a2a(["cancel", "writer", taskId]);
     expect(canceled.out).toBe(`task ${taskId}: canceled\n`);
-    expect(await exited).toBe(4);
-    expect(out).toContain("■ canceled");
+    expect(await cli.exited).toBe(4);
+    expect(cli.out()).toContain("■ canceled");
   });
 
   it("shows a run_code call under wrangler dev (a real dynamic isolate)", async () => {
@@ -321,25 +303,13 @@ describe("what the CLI says when something is off", () => {
     const admin = /Authorization: Bearer (dev-admin-\S+)/.exec(server.output())?.[1] as string;
     expect(admin).toBeTruthy();
     const name = `cli-ev-${crypto.randomUUID().slice(0, 8)}`;
-    const configHome = mkdtempSync(join(tmpdir(), "a2a-cli-config-"));
-    const child = spawn(
-      process.execPath,
-      [join(root, "cli", "a2a.ts"), "chat", "writer", "--url", server.url],
-      {
-        cwd: root,
-        env: { ...process.env, NO_COLOR: "1", A2A_TOKEN: "", XDG_CONFIG_HOME: configHome },
-      },
-    );
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    const exited = new Promise<number>((resolve) => child.once("exit", (c) => resolve(c ?? -1)));
+    const configHome = tempDir("a2a-cli-config-");
+    const cli = startCli(server.url, ["chat", "writer"], { XDG_CONFIG_HOME: configHome });
     /** Waits until the output after `from` matches `pattern`. */
     const waitFor = async (pattern: RegExp, from = 0) => {
       const deadline = Date.now() + 60_000;
-      while (!pattern.test(out.slice(from))) {
-        if (Date.now() > deadline) throw new Error(`no ${pattern} in:\n${out}`);
+      while (!pattern.test(cli.out().slice(from))) {
+        if (Date.now() > deadline) throw new Error(`no ${pattern} in:\n${cli.out()}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     };
@@ -352,29 +322,29 @@ describe("what the CLI says when something is off", () => {
     try {
       await waitFor(/you> $/);
       // Until the stream's first roster arrives, /agents says so; then it lists the agents.
-      for (let tries = 0; !out.includes("* writer v"); tries++) {
+      for (let tries = 0; !cli.out().includes("* writer v"); tries++) {
         expect(tries).toBeLessThan(100);
-        const before = out.length;
-        child.stdin.write("/agents\n");
+        const before = cli.out().length;
+        cli.write("/agents\n");
         await waitFor(/you> $/, before);
-        if (!out.includes("* writer v")) await new Promise((r) => setTimeout(r, 200));
+        if (!cli.out().includes("* writer v")) await new Promise((r) => setTimeout(r, 200));
       }
-      expect(out).toMatch(/\n {2}assistant v\d+\.\d+\.\d+: /);
+      expect(cli.out()).toMatch(/\n {2}assistant v\d+\.\d+\.\d+: /);
 
       const identity = `---\nname: ${name}\ndescription: Added while chatting.\nversion: 2.0.0\n---\nYou help.\n`;
       expect((await identityCall("PUT", identity)).status).toBe(200);
       await waitFor(
         new RegExp(`you> \\n· agents changed: ${name} added \\(v2\\.0\\.0\\)\\nyou> $`),
       );
-      child.stdin.write("/agents\n");
+      cli.write("/agents\n");
       await waitFor(new RegExp(`\\n {2}${name} v2\\.0\\.0: Added while chatting\\.\\n`));
 
       expect((await identityCall("DELETE")).status).toBe(204);
       await waitFor(new RegExp(`· agents changed: ${name} removed\\nyou> $`));
-      child.stdin.end();
-      expect(await exited).toBe(0);
+      cli.write("", true);
+      expect(await cli.exited).toBe(0);
     } finally {
-      child.kill();
+      cli.kill();
       rmSync(configHome, { recursive: true, force: true });
     }
   });

@@ -1,6 +1,41 @@
 /** Helpers around the official @a2a-js/sdk client for the end-to-end tests. Node only. */
 import { Message, SendMessageRequest, type StreamResponse, Task, TaskState } from "@a2a-js/sdk";
-import type { Client } from "@a2a-js/sdk/client";
+import { type Client, ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+
+/** A client factory whose requests carry `Authorization: Bearer <token>` (none when null). */
+export function bearerClients(token: string | null): ClientFactory {
+  return new ClientFactory({
+    transports: [
+      new JsonRpcTransportFactory({
+        fetchImpl: (input, init) => {
+          const headers = new Headers(init?.headers);
+          if (token) headers.set("Authorization", `Bearer ${token}`);
+          return fetch(input, { ...init, headers });
+        },
+      }),
+    ],
+  });
+}
+
+/**
+ * The raw body of a JSON-RPC v1.0 `method` call (SendMessage, SendStreamingMessage) of one text
+ * message, in conversation `contextId` when given.
+ */
+export function messageCallBody(method: string, text: string, contextId?: string): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method,
+    params: {
+      message: {
+        messageId: crypto.randomUUID(),
+        role: "ROLE_USER",
+        ...(contextId ? { contextId } : {}),
+        parts: [{ text }],
+      },
+    },
+  });
+}
 
 /** A v1.0 SendMessageRequest with one text part. */
 export function textRequest(

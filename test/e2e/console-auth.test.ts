@@ -4,13 +4,11 @@
  * a token the server refuses is said to be refused, with the server's reason, and not kept; one
  * it could not check (429: too many failed tries) is kept; a good one opens the agents.
  */
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
+import { addUser } from "./users.ts";
 
-const root = join(import.meta.dirname, "..", "..");
 let session: ConsoleSession;
 let page: Page;
 let url: string;
@@ -40,18 +38,7 @@ beforeAll(async () => {
   session = await startConsoleSession({ AUTH_REQUIRED: "true", AUTH_FAILURES_PER_MINUTE: "2" });
   ({ page } = session);
   url = session.harness.server.url;
-  const made = spawnSync(
-    process.execPath,
-    [
-      join(root, "scripts", "users.ts"),
-      "add",
-      "auth-user",
-      "--persist-to",
-      session.harness.server.persistDir,
-    ],
-    { cwd: root, encoding: "utf8" },
-  );
-  token = /(a2a_[A-Za-z0-9_-]{43})/.exec(made.stdout)?.[1] as string;
+  token = addUser(session.harness.server, "auth-user") as string;
   expect(token).toBeDefined();
 });
 

@@ -13,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transcriptOf } from "./browser.ts";
 import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
 import type { DevServer } from "./dev-server.ts";
+import { ROOT } from "./processes.ts";
 
-const shots = join(import.meta.dirname, "..", "..", "test-results", "console");
+const shots = join(ROOT, "test-results", "console");
 let session: ConsoleSession;
 let server: DevServer;
 let page: Page;

@@ -7,7 +7,6 @@
  * recognition. Screenshots of the starters and of the Portuguese console go to
  * test-results/console/.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -16,9 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPage, transcriptOf } from "./browser.ts";
 import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
 import type { DevServer } from "./dev-server.ts";
+import { ROOT } from "./processes.ts";
+import { addUser } from "./users.ts";
 
-const root = join(import.meta.dirname, "..", "..");
-const shots = join(root, "test-results", "console");
+const shots = join(ROOT, "test-results", "console");
 const ICON_URL = "https://icons.test/greeter.png";
 /** A 1x1 PNG, the greeter's icon as the (routed) icon host serves it. */
 const PNG = Buffer.from(
@@ -69,20 +69,7 @@ beforeAll(async () => {
   ({ server } = session.harness);
   browser = page.context().browser() as Browser;
   // An agent with an https icon, uploaded by an admin: its origin joins the page's img-src.
-  const made = spawnSync(
-    process.execPath,
-    [
-      join(root, "scripts", "users.ts"),
-      "add",
-      "console-admin",
-      "--role",
-      "admin",
-      "--persist-to",
-      server.persistDir,
-    ],
-    { cwd: root, encoding: "utf8" },
-  );
-  const token = /(a2a_[A-Za-z0-9_-]{43})/.exec(made.stdout)?.[1];
+  const token = addUser(server, "console-admin", ["--role", "admin"]);
   expect(token).toBeDefined();
   const identity = [
     "---",
@@ -195,7 +182,7 @@ describe("the console's icons, starters and @agent", () => {
 describe("the console in English and Portuguese (Brazil)", () => {
   it("has every English string in Portuguese (Brazil), the events' kinds included", async () => {
     const load = async (file: string) =>
-      (await import(pathToFileURL(join(root, "src", "console", "static", file)).href)) as Record<
+      (await import(pathToFileURL(join(ROOT, "src", "console", "static", file)).href)) as Record<
         string,
         Record<string, unknown>
       >;
@@ -215,7 +202,7 @@ describe("the console in English and Portuguese (Brazil)", () => {
         )
         .sort();
     expect(shape(pt)).toEqual(shape(en));
-    const contracts = readFileSync(join(root, "src", "loop", "contracts.ts"), "utf8");
+    const contracts = readFileSync(join(ROOT, "src", "loop", "contracts.ts"), "utf8");
     const kinds = [
       ...(/HARNESS_EVENT_KINDS = \[([\s\S]*?)\]/.exec(contracts)?.[1] ?? "").matchAll(/"(\w+)"/g),
     ].map((m) => m[1]);

@@ -6,20 +6,20 @@
  * server's list of the user's conversations in a browser that kept none, and the roster following
  * agent changes live. Screenshots go to test-results/console/.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { textToolTurn } from "../helpers/turns.ts";
+import { askChoice, taskInput, textToolTurn } from "../helpers/turns.ts";
 import { servedAgents } from "./agent-set.ts";
 import { transcriptOf } from "./browser.ts";
 import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
 import type { DevServer } from "./dev-server.ts";
 import { HOSTILE_MARKDOWN, inertAnswer } from "./hostile-markdown.ts";
+import { ROOT } from "./processes.ts";
+import { addUser } from "./users.ts";
 
-const root = join(import.meta.dirname, "..", "..");
-const shots = join(root, "test-results", "console");
+const shots = join(ROOT, "test-results", "console");
 
 let session: ConsoleSession;
 let server: DevServer;
@@ -34,12 +34,7 @@ beforeAll(async () => {
   session = await startConsoleSession({ AUTH_REQUIRED: "true" });
   ({ page } = session);
   ({ server } = session.harness);
-  const made = spawnSync(
-    process.execPath,
-    [join(root, "scripts", "users.ts"), "add", "console-user", "--persist-to", server.persistDir],
-    { cwd: root, encoding: "utf8" },
-  );
-  token = /(a2a_[A-Za-z0-9_-]{43})/.exec(made.stdout)?.[1] as string;
+  token = addUser(server, "console-user") as string;
   expect(token).toBeDefined();
 });
 
@@ -150,11 +145,10 @@ describe("the web console, signed in", () => {
 
   it("answers an input-required form, and a reload rebuilds the conversation", async () => {
     const marker = await session.scenario("console-form", [
-      textToolTurn("ask_user", {
-        question: "Which day should the report go out?",
-        fields: { day: { type: "string", enum: ["monday", "friday"] } },
-        required: ["day"],
-      }),
+      textToolTurn(
+        "ask_user",
+        askChoice("Which day should the report go out?", "day", ["monday", "friday"]),
+      ),
       { text: "Scheduled for **friday**." },
     ]);
     await page.click("#new-chat");
@@ -283,11 +277,7 @@ describe("the web console, signed in", () => {
   it("opens the waterfall of a delegating task: its sub-agent's rows nest and fold", async () => {
     const child = await session.scenario("console-wf-child", [{ text: "Drafted." }]);
     const marker = await session.scenario("console-wf", [
-      textToolTurn("task", {
-        subagent_type: "writer",
-        description: "draft",
-        prompt: `Draft. ${child}`,
-      }),
+      textToolTurn("task", taskInput("writer", "draft", `Draft. ${child}`)),
       { text: "The writer drafted it." },
     ]);
     // After the narrow, dark screenshots: a wide screen again.

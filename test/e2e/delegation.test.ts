@@ -11,21 +11,19 @@
  * Robust under load: both instances are warmed up (health, cards, key sets) before the first
  * test, sends return at once and the test polls, and every wait is generous.
  */
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import type { Client } from "@a2a-js/sdk/client";
-import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintDelegationToken } from "../../src/auth/delegation-token.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { startFakeModel } from "../fake-model/server.ts";
-import { toolTurn as tool } from "../helpers/turns.ts";
+import { taskInput, toolTurn as tool } from "../helpers/turns.ts";
 import { type AuthAgent, SIGN_IN, startAuthAgent } from "./auth-agent.ts";
-import { answerOf, asTask, textRequest, waitForState } from "./client.ts";
+import { answerOf, asTask, bearerClients, textRequest, waitForState } from "./client.ts";
 import { type DevServer, freePort, freshStateDir, startDevServer } from "./dev-server.ts";
+import { addScenario, lastToolResults } from "./scenarios.ts";
+import { addUser } from "./users.ts";
 
-const root = join(import.meta.dirname, "..", "..");
 const ADMIN = "e2e-admin";
 const LONG = 150_000;
 
@@ -43,43 +41,12 @@ async function signingKey(kid: string) {
   return { jwk, key: privateKey as CryptoKey };
 }
 
-function scenario(turns: Turn[]): { id: string; marker: string } {
-  const id = `e2e-${crypto.randomUUID()}`;
-  fake.store.addScenario({ id, turns });
-  return { id, marker: `[[scenario:${id}]]` };
-}
-
-/** The tool results of the last model request of a scenario. */
-function toolResults(scenarioId: string): string[] {
-  const last = fake.store.requests(scenarioId).at(-1)?.body as {
-    messages: Array<{ content: unknown }>;
-  };
-  const out: string[] = [];
-  for (const m of last?.messages ?? []) {
-    if (!Array.isArray(m.content)) continue;
-    for (const block of m.content as Array<{ type: string; content?: unknown }>)
-      if (block.type === "tool_result")
-        out.push(typeof block.content === "string" ? block.content : JSON.stringify(block.content));
-  }
-  return out;
-}
-
-const withToken = (token: string) =>
-  new ClientFactory({
-    transports: [
-      new JsonRpcTransportFactory({
-        fetchImpl: (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set("Authorization", `Bearer ${token}`);
-          return fetch(input, { ...init, headers });
-        },
-      }),
-    ],
-  });
+const scenario = (turns: Turn[]) => addScenario(fake.store, turns);
+const toolResults = (scenarioId: string) => lastToolResults(fake.store, scenarioId);
 
 /** Alice's client of the assistant on A. */
 const alice = (): Promise<Client> =>
-  withToken(aliceToken).createFromUrl(`${a.url}/agents/assistant/`);
+  bearerClients(aliceToken).createFromUrl(`${a.url}/agents/assistant/`);
 
 /** Starts a task for alice on A and polls it until it settles in `state`. */
 async function aliceTask(text: string, state = "TASK_STATE_COMPLETED") {
@@ -202,21 +169,7 @@ beforeAll(async () => {
       A2A_AGENTS: JSON.stringify({ "a-writer": { url: `${urlA}/agents/writer/` } }),
     },
   });
-  const added = spawnSync(
-    process.execPath,
-    [
-      join(root, "scripts", "users.ts"),
-      "add",
-      "alice",
-      "--name",
-      "Alice",
-      "--persist-to",
-      a.persistDir,
-    ],
-    { cwd: root, encoding: "utf8" },
-  );
-  if (added.status !== 0) throw new Error(`users add alice: ${added.stderr}`);
-  aliceToken = /(a2a_[A-Za-z0-9_-]{43})/.exec(added.stdout)?.[1] as string;
+  aliceToken = addUser(a, "alice", ["--name", "Alice"]) as string;
   // Warm both instances: health, the cards the tests call and the key sets tokens are checked with.
   for (const server of [a, b]) {
     await warm(`${server.url}/health`);
@@ -347,11 +300,7 @@ describe("identity across hops", () => {
 
   it("passes a remote child's auth-required up to the user and resumes after the answer", async () => {
     const parent = scenario([
-      tool("task", {
-        subagent_type: "researcher",
-        description: "needs a sign-in",
-        prompt: "Look it up.",
-      }),
+      tool("task", taskInput("researcher", "needs a sign-in", "Look it up.")),
       { text: "Resumed and done." },
     ]);
     const { client, task } = await aliceTask(`auth ${parent.marker}`, "TASK_STATE_AUTH_REQUIRED");

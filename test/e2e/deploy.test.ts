@@ -8,52 +8,34 @@
  * the key's secrets file, 0600 while it lives, is gone and wrangler stopped). And the
  * configurations it derives per plan (scripts/deploy-config.ts).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Unstable_RawConfig as RawConfig } from "wrangler";
 import { deployConfig, SCHEDULES_CRON, scheduleCount } from "../../scripts/deploy-config.ts";
 import { type FakeCloudflare, startFakeCloudflare } from "../fake-cloudflare/server.ts";
+import { ROOT, startNode, tempDir } from "./processes.ts";
 
-const root = join(import.meta.dirname, "..", "..");
 let fake: FakeCloudflare;
 /** The TMPDIR of the deploys: what deploy.ts leaves there is checked. */
-const scratch = mkdtempSync(join(tmpdir(), "a2a-deploy-test-"));
+const scratch = tempDir("a2a-deploy-test-");
 const leftovers = () => readdirSync(scratch).filter((name) => name.startsWith("a2a-deploy-"));
 
 /** Starts `npm run deploy` against the fake; `done` resolves with its exit code and output. */
 function startDeploy(args: string[], env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [join(root, "scripts", "deploy.ts"), ...args],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        CLOUDFLARE_API_BASE_URL: fake.url,
-        CLOUDFLARE_API_TOKEN: "fake-token",
-        CLOUDFLARE_ACCOUNT_ID: fake.accountId,
-        WRANGLER_SEND_METRICS: "false",
-        ANTHROPIC_API_KEY: "",
-        TMPDIR: scratch,
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+  const { child, output, done } = startNode("scripts/deploy.ts", args, {
+    env: {
+      CLOUDFLARE_API_BASE_URL: fake.url,
+      CLOUDFLARE_API_TOKEN: "fake-token",
+      CLOUDFLARE_ACCOUNT_ID: fake.accountId,
+      WRANGLER_SEND_METRICS: "false",
+      ANTHROPIC_API_KEY: "",
+      TMPDIR: scratch,
+      ...env,
     },
-  );
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    out += d.toString();
+    stdin: "ignore",
   });
-  child.stderr?.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  const done = new Promise<{ code: number; out: string }>((resolve) =>
-    child.once("close", (code) => resolve({ code: code ?? -1, out })),
-  );
-  return { child, done };
+  return { child, done: done.then(({ code }) => ({ code, out: output.all() })) };
 }
 
 const deploy = (args: string[], env: Record<string, string> = {}) => startDeploy(args, env).done;
@@ -102,7 +84,7 @@ describe("npm run deploy: its command line, the login, the dry run", { timeout: 
   });
 
   it("not logged in: says so and how to log in, before building or asking for the key", async () => {
-    const home = mkdtempSync(join(tmpdir(), "a2a-deploy-home-"));
+    const home = tempDir("a2a-deploy-home-");
     try {
       const before = fake.calls.length;
       // No token and a home without wrangler's OAuth login: nothing to authenticate with.
@@ -161,7 +143,7 @@ describe("npm run deploy on a fresh account", { timeout: 300_000 }, () => {
     );
     expect(script()?.crons).toEqual(["23 3 * * *"]);
     expect(rows("SELECT name FROM d1_migrations ORDER BY id").length).toBe(
-      readdirSync(join(root, "migrations")).filter((f) => f.endsWith(".sql")).length,
+      readdirSync(join(ROOT, "migrations")).filter((f) => f.endsWith(".sql")).length,
     );
     expect(rows("SELECT id, role FROM users")).toEqual([{ id: "admin", role: "admin" }]);
     expect(run.out).toMatch(/token for admin \(shown once, store it now\):\n\n {2}a2a_\S+/);

@@ -6,20 +6,18 @@
  * (kept outside the checkout, reaching wrangler as a --var), and the banner.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { banner, cliVars, planDev } from "../../scripts/dev-config.ts";
-
-const root = join(import.meta.dirname, "..", "..");
+import { ROOT, tempDir } from "./processes.ts";
 
 /** A project directory with the given dotenv files. */
 function project(files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), "a2a-devcfg-"));
+  const dir = tempDir("a2a-devcfg-");
   mkdirSync(join(dir, "src"));
-  copyFileSync(join(root, "src", "secrets.d.ts"), join(dir, "src", "secrets.d.ts"));
-  copyFileSync(join(root, "wrangler.toml"), join(dir, "wrangler.toml"));
+  copyFileSync(join(ROOT, "src", "secrets.d.ts"), join(dir, "src", "secrets.d.ts"));
+  copyFileSync(join(ROOT, "wrangler.toml"), join(dir, "wrangler.toml"));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }
@@ -100,7 +98,7 @@ describe("planDev", () => {
 });
 
 describe("the card signing key, as docs/protocol.md sets it", () => {
-  const docs = readFileSync(join(root, "docs", "protocol.md"), "utf8");
+  const docs = readFileSync(join(ROOT, "docs", "protocol.md"), "utf8");
   const block = /\*\*Signed cards\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(docs)?.[1] ?? "";
 
   it("keeps the key file outside the checkout, and card-key.json is ignored by git anyway", () => {
@@ -108,7 +106,7 @@ describe("the card signing key, as docs/protocol.md sets it", () => {
     expect(written.length).toBeGreaterThan(0);
     for (const path of written) expect(path).toMatch(/^~\//);
     expect(block).not.toContain(".dev.vars");
-    const ignored = spawnSync("git", ["check-ignore", "-q", "card-key.json"], { cwd: root });
+    const ignored = spawnSync("git", ["check-ignore", "-q", "card-key.json"], { cwd: ROOT });
     expect(ignored.status).toBe(0);
   });
 

@@ -4,31 +4,14 @@
  * "another npm run dev" with that one's pid and directory.
  */
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnCli } from "./cli-run.ts";
 import { freePort, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
-
-const root = join(import.meta.dirname, "..", "..");
+import { ROOT, runNode } from "./processes.ts";
 
 /** Runs `node scripts/dev.ts <args>` to its end. */
-function runDev(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const child = spawn(process.execPath, [join(root, "scripts", "dev.ts"), ...args], {
-    cwd: root,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  return new Promise((resolve) =>
-    child.once("close", (code) => resolve({ code: code ?? -1, out, err })),
-  );
-}
+const runDev = (args: string[]) =>
+  runNode("scripts/dev.ts", args, { env: { WRANGLER_SEND_METRICS: "false" } });
 
 let harness: ScriptedHarness | undefined;
 afterAll(async () => {
@@ -61,7 +44,7 @@ describe("npm run dev on a taken port", () => {
     expect(run.out).not.toContain("dev-admin-");
     expect(run.err).toMatch(
       new RegExp(
-        `^port ${port} on 127\\.0\\.0\\.1 is taken by another npm run dev \\(pid \\d+, in ${root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\): stop it, or use another port: npm run dev -- --port ${port + 1}\\n$`,
+        `^port ${port} on 127\\.0\\.0\\.1 is taken by another npm run dev \\(pid \\d+, in ${ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\): stop it, or use another port: npm run dev -- --port ${port + 1}\\n$`,
       ),
     );
     // The first one still serves.

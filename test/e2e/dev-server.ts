@@ -4,13 +4,9 @@
  * group, and stops it by killing that group. Node only.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { startFakeModel } from "../fake-model/server.ts";
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+import { collectOutput, ROOT, tempDir } from "./processes.ts";
 
 /** Vars a developer's shell could set that must not leak into the server under test. */
 const SCRUBBED = [
@@ -50,7 +46,7 @@ export const BANNER_END = "Ctrl-C stops it";
 
 /** A fresh directory for a server's local D1, R2 and Durable Object state. */
 export function freshStateDir(): string {
-  return mkdtempSync(join(tmpdir(), "a2a-e2e-"));
+  return tempDir("a2a-e2e-");
 }
 
 async function waitForHealth(
@@ -98,7 +94,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const child = spawn(
     process.execPath,
     [
-      options.script ?? join(root, "scripts", "dev.ts"),
+      options.script ?? join(ROOT, "scripts", "dev.ts"),
       "--port",
       String(options.port),
       "--persist-to",
@@ -112,26 +108,20 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       ...(options.extraArgs ?? []),
     ],
     {
-      cwd: root,
+      cwd: ROOT,
       env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  let log = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    log += d.toString();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    log += d.toString();
-  });
+  const log = collectOutput(child).all;
   const url = `http://127.0.0.1:${options.port}`;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const server: DevServer = {
     url,
     port: options.port,
     persistDir,
-    output: () => log,
+    output: log,
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.pid !== undefined) {
         try {
@@ -154,7 +144,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   };
   try {
     // Generous: a loaded 2-core machine has taken over 60 s to start wrangler and workerd.
-    await waitForHealth(url, child, () => log, 180_000, options.script === undefined);
+    await waitForHealth(url, child, log, 180_000, options.script === undefined);
   } catch (error) {
     await server.stop("SIGKILL");
     throw error;

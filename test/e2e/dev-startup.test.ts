@@ -9,51 +9,26 @@
  * banner, `GET /agents`, its card, a task and the CLI's list have it.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bannerAgents, servedAgents } from "./agent-set.ts";
 import { runCli } from "./cli-run.ts";
 import { BANNER_END, freePort } from "./dev-server.ts";
+import { collectOutput, copyCheckout, tempDir } from "./processes.ts";
 
-const root = join(import.meta.dirname, "..", "..");
-const clone = mkdtempSync(join(tmpdir(), "a2a-clone-"));
+const clone = tempDir("a2a-clone-");
 let child: ChildProcess;
-let output = "";
+/** What npm run dev printed so far. */
+let output = () => "";
 let url: string;
-
-/** The checkout's files as they are now (tracked and new, not ignored), without generated ones. */
-function copyCheckout(): void {
-  const files = execFileSync(
-    "git",
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-    { cwd: root, encoding: "utf8" },
-  )
-    .split("\0")
-    .filter((f) => f && existsSync(join(root, f)));
-  for (const file of files) {
-    mkdirSync(dirname(join(clone, file)), { recursive: true });
-    copyFileSync(join(root, file), join(clone, file));
-  }
-  symlinkSync(join(root, "node_modules"), join(clone, "node_modules"));
-}
 
 async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (!(await condition())) {
     if (child.exitCode !== null)
-      throw new Error(`npm run dev exited (${child.exitCode}):\n${output}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${output}`);
+      throw new Error(`npm run dev exited (${child.exitCode}):\n${output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -65,7 +40,7 @@ const agentsJson = async () =>
   };
 
 beforeAll(async () => {
-  copyCheckout();
+  copyCheckout(clone);
   expect(existsSync(join(clone, "src", "agents", "bundled.generated.ts"))).toBe(false);
   execFileSync("npm", ["run", "--silent", "new-agent", "e2e-added"], { cwd: clone });
   expect(servedAgents(clone)).toContain("e2e-added");
@@ -79,12 +54,7 @@ beforeAll(async () => {
     ["run", "dev", "--", "--port", String(port), "--persist-to", join(clone, ".state")],
     { cwd: clone, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
-  child.stdout?.on("data", (d: Buffer) => {
-    output += d.toString();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    output += d.toString();
-  });
+  output = collectOutput(child).all;
 });
 
 afterAll(async () => {
@@ -98,8 +68,8 @@ afterAll(async () => {
 
 describe("npm run dev on a fresh clone", () => {
   it("prints only npm's lines before its banner, and nothing after it before the first request", async () => {
-    await until(() => output.includes(BANNER_END), "the banner");
-    const lines = output.split("\n");
+    await until(() => output().includes(BANNER_END), "the banner");
+    const lines = output().split("\n");
     const start = lines.findIndex((l) => l.startsWith("  A2A edge harness: "));
     const before = lines.slice(0, start);
     expect(before.length).toBeLessThanOrEqual(30);
@@ -111,11 +81,11 @@ describe("npm run dev on a fresh clone", () => {
     expect(banner).toContain(`console  ${url}/console`);
     expect(banner).toContain(`agents   ${bannerAgents(servedAgents(clone))}`);
     expect(banner).toContain("e2e-added");
-    const printed = output.length;
+    const printed = output().length;
     expect((await fetch(`${url}/health`)).status).toBe(200);
-    expect(output.slice(printed)).toBe("");
-    expect(output.trimEnd().endsWith(BANNER_END)).toBe(true);
-    expect(output).not.toMatch(/Missing required secrets|WARNING|restarting build|getaddrinfo/);
+    expect(output().slice(printed)).toBe("");
+    expect(output().trimEnd().endsWith(BANNER_END)).toBe(true);
+    expect(output()).not.toMatch(/Missing required secrets|WARNING|restarting build|getaddrinfo/);
   });
 
   it("serves the agent npm run new-agent added: listed, its card, a task, the CLI's list", async () => {
@@ -143,7 +113,7 @@ describe("npm run dev on a fresh clone", () => {
       async () => (await agentsJson()).agents.some((a) => a.description.endsWith("(edited)")),
       "the edited description",
     );
-    expect(output).toContain("agents/writer/IDENTITY.md changed: rebuilt; the Worker reloads");
+    expect(output()).toContain("agents/writer/IDENTITY.md changed: rebuilt; the Worker reloads");
 
     // A broken identity is reported where it is broken; that agent answers the error, the
     // others keep serving.
@@ -152,9 +122,9 @@ describe("npm run dev on a fresh clone", () => {
       async () => (await agentsJson()).unavailable?.some((a) => a.name === "writer") === true,
       "writer reported unavailable",
     );
-    expect(output).toMatch(/agents\/writer\/IDENTITY\.md:\d+:\d+: body: the system prompt/);
+    expect(output()).toMatch(/agents\/writer\/IDENTITY\.md:\d+:\d+: body: the system prompt/);
     await until(
-      () => output.includes("writer is not served until the error above is fixed"),
+      () => output().includes("writer is not served until the error above is fixed"),
       "the not-served line",
     );
     expect((await agentsJson()).agents.map((a) => a.name)).toContain("assistant");
@@ -187,10 +157,10 @@ describe("npm run dev on a fresh clone", () => {
       "e2e-added gone",
     );
     await until(
-      () => output.includes("agents/e2e-added removed: e2e-added is no longer served"),
+      () => output().includes("agents/e2e-added removed: e2e-added is no longer served"),
       "the removed line",
     );
-    expect(output).not.toContain("e2e-added/e2e-added");
+    expect(output()).not.toContain("e2e-added/e2e-added");
 
     const worker = join(clone, "src", "worker.ts");
     writeFileSync(
@@ -208,6 +178,6 @@ describe("npm run dev on a fresh clone", () => {
     // The reloaded Worker runs keyless again; its warning is printed once a session.
     const again = await runCli(url, ["send", "writer", "hello", "--json"]);
     expect(again.code, again.err).toBe(0);
-    expect(output.split("tasks run on the scripted local model").length - 1).toBe(1);
+    expect(output().split("tasks run on the scripted local model").length - 1).toBe(1);
   });
 });

@@ -9,58 +9,24 @@
  * agent.
  */
 import type { Client } from "@a2a-js/sdk/client";
-import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { toolTurn as tool } from "../helpers/turns.ts";
-import { asTask, stateOf, textRequest, waitForState } from "./client.ts";
-import {
-  type DevServer,
-  freePort,
-  freshStateDir,
-  type ScriptedHarness,
-  startDevServer,
-  startScriptedHarness,
-} from "./dev-server.ts";
+import { taskInput, toolTurn as tool } from "../helpers/turns.ts";
+import { asTask, bearerClients, stateOf, textRequest, waitForState } from "./client.ts";
+import type { DevServer } from "./dev-server.ts";
+import { type DistributedPair, startDistributedPair } from "./distributed-pair.ts";
+import { addScenario, lastToolResults } from "./scenarios.ts";
 
-let harness: ScriptedHarness;
+let pair: DistributedPair;
 const SHARED_KEY = "e2e-shared-key";
 
 /** A client that calls with the shared key. */
-const keyed = () =>
-  new ClientFactory({
-    transports: [
-      new JsonRpcTransportFactory({
-        fetchImpl: (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set("Authorization", `Bearer ${SHARED_KEY}`);
-          return fetch(input, { ...init, headers });
-        },
-      }),
-    ],
-  });
+const keyed = () => bearerClients(SHARED_KEY);
 let a: DevServer;
 let b: DevServer;
 
-function scenario(turns: Turn[]): { id: string; marker: string } {
-  const id = `e2e-${crypto.randomUUID()}`;
-  harness.fake.store.addScenario({ id, turns });
-  return { id, marker: `[[scenario:${id}]]` };
-}
-
-/** The tool results of the last model request of a scenario. */
-function toolResults(scenarioId: string): string[] {
-  const last = harness.fake.store.requests(scenarioId).at(-1)?.body as {
-    messages: Array<{ content: unknown }>;
-  };
-  const out: string[] = [];
-  for (const m of last?.messages ?? []) {
-    if (!Array.isArray(m.content)) continue;
-    for (const block of m.content as Array<{ type: string; content?: string }>)
-      if (block.type === "tool_result") out.push(block.content ?? "");
-  }
-  return out;
-}
+const scenario = (turns: Turn[]) => addScenario(pair.harness.fake.store, turns);
+const toolResults = (scenarioId: string) => lastToolResults(pair.harness.fake.store, scenarioId);
 
 /** One delegation: the researcher writes to the scratchpad, the parent reads it back. */
 async function delegate(client: Client): Promise<{ state: string; results: string[] }> {
@@ -69,11 +35,7 @@ async function delegate(client: Client): Promise<{ state: string; results: strin
     { text: "Wrote facts.md." },
   ]);
   const parent = scenario([
-    tool("task", {
-      subagent_type: "researcher",
-      description: "find the answer",
-      prompt: `Find the answer. ${child.marker}`,
-    }),
+    tool("task", taskInput("researcher", "find the answer", `Find the answer. ${child.marker}`)),
     tool("scratch_read", { path: "facts.md" }),
     { text: "Done." },
   ]);
@@ -89,35 +51,12 @@ async function delegate(client: Client): Promise<{ state: string; results: strin
 }
 
 beforeAll(async () => {
-  const shared = freshStateDir();
-  const common = {
-    MODEL_IDLE_TIMEOUT_MS: "3000",
-    MODEL_RETRY_BASE_MS: "20",
-    A2A_API_KEY: SHARED_KEY,
-  };
   // A serves every agent; B, on the same state and model, runs its researcher on A.
-  harness = await startScriptedHarness(common, shared);
-  a = harness.server;
-  b = await startDevServer({
-    port: await freePort(),
-    persistDir: shared,
-    // Another Worker name: B's Durable Objects keep their own SQLite files. Two workerd processes
-    // on one object's file (the shared key's user object) meet SQLITE_BUSY; D1 and R2 stay shared.
-    extraArgs: ["--name", "a2a-edge-harness-b"],
-    vars: {
-      ...harness.modelVars,
-      ...common,
-      A2A_AGENTS: JSON.stringify({
-        researcher: {
-          url: `${a.url}/agents/researcher/`,
-          authSecret: "A2A_API_KEY",
-        },
-      }),
-      DISTRIBUTED_AGENTS: "researcher",
-      ENABLE_DEEP_THINKER: "false",
-      ADMIN_API_KEY: "e2e-admin",
-    },
-  });
+  pair = await startDistributedPair(
+    { MODEL_IDLE_TIMEOUT_MS: "3000", MODEL_RETRY_BASE_MS: "20", A2A_API_KEY: SHARED_KEY },
+    { ENABLE_DEEP_THINKER: "false", ADMIN_API_KEY: "e2e-admin" },
+  );
+  ({ a, b } = pair);
 });
 
 // A failed test shows what the servers logged as errors (the Worker's log lines reach output()).
@@ -133,8 +72,7 @@ afterEach(({ task }) => {
 });
 
 afterAll(async () => {
-  await b?.stop();
-  await harness?.stop();
+  await pair?.stop();
 });
 
 describe("distributed sub-agents across two wrangler dev instances", () => {

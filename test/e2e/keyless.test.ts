@@ -4,15 +4,14 @@
  * `npm run card` script.
  */
 import { execFile } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerOf, asTask, stateOf, textRequest } from "./client.ts";
 import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
+import { ROOT } from "./processes.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 let server: DevServer;
 
 beforeAll(async () => {
@@ -42,7 +41,7 @@ describe("npm run card", () => {
   it("prints an agent's card for a given public URL", async () => {
     const { stdout } = await run(
       process.execPath,
-      [join(root, "scripts", "card.ts"), "writer", "--url", "https://agents.example.com"],
+      [join(ROOT, "scripts", "card.ts"), "writer", "--url", "https://agents.example.com"],
       {
         env: { ...process.env, ANTHROPIC_API_KEY: "", A2A_API_KEY: "" },
       },
@@ -59,7 +58,7 @@ describe("npm run card", () => {
 
   it("fails clearly for an unknown agent", async () => {
     await expect(
-      run(process.execPath, [join(root, "scripts", "card.ts"), "nobody"]),
+      run(process.execPath, [join(ROOT, "scripts", "card.ts"), "nobody"]),
     ).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining("agents/nobody/IDENTITY.md: not found"),

@@ -6,6 +6,7 @@
  * task; a workspace only for an agent with file tools). Counts and order only, never times.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { messageCallBody } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
 interface Entry {
@@ -64,18 +65,7 @@ const send = (method: string, accept = "application/json", agent?: string) =>
   fetch(`${server.url}/${agent ? `agents/${agent}/` : ""}`, {
     method: "POST",
     headers: { "content-type": "application/json", "A2A-Version": "1.0", Accept: accept },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method,
-      params: {
-        message: {
-          messageId: crypto.randomUUID(),
-          role: "ROLE_USER",
-          parts: [{ text: "[[reply:ok]]" }],
-        },
-      },
-    }),
+    body: messageCallBody(method, "[[reply:ok]]"),
   }).then((r) => r.text());
 
 /** The entries of one task, run alone: the server quiet before and after. */

@@ -12,10 +12,8 @@
  *  4. state_restore puts the offered version back.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
@@ -24,8 +22,9 @@ import { userKey } from "../../src/store/r2-keys.ts";
 import * as script from "../helpers/long-work-script.ts";
 import { asTask, stateOf, type Task, textRequest } from "./client.ts";
 import { freshStateDir, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import { collectOutput, ROOT, tempDir } from "./processes.ts";
+import { addScenario } from "./scenarios.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const ADMIN = "e2e-admin";
 const BUCKET = "a2a-harness-files";
 
@@ -41,11 +40,7 @@ afterAll(async () => {
   rmSync(persistDir, { recursive: true, force: true });
 });
 
-function scenario(turns: Turn[]): { id: string; marker: string } {
-  const id = `e2e-long-${crypto.randomUUID()}`;
-  harness.fake.store.addScenario({ id, turns });
-  return { id, marker: `[[scenario:${id}]]` };
-}
+const scenario = (turns: Turn[]) => addScenario(harness.fake.store, turns, "e2e-long");
 
 const messagesOf = (id: string) =>
   harness.fake.store
@@ -78,27 +73,21 @@ async function exportedFiles(owner: string): Promise<Record<string, string>> {
 
 /** Overwrites an object of the local R2 bucket with `wrangler r2 object put`, server stopped. */
 async function overwriteObject(key: string, content: string): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "a2a-e2e-object-"));
+  const dir = tempDir("a2a-e2e-object-");
   const file = join(dir, "object");
   writeFileSync(file, content);
   const env: NodeJS.ProcessEnv = { ...process.env, WRANGLER_SEND_METRICS: "false" };
-  const wrangler = join(root, "node_modules", ".bin", "wrangler");
+  const wrangler = join(ROOT, "node_modules", ".bin", "wrangler");
   const args = ["r2", "object", "put", `${BUCKET}/${key}`, "--file", file, "--local"];
   const child = spawn(wrangler, [...args, "--persist-to", persistDir], {
-    cwd: root,
+    cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  child.stdout.on("data", (d: Buffer) => {
-    output += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    output += d.toString();
-  });
+  const output = collectOutput(child);
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   rmSync(dir, { recursive: true, force: true });
-  if (code !== 0) throw new Error(`wrangler r2 object put exited ${code}:\n${output}`);
+  if (code !== 0) throw new Error(`wrangler r2 object put exited ${code}:\n${output.all()}`);
 }
 
 const sha256Hex = async (text: string) =>

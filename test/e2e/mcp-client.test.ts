@@ -8,11 +8,13 @@ import { ListTasksRequest } from "@a2a-js/sdk";
 import { type Client as A2AClient, ClientFactory } from "@a2a-js/sdk/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
+import { callTool, FACE_TOOLS } from "../helpers/mcp-calls.ts";
+import { askChoice, toolTurn } from "../helpers/turns.ts";
 import { answerOf, stateOf, waitForState } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import { addScenario } from "./scenarios.ts";
 
 let harness: ScriptedHarness;
 let fake: ScriptedHarness["fake"];
@@ -20,29 +22,13 @@ let server: DevServer;
 let mcp: Client;
 let a2a: A2AClient;
 
-type Fields = {
-  taskId: string;
-  contextId: string;
-  state: string;
-  answer?: string;
-  question?: string;
-  form?: Record<string, unknown>;
-};
+const scenario = (turns: Turn[]) => addScenario(fake.store, turns, "e2e-mcp");
 
-function scenario(turns: Turn[]): { id: string; marker: string } {
-  const id = `e2e-mcp-${crypto.randomUUID()}`;
-  fake.store.addScenario({ id, turns });
-  return { id, marker: `[[scenario:${id}]]` };
-}
-
-async function call(name: string, args: Record<string, unknown>, onProgress?: (m: string) => void) {
-  const result = (await mcp.callTool(
-    { name, arguments: args },
-    undefined,
-    onProgress ? { onprogress: (p) => onProgress(p.message ?? "") } : {},
-  )) as CallToolResult;
-  return result.structuredContent as Fields;
-}
+const call = async (
+  name: string,
+  args: Record<string, unknown>,
+  onProgress?: (m: string) => void,
+) => (await callTool(mcp, name, args, onProgress)).fields;
 
 beforeAll(async () => {
   // A short bound, so a long task answers (with its id) while it still works.
@@ -61,13 +47,7 @@ afterAll(async () => {
 describe("official MCP client against wrangler dev", () => {
   it("lists the agent's tools", async () => {
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([
-      "cancel_task",
-      "get_task",
-      "list_tasks",
-      "reply",
-      "send_message",
-    ]);
+    expect(tools.map((t) => t.name).sort()).toEqual(FACE_TOOLS);
   });
 
   it("sends with progress, continues the conversation, and A2A reads both tasks", async () => {
@@ -108,18 +88,7 @@ describe("official MCP client against wrangler dev", () => {
 
   it("answers an input-required form with reply, and A2A sees the resumed task", async () => {
     const s = scenario([
-      {
-        toolUses: [
-          {
-            name: "ask_user",
-            input: {
-              question: "Which day?",
-              fields: { day: { type: "string", enum: ["mon", "fri"] } },
-              required: ["day"],
-            },
-          },
-        ],
-      },
+      toolTurn("ask_user", askChoice("Which day?", "day", ["mon", "fri"])),
       { text: "Friday it is." },
     ]);
     const asked = await call("send_message", { text: `plan ${s.marker}` });

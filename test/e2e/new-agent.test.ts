@@ -5,14 +5,14 @@
  * with one line.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentTemplate } from "../../scripts/agent-template.ts";
 import { parseIdentity } from "../../src/agents/identity.ts";
+import { ROOT, tempDir } from "./processes.ts";
 
-const script = join(import.meta.dirname, "..", "..", "scripts", "new-agent.ts");
+const script = join(ROOT, "scripts", "new-agent.ts");
 
 /** Runs the script in `cwd`. */
 function newAgent(cwd: string, ...args: string[]) {
@@ -22,7 +22,7 @@ function newAgent(cwd: string, ...args: string[]) {
 
 /** A project directory: a package.json and an agents/ directory. */
 function project(): string {
-  const dir = mkdtempSync(join(tmpdir(), "a2a-new-agent-"));
+  const dir = tempDir("a2a-new-agent-");
   writeFileSync(join(dir, "package.json"), "{}");
   mkdirSync(join(dir, "agents"));
   return dir;
@@ -30,7 +30,7 @@ function project(): string {
 
 /** The README's fenced block of `lang` that follows the line starting with `after`. */
 function readmeBlock(after: string, lang: string): string {
-  const readme = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
   const from = readme.indexOf(`\n${after}`);
   const open = readme.indexOf(`\n\`\`\`${lang}\n`, from);
   const close = readme.indexOf("\n```\n", open + 1);
@@ -96,8 +96,6 @@ describe("npm run new-agent", () => {
       expect(run.err).toMatch(/^new-agent: [^\n]+\n$/);
     }
     expect(newAgent(dir, "Reviewer").err).toContain('"Reviewer" is not an agent name');
-    expect(newAgent(mkdtempSync(join(tmpdir(), "a2a-new-agent-")), "x").err).toContain(
-      "run it from the project root",
-    );
+    expect(newAgent(tempDir("a2a-new-agent-"), "x").err).toContain("run it from the project root");
   });
 });

@@ -5,23 +5,21 @@
  * and the venv is made by a fake Python (a shell script that records how pip was called). The
  * pins point at that repository's commits (A2A_TCK_COMMITS).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT, runNode, tempDir } from "./processes.ts";
 
-const root = join(import.meta.dirname, "..", "..");
-const scratch = mkdtempSync(join(tmpdir(), "a2a-tck-setup-test-"));
+const scratch = tempDir("a2a-tck-setup-test-");
 const upstream = join(scratch, "a2a-tck.git");
 const commits: Record<string, string> = {};
 
@@ -76,29 +74,15 @@ exit 3
   return path;
 }
 
-/** Runs a script of the repository; resolves with its exit code and output. */
-function runScript(script: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [join(root, "scripts", script), ...args], {
-    cwd: root,
+/** Runs a script of the repository with the pins of the local kit; its exit code and output. */
+const runScript = (script: string, args: string[], env: Record<string, string> = {}) =>
+  runNode(`scripts/${script}`, args, {
     env: {
-      ...process.env,
       A2A_TCK_REPO: upstream,
       A2A_TCK_COMMITS: `1.0=${commits["1.0"]},0.3=${commits["0.3"]}`,
       ...env,
     },
   });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  return new Promise<{ code: number; out: string; err: string }>((resolve) =>
-    child.once("close", (code) => resolve({ code: code ?? -1, out, err })),
-  );
-}
 
 const setup = (args: string[], env: Record<string, string> = {}) =>
   runScript("tck-setup.ts", args, env);
@@ -113,7 +97,7 @@ beforeAll(() => {
   git(work, "branch", "-m", "0.3.x");
   commits["0.3"] = git(work, "rev-parse", "HEAD");
   git(work, "checkout", "--quiet", "-b", "1.0-dev");
-  const patch = readFileSync(join(root, "tck", "tck-1.0-local.patch"), "utf8");
+  const patch = readFileSync(join(ROOT, "tck", "tck-1.0-local.patch"), "utf8");
   for (const [file, content] of preImages(patch)) {
     mkdirSync(dirname(join(work, file)), { recursive: true });
     writeFileSync(join(work, file), content);
@@ -183,7 +167,7 @@ describe("npm run tck:setup builds the kit", () => {
   it("with a venv holding tck/requirements.txt, the driver and run-tck.sh", () => {
     expect(existsSync(join(kit, "venv", "bin", "python"))).toBe(true);
     expect(readFileSync(join(bin, "pip.log"), "utf8")).toContain(
-      `-m pip install --quiet --disable-pip-version-check -r ${join(root, "tck", "requirements.txt")}`,
+      `-m pip install --quiet --disable-pip-version-check -r ${join(ROOT, "tck", "requirements.txt")}`,
     );
     expect(existsSync(join(kit, "lib", "tck_driver.py"))).toBe(true);
     expect(statSync(join(kit, "run-tck.sh")).mode & 0o111).not.toBe(0);

@@ -8,33 +8,18 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { toolTurn as tool } from "../helpers/turns.ts";
-import { asTask, stateOf, textRequest } from "./client.ts";
-import {
-  type DevServer,
-  freePort,
-  freshStateDir,
-  type ScriptedHarness,
-  startDevServer,
-  startScriptedHarness,
-} from "./dev-server.ts";
-
-type Attr = { key: string; value: Record<string, unknown> };
-type Span = {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes: Attr[];
-  events: Array<{ name: string }>;
-};
+import { attr, type Otlp, type OtlpSpan, spansOf } from "../helpers/otlp.ts";
+import { taskInput, toolTurn as tool } from "../helpers/turns.ts";
+import { asTask, bearerClients, stateOf, textRequest } from "./client.ts";
+import type { DevServer } from "./dev-server.ts";
+import { type DistributedPair, startDistributedPair } from "./distributed-pair.ts";
+import { addScenario } from "./scenarios.ts";
 
 /** An OTLP/HTTP receiver: every span it was sent, and the headers of each request. */
 async function startReceiver(port = 0) {
-  const spans: Span[] = [];
+  const spans: OtlpSpan[] = [];
   const headers: Array<Record<string, string | string[] | undefined>> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -42,10 +27,7 @@ async function startReceiver(port = 0) {
     req.on("end", () => {
       if (req.url === "/v1/traces" && req.method === "POST") {
         headers.push(req.headers);
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-          resourceSpans: Array<{ scopeSpans: Array<{ spans: Span[] }> }>;
-        };
-        for (const r of body.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
+        spans.push(...spansOf(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Otlp));
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
@@ -63,37 +45,15 @@ async function startReceiver(port = 0) {
   };
 }
 
-const attr = (span: Span, key: string): unknown => {
-  const value = span.attributes.find((a) => a.key === key)?.value;
-  if (!value) return undefined;
-  if ("intValue" in value) return Number(value.intValue);
-  return Object.values(value)[0];
-};
-
 const SHARED_KEY = "e2e-traces-key";
-let harness: ScriptedHarness;
+let pair: DistributedPair;
 let a: DevServer;
 let b: DevServer;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-function scenario(turns: Turn[]): { id: string; marker: string } {
-  const id = `e2e-${crypto.randomUUID()}`;
-  harness.fake.store.addScenario({ id, turns });
-  return { id, marker: `[[scenario:${id}]]` };
-}
+const scenario = (turns: Turn[]) => addScenario(pair.harness.fake.store, turns);
 
-const client = () =>
-  new ClientFactory({
-    transports: [
-      new JsonRpcTransportFactory({
-        fetchImpl: (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set("Authorization", `Bearer ${SHARED_KEY}`);
-          return fetch(input, { ...init, headers });
-        },
-      }),
-    ],
-  }).createFromUrl(b.url);
+const client = () => bearerClients(SHARED_KEY).createFromUrl(b.url);
 
 /** The delegating task on B: a remote researcher (on A), a local writer, a file, the finish. */
 async function runTree() {
@@ -103,19 +63,11 @@ async function runTree() {
   const path = `trace-${crypto.randomUUID().slice(0, 8)}.md`;
   const parent = scenario([
     {
-      ...tool("task", {
-        subagent_type: "researcher",
-        description: "facts",
-        prompt: `Find. ${researcher.marker}`,
-      }),
+      ...tool("task", taskInput("researcher", "facts", `Find. ${researcher.marker}`)),
       usage,
     },
     {
-      ...tool("task", {
-        subagent_type: "writer",
-        description: "draft",
-        prompt: `Draft. ${writer.marker}`,
-      }),
+      ...tool("task", taskInput("writer", "draft", `Draft. ${writer.marker}`)),
       usage,
     },
     { ...tool("write_file", { path, content: "draft" }), usage },
@@ -145,37 +97,19 @@ beforeAll(async () => {
   // second test reads the one line a failed export writes.
   process.env.WRANGLER_LOG = "warn";
   receiver = await startReceiver();
-  const shared = freshStateDir();
-  const common = {
+  pair = await startDistributedPair({
     MODEL_IDLE_TIMEOUT_MS: "5000",
     MODEL_RETRY_BASE_MS: "20",
     A2A_API_KEY: SHARED_KEY,
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=e2e%20secret",
-  };
-  harness = await startScriptedHarness(common, shared);
-  a = harness.server;
-  b = await startDevServer({
-    port: await freePort(),
-    persistDir: shared,
-    // Its own Durable Objects (another Worker name): two workerd processes on one object's SQLite
-    // file meet SQLITE_BUSY (distributed.test.ts).
-    extraArgs: ["--name", "a2a-edge-harness-b"],
-    vars: {
-      ...harness.modelVars,
-      ...common,
-      A2A_AGENTS: JSON.stringify({
-        researcher: { url: `${a.url}/agents/researcher/`, authSecret: "A2A_API_KEY" },
-      }),
-      DISTRIBUTED_AGENTS: "researcher",
-    },
   });
+  ({ a, b } = pair);
 });
 
 afterAll(async () => {
-  await b?.stop();
-  await harness?.stop();
+  await pair?.stop();
   await receiver?.close();
 });
 
@@ -206,7 +140,7 @@ describe("OTLP export across two instances", () => {
     ]);
     for (const s of spans) if (s.parentSpanId) expect(ids.has(s.parentSpanId), s.name).toBe(true);
     // The remote task's span continues the `task` tool call that reached it, across instances.
-    const remote = spans.find((s) => s.name === "invoke_agent researcher") as Span;
+    const remote = spans.find((s) => s.name === "invoke_agent researcher") as OtlpSpan;
     expect(spans.find((s) => s.spanId === remote.parentSpanId)?.name).toBe("execute_tool task");
 
     // Model spans: tokens equal the usage the tasks report (the root counts its local sub-agent;

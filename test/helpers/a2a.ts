@@ -81,6 +81,18 @@ export async function sendTask(params: unknown, options: RpcOptions = {}): Promi
   return (await rpc<{ task: WireTask }>("SendMessage", params, options)).result?.task as WireTask;
 }
 
+/** A blocking v0.3 `message/send` of `message` (see {@link v03Message}); its JSON-RPC answer. */
+export function sendV03<T = Record<string, unknown>>(
+  message: Record<string, unknown>,
+  options: RpcOptions = {},
+): Promise<RpcResponse<T>> {
+  return rpc<T>(
+    "message/send",
+    { message, configuration: { blocking: true } },
+    { ...options, v03: true },
+  );
+}
+
 /** A user message with text parts. */
 export function userMessage(
   text: string,

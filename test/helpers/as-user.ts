@@ -37,6 +37,31 @@ export async function newUser(
   return { id, token };
 }
 
+/** Posts a JSON-RPC v1.0 call with a bearer token (none when null) and `headers`; the response. */
+export function postAs(
+  token: string | null,
+  method: string,
+  params: unknown,
+  path = "/",
+  bindings: Env = closedEnv,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return callWorker(
+    path,
+    {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "A2A-Version": "1.0",
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    },
+    bindings,
+  );
+}
+
 /** A JSON-RPC v1.0 call with a bearer token. */
 export async function rpcAs<T = Record<string, unknown>>(
   token: string | null,
@@ -45,18 +70,6 @@ export async function rpcAs<T = Record<string, unknown>>(
   path = "/",
   bindings: Env = closedEnv,
 ): Promise<{ status: number; body: RpcResponse<T> }> {
-  const response = await callWorker(
-    path,
-    {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "A2A-Version": "1.0",
-        ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    },
-    bindings,
-  );
+  const response = await postAs(token, method, params, path, bindings);
   return { status: response.status, body: (await response.json()) as RpcResponse<T> };
 }

@@ -12,7 +12,7 @@ import { fetchWorker, rpc, type WireTask } from "../helpers/a2a.ts";
 import { callWorker, newUser } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
 import { sseEvents } from "../helpers/sse.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import { askChoice, textToolTurn as tool } from "../helpers/turns.ts";
 
 const agent = env.DEFAULT_AGENT ?? "assistant";
 const path = `/agents/${agent}/ag-ui`;
@@ -119,11 +119,7 @@ describe("AG-UI face", () => {
 
   it("ends a run that asks with an interrupt; the next run's answer resumes the same task", async () => {
     const s = await scenario([
-      tool("ask_user", {
-        question: "Which colour?",
-        fields: { colour: { type: "string", enum: ["blue", "green"] } },
-        required: ["colour"],
-      }),
+      tool("ask_user", askChoice("Which colour?", "colour", ["blue", "green"])),
       { text: "Using blue." },
     ]);
     const threadId = crypto.randomUUID();

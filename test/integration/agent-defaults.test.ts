@@ -5,10 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectCompleted, sendTask, userMessage } from "../helpers/a2a.ts";
-import { callWorker } from "../helpers/as-user.ts";
 import { modelRequests, offeredTools, scenario } from "../helpers/fake-model.ts";
-
-const admin = { Authorization: "Bearer test-admin-key" };
+import { deleteIdentity, putIdentity } from "../helpers/uploaded-agents.ts";
 
 describe("agent defaults", () => {
   it("runs an agent whose file names no model on DEFAULT_MODEL, with effort max", async () => {
@@ -16,12 +14,7 @@ describe("agent defaults", () => {
     const text = ["---", `name: ${name}`, "effort: max", "---", "You answer in one word."].join(
       "\n",
     );
-    const put = await callWorker(`/api/admin/agents/${name}/identity`, {
-      method: "PUT",
-      headers: { ...admin, "content-type": "text/markdown" },
-      body: text,
-    });
-    expect(put.status).toBe(200);
+    expect((await putIdentity(name, text)).status).toBe(200);
     try {
       const s = await scenario([{ text: "Done." }]);
       const task = await sendTask(
@@ -35,7 +28,7 @@ describe("agent defaults", () => {
       expect(body.model).toBe("claude-opus-4-6");
       expect(body.output_config).toEqual({ effort: "max" });
     } finally {
-      await callWorker(`/api/admin/agents/${name}/identity`, { method: "DELETE", headers: admin });
+      await deleteIdentity(name);
     }
   });
 

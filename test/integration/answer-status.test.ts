@@ -6,16 +6,14 @@
 import { describe, expect, it } from "vitest";
 import {
   answerText,
-  postRpc,
-  postRpcV03,
-  rpc,
   sendTask,
+  sendV03,
   userMessage,
   v03Message,
   type WireTask,
 } from "../helpers/a2a.ts";
 import { scenario } from "../helpers/fake-model.ts";
-import { collectSse } from "../helpers/sse.ts";
+import { streamedResults } from "../helpers/sse.ts";
 
 const texts = (message: { parts: Array<{ text?: string }> } | undefined) =>
   (message?.parts ?? []).map((p) => p.text ?? "").join("");
@@ -27,11 +25,10 @@ describe("the completed status carries the answer", () => {
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     expect(texts(task.status.message)).toBe("Forty-two.");
     expect(answerText(task)).toBe("Forty-two.");
-    const response = await postRpc("/", "SendStreamingMessage", {
+    const results = await streamedResults("SendStreamingMessage", {
       message: userMessage(`again ${s.marker}`, { contextId: task.contextId }),
     });
-    const events = await collectSse(response);
-    const last = events.at(-1)?.body.result as {
+    const last = results.at(-1) as {
       statusUpdate?: { status: { state: string; message?: { role: string; parts: [] } } };
     };
     expect(last.statusUpdate?.status.state).toBe("TASK_STATE_COMPLETED");
@@ -41,17 +38,15 @@ describe("the completed status carries the answer", () => {
 
   it("v0.3: message/send and message/stream's final status-update", async () => {
     const s = await scenario([{ text: "Blue." }, { text: "Green.", chunkSize: 2 }]);
-    const sent = await rpc<WireTask & { kind: string }>(
-      "message/send",
-      { message: v03Message(`colour ${s.marker}`), configuration: { blocking: true } },
-      { v03: true },
-    );
+    const sent = await sendV03<WireTask & { kind: string }>(v03Message(`colour ${s.marker}`));
     expect(sent.result?.status.state).toBe("completed");
     expect(texts(sent.result?.status.message)).toBe("Blue.");
-    const response = await postRpcV03("/", "message/stream", {
-      message: v03Message(`another ${s.marker}`, { contextId: sent.result?.contextId }),
-    });
-    const last = (await collectSse(response)).at(-1)?.body.result as {
+    const results = await streamedResults(
+      "message/stream",
+      { message: v03Message(`another ${s.marker}`, { contextId: sent.result?.contextId }) },
+      true,
+    );
+    const last = results.at(-1) as unknown as {
       kind: string;
       final: boolean;
       status: { state: string; message?: { kind: string; role: string; parts: [] } };

@@ -263,45 +263,25 @@ describe("agent cards and pinned URLs", () => {
       method: "GetTask",
       params: { id: "x" },
     });
-    const post = (path: string) =>
-      fetchWith(off, path, {
-        method: "POST",
-        headers: { "A2A-Version": "1.0", "content-type": "application/json" },
-        body: rpcBody,
-      });
+    const post = {
+      method: "POST",
+      headers: { "A2A-Version": "1.0", "content-type": "application/json" },
+      body: rpcBody,
+    };
     const send = JSON.stringify({
       message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] },
     });
-    const pairs: Array<[string, string, () => Promise<Response>, () => Promise<Response>]> = [
-      [
-        "card",
-        "/.well-known/agent-card.json",
-        () => fetchWith(off, "/.well-known/agent-card.json"),
-        () => fetchWith(off, "/agents/assistant/.well-known/agent-card.json"),
-      ],
-      [
-        "v0.2 card",
-        "/.well-known/agent.json",
-        () => fetchWith(off, "/.well-known/agent.json"),
-        () => fetchWith(off, "/agents/assistant/.well-known/agent.json"),
-      ],
-      ["JSON-RPC", "POST /", () => post("/"), () => post("/agents/assistant/")],
-      [
-        "REST get",
-        "/tasks/x",
-        () => fetchWith(off, "/tasks/x"),
-        () => fetchWith(off, "/agents/assistant/tasks/x"),
-      ],
-      [
-        "REST send",
-        "/message:send",
-        () => fetchWith(off, "/message:send", { ...V1, method: "POST", body: send }),
-        () =>
-          fetchWith(off, "/agents/assistant/message:send", { ...V1, method: "POST", body: send }),
-      ],
+    // Each at the root and at the assistant's own path, with the same request.
+    const cases: Array<[string, string, RequestInit?]> = [
+      ["card", "/.well-known/agent-card.json"],
+      ["v0.2 card", "/.well-known/agent.json"],
+      ["JSON-RPC", "/", post],
+      ["REST get", "/tasks/x"],
+      ["REST send", "/message:send", { ...V1, method: "POST", body: send }],
     ];
-    for (const [what, path, root, own] of pairs) {
-      const [atRoot, atOwn] = [await root(), await own()];
+    for (const [what, path, init] of cases) {
+      const atRoot = await fetchWith(off, path, init);
+      const atOwn = await fetchWith(off, `/agents/assistant${path}`, init);
       expect(atRoot.status, what).toBe(404);
       expect(atOwn.status, what).toBe(404);
       const body = await atRoot.json();

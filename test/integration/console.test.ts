@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { CONSOLE_HASH } from "../../src/console/assets.generated.ts";
 import { iconOrigins } from "../../src/console/routes.ts";
 import { fetchWorker } from "../helpers/a2a.ts";
-import { callWorker, newUser } from "../helpers/as-user.ts";
+import { newUser } from "../helpers/as-user.ts";
+import { deleteIdentity, putIdentity } from "../helpers/uploaded-agents.ts";
 
 const cspOf = async () => (await fetchWorker("/console")).headers.get("content-security-policy");
 
@@ -58,16 +59,12 @@ describe("/console", () => {
     expect(await cspOf()).toContain("img-src 'self' data:;");
     const admin = await newUser("admin");
     const put = (name: string, icon: string) =>
-      callWorker(`/api/admin/agents/${name}/identity`, {
-        method: "PUT",
-        headers: { Authorization: `Bearer ${admin.token}`, "content-type": "text/markdown" },
-        body: `---\nname: ${name}\ndescription: An icon test.\nicon: "${icon}"\n---\nHello.`,
-      });
-    const remove = (name: string) =>
-      callWorker(`/api/admin/agents/${name}/identity`, {
-        method: "DELETE",
-        headers: { Authorization: `Bearer ${admin.token}` },
-      });
+      putIdentity(
+        name,
+        `---\nname: ${name}\ndescription: An icon test.\nicon: "${icon}"\n---\nHello.`,
+        admin.token,
+      );
+    const remove = (name: string) => deleteIdentity(name, admin.token);
     try {
       expect((await put("iconic", "https://Icons.Example.com:8443/bot.png?v=1")).status).toBe(200);
       // A host may hold ";" or "*" after URL parsing: such an origin is never written.

@@ -14,6 +14,8 @@ import { taskSchema } from "../../src/task/schema.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { allCompleted, openAndFollow } from "../helpers/queued-tasks.ts";
+import { getTask, startTask, untilState } from "../helpers/tasks.ts";
 import { until } from "../helpers/until.ts";
 
 const send = async (
@@ -29,8 +31,6 @@ const send = async (
       { path },
     )
   ).result?.task as WireTask;
-const getTask = async (id: string, path = "/") =>
-  (await rpc<WireTask>("GetTask", { id }, { path })).result as WireTask;
 
 const textOf = (content: unknown): string =>
   typeof content === "string"
@@ -60,8 +60,7 @@ describe("contexts", () => {
     );
     const contextId = crypto.randomUUID();
     const tasks: WireTask[] = [];
-    for (const n of [1, 2, 3])
-      tasks.push(await send(`step ${n} ${s.marker}`, { contextId }, { returnImmediately: true }));
+    for (const n of [1, 2, 3]) tasks.push(await startTask(`step ${n} ${s.marker}`, { contextId }));
     expect(tasks.map((t) => t.status.state)).toEqual([
       "TASK_STATE_WORKING",
       "TASK_STATE_SUBMITTED",
@@ -98,20 +97,11 @@ describe("contexts", () => {
     ]);
     // No contextId: the task holds its new conversation alone, with no context object; the next
     // task's join makes the object, which queues the working first task ahead of it.
-    const first = await send(`open ${s.marker}`, {}, { returnImmediately: true });
+    const { first, second } = await openAndFollow(s.marker);
     expect(first.status.state).toBe("TASK_STATE_WORKING");
-    const second = await send(
-      `follow ${s.marker}`,
-      { contextId: first.contextId },
-      { returnImmediately: true },
-    );
     expect(second.status.state).toBe("TASK_STATE_SUBMITTED");
     expect(second.status.message?.parts[0]?.text).toContain("Waiting for the previous task");
-    const done = await until(
-      () => Promise.all([getTask(first.id), getTask(second.id)]),
-      (states) => states.every((t) => t.status.state === "TASK_STATE_COMPLETED"),
-      15_000,
-    );
+    const done = await allCompleted([first, second]);
     expect(done.map(answerText)).toEqual(["first answer", "second answer"]);
     const requests = await modelRequests(s.id);
     expect(requests.map((r) => r.body.messages.length)).toEqual([1, 3]);
@@ -124,16 +114,10 @@ describe("contexts", () => {
     );
     const contextId = crypto.randomUUID();
     const sent = await Promise.all(
-      [1, 2, 3, 4].map((n) =>
-        send(`parallel ${n} ${s.marker}`, { contextId }, { returnImmediately: true }),
-      ),
+      [1, 2, 3, 4].map((n) => startTask(`parallel ${n} ${s.marker}`, { contextId })),
     );
     expect(sent.filter((t) => t.status.state === "TASK_STATE_WORKING")).toHaveLength(1);
-    await until(
-      () => Promise.all(sent.map((t) => getTask(t.id))),
-      (states) => states.every((t) => t.status.state === "TASK_STATE_COMPLETED"),
-      15_000,
-    );
+    await allCompleted(sent);
     expect(
       (await modelRequests(s.id)).map((r) => r.body.messages.length).sort((a, b) => a - b),
     ).toEqual([1, 3, 5, 7]);
@@ -146,17 +130,13 @@ describe("contexts", () => {
       Array.from({ length: 3 }, () => ({ text: "done", chunkSize: 1, delayMs: 200 })),
     );
     const contextId = crypto.randomUUID();
-    const a = await send(`A ${s.marker}`, { contextId }, { returnImmediately: true });
-    const b = await send(`B ${s.marker}`, { contextId }, { returnImmediately: true });
-    const c = await send(`C ${s.marker}`, { contextId }, { returnImmediately: true });
+    const a = await startTask(`A ${s.marker}`, { contextId });
+    const b = await startTask(`B ${s.marker}`, { contextId });
+    const c = await startTask(`C ${s.marker}`, { contextId });
     expect((await rpc<WireTask>("CancelTask", { id: b.id })).result?.status.state).toBe(
       "TASK_STATE_CANCELED",
     );
-    await until(
-      () => getTask(c.id),
-      (t) => t.status.state === "TASK_STATE_COMPLETED",
-      10_000,
-    );
+    await untilState(c.id, "TASK_STATE_COMPLETED", 10_000);
     expect((await getTask(a.id)).status.state).toBe("TASK_STATE_COMPLETED");
     const requests = await modelRequests(s.id);
     expect(requests).toHaveLength(2);
@@ -266,10 +246,6 @@ describe("contexts", () => {
       "TASK_STATE_CANCELED",
     );
     const third = await send(`three ${s.marker}`, { contextId }, {}, "/");
-    await until(
-      () => getTask(third.id),
-      (t) => t.status.state === "TASK_STATE_COMPLETED",
-      10_000,
-    );
+    await untilState(third.id, "TASK_STATE_COMPLETED", 10_000);
   });
 });

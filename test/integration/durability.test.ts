@@ -18,6 +18,7 @@ import { JOB_ATTEMPTS } from "../../src/task/task-parts.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { EXPECTED_CRASH } from "../helpers/crash.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { getTask, startTask, untilState } from "../helpers/tasks.ts";
 import { until } from "../helpers/until.ts";
 
 const stubOf = (taskId: string) => env.TASKS.get(env.TASKS.idFromName(taskId));
@@ -31,16 +32,6 @@ function inObject<R>(
     fn(instance as unknown as TaskObject, state),
   );
 }
-
-async function startWorking(text: string): Promise<WireTask> {
-  const sent = await rpc<{ task: WireTask }>("SendMessage", {
-    message: userMessage(text),
-    configuration: { returnImmediately: true },
-  });
-  return sent.result?.task as WireTask;
-}
-
-const getTask = async (id: string) => (await rpc<WireTask>("GetTask", { id })).result as WireTask;
 
 /** Simulates a crash of the task's object (its in-memory state and in-flight work are lost). */
 async function crash(taskId: string): Promise<void> {
@@ -86,17 +77,13 @@ const CRASHABLE = { text: LONG, chunkSize: 1, delayMs: 250, delayAttempts: [1] }
 describe("durability", () => {
   it("a turn cut off by a crash resumes on the next request without repeating streamed text", async () => {
     const s = await scenario([CRASHABLE]);
-    const task = await startWorking(`crash me ${s.marker}`);
+    const task = await startTask(`crash me ${s.marker}`);
     await until(
       () => getTask(task.id),
       (t) => answerText(t).length >= 8,
     );
     await crash(task.id);
-    const done = await until(
-      () => getTask(task.id),
-      (t) => t.status.state === "TASK_STATE_COMPLETED",
-      60_000,
-    );
+    const done = await untilState(task.id, "TASK_STATE_COMPLETED", 60_000);
     expect(answerText(done)).toBe(LONG);
     const replay = await replayAnswer(task.id);
     expect(replay.text).toBe(LONG);
@@ -110,7 +97,7 @@ describe("durability", () => {
 
   it("the alarm alone resumes a crashed task (runDurableObjectAlarm)", async () => {
     const s = await scenario([CRASHABLE]);
-    const task = await startWorking(`alarm ${s.marker}`);
+    const task = await startTask(`alarm ${s.marker}`);
     await until(
       () => getTask(task.id),
       (t) => answerText(t).length >= 8,
@@ -155,11 +142,7 @@ describe("durability", () => {
       (t) => answerText(t).length >= 8,
     );
     await crash(taskId);
-    const done = await until(
-      () => getTask(taskId),
-      (t) => t.status.state === "TASK_STATE_COMPLETED",
-      60_000,
-    );
+    const done = await untilState(taskId, "TASK_STATE_COMPLETED", 60_000);
     expect(answerText(done)).toBe(LONG);
     expect((await replayAnswer(taskId)).text).toBe(LONG);
   }, 60_000);
@@ -306,10 +289,7 @@ describe("durability", () => {
         { stream: false },
       );
     });
-    await until(
-      () => getTask(taskId),
-      (t) => t.status.state === "TASK_STATE_COMPLETED",
-    );
+    await untilState(taskId, "TASK_STATE_COMPLETED");
     const pending = await inObject(stub, (instance) =>
       instance.runtime.scheduler.get("outbox:index"),
     );

@@ -12,8 +12,6 @@ import {
   answerText,
   expectCompleted,
   fetchWorker,
-  postRpc,
-  postRpcV03,
   rpc,
   sendTask,
   userMessage,
@@ -21,35 +19,16 @@ import {
   type WireTask,
 } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
-import { collectSse } from "../helpers/sse.ts";
+import { applyChunks, type StreamResult as Result, streamedResults } from "../helpers/sse.ts";
+import { getTask } from "../helpers/tasks.ts";
 import { toolTurn } from "../helpers/turns.ts";
 
 /** The explanation in test/fake-model/recorded/refusal.sse. */
 const EXPLANATION = "This request was declined because it could enable cyber harm.";
 
-type Result = Record<string, Record<string, unknown>>;
-type Chunk = {
-  artifact: { parts: Array<{ text: string }> };
-  append?: boolean;
-  lastChunk?: boolean;
-};
-
 /** Sends `text` and returns the streamed results (JSON-RPC v1.0), to the stream's end. */
-async function streamed(text: string): Promise<Result[]> {
-  const response = await postRpc("/", "SendStreamingMessage", { message: userMessage(text) });
-  return (await collectSse(response)).map((e) => e.body.result as Result);
-}
-
-/** The answer a streaming client has at the end (appends and replacements applied). */
-function streamedAnswer(results: Result[]): { text: string; chunks: Chunk[] } {
-  const chunks = results.flatMap((r) => (r.artifactUpdate ? [r.artifactUpdate as Chunk] : []));
-  let text = "";
-  for (const chunk of chunks) {
-    const piece = chunk.artifact.parts.map((p) => p.text).join("");
-    text = chunk.append ? text + piece : piece;
-  }
-  return { text, chunks };
-}
+const streamed = (text: string) =>
+  streamedResults("SendStreamingMessage", { message: userMessage(text) });
 
 const lastStatus = (results: Result[]) =>
   results.at(-1)?.statusUpdate?.status as {
@@ -85,12 +64,11 @@ describe("a refusal (stop_reason refusal)", () => {
       state: "TASK_STATE_REJECTED",
       message: { parts: [{ text: EXPLANATION }] },
     });
-    const { text, chunks } = streamedAnswer(results);
+    const { text, chunks } = applyChunks(results);
     expect(text).toBe("Let me look.");
     expect(chunks.at(-1)).toMatchObject({ lastChunk: true });
     expect(chunks.at(-1)?.append).toBeFalsy();
-    const got = (await rpc<WireTask>("GetTask", { id: String(results[0]?.task?.id) }))
-      .result as WireTask;
+    const got = await getTask(String(results[0]?.task?.id));
     expect(got.status.state).toBe("TASK_STATE_REJECTED");
     expect(answerText(got)).toBe("Let me look.");
   });
@@ -107,10 +85,12 @@ describe("a refusal (stop_reason refusal)", () => {
       status: { state: "rejected", message: { parts: [{ kind: "text", text: EXPLANATION }] } },
       metadata: { stopReason: "refusal" },
     });
-    const events = await collectSse(
-      await postRpcV03("/", "message/stream", { message: v03Message(`Again. ${s.marker}`) }),
+    const results = await streamedResults(
+      "message/stream",
+      { message: v03Message(`Again. ${s.marker}`) },
+      true,
     );
-    expect(events.at(-1)?.body.result).toMatchObject({
+    expect(results.at(-1)).toMatchObject({
       kind: "status-update",
       final: true,
       status: { state: "rejected", message: { parts: [{ kind: "text", text: EXPLANATION }] } },
@@ -208,11 +188,10 @@ describe("a task whose model wrote no text", () => {
       "- Tools run: write_file ×1, read_file ×1",
       "- Why it stopped: the model ended its turn without writing any text (stop reason `end_turn`).",
     ].join("\n");
-    const { text, chunks } = streamedAnswer(results);
+    const { text, chunks } = applyChunks(results);
     expect(text).toBe(expected);
     expect(chunks.at(-1)).toMatchObject({ lastChunk: true });
-    const task = (await rpc<WireTask>("GetTask", { id: String(results[0]?.task?.id) }))
-      .result as WireTask;
+    const task = await getTask(String(results[0]?.task?.id));
     expectCompleted(task, expected);
     expect(task.history?.at(-1)).toMatchObject({ role: "ROLE_AGENT", parts: [{ text: expected }] });
     expect(await modelRequests(s.id)).toHaveLength(3);

@@ -13,6 +13,7 @@ import {
   postRpc,
   postRpcV03,
   rpc,
+  sendV03,
   userMessage,
   v03Message,
   type WireTask,
@@ -20,7 +21,7 @@ import {
 import { restoreScenario } from "../helpers/approval.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { collectSse } from "../helpers/sse.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import { askChoice, textToolTurn as tool } from "../helpers/turns.ts";
 
 type Part = { text?: string; data?: Record<string, unknown>; kind?: string };
 type StatusTask = WireTask & { status: { state: string; message?: { parts: Part[] } } };
@@ -47,20 +48,15 @@ async function lastToolResults(scenarioId: string): Promise<string[]> {
  * `taskId` when given, to the agent at `path`; its JSON-RPC answer.
  */
 const v03Send = <T>(content: string | Record<string, unknown>, taskId?: string, path = "/") =>
-  rpc<T>(
-    "message/send",
-    { message: v03Message(content, taskId ? { taskId } : {}), configuration: { blocking: true } },
-    { path, v03: true },
-  );
+  sendV03<T>(v03Message(content, taskId ? { taskId } : {}), { path });
 
 describe("ask_user", () => {
   it("pauses with the question and a form; the follow-up's form values resume the task (v1.0)", async () => {
     const s = await scenario([
-      tool("ask_user", {
-        question: "Which colour should the report use?",
-        fields: { colour: { type: "string", enum: ["blue", "green"] } },
-        required: ["colour"],
-      }),
+      tool(
+        "ask_user",
+        askChoice("Which colour should the report use?", "colour", ["blue", "green"]),
+      ),
       { text: "Using blue." },
     ]);
     const paused = await send(userMessage(`make a report ${s.marker}`));
@@ -92,11 +88,10 @@ describe("ask_user", () => {
 
   it("checks form values against the form it asked: a value outside it is refused, the task still waits", async () => {
     const s = await scenario([
-      tool("ask_user", {
-        question: "Which day?",
-        fields: { day: { type: "string", enum: ["mon", "fri"] }, people: { type: "integer" } },
-        required: ["day"],
-      }),
+      tool(
+        "ask_user",
+        askChoice("Which day?", "day", ["mon", "fri"], { people: { type: "integer" } }),
+      ),
       { text: "Booked." },
     ]);
     const paused = await send(userMessage(`plan the launch ${s.marker}`));

@@ -7,17 +7,10 @@
 import { describe, expect, it } from "vitest";
 import { SUBAGENT_METADATA } from "../../src/subagents/transport.ts";
 import { conversationScratchId } from "../../src/task/lineage.ts";
-import { userMessage } from "../helpers/a2a.ts";
-import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
+import { type WireTask as Task, userMessage } from "../helpers/a2a.ts";
+import { callWorker, closedEnv, newUser, postAs, rpcAs } from "../helpers/as-user.ts";
 import { savingTurns, scenario, toolResults } from "../helpers/fake-model.ts";
 import { toolTurn as tool } from "../helpers/turns.ts";
-
-type Task = {
-  id: string;
-  contextId: string;
-  status: { state: string };
-  metadata?: Record<string, unknown>;
-};
 
 describe("cross-user isolation", () => {
   it("hides a task from everyone but its owner", async () => {
@@ -38,20 +31,8 @@ describe("cross-user isolation", () => {
     expect((await rpcAs(b.token, "SubscribeToTask", { id: task.id })).body.error).toMatchObject(
       notFound,
     );
-    const resumed = await callWorker("/", {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "A2A-Version": "1.0",
-        Authorization: `Bearer ${b.token}`,
-        "Last-Event-ID": "0",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "SubscribeToTask",
-        params: { id: task.id },
-      }),
+    const resumed = await postAs(b.token, "SubscribeToTask", { id: task.id }, "/", closedEnv, {
+      "Last-Event-ID": "0",
     });
     expect(((await resumed.json()) as { error?: { code: number } }).error?.code).toBe(-32001);
     const followUp = await rpcAs(b.token, "SendMessage", {

@@ -10,43 +10,17 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { setBudget } from "../../src/auth/users-store.ts";
 import { userObject } from "../../src/users/limits.ts";
-import { userMessage } from "../helpers/a2a.ts";
-import { callWorker, closedEnv, newUser } from "../helpers/as-user.ts";
+import { type WireTask as Task, userMessage } from "../helpers/a2a.ts";
+import { callWorker, closedEnv, newUser, postAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
 
-type Task = {
-  id: string;
-  status: { state: string; message?: { parts: Array<{ text?: string }> } };
-  metadata?: Record<string, unknown>;
-};
-
-function send(
+const send = (
   token: string | null,
   text: string,
   bindings: Env,
   headers: Record<string, string> = {},
   method = "SendMessage",
-) {
-  return callWorker(
-    "/",
-    {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "A2A-Version": "1.0",
-        ...(token ? { Authorization: `Bearer ${token}` } : {}),
-        ...headers,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method,
-        params: { message: userMessage(text) },
-      }),
-    },
-    bindings,
-  );
-}
+) => postAs(token, method, { message: userMessage(text) }, "/", bindings, headers);
 
 describe("rate limits", () => {
   it("admits exactly N messages a minute per user, concurrent ones included; then 429", async () => {
@@ -65,19 +39,7 @@ describe("rate limits", () => {
       error: { code: -32000, message: expect.stringContaining("limit is 3 a minute") },
     });
     // Reads are not messages.
-    const read = await callWorker(
-      "/",
-      {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "A2A-Version": "1.0",
-          Authorization: `Bearer ${token}`,
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }),
-      },
-      limited,
-    );
+    const read = await postAs(token, "ListTasks", {}, "/", limited);
     expect(read.status).toBe(200);
   });
 

@@ -11,6 +11,8 @@ import { contextIdFor, contextKey, firstTaskOf } from "../../src/conversations/j
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { allCompleted, openAndFollow } from "../helpers/queued-tasks.ts";
+import { getTask, startTask } from "../helpers/tasks.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
@@ -21,7 +23,6 @@ const send = async (text: string, extra: Record<string, unknown>, config = {}) =
       configuration: config,
     })
   ).result?.task as WireTask;
-const getTask = async (id: string) => (await rpc<WireTask>("GetTask", { id })).result as WireTask;
 
 const taskStub = (id: string) => env.TASKS.get(env.TASKS.idFromName(id));
 const keyOf = (task: WireTask) =>
@@ -79,19 +80,10 @@ describe("conversations of one task", () => {
       { text: "second answer" },
       { text: "third answer" },
     ]);
-    const first = await send(`open ${s.marker}`, {}, { returnImmediately: true });
+    const { first, second } = await openAndFollow(s.marker);
     expect(first.status.state).toBe("TASK_STATE_WORKING");
-    const second = await send(
-      `follow ${s.marker}`,
-      { contextId: first.contextId },
-      { returnImmediately: true },
-    );
     expect(second.status.state).toBe("TASK_STATE_SUBMITTED");
-    const done = await until(
-      () => Promise.all([getTask(first.id), getTask(second.id)]),
-      (states) => states.every((t) => t.status.state === "TASK_STATE_COMPLETED"),
-      15_000,
-    );
+    const done = await allCompleted([first, second]);
     expect(done.map(answerText)).toEqual(["first answer", "second answer"]);
     const third = await send(`third ${s.marker}`, { contextId: first.contextId });
     expect(answerText(third)).toBe("third answer");
@@ -122,7 +114,7 @@ describe("conversations of one task", () => {
 
   it("a canceled first task hands over what it had; the conversation goes on", async () => {
     const s = await scenario([{ text: "ok", chunkSize: 1, delayMs: 400 }, { text: "ok" }]);
-    const first = await send(`cancel me ${s.marker}`, {}, { returnImmediately: true });
+    const first = await startTask(`cancel me ${s.marker}`);
     expect((await rpc<WireTask>("CancelTask", { id: first.id })).result?.status.state).toBe(
       "TASK_STATE_CANCELED",
     );
@@ -184,7 +176,7 @@ describe("conversations of one task", () => {
       { text: "first answer", chunkSize: 1, delayMs: 100 },
       { text: "second answer" },
     ]);
-    const first = await send(`crash me ${s.marker}`, {}, { returnImmediately: true });
+    const first = await startTask(`crash me ${s.marker}`);
     expect(first.status.state).toBe("TASK_STATE_WORKING");
     // Its in-memory state and in-flight work are lost; its storage is what it wrote.
     await runInDurableObject(taskStub(first.id), (_instance, state) => {

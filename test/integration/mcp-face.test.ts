@@ -9,13 +9,13 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/worker.ts";
 import { rpc, type WireTask } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser } from "../helpers/as-user.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import { callTool as call, FACE_TOOLS } from "../helpers/mcp-calls.ts";
+import { askChoice, textToolTurn as tool } from "../helpers/turns.ts";
 
 const AGENT = "writer";
 
@@ -34,34 +34,11 @@ async function connect(bindings: Env = env, token?: string): Promise<Client> {
   return client;
 }
 
-type Fields = {
-  taskId: string;
-  contextId: string;
-  state: string;
-  answer?: string;
-  question?: string;
-  form?: Record<string, unknown>;
-  resume?: unknown;
-};
-
-const call = async (client: Client, name: string, args: Record<string, unknown>) => {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  return { result, fields: result.structuredContent as Fields, text: textOf(result) };
-};
-const textOf = (result: CallToolResult) =>
-  result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
-
 describe("the MCP face", () => {
   it("lists its five tools, with the agent's skills in send_message's description", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([
-      "cancel_task",
-      "get_task",
-      "list_tasks",
-      "reply",
-      "send_message",
-    ]);
+    expect(tools.map((t) => t.name).sort()).toEqual(FACE_TOOLS);
     const send = tools.find((t) => t.name === "send_message");
     expect(send?.description).toContain(`"${AGENT}"`);
     expect(send?.description).toContain("Skills:");
@@ -73,14 +50,14 @@ describe("the MCP face", () => {
     const s = await scenario([{ text: "The edge is near.", chunkSize: 4 }]);
     const client = await connect();
     const notes: string[] = [];
-    const result = (await client.callTool(
-      { name: "send_message", arguments: { text: `tell me ${s.marker}` } },
-      undefined,
-      { onprogress: (p) => notes.push(p.message ?? "") },
-    )) as CallToolResult;
-    const fields = result.structuredContent as Fields;
+    const { fields, text } = await call(
+      client,
+      "send_message",
+      { text: `tell me ${s.marker}` },
+      (m) => notes.push(m),
+    );
     expect(fields).toMatchObject({ state: "completed", answer: "The edge is near." });
-    expect(textOf(result)).toContain(`taskId: ${fields.taskId}`);
+    expect(text).toContain(`taskId: ${fields.taskId}`);
     expect(notes.length).toBeGreaterThan(0);
     expect(notes.some((n) => n.startsWith("answer:"))).toBe(true);
     const read = await rpc<WireTask>(
@@ -116,11 +93,7 @@ describe("the MCP face", () => {
 
   it("asks with a form and goes on once reply sends its values", async () => {
     const s = await scenario([
-      tool("ask_user", {
-        question: "Which day?",
-        fields: { day: { type: "string", enum: ["mon", "fri"] } },
-        required: ["day"],
-      }),
+      tool("ask_user", askChoice("Which day?", "day", ["mon", "fri"])),
       { text: "Friday it is." },
     ]);
     const client = await connect();

@@ -6,13 +6,13 @@
  * A server that cannot list its tools is named, with the reason, at the end of the system prompt.
  */
 
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { mcpToolName } from "../../src/mcp/tools.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
-import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { sendTask, userMessage } from "../helpers/a2a.ts";
 import { modelRequests, offeredTools, scenario, toolResults } from "../helpers/fake-model.ts";
 import { toolTurn as tool } from "../helpers/turns.ts";
+import { deleteIdentity, putIdentity } from "../helpers/uploaded-agents.ts";
 
 type Part = { text?: string };
 
@@ -24,13 +24,10 @@ describe("MCP tools", () => {
       tool("docs__long", {}),
       { text: "done" },
     ]);
-    const task = (
-      await rpc<{ task: WireTask }>(
-        "SendMessage",
-        { message: userMessage(`look it up ${s.marker}`) },
-        { path: "/agents/researcher/" },
-      )
-    ).result?.task as WireTask;
+    const task = await sendTask(
+      { message: userMessage(`look it up ${s.marker}`) },
+      { path: "/agents/researcher/" },
+    );
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     const offered = await offeredTools(s.id);
     expect(offered).toEqual(expect.arrayContaining(["docs__lookup", "docs__fail", "docs__long"]));
@@ -48,11 +45,7 @@ describe("MCP tools", () => {
 
   it("offers MCP tools only to the agent that lists the server", async () => {
     const s = await scenario([{ text: "no tools from docs here" }]);
-    await rpc(
-      "SendMessage",
-      { message: userMessage(`hi ${s.marker}`) },
-      { path: "/agents/writer/" },
-    );
+    await sendTask({ message: userMessage(`hi ${s.marker}`) }, { path: "/agents/writer/" });
     expect((await offeredTools(s.id)).some((t) => t.startsWith("docs__"))).toBe(false);
   });
 
@@ -74,23 +67,14 @@ describe("MCP tools", () => {
       "---",
       "You are an agent for the MCP failure test.",
     ].join("\n");
-    const admin = { Authorization: `Bearer ${env.ADMIN_API_KEY}` };
-    const path = "/api/admin/agents/mcpdown/identity";
-    const put = await fetchWorker(path, {
-      method: "PUT",
-      headers: { ...admin, "content-type": "text/markdown" },
-      body: identity,
-    });
+    const put = await putIdentity("mcpdown", identity);
     expect(put.status, await put.clone().text()).toBe(200);
     try {
       const s = await scenario([{ text: "worked without them" }]);
-      const task = (
-        await rpc<{ task: WireTask }>(
-          "SendMessage",
-          { message: userMessage(`hi ${s.marker}`) },
-          { path: "/agents/mcpdown/" },
-        )
-      ).result?.task as WireTask;
+      const task = await sendTask(
+        { message: userMessage(`hi ${s.marker}`) },
+        { path: "/agents/mcpdown/" },
+      );
       expect(task.status.state).toBe("TASK_STATE_COMPLETED");
       const offered = await offeredTools(s.id);
       expect(offered).toContain("good__lookup");
@@ -111,17 +95,13 @@ describe("MCP tools", () => {
       );
       expect(lines).toHaveLength(4);
     } finally {
-      await fetchWorker(path, { method: "DELETE", headers: admin });
+      await deleteIdentity("mcpdown");
     }
   });
 
   it("says nothing of MCP servers when every one lists its tools", async () => {
     const s = await scenario([{ text: "fine" }]);
-    await rpc(
-      "SendMessage",
-      { message: userMessage(`fine ${s.marker}`) },
-      { path: "/agents/researcher/" },
-    );
+    await sendTask({ message: userMessage(`fine ${s.marker}`) }, { path: "/agents/researcher/" });
     expect(JSON.stringify((await modelRequests(s.id))[0]?.body.system)).not.toContain(
       "Unavailable tool servers",
     );

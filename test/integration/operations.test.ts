@@ -15,6 +15,7 @@ import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
 import { modelRequests, savingTurns, scenario } from "../helpers/fake-model.ts";
 import { until } from "../helpers/until.ts";
+import { deleteIdentity, putIdentity } from "../helpers/uploaded-agents.ts";
 
 type Task = { id: string; contextId: string; status: { state: string } };
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
@@ -152,12 +153,7 @@ describe("agent identities at runtime", () => {
       "---",
       "You are the replaced thinker. Say REPLACED.",
     ].join("\n");
-    const put = (body: string, name = "deep-thinker") =>
-      callWorker(`/api/admin/agents/${name}/identity`, {
-        method: "PUT",
-        headers: { ...bearer(admin.token), "content-type": "text/markdown" },
-        body,
-      });
+    const put = (body: string, name = "deep-thinker") => putIdentity(name, body, admin.token);
     const bad = await put(text.replace("maxTurns: 5", "maxTurns: lots"));
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({
@@ -193,14 +189,7 @@ describe("agent identities at runtime", () => {
       body: text,
     });
     expect(user403.status).toBe(403);
-    expect(
-      (
-        await callWorker("/api/admin/agents/deep-thinker/identity", {
-          method: "DELETE",
-          headers: bearer(admin.token),
-        })
-      ).status,
-    ).toBe(204);
+    expect((await deleteIdentity("deep-thinker", admin.token)).status).toBe(204);
     const reverted = (await (
       await callWorker("/agents/deep-thinker/.well-known/agent-card.json", {
         headers: { "A2A-Version": "1.0" },

@@ -300,6 +300,23 @@ describe("push notification configs", () => {
   });
 });
 
+/**
+ * Starts `text` as a task whose status goes to the push receiver at `url`; its push record once
+ * both deliveries (working, then the end) are no longer pending.
+ */
+async function settledPushes(text: string, url: string): Promise<PushRecord> {
+  const sent = await rpc<{ task: Task }>("SendMessage", {
+    message: userMessage(text),
+    configuration: { returnImmediately: true, taskPushNotificationConfig: { url } },
+  });
+  const taskId = sent.result?.task.id as string;
+  return until(
+    () => pushRecord(taskId),
+    (r) => r.deliveries.length === 2 && r.deliveries.every((d) => d.status !== "pending"),
+    15_000,
+  );
+}
+
 describe("push delivery", () => {
   it("v1.0: retries a failing receiver with backoff, keeps order, sends the token and credentials", async () => {
     const hook = hookName();
@@ -411,19 +428,7 @@ describe("push delivery", () => {
     // is refused, so drive a state change on a fresh task instead.
     expect(await received(hook)).toEqual([]);
     const s = await scenario([{ text: "slow", delayMs: 50, chunkSize: 1 }]);
-    const sent = await rpc<{ task: Task }>("SendMessage", {
-      message: userMessage(`go ${s.marker}`),
-      configuration: {
-        returnImmediately: true,
-        taskPushNotificationConfig: { url: hookUrl(hook) },
-      },
-    });
-    const taskId = sent.result?.task.id as string;
-    const record = await until(
-      () => pushRecord(taskId),
-      (r) => r.deliveries.length === 2 && r.deliveries.every((d) => d.status !== "pending"),
-      15_000,
-    );
+    const record = await settledPushes(`go ${s.marker}`, hookUrl(hook));
     // PUSH_MAX_ATTEMPTS is 4 in the tests: WORKING fails 4 times and is given up; COMPLETED goes.
     // The record says the class of the receiver's answer, not its status.
     expect(
@@ -437,19 +442,7 @@ describe("push delivery", () => {
   it("records an unanswered delivery without the connection error", async () => {
     const s = await scenario([{ text: "slow", delayMs: 50, chunkSize: 1 }]);
     // Nothing listens on 127.0.0.1:9 (the tests let push URLs name loopback).
-    const sent = await rpc<{ task: Task }>("SendMessage", {
-      message: userMessage(`go ${s.marker}`),
-      configuration: {
-        returnImmediately: true,
-        taskPushNotificationConfig: { url: "http://127.0.0.1:9/hook" },
-      },
-    });
-    const taskId = sent.result?.task.id as string;
-    const record = await until(
-      () => pushRecord(taskId),
-      (r) => r.deliveries.length === 2 && r.deliveries.every((d) => d.status !== "pending"),
-      15_000,
-    );
+    const record = await settledPushes(`go ${s.marker}`, "http://127.0.0.1:9/hook");
     expect(record.deliveries.map((d) => [d.status, d.attempts, d.lastStatus, d.lastError])).toEqual(
       Array(2).fill(["failed", 4, null, "no answer (timed out or could not connect)"]),
     );

@@ -14,7 +14,8 @@ import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts"
 import { restoreScenario } from "../helpers/approval.ts";
 import { newUser } from "../helpers/as-user.ts";
 import { modelRequests, offeredTools, scenario, toolResults } from "../helpers/fake-model.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import { getTask, startTask, untilState } from "../helpers/tasks.ts";
+import { taskInput, textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
 const send = async (text: string, path = "/", headers: Record<string, string> = {}) =>
@@ -22,16 +23,6 @@ const send = async (text: string, path = "/", headers: Record<string, string> = 
     .result?.task as WireTask;
 /** The registry's remote agents call as the admin key (vitest config): the same principal. */
 const AS_ADMIN_KEY = { Authorization: `Bearer ${env.ADMIN_API_KEY}` };
-const getTask = async (id: string, headers: Record<string, string> = {}) =>
-  (await rpc<WireTask>("GetTask", { id }, { headers })).result as WireTask;
-
-const sendImmediately = async (text: string) =>
-  (
-    await rpc<{ task: WireTask }>("SendMessage", {
-      message: userMessage(text),
-      configuration: { returnImmediately: true },
-    })
-  ).result?.task as WireTask;
 
 /** The object details of a task's harness events. */
 const eventDetails = (task: WireTask) =>
@@ -119,7 +110,8 @@ describe("a2a tools", () => {
     // The remote task finishes on its own; reading it shows the answer.
     for (
       let i = 0;
-      i < 50 && (await getTask(remoteId, AS_ADMIN_KEY)).status.state !== "TASK_STATE_COMPLETED";
+      i < 50 &&
+      (await getTask(remoteId, { headers: AS_ADMIN_KEY })).status.state !== "TASK_STATE_COMPLETED";
       i++
     )
       await new Promise((r) => setTimeout(r, 50));
@@ -194,11 +186,10 @@ describe("remote sub-agents", () => {
       { text: "Remote findings in remote-notes.md." },
     ]);
     const parent = await scenario([
-      tool("task", {
-        subagent_type: "remote-researcher",
-        description: "research remotely",
-        prompt: `Research. ${remote.marker}`,
-      }),
+      tool(
+        "task",
+        taskInput("remote-researcher", "research remotely", `Research. ${remote.marker}`),
+      ),
       tool("scratch_read", { path: "remote-notes.md" }),
       { text: "Used the remote findings." },
     ]);
@@ -214,7 +205,7 @@ describe("remote sub-agents", () => {
     expect(texts).toContain("Agent remote-researcher completed");
     // The remote task continues the parent's trace (traceparent) and names its caller.
     const childId = eventDetails(task).find((d) => d.state === "started")?.childTaskId as string;
-    const child = await getTask(childId, AS_ADMIN_KEY);
+    const child = await getTask(childId, { headers: AS_ADMIN_KEY });
     expect(child.metadata?.traceId).toBe(task.metadata?.traceId);
     expect(child.metadata?.remoteParent).toEqual({
       correlationId: expect.stringMatching(/^[0-9a-f]{32}$/),
@@ -233,11 +224,7 @@ describe("remote sub-agents", () => {
     const secret = `private medical question ${crypto.randomUUID().slice(0, 8)}`;
     const remote = await scenario([{ text: "Remote answer." }]);
     const parent = await scenario([
-      tool("task", {
-        subagent_type: "remote-researcher",
-        description: "look it up",
-        prompt: `Look this up. ${remote.marker}`,
-      }),
+      tool("task", taskInput("remote-researcher", "look it up", `Look this up. ${remote.marker}`)),
       { text: "Done." },
     ]);
     // An anonymous caller: a task id or a contextId alone opens its conversation.
@@ -277,26 +264,16 @@ describe("remote sub-agents", () => {
     // The remote writer's task belongs to the principal the registry calls as (the admin key).
     const { restore: remote } = await restoreScenario("writer", "admin-key", "Restored remotely.");
     const parent = await scenario([
-      tool("task", {
-        subagent_type: "remote-writer",
-        description: "roll back remotely",
-        prompt: `Roll back. ${remote.marker}`,
-      }),
+      tool("task", taskInput("remote-writer", "roll back remotely", `Roll back. ${remote.marker}`)),
       { text: "The remote writer rolled back." },
     ]);
-    const started = await sendImmediately(`remote approval ${parent.marker}`);
-    const waiting = await until(
-      () => getTask(started.id),
-      (t) => t.status.state === "TASK_STATE_INPUT_REQUIRED",
-    );
+    const started = await startTask(`remote approval ${parent.marker}`);
+    const waiting = await untilState(started.id, "TASK_STATE_INPUT_REQUIRED");
     const parts = waiting.status.message?.parts ?? [];
     expect(parts[0]?.text).toBe("The remote-writer sub-agent asks:");
     expect(parts[1]?.text).toContain("Approve the call of checkpoint_restore");
     await rpc("SendMessage", { message: userMessage("yes", { taskId: waiting.id }) });
-    const done = await until(
-      () => getTask(waiting.id),
-      (t) => t.status.state === "TASK_STATE_COMPLETED",
-    );
+    const done = await untilState(waiting.id, "TASK_STATE_COMPLETED");
     expect(done.status.state).toBe("TASK_STATE_COMPLETED");
     expect(await toolResults(parent.id)).toEqual(["Restored remotely."]);
   });
@@ -304,24 +281,19 @@ describe("remote sub-agents", () => {
   it("cancels a remote sub-agent's task with its parent", async () => {
     const remote = await scenario([{ text: "slow remote...", chunkSize: 1, delayMs: 400 }]);
     const parent = await scenario([
-      tool("task", {
-        subagent_type: "remote-researcher",
-        description: "slow",
-        prompt: `Slow. ${remote.marker}`,
-      }),
+      tool("task", taskInput("remote-researcher", "slow", `Slow. ${remote.marker}`)),
       { text: "x" },
     ]);
-    const task = await sendImmediately(`slow remote ${parent.marker}`);
+    const task = await startTask(`slow remote ${parent.marker}`);
     const started = await until(
       () => getTask(task.id),
       (t) => eventDetails(t).some((d) => d.state === "started"),
     );
     const childId = eventDetails(started).find((d) => d.state === "started")?.childTaskId as string;
     await rpc("CancelTask", { id: task.id });
-    const child = await until(
-      () => getTask(childId, AS_ADMIN_KEY),
-      (t) => t.status.state === "TASK_STATE_CANCELED",
-    );
+    const child = await untilState(childId, "TASK_STATE_CANCELED", undefined, {
+      headers: AS_ADMIN_KEY,
+    });
     expect(child.status.state).toBe("TASK_STATE_CANCELED");
   });
 

@@ -5,7 +5,7 @@
  * passing run, and the verification gate satisfied by running the changed file.
  */
 import { describe, expect, it } from "vitest";
-import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { sendTask, userMessage } from "../helpers/a2a.ts";
 import { context, headline, owner, run, writeFiles } from "../helpers/code-context.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";
@@ -192,9 +192,7 @@ describe("run_code through the A2A endpoint", () => {
       tool("run_code", { code: 'for (let i = 1; i <= 120; i++) console.log("row " + i);' }),
       { text: "Ran it." },
     ]);
-    const task = (
-      await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(`go ${s.marker}`) })
-    ).result?.task as WireTask;
+    const task = await sendTask({ message: userMessage(`go ${s.marker}`) });
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     const [result] = await toolResults(s.id);
     const lines = (result ?? "").split("\n");
@@ -212,9 +210,7 @@ describe("run_code through the A2A endpoint", () => {
       tool("run_code", { path: file }),
       { text: "It returns 42." },
     ]);
-    const task = (
-      await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(`go ${ran.marker}`) })
-    ).result?.task as WireTask;
+    const task = await sendTask({ message: userMessage(`go ${ran.marker}`) });
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     const requests = await modelRequests(ran.id);
     // Three model calls: write, run, answer; no verification reminder was needed.

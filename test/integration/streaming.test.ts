@@ -14,31 +14,14 @@ import {
   type WireTask,
 } from "../helpers/a2a.ts";
 import { scenario } from "../helpers/fake-model.ts";
-import { collectSse, sseEvents } from "../helpers/sse.ts";
+import {
+  applyChunks,
+  type ArtifactChunk as Chunk,
+  collectSse,
+  type StreamResult as Result,
+  sseEvents,
+} from "../helpers/sse.ts";
 import { until } from "../helpers/until.ts";
-
-type Result = Record<string, Record<string, unknown>>;
-type Chunk = {
-  artifact: { parts: Array<{ text: string }> };
-  append?: boolean;
-  lastChunk?: boolean;
-};
-
-/** Applies artifact updates the way a client must (append or replace). */
-function applyChunks(results: Result[]): { text: string; appended: number } {
-  let text = "";
-  let appended = 0;
-  for (const r of results) {
-    const update = r.artifactUpdate as Chunk | undefined;
-    if (!update) continue;
-    const piece = update.artifact.parts.map((p) => p.text).join("");
-    if (update.append) {
-      text += piece;
-      appended += piece.length;
-    } else text = piece;
-  }
-  return { text, appended };
-}
 
 const startWorking = (text: string) =>
   sendTask({ message: userMessage(text), configuration: { returnImmediately: true } });

@@ -15,16 +15,16 @@ import { workspaceFor } from "../../src/workspace/client.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";
 import { modelRequests, scenario, toolResults } from "../helpers/fake-model.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import { getTask, untilState } from "../helpers/tasks.ts";
+import { taskInput, textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
 const delegate = (agent: string, prompt: string, description = `${agent} step`) =>
-  tool("task", { subagent_type: agent, description, prompt });
+  tool("task", taskInput(agent, description, prompt));
 
 const send = async (message: Record<string, unknown>, path = "/", config = {}) =>
   (await rpc<{ task: WireTask }>("SendMessage", { message, configuration: config }, { path }))
     .result?.task as WireTask;
-const getTask = async (id: string) => (await rpc<WireTask>("GetTask", { id })).result as WireTask;
 
 type HarnessEvent = {
   text: string;
@@ -186,10 +186,7 @@ describe("sub-agents", () => {
     const childId = eventsOf(started).find((e) => e.state === "started")?.childTaskId as string;
     const canceled = await rpc<WireTask>("CancelTask", { id: task.id });
     expect(canceled.result?.status.state).toBe("TASK_STATE_CANCELED");
-    const childTask = await until(
-      () => getTask(childId),
-      (t) => t.status.state === "TASK_STATE_CANCELED",
-    );
+    const childTask = await untilState(childId, "TASK_STATE_CANCELED");
     expect(childTask.status.state).toBe("TASK_STATE_CANCELED");
   });
 

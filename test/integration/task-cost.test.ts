@@ -6,42 +6,28 @@
 import { describe, expect, it } from "vitest";
 import { COST_EXTENSION } from "../../src/protocol/extensions.ts";
 import { estimateCost } from "../../src/users/pricing.ts";
-import { fetchWorker } from "../helpers/a2a.ts";
+import { fetchWorker, type WireTask as Task, userMessage } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
 import { until } from "../helpers/until.ts";
 
-type Task = {
-  id: string;
-  contextId: string;
-  status: { state: string };
-  metadata?: Record<string, unknown>;
-};
 type Cost = { usage: Record<string, number>; estimatedCostUsd: number; model: string };
 
 const usage = {
-  input_tokens: 1_000,
+  input_tokens: 1000,
   output_tokens: 200,
   cache_read_input_tokens: 300,
   cache_creation_input_tokens: 40,
 };
-const tokens = {
-  inputTokens: 1_000,
-  outputTokens: 200,
-  cacheReadTokens: 300,
-  cacheWriteTokens: 40,
-};
+/** The same tokens, as the cost extension names them. */
+const tokens = { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 300, cacheWriteTokens: 40 };
 
 describe("task cost", () => {
   it("is in the task's metadata, its final status update and its conversation's sums", async () => {
     const user = await newUser();
     const s = await scenario([{ text: "one", usage }]);
     const sent = await rpcAs<{ task: Task }>(user.token, "SendMessage", {
-      message: {
-        messageId: crypto.randomUUID(),
-        role: "ROLE_USER",
-        parts: [{ text: `a ${s.marker}` }],
-      },
+      message: userMessage(`a ${s.marker}`),
     });
     const task = sent.body.result?.task as Task;
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
@@ -70,21 +56,13 @@ describe("task cost", () => {
     const s2 = await scenario([{ text: "two" }]);
     const second = (
       await rpcAs<{ task: Task }>(user.token, "SendMessage", {
-        message: {
-          messageId: crypto.randomUUID(),
-          role: "ROLE_USER",
-          contextId: task.contextId,
-          parts: [{ text: `b ${s2.marker}` }],
-        },
+        message: userMessage(`b ${s2.marker}`, { contextId: task.contextId }),
       })
     ).body.result?.task as Task;
     const more = (second.metadata?.[COST_EXTENSION] as Cost | undefined)?.usage ?? {};
-    const both = {
-      inputTokens: tokens.inputTokens + (more.inputTokens ?? 0),
-      outputTokens: tokens.outputTokens + (more.outputTokens ?? 0),
-      cacheReadTokens: tokens.cacheReadTokens + (more.cacheReadTokens ?? 0),
-      cacheWriteTokens: tokens.cacheWriteTokens + (more.cacheWriteTokens ?? 0),
-    };
+    const both = Object.fromEntries(
+      Object.entries(tokens).map(([kind, n]) => [kind, n + (more[kind] ?? 0)]),
+    ) as typeof tokens;
     const sessions = await until(
       async () => {
         const response = await callWorker("/api/sessions", {

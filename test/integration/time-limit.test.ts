@@ -8,10 +8,11 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { TaskObject } from "../../src/task/task-object.ts";
-import { answerText, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
+import { answerText, sendTask, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { EXPECTED_CRASH } from "../helpers/crash.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
-import { textToolTurn } from "../helpers/turns.ts";
+import { getTask, startTask, untilState } from "../helpers/tasks.ts";
+import { taskInput, textToolTurn } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
 
 const LIMIT_S = 3600;
@@ -35,14 +36,6 @@ function workedFor(taskId: string, seconds: number): Promise<void> {
   });
 }
 
-const getTask = async (id: string) => (await rpc<WireTask>("GetTask", { id })).result as WireTask;
-const start = async (text: string) =>
-  (
-    await rpc<{ task: WireTask }>("SendMessage", {
-      message: userMessage(text),
-      configuration: { returnImmediately: true },
-    })
-  ).result?.task as WireTask;
 const ended = (id: string) =>
   until(
     () => getTask(id),
@@ -61,7 +54,7 @@ const slowTurn = { text: SLOW, chunkSize: 1, delayMs: 250, delayAttempts: [1] };
 /** A task whose turn is streaming ({@link slowTurn}), already worked past its time limit. */
 async function slowTaskPastItsTime(): Promise<{ s: { id: string }; task: WireTask }> {
   const s = await scenario([slowTurn]);
-  const task = await start(`slow ${s.marker}`);
+  const task = await startTask(`slow ${s.marker}`);
   await until(
     () => getTask(task.id),
     (t) => answerText(t).length >= 4,
@@ -119,14 +112,13 @@ describe("MAX_TASK_SECONDS", () => {
   it("a task waiting for a sub-agent ends at its deadline and cancels the sub-agent", async () => {
     const child = await scenario([slowTurn]);
     const parent = await scenario([
-      textToolTurn("task", {
-        subagent_type: "researcher",
-        description: "slow research",
-        prompt: `Research slowly. ${child.marker}`,
-      }),
+      textToolTurn(
+        "task",
+        taskInput("researcher", "slow research", `Research slowly. ${child.marker}`),
+      ),
       { text: "never reached" },
     ]);
-    const task = await start(`delegate ${parent.marker}`);
+    const task = await startTask(`delegate ${parent.marker}`);
     // The parent waits for its child; its next step is due at its deadline, not never.
     const waiting = await until(
       () =>
@@ -142,11 +134,7 @@ describe("MAX_TASK_SECONDS", () => {
     await alarmNow(task.id);
     await endedAtTimeLimit(task.id);
     const childId = waiting.children[0] ?? "";
-    const canceled = await until(
-      () => getTask(childId),
-      (t) => t.status.state === "TASK_STATE_CANCELED",
-      30_000,
-    );
+    const canceled = await untilState(childId, "TASK_STATE_CANCELED", 30_000);
     expect(canceled.status.state).toBe("TASK_STATE_CANCELED");
   });
 
@@ -155,9 +143,7 @@ describe("MAX_TASK_SECONDS", () => {
       textToolTurn("ask_user", { question: "Which one?" }),
       { text: "Thanks, done." },
     ]);
-    const asked = (
-      await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(`ask ${s.marker}`) })
-    ).result?.task as WireTask;
+    const asked = await sendTask({ message: userMessage(`ask ${s.marker}`) });
     expect(asked.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
     const clock = await inObject(asked.id, (instance, state) => {
       // Created, and asking, two hours ago: the person answers only now.
@@ -170,11 +156,9 @@ describe("MAX_TASK_SECONDS", () => {
       return instance.runtime.store.record?.clock;
     });
     expect(clock?.workingSince).toBeNull();
-    const answered = (
-      await rpc<{ task: WireTask }>("SendMessage", {
-        message: userMessage("The first one.", { taskId: asked.id }),
-      })
-    ).result?.task as WireTask;
+    const answered = await sendTask({
+      message: userMessage("The first one.", { taskId: asked.id }),
+    });
     expect(answered.status.state).toBe("TASK_STATE_COMPLETED");
     expect(answered.metadata?.stopReason).toBe("end_turn");
   });

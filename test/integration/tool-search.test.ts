@@ -10,17 +10,17 @@ import { describe, expect, it } from "vitest";
 import { estimateTokens } from "../../src/loop/compaction.ts";
 import { contextWindowOf } from "../../src/loop/context-window.ts";
 import { TOOL_SEARCH, TOOL_SHARE } from "../../src/tools/tool-search.ts";
-import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
-import { callWorker, newUser } from "../helpers/as-user.ts";
+import { sendTask, userMessage } from "../helpers/a2a.ts";
+import { newUser } from "../helpers/as-user.ts";
 import { modelRequests, offeredTools, scenario, toolResults } from "../helpers/fake-model.ts";
 import { toolTurn as tool } from "../helpers/turns.ts";
+import { deleteIdentity, putIdentity } from "../helpers/uploaded-agents.ts";
 
 const MODEL = "claude-haiku-4-5";
 
 /** Uploads an agent whose MCP server `many` has 200 tools; its name and how to remove it. */
 async function manyToolsAgent(): Promise<{ name: string; remove(): Promise<void> }> {
   const admin = await newUser("admin");
-  const headers = { Authorization: `Bearer ${admin.token}` };
   const name = `toolbox-${crypto.randomUUID().slice(0, 8)}`;
   const url = new URL("/many", env.DOCS_MCP_URL).href;
   const identity = [
@@ -38,16 +38,11 @@ async function manyToolsAgent(): Promise<{ name: string; remove(): Promise<void>
     "---",
     "You operate the back office.",
   ].join("\n");
-  const put = await callWorker(`/api/admin/agents/${name}/identity`, {
-    method: "PUT",
-    headers: { ...headers, "content-type": "text/markdown" },
-    body: identity,
-  });
-  expect(put.status).toBe(200);
+  expect((await putIdentity(name, identity, admin.token)).status).toBe(200);
   return {
     name,
     remove: async () => {
-      await callWorker(`/api/admin/agents/${name}/identity`, { method: "DELETE", headers });
+      await deleteIdentity(name, admin.token);
     },
   };
 }
@@ -63,13 +58,10 @@ describe("tool search", () => {
         tool("many__weather_forecast", { city: "Lisbon" }),
         { text: "done" },
       ]);
-      const task = (
-        await rpc<{ task: WireTask }>(
-          "SendMessage",
-          { message: userMessage(`What is the weather in Lisbon? ${s.marker}`) },
-          { path: `/agents/${agent.name}/` },
-        )
-      ).result?.task as WireTask;
+      const task = await sendTask(
+        { message: userMessage(`What is the weather in Lisbon? ${s.marker}`) },
+        { path: `/agents/${agent.name}/` },
+      );
       expect(task.status.state).toBe("TASK_STATE_COMPLETED");
       const requests = await modelRequests(s.id);
       expect(requests).toHaveLength(3);
@@ -102,8 +94,7 @@ describe("tool search", () => {
     const agent = await manyToolsAgent();
     try {
       const s = await scenario([tool(TOOL_SEARCH, { query: "spaceship" }), { text: "done" }]);
-      await rpc(
-        "SendMessage",
+      await sendTask(
         { message: userMessage(`fly ${s.marker}`) },
         { path: `/agents/${agent.name}/` },
       );
@@ -118,11 +109,7 @@ describe("tool search", () => {
 
   it("offers every tool, and no tool search, while the definitions fit", async () => {
     const s = await scenario([{ text: "few tools" }]);
-    await rpc(
-      "SendMessage",
-      { message: userMessage(`hi ${s.marker}`) },
-      { path: "/agents/researcher/" },
-    );
+    await sendTask({ message: userMessage(`hi ${s.marker}`) }, { path: "/agents/researcher/" });
     const offered = await offeredTools(s.id);
     expect(offered).toEqual(expect.arrayContaining(["docs__lookup", "docs__fail", "docs__long"]));
     expect(offered).not.toContain(TOOL_SEARCH);

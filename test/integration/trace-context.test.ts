@@ -20,11 +20,13 @@ import { webFetchTool } from "../../src/tools/web-fetch.ts";
 import { withSpan } from "../../src/trace/current-span.ts";
 import { signGithub } from "../../src/triggers/signatures.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
-import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
+import { newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
+import { type Otlp, type OtlpSpan, spansOf } from "../helpers/otlp.ts";
 import { toolContext } from "../helpers/tool-context.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
+import { taskInput, textToolTurn as tool } from "../helpers/turns.ts";
 import { until } from "../helpers/until.ts";
+import { deliver, githubPushHook, withWebhooks } from "../helpers/webhooks.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT = "00f067aa0ba902b7";
@@ -70,15 +72,12 @@ describe("traceparent and tracestate parsing", () => {
   });
 });
 
-type Otlp = { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
-type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string };
 const AS_ADMIN = { Authorization: `Bearer ${env.ADMIN_API_KEY}` };
 
 async function traceSpans(taskId: string, headers: Record<string, string>): Promise<OtlpSpan[]> {
   const response = await fetchWorker(`/api/tasks/${taskId}/trace`, { headers });
   expect(response.status).toBe(200);
-  const otlp = (await response.json()) as Otlp;
-  return otlp.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
+  return spansOf((await response.json()) as Otlp);
 }
 
 const send = async (params: unknown, headers: Record<string, string>) =>
@@ -118,11 +117,7 @@ describe("trace context on every hop", () => {
   it("a remote sub-agent's task continues the task tool call's span", async () => {
     const remote = await scenario([{ text: "Remote done." }]);
     const parent = await scenario([
-      tool("task", {
-        subagent_type: "remote-researcher",
-        description: "remote work",
-        prompt: `Work. ${remote.marker}`,
-      }),
+      tool("task", taskInput("remote-researcher", "remote work", `Work. ${remote.marker}`)),
       { text: "All done." },
     ]);
     const task = await send(
@@ -189,36 +184,16 @@ describe("trace context on every hop", () => {
   it("a webhook delivery's traceparent is continued by the task it starts", async () => {
     const owner = await newUser();
     const hook = `trace-${crypto.randomUUID().slice(0, 6)}`;
-    const bindings = {
-      ...closedEnv,
-      HOOK_SECRET: "whsec-trace",
-      WEBHOOKS: JSON.stringify({
-        [hook]: {
-          agent: "assistant",
-          owner: owner.id,
-          secret: "HOOK_SECRET",
-          signature: "github",
-          events: ["push"],
-          prompt: "[[reply:noted]] {{$event}}",
-        },
-      }),
-    } as Env;
+    const bindings = withWebhooks("whsec-trace", {
+      [hook]: githubPushHook(owner.id, "[[reply:noted]] {{$event}}"),
+    });
     const body = JSON.stringify({ ref: "refs/heads/main" });
-    const response = await callWorker(
-      `/webhooks/${hook}`,
-      {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "X-GitHub-Event": "push",
-          "X-GitHub-Delivery": crypto.randomUUID(),
-          "X-Hub-Signature-256": await signGithub("whsec-trace", body),
-          traceparent: `00-${TRACE}-${PARENT}-01`,
-        },
-        body,
-      },
-      bindings,
-    );
+    const response = await deliver(bindings, hook, body, {
+      "X-GitHub-Event": "push",
+      "X-GitHub-Delivery": crypto.randomUUID(),
+      "X-Hub-Signature-256": await signGithub("whsec-trace", body),
+      traceparent: `00-${TRACE}-${PARENT}-01`,
+    });
     expect(response.status).toBe(202);
     const { taskId } = (await response.json()) as { taskId: string };
     const task = (await rpcAs<WireTask>(owner.token, "GetTask", { id: taskId })).body.result;

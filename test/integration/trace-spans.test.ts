@@ -7,50 +7,17 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { WireTask as Task } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
-import { textToolTurn as tool } from "../helpers/turns.ts";
-
-type Attr = { key: string; value: Record<string, unknown> };
-type OtlpSpan = {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes: Attr[];
-  events: Array<{ name: string; attributes: Attr[] }>;
-  links: Array<{ spanId: string }>;
-  startTimeUnixNano: string;
-  endTimeUnixNano: string;
-};
-type Otlp = { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
-
-/** The value of attribute `key` of a span (numbers as numbers). */
-function attr(span: { attributes: Attr[] }, key: string): unknown {
-  const value = span.attributes.find((a) => a.key === key)?.value;
-  if (!value) return undefined;
-  if ("intValue" in value) return Number(value.intValue);
-  if ("doubleValue" in value) return value.doubleValue;
-  if ("boolValue" in value) return value.boolValue;
-  if ("stringValue" in value) return value.stringValue;
-  return value;
-}
-
-const spansOf = (otlp: Otlp) =>
-  otlp.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
+import { attr, type Otlp, type OtlpSpan, spansOf } from "../helpers/otlp.ts";
+import { taskInput, textToolTurn as tool } from "../helpers/turns.ts";
 
 async function traceAs(token: string, taskId: string) {
   return callWorker(`/api/tasks/${taskId}/trace`, {
     headers: { Authorization: `Bearer ${token}` },
   });
 }
-
-type Task = {
-  id: string;
-  contextId: string;
-  status: { state: string };
-  metadata?: Record<string, unknown>;
-};
 
 describe("task trace", () => {
   it("covers the tree with every parent present, usage on model spans, hooks, waits and links", async () => {
@@ -70,11 +37,7 @@ describe("task trace", () => {
     };
     const parent = await scenario([
       {
-        ...tool("task", {
-          subagent_type: "writer",
-          description: "draft",
-          prompt: `Draft ${secret}. ${child.marker}`,
-        }),
+        ...tool("task", taskInput("writer", "draft", `Draft ${secret}. ${child.marker}`)),
         usage,
       },
       { ...tool("write_file", { path, content: secret }), usage },

@@ -13,16 +13,10 @@ import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { signGeneric, signGithub } from "../../src/triggers/signatures.ts";
 import worker from "../../src/worker.ts";
-import { errorBody } from "../helpers/a2a.ts";
+import { errorBody, type WireTask as Task } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
 import { until } from "../helpers/until.ts";
-
-type Task = {
-  id: string;
-  status: { state: string };
-  history?: Array<{ parts: Array<{ text?: string }> }>;
-  metadata?: Record<string, unknown>;
-};
+import { deliver, githubPushHook, withWebhooks } from "../helpers/webhooks.ts";
 
 const SECRET = "whsec-test";
 
@@ -31,35 +25,26 @@ async function setup() {
   const hook = `gh-${crypto.randomUUID().slice(0, 6)}`;
   const generic = `gen-${crypto.randomUUID().slice(0, 6)}`;
   const pushHook = `wh-${crypto.randomUUID().slice(0, 8)}`;
-  const bindings = {
-    ...closedEnv,
-    HOOK_SECRET: SECRET,
-    WEBHOOKS: JSON.stringify({
-      [hook]: {
-        agent: "assistant",
-        owner: owner.id,
-        secret: "HOOK_SECRET",
-        signature: "github",
-        events: ["push"],
-        prompt:
-          "[[reply:noted]] {{$event}} to {{repository.full_name}} by {{pusher.name}}: {{head_commit.message}}",
-        push: { url: `${env.FAKE_PUSH_URL}/hooks/${pushHook}`, token: "from-webhook" },
-      },
-      [generic]: {
-        agent: "writer",
-        owner: owner.id,
-        secret: "HOOK_SECRET",
-        signature: "generic",
-        prompt: "[[reply:ticket seen]] Ticket {{ticket.id}}: {{ticket.title}}",
-      },
-      "no-secret": {
-        agent: "assistant",
-        owner: owner.id,
-        secret: "MISSING_SECRET",
-        prompt: "x",
-      },
-    }),
-  } as Env;
+  const bindings = withWebhooks(SECRET, {
+    [hook]: githubPushHook(
+      owner.id,
+      "[[reply:noted]] {{$event}} to {{repository.full_name}} by {{pusher.name}}: {{head_commit.message}}",
+      { push: { url: `${env.FAKE_PUSH_URL}/hooks/${pushHook}`, token: "from-webhook" } },
+    ),
+    [generic]: {
+      agent: "writer",
+      owner: owner.id,
+      secret: "HOOK_SECRET",
+      signature: "generic",
+      prompt: "[[reply:ticket seen]] Ticket {{ticket.id}}: {{ticket.title}}",
+    },
+    "no-secret": {
+      agent: "assistant",
+      owner: owner.id,
+      secret: "MISSING_SECRET",
+      prompt: "x",
+    },
+  });
   return { owner, hook, generic, pushHook, bindings };
 }
 
@@ -70,18 +55,12 @@ const pushPayload = {
   head_commit: { message: "Fix the flux capacitor" },
 };
 
-async function github(
-  bindings: Env,
-  hook: string,
-  body: string,
-  headers: Record<string, string>,
-): Promise<Response> {
-  return callWorker(
-    `/webhooks/${hook}`,
-    { method: "POST", headers: { "content-type": "application/json", ...headers }, body },
-    bindings,
+/** Polls GetTask as `token` (at `path`, with `bindings`) until the task completed. */
+const completed = (token: string | null, id: string, path = "/", bindings = closedEnv) =>
+  until(
+    async () => (await rpcAs<Task>(token, "GetTask", { id }, path, bindings)).body.result as Task,
+    (t) => t?.status.state === "TASK_STATE_COMPLETED",
   );
-}
 
 describe("webhooks", () => {
   it("GitHub: a signed push starts one task; a redelivery gets the same task; bad signatures start none", async () => {
@@ -93,7 +72,7 @@ describe("webhooks", () => {
       "X-GitHub-Delivery": delivery,
       "X-Hub-Signature-256": await signGithub(SECRET, body),
     };
-    const first = await github(bindings, hook, body, headers);
+    const first = await deliver(bindings, hook, body, headers);
     expect(first.status).toBe(202);
     const started = (await first.json()) as {
       taskId: string;
@@ -104,17 +83,12 @@ describe("webhooks", () => {
     expect(started).toMatchObject({ redelivery: false });
     expect(started.url).toBe(`http://harness.test/agents/assistant/tasks/${started.taskId}`);
 
-    const again = await github(bindings, hook, body, headers);
+    const again = await deliver(bindings, hook, body, headers);
     expect(again.status).toBe(202);
     expect(await again.json()).toMatchObject({ taskId: started.taskId, redelivery: true });
 
     // The task is the owner's, with the prompt rendered from the payload.
-    const task = await until(
-      async () =>
-        (await rpcAs<{ id: string } & Task>(owner.token, "GetTask", { id: started.taskId })).body
-          .result as Task,
-      (t) => t?.status.state === "TASK_STATE_COMPLETED",
-    );
+    const task = await completed(owner.token, started.taskId);
     expect(task.history?.[0]?.parts[0]?.text).toBe(
       "[[reply:noted]] push to acme/widgets by octocat: Fix the flux capacitor",
     );
@@ -141,7 +115,7 @@ describe("webhooks", () => {
       await signGithub("wrong-secret", other),
       await signGithub(SECRET, body), // signs a different body
     ]) {
-      const refused = await github(bindings, hook, other, {
+      const refused = await deliver(bindings, hook, other, {
         "X-GitHub-Event": "push",
         "X-GitHub-Delivery": crypto.randomUUID(),
         ...(signature ? { "X-Hub-Signature-256": signature } : {}),
@@ -155,12 +129,12 @@ describe("webhooks", () => {
     expect(after.body.result?.tasks.length).toBe(before.body.result?.tasks.length);
 
     // ping and events outside the list are acknowledged without a task.
-    const ping = await github(bindings, hook, "{}", {
+    const ping = await deliver(bindings, hook, "{}", {
       "X-GitHub-Event": "ping",
       "X-Hub-Signature-256": await signGithub(SECRET, "{}"),
     });
     expect(await ping.json()).toMatchObject({ ok: true, pong: true });
-    const issue = await github(bindings, hook, "{}", {
+    const issue = await deliver(bindings, hook, "{}", {
       "X-GitHub-Event": "issues",
       "X-Hub-Signature-256": await signGithub(SECRET, "{}"),
     });
@@ -172,20 +146,11 @@ describe("webhooks", () => {
     const { owner, generic, bindings } = await setup();
     const body = JSON.stringify({ ticket: { id: 42, title: "Printer on fire" } });
     const send = async (timestamp: number, signature: string, extra: Record<string, string> = {}) =>
-      callWorker(
-        `/webhooks/${generic}`,
-        {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "X-Timestamp": String(timestamp),
-            "X-Signature": signature,
-            ...extra,
-          },
-          body,
-        },
-        bindings,
-      );
+      deliver(bindings, generic, body, {
+        "X-Timestamp": String(timestamp),
+        "X-Signature": signature,
+        ...extra,
+      });
     const now = Math.floor(Date.now() / 1000);
     const signature = await signGeneric(SECRET, body, now);
     const ok = await send(now, signature);
@@ -218,12 +183,7 @@ describe("webhooks", () => {
     }
     // Signed for another timestamp than the one sent: 401.
     expect((await send(now, await signGeneric(SECRET, body, now - 5))).status).toBe(401);
-    const task = await until(
-      async () =>
-        (await rpcAs<Task>(owner.token, "GetTask", { id: taskId }, "/agents/writer/")).body
-          .result as Task,
-      (t) => t?.status.state === "TASK_STATE_COMPLETED",
-    );
+    const task = await completed(owner.token, taskId, "/agents/writer/");
     expect(task.history?.[0]?.parts[0]?.text).toBe(
       "[[reply:ticket seen]] Ticket 42: Printer on fire",
     );
@@ -237,10 +197,10 @@ describe("webhooks", () => {
     const { owner, hook, bindings } = await setup();
     const body = JSON.stringify({ ...pushPayload, after: crypto.randomUUID() });
     const signature = await signGithub(SECRET, body);
-    const deliver = (headers: Record<string, string>) =>
-      github(bindings, hook, body, { "X-Hub-Signature-256": signature, ...headers });
+    const signed = (headers: Record<string, string>) =>
+      deliver(bindings, hook, body, { "X-Hub-Signature-256": signature, ...headers });
     const first = (await (
-      await deliver({ "X-GitHub-Event": "push", "X-GitHub-Delivery": crypto.randomUUID() })
+      await signed({ "X-GitHub-Event": "push", "X-GitHub-Delivery": crypto.randomUUID() })
     ).json()) as { taskId: string; redelivery: boolean };
     expect(first.redelivery).toBe(false);
     // GitHub's signature covers the body only (no timestamp): the delivery id and the event name
@@ -251,13 +211,13 @@ describe("webhooks", () => {
       { "X-GitHub-Event": "push" },
     ];
     for (const headers of replays) {
-      const replay = await deliver(headers);
+      const replay = await signed(headers);
       expect(replay.status).toBe(202);
       expect(await replay.json()).toMatchObject({ taskId: first.taskId, redelivery: true });
     }
     // Without X-GitHub-Event, a webhook with `events` starts nothing.
     const other = JSON.stringify({ ...pushPayload, after: crypto.randomUUID() });
-    const unnamed = await github(bindings, hook, other, {
+    const unnamed = await deliver(bindings, hook, other, {
       "X-Hub-Signature-256": await signGithub(SECRET, other),
     });
     expect(unnamed.status).toBe(200);
@@ -284,19 +244,10 @@ describe("webhooks", () => {
     const start = async (ticket: number) => {
       const body = JSON.stringify({ ticket: { id: ticket, title: "Anonymous" } });
       const now = Math.floor(Date.now() / 1000);
-      const response = await callWorker(
-        `/webhooks/${generic}`,
-        {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "X-Timestamp": String(now),
-            "X-Signature": await signGeneric(SECRET, body, now),
-          },
-          body,
-        },
-        open,
-      );
+      const response = await deliver(open, generic, body, {
+        "X-Timestamp": String(now),
+        "X-Signature": await signGeneric(SECRET, body, now),
+      });
       expect(response.status).toBe(202);
       return (await response.json()) as { taskId: string; contextId: string };
     };
@@ -304,12 +255,7 @@ describe("webhooks", () => {
     const b = await start(2);
     expect(a.contextId).not.toBe(b.contextId);
     expect(a.contextId).toMatch(/^[0-9a-f]{64}$/);
-    const task = await until(
-      async () =>
-        (await rpcAs<Task>(null, "GetTask", { id: a.taskId }, "/agents/writer/", open)).body
-          .result as Task,
-      (t) => t?.status.state === "TASK_STATE_COMPLETED",
-    );
+    const task = await completed(null, a.taskId, "/agents/writer/", open);
     expect(task.metadata?.owner).toBe(await anonymousOwner(a.contextId));
     expect(task.metadata?.owner).not.toBe(
       (
@@ -321,23 +267,24 @@ describe("webhooks", () => {
 
   it("answers an unknown webhook 404 and one without its secret 503", async () => {
     const { bindings } = await setup();
-    const unknown = await callWorker(
-      "/webhooks/nope",
-      { method: "POST", body: "{}", headers: { "content-type": "application/json" } },
-      bindings,
-    );
+    const unknown = await deliver(bindings, "nope", "{}", {});
     expect(unknown.status).toBe(404);
-    const noSecret = await callWorker(
-      "/webhooks/no-secret",
-      { method: "POST", body: "{}", headers: { "content-type": "application/json" } },
-      bindings,
-    );
+    const noSecret = await deliver(bindings, "no-secret", "{}", {});
     expect(noSecret.status).toBe(503);
     expect(await noSecret.text()).toContain("its secret is not configured");
   });
 });
 
 describe("scheduled runs", () => {
+  /** The closed deployment with one schedule, `name`, and `extra` bindings. */
+  const withSchedule = (name: string, schedule: Record<string, unknown>, extra = {}) =>
+    ({ ...closedEnv, ...extra, SCHEDULES: JSON.stringify({ [name]: schedule }) }) as Env;
+  /** The run of schedule `name` that the table holds (one tick each in these tests). */
+  const runOf = (name: string) =>
+    env.DB.prepare("SELECT task_id, error FROM schedule_runs WHERE schedule = ?")
+      .bind(name)
+      .first<{ task_id: string | null; error: string }>();
+
   async function fire(bindings: Env, at: Date): Promise<void> {
     const ctx = createExecutionContext();
     await worker.scheduled(
@@ -352,17 +299,12 @@ describe("scheduled runs", () => {
     const owner = await newUser();
     const other = await newUser();
     const name = `daily-${crypto.randomUUID().slice(0, 6)}`;
-    const bindings = {
-      ...closedEnv,
-      SCHEDULES: JSON.stringify({
-        [name]: {
-          cron: "30 9 * * 1-5",
-          agent: "assistant",
-          owner: owner.id,
-          prompt: "[[reply:report sent]] Morning report for {{$time}}",
-        },
-      }),
-    } as Env;
+    const bindings = withSchedule(name, {
+      cron: "30 9 * * 1-5",
+      agent: "assistant",
+      owner: owner.id,
+      prompt: "[[reply:report sent]] Morning report for {{$time}}",
+    });
     // Monday 2026-11-23 09:30:07 UTC (the event's time has seconds; the tick is the minute).
     const monday = new Date("2026-11-23T09:30:07Z");
     await Promise.all([fire(bindings, monday), fire(bindings, monday), fire(bindings, monday)]);
@@ -376,10 +318,7 @@ describe("scheduled runs", () => {
       .all<{ tick: string; task_id: string }>();
     expect(results.map((r) => r.tick)).toEqual(["2026-11-23T09:30:00.000Z"]);
     const taskId = results[0]?.task_id as string;
-    const task = await until(
-      async () => (await rpcAs<Task>(owner.token, "GetTask", { id: taskId })).body.result as Task,
-      (t) => t?.status.state === "TASK_STATE_COMPLETED",
-    );
+    const task = await completed(owner.token, taskId);
     expect(task.history?.[0]?.parts[0]?.text).toBe(
       "[[reply:report sent]] Morning report for 2026-11-23T09:30:00.000Z",
     );
@@ -416,33 +355,28 @@ describe("scheduled runs", () => {
 
   it("records a run whose owner is not an active user, without a task", async () => {
     const name = `broken-${crypto.randomUUID().slice(0, 6)}`;
-    const bindings = {
-      ...closedEnv,
-      SCHEDULES: JSON.stringify({
-        [name]: { cron: "* * * * *", agent: "assistant", owner: "nobody-here", prompt: "x" },
-      }),
-    } as Env;
+    const bindings = withSchedule(name, {
+      cron: "* * * * *",
+      agent: "assistant",
+      owner: "nobody-here",
+      prompt: "x",
+    });
     await fire(bindings, new Date("2026-11-24T10:00:00Z"));
-    const row = await env.DB.prepare("SELECT task_id, error FROM schedule_runs WHERE schedule = ?")
-      .bind(name)
-      .first<{ task_id: string | null; error: string }>();
-    expect(row).toEqual({ task_id: null, error: "the owner nobody-here is not an active user" });
+    expect(await runOf(name)).toEqual({
+      task_id: null,
+      error: "the owner nobody-here is not an active user",
+    });
   });
 
   it("runs the cron trigger's work on demand for admins only, and events not when off", async () => {
     const owner = await newUser();
     const name = `now-${crypto.randomUUID().slice(0, 6)}`;
-    const bindings = {
-      ...closedEnv,
-      SCHEDULES: JSON.stringify({
-        [name]: {
-          cron: "* * * * *",
-          agent: "assistant",
-          owner: owner.id,
-          prompt: "[[reply:ok]] x",
-        },
-      }),
-    } as Env;
+    const bindings = withSchedule(name, {
+      cron: "* * * * *",
+      agent: "assistant",
+      owner: owner.id,
+      prompt: "[[reply:ok]] x",
+    });
     const cron = (headers: Record<string, string>, body?: string) =>
       callWorker(
         "/api/admin/cron",
@@ -472,11 +406,7 @@ describe("scheduled runs", () => {
     expect(body.cron).toBe("* * * * *");
     const run = body.runs.find((r) => r.schedule === name);
     expect(run?.taskId).toEqual(expect.any(String));
-    const task = await until(
-      async () =>
-        (await rpcAs<Task>(owner.token, "GetTask", { id: run?.taskId })).body.result as Task,
-      (t) => t?.status.state === "TASK_STATE_COMPLETED",
-    );
+    const task = await completed(owner.token, run?.taskId as string);
     expect(task.history?.[0]?.parts[0]?.text).toBe("[[reply:ok]] x");
     // The retention sweep by its expression (RETENTION_DAYS is 0 here: nothing to sweep).
     const swept = await cron(admin, '{"cron": "23 3 * * *"}');
@@ -486,18 +416,13 @@ describe("scheduled runs", () => {
   it("starts no task on an agent switched off with ENABLE_<NAME>=false", async () => {
     const owner = await newUser();
     const name = `off-${crypto.randomUUID().slice(0, 6)}`;
-    const bindings = {
-      ...closedEnv,
-      ENABLE_WRITER: "false",
-      SCHEDULES: JSON.stringify({
-        [name]: { cron: "* * * * *", agent: "writer", owner: owner.id, prompt: "x" },
-      }),
-    } as Env;
+    const bindings = withSchedule(
+      name,
+      { cron: "* * * * *", agent: "writer", owner: owner.id, prompt: "x" },
+      { ENABLE_WRITER: "false" },
+    );
     await fire(bindings, new Date("2026-11-24T10:00:00Z"));
-    const row = await env.DB.prepare("SELECT task_id, error FROM schedule_runs WHERE schedule = ?")
-      .bind(name)
-      .first<{ task_id: string | null; error: string }>();
-    expect(row).toEqual({
+    expect(await runOf(name)).toEqual({
       task_id: null,
       error: "the agent writer is switched off (ENABLE_WRITER=false)",
     });

@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import type { WireTask } from "../helpers/a2a.ts";
 import { userMessage } from "../helpers/a2a.ts";
-import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
+import { newUser, rpcAs } from "../helpers/as-user.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { until } from "../helpers/until.ts";
+import { deleteIdentity, putIdentity } from "../helpers/uploaded-agents.ts";
 
-const admin = { Authorization: "Bearer test-admin-key", "content-type": "text/markdown" };
 const name = `chat-${crypto.randomUUID().slice(0, 8)}`;
 const identity = [
   "---",
@@ -25,16 +25,11 @@ const identity = [
 ].join("\n");
 
 beforeAll(async () => {
-  const put = await callWorker(`/api/admin/agents/${name}/identity`, {
-    method: "PUT",
-    headers: admin,
-    body: identity,
-  });
-  expect(put.status).toBe(200);
+  expect((await putIdentity(name, identity)).status).toBe(200);
 });
 
 afterAll(async () => {
-  await callWorker(`/api/admin/agents/${name}/identity`, { method: "DELETE", headers: admin });
+  await deleteIdentity(name);
 });
 
 const firstText = (request: { body: { messages: Array<{ content: unknown }> } } | undefined) =>

@@ -38,6 +38,17 @@ function inFreshObject<R>(
   });
 }
 
+/** Runs `fn` in a fresh object whose task (`taskId`, a new one by default) has begun. */
+function inBegunTask<R>(
+  fn: (rt: TaskRuntime, state: DurableObjectState, taskId: string) => R | Promise<R>,
+  taskId: string = crypto.randomUUID(),
+): Promise<R> {
+  return inFreshObject((instance, state) => {
+    begin(instance.runtime, taskId);
+    return fn(instance.runtime, state, taskId);
+  }, taskId);
+}
+
 /** `sql`, with the text of every statement it runs recorded. */
 function counting(target: SqlStorage): { sql: SqlStorage; statements: string[] } {
   const statements: string[] = [];
@@ -367,9 +378,7 @@ describe("outbox", () => {
 
   it("writes the index row, and schedules a retry when D1 fails", async () => {
     const taskId = crypto.randomUUID();
-    await inFreshObject(async (instance) => {
-      const rt = instance.runtime;
-      begin(rt, taskId);
+    await inBegunTask(async (rt) => {
       const failing = {
         prepare() {
           throw new Error("D1_ERROR: unavailable");
@@ -386,10 +395,7 @@ describe("outbox", () => {
 
 describe("runtime status change", () => {
   it("writes the record, its event and the push queue in one transaction", async () => {
-    const taskId = crypto.randomUUID();
-    await inFreshObject((instance, state) => {
-      const rt = instance.runtime;
-      begin(rt, taskId);
+    await inBegunTask((rt, state) => {
       const lastSeq = rt.log.lastSeq;
       const append = rt.log.append.bind(rt.log);
       rt.log.append = () => {
@@ -402,14 +408,11 @@ describe("runtime status change", () => {
       expect(row?.state).toBe("TASK_STATE_SUBMITTED");
       expect(row?.version).toBe(1);
       expect(new EventLog(state.storage.sql, WriteUnit.of(state.storage)).lastSeq).toBe(lastSeq);
-    }, taskId);
+    });
   });
 
   it("tells subscribers when the task settles and publishes harness events while it works", async () => {
-    const taskId = crypto.randomUUID();
-    await inFreshObject((instance) => {
-      const rt = instance.runtime;
-      begin(rt, taskId);
+    await inBegunTask((rt) => {
       const settled: TaskStateName[] = [];
       const events: string[] = [];
       rt.onStatusChange(({ state }) => {
@@ -429,7 +432,7 @@ describe("runtime status change", () => {
       expect(events).toEqual(["step one"]);
       const kinds = rt.log.after(0).map(({ event }) => Object.keys(event)[0]);
       expect(kinds).toEqual(["task", "statusUpdate", "statusUpdate", "statusUpdate"]);
-    }, taskId);
+    });
   });
 });
 
@@ -448,10 +451,7 @@ const statusTexts = (events: SequencedEvent[]) =>
 
 describe("a status change is one event", () => {
   it("reaches no stream, waiter or listener when its unit rolls back", async () => {
-    const taskId = crypto.randomUUID();
-    await inFreshObject(async (instance, state) => {
-      const rt = instance.runtime;
-      begin(rt, taskId);
+    await inBegunTask(async (rt, state) => {
       const first = rt.log.lastSeq;
       const stream = rt.subscribers.open([], false);
       const changes: TaskStateName[] = [];
@@ -477,14 +477,11 @@ describe("a status change is one event", () => {
       // Numbered on from the last committed event: the rolled-back ones left no gap.
       expect(events.map((e) => e.seq)).toEqual([first + 1, first + 2]);
       expect(changes).toEqual(["TASK_STATE_WORKING", "TASK_STATE_CANCELED"]);
-    }, taskId);
+    });
   });
 
   it("is heard by streams and waiters only after its unit commits", async () => {
-    const taskId = crypto.randomUUID();
-    await inFreshObject(async (instance) => {
-      const rt = instance.runtime;
-      begin(rt, taskId);
+    await inBegunTask(async (rt) => {
       const first = rt.log.lastSeq;
       const stream = rt.subscribers.open([], false);
       const heard: number[] = [];
@@ -512,7 +509,7 @@ describe("a status change is one event", () => {
         "statusUpdate",
       ]);
       expect(statusTexts(events).at(-1)).toBe("finished");
-    }, taskId);
+    });
   });
 });
 
@@ -547,9 +544,7 @@ describe("alarm jobs", () => {
 
   it("runs the retention job: the ended task erases itself", async () => {
     const taskId = crypto.randomUUID();
-    await inFreshObject(async (instance) => {
-      const rt = instance.runtime;
-      begin(rt, taskId);
+    await inBegunTask(async (rt) => {
       rt.setStatus("TASK_STATE_CANCELED", { text: "stop" });
       await rt.scheduler.schedule(RETENTION_JOB, "retention", Date.now());
     }, taskId);

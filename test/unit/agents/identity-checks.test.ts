@@ -4,24 +4,16 @@
  * it; and the registry keeps such a file as broken (not served, listed as unavailable).
  */
 import { describe, expect, it } from "vitest";
-import { IdentityError, parseIdentity } from "../../../src/agents/identity.ts";
+import { parseIdentity } from "../../../src/agents/identity.ts";
 import { agentDirectory, MODEL_ONLY_KEYS } from "../../../src/agents/identity-checks.ts";
 import { AgentRegistry } from "../../../src/agents/registry.ts";
+import { identityErrorOf, identityText } from "../../helpers/identities.ts";
 
 /** An IDENTITY.md with the given frontmatter lines. */
-const identity = (frontmatter: string[]) =>
-  ["---", ...frontmatter, "---", "", "You help."].join("\n");
+const identity = (frontmatter: string[]) => identityText(frontmatter, "You help.");
 
 /** The message parseIdentity throws for `text` as `file`. */
-function errorOf(file: string, text: string): string {
-  try {
-    parseIdentity(file, text);
-  } catch (error) {
-    if (error instanceof IdentityError) return error.message;
-    throw error;
-  }
-  throw new Error("expected parseIdentity to throw");
-}
+const errorOf = (file: string, text: string) => identityErrorOf(file, text).message;
 
 describe("IDENTITY.md checks across keys", () => {
   it("finds the agent's directory in a bundled or uploaded file's path only", () => {

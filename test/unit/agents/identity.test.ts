@@ -3,26 +3,18 @@
  * description and skill extraction, and the bundled agents' registry.
  */
 import { describe, expect, it } from "vitest";
-import { IdentityError, parseIdentity } from "../../../src/agents/identity.ts";
+import { parseIdentity } from "../../../src/agents/identity.ts";
 import { AgentRegistry, bundledAgents } from "../../../src/agents/registry.ts";
+import { identityErrorOf, identityText } from "../../helpers/identities.ts";
 
 const FILE = "agents/demo/IDENTITY.md";
 
 /** An IDENTITY.md with the given frontmatter lines and body. */
-function identity(frontmatter: string[], body = "You are demo. You help."): string {
-  return ["---", ...frontmatter, "---", "", body].join("\n");
-}
+const identity = (frontmatter: string[], body = "You are demo. You help.") =>
+  identityText(frontmatter, body);
 
 /** The IdentityError thrown by parsing `text`; fails the test when nothing is thrown. */
-function errorOf(text: string, file = FILE): IdentityError {
-  try {
-    parseIdentity(file, text);
-  } catch (error) {
-    if (error instanceof IdentityError) return error;
-    throw error;
-  }
-  throw new Error("expected parseIdentity to throw");
-}
+const errorOf = (text: string, file = FILE) => identityErrorOf(file, text);
 
 describe("parseIdentity: frontmatter", () => {
   it("reads every field of a full identity", () => {

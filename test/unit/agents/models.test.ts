@@ -5,27 +5,19 @@
  * agent unless its file grants it.
  */
 import { describe, expect, it } from "vitest";
-import { IdentityError, parseIdentity, withDefaultModel } from "../../../src/agents/identity.ts";
+import { parseIdentity, withDefaultModel } from "../../../src/agents/identity.ts";
 import { effortFor, effortsOf } from "../../../src/agents/models.ts";
 import { loadConfig } from "../../../src/config/config.ts";
 import { BUILT_IN_MODEL } from "../../../src/config/env-schema.ts";
 import { modelParams } from "../../../src/loop/model-params.ts";
 import { toolsFor } from "../../../src/tools/catalog.ts";
+import { identityErrorOf, identityText } from "../../helpers/identities.ts";
 
 const FILE = "agents/demo/IDENTITY.md";
 const identity = (frontmatter: string[]) =>
-  ["---", "name: demo", ...frontmatter, "---", "", "You are demo."].join("\n");
+  identityText(["name: demo", ...frontmatter], "You are demo.");
 const parse = (frontmatter: string[]) => parseIdentity(FILE, identity(frontmatter));
-
-function errorOf(frontmatter: string[]): IdentityError {
-  try {
-    parse(frontmatter);
-  } catch (error) {
-    if (error instanceof IdentityError) return error;
-    throw error;
-  }
-  throw new Error("expected parseIdentity to throw");
-}
+const errorOf = (frontmatter: string[]) => identityErrorOf(FILE, identity(frontmatter));
 
 describe("effort", () => {
   it("accepts effort: max where the model takes it (Opus and Sonnet 4.6 on, Claude 5, unknown ids)", () => {

@@ -157,14 +157,10 @@ describe("checkRedirect", () => {
 
 describe("address parsers", () => {
   it("parses IPv4 the way inet_aton does", () => {
-    expect(parseIPv4("127.0.0.1")).toBe(0x7f000001);
-    expect(parseIPv4("2130706433")).toBe(0x7f000001);
-    expect(parseIPv4("0x7f.1")).toBe(0x7f000001);
-    expect(parseIPv4("0177.0.0.01")).toBe(0x7f000001);
-    expect(parseIPv4("256.0.0.1")).toBeNull();
-    expect(parseIPv4("1.2.3.4.5")).toBeNull();
-    expect(parseIPv4("example.com")).toBeNull();
-    expect(parseIPv4("08.1.1.1")).toBeNull();
+    for (const loopback of ["127.0.0.1", "2130706433", "0x7f.1", "0177.0.0.01"])
+      expect(parseIPv4(loopback), loopback).toBe(0x7f000001);
+    for (const notIPv4 of ["256.0.0.1", "1.2.3.4.5", "example.com", "08.1.1.1"])
+      expect(parseIPv4(notIPv4), notIPv4).toBeNull();
   });
 
   it("parses IPv6 with compression and embedded IPv4", () => {
