@@ -1,16 +1,19 @@
 /**
- * Traces end to end: two `wrangler dev` instances export OTLP/HTTP (JSON) to a receiver in this
- * test on 127.0.0.1. A task on B delegates to a local sub-agent (writer) and to a remote one
- * (researcher, on A): the receiver gets one trace id across both instances, every span's parent,
- * model spans whose tokens equal the tasks' usage, and a hook intervention as an event. With the
- * receiver stopped, the same task completes in the same number of steps and neither instance
- * logs per span.
+ * Traces end to end: two `wrangler dev` instances export OTLP/HTTP (JSON) to a receiver
+ * (test/fake-collector) on 127.0.0.1. A task on B delegates to a local sub-agent (writer) and to
+ * a remote one (researcher, on A): the receiver gets one trace id across both instances, every
+ * span's parent, model spans whose tokens equal the tasks' usage, and a hook intervention as an
+ * event. With the receiver stopped, the same task completes in the same number of steps and
+ * neither instance logs per span.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
+import {
+  type FakeCollector,
+  type OtlpJsonSpan,
+  startFakeCollector,
+} from "../fake-collector/server.ts";
 import { toolTurn as tool } from "../helpers/turns.ts";
 import { asTask, stateOf, textRequest } from "./client.ts";
 import {
@@ -22,48 +25,7 @@ import {
   startScriptedHarness,
 } from "./dev-server.ts";
 
-type Attr = { key: string; value: Record<string, unknown> };
-type Span = {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes: Attr[];
-  events: Array<{ name: string }>;
-};
-
-/** An OTLP/HTTP receiver: every span it was sent, and the headers of each request. */
-async function startReceiver(port = 0) {
-  const spans: Span[] = [];
-  const headers: Array<Record<string, string | string[] | undefined>> = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      if (req.url === "/v1/traces" && req.method === "POST") {
-        headers.push(req.headers);
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-          resourceSpans: Array<{ scopeSpans: Array<{ spans: Span[] }> }>;
-        };
-        for (const r of body.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    spans,
-    headers,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-const attr = (span: Span, key: string): unknown => {
+const attr = (span: OtlpJsonSpan, key: string): unknown => {
   const value = span.attributes.find((a) => a.key === key)?.value;
   if (!value) return undefined;
   if ("intValue" in value) return Number(value.intValue);
@@ -74,7 +36,7 @@ const SHARED_KEY = "e2e-traces-key";
 let harness: ScriptedHarness;
 let a: DevServer;
 let b: DevServer;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: FakeCollector;
 
 function scenario(turns: Turn[]): { id: string; marker: string } {
   const id = `e2e-${crypto.randomUUID()}`;
@@ -144,13 +106,13 @@ beforeAll(async () => {
   // The Worker's warnings reach output() (dev-server.ts keeps wrangler at errors by default): the
   // second test reads the one line a failed export writes.
   process.env.WRANGLER_LOG = "warn";
-  receiver = await startReceiver();
+  receiver = await startFakeCollector();
   const shared = freshStateDir();
   const common = {
     MODEL_IDLE_TIMEOUT_MS: "5000",
     MODEL_RETRY_BASE_MS: "20",
     A2A_API_KEY: SHARED_KEY,
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=e2e%20secret",
   };
@@ -206,7 +168,7 @@ describe("OTLP export across two instances", () => {
     ]);
     for (const s of spans) if (s.parentSpanId) expect(ids.has(s.parentSpanId), s.name).toBe(true);
     // The remote task's span continues the `task` tool call that reached it, across instances.
-    const remote = spans.find((s) => s.name === "invoke_agent researcher") as Span;
+    const remote = spans.find((s) => s.name === "invoke_agent researcher") as OtlpJsonSpan;
     expect(spans.find((s) => s.spanId === remote.parentSpanId)?.name).toBe("execute_tool task");
 
     // Model spans: tokens equal the usage the tasks report (the root counts its local sub-agent;
