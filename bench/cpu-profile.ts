@@ -10,12 +10,11 @@
  * functions, mapped to their original files). Starts what it needs and stops it. Not part of
  * `npm test`.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type DevServer, freePort, startDevServer } from "../test/e2e/dev-server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
+import { benchServers } from "./bench-servers.ts";
 import * as cpu from "./cpu-bench.ts";
 import { printCpu } from "./cpu-print.ts";
 
@@ -34,33 +33,17 @@ const { values } = parseArgs({
 });
 const root = join(import.meta.dirname, "..");
 const saveDir = values["save-profiles"];
-const base = !values.disk && existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
 
 const fake = await startFakeModel({ port: 0 });
-const servers: DevServer[] = [];
-const dirs: string[] = [];
-/** A dev server with its own state directory and inspector port. */
-async function start(name: string, script: string | undefined, vars: Record<string, string>) {
-  const dir = mkdtempSync(join(base, `a2a-cpu-${name}-`));
-  dirs.push(dir);
-  const inspectorPort = await freePort();
-  const server = await startDevServer({
-    port: await freePort(),
-    persistDir: dir,
-    vars: { ANTHROPIC_BASE_URL: fake.url, ...vars },
-    extraArgs: ["--inspector-port", String(inspectorPort)],
-    script,
-  });
-  servers.push(server);
-  return { base: server.url, inspectorPort };
-}
+const servers = benchServers({ disk: values.disk });
 try {
+  const oursVars = { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" };
   const targets: cpu.CpuTarget[] = [
-    { name: "ours", ...(await start("ours", undefined, { ANTHROPIC_API_KEY: "bench-key" })) },
-    {
-      name: "SDK Worker (D1)",
-      ...(await start("sdk", join(root, "bench", "sdk-worker", "dev.ts"), { TASK_STORE: "d1" })),
-    },
+    await servers.serve("ours", { vars: oursVars }),
+    await servers.serve("SDK Worker (D1)", {
+      script: join(root, "bench", "sdk-worker", "dev.ts"),
+      vars: { ANTHROPIC_BASE_URL: fake.url, TASK_STORE: "d1" },
+    }),
   ];
   // Runs alternate between the servers, so that the machine's drift hits both alike.
   const runs: cpu.CpuResult[][] = targets.map(() => []);
@@ -81,7 +64,6 @@ try {
   if (saveDir) console.log(`\nraw profiles: ${saveDir}`);
   if (values.json) writeFileSync(values.json, JSON.stringify(results, null, 2));
 } finally {
-  for (const server of servers) await server.stop();
+  await servers.stop();
   await fake.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
