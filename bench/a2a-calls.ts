@@ -8,6 +8,8 @@
 export interface Target {
   name: string;
   base: string;
+  /** When present, counts the tasks sent to the server (a check of what it exported). */
+  sent?: { tasks: number };
 }
 
 const rpcBody = (method: string, text: string) =>
@@ -20,6 +22,7 @@ const rpcBody = (method: string, text: string) =>
 
 /** A blocking one-turn `SendMessage`; true when the task came back completed. */
 export async function send(target: Target): Promise<boolean> {
+  if (target.sent) target.sent.tasks++;
   const response = await fetch(`${target.base}/`, {
     method: "POST",
     headers: { "content-type": "application/json", "A2A-Version": "1.0" },
@@ -36,6 +39,7 @@ export async function card(target: Target): Promise<void> {
 
 /** Time to the first SSE event and to the first answer chunk of a streaming send, read to its end. */
 export async function streamTimes(target: Target): Promise<{ first: number; chunk: number }> {
+  if (target.sent) target.sent.tasks++;
   const start = performance.now();
   const response = await fetch(`${target.base}/`, {
     method: "POST",

@@ -1,14 +1,16 @@
 /**
  * What `npm run bench` (bench/compare.ts) measured, as one report (what `--json` writes), and its
  * printing as markdown tables: latency per server (p50 / p95 / p99) and the overhead, throughput
- * and p99 under load, the ratios ours / each peer, then storage per task, the critical-path ledger,
- * CPU per task, bundle sizes and prompt growth. Pure but for the printing.
+ * and p99 under load, the ratios ours / each peer, with `--export` ours with export on beside ours
+ * with it off and the receiver's check, then storage per task, the critical-path ledger, CPU per
+ * task, bundle sizes and prompt growth. Pure but for the printing.
  */
 import type { CpuResult } from "./cpu-bench.ts";
 import { printCpu } from "./cpu-print.ts";
 import { type criticalPath, printCriticalPath, type storagePerTask } from "./metered.ts";
 import type { PromptGrowth } from "./prompt-cache.ts";
 import type { BundleSize } from "./side-runs.ts";
+import { EXPORT_ON, type ExportCheck, printExportCheck } from "./trace-export.ts";
 
 /** p50, p95 and p99 of some samples (ms). */
 export interface Percentiles {
@@ -60,6 +62,8 @@ export interface CompareReport {
   cpu: CpuResult[];
   bundle: { ours: BundleSize; sdkWorker: BundleSize };
   prompt: PromptGrowth | null;
+  /** `--export`: ours with export on over ours with it off, and what the receiver got. */
+  export: { ratios: Ratios; check: ExportCheck } | null;
 }
 
 const f = (x: number) => x.toFixed(2);
@@ -122,6 +126,7 @@ export function printCompare(r: CompareReport, loadTasks: number): void {
   ratioRow("blocking SendMessage p50", "send");
   ratioRow("stream: first event p50", "firstEvent");
   ratioRow("32 clients: tasks/s", "tasksPerSecond32");
+  if (r.export) printExport(r, r.export);
   if (r.storage)
     console.log(
       `\nstorage per blocking task (ours, STORAGE_METER, ${r.storage.tasks} tasks, on a second server): D1 ${f(r.storage.d1.statements)} statements (${f(r.storage.d1.reads)} reads, ${f(r.storage.d1.writes)} writes); R2 ${f(r.storage.r2ClassA)} class A (${Object.entries(
@@ -132,7 +137,11 @@ export function printCompare(r: CompareReport, loadTasks: number): void {
         .join(", ")}), ${f(r.storage.r2ClassB)} class B`,
     );
   if (r.ledger) printCriticalPath(r.ledger);
-  if (r.cpu.length > 0) printCpu(r.cpu);
+  if (r.cpu.length > 0)
+    printCpu(r.cpu, 25, [
+      ["ours", "SDK Worker (D1)"],
+      [EXPORT_ON, "ours"],
+    ]);
   const kib = (b: BundleSize) =>
     `${(b.raw / 1024).toFixed(0)} KiB raw, ${(b.gzip / 1024).toFixed(0)} KiB gzipped`;
   console.log(
@@ -140,6 +149,24 @@ export function printCompare(r: CompareReport, loadTasks: number): void {
   );
   console.log(`state: ${r.state === "tmpfs" ? "tmpfs (/dev/shm)" : "disk"}`);
   if (r.prompt) printPrompt(r.prompt);
+}
+
+/** Ours with export on beside ours with it off, and the receiver's check. */
+function printExport(r: CompareReport, exported: NonNullable<CompareReport["export"]>): void {
+  const off = r.servers.find((s) => s.name === "ours");
+  const on = r.servers.find((s) => s.name === EXPORT_ON);
+  if (!off || !on) return;
+  console.log(
+    "\n| trace export (OTLP/HTTP protobuf to a receiver on 127.0.0.1) | ours, export off | ours, export on | on / off |",
+  );
+  console.log("| --- | ---: | ---: | ---: |");
+  const exportRow = (name: string, key: keyof Ratios, pick: (s: ServerFigures) => number) =>
+    console.log(`| ${name} | ${f(pick(off))} | ${f(pick(on))} | ${f(exported.ratios[key])} |`);
+  exportRow("blocking SendMessage p50 (ms)", "send", (s) => s.send.p50);
+  exportRow("**overhead** (ms)", "overhead", (s) => s.overheadMs);
+  exportRow("stream: first event p50 (ms)", "firstEvent", (s) => s.firstEvent.p50);
+  exportRow("32 clients: tasks/s", "tasksPerSecond32", (s) => perSecond32(r.load, s.name));
+  printExportCheck(exported.check);
 }
 
 function printPrompt(prompt: PromptGrowth): void {

@@ -16,7 +16,10 @@
  * the SDK Worker's, after the timed rounds (bench/cpu-bench.ts, `--cpu-tasks` tasks of each kind
  * per pass, default 20, 0 skips it); prompt growth and prompt cache read share over one long
  * conversation (bench/prompt-growth.ts, `--prompt-turns`, 0 skips it); both Workers' bundle sizes
- * (those two in bench/side-runs.ts). `--n` samples (default 200), `--load` tasks per load run (default 200),
+ * (those two in bench/side-runs.ts). `--export` adds ours a second time with its OTLP/HTTP trace
+ * export on to a receiver on 127.0.0.1, in every alternation, load run and CPU pass, and prints it
+ * beside ours with the ratios on / off and the spans the receiver got per task
+ * (bench/trace-export.ts). `--n` samples (default 200), `--load` tasks per load run (default 200),
  * `--json <file>` writes every figure (bench/compare-print.ts prints them). Local state (ours and
  * the SDK Worker's D1) goes on tmpfs (/dev/shm) when there is one, as the Node reference keeps its
  * tasks in memory: `--disk` puts it on disk, where every local SQLite commit waits for the disk.
@@ -26,6 +29,7 @@ import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import type { FakeCollector } from "../test/fake-collector/server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
 import { card, send, streamTimes, type Target } from "./a2a-calls.ts";
 import { benchServers } from "./bench-servers.ts";
@@ -40,6 +44,7 @@ import {
 import { CPU_DEFAULTS, type CpuResult, type CpuTarget, profileCpu } from "./cpu-bench.ts";
 import { criticalPath, storagePerTask } from "./metered.ts";
 import { bundleSize, promptGrowth } from "./side-runs.ts";
+import { counted, EXPORT_ON, exportCheck, exportReceiver } from "./trace-export.ts";
 
 const { values } = parseArgs({
   options: {
@@ -52,6 +57,7 @@ const { values } = parseArgs({
     disk: { type: "boolean", default: false },
     "memory-peer": { type: "boolean", default: true },
     observability: { type: "boolean", default: false },
+    export: { type: "boolean", default: false },
     json: { type: "string" },
   },
   allowNegative: true,
@@ -124,10 +130,17 @@ interface Samples {
 
 const servers = benchServers({ disk: values.disk });
 const fake = await startFakeModel({ port: 0 });
+let collector: FakeCollector | null = null;
 try {
   const reference = await servers.reference(fake.url);
   const oursVars = { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" };
   const ours: CpuTarget = await servers.serve("ours", { vars: oursVars });
+  // `--export`: ours again, exporting every task's spans to a receiver on 127.0.0.1.
+  const receiver = values.export ? await exportReceiver() : null;
+  collector = receiver?.collector ?? null;
+  const oursExport: CpuTarget | null = receiver
+    ? counted(await servers.serve(EXPORT_ON, { vars: { ...oursVars, ...receiver.vars } }))
+    : null;
   const sdkWorker = (name: string, store: "d1" | "memory") =>
     servers.serve(name, {
       script: join(root, "bench", "sdk-worker", "dev.ts"),
@@ -135,7 +148,7 @@ try {
     });
   const sdk: CpuTarget = await sdkWorker("SDK Worker (D1)", "d1");
   const sdkMemory = values["memory-peer"] ? await sdkWorker("SDK Worker (memory)", "memory") : null;
-  const targets: Target[] = [ours, sdk, sdkMemory, reference].filter(
+  const targets: Target[] = [ours, oursExport, sdk, sdkMemory, reference].filter(
     (t): t is Target => t !== null,
   );
 
@@ -182,8 +195,10 @@ try {
   // After the timed rounds: a profiler slows what it samples.
   const cpuResults: CpuResult[] = [];
   if (cpuTasks > 0)
-    for (const t of [ours, sdk])
+    for (const t of [ours, sdk, ...(oursExport ? [oursExport] : [])])
       cpuResults.push(await profileCpu(t, { ...CPU_DEFAULTS, tasks: cpuTasks, root }));
+  // Once every task on it has run: its exports arrive after its answers.
+  const exported = collector && oursExport ? await exportCheck(collector, oursExport) : null;
 
   // Counted on a second server with the meter on (its wrappers would slow the timed one); null
   // for a build without the meter (comparing against an older commit).
@@ -233,10 +248,15 @@ try {
     cpu: cpuResults,
     bundle,
     prompt,
+    export:
+      oursExport && exported
+        ? { ratios: ratiosOf(figuresOf(oursExport), figuresOf(ours), loads), check: exported }
+        : null,
   };
   printCompare(report, loadTasks);
   if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
 } finally {
   await servers.stop();
+  await collector?.close();
   await fake.close();
 }
