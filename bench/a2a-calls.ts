@@ -9,6 +9,8 @@ import { messageCallBody } from "../test/e2e/client.ts";
 export interface Target {
   name: string;
   base: string;
+  /** When present, counts the tasks sent to the server (a check of what it exported). */
+  sent?: { tasks: number };
 }
 
 /** The JSON-RPC answer of a blocking `SendMessage`, as the benchmarks read it. */
@@ -31,6 +33,7 @@ export async function sendText(url: string, text: string, contextId?: string): P
 
 /** A blocking one-turn `SendMessage`; true when the task came back completed. */
 export async function send(target: Target): Promise<boolean> {
+  if (target.sent) target.sent.tasks++;
   const body = await sendText(`${target.base}/`, "[[reply:ok]]");
   return body.result?.task?.status?.state === "TASK_STATE_COMPLETED";
 }
@@ -42,6 +45,7 @@ export async function card(target: Target): Promise<void> {
 
 /** Time to the first SSE event and to the first answer chunk of a streaming send, read to its end. */
 export async function streamTimes(target: Target): Promise<{ first: number; chunk: number }> {
+  if (target.sent) target.sent.tasks++;
   const start = performance.now();
   const response = await fetch(`${target.base}/`, {
     method: "POST",

@@ -20,9 +20,12 @@ function isolatesTotal(k: CpuKind): number {
   return Object.values(k.isolates).reduce((sum, x) => sum + x, js + program + gc);
 }
 
-/** Prints the results side by side, then each server's groups and top `top` functions. */
-export function printCpu(results: CpuResult[], top = 25): void {
-  const [first] = results;
+/**
+ * Prints the results side by side, the ratios of the pairs of them named in `ratios` (default:
+ * the first over the second), then each server's groups and top `top` functions.
+ */
+export function printCpu(results: CpuResult[], top = 25, ratios?: Array<[string, string]>): void {
+  const [first, second] = results;
   if (!first) return;
   console.log(
     `\nCPU per one-turn task (bench/cpu-bench.ts; ${first.tasks} tasks of each kind${first.runs > 1 ? `, mean of ${first.runs} runs` : ""}, one at a time, each followed by a quiet wait; V8 sampling profiles asked for every ${first.intervalUs} µs, ticking every ${f(first.blocking.profile.tickUs)} µs, each sample counted as one tick). Under wrangler dev the Worker and every Durable Object of its script share one isolate, so its profile sees the Worker and (ours) the task, context, workspace and user objects together; D1 and R2 are simulated by other isolates of the same workerd process. Three passes of the same tasks: without profilers (the process's CPU), with the Worker isolate's profile, with the other isolates' profiles (every ${first.isolateIntervalUs} µs); "outside every isolate" is the process minus all isolates' sampled CPU (workerd's own work: Durable Object SQLite commits, object creation, sockets, HTTP; a lower bound: profiling slows what it samples).`,
@@ -43,11 +46,14 @@ export function printCpu(results: CpuResult[], top = 25): void {
   for (const kind of KINDS)
     for (const [label, pick] of rows)
       console.log(`| ${kind}: ${label} | ${results.map((r) => f(pick(r[kind]))).join(" | ")} |`);
-  const [a, b] = results;
-  if (a && b)
-    console.log(
-      `${a.name} / ${b.name}: JavaScript CPU ${KINDS.map((k) => `${k} ${f(a[k].profile.js / b[k].profile.js)}x`).join(", ")}; workerd process CPU ${KINDS.map((k) => `${k} ${f((a[k].process ?? Number.NaN) / (b[k].process ?? Number.NaN))}x`).join(", ")}`,
-    );
+  for (const [x, y] of ratios ?? (second ? [[first.name, second.name]] : [])) {
+    const a = results.find((r) => r.name === x);
+    const b = results.find((r) => r.name === y);
+    if (a && b)
+      console.log(
+        `${a.name} / ${b.name}: JavaScript CPU ${KINDS.map((k) => `${k} ${f(a[k].profile.js / b[k].profile.js)}x`).join(", ")}; workerd process CPU ${KINDS.map((k) => `${k} ${f((a[k].process ?? Number.NaN) / (b[k].process ?? Number.NaN))}x`).join(", ")}`,
+      );
+  }
   console.log(
     `machine load (1-minute average, start-end): ${results.map((r) => `${r.name} ${r.load.map((x) => x.toFixed(1)).join("-")}`).join("; ")} (CPU time for the same work grows with the machine's load, the sampled and the measured alike: compare runs made in the same conditions, or the ratio)`,
   );

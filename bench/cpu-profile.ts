@@ -2,22 +2,31 @@
  * `npm run bench:cpu`: CPU ms per one-turn task, from V8 CPU profiles, for this harness and the
  * SDK Worker peer with its D1 store (bench/sdk-worker/), both under `wrangler dev` with their state
  * on tmpfs (`--disk` puts it on disk) and their inspector on a port of their own, calling the
- * same scripted model (bench/cpu-bench.ts says how it measures). `--tasks` per kind and pass
- * (default 50), `--runs` measurements averaged, alternating between the servers (1), `--warmup`
- * (20), `--interval` the Worker isolate's sampling interval in µs (100), `--isolate-interval`
- * the other isolates' (1000), `--top` functions listed (25), `--save-profiles <dir>` keeps the
- * raw `.cpuprofile` files (one folder per run), `--json <file>` writes every figure (all
- * functions, mapped to their original files). Starts what it needs and stops it. Not part of
- * `npm test`.
+ * same scripted model (bench/cpu-bench.ts says how it measures). `--export` adds a third server,
+ * ours with its OTLP/HTTP trace export on to a receiver on 127.0.0.1, so the CPU of building and
+ * sending each task's spans shows beside ours with it off (and says how many spans the receiver
+ * got per task: bench/trace-export.ts). `--tasks` per kind and pass (default 50), `--runs`
+ * measurements averaged, alternating between the servers (1), `--warmup` (20), `--interval` the
+ * Worker isolate's sampling interval in µs (100), `--isolate-interval` the other isolates' (1000),
+ * `--top` functions listed (25), `--save-profiles <dir>` keeps the raw `.cpuprofile` files (one
+ * folder per run), `--json <file>` writes every figure (all functions, mapped to their original
+ * files). Starts what it needs and stops it. Not part of `npm test`.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type DevServer, freePort, startDevServer } from "../test/e2e/dev-server.ts";
+import type { FakeCollector } from "../test/fake-collector/server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
+import { benchServers } from "./bench-servers.ts";
 import * as cpu from "./cpu-bench.ts";
 import { printCpu } from "./cpu-print.ts";
+import {
+  counted,
+  EXPORT_ON,
+  exportCheck,
+  exportReceiver,
+  printExportCheck,
+} from "./trace-export.ts";
 
 const { values } = parseArgs({
   options: {
@@ -30,39 +39,31 @@ const { values } = parseArgs({
     "save-profiles": { type: "string" },
     json: { type: "string" },
     disk: { type: "boolean", default: false },
+    export: { type: "boolean", default: false },
   },
 });
 const root = join(import.meta.dirname, "..");
 const saveDir = values["save-profiles"];
-const base = !values.disk && existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
 
 const fake = await startFakeModel({ port: 0 });
-const servers: DevServer[] = [];
-const dirs: string[] = [];
-/** A dev server with its own state directory and inspector port. */
-async function start(name: string, script: string | undefined, vars: Record<string, string>) {
-  const dir = mkdtempSync(join(base, `a2a-cpu-${name}-`));
-  dirs.push(dir);
-  const inspectorPort = await freePort();
-  const server = await startDevServer({
-    port: await freePort(),
-    persistDir: dir,
-    vars: { ANTHROPIC_BASE_URL: fake.url, ...vars },
-    extraArgs: ["--inspector-port", String(inspectorPort)],
-    script,
-  });
-  servers.push(server);
-  return { base: server.url, inspectorPort };
-}
+const servers = benchServers({ disk: values.disk });
+let collector: FakeCollector | null = null;
 try {
+  const oursVars = { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" };
   const targets: cpu.CpuTarget[] = [
-    { name: "ours", ...(await start("ours", undefined, { ANTHROPIC_API_KEY: "bench-key" })) },
-    {
-      name: "SDK Worker (D1)",
-      ...(await start("sdk", join(root, "bench", "sdk-worker", "dev.ts"), { TASK_STORE: "d1" })),
-    },
+    await servers.serve("ours", { vars: oursVars }),
+    await servers.serve("SDK Worker (D1)", {
+      script: join(root, "bench", "sdk-worker", "dev.ts"),
+      vars: { ANTHROPIC_BASE_URL: fake.url, TASK_STORE: "d1" },
+    }),
   ];
-  // Runs alternate between the servers, so that the machine's drift hits both alike.
+  if (values.export) {
+    const receiver = await exportReceiver();
+    collector = receiver.collector;
+    const vars = { ...oursVars, ...receiver.vars };
+    targets.push(counted(await servers.serve(EXPORT_ON, { vars })));
+  }
+  // Runs alternate between the servers, so that the machine's drift hits all alike.
   const runs: cpu.CpuResult[][] = targets.map(() => []);
   for (let run = 0; run < Number(values.runs); run++)
     for (const [i, target] of targets.entries())
@@ -77,11 +78,19 @@ try {
         }),
       );
   const results = runs.map(cpu.meanResult);
-  printCpu(results, Number(values.top));
+  const exportOn = targets.find((t) => t.name === EXPORT_ON);
+  const exported = collector && exportOn ? await exportCheck(collector, exportOn) : null;
+  printCpu(results, Number(values.top), [
+    ["ours", "SDK Worker (D1)"],
+    [EXPORT_ON, "ours"],
+  ]);
+  if (exported) printExportCheck(exported);
   if (saveDir) console.log(`\nraw profiles: ${saveDir}`);
-  if (values.json) writeFileSync(values.json, JSON.stringify(results, null, 2));
+  // The export-on server's entry carries the receiver's check.
+  const written = results.map((r) => (r.name === EXPORT_ON ? { ...r, exportCheck: exported } : r));
+  if (values.json) writeFileSync(values.json, JSON.stringify(written, null, 2));
 } finally {
-  for (const server of servers) await server.stop();
+  await servers.stop();
+  await collector?.close();
   await fake.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }

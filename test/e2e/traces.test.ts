@@ -1,55 +1,26 @@
 /**
- * Traces end to end: two `wrangler dev` instances export OTLP/HTTP (JSON) to a receiver in this
- * test on 127.0.0.1. A task on B delegates to a local sub-agent (writer) and to a remote one
- * (researcher, on A): the receiver gets one trace id across both instances, every span's parent,
- * model spans whose tokens equal the tasks' usage, and a hook intervention as an event. With the
- * receiver stopped, the same task completes in the same number of steps and neither instance
- * logs per span.
+ * Traces end to end: two `wrangler dev` instances export OTLP/HTTP (JSON) to a receiver
+ * (test/fake-collector) on 127.0.0.1. A task on B delegates to a local sub-agent (writer) and to
+ * a remote one (researcher, on A): the receiver gets one trace id across both instances, every
+ * span's parent, model spans whose tokens equal the tasks' usage, and a hook intervention as an
+ * event. With the receiver stopped, the same task completes in the same number of steps and
+ * neither instance logs per span.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { attr, type Otlp, type OtlpSpan, spansOf } from "../helpers/otlp.ts";
+import { type FakeCollector, startFakeCollector } from "../fake-collector/server.ts";
+import { attr, type OtlpSpan } from "../helpers/otlp.ts";
 import { taskInput, toolTurn as tool } from "../helpers/turns.ts";
 import { asTask, bearerClients, stateOf, textRequest } from "./client.ts";
 import type { DevServer } from "./dev-server.ts";
 import { type DistributedPair, startDistributedPair } from "./distributed-pair.ts";
 import { addScenario } from "./scenarios.ts";
 
-/** An OTLP/HTTP receiver: every span it was sent, and the headers of each request. */
-async function startReceiver(port = 0) {
-  const spans: OtlpSpan[] = [];
-  const headers: Array<Record<string, string | string[] | undefined>> = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      if (req.url === "/v1/traces" && req.method === "POST") {
-        headers.push(req.headers);
-        spans.push(...spansOf(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Otlp));
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    spans,
-    headers,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 const SHARED_KEY = "e2e-traces-key";
 let pair: DistributedPair;
 let a: DevServer;
 let b: DevServer;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: FakeCollector;
 
 const scenario = (turns: Turn[]) => addScenario(pair.harness.fake.store, turns);
 
@@ -96,12 +67,12 @@ beforeAll(async () => {
   // The Worker's warnings reach output() (dev-server.ts keeps wrangler at errors by default): the
   // second test reads the one line a failed export writes.
   process.env.WRANGLER_LOG = "warn";
-  receiver = await startReceiver();
+  receiver = await startFakeCollector();
   pair = await startDistributedPair({
     MODEL_IDLE_TIMEOUT_MS: "5000",
     MODEL_RETRY_BASE_MS: "20",
     A2A_API_KEY: SHARED_KEY,
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=e2e%20secret",
   });

@@ -1,0 +1,90 @@
+/**
+ * The servers a bench starts, and their end: dev servers (`npm run dev`'s script, or another such
+ * as the SDK Worker peer's bench/sdk-worker/dev.ts) on free ports of 127.0.0.1, each with a state
+ * directory of its own (on tmpfs, /dev/shm, when there is one, unless `disk`) and an inspector port
+ * of its own (for a CPU profile), and the Node reference server (bench/reference-server.ts).
+ * `stop()` stops every one of them, the last started first, and removes the state directories.
+ * Node only.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, startDevServer } from "../test/e2e/dev-server.ts";
+import type { Target } from "./a2a-calls.ts";
+import type { CpuTarget } from "./cpu-bench.ts";
+
+/** A dev server under test: a target with an inspector port, which can be stopped early. */
+export interface BenchServer extends CpuTarget {
+  stop(): Promise<void>;
+}
+
+/** The servers of one bench run. */
+export interface BenchServers {
+  /** Whether the state directories are on tmpfs. */
+  onTmpfs: boolean;
+  /** Starts a dev server named `name` in the tables (`script`: another than scripts/dev.ts). */
+  serve(
+    name: string,
+    options: { vars: Record<string, string>; script?: string },
+  ): Promise<BenchServer>;
+  /** Starts the Node reference server calling the model at `modelUrl`, once it answers. */
+  reference(modelUrl: string): Promise<Target>;
+  /** Stops them all and removes their state. */
+  stop(): Promise<void>;
+}
+
+const root = join(import.meta.dirname, "..");
+
+/** The servers of a bench run; none is started yet. */
+export function benchServers(options: { disk: boolean }): BenchServers {
+  const onTmpfs = !options.disk && existsSync("/dev/shm");
+  const dirs: string[] = [];
+  const stops: Array<() => Promise<void> | void> = [];
+  return {
+    onTmpfs,
+    async serve(name, { vars, script }) {
+      const slug = name.replace(/\W+/g, "-").toLowerCase();
+      const dir = mkdtempSync(join(onTmpfs ? "/dev/shm" : tmpdir(), `a2a-bench-${slug}-`));
+      dirs.push(dir);
+      const inspectorPort = await freePort();
+      const server = await startDevServer({
+        port: await freePort(),
+        persistDir: dir,
+        vars,
+        extraArgs: ["--inspector-port", String(inspectorPort)],
+        script,
+      });
+      stops.push(() => server.stop());
+      return { name, base: server.url, inspectorPort, stop: () => server.stop() };
+    },
+    async reference(modelUrl) {
+      const port = await freePort();
+      const child = spawn(
+        process.execPath,
+        [join(root, "bench", "reference-server.ts"), "--port", String(port), "--model", modelUrl],
+        { stdio: ["ignore", "ignore", "inherit"] },
+      );
+      stops.push(() => {
+        child.kill();
+      });
+      const base = `http://127.0.0.1:${port}`;
+      for (let i = 0; i < 200; i++) {
+        if (child.exitCode !== null) throw new Error("the reference server exited");
+        if (
+          await fetch(`${base}/health`).then(
+            (r) => r.ok,
+            () => false,
+          )
+        )
+          return { name: "Node reference", base };
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`${base} did not answer`);
+    },
+    async stop() {
+      for (const stop of stops.reverse()) await stop();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
