@@ -13,13 +13,13 @@
  * `npm test`.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type DevServer, freePort, startDevServer } from "../test/e2e/dev-server.ts";
 import { startFakeModel } from "../test/fake-model/server.ts";
 import { send, streamTimes, type Target } from "./a2a-calls.ts";
+import { benchServers } from "./bench-servers.ts";
 import { processCpuMs, workerdPid } from "./devtools.ts";
 import { CATEGORIES, type Category, countSamples } from "./native-categories.ts";
 
@@ -63,7 +63,7 @@ const run = (target: Target, kind: Kind) =>
 async function sample(target: Target, pid: number, kind: Kind, dir: string) {
   for (let i = 0; i < Number(values.warmup); i++) await run(target, kind);
   await quiet(pid);
-  const file = join(dir, `${target.name}-${kind}.data`);
+  const file = join(dir, `${target.name.replace(/\W+/g, "-")}-${kind}.data`);
   const args = ["record", "-e", "cpu-clock", "-F", String(frequency), "-g", "-p", String(pid)];
   const recorder = spawn("perf", [...args, "-o", file], { stdio: "ignore" });
   await sleep(500); // perf attaches
@@ -82,30 +82,25 @@ async function sample(target: Target, pid: number, kind: Kind, dir: string) {
   return { total: ms(samples), by: new Map([...by].map(([k, n]) => [k, ms(n)])) };
 }
 
-const base = existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
-const dir = mkdtempSync(join(base, "a2a-native-"));
+const dir = mkdtempSync(join(tmpdir(), "a2a-native-"));
 const fake = await startFakeModel({ port: 0 });
-const servers: DevServer[] = [];
+const servers = benchServers({ disk: false });
 try {
   const root = join(import.meta.dirname, "..");
-  const start = async (name: string, script: string | undefined, vars: Record<string, string>) => {
-    const inspectorPort = await freePort();
-    const server = await startDevServer({
-      port: await freePort(),
-      persistDir: mkdtempSync(join(dir, `${name}-`)),
-      vars: { ANTHROPIC_BASE_URL: fake.url, ...vars },
-      extraArgs: ["--inspector-port", String(inspectorPort)],
-      script,
-    });
-    servers.push(server);
-    const pid = workerdPid(inspectorPort);
-    if (pid === null) throw new Error(`${name}: the workerd process was not found`);
-    return { target: { name, base: server.url }, pid };
-  };
-  const targets = [
-    await start("ours", undefined, { ANTHROPIC_API_KEY: "bench-key" }),
-    await start("sdk-worker", join(root, "bench", "sdk-worker", "dev.ts"), { TASK_STORE: "d1" }),
-  ];
+  const targets = [];
+  for (const server of [
+    await servers.serve("ours", {
+      vars: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" },
+    }),
+    await servers.serve("SDK Worker (D1)", {
+      script: join(root, "bench", "sdk-worker", "dev.ts"),
+      vars: { ANTHROPIC_BASE_URL: fake.url, TASK_STORE: "d1" },
+    }),
+  ]) {
+    const pid = workerdPid(server.inspectorPort);
+    if (pid === null) throw new Error(`${server.name}: the workerd process was not found`);
+    targets.push({ target: server, pid });
+  }
   for (const kind of ["blocking", "streaming"] as const) {
     const results = [];
     for (const { target, pid } of targets) results.push(await sample(target, pid, kind, dir));
@@ -125,7 +120,7 @@ try {
     "\nperf's own sampling slows the process: compare the two columns, not these figures with bench:cpu's.",
   );
 } finally {
-  for (const server of servers) await server.stop();
+  await servers.stop();
   await fake.close();
   rmSync(dir, { recursive: true, force: true });
 }
