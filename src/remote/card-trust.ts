@@ -1,13 +1,13 @@
 /**
  * Verified remote agents: a registry entry with `requireSignature` is used only while its card
- * carries a valid JWS signature (a2a/card-signature.ts), checked before the first call and on
+ * carries a valid JWS signature (auth/card-signature.ts), checked before the first call and on
  * every refresh of the card. The key set is the entry's `cardKeysUrl` (pinned: the `jku` the
  * card names is ignored), else the `jku`, which must be on the card's own origin (a key set
  * elsewhere could be anyone's). A card that fails is refused with {@link CardTrustError}, whose
  * message says why (the model and the user read it).
  */
 import type { JWK } from "jose";
-import { verifyCardSignature } from "../a2a/card-signature.ts";
+import { verifyCardSignature } from "../auth/card-signature.ts";
 import type { RemoteAgentEntry } from "../config/agent-network.ts";
 
 /** Raised when a registry entry's card fails its signature requirement; says why. */
