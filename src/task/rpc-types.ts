@@ -6,8 +6,8 @@
 import type { DelegatedCaller, UserBudget } from "../protocol/app-types.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import type { NewPushConfig } from "../push/push-config.ts";
+import type { Lineage } from "../subagents/transport.ts";
 import type { ChildReport } from "./children.ts";
-import type { Lineage } from "./lineage.ts";
 
 /** Why a task call was refused. */
 export type TaskErrorKind =
