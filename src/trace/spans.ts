@@ -181,6 +181,7 @@ async function toolSpans(
   end: number,
 ): Promise<TraceSpan[]> {
   const out: TraceSpan[] = [];
+  const childOfCall = new Map(r.localChildren.map((c) => [c.callId, c]));
   for (const fact of r.facts) {
     if (fact.type !== "harness" || fact.event.kind !== "tool_call" || !fact.event.callId) continue;
     const callId = fact.event.callId;
@@ -190,7 +191,7 @@ async function toolSpans(
     );
     const tool = fact.event.tool ?? "unknown";
     const ok = result?.event.ok;
-    const child = r.localChildren.find((c) => c.callId === callId);
+    const child = childOfCall.get(callId);
     const attributes: Record<string, AttributeValue> = {
       "gen_ai.operation.name": "execute_tool",
       "gen_ai.tool.name": tool,

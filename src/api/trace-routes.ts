@@ -10,9 +10,9 @@ import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
-import { otlpJson } from "./otlp.ts";
-import type { TraceSpan } from "./span-types.ts";
-import type { TaskTraceAnswer } from "./task-records.ts";
+import type { TaskTraceAnswer } from "../task/task-spans.ts";
+import { otlpJson } from "../trace/otlp.ts";
+import type { TraceSpan } from "../trace/span-types.ts";
 
 /** The most tasks one trace answer gathers (the task and its sub-agents). */
 export const MAX_TRACE_TASKS = 50;

@@ -1,19 +1,21 @@
 /**
  * A task object's spans, read from its own stores (record, event log, model calls, children) when
- * asked: for the trace route (with the local sub-agents to follow) and for the export at the
- * task's end. Nothing is kept for tracing beyond the records the task keeps anyway.
+ * asked: for the trace route (api/trace-routes.ts, with the local sub-agents to follow) and for
+ * the export at the task's end. Nothing is kept for tracing beyond the records the task keeps
+ * anyway; trace/ builds the spans from them and sends them.
  */
 import type { Config } from "../config/config.ts";
 import { taskIdFor } from "../platform/ids.ts";
 import type { TaskStateName } from "../protocol/wire.ts";
-import { isTerminal } from "../task/state-machine.ts";
-import type { TaskRuntime } from "../task/task-runtime.ts";
+import { modelOfTask } from "../trace/cost.ts";
+import { exportSpans } from "../trace/export.ts";
+import { type LogFact, logFacts, type TraceSpan } from "../trace/span-types.ts";
+import { taskSpans } from "../trace/spans.ts";
+import { taskTraceOf } from "../trace/task-trace.ts";
 import { estimateCost } from "../users/pricing.ts";
-import { modelOfTask } from "./cost.ts";
-import { exportSpans } from "./export.ts";
-import { logFacts, type TraceSpan } from "./span-types.ts";
-import { taskSpans } from "./spans.ts";
-import { taskTraceOf } from "./task-trace.ts";
+import type { ChildRecord } from "./children.ts";
+import { isTerminal } from "./state-machine.ts";
+import type { TaskRuntime } from "./task-runtime.ts";
 
 /** A task's spans and the sub-agent tasks of this Worker it started (their spans are theirs). */
 export interface TaskTraceAnswer {
@@ -31,20 +33,7 @@ export async function traceOfTask(
   if (!record) return { spans: [], localChildren: [] };
   const facts = logFacts(rt.log.timeline());
   const local = rt.children.all().filter((c) => c.transport === "local");
-  // Which tool call started each local child: its id is derived from the call's id (local.ts).
-  const localChildren: Array<{ taskId: string; callId: string; agent: string }> = [];
-  for (const fact of facts) {
-    if (fact.type !== "harness" || fact.event.kind !== "tool_call" || !fact.event.callId) continue;
-    for (const child of local) {
-      const id = await taskIdFor(
-        record.owner,
-        child.agent,
-        `subagent:${record.id}:${fact.event.callId}`,
-      );
-      if (id === child.id)
-        localChildren.push({ taskId: id, callId: fact.event.callId, agent: child.agent });
-    }
-  }
+  const localChildren = await childCalls(record, facts, local);
   const usage = rt.loopState.get().usage;
   const spans = await taskSpans({
     trace: taskTraceOf(record),
@@ -63,6 +52,33 @@ export async function traceOfTask(
     includeContent: config.trace.includeContent,
   });
   return { spans, localChildren: local.map((c) => c.id) };
+}
+
+/**
+ * Which tool call started each local child, in the order of the calls. A child's id is derived
+ * from the call's id and the child's agent (subagents/local.ts): each call id is hashed once per
+ * agent that has local children, into a map from child id to call.
+ */
+async function childCalls(
+  record: { id: string; owner: string },
+  facts: LogFact[],
+  local: ChildRecord[],
+): Promise<Array<{ taskId: string; callId: string; agent: string }>> {
+  if (local.length === 0) return [];
+  const agents = [...new Set(local.map((c) => c.agent))];
+  const byChildId = new Map<string, { callId: string; agent: string }>();
+  for (const fact of facts) {
+    if (fact.type !== "harness" || fact.event.kind !== "tool_call" || !fact.event.callId) continue;
+    const callId = fact.event.callId;
+    for (const agent of agents) {
+      const id = await taskIdFor(record.owner, agent, `subagent:${record.id}:${callId}`);
+      if (!byChildId.has(id)) byChildId.set(id, { callId, agent });
+    }
+  }
+  const children = new Map(local.map((c) => [c.id, c.agent]));
+  return [...byChildId].flatMap(([taskId, call]) =>
+    children.get(taskId) === call.agent ? [{ taskId, ...call }] : [],
+  );
 }
 
 /**
