@@ -4,39 +4,17 @@
  * (subagents/) implement {@link Subagents}, the remote-agent handle (remote/) {@link RemoteAgents};
  * a tool's or a hook's {@link HarnessEvent} goes on the
  * task's stream; a {@link Suspension} makes a tool call wait for a person or a child task.
- * Types only (and the pinned list of event kinds): the loop knows its collaborators through this
- * file alone.
+ * Types only (the pinned event kinds are protocol/harness-event-kinds.ts's): the loop knows its
+ * collaborators through this file alone.
  */
 import type { RemoteAgentEntry } from "../config/agent-network.ts";
 import type { Config } from "../config/config.ts";
+import type { HarnessEventKind } from "../protocol/harness-event-kinds.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { MemoryMode, WorkspaceApi, WsResult } from "../workspace/types.ts";
 import type { ChatMessage } from "./chat-message.ts";
 
 // Harness events: what tools and hooks publish on the task's stream
-
-/** Every kind of harness event. */
-export const HARNESS_EVENT_KINDS = [
-  "tool_call",
-  "tool_result",
-  "plan",
-  "progress",
-  "verification",
-  "loop_warning",
-  "cap_reached",
-  "output_truncated",
-  "output_compacted",
-  "checkpoint",
-  "rollback",
-  "compaction",
-  "turn_limit",
-  "time_limit",
-  "approval",
-  "subagent",
-  "remote",
-  "session_start",
-] as const;
-export type HarnessEventKind = (typeof HARNESS_EVENT_KINDS)[number];
 
 /** An event as the harness raises it (the agent is filled in by the task). */
 export interface HarnessEvent {

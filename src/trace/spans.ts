@@ -10,10 +10,10 @@
  */
 
 import { spanIdFor, TASK_SPAN_KEY, toolSpanKey } from "../platform/trace-context.ts";
+import { HOOK_EVENT_KINDS } from "../protocol/harness-event-kinds.ts";
 import type { StoredModelCall } from "./model-calls.ts";
 import {
   type AttributeValue,
-  HOOK_EVENT_KINDS,
   type LogFact,
   type LoggedHarnessEvent,
   type TraceSpan,
@@ -44,6 +44,9 @@ export interface TaskRecords {
 
 /** The fields every span of a task shares. */
 type SpanBase = Pick<TraceSpan, "traceId" | "taskId" | "events" | "links" | "traceState">;
+
+/** Harness event kinds that are a hook's intervention (span events, not spans). */
+const HOOK_KINDS: ReadonlySet<string> = new Set(HOOK_EVENT_KINDS);
 
 const GEN_AI = { "gen_ai.provider.name": "anthropic", "gen_ai.system": "anthropic" };
 
@@ -163,7 +166,7 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
 
   // Hook interventions: events on the step they happened in.
   for (const fact of r.facts) {
-    if (fact.type !== "harness" || !HOOK_EVENT_KINDS.has(fact.event.kind)) continue;
+    if (fact.type !== "harness" || !HOOK_KINDS.has(fact.event.kind)) continue;
     stepAt(fact.at).events.push({
       name: `harness.${fact.event.kind}`,
       atMs: fact.at,
