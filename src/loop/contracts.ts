@@ -103,7 +103,7 @@ export interface ToolContext {
   };
 }
 
-/** An agent's memory as a task reads and writes it (see tools/memory.ts). */
+/** An agent's memory as a task reads and writes it (see tools/state/memory.ts). */
 export interface MemoryAccess {
   /** The agent's shared CONTEXT.md (admins write it), or null. */
   shared(): Promise<string | null>;

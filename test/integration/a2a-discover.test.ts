@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RemoteAgents, RemoteTarget } from "../../src/loop/contracts.ts";
 import { CARD_JSON_MAX_CHARS, compactCardJson } from "../../src/remote/card-json.ts";
 import { discoverCard } from "../../src/remote/client.ts";
-import { a2aDiscoverTool } from "../../src/tools/a2a-discover.ts";
+import { a2aDiscoverTool } from "../../src/tools/agents/a2a-discover.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 
 /** A fetch that serves `card` as the agent card and counts the reads. */

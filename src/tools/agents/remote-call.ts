@@ -3,9 +3,9 @@
  * the work, and turn a refused connection or a failed call into a tool error naming the agent.
  */
 import { z } from "zod";
-import type { RemoteTarget, ToolContext, ToolResult } from "../loop/contracts.ts";
-import { remoteError } from "../remote/client.ts";
-import { requiredText } from "./input.ts";
+import type { RemoteTarget, ToolContext, ToolResult } from "../../loop/contracts.ts";
+import { remoteError } from "../../remote/client.ts";
+import { requiredText } from "../input.ts";
 
 /** The remote agent a call names: a registry name or an http(s) URL. */
 export const RemoteAgentName = requiredText(2_000);

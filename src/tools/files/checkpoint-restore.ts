@@ -4,8 +4,8 @@
  * event), so a restore can itself be undone. Output: what was restored and the backup's id.
  */
 import { z } from "zod";
-import { defineTool, withValue } from "./input.ts";
-import { byTask, emitCheckpoint, plural } from "./workspace-input.ts";
+import { defineTool, withValue } from "../input.ts";
+import { byTask, emitCheckpoint, plural } from "../workspace-input.ts";
 
 const Input = z.strictObject({
   id: z

@@ -5,9 +5,9 @@
  * that asked for input; `context_id` keeps a conversation with the agent.
  */
 import { z } from "zod";
-import { clientFor } from "../remote/client.ts";
-import { outcomeOf, type RemoteOutcome, sendRequest } from "../remote/sdk-codec.ts";
-import { defineTool } from "./input.ts";
+import { clientFor } from "../../remote/client.ts";
+import { outcomeOf, type RemoteOutcome, sendRequest } from "../../remote/sdk-codec.ts";
+import { defineTool } from "../input.ts";
 import { RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({

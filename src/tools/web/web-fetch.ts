@@ -9,11 +9,11 @@
  */
 
 import { z } from "zod";
-import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
-import { checkRedirect, checkUrl } from "../platform/ssrf.ts";
-import { currentTraceHeaders } from "../trace/current-span.ts";
+import type { Tool, ToolContext, ToolResult } from "../../loop/contracts.ts";
+import { checkRedirect, checkUrl } from "../../platform/ssrf.ts";
+import { currentTraceHeaders } from "../../trace/current-span.ts";
+import { defineTool, maxCharsField, requiredText } from "../input.ts";
 import { htmlToText } from "./html-text.ts";
-import { defineTool, maxCharsField, requiredText } from "./input.ts";
 
 /** Default and maximum of `max_chars`. */
 export const WEB_FETCH_DEFAULT_CHARS = 8_000;

@@ -4,10 +4,10 @@
  * arrives (harness event `remote`); returns the final answer like a2a_call.
  */
 import { z } from "zod";
-import { clientFor } from "../remote/client.ts";
-import { sendRequest, streamEventJson, streamEventText } from "../remote/sdk-codec.ts";
+import { clientFor } from "../../remote/client.ts";
+import { sendRequest, streamEventJson, streamEventText } from "../../remote/sdk-codec.ts";
+import { defineTool } from "../input.ts";
 import { describeOutcome } from "./a2a-call.ts";
-import { defineTool } from "./input.ts";
 import { RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({

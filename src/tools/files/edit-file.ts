@@ -4,8 +4,8 @@
  * `checkpoint` harness event). Effects: wrote = [path].
  */
 import { z } from "zod";
-import { defineTool, withValue } from "./input.ts";
-import { byTask, emitCheckpoint } from "./workspace-input.ts";
+import { defineTool, withValue } from "../input.ts";
+import { byTask, emitCheckpoint } from "../workspace-input.ts";
 
 const Input = z.strictObject({
   path: z.string().min(1, "give a file path").describe("Relative path of an existing file"),

@@ -5,9 +5,9 @@
  * `run_code` test run that names a feature (or runs its test files) updates its passing / total.
  */
 import { z } from "zod";
-import { readFeatureStatus, writeFeatureStatus } from "../workspace/feature-record.ts";
-import { applyFeatureChanges, FeatureChange, FeatureId } from "../workspace/feature-status.ts";
-import { defineTool } from "./input.ts";
+import { readFeatureStatus, writeFeatureStatus } from "../../workspace/feature-record.ts";
+import { applyFeatureChanges, FeatureChange, FeatureId } from "../../workspace/feature-status.ts";
+import { defineTool } from "../input.ts";
 
 const Input = z.strictObject({
   features: z.array(FeatureChange).max(50).default([]).describe("Features to add or change"),

@@ -7,8 +7,8 @@
  * Any query text is accepted: it is reduced to quoted words (src/store/knowledge.ts).
  */
 import { z } from "zod";
-import { searchDocuments, toFtsQuery } from "../store/knowledge.ts";
-import { defineTool } from "./input.ts";
+import { searchDocuments, toFtsQuery } from "../../store/knowledge.ts";
+import { defineTool } from "../input.ts";
 
 const Input = z.strictObject({
   query: z

@@ -3,8 +3,8 @@
  * `<id>  <created at>  <manual|automatic>  <N files>  <label>` (at most LIST_LIMIT lines).
  */
 import { z } from "zod";
-import { defineTool, withValue } from "./input.ts";
-import { plural } from "./workspace-input.ts";
+import { defineTool, withValue } from "../input.ts";
+import { plural } from "../workspace-input.ts";
 
 const LIST_LIMIT = 50;
 

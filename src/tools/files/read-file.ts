@@ -4,8 +4,8 @@
  * Effects: read = [path].
  */
 import { z } from "zod";
-import { MAX_READ_CHARS, MAX_READ_LINES } from "../workspace/limits.ts";
-import { defineTool, withValue } from "./input.ts";
+import { MAX_READ_CHARS, MAX_READ_LINES } from "../../workspace/limits.ts";
+import { defineTool, withValue } from "../input.ts";
 
 const Input = z.strictObject({
   path: z.string().min(1, "give a file path").describe("Relative path, e.g. notes/plan.md"),

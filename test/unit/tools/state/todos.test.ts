@@ -4,11 +4,11 @@
  * agent that delegates asks for the tags.
  */
 import { describe, expect, it } from "vitest";
-import { bundledAgents } from "../../../src/agents/registry.ts";
-import type { HarnessEvent } from "../../../src/loop/contracts.ts";
-import { systemPrompt } from "../../../src/loop/prompt.ts";
-import { writeTodosTool } from "../../../src/tools/todos.ts";
-import { toolContext } from "../../helpers/tool-context.ts";
+import { bundledAgents } from "../../../../src/agents/registry.ts";
+import type { HarnessEvent } from "../../../../src/loop/contracts.ts";
+import { systemPrompt } from "../../../../src/loop/prompt.ts";
+import { writeTodosTool } from "../../../../src/tools/state/todos.ts";
+import { toolContext } from "../../../helpers/tool-context.ts";
 
 function run(todos: unknown[]) {
   const events: HarnessEvent[] = [];

@@ -6,8 +6,8 @@
  * Both are also loaded into the system prompt at the start of every turn.
  */
 import { z } from "zod";
-import { MEMORY_MAX_CHARS } from "../store/shared-memory.ts";
-import { defineTool, inputlessTool, withValue } from "./input.ts";
+import { MEMORY_MAX_CHARS } from "../../store/shared-memory.ts";
+import { defineTool, inputlessTool, withValue } from "../input.ts";
 
 export const memoryReadTool = inputlessTool(
   "memory_read",

@@ -6,11 +6,11 @@
  * `progress_read` reads every state file: PROGRESS.json, feature_status.json, agent_state.json and
  * the newest progress_log.md entries.
  */
-import type { Tool } from "../loop/contracts.ts";
-import { AGENT_STATE_FILE } from "../workspace/agent-state.ts";
-import { FEATURE_STATUS_FILE, parseFeatureStatus } from "../workspace/feature-status.ts";
-import { latestEntries, PROGRESS_LOG_FILE } from "../workspace/progress-log.ts";
-import { stateFileProblem } from "../workspace/state-check.ts";
+import type { Tool } from "../../loop/contracts.ts";
+import { AGENT_STATE_FILE } from "../../workspace/agent-state.ts";
+import { FEATURE_STATUS_FILE, parseFeatureStatus } from "../../workspace/feature-status.ts";
+import { latestEntries, PROGRESS_LOG_FILE } from "../../workspace/progress-log.ts";
+import { stateFileProblem } from "../../workspace/state-check.ts";
 import {
   EMPTY_PROGRESS,
   PROGRESS_FILE,
@@ -18,8 +18,8 @@ import {
   parseProgress,
   readProgress,
   readText,
-} from "../workspace/state-files.ts";
-import { inputlessTool, inputSchemaOf } from "./input.ts";
+} from "../../workspace/state-files.ts";
+import { inputlessTool, inputSchemaOf } from "../input.ts";
 
 /** Newest progress_log.md entries progress_read shows. */
 const LOG_ENTRIES = 2;

@@ -3,9 +3,9 @@
  * manifest; contents are shared, so it is cheap). Output: the id, label and file count.
  */
 import { z } from "zod";
-import { MAX_LABEL_CHARS } from "../workspace/limits.ts";
-import { defineTool, withValue } from "./input.ts";
-import { byTask, plural } from "./workspace-input.ts";
+import { MAX_LABEL_CHARS } from "../../workspace/limits.ts";
+import { defineTool, withValue } from "../input.ts";
+import { byTask, plural } from "../workspace-input.ts";
 
 const Input = z.strictObject({
   label: z

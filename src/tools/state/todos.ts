@@ -6,7 +6,7 @@
  * (taken out of it), else the agent writing the plan. Clients show the tag of delegated steps.
  */
 import { z } from "zod";
-import { defineTool } from "./input.ts";
+import { defineTool } from "../input.ts";
 
 /** An agent's name (the harness's are kebab-case); a tag that is not one stays in the text. */
 const AGENT_NAME = /^[a-z][a-z0-9-]{0,62}$/;

@@ -3,11 +3,11 @@
  * the id a2a_call returned.
  */
 import { z } from "zod";
-import type { Tool } from "../loop/contracts.ts";
-import { clientFor } from "../remote/client.ts";
-import { outcomeOf } from "../remote/sdk-codec.ts";
+import type { Tool } from "../../loop/contracts.ts";
+import { clientFor } from "../../remote/client.ts";
+import { outcomeOf } from "../../remote/sdk-codec.ts";
+import { defineTool, requiredText } from "../input.ts";
 import { describeOutcome } from "./a2a-call.ts";
-import { defineTool, requiredText } from "./input.ts";
 import { RemoteAgentName, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({

@@ -3,9 +3,9 @@
  * path. Output: one `path (N bytes)` per line, then `N files`.
  */
 import { z } from "zod";
-import { MAX_PATH_CHARS } from "../workspace/limits.ts";
-import { defineTool, withValue } from "./input.ts";
-import { plural } from "./workspace-input.ts";
+import { MAX_PATH_CHARS } from "../../workspace/limits.ts";
+import { defineTool, withValue } from "../input.ts";
+import { plural } from "../workspace-input.ts";
 
 const Input = z.strictObject({
   prefix: z.string().max(MAX_PATH_CHARS).optional().describe("Only paths under this, e.g. notes/"),

@@ -1,6 +1,6 @@
 /**
  * `run_code`: runs JavaScript or TypeScript in a fresh, sandboxed Worker isolate (see
- * run-code/sandbox.ts): a snippet, a workspace file (with the workspace's other JS/TS/JSON files
+ * sandbox.ts): a snippet, a workspace file (with the workspace's other JS/TS/JSON files
  * importable; a JSON file that does not parse fails only the code importing it), or, in test
  * mode, the workspace's `*.test.{js,ts}` files with a small built-in test API. Output: a status line (exit code, time, test counts), the captured console output,
  * the entry's return value, the error with its stack. Effects: ran = the workspace files whose
@@ -8,13 +8,13 @@
  * the feature it names (`feature`), and every feature whose test files it ran, get its counts.
  */
 import { z } from "zod";
-import type { ToolContext } from "../loop/contracts.ts";
-import { recordTestRun } from "../workspace/feature-record.ts";
-import { FeatureId } from "../workspace/feature-status.ts";
-import type { WorkspaceApi } from "../workspace/types.ts";
-import { defineTool } from "./input.ts";
-import { type RunReport, runInSandbox, type SandboxProgram } from "./run-code/sandbox.ts";
-import { guardNames, toModule } from "./run-code/transpile.ts";
+import type { ToolContext } from "../../loop/contracts.ts";
+import { recordTestRun } from "../../workspace/feature-record.ts";
+import { FeatureId } from "../../workspace/feature-status.ts";
+import type { WorkspaceApi } from "../../workspace/types.ts";
+import { defineTool } from "../input.ts";
+import { type RunReport, runInSandbox, type SandboxProgram } from "./sandbox.ts";
+import { guardNames, toModule } from "./transpile.ts";
 
 const CODE_FILE = /\.(js|mjs|ts|mts|json)$/;
 const TEST_FILE = /\.test\.(js|mjs|ts|mts)$/;

@@ -1,13 +1,13 @@
 /**
  * `a2a_discover` (domain `a2a`): reads a remote agent's Agent Card, by registry name or URL
  * (cached five minutes per isolate; `refresh` reads it again), and answers the card itself as
- * compact JSON (card-json.ts): name, description, version, url, interfaces, capabilities,
+ * compact JSON (remote/card-json.ts): name, description, version, url, interfaces, capabilities,
  * skills with their ids and examples, security.
  */
 import { z } from "zod";
-import { compactCardJson } from "../remote/card-json.ts";
-import { discoverCard } from "../remote/client.ts";
-import { defineTool } from "./input.ts";
+import { compactCardJson } from "../../remote/card-json.ts";
+import { discoverCard } from "../../remote/client.ts";
+import { defineTool } from "../input.ts";
 import { RemoteAgentName, withRemote } from "./remote-call.ts";
 
 const Input = z.strictObject({

@@ -9,9 +9,9 @@ import {
   GREP_MAX_FILES,
   GREP_MAX_RESULTS,
   MAX_GREP_PATTERN,
-} from "../workspace/limits.ts";
-import { defineTool, withValue } from "./input.ts";
-import { plural } from "./workspace-input.ts";
+} from "../../workspace/limits.ts";
+import { defineTool, withValue } from "../input.ts";
+import { plural } from "../workspace-input.ts";
 
 const Input = z.strictObject({
   pattern: z

@@ -4,9 +4,9 @@
  * `checkpoint` harness event). Effects: wrote = [path].
  */
 import { z } from "zod";
-import { MAX_FILE_BYTES } from "../workspace/limits.ts";
-import { defineTool, withValue } from "./input.ts";
-import { byTask, emitCheckpoint } from "./workspace-input.ts";
+import { MAX_FILE_BYTES } from "../../workspace/limits.ts";
+import { defineTool, withValue } from "../input.ts";
+import { byTask, emitCheckpoint } from "../workspace-input.ts";
 
 const Input = z.strictObject({
   path: z.string().min(1, "give a file path").describe("Relative path, e.g. notes/plan.md"),

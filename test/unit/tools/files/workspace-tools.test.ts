@@ -4,11 +4,11 @@
  * the `checkpoint` events emitted when the workspace took one.
  */
 import { describe, expect, it } from "vitest";
-import type { Config } from "../../../src/config/config.ts";
-import type { HarnessEvent, ToolResult } from "../../../src/loop/contracts.ts";
-import { WORKSPACE_TOOLS } from "../../../src/tools/workspace-tools.ts";
-import type { CheckpointInfo, WorkspaceApi, WsResult } from "../../../src/workspace/types.ts";
-import { toolContext } from "../../helpers/tool-context.ts";
+import type { Config } from "../../../../src/config/config.ts";
+import type { HarnessEvent, ToolResult } from "../../../../src/loop/contracts.ts";
+import { WORKSPACE_TOOLS } from "../../../../src/tools/files/workspace-tools.ts";
+import type { CheckpointInfo, WorkspaceApi, WsResult } from "../../../../src/workspace/types.ts";
+import { toolContext } from "../../../helpers/tool-context.ts";
 
 interface Fake {
   api: WorkspaceApi;

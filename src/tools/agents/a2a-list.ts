@@ -2,7 +2,7 @@
  * `a2a_list` (domain `a2a`): the remote A2A agents of the registry (`A2A_AGENTS`), with their
  * descriptions and how they are reached. Other agents can still be called by URL.
  */
-import { inputlessTool } from "./input.ts";
+import { inputlessTool } from "../input.ts";
 
 /** The `a2a_list` tool. */
 export const a2aListTool = inputlessTool(

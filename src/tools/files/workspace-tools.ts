@@ -3,7 +3,7 @@
  * `workspace`) and the three checkpoint tools (domain `checkpoints`). They use only
  * `context.workspace` and `context.taskId`.
  */
-import type { Tool } from "../loop/contracts.ts";
+import type { Tool } from "../../loop/contracts.ts";
 import { checkpointCreateTool } from "./checkpoint-create.ts";
 import { checkpointListTool } from "./checkpoint-list.ts";
 import { checkpointRestoreTool } from "./checkpoint-restore.ts";

@@ -5,9 +5,9 @@
  * agent's document, is a tool error that says to use `search`.
  */
 import { z } from "zod";
-import type { ToolResult } from "../loop/contracts.ts";
-import { getDocument } from "../store/knowledge.ts";
-import { defineTool, maxCharsField, requiredText } from "./input.ts";
+import type { ToolResult } from "../../loop/contracts.ts";
+import { getDocument } from "../../store/knowledge.ts";
+import { defineTool, maxCharsField, requiredText } from "../input.ts";
 
 /** Default and maximum page size of `fetch_document`. */
 export const FETCH_DOCUMENT_DEFAULT_CHARS = 8_000;

@@ -6,9 +6,9 @@
  * long prompts, and the next task of the conversation finds them.
  */
 import { z } from "zod";
-import type { ToolContext, ToolResult } from "../loop/contracts.ts";
-import { KeyError, scratchKey, scratchPrefix } from "../store/r2-keys.ts";
-import { defineTool, maxCharsField } from "./input.ts";
+import type { ToolContext, ToolResult } from "../../loop/contracts.ts";
+import { KeyError, scratchKey, scratchPrefix } from "../../store/r2-keys.ts";
+import { defineTool, maxCharsField } from "../input.ts";
 
 /** Largest scratchpad file (UTF-8 bytes) and most files per scratchpad. */
 export const SCRATCH_MAX_BYTES = 262_144;

@@ -5,7 +5,7 @@
  * waits without holding the parent's loop: the parent resumes when the child reports.
  */
 import { z } from "zod";
-import { defineTool, requiredText } from "./input.ts";
+import { defineTool, requiredText } from "../input.ts";
 
 const Input = z.strictObject({
   subagent_type: requiredText(64).describe("The sub-agent's name, e.g. researcher."),
