@@ -9,8 +9,8 @@
  */
 import { z } from "zod";
 import type { ToolContext } from "../../loop/contracts.ts";
-import { recordTestRun } from "../../workspace/feature-record.ts";
-import { FeatureId } from "../../workspace/feature-status.ts";
+import { recordTestRun } from "../../workspace/state/feature-record.ts";
+import { FeatureId } from "../../workspace/state/feature-status.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import { defineTool } from "../input.ts";
 import { type RunReport, runInSandbox, type SandboxProgram } from "./sandbox.ts";

@@ -1,12 +1,16 @@
 /**
- * `feature_update`: the features of the work and the tests that prove each, in
- * feature_status.json (see workspace/feature-status.ts). Adds or changes features by id (status,
- * title, test files) and removes others; the harness keeps the counts and totals, and every
- * `run_code` test run that names a feature (or runs its test files) updates its passing / total.
+ * `feature_update`: the features of the work and the tests that prove each, in feature_status.json
+ * (see workspace/state/feature-status.ts). Adds or changes features by id (status, title, test
+ * files) and removes others; the harness keeps the counts and totals, and every `run_code` test run
+ * that names a feature (or runs its test files) updates its passing / total.
  */
 import { z } from "zod";
-import { readFeatureStatus, writeFeatureStatus } from "../../workspace/feature-record.ts";
-import { applyFeatureChanges, FeatureChange, FeatureId } from "../../workspace/feature-status.ts";
+import { readFeatureStatus, writeFeatureStatus } from "../../workspace/state/feature-record.ts";
+import {
+  applyFeatureChanges,
+  FeatureChange,
+  FeatureId,
+} from "../../workspace/state/feature-status.ts";
 import { defineTool } from "../input.ts";
 
 const Input = z.strictObject({

@@ -2,8 +2,8 @@
  * Memory tools on the agent's CONTEXT.md: `memory_read` returns the agent's shared memory
  * (`agents/<agent>/shared/CONTEXT.md`, read-only here) and the caller's own
  * (`agents/<agent>/users/<owner>/memory/CONTEXT.md`, kept by the agent's workspace object for the
- * owner, see workspace/memory-file.ts); `memory_write` appends to or replaces the caller's own.
- * Both are also loaded into the system prompt at the start of every turn.
+ * owner, see workspace/files/memory-file.ts); `memory_write` appends to or replaces the caller's
+ * own. Both are also loaded into the system prompt at the start of every turn.
  */
 import { z } from "zod";
 import { MEMORY_MAX_CHARS } from "../../store/shared-memory.ts";

@@ -7,10 +7,10 @@
  * the newest progress_log.md entries.
  */
 import type { Tool } from "../../loop/contracts.ts";
-import { AGENT_STATE_FILE } from "../../workspace/agent-state.ts";
-import { FEATURE_STATUS_FILE, parseFeatureStatus } from "../../workspace/feature-status.ts";
-import { latestEntries, PROGRESS_LOG_FILE } from "../../workspace/progress-log.ts";
-import { stateFileProblem } from "../../workspace/state-check.ts";
+import { AGENT_STATE_FILE } from "../../workspace/state/agent-state.ts";
+import { FEATURE_STATUS_FILE, parseFeatureStatus } from "../../workspace/state/feature-status.ts";
+import { latestEntries, PROGRESS_LOG_FILE } from "../../workspace/state/progress-log.ts";
+import { stateFileProblem } from "../../workspace/state/state-check.ts";
 import {
   EMPTY_PROGRESS,
   PROGRESS_FILE,
@@ -18,7 +18,7 @@ import {
   parseProgress,
   readProgress,
   readText,
-} from "../../workspace/state-files.ts";
+} from "../../workspace/state/state-files.ts";
 import { inputlessTool, inputSchemaOf } from "../input.ts";
 
 /** Newest progress_log.md entries progress_read shows. */

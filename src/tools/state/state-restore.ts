@@ -5,8 +5,8 @@
  * harness (the state guard refuses state files to write_file, edit_file and the like).
  */
 import { z } from "zod";
-import { stateFileProblem } from "../../workspace/state-check.ts";
-import { STATE_FILES } from "../../workspace/state-guard.ts";
+import { stateFileProblem } from "../../workspace/state/state-check.ts";
+import { STATE_FILES } from "../../workspace/state/state-guard.ts";
 import { defineTool } from "../input.ts";
 
 const Input = z.strictObject({

@@ -7,9 +7,9 @@
  * only save work later (the scope, "this owner has no memory") are noted in memory and written
  * with the next change's counter, in its statement.
  */
-import { copyOfMap, type RowCopy, upsertRow } from "../store/row-copy.ts";
-import type { WorkspaceScope } from "./keys.ts";
-import type { WorkspaceEntry } from "./types.ts";
+import { copyOfMap, type RowCopy, upsertRow } from "../../store/row-copy.ts";
+import type { WorkspaceScope } from "../keys.ts";
+import type { WorkspaceEntry } from "../types.ts";
 
 /** A manifest row. */
 export interface FileRow {

@@ -3,9 +3,9 @@
  * `agents/<agent>/users/<owner>/blobs/<sha256 hex>`, written once and never changed. Blobs are
  * not garbage-collected: one may be referenced by the manifest or any checkpoint.
  */
-import { userKey } from "../store/r2-keys.ts";
-import type { WorkspaceScope } from "./keys.ts";
-import { workspacePath } from "./limits.ts";
+import { userKey } from "../../store/r2-keys.ts";
+import type { WorkspaceScope } from "../keys.ts";
+import { workspacePath } from "../limits.ts";
 import type { Manifest } from "./manifest.ts";
 
 /** The R2 key of a blob. */

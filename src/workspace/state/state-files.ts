@@ -6,8 +6,8 @@
  * reads clipped to them), the log by rolling over.
  */
 import { z } from "zod";
+import type { WorkspaceApi } from "../types.ts";
 import { parseJsonFile } from "./json-file.ts";
-import type { WorkspaceApi } from "./types.ts";
 
 export const PROGRESS_FILE = "PROGRESS.json";
 export const HANDOFF_FILE = "HANDOFF.md";

@@ -5,11 +5,12 @@
  * candidates' blobs in path order with at most GREP_CONCURRENCY simultaneous R2 reads, stopping
  * once enough matches are found. Matches come back in path and line order.
  */
+
+import { GREP_MAX_FILES, MAX_FILE_BYTES, MAX_GREP_PATTERN, workspacePrefix } from "../limits.ts";
+import type { WsResult } from "../types.ts";
 import type { Blobs } from "./blobs.ts";
-import { GREP_MAX_FILES, MAX_FILE_BYTES, MAX_GREP_PATTERN, workspacePrefix } from "./limits.ts";
 import type { FileRow } from "./manifest.ts";
 import { splitLines } from "./text.ts";
-import type { WsResult } from "./types.ts";
 
 /** Simultaneous R2 reads of one grep (the platform allows 6 open connections). */
 const GREP_CONCURRENCY = 6;

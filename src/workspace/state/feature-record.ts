@@ -5,6 +5,8 @@
  * not parse is never overwritten by a test run (the session start reports it and offers its last
  * good version instead).
  */
+
+import type { WorkspaceApi } from "../types.ts";
 import {
   applyTestRun,
   emptyFeatureStatus,
@@ -16,7 +18,6 @@ import {
   type TestOutcome,
 } from "./feature-status.ts";
 import { readText } from "./state-files.ts";
-import type { WorkspaceApi } from "./types.ts";
 
 /** feature_status.json as stored (an empty one when there is none), or why it does not parse. */
 export async function readFeatureStatus(

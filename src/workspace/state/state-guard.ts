@@ -1,20 +1,20 @@
 /**
- * The state guard: the files that carry long work from task to task are written only by the tool
- * or the harness step that keeps each, never as ordinary files. {@link STATE_FILES} is the one list
- * of them, with who writes each. The workspace's file operations (file-ops.ts, so every write and
- * edit, whichever tool or caller asked for it) refuse to change one unless the write's metadata
- * says `harness: true`: only the harness's own code builds that metadata (the keeping tools and
- * the end-of-task note), never the model. A whole-checkpoint restore puts state files back with
- * everything else (the harness's rollback); there is no single-file restore to guard.
- * A state file is its exact name at the workspace root after path normalisation (`./PROGRESS.json`
- * is PROGRESS.json); `notes/PROGRESS.json` or `progress.json` are ordinary files: the workspace is
+ * The state guard: the files that carry long work from task to task are written only by the tool or
+ * the harness step that keeps each, never as ordinary files. {@link STATE_FILES} is the one list of
+ * them, with who writes each. The workspace's file operations (files/file-ops.ts, so every write
+ * and edit, whichever tool or caller asked for it) refuse to change one unless the write's metadata
+ * says `harness: true`: only the harness's own code builds that metadata (the keeping tools and the
+ * end-of-task note), never the model. A whole-checkpoint restore puts state files back with
+ * everything else (the harness's rollback); there is no single-file restore to guard. A state file
+ * is its exact name at the workspace root after path normalisation (`./PROGRESS.json` is
+ * PROGRESS.json); `notes/PROGRESS.json` or `progress.json` are ordinary files: the workspace is
  * case-sensitive and the harness reads only the exact root names. Pure: no I/O.
  */
+import type { WriteMeta } from "../types.ts";
 import { AGENT_STATE_FILE } from "./agent-state.ts";
 import { FEATURE_STATUS_FILE } from "./feature-status.ts";
 import { PROGRESS_LOG_FILE } from "./progress-log.ts";
 import { DECISIONS_FILE, HANDOFF_FILE, PROGRESS_FILE } from "./state-files.ts";
-import type { WriteMeta } from "./types.ts";
 
 /** A state file and what keeps it. */
 export interface StateFile {

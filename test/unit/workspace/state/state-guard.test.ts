@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { STATE_FILES, stateFileAt, stateWriteRefusal } from "../../../src/workspace/state-guard.ts";
+import {
+  STATE_FILES,
+  stateFileAt,
+  stateWriteRefusal,
+} from "../../../../src/workspace/state/state-guard.ts";
 
 const byModel = { taskId: "t1" };
 const byHarness = { taskId: "t1", harness: true };

@@ -5,9 +5,9 @@
  * the manifest with a checkpoint's rows; rows it leaves as they were keep their change number.
  * Synchronous SQL only; the caller groups calls in transactions.
  */
-import { MAX_LABEL_CHARS } from "./limits.ts";
+import { MAX_LABEL_CHARS } from "../limits.ts";
+import type { CheckpointInfo } from "../types.ts";
 import type { Manifest } from "./manifest.ts";
-import type { CheckpointInfo } from "./types.ts";
 
 /** A checkpoint row. */
 export interface CheckpointRow {

@@ -3,8 +3,8 @@
  * (1-based offset, line count, capped at MAX_READ_LINES lines and MAX_READ_CHARS characters)
  * and the exact, unique replacement `edit` performs.
  */
-import { MAX_READ_CHARS, MAX_READ_LINES } from "./limits.ts";
-import type { WsResult } from "./types.ts";
+import { MAX_READ_CHARS, MAX_READ_LINES } from "../limits.ts";
+import type { WsResult } from "../types.ts";
 
 /** The lines of `content`; a final newline ends the last line rather than starting one. */
 export function splitLines(content: string): string[] {

@@ -6,9 +6,9 @@
  * written before objects kept it) is read from R2 once; an owner the task knows to be new (a
  * conversation the server just opened for an anonymous caller) has none, recorded without a read.
  */
-import { MEMORY_MAX_CHARS } from "../store/shared-memory.ts";
+import { MEMORY_MAX_CHARS } from "../../store/shared-memory.ts";
+import type { MemoryMode, WsResult } from "../types.ts";
 import type { Manifest } from "./manifest.ts";
-import type { MemoryMode, WsResult } from "./types.ts";
 
 /** The file after writing `content` with `mode` over `before`, or why it cannot be written. */
 export function composeMemory(

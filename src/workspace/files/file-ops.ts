@@ -5,14 +5,14 @@
  * transaction with its automatic checkpoints). Refusals the model can act on are
  * `{ ok: false, error }`; the caller holds the write lock for changes.
  */
-import { sha256Hex } from "../platform/hex.ts";
+import { sha256Hex } from "../../platform/hex.ts";
+import { MAX_FILE_BYTES, MAX_FILES, workspacePath } from "../limits.ts";
+import { stateWriteRefusal } from "../state/state-guard.ts";
+import type { WorkspaceApi, WriteMeta, WsResult } from "../types.ts";
 import type { Blobs } from "./blobs.ts";
 import type { Change } from "./changes.ts";
-import { MAX_FILE_BYTES, MAX_FILES, workspacePath } from "./limits.ts";
 import type { FileRow, Manifest } from "./manifest.ts";
-import { stateWriteRefusal } from "./state-guard.ts";
 import { lineDelta, replaceOnce, sliceLines } from "./text.ts";
-import type { WorkspaceApi, WriteMeta, WsResult } from "./types.ts";
 
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
 
