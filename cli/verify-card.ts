@@ -2,11 +2,11 @@
  * The card's signature check: verifies the card's JWS signatures (spec 1.0.1 §8.4) with the key
  * its `jku` names, fetched only from the card's own origin (a key set elsewhere could be
  * anyone's; a redirect off that origin is not followed), through the harness's verifier
- * (src/a2a/card-signature.ts). Then the policy: `--require-signature` refuses an unsigned card,
+ * (src/auth/card-signature.ts). Then the policy: `--require-signature` refuses an unsigned card,
  * and so does a card this CLI has seen signed before (signed-cards.ts).
  */
 import type { JWK } from "jose";
-import { type CardVerification, verifyCardSignature } from "../src/a2a/card-signature.ts";
+import { type CardVerification, verifyCardSignature } from "../src/auth/card-signature.ts";
 import { CliError } from "./errors.ts";
 import { pinFilePath, pinOf, recordPin } from "./signed-cards.ts";
 

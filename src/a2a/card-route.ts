@@ -4,16 +4,17 @@
  * to `0.3` or no header (spec 3.6.2) and at the v0.2 path; `Cache-Control: public, max-age`, a
  * strong ETag per variant, `Last-Modified` (when this isolate built the card; 304 on a matching
  * `If-None-Match`, else on an `If-Modified-Since` not older) and `Vary: A2A-Version`. With
- * `AGENT_CARD_SIGNING_KEY` set, each card carries a signature (card-signature.ts) and the public
- * key is served at /.well-known/jwks.json. Cards are memoized per isolate by agent definition,
- * URL and variant.
+ * `AGENT_CARD_SIGNING_KEY` set, each card carries a signature (auth/card-signature.ts; the signer
+ * is auth/card-signer.ts's, built once per isolate) and the public key is served at
+ * /.well-known/jwks.json. Cards are memoized per isolate by agent definition, URL and variant.
  */
 import type { Context } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
+import { JWKS_PATH } from "../auth/card-signature.ts";
+import { cardSigner } from "../auth/card-signer.ts";
 import { loadConfig } from "../config/config.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { buildAgentCard, buildLegacyAgentCard, cardEtag, etagMatches } from "./card.ts";
-import { type CardSigner, cardSignerFrom, JWKS_PATH } from "./card-signature.ts";
 import { requestedVersion } from "./version.ts";
 
 /** Which card a request gets. */
@@ -30,18 +31,6 @@ interface CachedCard {
 /** Per agent definition: an uploaded identity is a new definition, so its card is built anew. */
 const caches = new WeakMap<AgentDefinition, Map<string, CachedCard>>();
 const CACHE_LIMIT = 64;
-
-let signer: { secret: string | undefined; value: Promise<CardSigner | null> } | null = null;
-
-/** The card signer of this deployment (AGENT_CARD_SIGNING_KEY), built once per isolate. */
-export function cardSigner(env: Env): Promise<CardSigner | null> {
-  const secret = loadConfig(env).cardSigningKey;
-  const cached = signer;
-  if (cached && cached.secret === secret) return cached.value;
-  const value = cardSignerFrom(secret);
-  signer = { secret, value };
-  return value;
-}
 
 /** The public base URL: PUBLIC_URL, else the request's origin. */
 const origin = (c: Context<AppEnv>) => loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;

@@ -14,6 +14,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { agentRoster } from "../agents/roster.ts";
+import { JWKS_PATH } from "../auth/card-signature.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
@@ -33,7 +34,6 @@ import {
   withDefaultAgent,
 } from "./agent-request.ts";
 import { serveCard, serveJwks } from "./card-route.ts";
-import { JWKS_PATH } from "./card-signature.ts";
 import { INVALID_REQUEST } from "./errors.ts";
 import { refuseAnonymousExtendedCard } from "./extended-card.ts";
 import { handleJsonRpc } from "./jsonrpc.ts";

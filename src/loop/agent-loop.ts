@@ -10,10 +10,10 @@
 
 import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/messages/messages";
 import { backoffMs, classifyModelError } from "../model/errors.ts";
+import { addUsage, type Usage } from "../model/usage.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import { AnswerStream } from "./answer-stream.ts";
 import type { HookContext } from "./contracts.ts";
-import { addUsage, type Usage } from "./loop-state.ts";
 import { modelParams } from "./model-params.ts";
 import { refusalOf } from "./refusal.ts";
 import { repairConversation } from "./repair.ts";

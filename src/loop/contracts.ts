@@ -1,41 +1,20 @@
 /**
  * The agent loop's contracts: what it asks of its collaborators and what they hand back. Tools
  * (tools/) and hooks (hooks/) implement {@link Tool} and {@link Hook}; sub-agent transports
- * (subagents/) implement {@link Subagents}; a tool's or a hook's {@link HarnessEvent} goes on the
+ * (subagents/) implement {@link Subagents}, the remote-agent handle (remote/) {@link RemoteAgents};
+ * a tool's or a hook's {@link HarnessEvent} goes on the
  * task's stream; a {@link Suspension} makes a tool call wait for a person or a child task.
- * Types only (and the pinned list of event kinds): the loop knows its collaborators through this
- * file alone.
+ * Types only (the pinned event kinds are protocol/harness-event-kinds.ts's): the loop knows its
+ * collaborators through this file alone.
  */
+import type { RemoteAgentEntry } from "../config/agent-network.ts";
 import type { Config } from "../config/config.ts";
+import type { HarnessEventKind } from "../protocol/harness-event-kinds.ts";
 import type { Part } from "../protocol/wire.ts";
-import type { RemoteAgents } from "../remote/handle.ts";
 import type { MemoryMode, WorkspaceApi, WsResult } from "../workspace/types.ts";
 import type { ChatMessage } from "./chat-message.ts";
 
 // Harness events: what tools and hooks publish on the task's stream
-
-/** Every kind of harness event. */
-export const HARNESS_EVENT_KINDS = [
-  "tool_call",
-  "tool_result",
-  "plan",
-  "progress",
-  "verification",
-  "loop_warning",
-  "cap_reached",
-  "output_truncated",
-  "output_compacted",
-  "checkpoint",
-  "rollback",
-  "compaction",
-  "turn_limit",
-  "time_limit",
-  "approval",
-  "subagent",
-  "remote",
-  "session_start",
-] as const;
-export type HarnessEventKind = (typeof HARNESS_EVENT_KINDS)[number];
 
 /** An event as the harness raises it (the agent is filled in by the task). */
 export interface HarnessEvent {
@@ -124,7 +103,7 @@ export interface ToolContext {
   };
 }
 
-/** An agent's memory as a task reads and writes it (see tools/memory.ts). */
+/** An agent's memory as a task reads and writes it (see tools/state/memory.ts). */
 export interface MemoryAccess {
   /** The agent's shared CONTEXT.md (admins write it), or null. */
   shared(): Promise<string | null>;
@@ -237,4 +216,23 @@ export interface Subagents {
   answer(childTaskId: string, parts: Part[]): Promise<void>;
   /** Cancels a child (best effort; retried by the caller's schedule). */
   cancel(childTaskId: string): Promise<void>;
+}
+
+// Remote agents: what the a2a_* tools and remote sub-agents reach, as remote/handle.ts serves it
+
+/** Where a remote agent is and how far it is trusted. */
+export interface RemoteTarget {
+  /** Registry name, or the URL for an ad-hoc target. */
+  label: string;
+  /** The agent's base URL (its card is at `.well-known/agent-card.json` below it). */
+  baseUrl: string;
+  entry: RemoteAgentEntry | null;
+}
+
+/** Remote A2A agents as a task's tools see them. */
+export interface RemoteAgents {
+  registry(): RemoteAgentEntry[];
+  connect(
+    nameOrUrl: string,
+  ): { ok: true; target: RemoteTarget; fetch: typeof fetch } | { ok: false; error: string };
 }

@@ -7,10 +7,10 @@
  * have written it), never spliced in as the harness's own words. Pure: no I/O.
  */
 import { clip, clipLine } from "../platform/text.ts";
-import type { AgentState } from "../workspace/agent-state.ts";
 import type { ChangeEntry } from "../workspace/change-log.ts";
-import type { FeatureStatus } from "../workspace/feature-status.ts";
-import { STATE_FILES } from "../workspace/state-guard.ts";
+import type { AgentState } from "../workspace/state/agent-state.ts";
+import type { FeatureStatus } from "../workspace/state/feature-status.ts";
+import { STATE_FILES } from "../workspace/state/state-guard.ts";
 import type { WorkspaceEntry } from "../workspace/types.ts";
 
 /** The most characters a whole note has (about 2,500 tokens). */

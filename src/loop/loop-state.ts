@@ -1,16 +1,8 @@
 /**
- * The agent loop's state between steps and the token usage it counts: the shapes the loop reads
- * and returns (the task object stores them, task/loop-state.ts), and usage arithmetic. Pure.
+ * The agent loop's state between steps: the shapes the loop reads and returns (the task object
+ * stores them, task/loop-state.ts). Token usage and its arithmetic are model/usage.ts's. Pure.
  */
-
-/** Token usage summed over every model call of the task. */
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  modelCalls: number;
-}
+import { EMPTY_USAGE, type Usage } from "../model/usage.ts";
 
 /** The loop row. */
 export interface LoopState {
@@ -27,14 +19,6 @@ export interface LoopState {
   usage: Usage;
 }
 
-export const EMPTY_USAGE: Usage = {
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  modelCalls: 0,
-};
-
 /** A task's loop before its first step. */
 export const INITIAL_LOOP_STATE: LoopState = {
   turn: 0,
@@ -44,25 +28,3 @@ export const INITIAL_LOOP_STATE: LoopState = {
   answerStarted: false,
   usage: EMPTY_USAGE,
 };
-
-/** Adds one call's usage to a running total. */
-export function addUsage(total: Usage, call: Omit<Usage, "modelCalls">): Usage {
-  return {
-    inputTokens: total.inputTokens + call.inputTokens,
-    outputTokens: total.outputTokens + call.outputTokens,
-    cacheReadTokens: total.cacheReadTokens + call.cacheReadTokens,
-    cacheWriteTokens: total.cacheWriteTokens + call.cacheWriteTokens,
-    modelCalls: total.modelCalls + 1,
-  };
-}
-
-/** The field-by-field sum of two usages (a sub-agent's usage counted into its parent's). */
-export function sumUsage(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-    modelCalls: a.modelCalls + b.modelCalls,
-  };
-}

@@ -94,6 +94,21 @@ export async function spanIdFor(taskId: string, key: string): Promise<string> {
   return ZEROS.test(hex) ? "0000000000000001" : hex;
 }
 
+/**
+ * The reference to the span `key` of a task: its trace, its id ({@link spanIdFor}) and the
+ * task's `tracestate`; what a call made from the span sends, and what the span itself carries.
+ */
+export async function spanRef(
+  task: { taskId: string; traceId: string; traceState?: string },
+  key: string,
+): Promise<SpanRef> {
+  return {
+    traceId: task.traceId,
+    spanId: await spanIdFor(task.taskId, key),
+    ...(task.traceState ? { traceState: task.traceState } : {}),
+  };
+}
+
 /** The span key of a tool call. */
 export const toolSpanKey = (callId: string) => `tool:${callId}`;
 /** The span key of the task itself (the root of its spans). */

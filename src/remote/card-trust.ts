@@ -1,6 +1,6 @@
 /**
  * Verified remote agents: a registry entry with `requireSignature` is used only while its card
- * carries a valid JWS signature (a2a/card-signature.ts), checked before the first call and on
+ * carries a valid JWS signature (auth/card-signature.ts), checked before the first call and on
  * every refresh of the card. The key set is the entry's `cardKeysUrl` (pinned: the `jku` the
  * card names is ignored), else the `jku`, which must be on the card's own origin (a key set
  * elsewhere could be anyone's). Key sets are cached as the issuers' are (auth/key-sets.ts: ten
@@ -9,7 +9,7 @@
  * model and the user read it).
  */
 import type { JWK } from "jose";
-import { verifyCardSignature } from "../a2a/card-signature.ts";
+import { verifyCardSignature } from "../auth/card-signature.ts";
 import { KeySetCache } from "../auth/key-sets.ts";
 import type { RemoteAgentEntry } from "../config/agent-network.ts";
 

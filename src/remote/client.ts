@@ -12,24 +12,15 @@
 import type { AgentCard } from "@a2a-js/sdk";
 import { type Client, DefaultAgentCardResolver } from "@a2a-js/sdk/client";
 import { UNCHECKED_HEADER } from "../auth/delegation-token.ts";
-import type { RemoteAgentEntry } from "../config/agent-network.ts";
 import type { Config } from "../config/config.ts";
 import { envNamed } from "../config/env-lookup.ts";
+import type { RemoteTarget } from "../loop/contracts.ts";
 import { randomHex } from "../platform/hex.ts";
 import { checkUrl } from "../platform/ssrf.ts";
 import { currentTraceHeaders } from "../trace/current-span.ts";
 import { checkCardTrust } from "./card-trust.ts";
 import { delegationBearer, type OnBehalf } from "./delegation.ts";
 import { sdkClientFactory } from "./sdk-client.ts";
-
-/** Where a remote agent is and how far it is trusted. */
-export interface RemoteTarget {
-  /** Registry name, or the URL for an ad-hoc target. */
-  label: string;
-  /** The agent's base URL (its card is at `.well-known/agent-card.json` below it). */
-  baseUrl: string;
-  entry: RemoteAgentEntry | null;
-}
 
 /** The target for a registry name or an http(s) URL, or why there is none. */
 export function resolveTarget(

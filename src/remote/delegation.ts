@@ -8,8 +8,8 @@
  * secret, if any, is sent (the weaker path: one principal, no user, no expiry).
  */
 import type { AgentCard } from "@a2a-js/sdk";
-import { cardSigner } from "../a2a/card-route.ts";
 import { isAnonymousOwner } from "../auth/anonymous.ts";
+import { cardSigner } from "../auth/card-signer.ts";
 import { type Actor, mintDelegationToken, TASK_SCOPE } from "../auth/delegation-token.ts";
 import type { Config } from "../config/config.ts";
 import { opaqueId } from "../platform/ids.ts";

@@ -1,21 +1,14 @@
 /**
- * The remote-agent handle a task's tools get: the registry, and a connection (target plus the
- * fetch that adds trace and credentials) to a name or URL, after the call rules say the calling
- * agent may reach it.
+ * The remote-agent handle a task's tools get (the loop's {@link RemoteAgents} contract): the
+ * registry, and a connection (target plus the fetch that adds trace and credentials) to a name or
+ * URL, after the call rules say the calling agent may reach it.
  */
 
-import { mayCall, type RemoteAgentEntry } from "../config/agent-network.ts";
+import { mayCall } from "../config/agent-network.ts";
 import type { Config } from "../config/config.ts";
-import { type RemoteTarget, resolveTarget, targetFetch } from "./client.ts";
+import type { RemoteAgents } from "../loop/contracts.ts";
+import { resolveTarget, targetFetch } from "./client.ts";
 import { type DelegatingTask, type OnBehalf, onBehalfOf } from "./delegation.ts";
-
-/** Remote A2A agents as a task's tools see them. */
-export interface RemoteAgents {
-  registry(): RemoteAgentEntry[];
-  connect(
-    nameOrUrl: string,
-  ): { ok: true; target: RemoteTarget; fetch: typeof fetch } | { ok: false; error: string };
-}
 
 /**
  * The handle for a task of agent `caller` with trace `traceId`, whose calls are for `onBehalf`

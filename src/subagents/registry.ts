@@ -6,9 +6,8 @@
  */
 import { currentAgents } from "../agents/overrides.ts";
 import type { Config } from "../config/config.ts";
-import type { SubagentType } from "../loop/contracts.ts";
+import type { RemoteAgents, SubagentType } from "../loop/contracts.ts";
 import { discoverCard } from "../remote/client.ts";
-import type { RemoteAgents } from "../remote/handle.ts";
 
 /** Every sub-agent type this deployment offers. */
 export function subagentTypes(config: Config): SubagentType[] {

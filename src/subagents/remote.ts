@@ -8,9 +8,9 @@
  * from its schedule; answers and cancels go through the same client.
  */
 
+import type { RemoteAgents } from "../loop/contracts.ts";
 import { opaqueId } from "../platform/ids.ts";
 import { clientFor } from "../remote/client.ts";
-import type { RemoteAgents } from "../remote/handle.ts";
 import { outcomeOf, sendRequest } from "../remote/sdk-codec.ts";
 import { type ChildTransport, SUBAGENT_METADATA, type SubagentMetadata } from "./transport.ts";
 

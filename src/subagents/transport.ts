@@ -5,7 +5,15 @@
 import type { SubagentCall } from "../loop/contracts.ts";
 import type { UserBudget } from "../protocol/app-types.ts";
 import type { Part } from "../protocol/wire.ts";
-import type { Lineage } from "../task/lineage.ts";
+
+/** The lineage of a sub-agent's task: what a child is told of the tree it joins. */
+export interface Lineage {
+  parentTaskId: string;
+  rootTaskId: string;
+  rootAgent: string;
+  /** The scratchpad it shares (task/lineage.ts scratchIdOf of the root). */
+  scratchId: string;
+}
 
 /** The parent a child is started for. */
 export interface ParentTask {

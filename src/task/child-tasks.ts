@@ -6,7 +6,7 @@
  */
 import { loadConfig } from "../config/config.ts";
 import type { Subagents, SubagentType } from "../loop/contracts.ts";
-import { EMPTY_USAGE, sumUsage, type Usage } from "../loop/loop-state.ts";
+import { EMPTY_USAGE, sumUsage, type Usage } from "../model/usage.ts";
 import { log } from "../platform/logging.ts";
 import type { Part, TaskStateName } from "../protocol/wire.ts";
 import { callableTypes, type Delegator, transportFor } from "../subagents/reach.ts";

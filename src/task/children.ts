@@ -3,7 +3,7 @@
  * latest report each child sent (its state, its answer or question, its usage). Reports carry the
  * child's row version, so a late retry never replaces a newer one. In the parent's SQLite.
  */
-import type { Usage } from "../loop/loop-state.ts";
+import type { Usage } from "../model/usage.ts";
 import type { Part, TaskStateName } from "../protocol/wire.ts";
 import { type RowOf, withJson } from "../store/row-copy.ts";
 

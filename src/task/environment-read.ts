@@ -10,7 +10,7 @@ import type { HarnessEvent, MemoryAccess } from "../loop/contracts.ts";
 import type { EnvironmentInputs } from "../loop/environment.ts";
 import { log } from "../platform/logging.ts";
 import type { RunReport } from "../tools/run-code/sandbox.ts";
-import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../workspace/state-files.ts";
+import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../workspace/state/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import { continuesWork, HISTORY_ENTRIES, STATE_FILE_NAMES, startSession } from "./session-start.ts";
 

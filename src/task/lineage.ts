@@ -1,20 +1,11 @@
 /**
  * Where a task sits in a delegation tree. A task a client started is its own root; a sub-agent's
  * task records its parent, the root task, the root's agent (whose workspace it works in, and under
- * whose ListTasks it appears) and the scratchpad it shares: its root conversation's. Kept in the
- * task's metadata.
+ * whose ListTasks it appears) and the scratchpad it shares: its root conversation's (the
+ * parent-child contract, `Lineage`, is subagents/transport.ts's). Kept in the task's metadata.
  */
 import { sha256Hex } from "../platform/hex.ts";
 import type { TaskRecord } from "./task-store.ts";
-
-/** The lineage of a sub-agent's task. */
-export interface Lineage {
-  parentTaskId: string;
-  rootTaskId: string;
-  rootAgent: string;
-  /** The scratchpad it shares ({@link scratchIdOf} of the root). */
-  scratchId: string;
-}
 
 /**
  * The scratchpad id of a conversation: a hash of the owner, the agent and the contextId. It names

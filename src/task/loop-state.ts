@@ -6,7 +6,8 @@
  * Counters live here, not in memory, so a restarted object resumes exactly where it stopped.
  * The shapes are the loop's (loop/loop-state.ts); this file stores them in the task's SQLite.
  */
-import { EMPTY_USAGE, INITIAL_LOOP_STATE, type LoopState, type Usage } from "../loop/loop-state.ts";
+import { INITIAL_LOOP_STATE, type LoopState } from "../loop/loop-state.ts";
+import { EMPTY_USAGE, type Usage } from "../model/usage.ts";
 import { upsertRow } from "../store/row-copy.ts";
 
 interface LoopRow {

@@ -14,18 +14,18 @@ import type { HarnessEvent } from "../loop/contracts.ts";
 import type { SessionNoteFacts } from "../loop/environment.ts";
 import { log } from "../platform/logging.ts";
 import type { RunReport } from "../tools/run-code/sandbox.ts";
-import { AGENT_STATE_FILE, parseAgentState } from "../workspace/agent-state.ts";
 import type { ChangeEntry } from "../workspace/change-log.ts";
-import { recordTestRun } from "../workspace/feature-record.ts";
+import { AGENT_STATE_FILE, parseAgentState } from "../workspace/state/agent-state.ts";
+import { recordTestRun } from "../workspace/state/feature-record.ts";
 import {
   FEATURE_STATUS_FILE,
   type FeatureStatus,
   parseFeatureStatus,
   passingTests,
-} from "../workspace/feature-status.ts";
-import { latestEntries, PROGRESS_LOG_FILE } from "../workspace/progress-log.ts";
-import { stateFileProblem } from "../workspace/state-check.ts";
-import { STATE_FILES } from "../workspace/state-guard.ts";
+} from "../workspace/state/feature-status.ts";
+import { latestEntries, PROGRESS_LOG_FILE } from "../workspace/state/progress-log.ts";
+import { stateFileProblem } from "../workspace/state/state-check.ts";
+import { STATE_FILES } from "../workspace/state/state-guard.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 
 /** Changes the note lists. */

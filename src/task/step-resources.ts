@@ -18,7 +18,7 @@ import { streamTurn } from "../model/stream-turn.ts";
 import { scratchPrefix } from "../store/r2-keys.ts";
 import { listPrefix } from "../store/r2-prefix.ts";
 import { sharedMemory } from "../store/shared-memory.ts";
-import { runWorkspaceTests } from "../tools/run-code.ts";
+import { runWorkspaceTests } from "../tools/run-code/run-code.ts";
 import { runTool as inToolSpan } from "../trace/current-span.ts";
 import { taskTraceOf } from "../trace/task-trace.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";

@@ -7,7 +7,7 @@
 import type { HarnessEvent } from "../loop/contracts.ts";
 import { log } from "../platform/logging.ts";
 import type { Message } from "../protocol/wire.ts";
-import { readProgress } from "../workspace/state-files.ts";
+import { readProgress } from "../workspace/state/state-files.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 
 /**

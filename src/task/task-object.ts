@@ -15,7 +15,6 @@ import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
-import { type TaskTraceAnswer, traceOfTask } from "../trace/task-records.ts";
 import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
 import type { TimelineEntry } from "./event-log.ts";
 import { handOver } from "./handover.ts";
@@ -41,6 +40,7 @@ import {
   wireTask,
 } from "./task-parts.ts";
 import type { TaskRuntime } from "./task-runtime.ts";
+import { type TaskTraceAnswer, traceOfTask } from "./task-spans.ts";
 
 const notFound = <T>(): TaskResult<T> => taskFail("not_found", "task not found");
 

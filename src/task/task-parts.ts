@@ -19,7 +19,6 @@ import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
 import type { ScheduleEntry, Scheduler } from "../store/scheduler.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
-import { exportAtEnd } from "../trace/task-records.ts";
 import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
 import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
 import { LoopDriver } from "./loop-driver.ts";
@@ -28,6 +27,7 @@ import { taskSchema } from "./schema.ts";
 import { isSettled, isTerminal } from "./state-machine.ts";
 import type { Listener, StatusChange } from "./status-change.ts";
 import { TaskRuntime } from "./task-runtime.ts";
+import { exportAtEnd } from "./task-spans.ts";
 
 /** Schedule id of the job that erases an ended task when RETENTION_DAYS have passed. */
 export const RETENTION_JOB = "retention";
@@ -109,7 +109,7 @@ function announceStatus(
   runtime.onStatusChange(({ state }) =>
     isTerminal(state) ? runtime.outbox.exportArtifacts() : undefined,
   );
-  // Its spans go to the OTLP collector once it ends (export on; trace/task-records.ts).
+  // Its spans go to the OTLP collector once it ends (export on; task-spans.ts).
   runtime.onStatusChange(({ state }) => exportAtEnd(runtime, loadConfig(env), state));
 }
 

@@ -17,8 +17,8 @@ import {
 } from "../loop/compaction.ts";
 import type { HarnessEvent, MemoryAccess } from "../loop/contracts.ts";
 import { environmentNote } from "../loop/environment.ts";
-import { addUsage } from "../loop/loop-state.ts";
 import { type PromptInputs, systemPrompt } from "../loop/prompt.ts";
+import { addUsage } from "../model/usage.ts";
 import { log } from "../platform/logging.ts";
 import type { WorkspaceApi } from "../workspace/types.ts";
 import {

@@ -50,7 +50,7 @@ function failed(event: ToolEvent): boolean {
 /** A path as it may be shown in Markdown: one line, no backticks, bounded. */
 function shownPath(path: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
-  const clean = path.replace(/[\u0000-\u001f\u007f`]/g, "");
+  const clean = path.replace(/[\u0000-\u001f\u007f\u0060]/g, ""); // \u0060: the backtick
   return clean.length > PATH_CHARS ? `${clean.slice(0, PATH_CHARS)}…` : clean;
 }
 

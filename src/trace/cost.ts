@@ -5,7 +5,7 @@
  */
 import { withDefaultModel } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
-import type { Usage } from "../loop/loop-state.ts";
+import type { Usage } from "../model/usage.ts";
 import { COST_EXTENSION } from "../protocol/extensions.ts";
 import { estimateCost } from "../users/pricing.ts";
 

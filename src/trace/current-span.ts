@@ -5,7 +5,7 @@
  * being handed it. Outside a tool call there is none, and callers fall back to the task's span.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type SpanRef, spanIdFor, toolSpanKey, traceHeaders } from "../platform/trace-context.ts";
+import { type SpanRef, spanRef, toolSpanKey, traceHeaders } from "../platform/trace-context.ts";
 
 const current = new AsyncLocalStorage<SpanRef>();
 
@@ -31,9 +31,5 @@ export async function runTool<T>(
   callId: string,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const spanId = await spanIdFor(task.taskId, toolSpanKey(callId));
-  return withSpan(
-    { traceId: task.traceId, spanId, ...(task.traceState ? { traceState: task.traceState } : {}) },
-    fn,
-  );
+  return withSpan(await spanRef(task, toolSpanKey(callId)), fn);
 }

@@ -67,21 +67,6 @@ export function logFacts(
   return facts;
 }
 
-/** Harness event kinds that are a hook's intervention (span events, not spans). */
-export const HOOK_EVENT_KINDS: ReadonlySet<string> = new Set([
-  "verification",
-  "loop_warning",
-  "cap_reached",
-  "output_truncated",
-  "output_compacted",
-  "checkpoint",
-  "rollback",
-  "compaction",
-  "turn_limit",
-  "time_limit",
-  "approval",
-]);
-
 /** States in which the task waits for a person. */
 export const WAITING_STATES: ReadonlySet<string> = new Set([
   "TASK_STATE_INPUT_REQUIRED",

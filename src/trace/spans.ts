@@ -9,11 +9,11 @@
  * `includeContent`. Pure but for hashing.
  */
 
-import { spanIdFor, TASK_SPAN_KEY, toolSpanKey } from "../platform/trace-context.ts";
+import { spanIdFor, spanRef, TASK_SPAN_KEY, toolSpanKey } from "../platform/trace-context.ts";
+import { HOOK_EVENT_KINDS } from "../protocol/harness-event-kinds.ts";
 import type { StoredModelCall } from "./model-calls.ts";
 import {
   type AttributeValue,
-  HOOK_EVENT_KINDS,
   type LogFact,
   type LoggedHarnessEvent,
   type TraceSpan,
@@ -42,27 +42,28 @@ export interface TaskRecords {
   includeContent: boolean;
 }
 
-/** The fields every span of a task shares. */
-type SpanBase = Pick<TraceSpan, "traceId" | "taskId" | "events" | "links" | "traceState">;
+/** A span's reference (trace, id, `tracestate`) and its task, with no events or links yet. */
+type SpanStart = Pick<
+  TraceSpan,
+  "traceId" | "spanId" | "taskId" | "events" | "links" | "traceState"
+>;
+
+/** The start of the task's span `key`: its reference is the one calls made from it send. */
+async function spanStart(trace: TaskTrace, key: string): Promise<SpanStart> {
+  return { ...(await spanRef(trace, key)), taskId: trace.taskId, events: [], links: [] };
+}
+
+/** Harness event kinds that are a hook's intervention (span events, not spans). */
+const HOOK_KINDS: ReadonlySet<string> = new Set(HOOK_EVENT_KINDS);
 
 const GEN_AI = { "gen_ai.provider.name": "anthropic", "gen_ai.system": "anthropic" };
 
 /** Every span of one task (its sub-agents' are their own tasks'). */
 export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
   const { trace } = r;
-  const id = (key: string) => spanIdFor(trace.taskId, key);
   const end = r.endedMs ?? r.nowMs;
-  const base = (): SpanBase => ({
-    traceId: trace.traceId,
-    taskId: trace.taskId,
-    events: [],
-    links: [],
-    ...(trace.traceState ? { traceState: trace.traceState } : {}),
-  });
-  const taskSpanId = await id(TASK_SPAN_KEY);
   const task: TraceSpan = {
-    ...base(),
-    spanId: taskSpanId,
+    ...(await spanStart(trace, TASK_SPAN_KEY)),
     ...(trace.parentSpanId ? { parentSpanId: trace.parentSpanId } : {}),
     name: `invoke_agent ${r.agent}`,
     kind: trace.parentSpanId ? "server" : "internal",
@@ -81,6 +82,7 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
     },
     status: { code: r.state === "TASK_STATE_FAILED" ? "error" : "unset" },
   };
+  const taskSpanId = task.spanId;
   const spans: TraceSpan[] = [task];
 
   // Steps: one per turn, from its first model call to the next turn's first.
@@ -97,8 +99,7 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
     const lastFact = r.facts.filter((f) => f.at >= startMs && f.at < next).at(-1)?.at ?? startMs;
     const endMs = Math.max(...calls.map((c) => c.endedAt), nextTurn === undefined ? end : lastFact);
     steps.push({
-      ...base(),
-      spanId: await id(`step:${turn}`),
+      ...(await spanStart(trace, `step:${turn}`)),
       parentSpanId: taskSpanId,
       name: `step ${turn + 1}`,
       kind: "internal",
@@ -117,8 +118,7 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
   for (const call of r.modelCalls) {
     const step = steps.find((s) => s.attributes["a2a.step.turn"] === call.turn) ?? task;
     spans.push({
-      ...base(),
-      spanId: await id(`model:${call.seq}`),
+      ...(await spanStart(trace, `model:${call.seq}`)),
       parentSpanId: step.spanId,
       name: `chat ${call.model}`,
       kind: "client",
@@ -142,15 +142,14 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
     });
   }
 
-  spans.push(...(await toolSpans(r, base, stepAt, end)));
+  spans.push(...(await toolSpans(r, stepAt, end)));
 
   // Waits for a person: from the status that asks to the next status.
   for (const [i, fact] of r.facts.entries()) {
     if (fact.type !== "status" || !WAITING_STATES.has(fact.state)) continue;
     const after = r.facts.slice(i + 1).find((f) => f.type === "status");
     spans.push({
-      ...base(),
-      spanId: await id(`wait:${fact.seq}`),
+      ...(await spanStart(trace, `wait:${fact.seq}`)),
       parentSpanId: taskSpanId,
       name: fact.state === "TASK_STATE_AUTH_REQUIRED" ? "wait for auth" : "wait for input",
       kind: "internal",
@@ -163,7 +162,7 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
 
   // Hook interventions: events on the step they happened in.
   for (const fact of r.facts) {
-    if (fact.type !== "harness" || !HOOK_EVENT_KINDS.has(fact.event.kind)) continue;
+    if (fact.type !== "harness" || !HOOK_KINDS.has(fact.event.kind)) continue;
     stepAt(fact.at).events.push({
       name: `harness.${fact.event.kind}`,
       atMs: fact.at,
@@ -176,11 +175,11 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
 /** Tool spans: each `tool_call` event to the `tool_result` of the same call. */
 async function toolSpans(
   r: TaskRecords,
-  base: () => SpanBase,
   stepAt: (at: number) => TraceSpan,
   end: number,
 ): Promise<TraceSpan[]> {
   const out: TraceSpan[] = [];
+  const childOfCall = new Map(r.localChildren.map((c) => [c.callId, c]));
   for (const fact of r.facts) {
     if (fact.type !== "harness" || fact.event.kind !== "tool_call" || !fact.event.callId) continue;
     const callId = fact.event.callId;
@@ -190,7 +189,7 @@ async function toolSpans(
     );
     const tool = fact.event.tool ?? "unknown";
     const ok = result?.event.ok;
-    const child = r.localChildren.find((c) => c.callId === callId);
+    const child = childOfCall.get(callId);
     const attributes: Record<string, AttributeValue> = {
       "gen_ai.operation.name": "execute_tool",
       "gen_ai.tool.name": tool,
@@ -207,8 +206,7 @@ async function toolSpans(
         : {}),
     };
     const span = {
-      ...base(),
-      spanId: await spanIdFor(r.trace.taskId, toolSpanKey(callId)),
+      ...(await spanStart(r.trace, toolSpanKey(callId))),
       parentSpanId: stepAt(fact.at).spanId,
       name: `execute_tool ${tool}`,
       kind: "internal" as const,

@@ -3,7 +3,7 @@
  * metadata the span it continues (`parentSpanId`: a caller's span, or the tool call of the task
  * that delegated to it) with the caller's `tracestate`. Pure.
  */
-import { type SpanRef, spanIdFor, TASK_SPAN_KEY, traceHeaders } from "../platform/trace-context.ts";
+import { type SpanRef, spanRef, TASK_SPAN_KEY, traceHeaders } from "../platform/trace-context.ts";
 
 /** A task's trace: its id, the parent of its span and the `tracestate` it passes on. */
 export interface TaskTrace {
@@ -40,12 +40,8 @@ export function taskTraceOf(record: {
 }
 
 /** The task's own span: the one its calls outside a tool call (push notifications) come from. */
-export async function taskSpan(trace: TaskTrace): Promise<SpanRef> {
-  return {
-    traceId: trace.traceId,
-    spanId: await spanIdFor(trace.taskId, TASK_SPAN_KEY),
-    ...(trace.traceState ? { traceState: trace.traceState } : {}),
-  };
+export function taskSpan(trace: TaskTrace): Promise<SpanRef> {
+  return spanRef(trace, TASK_SPAN_KEY);
 }
 
 /** The trace headers of a call a task makes outside a tool call (from its own span). */

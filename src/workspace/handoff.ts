@@ -8,12 +8,13 @@
  * shows at most {@link HANDOFF_LIST_ITEMS} entries of a list, the log keeps its last
  * {@link DECISIONS_MAX_LINES} lines, progress_log.md and agent_state.json bound themselves.
  */
-import { AGENT_STATE_FILE, nextAgentState, parseAgentState } from "./agent-state.ts";
+
 import type { TaskChanges } from "./change-log.ts";
-import { parseFeatureStatus } from "./feature-status.ts";
-import { type FileStore, writeHarnessFiles } from "./file-ops.ts";
-import { appendProgressLog, PROGRESS_LOG_FILE, progressEntry } from "./progress-log.ts";
-import { DECISIONS_FILE, HANDOFF_FILE, parseProgress } from "./state-files.ts";
+import { type FileStore, writeHarnessFiles } from "./files/file-ops.ts";
+import { AGENT_STATE_FILE, nextAgentState, parseAgentState } from "./state/agent-state.ts";
+import { parseFeatureStatus } from "./state/feature-status.ts";
+import { appendProgressLog, PROGRESS_LOG_FILE, progressEntry } from "./state/progress-log.ts";
+import { DECISIONS_FILE, HANDOFF_FILE, parseProgress } from "./state/state-files.ts";
 import type { TaskEndInput, WsResult } from "./types.ts";
 
 const clip = (text: string, max: number) =>

@@ -1,7 +1,7 @@
 /**
  * The workspace's path rules and the limits its callers see: paths, files, reads, labels, list
- * and grep (how grep runs inside is grep.ts's). A workspace path is what `confinedPath` accepts
- * (relative, no `..`, no backslashes, escapes or control characters), at most
+ * and grep (how grep runs inside is files/grep.ts's). A workspace path is what `confinedPath`
+ * accepts (relative, no `..`, no backslashes, escapes or control characters), at most
  * {@link MAX_PATH_CHARS} characters and {@link MAX_PATH_DEPTH} segments. Refusals are plain
  * messages the model can act on. Pure: no I/O.
  */

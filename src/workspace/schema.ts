@@ -22,7 +22,7 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX checkpoint_files_hash ON checkpoint_files (hash);
   CREATE TABLE task_checkpoints (task_id TEXT PRIMARY KEY, checkpoint_id TEXT NOT NULL);
   `,
-  // The owner's memory with this agent (see memory-file.ts); no row: not read from R2 yet.
+  // The owner's memory with this agent (see files/memory-file.ts); no row: not read from R2 yet.
   "CREATE TABLE memory (id INTEGER PRIMARY KEY CHECK (id = 1), text TEXT)",
   // The change history (see change-log.ts).
   `

@@ -20,7 +20,7 @@ export interface WriteMeta {
   agent?: string;
   /**
    * A write by the harness's own code (a state file's keeping tool, the end-of-task note): the
-   * only kind that may change a state file (state-guard.ts), and it takes no automatic
+   * only kind that may change a state file (state/state-guard.ts), and it takes no automatic
    * checkpoint. Never derived from model input.
    */
   harness?: boolean;

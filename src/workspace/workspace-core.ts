@@ -7,14 +7,14 @@
 import { HarnessObject } from "../platform/harness-object.ts";
 import { userKey } from "../store/r2-keys.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
-import { Blobs } from "./blobs.ts";
 import { ChangeLog } from "./change-log.ts";
-import { type Change, commitChange, commitHarnessChanges } from "./changes.ts";
-import { Checkpoints } from "./checkpoints.ts";
-import type { FileStore } from "./file-ops.ts";
+import { Blobs } from "./files/blobs.ts";
+import { type Change, commitChange, commitHarnessChanges } from "./files/changes.ts";
+import { Checkpoints } from "./files/checkpoints.ts";
+import type { FileStore } from "./files/file-ops.ts";
+import { Manifest } from "./files/manifest.ts";
+import { MemoryFile } from "./files/memory-file.ts";
 import { checkScope, type WorkspaceScope } from "./keys.ts";
-import { Manifest } from "./manifest.ts";
-import { MemoryFile } from "./memory-file.ts";
 import { workspaceSchema } from "./schema.ts";
 import type { WsResult } from "./types.ts";
 

@@ -1,6 +1,6 @@
 /**
  * The workspace Durable Object: one per (agent, owner), the single writer of that workspace's
- * manifest. Files are UTF-8 text stored content-addressed in R2 (blobs.ts); the manifest,
+ * manifest. Files are UTF-8 text stored content-addressed in R2 (files/blobs.ts); the manifest,
  * checkpoints and task checkpoints live in the object's SQLite. Every RPC takes the scope first
  * (see client.ts); the object remembers the first scope it served (durably from its first change)
  * and refuses any other. Its tables are created by its first change or memory read: reading a
@@ -10,18 +10,18 @@
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
  */
 
-import { AGENT_STATE_FILE } from "./agent-state.ts";
-import { readTexts } from "./blobs.ts";
-import { restoreCheckpoint } from "./changes.ts";
-import { labelProblem } from "./checkpoints.ts";
-import { FEATURE_STATUS_FILE } from "./feature-status.ts";
-import { editFile, fail, readFile, writeFile } from "./file-ops.ts";
-import { compilePattern, pathFilter, searchFiles } from "./grep.ts";
+import { readTexts } from "./files/blobs.ts";
+import { restoreCheckpoint } from "./files/changes.ts";
+import { labelProblem } from "./files/checkpoints.ts";
+import { editFile, fail, readFile, writeFile } from "./files/file-ops.ts";
+import { compilePattern, pathFilter, searchFiles } from "./files/grep.ts";
 import { writeTaskEnd } from "./handoff.ts";
 import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
 import { GREP_DEFAULT_RESULTS, GREP_MAX_RESULTS, workspacePrefix } from "./limits.ts";
-import { PROGRESS_LOG_FILE } from "./progress-log.ts";
-import { DECISIONS_FILE, PROGRESS_FILE } from "./state-files.ts";
+import { AGENT_STATE_FILE } from "./state/agent-state.ts";
+import { FEATURE_STATUS_FILE } from "./state/feature-status.ts";
+import { PROGRESS_LOG_FILE } from "./state/progress-log.ts";
+import { DECISIONS_FILE, PROGRESS_FILE } from "./state/state-files.ts";
 import type { MemoryMode, TaskEndInput, WorkspaceApi, WriteMeta } from "./types.ts";
 import { WorkspaceCore } from "./workspace-core.ts";
 

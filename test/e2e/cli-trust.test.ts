@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { foreignOrigins } from "../../cli/target.ts";
-import { type CardSigner, cardSignerFrom } from "../../src/a2a/card-signature.ts";
+import { type CardSigner, cardSignerFrom } from "../../src/auth/card-signature.ts";
 import { spawnCli } from "./cli-run.ts";
 import {
   cardAt,

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import type { ToolContext, ToolResult } from "../../src/loop/contracts.ts";
-import { runCodeTool } from "../../src/tools/run-code.ts";
+import { runCodeTool } from "../../src/tools/run-code/run-code.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
 import { ok } from "./results.ts";

@@ -1,6 +1,5 @@
 /** Handles for tool tests that never delegate or call remote agents. */
-import type { Subagents } from "../../src/loop/contracts.ts";
-import type { RemoteAgents } from "../../src/remote/handle.ts";
+import type { RemoteAgents, Subagents } from "../../src/loop/contracts.ts";
 
 export const NO_SUBAGENTS: Subagents = {
   types: () => [],

@@ -6,10 +6,10 @@
  * cache lives as long as the isolate.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { RemoteAgents, RemoteTarget } from "../../src/loop/contracts.ts";
 import { CARD_JSON_MAX_CHARS, compactCardJson } from "../../src/remote/card-json.ts";
-import { discoverCard, type RemoteTarget } from "../../src/remote/client.ts";
-import type { RemoteAgents } from "../../src/remote/handle.ts";
-import { a2aDiscoverTool } from "../../src/tools/a2a-discover.ts";
+import { discoverCard } from "../../src/remote/client.ts";
+import { a2aDiscoverTool } from "../../src/tools/agents/a2a-discover.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 
 /** A fetch that serves `card` as the agent card and counts the reads. */

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/platform/hex.ts";
-import { Blobs, blobKey } from "../../src/workspace/blobs.ts";
+import { Blobs, blobKey } from "../../src/workspace/files/blobs.ts";
 
 const enc = (text: string) => new TextEncoder().encode(text);
 

@@ -2,7 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { describe, expect, it } from "vitest";
-import { verifyCardSignature } from "../../src/a2a/card-signature.ts";
+import { verifyCardSignature } from "../../src/auth/card-signature.ts";
 import worker from "../../src/worker.ts";
 import { fetchWorker } from "../helpers/a2a.ts";
 import { SERVED_AGENTS } from "../helpers/agent-set.ts";

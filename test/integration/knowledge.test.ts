@@ -14,8 +14,11 @@ import type { ToolContext } from "../../src/loop/contracts.ts";
 import { httpErrorResponse } from "../../src/platform/http-error.ts";
 import type { AppEnv } from "../../src/protocol/app-types.ts";
 import { getDocument, searchDocuments, toFtsQuery } from "../../src/store/knowledge.ts";
-import { FETCH_DOCUMENT_MAX_CHARS, fetchDocumentTool } from "../../src/tools/fetch-document.ts";
-import { searchTool } from "../../src/tools/search.ts";
+import {
+  FETCH_DOCUMENT_MAX_CHARS,
+  fetchDocumentTool,
+} from "../../src/tools/knowledge/fetch-document.ts";
+import { searchTool } from "../../src/tools/knowledge/search.ts";
 import { errorBody } from "../helpers/a2a.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 

@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { sha256Hex } from "../../src/platform/hex.ts";
-import { blobKey } from "../../src/workspace/blobs.ts";
+import { blobKey } from "../../src/workspace/files/blobs.ts";
 import { workspaceKey } from "../../src/workspace/keys.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { NOTE_MAX_CHARS } from "../../src/loop/environment.ts";
-import { PROGRESS_ITEM_CHARS, PROGRESS_MAX_ITEMS } from "../../src/workspace/state-files.ts";
+import { PROGRESS_ITEM_CHARS, PROGRESS_MAX_ITEMS } from "../../src/workspace/state/state-files.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { textToolTurn as tool } from "../helpers/turns.ts";

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { workspaceFor } from "../../src/workspace/client.ts";
-import { STATE_FILES } from "../../src/workspace/state-guard.ts";
+import { STATE_FILES } from "../../src/workspace/state/state-guard.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario, toolResults } from "../helpers/fake-model.ts";
 import { ok, refused } from "../helpers/results.ts";

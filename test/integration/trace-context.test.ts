@@ -16,7 +16,7 @@ import {
   TASK_SPAN_KEY,
   toolSpanKey,
 } from "../../src/platform/trace-context.ts";
-import { webFetchTool } from "../../src/tools/web-fetch.ts";
+import { webFetchTool } from "../../src/tools/web/web-fetch.ts";
 import { withSpan } from "../../src/trace/current-span.ts";
 import { signGithub } from "../../src/triggers/signatures.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";

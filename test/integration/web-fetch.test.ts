@@ -7,13 +7,13 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.ts";
 import type { ToolContext } from "../../src/loop/contracts.ts";
-import { htmlToText } from "../../src/tools/html-text.ts";
+import { htmlToText } from "../../src/tools/web/html-text.ts";
 import {
   createWebFetch,
   WEB_FETCH_DEFAULT_CHARS,
   WEB_FETCH_MAX_CHARS,
   webFetchTool,
-} from "../../src/tools/web-fetch.ts";
+} from "../../src/tools/web/web-fetch.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 
 type Handler = (url: string, init: RequestInit | undefined) => Response | Promise<Response>;

@@ -6,9 +6,9 @@ import { loadConfig } from "../../../src/config/config.ts";
 import type { HarnessEvent, ToolContext } from "../../../src/loop/contracts.ts";
 import { writeSharedMemory } from "../../../src/store/shared-memory.ts";
 import { allTools, reachesWorkspace, toolsFor } from "../../../src/tools/catalog.ts";
-import { memoryReadTool, memoryWriteTool } from "../../../src/tools/memory.ts";
-import { progressUpdateTool } from "../../../src/tools/progress.ts";
-import { writeTodosTool } from "../../../src/tools/todos.ts";
+import { memoryReadTool, memoryWriteTool } from "../../../src/tools/state/memory.ts";
+import { progressUpdateTool } from "../../../src/tools/state/progress.ts";
+import { writeTodosTool } from "../../../src/tools/state/todos.ts";
 import type { WorkspaceApi } from "../../../src/workspace/types.ts";
 import { toolContext } from "../../helpers/tool-context.ts";
 

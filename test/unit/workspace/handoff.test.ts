@@ -4,7 +4,10 @@ import {
   DECISIONS_MAX_LINES,
   HANDOFF_LIST_ITEMS,
 } from "../../../src/workspace/handoff.ts";
-import { PROGRESS_ITEM_CHARS, PROGRESS_MAX_ITEMS } from "../../../src/workspace/state-files.ts";
+import {
+  PROGRESS_ITEM_CHARS,
+  PROGRESS_MAX_ITEMS,
+} from "../../../src/workspace/state/state-files.ts";
 
 const input = {
   taskId: "t-1",

@@ -1,0 +1,57 @@
+/**
+ * `a2a_call` (domain `a2a`): sends a message to a remote A2A agent. Blocking (the default) waits
+ * for the task to end or ask for input and returns its answer and artifacts; not blocking returns
+ * the remote task id at once (follow it with a2a_get_task). `task_id` continues a remote task
+ * that asked for input; `context_id` keeps a conversation with the agent.
+ */
+import { z } from "zod";
+import { clientFor } from "../../remote/client.ts";
+import { outcomeOf, type RemoteOutcome, sendRequest } from "../../remote/sdk-codec.ts";
+import { defineTool } from "../input.ts";
+import { RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
+
+const Input = z.strictObject({
+  ...RemoteMessage,
+  blocking: z.boolean().default(true),
+  task_id: RemoteId.optional(),
+  context_id: RemoteId.optional(),
+});
+
+/** The outcome of a remote call in a few lines for the model. */
+export function describeOutcome(agent: string, outcome: RemoteOutcome): string {
+  const state = outcome.state.replace("TASK_STATE_", "").toLowerCase().replace("_", "-");
+  const ids = outcome.taskId
+    ? `task ${outcome.taskId}${outcome.contextId ? `, context ${outcome.contextId}` : ""}`
+    : "";
+  const head = `${agent} answered (${state}${ids ? `; ${ids}` : ""}).`;
+  const artifacts =
+    outcome.artifacts.length > 0 ? `\nArtifacts: ${outcome.artifacts.join(", ")}` : "";
+  const next =
+    state === "input-required"
+      ? `\nIt asks for input: answer with a2a_call and task_id ${outcome.taskId}.`
+      : "";
+  return `${head}${next}\n\n${outcome.text || "(no text)"}${artifacts}`;
+}
+
+/** The `a2a_call` tool. */
+export const a2aCallTool = defineTool({
+  name: "a2a_call",
+  domain: "a2a",
+  description:
+    "Send a message to a remote A2A agent (registry name or URL). By default waits for its answer; with blocking false returns the task id at once. Give task_id to answer a remote task that asked for input.",
+  input: Input,
+  run: ({ agent, message, blocking, task_id, context_id }, context) =>
+    withRemote(context, agent, async (connection) => {
+      const client = await clientFor(connection.fetch, connection.target);
+      const result = await client.sendMessage(
+        sendRequest({
+          parts: [{ text: message }],
+          ...(task_id ? { taskId: task_id } : {}),
+          ...(context_id ? { contextId: context_id } : {}),
+          returnImmediately: !blocking,
+        }),
+        { signal: context.signal },
+      );
+      return { content: describeOutcome(connection.target.label, outcomeOf(result)) };
+    }),
+});

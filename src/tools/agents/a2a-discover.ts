@@ -1,0 +1,29 @@
+/**
+ * `a2a_discover` (domain `a2a`): reads a remote agent's Agent Card, by registry name or URL
+ * (cached five minutes per isolate; `refresh` reads it again), and answers the card itself as
+ * compact JSON (remote/card-json.ts): name, description, version, url, interfaces, capabilities,
+ * skills with their ids and examples, security.
+ */
+import { z } from "zod";
+import { compactCardJson } from "../../remote/card-json.ts";
+import { discoverCard } from "../../remote/client.ts";
+import { defineTool } from "../input.ts";
+import { RemoteAgentName, withRemote } from "./remote-call.ts";
+
+const Input = z.strictObject({
+  agent: RemoteAgentName.describe("Registry name or the agent's base URL."),
+  refresh: z.boolean().optional().describe("Read the card again instead of the cached one."),
+});
+
+/** The `a2a_discover` tool. */
+export const a2aDiscoverTool = defineTool({
+  name: "a2a_discover",
+  domain: "a2a",
+  description:
+    "Read a remote A2A agent's Agent Card (by registry name or http(s) URL), as compact JSON: name, description, version, url, interfaces (URL, binding, protocol version), capabilities (streaming, push notifications), skills (id, name, description, tags, examples) and security (schemes; required: the alternatives a caller must meet; null: none). Cached five minutes; refresh: true reads it again.",
+  input: Input,
+  run: ({ agent, refresh }, context) =>
+    withRemote(context, agent, async (connection) => ({
+      content: compactCardJson(await discoverCard(connection.fetch, connection.target, refresh)),
+    })),
+});

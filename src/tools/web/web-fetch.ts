@@ -1,0 +1,220 @@
+/**
+ * Tool `web_fetch` (domain `web`): GETs a public http(s) URL and returns it as text:
+ * `URL: <final url>\nStatus: <code>\nTitle: <title>\n\n<text>`, HTML converted to readable text,
+ * cut to `max_chars` (default 8,000, at most 9,500 so a page fits MAX_TOOL_OUTPUT_CHARS) with a `[truncated: ...]` note.
+ * Every URL, and every redirect hop (followed by hand, at most 5), passes the SSRF policy of
+ * src/platform/ssrf.ts (WEB_FETCH_ALLOW_PRIVATE lifts the private-address part). Reads text only
+ * (text/*, JSON, XML, JavaScript, YAML) and at most 2 MB of body. Refusals, HTTP 4xx/5xx,
+ * timeouts (15 s for the whole call) and network failures are tool errors (`isError: true`).
+ */
+
+import { z } from "zod";
+import type { Tool, ToolContext, ToolResult } from "../../loop/contracts.ts";
+import { checkRedirect, checkUrl } from "../../platform/ssrf.ts";
+import { currentTraceHeaders } from "../../trace/current-span.ts";
+import { defineTool, maxCharsField, requiredText } from "../input.ts";
+import { htmlToText } from "./html-text.ts";
+
+/** Default and maximum of `max_chars`. */
+export const WEB_FETCH_DEFAULT_CHARS = 8_000;
+export const WEB_FETCH_MAX_CHARS = 9_500;
+
+/** Limits of a web_fetch instance (tests shorten them). */
+export interface WebFetchOptions {
+  /** Whole-call deadline, redirects and body included. Default 15,000. */
+  timeoutMs?: number;
+  /** Most body bytes read; the rest is not downloaded. Default 2 MB. */
+  maxBytes?: number;
+  /** Most redirects followed. Default 5. */
+  maxRedirects?: number;
+}
+
+const USER_AGENT = "a2a-edge-harness/0.1 (web_fetch tool; +https://a2a-protocol.org)";
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const TEXT_TYPES =
+  /^(text\/[\w.+-]+|application\/([\w.-]+\+)?(json|xml)|application\/(x-)?(javascript|ecmascript|yaml|toml|ndjson|x-ndjson|markdown))$/;
+
+const Input = z.strictObject({
+  url: requiredText(8192).describe("Absolute http:// or https:// URL."),
+  max_chars: maxCharsField(WEB_FETCH_DEFAULT_CHARS, WEB_FETCH_MAX_CHARS),
+});
+
+const fail = (content: string): ToolResult => ({ content, isError: true });
+
+/** Creates a web_fetch tool with the given limits. */
+export function createWebFetch(options: WebFetchOptions = {}): Tool {
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
+  const maxRedirects = options.maxRedirects ?? 5;
+  return defineTool({
+    name: "web_fetch",
+    domain: "web",
+    description:
+      "Fetch a public web page or text resource (http/https) and return its readable text: HTML is " +
+      "converted to text with headings, lists and links kept. Only text content types are read. " +
+      `Output is cut at max_chars (default ${WEB_FETCH_DEFAULT_CHARS}, at most ${WEB_FETCH_MAX_CHARS}).`,
+    input: Input,
+    async run(input, context) {
+      const maxChars = Math.min(input.max_chars ?? WEB_FETCH_DEFAULT_CHARS, WEB_FETCH_MAX_CHARS);
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = AbortSignal.any([context.signal, timeout]);
+      try {
+        return await fetchText(input.url, maxChars, context, signal, {
+          maxBytes,
+          maxRedirects,
+        });
+      } catch (error) {
+        if (context.signal.aborted) return fail(`web_fetch of ${input.url} was cancelled.`);
+        if (timeout.aborted) {
+          return fail(`web_fetch timed out after ${timeoutMs / 1000} s fetching ${input.url}.`);
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        return fail(`web_fetch could not fetch ${input.url}: ${message}`);
+      }
+    },
+  });
+}
+
+/** The web_fetch tool with the default limits. */
+export const webFetchTool: Tool = createWebFetch();
+
+async function fetchText(
+  requested: string,
+  maxChars: number,
+  context: ToolContext,
+  signal: AbortSignal,
+  limits: { maxBytes: number; maxRedirects: number },
+): Promise<ToolResult> {
+  const policy = { allowPrivate: context.config.webFetchAllowPrivate };
+  const first = checkUrl(requested, policy);
+  if (!first.ok) return fail(`web_fetch refused ${requested.slice(0, 200)}: ${first.reason}.`);
+  let url = first.url;
+  let response: Response;
+  // Not `context.fetch(...)`: workerd's global fetch throws "Illegal invocation" when called
+  // as a method of another object.
+  const send = context.fetch;
+  for (let hop = 0; ; hop++) {
+    response = await untilAborted(
+      send(url.href, {
+        method: "GET",
+        redirect: "manual",
+        signal,
+        headers: {
+          "User-Agent": USER_AGENT,
+          Accept: "text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8,*/*;q=0.1",
+          // Third parties get no trace context unless the operator asks for it.
+          ...(context.config.trace.webFetchTraceparent ? currentTraceHeaders() : {}),
+        },
+      }),
+      signal,
+    );
+    if (!REDIRECTS.has(response.status)) break;
+    await response.body?.cancel().catch(() => {});
+    if (hop >= limits.maxRedirects) {
+      return fail(`web_fetch stopped at ${url.href}: more than ${limits.maxRedirects} redirects.`);
+    }
+    const next = checkRedirect(url, response.headers.get("Location"), policy);
+    if (!next.ok) return fail(`web_fetch refused a redirect from ${url.href}: ${next.reason}.`);
+    url = next.url;
+  }
+  if (response.status >= 400) {
+    await response.body?.cancel().catch(() => {});
+    const text = response.statusText ? ` ${response.statusText}` : "";
+    return fail(`web_fetch got HTTP ${response.status}${text} from ${url.href}.`);
+  }
+  const contentType = response.headers.get("Content-Type") ?? "";
+  const mediaType = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+  if (mediaType !== "" && !TEXT_TYPES.test(mediaType)) {
+    await response.body?.cancel().catch(() => {});
+    return fail(
+      `web_fetch reads text only: ${url.href} is ${mediaType} (accepted: text/*, JSON, XML, JavaScript, YAML).`,
+    );
+  }
+  const body = await readBody(response, limits.maxBytes, signal);
+  const raw = decode(body.bytes, contentType);
+  const isHtml =
+    mediaType === "text/html" ||
+    mediaType === "application/xhtml+xml" ||
+    (mediaType === "" && /^\s*(<!doctype html|<html)/i.test(raw));
+  const { title, text } = isHtml ? htmlToText(raw) : { title: null, text: raw.trim() };
+  const lines = [`URL: ${url.href}`, `Status: ${response.status}`];
+  if (title) lines.push(`Title: ${title}`);
+  if (body.cut)
+    lines.push(`Note: only the first ${formatBytes(limits.maxBytes)} of the body were read.`);
+  return { content: `${lines.join("\n")}\n\n${truncate(text, maxChars)}` };
+}
+
+/** The text cut to `maxChars`, with a note saying how much is left and how to get more. */
+function truncate(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const rest = text.length - maxChars;
+  const how =
+    maxChars < WEB_FETCH_MAX_CHARS
+      ? `call again with max_chars: ${Math.min(text.length, WEB_FETCH_MAX_CHARS)} to read more`
+      : `max_chars is at its limit of ${WEB_FETCH_MAX_CHARS}`;
+  return `${text.slice(0, maxChars)}\n\n[truncated: ${rest} more characters; ${how}]`;
+}
+
+/** Reads at most `maxBytes` of the body, then cancels the stream. */
+async function readBody(
+  response: Response,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  if (!response.body) return { bytes: new Uint8Array(), cut: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let cut = false;
+  try {
+    while (size < maxBytes) {
+      const { done, value } = await untilAborted(reader.read(), signal);
+      if (done) break;
+      const room = maxBytes - size;
+      if (value.byteLength > room) cut = true;
+      chunks.push(value.byteLength > room ? value.subarray(0, room) : value);
+      size += Math.min(value.byteLength, room);
+    }
+    if (size >= maxBytes && !cut) cut = !(await untilAborted(reader.read(), signal)).done;
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return { bytes, cut };
+}
+
+function decode(bytes: Uint8Array, contentType: string): string {
+  const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1] ?? "utf-8";
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return new TextDecoder("utf-8").decode(bytes);
+  }
+}
+
+const formatBytes = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MB` : `${Math.round(bytes / 1024)} KB`;
+
+/** Settles with `promise`, or rejects as soon as `signal` aborts (even if the promise never does). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
