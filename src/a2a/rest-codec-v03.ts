@@ -9,7 +9,7 @@
  * reads those, and the v0.3 kit's REST client reads only those. Pure: no I/O.
  */
 import type { Message, Part, StreamEvent, Task, TaskStateName } from "../protocol/wire.ts";
-import { isSettled } from "../task/state-machine.ts";
+import { isSettled } from "../task/runtime/state-machine.ts";
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json =>

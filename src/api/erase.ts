@@ -11,7 +11,7 @@ import { stubByName } from "../platform/object-stub.ts";
 import { scratchPrefix, userPrefix } from "../store/r2-keys.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
 import { deleteTaskRows } from "../store/task-queries.ts";
-import { conversationScratchId } from "../task/lineage.ts";
+import { conversationScratchId } from "../task/store/lineage.ts";
 import { workspaceKey } from "../workspace/keys.ts";
 
 const PARALLEL = 6;

@@ -77,7 +77,7 @@ export function privacyRoutes(): Hono<AppEnv> {
       if (Object.keys(files).length > 0 || memory)
         agents[agent] = { files, memory: memory ? await memory.text() : null };
     }
-    // Scratchpads by id: one per conversation (see task/lineage.ts).
+    // Scratchpads by id: one per conversation (see task/store/lineage.ts).
     const scratchpads: Record<string, Record<string, string>> = {};
     const prefix = scratchPrefix(owner);
     for (const object of await listPrefix(env.FILES, prefix)) {

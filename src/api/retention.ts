@@ -11,7 +11,7 @@ import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { loadConfig, retentionDaysFor } from "../config/config.ts";
 import { log } from "../platform/logging.ts";
 import { contextHasTasks, deleteTaskRows, endedBefore } from "../store/task-queries.ts";
-import { TERMINAL_STATES } from "../task/state-machine.ts";
+import { TERMINAL_STATES } from "../task/runtime/state-machine.ts";
 import { type ConversationRef, eraseContexts } from "./erase.ts";
 
 /** The cron expression of the daily sweep (wrangler.toml [triggers]). */

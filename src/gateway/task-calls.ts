@@ -11,8 +11,8 @@ import {
 } from "@a2a-js/sdk/errors";
 import { protoEvent } from "../protocol/proto-json.ts";
 import type { SequencedEvent, Task } from "../protocol/wire.ts";
-import { decodeLines } from "../task/ndjson.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
+import { decodeLines } from "../task/runtime/ndjson.ts";
 import type { GatewayEvent } from "./task-gateway.ts";
 
 /** Attempts of a call to a task object before its error goes to the caller. */

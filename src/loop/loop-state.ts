@@ -1,6 +1,6 @@
 /**
  * The agent loop's state between steps: the shapes the loop reads and returns (the task object
- * stores them, task/loop-state.ts). Token usage and its arithmetic are model/usage.ts's. Pure.
+ * stores them, task/store/loop-state.ts). Token usage and its arithmetic are model/usage.ts's. Pure.
  */
 import { EMPTY_USAGE, type Usage } from "../model/usage.ts";
 

@@ -6,7 +6,7 @@
  */
 import { partsText } from "../protocol/parts.ts";
 import type { Message, StreamEvent, TaskStateName } from "../protocol/wire.ts";
-import { isSettled } from "../task/state-machine.ts";
+import { isSettled } from "../task/runtime/state-machine.ts";
 
 /** How a wait ended: the task it followed (and whether it settled), or an agent's direct reply. */
 export type Followed = { taskId: string; settled: boolean } | { reply: Message } | { none: true };

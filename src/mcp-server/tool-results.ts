@@ -7,7 +7,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { formIn, partsText } from "../protocol/parts.ts";
 import type { Message, Task } from "../protocol/wire.ts";
-import { ANSWER_ARTIFACT_ID } from "../task/answer-artifact.ts";
+import { ANSWER_ARTIFACT_ID } from "../task/runtime/answer-artifact.ts";
 import { stateName } from "./follow.ts";
 
 /** The task's answer: its `answer` artifact, else the text of its status message. */

@@ -11,7 +11,7 @@ export interface Lineage {
   parentTaskId: string;
   rootTaskId: string;
   rootAgent: string;
-  /** The scratchpad it shares (task/lineage.ts scratchIdOf of the root). */
+  /** The scratchpad it shares (task/store/lineage.ts scratchIdOf of the root). */
   scratchId: string;
 }
 

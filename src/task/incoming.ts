@@ -13,7 +13,7 @@ import type { Message } from "../protocol/wire.ts";
 import { pushConfigRefusal, putPushConfig } from "../push/push-calls.ts";
 import { traceParentMetadata } from "../trace/task-trace.ts";
 import type { CreateTaskInput, FollowUpInput } from "./rpc-types.ts";
-import type { TaskState } from "./task-state.ts";
+import type { TaskState } from "./runtime/task-state.ts";
 
 /** What the writes of an incoming message read and change in the task. */
 export type IncomingTask = Pick<

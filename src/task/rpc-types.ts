@@ -8,7 +8,7 @@ import type { DelegatedCaller } from "../protocol/delegated-caller.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import type { NewPushConfig } from "../push/push-config.ts";
 import type { Lineage } from "../subagents/transport.ts";
-import type { ChildReport } from "./children.ts";
+import type { ChildReport } from "./store/children.ts";
 
 /** Why a task call was refused. */
 export type TaskErrorKind =

@@ -15,9 +15,8 @@ import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import type { Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
-import { CANCEL_CHILDREN_JOB } from "./child-tasks.ts";
-import type { TimelineEntry } from "./event-log.ts";
-import { handOver } from "./handover.ts";
+import { CANCEL_CHILDREN_JOB } from "./children/child-tasks.ts";
+import { handOver } from "./conversation/handover.ts";
 import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
 import {
   type ChildProgressInput,
@@ -30,7 +29,9 @@ import {
   taskFail,
   taskOk,
 } from "./rpc-types.ts";
-import { canTransition, isSettled, isTerminal } from "./state-machine.ts";
+import { canTransition, isSettled, isTerminal } from "./runtime/state-machine.ts";
+import type { TaskRuntime } from "./runtime/task-runtime.ts";
+import type { TimelineEntry } from "./store/event-log.ts";
 import {
   eraseStorage,
   jobFor,
@@ -39,7 +40,6 @@ import {
   type TaskParts,
   wireTask,
 } from "./task-parts.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
 import { type TaskTraceAnswer, traceOfTask } from "./task-spans.ts";
 
 const notFound = <T>(): TaskResult<T> => taskFail("not_found", "task not found");

@@ -19,14 +19,19 @@ import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
 import type { ScheduleEntry, Scheduler } from "../store/scheduler.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
-import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./child-tasks.ts";
-import { ContextMembership, JOIN_JOB, REGISTER_JOB, RELEASE_JOB } from "./context-membership.ts";
-import { LoopDriver } from "./loop-driver.ts";
-import { PARENT_REPORT_JOB, ParentReport } from "./parent-report.ts";
-import { taskSchema } from "./schema.ts";
-import { isSettled, isTerminal } from "./state-machine.ts";
-import type { Listener, StatusChange } from "./status-change.ts";
-import { TaskRuntime } from "./task-runtime.ts";
+import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./children/child-tasks.ts";
+import { PARENT_REPORT_JOB, ParentReport } from "./children/parent-report.ts";
+import {
+  ContextMembership,
+  JOIN_JOB,
+  REGISTER_JOB,
+  RELEASE_JOB,
+} from "./conversation/context-membership.ts";
+import { isSettled, isTerminal } from "./runtime/state-machine.ts";
+import type { Listener, StatusChange } from "./runtime/status-change.ts";
+import { TaskRuntime } from "./runtime/task-runtime.ts";
+import { LoopDriver } from "./steps/loop-driver.ts";
+import { taskSchema } from "./store/schema.ts";
 import { exportAtEnd } from "./task-spans.ts";
 
 /** Schedule id of the job that erases an ended task when RETENTION_DAYS have passed. */

@@ -13,9 +13,9 @@ import { type LogFact, logFacts, type TraceSpan } from "../trace/span-types.ts";
 import { taskSpans } from "../trace/spans.ts";
 import { taskTraceOf } from "../trace/task-trace.ts";
 import { estimateCost } from "../users/pricing.ts";
-import type { ChildRecord } from "./children.ts";
-import { isTerminal } from "./state-machine.ts";
-import type { TaskRuntime } from "./task-runtime.ts";
+import { isTerminal } from "./runtime/state-machine.ts";
+import type { TaskRuntime } from "./runtime/task-runtime.ts";
+import type { ChildRecord } from "./store/children.ts";
 
 /** A task's spans and the sub-agent tasks of this Worker it started (their spans are theirs). */
 export interface TaskTraceAnswer {

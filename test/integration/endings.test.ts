@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_REFUSAL_TEXT } from "../../src/loop/refusal.ts";
-import { WORK_SUMMARY_HEADING } from "../../src/task/work-summary.ts";
+import { WORK_SUMMARY_HEADING } from "../../src/task/steps/work-summary.ts";
 import {
   answerText,
   expectCompleted,

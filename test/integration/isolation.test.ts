@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { SUBAGENT_METADATA } from "../../src/subagents/transport.ts";
-import { conversationScratchId } from "../../src/task/lineage.ts";
+import { conversationScratchId } from "../../src/task/store/lineage.ts";
 import { type WireTask as Task, userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, postAs, rpcAs } from "../helpers/as-user.ts";
 import { savingTurns, scenario, toolResults } from "../helpers/fake-model.ts";

@@ -7,7 +7,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sweepExpired } from "../../src/api/retention.ts";
-import { conversationScratchId } from "../../src/task/lineage.ts";
+import { conversationScratchId } from "../../src/task/store/lineage.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../src/task/task-parts.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { anonymousOwner } from "../../src/auth/anonymous.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { listTaskIndex } from "../../src/store/d1-index.ts";
-import { conversationScratchId } from "../../src/task/lineage.ts";
+import { conversationScratchId } from "../../src/task/store/lineage.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";

@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { stubByName } from "../../../src/platform/object-stub.ts";
 import { Schema } from "../../../src/store/sqlite-migrations.ts";
-import { TASK_SCHEMA } from "../../../src/task/schema.ts";
+import { TASK_SCHEMA } from "../../../src/task/store/schema.ts";
 
 /** Runs `fn` on the SQLite of a task object nobody used (its constructor writes nothing). */
 function inEmptyObject<R>(fn: (sql: SqlStorage) => R): Promise<R> {

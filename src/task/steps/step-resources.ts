@@ -1,0 +1,257 @@
+/**
+ * What a loop step gets: its dependencies (`StepDeps` of loop/agent-loop.ts) bound to the task's
+ * stores, with what comes from outside the task object: the token budget gate (reserve before
+ * each model call with the owner's user object when a day or month budget applies, settle after)
+ * and the run_code sandbox (the Worker Loader, with the bindings and limits the agent's
+ * frontmatter grants).
+ */
+import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import type { AgentDefinition } from "../../agents/identity.ts";
+import type { Config } from "../../config/config.ts";
+import { envNamed } from "../../config/env-lookup.ts";
+import { defaultHooks } from "../../hooks/index.ts";
+import type { HarnessEvent, MemoryAccess, ToolContext } from "../../loop/contracts.ts";
+import type { StepDeps } from "../../loop/step-types.ts";
+import type { ToolRegistry } from "../../loop/tool-registry.ts";
+import { modelClient } from "../../model/client.ts";
+import { streamTurn } from "../../model/stream-turn.ts";
+import { scratchPrefix } from "../../store/r2-keys.ts";
+import { listPrefix } from "../../store/r2-prefix.ts";
+import { sharedMemory } from "../../store/shared-memory.ts";
+import { runWorkspaceTests } from "../../tools/run-code/run-code.ts";
+import { runTool as inToolSpan } from "../../trace/current-span.ts";
+import { taskTraceOf } from "../../trace/task-trace.ts";
+import { budgetsFor, userObject } from "../../users/limits.ts";
+import { workspaceFor } from "../../workspace/client.ts";
+import type { WorkspaceApi } from "../../workspace/types.ts";
+import type { EventSink } from "../runtime/status-change.ts";
+import type { TaskState } from "../runtime/task-state.ts";
+import type { TaskRecord } from "../store/task-store.ts";
+import type { SessionDeps } from "./environment-read.ts";
+
+/**
+ * Reserves and settles model calls against the task's and the owner's token budgets, counted by
+ * the user object `countersKey` (`user:<owner>`, or `ip:<address>` for an anonymous caller's task).
+ */
+export function budgetGate(
+  env: Env,
+  config: Config,
+  task: Pick<SteppingTask, "loopState" | "background" | "budgetHint">,
+  record: Pick<TaskRecord, "id" | "owner">,
+  countersKey: string,
+): StepDeps["budget"] {
+  const counters = userObject(env, countersKey);
+  let key = "";
+  let reserved = false;
+  return {
+    reserve: async (estimate) => {
+      const budgets = await budgetsFor(env, config, record.owner, task.budgetHint);
+      const loop = task.loopState.get();
+      const used =
+        loop.usage.inputTokens +
+        loop.usage.outputTokens +
+        loop.usage.cacheReadTokens +
+        loop.usage.cacheWriteTokens;
+      if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
+        return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
+      key = `${record.id}:${loop.turn}:${loop.attempt}`;
+      reserved = false;
+      // No day or month budget: nothing to reserve against; the settlement still counts the
+      // tokens, so a budget set later starts from the true spend.
+      if (budgets.dayTokens <= 0 && budgets.monthTokens <= 0) return null;
+      reserved = true;
+      const answer = await counters.reserve(key, estimate, budgets.dayTokens, budgets.monthTokens);
+      if (answer.ok) return null;
+      const period = answer.scope === "day" ? "daily" : "monthly";
+      return `The ${period} token budget is spent (${answer.used} of ${answer.limit} tokens used; the next model call needs up to ${estimate}). It renews at the start of the next ${answer.scope === "day" ? "day" : "month"} (UTC).`;
+    },
+    // Settled in the background: the next reservation must not wait for it, and seeing the
+    // reservation instead of the settlement (if it arrives first) only over-counts.
+    settle: async (tokens) => {
+      if (key) task.background(counters.settle(key, tokens, reserved));
+    },
+  };
+}
+
+/**
+ * The memory of `agent` as a task of `owner` reads and writes it: the shared file through the
+ * isolate's copy (a refresh kept alive by `background`), the user's through the agent's
+ * workspace object for the owner, its only writer.
+ */
+export function memoryAccess(
+  env: Env,
+  agent: string,
+  owner: string,
+  background: (work: Promise<void>) => void,
+): MemoryAccess {
+  const workspace = workspaceFor(env.WORKSPACES, agent, owner);
+  return {
+    shared: () => sharedMemory(env.FILES, agent, background),
+    user: () => workspace.memory(),
+    write: (content, mode) => workspace.memoryWrite(content, mode),
+  };
+}
+
+/** The run_code sandbox of `agent`, or nothing without a Worker Loader binding. */
+export function codeSandboxFor(
+  env: Env,
+  agent: AgentDefinition,
+  config: Config,
+): Pick<ToolContext, "codeSandbox"> {
+  if (!env.LOADER) return {};
+  return {
+    codeSandbox: {
+      loader: env.LOADER,
+      env: Object.fromEntries(
+        agent.code.bindings
+          .map((name) => [name, envNamed(env, name)])
+          .filter(([, value]) => value !== undefined),
+      ),
+      cpuMs: agent.code.cpuMs ?? config.runCode.cpuMs,
+      timeoutMs: agent.code.timeoutMs ?? config.runCode.timeoutMs,
+    },
+  };
+}
+
+/** What a model step reads and changes in the task. */
+export type SteppingTask = Pick<
+  TaskState,
+  | "unit"
+  | "conversation"
+  | "pending"
+  | "loopState"
+  | "hookState"
+  | "background"
+  | "budgetHint"
+  | "modelCalls"
+> &
+  Pick<EventSink, "emitAnswerChunk">;
+
+/** What one model step needs, gathered by the loop driver. */
+export interface StepInputs {
+  env: Env;
+  config: Config;
+  task: SteppingTask;
+  record: TaskRecord;
+  agent: AgentDefinition;
+  signal: AbortSignal;
+  system: TextBlockParam[];
+  tools: ToolRegistry;
+  workspace: WorkspaceApi;
+  memory: MemoryAccess;
+  /** The scratchpad the task shares (its conversation's, see lineage.ts). */
+  scratchId: string;
+  subagents: ToolContext["subagents"];
+  remote: ToolContext["remote"];
+  emit(event: HarnessEvent): void;
+}
+
+/** The dependencies of one loop step (loop/agent-loop.ts `runStep`), bound to this task. */
+export function stepDeps(input: StepInputs): StepDeps {
+  const { env, config, task, record, agent, signal, emit } = input;
+  return {
+    agent,
+    system: input.system,
+    limits: {
+      maxTurns: Math.min(config.maxTurns, agent.maxTurns),
+      idleTimeoutMs: config.modelIdleTimeoutMs,
+      maxRetries: config.modelMaxRetries,
+      retryBaseMs: config.modelRetryBaseMs,
+      maxToolCallsPerTurn: config.maxToolCallsPerTurn,
+    },
+    signal,
+    tools: input.tools,
+    toolContext: {
+      taskId: record.id,
+      contextId: record.contextId,
+      agent: agent.name,
+      owner: record.owner,
+      signal,
+      config,
+      workspace: input.workspace,
+      db: env.DB,
+      memory: input.memory,
+      fetch: (input, init) => fetch(input, init),
+      scratch: { bucket: env.FILES, scratchId: input.scratchId },
+      subagents: input.subagents,
+      remote: input.remote,
+      emit,
+      ...codeSandboxFor(env, agent, config),
+    },
+    hooks: defaultHooks(),
+    hookContext: {
+      taskId: record.id,
+      agent: agent.name,
+      state: task.hookState,
+      config,
+      tools: input.tools.names(),
+      requireApproval: agent.tools.requireApproval,
+      emit,
+    },
+    callModel: (params, onText) =>
+      streamTurn(modelClient(config), params, {
+        idleTimeoutMs: config.modelIdleTimeoutMs,
+        signal,
+        onText,
+      }),
+    loadConversation: () => task.conversation.load(),
+    appendConversation: (message, contextSeq) => task.conversation.append(message, contextSeq),
+    pendingCalls: () => task.pending.get(),
+    setPendingCalls: (pending) => task.pending.set(pending),
+    loopState: () => task.loopState.get(),
+    patchLoopState: (changes) => void task.loopState.patch(changes),
+    emitAnswer: (action, turnShown) => {
+      if (signal.aborted) return;
+      task.unit.run(() => {
+        const loop = task.loopState.get();
+        task.loopState.patch({ turnText: turnShown, answerStarted: true });
+        if (action.kind === "append") task.emitAnswerChunk(action.text, loop.answerStarted, false);
+        else task.emitAnswerChunk(loop.answerText + action.text, false, false);
+      });
+    },
+    transaction: (fn) => task.unit.run(fn),
+    recordModelCall: (call) => task.modelCalls.record(call),
+    aroundTool: (callId, run) => inToolSpan(taskTraceOf(record), callId, run),
+    budget: budgetGate(env, config, task, record, record.counters ?? `user:${record.owner}`),
+  };
+}
+
+/**
+ * What the session start needs (see session-start.ts): the regression run through run_code's
+ * sandbox when the agent has run_code, the conversation's scratchpad listing when it has the
+ * scratchpad.
+ */
+export function sessionDeps(input: {
+  env: Env;
+  config: Config;
+  agent: AgentDefinition;
+  tools: readonly string[];
+  record: TaskRecord;
+  scratchId: string;
+  workspace: WorkspaceApi;
+  emit(event: HarnessEvent): void;
+}): SessionDeps {
+  const { env, config, agent, tools, record, workspace } = input;
+  const sandbox = codeSandboxFor(env, agent, config).codeSandbox;
+  const prefix = scratchPrefix(record.owner, input.scratchId);
+  return {
+    config,
+    task: { taskId: record.id, agent: agent.name },
+    emit: input.emit,
+    ...(sandbox && tools.includes("run_code")
+      ? {
+          runTests: (tests, wallMs) =>
+            runWorkspaceTests({ workspace, config, codeSandbox: sandbox }, tests, wallMs),
+        }
+      : {}),
+    ...(tools.includes("scratch_read")
+      ? {
+          scratch: async (limit) => {
+            const listed = await listPrefix(env.FILES, prefix);
+            const files = listed.map((o) => ({ path: o.key.slice(prefix.length), size: o.size }));
+            return { files: files.slice(0, limit), total: files.length };
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * The model-side conversation of a task (Messages API messages), one row per message, in the
+ * task object's SQLite. Rows that came from the task's conversation (context) carry their turn
+ * number there. The loop appends; compaction replaces a prefix with a summary; repair happens on
+ * read, in the loop. The task's environment note is not written into its row: the store puts it
+ * in front of that row's content on read (`note`, from the task's hook state).
+ */
+import type { ChatMessage } from "../../loop/chat-message.ts";
+import { withEnvironmentNote } from "../../loop/user-content.ts";
+import { CopyingStore, RowCopy } from "../../store/row-copy.ts";
+
+/** A stored message with its position, and its context turn number when it came from there. */
+export interface ConversationRow {
+  idx: number;
+  contextSeq: number | null;
+  message: ChatMessage;
+}
+
+/** A text shown in front of the row at `idx` (the environment note). */
+export type RowNote = { idx: number; text: string } | undefined;
+
+/** The conversation rows, with an in-memory copy (the object is their only writer). */
+export class ConversationStore extends CopyingStore<ConversationRow[]> {
+  readonly #note: () => RowNote;
+
+  /** `fresh`: the database is new, so there is nothing to read. */
+  constructor(sql: SqlStorage, fresh = false, note: () => RowNote = () => undefined) {
+    super(sql, new RowCopy(() => readRows(sql), fresh ? [] : undefined));
+    this.#note = note;
+  }
+
+  /** Appends one message (`contextSeq` when it is a turn taken from the conversation). */
+  append(message: ChatMessage, contextSeq: number | null = null): void {
+    const rows = this.#all();
+    const idx = (rows.at(-1)?.idx ?? 0) + 1;
+    this.sql.exec(
+      "INSERT INTO conversation (idx, role, content_json, context_seq) VALUES (?, ?, ?, ?)",
+      idx,
+      message.role,
+      JSON.stringify(message.content),
+      contextSeq,
+    );
+    rows.push({ idx, contextSeq, message });
+  }
+
+  /** All rows, oldest first, the note in front of its row. */
+  rows(): ConversationRow[] {
+    const note = this.#note();
+    return this.#all().map((r) =>
+      r.idx === note?.idx
+        ? {
+            ...r,
+            message: { ...r.message, content: withEnvironmentNote(r.message.content, note.text) },
+          }
+        : r,
+    );
+  }
+
+  /** All messages, oldest first, the note in front of its row. */
+  load(): ChatMessage[] {
+    return this.rows().map((r) => r.message);
+  }
+
+  /** Replaces every row before position `keepFrom` with `summary`. */
+  replacePrefix(keepFrom: number, summary: ChatMessage): void {
+    this.sql.exec("DELETE FROM conversation WHERE idx < ?", keepFrom);
+    this.sql.exec(
+      "INSERT INTO conversation (idx, role, content_json) VALUES (?, ?, ?)",
+      keepFrom - 1,
+      summary.role,
+      JSON.stringify(summary.content),
+    );
+    this.copy.set([
+      { idx: keepFrom - 1, contextSeq: null, message: summary },
+      ...this.#all().filter((r) => r.idx >= keepFrom),
+    ]);
+  }
+
+  #all(): ConversationRow[] {
+    return this.copy.value;
+  }
+}
+
+function readRows(sql: SqlStorage): ConversationRow[] {
+  return sql
+    .exec<{ idx: number; role: string; content_json: string; context_seq: number | null }>(
+      "SELECT idx, role, content_json, context_seq FROM conversation ORDER BY idx",
+    )
+    .toArray()
+    .map((row) => ({
+      idx: row.idx,
+      contextSeq: row.context_seq,
+      message: {
+        role: row.role as ChatMessage["role"],
+        content: JSON.parse(row.content_json) as ChatMessage["content"],
+      },
+    }));
+}
