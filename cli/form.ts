@@ -1,6 +1,6 @@
 /**
  * A form field typed at the terminal: the line as the field's value, or why it does not fit, by
- * the checks the server makes on a form's values (src/loop/form-answer.ts): a required field is
+ * the checks the server makes on a form's values (src/loop/calls/form-answer.ts): a required field is
  * present, a value is of its type (string, number, integer, boolean) and one of its choices
  * (`enum`). The chat asks again on a problem, so the task is not answered with values it refuses.
  * Pure: no I/O.

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { buildAgentCard } from "../src/a2a/card.ts";
+import { buildAgentCard } from "../src/a2a/cards/card.ts";
 import { IdentityError, parseIdentity } from "../src/agents/identity.ts";
 import { loadConfig } from "../src/config/config.ts";
 

@@ -16,9 +16,9 @@ import { HttpError } from "../platform/http-error.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import { type AppEnv, budgetOf } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
-import { agentCard } from "./card-route.ts";
+import { agentCard } from "./cards/card-route.ts";
+import { extendedCardFor } from "./cards/extended-card.ts";
 import { METHOD_NOT_FOUND } from "./errors.ts";
-import { extendedCardFor } from "./extended-card.ts";
 import type { CallContext } from "./operations.ts";
 
 /** The public base URL: PUBLIC_URL, else the request's origin. */

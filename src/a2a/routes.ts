@@ -33,13 +33,13 @@ import {
   unknownAgent,
   withDefaultAgent,
 } from "./agent-request.ts";
-import { serveCard, serveJwks } from "./card-route.ts";
+import { serveCard, serveJwks } from "./cards/card-route.ts";
+import { refuseAnonymousExtendedCard } from "./cards/extended-card.ts";
 import { INVALID_REQUEST } from "./errors.ts";
-import { refuseAnonymousExtendedCard } from "./extended-card.ts";
-import { handleJsonRpc } from "./jsonrpc.ts";
-import { handleRest } from "./rest.ts";
-import { parseRestPath, REST_PATH_PATTERN } from "./rest-paths.ts";
-import { rpcCall } from "./rpc-call.ts";
+import { handleJsonRpc } from "./jsonrpc/jsonrpc.ts";
+import { rpcCall } from "./jsonrpc/rpc-call.ts";
+import { handleRest } from "./rest/rest.ts";
+import { parseRestPath, REST_PATH_PATTERN } from "./rest/rest-paths.ts";
 import { requestedVersion } from "./version.ts";
 
 const REST_METHODS = ["GET", "POST", "DELETE"];

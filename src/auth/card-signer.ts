@@ -1,7 +1,7 @@
 /**
  * The card signer of this deployment: built from the secret AGENT_CARD_SIGNING_KEY once per
  * isolate (again only when the secret changes), or null when it is unset. The same key signs the
- * Agent Cards (a2a/card-route.ts) and the delegation tokens this deployment mints
+ * Agent Cards (a2a/cards/card-route.ts) and the delegation tokens this deployment mints
  * (remote/delegation.ts). Throws SigningKeyError for an unusable key, as cardSignerFrom does.
  */
 import { loadConfig } from "../config/config.ts";

@@ -11,7 +11,7 @@ import {
   SUPPORTED_INPUT_MODES,
   SUPPORTED_OUTPUT_MODES,
   unsupportedMediaType,
-} from "../loop/user-content.ts";
+} from "../loop/prompt/user-content.ts";
 import { newId } from "../platform/ids.ts";
 import { programFor } from "../programs/index.ts";
 import type { SendMessageParams } from "../protocol/params.ts";

@@ -4,8 +4,9 @@
  * what was changed and checked, and the events hook reports the final result. Before a call, caps
  * come first and approvals last (a call is counted and announced, then waits for a person).
  */
+
+import { HookRunner } from "../loop/calls/hook-runner.ts";
 import type { Hook } from "../loop/contracts.ts";
-import { HookRunner } from "../loop/hook-runner.ts";
 import { approvalsHook } from "./approvals.ts";
 import { capsHook } from "./caps.ts";
 import { loopDetectionHook } from "./loop-detection.ts";

@@ -12,15 +12,15 @@ import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/mes
 import { backoffMs, classifyModelError } from "../model/errors.ts";
 import { addUsage, type Usage } from "../model/usage.ts";
 import { errorFields, log } from "../platform/logging.ts";
-import { AnswerStream } from "./answer-stream.ts";
+import type { PendingCall } from "./calls/suspension.ts";
+import { finishPendingCalls, runCalls } from "./calls/tool-calls.ts";
 import type { HookContext } from "./contracts.ts";
-import { modelParams } from "./model-params.ts";
-import { refusalOf } from "./refusal.ts";
-import { repairConversation } from "./repair.ts";
 import type { StepDeps, StepOutcome } from "./step-types.ts";
-import type { PendingCall } from "./suspension.ts";
-import { finishPendingCalls, runCalls } from "./tool-calls.ts";
-import { TurnText } from "./turn-text.ts";
+import { AnswerStream } from "./turn/answer-stream.ts";
+import { modelParams } from "./turn/model-params.ts";
+import { refusalOf } from "./turn/refusal.ts";
+import { repairConversation } from "./turn/repair.ts";
+import { TurnText } from "./turn/turn-text.ts";
 
 const TURN_SEPARATOR = "\n\n";
 const NO_TOKENS = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };

@@ -12,14 +12,14 @@ import type {
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { ModelCall } from "../trace/model-calls.ts";
+import type { HookRunner } from "./calls/hook-runner.ts";
+import type { PendingCalls } from "./calls/suspension.ts";
+import type { ToolRegistry } from "./calls/tool-registry.ts";
 import type { ChatMessage } from "./chat-message.ts";
 import type { HookContext, Suspension, ToolContext } from "./contracts.ts";
-import type { HookRunner } from "./hook-runner.ts";
 import type { LoopState } from "./loop-state.ts";
-import type { Refusal } from "./refusal.ts";
-import type { PendingCalls } from "./suspension.ts";
-import type { ToolRegistry } from "./tool-registry.ts";
-import type { TextAction } from "./turn-text.ts";
+import type { Refusal } from "./turn/refusal.ts";
+import type { TextAction } from "./turn/turn-text.ts";
 
 /** How the step ended and what the task object should do next. */
 export type StepOutcome =

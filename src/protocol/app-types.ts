@@ -50,7 +50,7 @@ export function budgetOf(from: { budget?: UserBudget | null }): { budget?: UserB
 }
 
 /**
- * A JSON-RPC request as the edge read it, once (a2a/rpc-call.ts), before the rate limits: the
+ * A JSON-RPC request as the edge read it, once (a2a/jsonrpc/rpc-call.ts), before the rate limits: the
  * limits, consent, the log line and the binding all read this, never the body again.
  */
 export interface RpcCall {

@@ -1,7 +1,7 @@
 /**
  * What a message's parts say, read the one way every face and the remote client read them: their
  * text, and the form a question asks to be filled in (a data part `{ kind: "form" | "approval",
- * schema }`, as loop/suspension.ts writes it and a remote agent's question passes it on). Pure: no
+ * schema }`, as loop/calls/suspension.ts writes it and a remote agent's question passes it on). Pure: no
  * I/O.
  */
 import type { Part } from "./wire.ts";

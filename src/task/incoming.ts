@@ -8,7 +8,7 @@
  */
 
 import { isAnonymousOwner, requireConcreteOwner } from "../auth/anonymous.ts";
-import { formAnswerProblem, formOf } from "../loop/form-answer.ts";
+import { formAnswerProblem, formOf } from "../loop/calls/form-answer.ts";
 import type { Message } from "../protocol/wire.ts";
 import { pushConfigRefusal, putPushConfig } from "../push/push-calls.ts";
 import { traceParentMetadata } from "../trace/task-trace.ts";

@@ -7,8 +7,8 @@
 
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config/config.ts";
+import { ToolRegistry } from "../loop/calls/tool-registry.ts";
 import type { Tool } from "../loop/contracts.ts";
-import { ToolRegistry } from "../loop/tool-registry.ts";
 import { a2aCallTool } from "./agents/a2a-call.ts";
 import { a2aCallStreamingTool } from "./agents/a2a-call-streaming.ts";
 import { a2aDiscoverTool } from "./agents/a2a-discover.ts";

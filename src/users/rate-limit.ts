@@ -16,7 +16,7 @@ import { counterKey, userObject } from "./limits.ts";
 const STREAM_LEASE_MS = 60 * 60_000;
 
 /**
- * What the request does: a JSON-RPC call as the edge read it (`c.var.rpcCall`, a2a/rpc-call.ts),
+ * What the request does: a JSON-RPC call as the edge read it (`c.var.rpcCall`, a2a/jsonrpc/rpc-call.ts),
  * an MCP or AG-UI call likewise (`c.var.faceCall`, a2a/face-call.ts), or an HTTP+JSON operation
  * by its path. The body is never read here.
  */

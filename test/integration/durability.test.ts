@@ -6,7 +6,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { INTERRUPTED_TOOL_RESULT } from "../../src/loop/repair.ts";
+import { INTERRUPTED_TOOL_RESULT } from "../../src/loop/turn/repair.ts";
 import type { SequencedEvent } from "../../src/protocol/wire.ts";
 import { PUSH_JOB } from "../../src/push/push-sender.ts";
 import { getTaskIndex } from "../../src/store/d1-index.ts";

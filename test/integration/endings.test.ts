@@ -6,7 +6,7 @@
  * completes with an answer that says what was done.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_REFUSAL_TEXT } from "../../src/loop/refusal.ts";
+import { DEFAULT_REFUSAL_TEXT } from "../../src/loop/turn/refusal.ts";
 import { WORK_SUMMARY_HEADING } from "../../src/task/steps/work-summary.ts";
 import {
   answerText,

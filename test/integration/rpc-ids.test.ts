@@ -5,7 +5,7 @@
  * request, and before authentication (the body of an unauthenticated caller is not read).
  */
 import { describe, expect, it } from "vitest";
-import { idOf, requestIdOf } from "../../src/a2a/rpc-id.ts";
+import { idOf, requestIdOf } from "../../src/a2a/jsonrpc/rpc-id.ts";
 import { fetchWorker } from "../helpers/a2a.ts";
 
 const call = (id: unknown) =>

@@ -4,7 +4,7 @@
  * text is quoted as data, and PROGRESS.json's lists are bounded at the tool.
  */
 import { describe, expect, it } from "vitest";
-import { NOTE_MAX_CHARS } from "../../src/loop/environment.ts";
+import { NOTE_MAX_CHARS } from "../../src/loop/prompt/environment.ts";
 import { PROGRESS_ITEM_CHARS, PROGRESS_MAX_ITEMS } from "../../src/workspace/state/state-files.ts";
 import { rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";

@@ -4,7 +4,7 @@
  * orphaned `tool_use` / `tool_result` pairs), and helpers that read text out of messages.
  */
 
-/** How the harness's environment note starts (src/loop/prompt.ts `ENVIRONMENT_OPEN`). */
+/** How the harness's environment note starts (src/loop/prompt/prompt.ts `ENVIRONMENT_OPEN`). */
 const ENVIRONMENT_NOTE_OPEN = "<environment>";
 
 /** A content block of a request message; only `type` is relied on. */

@@ -8,9 +8,9 @@
  * this task for them (handover.ts).
  */
 import { contextKey, type JoinResult } from "../../conversations/join.ts";
+import { replyFrom } from "../../loop/calls/suspension.ts";
 import type { ChatMessage } from "../../loop/chat-message.ts";
-import { replyFrom } from "../../loop/suspension.ts";
-import { toUserContent } from "../../loop/user-content.ts";
+import { toUserContent } from "../../loop/prompt/user-content.ts";
 import { log } from "../../platform/logging.ts";
 import { stubByName } from "../../platform/object-stub.ts";
 import type { Part } from "../../protocol/wire.ts";

@@ -9,8 +9,8 @@
  */
 import type { ChatMessage } from "../../loop/chat-message.ts";
 import type { HookState } from "../../loop/contracts.ts";
-import { REFUSAL_STOP_REASON } from "../../loop/refusal.ts";
-import { toUserContent, withEnvironmentNote } from "../../loop/user-content.ts";
+import { toUserContent, withEnvironmentNote } from "../../loop/prompt/user-content.ts";
+import { REFUSAL_STOP_REASON } from "../../loop/turn/refusal.ts";
 import { log } from "../../platform/logging.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../protocol/extensions.ts";
 import type { TaskState } from "../runtime/task-state.ts";

@@ -7,7 +7,7 @@
  */
 import type { Config } from "../../config/config.ts";
 import type { HarnessEvent, MemoryAccess } from "../../loop/contracts.ts";
-import type { EnvironmentInputs } from "../../loop/environment.ts";
+import type { EnvironmentInputs } from "../../loop/prompt/environment.ts";
 import { log } from "../../platform/logging.ts";
 import type { RunReport } from "../../tools/run-code/sandbox.ts";
 import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../../workspace/state/state-files.ts";

@@ -11,7 +11,7 @@
  */
 import type { Config } from "../../config/config.ts";
 import type { HarnessEvent } from "../../loop/contracts.ts";
-import type { SessionNoteFacts } from "../../loop/environment.ts";
+import type { SessionNoteFacts } from "../../loop/prompt/environment.ts";
 import { log } from "../../platform/logging.ts";
 import type { RunReport } from "../../tools/run-code/sandbox.ts";
 import type { ChangeEntry } from "../../workspace/change-log.ts";
@@ -31,7 +31,7 @@ import type { WorkspaceApi } from "../../workspace/types.ts";
 /** Changes the note lists. */
 export const HISTORY_ENTRIES = 10;
 
-/** What the session start found (the note's view of it, loop/environment.ts). */
+/** What the session start found (the note's view of it, loop/prompt/environment.ts). */
 export type SessionFacts = SessionNoteFacts;
 type DamagedFile = SessionFacts["damaged"][number];
 type RegressionRun = NonNullable<SessionFacts["regression"]>;

@@ -11,10 +11,10 @@
  */
 
 import { loadConfig } from "../../config/config.ts";
+import { suspensionParts } from "../../loop/calls/suspension.ts";
 import type { Suspension } from "../../loop/contracts.ts";
-import { REFUSAL_STOP_REASON, type Refusal } from "../../loop/refusal.ts";
 import type { StepOutcome } from "../../loop/step-types.ts";
-import { suspensionParts } from "../../loop/suspension.ts";
+import { REFUSAL_STOP_REASON, type Refusal } from "../../loop/turn/refusal.ts";
 import type { Part } from "../../protocol/wire.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import type { ChildTasks } from "../children/child-tasks.ts";

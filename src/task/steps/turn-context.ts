@@ -9,15 +9,15 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../../agents/identity.ts";
 import type { Config } from "../../config/config.ts";
+import type { HarnessEvent, MemoryAccess } from "../../loop/contracts.ts";
 import {
   compactionCut,
   estimateTokens,
   summaryMessage,
   summaryRequest,
-} from "../../loop/compaction.ts";
-import type { HarnessEvent, MemoryAccess } from "../../loop/contracts.ts";
-import { environmentNote } from "../../loop/environment.ts";
-import { type PromptInputs, systemPrompt } from "../../loop/prompt.ts";
+} from "../../loop/prompt/compaction.ts";
+import { environmentNote } from "../../loop/prompt/environment.ts";
+import { type PromptInputs, systemPrompt } from "../../loop/prompt/prompt.ts";
 import { addUsage } from "../../model/usage.ts";
 import { log } from "../../platform/logging.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";

@@ -11,8 +11,8 @@
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../../agents/identity.ts";
 import type { Config } from "../../config/config.ts";
+import type { ToolRegistry } from "../../loop/calls/tool-registry.ts";
 import type { HookState } from "../../loop/contracts.ts";
-import type { ToolRegistry } from "../../loop/tool-registry.ts";
 import { mcpTools } from "../../mcp/tools.ts";
 import { unavailableBlock } from "../../mcp/unavailable.ts";
 import { reachesWorkspace, toolsFor } from "../../tools/catalog.ts";

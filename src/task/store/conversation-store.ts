@@ -6,7 +6,7 @@
  * in front of that row's content on read (`note`, from the task's hook state).
  */
 import type { ChatMessage } from "../../loop/chat-message.ts";
-import { withEnvironmentNote } from "../../loop/user-content.ts";
+import { withEnvironmentNote } from "../../loop/prompt/user-content.ts";
 import { CopyingStore, RowCopy } from "../../store/row-copy.ts";
 
 /** A stored message with its position, and its context turn number when it came from there. */

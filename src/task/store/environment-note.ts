@@ -1,6 +1,6 @@
 /**
  * A task's environment note (workspace listing, what remains, the latest handoff, the date; see
- * `environmentNote` in loop/prompt.ts): made at the task's first step and kept in hook state (one
+ * `environmentNote` in loop/prompt/prompt.ts): made at the task's first step and kept in hook state (one
  * row). The task's model conversation shows it in front of the task's first message (the
  * conversation store puts it there on read, see {@link noteOverlay}), and the conversation's
  * record of the task gets the same text when the task releases it. It also records whether the

@@ -2,7 +2,7 @@
  * The task's pending tool calls (at most one set: the turn whose call waits for an answer), in
  * the object's SQLite so a wait survives restarts.
  */
-import type { PendingCalls, Resolution } from "../../loop/suspension.ts";
+import type { PendingCalls, Resolution } from "../../loop/calls/suspension.ts";
 import { CopyingStore, RowCopy, upsertRow } from "../../store/row-copy.ts";
 
 /** Reads and writes the `pending_calls` row (kept in memory: the object is its only writer). */

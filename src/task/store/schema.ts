@@ -54,7 +54,7 @@ const MIGRATIONS: readonly string[] = [
   )`,
   // Which conversation turn (context seq) a row came from; null for the task's own messages.
   "ALTER TABLE conversation ADD COLUMN context_seq INTEGER",
-  // The turn's tool calls while one waits for an answer (see loop/suspension.ts).
+  // The turn's tool calls while one waits for an answer (see loop/calls/suspension.ts).
   "CREATE TABLE pending_calls (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)",
   // Sub-agent runs this task started (see children.ts).
   `CREATE TABLE children (

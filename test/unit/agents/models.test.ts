@@ -9,7 +9,7 @@ import { parseIdentity, withDefaultModel } from "../../../src/agents/identity.ts
 import { effortFor, effortsOf } from "../../../src/agents/models.ts";
 import { loadConfig } from "../../../src/config/config.ts";
 import { BUILT_IN_MODEL } from "../../../src/config/env-schema.ts";
-import { modelParams } from "../../../src/loop/model-params.ts";
+import { modelParams } from "../../../src/loop/turn/model-params.ts";
 import { toolsFor } from "../../../src/tools/catalog.ts";
 import { identityErrorOf, identityText } from "../../helpers/identities.ts";
 

@@ -4,8 +4,8 @@ import { loopDetectionHook } from "../../../src/hooks/loop-detection.ts";
 import { outputCompactionHook, outputTruncationHook } from "../../../src/hooks/output-limits.ts";
 import { toolEventsHook } from "../../../src/hooks/tool-events.ts";
 import { verificationHook } from "../../../src/hooks/verification.ts";
+import { HookRunner } from "../../../src/loop/calls/hook-runner.ts";
 import type { HookContext, ToolResult } from "../../../src/loop/contracts.ts";
-import { HookRunner } from "../../../src/loop/hook-runner.ts";
 import { hookContext, TEST_TOOLS } from "../../helpers/hook-context.ts";
 
 const call = (name: string, input: unknown = {}) => ({ id: "c", name, input });

@@ -12,14 +12,14 @@ import type {
 import { describe, expect, it } from "vitest";
 import { parseIdentity } from "../../../src/agents/identity.ts";
 import { runStep } from "../../../src/loop/agent-loop.ts";
+import { HookRunner } from "../../../src/loop/calls/hook-runner.ts";
+import type { PendingCalls } from "../../../src/loop/calls/suspension.ts";
+import { replyFrom } from "../../../src/loop/calls/suspension.ts";
+import { ToolRegistry } from "../../../src/loop/calls/tool-registry.ts";
 import type { ChatMessage } from "../../../src/loop/chat-message.ts";
 import type { HarnessEvent, Hook, Tool, ToolContext } from "../../../src/loop/contracts.ts";
-import { HookRunner } from "../../../src/loop/hook-runner.ts";
 import { INITIAL_LOOP_STATE, type LoopState } from "../../../src/loop/loop-state.ts";
 import type { StepDeps } from "../../../src/loop/step-types.ts";
-import type { PendingCalls } from "../../../src/loop/suspension.ts";
-import { replyFrom } from "../../../src/loop/suspension.ts";
-import { ToolRegistry } from "../../../src/loop/tool-registry.ts";
 import { ModelStallError } from "../../../src/model/errors.ts";
 import { hookContext } from "../../helpers/hook-context.ts";
 

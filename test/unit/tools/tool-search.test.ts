@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { estimateTokens } from "../../../src/loop/compaction.ts";
+import { ToolRegistry } from "../../../src/loop/calls/tool-registry.ts";
+import type { HookState, Tool } from "../../../src/loop/contracts.ts";
+import { estimateTokens } from "../../../src/loop/prompt/compaction.ts";
 import {
   CONTEXT_WINDOWS,
   contextWindowOf,
   DEFAULT_CONTEXT_WINDOW,
-} from "../../../src/loop/context-window.ts";
-import type { HookState, Tool } from "../../../src/loop/contracts.ts";
-import { ToolRegistry } from "../../../src/loop/tool-registry.ts";
+} from "../../../src/loop/prompt/context-window.ts";
 import { allTools } from "../../../src/tools/catalog.ts";
 import {
   loadedTools,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { bundledAgents } from "../../../../src/agents/registry.ts";
 import type { HarnessEvent } from "../../../../src/loop/contracts.ts";
-import { systemPrompt } from "../../../../src/loop/prompt.ts";
+import { systemPrompt } from "../../../../src/loop/prompt/prompt.ts";
 import { writeTodosTool } from "../../../../src/tools/state/todos.ts";
 import { toolContext } from "../../../helpers/tool-context.ts";
 

@@ -1,0 +1,110 @@
+/**
+ * The HTTP+JSON push notification config operations (spec 1.0 §11.3: `/tasks/{id}/
+ * pushNotificationConfigs[/{configId}]`; v0.3 the same under `v1/`). v1.0 bodies are the flat
+ * `TaskPushNotificationConfig` (fields also under their proto names); v0.3 bodies carry
+ * `pushNotificationConfig` (alone, or inside `config`) with `authentication.schemes`, and answers
+ * name the config as `tasks/{id}/pushNotificationConfigs/{configId}`, as the SDK's v0.3 client
+ * expects. The operations are the gateway's (operations.ts).
+ */
+import { RequestMalformedError } from "@a2a-js/sdk/errors";
+import type { Context } from "hono";
+import type { WirePushConfig } from "../../gateway/task-gateway.ts";
+import { PushConfigParams } from "../../protocol/params.ts";
+import { invalidParams } from "../errors.ts";
+import { type CallContext, runUnary } from "../operations.ts";
+import { readJsonBody } from "./rest-body.ts";
+import { protoField } from "./rest-codec-v03.ts";
+import type { RestRoute } from "./rest-paths.ts";
+
+type Json = Record<string, unknown>;
+type PushRoute = Extract<RestRoute, { op: "push" }>;
+
+const obj = (v: unknown): Json | undefined =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Json) : undefined;
+
+const given = (v: unknown) => v !== undefined && v !== null && v !== "";
+
+/**
+ * A v0.3 REST body as a v1.0 config object. Fields may come under their proto names
+ * (`config_id`, `push_notification_config`), and empty ones are absent (proto3 defaults).
+ */
+function fromV03(body: Json): Json {
+  const config = obj(protoField(body, "config"));
+  const inner =
+    obj(protoField(body, "pushNotificationConfig")) ??
+    obj(config && protoField(config, "pushNotificationConfig")) ??
+    config ??
+    body;
+  const auth = obj(inner.authentication);
+  const schemes = Array.isArray(auth?.schemes) ? auth.schemes : [];
+  const scheme = schemes[0] ?? auth?.scheme;
+  const id = protoField(body, "configId") ?? inner.id;
+  return {
+    ...(given(id) ? { id } : {}),
+    url: inner.url,
+    ...(given(inner.token) ? { token: inner.token } : {}),
+    ...(given(scheme)
+      ? {
+          authentication: {
+            scheme,
+            ...(given(auth?.credentials) ? { credentials: auth?.credentials } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/** A v1.0 config in the v0.3 REST answer shape. */
+function toV03(config: WirePushConfig): Json {
+  const auth = config.authentication;
+  return {
+    name: `tasks/${config.taskId}/pushNotificationConfigs/${config.id}`,
+    pushNotificationConfig: {
+      id: config.id,
+      url: config.url,
+      ...(config.token !== undefined ? { token: config.token } : {}),
+      ...(auth
+        ? {
+            authentication: {
+              schemes: [auth.scheme],
+              ...(auth.credentials !== undefined ? { credentials: auth.credentials } : {}),
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+/** Runs one push config operation. */
+export async function restPush(
+  c: Context,
+  route: PushRoute,
+  ctx: CallContext,
+  respond: (body: unknown, status?: number) => Response,
+): Promise<Response> {
+  const { version } = route;
+  const encode = (config: WirePushConfig) => (version === "0.3" ? toV03(config) : config);
+  const ids = { taskId: route.id, id: route.configId ?? "" };
+  switch (route.action) {
+    case "create": {
+      const body = obj(await readJsonBody(c));
+      if (!body) throw new RequestMalformedError("the body must be a JSON object");
+      const parsed = PushConfigParams.safeParse(version === "0.3" ? fromV03(body) : body);
+      if (!parsed.success) throw invalidParams(parsed.error, "body");
+      const params = { ...parsed.data, taskId: route.id };
+      const config = (await runUnary(ctx, "setPushConfig", params, version)) as WirePushConfig;
+      return respond(encode(config), 201);
+    }
+    case "get":
+      return respond(
+        encode((await runUnary(ctx, "getPushConfig", ids, version)) as WirePushConfig),
+      );
+    case "list": {
+      const list = (await runUnary(ctx, "listPushConfigs", ids, version)) as WirePushConfig[];
+      return respond({ configs: list.map(encode), nextPageToken: "" });
+    }
+    case "delete":
+      await runUnary(ctx, "deletePushConfig", ids, version);
+      return new Response(null, { status: 204 });
+  }
+}

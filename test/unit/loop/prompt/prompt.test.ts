@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { bundledAgents } from "../../../../src/agents/registry.ts";
+import { environmentNote, NOTE_MAX_CHARS } from "../../../../src/loop/prompt/environment.ts";
+import { systemPrompt } from "../../../../src/loop/prompt/prompt.ts";
+
+const agent = bundledAgents().get("assistant");
+if (!agent) throw new Error("no assistant");
+const entries = Array.from({ length: 25 }, (_, i) => ({
+  path: `f${i}.md`,
+  size: 10 + i,
+  updatedAt: "",
+}));
+const base = {
+  agent,
+  tools: [
+    "read_file",
+    "write_file",
+    "progress_read",
+    "progress_update",
+    "write_todos",
+    "memory_write",
+  ],
+  memory: { shared: "House style: British spelling.", user: "Prefers short answers." },
+  environment: {
+    entries,
+    total: 25,
+    remaining: ["Write the summary"],
+    handoff: "# Handoff\nDid the outline.",
+  },
+  now: new Date("2026-11-21T22:05:00Z"),
+  timeZone: "Europe/Berlin",
+};
+
+describe("system prompt", () => {
+  it("orders the stable part and memory, each with a cache breakpoint; the environment is a separate note", () => {
+    const blocks = systemPrompt(base);
+    expect(blocks).toHaveLength(2);
+    expect(blocks.map((b) => Boolean(b.cache_control))).toEqual([true, true]);
+    expect(blocks[0]?.text.startsWith(agent.systemPrompt)).toBe(true);
+    expect(blocks[0]?.text).toContain("Tools you can use: read_file, write_file");
+    expect(blocks[0]?.text).toContain("## Before you finish");
+    expect(blocks[0]?.text).toContain("progress_read");
+    expect(blocks[1]?.text).toContain("British spelling");
+    expect(blocks[1]?.text).toContain("Prefers short answers.");
+    const note = environmentNote(base);
+    expect(note.startsWith("<environment>\n# Environment")).toBe(true);
+    expect(note.endsWith("</environment>")).toBe(true);
+    expect(note).toContain("## Workspace (25 files)");
+    expect(note).toContain("- f19.md (29 bytes)");
+    expect(note).not.toContain("f20.md");
+    expect(note).toContain("- and 5 more");
+    expect(note).toContain("- Write the summary");
+    expect(note).toContain("Did the outline.");
+    expect(note).toMatch(/Current date and time: Saturday, 21\/11\/2026, 23:05 \(Europe\/Berlin\)/);
+    expect(blocks.map((b) => b.text).join("\n")).not.toContain("Workspace (");
+  });
+
+  it("keeps the system prompt identical while the workspace and the time change, so it is cached", () => {
+    const later = systemPrompt({
+      ...base,
+      now: new Date("2026-11-22T10:00:00Z"),
+      environment: { ...base.environment, total: 3, entries: entries.slice(0, 3) },
+    });
+    expect(later).toEqual(systemPrompt(base));
+  });
+
+  it("mentions only tools the agent has, leaves out empty memory, and says when the workspace is unreadable", () => {
+    const inputs = {
+      ...base,
+      tools: [],
+      memory: { shared: null, user: "  " },
+      environment: null,
+    };
+    const blocks = systemPrompt(inputs);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]?.text).toContain("You have no tools in this deployment");
+    expect(blocks[0]?.text).not.toContain("progress_update");
+    expect(environmentNote(inputs)).toContain("The workspace could not be read just now.");
+  });
+
+  it("states the verification protocol's five steps, naming only the tools the agent has", () => {
+    const protocol = (tools: string[]) => {
+      const text = systemPrompt({ ...base, tools })[0]?.text ?? "";
+      const from = text.indexOf("## Before you finish");
+      return text.slice(from, text.indexOf("\n\n", from));
+    };
+    const all = protocol(["write_file", "read_file", "grep_files", "run_code"]);
+    expect(all.split("\n").filter((line) => /^\d\. /.test(line))).toEqual([
+      "1. Re-read the original request and any instructions you were given.",
+      "2. Check each requirement against what you did, item by item; check what can be checked (counts, calculations, links, files that must parse).",
+      "3. If you wrote code, run it with run_code (or its tests, with mode test) and fix what fails.",
+      "4. If you created or changed files, re-read them (read_file, or grep_files for a large one) to confirm they are correct.",
+      "5. Only then report: say what you verified and how, and say plainly what you could not verify.",
+    ]);
+    const noRun = protocol(["write_file", "read_file"]);
+    expect(noRun).toContain("3. If you wrote code, check it for obvious errors.");
+    expect(noRun).toContain("4. If you created or changed files, re-read them (read_file) to");
+    expect(noRun).not.toMatch(/run_code|grep_files/);
+    const none = protocol([]);
+    expect(none).toContain("5. Only then report");
+    expect(none).not.toMatch(/run_code|read_file|grep_files/);
+  });
+
+  it("keeps the environment note under NOTE_MAX_CHARS whatever the workspace holds", () => {
+    const long = (n: number) => "w".repeat(n);
+    const note = environmentNote({
+      ...base,
+      environment: {
+        entries: Array.from({ length: 2_000 }, (_, i) => ({
+          path: `${i}-${long(500)}`,
+          size: 1,
+          updatedAt: "",
+        })),
+        total: 2_000,
+        remaining: Array.from({ length: 200 }, () => long(2_000)),
+        handoff: long(1_000_000),
+      },
+    });
+    expect(note.length).toBeLessThanOrEqual(NOTE_MAX_CHARS);
+    expect(note).toContain("Current date and time:");
+    expect(note.endsWith("</environment>")).toBe(true);
+  });
+});
