@@ -33,7 +33,7 @@ import {
   SetPushConfigParamsV03,
   TaskIdParamsV03,
   TaskQueryParamsV03,
-} from "./jsonrpc/params-v03.ts";
+} from "./params-v03.ts";
 
 /** A gateway operation (task-gateway.ts), or the binding's own extended card. */
 export type Operation =

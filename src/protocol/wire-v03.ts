@@ -2,7 +2,7 @@
  * The A2A v0.3 JSON-RPC wire (`kind` discriminators, lowercase roles and states, file parts as
  * `{ file: { bytes | uri } }`) to and from the v1.0 wire shapes the harness works in, as plain
  * JSON: what the @a2a-js/sdk's v0.3 compat layer does through its classes, without them. Inputs
- * were validated by the v0.3 schemas (a2a/jsonrpc/params-v03.ts) and are not checked again. Pure: no I/O.
+ * were validated by the v0.3 schemas (a2a/params-v03.ts) and are not checked again. Pure: no I/O.
  */
 import type {
   Artifact,

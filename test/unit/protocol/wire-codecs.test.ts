@@ -17,7 +17,7 @@ import {
 } from "@a2a-js/sdk/compat/v0_3/server";
 import { type A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import { describe, expect, it } from "vitest";
-import { MessageSendParamsV03 } from "../../../src/a2a/jsonrpc/params-v03.ts";
+import { MessageSendParamsV03 } from "../../../src/a2a/params-v03.ts";
 import { protoEvent, protoMessage, protoTask } from "../../../src/protocol/proto-json.ts";
 import type { Message, StreamEvent, Task } from "../../../src/protocol/wire.ts";
 import {

@@ -4,7 +4,7 @@
  * file parts with bytes or uri). Unknown fields are ignored.
  */
 import { z } from "zod";
-import { Id } from "../../protocol/wire.ts";
+import { Id } from "../protocol/wire.ts";
 
 const Metadata = z.record(z.string(), z.unknown());
 

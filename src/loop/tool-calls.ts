@@ -9,15 +9,15 @@
  */
 
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { HookContext, ToolResult } from "../contracts.ts";
-import type { StepDeps, StepOutcome } from "../step-types.ts";
 import {
   answerContent,
   approvalFrom,
   type ChildOutcome,
   type PendingCall,
   type PendingCalls,
-} from "./suspension.ts";
+} from "./calls/suspension.ts";
+import type { HookContext, ToolResult } from "./contracts.ts";
+import type { StepDeps, StepOutcome } from "./step-types.ts";
 
 /**
  * Runs `calls` from index `from` in order, up to the per-turn cap. When one must wait (a
