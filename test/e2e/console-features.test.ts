@@ -187,8 +187,8 @@ describe("the console in English and Portuguese (Brazil)", () => {
         string,
         Record<string, unknown>
       >;
-    const en = (await load("lang-en.js")).EN ?? {};
-    const pt = (await load("lang-pt-br.js")).PT_BR ?? {};
+    const en = (await load("i18n/lang-en.js")).EN ?? {};
+    const pt = (await load("i18n/lang-pt-br.js")).PT_BR ?? {};
     const shape = (dictionary: Record<string, unknown>) =>
       Object.entries(dictionary)
         .filter(([key]) => key !== "kinds")

@@ -1,7 +1,7 @@
 // The console's client of the harness: the REST API (`/api/...`), A2A v1.0 JSON-RPC calls, and
 // JSON-RPC streams (SendStreamingMessage, SubscribeToTask) read as SSE with their event ids, so a
 // dropped stream can resume with Last-Event-ID. Every request carries the signed-in token.
-import { t } from "./i18n.js";
+import { t } from "./i18n/i18n.js";
 import { sseEvents } from "./sse.ts";
 
 const TOKEN_KEY = "a2a-token";

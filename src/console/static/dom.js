@@ -1,7 +1,7 @@
 // DOM helpers of the console: element construction (strings always become text nodes, never
 // markup), a query shorthand, and the icon set as inline SVG drawn from paths, so every icon
 // renders the same in every browser and font (no emoji, no private-use glyphs).
-import { language, t } from "./i18n.js";
+import { language, t } from "./i18n/i18n.js";
 
 /** The first element matching `selector`. */
 export const $ = (selector, root = document) => root.querySelector(selector);

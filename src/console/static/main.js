@@ -5,7 +5,12 @@
 // modules bundled by esbuild; it speaks A2A v1.0 JSON-RPC and the REST API to the same endpoints
 // as any client.
 import { api, auth } from "./api.js";
-import { wireComposer } from "./composer.js";
+import { wireComposer } from "./chat/composer.js";
+import { starterChips } from "./chat/starters.js";
+import { View } from "./chat/view.js";
+import { $, icon } from "./dom.js";
+import { watchAgents } from "./events.js";
+import { language, setLanguage, t, term, translatePage } from "./i18n/i18n.js";
 import {
   currentOf,
   fillTitles,
@@ -14,15 +19,10 @@ import {
   remember,
   renderConversations,
   setCurrent,
-} from "./conversations.js";
-import { $, icon } from "./dom.js";
-import { watchAgents } from "./events.js";
-import { language, setLanguage, t, term, translatePage } from "./i18n.js";
-import { inspect, loadTasks } from "./inspector.js";
-import { agentIcon, loadCard, loadRoster, markSelected, showNames } from "./roster.js";
-import { whoAmI as askWho } from "./signin.js";
-import { starterChips } from "./starters.js";
-import { View } from "./view.js";
+} from "./side/conversations.js";
+import { inspect, loadTasks } from "./side/inspector.js";
+import { agentIcon, loadCard, loadRoster, markSelected, showNames } from "./side/roster.js";
+import { whoAmI as askWho } from "./side/signin.js";
 
 const app = { user: null, view: null, listRound: 0 };
 const transcript = $("#transcript");

@@ -2,10 +2,10 @@
 // signed-in user, with a title from the first message and the one open per agent) merged with the
 // caller's list from GET /api/sessions (empty for anonymous callers, whose conversations are known
 // only to the browser that holds their ids). Deleting one erases it on the server too.
-import { api } from "./api.js";
-import { ago, el, icon } from "./dom.js";
-import { language, t } from "./i18n.js";
-import { shownText } from "./transcript.js";
+import { api } from "../api.js";
+import { shownText } from "../chat/transcript.js";
+import { ago, el, icon } from "../dom.js";
+import { language, t } from "../i18n/i18n.js";
 
 const MAX_KEPT = 200;
 const ID = /^[\w.:-]{1,128}$/;

@@ -3,8 +3,8 @@
 // One row per span: the task, its steps, model calls (tokens, cache reads, cost), tool calls,
 // waits for a person, hook interventions (markers), and sub-agents, whose rows nest under the
 // call that started them and fold.
-import { el } from "./dom.js";
-import { t } from "./i18n.js";
+import { el } from "../dom.js";
+import { t } from "../i18n/i18n.js";
 
 const ms = (nanos) => Number(BigInt(nanos) / 1000000n);
 

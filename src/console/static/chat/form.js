@@ -1,7 +1,7 @@
 // The form that answers an input-required question: one field per property of the JSON schema
 // the agent sent (select for enums, checkbox for booleans, number, text), or a free-text answer
 // when there is no schema. Submitting sends the values as a data part (text for free answers).
-import { t } from "./i18n.js";
+import { t } from "../i18n/i18n.js";
 
 /** The form schema an input-required status message carries (a question's or an approval's). */
 export function formOf(message) {

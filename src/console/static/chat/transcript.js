@@ -1,10 +1,10 @@
 // A conversation rebuilt from the server: the order of its tasks from GET /api/sessions/<id>,
 // their full histories (user messages, harness events, questions, answers) and answer artifacts
 // from ListTasks with that contextId, turned into the same turns the live chat shows.
-import { api, rpc, textOf } from "./api.js";
-import { el } from "./dom.js";
+import { api, rpc, textOf } from "../api.js";
+import { el } from "../dom.js";
+import { t } from "../i18n/i18n.js";
 import { formOf } from "./form.js";
-import { t } from "./i18n.js";
 import { harnessEvent, Turn } from "./turn.js";
 
 /** The most tasks of one conversation that are shown (ListTasks' largest page). */

@@ -1,8 +1,8 @@
 // An empty conversation's opening: the agent's starter prompts (the `starters` of its
 // IDENTITY.md, from `/agents`) as chips; choosing one sends it as the first message.
-import { el } from "./dom.js";
-import { t } from "./i18n.js";
-import { agentInfo } from "./roster.js";
+import { el } from "../dom.js";
+import { t } from "../i18n/i18n.js";
+import { agentInfo } from "../side/roster.js";
 
 /** The starters of `agent` as a transcript item, or null when it has none. */
 export function starterChips(agent, pick) {

@@ -3,9 +3,9 @@
 // message box and no agent to open; a token the server refuses (401, 403) is said to be refused,
 // with the server's reason, and not kept; one it could not check (429: too many failed tries, or
 // the server out of reach) is kept, to be tried again.
-import { api, auth } from "./api.js";
-import { $, el } from "./dom.js";
-import { t } from "./i18n.js";
+import { api, auth } from "../api.js";
+import { $, el } from "../dom.js";
+import { t } from "../i18n/i18n.js";
 
 /** Sets the message box's placeholder by its i18n key (a language switch keeps it). */
 function placeholder(key) {

@@ -2,9 +2,9 @@
 // task by id, with state, context, model, usage, artifacts, history, and the event log with each
 // event's time since the task started and its raw JSON (GET /api/tasks/<id>/events), and the
 // task tree's waterfall (waterfall.js, from GET /api/tasks/<id>/trace).
-import { api, rpc, stateName, textOf } from "./api.js";
-import { $, el } from "./dom.js";
-import { language, t, term } from "./i18n.js";
+import { api, rpc, stateName, textOf } from "../api.js";
+import { $, el } from "../dom.js";
+import { language, t, term } from "../i18n/i18n.js";
 import { waterfall } from "./waterfall.js";
 
 /** Lists the conversation's tasks (none for a new conversation). */

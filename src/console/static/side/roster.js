@@ -2,9 +2,9 @@
 // chosen one pressed, each with its icon), the agent chosen last in this browser, what `/agents`
 // says of each (icon, starter prompts), and the card's description and skills. Knows nothing of
 // conversations: the caller says what choosing an agent does.
-import { api } from "./api.js";
-import { $, el } from "./dom.js";
-import { t } from "./i18n.js";
+import { api } from "../api.js";
+import { $, el } from "../dom.js";
+import { t } from "../i18n/i18n.js";
 
 const LAST_AGENT = "a2a-console:agent";
 /** The agents of the last roster, by name: { name, description, icon, starters }. */

@@ -3,9 +3,9 @@
 // once and goes out in order once the transcript is there (a new conversation's second message
 // waits for the first one's contextId), so nothing typed is ever lost or sent to the wrong
 // conversation. Closing a view stops reading its streams; the tasks go on on the server.
-import { rpc, stream } from "./api.js";
-import { el } from "./dom.js";
-import { t } from "./i18n.js";
+import { rpc, stream } from "../api.js";
+import { el } from "../dom.js";
+import { t } from "../i18n/i18n.js";
 import { loadConversation, renderTask, shownText, userBubble } from "./transcript.js";
 import { Turn } from "./turn.js";
 

@@ -1,10 +1,10 @@
 // One agent turn in the transcript: the harness events (tool calls, hooks, plans, delegations),
 // the answer rendered as Markdown, the task's state (a spinner while it runs) and, when the agent
 // asks, the form that answers it. Fed live by stream events or rebuilt from a task's history.
-import { stateName, TERMINAL, textOf } from "./api.js";
-import { el, icon, srOnly } from "./dom.js";
+import { stateName, TERMINAL, textOf } from "../api.js";
+import { el, icon, srOnly } from "../dom.js";
+import { t, term } from "../i18n/i18n.js";
 import { askForm, formOf } from "./form.js";
-import { t, term } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 
 /** Extension URI of the harness's events. */

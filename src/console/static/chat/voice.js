@@ -4,8 +4,8 @@
 // results replaced as they firm up); pressed again, or at the end of speech, it stops. Nothing is
 // sent by itself: the person reads and sends. A browser whose recognizer turns out unusable (no
 // speech service, language not supported) hides the button again and says why.
-import { icon } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { icon } from "../dom.js";
+import { language, t } from "../i18n/i18n.js";
 
 /** The browser's speech recognition constructor, or null. */
 export function recognizer() {

@@ -3,8 +3,8 @@
 // opens a new conversation with it and sends the rest there (see docs/dev-loop.md). Typing "@"
 // at the start offers the agents' names (a click or Tab completes one, Esc closes the list). The
 // microphone, where the browser has speech recognition, dictates into the box (voice.js).
-import { $, el } from "./dom.js";
-import { agentIcon, agentNames } from "./roster.js";
+import { $, el } from "../dom.js";
+import { agentIcon, agentNames } from "../side/roster.js";
 import { wireVoice } from "./voice.js";
 
 const MENTION = /^@([a-z][a-z0-9-]{0,62})(?:\s+([\s\S]*))?$/;
