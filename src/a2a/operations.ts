@@ -66,11 +66,10 @@ export async function runUnary(
       return { ...page, tasks: page.tasks.map((t) => ({ ...t, artifacts: t.artifacts ?? [] })) };
     }
     case "setPushConfig":
-      return gateway.setPushConfig(caller, params as PushConfigParams);
     case "getPushConfig":
-      return gateway.getPushConfig(caller, params as PushConfigParams);
     case "listPushConfigs":
-      return gateway.listPushConfigs(caller, params as PushConfigParams);
+      // The three take the same params; the method is the operation's name.
+      return gateway[op](caller, params as PushConfigParams);
     case "deletePushConfig":
       await gateway.deletePushConfig(caller, params as PushConfigParams);
       return null;

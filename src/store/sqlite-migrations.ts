@@ -4,38 +4,32 @@
  * A database that holds nothing is left as it is when opened ({@link Schema.open}): an object
  * reached only to be asked about something it does not hold (a task id nobody created) writes
  * nothing, so it leaves no storage behind. The schema is created by the object's first write
- * ({@link Schema.ensure}), in one batch of statements: the object's `current` schema where it
- * gives one (its tables as the migrations leave them, without replaying each ALTER, which makes
- * SQLite re-read its whole schema), else every migration in turn.
+ * ({@link Schema.ensure}), in one batch of statements: the migrations folded into one schema
+ * (sqlite-squash.ts: each ALTER into its CREATE TABLE), else every migration in turn.
  */
+import { squashed } from "./sqlite-squash.ts";
+
+/** Each list of migrations, folded once per isolate (null: replayed). */
+const folded = new WeakMap<readonly string[], string | null>();
 
 /** An object's schema: read and migrated on open, created only once something is written. */
 export class Schema {
   readonly #sql: SqlStorage;
   readonly #migrations: readonly string[];
-  readonly #current: string | undefined;
   #stored: boolean;
 
-  private constructor(
-    sql: SqlStorage,
-    migrations: readonly string[],
-    current: string | undefined,
-    stored: boolean,
-  ) {
+  private constructor(sql: SqlStorage, migrations: readonly string[], stored: boolean) {
     this.#sql = sql;
     this.#migrations = migrations;
-    this.#current = current;
     this.#stored = stored;
   }
 
   /**
    * Opens `sql`: brings a database that holds the schema to the newest of `migrations`; leaves one
-   * that holds none (new, or erased) empty, writing nothing. `current`, when given, is what every
-   * migration leaves, written as one schema: a new database is created from it (a test holds the
-   * two equal).
+   * that holds none (new, or erased) empty, writing nothing.
    */
-  static open(sql: SqlStorage, migrations: readonly string[], current?: string): Schema {
-    return new Schema(sql, migrations, current, migrateStored(sql, migrations));
+  static open(sql: SqlStorage, migrations: readonly string[]): Schema {
+    return new Schema(sql, migrations, migrateStored(sql, migrations));
   }
 
   /**
@@ -49,8 +43,10 @@ export class Schema {
   /** Creates the schema if the database holds none: call before the object's first write. */
   ensure(): void {
     if (this.#stored) return;
+    if (!folded.has(this.#migrations)) folded.set(this.#migrations, squashed(this.#migrations));
     const tables =
-      this.#current ?? this.#migrations.map((m) => m.trim().replace(/;+$/, "")).join(";\n");
+      folded.get(this.#migrations) ??
+      this.#migrations.map((m) => m.trim().replace(/;+$/, "")).join(";\n");
     this.#sql.exec(
       `${tables.trim().replace(/;+$/, "")};
        CREATE TABLE schema_version (version INTEGER NOT NULL);

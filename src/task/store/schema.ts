@@ -1,14 +1,13 @@
 /**
  * The task Durable Object's SQLite schema. Migrated when the object opens, created when a task is
- * (an object asked about a task that does not exist writes nothing); each entry of MIGRATIONS runs
- * once, in order, recorded in `schema_version`. Append new entries; never edit one. CURRENT is
- * what all of them leave, as one schema: a new task's object is created from it (a task object is
- * new for every task, so this is on every task's path). A change is made twice: a migration
- * appended, and CURRENT edited to match (test/integration/task/schema.test.ts holds them equal).
+ * (an object asked about a task that does not exist writes nothing); each entry of TASK_MIGRATIONS runs
+ * once, in order, recorded in `schema_version`. Append new entries; never edit one. A new task's
+ * object (every task's) is created from them folded into one schema (store/sqlite-squash.ts).
  */
 import { Schema } from "../../store/sqlite-migrations.ts";
 
-const MIGRATIONS: readonly string[] = [
+/** The task object's migrations (exported for the test that holds a new object's schema equal). */
+export const TASK_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE task (
     id TEXT PRIMARY KEY,
@@ -118,107 +117,7 @@ const MIGRATIONS: readonly string[] = [
   )`,
 ];
 
-/** What {@link MIGRATIONS} leave, written as one schema (columns in the order they were added). */
-const CURRENT = `
-  CREATE TABLE task (
-    id TEXT PRIMARY KEY,
-    context_id TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    owner TEXT NOT NULL,
-    trace_id TEXT NOT NULL,
-    parent_task_id TEXT,
-    state TEXT NOT NULL,
-    status_json TEXT NOT NULL,
-    metadata_json TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    counters TEXT,
-    worked_ms INTEGER NOT NULL DEFAULT 0,
-    working_since TEXT
-  );
-  CREATE TABLE history (seq INTEGER PRIMARY KEY, message_json TEXT NOT NULL);
-  CREATE TABLE artifacts (artifact_id TEXT PRIMARY KEY, position INTEGER NOT NULL, artifact_json TEXT NOT NULL);
-  CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, body TEXT NOT NULL, at INTEGER NOT NULL);
-  CREATE TABLE conversation (idx INTEGER PRIMARY KEY, role TEXT NOT NULL, content_json TEXT NOT NULL, context_seq INTEGER);
-  CREATE TABLE loop (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    turn INTEGER NOT NULL DEFAULT 0,
-    attempt INTEGER NOT NULL DEFAULT 0,
-    answer_text TEXT NOT NULL DEFAULT '',
-    turn_text TEXT NOT NULL DEFAULT '',
-    answer_started INTEGER NOT NULL DEFAULT 0,
-    usage_json TEXT NOT NULL DEFAULT '{}',
-    stop_reason TEXT
-  );
-  CREATE TABLE hook_state (hook TEXT NOT NULL, key TEXT NOT NULL, value_json TEXT NOT NULL, PRIMARY KEY (hook, key));
-  CREATE TABLE schedule (id TEXT PRIMARY KEY, kind TEXT NOT NULL, due_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, payload_json TEXT);
-  CREATE INDEX schedule_due ON schedule (due_at);
-  CREATE TABLE seen_messages (message_id TEXT PRIMARY KEY);
-  CREATE TABLE context_link (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    state TEXT NOT NULL DEFAULT 'none',
-    context_seq INTEGER NOT NULL DEFAULT 0,
-    conversation_upto INTEGER NOT NULL DEFAULT 0,
-    released_upto INTEGER NOT NULL DEFAULT 0,
-    alone INTEGER NOT NULL DEFAULT 0
-  );
-  CREATE TABLE pending_calls (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
-  CREATE TABLE children (
-    id TEXT PRIMARY KEY,
-    agent TEXT NOT NULL,
-    transport TEXT NOT NULL,
-    report_json TEXT,
-    answered_version INTEGER NOT NULL DEFAULT 0,
-    counted_usage_json TEXT
-  );
-  CREATE TABLE push_configs (
-    id TEXT PRIMARY KEY,
-    url TEXT NOT NULL,
-    token TEXT,
-    auth_scheme TEXT,
-    auth_credentials TEXT,
-    protocol TEXT NOT NULL,
-    created_at TEXT NOT NULL
-  );
-  CREATE TABLE push_deliveries (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    config_id TEXT NOT NULL,
-    url TEXT NOT NULL,
-    state TEXT NOT NULL,
-    body TEXT NOT NULL,
-    content_type TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_at INTEGER NOT NULL,
-    last_status INTEGER,
-    last_error TEXT,
-    created_at INTEGER NOT NULL,
-    first_attempt_at INTEGER,
-    last_attempt_at INTEGER,
-    delivered_at INTEGER
-  );
-  CREATE INDEX push_pending ON push_deliveries (status, config_id, seq);
-  CREATE TABLE model_calls (
-    seq INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    turn INTEGER NOT NULL,
-    attempt INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    started_at INTEGER NOT NULL,
-    ended_at INTEGER NOT NULL,
-    input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
-    cache_read_tokens INTEGER NOT NULL,
-    cache_write_tokens INTEGER NOT NULL,
-    stop_reason TEXT,
-    error TEXT
-  )`;
-
-/** The migrations and the current schema, for the test that holds them equal. */
-export const TASK_SCHEMA = { migrations: MIGRATIONS, current: CURRENT } as const;
-
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */
 export function taskSchema(sql: SqlStorage): Schema {
-  return Schema.open(sql, MIGRATIONS, CURRENT);
+  return Schema.open(sql, TASK_MIGRATIONS);
 }

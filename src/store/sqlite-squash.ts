@@ -1,0 +1,71 @@
+/**
+ * What a list of schema migrations leaves, written as one schema: every statement in order, each
+ * `ALTER TABLE t ADD COLUMN c` folded into t's `CREATE TABLE` (the column last, where SQLite adds
+ * it). A new object is created from it in one batch; replaying each ALTER would make SQLite
+ * re-read its whole schema once per ALTER. Null when a migration does anything else to a table it
+ * made (drops, renames, writes rows): such a list is replayed as it is. Pure: no I/O.
+ */
+
+/** The statements of `sql`, split at the semicolons outside quotes and parentheses' strings. */
+export function statementsOf(sql: string): string[] {
+  const statements: string[] = [];
+  let quote: string | null = null;
+  let start = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const ch = sql[i];
+    if (quote) {
+      if (ch === quote) quote = null;
+    } else if (ch === "'" || ch === '"' || ch === "`") quote = ch;
+    else if (ch === ";") {
+      statements.push(sql.slice(start, i));
+      start = i + 1;
+    }
+  }
+  statements.push(sql.slice(start));
+  return statements.map((s) => s.trim()).filter((s) => s !== "");
+}
+
+const CREATE_TABLE = /^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?["`]?(\w+)["`]?\s*\(/i;
+const ADD_COLUMN = /^ALTER\s+TABLE\s+["`]?(\w+)["`]?\s+ADD\s+(?:COLUMN\s+)?([\s\S]+)$/i;
+const CREATE_INDEX = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s/i;
+
+/** The index of the parenthesis that closes the one at `open`, outside quotes; -1 if none. */
+function closing(sql: string, open: number): number {
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = open; i < sql.length; i++) {
+    const ch = sql[i];
+    if (quote) {
+      if (ch === quote) quote = null;
+    } else if (ch === "'" || ch === '"' || ch === "`") quote = ch;
+    else if (ch === "(") depth++;
+    else if (ch === ")" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** `migrations` as one schema (see the file's header), or null when they cannot be folded. */
+export function squashed(migrations: readonly string[]): string | null {
+  const out: string[] = [];
+  const tables = new Map<string, number>();
+  for (const statement of migrations.flatMap(statementsOf)) {
+    const table = CREATE_TABLE.exec(statement);
+    if (table?.[1]) {
+      tables.set(table[1].toLowerCase(), out.length);
+      out.push(statement);
+      continue;
+    }
+    if (CREATE_INDEX.test(statement)) {
+      out.push(statement);
+      continue;
+    }
+    const added = ADD_COLUMN.exec(statement);
+    const at = added?.[1] ? tables.get(added[1].toLowerCase()) : undefined;
+    const create = at === undefined ? undefined : out[at];
+    if (!added?.[2] || at === undefined || create === undefined) return null;
+    const end = closing(create, create.indexOf("("));
+    if (end < 0) return null;
+    out[at] = `${create.slice(0, end).trimEnd()},\n  ${added[2].trim()}\n${create.slice(end)}`;
+  }
+  return out.join(";\n");
+}

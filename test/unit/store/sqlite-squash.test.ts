@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { squashed, statementsOf } from "../../../src/store/sqlite-squash.ts";
+
+describe("migrations folded into one schema", () => {
+  it("folds each added column into its table, last, and keeps every other statement in order", () => {
+    const schema = squashed([
+      "CREATE TABLE a (id TEXT PRIMARY KEY, n INTEGER CHECK (n > 0)); CREATE INDEX a_n ON a (n)",
+      "CREATE TABLE b (x TEXT NOT NULL DEFAULT ';)')",
+      "ALTER TABLE a ADD COLUMN note TEXT DEFAULT 'it''s (fine)'",
+      "ALTER TABLE b ADD y INTEGER NOT NULL DEFAULT 0;\nALTER TABLE a ADD COLUMN z TEXT",
+    ]);
+    expect(schema).not.toBeNull();
+    const statements = statementsOf(schema ?? "").map((s) => s.replace(/\s+/g, " "));
+    expect(statements).toEqual([
+      "CREATE TABLE a (id TEXT PRIMARY KEY, n INTEGER CHECK (n > 0), note TEXT DEFAULT 'it''s (fine)', z TEXT )",
+      "CREATE INDEX a_n ON a (n)",
+      "CREATE TABLE b (x TEXT NOT NULL DEFAULT ';)', y INTEGER NOT NULL DEFAULT 0 )",
+    ]);
+  });
+
+  it("gives up (null: replay them) on anything else done to a table", () => {
+    expect(squashed(["CREATE TABLE a (id TEXT)", "ALTER TABLE a RENAME TO b"])).toBeNull();
+    expect(squashed(["CREATE TABLE a (id TEXT)", "DROP TABLE a"])).toBeNull();
+    expect(squashed(["CREATE TABLE a (id TEXT)", "INSERT INTO a (id) VALUES ('x')"])).toBeNull();
+    expect(squashed(["ALTER TABLE elsewhere ADD COLUMN c TEXT"])).toBeNull();
+  });
+
+  it("splits statements only at semicolons outside quotes", () => {
+    expect(statementsOf("SELECT ';'; SELECT \"a;b\" ;; ")).toEqual(["SELECT ';'", 'SELECT "a;b"']);
+  });
+});
