@@ -3,11 +3,14 @@
  * (threadId = the A2A contextId), the answer to the interrupt a paused task raised (the interrupt's
  * id is that task's id; the answer goes to it as a follow-up message), or the cancellation of that
  * task. Only the newest user message is sent: the thread's earlier turns are the conversation the
- * harness already keeps. Validated with AG-UI's own schema; every refusal is a 400 naming why.
+ * harness already keeps. An anonymous caller consents to the privacy policy (`REQUIRE_CONSENT`)
+ * in `forwardedProps.privacyConsent`, which goes into the message's metadata as an A2A client's
+ * does. Validated with AG-UI's own schema; every refusal is a 400 naming why.
  */
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { sha256Hex } from "../platform/hex.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
+import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
 import { TOO_DEEP_MESSAGE, tooDeep } from "../protocol/json-shape.ts";
 import { Id, type Message, type Part } from "../protocol/wire.ts";
 
@@ -44,6 +47,18 @@ function answerParts(payload: unknown): Part[] {
   });
 }
 
+/** The metadata of the run's message: the consent `forwardedProps` carries, if any. */
+function consentMetadata(forwarded: unknown): Pick<Message, "metadata"> {
+  if (typeof forwarded !== "object" || forwarded === null || Array.isArray(forwarded)) return {};
+  if (!Object.hasOwn(forwarded, CONSENT_METADATA_KEY)) return {};
+  const version = (forwarded as Record<string, unknown>)[CONSENT_METADATA_KEY];
+  if (typeof version !== "string" || version.length > 200)
+    throw new HttpError(400, `forwardedProps.${CONSENT_METADATA_KEY}: a policy version (text)`, {
+      details: true,
+    });
+  return { metadata: { [CONSENT_METADATA_KEY]: version } };
+}
+
 const idOf = (value: string, field: string) => {
   const parsed = Id.safeParse(value);
   if (!parsed.success)
@@ -69,6 +84,7 @@ export async function runRequest(body: unknown): Promise<RunRequest> {
   const runId = idOf(input.runId, "runId");
   // The message id derives from the run: a run sent again (a client reconnecting) meets its task.
   const messageId = `ag-ui-${(await sha256Hex(`ag-ui:${threadId}:${runId}`)).slice(0, 32)}`;
+  const consent = consentMetadata(input.forwardedProps);
   const resume = input.resume ?? [];
   if (resume.length > 1)
     throw new HttpError(400, "resume: one interrupt is raised at a time; answer it alone", {
@@ -90,6 +106,7 @@ export async function runRequest(body: unknown): Promise<RunRequest> {
           contextId: threadId,
           taskId,
           parts: answerParts(entry.payload),
+          ...consent,
         },
       },
     };
@@ -103,7 +120,7 @@ export async function runRequest(body: unknown): Promise<RunRequest> {
     runId,
     action: {
       kind: "send",
-      message: { messageId, role: "ROLE_USER", contextId: threadId, parts: [{ text }] },
+      message: { messageId, role: "ROLE_USER", contextId: threadId, parts: [{ text }], ...consent },
     },
   };
 }

@@ -239,6 +239,30 @@ describe("AG-UI face", () => {
     expect(read.result?.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
   });
 
+  it("asks an anonymous caller for consent where the deployment requires it (forwardedProps)", async () => {
+    const asking = { ...env, REQUIRE_CONSENT: "true", PRIVACY_POLICY_VERSION: "7" } as Env;
+    const s = await scenario([{ text: "Consented." }]);
+    const post = (extra: Record<string, unknown>) =>
+      callWorker(
+        path,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "text/event-stream" },
+          body: JSON.stringify(input(crypto.randomUUID(), `hi ${s.marker}`, extra)),
+        },
+        asking,
+      );
+    const refused = await post({});
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("Consent required");
+    expect((await post({ forwardedProps: { privacyConsent: 6 } })).status).toBe(400);
+    const sent = await post({ forwardedProps: { privacyConsent: "7" } });
+    expect(sent.status).toBe(200);
+    const events = await sent.text();
+    expect(events).toContain("Consented.");
+    expect(events).toContain("RUN_FINISHED");
+  });
+
   it("ends an open run with RUN_ERROR once its token is revoked, as A2A streams end", async () => {
     const { id, token } = await newUser();
     // 40 deltas 400 ms apart: the task is still streaming when the token goes, and long after
