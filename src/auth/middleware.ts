@@ -8,7 +8,8 @@
  * `Authorization` header that is not `Bearer <token>` (Basic, another scheme, a bare string) is a
  * credential that cannot be checked: 401 in every mode, never silently anonymous.
  * Missing or bad credentials get the same 401 JSON: no hint of which part was wrong; failed ones
- * are throttled per IP and token prefix (failure-throttle.ts). Lookups are cached per isolate for
+ * (delegation tokens refused by a check too) are throttled per IP and token prefix
+ * (failure-throttle.ts). Lookups are cached per isolate for
  * 5 seconds and streams re-check every 5 seconds, so a revocation takes effect within 10 seconds
  * everywhere.
  */
@@ -92,15 +93,35 @@ export async function principalFor(env: Env, credential: string): Promise<Princi
  * prefix's counters first (429 past either), and forgotten there once found good.
  */
 async function checkedPrincipal(c: Context<AppEnv>, credential: string): Promise<Principal | null> {
-  const perMinute = loadConfig(c.env).limits.authFailuresPerMinute;
-  if (perMinute === 0) return principalFor(c.env, credential);
   const known = cached(c.env, await tokenHash(credential))?.principal;
   if (known) return known;
+  return throttled(c, credential, () => principalFor(c.env, credential));
+}
+
+/**
+ * Runs `check` of `credential` as one admitted attempt (see {@link checkedPrincipal}): found good,
+ * the attempt is forgotten; refused (null, or a 401 thrown), it counts as a failure. A check that
+ * could not be made (a 503: the issuer's key set or the replay store is down) is not the caller's
+ * failure and is forgotten too.
+ */
+async function throttled(
+  c: Context<AppEnv>,
+  credential: string,
+  check: () => Promise<Principal | null>,
+): Promise<Principal | null> {
+  const perMinute = loadConfig(c.env).limits.authFailuresPerMinute;
+  if (perMinute === 0) return check();
   const ip = c.req.header("CF-Connecting-IP") ?? null;
   const attempt = await admitAttempt(c.env, failureKeys(ip, credential), perMinute);
-  const principal = await principalFor(c.env, credential);
-  if (principal) c.executionCtx.waitUntil(attempt.succeeded().catch(() => {}));
-  return principal;
+  const forget = () => c.executionCtx.waitUntil(attempt.succeeded().catch(() => {}));
+  try {
+    const principal = await check();
+    if (principal) forget();
+    return principal;
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 503) forget();
+    throw error;
+  }
 }
 
 /** Forgets cached lookups of these token hashes in this isolate (revocation, erasure). */
@@ -121,8 +142,10 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     } else if (issuer !== null) {
       // Never cached: every request's token is checked, its replay included.
       const config = loadConfig(c.env);
-      principal = await delegatedPrincipal(c.env, config, credential, issuer, c.req.url);
-      if (principal.delegation) c.set("delegatedBy", describeDelegation(principal.delegation));
+      principal = await throttled(c, credential, () =>
+        delegatedPrincipal(c.env, config, credential, issuer, c.req.url),
+      );
+      if (principal?.delegation) c.set("delegatedBy", describeDelegation(principal.delegation));
     } else {
       principal = await checkedPrincipal(c, credential);
     }

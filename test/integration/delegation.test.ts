@@ -130,6 +130,37 @@ describe("delegation tokens at the edge", () => {
     expect(replay.body.error?.message).toContain("(replay)");
   });
 
+  it("counts refused tokens against the failed-credential throttle; an unchecked one is not counted", async () => {
+    serveKeys();
+    const throttledEnv = { ...trusting, AUTH_FAILURES_PER_MINUTE: "2" } as Env;
+    const ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    const call = async (bearer: string) =>
+      callWorker(
+        "/agents/writer/",
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "A2A-Version": "1.0",
+            Authorization: `Bearer ${bearer}`,
+            "CF-Connecting-IP": ip,
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }),
+        },
+        throttledEnv,
+      );
+    const elsewhere = () => token({ audience: "http://harness.test/agents/researcher/" });
+    // A key set that cannot be fetched is a 503 and no failure of the caller's.
+    setKeySetFetch(async () => new Response("down", { status: 502 }));
+    expect((await call(await elsewhere())).status).toBe(503);
+    serveKeys();
+    expect((await call(await elsewhere())).status).toBe(401);
+    expect((await call(await elsewhere())).status).toBe(401);
+    const third = await call(await token());
+    expect(third.status).toBe(429);
+    expect(third.headers.get("Retry-After")).toBeTruthy();
+  });
+
   it("refuses a token for another agent of this deployment (audience)", async () => {
     serveKeys();
     const response = await rpcAs(
