@@ -14,6 +14,7 @@ import { addUsage, type Usage } from "../model/usage.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import type { PendingCall } from "./calls/suspension.ts";
 import type { HookContext } from "./contracts.ts";
+import { estimateRequestTokens } from "./prompt/compaction.ts";
 import type { StepDeps, StepOutcome } from "./step-types.ts";
 import { finishPendingCalls, runCalls } from "./tool-calls.ts";
 import { AnswerStream } from "./turn/answer-stream.ts";
@@ -67,13 +68,11 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
   if (deps.signal.aborted) return { kind: "aborted" };
   const params = modelParams(deps.agent, deps.system, messages, deps.tools.definitions());
   if (deps.budget) {
-    // As estimateTokens({ system, tools, messages }), the tools measured without writing them.
-    const chars =
-      '{"system":,"messages":}'.length +
-      JSON.stringify(params.system).length +
-      (params.tools ? ',"tools":'.length + deps.tools.definitionChars() : 0) +
-      JSON.stringify(messages).length;
-    const estimate = Math.ceil(chars / 4);
+    const estimate = estimateRequestTokens({
+      system: params.system,
+      toolChars: params.tools ? deps.tools.definitionChars() : 0,
+      messages,
+    });
     const refusal = await deps.budget.reserve(estimate + deps.agent.maxTokens);
     if (refusal) return { kind: "budget", message: refusal };
   }

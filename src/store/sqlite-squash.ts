@@ -6,7 +6,7 @@
  * made (drops, renames, writes rows): such a list is replayed as it is. Pure: no I/O.
  */
 
-/** The statements of `sql`, split at the semicolons outside quotes and parentheses' strings. */
+/** The statements of `sql`, split at the semicolons outside quoted strings and names. */
 export function statementsOf(sql: string): string[] {
   const statements: string[] = [];
   let quote: string | null = null;

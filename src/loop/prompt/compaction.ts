@@ -14,6 +14,24 @@ export function estimateTokens(value: unknown): number {
   return Math.ceil((typeof value === "string" ? value.length : JSON.stringify(value).length) / 4);
 }
 
+/**
+ * Estimated tokens of a model request: `estimateTokens({ system, tools, messages })`, with the
+ * tools' definitions given by their length as JSON (`toolChars`, 0 for none: the request has no
+ * `tools` then), measured once per tool rather than written out (ToolRegistry.definitionChars).
+ */
+export function estimateRequestTokens(request: {
+  system: unknown;
+  toolChars: number;
+  messages: unknown;
+}): number {
+  const chars =
+    '{"system":,"messages":}'.length +
+    JSON.stringify(request.system).length +
+    (request.toolChars > 0 ? ',"tools":'.length + request.toolChars : 0) +
+    JSON.stringify(request.messages).length;
+  return Math.ceil(chars / 4);
+}
+
 const hasToolResult = (m: ChatMessage) =>
   typeof m.content !== "string" && m.content.some((b) => b.type === "tool_result");
 

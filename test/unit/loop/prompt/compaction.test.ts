@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { ToolRegistry } from "../../../../src/loop/calls/tool-registry.ts";
 import type { ChatMessage } from "../../../../src/loop/chat-message.ts";
 import {
   compactionCut,
+  estimateRequestTokens,
   estimateTokens,
   summaryMessage,
   summaryRequest,
 } from "../../../../src/loop/prompt/compaction.ts";
+import { allTools } from "../../../../src/tools/catalog.ts";
 
 const text = (role: "user" | "assistant", chars: number): ChatMessage => ({
   role,
@@ -61,5 +64,20 @@ describe("compaction planning", () => {
     expect(body).toContain("[tool result: yyyyyyyyyy]");
     const note = summaryMessage("Goals: X.", 3);
     expect(JSON.stringify(note)).toContain("Summary of the 3 earlier messages");
+  });
+});
+
+describe("a request's estimate with its tools measured, not written", () => {
+  it("is estimateTokens of the request, with tools and without", () => {
+    const system = [{ type: "text", text: "You help. ".repeat(50) }];
+    const messages = [text("user", 300), text("assistant", 901)];
+    const registry = new ToolRegistry(allTools().all());
+    const tools = registry.definitions();
+    expect(estimateRequestTokens({ system, toolChars: registry.definitionChars(), messages })).toBe(
+      estimateTokens({ system, tools, messages }),
+    );
+    expect(estimateRequestTokens({ system, toolChars: 0, messages })).toBe(
+      estimateTokens({ system, messages }),
+    );
   });
 });
