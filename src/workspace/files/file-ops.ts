@@ -73,6 +73,39 @@ function changeablePath(path: string, meta: WriteMeta): WsResult<string> {
   return refusal === null ? p : fail(refusal);
 }
 
+/** A checked new version of a whole file: its path, bytes and text, and the row it replaces. */
+interface NewVersion {
+  path: string;
+  bytes: Uint8Array;
+  text: string;
+  existing: FileRow | null;
+}
+
+/**
+ * `content` as `path`'s new version, checked: the path (and the state guard), text, the size and,
+ * for a new file, the file count (`files`: how many the workspace would hold before it).
+ */
+function newVersion(
+  store: Pick<FileStore, "manifest">,
+  path: string,
+  content: string,
+  meta: WriteMeta,
+  files = store.manifest.count(),
+): WsResult<NewVersion> {
+  const p = changeablePath(path, meta);
+  if (!p.ok) return p;
+  if (typeof content !== "string") return fail("content must be text");
+  const bytes = encode(p.value, content);
+  if (!bytes.ok) return bytes;
+  const existing = store.manifest.get(p.value);
+  if (!existing && files >= MAX_FILES) {
+    return fail(
+      `the workspace is full (${MAX_FILES} files); overwrite an existing file instead of creating ${p.value}`,
+    );
+  }
+  return { ok: true, value: { path: p.value, bytes: bytes.value, text: content, existing } };
+}
+
 /** Creates or overwrites a file with `content`. */
 export async function writeFile(
   store: FileStore,
@@ -80,23 +113,17 @@ export async function writeFile(
   content: string,
   meta: WriteMeta,
 ): Promise<Result<"write">> {
-  const p = changeablePath(path, meta);
-  if (!p.ok) return p;
-  if (typeof content !== "string") return fail("content must be text");
-  const bytes = encode(p.value, content);
-  if (!bytes.ok) return bytes;
-  const existing = store.manifest.get(p.value);
-  if (!existing && store.manifest.count() >= MAX_FILES) {
-    return fail(
-      `the workspace is full (${MAX_FILES} files); overwrite an existing file instead of creating ${p.value}`,
-    );
-  }
-  const size = bytes.value.byteLength;
-  const write = { path: p.value, bytes: bytes.value, text: content, op: "write" as const };
+  const version = newVersion(store, path, content, meta);
+  if (!version.ok) return version;
+  const { path: normal, bytes, existing } = version.value;
+  const write = { path: normal, bytes, text: content, op: "write" as const };
   const checkpoint = await saveVersion(store, write, existing?.hash ?? null, meta, {
     line: existing ? "rewrote" : "created",
   });
-  return { ok: true, value: { path: p.value, bytes: size, created: !existing, checkpoint } };
+  return {
+    ok: true,
+    value: { path: normal, bytes: bytes.byteLength, created: !existing, checkpoint },
+  };
 }
 
 /**
@@ -110,24 +137,20 @@ export async function writeHarnessFiles(
   meta: WriteMeta & { harness: true },
 ): Promise<WsResult<{ written: string[] }>> {
   const changes: Change[] = [];
-  const blobs: Array<{ hash: string; bytes: Uint8Array; text: string }> = [];
+  const blobs = new Map<string, NewVersion>();
   let count = store.manifest.count();
   for (const file of files) {
-    const p = changeablePath(file.path, meta);
-    if (!p.ok) return p;
-    const bytes = encode(p.value, file.text);
-    if (!bytes.ok) return bytes;
-    const existing = store.manifest.get(p.value);
-    if (!existing && count >= MAX_FILES) return fail(`the workspace is full (${MAX_FILES} files)`);
-    const hash = await sha256Hex(bytes.value);
+    const version = newVersion(store, file.path, file.text, meta, count);
+    if (!version.ok) return version;
+    const { path, bytes, existing } = version.value;
+    const hash = await sha256Hex(bytes);
     if (hash === existing?.hash) continue;
     if (!existing) count++;
-    if (!store.manifest.referenced(hash) && !blobs.some((b) => b.hash === hash))
-      blobs.push({ hash, bytes: bytes.value, text: file.text });
+    if (!store.manifest.referenced(hash)) blobs.set(hash, version.value);
     changes.push({
-      path: p.value,
+      path,
       hash,
-      size: bytes.value.byteLength,
+      size: bytes.byteLength,
       op: "write",
       taskId: meta.taskId,
       existing: existing !== null,
@@ -137,7 +160,7 @@ export async function writeHarnessFiles(
       removed: 0,
     });
   }
-  await Promise.all(blobs.map((b) => store.blobs.put(b.hash, b.bytes, b.text)));
+  await Promise.all([...blobs].map(([hash, v]) => store.blobs.put(hash, v.bytes, v.text)));
   store.commitHarness(changes);
   return { ok: true, value: { written: changes.map((c) => c.path) } };
 }
