@@ -8,7 +8,8 @@ import type { ChatMessage } from "../loop/chat-message.ts";
 import { copyOfMap, copyOfRows, RowCopy, upsertRow } from "../store/row-copy.ts";
 import { Schema } from "../store/sqlite-migrations.ts";
 
-const MIGRATIONS: readonly string[] = [
+/** The object's migrations (exported for the test that holds a new object's schema equal). */
+export const CONTEXT_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE turns (seq INTEGER PRIMARY KEY, task_id TEXT NOT NULL, role TEXT NOT NULL, content_json TEXT NOT NULL);
   CREATE TABLE queue (task_id TEXT PRIMARY KEY, position INTEGER NOT NULL, active INTEGER NOT NULL DEFAULT 0);
@@ -19,7 +20,7 @@ const MIGRATIONS: readonly string[] = [
 
 /** The context object's schema on `sql`: migrated if the database holds it, else left absent. */
 export function contextSchema(sql: SqlStorage): Schema {
-  return Schema.open(sql, MIGRATIONS);
+  return Schema.open(sql, CONTEXT_MIGRATIONS);
 }
 
 interface QueuedTask {

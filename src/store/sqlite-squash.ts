@@ -3,7 +3,9 @@
  * `ALTER TABLE t ADD COLUMN c` folded into t's `CREATE TABLE` (the column last, where SQLite adds
  * it). A new object is created from it in one batch; replaying each ALTER would make SQLite
  * re-read its whole schema once per ALTER. Null when a migration does anything else to a table it
- * made (drops, renames, writes rows): such a list is replayed as it is. Pure: no I/O.
+ * made (drops, renames, writes rows), adds a column to a table with table constraints (SQLite
+ * writes the column before them), or holds an SQL comment (whose quotes and semicolons this
+ * reader does not skip): such a list is replayed as it is. Pure: no I/O.
  */
 
 /** The statements of `sql`, split at the semicolons outside quoted strings and names. */
@@ -44,8 +46,32 @@ function closing(sql: string, open: number): number {
   return -1;
 }
 
+/** A table constraint (not a column) begins the item. */
+const TABLE_CONSTRAINT = /^(CONSTRAINT|PRIMARY\s+KEY|UNIQUE|CHECK|FOREIGN\s+KEY)\b/i;
+
+/** Whether the column list from `open` to `end` holds a table constraint (at its own level). */
+function hasTableConstraint(sql: string, open: number, end: number): boolean {
+  let depth = 0;
+  let quote: string | null = null;
+  let start = open + 1;
+  for (let i = open + 1; i <= end; i++) {
+    const ch = sql[i];
+    if (quote) {
+      if (ch === quote) quote = null;
+    } else if (ch === "'" || ch === '"' || ch === "`") quote = ch;
+    else if (ch === "(") depth++;
+    else if (ch === ")" && depth > 0) depth--;
+    else if ((ch === "," && depth === 0) || i === end) {
+      if (TABLE_CONSTRAINT.test(sql.slice(start, i).trim())) return true;
+      start = i + 1;
+    }
+  }
+  return false;
+}
+
 /** `migrations` as one schema (see the file's header), or null when they cannot be folded. */
 export function squashed(migrations: readonly string[]): string | null {
+  if (migrations.some((m) => m.includes("--") || m.includes("/*"))) return null;
   const out: string[] = [];
   const tables = new Map<string, number>();
   for (const statement of migrations.flatMap(statementsOf)) {
@@ -63,8 +89,9 @@ export function squashed(migrations: readonly string[]): string | null {
     const at = added?.[1] ? tables.get(added[1].toLowerCase()) : undefined;
     const create = at === undefined ? undefined : out[at];
     if (!added?.[2] || at === undefined || create === undefined) return null;
-    const end = closing(create, create.indexOf("("));
-    if (end < 0) return null;
+    const open = create.indexOf("(");
+    const end = closing(create, open);
+    if (end < 0 || hasTableConstraint(create, open, end)) return null;
     out[at] = `${create.slice(0, end).trimEnd()},\n  ${added[2].trim()}\n${create.slice(end)}`;
   }
   return out.join(";\n");

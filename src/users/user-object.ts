@@ -22,7 +22,8 @@ export interface BudgetRefusal {
   limit: number;
 }
 
-const MIGRATIONS = [
+/** The object's migrations (exported for the test that holds a new object's schema equal). */
+export const USER_MIGRATIONS: readonly string[] = [
   `CREATE TABLE messages (at INTEGER NOT NULL);
    CREATE INDEX messages_at ON messages (at);
    CREATE TABLE streams (lease TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
@@ -53,7 +54,7 @@ export class UserObject extends HarnessObject {
 
   /** Brings the counters' tables to the newest schema (none yet: left without). */
   protected override open(): void {
-    this.#schema = Schema.open(this.#sql, MIGRATIONS);
+    this.#schema = Schema.open(this.#sql, USER_MIGRATIONS);
   }
 
   /** Admits one message if fewer than `perMinute` came in the last minute. */

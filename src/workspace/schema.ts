@@ -8,7 +8,8 @@
  */
 import { Schema } from "../store/sqlite-migrations.ts";
 
-const MIGRATIONS: readonly string[] = [
+/** The object's migrations (exported for the test that holds a new object's schema equal). */
+export const WORKSPACE_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   CREATE TABLE files (path TEXT PRIMARY KEY, hash TEXT NOT NULL, size INTEGER NOT NULL,
@@ -35,5 +36,5 @@ const MIGRATIONS: readonly string[] = [
 
 /** The workspace object's schema on `sql`: migrated if the database holds it, else left absent. */
 export function workspaceSchema(sql: SqlStorage): Schema {
-  return Schema.open(sql, MIGRATIONS);
+  return Schema.open(sql, WORKSPACE_MIGRATIONS);
 }

@@ -1,7 +1,7 @@
 /**
- * The task object's schema two ways: a new object is created from its migrations folded into one
- * schema (store/sqlite-squash.ts), in one batch; an object stored before a migration is brought
- * up by the migrations one at a time. Both must leave the same tables, columns, constraints and
+ * Each object's schema (task, workspace, conversation, user) two ways: a new object is created
+ * from its migrations folded into one schema (store/sqlite-squash.ts), in one batch; an object
+ * stored before a migration is brought up by the migrations one at a time. Both must leave the same tables, columns, constraints and
  * indexes (each object's own SQLite, compared through sqlite_master with white space left out).
  * Also: opening a database that holds no schema writes nothing, and one that holds an older
  * version is migrated to the newest.
@@ -9,10 +9,20 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { stubByName } from "../../../src/platform/object-stub.ts";
-import { Schema } from "../../../src/store/sqlite-migrations.ts";
-import { squashed } from "../../../src/store/sqlite-squash.ts";
-import { TASK_MIGRATIONS } from "../../../src/task/store/schema.ts";
+import { CONTEXT_MIGRATIONS } from "../../src/conversations/context-store.ts";
+import { stubByName } from "../../src/platform/object-stub.ts";
+import { Schema } from "../../src/store/sqlite-migrations.ts";
+import { squashed } from "../../src/store/sqlite-squash.ts";
+import { TASK_MIGRATIONS } from "../../src/task/store/schema.ts";
+import { USER_MIGRATIONS } from "../../src/users/user-object.ts";
+import { WORKSPACE_MIGRATIONS } from "../../src/workspace/schema.ts";
+
+const SCHEMAS = {
+  task: TASK_MIGRATIONS,
+  workspace: WORKSPACE_MIGRATIONS,
+  conversation: CONTEXT_MIGRATIONS,
+  user: USER_MIGRATIONS,
+};
 
 /** Runs `fn` on the SQLite of a task object nobody used (its constructor writes nothing). */
 function inEmptyObject<R>(fn: (sql: SqlStorage) => R): Promise<R> {
@@ -34,25 +44,32 @@ function catalogue(sql: SqlStorage): Record<string, string> {
 const version = (sql: SqlStorage) =>
   sql.exec<{ version: number }>("SELECT version FROM schema_version").one().version;
 
-describe("the task object's schema", () => {
-  it("is the same created in one batch as migrated step by step", async () => {
-    // The batch is the folded schema, not a replay of every migration.
+describe("the objects' schemas", () => {
+  it.each(Object.entries(SCHEMAS))(
+    "%s: the same created in one batch as migrated step by step",
+    async (_name, migrations) => {
+      // The batch is the folded schema, not a replay of every migration.
+      expect(squashed(migrations)).not.toBeNull();
+      const created = await inEmptyObject((sql) => {
+        Schema.open(sql, migrations).ensure();
+        return { tables: catalogue(sql), version: version(sql) };
+      });
+      const migrated = await inEmptyObject((sql) => {
+        // As an object stored before the first migration: the version table at 0, then opened.
+        sql.exec("CREATE TABLE schema_version (version INTEGER NOT NULL)");
+        const schema = Schema.open(sql, migrations);
+        return { stored: schema.stored, tables: catalogue(sql), version: version(sql) };
+      });
+      expect(migrated.stored).toBe(true);
+      expect(Object.keys(created.tables).length).toBeGreaterThan(1);
+      expect(created.tables).toEqual(migrated.tables);
+      expect(created.version).toBe(migrations.length);
+      expect(migrated.version).toBe(migrations.length);
+    },
+  );
+
+  it("folds the task object's added columns into their tables", () => {
     expect(squashed(TASK_MIGRATIONS)).toMatch(/working_since TEXT\s*\)/);
-    const created = await inEmptyObject((sql) => {
-      Schema.open(sql, TASK_MIGRATIONS).ensure();
-      return { tables: catalogue(sql), version: version(sql) };
-    });
-    const migrated = await inEmptyObject((sql) => {
-      // As an object stored before the first migration: the version table at 0, then opened.
-      sql.exec("CREATE TABLE schema_version (version INTEGER NOT NULL)");
-      const schema = Schema.open(sql, TASK_MIGRATIONS);
-      return { stored: schema.stored, tables: catalogue(sql), version: version(sql) };
-    });
-    expect(migrated.stored).toBe(true);
-    expect(Object.keys(created.tables).length).toBeGreaterThan(10);
-    expect(created.tables).toEqual(migrated.tables);
-    expect(created.version).toBe(TASK_MIGRATIONS.length);
-    expect(migrated.version).toBe(TASK_MIGRATIONS.length);
   });
 
   it("brings an object stored at an older version to the newest, and leaves an empty one empty", async () => {
