@@ -9,7 +9,12 @@ import { userKey } from "../store/r2-keys.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
 import { ChangeLog } from "./change-log.ts";
 import { Blobs } from "./files/blobs.ts";
-import { type Change, commitChange, commitHarnessChanges } from "./files/changes.ts";
+import {
+  type Change,
+  commitChange,
+  commitHarnessChanges,
+  type HarnessChange,
+} from "./files/changes.ts";
 import { Checkpoints } from "./files/checkpoints.ts";
 import type { FileStore } from "./files/file-ops.ts";
 import { Manifest } from "./files/manifest.ts";
@@ -60,17 +65,16 @@ export abstract class WorkspaceCore extends HarnessObject {
   protected commit(change: Change): string | null {
     return this.transaction(() => {
       const checkpoint = commitChange(this.manifest, this.checkpoints, change);
-      if (!change.harness)
-        this.changes.record({
-          at: new Date().toISOString(),
-          op: change.op === "write" && !change.existing ? "create" : change.op,
-          path: change.path,
-          taskId: change.taskId,
-          agent: change.agent ?? null,
-          line: change.line,
-          added: change.added,
-          removed: change.removed,
-        });
+      this.changes.record({
+        at: new Date().toISOString(),
+        op: change.op === "write" && !change.existing ? "create" : change.op,
+        path: change.path,
+        taskId: change.taskId,
+        agent: change.agent ?? null,
+        line: change.line,
+        added: change.added,
+        removed: change.removed,
+      });
       return checkpoint;
     });
   }

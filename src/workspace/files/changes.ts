@@ -22,8 +22,6 @@ export interface Change {
   taskId: string;
   /** Whether the path already held a file. */
   existing: boolean;
-  /** A harness state file: written without automatic checkpoints (nor a change-log row). */
-  harness?: boolean;
   /** The agent whose task made it (for the change history). */
   agent?: string;
   /** One line saying what changed, and the lines added and removed. */
@@ -46,11 +44,14 @@ export function fileNeedsCheckpoint(
   return !(guarded && !manifest.othersChangedAfter(latest.seq, path));
 }
 
+/** A harness write of a state file: where it points, and nothing the change history keeps. */
+export type HarnessChange = Pick<Change, "path" | "hash" | "size">;
+
 /**
  * Applies harness changes (state files: no automatic checkpoints, no change-history rows), each
  * its own change number, allocated at once.
  */
-export function commitHarnessChanges(manifest: Manifest, changes: readonly Change[]): void {
+export function commitHarnessChanges(manifest: Manifest, changes: readonly HarnessChange[]): void {
   if (changes.length === 0) return;
   const now = new Date().toISOString();
   let seq = manifest.nextSeq(changes.length);
@@ -64,10 +65,6 @@ export function commitChange(
   change: Change,
 ): string | null {
   const now = new Date().toISOString();
-  if (change.harness) {
-    commitHarnessChanges(manifest, [change]);
-    return null;
-  }
   const latest = checkpoints.latest();
   const fileNeeds = change.existing && fileNeedsCheckpoint(manifest, checkpoints, change.path);
   const taskNeeds = checkpoints.forTask(change.taskId) === null;

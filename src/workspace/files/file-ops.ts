@@ -10,7 +10,7 @@ import { MAX_FILE_BYTES, MAX_FILES, workspacePath } from "../limits.ts";
 import { stateWriteRefusal } from "../state/state-guard.ts";
 import type { WorkspaceApi, WriteMeta, WsResult } from "../types.ts";
 import type { Blobs } from "./blobs.ts";
-import type { Change } from "./changes.ts";
+import type { Change, HarnessChange } from "./changes.ts";
 import type { FileRow, Manifest } from "./manifest.ts";
 import { lineDelta, replaceOnce, sliceLines } from "./text.ts";
 
@@ -23,7 +23,7 @@ export interface FileStore {
   /** Applies a change with its automatic checkpoints; the id of the checkpoint taken, or null. */
   commit(change: Change): string | null;
   /** Applies the harness's changes of state files, all in one transaction. */
-  commitHarness(changes: readonly Change[]): void;
+  commitHarness(changes: readonly HarnessChange[]): void;
 }
 
 /** A refusal the model can act on. */
@@ -136,7 +136,7 @@ export async function writeHarnessFiles(
   files: ReadonlyArray<{ path: string; text: string }>,
   meta: WriteMeta & { harness: true },
 ): Promise<WsResult<{ written: string[] }>> {
-  const changes: Change[] = [];
+  const changes: HarnessChange[] = [];
   const blobs = new Map<string, NewVersion>();
   let count = store.manifest.count();
   for (const file of files) {
@@ -147,18 +147,7 @@ export async function writeHarnessFiles(
     if (hash === existing?.hash) continue;
     if (!existing) count++;
     if (!store.manifest.referenced(hash)) blobs.set(hash, version.value);
-    changes.push({
-      path,
-      hash,
-      size: bytes.byteLength,
-      op: "write",
-      taskId: meta.taskId,
-      existing: existing !== null,
-      harness: true,
-      line: existing ? "rewrote" : "created",
-      added: 0,
-      removed: 0,
-    });
+    changes.push({ path, hash, size: bytes.byteLength });
   }
   await Promise.all([...blobs].map(([hash, v]) => store.blobs.put(hash, v.bytes, v.text)));
   store.commitHarness(changes);
@@ -221,10 +210,13 @@ async function saveVersion(
 ): Promise<string | null> {
   const hash = await sha256Hex(version.bytes);
   if (hash === current) return null;
-  const harness = meta.harness === true;
-  const before =
-    harness || current === null ? null : (what.before ?? (await store.blobs.text(current)));
   if (!store.manifest.referenced(hash)) await store.blobs.put(hash, version.bytes, version.text);
+  if (meta.harness === true) {
+    // A state file: no automatic checkpoint, no change-history row.
+    store.commitHarness([{ path: version.path, hash, size: version.bytes.byteLength }]);
+    return null;
+  }
+  const before = current === null ? null : (what.before ?? (await store.blobs.text(current)));
   const delta = lineDelta(before, version.text);
   return store.commit({
     path: version.path,
@@ -233,7 +225,6 @@ async function saveVersion(
     op: version.op,
     taskId: meta.taskId,
     existing: current !== null,
-    harness,
     ...(meta.agent ? { agent: meta.agent } : {}),
     line: `${what.line} (+${delta.added} -${delta.removed} lines)`,
     ...delta,
