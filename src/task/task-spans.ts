@@ -56,8 +56,8 @@ export async function traceOfTask(
 
 /**
  * Which tool call started each local child, in the order of the calls. A child's id is derived
- * from the call's id and the child's agent (subagents/local.ts): each call id is hashed once per
- * agent that has local children, into a map from child id to call.
+ * from the call's id and the child's agent (subagents/local.ts): each `task` call's id is hashed
+ * once per agent that has local children, into a map from child id to call.
  */
 async function childCalls(
   record: { id: string; owner: string },
@@ -69,6 +69,7 @@ async function childCalls(
   const byChildId = new Map<string, { callId: string; agent: string }>();
   for (const fact of facts) {
     if (fact.type !== "harness" || fact.event.kind !== "tool_call" || !fact.event.callId) continue;
+    if (fact.event.tool !== "task") continue; // only the task tool starts local children
     const callId = fact.event.callId;
     for (const agent of agents) {
       const id = await taskIdFor(record.owner, agent, `subagent:${record.id}:${callId}`);
