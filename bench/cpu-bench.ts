@@ -108,7 +108,7 @@ async function idleRate(pid: number | null): Promise<number> {
  * of what it uses idle (`rate`: running profilers' sampling signals cost some), at most 10 s.
  * Without /proc, a fixed 250 ms.
  */
-async function quiet(pid: number | null, rate: number): Promise<void> {
+export async function quiet(pid: number | null, rate: number): Promise<void> {
   if (pid === null) {
     await sleep(250);
     return;

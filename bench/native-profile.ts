@@ -8,19 +8,23 @@
  * stack (bench/native-categories.ts): SQLite, RPC between the Worker and its objects, streams,
  * tracing, object creation, HTTP, the kernel, JavaScript of every isolate (ours, miniflare's D1
  * and R2 simulators, its observability collector). Needs `perf` on the PATH and leave to profile
- * a process of the same user (`kernel.perf_event_paranoid` <= 2): says so and stops otherwise.
+ * a process of the same user (`kernel.perf_event_paranoid` <= 2; the kernel's own time is sampled
+ * only at <= 1 or as root, and its row says so otherwise): says so and stops when perf cannot
+ * attach.
  * `--frequency` samples per second (1999). Starts what it needs and stops it. Not part of
  * `npm test`.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startFakeModel } from "../test/fake-model/server.ts";
 import { send, streamTimes, type Target } from "./a2a-calls.ts";
 import { benchServers } from "./bench-servers.ts";
-import { processCpuMs, workerdPid } from "./devtools.ts";
+import { quiet } from "./cpu-bench.ts";
+import { workerdPid } from "./devtools.ts";
 import { CATEGORIES, type Category, countSamples } from "./native-categories.ts";
 
 const { values } = parseArgs({
@@ -42,18 +46,9 @@ if (probe.error || probe.status !== 0) {
   process.exit(1);
 }
 
-/** Until the process's CPU stands still for 60 ms (its task's background work is done). */
-async function quiet(pid: number): Promise<void> {
-  const window = [processCpuMs(pid)];
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    await sleep(20);
-    window.push(processCpuMs(pid));
-    if (window.length > 4) window.shift();
-    const first = window[0] ?? 0;
-    const last = window.at(-1) ?? 0;
-    if (window.length === 4 && last - first < 0.3) return;
-  }
-}
+/** Whether perf samples the kernel too: `kernel.perf_event_paranoid` at most 1, or root. */
+const paranoid = Number(readFileSync("/proc/sys/kernel/perf_event_paranoid", "utf8").trim());
+const kernelSampled = process.getuid?.() === 0 || paranoid <= 1;
 
 type Kind = "blocking" | "streaming";
 const run = (target: Target, kind: Kind) =>
@@ -62,17 +57,24 @@ const run = (target: Target, kind: Kind) =>
 /** Samples `tasks` tasks of `kind`; ms of CPU per task by category, and in all. */
 async function sample(target: Target, pid: number, kind: Kind, dir: string) {
   for (let i = 0; i < Number(values.warmup); i++) await run(target, kind);
-  await quiet(pid);
+  await quiet(pid, 0);
   const file = join(dir, `${target.name.replace(/\W+/g, "-")}-${kind}.data`);
   const args = ["record", "-e", "cpu-clock", "-F", String(frequency), "-g", "-p", String(pid)];
-  const recorder = spawn("perf", [...args, "-o", file], { stdio: "ignore" });
+  const recorder = spawn("perf", [...args, "-o", file], { stdio: ["ignore", "ignore", "pipe"] });
+  let perfSaid = "";
+  recorder.stderr.on("data", (chunk: Buffer) => {
+    perfSaid += chunk.toString("utf8");
+  });
+  const exited = once(recorder, "exit");
   await sleep(500); // perf attaches
+  if (recorder.exitCode !== null)
+    throw new Error(`perf record could not attach to ${pid}: ${perfSaid.trim().split("\n")[0]}`);
   for (let i = 0; i < tasks; i++) {
     await run(target, kind);
-    await quiet(pid);
+    await quiet(pid, 0);
   }
   recorder.kill("SIGINT");
-  await new Promise((resolve) => recorder.on("exit", resolve));
+  await exited;
   const script = spawnSync("perf", ["script", "-i", file], {
     encoding: "utf8",
     maxBuffer: 1 << 30,
@@ -112,8 +114,13 @@ try {
     console.log("| | ours | SDK Worker (D1) | ours - SDK |\n| --- | ---: | ---: | ---: |");
     const row = (name: string, x: number, y: number) =>
       console.log(`| ${name} | ${x.toFixed(2)} | ${y.toFixed(2)} | ${(x - y).toFixed(2)} |`);
-    for (const category of CATEGORIES as readonly Category[])
+    for (const category of CATEGORIES as readonly Category[]) {
+      if (category.startsWith("kernel") && !kernelSampled) {
+        console.log(`| ${category} | not sampled | not sampled | |`);
+        continue;
+      }
       row(category, a.by.get(category) ?? 0, b.by.get(category) ?? 0);
+    }
     row("**all**", a.total, b.total);
   }
   console.log(
