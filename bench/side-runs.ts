@@ -21,14 +21,19 @@ export interface BundleSize {
 
 /** bench/prompt-growth.ts in its own process (its own model and server), read back as JSON. */
 export function promptGrowth(turns: number): PromptGrowth {
-  const out = join(mkdtempSync(join(tmpdir(), "a2a-prompt-")), "prompt.json");
+  const dir = mkdtempSync(join(tmpdir(), "a2a-prompt-"));
+  const out = join(dir, "prompt.json");
   const result = spawnSync(
     process.execPath,
     [join(root, "bench", "prompt-growth.ts"), "--turns", String(turns), "--json", out],
     { cwd: root, encoding: "utf8", stdio: ["ignore", "ignore", "inherit"] },
   );
-  if (result.status !== 0) throw new Error("bench/prompt-growth.ts failed");
-  return JSON.parse(readFileSync(out, "utf8")) as PromptGrowth;
+  try {
+    if (result.status !== 0) throw new Error("bench/prompt-growth.ts failed");
+    return JSON.parse(readFileSync(out, "utf8")) as PromptGrowth;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The gzipped and raw size of `wrangler deploy --dry-run` of a Worker config. */

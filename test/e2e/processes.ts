@@ -48,13 +48,16 @@ export function collectOutput(child: ChildProcess): Output {
   let out = "";
   let err = "";
   let all = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    out += d.toString();
-    all += d.toString();
+  // Decoded as streams: a character split between two chunks stays whole.
+  child.stdout?.setEncoding("utf8");
+  child.stderr?.setEncoding("utf8");
+  child.stdout?.on("data", (d: string) => {
+    out += d;
+    all += d;
   });
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d.toString();
-    all += d.toString();
+  child.stderr?.on("data", (d: string) => {
+    err += d;
+    all += d;
   });
   return { out: () => out, err: () => err, all: () => all };
 }
