@@ -9,12 +9,7 @@ import { userKey } from "../store/r2-keys.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
 import { ChangeLog } from "./change-log.ts";
 import { Blobs } from "./files/blobs.ts";
-import {
-  type Change,
-  commitChange,
-  commitHarnessChanges,
-  type HarnessChange,
-} from "./files/changes.ts";
+import { type Change, commitChange, commitHarnessChanges } from "./files/changes.ts";
 import { Checkpoints } from "./files/checkpoints.ts";
 import type { FileStore } from "./files/file-ops.ts";
 import { Manifest } from "./files/manifest.ts";
