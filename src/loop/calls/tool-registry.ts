@@ -21,20 +21,34 @@ export function toolDefinition(tool: Tool): ApiTool {
   return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
 }
 
-/** Each tool's definition's length as JSON: a tool never changes, so it is measured once. */
-const definitionLengths = new WeakMap<Tool, number>();
+/**
+ * Definitions' lengths as JSON, by input schema object, then name and description: a definition
+ * never changes, so each is measured once, including the MCP tools and the loading wrappers that
+ * are made anew each turn around the same listed schema.
+ */
+const definitionLengths = new WeakMap<object, Map<string, number>>();
+
+/** The length of one tool's definition as JSON, measured once. */
+function definitionLength(tool: Tool): number {
+  const schema = tool.inputSchema as object;
+  let byText = definitionLengths.get(schema);
+  if (!byText) {
+    byText = new Map();
+    definitionLengths.set(schema, byText);
+  }
+  const key = `${tool.name}\n${tool.description}`;
+  let length = byText.get(key);
+  if (length === undefined) {
+    length = JSON.stringify(toolDefinition(tool)).length;
+    byText.set(key, length);
+  }
+  return length;
+}
 
 /** The length of `tools`' definitions written as one JSON array (what the prompt's estimate reads). */
 export function definitionChars(tools: readonly Tool[]): number {
   let chars = 2 + Math.max(0, tools.length - 1); // the brackets and the commas
-  for (const tool of tools) {
-    let length = definitionLengths.get(tool);
-    if (length === undefined) {
-      length = JSON.stringify(toolDefinition(tool)).length;
-      definitionLengths.set(tool, length);
-    }
-    chars += length;
-  }
+  for (const tool of tools) chars += definitionLength(tool);
   return chars;
 }
 

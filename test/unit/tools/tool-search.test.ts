@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../../src/loop/calls/tool-registry.ts";
+import { describe, expect, it, vi } from "vitest";
+import {
+  definitionChars,
+  ToolRegistry,
+  toolDefinition,
+} from "../../../src/loop/calls/tool-registry.ts";
 import type { HookState, Tool } from "../../../src/loop/contracts.ts";
 import { estimateTokens } from "../../../src/loop/prompt/compaction.ts";
 import {
@@ -194,5 +198,18 @@ describe("the tools' definitions measured without writing them", () => {
     expect(new ToolRegistry([]).definitionChars()).toBe(2);
     // Measured again from the cache: the same.
     expect(registry.definitionChars()).toBe(JSON.stringify(registry.definitions()).length);
+  });
+
+  it("measures a tool made anew around the same schema (an MCP tool each turn) once", () => {
+    const listed = mcpTool("lookup", 300);
+    expect(definitionChars([listed])).toBe(JSON.stringify([toolDefinition(listed)]).length);
+    const stringify = vi.spyOn(JSON, "stringify");
+    const again = { ...listed, run: listed.run };
+    expect(definitionChars([again])).toBe(definitionChars([listed]));
+    expect(stringify).not.toHaveBeenCalled();
+    // Another description over the same schema is another definition: measured on its own.
+    const other = { ...listed, description: "shorter" };
+    expect(definitionChars([other])).toBe(JSON.stringify([toolDefinition(other)]).length);
+    stringify.mockRestore();
   });
 });
