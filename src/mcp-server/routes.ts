@@ -5,7 +5,7 @@
  *   GET  /.well-known/oauth-protected-resource/agents/<name>/mcp   RFC 9728 resource metadata
  * Behind the same authentication, body limit and message rate as the A2A endpoints: the body is
  * read once at the edge (a2a/face-call.ts), and a tools/call of send_message or reply counts as a
- * message (users/rate-limit.ts). A 401 names the resource metadata, as the MCP authorization spec
+ * message (users/rate-limit.ts); a batch is refused (-32600), so no call passes uncounted. A 401 names the resource metadata, as the MCP authorization spec
  * asks. Each request gets its own server and transport, handed the body the edge parsed.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -47,6 +47,15 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   if (!agent) return unknownAgent(c, name);
   const { body } = c.get("faceCall") as FaceCall;
   if (body === undefined) return rpcError(c, 400, -32700, "Parse error: the body is not JSON");
+  // A batch would carry tool calls past the message rate and the stream lease, which count one
+  // request as one call (MCP's current revision has no batches either).
+  if (Array.isArray(body))
+    return rpcError(
+      c,
+      400,
+      -32600,
+      "Invalid Request: batches are not supported; send one JSON-RPC message per request",
+    );
   c.set("agent", agent.name);
   const port = taskPort(c, agent);
   const server = mcpServer(port, {

@@ -162,6 +162,16 @@ describe("the MCP face", () => {
       expect(response.status, body).toBeLessThan(500);
       await response.body?.cancel();
     }
+    // A batch of sending calls is refused whole: none would be counted as a message.
+    const send = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "send_message", arguments: { text: "batched" } },
+    });
+    const batch = await post(JSON.stringify([send(1), send(2), send(3)]));
+    expect(batch.status).toBe(400);
+    expect(await batch.json()).toMatchObject({ error: { code: -32600 } });
     const get = await callWorker(`/agents/${AGENT}/mcp`, {}, env);
     expect(get.status).toBe(405);
     expect(
