@@ -59,12 +59,47 @@ export async function admitAttempt(
   const waits = results.flatMap((result) => (result.ok ? [] : [result.retryAfterSeconds]));
   if (waits.length > 0) {
     await release();
-    const retryAfter = Math.max(...waits);
-    throw new HttpError(
-      429,
-      `Too many failed credentials: the limit is ${perMinute} a minute. Retry after ${retryAfter} s.`,
-      { headers: { "Retry-After": String(retryAfter) } },
-    );
+    throw tooManyFailures(perMinute, Math.max(...waits));
   }
   return { succeeded: release };
+}
+
+/** The 429 of a client past the limit. */
+function tooManyFailures(perMinute: number, retryAfter: number): HttpError {
+  return new HttpError(
+    429,
+    `Too many failed credentials: the limit is ${perMinute} a minute. Retry after ${retryAfter} s.`,
+    { headers: { "Retry-After": String(retryAfter) } },
+  );
+}
+
+/** Client IPs this isolate found past the limit, until when (epoch ms). */
+const blocked = new Map<string, number>();
+
+/**
+ * Runs `check` of a credential that is never cached and never guessed (a delegation token: a
+ * signature, not a secret), counting only its refusals: a 401 is recorded against the client IP's
+ * counter, and once that is full the answer is the 429 and this isolate refuses the IP until the
+ * minute passes, before checking anything. A good token costs no counter call; a check that could
+ * not be made (503) is not counted.
+ */
+export async function countingRefusals<T>(
+  env: Env,
+  ip: string | null,
+  perMinute: number,
+  check: () => Promise<T>,
+): Promise<T> {
+  const key = `auth:ip:${ip ?? "unknown"}`;
+  const until = blocked.get(key) ?? 0;
+  if (until > Date.now()) throw tooManyFailures(perMinute, Math.ceil((until - Date.now()) / 1000));
+  try {
+    return await check();
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 401) throw error;
+    const recorded = await stubByName(env.USERS, key).attempt(perMinute);
+    if (recorded.ok) throw error;
+    if (blocked.size > 10_000) blocked.clear();
+    blocked.set(key, Date.now() + recorded.retryAfterSeconds * 1000);
+    throw tooManyFailures(perMinute, recorded.retryAfterSeconds);
+  }
 }

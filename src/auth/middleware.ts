@@ -8,17 +8,16 @@
  * `Authorization` header that is not `Bearer <token>` (Basic, another scheme, a bare string) is a
  * credential that cannot be checked: 401 in every mode, never silently anonymous.
  * Missing or bad credentials get the same 401 JSON: no hint of which part was wrong; failed ones
- * (delegation tokens refused by a check too) are throttled per IP and token prefix
- * (failure-throttle.ts). Lookups are cached per isolate for
- * 5 seconds and streams re-check every 5 seconds, so a revocation takes effect within 10 seconds
- * everywhere.
+ * are throttled per IP and token prefix, a delegation token's refusals per IP
+ * (failure-throttle.ts). Lookups are cached per isolate for 5 seconds and streams re-check every 5
+ * seconds, so a revocation takes effect within 10 seconds everywhere.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv, Principal } from "../protocol/app-types.ts";
 import { delegatedPrincipal, delegationIssuer, describeDelegation } from "./delegated.ts";
-import { admitAttempt, failureKeys } from "./failure-throttle.ts";
+import { admitAttempt, countingRefusals, failureKeys } from "./failure-throttle.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { ANONYMOUS_PRINCIPAL } from "./principal.ts";
 import { sameSecret } from "./secrets.ts";
@@ -93,35 +92,15 @@ export async function principalFor(env: Env, credential: string): Promise<Princi
  * prefix's counters first (429 past either), and forgotten there once found good.
  */
 async function checkedPrincipal(c: Context<AppEnv>, credential: string): Promise<Principal | null> {
+  const perMinute = loadConfig(c.env).limits.authFailuresPerMinute;
+  if (perMinute === 0) return principalFor(c.env, credential);
   const known = cached(c.env, await tokenHash(credential))?.principal;
   if (known) return known;
-  return throttled(c, credential, () => principalFor(c.env, credential));
-}
-
-/**
- * Runs `check` of `credential` as one admitted attempt (see {@link checkedPrincipal}): found good,
- * the attempt is forgotten; refused (null, or a 401 thrown), it counts as a failure. A check that
- * could not be made (a 503: the issuer's key set or the replay store is down) is not the caller's
- * failure and is forgotten too.
- */
-async function throttled(
-  c: Context<AppEnv>,
-  credential: string,
-  check: () => Promise<Principal | null>,
-): Promise<Principal | null> {
-  const perMinute = loadConfig(c.env).limits.authFailuresPerMinute;
-  if (perMinute === 0) return check();
   const ip = c.req.header("CF-Connecting-IP") ?? null;
   const attempt = await admitAttempt(c.env, failureKeys(ip, credential), perMinute);
-  const forget = () => c.executionCtx.waitUntil(attempt.succeeded().catch(() => {}));
-  try {
-    const principal = await check();
-    if (principal) forget();
-    return principal;
-  } catch (error) {
-    if (error instanceof HttpError && error.status === 503) forget();
-    throw error;
-  }
+  const principal = await principalFor(c.env, credential);
+  if (principal) c.executionCtx.waitUntil(attempt.succeeded().catch(() => {}));
+  return principal;
 }
 
 /** Forgets cached lookups of these token hashes in this isolate (revocation, erasure). */
@@ -142,9 +121,17 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     } else if (issuer !== null) {
       // Never cached: every request's token is checked, its replay included.
       const config = loadConfig(c.env);
-      principal = await throttled(c, credential, () =>
-        delegatedPrincipal(c.env, config, credential, issuer, c.req.url),
-      );
+      const perMinute = config.limits.authFailuresPerMinute;
+      const check = () => delegatedPrincipal(c.env, config, credential, issuer, c.req.url);
+      principal =
+        perMinute === 0
+          ? await check()
+          : await countingRefusals(
+              c.env,
+              c.req.header("CF-Connecting-IP") ?? null,
+              perMinute,
+              check,
+            );
       if (principal?.delegation) c.set("delegatedBy", describeDelegation(principal.delegation));
     } else {
       principal = await checkedPrincipal(c, credential);

@@ -130,7 +130,7 @@ describe("delegation tokens at the edge", () => {
     expect(replay.body.error?.message).toContain("(replay)");
   });
 
-  it("counts refused tokens against the failed-credential throttle; an unchecked one is not counted", async () => {
+  it("counts refused tokens against the failed-credential throttle; good and unchecked ones are not counted", async () => {
     serveKeys();
     const throttledEnv = { ...trusting, AUTH_FAILURES_PER_MINUTE: "2" } as Env;
     const ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
@@ -154,11 +154,15 @@ describe("delegation tokens at the edge", () => {
     setKeySetFetch(async () => new Response("down", { status: 502 }));
     expect((await call(await elsewhere())).status).toBe(503);
     serveKeys();
+    // A good token costs the counters nothing: any number pass.
+    for (let i = 0; i < 3; i++) expect((await call(await token())).status).toBe(200);
     expect((await call(await elsewhere())).status).toBe(401);
     expect((await call(await elsewhere())).status).toBe(401);
-    const third = await call(await token());
+    // The third refusal finds the IP's counter full: 429, and the IP is refused before any check.
+    const third = await call(await elsewhere());
     expect(third.status).toBe(429);
     expect(third.headers.get("Retry-After")).toBeTruthy();
+    expect((await call(await token())).status).toBe(429);
   });
 
   it("refuses a token for another agent of this deployment (audience)", async () => {
