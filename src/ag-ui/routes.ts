@@ -96,11 +96,20 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
       };
       const sse = encoder.getContentType() === "text/event-stream";
       const keepalive = sse ? setInterval(() => controller.enqueue(KEEPALIVE), keepaliveMs) : null;
-      let onRevoked = () => {};
-      const revoked = new Promise<typeof REVOKED>((resolve) => {
-        onRevoked = () => resolve(REVOKED);
+      // Each wait for the next event gets its own wake-up: one promise raced against every event
+      // would keep a reaction, and so the event, per event of the run.
+      let revokedNow = false;
+      let wake = () => {};
+      const nextOrRevoked = (from: AsyncGenerator<StreamEvent, void, undefined>) =>
+        new Promise<IteratorResult<StreamEvent, void> | typeof REVOKED>((resolve, reject) => {
+          wake = () => resolve(REVOKED);
+          if (revokedNow) wake();
+          else from.next().then(resolve, reject);
+        });
+      const stopRecheck = watchCredentials(stillAuthorized, () => {
+        revokedNow = true;
+        wake();
       });
-      const stopRecheck = watchCredentials(stillAuthorized, () => onRevoked());
       stop = () => {
         if (keepalive) clearInterval(keepalive);
         stopRecheck();
@@ -109,7 +118,7 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
       try {
         send(first);
         while (source && !translator.done) {
-          const next = await Promise.race([source.next(), revoked]);
+          const next = await nextOrRevoked(source);
           if (next === REVOKED) {
             cut = true;
             send(translator.broken(REVOKED_MESSAGE, "UNAUTHENTICATED"));
