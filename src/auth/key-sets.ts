@@ -2,8 +2,9 @@
  * Remote JWK sets, cached per isolate: each fetched with the fetch its user gives (redirects
  * refused, through the SSRF guard when asked), each attempt bounded by a timeout and retried with
  * backoff, and used for ten minutes. A key the cached set lacks (its owner rotated) refetches the
- * set, at most every 30 seconds. When a refetch fails, the set last fetched stays in use; when
- * there is none, the lookup throws {@link KeySetUnavailable} naming the set's owner and why, never
+ * set, at most every 30 seconds. When a refetch fails, the set last fetched stays in use, and is
+ * served without asking again for those 30 seconds (an owner that is down costs one retry run per
+ * half minute, not one per token); when there is none, the lookup throws {@link KeySetUnavailable} naming the set's owner and why, never
  * a bare network error. One {@link KeySetCache} per use (issuer keys, card keys), so a set fetched
  * for one is never served to the other.
  *
@@ -25,6 +26,8 @@ export const UNKNOWN_KID_COOLDOWN_MS = 30_000;
 const ATTEMPTS = 3;
 const ATTEMPT_TIMEOUT_MS = 15_000;
 const MAX_BYTES = 256 * 1024;
+/** The most sets one cache keeps (a card's `jku` is the remote's to choose). */
+const MAX_SETS = 256;
 /** jose's code for a lookup that found no key for the header. */
 const NO_MATCHING_KEY = "ERR_JWKS_NO_MATCHING_KEY";
 
@@ -95,10 +98,19 @@ export class KeySetCache {
     return key;
   }
 
-  /** The cached set while it is fresh, else a fetch (the stale set when that fails). */
+  /**
+   * The cached set while it is fresh, or while a refetch was tried within the cooldown (it failed:
+   * the set is stale); else a fetch (the stale set when that fails).
+   */
   #current(source: KeySetSource): Promise<Entry> {
     const cached = this.#sets.get(source.url);
-    if (cached && Date.now() - cached.at < KEY_SET_TTL_MS) return Promise.resolve(cached);
+    const now = Date.now();
+    if (
+      cached &&
+      (now - cached.at < KEY_SET_TTL_MS ||
+        now - (this.#tried.get(source.url) ?? 0) < UNKNOWN_KID_COOLDOWN_MS)
+    )
+      return Promise.resolve(cached);
     return this.#loadShared(source);
   }
 
@@ -128,6 +140,10 @@ export class KeySetCache {
           `the key set of ${owner} (${url}) is refused: ${checked.reason}`,
         );
       target = checked.url.href;
+    }
+    if (this.#tried.size >= MAX_SETS && !this.#tried.has(url)) {
+      this.#tried.clear();
+      this.#sets.clear();
     }
     this.#tried.set(url, Date.now());
     let reason = "";

@@ -1,4 +1,4 @@
-/** Trusted issuers' key sets: cached, refetched for a rotated key (at most every 30 s), kept when a refetch fails, SSRF-guarded. */
+/** Trusted issuers' key sets: cached, refetched for a rotated key (at most every 30 s), kept when a refetch fails (and not asked again for 30 s), SSRF-guarded. */
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -91,12 +91,20 @@ describe("issuer key sets", () => {
 
   it("keeps the last set when a refetch fails, and names the issuer when there is none", async () => {
     let failing = false;
-    serve(() => (failing ? new Error("connection reset") : [one.jwk]));
+    const server = serve(() => (failing ? new Error("connection reset") : [one.jwk]));
     await check(one);
     failing = true;
     const now = Date.now();
-    vi.spyOn(Date, "now").mockReturnValue(now + 11 * 60_000);
+    const clock = vi.spyOn(Date, "now").mockReturnValue(now + 11 * 60_000);
     expect((await check(one)).subject).toBe("alice");
+    expect(server.calls()).toBe(4); // the first fetch, then one failed run of three attempts
+    // Within 30 s of the failed run the stale set is served without asking the issuer again.
+    clock.mockReturnValue(now + 11 * 60_000 + 20_000);
+    expect((await check(one)).subject).toBe("alice");
+    expect(server.calls()).toBe(4);
+    clock.mockReturnValue(now + 11 * 60_000 + 31_000);
+    expect((await check(one)).subject).toBe("alice");
+    expect(server.calls()).toBe(7);
     setKeySetFetch(async () => {
       throw new Error("connection reset");
     });
