@@ -152,12 +152,10 @@ export function rpcErrorObject(
       ...(detail ? { data: detail } : {}),
     };
   }
+  // An edge error in a stream that has begun (before it, onError answers it with its status).
   if (error instanceof HttpError) return rpcErrorOf(error);
   const row = a2aRow(error);
-  if (!row) {
-    scrub(error, log);
-    return { code: INTERNAL_ERROR, message: INTERNAL_MESSAGE };
-  }
+  if (scrub(error, log) || !row) return { code: INTERNAL_ERROR, message: INTERNAL_MESSAGE };
   const { message } = error as A2AError;
   if (version === "0.3") return { code: row.code, message };
   return { code: row.code, message, data: [(error as A2AError).toErrorInfo()] };

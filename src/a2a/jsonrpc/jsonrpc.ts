@@ -6,6 +6,7 @@
  * (operations.ts). Streaming methods answer with SSE, each event with its sequence number as id.
  */
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import type { GatewayEvent } from "../../gateway/task-gateway.ts";
 import type { RpcCall } from "../../protocol/app-types.ts";
@@ -53,11 +54,14 @@ export async function handleJsonRpc(
   const errorBody = (error: unknown) => rpcErrorResponse(call.id, error, version, log);
   if (call.failure) return c.json(errorBody(call.failure.error), call.failure.status);
   const spec = methodSpec(version, call.method ?? "") as MethodSpec;
-  // Spec 0.3.0 §7: a streaming method answers with an SSE stream, errors included.
-  const answerError = (error: unknown) =>
-    version === "0.3" && spec.streaming
-      ? sseOnce(c, JSON.stringify(errorBody(error)))
-      : c.json(errorBody(error));
+  // Spec 0.3.0 §7: a streaming method answers with an SSE stream, errors included. Otherwise an
+  // edge error (HttpError: a status, maybe Retry-After or WWW-Authenticate) goes to the Worker's
+  // onError, which answers it with its status and headers in this call's shape and id, as REST's.
+  const answerError = (error: unknown) => {
+    if (version === "0.3" && spec.streaming) return sseOnce(c, JSON.stringify(errorBody(error)));
+    if (error instanceof HTTPException) throw error;
+    return c.json(errorBody(error));
+  };
   let params: unknown;
   try {
     params = validParams(spec, call.params);

@@ -46,6 +46,13 @@ describe("the one scrub", () => {
       const log = vi.fn();
       expect(callerMessage(error, log)).toBe(INTERNAL_MESSAGE);
       expect(log).toHaveBeenCalledExactlyOnceWith(error);
+      // JSON-RPC's error object scrubs by the same rule.
+      const rpcLog = vi.fn();
+      expect(rpcErrorObject(error, "1.0", rpcLog)).toEqual({
+        code: -32603,
+        message: INTERNAL_MESSAGE,
+      });
+      expect(rpcLog).toHaveBeenCalledExactlyOnceWith(error);
     }
   });
 
