@@ -7,7 +7,7 @@
  * route after its own checks (the agent), so those keep their order.
  */
 import type { MiddlewareHandler } from "hono";
-import { bodyText } from "../platform/json-body.ts";
+import { jsonBody } from "../platform/json-body.ts";
 import type { AppEnv, FaceCall } from "../protocol/app-types.ts";
 
 /** What a face makes of a request's body (undefined: not JSON). */
@@ -16,12 +16,7 @@ export type DescribeCall = (body: unknown) => Omit<FaceCall, "body">;
 /** Middleware: reads the call into `c.var.faceCall` (after authentication, before limits). */
 export function faceCall(describe: DescribeCall): MiddlewareHandler<AppEnv> {
   return async function readFaceCall(c, next) {
-    let body: unknown;
-    try {
-      body = JSON.parse(await bodyText(c.req));
-    } catch {
-      body = undefined;
-    }
+    const body = await jsonBody(c.req);
     c.set("faceCall", { body, ...describe(body) });
     await next();
   };

@@ -27,8 +27,8 @@ function parsed(text: string): unknown {
 }
 
 /** The body as JSON; undefined when it is not JSON (an empty body included). */
-export function jsonBody(request: Request): Promise<unknown> {
-  return bodyText(request).then(parsed, () => undefined);
+export function jsonBody(source: BodySource): Promise<unknown> {
+  return bodyText(source).then(parsed, () => undefined);
 }
 
 /** The body as JSON where an empty (or blank) body is `{}`; undefined when it is not JSON. */
