@@ -12,6 +12,7 @@ import { currentAgents } from "../agents/overrides.ts";
 import { authenticate, forgetTokens, requireAccount } from "../auth/middleware.ts";
 import { getUser, tokenHashes, tokenList } from "../auth/users-store.ts";
 import { HttpError } from "../platform/http-error.ts";
+import { userCounters } from "../platform/object-names.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import type { Task } from "../protocol/wire.ts";
@@ -94,7 +95,7 @@ export function privacyRoutes(): Hono<AppEnv> {
       tasks,
       agents,
       scratchpads,
-      usage: await userObject(env, `user:${owner}`).usage(),
+      usage: await userObject(env, userCounters(owner)).usage(),
     });
   });
 
@@ -119,7 +120,7 @@ export function privacyRoutes(): Hono<AppEnv> {
     await eraseContexts(env, contexts);
     await eraseOwnerFiles(env, owner, currentAgents().names());
     await deletePrefix(env.FILES, scratchPrefix(owner));
-    await userObject(env, `user:${owner}`).erase();
+    await userObject(env, userCounters(owner)).erase();
     forgetTokens(env, await tokenHashes(env.DB, owner));
     await deleteAccountRows(env.DB, owner);
     return c.body(null, 204);

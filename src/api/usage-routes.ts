@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
+import { userCounters } from "../platform/object-names.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { type UsageRow, usageByAgent } from "../store/task-queries.ts";
 import { agentModel } from "../trace/cost.ts";
@@ -54,7 +55,7 @@ export function usageRoutes(): Hono<AppEnv> {
       totals(c.env.DB, user, `${day}T00:00:00.000Z`, config.defaultModel),
       totals(c.env.DB, user, `${month}-01T00:00:00.000Z`, config.defaultModel),
       totals(c.env.DB, user, null, config.defaultModel),
-      userObject(c.env, `user:${user}`).usage(),
+      userObject(c.env, userCounters(user)).usage(),
       budgetsFor(c.env, config, user),
     ]);
     return c.json({

@@ -10,6 +10,7 @@
 import type { Config } from "../config/config.ts";
 import { sha256Hex } from "../platform/hex.ts";
 import { HttpError } from "../platform/http-error.ts";
+import { userCounters } from "../platform/object-names.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { Principal } from "../protocol/app-types.ts";
 import {
@@ -73,9 +74,7 @@ async function firstUse(env: Env, id: string, jti: string, until: number): Promi
   const use = crypto.randomUUID();
   for (let attempt = 1; attempt <= 3; attempt++) {
     try {
-      // The user object of the principal's counters: the key is users/limits.ts counterKey's
-      // `user:<id>`, spelled here so that auth/ need not import users/ (which sits above it).
-      return await stubByName(env.USERS, `user:${id}`).firstUse(jti, until, use);
+      return await stubByName(env.USERS, userCounters(id)).firstUse(jti, until, use);
     } catch (error) {
       reason = error instanceof Error ? error.message : String(error);
       await new Promise((r) => setTimeout(r, 100 * attempt));

@@ -14,6 +14,7 @@
  * failures from its own IP, or against its own prefix, do refuse it until the minute passes.
  */
 import { HttpError } from "../platform/http-error.ts";
+import { failuresFromIp, failuresOfPrefix } from "../platform/object-names.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { looksLikeJwt } from "./jwt.ts";
 
@@ -30,7 +31,7 @@ export function credentialPrefix(credential: string): string {
 
 /** The counters a credential attempt from `ip` is admitted by. */
 export function failureKeys(ip: string | null, credential: string): string[] {
-  return [`auth:ip:${ip ?? "unknown"}`, `auth:token:${credentialPrefix(credential)}`];
+  return [failuresFromIp(ip), failuresOfPrefix(credentialPrefix(credential))];
 }
 
 /** An admitted attempt: {@link AdmittedAttempt.succeeded} forgets it once the credential is good. */
@@ -89,7 +90,7 @@ export async function countingRefusals<T>(
   perMinute: number,
   check: () => Promise<T>,
 ): Promise<T> {
-  const key = `auth:ip:${ip ?? "unknown"}`;
+  const key = failuresFromIp(ip);
   const until = blocked.get(key) ?? 0;
   if (until > Date.now()) throw tooManyFailures(perMinute, Math.ceil((until - Date.now()) / 1000));
   try {

@@ -17,6 +17,7 @@ import { getUser } from "../auth/users-store.ts";
 import { loadConfig } from "../config/config.ts";
 import { durableGateway } from "../gateway/durable-gateway.ts";
 import { newTraceId } from "../platform/ids.ts";
+import { userCounters } from "../platform/object-names.ts";
 import type { Task } from "../protocol/wire.ts";
 import type { PushTarget } from "./trigger-config.ts";
 
@@ -77,7 +78,7 @@ export async function startTriggeredTask(env: Env, start: TriggerStart): Promise
   });
   const caller = {
     owner: start.owner,
-    counters: start.anonymous?.counters ?? `user:${start.owner}`,
+    counters: start.anonymous?.counters ?? userCounters(start.owner),
     traceId: start.trace?.traceId ?? newTraceId(),
     ...(start.trace?.traceParent ? { traceParent: start.trace.traceParent } : {}),
     protocol: start.push?.protocol ?? "1.0",

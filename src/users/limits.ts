@@ -6,13 +6,14 @@
 
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import type { Config } from "../config/config.ts";
+import { ipCounters, userCounters } from "../platform/object-names.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { Principal, UserBudget } from "../protocol/app-types.ts";
 import type { UserObject } from "./user-object.ts";
 
 /** The counters' key of a principal (unauthenticated callers are counted per IP). */
 export function counterKey(principal: Principal, ip: string | null): string {
-  return principal.via === "anonymous" ? `ip:${ip ?? "unknown"}` : `user:${principal.id}`;
+  return principal.via === "anonymous" ? ipCounters(ip) : userCounters(principal.id);
 }
 
 /** The user object holding `key`'s counters. */

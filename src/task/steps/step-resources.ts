@@ -15,6 +15,7 @@ import type { HarnessEvent, MemoryAccess, ToolContext } from "../../loop/contrac
 import type { StepDeps } from "../../loop/step-types.ts";
 import { modelClient } from "../../model/client.ts";
 import { streamTurn } from "../../model/stream-turn.ts";
+import { userCounters } from "../../platform/object-names.ts";
 import { scratchPrefix } from "../../store/r2-keys.ts";
 import { listPrefix } from "../../store/r2-prefix.ts";
 import { sharedMemory } from "../../store/shared-memory.ts";
@@ -212,7 +213,7 @@ export function stepDeps(input: StepInputs): StepDeps {
     transaction: (fn) => task.unit.run(fn),
     recordModelCall: (call) => task.modelCalls.record(call),
     aroundTool: (callId, run) => inToolSpan(taskTraceOf(record), callId, run),
-    budget: budgetGate(env, config, task, record, record.counters ?? `user:${record.owner}`),
+    budget: budgetGate(env, config, task, record, record.counters ?? userCounters(record.owner)),
   };
 }
 
