@@ -2,15 +2,18 @@
  * How the CLI shows a task as it happens: answer text as it streams, one line per tool call,
  * hook intervention, plan change (and a line per step, tagged with the agent a step is delegated
  * to) and sub-agent delegation (the harness's events; any other agent's status messages as plain
- * lines), the state changes, and what an input-required pause asks. Works on the v1.0 JSON form
+ * lines), the state changes (a completed task's note, such as the limit that ended it, with its
+ * line), and what an input-required pause asks. The answer is the `answer` artifact, shown once:
+ * its echo as a status message (protocol/answer-echo.ts) is skipped. Works on the v1.0 JSON form
  * of events, whatever the agent's protocol version.
  */
+import { isAnswerEcho } from "../src/protocol/answer-echo.ts";
 import { COST_EXTENSION } from "../src/protocol/extensions.ts";
 import type { FormField } from "./form.ts";
 
 type Json = Record<string, unknown>;
 type Part = { text?: string; data?: Json; metadata?: Json };
-type Message = { parts?: Part[] };
+type Message = { parts?: Part[]; extensions?: string[] };
 
 /** Where output goes; `line` starts on a fresh line. */
 export interface Out {
@@ -209,6 +212,8 @@ export class TaskView {
     const status = (update.status ?? {}) as { state?: string; message?: Message };
     this.cost = costOf(update.metadata) ?? this.cost;
     const state = stateName(status.state);
+    // The answer's echo repeats the answer artifact, which is shown already.
+    if (isAnswerEcho(status.message)) return;
     const event = harnessEvent(status.message);
     if (event) {
       this.state = state;
@@ -224,8 +229,10 @@ export class TaskView {
       this.state = state;
       this.lastMessage = status.message;
       const text = textOf(status.message);
-      if (state === "completed") this.#line(paint(this.#out, "32", "✓ completed"));
-      else if (state === "failed" || state === "rejected")
+      if (state === "completed") {
+        const note = this.#note(status.message);
+        this.#line(paint(this.#out, "32", `✓ completed${note ? `: ${note}` : ""}`));
+      } else if (state === "failed" || state === "rejected")
         this.#line(paint(this.#out, "31", `✗ ${state}${text ? `: ${text}` : ""}`));
       else if (state === "canceled") this.#line(paint(this.#out, "33", "■ canceled"));
       else if (state === "input-required" || state === "auth-required")
@@ -235,6 +242,15 @@ export class TaskView {
     }
     const text = textOf(status.message);
     if (text) this.#line(dim(this.#out, `  · ${text}`));
+  }
+
+  /**
+   * A completed status's own text (a limit's note): its text parts that do not repeat an
+   * artifact already shown, for agents that put their answer in the final status message too.
+   */
+  #note(message: Message | undefined): string {
+    const shown = new Set(this.#texts.values());
+    return textOf({ parts: (message?.parts ?? []).filter((p) => !shown.has(p.text ?? "")) });
   }
 
   #artifact(update: Json): void {
@@ -284,7 +300,10 @@ export class TaskView {
       this.#line(paint(this.#out, "33", `? ${state}: ${text}`));
     else if (state === "failed" || state === "rejected")
       this.#line(paint(this.#out, "31", `✗ ${state}${text ? `: ${text}` : ""}`));
-    else if (state !== "completed") this.#line(dim(this.#out, `… ${state}`));
+    else if (state === "completed") {
+      const note = this.#note(status.message);
+      if (note) this.#line(paint(this.#out, "32", `✓ completed: ${note}`));
+    } else this.#line(dim(this.#out, `… ${state}`));
   }
 
   /**

@@ -4,6 +4,7 @@
  * step as a progress note. It never cancels the task: a wait that ends early leaves the task
  * working, to be read or waited on again. No I/O of its own.
  */
+import { isAnswerEcho } from "../protocol/answer-echo.ts";
 import { partsText } from "../protocol/parts.ts";
 import type { Message, StreamEvent, TaskStateName } from "../protocol/wire.ts";
 import { isSettled } from "../task/runtime/state-machine.ts";
@@ -26,6 +27,8 @@ export const stateName = (state: TaskStateName): string =>
 function noteOf(event: StreamEvent): string | null {
   if ("statusUpdate" in event) {
     const { state, message } = event.statusUpdate.status;
+    // The answer's echo repeats the answer artifact's chunks, noted already.
+    if (isAnswerEcho(message)) return null;
     const text = partsText(message?.parts).trim();
     return text ? `${stateName(state)}: ${text.slice(0, 200)}` : stateName(state);
   }

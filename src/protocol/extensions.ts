@@ -20,3 +20,11 @@ export const DELEGATION_SCHEME = "delegation";
  * task's metadata and in the metadata of its final status update (trace/cost.ts).
  */
 export const COST_EXTENSION = "urn:a2a-edge-harness:ext:cost:v1";
+
+/**
+ * The extension URI of the answer echo: just before a task completes, its stream carries the
+ * answer once more as a working status message listing this URI in its `extensions`, for clients
+ * that show only status messages (the AG-UI bridge `@ag-ui/a2a`). A client that shows the `answer`
+ * artifact skips a message that lists it (task/runtime/answer-artifact.ts builds it).
+ */
+export const ANSWER_ECHO_EXTENSION = "urn:a2a-edge-harness:ext:answer-echo:v1";

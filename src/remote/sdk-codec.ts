@@ -11,6 +11,7 @@ import {
   StreamResponse as StreamResponseFns,
   Task,
 } from "@a2a-js/sdk";
+import { isAnswerEcho } from "../protocol/answer-echo.ts";
 import { partsText } from "../protocol/parts.ts";
 import type { Part, Task as WireTask } from "../protocol/wire.ts";
 
@@ -99,11 +100,12 @@ export function streamEventText(event: Record<string, unknown>): {
   if (event.statusUpdate) {
     const u = event.statusUpdate as {
       taskId: string;
-      status: { state: string; message?: { parts?: Part[] } };
+      status: { state: string; message?: { parts?: Part[]; extensions?: string[] } };
     };
     return {
       kind: "status",
-      text: textOf(u.status.message?.parts),
+      // A harness agent's answer echo repeats its answer artifact: it says nothing new.
+      text: isAnswerEcho(u.status.message) ? "" : textOf(u.status.message?.parts),
       state: u.status.state,
       taskId: u.taskId,
     };

@@ -118,6 +118,23 @@ describe("npm run a2a", () => {
     expect(JSON.stringify(jsonLines.at(-1))).toContain("TASK_STATE_COMPLETED");
   });
 
+  it("send and stream: the answer once, then the note of the limit that stopped it", async () => {
+    const note =
+      /✓ completed: The answer was cut off at the agent's output limit \(\d+ tokens\)\.\n$/;
+    const cut = (id: string) =>
+      scenario(id, [{ text: "Cut short here.", stopReason: "max_tokens", chunkSize: 4 }]);
+    const sent = await a2a(["send", "writer", `Go on ${await cut("cli-note-send")}`]);
+    expect(sent.code).toBe(0);
+    expect(sent.out.split("Cut short here.")).toHaveLength(2);
+    expect(sent.out).toMatch(/^Cut short here\.\n/);
+    expect(sent.out).toMatch(note);
+    const streamed = await a2a(["stream", "writer", `Go on ${await cut("cli-note-stream")}`]);
+    expect(streamed.code).toBe(0);
+    expect(streamed.out.split("Cut short here.")).toHaveLength(2);
+    expect(streamed.out).toContain("Cut short here.\n✓ completed: ");
+    expect(streamed.out).toMatch(note);
+  });
+
   it("a task the model declines: its reason printed and exit code 5, send and stream alike", async () => {
     // test/fake-model/recorded/refusal.sse: stop_reason "refusal" with stop_details.
     const marker = await scenario("cli-refusal", [{ recorded: "refusal" }]);

@@ -305,4 +305,34 @@ describe("the web console, signed in", () => {
     await page.screenshot({ path: join(shots, "waterfall.png") });
     expect(session.errors).toEqual([]);
   });
+
+  it("shows the answer once and a limit's note on the status line, live and restored", async () => {
+    const answer = "Cut short here, in the middle of a thought";
+    const marker = await session.scenario("console-note", [
+      { text: answer, stopReason: "max_tokens", delayMs: 10, chunkSize: 5 },
+    ]);
+    const note = /^completed: The answer was cut off at the agent's output limit \(\d+ tokens\)\.$/;
+    const statusLine = async () =>
+      ((await lastTurn().locator(".status").textContent()) ?? "").trim();
+    // Every text a status line shows while the task runs: the answer's echo must not be one.
+    const shown: string[] = [];
+    await page.exposeFunction("statusShown", (text: string) => shown.push(text));
+    await page.click("#new-chat");
+    await page.evaluate(() => {
+      const report = (window as unknown as { statusShown(text: string): void }).statusShown;
+      new MutationObserver(() => {
+        for (const line of Array.from(document.querySelectorAll(".agent-turn .status")))
+          report(line.textContent ?? "");
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await session.send(`Go on ${marker}`);
+    await page.waitForSelector(".agent-turn .status.state-completed");
+    expect(await lastAnswer()).toBe(answer);
+    expect(await statusLine()).toMatch(note);
+    expect(shown.filter((text) => text.includes("Cut short"))).toEqual([]);
+    await page.reload();
+    await page.waitForSelector(".agent-turn .status.state-completed");
+    expect(await lastAnswer()).toBe(answer);
+    expect(await statusLine()).toMatch(note);
+  });
 });

@@ -9,7 +9,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.ts";
 import type { Turn } from "../../src/model/scripted/turn.ts";
-import { COST_EXTENSION, HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
+import {
+  ANSWER_ECHO_EXTENSION,
+  COST_EXTENSION,
+  HARNESS_EVENTS_EXTENSION,
+} from "../../src/protocol/extensions.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
   answerText,
@@ -112,7 +116,7 @@ describe("tools and events on the stream", () => {
     expect(handoff.ok && handoff.value.content).toContain("- Review them");
   });
 
-  it("declares the harness-events extension in both card generations", async () => {
+  it("declares the harness-events, cost and answer-echo extensions in both card generations", async () => {
     for (const headers of [{ "A2A-Version": "1.0" }, {}] as Array<Record<string, string>>) {
       const card = (await (
         await fetchWorker("/.well-known/agent-card.json", { headers })
@@ -120,6 +124,7 @@ describe("tools and events on the stream", () => {
       expect(card.capabilities.extensions.map((e) => e.uri)).toEqual([
         HARNESS_EVENTS_EXTENSION,
         COST_EXTENSION,
+        ANSWER_ECHO_EXTENSION,
       ]);
     }
   });
@@ -266,7 +271,7 @@ describe("hooks through the endpoint", () => {
     const task = await send(`write ${s.marker}`, "/agents/writer/");
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     expect(task.metadata?.stopReason).toBe("max_turns");
-    const message = task.status.message?.parts.at(-1)?.text ?? "";
+    const message = task.status.message?.parts[0]?.text ?? "";
     expect(message).toContain("the turn limit (20) was reached");
     expect(message).toContain("- Compare options\n- Write it up");
     expect(eventsOf(task).some((e) => e.kind === "turn_limit")).toBe(true);

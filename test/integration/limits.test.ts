@@ -220,7 +220,7 @@ describe("token budgets", () => {
     const task = ((await response.json()) as { result: { task: Task } }).result.task;
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     expect(task.metadata?.stopReason).toBe("budget");
-    expect(task.status.message?.parts.at(-1)?.text).toMatch(/^This task reached its token budget/);
+    expect(task.status.message?.parts[0]?.text).toMatch(/^This task reached its token budget/);
   });
 
   it("never lets concurrent tasks overspend a day's budget", async () => {

@@ -192,7 +192,7 @@ describe("task lifecycle", () => {
     const task = await send(`loop forever ${s.marker}`, {}, "/agents/deep-thinker/");
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     expect(task.metadata?.stopReason).toBe("max_turns");
-    expect(task.status.message?.parts.at(-1)?.text).toContain("turn limit (15)");
+    expect(task.status.message?.parts[0]?.text).toContain("turn limit (15)");
     expect(await modelRequests(s.id)).toHaveLength(15);
   });
 

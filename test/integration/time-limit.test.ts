@@ -42,8 +42,8 @@ const ended = (id: string) =>
     (t) => t.status.state !== "TASK_STATE_WORKING" && t.status.state !== "TASK_STATE_SUBMITTED",
     30_000,
   );
-/** The status note: the last part (a completed status opens with the answer). */
-const statusText = (task: WireTask) => task.status.message?.parts.at(-1)?.text ?? "";
+/** The status message's text (a completed task's is its note alone). */
+const statusText = (task: WireTask) => task.status.message?.parts[0]?.text ?? "";
 const eventKinds = (task: WireTask) =>
   (task.history ?? []).flatMap((m) => m.parts.map((p) => p.data?.kind)).filter(Boolean);
 

@@ -12,6 +12,7 @@ import type { Config } from "../../config/config.ts";
 import { SUPPORTED_INPUT_MODES, SUPPORTED_OUTPUT_MODES } from "../../loop/prompt/user-content.ts";
 import { sha256Hex } from "../../platform/hex.ts";
 import {
+  ANSWER_ECHO_EXTENSION,
   COST_EXTENSION,
   DELEGATION_EXTENSION,
   DELEGATION_SCHEME,
@@ -92,6 +93,13 @@ const COST_CARD_EXTENSION = {
     "A task's token usage and estimated cost (USD, from list prices) in its metadata and in its final status update's metadata, under this URI: { usage, estimatedCostUsd, model }.",
 };
 
+/** The answer echo (protocol/answer-echo.ts), as both card generations declare it. */
+const ANSWER_ECHO_CARD_EXTENSION = {
+  uri: ANSWER_ECHO_EXTENSION,
+  description:
+    "Just before a task completes, its stream repeats the answer artifact's text as a working status message that lists this URI in its extensions, for clients that show only status messages. A client that shows the answer artifact skips that message.",
+};
+
 const isHttpsUrl = (value: string) => /^https:\/\//.test(value);
 
 /** The description, with a warning when the agent answers with the scripted model. */
@@ -148,7 +156,12 @@ export const buildAgentCard: CardBuilder = (agent, urls, config) => {
       streaming: true,
       pushNotifications: true,
       extendedAgentCard: declaresExtendedCard(agent, config),
-      extensions: [HARNESS_EXTENSION, COST_CARD_EXTENSION, ...delegationExtensions(config)],
+      extensions: [
+        HARNESS_EXTENSION,
+        COST_CARD_EXTENSION,
+        ANSWER_ECHO_CARD_EXTENSION,
+        ...delegationExtensions(config),
+      ],
     },
     ...(secured
       ? {
@@ -201,7 +214,12 @@ export const buildLegacyAgentCard: CardBuilder = (agent, urls, config) => {
       streaming: true,
       pushNotifications: true,
       stateTransitionHistory: false,
-      extensions: [HARNESS_EXTENSION, COST_CARD_EXTENSION, ...delegationExtensions(config)],
+      extensions: [
+        HARNESS_EXTENSION,
+        COST_CARD_EXTENSION,
+        ANSWER_ECHO_CARD_EXTENSION,
+        ...delegationExtensions(config),
+      ],
     },
     ...(secured
       ? {

@@ -1,9 +1,11 @@
 /**
  * A task's artifacts, pinned: the streamed answer (one artifact named `answer`, its metadata
- * carrying the task's `traceId`) and the task's PROGRESS.json as it last saw it (artifact
- * `progress`, one JSON data part); and how any artifact is published.
+ * carrying the task's `traceId`, and its echo for clients that show only status messages) and the
+ * task's PROGRESS.json as it last saw it (artifact `progress`, one JSON data part); and how any
+ * artifact is published.
  */
-import type { Artifact, Message, Part, StreamEvent } from "../../protocol/wire.ts";
+import { ANSWER_ECHO_EXTENSION } from "../../protocol/extensions.ts";
+import type { Artifact, StreamEvent } from "../../protocol/wire.ts";
 import type { EventLog } from "../store/event-log.ts";
 import type { TaskStore } from "../store/task-store.ts";
 import type { WriteUnit } from "../store/write-unit.ts";
@@ -90,18 +92,31 @@ export function emitArtifact(
 }
 
 /**
- * The message of a completed status: the answer, then the limit's note when one ended the task,
- * for clients that read only messages (the answer artifact and the history keep it as before);
- * undefined when there is neither.
+ * The answer echo (protocol/answer-echo.ts): a working status update whose message repeats the
+ * answer, for clients that show only status messages; with a blank line after the answer when the
+ * completed status that follows carries a note, so that a client joining status messages keeps
+ * them apart. Sent on the task's streams just before its last answer chunk, never stored.
  */
-export function completedStatusMessage(
-  task: { agentMessage(parts: Part[]): Message },
+export function answerEcho(
+  record: { id: string; contextId: string },
   answer: string,
-  note: string | undefined,
-): Message | undefined {
-  if (answer === "" && !note) return undefined;
-  return task.agentMessage([
-    ...(answer !== "" ? [{ text: answer }] : []),
-    ...(note ? [{ text: note }] : []),
-  ]);
+  noteFollows: boolean,
+): StreamEvent {
+  const ids = { taskId: record.id, contextId: record.contextId };
+  return {
+    statusUpdate: {
+      ...ids,
+      status: {
+        state: "TASK_STATE_WORKING",
+        timestamp: new Date().toISOString(),
+        message: {
+          messageId: crypto.randomUUID(),
+          role: "ROLE_AGENT",
+          parts: [{ text: noteFollows ? `${answer}\n\n` : answer }],
+          ...ids,
+          extensions: [ANSWER_ECHO_EXTENSION],
+        },
+      },
+    },
+  };
 }

@@ -46,6 +46,11 @@ export interface EventSink {
   emitHarnessEvent(event: HarnessEvent): void;
   /** A chunk of the answer artifact (append, or replace when `append` is false). */
   emitAnswerChunk(text: string, append: boolean, lastChunk: boolean): void;
+  /**
+   * The answer once more as a working status message marked as its echo, for clients that show
+   * only status messages (answer-artifact.ts `answerEcho`); on the streams only, never stored.
+   */
+  emitAnswerEcho(answer: string, noteFollows: boolean): void;
 }
 
 /** A listener's reaction; work it returns is kept alive in the background. */

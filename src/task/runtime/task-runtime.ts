@@ -3,14 +3,14 @@
  * record and its status event in the running unit of work (write-unit.ts) and is announced as one
  * {@link StatusChange}, to listeners that write with it, then, once the unit committed, to those
  * that act on it; a harness event becomes a working status with the event's data part; answer
- * chunks go to the event log. The runtime builds none of the task's collaborators and calls none
- * of them: task-parts.ts subscribes them.
+ * chunks and the answer's echo go to the event log. The runtime builds none of the task's
+ * collaborators and calls none of them: task-parts.ts subscribes them.
  */
 import type { HarnessEvent } from "../../loop/contracts.ts";
 import { harnessEventMessage } from "../../loop/harness-events.ts";
 import type { Message, Part, TaskStateName } from "../../protocol/wire.ts";
 import { usageMetadata } from "../../trace/cost.ts";
-import { answerChunk, emitArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
+import { answerChunk, answerEcho, emitArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
 import { isSettled, transition } from "./state-machine.ts";
 import type {
   EventSink,
@@ -122,5 +122,10 @@ export class TaskRuntime extends TaskState implements StatusWriter, EventSink {
   emitAnswerChunk(text: string, append: boolean, lastChunk: boolean): void {
     const record = this.store.record;
     if (record) this.log.append(answerChunk(record, text, append, lastChunk));
+  }
+
+  emitAnswerEcho(answer: string, noteFollows: boolean): void {
+    const record = this.store.record;
+    if (record) this.log.append(answerEcho(record, answer, noteFollows));
   }
 }

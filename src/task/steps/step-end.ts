@@ -1,7 +1,8 @@
 /**
  * What the loop driver does with a step's outcome: the next step (now, later, or after a retry
  * with backoff, never past the task's time limit), or the task's end: completed (with the answer
- * artifact, and the turn- or time-limit note with what remains), failed (rolling the workspace
+ * artifact and, on its streams, the answer's echo; a limit's note, with what remains, as the
+ * status message), failed (rolling the workspace
  * back when configured), waiting (for a person or a sub-agent; a sub-agent at most until the
  * task's time limit) or rejected (the agent's program, a budget, or the model declining the
  * request).
@@ -18,7 +19,7 @@ import { REFUSAL_STOP_REASON, type Refusal } from "../../loop/turn/refusal.ts";
 import type { Part } from "../../protocol/wire.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import type { ChildTasks } from "../children/child-tasks.ts";
-import { answerArtifact, completedStatusMessage } from "../runtime/answer-artifact.ts";
+import { answerArtifact } from "../runtime/answer-artifact.ts";
 import type { EventSink, StatusWriter } from "../runtime/status-change.ts";
 import type { TaskState } from "../runtime/task-state.ts";
 import { usesWorkspace } from "../store/environment-note.ts";
@@ -132,9 +133,10 @@ export class StepEnd {
     const answer = composed ? workSummary(task.store.history(), stopReason, text) : loop.answerText;
     const handoff = this.#endNote("TASK_STATE_COMPLETED", answer);
     const message = parts ? task.agentMessage(parts) : undefined;
-    const status = message ?? completedStatusMessage(task, answer, text);
-    // The answer's last chunk and the completed status: one unit (one statement of events).
+    // The answer's echo, its last chunk and the completed status: one unit (one statement of
+    // events). The answer is in the artifact alone; the completed status carries only the note.
     task.unit.run(() => {
+      if (answer !== "") task.emitAnswerEcho(answer, Boolean(message || text));
       if (composed) task.emitAnswerChunk(answer, false, true);
       else if (loop.answerStarted) task.emitAnswerChunk("", true, true);
       if (answer !== "") {
@@ -143,7 +145,7 @@ export class StepEnd {
       }
       if (message) task.store.appendHistory(message);
       task.setStatus("TASK_STATE_COMPLETED", {
-        ...(status ? { message: status } : {}),
+        ...(message ? { message } : text ? { text } : {}),
         metadata: { stopReason },
         releaseAfter: handoff,
       });

@@ -1,6 +1,7 @@
 // One agent turn in the transcript: the harness events (tool calls, hooks, plans, delegations),
 // the answer rendered as Markdown, the task's state (a spinner while it runs) and, when the agent
 // asks, the form that answers it. Fed live by stream events or rebuilt from a task's history.
+import { isAnswerEcho } from "../../../protocol/answer-echo.ts";
 import { stateName, TERMINAL, textOf } from "../api.js";
 import { el, icon, srOnly } from "../dom.js";
 import { t, term } from "../i18n/i18n.js";
@@ -97,6 +98,8 @@ export class Turn {
       this.setState(result.task.status);
     } else if (result.statusUpdate) {
       const status = result.statusUpdate.status;
+      // The answer's echo repeats the answer artifact, which this turn shows already.
+      if (isAnswerEcho(status.message)) return;
       const event = harnessEvent(status.message);
       if (event) this.addEvent(event);
       else this.setState(status);
@@ -167,7 +170,7 @@ export class Turn {
     if (this.frame) this.#render();
     const name = stateName(status.state) || "working";
     this.state = name;
-    // A completed status repeats the answer (for message-only clients): only a note after it shows.
+    // A completed status shows its note (a limit's); a part repeating the answer is left out.
     const parts = status.message?.parts ?? [];
     const text = textOf(
       name === "completed"
