@@ -21,7 +21,7 @@ import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
 import { checkMessageConsent } from "../privacy/consent.ts";
-import type { AppEnv, RpcCall } from "../protocol/app-types.ts";
+import type { AppEnv, RestCall, RpcCall } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import {
   agentEndpoint,
@@ -39,7 +39,8 @@ import { INVALID_REQUEST } from "./errors.ts";
 import { handleJsonRpc } from "./jsonrpc/jsonrpc.ts";
 import { rpcCall } from "./jsonrpc/rpc-call.ts";
 import { handleRest } from "./rest/rest.ts";
-import { parseRestPath, REST_PATH_PATTERN } from "./rest/rest-paths.ts";
+import { restCall } from "./rest/rest-call.ts";
+import { REST_PATH_PATTERN } from "./rest/rest-paths.ts";
 import { requestedVersion } from "./version.ts";
 
 const REST_METHODS = ["GET", "POST", "DELETE"];
@@ -68,14 +69,14 @@ async function rest(
   c: Context<AppEnv>,
   agent: AgentDefinition,
   endpoint: string,
-  path: string,
 ): Promise<Response> {
-  const route = parseRestPath(c.req.method, path);
+  const { route } = c.get("restCall") as RestCall;
   if (!route)
-    throw new HttpError(404, `No HTTP+JSON operation ${c.req.method} ${path.slice(0, 200)}`, {
-      details: true,
-    });
-  c.set("rpcMethod", `${c.req.method} ${route.op}`);
+    throw new HttpError(
+      404,
+      `No HTTP+JSON operation ${c.req.method} ${(c.req.param("rest") ?? "").slice(0, 200)}`,
+      { details: true },
+    );
   c.set("agent", agent.name);
   checkAccess(c, agent);
   if (route.op === "extendedCard" && route.version === "0.3") refuseAnonymousExtendedCard(c, agent);
@@ -102,7 +103,9 @@ export function a2aRoutes(): Hono<AppEnv> {
   app.use(async (c, next) => {
     await next();
     if (ledgerOn())
-      ledgerMark(`response ${c.get("rpcCall")?.method ?? c.get("rpcMethod") ?? c.req.method}`);
+      ledgerMark(
+        `response ${c.get("rpcCall")?.method ?? c.get("restCall")?.method ?? c.req.method}`,
+      );
   });
 
   app.get("/", (c) =>
@@ -122,8 +125,9 @@ export function a2aRoutes(): Hono<AppEnv> {
     `/:rest{${REST_PATH_PATTERN}}`,
     authenticate(),
     sizeLimit,
+    restCall(),
     limitRequests(),
-    (c) => withDefaultAgent(c, (agent) => rest(c, agent, `${baseUrl(c)}/`, c.req.param("rest"))),
+    (c) => withDefaultAgent(c, (agent) => rest(c, agent, `${baseUrl(c)}/`)),
   );
   app.get("/.well-known/agent-card.json", (c) =>
     withDefaultAgent(c, (agent) => serveCard(c, agent, `${baseUrl(c)}/`)),
@@ -166,11 +170,12 @@ export function a2aRoutes(): Hono<AppEnv> {
     `/agents/:name/:rest{${REST_PATH_PATTERN}}`,
     authenticate(),
     sizeLimit,
+    restCall(),
     limitRequests(),
     (c) => {
       const agent = servedAgent(c, c.req.param("name"));
       return agent
-        ? rest(c, agent, agentEndpoint(c, agent.name), c.req.param("rest"))
+        ? rest(c, agent, agentEndpoint(c, agent.name))
         : unknownAgent(c, c.req.param("name"));
     },
   );

@@ -42,14 +42,14 @@ export function delegationIssuer(config: Config, credential: string): string | n
 }
 
 /**
- * The audience a request may carry: the endpoint of the agent its path names
- * (`<base>/agents/<name>/`), else the deployment's root (`<base>/`, the default agent).
+ * The audience a request may carry: the endpoint of the agent its matched route names
+ * (`<base>/agents/<name>/`, the name as the router decoded it: platform/route-match.ts), else the
+ * deployment's root (`<base>/`, the default agent). `origin` is the request's, for a deployment
+ * without PUBLIC_URL.
  */
-export function expectedAudience(config: Config, requestUrl: string): string {
-  const url = new URL(requestUrl);
-  const base = config.publicUrl ?? url.origin;
-  const agent = /^\/agents\/([a-z][a-z0-9-]{0,62})(?:\/|$)/.exec(url.pathname)?.[1];
-  return agent ? `${base}/agents/${agent}/` : `${base}/`;
+export function expectedAudience(config: Config, origin: string, agent: string | null): string {
+  const base = config.publicUrl ?? origin;
+  return agent === null ? `${base}/` : `${base}/agents/${agent}/`;
 }
 
 /** The owner id of user `user` via agent `agent` from `issuer`. */
@@ -90,15 +90,15 @@ async function firstUse(env: Env, id: string, jti: string, until: number): Promi
 }
 
 /**
- * The principal of a delegation token claiming `issuer` ({@link delegationIssuer}), or the 401
- * (503) that says why not.
+ * The principal of a delegation token claiming `issuer` ({@link delegationIssuer}) for `audience`
+ * ({@link expectedAudience}), or the 401 (503) that says why not.
  */
 export async function delegatedPrincipal(
   env: Env,
   config: Config,
   token: string,
   issuer: string,
-  requestUrl: string,
+  audience: string,
 ): Promise<Principal> {
   const trusted = config.delegation.trustedIssuers;
   let verified: Awaited<ReturnType<typeof verifyDelegationToken>>;
@@ -107,7 +107,7 @@ export async function delegatedPrincipal(
       issuer,
       trusted: new Set(Object.keys(trusted)),
       keys: (issuer) => issuerKeys(issuer, trusted[issuer] ?? "", config.webFetchAllowPrivate),
-      audience: expectedAudience(config, requestUrl),
+      audience,
     });
   } catch (error) {
     if (error instanceof DelegationError) throw refused(error);

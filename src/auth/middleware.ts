@@ -15,8 +15,14 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
+import { routeAgent } from "../platform/route-match.ts";
 import type { AppEnv, Principal } from "../protocol/app-types.ts";
-import { delegatedPrincipal, delegationIssuer, describeDelegation } from "./delegated.ts";
+import {
+  delegatedPrincipal,
+  delegationIssuer,
+  describeDelegation,
+  expectedAudience,
+} from "./delegated.ts";
 import { admitAttempt, countingRefusals, failureKeys } from "./failure-throttle.ts";
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { ANONYMOUS_PRINCIPAL } from "./principal.ts";
@@ -122,7 +128,8 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
       // Never cached: every request's token is checked, its replay included.
       const config = loadConfig(c.env);
       const perMinute = config.limits.authFailuresPerMinute;
-      const check = () => delegatedPrincipal(c.env, config, credential, issuer, c.req.url);
+      const audience = expectedAudience(config, new URL(c.req.url).origin, routeAgent(c));
+      const check = () => delegatedPrincipal(c.env, config, credential, issuer, audience);
       principal =
         perMinute === 0
           ? await check()

@@ -3,7 +3,8 @@
  * {@link HttpError}; the Worker's `onError` turns it into JSON once, with {@link httpErrorResponse}, in
  * the shape of the endpoint that was called:
  *   a POST to a JSON-RPC endpoint  `{ jsonrpc: "2.0", id, error: { code, message } }`, the id
- *                                  the request's when the edge read it (`rpcCall`), else null
+ *                                  the request's when the edge read it (`rpcCall`), else null;
+ *                                  the endpoint is the route the router matched (route-match.ts)
  *   anything else                  `{ error: { code, status, message[, details: []] } }` (A2A REST)
  * with the HTTP status of the error either way. Anything else thrown is a 500 REST error that says
  * no more than "Internal error" (the caller logs it).
@@ -12,6 +13,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
+import { isJsonRpcRoute } from "./route-match.ts";
 
 /** The JSON-RPC code of an error that has no code of its own in the spec (A2A: server error). */
 export const SERVER_ERROR = -32000;
@@ -63,11 +65,6 @@ export function invalidInput(error: z.ZodError): HttpError {
   return new HttpError(400, `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
 }
 
-/** Whether the request is a POST to a JSON-RPC endpoint (errors then take the JSON-RPC shape). */
-export function isJsonRpcRequest(c: Context): boolean {
-  return c.req.method === "POST" && /^\/(agents\/[^/]+\/?)?$/.test(new URL(c.req.url).pathname);
-}
-
 /** An HTTPException as a JSON-RPC `error` member: its code (an {@link HttpError}'s), message, data. */
 export function rpcErrorOf(error: HTTPException): {
   code: number;
@@ -99,7 +96,7 @@ export function httpErrorResponse(c: Context, error: unknown): Response {
   const status = error.status as ContentfulStatusCode;
   const typed = error instanceof HttpError ? error : null;
   for (const [name, value] of Object.entries(typed?.headers ?? {})) c.header(name, value);
-  if (isJsonRpcRequest(c)) {
+  if (isJsonRpcRoute(c)) {
     const rpcId: unknown = (c.get("rpcCall") as { id?: unknown } | undefined)?.id;
     const id = typeof rpcId === "string" || typeof rpcId === "number" ? rpcId : null;
     return c.json({ jsonrpc: "2.0", id, error: rpcErrorOf(error) }, status);

@@ -51,7 +51,8 @@ export function requestLogger(): MiddlewareHandler<{ Variables: LogVariables }> 
     c.set("traceId", received?.traceId ?? newTraceId());
     if (received) c.set("traceParent", received);
     await next();
-    const rpcMethod = c.get("rpcCall")?.method ?? c.get("faceCall")?.method ?? c.get("rpcMethod");
+    const call = c.get("rpcCall") ?? c.get("restCall") ?? c.get("faceCall");
+    const rpcMethod = call?.method;
     log(c.res.status >= 500 ? "error" : "info", "request", {
       requestId: c.get("requestId"),
       traceId: c.get("traceId"),

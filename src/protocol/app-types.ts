@@ -70,6 +70,38 @@ export interface RpcCall {
   failure: { error: unknown; status: 200 | 415 } | null;
 }
 
+/** A REST operation and the protocol generation of its path (a2a/rest/rest-paths.ts parses it). */
+export type RestRoute = { version: "1.0" | "0.3" } & (
+  | { op: "send"; stream: boolean }
+  | { op: "get"; id: string }
+  | { op: "list" }
+  | { op: "cancel"; id: string }
+  | { op: "subscribe"; id: string }
+  | {
+      op: "push";
+      id: string;
+      configId: string | null;
+      action: "create" | "get" | "list" | "delete";
+    }
+  | { op: "extendedCard" }
+);
+
+/**
+ * An HTTP+JSON (REST) request as the edge read it, once (a2a/rest/rest-call.ts), before the rate
+ * limits: the operation its path names as the router decoded it, never the raw URL path. The
+ * limits, the log line and the binding read this.
+ */
+export interface RestCall {
+  /** The operation; null when the path names none for this HTTP method (the binding's 404). */
+  route: RestRoute | null;
+  /** What the log line names: `POST send` (null with no operation). */
+  method: string | null;
+  /** It sends a message (rate limit, consent). */
+  sends: boolean;
+  /** It answers with a stream (stream lease). */
+  streams: boolean;
+}
+
 /**
  * An MCP or AG-UI request as the edge read it, once (a2a/face-call.ts), before the rate limits:
  * the limits, the log line and the face's route read this, never the body again.
@@ -92,12 +124,9 @@ export interface LogVariables {
   /** The caller's span and `tracestate`, when the request carried a valid `traceparent`. */
   traceParent?: { parentSpanId: string; traceState?: string };
   agent?: string;
-  /**
-   * The HTTP+JSON operation (`GET get`); a JSON-RPC method is read from {@link RpcCall}, an MCP
-   * or AG-UI one from {@link FaceCall}.
-   */
-  rpcMethod?: string;
+  /** The call the edge read: JSON-RPC, HTTP+JSON, or MCP and AG-UI (one of them, if any). */
   rpcCall?: RpcCall;
+  restCall?: RestCall;
   faceCall?: FaceCall;
   /** The authenticated caller (never a credential). */
   userId?: string;

@@ -16,19 +16,14 @@ import { counterKey, userObject } from "./limits.ts";
 const STREAM_LEASE_MS = 60 * 60_000;
 
 /**
- * What the request does: a JSON-RPC call as the edge read it (`c.var.rpcCall`, a2a/jsonrpc/rpc-call.ts),
- * an MCP or AG-UI call likewise (`c.var.faceCall`, a2a/face-call.ts), or an HTTP+JSON operation
- * by its path. The body is never read here.
+ * What the request does, as the edge read its call: a JSON-RPC one (`c.var.rpcCall`,
+ * a2a/jsonrpc/rpc-call.ts), an HTTP+JSON one (`c.var.restCall`, a2a/rest/rest-call.ts: its
+ * operation from the path as the router decoded it), or an MCP or AG-UI one (`c.var.faceCall`,
+ * a2a/face-call.ts). Neither the body nor the raw URL path is read here.
  */
 function methodOf(c: Context<AppEnv>): { send: boolean; stream: boolean } {
-  const call = c.get("rpcCall") ?? c.get("faceCall");
-  if (call) return { send: call.sends, stream: call.streams };
-  const path = new URL(c.req.url).pathname;
-  if (c.req.method !== "POST" && c.req.method !== "GET") return { send: false, stream: false };
-  if (/\/message:(send|stream)$/.test(path))
-    return { send: true, stream: path.endsWith(":stream") };
-  if (/:subscribe$/.test(path)) return { send: false, stream: true };
-  return { send: false, stream: false };
+  const call = c.get("rpcCall") ?? c.get("restCall") ?? c.get("faceCall");
+  return call ? { send: call.sends, stream: call.streams } : { send: false, stream: false };
 }
 
 /** A 429 with Retry-After. */

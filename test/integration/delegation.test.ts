@@ -178,6 +178,28 @@ describe("delegation tokens at the edge", () => {
     expect(response.body.error?.message).toContain("(audience)");
   });
 
+  it("checks the audience against the agent the router serves, not the raw path (/agents/%77riter/)", async () => {
+    serveKeys();
+    const root = await rpcAs(
+      await token({ audience: "http://harness.test/" }),
+      "GetTask",
+      { id: "x" },
+      "/agents/%77riter/",
+      trusting,
+    );
+    expect(root.status).toBe(401);
+    expect(root.body.error?.message).toContain("(audience)");
+    const writer = await rpcAs(
+      await token(),
+      "GetTask",
+      { id: "x" },
+      "/agents/%77riter/",
+      trusting,
+    );
+    expect(writer.status).toBe(200);
+    expect(writer.body.error?.code).toBe(-32001);
+  });
+
   it("retries a key set that failed once, and names an issuer whose keys cannot be fetched", async () => {
     const flaky = serveKeys(1);
     const ok = await rpcAs(await token(), "GetTask", { id: "x" }, "/agents/writer/", trusting);

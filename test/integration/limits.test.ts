@@ -81,6 +81,82 @@ describe("rate limits", () => {
   });
 });
 
+describe("limits count what the router served", () => {
+  /** A REST call as a user, at a path whose letters may be percent-encoded. */
+  const restAs = (token: string, path: string, body: unknown, bindings: Env) =>
+    callWorker(
+      path,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "A2A-Version": "1.0",
+          Authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify(body),
+      },
+      bindings,
+    );
+
+  it("counts a percent-encoded message:send as a message (messag%65:send)", async () => {
+    const limited = { ...closedEnv, RATE_MESSAGES_PER_MINUTE: "3" } as Env;
+    const { token } = await newUser();
+    const s = await scenario(Array.from({ length: 5 }, () => ({ text: "ok" })));
+    const statuses: number[] = [];
+    for (const [i, path] of [
+      "/agents/writer/messag%65:send",
+      "/agents/%77riter/message:send",
+      "/messag%65:send",
+      "/agents/writer/message:send",
+      "/agents/writer/message:send",
+    ].entries()) {
+      const response = await restAs(
+        token,
+        path,
+        { message: userMessage(`e${i} ${s.marker}`) },
+        limited,
+      );
+      statuses.push(response.status);
+      await response.body?.cancel();
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  });
+
+  it("answers a percent-encoded JSON-RPC path's errors as JSON-RPC (/%61gents/writer/)", async () => {
+    const refused = await postAs("a2a_not-a-token", "ListTasks", {}, "/%61gents/writer/");
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000 },
+    });
+  });
+
+  it("holds a stream lease for a percent-encoded message:stream (message:strea%6D)", async () => {
+    const limited = { ...closedEnv, MAX_CONCURRENT_STREAMS: "1" } as Env;
+    const { token } = await newUser();
+    const slow = () => ({ text: "s".repeat(20), chunkSize: 1, delayMs: 300 });
+    const s = await scenario([slow(), slow()]);
+    const first = await restAs(
+      token,
+      "/agents/writer/message:strea%6D",
+      { message: userMessage(`a ${s.marker}`) },
+      limited,
+    );
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toContain("text/event-stream");
+    const second = await restAs(
+      token,
+      "/agents/writer/message:stream",
+      { message: userMessage(`b ${s.marker}`) },
+      limited,
+    );
+    expect(second.status).toBe(429);
+    await first.body?.cancel();
+    await second.body?.cancel();
+  });
+});
+
 describe("failed credentials", () => {
   const throttled = { ...closedEnv, AUTH_FAILURES_PER_MINUTE: "3" } as Env;
   const unique = () => crypto.randomUUID().replaceAll("-", "");

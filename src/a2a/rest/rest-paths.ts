@@ -2,22 +2,7 @@
  * The HTTP+JSON binding's URL patterns under an agent's base URL (spec 11.3 for v1.0; the `v1/`
  * paths of spec v0.3.0 section 3.5), parsed into an operation. Pure: no I/O.
  */
-
-/** A REST operation and the protocol generation of its path. */
-export type RestRoute = { version: "1.0" | "0.3" } & (
-  | { op: "send"; stream: boolean }
-  | { op: "get"; id: string }
-  | { op: "list" }
-  | { op: "cancel"; id: string }
-  | { op: "subscribe"; id: string }
-  | {
-      op: "push";
-      id: string;
-      configId: string | null;
-      action: "create" | "get" | "list" | "delete";
-    }
-  | { op: "extendedCard" }
-);
+import type { RestRoute } from "../../protocol/app-types.ts";
 
 /** The REST path patterns, for the route table and error messages. */
 export const REST_PATH_PATTERN =

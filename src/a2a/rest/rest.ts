@@ -13,6 +13,7 @@ import { HTTPException } from "hono/http-exception";
 import type { z } from "zod";
 import type { ListTasksPage } from "../../gateway/list-tasks.ts";
 import type { GatewayEvent, SendResult } from "../../gateway/task-gateway.ts";
+import type { RestRoute } from "../../protocol/app-types.ts";
 import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../protocol/params.ts";
 import type { Message, Task } from "../../protocol/wire.ts";
 import { invalidParams, restFailure } from "../errors.ts";
@@ -28,7 +29,6 @@ import {
 import { unsupportedVersionMessage } from "../version.ts";
 import { readJsonBody } from "./rest-body.ts";
 import { eventToV03, messageToV03, sendRequestFromV03, taskToV03 } from "./rest-codec-v03.ts";
-import type { RestRoute } from "./rest-paths.ts";
 import { restPush } from "./rest-push.ts";
 
 /** What a REST call needs. */

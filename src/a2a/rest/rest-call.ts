@@ -1,0 +1,28 @@
+/**
+ * Reads an HTTP+JSON (REST) request once, at the edge, before the rate limits: the operation its
+ * path names, parsed from the path as the router decoded it (the route's `rest` parameter:
+ * platform/route-match.ts), never from the raw URL, so `messag%65:send` counts as the send it is
+ * served as. The result is the request's {@link RestCall} (c.var.restCall), which the rate
+ * limits, the log line and the binding read; a path that names no operation is answered by the
+ * binding after the route's own checks (agent, access), so those keep their order.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv, RestCall } from "../../protocol/app-types.ts";
+import { parseRestPath } from "./rest-paths.ts";
+
+/** The call `method` makes at `path` (relative to the agent's base URL). */
+export function readRestCall(method: string, path: string): RestCall {
+  const route = parseRestPath(method, path);
+  if (!route) return { route, method: null, sends: false, streams: false };
+  const sends = route.op === "send";
+  const streams = (route.op === "send" && route.stream) || route.op === "subscribe";
+  return { route, method: `${method} ${route.op}`, sends, streams };
+}
+
+/** Middleware: reads the REST call into `c.var.restCall` (after authentication, before limits). */
+export function restCall(): MiddlewareHandler<AppEnv> {
+  return async function readCall(c, next) {
+    c.set("restCall", readRestCall(c.req.method, c.req.param("rest") ?? ""));
+    await next();
+  };
+}
