@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { a2aRoutes } from "./a2a/routes.ts";
 import { agUiRoutes } from "./ag-ui/routes.ts";
 import { refreshAgents } from "./agents/overrides.ts";
-import { adminRoutes } from "./api/admin-routes.ts";
+import { adminRoutes, DOCUMENT_ROUTES } from "./api/admin-routes.ts";
 import { deepHealth } from "./api/health.ts";
 import { knowledgeAdminRoutes } from "./api/knowledge-routes.ts";
 import { policyRoutes } from "./api/policy-routes.ts";
@@ -21,6 +21,7 @@ import { loadConfig } from "./config/config.ts";
 import { consoleRoutes } from "./console/routes.ts";
 import { eventRoutes } from "./events/agent-events.ts";
 import { mcpRoutes } from "./mcp-server/routes.ts";
+import { jsonBodyOnly } from "./platform/content-type.ts";
 import { corsFromConfig } from "./platform/cors.ts";
 import { HttpError, httpErrorResponse } from "./platform/http-error.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
@@ -45,6 +46,9 @@ app.use(async (c, next) => {
   await refreshAgents(c.env, (work) => c.executionCtx.waitUntil(work));
   await next();
 });
+// The REST API takes JSON only (cross-site requests: platform/content-type.ts); the faces check
+// their own bodies, each in its own error shape.
+app.use("/api/*", jsonBodyOnly(DOCUMENT_ROUTES));
 app.get("/health", (c) => c.json({ ok: true }));
 app.get("/health/deep", authenticate(), requireAdmin(), deepHealth);
 app.route("/", consoleRoutes());

@@ -70,7 +70,7 @@ async function rest(
   agent: AgentDefinition,
   endpoint: string,
 ): Promise<Response> {
-  const { route } = c.get("restCall") as RestCall;
+  const { route, failure } = c.get("restCall") as RestCall;
   if (!route)
     throw new HttpError(
       404,
@@ -87,6 +87,7 @@ async function rest(
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
     onInternalError: internalErrorLogger(c),
     stillAuthorized: c.get("authCheck"),
+    failure,
   });
 }
 

@@ -1,9 +1,10 @@
 /**
  * The AG-UI face of every agent, pinned:
- *   POST /agents/<name>/ag-ui   a RunAgentInput in, AG-UI events out (SSE, or AG-UI's protobuf
- *                               framing when the Accept header asks for it)
+ *   POST /agents/<name>/ag-ui   a RunAgentInput in (JSON only), AG-UI events out (SSE, or AG-UI's
+ *                               protobuf framing when the Accept header names its type)
  * Behind the same authentication, body limit and message rate as the A2A endpoints (the body is
- * read once at the edge, a2a/face-call.ts; a run counts as a message and holds a stream lease:
+ * read once at the edge, a2a/face-call.ts: 415 for a body not sent as JSON, 400 for one nested
+ * deeper than the edge's bound; a run counts as a message and holds a stream lease:
  * users/rate-limit.ts), on the same task objects through
  * the same port as the MCP face. threadId is the conversation (contextId); a task that waits for
  * the person ends the run with an interrupt whose id is the task's, which the next run answers
@@ -14,19 +15,20 @@
  */
 
 import type { BaseEvent } from "@ag-ui/core";
-import { EventEncoder } from "@ag-ui/encoder";
+import { AGUI_MEDIA_TYPE, EventEncoder } from "@ag-ui/encoder";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
 import { callerMessage, restFailure, scrub } from "../a2a/errors.ts";
 import { faceCall } from "../a2a/face-call.ts";
+import { accepts } from "../a2a/media-types.ts";
 import { REVOKED_MESSAGE, watchCredentials } from "../a2a/sse.ts";
 import { type TaskPort, taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
-import type { AppEnv } from "../protocol/app-types.ts";
+import type { AppEnv, FaceCall } from "../protocol/app-types.ts";
 import type { StreamEvent } from "../protocol/wire.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { runRequest } from "./run-input.ts";
@@ -65,7 +67,9 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
   const agent = servedAgent(c, name);
   if (!agent) return unknownAgent(c, name);
   c.set("agent", agent.name);
-  const run = await runRequest(c.get("faceCall")?.body);
+  const { body, refusal } = c.get("faceCall") as FaceCall;
+  if (refusal) throw new HttpError(refusal.status, refusal.message, { details: true });
+  const run = await runRequest(body);
   const port = taskPort(c, agent);
   const translator = new RunTranslator(run.threadId, run.runId);
   const first: BaseEvent[] = [translator.started()];
@@ -83,7 +87,9 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
   } catch (error) {
     beforeStream(error);
   }
-  const encoder = new EventEncoder({ accept: c.req.header("Accept") ?? "text/event-stream" });
+  // SSE unless the client names AG-UI's protobuf type itself (`*/*` is not asking for it).
+  const protobuf = accepts(c.req.header("Accept") ?? "", AGUI_MEDIA_TYPE);
+  const encoder = new EventEncoder({ accept: protobuf ? AGUI_MEDIA_TYPE : "text/event-stream" });
   const logInternal = internalErrorLogger(c);
   const keepaliveMs = loadConfig(c.env).sseKeepaliveMs;
   const stillAuthorized = c.get("authCheck");

@@ -15,6 +15,8 @@
  *   GET    /api/admin/storage-meter               D1 statements and R2 operations counted, and the
  *                                                  ledger of timed round trips (STORAGE_METER)
  *   DELETE /api/admin/storage-meter               the same, then starts again from zero
+ * Bodies are JSON (worker.ts guards `/api/`: platform/content-type.ts) but for the two uploads,
+ * {@link DOCUMENT_ROUTES}.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -68,6 +70,14 @@ const Budget = z
     monthTokens: tokens.optional(),
   })
   .nullable();
+
+const MEMORY_ROUTE = "/api/admin/agents/:name/memory";
+const IDENTITY_ROUTE = "/api/admin/agents/:name/identity";
+/**
+ * The routes that take a document (Markdown, any media type) rather than JSON: by PUT, which no
+ * other site can send without a CORS preflight, so they need no JSON guard (platform/content-type.ts).
+ */
+export const DOCUMENT_ROUTES: readonly string[] = [MEMORY_ROUTE, IDENTITY_ROUTE];
 
 /** The admin routes. */
 export function adminRoutes(): Hono<AppEnv> {
@@ -128,7 +138,7 @@ export function adminRoutes(): Hono<AppEnv> {
 
   // Uploads are limited by MAX_BODY_BYTES before they are read, like every body.
   const uploadLimit = bodyLimit();
-  app.put("/api/admin/agents/:name/memory", uploadLimit, async (c) => {
+  app.put(MEMORY_ROUTE, uploadLimit, async (c) => {
     const name = c.req.param("name");
     if (!currentAgents().has(name)) throw new HttpError(404, `no agent ${name}`);
     const text = await bodyText(c.req);
@@ -137,13 +147,13 @@ export function adminRoutes(): Hono<AppEnv> {
     await writeSharedMemory(c.env.FILES, name, text);
     return c.json({ agent: name, chars: text.length });
   });
-  app.get("/api/admin/agents/:name/identity", async (c) => {
+  app.get(IDENTITY_ROUTE, async (c) => {
     const text = await identityText(c.env, c.req.param("name"));
     if (text === null) throw new HttpError(404, `no agent ${c.req.param("name")}`);
     return c.text(text, 200, { "content-type": "text/markdown; charset=utf-8" });
   });
 
-  app.put("/api/admin/agents/:name/identity", uploadLimit, async (c) => {
+  app.put(IDENTITY_ROUTE, uploadLimit, async (c) => {
     const name = c.req.param("name");
     if (!/^[a-z][a-z0-9-]{0,62}$/.test(name))
       throw new HttpError(400, "agent names are kebab-case (a-z, 0-9, -)");
@@ -160,7 +170,7 @@ export function adminRoutes(): Hono<AppEnv> {
     return c.json({ agent: name, version: agent?.version, description: agent?.description });
   });
 
-  app.delete("/api/admin/agents/:name/identity", async (c) => {
+  app.delete(IDENTITY_ROUTE, async (c) => {
     const name = c.req.param("name");
     if (!(await deleteOverride(c.env, name)))
       throw new HttpError(404, `agent ${name} has no uploaded identity`);

@@ -4,7 +4,8 @@
  *   GET, DELETE /agents/<name>/mcp                            405: no sessions, no server stream
  *   GET  /.well-known/oauth-protected-resource/agents/<name>/mcp   RFC 9728 resource metadata
  * Behind the same authentication, body limit and message rate as the A2A endpoints: the body is
- * read once at the edge (a2a/face-call.ts), and a tools/call of send_message or reply counts as a
+ * read once at the edge (a2a/face-call.ts: JSON only, 415 otherwise; nested no deeper than the
+ * edge's bound, -32600 otherwise), and a tools/call of send_message or reply counts as a
  * message (users/rate-limit.ts); a batch is refused (-32600), so no call passes uncounted. A 401 names the resource metadata, as the MCP authorization spec
  * asks. Each request gets its own server and transport, handed the body the edge parsed.
  */
@@ -35,9 +36,15 @@ function pointAtMetadata(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** A JSON-RPC error answer of the MCP endpoint (no request id known). */
-const rpcError = (c: Context<AppEnv>, status: 400 | 405, code: number, message: string) =>
-  c.json({ jsonrpc: "2.0", id: null, error: { code, message } }, status, {
+/** A JSON-RPC error answer of the MCP endpoint, with the request's id when known. */
+const rpcError = (
+  c: Context<AppEnv>,
+  status: 400 | 405 | 415,
+  code: number,
+  message: string,
+  id: unknown = null,
+) =>
+  c.json({ jsonrpc: "2.0", id, error: { code, message } }, status, {
     ...(status === 405 ? { Allow: "POST" } : {}),
   });
 
@@ -45,8 +52,15 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   const name = c.req.param("name") ?? "";
   const agent = servedAgent(c, name);
   if (!agent) return unknownAgent(c, name);
-  const { body } = c.get("faceCall") as FaceCall;
+  const { body, refusal } = c.get("faceCall") as FaceCall;
+  if (refusal?.status === 415)
+    return rpcError(c, 415, -32000, `Unsupported Media Type: ${refusal.message}`);
   if (body === undefined) return rpcError(c, 400, -32700, "Parse error: the body is not JSON");
+  if (refusal) {
+    const id = (body as { id?: unknown } | null)?.id;
+    const known = typeof id === "string" || typeof id === "number" ? id : null;
+    return rpcError(c, 400, -32600, `Invalid Request: ${refusal.message}`, known);
+  }
   // A batch would carry tool calls past the message rate and the stream lease, which count one
   // request as one call (MCP's current revision has no batches either).
   if (Array.isArray(body))
@@ -79,7 +93,7 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
  * What an MCP request is: the log line's `mcp <method>` (and the tool's name for a tool call); a
  * tool call that sends a message holds its request while the task works; anything else is neither.
  */
-function mcpCall(body: unknown): Omit<FaceCall, "body"> {
+function mcpCall(body: unknown): Pick<FaceCall, "method" | "sends" | "streams"> {
   const request = body as { method?: unknown; params?: { name?: unknown } } | null | undefined;
   const method = typeof request?.method === "string" ? request.method.slice(0, 64) : "batch";
   const tool = request?.params?.name;

@@ -7,7 +7,7 @@
  * token's audience, the shape of an error). Pure: reads the request context only.
  */
 import type { Context } from "hono";
-import { routePath } from "hono/route";
+import { matchedRoutes, routePath } from "hono/route";
 
 /** The pattern every route of one agent's endpoints begins with (`/agents/:name/...`). */
 export const AGENT_ROUTE = "/agents/:name";
@@ -20,6 +20,14 @@ export function routeAgent(c: Context): string | null {
   const path = routePath(c);
   if (path !== AGENT_ROUTE && !path.startsWith(`${AGENT_ROUTE}/`)) return null;
   return c.req.param("name") ?? null;
+}
+
+/**
+ * Whether the router matched one of `patterns` for the request (readable from a middleware
+ * mounted before those routes: the router matches every route of a request at once).
+ */
+export function matchesRoute(c: Context, patterns: readonly string[]): boolean {
+  return matchedRoutes(c).some((route) => patterns.includes(route.path));
 }
 
 /** Whether the request is a POST to a JSON-RPC endpoint (its errors take the JSON-RPC shape). */

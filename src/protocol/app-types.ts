@@ -100,6 +100,8 @@ export interface RestCall {
   sends: boolean;
   /** It answers with a stream (stream lease). */
   streams: boolean;
+  /** Why it cannot be served (a body sent as anything but JSON): thrown by the binding. */
+  failure: unknown;
 }
 
 /**
@@ -115,6 +117,12 @@ export interface FaceCall {
   sends: boolean;
   /** It holds its response open while a task works (stream lease). */
   streams: boolean;
+  /**
+   * Why the body cannot be served though it may be JSON (sent as another media type: 415; nested
+   * too deep: 400), for the face to answer in its own shape after its own checks (the agent).
+   * Such a call neither sends nor streams.
+   */
+  refusal: { status: 400 | 415; message: string } | null;
 }
 
 /** Request-scoped values the log line reports (platform/logging.ts). */

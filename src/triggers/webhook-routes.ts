@@ -1,6 +1,9 @@
 /**
  * `POST /webhooks/<name>`: a signed event starts a task on the webhook's agent, as its owner,
- * with the prompt rendered from the payload (JSON, or GitHub's form-encoded `payload=`).
+ * with the prompt rendered from the payload (JSON, or GitHub's form-encoded `payload=`). The one
+ * state-changing route outside the JSON-only rule (platform/content-type.ts): GitHub sends forms,
+ * and a delivery is authenticated by its signature, which no other site's page can make, never a
+ * cookie.
  *
  * - A body over MAX_BODY_BYTES: 413 before it is read (Content-Length) or as soon as it passes.
  * - Bad or missing signature (or timestamp outside the replay window): 401, no task.

@@ -220,6 +220,67 @@ describe("AG-UI face", () => {
     expect(unknown.status).toBe(404);
   });
 
+  it("takes JSON only: text/plain, a form or no type is a 415, and not counted as a run", async () => {
+    const oneAMinute = { ...env, RATE_ANONYMOUS_PER_MINUTE: "1" } as Env;
+    const ip = `ag-ui-${crypto.randomUUID()}`;
+    const body = JSON.stringify(input(crypto.randomUUID(), "hi"));
+    const run = (type: string | null, bytes: BodyInit = body) =>
+      callWorker(
+        path,
+        {
+          method: "POST",
+          headers: {
+            accept: "text/event-stream",
+            "CF-Connecting-IP": ip,
+            ...(type ? { "content-type": type } : {}),
+          },
+          body: bytes,
+        },
+        oneAMinute,
+      );
+    for (const [type, bytes] of [
+      ["text/plain", body],
+      ["application/x-www-form-urlencoded", body],
+      [null, new TextEncoder().encode(body)],
+    ] as const) {
+      const refused = await run(type, bytes);
+      expect(refused.status, String(type)).toBe(415);
+      expect(await refused.json()).toMatchObject({
+        error: { code: 415, message: expect.stringContaining("must be sent as JSON") },
+      });
+    }
+    const s = await scenario([{ text: "counted once" }]);
+    const sent = await run(
+      "application/json",
+      JSON.stringify(input(crypto.randomUUID(), `hi ${s.marker}`)),
+    );
+    expect(sent.status).toBe(200);
+    expect(await sent.text()).toContain("counted once");
+  });
+
+  it("answers SSE unless the client names the protobuf type (Accept: */* is SSE)", async () => {
+    for (const accept of ["*/*", "application/*", "", "text/event-stream, */*"]) {
+      const s = await scenario([{ text: "sse" }]);
+      const response = await postRun(input(crypto.randomUUID(), `a ${s.marker}`), { accept });
+      expect(response.headers.get("content-type"), accept).toContain("text/event-stream");
+      await response.text();
+    }
+    const s = await scenario([{ text: "proto" }]);
+    const proto = await postRun(input(crypto.randomUUID(), `p ${s.marker}`), {
+      accept: "application/vnd.ag-ui.event+proto",
+    });
+    expect(proto.headers.get("content-type")).toBe("application/vnd.ag-ui.event+proto");
+    await proto.arrayBuffer();
+  });
+
+  it("refuses a body nested deeper than 32 levels with a 400, before any task", async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 40; i++) deep = { a: deep };
+    const response = await postRun(input(crypto.randomUUID(), "hi", { forwardedProps: deep }));
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain("deeper than 32 levels");
+  });
+
   it("an anonymous caller cannot answer or cancel another conversation's task", async () => {
     const s = await scenario([tool("ask_user", { question: "Secret?" }), { text: "no" }]);
     const victimThread = crypto.randomUUID();

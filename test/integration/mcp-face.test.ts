@@ -224,3 +224,76 @@ describe("the MCP face", () => {
     await client.close();
   });
 });
+
+describe("the MCP face's edge", () => {
+  /** Posts one raw MCP request (a JSON body unless told) from client address `ip`. */
+  const postMcp = (
+    body: BodyInit,
+    bindings: Env = env,
+    headers: Record<string, string> = {},
+    ip = `mcp-${crypto.randomUUID()}`,
+  ) =>
+    callWorker(
+      `/agents/${AGENT}/mcp`,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "CF-Connecting-IP": ip,
+          ...headers,
+        },
+        body,
+      },
+      bindings,
+    );
+  const toolCall = (name: string, args: unknown, meta?: Record<string, unknown>) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+    });
+  const nested = (depth: number): unknown => {
+    let value: unknown = "v";
+    for (let i = 0; i < depth; i++) value = { a: value };
+    return value;
+  };
+
+  it("refuses reply values nested 40 and 2,400 deep (-32600); the waiting task takes nothing", async () => {
+    const s = await scenario([tool("ask_user", askChoice("Which day?", "day", ["mon", "fri"]))]);
+    const client = await connect();
+    const asked = await call(client, "send_message", { text: `plan ${s.marker}` });
+    await client.close();
+    const taskId = asked.fields.taskId;
+    const read = () => rpc<WireTask>("GetTask", { id: taskId }, { path: `/agents/${AGENT}/` });
+    const before = await read();
+    expect(before.result?.history?.length).toBeGreaterThan(0);
+    for (const depth of [40, 2_400]) {
+      const refused = await postMcp(toolCall("reply", { taskId, values: { day: nested(depth) } }));
+      expect(refused.status, `${depth}`).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        id: 7,
+        error: { code: -32600, message: expect.stringContaining("deeper than 32 levels") },
+      });
+    }
+    const after = await read();
+    expect(after.result?.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    expect(after.result?.history?.length).toBe(before.result?.history?.length);
+  });
+
+  it("takes JSON only: a text/plain send is a 415 and not counted as a message", async () => {
+    const oneAMinute = { ...env, RATE_ANONYMOUS_PER_MINUTE: "1" } as Env;
+    const ip = `mcp-${crypto.randomUUID()}`;
+    const s = await scenario([{ text: "counted once" }]);
+    const send = toolCall("send_message", { text: `hi ${s.marker}` });
+    for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
+      const refused = await postMcp(send, oneAMinute, { "content-type": type }, ip);
+      expect(refused.status, type).toBe(415);
+      expect(await refused.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
+    }
+    const sent = await postMcp(send, oneAMinute, {}, ip);
+    expect(sent.status).toBe(200);
+    expect(await sent.text()).toContain("counted once");
+  });
+});

@@ -380,7 +380,11 @@ describe("scheduled runs", () => {
     const cron = (headers: Record<string, string>, body?: string) =>
       callWorker(
         "/api/admin/cron",
-        { method: "POST", headers, ...(body ? { body } : {}) },
+        {
+          method: "POST",
+          headers: { ...(body ? { "content-type": "application/json" } : {}), ...headers },
+          ...(body ? { body } : {}),
+        },
         bindings,
       );
     // With CRON_TRIGGERS=false (npm run dev) the cron event itself does nothing.

@@ -1,7 +1,7 @@
 /**
  * Reads a JSON-RPC request once, at the edge, before the rate limits: the protocol version
- * (-32009), the body's media type (-32005, HTTP 415), JSON (-32700), the request object
- * (-32600), the method (-32601) and the shape of params. The result is the request's
+ * (-32009), the body's media type (-32005, HTTP 415; JSON only: platform/content-type.ts), JSON
+ * (-32700), the request object (-32600), the method (-32601) and the shape of params. The result is the request's
  * {@link RpcCall} (c.var.rpcCall), which the rate limits, consent, the log line and the binding
  * read; a request that cannot be served carries its error, answered by the binding after the
  * route's own checks (agent, access), so those keep their order.
@@ -9,10 +9,10 @@
 import { ContentTypeNotSupportedError, VersionNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
+import { nonJsonBody } from "../../platform/content-type.ts";
 import { bodyText } from "../../platform/json-body.ts";
 import type { AppEnv, RpcCall } from "../../protocol/app-types.ts";
 import { invalidParams, invalidRequest, methodNotFound, parseError } from "../errors.ts";
-import { isJsonContentType } from "../media-types.ts";
 import { type A2AVersion, methodNames, methodSpec, renamedMethodHint } from "../methods.ts";
 import { requestedVersion, unsupportedVersionMessage } from "../version.ts";
 import { idOf } from "./rpc-id.ts";
@@ -55,16 +55,8 @@ export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
   call.id = idOf(raw);
   if (!isVersion(version))
     return fail(new VersionNotSupportedError(unsupportedVersionMessage(version)));
-  const contentType = c.req.header("Content-Type");
-  if (!isJsonContentType(contentType)) {
-    const type = contentType?.slice(0, 100) ?? "";
-    return fail(
-      new ContentTypeNotSupportedError(
-        `a JSON-RPC request body must be application/json (or application/a2a+json), not ${type}`,
-      ),
-      415,
-    );
-  }
+  const notJson = nonJsonBody(c.req.raw);
+  if (notJson) return fail(new ContentTypeNotSupportedError(`a JSON-RPC request: ${notJson}`), 415);
   if (parseFailure !== null) return fail(parseError(parseFailure));
   if (Array.isArray(raw)) return fail(invalidRequest("batch requests are not supported"));
   const envelope = Envelope.safeParse(raw);

@@ -1,26 +1,17 @@
 /**
- * Reads the JSON body of an HTTP+JSON request: a body sent as anything but JSON is refused with
- * ContentTypeNotSupportedError (HTTP 415, RFC 9110 §15.5.16), a body that is not JSON with
- * InvalidParams naming the body, and so is one nested deeper than MAX_JSON_DEPTH; an empty body
- * reads as `{}`.
+ * Reads the JSON body of an HTTP+JSON request, whose media type the edge checked (rest-call.ts:
+ * anything but JSON is ContentTypeNotSupportedError, HTTP 415, RFC 9110 §15.5.16): a body that is
+ * not JSON is refused with InvalidParams naming the body, and so is one nested deeper than
+ * MAX_JSON_DEPTH; an empty body reads as `{}`.
  */
-import { RestContentTypeNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import { z } from "zod";
 import { bodyText } from "../../platform/json-body.ts";
 import { TOO_DEEP_MESSAGE, tooDeep } from "../../protocol/json-shape.ts";
 import { invalidParams } from "../errors.ts";
-import { isJsonContentType } from "../media-types.ts";
 
 /** The request body as JSON (unvalidated). */
 export async function readJsonBody(c: Context): Promise<unknown> {
-  const contentType = c.req.header("Content-Type");
-  if (!isJsonContentType(contentType)) {
-    throw new RestContentTypeNotSupportedError({
-      message: `the body must be application/json or application/a2a+json, not ${(contentType ?? "").slice(0, 100)}`,
-      statusCode: 415,
-    });
-  }
   const text = await bodyText(c.req);
   if (text.trim() === "") return {};
   let body: unknown;

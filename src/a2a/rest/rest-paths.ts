@@ -10,6 +10,11 @@ export const REST_PATH_PATTERN =
 
 const TASK_ID = /^[^/:]{1,256}$/;
 
+/** Whether the operation reads a JSON body: a message sent, a push config created. */
+export function readsBody(route: RestRoute): boolean {
+  return route.op === "send" || (route.op === "push" && route.action === "create");
+}
+
 /** Parses `<method> <path>` (path relative to the agent's base URL), or null when it is not a REST call. */
 export function parseRestPath(method: string, path: string): RestRoute | null {
   const legacy = path.startsWith("v1/");

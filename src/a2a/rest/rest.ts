@@ -39,6 +39,8 @@ export interface RestOptions extends BindingStream {
   context(): Promise<CallContext>;
   /** Refuses a message the caller may not send yet (consent): throws an HttpError. */
   checkSend?(message: Message): Promise<void>;
+  /** Why the edge refused the call (RestCall.failure: a body not sent as JSON), answered first. */
+  failure?: unknown;
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {
@@ -59,6 +61,7 @@ export async function handleRest(
     new Response(JSON.stringify(body), { status, headers: { "Content-Type": contentType } });
   const encodeTask = (task: Task) => (v03 ? taskToV03(task) : task);
   try {
+    if (options.failure) throw options.failure;
     if (options.version !== route.version) {
       throw new VersionNotSupportedError(
         `${unsupportedVersionMessage(options.version)} These are the A2A ${route.version} HTTP+JSON paths${v03 ? "" : "; send A2A-Version: 1.0"}.`,

@@ -1,30 +1,12 @@
 /**
- * Media types at the edge (src/a2a/media-types.ts) and ProtoJSON field names (src/protocol/wire.ts):
- * which bodies count as JSON, which JSON type an answer carries, and proto names on input.
+ * Media types of answers (src/a2a/media-types.ts) and ProtoJSON field names (src/protocol/wire.ts):
+ * which JSON type an answer carries, when an Accept header names a type, and proto names on input.
  */
 import { describe, expect, it } from "vitest";
-import { answerMediaType, isJsonContentType } from "../../../src/a2a/media-types.ts";
+import { accepts, answerMediaType } from "../../../src/a2a/media-types.ts";
 import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../../src/protocol/params.ts";
 
-describe("request and answer media types", () => {
-  it("reads JSON, a2a+json, any +json and a body without a type as JSON", () => {
-    for (const type of [
-      undefined,
-      "",
-      "application/json",
-      "application/json; charset=utf-8",
-      "application/a2a+json",
-      "Application/Vnd.Thing+JSON",
-    ])
-      expect(isJsonContentType(type), String(type)).toBe(true);
-    for (const type of [
-      "text/plain",
-      "text/plain;charset=UTF-8",
-      "application/x-www-form-urlencoded",
-    ])
-      expect(isJsonContentType(type), type).toBe(false);
-  });
-
+describe("answer media types", () => {
   it("answers application/a2a+json only to a client that asks for it", () => {
     const answer = (headers: Record<string, string>) => answerMediaType(new Headers(headers));
     expect(answer({})).toBe("application/json");
@@ -37,6 +19,14 @@ describe("request and answer media types", () => {
       "application/json",
     );
     expect(answer({ "Content-Type": "application/a2a+json" })).toBe("application/a2a+json");
+  });
+
+  it("hears a type asked for by name only: a wildcard or a zero quality is not asking", () => {
+    const proto = "application/vnd.ag-ui.event+proto";
+    expect(accepts(proto, proto)).toBe(true);
+    expect(accepts(`text/event-stream, ${proto};q=0.5`, proto)).toBe(true);
+    for (const accept of ["*/*", "application/*", "", "text/event-stream", `${proto};q=0`])
+      expect(accepts(accept, proto), accept).toBe(false);
   });
 });
 
