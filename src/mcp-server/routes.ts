@@ -5,9 +5,12 @@
  *   GET  /.well-known/oauth-protected-resource/agents/<name>/mcp   RFC 9728 resource metadata
  * Behind the same authentication, body limit and message rate as the A2A endpoints: the body is
  * read once at the edge (a2a/face-call.ts: JSON only, 415 otherwise; nested no deeper than the
- * edge's bound, -32600 otherwise), and a tools/call of send_message or reply counts as a
- * message (users/rate-limit.ts); a batch is refused (-32600), so no call passes uncounted. A 401 names the resource metadata, as the MCP authorization spec
- * asks. Each request gets its own server and transport, handed the body the edge parsed.
+ * edge's bound, -32600 otherwise), a tools/call of send_message or reply counts as a message and
+ * a call that holds its request (those, and get_task with wait) holds a stream lease
+ * (users/rate-limit.ts); a batch, an unknown tool and an overlong progress token are refused
+ * before the SDK reads the request (mcp-call.ts). A 401 names the resource metadata, as the MCP
+ * authorization spec asks. Each request gets its own server and transport, handed the body the
+ * edge parsed.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context, MiddlewareHandler } from "hono";
@@ -20,7 +23,8 @@ import { loadConfig } from "../config/config.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import type { AppEnv, FaceCall } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
-import { mcpServer, SENDING_TOOLS } from "./tools.ts";
+import { describeMcpCall, mcpRefusal, requestId } from "./mcp-call.ts";
+import { mcpServer } from "./tools.ts";
 
 const RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 
@@ -39,10 +43,10 @@ function pointAtMetadata(): MiddlewareHandler<AppEnv> {
 /** A JSON-RPC error answer of the MCP endpoint, with the request's id when known. */
 const rpcError = (
   c: Context<AppEnv>,
-  status: 400 | 405 | 415,
+  status: 200 | 400 | 405 | 415,
   code: number,
   message: string,
-  id: unknown = null,
+  id: string | number | null = null,
 ) =>
   c.json({ jsonrpc: "2.0", id, error: { code, message } }, status, {
     ...(status === 405 ? { Allow: "POST" } : {}),
@@ -56,20 +60,10 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   if (refusal?.status === 415)
     return rpcError(c, 415, -32000, `Unsupported Media Type: ${refusal.message}`);
   if (body === undefined) return rpcError(c, 400, -32700, "Parse error: the body is not JSON");
-  if (refusal) {
-    const id = (body as { id?: unknown } | null)?.id;
-    const known = typeof id === "string" || typeof id === "number" ? id : null;
-    return rpcError(c, 400, -32600, `Invalid Request: ${refusal.message}`, known);
-  }
-  // A batch would carry tool calls past the message rate and the stream lease, which count one
-  // request as one call (MCP's current revision has no batches either).
-  if (Array.isArray(body))
-    return rpcError(
-      c,
-      400,
-      -32600,
-      "Invalid Request: batches are not supported; send one JSON-RPC message per request",
-    );
+  if (refusal)
+    return rpcError(c, 400, -32600, `Invalid Request: ${refusal.message}`, requestId(body));
+  const refused = mcpRefusal(body);
+  if (refused) return rpcError(c, refused.status, refused.code, refused.message, requestId(body));
   c.set("agent", agent.name);
   const port = taskPort(c, agent);
   const server = mcpServer(port, {
@@ -89,20 +83,6 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   return transport.handleRequest(c.req.raw, { parsedBody: body });
 }
 
-/**
- * What an MCP request is: the log line's `mcp <method>` (and the tool's name for a tool call); a
- * tool call that sends a message holds its request while the task works; anything else is neither.
- */
-function mcpCall(body: unknown): Pick<FaceCall, "method" | "sends" | "streams"> {
-  const request = body as { method?: unknown; params?: { name?: unknown } } | null | undefined;
-  const method = typeof request?.method === "string" ? request.method.slice(0, 64) : "batch";
-  const tool = request?.params?.name;
-  if (typeof tool !== "string" || method !== "tools/call")
-    return { method: `mcp ${method}`, sends: false, streams: false };
-  const sends = SENDING_TOOLS.has(tool);
-  return { method: `mcp ${method} ${tool.slice(0, 64)}`, sends, streams: sends };
-}
-
 /** Routes of the MCP face. */
 export function mcpRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -111,7 +91,7 @@ export function mcpRoutes(): Hono<AppEnv> {
     pointAtMetadata(),
     authenticate(),
     bodyLimit(),
-    faceCall(mcpCall),
+    faceCall(describeMcpCall),
     limitRequests(),
     serveMcp,
   );

@@ -7,7 +7,8 @@
  *   list_tasks    the caller's tasks with this agent, newest first
  * A call waits at most `waitSeconds` (MCP_WAIT_SECONDS), sending progress notifications when the
  * client asked for them; past that it answers with the task id and how to resume. The agent's
- * description and skills are in send_message's description.
+ * description and skills are in send_message's description. What each tool's call does to the
+ * limits, and the calls refused before the SDK reads them, are mcp-call.ts's.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -40,9 +41,6 @@ interface CallExtra {
     params: { progressToken: string | number; progress: number; message?: string };
   }): Promise<void>;
 }
-
-/** The tools that send a message (each counts against the message rate: users/rate-limit.ts). */
-export const SENDING_TOOLS: ReadonlySet<string> = new Set(["send_message", "reply"]);
 
 /** The state names the tools speak (`input-required`), in the order of {@link TASK_STATES}. */
 const STATE_NAMES = TASK_STATES.map(stateName) as [string, ...string[]];

@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
+import { MCP_TOOL_NAMES } from "../../src/mcp-server/mcp-call.ts";
 import worker from "../../src/worker.ts";
 import { rpc, type WireTask } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser } from "../helpers/as-user.ts";
@@ -295,5 +296,79 @@ describe("the MCP face's edge", () => {
     const sent = await postMcp(send, oneAMinute, {}, ip);
     expect(sent.status).toBe(200);
     expect(await sent.text()).toContain("counted once");
+  });
+
+  it("lets no tool name reach the SDK's tool table: constructor, __proto__, toString are unknown", async () => {
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty", "nope"]) {
+      const response = await postMcp(toolCall(name, {}));
+      expect(response.status, name).toBe(200);
+      expect(await response.json(), name).toEqual({
+        jsonrpc: "2.0",
+        id: 7,
+        error: {
+          code: -32602,
+          message: `Unknown tool: ${name}; the tools are ${[
+            "send_message",
+            "reply",
+            "get_task",
+            "cancel_task",
+            "list_tasks",
+          ].join(", ")}`,
+        },
+      });
+    }
+    // The table the edge checks is the one the server lists.
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
+    await client.close();
+  });
+
+  it("refuses a progressToken longer than 256 characters; one of 256 is echoed", async () => {
+    const list = (token: string) =>
+      postMcp(toolCall("list_tasks", { contextId: crypto.randomUUID() }, { progressToken: token }));
+    for (const token of ["x".repeat(257), "y".repeat(900_000)]) {
+      const refused = await list(token);
+      expect(refused.status).toBe(200);
+      const text = await refused.text();
+      expect(text.length).toBeLessThan(1_000);
+      expect(JSON.parse(text)).toMatchObject({ id: 7, error: { code: -32602 } });
+    }
+    const taken = await list("z".repeat(256));
+    expect(taken.status).toBe(200);
+    expect(await taken.text()).toContain("No tasks.");
+  });
+
+  it("holds a stream lease while get_task waits: a second wait at a limit of one is a 429", async () => {
+    const oneStream = { ...env, MAX_CONCURRENT_STREAMS: "1", MCP_WAIT_SECONDS: "30" } as Env;
+    const ip = `mcp-${crypto.randomUUID()}`;
+    const s = await scenario([{ text: "x".repeat(400), chunkSize: 1, delayMs: 100 }]);
+    const started = await rpc<{ task: WireTask }>(
+      "SendMessage",
+      {
+        message: {
+          messageId: crypto.randomUUID(),
+          role: "ROLE_USER",
+          parts: [{ text: `long ${s.marker}` }],
+        },
+        configuration: { returnImmediately: true },
+      },
+      { path: `/agents/${AGENT}/` },
+    );
+    const taskId = started.result?.task.id as string;
+    const wait = () => postMcp(toolCall("get_task", { taskId, wait: true }), oneStream, {}, ip);
+    const first = await wait();
+    expect(first.status).toBe(200);
+    const second = await wait();
+    expect(second.status).toBe(429);
+    expect(await second.json()).toMatchObject({
+      error: { message: expect.stringContaining("Too many open streams") },
+    });
+    // A read that does not wait holds nothing.
+    const read = await postMcp(toolCall("get_task", { taskId }), oneStream, {}, ip);
+    expect(read.status).toBe(200);
+    await read.text();
+    await first.body?.cancel();
+    await rpc("CancelTask", { id: taskId }, { path: `/agents/${AGENT}/` });
   });
 });
