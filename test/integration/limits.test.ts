@@ -55,6 +55,19 @@ describe("rate limits", () => {
     expect((await from("198.51.100.7", 4)).status).toBe(200);
   });
 
+  it("limits unauthenticated IPv6 callers per /64, not per address", async () => {
+    const open = { ...env, RATE_ANONYMOUS_PER_MINUTE: "2" } as Env;
+    const s = await scenario(Array.from({ length: 4 }, () => ({ text: "ok" })));
+    const hex = () => Math.floor(Math.random() * 0xffff).toString(16);
+    const network = `2001:db8:${hex()}:${hex()}`;
+    const from = (address: string, i: number) =>
+      send(null, `v6 ${i} ${s.marker}`, open, { "CF-Connecting-IP": address });
+    expect((await from(`${network}::1`, 1)).status).toBe(200);
+    expect((await from(`${network}:0:0:0:2`, 2)).status).toBe(200);
+    expect((await from(`${network}:${hex()}:${hex()}:${hex()}:${hex()}`, 3)).status).toBe(429);
+    expect((await from(`2001:db8:${hex()}:${hex()}::1`, 4)).status).toBe(200);
+  });
+
   it("limits concurrent streams; a closed stream frees its place", async () => {
     const limited = { ...closedEnv, MAX_CONCURRENT_STREAMS: "2" } as Env;
     const { token } = await newUser();
