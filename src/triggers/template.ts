@@ -1,8 +1,10 @@
 /**
  * Renders a trigger's prompt: `{{a.b.0.c}}` is that field of the payload (strings as they are,
- * other values as JSON, a missing field as nothing); `{{$json}}` is the whole payload (at most
- * 20,000 characters); other `$` names come from `extra` (`$event`, `$delivery`, `$time`...).
+ * other values as JSON, a missing field as nothing); `{{$json}}` is the whole payload, indented,
+ * at most 20,000 characters of it (written no further: platform/bounded-json.ts); other `$` names
+ * come from `extra` (`$event`, `$delivery`, `$time`...), its own entries only.
  */
+import { boundedPrettyJson } from "../platform/bounded-json.ts";
 
 const MAX_JSON = 20_000;
 
@@ -31,10 +33,13 @@ export function renderPrompt(
 ): string {
   return template.replace(/\{\{\s*([$\w][\w.$-]*)\s*\}\}/g, (_, path: string) => {
     if (path === "$json") {
-      const json = JSON.stringify(payload, null, 2) ?? "";
-      return json.length > MAX_JSON ? `${json.slice(0, MAX_JSON)}\n[truncated]` : json;
+      const json = boundedPrettyJson(payload, MAX_JSON);
+      return json.cut ? `${json.text}\n[truncated]` : json.text;
     }
-    if (path.startsWith("$")) return extra[path.slice(1)] ?? "";
+    if (path.startsWith("$")) {
+      const name = path.slice(1);
+      return Object.hasOwn(extra, name) ? (extra[name] ?? "") : "";
+    }
     return show(lookup(payload, path));
   });
 }
