@@ -35,6 +35,7 @@ export const EN = {
   signInHelp:
     "This harness needs a token. Its administrator makes one with npm run users -- add <id> (npm run dev also prints an admin key for its session). Paste it in the Token box above and press Sign in.",
   promptSignedOut: "Sign in with a token first",
+  tokenNotAccepted: "the token was not accepted (unknown, revoked, expired or mistyped)",
   tokenRefused: (reason) => `token refused: ${reason}`,
   notChecked: (reason) => `the token could not be checked: ${reason}`,
   cannotReach: "cannot reach the server",

@@ -33,6 +33,7 @@ export const PT_BR = {
   signInHelp:
     "Este harness pede um token. O administrador cria um com npm run users -- add <id> (o npm run dev também mostra uma chave de administrador da sessão). Cole-o na caixa Token acima e aperte Entrar.",
   promptSignedOut: "Entre com um token primeiro",
+  tokenNotAccepted: "o token não foi aceito (desconhecido, revogado, expirado ou digitado errado)",
   tokenRefused: (reason) => `token recusado: ${reason}`,
   notChecked: (reason) => `não foi possível verificar o token: ${reason}`,
   cannotReach: "não foi possível falar com o servidor",
