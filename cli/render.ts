@@ -117,6 +117,8 @@ export interface TaskCost {
   usage: Record<string, number>;
   estimatedCostUsd: number;
   model: string;
+  /** The scripted local model answered: priced as the model would be, nothing charged. */
+  simulated?: boolean;
 }
 
 function costOf(metadata: unknown): TaskCost | undefined {
@@ -130,7 +132,10 @@ function costOf(metadata: unknown): TaskCost | undefined {
 export function costLine(cost: TaskCost): string {
   const n = (key: string) => (cost.usage[key] ?? 0).toLocaleString("en-US");
   const calls = cost.usage.modelCalls ?? 0;
-  return `cost: ~$${cost.estimatedCostUsd.toFixed(4)} (${n("inputTokens")} in · ${n("outputTokens")} out · ${n("cacheReadTokens")} cache read · ${n("cacheWriteTokens")} cache write tokens; ${calls} model call${calls === 1 ? "" : "s"}; estimated at ${cost.model || "default"} list prices)`;
+  const priced = cost.simulated
+    ? `simulated: the scripted local model, nothing charged; priced as ${cost.model || "default"} would be`
+    : `estimated at ${cost.model || "default"} list prices`;
+  return `cost: ~$${cost.estimatedCostUsd.toFixed(4)}${cost.simulated ? " (simulated)" : ""} (${n("inputTokens")} in · ${n("outputTokens")} out · ${n("cacheReadTokens")} cache read · ${n("cacheWriteTokens")} cache write tokens; ${calls} model call${calls === 1 ? "" : "s"}; ${priced})`;
 }
 
 /** Renders one task's events; keeps the answer text as a client must (append or replace). */

@@ -128,6 +128,7 @@ export const PT_BR = {
   factState: "estado",
   factContext: "contexto",
   factModel: "modelo",
+  factCost: "custo",
   factUsage: "uso",
   usage: (u) =>
     `${u.in} de entrada · ${u.out} de saída · ${u.cache} lidos do cache · ${u.calls} chamadas ao modelo`,
@@ -138,6 +139,7 @@ export const PT_BR = {
   eventLog: (n) => `Registro de eventos (${n})`,
   logHeads: ["#", "+ms", "tipo", "o quê (abra para ver o evento bruto)"],
   waterfall: "Linha do tempo",
+  simulated: "(simulado: modelo roteirizado, nada cobrado)",
   wfEmpty: "Ainda sem spans.",
   wfModel: (m) => `${m.in} entrada · ${m.out} saída · ${m.cache} lidos do cache · ~US$${m.cost}`,
   wfAgent: (m) => `${m.state} · ~US$${m.cost}`,

@@ -7,6 +7,9 @@ import { $, el } from "../dom.js";
 import { language, t, term } from "../i18n/i18n.js";
 import { waterfall } from "./waterfall.js";
 
+/** The harness's cost extension in a task's metadata (src/protocol/extensions.ts). */
+const COST_EXTENSION = "urn:a2a-edge-harness:ext:cost:v1";
+
 /** Lists the conversation's tasks (none for a new conversation). */
 export async function loadTasks(agent, contextId, open) {
   const list = $("#tasks");
@@ -68,6 +71,8 @@ export async function inspect(agent, taskId) {
     ]);
     const usage = task.metadata?.usage || {};
     const model = task.metadata?.model || {};
+    const cost = task.metadata?.[COST_EXTENSION];
+    const simulated = cost?.simulated === true;
     panel.replaceChildren(
       el(
         "dl",
@@ -85,6 +90,12 @@ export async function inspect(agent, taskId) {
             calls: usage.modelCalls ?? 0,
           }),
         ),
+        ...(typeof cost?.estimatedCostUsd === "number"
+          ? fact(
+              t("factCost"),
+              `~$${cost.estimatedCostUsd.toFixed(4)}${simulated ? ` ${t("simulated")}` : ""}`,
+            )
+          : []),
       ),
       el("h3", { text: t("artifacts") }),
       ...(task.artifacts || []).map((a) =>
@@ -142,7 +153,7 @@ export async function inspect(agent, taskId) {
         ),
       ),
       el("h3", { text: t("waterfall") }),
-      waterfall(trace),
+      waterfall(trace, { simulated }),
     );
   } catch (error) {
     panel.replaceChildren(el("p", { class: "state-failed", text: error.message }));
