@@ -233,16 +233,7 @@ export class TaskView {
     if (state !== this.state) {
       this.state = state;
       this.lastMessage = status.message;
-      const text = textOf(status.message);
-      if (state === "completed") {
-        const note = this.#note(status.message);
-        this.#line(paint(this.#out, "32", `✓ completed${note ? `: ${note}` : ""}`));
-      } else if (state === "failed" || state === "rejected")
-        this.#line(paint(this.#out, "31", `✗ ${state}${text ? `: ${text}` : ""}`));
-      else if (state === "canceled") this.#line(paint(this.#out, "33", "■ canceled"));
-      else if (state === "input-required" || state === "auth-required")
-        this.#line(paint(this.#out, "33", `? ${state}: ${text}`));
-      else this.#line(dim(this.#out, `… ${state}${text ? `: ${text}` : ""}`));
+      this.stateLine();
       return;
     }
     const text = textOf(status.message);
@@ -330,6 +321,21 @@ export class TaskView {
         parts: [{ text }],
       })),
     });
+  }
+
+  /** The line of the task's state as a stream shows it (`✓ completed`, `✗ failed: why`...). */
+  stateLine(): void {
+    const state = this.state;
+    const text = textOf(this.lastMessage);
+    if (state === "completed") {
+      const note = this.#note(this.lastMessage);
+      this.#line(paint(this.#out, "32", `✓ completed${note ? `: ${note}` : ""}`));
+    } else if (state === "failed" || state === "rejected")
+      this.#line(paint(this.#out, "31", `✗ ${state}${text ? `: ${text}` : ""}`));
+    else if (state === "canceled") this.#line(paint(this.#out, "33", "■ canceled"));
+    else if (state === "input-required" || state === "auth-required")
+      this.#line(paint(this.#out, "33", `? ${state}: ${text}`));
+    else this.#line(dim(this.#out, `… ${state}${text ? `: ${text}` : ""}`));
   }
 
   /** A line of the CLI's own (dimmed), on a fresh line. */
