@@ -24,9 +24,11 @@ const STATUS_NAMES: Readonly<Record<number, string>> = {
   404: "NOT_FOUND",
   409: "ALREADY_EXISTS",
   413: "INVALID_ARGUMENT",
+  415: "INVALID_ARGUMENT",
   429: "RESOURCE_EXHAUSTED",
   500: "INTERNAL",
   503: "UNAVAILABLE",
+  507: "RESOURCE_EXHAUSTED",
 };
 
 /** How an {@link HttpError} is answered beyond its status and message. */

@@ -1,7 +1,8 @@
 /**
  * Edge limits, after authentication and the edge's one read of the body (a JSON-RPC call, an MCP
  * or AG-UI one): each new message (SendMessage, SendStreamingMessage and their v0.3 and REST
- * forms, an AG-UI run, an MCP tool call that sends) is admitted by the caller's user object
+ * forms, an AG-UI run, an MCP tool call that sends, an upload to the files API) is admitted by
+ * the caller's user object
  * against RATE_MESSAGES_PER_MINUTE (RATE_ANONYMOUS_PER_MINUTE per IP for unauthenticated
  * callers), and each stream holds a lease against MAX_CONCURRENT_STREAMS until it ends (an AG-UI
  * run, and an MCP tool call that sends, are both). Over a limit: 429 with Retry-After.
@@ -24,6 +25,8 @@ function methodOf(c: Context<AppEnv>): { send: boolean; stream: boolean } {
   const call = c.get("rpcCall") ?? c.get("faceCall");
   if (call) return { send: call.sends, stream: call.streams };
   const path = new URL(c.req.url).pathname;
+  if (c.req.method === "PUT" && path.startsWith("/api/workspaces/"))
+    return { send: true, stream: false };
   if (c.req.method !== "POST" && c.req.method !== "GET") return { send: false, stream: false };
   if (/\/message:(send|stream)$/.test(path))
     return { send: true, stream: path.endsWith(":stream") };
