@@ -108,8 +108,10 @@ function agentOf(c: Context<AppEnv>): AgentDefinition {
   return agent;
 }
 
-/** The caller's workspace of the agent the path names, and who asks. */
-async function workspaceOf(c: Context<AppEnv>): Promise<{ ws: WorkspaceApi; person: string }> {
+/** The caller's workspace of the agent the path names, and who asks (also the state route's). */
+export async function workspaceOf(
+  c: Context<AppEnv>,
+): Promise<{ ws: WorkspaceApi; person: string }> {
   const agent = agentOf(c);
   const { owner, person } = await workspaceCaller(c, agent.name);
   return { ws: workspaceFor(c.env.WORKSPACES, agent.name, owner), person };
