@@ -3,7 +3,7 @@
 // event's time since the task started and its raw JSON (GET /api/tasks/<id>/events), and the
 // task tree's waterfall (waterfall.js, from GET /api/tasks/<id>/trace).
 import { api, rpc, stateName, textOf } from "../api.js";
-import { $, el } from "../dom.js";
+import { $, el, tableHead } from "../dom.js";
 import { language, t, term } from "../i18n/i18n.js";
 import { waterfall } from "./waterfall.js";
 
@@ -61,7 +61,6 @@ const fact = (term, value, cls) => [
 export async function inspect(agent, taskId) {
   if (!taskId) return;
   const panel = $("#inspector-body");
-  $("#inspector").open = true;
   panel.replaceChildren(el("p", { text: t("loading") }));
   try {
     const [task, log, trace] = await Promise.all([
@@ -123,11 +122,7 @@ export async function inspect(agent, taskId) {
       el(
         "table",
         { class: "log" },
-        el(
-          "thead",
-          {},
-          el("tr", {}, ...t("logHeads").map((h) => el("th", { scope: "col", text: h }))),
-        ),
+        tableHead(t("logHeads")),
         el(
           "tbody",
           {},
