@@ -37,6 +37,8 @@ const errors: string[] = [];
 let contextId = "";
 
 const text = (selector: string) => page.locator(selector).first().textContent();
+/** `expect.poll` with room for a loaded machine (a model round trip, a page load). */
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000 });
 const pwned = () => page.evaluate(() => (window as { __pwned?: unknown }).__pwned);
 
 /** Sends `message` from the composer and waits for its task to end. */
@@ -108,9 +110,9 @@ describe("attachments in the composer", () => {
       { name: HOSTILE_NAME, mimeType: "text/markdown", buffer: Buffer.from("hi") },
     ]);
     await drop("main.chat", [{ name: "data.csv", type: "text/csv", text: "a,b\n1,2\n" }]);
-    await expect
-      .poll(() => page.locator("#attachments .attachment .name").allTextContents())
-      .toEqual(["notes.md", HOSTILE_NAME, "data.csv"]);
+    await eventually(() =>
+      page.locator("#attachments .attachment .name").allTextContents(),
+    ).toEqual(["notes.md", HOSTILE_NAME, "data.csv"]);
     // A hostile name is a name: no element, no script.
     expect(await page.locator("#attachments img").count()).toBe(0);
     // One taken off again.
@@ -170,30 +172,30 @@ describe("the Files tab", () => {
     await put(`notes/${HOSTILE_NAME}`, "<script>window.__pwned = 2</script>");
     await page.click("#tab-files");
     const names = () => page.locator("#files-pane .file-name").allTextContents();
-    await expect.poll(names).toContain("report.md");
+    await eventually(names).toContain("report.md");
     expect(await names()).toContain("PROGRESS.json");
     // A state file: what keeps it, and no delete.
     const progress = page.locator('#files-pane tr[data-path="PROGRESS.json"]');
     expect(await progress.locator(".kept-by").textContent()).toBe("kept by progress_update");
     expect(await progress.locator('button[aria-label^="Delete"]').count()).toBe(0);
     await page.click('#files-pane .file-name:text-is("report.md")');
-    await expect.poll(() => text("#file-preview .file-markdown strong")).toBe("green");
+    await eventually(() => text("#file-preview .file-markdown strong")).toBe("green");
     // Into the folder: a hostile Markdown file renders inert, an image shows, JSON is text.
     await page.click('#files-pane tr.folder button:has-text("notes/")');
-    await expect.poll(names).toEqual([HOSTILE_NAME, "data.json", "hostile.md", "pixel.png"]);
+    await eventually(names).toEqual([HOSTILE_NAME, "data.json", "hostile.md", "pixel.png"]);
     await page.click('#files-pane .file-name:text-is("hostile.md")');
     await inertMarkdown(page, page.locator("#file-preview .file-markdown"));
     await page.click(`#files-pane .file-name:text-is(${JSON.stringify(HOSTILE_NAME)})`);
     // Its text as Markdown: the tag is text.
-    await expect
-      .poll(async () => (await text("#file-preview .file-markdown"))?.trim())
-      .toBe("<script>window.__pwned = 2</script>");
+    await eventually(async () => (await text("#file-preview .file-markdown"))?.trim()).toBe(
+      "<script>window.__pwned = 2</script>",
+    );
     expect(await page.locator("#file-preview script").count()).toBe(0);
     await page.click('#files-pane .file-name:text-is("data.json")');
-    await expect.poll(() => text("#file-preview pre")).toContain("<b>not bold</b>");
+    await eventually(() => text("#file-preview pre")).toContain("<b>not bold</b>");
     await page.click('#files-pane .file-name:text-is("pixel.png")');
     const image = page.locator("#file-preview img.file-image");
-    await expect.poll(() => image.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(1);
+    await eventually(() => image.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(1);
     expect(await image.getAttribute("src")).toMatch(/^data:image\/png;base64,/);
     expect(await pwned()).toBeUndefined();
     await page.click('#files-pane .file-name:text-is("hostile.md")');
@@ -214,15 +216,15 @@ describe("the Files tab", () => {
       buffer: Buffer.from("call the printer people\n"),
     });
     const names = () => page.locator("#files-pane .file-name").allTextContents();
-    await expect.poll(names).toContain("todo.txt");
+    await eventually(names).toContain("todo.txt");
     await drop("#files-pane", [{ name: "dropped.md", type: "text/markdown", text: "# Dropped" }]);
-    await expect.poll(names).toContain("dropped.md");
+    await eventually(names).toContain("dropped.md");
     const got = await fetch(
       `${server.url}/api/workspaces/${AGENT}/files/notes/todo.txt?contextId=${contextId}`,
     );
     expect(await got.text()).toBe("call the printer people\n");
     await page.click('#files-pane tr[data-path="notes/todo.txt"] button[aria-label^="Delete"]');
-    await expect.poll(names).not.toContain("todo.txt");
+    await eventually(names).not.toContain("todo.txt");
     expect(
       (
         await fetch(
@@ -267,7 +269,7 @@ describe("the Raw tab", () => {
       .locator("#raw-pane details.exchange", { hasText: "SendStreamingMessage" })
       .first();
     await exchange.locator("summary").click();
-    await expect.poll(() => exchange.locator("pre").count()).toBe(2);
+    await eventually(() => exchange.locator("pre").count()).toBe(2);
     const [request, answer] = await exchange.locator("pre").allTextContents();
     const sent = JSON.parse(request ?? "{}") as {
       method: string;
@@ -291,26 +293,26 @@ describe("conversations renamed and searched", () => {
     await page.click("#new-chat");
     await send("Plan the offsite [[reply:Planned.]]");
     const rows = () => page.locator("#conversations .title").allTextContents();
-    await expect.poll(rows).toHaveLength(2);
+    await eventually(rows).toHaveLength(2);
     const first = page.locator(`#conversations li[data-context-id="${contextId}"]`);
     await first.locator(".rename-button").click();
     await page.fill("#conversations input.rename", "Quarterly report");
     await page.press("#conversations input.rename", "Enter");
-    await expect.poll(rows).toContain("Quarterly report");
+    await eventually(rows).toContain("Quarterly report");
     await first.locator("button.open").click();
-    await expect.poll(() => text("#conversation-title")).toBe("Quarterly report");
+    await eventually(() => text("#conversation-title")).toBe("Quarterly report");
     await page.reload();
-    await expect.poll(() => text("#conversation-title")).toBe("Quarterly report");
+    await eventually(() => text("#conversation-title")).toBe("Quarterly report");
     await page.fill("#conversation-search", "quarterly");
-    await expect.poll(rows).toEqual(["Quarterly report"]);
+    await eventually(rows).toEqual(["Quarterly report"]);
     await page.fill("#conversation-search", "OFFSITE");
-    await expect.poll(rows).toEqual(["Plan the offsite [[reply:Planned.]]"]);
+    await eventually(rows).toEqual(["Plan the offsite [[reply:Planned.]]"]);
     await page.fill("#conversation-search", "nothing like it");
-    await expect
-      .poll(() => text("#conversations"))
-      .toBe("No conversation matches “nothing like it”.");
+    await eventually(() => text("#conversations")).toBe(
+      "No conversation matches “nothing like it”.",
+    );
     await page.fill("#conversation-search", "");
-    await expect.poll(rows).toHaveLength(2);
+    await eventually(rows).toHaveLength(2);
     expect(errors).toEqual([]);
   });
 });
@@ -328,7 +330,7 @@ describe("the README's screenshot", () => {
       const fresh = await openPage(browser, errors, { width: 1400, height: 1000 });
       await fresh.goto(`${server.url}/console`);
       await fresh.click('#roster button[data-agent="writer"]');
-      await expect.poll(() => fresh.locator("#agent-name").textContent()).toBe("writer");
+      await eventually(() => fresh.locator("#agent-name").textContent()).toBe("writer");
       expect(await fresh.locator(`#roster button[data-agent="${AGENT}"]`).count()).toBe(0);
       const prompts = [
         ...readFileSync(join(ROOT, "docs", "dev-loop.md"), "utf8").matchAll(
