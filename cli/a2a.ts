@@ -5,7 +5,8 @@
  *   card <agent|url>                 the agent's card, its signature verified (exit 1 if invalid)
  *   send <agent|url> <text...>       one message, waits for the answer (streamed underneath when
  *                                    the agent streams: ids at once on stderr, a cut resumed)
- *   stream <agent|url> <text...>     one message, shows the work live (--task <id>: follow it)
+ *   stream <agent|url> <text...>     one message, shows the work live (--task <id>: follow it,
+ *                                    or show it as it ended)
  *   get <agent|url> <taskId>         a task: state, history, answer, question
  *   cancel <agent|url> <taskId>      cancels a task
  *   tasks <agent|url>                your tasks (v1.0 agents)
@@ -21,7 +22,15 @@ import { type CommandLine, parseCommandLine, usage } from "./command-line.ts";
 import { explain, oneLine, UsageError } from "./errors.ts";
 import { costLine, type Out, stateName, TaskView, textOf } from "./render.ts";
 import { Spinner } from "./spinner.ts";
-import { type Session, stdout, streaming, streamTo, taskJson, textRequest } from "./stream.ts";
+import {
+  followTask,
+  type Session,
+  stdout,
+  streaming,
+  streamTo,
+  taskJson,
+  textRequest,
+} from "./stream.ts";
 import {
   agentArgs,
   cardJson,
@@ -150,7 +159,7 @@ async function main(): Promise<number> {
       if (command === "stream" && !text && line.task) {
         // No text: follow the task (after Ctrl-C or a lost connection).
         process.on("SIGINT", interrupted);
-        const view = await streamTo(session, { follow: line.task }, line.json ? "json" : "live");
+        const view = await followTask(session, line.task, line.json ? "json" : "live");
         if (!line.json) ending(view);
         return exitCodeFor(view.state);
       }

@@ -117,6 +117,8 @@ export interface TaskCost {
   usage: Record<string, number>;
   estimatedCostUsd: number;
   model: string;
+  /** The scripted local model answered: priced as the model would be, nothing charged. */
+  simulated?: boolean;
 }
 
 function costOf(metadata: unknown): TaskCost | undefined {
@@ -130,7 +132,10 @@ function costOf(metadata: unknown): TaskCost | undefined {
 export function costLine(cost: TaskCost): string {
   const n = (key: string) => (cost.usage[key] ?? 0).toLocaleString("en-US");
   const calls = cost.usage.modelCalls ?? 0;
-  return `cost: ~$${cost.estimatedCostUsd.toFixed(4)} (${n("inputTokens")} in · ${n("outputTokens")} out · ${n("cacheReadTokens")} cache read · ${n("cacheWriteTokens")} cache write tokens; ${calls} model call${calls === 1 ? "" : "s"}; estimated at ${cost.model || "default"} list prices)`;
+  const priced = cost.simulated
+    ? `simulated: the scripted local model, nothing charged; priced as ${cost.model || "default"} would be`
+    : `estimated at ${cost.model || "default"} list prices`;
+  return `cost: ~$${cost.estimatedCostUsd.toFixed(4)}${cost.simulated ? " (simulated)" : ""} (${n("inputTokens")} in · ${n("outputTokens")} out · ${n("cacheReadTokens")} cache read · ${n("cacheWriteTokens")} cache write tokens; ${calls} model call${calls === 1 ? "" : "s"}; ${priced})`;
 }
 
 /** Renders one task's events; keeps the answer text as a client must (append or replace). */
@@ -228,16 +233,7 @@ export class TaskView {
     if (state !== this.state) {
       this.state = state;
       this.lastMessage = status.message;
-      const text = textOf(status.message);
-      if (state === "completed") {
-        const note = this.#note(status.message);
-        this.#line(paint(this.#out, "32", `✓ completed${note ? `: ${note}` : ""}`));
-      } else if (state === "failed" || state === "rejected")
-        this.#line(paint(this.#out, "31", `✗ ${state}${text ? `: ${text}` : ""}`));
-      else if (state === "canceled") this.#line(paint(this.#out, "33", "■ canceled"));
-      else if (state === "input-required" || state === "auth-required")
-        this.#line(paint(this.#out, "33", `? ${state}: ${text}`));
-      else this.#line(dim(this.#out, `… ${state}${text ? `: ${text}` : ""}`));
+      this.stateLine();
       return;
     }
     const text = textOf(status.message);
@@ -325,6 +321,21 @@ export class TaskView {
         parts: [{ text }],
       })),
     });
+  }
+
+  /** The line of the task's state as a stream shows it (`✓ completed`, `✗ failed: why`...). */
+  stateLine(): void {
+    const state = this.state;
+    const text = textOf(this.lastMessage);
+    if (state === "completed") {
+      const note = this.#note(this.lastMessage);
+      this.#line(paint(this.#out, "32", `✓ completed${note ? `: ${note}` : ""}`));
+    } else if (state === "failed" || state === "rejected")
+      this.#line(paint(this.#out, "31", `✗ ${state}${text ? `: ${text}` : ""}`));
+    else if (state === "canceled") this.#line(paint(this.#out, "33", "■ canceled"));
+    else if (state === "input-required" || state === "auth-required")
+      this.#line(paint(this.#out, "33", `? ${state}: ${text}`));
+    else this.#line(dim(this.#out, `… ${state}${text ? `: ${text}` : ""}`));
   }
 
   /** A line of the CLI's own (dimmed), on a fresh line. */

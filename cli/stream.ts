@@ -2,7 +2,8 @@
  * Sending a message and showing its stream (shared by stream, send and chat). A stream that drops
  * before the task ends (the connection cut, the server restarted) is resumed with SubscribeToTask
  * from the last SSE event id seen (`Last-Event-ID`), so nothing is shown twice or lost; retries
- * back off for up to two minutes before giving up with what to run instead.
+ * back off for up to two minutes before giving up with what to run instead. Following a task
+ * that has already ended shows it as it ended.
  */
 import {
   Message as SdkMessage,
@@ -11,6 +12,7 @@ import {
   StreamResponse,
 } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
+import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { CliError } from "./errors.ts";
 import { type Out, TaskView } from "./render.ts";
 import { Spinner } from "./spinner.ts";
@@ -166,5 +168,29 @@ export async function streamTo(
     spinner.stop();
   }
   if (shown) view.end();
+  return view;
+}
+
+/**
+ * Follows task `id` (`stream --task`): its stream while it runs; a task that has already ended
+ * (SubscribeToTask refuses it) is read with GetTask and shown the same way, its answer included.
+ */
+export async function followTask(
+  session: Session,
+  id: string,
+  output: "live" | "json",
+): Promise<TaskView> {
+  try {
+    return await streamTo(session, { follow: id }, output);
+  } catch (error) {
+    if (!(error instanceof UnsupportedOperationError && /has ended/.test(error.message)))
+      throw error;
+  }
+  const task = SdkTask.toJSON(await session.client.getTask({ tenant: "", id })) as Json;
+  const shown = output === "live";
+  const view = new TaskView(shown ? stdout : { write: () => {}, color: false });
+  if (!shown) process.stdout.write(`${JSON.stringify({ task })}\n`);
+  view.event({ task });
+  if (shown) view.stateLine();
   return view;
 }

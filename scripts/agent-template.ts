@@ -1,8 +1,9 @@
 /**
  * The IDENTITY.md that `npm run new-agent <name>` writes: the smallest valid file plus every
- * optional key commented out with its default or an example, and which keys exclude others.
- * Contract: pure (no I/O); scripts/new-agent.ts writes it, and its test parses it with every
- * optional key uncommented.
+ * optional key of the frontmatter schema commented out with its default or an example, and which
+ * keys exclude others (`program`, the exclusive one, as `#program:`). Contract: pure (no I/O);
+ * scripts/new-agent.ts writes it, and its test holds its keys equal to the schema's and parses it
+ * with every optional key uncommented, and with `program` alone.
  */
 
 /** Why `name` cannot be a new agent's name (kebab-case, as the frontmatter's `name`), or null. */
@@ -39,9 +40,14 @@ description: What ${name} does, in one sentence (its card and the console show i
 # outputModes: [text/plain, text/markdown]
 # dedupeMessages: true           # false: a reused messageId is a new message
 # access: { roles: [user, admin] }   # who may call it; default: everyone who may call the harness
-# Exclusive: \`program: <name>\` makes a deterministic program of src/programs/ answer instead of
-# the model; it takes none of model, thinking, effort, tools, mcp and code. A model-driven agent
-# has no program key.
+# code: { cpuMs: 2000, timeoutMs: 20000, bindings: [] }   # run_code's limits and the bindings it may use
+# mcp:                           # remote MCP servers (streamable HTTP); tools join as <name>__<tool>
+#   - { name: docs, urlVar: DOCS_MCP_URL, authSecret: DOCS_MCP_TOKEN, tools: [search] }
+# extendedSkills:                # skills only authenticated callers see (an extended card)
+#   - { name: Billing, description: Reads the account's invoices, tags: [billing] }
+# Exclusive (not with model, thinking, effort, tools, mcp or code): a deterministic program of
+# src/programs/ answers instead of the model. A model-driven agent has no program key.
+#program: conformance
 ---
 
 You are ${name}. Say here, in the second person, what you do, for whom, and how you work: this

@@ -6,13 +6,15 @@
  * only when its content changes (keeps watch mode quiet). Under `npm run dev`
  * (`WRANGLER_COMMAND=dev`) an invalid file does not stop the build: it is bundled as it is and its
  * error printed; the Worker does not serve it (its URLs answer the error, `GET /agents` lists it
- * under `unavailable`) and serves the other agents.
+ * under `unavailable`) and serves the other agents. A `model` one edit from a model id the harness
+ * knows (a likely typo) is warned about on stderr, with its line and column, and bundled as it is.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { IdentityError, parseIdentity } from "../src/agents/identity.ts";
-import { brokenAgentLine } from "./dev-log.ts";
+import { modelTypoWarning } from "../src/agents/models.ts";
+import { brokenAgentLine, modelWarningLine } from "./dev-log.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const agentsDir = join(root, "agents");
@@ -35,7 +37,9 @@ function collect(): Array<{ file: string; text: string; name: string }> {
       throw new Error(`${file}: not found; every directory under agents/ needs an IDENTITY.md`);
     const text = readFileSync(path, "utf8");
     try {
-      parseIdentity(file, text);
+      const agent = parseIdentity(file, text);
+      const typo = agent.modelNamed ? modelTypoWarning(agent.model) : null;
+      if (typo) console.error(modelWarningLine(file, text, typo));
     } catch (error) {
       if (!lenient || !(error instanceof IdentityError)) throw error;
       console.error(brokenAgentLine(error.message));

@@ -13,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
+import { modelTypoWarning } from "../src/agents/models.ts";
 
 const KEY = "ANTHROPIC_API_KEY";
 
@@ -63,6 +64,8 @@ export interface DevPlan {
   url: string;
   /** Optional secrets set in `.dev.vars`/`.env`, which wrangler does not load. */
   ignoredSecrets: string[];
+  /** The warning for a `--var DEFAULT_MODEL:` that is likely a typo of a known model id, or null. */
+  defaultModelWarning: string | null;
   /** Whether wrangler logs only warnings and errors (the default). */
   quietLogs: boolean;
   /**
@@ -157,6 +160,7 @@ export function planDev(
     authRequired,
     url: `http://${ip.includes(":") ? `[${ip}]` : ip}:${port}`,
     ignoredSecrets,
+    defaultModelWarning: modelTypoWarning(vars.get("DEFAULT_MODEL") ?? ""),
     quietLogs:
       environment.WRANGLER_LOG === undefined && flagValue(args, "--log-level") === undefined,
     remoteAgents,
@@ -181,6 +185,10 @@ export function banner(plan: DevPlan, facts: ServerFacts): string {
     : "open for local use (ALLOW_ANONYMOUS=true); --var AUTH_REQUIRED:true closes it";
   const first = facts.agents?.defaultAgent ?? "assistant";
   const urlFlag = plan.url === "http://127.0.0.1:8787" ? "" : ` --url ${plan.url}`;
+  // Closed, the CLI needs a token: the session's admin key (or the one --var gave).
+  const tokenFlag = plan.authRequired
+    ? ` --token ${plan.sessionAdminKey ?? "<the key of --var ADMIN_API_KEY>"}`
+    : "";
   const lines = [
     "",
     `  A2A edge harness: ${plan.url}`,
@@ -199,7 +207,7 @@ export function banner(plan: DevPlan, facts: ServerFacts): string {
     );
   lines.push(
     row("console", `${plan.url}/console`),
-    row("try", `npm run a2a -- chat ${first}${urlFlag}`),
+    row("try", `npm run a2a -- chat ${first}${urlFlag}${tokenFlag}`),
   );
   if (plan.quietLogs)
     lines.push(
@@ -212,6 +220,8 @@ export function banner(plan: DevPlan, facts: ServerFacts): string {
         `${a.name}${a.distributed ? " (distributed sub-agent)" : ""}: ${a.reachable ? "reachable" : `UNREACHABLE${a.error ? `: ${a.error}` : ""}`}`,
       ),
     );
+  if (plan.defaultModelWarning)
+    lines.push(row("note", `DEFAULT_MODEL: ${plan.defaultModelWarning}`));
   for (const name of plan.ignoredSecrets)
     lines.push(
       row("note", `${name} is set in a dotenv file, which wrangler dev does not load for it`),

@@ -144,9 +144,10 @@ function watchSources(): void {
 /** wrangler's stderr, passed on line by line through {@link stderrFilter}. */
 function passStderr(stream: NodeJS.ReadableStream): void {
   let rest = "";
-  const keep = stderrFilter();
+  const shown = stderrFilter();
   const pass = (line: string) => {
-    if (keep(line)) process.stderr.write(`${line}\n`);
+    const text = shown(line);
+    if (text !== null) process.stderr.write(`${text}\n`);
   };
   stream.setEncoding("utf8");
   stream.on("data", (chunk: string) => {

@@ -16,6 +16,8 @@ import { sessionsRoutes } from "./api/sessions-routes.ts";
 import { taskRecordRoutes } from "./api/task-record-routes.ts";
 import { traceRoutes } from "./api/trace-routes.ts";
 import { usageRoutes } from "./api/usage-routes.ts";
+import { workspaceFilesRoutes } from "./api/workspace-files-routes.ts";
+import { workspaceStateRoutes } from "./api/workspace-state-routes.ts";
 import { authenticate, requireAdmin } from "./auth/middleware.ts";
 import { loadConfig } from "./config/config.ts";
 import { consoleRoutes } from "./console/routes.ts";
@@ -25,6 +27,7 @@ import { jsonBodyOnly } from "./platform/content-type.ts";
 import { corsFromConfig } from "./platform/cors.ts";
 import { HttpError, httpErrorResponse } from "./platform/http-error.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
+import { WORKSPACE_FILE_ROUTE } from "./platform/route-match.ts";
 import { meteredEnv } from "./platform/storage-meter.ts";
 import type { AppEnv } from "./protocol/app-types.ts";
 import { cronRoutes, runCron } from "./triggers/cron.ts";
@@ -47,8 +50,9 @@ app.use(async (c, next) => {
   await next();
 });
 // The REST API takes JSON only (cross-site requests: platform/content-type.ts); the faces check
-// their own bodies, each in its own error shape.
-app.use("/api/*", jsonBodyOnly(DOCUMENT_ROUTES));
+// their own bodies, each in its own error shape. Documents and workspace files are PUT as they are
+// (a cross-site PUT needs a preflight, which CORS answers).
+app.use("/api/*", jsonBodyOnly([...DOCUMENT_ROUTES, WORKSPACE_FILE_ROUTE]));
 app.get("/health", (c) => c.json({ ok: true }));
 app.get("/health/deep", authenticate(), requireAdmin(), deepHealth);
 app.route("/", consoleRoutes());
@@ -63,6 +67,8 @@ app.route("/", policyRoutes());
 app.route("/", privacyRoutes());
 app.route("/", taskRecordRoutes());
 app.route("/", traceRoutes());
+app.route("/", workspaceFilesRoutes());
+app.route("/", workspaceStateRoutes());
 app.route("/", scheduleRoutes());
 app.route("/", webhookRoutes());
 app.route("/", mcpRoutes());

@@ -109,14 +109,18 @@ export function a2aRoutes(): Hono<AppEnv> {
       );
   });
 
+  // The index: a browser (its Accept leads with HTML) is sent to the console, a client gets JSON.
   app.get("/", (c) =>
-    c.json({
-      service: "a2a-edge-harness",
-      defaultAgent: loadConfig(c.env).defaultAgent,
-      agentCard: `${baseUrl(c)}/.well-known/agent-card.json`,
-      agents: `${baseUrl(c)}/agents`,
-      endpoint: `POST ${baseUrl(c)}/ (JSON-RPC 2.0, header A2A-Version: 1.0)`,
-    }),
+    /^\s*text\/html/i.test(c.req.header("Accept") ?? "")
+      ? c.redirect(`${baseUrl(c)}/console`, 303)
+      : c.json({
+          service: "a2a-edge-harness",
+          defaultAgent: loadConfig(c.env).defaultAgent,
+          agentCard: `${baseUrl(c)}/.well-known/agent-card.json`,
+          agents: `${baseUrl(c)}/agents`,
+          console: `${baseUrl(c)}/console`,
+          endpoint: `POST ${baseUrl(c)}/ (JSON-RPC 2.0, header A2A-Version: 1.0)`,
+        }),
   );
   app.get("/agents/", (c) => c.redirect(`${baseUrl(c)}/agents`, 308));
   app.get("/agents", (c) => c.json(agentRoster(c.env, baseUrl(c))));

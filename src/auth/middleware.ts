@@ -7,7 +7,9 @@
  * anonymous claim, whose data is its conversation's: see anonymous.ts), else 401. An
  * `Authorization` header that is not `Bearer <token>` (Basic, another scheme, a bare string) is a
  * credential that cannot be checked: 401 in every mode, never silently anonymous.
- * Missing or bad credentials get the same 401 JSON: no hint of which part was wrong; failed ones
+ * Missing credentials (or a header that is not a bearer token) get a 401 that says what to send;
+ * a credential sent and refused gets one 401 whatever was wrong with it (unknown, revoked,
+ * expired or mistyped: no hint which), so the caller knows to fix the token; failed ones
  * are throttled per IP and token prefix, a delegation token's refusals per IP
  * (failure-throttle.ts). Lookups are cached per isolate for 5 seconds and streams re-check every 5
  * seconds, so a revocation takes effect within 10 seconds everywhere.
@@ -44,6 +46,12 @@ function cacheOf(env: Env): Cache {
   }
   return cache;
 }
+
+/** The 401 message for a request without usable credentials. */
+export const NO_CREDENTIALS = "Unauthorized: send Authorization: Bearer <token>";
+/** The 401 message for a credential that was checked and refused, whatever the reason. */
+export const CREDENTIAL_REFUSED =
+  "Unauthorized: the token was not accepted (unknown, revoked, expired or mistyped)";
 
 /** Ids of the static keys' principals (never valid user ids). */
 export const ADMIN_KEY_ID = "admin-key";
@@ -144,7 +152,7 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
       principal = await checkedPrincipal(c, credential);
     }
     if (!principal)
-      throw new HttpError(401, "Unauthorized: send Authorization: Bearer <token>", {
+      throw new HttpError(401, credential === null ? NO_CREDENTIALS : CREDENTIAL_REFUSED, {
         headers: { "WWW-Authenticate": 'Bearer realm="a2a"' },
       });
     c.set("principal", principal);

@@ -2,9 +2,9 @@
  * The web console, served by the Worker itself: `GET /console` (the page) and its script and
  * stylesheet under content-hashed URLs (cached for a year; the page is revalidated). The page
  * talks to the same A2A endpoints and REST API as any client, with the token the person enters.
- * Its CSP allows only its own script and styles, images of its own and of the origins of the
- * agents' https icons, and Trusted Types limit HTML insertion to the console's Markdown renderer
- * (policy "console-markdown"). The markup's words are English; the script translates them.
+ * Its CSP allows only its own script and styles, images of its own (and `data:` URLs: the Files
+ * panel's image previews) and of the origins of the agents' https icons, and Trusted Types limit
+ * HTML insertion to the console's Markdown renderer (policy "console-markdown"). The markup's words are English; the script translates them.
  */
 import { Hono } from "hono";
 import { html } from "hono/html";
@@ -90,6 +90,8 @@ function page() {
           <h2 id="conversations-title" data-i18n="conversations">Conversations</h2>
           <button id="new-chat" class="secondary" type="button"><span data-i18n="newChat">New</span></button>
         </div>
+        <label class="sr-only" for="conversation-search" data-i18n="searchConversations">Search conversations</label>
+        <input id="conversation-search" type="search" autocomplete="off" placeholder="Search conversations" data-i18n-placeholder="searchConversations" />
         <ul id="conversations" aria-labelledby="conversations-title"></ul>
       </nav>
       <main class="panel chat" aria-labelledby="agent-name">
@@ -107,20 +109,28 @@ function page() {
         <form id="composer">
           <p id="activity" class="activity" hidden><span id="activity-text"></span></p>
           <div id="mentions" class="mentions" role="group" aria-label="Agents to write to" data-i18n-aria-label="mentionList" hidden></div>
+          <ul id="attachments" class="attachments" aria-label="Attached files" data-i18n-aria-label="attachedFiles" hidden></ul>
           <div class="composer-row">
             <label class="sr-only" for="prompt" data-i18n="message">Message</label>
             <textarea id="prompt" rows="2" placeholder="Message the agent, or @name another one" data-i18n-placeholder="messagePlaceholder" aria-describedby="composer-hint"></textarea>
+            <input id="attach-input" type="file" multiple hidden />
+            <button id="attach" class="secondary" type="button" title="Attach files" aria-label="Attach files" data-i18n-title="attach" data-i18n-aria-label="attach"></button>
             <button id="voice" class="secondary" type="button" aria-pressed="false" title="Voice input" aria-label="Voice input" data-i18n-title="voice" data-i18n-aria-label="voice" hidden></button>
             <button id="stop" class="danger" type="button" hidden><span data-i18n="stop">Stop</span></button>
             <button id="send" type="submit"><span data-i18n="send">Send</span></button>
           </div>
-          <p id="composer-hint" class="hint muted" data-i18n="composerHint">Enter sends · Shift+Enter adds a line · @name writes to another agent · Esc stops the running task</p>
+          <p id="composer-hint" class="hint muted" data-i18n="composerHint">Enter sends · Shift+Enter adds a line · @name writes to another agent · drop files to attach them · Esc stops the running task</p>
         </form>
         <div id="announcer" class="sr-only" role="status" aria-live="polite"></div>
       </main>
-      <aside class="panel inspector" aria-labelledby="inspector-title">
-        <details id="inspector" open>
-          <summary id="inspector-title" data-i18n="inspector">Task inspector</summary>
+      <aside class="panel inspector" aria-label="Task inspector, files, state and raw JSON" data-i18n-aria-label="sidePanel">
+        <div id="side-tabs" class="tabs" role="tablist" aria-label="Task inspector, files, state and raw JSON" data-i18n-aria-label="sidePanel">
+          <button id="tab-inspector" type="button" role="tab" aria-controls="inspector" aria-selected="true" data-i18n="inspector">Task inspector</button>
+          <button id="tab-files" type="button" role="tab" aria-controls="files-pane" aria-selected="false" tabindex="-1" data-i18n="files">Files</button>
+          <button id="tab-state" type="button" role="tab" aria-controls="state-pane" aria-selected="false" tabindex="-1" data-i18n="state">State</button>
+          <button id="tab-raw" type="button" role="tab" aria-controls="raw-pane" aria-selected="false" tabindex="-1" data-i18n="raw">Raw</button>
+        </div>
+        <section id="inspector" class="pane" role="tabpanel" aria-labelledby="tab-inspector">
           <form id="inspect-form" class="inline">
             <label for="inspect-id" data-i18n="taskId">Task id</label>
             <input id="inspect-id" type="text" />
@@ -129,7 +139,10 @@ function page() {
           <h3 data-i18n="conversationTasks">Tasks in this conversation</h3>
           <ul id="tasks"></ul>
           <div id="inspector-body"></div>
-        </details>
+        </section>
+        <section id="files-pane" class="pane" role="tabpanel" aria-labelledby="tab-files" hidden></section>
+        <section id="state-pane" class="pane" role="tabpanel" aria-labelledby="tab-state" hidden></section>
+        <section id="raw-pane" class="pane" role="tabpanel" aria-labelledby="tab-raw" hidden></section>
       </aside>
     </div>
   </body>

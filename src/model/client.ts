@@ -12,13 +12,16 @@ import { createScriptedMessagesApi } from "./scripted/messages-api.ts";
 
 const clients = new WeakMap<Config, Anthropic>();
 
+/** The model source of a task that runs on the scripted local model (its `metadata.model.source`). */
+export const SCRIPTED_MODEL_SOURCE = "scripted-local-model";
+
 /** Human-readable name of the model source, for logs, cards and task metadata. */
 export function modelSourceLabel(config: Config): string {
   switch (config.modelMode) {
     case "anthropic":
       return "anthropic";
     case "scripted":
-      return "scripted-local-model";
+      return SCRIPTED_MODEL_SOURCE;
     case "unconfigured":
       return "unconfigured";
   }

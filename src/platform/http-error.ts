@@ -30,6 +30,7 @@ const STATUS_NAMES: Readonly<Record<number, string>> = {
   429: "RESOURCE_EXHAUSTED",
   500: "INTERNAL",
   503: "UNAVAILABLE",
+  507: "RESOURCE_EXHAUSTED",
 };
 
 /** How an {@link HttpError} is answered beyond its status and message. */

@@ -12,6 +12,9 @@ import { matchedRoutes, routePath } from "hono/route";
 /** The pattern every route of one agent's endpoints begins with (`/agents/:name/...`). */
 export const AGENT_ROUTE = "/agents/:name";
 
+/** The route of one file of a caller's workspace (the files API, api/workspace-files-routes.ts). */
+export const WORKSPACE_FILE_ROUTE = "/api/workspaces/:agent/files/*";
+
 /** The routes of the JSON-RPC endpoints: the default agent's and each agent's (with or without `/`). */
 const JSON_RPC_ROUTES: ReadonlySet<string> = new Set(["/", `${AGENT_ROUTE}/`, AGENT_ROUTE]);
 

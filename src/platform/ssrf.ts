@@ -26,6 +26,11 @@ export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 export interface UrlPolicy {
   /** Allow private, loopback and other non-public hosts (WEB_FETCH_ALLOW_PRIVATE). */
   allowPrivate: boolean;
+  /**
+   * What a refusal of a non-public host adds: who reaches only public hosts and how that is
+   * changed (default: web_fetch's, for the model).
+   */
+  publicOnly?: string;
 }
 
 const BLOCKED_NAMES = new Set([
@@ -68,7 +73,8 @@ const V4_RANGES: ReadonlyArray<readonly [string, number, string]> = [
   ["240.0.0.0", 4, "a reserved address"],
 ];
 
-const hint = "web_fetch only reaches public hosts (an operator can set WEB_FETCH_ALLOW_PRIVATE)";
+const WEB_FETCH_HINT =
+  "web_fetch only reaches public hosts (an operator can set WEB_FETCH_ALLOW_PRIVATE)";
 const refuse = (reason: string): UrlCheck => ({ ok: false, reason });
 
 /** Checks a URL web_fetch is asked to fetch. */
@@ -90,6 +96,7 @@ export function checkUrl(url: string, options: UrlPolicy): UrlCheck {
   if (problem !== null && /metadata/.test(problem))
     return refuse(`${parsed.hostname} is ${problem}; it is never fetched`);
   if (options.allowPrivate) return { ok: true, url: parsed };
+  const hint = options.publicOnly ?? WEB_FETCH_HINT;
   return problem ? refuse(`${parsed.hostname} is ${problem}; ${hint}`) : { ok: true, url: parsed };
 }
 

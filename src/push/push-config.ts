@@ -7,6 +7,10 @@
 import { z } from "zod";
 import { checkUrl } from "../platform/ssrf.ts";
 
+/** What a refused non-public receiver is told: the deployment's switch, and the local fix. */
+const PUSH_PUBLIC_ONLY =
+  "push notifications go only to public hosts; for a receiver on your machine, run the harness with npm run dev -- --var WEB_FETCH_ALLOW_PRIVATE:true (an operator sets WEB_FETCH_ALLOW_PRIVATE)";
+
 /** The protocol version whose shape a config's notifications take. */
 export type PushProtocol = "1.0" | "0.3";
 
@@ -71,7 +75,7 @@ export function checkPushConfig(
     const issue = parsed.error.issues[0];
     return { ok: false, reason: `push config ${issue?.path.join(".") || ""}: ${issue?.message}` };
   }
-  const url = checkUrl(parsed.data.url, { allowPrivate });
+  const url = checkUrl(parsed.data.url, { allowPrivate, publicOnly: PUSH_PUBLIC_ONLY });
   if (!url.ok) return { ok: false, reason: `push notification URL refused: ${url.reason}` };
   return {
     ok: true,

@@ -1,7 +1,7 @@
 /**
  * Tool search (domain `tools`): when the definitions of an agent's tools (the harness's and its
  * MCP servers') would take {@link TOOL_SHARE} (10 %) or more of the model's context window
- * (loop/prompt/context-window.ts; tokens estimated at four characters, as compaction does), MCP tools
+ * (model/context-window.ts; tokens estimated at four characters, as compaction does), MCP tools
  * are deferred and `tool_search` is offered to find and load them. The rule, per model turn:
  * the harness's own tools always stay loaded; then the MCP tools this task used (found by a search
  * or called), at most {@link MAX_LOADED}, the most recent; then the other MCP tools in
@@ -13,7 +13,7 @@
 import { z } from "zod";
 import { definitionChars, ToolRegistry } from "../loop/calls/tool-registry.ts";
 import type { HookState, Tool } from "../loop/contracts.ts";
-import { contextWindowOf } from "../loop/prompt/context-window.ts";
+import { contextWindowOf } from "../model/context-window.ts";
 import { defineTool, requiredText, shapeOf } from "./input.ts";
 
 /** The share of the model's context window tool definitions may take before tools are deferred. */

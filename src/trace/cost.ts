@@ -1,10 +1,12 @@
 /**
  * A task's cost where clients look: its token usage and the estimated cost of it (the price
  * table of users/pricing.ts, at the model the task's agent runs on) under the cost extension's
- * URI, in the task's metadata and its final status update. Pure.
+ * URI, in the task's metadata and its final status update, marked `simulated` for a task of the
+ * scripted local model. Pure.
  */
 import { withDefaultModel } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
+import { SCRIPTED_MODEL_SOURCE } from "../model/client.ts";
 import type { Usage } from "../model/usage.ts";
 import { COST_EXTENSION } from "../protocol/extensions.ts";
 import { estimateCost } from "../users/pricing.ts";
@@ -15,6 +17,11 @@ export interface TaskCost {
   estimatedCostUsd: number;
   /** The model the estimate is priced at. */
   model: string;
+  /**
+   * True when the task ran on the scripted local model (no key): the tokens are counted and priced
+   * as if Claude had answered, and nothing was charged.
+   */
+  simulated?: true;
 }
 
 /** The model a task runs on, as its metadata records it ("" when unknown). */
@@ -29,9 +36,15 @@ export function usageMetadata(
   usage: Usage,
 ): { usage: Usage; [COST_EXTENSION]: TaskCost } {
   const model = modelOfTask(metadata);
+  const source = (metadata.model as { source?: unknown } | undefined)?.source;
   return {
     usage,
-    [COST_EXTENSION]: { usage, estimatedCostUsd: estimateCost(model, usage), model },
+    [COST_EXTENSION]: {
+      usage,
+      estimatedCostUsd: estimateCost(model, usage),
+      model,
+      ...(source === SCRIPTED_MODEL_SOURCE ? { simulated: true as const } : {}),
+    },
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * Edge limits, after authentication and the edge's one read of the body (a JSON-RPC call, an MCP
  * or AG-UI one): each new message (SendMessage, SendStreamingMessage and their v0.3 and REST
- * forms, an AG-UI run, an MCP tool call that sends) is admitted by the caller's user object
+ * forms, an AG-UI run, an MCP tool call that sends, an upload to the files API) is admitted by
+ * the caller's user object
  * against RATE_MESSAGES_PER_MINUTE (RATE_ANONYMOUS_PER_MINUTE per IP for unauthenticated
  * callers), and each stream holds a lease against MAX_CONCURRENT_STREAMS until it ends (an AG-UI
  * run, and an MCP tool call that sends, are both). Over a limit: 429 with Retry-After.
@@ -9,6 +10,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
+import { matchesRoute, WORKSPACE_FILE_ROUTE } from "../platform/route-match.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { counterKey, userObject } from "./limits.ts";
 
@@ -23,7 +25,10 @@ const STREAM_LEASE_MS = 60 * 60_000;
  */
 function methodOf(c: Context<AppEnv>): { send: boolean; stream: boolean } {
   const call = c.get("rpcCall") ?? c.get("restCall") ?? c.get("faceCall");
-  return call ? { send: call.sends, stream: call.streams } : { send: false, stream: false };
+  if (call) return { send: call.sends, stream: call.streams };
+  // An upload to a workspace counts as a message (it puts a person's bytes in the agent's hands).
+  const upload = c.req.method === "PUT" && matchesRoute(c, [WORKSPACE_FILE_ROUTE]);
+  return { send: upload, stream: false };
 }
 
 /** A 429 with Retry-After. */

@@ -44,6 +44,8 @@ export function workspaceFor(
   const api = {
     read: (path, options) => call((s) => s.read(scope, path, options)),
     write: (path, content, meta) => call((s) => s.write(scope, path, content, meta)),
+    remove: (path, meta) => call((s) => s.remove(scope, path, meta)),
+    download: (path) => call((s) => s.download(scope, path)),
     edit: (path, oldText, newText, meta) =>
       call((s) => s.edit(scope, path, oldText, newText, meta)),
     list: (prefix) => call((s) => s.list(scope, prefix)),

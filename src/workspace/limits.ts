@@ -13,38 +13,36 @@ export const MAX_PATH_CHARS = 512;
 /** Deepest path, in segments. */
 export const MAX_PATH_DEPTH = 16;
 
+/** A path refused by the path rules. */
+const badPath = (error: string) => ({ ok: false as const, error, reason: "invalid_path" as const });
+
 /** The normalised workspace path, or why `path` is refused. */
 export function workspacePath(path: string): WsResult<string> {
   if (typeof path !== "string" || path.trim() === "") {
-    return { ok: false, error: "path is empty: give a relative path such as notes/plan.md" };
+    return badPath("path is empty: give a relative path such as notes/plan.md");
   }
   if (path.length > MAX_PATH_CHARS) {
-    return {
-      ok: false,
-      error: `path is ${path.length} characters long; the limit is ${MAX_PATH_CHARS}`,
-    };
+    return badPath(`path is ${path.length} characters long; the limit is ${MAX_PATH_CHARS}`);
   }
   let normal: string;
   try {
     normal = confinedPath(path);
   } catch (error) {
     const why = error instanceof KeyError ? error.message : String(error);
-    return {
-      ok: false,
-      error: `invalid path: ${why}. Use a relative path inside the workspace, such as notes/plan.md`,
-    };
+    return badPath(
+      `invalid path: ${why}. Use a relative path inside the workspace, such as notes/plan.md`,
+    );
   }
   const depth = normal.split("/").length;
   if (depth > MAX_PATH_DEPTH) {
-    return {
-      ok: false,
-      error: `path has ${depth} segments; the limit is ${MAX_PATH_DEPTH} (use a flatter layout)`,
-    };
+    return badPath(
+      `path has ${depth} segments; the limit is ${MAX_PATH_DEPTH} (use a flatter layout)`,
+    );
   }
   return { ok: true, value: normal };
 }
 
-/** Largest file, in UTF-8 bytes (1 MiB). */
+/** Largest file, in bytes (1 MiB). */
 export const MAX_FILE_BYTES = 1_048_576;
 /** Most files one workspace may hold. */
 export const MAX_FILES = 2_000;

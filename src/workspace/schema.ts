@@ -3,7 +3,8 @@
  * change counter; `files` is the manifest (path -> blob hash), each row stamped with the change
  * number that last touched it; `checkpoints`/`checkpoint_files` are copies of the manifest (no
  * blob copies); `task_checkpoints` maps a task to the checkpoint taken before its first change;
- * `memory` holds the owner's CONTEXT.md; `changes` is the change history.
+ * `memory` holds the owner's CONTEXT.md; `changes` is the change history (`person`: who, when a
+ * person made the change).
  * Append migrations; never edit one.
  */
 import { Schema } from "../store/sqlite-migrations.ts";
@@ -32,6 +33,8 @@ export const WORKSPACE_MIGRATIONS: readonly string[] = [
     removed INTEGER NOT NULL);
   CREATE INDEX changes_by_task ON changes (task_id);
   `,
+  // A person's changes (the files API, files sent with a message): who made them.
+  "ALTER TABLE changes ADD COLUMN person TEXT",
 ];
 
 /** The workspace object's schema on `sql`: migrated if the database holds it, else left absent. */

@@ -5,10 +5,28 @@
  * `ok: false` with a plain message, never a thrown error.
  */
 
-/** Outcome of a workspace call. */
 import type { ChangeEntry } from "./change-log.ts";
 
-export type WsResult<T> = { ok: true; value: T } | { ok: false; error: string };
+/**
+ * What kind of refusal a workspace call met, where a caller answers by kind (the files API's
+ * statuses, api/workspace-files.ts); the message says the same in words.
+ */
+export type Refusal =
+  /** The path breaks the path rules (limits.ts). */
+  | "invalid_path"
+  /** No such file. */
+  | "not_found"
+  /** A state file, which only its keeping tool or the harness writes (state/state-guard.ts). */
+  | "state_file"
+  /** Over MAX_FILE_BYTES. */
+  | "too_large"
+  /** The workspace holds MAX_FILES files already. */
+  | "full"
+  /** The file's bytes are not UTF-8 text (an upload): the text tools do not read it. */
+  | "not_text";
+
+/** Outcome of a workspace call. */
+export type WsResult<T> = { ok: true; value: T } | { ok: false; error: string; reason?: Refusal };
 
 /** How a memory write changes CONTEXT.md. */
 export type MemoryMode = "append" | "replace";
@@ -24,6 +42,13 @@ export interface WriteMeta {
    * checkpoint. Never derived from model input.
    */
   harness?: boolean;
+  /**
+   * A person's change (an upload or a deletion through the files API, a file sent with a
+   * message): who (a user's id, or `anonymous`). It takes no task checkpoint (a rollback of the
+   * task keeps what the person put there) and the change history marks it as the person's.
+   * `taskId` is then the task the file came with, or "" (the files API: no task).
+   */
+  person?: string;
 }
 
 /** A file as listed. */
@@ -75,13 +100,32 @@ export interface WorkspaceApi {
       toLine: number;
     }>
   >;
+  /**
+   * Creates or overwrites a file with `content`: text, or raw bytes (an upload; bytes that are
+   * not UTF-8 text make a file the text tools do not read, see {@link Refusal} `not_text`).
+   */
   write(
     path: string,
-    content: string,
+    content: string | Uint8Array,
     meta: WriteMeta,
   ): Promise<
-    WsResult<{ path: string; bytes: number; created: boolean; checkpoint: string | null }>
+    WsResult<{
+      path: string;
+      bytes: number;
+      created: boolean;
+      checkpoint: string | null;
+      updatedAt: string;
+    }>
   >;
+  /** Removes a file, after an automatic checkpoint when one is needed (so it can be undone). */
+  remove(
+    path: string,
+    meta: WriteMeta,
+  ): Promise<WsResult<{ path: string; checkpoint: string | null }>>;
+  /** A file's bytes as stored, with its entry and its content hash (sha256 hex). */
+  download(
+    path: string,
+  ): Promise<WsResult<{ entry: WorkspaceEntry; bytes: Uint8Array; hash: string }>>;
   edit(
     path: string,
     oldText: string,

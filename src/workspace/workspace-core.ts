@@ -66,6 +66,7 @@ export abstract class WorkspaceCore extends HarnessObject {
         path: change.path,
         taskId: change.taskId,
         agent: change.agent ?? null,
+        person: change.person ?? null,
         line: change.line,
         added: change.added,
         removed: change.removed,

@@ -1,6 +1,6 @@
 /**
  * The workspace Durable Object: one per (agent, owner), the single writer of that workspace's
- * manifest. Files are UTF-8 text stored content-addressed in R2 (files/blobs.ts); the manifest,
+ * manifest. Files are bytes (UTF-8 text, or an upload's bytes) stored content-addressed in R2 (files/blobs.ts); the manifest,
  * checkpoints and task checkpoints live in the object's SQLite. Every RPC takes the scope first
  * (see client.ts); the object remembers the first scope it served (durably from its first change)
  * and refuses any other. Its tables are created by its first change or memory read: reading a
@@ -10,10 +10,10 @@
  * Refusals the model can act on are `{ ok: false, error }`; only bugs throw.
  */
 
-import { readTexts } from "./files/blobs.ts";
+import { NOT_TEXT, readTexts } from "./files/blobs.ts";
 import { restoreCheckpoint } from "./files/changes.ts";
 import { labelProblem } from "./files/checkpoints.ts";
-import { editFile, fail, readFile, writeFile } from "./files/file-ops.ts";
+import { downloadFile, editFile, fail, readFile, removeFile, writeFile } from "./files/file-ops.ts";
 import { compilePattern, pathFilter, searchFiles } from "./files/grep.ts";
 import { writeTaskEnd } from "./handoff.ts";
 import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
@@ -53,14 +53,25 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
     return readFile(files, path, options);
   }
 
-  /** Creates or overwrites a file with `content`. */
+  /** Creates or overwrites a file with `content` (text, or raw bytes). */
   async write(
     scope: WorkspaceScope,
     path: string,
-    content: string,
+    content: string | Uint8Array,
     meta: WriteMeta,
   ): Promise<Result<"write">> {
     return this.change(scope, (files) => writeFile(files, path, content, meta));
+  }
+
+  /** Removes a file (checkpointed first when its version is in no checkpoint). */
+  async remove(scope: WorkspaceScope, path: string, meta: WriteMeta): Promise<Result<"remove">> {
+    return this.change(scope, (files) => removeFile(files, path, meta));
+  }
+
+  /** A file's bytes as stored, with its entry and hash. */
+  async download(scope: WorkspaceScope, path: string): Promise<Result<"download">> {
+    const blobs = await this.forReading(scope);
+    return downloadFile({ manifest: this.manifest, blobs }, path);
   }
 
   /**
@@ -140,6 +151,7 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
     const hash = this.checkpoints.fileAt(checkpoint, path);
     if (!hash) return fail(`checkpoint ${checkpoint} holds no ${path}`);
     const text = await blobs.text(hash);
+    if (text === NOT_TEXT) return fail(`${path} is not a text file`, "not_text");
     return text === null
       ? fail(`the content of ${path} is missing from storage`)
       : { ok: true, value: { text } };
@@ -246,6 +258,7 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
       path: null,
       taskId: meta.taskId,
       agent,
+      person: meta.person ?? null,
       line,
       added: 0,
       removed: 0,

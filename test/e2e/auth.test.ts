@@ -1,9 +1,11 @@
 /**
  * Closed deployment end to end: `wrangler dev` with AUTH_REQUIRED=true, a user made with the
  * users CLI against the same local D1, the official SDK client with and without the token, and a
- * revocation through the CLI taking effect within 10 seconds.
+ * revocation through the CLI taking effect within 10 seconds; the banner's `try` line works as
+ * printed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnCli } from "./cli-run.ts";
 import { asTask, bearerClients, stateOf, textRequest } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 import { tokenIn, usersCommand } from "./users.ts";
@@ -58,4 +60,12 @@ describe("a closed deployment", () => {
     expect(Date.now() - started).toBeLessThanOrEqual(30_000);
     // Each `npm run users` call spawns wrangler (seconds apiece on a busy machine).
   }, 180_000);
+
+  it("the banner's try line works as printed: it carries the session's token", async () => {
+    const line = /^ {2}try +npm run a2a -- (.+)$/m.exec(server.output())?.[1] ?? "";
+    expect(line).toMatch(/^chat \S+ --url http:\/\/127\.0\.0\.1:\d+ --token dev-admin-\S+$/);
+    const run = await spawnCli(line.split(" "), { input: "Say hi [[reply:hi from closed]]\n" });
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).toContain("hi from closed");
+  });
 });

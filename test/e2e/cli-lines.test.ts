@@ -3,8 +3,9 @@
  * wrong command line (exit 2); why an agent is down (the server's own line, not only "HTTP 503");
  * `send` naming its task at once, following it through a cut connection without sending twice,
  * and saying where to find a task whose id never arrived; Ctrl-C saying how to follow or cancel
- * the task that runs on (exit 130) and `stream --task` following it; `get` printing the answer
- * once; an ended task named as such; a form answer that does not fit asked again in chat.
+ * the task that runs on (exit 130) and `stream --task` following it (and showing it once it has
+ * ended, its answer included); `get` printing the answer once; an ended task named as such; a
+ * form answer that does not fit asked again in chat.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -126,7 +127,7 @@ describe("send, stream and get against wrangler dev", () => {
     await harness?.stop();
   });
 
-  it("send names the task at once on stderr; Ctrl-C says it runs on; stream --task follows it", async () => {
+  it("send names the task at once on stderr; Ctrl-C says it runs on; stream --task follows it, and shows it ended", async () => {
     // Slow (about 20 s of chunks), so the task is still working when the ids are seen.
     const text = "x".repeat(200);
     const marker = await scenario("lines-ids", [{ text, delayMs: 100, chunkSize: 1 }]);
@@ -151,6 +152,28 @@ describe("send, stream and get against wrangler dev", () => {
     const body = followed.out.split("\n").filter((l) => !l.startsWith("task "));
     expect(body.join("").replace(/[^x]/g, "")).toBe(text);
     expect(followed.out).toContain("✓ completed");
+    // Followed once it has ended: the task as it ended, its answer included (not an error).
+    const ended = await runCli(harness.server.url, [
+      "stream",
+      "writer",
+      "--task",
+      taskId as string,
+    ]);
+    expect(ended.code, ended.err).toBe(0);
+    expect(ended.out).toBe(
+      `task ${taskId} · context ${/context (\S+)/.exec(followed.out)?.[1]} · completed\n${text}\n✓ completed\n`,
+    );
+    expect(ended.err).toMatch(/^cost: /);
+    const json = await runCli(harness.server.url, [
+      "stream",
+      "writer",
+      "--task",
+      taskId as string,
+      "--json",
+    ]);
+    expect(JSON.parse(json.out)).toMatchObject({
+      task: { id: taskId, status: { state: "TASK_STATE_COMPLETED" } },
+    });
   });
 
   it("send through a cut connection resumes the same task: one task, the whole answer", async () => {

@@ -136,7 +136,9 @@ describe("the console's conversations, anonymous", () => {
     await expect
       .poll(() => page.locator("#conversations .title").allTextContents())
       .toEqual(["Hello [[reply:Hi there.]]", "Another topic [[reply:Noted.]]"]);
-    await page.click(`#conversations li[data-context-id="${another}"] button.icon-button`);
+    await page.click(
+      `#conversations li[data-context-id="${another}"] button[aria-label^="Delete"]`,
+    );
     await expect
       .poll(() => page.locator("#conversations .title").allTextContents())
       .toEqual(["Hello [[reply:Hi there.]]"]);

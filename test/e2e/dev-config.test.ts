@@ -135,4 +135,29 @@ describe("banner", () => {
     expect(text).toContain("remote   billing: UNREACHABLE: timeout");
     expect(text.trimEnd().endsWith("Ctrl-C stops it")).toBe(true);
   });
+
+  it("warns of a --var DEFAULT_MODEL one edit from a known model id", () => {
+    const facts = { agents: { defaultAgent: "writer", names: ["writer"] }, remote: [] };
+    const typo = planDev(project(), ["--var", "DEFAULT_MODEL:claude-sonet-4-6"], {});
+    expect(banner(typo, facts)).toContain(
+      'note     DEFAULT_MODEL: "claude-sonet-4-6" is not a model the harness knows; did you mean claude-sonnet-4-6?',
+    );
+    for (const model of ["claude-sonnet-4-6", "gpt-9"])
+      expect(
+        banner(planDev(project(), ["--var", `DEFAULT_MODEL:${model}`], {}), facts),
+      ).not.toContain("DEFAULT_MODEL:");
+  });
+
+  it("closed, the try line carries the admin key (the session's, or where --var put one)", () => {
+    const facts = { agents: { defaultAgent: "writer", names: ["writer"] }, remote: [] };
+    const closed = planDev(project(), ["--var", "AUTH_REQUIRED:true"], {});
+    expect(banner(closed, facts)).toContain(
+      `try      npm run a2a -- chat writer --token ${closed.sessionAdminKey}`,
+    );
+    const keyed = planDev(project(), ["--var", "AUTH_REQUIRED:true", "ADMIN_API_KEY:k"], {});
+    expect(banner(keyed, facts)).toContain(
+      "try      npm run a2a -- chat writer --token <the key of --var ADMIN_API_KEY>",
+    );
+    expect(banner(planDev(project(), [], {}), facts)).toMatch(/try +npm run a2a -- chat writer\n/);
+  });
 });

@@ -1,10 +1,16 @@
 /**
  * The lines `npm run dev` prints after its banner (scripts/dev-log.ts), in Node without a server:
  * a broken agent says it is not served, a removed agent is one line with its path once, the
- * keyless warning passes once a session, and wrangler's cron note stays out.
+ * keyless warning and wrangler's cron note stay out, and the Worker's JSON log lines are words.
  */
 import { describe, expect, it } from "vitest";
-import { brokenAgentLine, changeLine, changeTarget, stderrFilter } from "../../scripts/dev-log.ts";
+import {
+  brokenAgentLine,
+  changeLine,
+  changeTarget,
+  modelWarningLine,
+  stderrFilter,
+} from "../../scripts/dev-log.ts";
 
 describe("npm run dev's log lines", () => {
   it("names the agent a change under agents/ is for, however deep the path", () => {
@@ -34,8 +40,15 @@ describe("npm run dev's log lines", () => {
     );
   });
 
-  it("passes the keyless warning once a session and drops the cron note with its lines", () => {
-    const keep = stderrFilter();
+  it("places a model typo's warning at the model's line and column", () => {
+    const text = "---\nname: w\nmodel:   claude-sonet-4-6\n---\nYou write.\n";
+    expect(modelWarningLine("agents/w/IDENTITY.md", text, "typo")).toBe(
+      "agents/w/IDENTITY.md:3:10: warning: frontmatter.model: typo",
+    );
+  });
+
+  it("drops the keyless warning (the banner says it) and the cron note with its lines", () => {
+    const shown = stderrFilter();
     const keyless =
       '{"level":"warn","msg":"no ANTHROPIC_API_KEY: tasks run on the scripted local model, not Claude"}';
     const lines = [
@@ -44,9 +57,29 @@ describe("npm run dev's log lines", () => {
       "  To manually trigger a scheduled event, run:",
       "",
       "a real error",
-      keyless,
-      keyless,
+      `\u001b[33m▲ \u001b[43;33m[\u001b[43;30mWARNING\u001b[43;33m]\u001b[0m \u001b[1m${keyless}\u001b[0m`,
     ];
-    expect(lines.filter(keep)).toEqual([keyless, "a real error"]);
+    expect(lines.map(shown).filter((l) => l !== null)).toEqual(["a real error"]);
+  });
+
+  it("puts the Worker's JSON log lines in words, as wrangler colours them or not", () => {
+    const shown = stderrFilter();
+    const failed = JSON.stringify({
+      level: "warn",
+      msg: "model call failed",
+      task: "t-1",
+      attempt: 2,
+      error: "400 prompt is too long",
+      stack: "Error: x\n    at y",
+    });
+    const coloured = `\u001b[33m▲ \u001b[43;33m[\u001b[43;30mWARNING\u001b[43;33m]\u001b[0m \u001b[1m${failed}\u001b[0m`;
+    const words =
+      '▲ warn  model call failed  task=t-1  attempt=2  error="400 prompt is too long"  stack="Error: x"';
+    expect(shown(coloured)).toBe(words);
+    expect(shown(failed)).toBe(words);
+    expect(shown('{"level":"error","msg":"push gave up"}')).toBe("✘ error  push gave up");
+    // Anything else stays as it is.
+    expect(shown("{not json}")).toBe("{not json}");
+    expect(shown('{"some":"json"}')).toBe('{"some":"json"}');
   });
 });

@@ -3,8 +3,9 @@
  * bundles, no .wrangler, no .dev.vars) in a new directory, a fresh state dir, no key, no network.
  * It prints at most 30 lines before its banner, none of them wrangler noise, and the banner is
  * the last thing printed before the first request. Then the dev loop: an edited IDENTITY.md is
- * rebuilt and served, an edited source file reloads the Worker, a broken identity is reported
- * with its line and column and answers that error while the other agents serve. The clone has
+ * rebuilt and served (a model id one edit from a known one warned about), an edited source file
+ * reloads the Worker, a broken identity is reported with its line and column and answers that
+ * error while the other agents serve; nothing after the banner is raw JSON. The clone has
  * one agent more than the checkout, made by `npm run new-agent e2e-added` as a user would: the
  * banner, `GET /agents`, its card, a task and the CLI's list have it.
  */
@@ -115,6 +116,20 @@ describe("npm run dev on a fresh clone", () => {
     );
     expect(output()).toContain("agents/writer/IDENTITY.md changed: rebuilt; the Worker reloads");
 
+    // A model id one edit from a known one: served as written, with a warning in the dev log.
+    const typo = original
+      .replace(/^model: .*$/m, "")
+      .replace(/^name: writer$/m, "$&\nmodel: claude-sonet-4-6");
+    writeFileSync(identity, typo);
+    await until(
+      () =>
+        output().includes(
+          'frontmatter.model: "claude-sonet-4-6" is not a model the harness knows; did you mean claude-sonnet-4-6?',
+        ),
+      "the model typo's warning",
+    );
+    expect(output()).toMatch(/agents\/writer\/IDENTITY\.md:\d+:8: warning: frontmatter\.model/);
+
     // A broken identity is reported where it is broken; that agent answers the error, the
     // others keep serving.
     writeFileSync(identity, "---\nname: writer\n---\n");
@@ -175,9 +190,11 @@ describe("npm run dev on a fresh clone", () => {
         ((await (await fetch(`${url}/health`)).json()) as { edited?: boolean }).edited === true,
       "the reloaded Worker",
     );
-    // The reloaded Worker runs keyless again; its warning is printed once a session.
+    // The reloaded Worker runs keyless again: the banner said so, the log does not repeat it,
+    // and no log line after the banner is raw JSON.
     const again = await runCli(url, ["send", "writer", "hello", "--json"]);
     expect(again.code, again.err).toBe(0);
-    expect(output().split("tasks run on the scripted local model").length - 1).toBe(1);
+    expect(output()).not.toContain("tasks run on the scripted local model");
+    expect(output()).not.toMatch(/\{"level":/);
   });
 });

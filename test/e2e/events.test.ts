@@ -1,11 +1,15 @@
 /**
  * Events in and out under `wrangler dev`: the official SDK client (v1.0 and v0.3) registering
  * push notification configs that a local receiver fails at first, a signed GitHub webhook
- * starting a task that reports to its push target, and a scheduled run fired through the admin
- * route `POST /api/admin/cron` (twice, one task) while `/__scheduled` fires nothing.
+ * starting a task that reports to its push target, docs/events.md's local webhook recipe run as
+ * written, and a scheduled run fired through the admin route `POST /api/admin/cron` (twice, one
+ * task) while `/__scheduled` fires nothing.
  */
 
+import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { TaskPushNotificationConfig } from "@a2a-js/sdk";
 import {
   ClientFactory,
@@ -13,9 +17,11 @@ import {
   JsonRpcTransportFactory,
 } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliVars } from "../../scripts/dev-config.ts";
 import { type FakePushReceiver, startFakePush } from "../fake-push/server.ts";
 import { asTask, textRequest } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import { ROOT } from "./processes.ts";
 
 let harness: ScriptedHarness;
 let receiver: FakePushReceiver;
@@ -35,14 +41,28 @@ async function until<T>(read: () => T | Promise<T>, done: (v: T) => boolean, ms 
   }
 }
 
+/** docs/events.md's local webhook recipe: its `npm run dev` line and the shell block after it. */
+const recipe = (() => {
+  const doc = readFileSync(join(ROOT, "docs", "events.md"), "utf8");
+  const section = doc.slice(doc.indexOf("### A webhook on your machine"));
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+  const dev = (blocks[0] ?? "").trim();
+  // The line's arguments as a shell would split them (single quotes hold the JSON).
+  const args = [...dev.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? "");
+  return { dev, vars: cliVars(args.slice(args.indexOf("--") + 1)), shell: blocks[1] ?? "" };
+})();
+
 beforeAll(async () => {
   receiver = await startFakePush();
+  const recipeHooks = JSON.parse(recipe.vars.get("WEBHOOKS") ?? "{}") as Record<string, unknown>;
   harness = await startScriptedHarness({
+    ...Object.fromEntries(recipe.vars),
     WEB_FETCH_ALLOW_PRIVATE: "true",
     PUSH_RETRY_BASE_MS: "200",
     HOOK_SECRET: SECRET,
     ADMIN_API_KEY: "e2e-admin",
     WEBHOOKS: JSON.stringify({
+      ...recipeHooks,
       github: {
         agent: "assistant",
         owner: "anonymous",
@@ -220,6 +240,29 @@ describe("triggers", () => {
     };
     expect(task.history[0]?.parts[0]?.text).toBe(
       "[[reply:Reviewed.]] Review the push to acme/widgets: Add the thing",
+    );
+  });
+
+  it("docs/events.md's local webhook recipe works as written", async () => {
+    expect(recipe.dev).toMatch(/^npm run dev -- --var 'WEBHOOKS:\{"local":/);
+    expect(recipe.vars.get("LOCAL_HOOK_SECRET")).toBe("dev-secret");
+    const lines = recipe.shell.trim().split("\n");
+    const last = lines.pop() ?? "";
+    expect(last).toBe("sleep 1; curl -s \"$URL\" -H 'A2A-Version: 1.0' | jq -r .status.state");
+    // The block up to its last line, as written (the server's port for 8787); then its URL.
+    const script = `${lines.join("\n").replaceAll("http://127.0.0.1:8787", server.url)}\necho "$URL"`;
+    const url = execFileSync("bash", ["-c", script], { encoding: "utf8" }).trim();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/agents\/writer\/tasks\/\S+$/);
+    const task = await until(
+      async () =>
+        (await (await fetch(url, { headers: { "A2A-Version": "1.0" } })).json()) as {
+          status: { state: string };
+          history: Array<{ parts: Array<{ text: string }> }>;
+        },
+      (t) => t.status.state === "TASK_STATE_COMPLETED",
+    );
+    expect(task.history[0]?.parts[0]?.text).toBe(
+      `A local event: ${JSON.stringify({ build: "green" }, null, 2)}`,
     );
   });
 

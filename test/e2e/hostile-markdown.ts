@@ -1,8 +1,9 @@
 /**
  * An answer a hostile model (or a prompt injection) could write: script tags, event-handler
  * attributes, javascript:/data:/vbscript: links in every spelling, raw HTML, images that would
- * call out, next to ordinary Markdown. `inertAnswer` checks the console shows it as text: no
- * script ran, nothing outside the renderer's allowlist is in the DOM, every link is http(s).
+ * call out, next to ordinary Markdown. `inertAnswer` (an answer) and `inertMarkdown` (any element
+ * it is rendered into: a file's preview) check the console shows it as text: no script ran,
+ * nothing outside the renderer's allowlist is in the DOM, every link is http(s).
  */
 import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
@@ -70,8 +71,15 @@ const ALLOWED = new Set([
 
 /** Asserts the turn's answer is the payload rendered safely. */
 export async function inertAnswer(page: Page, turn: Locator): Promise<void> {
-  await expect.poll(() => turn.locator(".answer h3").count()).toBe(1);
-  const answer = turn.locator(".answer");
+  await inertMarkdown(page, turn.locator(".answer"));
+}
+
+/**
+ * Asserts `answer`, an element the console rendered the payload into (an answer, a file's
+ * preview, a handoff), shows it safely.
+ */
+export async function inertMarkdown(page: Page, answer: Locator): Promise<void> {
+  await expect.poll(() => answer.locator("h3").count()).toBe(1);
   const dom = await answer.evaluate((root) => ({
     tags: Array.from(root.querySelectorAll("*")).map((e) => e.tagName),
     attributes: Array.from(root.querySelectorAll("*")).flatMap((e) =>

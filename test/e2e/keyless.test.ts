@@ -1,6 +1,7 @@
 /**
  * A newcomer's first run: `npm run dev` with no ANTHROPIC_API_KEY anywhere. The harness works on
- * the scripted local model and says so in the log, the card and the task's metadata. Also the
+ * the scripted local model and says so in the log, the card and the task's metadata, and its cost
+ * is marked as simulated (the extension, the CLI's cost line). Also the
  * `npm run card` script.
  */
 import { execFile } from "node:child_process";
@@ -8,6 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./cli-run.ts";
 import { answerOf, asTask, stateOf, textRequest } from "./client.ts";
 import { type DevServer, freePort, startDevServer } from "./dev-server.ts";
 import { ROOT } from "./processes.ts";
@@ -33,6 +35,19 @@ describe("without a key", () => {
     expect(answerOf(task)).toContain("scripted local model");
     expect(answerOf(task)).toContain("Hello from a newcomer");
     expect(task.metadata?.model).toMatchObject({ source: "scripted-local-model" });
+    // Its cost is counted as Claude's would be, and marked as simulated (nothing was charged).
+    expect(task.metadata?.["urn:a2a-edge-harness:ext:cost:v1"]).toMatchObject({
+      simulated: true,
+      estimatedCostUsd: expect.any(Number),
+    });
+  });
+
+  it("marks the CLI's cost line as simulated", async () => {
+    const sent = await runCli(server.url, ["send", "writer", "Hello again"]);
+    expect(sent.code, sent.err).toBe(0);
+    expect(sent.err).toMatch(
+      /\ncost: ~\$\d+\.\d{4} \(simulated\) \(.*; simulated: the scripted local model, nothing charged; priced as \S+ would be\)\n$/,
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * `npm run new-agent <name>` (scripts/new-agent.ts, scripts/agent-template.ts), in Node without a
- * server: the template is a valid IDENTITY.md as written and with every optional key
- * uncommented; the script writes it under agents/<name>/ and refuses an existing or invalid name
+ * server: the template names every key of the frontmatter schema and is a valid IDENTITY.md as
+ * written, with every optional key uncommented and with the exclusive `program` alone; the script writes it under agents/<name>/ and refuses an existing or invalid name
  * with one line.
  */
 import { spawnSync } from "node:child_process";
@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentTemplate } from "../../scripts/agent-template.ts";
 import { parseIdentity } from "../../src/agents/identity.ts";
+import { AgentFrontmatterSchema } from "../../src/agents/identity-schema.ts";
 import { ROOT, tempDir } from "./processes.ts";
 
 const script = join(ROOT, "scripts", "new-agent.ts");
@@ -57,10 +58,18 @@ describe("npm run new-agent", () => {
     ]);
   });
 
+  it("names every key of the frontmatter schema, and no other", () => {
+    const keys = agentTemplate("reviewer")
+      .split("\n")
+      .map((line) => /^(?:# ?)?([a-z][A-Za-z]*):/.exec(line)?.[1])
+      .filter((key): key is string => key !== undefined);
+    expect([...new Set(keys)].sort()).toEqual(Object.keys(AgentFrontmatterSchema.shape).sort());
+  });
+
   it("stays valid with every optional key uncommented", () => {
     const text = agentTemplate("code-reviewer")
       .split("\n")
-      .map((line) => line.replace(/^# ( *[a-z][A-Za-z]*:)/, "$1"))
+      .map((line) => line.replace(/^# ( *(?:[a-z][A-Za-z]*:|- ))/, "$1"))
       .join("\n");
     expect(text).not.toBe(agentTemplate("code-reviewer"));
     const agent = parseIdentity("agents/code-reviewer/IDENTITY.md", text);
@@ -73,6 +82,14 @@ describe("npm run new-agent", () => {
     });
     expect(agent.tools.allow).toContain("read_file");
     expect(agent.tools.requireApproval).toEqual(["checkpoint_restore"]);
+    expect(agent.mcp.map((m) => m.name)).toEqual(["docs"]);
+    expect(agent.extendedSkills.map((k) => k.name)).toEqual(["Billing"]);
+    expect(agent.program).toBeNull();
+  });
+
+  it("stays valid with the exclusive program key alone uncommented", () => {
+    const text = agentTemplate("conformer").replace(/^#program:/m, "program:");
+    expect(parseIdentity("agents/conformer/IDENTITY.md", text).program).toBe("conformance");
   });
 
   it("creates agents/<name>/IDENTITY.md, and refuses an existing or invalid name in one line", () => {

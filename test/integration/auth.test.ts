@@ -1,8 +1,9 @@
 /**
- * Authentication and access with anonymous access off: every failure mode answers the same 401
- * (no hint of which part was wrong), cards stay public and advertise the scheme, user tokens and
- * OIDC JWTs (verified against a local JWKS) work, revocation takes effect within 10 seconds on
- * new requests and open streams, agent access lists answer 403, admin routes are for admins.
+ * Authentication and access with anonymous access off: a request without a token is asked for
+ * one, and every refused token gets the same 401 (not accepted: no hint of which part was wrong),
+ * cards stay public and advertise the scheme, user tokens and OIDC JWTs (verified against a local
+ * JWKS) work, revocation takes effect within 10 seconds on new requests and open streams, agent
+ * access lists answer 403, admin routes are for admins.
  */
 import { env } from "cloudflare:workers";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
@@ -20,29 +21,40 @@ import { until } from "../helpers/until.ts";
 
 type Task = { id: string; status: { state: string }; metadata?: Record<string, unknown> };
 
-const UNAUTHORIZED_RPC = {
+const NO_CREDENTIALS = "Unauthorized: send Authorization: Bearer <token>";
+const REFUSED = "Unauthorized: the token was not accepted (unknown, revoked, expired or mistyped)";
+const unauthorizedRpc = (message: string) => ({
   jsonrpc: "2.0",
   id: null,
-  error: { code: -32000, message: "Unauthorized: send Authorization: Bearer <token>" },
-};
+  error: { code: -32000, message },
+});
 
 describe("authentication", () => {
-  it("answers every kind of bad or missing credential with the same 401", async () => {
+  it("asks for a token without one; refuses any bad token with one 401 that says it was not accepted", async () => {
     const { id, token } = await newUser();
     const revoked = await newUser();
     await revokeTokens(env.DB, revoked.id);
-    const attempts: Record<string, string>[] = [
+    // No usable credentials: what to send.
+    const missing: Record<string, string>[] = [
       {},
       { Authorization: "" },
       { Authorization: "Bearer" },
       { Authorization: `Basic ${btoa(`${id}:${token}`)}` },
+      { Authorization: `bearer ${token} extra` },
+    ];
+    // A token sent and refused: the same words whatever was wrong (no hint which).
+    const refused: Record<string, string>[] = [
       { Authorization: `Bearer ${token}x` },
       { Authorization: "Bearer a2a_not-a-real-token" },
       { Authorization: `Bearer ${revoked.token}` },
       { Authorization: "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0." },
-      { Authorization: `bearer ${token} extra` },
+      { Authorization: "Bearer not-even-a-token" },
     ];
-    for (const headers of attempts) {
+    const attempts: Array<[Record<string, string>, string]> = [
+      ...missing.map((h): [Record<string, string>, string] => [h, NO_CREDENTIALS]),
+      ...refused.map((h): [Record<string, string>, string] => [h, REFUSED]),
+    ];
+    for (const [headers, message] of attempts) {
       const response = await callWorker("/", {
         method: "POST",
         headers: { "content-type": "application/json", "A2A-Version": "1.0", ...headers },
@@ -50,13 +62,15 @@ describe("authentication", () => {
       });
       expect(response.status, JSON.stringify(headers)).toBe(401);
       expect(response.headers.get("WWW-Authenticate")).toBe('Bearer realm="a2a"');
-      expect(await response.json()).toEqual(UNAUTHORIZED_RPC);
+      expect(await response.json(), JSON.stringify(headers)).toEqual(unauthorizedRpc(message));
     }
     const rest = await callWorker("/tasks/x", { headers: { "A2A-Version": "1.0" } });
     expect(rest.status).toBe(401);
-    expect(await rest.json()).toEqual(
-      errorBody(401, "UNAUTHENTICATED", "Unauthorized: send Authorization: Bearer <token>"),
-    );
+    expect(await rest.json()).toEqual(errorBody(401, "UNAUTHENTICATED", NO_CREDENTIALS));
+    const wrong = await callWorker("/tasks/x", {
+      headers: { "A2A-Version": "1.0", Authorization: "Bearer a2a_mistyped" },
+    });
+    expect(await wrong.json()).toEqual(errorBody(401, "UNAUTHENTICATED", REFUSED));
   });
 
   it("checks credentials sent in open mode: a non-Bearer Authorization is a 401, not anonymous", async () => {
@@ -83,7 +97,9 @@ describe("authentication", () => {
       const response = await call({ Authorization: authorization });
       expect(response.status, authorization).toBe(401);
       expect(response.headers.get("WWW-Authenticate")).toBe('Bearer realm="a2a"');
-      expect(await response.json()).toEqual(UNAUTHORIZED_RPC);
+      expect(await response.json()).toEqual(
+        unauthorizedRpc(/^Bearer a2a_\S+$/.test(authorization) ? REFUSED : NO_CREDENTIALS),
+      );
     }
     const rest = await callWorker(
       "/tasks/x",
@@ -91,9 +107,7 @@ describe("authentication", () => {
       open,
     );
     expect(rest.status).toBe(401);
-    expect(await rest.json()).toEqual(
-      errorBody(401, "UNAUTHENTICATED", "Unauthorized: send Authorization: Bearer <token>"),
-    );
+    expect(await rest.json()).toEqual(errorBody(401, "UNAUTHENTICATED", NO_CREDENTIALS));
     // No credentials (or an empty header) is anonymous; a good token is its user.
     expect((await call({})).status).toBe(200);
     expect((await call({ Authorization: "" })).status).toBe(200);

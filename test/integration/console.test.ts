@@ -1,8 +1,8 @@
 /**
  * The console's routes in workerd: the page with its security headers (a strict CSP with Trusted
  * Types; images only from itself and the origins of the agents' https icons), its bundled script
- * and stylesheet under content-hashed, immutable URLs, and what `/agents` tells it of each agent
- * (icon, starter prompts).
+ * and stylesheet under content-hashed, immutable URLs, `GET /` linking to it, and what `/agents`
+ * tells it of each agent (icon, starter prompts).
  */
 import { describe, expect, it } from "vitest";
 import { CONSOLE_HASH } from "../../src/console/assets.generated.ts";
@@ -43,6 +43,17 @@ describe("/console", () => {
     expect(styles).toContain(".markdown");
     expect(styles).not.toMatch(/@import/);
     expect((await fetchWorker("/console/", { redirect: "manual" })).status).toBe(308);
+  });
+
+  it("links the console from GET /: in the JSON index, and a browser is sent there", async () => {
+    const index = (await (await fetchWorker("/")).json()) as { console?: string };
+    expect(index.console).toMatch(/^https?:\/\/[^/]+\/console$/);
+    const browser = await fetchWorker("/", {
+      headers: { Accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+      redirect: "manual",
+    });
+    expect(browser.status).toBe(303);
+    expect(browser.headers.get("location")).toBe(index.console);
   });
 
   it("lists each agent's icon and starter prompts in /agents, for the console", async () => {

@@ -95,6 +95,41 @@ describe("JSON-RPC errors", () => {
     expect((await call("constructor", {})).body.error?.message).not.toContain("older name");
   });
 
+  it("-32601 names each version's own name for the other's method, both ways", async () => {
+    const call = async (method: string, headers?: Record<string, string>) =>
+      (await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: {} }), headers)).body
+        .error?.message;
+    // A v1.0 name over v0.3, the version asked for by its header.
+    expect(await call("SendMessage", { "A2A-Version": "0.3" })).toMatch(
+      /; SendMessage is an A2A 1\.0 method: over A2A 0\.3 call message\/send, or send A2A-Version: 1\.0 to call it$/,
+    );
+    // A v0.3 name over v1.0.
+    expect(await call("tasks/get")).toMatch(
+      /; tasks\/get is an A2A 0\.3 method: over A2A 1\.0 call GetTask, or send A2A-Version: 0\.3 to call it$/,
+    );
+    // A method only v1.0 has: the header that reaches it.
+    expect(await call("ListTasks", { "A2A-Version": "0.3" })).toMatch(
+      /; ListTasks is an A2A 1\.0 method: over A2A 0\.3 send A2A-Version: 1\.0 to call it$/,
+    );
+  });
+
+  it("-32601 says which method a near miss meant, in either version's spelling", async () => {
+    const call = async (method: string, headers?: Record<string, string>) =>
+      (await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: {} }), headers)).body
+        .error?.message;
+    expect(await call("SendMesage")).toMatch(/; did you mean SendMessage\?$/);
+    expect(await call("sendmessage")).toMatch(/; did you mean SendMessage\?$/);
+    expect(await call("GetTsak")).toMatch(/; did you mean GetTask\?$/);
+    expect(await call("message/sned", { "A2A-Version": "0.3" })).toMatch(
+      /; did you mean message\/send\?$/,
+    );
+    expect(await call("message/sned")).toMatch(
+      /; did you mean SendMessage\? \(message\/send in A2A 0\.3\)$/,
+    );
+    // Nothing near: the list of methods only.
+    expect(await call("DeleteEverything")).toMatch(/\)$/);
+  });
+
   it("-32602 with google.rpc.BadRequest field violations for invalid params", async () => {
     const cases: Array<[unknown, string]> = [
       [{}, "params.message"],

@@ -209,7 +209,7 @@ describe("push notification configs", () => {
     expect(missing.status).toBe(404);
   });
 
-  it("refuses private, loopback and metadata URLs unless WEB_FETCH_ALLOW_PRIVATE=true", async () => {
+  it("refuses private, loopback and metadata URLs unless WEB_FETCH_ALLOW_PRIVATE=true, naming the local fix", async () => {
     const strict = { ...closedEnv, WEB_FETCH_ALLOW_PRIVATE: "false" } as Env;
     const user = await newUser();
     const call = async (method: string, params: unknown) =>
@@ -228,6 +228,11 @@ describe("push notification configs", () => {
       const refused = await call("CreateTaskPushNotificationConfig", { taskId: task.id, url });
       expect(refused.error?.code, url).toBe(-32602);
       expect(refused.error?.message, url).toContain("push notification URL refused");
+      // Where it may be allowed, the refusal names the local fix.
+      if (!url.includes("169.254.169.254"))
+        expect(refused.error?.message, url).toContain(
+          "for a receiver on your machine, run the harness with npm run dev -- --var WEB_FETCH_ALLOW_PRIVATE:true",
+        );
     }
     // Inline with a send: refused before any task is made.
     const messageId = crypto.randomUUID();

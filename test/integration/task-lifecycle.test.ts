@@ -10,6 +10,7 @@ import { getTaskIndex } from "../../src/store/d1-index.ts";
 import { answerText, expectCompleted, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
 import { until } from "../helpers/until.ts";
+import { deleteIdentity, putIdentity } from "../helpers/uploaded-agents.ts";
 
 const send = async (text: string, extra: Record<string, unknown> = {}, path = "/") =>
   (await rpc<{ task: WireTask }>("SendMessage", { message: userMessage(text), ...extra }, { path }))
@@ -229,6 +230,25 @@ describe("task lifecycle", () => {
       "rejected the request (invalid_request_error, 400): bad thing",
     );
     expect(await modelRequests(bad.id)).toHaveLength(1);
+  });
+
+  it("fails at once, as the API would, on a message its model's context window cannot hold", async () => {
+    // An agent on a 200K-token model; the message is about 225,000 tokens (under MAX_BODY_BYTES).
+    const identity =
+      "---\nname: small-window\nmodel: claude-haiku-4-5\ntools: { allow: [read_file] }\n---\nYou read.\n";
+    expect((await putIdentity("small-window", identity)).status).toBe(200);
+    try {
+      const s = await scenario([{ text: "never" }]);
+      const task = await send(`${"word ".repeat(180_000)}${s.marker}`, {}, "/agents/small-window/");
+      expect(task.status.state).toBe("TASK_STATE_FAILED");
+      expect(task.status.message?.parts[0]?.text).toMatch(
+        /^The model call failed: the model API rejected the request \(invalid_request_error, 400\): prompt is too long: \d+ tokens > 200000 maximum/,
+      );
+      // A 400 is the request's fault: not retried.
+      expect((await modelRequests(s.id)).map((r) => [r.status, r.attempt])).toEqual([[400, 1]]);
+    } finally {
+      await deleteIdentity("small-window");
+    }
   });
 
   it("the watchdog ends a silent model stream and retries it without repeating streamed text", async () => {

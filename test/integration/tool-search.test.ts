@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { estimateTokens } from "../../src/loop/prompt/compaction.ts";
-import { contextWindowOf } from "../../src/loop/prompt/context-window.ts";
+import { contextWindowOf } from "../../src/model/context-window.ts";
 import { TOOL_SEARCH, TOOL_SHARE } from "../../src/tools/tool-search.ts";
 import { sendTask, userMessage } from "../helpers/a2a.ts";
 import { newUser } from "../helpers/as-user.ts";

@@ -13,7 +13,7 @@ import { nonJsonBody } from "../../platform/content-type.ts";
 import { bodyText } from "../../platform/json-body.ts";
 import type { AppEnv, RpcCall } from "../../protocol/app-types.ts";
 import { invalidParams, invalidRequest, methodNotFound, parseError } from "../errors.ts";
-import { type A2AVersion, methodNames, methodSpec, renamedMethodHint } from "../methods.ts";
+import { type A2AVersion, methodHint, methodNames, methodSpec } from "../methods.ts";
 import { requestedVersion, unsupportedVersionMessage } from "../version.ts";
 import { idOf } from "./rpc-id.ts";
 
@@ -72,13 +72,10 @@ export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
   call.method = method;
   const spec = methodSpec(version, method);
   if (!spec) {
-    const versionFromClient = Boolean(
+    const headerSent = Boolean(
       c.req.header("A2A-Version") ?? new URL(c.req.url).searchParams.get("A2A-Version"),
     );
-    const hint =
-      version === "0.3" && !versionFromClient && methodSpec("1.0", method)
-        ? "; the request has no A2A-Version header, so it was read as A2A 0.3: send A2A-Version: 1.0"
-        : renamedMethodHint(version, method);
+    const hint = methodHint(version, method, headerSent);
     return fail(methodNotFound(method, methodNames(version), version, hint));
   }
   call.sends = spec.sends;

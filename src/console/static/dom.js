@@ -1,6 +1,7 @@
 // DOM helpers of the console: element construction (strings always become text nodes, never
-// markup), a query shorthand, and the icon set as inline SVG drawn from paths, so every icon
-// renders the same in every browser and font (no emoji, no private-use glyphs).
+// markup), a query shorthand, the icon set as inline SVG drawn from paths, so every icon renders
+// the same in every browser and font (no emoji, no private-use glyphs), times and sizes for
+// people, a table's head, and files dropped on an element.
 import { language, t } from "./i18n/i18n.js";
 
 /** The first element matching `selector`. */
@@ -50,6 +51,14 @@ const ICONS = {
   play: { fill: ["M5 3.5l7 4.5-7 4.5z"] },
   spinner: ["M8 1.5a6.5 6.5 0 1 1-6.5 6.5"],
   mic: ["M6 3.5a2 2 0 0 1 4 0v4a2 2 0 0 1-4 0z", "M3.5 7.5a4.5 4.5 0 0 0 9 0", "M8 12v2.5"],
+  paperclip: [
+    "M10.5 4.5l-5 5a1.5 1.5 0 0 0 2.1 2.1l5.6-5.6a3 3 0 0 0-4.2-4.2L3.4 7.4a4.5 4.5 0 0 0 6.4 6.4l4.2-4.3",
+  ],
+  upload: ["M8 10.5V2.5", "M4.5 6L8 2.5 11.5 6", "M2.5 11v2.5h11V11"],
+  download: ["M8 2.5v8", "M4.5 7L8 10.5 11.5 7", "M2.5 11v2.5h11V11"],
+  refresh: ["M13 8a5 5 0 1 1-1.5-3.6", "M13 2.5v2.5h-2.5"],
+  folder: ["M1.5 4V13h13V5.5H7.5L6 4z"],
+  lock: ["M4 7.5h8v6H4z", "M5.5 7.5V5a2.5 2.5 0 0 1 5 0v2.5"],
 };
 
 /** An inline SVG icon (decorative: hidden from assistive technology; pair it with text). */
@@ -97,4 +106,36 @@ export function ago(iso) {
   if (s < 3600) return t("minutesAgo", Math.floor(s / 60));
   if (s < 86400) return t("hoursAgo", Math.floor(s / 3600));
   return new Date(then).toLocaleDateString(language());
+}
+
+/** A size for people: bytes, KB or MB. */
+export function sizeText(bytes) {
+  if (bytes < 1000) return t("bytes", bytes);
+  if (bytes < 1_000_000) return t("kilobytes", (bytes / 1000).toFixed(1));
+  return t("megabytes", (bytes / 1_000_000).toFixed(1));
+}
+
+/** A table's head row of column headings. */
+export const tableHead = (headings) =>
+  el("thead", {}, el("tr", {}, ...headings.map((h) => el("th", { scope: "col", text: h }))));
+
+/**
+ * Calls `take(files)` with the files dropped on `zone`, which is marked `dropping` while files are
+ * dragged over it (other drags pass through).
+ */
+export function onFilesDropped(zone, take) {
+  zone.addEventListener("dragover", (e) => {
+    if (!e.dataTransfer?.types.includes("Files")) return;
+    e.preventDefault();
+    zone.classList.add("dropping");
+  });
+  zone.addEventListener("dragleave", (e) => {
+    if (!zone.contains(e.relatedTarget)) zone.classList.remove("dropping");
+  });
+  zone.addEventListener("drop", (e) => {
+    if (!e.dataTransfer?.files.length) return;
+    e.preventDefault();
+    zone.classList.remove("dropping");
+    take([...e.dataTransfer.files]);
+  });
 }

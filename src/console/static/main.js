@@ -1,10 +1,12 @@
-// The harness's web console (served at /console): agents, the caller's conversations to reopen,
-// a streaming chat that shows the harness's events, answers input-required forms and stops a
-// running task, and a task inspector; starter prompts on an empty conversation, "@agent" to write
-// to another agent, voice input, in English or Portuguese (Brazil). Plain browser JavaScript
-// modules bundled by esbuild; it speaks A2A v1.0 JSON-RPC and the REST API to the same endpoints
-// as any client.
+// The harness's web console (served at /console): agents, the caller's conversations to reopen
+// (renamed and searched), a streaming chat that shows the harness's events, answers input-required
+// forms, takes attached files and stops a running task, and a side panel: a task inspector, the
+// workspace's files and state, and the raw JSON of every request; starter prompts on an empty
+// conversation, "@agent" to write to another agent, voice input, in English or Portuguese
+// (Brazil). Plain browser JavaScript modules bundled by esbuild; it speaks A2A v1.0 JSON-RPC and
+// the REST API to the same endpoints as any client.
 import { api, auth } from "./api.js";
+import { hasAttachments, messageParts, wireAttachments } from "./chat/attachments.js";
 import { wireComposer } from "./chat/composer.js";
 import { starterChips } from "./chat/starters.js";
 import { View } from "./chat/view.js";
@@ -15,16 +17,23 @@ import {
   currentOf,
   fillTitles,
   forget,
+  keptTitle,
   listConversations,
   remember,
+  rename,
   renderConversations,
   setCurrent,
 } from "./side/conversations.js";
+import { refreshFiles, showFiles, wireFiles } from "./side/files.js";
 import { inspect, loadTasks } from "./side/inspector.js";
+import { drawRaw, wireRaw } from "./side/raw.js";
 import { agentIcon, loadCard, loadRoster, markSelected, showNames } from "./side/roster.js";
 import { whoAmI as askWho } from "./side/signin.js";
+import { refreshState, showState } from "./side/state.js";
+import { openPane, showPane, wireTabs } from "./side/tabs.js";
+import { workspaceScope } from "./workspace.js";
 
-const app = { user: null, view: null, listRound: 0 };
+const app = { user: null, view: null, listRound: 0, conversations: [] };
 const transcript = $("#transcript");
 let stick = true;
 
@@ -71,13 +80,20 @@ function selectAgent(name, contextId = currentOf(app.user, name)) {
   loadCard(name, (shown) => app.view?.agent === shown);
 }
 
+/** Sends `text` and the attached files in the open conversation (text alone at once). */
+async function sendMessage(text) {
+  const view = app.view;
+  const parts = hasAttachments() ? await messageParts(text) : text ? [{ text }] : [];
+  if (parts.length > 0) view.send(parts);
+}
+
 /** A message addressed to `agent` ("@agent ..."): a new conversation with it, unless it is open. */
 function address(agent, text) {
   if (agent !== app.view.agent) {
     setCurrent(app.user, agent, null);
     selectAgent(agent, null);
   }
-  if (text) app.view.send([{ text }]);
+  sendMessage(text);
 }
 
 /** Redraws everything in the language just chosen, the open conversation included. */
@@ -106,6 +122,7 @@ const viewHooks = {
     showHeading(view);
     refreshConversations();
     showTasks(view);
+    showWorkspace(view);
   },
   changed(view, turn, { sent = false } = {}) {
     if (view !== app.view) return;
@@ -136,19 +153,49 @@ const viewHooks = {
     showActivity();
     showTasks(view);
     refreshConversations();
+    showWorkspace(view);
   },
   gone(view) {
     forget(app.user, view.contextId);
     view.contextId = null;
     if (view === app.view) refreshConversations();
   },
-  inspect: (taskId) => inspect(app.view.agent, taskId),
+  inspect: (taskId) => inspectTask(app.view.agent, taskId),
 };
+
+/** Opens the inspector's tab on a task. */
+function inspectTask(agent, taskId) {
+  showPane("inspector");
+  inspect(agent, taskId);
+}
+
+/** The workspace the Files and State panes show: the open view's (workspace.js). */
+const scopeOf = (view) =>
+  workspaceScope({
+    agent: view.agent,
+    contextId: view.contextId,
+    anonymous: app.user === "anonymous",
+  });
+
+/** Points the Files and State panes at `view`'s workspace; the one shown is read again. */
+function showWorkspace(view) {
+  const pane = openPane();
+  showFiles(scopeOf(view), { read: pane === "files" });
+  showState(scopeOf(view), { read: pane === "state" });
+}
+
+/** A pane was opened: it is drawn from what is there now. */
+function paneOpened(name) {
+  if (name === "files") refreshFiles();
+  else if (name === "state") refreshState();
+  else if (name === "raw") drawRaw();
+}
 
 function showHeading(view) {
   $("#agent-icon").replaceChildren(agentIcon(view.agent) ?? "");
   $("#agent-name").textContent = view.agent;
-  $("#conversation-title").textContent = view.title || (view.contextId ? "" : t("newConversation"));
+  const title = (view.contextId && keptTitle(app.user, view.contextId)) || view.title;
+  $("#conversation-title").textContent = title || (view.contextId ? "" : t("newConversation"));
 }
 
 function showActivity() {
@@ -166,7 +213,7 @@ function openConversation(agent, contextId) {
   const view = new View(agent, contextId, viewHooks);
   app.view = view;
   transcript.replaceChildren(view.list);
-  if (!contextId) view.list.append(starterChips(agent, (text) => view.send([{ text }])) ?? "");
+  if (!contextId) view.list.append(starterChips(agent, (text) => sendMessage(text)) ?? "");
   stick = true;
   showHeading(view);
   showActivity();
@@ -178,18 +225,39 @@ function openConversation(agent, contextId) {
   });
   refreshConversations();
   showTasks(view);
+  showWorkspace(view);
   document.body.classList.remove("nav-open");
   $("#menu").setAttribute("aria-expanded", "false");
   $("#prompt").focus();
 }
 
 function showTasks(view) {
-  loadTasks(view.agent, view.contextId, (id) => inspect(view.agent, id));
+  loadTasks(view.agent, view.contextId, (id) => inspectTask(view.agent, id));
 }
 
 function newConversation() {
   setCurrent(app.user, app.view.agent, null);
   openConversation(app.view.agent, null);
+}
+
+/** Draws the conversations last listed, those matching the search box. */
+function drawConversations() {
+  const view = app.view;
+  if (!view) return;
+  renderConversations(
+    $("#conversations"),
+    app.conversations,
+    view.contextId,
+    {
+      open: (contextId) => {
+        setCurrent(app.user, view.agent, contextId);
+        openConversation(view.agent, contextId);
+      },
+      rename: renameConversation,
+      remove: removeConversation,
+    },
+    $("#conversation-search").value,
+  );
 }
 
 async function refreshConversations() {
@@ -198,16 +266,24 @@ async function refreshConversations() {
   const items = await listConversations(app.user, view.agent);
   const draw = () => {
     if (round !== app.listRound) return;
-    renderConversations($("#conversations"), items, view.contextId, {
-      open: (contextId) => {
-        setCurrent(app.user, view.agent, contextId);
-        openConversation(view.agent, contextId);
-      },
-      remove: removeConversation,
-    });
+    app.conversations = items;
+    drawConversations();
   };
   draw();
   if (await fillTitles(app.user, items)) draw();
+}
+
+/** Renames a conversation (null: left as it was) and shows its new title. */
+function renameConversation(item, title) {
+  if (title === null || title.trim() === (item.title ?? "")) return drawConversations();
+  rename(app.user, item, title);
+  item.title = title.trim().slice(0, 120);
+  if (app.view?.contextId === item.contextId) {
+    app.view.title = item.title;
+    showHeading(app.view);
+  }
+  announce(t("renamed", item.title));
+  refreshConversations();
 }
 
 async function removeConversation(item) {
@@ -237,7 +313,7 @@ function wire() {
   });
   wireComposer({
     ready: () => Boolean(app.view),
-    send: (text) => app.view.send([{ text }]),
+    send: sendMessage,
     address,
     running: () => Boolean(app.view?.running),
     stop: () => app.view.stop(),
@@ -271,6 +347,11 @@ function wire() {
     e.preventDefault();
     if (app.view) inspect(app.view.agent, $("#inspect-id").value.trim());
   });
+  $("#conversation-search").addEventListener("input", drawConversations);
+  wireAttachments($("main.chat"), announce);
+  wireFiles(announce);
+  wireRaw();
+  wireTabs(paneOpened);
 }
 
 async function boot() {

@@ -190,10 +190,17 @@ function regressionLines(r: NonNullable<SessionNoteFacts["regression"]>): string
   ];
 }
 
+/** Who made a change: the agent and its task, or a person (an upload, a deletion, a file sent). */
+function changedBy(c: ChangeEntry): string {
+  const task = c.taskId ? ` · task ${c.taskId.slice(0, 8)}` : "";
+  if (c.person) return `a person (${oneLine(c.person, 40)})${task}`;
+  return `${oneLine(c.agent ?? "?", 40)}${task}`;
+}
+
 function changeLines(changes: ChangeEntry[]): string[] {
   return changes.map(
     (c) =>
-      `- ${when(c.at)} ${c.op}${c.path ? ` ${oneLine(c.path, 80)}` : ""} · ${oneLine(c.agent ?? "?", 40)} · task ${c.taskId.slice(0, 8)} · ${oneLine(c.line, 120)}`,
+      `- ${when(c.at)} ${c.op}${c.path ? ` ${oneLine(c.path, 80)}` : ""} · ${changedBy(c)} · ${oneLine(c.line, 120)}`,
   );
 }
 

@@ -2,11 +2,12 @@
  * The scripted Anthropic Messages API as a pure Web fetch handler (Request -> Response), for
  * tests (served over HTTP by test/fake-model/server.ts) and for keyless runs of the Worker
  * (passed to `new Anthropic({ fetch })`). Serves `POST /v1/messages` (auth, minimal
- * validation, scenario or directive turns, streamed or complete, or a recorded stream replayed
- * verbatim) and a control API under
- * `/_scripted/` (scenarios, request log, reset, health). No Node APIs.
+ * validation, a prompt its model's context window cannot hold refused as the API refuses it,
+ * scenario or directive turns, streamed or complete, or a recorded stream replayed verbatim) and
+ * a control API under `/_scripted/` (scenarios, request log, reset, health). No Node APIs.
  */
 import { z } from "zod";
+import { contextWindowOf } from "../context-window.ts";
 import { directiveTurn, findScenarioId, turnIndexOf } from "./directives.ts";
 import { completeTurn, type PlayContext, streamTurn } from "./play.ts";
 import { type RecordingSource, recordingFor, replayRecording } from "./recorded.ts";
@@ -61,6 +62,23 @@ function estimateInputTokens(request: MessagesRequest): number {
         ? 0
         : JSON.stringify(request.system).length;
   return Math.ceil((system + JSON.stringify(request.messages).length) / 4);
+}
+
+/**
+ * The API's answer to a prompt its model's context window cannot hold (a 400
+ * `invalid_request_error`, "prompt is too long: N tokens > W maximum"), or null when it fits.
+ * Tokens are estimated as four characters each, the same count usage reports.
+ */
+function promptTooLong(request: MessagesRequest): Response | null {
+  const tokens = estimateInputTokens(request);
+  const window = contextWindowOf(request.model);
+  return tokens > window
+    ? apiError(
+        400,
+        "invalid_request_error",
+        `prompt is too long: ${tokens} tokens > ${window} maximum`,
+      )
+    : null;
 }
 
 function scriptedError(spec: ErrorSpec): Response {
@@ -143,6 +161,9 @@ async function handleMessages(
   entry.turnIndex = selection.turnIndex;
   const attempt = store.nextAttempt(selection.scenario, selection.turnIndex);
   entry.attempt = attempt;
+  // Logged under its scenario and attempt, so a test can count that it was not retried.
+  const tooLong = promptTooLong(parsed);
+  if (tooLong) return finish(tooLong);
 
   const failure = selection.alwaysError ?? selection.turn.errors?.[attempt - 1];
   if (failure) return finish(scriptedError(failure));

@@ -1,12 +1,17 @@
 /**
- * Content-addressed blobs of a workspace in R2: a file's UTF-8 bytes live at
+ * Content-addressed blobs of a workspace in R2: a file's bytes live at
  * `agents/<agent>/users/<owner>/blobs/<sha256 hex>`, written once and never changed. Blobs are
- * not garbage-collected: one may be referenced by the manifest or any checkpoint.
+ * not garbage-collected: one may be referenced by the manifest or any checkpoint. A blob is text
+ * when its bytes are UTF-8 (everything the tools write); an upload's may not be: {@link NOT_TEXT}.
  */
 import { userKey } from "../../store/r2-keys.ts";
 import type { WorkspaceScope } from "../keys.ts";
 import { workspacePath } from "../limits.ts";
 import type { Manifest } from "./manifest.ts";
+import { decodeUtf8 } from "./text.ts";
+
+/** What {@link Blobs.text} answers for a blob whose bytes are not UTF-8 text. */
+export const NOT_TEXT = Symbol("not text");
 
 /** The R2 key of a blob. */
 export function blobKey(scope: WorkspaceScope, hash: string): string {
@@ -32,17 +37,22 @@ export class Blobs {
     this.#scope = scope;
   }
 
-  /** Stores `bytes` under their hash (`text`: the same content, kept in memory). */
-  async put(hash: string, bytes: Uint8Array, text?: string): Promise<void> {
+  /** Stores `bytes` under their hash (`text`: the same content as text, kept in memory; null: not text). */
+  async put(hash: string, bytes: Uint8Array, text: string | null): Promise<void> {
     await this.#bucket.put(blobKey(this.#scope, hash), bytes, {
-      httpMetadata: { contentType: "text/plain; charset=utf-8" },
+      httpMetadata: {
+        contentType: text === null ? "application/octet-stream" : "text/plain; charset=utf-8",
+      },
       sha256: hash,
     });
-    if (text !== undefined) this.#remember(hash, text, bytes.byteLength);
+    if (text !== null) this.#remember(hash, text, bytes.byteLength);
   }
 
-  /** The text of blob `hash`, or null when R2 has no such object. */
-  async text(hash: string): Promise<string | null> {
+  /**
+   * The text of blob `hash`; {@link NOT_TEXT} when its bytes are not UTF-8, null when R2 has no
+   * such object.
+   */
+  async text(hash: string): Promise<string | typeof NOT_TEXT | null> {
     const hit = this.#cache.get(hash);
     if (hit !== undefined) {
       this.#cache.delete(hash);
@@ -51,9 +61,18 @@ export class Blobs {
     }
     const object = await this.#bucket.get(blobKey(this.#scope, hash));
     if (object === null) return null;
-    const text = await object.text();
+    const text = decodeUtf8(new Uint8Array(await object.arrayBuffer()));
+    if (text === null) return NOT_TEXT;
     this.#remember(hash, text, object.size);
     return text;
+  }
+
+  /** The bytes of blob `hash` as stored, or null when R2 has no such object. */
+  async bytes(hash: string): Promise<Uint8Array | null> {
+    const hit = this.#cache.get(hash);
+    if (hit !== undefined) return new TextEncoder().encode(hit);
+    const object = await this.#bucket.get(blobKey(this.#scope, hash));
+    return object === null ? null : new Uint8Array(await object.arrayBuffer());
   }
 
   #remember(hash: string, text: string, bytes: number): void {
@@ -68,7 +87,10 @@ export class Blobs {
   }
 }
 
-/** The whole text of each of `paths` (null where there is no such file), read in parallel. */
+/**
+ * The whole text of each of `paths` (null where there is no such file, or it is not text), read
+ * in parallel.
+ */
 export async function readTexts(
   manifest: Pick<Manifest, "get">,
   blobs: Blobs,
@@ -78,7 +100,8 @@ export async function readTexts(
     paths.map(async (path) => {
       const p = workspacePath(path);
       const row = p.ok ? manifest.get(p.value) : null;
-      return [path, row ? await blobs.text(row.hash) : null] as const;
+      const text = row ? await blobs.text(row.hash) : null;
+      return [path, typeof text === "string" ? text : null] as const;
     }),
   );
   return Object.fromEntries(texts);

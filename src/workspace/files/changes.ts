@@ -8,22 +8,28 @@
  *  - before a task's first change, a checkpoint `before task <taskId>` recorded as the task's
  *    checkpoint; when nothing changed since the latest checkpoint, that one is recorded instead,
  *    and a checkpoint taken for the file serves the task too (one checkpoint per change at most).
+ *    A person's change (an upload, a file sent with a message) is no task's work: it takes no
+ *    task checkpoint, so a rollback of the task keeps it.
+ * A deletion is a change like an overwrite (the file's version is checkpointed first if needed).
  * Synchronous SQL only.
  */
 import type { Checkpoints } from "./checkpoints.ts";
 import type { Manifest } from "./manifest.ts";
 
-/** A file's new version, its blob already stored. */
+/** A file's new version, its blob already stored; or its deletion (`hash`: the version removed). */
 export interface Change {
   path: string;
   hash: string;
   size: number;
-  op: "write" | "edit";
+  op: "write" | "edit" | "delete";
+  /** The task that made it, or "" (a person's change through the files API). */
   taskId: string;
   /** Whether the path already held a file. */
   existing: boolean;
   /** The agent whose task made it (for the change history). */
   agent?: string;
+  /** The person who made it (see WriteMeta.person). */
+  person?: string;
   /** One line saying what changed, and the lines added and removed. */
   line: string;
   added: number;
@@ -67,7 +73,7 @@ export function commitChange(
   const now = new Date().toISOString();
   const latest = checkpoints.latest();
   const fileNeeds = change.existing && fileNeedsCheckpoint(manifest, checkpoints, change.path);
-  const taskNeeds = checkpoints.forTask(change.taskId) === null;
+  const taskNeeds = change.person === undefined && checkpoints.forTask(change.taskId) === null;
   let taken: string | null = null;
   if (!fileNeeds && taskNeeds && latest && latest.seq === manifest.changeSeq()) {
     checkpoints.setForTask(change.taskId, latest.id);
@@ -82,7 +88,9 @@ export function commitChange(
     }).id;
     if (taskNeeds) checkpoints.setForTask(change.taskId, taken);
   }
-  manifest.put(change.path, change.hash, change.size, now, manifest.nextSeq());
+  const seq = manifest.nextSeq();
+  if (change.op === "delete") manifest.remove(change.path);
+  else manifest.put(change.path, change.hash, change.size, now, seq);
   return taken;
 }
 

@@ -108,7 +108,7 @@ export async function searchFiles(
       const row = files[index] as FileRow;
       const text = await blobs.text(row.hash);
       searched += 1;
-      if (text === null) continue;
+      if (typeof text !== "string") continue; // gone from storage, or not text
       const hits: GrepMatch[] = [];
       splitLines(text).forEach((line, i) => {
         if (regex.test(line)) {

@@ -109,6 +109,12 @@ export class Manifest {
     this.#rows().set(path, { path, hash, size, updated_at: updatedAt, seq });
   }
 
+  /** Removes `path` (the caller moves the change counter on: a deletion is a change). */
+  remove(path: string): void {
+    this.#sql.exec("DELETE FROM files WHERE path = ?", path);
+    this.#rows().delete(path);
+  }
+
   /** Every row, sorted by path. */
   rows(): FileRow[] {
     return [...this.#rows().values()]

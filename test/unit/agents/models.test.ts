@@ -4,9 +4,11 @@
  * does not), `DEFAULT_MODEL` for a file that names no model, and no run_code for a read-only
  * agent unless its file grants it.
  */
-import { describe, expect, it } from "vitest";
+
+import type { Model } from "@anthropic-ai/sdk/resources/messages";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { parseIdentity, withDefaultModel } from "../../../src/agents/identity.ts";
-import { effortFor, effortsOf } from "../../../src/agents/models.ts";
+import { effortFor, effortsOf, KNOWN_MODELS, nearModel } from "../../../src/agents/models.ts";
 import { loadConfig } from "../../../src/config/config.ts";
 import { BUILT_IN_MODEL } from "../../../src/config/env-schema.ts";
 import { modelParams } from "../../../src/loop/turn/model-params.ts";
@@ -113,5 +115,26 @@ describe("run_code for read-only agents", () => {
       "run_code",
     ]);
     expect(names([...readOnly, "code: { cpuMs: 500 }"])).toContain("run_code");
+  });
+});
+
+/** The literal ids of a union that also admits any string (the SDK's `(string & {})`). */
+type Literals<T> = T extends string ? (string extends T ? never : T) : never;
+
+describe("the model ids the harness knows", () => {
+  it("are the SDK's Model ids, no more and no fewer", () => {
+    expectTypeOf<(typeof KNOWN_MODELS)[number]>().toEqualTypeOf<Literals<Model>>();
+    expect(new Set(KNOWN_MODELS).size).toBe(KNOWN_MODELS.length);
+  });
+
+  it("names the known id one edit from a likely typo, and nothing for a known or far id", () => {
+    expect(nearModel("claude-sonet-4-6")).toBe("claude-sonnet-4-6");
+    expect(nearModel("claude-sonnet-4.6")).toBe("claude-sonnet-4-6");
+    expect(nearModel("Claude-Sonnet-4-6")).toBe("claude-sonnet-4-6");
+    expect(nearModel("claude-haiku-45")).toBe("claude-haiku-4-5");
+    expect(nearModel("claude-sonnet-4-6")).toBeNull();
+    expect(nearModel("claude-opus-4-5-20251101")).toBeNull();
+    expect(nearModel("gpt-5")).toBeNull();
+    expect(nearModel("claude-snt-4-6")).toBeNull();
   });
 });

@@ -197,10 +197,17 @@ describe("memory, plan and progress tools", () => {
             },
       write: async (_p, content, meta) => {
         expect(meta.harness).toBe(true);
+        if (typeof content !== "string") throw new Error("the harness writes text");
         stored = content;
         return {
           ok: true,
-          value: { path: "PROGRESS.json", bytes: content.length, created: false, checkpoint: null },
+          value: {
+            path: "PROGRESS.json",
+            bytes: content.length,
+            created: false,
+            checkpoint: null,
+            updatedAt: new Date().toISOString(),
+          },
         };
       },
     };

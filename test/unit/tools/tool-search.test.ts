@@ -10,7 +10,7 @@ import {
   CONTEXT_WINDOWS,
   contextWindowOf,
   DEFAULT_CONTEXT_WINDOW,
-} from "../../../src/loop/prompt/context-window.ts";
+} from "../../../src/model/context-window.ts";
 import { allTools } from "../../../src/tools/catalog.ts";
 import {
   loadedTools,

@@ -2,9 +2,11 @@
 // that begins with "@<agent>", an agent of the roster, is addressed to that agent: the console
 // opens a new conversation with it and sends the rest there (see docs/dev-loop.md). Typing "@"
 // at the start offers the agents' names (a click or Tab completes one, Esc closes the list). The
-// microphone, where the browser has speech recognition, dictates into the box (voice.js).
+// microphone, where the browser has speech recognition, dictates into the box (voice.js). A message
+// may be files alone (attachments.js); the caller adds them to what it sends.
 import { $, el } from "../dom.js";
 import { agentIcon, agentNames } from "../side/roster.js";
+import { hasAttachments } from "./attachments.js";
 import { wireVoice } from "./voice.js";
 
 const MENTION = /^@([a-z][a-z0-9-]{0,62})(?:\s+([\s\S]*))?$/;
@@ -56,7 +58,7 @@ export function wireComposer(hooks) {
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const text = prompt.value.trim();
-    if (!text || !hooks.ready()) return;
+    if ((!text && !hasAttachments()) || !hooks.ready()) return;
     prompt.value = "";
     hide();
     const to = addressed(text, agentNames());

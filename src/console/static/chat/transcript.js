@@ -2,7 +2,7 @@
 // their full histories (user messages, harness events, questions, answers) and answer artifacts
 // from ListTasks with that contextId, turned into the same turns the live chat shows.
 import { api, rpc, textOf } from "../api.js";
-import { el } from "../dom.js";
+import { el, icon } from "../dom.js";
 import { t } from "../i18n/i18n.js";
 import { formOf } from "./form.js";
 import { harnessEvent, Turn } from "./turn.js";
@@ -40,7 +40,7 @@ export async function loadConversation(agent, contextId) {
   const first = [...(detail.messages || []), ...(tasks[0].history || [])].find(
     (m) => m.role === "ROLE_USER",
   );
-  return { tasks, title: first ? shownText(first.parts) : "" };
+  return { tasks, title: first ? titleOf(first.parts) : "" };
 }
 
 /** What a person sent, as shown: text parts, and data parts as JSON. */
@@ -53,13 +53,30 @@ export function shownText(parts) {
     .join(" ");
 }
 
-/** A bubble with what the person sent. */
+/** The names of the files a message carries (its file parts: `raw` or `url`). */
+export const fileNames = (parts) =>
+  (parts || [])
+    .filter((p) => p.raw !== undefined || p.url !== undefined)
+    .map((p) => String(p.filename || p.url || t("file")));
+
+/** A message's title (a conversation's): what it said, else the files it carried. */
+export const titleOf = (parts) => shownText(parts) || fileNames(parts).join(", ");
+
+/** A bubble with what the person sent, and the files attached to it. */
 export function userBubble(parts) {
+  const files = fileNames(parts);
   return el(
     "li",
     { class: "turn user-turn" },
     el("div", { class: "who", text: t("you") }),
     el("div", { class: "said", text: shownText(parts) }),
+    files.length > 0
+      ? el(
+          "ul",
+          { class: "sent-files", "aria-label": t("attachedFiles") },
+          ...files.map((name) => el("li", { class: "attachment" }, icon("paperclip"), name)),
+        )
+      : null,
   );
 }
 

@@ -6,7 +6,7 @@
 import { rpc, stream } from "../api.js";
 import { el } from "../dom.js";
 import { t } from "../i18n/i18n.js";
-import { loadConversation, renderTask, shownText, userBubble } from "./transcript.js";
+import { loadConversation, renderTask, titleOf, userBubble } from "./transcript.js";
 import { Turn } from "./turn.js";
 
 const RESUME_ATTEMPTS = 5;
@@ -105,7 +105,7 @@ export class View {
       ...(this.contextId ? { contextId: this.contextId } : {}),
       ...(taskId ? { taskId } : {}),
     };
-    const entry = { turn, started: release, first: shownText(parts) };
+    const entry = { turn, started: release, first: titleOf(parts) };
     try {
       await this.#pipe(entry, "SendStreamingMessage", { message });
     } catch (error) {

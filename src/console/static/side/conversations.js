@@ -1,9 +1,10 @@
 // The conversations a person can reopen: the ones this browser started (kept in localStorage per
 // signed-in user, with a title from the first message and the one open per agent) merged with the
 // caller's list from GET /api/sessions (empty for anonymous callers, whose conversations are known
-// only to the browser that holds their ids). Deleting one erases it on the server too.
+// only to the browser that holds their ids). A conversation can be renamed (the title is this
+// browser's) and the list searched by title. Deleting one erases it on the server too.
 import { api } from "../api.js";
-import { shownText } from "../chat/transcript.js";
+import { titleOf } from "../chat/transcript.js";
 import { ago, el, icon } from "../dom.js";
 import { language, t } from "../i18n/i18n.js";
 
@@ -51,6 +52,11 @@ export function currentOf(user, agent) {
   return read(user).current.get(agent) ?? null;
 }
 
+/** The title this browser keeps for a conversation (its first message, or a new name), or "". */
+export function keptTitle(user, contextId) {
+  return read(user).items.find((c) => c.contextId === contextId)?.title ?? "";
+}
+
 /** Marks the conversation open for `agent` (null: a new one). */
 export function setCurrent(user, agent, contextId) {
   const record = read(user);
@@ -73,6 +79,40 @@ export function remember(user, { agent, contextId, title, updatedAt }) {
     if (short && !existing.title) existing.title = short;
   } else record.items.push({ agent, contextId, title: short, startedAt: at, updatedAt: at });
   write(user, record);
+}
+
+/**
+ * Renames a conversation in this browser (its title is this browser's: the server keeps none);
+ * an empty title gives the conversation its first message back as its title, when next read.
+ */
+export function rename(user, item, title) {
+  const record = read(user);
+  const now = new Date().toISOString();
+  let kept = record.items.find((c) => c.contextId === item.contextId);
+  if (!kept) {
+    kept = {
+      agent: item.agent,
+      contextId: item.contextId,
+      title: "",
+      startedAt: item.startedAt || now,
+      updatedAt: item.updatedAt || now,
+    };
+    record.items.push(kept);
+  }
+  kept.title = String(title).trim().slice(0, 120);
+  write(user, record);
+}
+
+/** The conversations whose title (or id) holds `query`, ignoring case and accents. */
+export function matching(items, query) {
+  const fold = (text) =>
+    String(text)
+      .normalize("NFD")
+      .replace(/\p{Diacritic}/gu, "")
+      .toLowerCase();
+  const wanted = fold(query.trim());
+  if (!wanted) return items;
+  return items.filter((c) => fold(`${c.title} ${c.contextId}`).includes(wanted));
 }
 
 /** Forgets a conversation in this browser. */
@@ -119,7 +159,7 @@ export async function fillTitles(user, items) {
       const detail = await api(`/api/sessions/${encodeURIComponent(item.contextId)}`);
       const first = (detail.messages || []).find((m) => m.role === "ROLE_USER");
       if (!first) continue;
-      item.title = shownText(first.parts).slice(0, 120);
+      item.title = titleOf(first.parts).slice(0, 120);
       remember(user, item);
       filled++;
     } catch {
@@ -129,46 +169,99 @@ export async function fillTitles(user, items) {
   return filled > 0;
 }
 
-/** Renders the list; `open(contextId)` and `remove(item)` are the item's actions. */
-export function renderConversations(list, items, activeId, { open, remove }) {
+/** The title a conversation is listed with (its date when it has none). */
+const titleShown = (item) =>
+  item.title ||
+  t("conversationOf", new Date(item.startedAt || item.updatedAt).toLocaleString(language()));
+
+/** Turns a conversation's row into a box that renames it: Enter or leaving it keeps, Esc not. */
+function renameInPlace(row, item, done) {
+  const box = el("input", {
+    type: "text",
+    class: "rename",
+    value: item.title,
+    maxlength: 120,
+    "aria-label": t("renameConversationNamed", titleShown(item)),
+  });
+  let finished = false;
+  const finish = (keep) => {
+    if (finished) return;
+    finished = true;
+    done(keep ? box.value : null);
+  };
+  box.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      finish(true);
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      finish(false);
+    }
+  });
+  box.addEventListener("blur", () => finish(true));
+  row.replaceChildren(box);
+  box.focus();
+  box.select();
+}
+
+/** One conversation's row: open it, rename it, delete it. */
+function row(item, activeId, actions) {
+  const title = titleShown(item);
+  const meta = [item.tasks ? t("tasks", item.tasks) : "", ago(item.updatedAt)]
+    .filter(Boolean)
+    .join(" · ");
+  const li = el("li", { class: "conversation", "data-context-id": item.contextId });
+  li.append(
+    el(
+      "button",
+      {
+        type: "button",
+        class: "open",
+        "aria-current": item.contextId === activeId ? "true" : null,
+        onclick: () => actions.open(item.contextId),
+      },
+      el("span", { class: "title", text: title }),
+      el("span", { class: "muted meta", text: meta }),
+    ),
+    el(
+      "button",
+      {
+        type: "button",
+        class: "icon-button rename-button",
+        title: t("renameConversation"),
+        "aria-label": t("renameConversationNamed", title),
+        onclick: () => renameInPlace(li, item, (text) => actions.rename(item, text)),
+      },
+      icon("pencil"),
+    ),
+    el(
+      "button",
+      {
+        type: "button",
+        class: "icon-button",
+        title: t("deleteConversation"),
+        "aria-label": t("deleteConversationNamed", title),
+        onclick: () => actions.remove(item),
+      },
+      icon("trash"),
+    ),
+  );
+  return li;
+}
+
+/**
+ * Renders the list, those matching `query` only; `open(contextId)`, `rename(item, title)` (null:
+ * kept as it was) and `remove(item)` are a row's actions.
+ */
+export function renderConversations(list, items, activeId, actions, query = "") {
   if (items.length === 0) {
     list.replaceChildren(el("li", { class: "muted empty", text: t("noConversations") }));
     return;
   }
-  list.replaceChildren(
-    ...items.map((item) => {
-      const title =
-        item.title ||
-        t("conversationOf", new Date(item.startedAt || item.updatedAt).toLocaleString(language()));
-      const meta = [item.tasks ? t("tasks", item.tasks) : "", ago(item.updatedAt)]
-        .filter(Boolean)
-        .join(" · ");
-      return el(
-        "li",
-        { class: "conversation", "data-context-id": item.contextId },
-        el(
-          "button",
-          {
-            type: "button",
-            class: "open",
-            "aria-current": item.contextId === activeId ? "true" : null,
-            onclick: () => open(item.contextId),
-          },
-          el("span", { class: "title", text: title }),
-          el("span", { class: "muted meta", text: meta }),
-        ),
-        el(
-          "button",
-          {
-            type: "button",
-            class: "icon-button",
-            title: t("deleteConversation"),
-            "aria-label": t("deleteConversationNamed", title),
-            onclick: () => remove(item),
-          },
-          icon("trash"),
-        ),
-      );
-    }),
-  );
+  const shown = matching(items, query);
+  if (shown.length === 0) {
+    list.replaceChildren(el("li", { class: "muted empty", text: t("noMatch", query.trim()) }));
+    return;
+  }
+  list.replaceChildren(...shown.map((item) => row(item, activeId, actions)));
 }

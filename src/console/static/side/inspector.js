@@ -3,9 +3,12 @@
 // event's time since the task started and its raw JSON (GET /api/tasks/<id>/events), and the
 // task tree's waterfall (waterfall.js, from GET /api/tasks/<id>/trace).
 import { api, rpc, stateName, textOf } from "../api.js";
-import { $, el } from "../dom.js";
+import { $, el, tableHead } from "../dom.js";
 import { language, t, term } from "../i18n/i18n.js";
 import { waterfall } from "./waterfall.js";
+
+/** The harness's cost extension in a task's metadata (src/protocol/extensions.ts). */
+const COST_EXTENSION = "urn:a2a-edge-harness:ext:cost:v1";
 
 /** Lists the conversation's tasks (none for a new conversation). */
 export async function loadTasks(agent, contextId, open) {
@@ -58,7 +61,6 @@ const fact = (term, value, cls) => [
 export async function inspect(agent, taskId) {
   if (!taskId) return;
   const panel = $("#inspector-body");
-  $("#inspector").open = true;
   panel.replaceChildren(el("p", { text: t("loading") }));
   try {
     const [task, log, trace] = await Promise.all([
@@ -68,6 +70,8 @@ export async function inspect(agent, taskId) {
     ]);
     const usage = task.metadata?.usage || {};
     const model = task.metadata?.model || {};
+    const cost = task.metadata?.[COST_EXTENSION];
+    const simulated = cost?.simulated === true;
     panel.replaceChildren(
       el(
         "dl",
@@ -85,6 +89,12 @@ export async function inspect(agent, taskId) {
             calls: usage.modelCalls ?? 0,
           }),
         ),
+        ...(typeof cost?.estimatedCostUsd === "number"
+          ? fact(
+              t("factCost"),
+              `~$${cost.estimatedCostUsd.toFixed(4)}${simulated ? ` ${t("simulated")}` : ""}`,
+            )
+          : []),
       ),
       el("h3", { text: t("artifacts") }),
       ...(task.artifacts || []).map((a) =>
@@ -112,11 +122,7 @@ export async function inspect(agent, taskId) {
       el(
         "table",
         { class: "log" },
-        el(
-          "thead",
-          {},
-          el("tr", {}, ...t("logHeads").map((h) => el("th", { scope: "col", text: h }))),
-        ),
+        tableHead(t("logHeads")),
         el(
           "tbody",
           {},
@@ -142,7 +148,7 @@ export async function inspect(agent, taskId) {
         ),
       ),
       el("h3", { text: t("waterfall") }),
-      waterfall(trace),
+      waterfall(trace, { simulated }),
     );
   } catch (error) {
     panel.replaceChildren(el("p", { class: "state-failed", text: error.message }));

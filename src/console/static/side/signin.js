@@ -1,8 +1,9 @@
 // Who is calling, as the page shows it: signed in (or open), or signed out with what to do. A
 // server that needs a token gets a page that says so and where a token comes from, a disabled
-// message box and no agent to open; a token the server refuses (401, 403) is said to be refused,
-// with the server's reason, and not kept; one it could not check (429: too many failed tries, or
-// the server out of reach) is kept, to be tried again.
+// message box and no agent to open; a token the server does not accept (401: unknown, revoked,
+// expired or mistyped) is said so, and one it refuses (403) with the server's reason; neither is
+// kept. One it could not check (429: too many failed tries, or the server out of reach) is kept,
+// to be tried again.
 import { api, auth } from "../api.js";
 import { $, el } from "../dom.js";
 import { t } from "../i18n/i18n.js";
@@ -45,10 +46,10 @@ function showSignedOut(line) {
 /** The line for a failed /api/me, and whether the token sent (if any) is to be kept. */
 function failureLine(error, sent) {
   if (error.status === 429) return { line: t("notChecked", error.message), keep: true };
-  if (error.status === 401 || error.status === 403)
-    return sent
-      ? { line: t("tokenRefused", error.message), keep: false }
-      : { line: t("whoSignIn"), keep: false };
+  if (!sent && (error.status === 401 || error.status === 403))
+    return { line: t("whoSignIn"), keep: false };
+  if (error.status === 401) return { line: t("tokenNotAccepted"), keep: false };
+  if (error.status === 403) return { line: t("tokenRefused", error.message), keep: false };
   return { line: error.message, keep: true };
 }
 

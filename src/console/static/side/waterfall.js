@@ -29,14 +29,18 @@ function kindOf(span, a) {
   return "step";
 }
 
+/** A cost in dollars as the rows show it (marked when the scripted model answered). */
+const costText = (usd, simulated) =>
+  `${(usd ?? 0).toFixed(4)}${simulated ? ` ${t("simulated")}` : ""}`;
+
 /** What a row says beside its name. */
-function detailOf(kind, a) {
+function detailOf(kind, a, simulated) {
   if (kind === "model")
     return t("wfModel", {
       in: a["gen_ai.usage.input_tokens"] ?? 0,
       out: a["gen_ai.usage.output_tokens"] ?? 0,
       cache: a["gen_ai.usage.cache_read.input_tokens"] ?? 0,
-      cost: (a["a2a.cost_usd"] ?? 0).toFixed(4),
+      cost: costText(a["a2a.cost_usd"], simulated),
     });
   if (kind === "tool")
     return `${a["a2a.tool.outcome"] ?? ""}${a["a2a.tool.output_chars"] !== undefined ? ` · ${a["a2a.tool.output_chars"]} chars` : ""}`;
@@ -45,13 +49,13 @@ function detailOf(kind, a) {
       state: String(a["a2a.task.state"] ?? "")
         .replace("TASK_STATE_", "")
         .toLowerCase(),
-      cost: (a["a2a.task.cost_usd"] ?? 0).toFixed(4),
+      cost: costText(a["a2a.task.cost_usd"], simulated),
     });
   return "";
 }
 
-/** The waterfall of an OTLP/JSON trace. */
-export function waterfall(otlp) {
+/** The waterfall of an OTLP/JSON trace; `simulated`: its costs are the scripted model's. */
+export function waterfall(otlp, { simulated = false } = {}) {
   const spans = (otlp.resourceSpans || []).flatMap((r) =>
     (r.scopeSpans || []).flatMap((s) => s.spans || []),
   );
@@ -93,7 +97,7 @@ export function waterfall(otlp) {
         "span",
         { class: "wf-label" },
         el("span", { class: "wf-name", text: span.name }),
-        el("span", { class: "wf-detail", text: detailOf(kind, a) }),
+        el("span", { class: "wf-detail", text: detailOf(kind, a, simulated) }),
         ...(span.events || []).map((e) =>
           el("span", { class: "wf-event", text: e.name.replace("harness.", "") }),
         ),

@@ -1,6 +1,7 @@
 /**
  * The scripted Messages API inside workerd: request validation as the real API does it
- * (including orphaned tool calls), authentication, inline directives without a scenario,
+ * (including orphaned tool calls and a prompt longer than the model's context window),
+ * authentication, inline directives without a scenario,
  * and the `/_scripted/` control API (zod-validated scenarios, request log, reset, health).
  */
 import { describe, expect, it } from "vitest";
@@ -47,6 +48,25 @@ describe("scripted Messages API in-process: validation, directives, control", ()
       [400, 0],
       [400, 0],
     ]);
+  });
+
+  it("refuses a prompt its model's context window cannot hold, as the API does (400, once)", async () => {
+    const { store, client } = scriptedClient();
+    // About 250,000 tokens at four characters each: over Haiku 4.5's 200K, under Sonnet 4.6's 1M.
+    const long = userMessage("word ".repeat(200_000));
+    const refused = await apiErrorOf(
+      client.messages.create({ model: "claude-haiku-4-5", max_tokens: 64, messages: [long] }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.type).toBe("invalid_request_error");
+    expect(refused.message).toMatch(/prompt is too long: \d+ tokens > 200000 maximum/);
+    const fits = await client.messages.create({
+      model: "claude-sonnet-4-6",
+      max_tokens: 64,
+      messages: [long],
+    });
+    expect(fits.stop_reason).toBe("end_turn");
+    expect(store.requests().map((r) => r.status)).toEqual([400, 200]);
   });
 
   it("validates the body like the real API", async () => {

@@ -55,9 +55,14 @@ function fakeWorkspace(): Fake {
     },
     async write(path, content, meta) {
       record("write", [path, content, meta]);
+      if (typeof content !== "string") throw new Error("the tools write text");
       const created = !fake.files.has(path);
       fake.files.set(path, content);
-      return { ok: true, value: { path, bytes: content.length, created, checkpoint: taken() } };
+      const updatedAt = new Date().toISOString();
+      return {
+        ok: true,
+        value: { path, bytes: content.length, created, checkpoint: taken(), updatedAt },
+      };
     },
     async edit(path, oldText, newText, meta) {
       record("edit", [path, oldText, newText, meta]);
@@ -67,6 +72,19 @@ function fakeWorkspace(): Fake {
       const next = text.replace(oldText, () => newText);
       fake.files.set(path, next);
       return { ok: true, value: { path, bytes: next.length, checkpoint: taken() } };
+    },
+    async remove(path, meta) {
+      record("remove", [path, meta]);
+      if (!fake.files.delete(path)) return missing(path);
+      return { ok: true, value: { path, checkpoint: taken() } };
+    },
+    async download(path) {
+      record("download", [path]);
+      const text = fake.files.get(path);
+      if (text === undefined) return missing(path);
+      const bytes = new TextEncoder().encode(text);
+      const entry = { path, size: bytes.byteLength, updatedAt: "2026-01-01T00:00:00Z" };
+      return { ok: true, value: { entry, bytes, hash: "f".repeat(64) } };
     },
     async list(prefix) {
       record("list", [prefix]);
