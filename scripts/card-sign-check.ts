@@ -13,6 +13,7 @@
  */
 import { base64url, decodeProtectedHeader, flattenedVerify, importJWK, type JWK } from "jose";
 import { canonicalJson } from "../src/auth/jcs.ts";
+import { isMap, type Json } from "./acts/json.ts";
 
 /** One check's verdict. */
 export interface SignCheck {
@@ -20,9 +21,6 @@ export interface SignCheck {
   passed: boolean;
   detail: string;
 }
-
-type Json = Record<string, unknown>;
-const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Members whose values are map entries or free-form data: an empty value there means something. */
 const FREE = new Set(["security", "schemes", "params", "metadata"]);

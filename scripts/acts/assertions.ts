@@ -8,6 +8,7 @@
  * has the operator's shape, so a member named `type` or `status` (problem details) is a member.
  * Every failure names its path, what was expected and what was found. Pure.
  */
+import { isMap } from "./json.ts";
 
 /** One assertion that did not hold. */
 export interface Failure {
@@ -15,10 +16,7 @@ export interface Failure {
   message: string;
 }
 
-type Json = Record<string, unknown>;
-
 const TYPES = ["string", "number", "boolean", "array", "object", "null", "integer"];
-const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 const isString = (v: unknown): v is string => typeof v === "string";
 const isNumber = (v: unknown): v is number => typeof v === "number";
 

@@ -5,6 +5,7 @@
  * InvalidParamsError). The ACTS error types are these names, so an expectation compares names
  * and the spec's codes decide, where the ACTS table differs from them. Pure.
  */
+import { isMap } from "./json.ts";
 
 /** The spec's JSON-RPC codes (1.0.1 §9.5 and JSON-RPC 2.0) by error name. */
 const CODES: Readonly<Record<number, string>> = {
@@ -32,9 +33,6 @@ const STATUSES: Readonly<Record<number, string>> = {
   415: "ContentTypeNotSupportedError",
   500: "InternalError",
 };
-
-type Json = Record<string, unknown>;
-const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** The name of a JSON-RPC error code, or null for a code the spec does not name. */
 export const jsonRpcErrorName = (code: unknown): string | null =>

@@ -7,12 +7,11 @@
  * collection); and a `repeat.until` condition (`path == v`, `path != v`, `path in [a, b]`). Pure.
  */
 import { check, type Failure, holds, show } from "./assertions.ts";
+import type { Json } from "./json.ts";
 import type { NamedAssertion } from "./model.ts";
 import { resolveAll, resolveOne } from "./paths.ts";
 import { type StreamExpectation, streamFailures } from "./stream-expect.ts";
 import type { Outcome } from "./transport.ts";
-
-type Json = Record<string, unknown>;
 
 /** The expectations a step may carry. */
 export interface StepExpectations {

@@ -8,14 +8,12 @@
  * exception (the server unreachable, an operation this runner does not know) is an error.
  */
 import { show } from "./assertions.ts";
+import { isMap, type Json } from "./json.ts";
 import type { Binding, Suite, Test } from "./model.ts";
 import { stepKind } from "./model.ts";
 import { assertionFailures, runStep, StepFailure } from "./steps.ts";
 import type { Target } from "./transport.ts";
 import { type Scope, VariableError } from "./variables.ts";
-
-type Json = Record<string, unknown>;
-const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** A test's result on one binding (ACTS report `test-result`, with where it comes from). */
 export interface TestResult {

@@ -7,14 +7,13 @@
  */
 import type { Failure } from "./assertions.ts";
 import { namedFailures, outcomeFailures, untilHolds } from "./expectations.ts";
+import type { Json } from "./json.ts";
 import type { AssertionStep, NamedAssertion, OperationStep, RawStep, Step } from "./model.ts";
 import { stepKind } from "./model.ts";
 import { resolveOne } from "./paths.ts";
 import { callOperation, type Outcome, type RawRequest, sendRaw, type Target } from "./transport.ts";
 import { interpolate, type Scope } from "./variables.ts";
 import { OPERATIONS, type OperationKind } from "./wire.ts";
-
-type Json = Record<string, unknown>;
 
 /** What a step runs with. */
 export interface StepContext {

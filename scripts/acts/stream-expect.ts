@@ -8,9 +8,7 @@
  * checked as they came, JSON-RPC envelopes included. Pure.
  */
 import { check, type Failure, show } from "./assertions.ts";
-
-type Json = Record<string, unknown>;
-const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
+import { isMap, type Json } from "./json.ts";
 
 /** The expectations of a stream, as a step writes them. */
 export interface StreamExpectation {

@@ -8,11 +8,9 @@
  * Raw steps send exactly the request written, to a path under the agent's base URL. Node only.
  */
 import { jsonRpcErrorName, restErrorName } from "./errors.ts";
+import { isMap, type Json } from "./json.ts";
 import { readSse } from "./sse.ts";
 import { abstractView, type OperationKind, wireParams } from "./wire.ts";
-
-type Json = Record<string, unknown>;
-const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Where the system under test is and how the runner speaks to it. */
 export interface Target {

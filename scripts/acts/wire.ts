@@ -7,9 +7,7 @@
  * file bytes also as `file` and with a file URL also as `fileUrl` (`{ name, mediaType, ... }`),
  * the wire members kept. Pure but for the UUIDs.
  */
-
-type Json = Record<string, unknown>;
-const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
+import { isMap, type Json } from "./json.ts";
 
 /** The abstract operations, by every name the specification and the corpus give them. */
 export const OPERATIONS: Readonly<Record<string, string>> = {
