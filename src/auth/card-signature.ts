@@ -2,10 +2,13 @@
  * Agent Card signatures (spec 1.0.1 §8.4), the same for both card generations: a JWS (flattened,
  * detached: `protected` and `signature`, with `typ: JOSE`, `kid` and a `jku` naming the published
  * key set) over the card's signing payload (jcs.ts: its RFC 8785 canonical form without
- * `signatures`, every served property included). The signing key is the secret
- * `AGENT_CARD_SIGNING_KEY`, a private JWK with `kid` and `alg`; its public half is served as a JWK
- * set. Importable from Node (the CLI verifies with it): no Workers APIs.
+ * `signatures`, every served property included). A verifier also takes the form @a2a-js/sdk 1.3.0
+ * signs (empty values left out; a v1.0 card through its schema), so the cards of agents built on
+ * it verify too. The signing key is the secret `AGENT_CARD_SIGNING_KEY`, a private JWK with `kid`
+ * and `alg`; its public half is served as a JWK set. Importable from Node (the CLI verifies with
+ * it): no Workers APIs.
  */
+import { type AgentCard, canonicalizeAgentCard } from "@a2a-js/sdk";
 import {
   base64url,
   type CryptoKey,
@@ -16,7 +19,7 @@ import {
   importJWK,
   type JWK,
 } from "jose";
-import { signingPayload } from "./jcs.ts";
+import { canonicalJson, signingPayload } from "./jcs.ts";
 
 type Json = Record<string, unknown>;
 
@@ -47,6 +50,69 @@ export class SigningKeyError extends Error {
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);
+
+/** Removes empty strings, nulls, empty arrays and empty objects (as the SDK's canonical form). */
+function withoutEmpty(value: unknown): unknown {
+  if (value === "" || value === null || value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    const items = value.map(withoutEmpty).filter((v) => v !== undefined);
+    return items.length > 0 ? items : undefined;
+  }
+  if (typeof value === "object") {
+    const entries = Object.entries(value as Json)
+      .map(([k, v]) => [k, withoutEmpty(v)] as const)
+      .filter(([, v]) => v !== undefined);
+    return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+  }
+  return value;
+}
+
+const isV03Card = (card: Json) =>
+  !Array.isArray(card.supportedInterfaces) && typeof card.protocolVersion === "string";
+
+/**
+ * The payloads a signature of `card` may cover: the card as served (this harness's signer), then
+ * the form @a2a-js/sdk 1.3.0 signs, which leaves empty values out (for a v1.0 card, also what its
+ * schema does not know): a card verified that way has those members unsigned.
+ */
+function payloads(card: Json): string[] {
+  const own = signingPayload(card);
+  const { signatures: _excluded, ...rest } = card;
+  let sdk: string;
+  try {
+    sdk = isV03Card(card)
+      ? canonicalJson(withoutEmpty(rest) ?? {})
+      : canonicalizeAgentCard(rest as unknown as AgentCard);
+  } catch {
+    return [own];
+  }
+  return sdk === own ? [own] : [own, sdk];
+}
+
+/** Verifies one signature over the first of `payloads` it covers; throws when none. */
+async function verifyOne(
+  signature: Json,
+  payloadsOf: string[],
+  key: Awaited<ReturnType<typeof importJWK>>,
+): Promise<void> {
+  let failure: unknown;
+  for (const payload of payloadsOf) {
+    try {
+      await flattenedVerify(
+        {
+          payload: base64url.encode(bytes(payload)),
+          protected: String(signature.protected),
+          signature: String(signature.signature),
+        },
+        key,
+      );
+      return;
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
 
 /**
  * Builds the signer from the secret's value (a private JWK as JSON), or null when it is unset.
@@ -121,14 +187,7 @@ export async function verifyCardSignature(
       if (typeof kid !== "string" || typeof alg !== "string" || !header.typ)
         throw new Error("the protected header lacks kid, alg or typ");
       const jwk = await keyFor(kid, typeof jku === "string" ? jku : undefined);
-      await flattenedVerify(
-        {
-          payload: base64url.encode(bytes(signingPayload(card))),
-          protected: String(signature.protected),
-          signature: String(signature.signature),
-        },
-        await importJWK(jwk, alg),
-      );
+      await verifyOne(signature, payloads(card), await importJWK(jwk, alg));
       return { status: "verified", kid, alg };
     } catch (error) {
       reason = error instanceof Error ? error.message : String(error);
