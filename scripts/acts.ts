@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { ACTS_BEHAVIOURS } from "../src/programs/conformance-scenarios.ts";
 import { readCorpus } from "./acts/corpus.ts";
 import { knownDisagreement } from "./acts/known.ts";
-import type { Binding } from "./acts/model.ts";
+import { BINDINGS, type Binding } from "./acts/model.ts";
 import { actsReport, failureLines, levelLines, resultTable } from "./acts/report.ts";
 import { type ActsRun, runActs } from "./acts/runner.ts";
 import { startWebhookReceiver } from "./acts/webhook.ts";
@@ -94,6 +94,15 @@ export async function actsRun(command: ActsCommand, print = console.log): Promis
   }
 }
 
+/** `--binding`'s list, each a binding of ACTS; throws naming one that is not. */
+function bindingsOf(list: string): Binding[] {
+  const isBinding = (b: string): b is Binding => (BINDINGS as readonly string[]).includes(b);
+  const names = list.split(",").map((b) => b.trim());
+  const wrong = names.find((b) => !isBinding(b));
+  if (wrong !== undefined) throw new Error(`--binding: ${wrong} is not jsonrpc, rest or grpc`);
+  return names.filter(isBinding);
+}
+
 function commandLine(): ActsCommand | null {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -112,7 +121,7 @@ function commandLine(): ActsCommand | null {
   return {
     url,
     corpus: values.corpus ?? actsDir(root),
-    bindings: (values.binding ?? "jsonrpc,rest,grpc").split(",") as Binding[],
+    bindings: bindingsOf(values.binding ?? "jsonrpc,rest,grpc"),
     ...(token ? { token } : {}),
     ...(values.only ? { only: values.only.split(",") } : {}),
     ...(values.out ? { out: values.out } : {}),
@@ -124,7 +133,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     command = commandLine();
   } catch (error) {
-    process.stderr.write(`acts: ${(error as Error).message}\n\n${USAGE}`);
+    process.stderr.write(
+      `acts: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`,
+    );
     process.exit(2);
   }
   if (!command) {

@@ -88,7 +88,7 @@ export async function checkCardSignature(card: Json): Promise<SignCheck[]> {
         await importJWK(jwk, alg),
       );
     } catch (error) {
-      problems.verify.push(`kid ${kid}: ${(error as Error).message}`);
+      problems.verify.push(`kid ${kid}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   const verified = problems.verify.length === 0 && problems.header.length === 0;

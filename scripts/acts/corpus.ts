@@ -29,7 +29,9 @@ function readDocument(path: string): Document {
   try {
     data = parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new CorpusError(`${basename(path)}: not YAML (${(error as Error).message})`);
+    throw new CorpusError(
+      `${basename(path)}: not YAML (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   const parsed = Document.safeParse(data);
   if (!parsed.success) {

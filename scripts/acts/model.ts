@@ -110,7 +110,6 @@ export const AssertionStep = z.object({
   description: z.string().optional(),
   assertion: NamedAssertion.omit({ id: true, description: true }),
 });
-export type AssertionStep = z.infer<typeof AssertionStep>;
 
 /** Any step. */
 export const Step = z.union([OperationStep, RawStep, ClientStep, AssertionStep]);
@@ -167,10 +166,12 @@ export const Document = z
   .refine((d) => d.include || d.suites, "a document holds suites or includes files");
 export type Document = z.infer<typeof Document>;
 
-/** The step kinds, told apart by their distinguishing member. */
-export function stepKind(step: Step): "operation" | "raw" | "client" | "assertion" {
-  if ("operation" in step) return "operation";
-  if ("raw" in step) return "raw";
-  if ("client_response" in step) return "client";
-  return "assertion";
-}
+/** A step that runs an abstract operation. */
+export const isOperationStep = (step: Step): step is OperationStep => "operation" in step;
+
+/** A step that sends a raw request. */
+export const isRawStep = (step: Step): step is RawStep => "raw" in step;
+
+/** A step for a client to parse. */
+export const isClientStep = (step: Step): step is z.infer<typeof ClientStep> =>
+  "client_response" in step;

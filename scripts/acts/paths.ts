@@ -3,6 +3,7 @@
  * members, `[n]` indexes and `[*]` wildcards, resolved against a JSON value. A path that leads
  * nowhere resolves to nothing (no values; `undefined` for one value). Pure.
  */
+import { isMap } from "./json.ts";
 
 /** One step of a path: a member name, an index, or every element. */
 type Segment = { member: string } | { index: number } | { every: true };
@@ -30,9 +31,8 @@ export function resolveAll(root: unknown, path: string): unknown[] {
         if (Array.isArray(value)) next.push(...value);
       } else if ("index" in segment) {
         if (Array.isArray(value) && segment.index < value.length) next.push(value[segment.index]);
-      } else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-        const record = value as Record<string, unknown>;
-        if (Object.hasOwn(record, segment.member)) next.push(record[segment.member]);
+      } else if (isMap(value) && Object.hasOwn(value, segment.member)) {
+        next.push(value[segment.member]);
       }
     }
     current = next;

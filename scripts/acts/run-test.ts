@@ -10,7 +10,7 @@
 import { show } from "./assertions.ts";
 import { isMap, type Json } from "./json.ts";
 import type { Binding, Suite, Test } from "./model.ts";
-import { stepKind } from "./model.ts";
+import { isClientStep } from "./model.ts";
 import { assertionFailures, runStep, StepFailure } from "./steps.ts";
 import type { Target } from "./transport.ts";
 import { type Scope, VariableError } from "./variables.ts";
@@ -81,7 +81,7 @@ export function skipReason(test: Test, ctx: RunContext): string | null {
       return bindings.every((b) => b === "grpc")
         ? "gRPC only: this runner speaks JSON-RPC and HTTP+JSON (gRPC is out of scope)"
         : `for ${bindings.join(", ")} only`;
-  if (test.steps.some((step) => stepKind(step) === "client"))
+  if (test.steps.some(isClientStep))
     return "a client test: it grades a client's parsing, and this run checks a server";
   const missing = (test.requires_behaviors ?? []).find((b) => !ctx.behaviours.has(b));
   if (missing) return `needs SUT behaviour ${missing}, which the SUT does not declare`;
@@ -143,12 +143,13 @@ export async function runTest(
       ? { ...base, result: "fail", durationMs, failure }
       : { ...base, result: "pass", durationMs };
   } catch (error) {
-    const e = error as Error & { stepId?: string };
+    const stepId = isMap(error) && typeof error.stepId === "string" ? error.stepId : undefined;
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return {
       ...base,
       result: "error",
       durationMs: Date.now() - started,
-      failure: { message: `${e.name}: ${e.message}`, ...(e.stepId ? { stepId: e.stepId } : {}) },
+      failure: { message, ...(stepId ? { stepId } : {}) },
     };
   }
 }

@@ -7,6 +7,7 @@
  * webhook receiver of its own, say). Node only.
  */
 import type { CorpusFile } from "./corpus.ts";
+import { isMap } from "./json.ts";
 import type { Binding, Suite, Test } from "./model.ts";
 import { type RunContext, runTest, type TestResult } from "./run-test.ts";
 import { restBase, type Target } from "./transport.ts";
@@ -44,8 +45,10 @@ async function readCard(target: Target): Promise<Record<string, unknown>> {
       ...(target.token ? { Authorization: `Bearer ${target.token}` } : {}),
     },
   });
-  if (!response.ok) throw new Error(`the agent card answered HTTP ${response.status}`);
-  return (await response.json()) as Record<string, unknown>;
+  const card: unknown = await response.json();
+  if (!response.ok || !isMap(card))
+    throw new Error(`the agent card answered HTTP ${response.status}`);
+  return card;
 }
 
 /** Runs `jobs` with at most `limit` at once; results in the jobs' order. */
@@ -55,7 +58,8 @@ async function pool<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[
   const worker = async () => {
     while (next < jobs.length) {
       const i = next++;
-      results[i] = await (jobs[i] as () => Promise<T>)();
+      const job = jobs[i];
+      if (job) results[i] = await job();
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));

@@ -7,9 +7,9 @@
  */
 import type { Failure } from "./assertions.ts";
 import { namedFailures, outcomeFailures, untilHolds } from "./expectations.ts";
-import type { Json } from "./json.ts";
-import type { AssertionStep, NamedAssertion, OperationStep, RawStep, Step } from "./model.ts";
-import { stepKind } from "./model.ts";
+import { isMap, type Json } from "./json.ts";
+import type { NamedAssertion, OperationStep, RawStep, Step } from "./model.ts";
+import { isClientStep, isOperationStep, isRawStep } from "./model.ts";
 import { resolveOne } from "./paths.ts";
 import { callOperation, type Outcome, type RawRequest, sendRaw, type Target } from "./transport.ts";
 import { interpolate, type Scope } from "./variables.ts";
@@ -31,7 +31,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The kind of an operation step (`get_agent_card` with `extended: true` is the extended card). */
 function kindOf(step: OperationStep, params: Json): OperationKind {
-  const kind = OPERATIONS[step.operation] as OperationKind | undefined;
+  const kind = OPERATIONS[step.operation];
   if (!kind) throw new Error(`unknown operation ${step.operation}`);
   return kind === "card" && params.extended === true ? "extendedCard" : kind;
 }
@@ -45,7 +45,7 @@ function backoff(step: OperationStep, attempt: number): number {
 }
 
 async function runOperation(step: OperationStep, ctx: StepContext): Promise<Outcome> {
-  const params = interpolate(step.params, ctx.scope) as Json;
+  const params = interpolate(step.params, ctx.scope);
   const { extended: _extended, ...rest } = params;
   const kind = kindOf(step, params);
   const timeout = step.expect_stream?.timeout_ms ?? ctx.streamTimeoutMs;
@@ -88,18 +88,22 @@ const resolvedExpectations = (step: OperationStep | RawStep, scope: Scope) =>
   interpolate(
     { expect: step.expect, expect_error: step.expect_error, expect_stream: step.expect_stream },
     scope,
-  ) as Pick<OperationStep, "expect" | "expect_error" | "expect_stream">;
+  );
 
 /**
  * A raw request with its placeholders resolved, and a `messageId` for a message that has none
  * (acts-specification.md §12.4 asks it of every request the runner sends).
  */
 function rawRequest(step: RawStep, scope: Scope): RawRequest {
-  const raw = interpolate(step.raw, scope) as RawRequest;
-  const body = raw.body as { params?: { message?: Json }; message?: Json } | undefined;
-  const message = body?.params?.message ?? body?.message;
-  if (message && typeof message === "object" && message.messageId === undefined)
-    message.messageId = crypto.randomUUID();
+  const raw: RawRequest = interpolate(step.raw, scope);
+  const body = isMap(raw.body) ? raw.body : {};
+  const params = isMap(body.params) ? body.params : {};
+  const message = isMap(params.message)
+    ? params.message
+    : isMap(body.message)
+      ? body.message
+      : null;
+  if (message && message.messageId === undefined) message.messageId = crypto.randomUUID();
   return raw;
 }
 
@@ -119,29 +123,25 @@ function capture(step: OperationStep | RawStep, outcome: Outcome, scope: Scope):
 
 /** Runs one step; throws StepFailure when it does not hold. */
 export async function runStep(step: Step, ctx: StepContext): Promise<void> {
-  const kind = stepKind(step);
-  if (kind === "assertion") {
-    const { assertion } = step as AssertionStep;
-    const failures = assertionFailures([assertion], ctx.scope);
+  if (isClientStep(step)) throw new Error("a client step needs a client under test");
+  if (!isOperationStep(step) && !isRawStep(step)) {
+    const failures = assertionFailures([step.assertion], ctx.scope);
     if (failures.length > 0) throw new StepFailure(failures);
     return;
   }
-  if (kind === "client") throw new Error("a client step needs a client under test");
-  const run = step as OperationStep | RawStep;
-  if (run.delay_ms) await sleep(run.delay_ms);
-  const outcome =
-    kind === "operation"
-      ? await runOperation(run as OperationStep, ctx)
-      : await sendRaw(
-          rawRequest(run as RawStep, ctx.scope),
-          ctx.target,
-          ctx.authenticateRaw,
-          run.expect_stream?.timeout_ms ?? ctx.streamTimeoutMs,
-        );
+  if (step.delay_ms) await sleep(step.delay_ms);
+  const outcome = isOperationStep(step)
+    ? await runOperation(step, ctx)
+    : await sendRaw(
+        rawRequest(step, ctx.scope),
+        ctx.target,
+        ctx.authenticateRaw,
+        step.expect_stream?.timeout_ms ?? ctx.streamTimeoutMs,
+      );
   const failures = [
-    ...outcomeFailures(resolvedExpectations(run, ctx.scope), outcome, kind === "raw"),
-    ...capture(run, outcome, ctx.scope),
+    ...outcomeFailures(resolvedExpectations(step, ctx.scope), outcome, isRawStep(step)),
+    ...capture(step, outcome, ctx.scope),
   ];
-  if (failures.length === 0) failures.push(...assertionFailures(run.assertions ?? [], ctx.scope));
+  if (failures.length === 0) failures.push(...assertionFailures(step.assertions ?? [], ctx.scope));
   if (failures.length > 0) throw new StepFailure(failures);
 }

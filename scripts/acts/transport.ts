@@ -112,7 +112,8 @@ async function rpcStream(response: Response, timeoutMs: number): Promise<Outcome
   const read = await readSse(response, timeoutMs);
   const events: unknown[] = [];
   for (const data of read.data) {
-    const envelope = JSON.parse(data) as Json;
+    const parsed: unknown = JSON.parse(data);
+    const envelope = isMap(parsed) ? parsed : {};
     if (envelope.error !== undefined)
       return { ...failed(response, { error: envelope.error }, rpcError(envelope.error)), events };
     events.push(abstractView(envelope.result));
@@ -126,7 +127,8 @@ async function callJsonRpc(
   target: Target,
   timeoutMs: number,
 ): Promise<Outcome> {
-  const method = JSONRPC_METHODS[kind] as string;
+  const method = JSONRPC_METHODS[kind];
+  if (!method) throw new Error(`no JSON-RPC method for ${kind}`);
   const streaming = kind === "stream" || kind === "subscribe";
   const response = await fetch(target.endpoint, {
     method: "POST",

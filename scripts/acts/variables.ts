@@ -7,6 +7,7 @@
  * placeholder becomes the value itself (an object stays an object); a placeholder that resolves to
  * nothing is an error naming it. Pure but for the environment and the UUIDs.
  */
+import { isMap } from "./json.ts";
 
 /** Raised for a placeholder nothing resolves; the step fails with it. */
 export class VariableError extends Error {
@@ -35,9 +36,8 @@ function lookup(name: string, scope: Scope, depth: number): unknown {
     if (step && Object.hasOwn(step, key)) return step[key];
   }
   if (Object.hasOwn(scope.runner, name)) return scope.runner[name];
-  if (Object.hasOwn(scope.document, name) && depth < 5)
-    return interpolateString(scope.document[name] as string, scope, depth + 1);
-  return undefined;
+  const text = Object.hasOwn(scope.document, name) ? scope.document[name] : undefined;
+  return text !== undefined && depth < 5 ? interpolateString(text, scope, depth + 1) : undefined;
 }
 
 function resolved(name: string, scope: Scope, depth: number): unknown {
@@ -55,13 +55,20 @@ function interpolateString(text: string, scope: Scope, depth: number): unknown {
   });
 }
 
-/** `value` with every placeholder in its strings (keys left as written) resolved. */
-export function interpolate(value: unknown, scope: Scope): unknown {
+function resolveIn(value: unknown, scope: Scope): unknown {
   if (typeof value === "string") return interpolateString(value, scope, 0);
-  if (Array.isArray(value)) return value.map((item) => interpolate(item, scope));
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, interpolate(v, scope)]),
-    );
+  if (Array.isArray(value)) return value.map((item) => resolveIn(item, scope));
+  if (isMap(value))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveIn(v, scope)]));
   return value;
+}
+
+/**
+ * `value` with every placeholder in its strings (keys left as written) resolved. The result has
+ * the shape of what the step wrote (a placeholder stands for the value the test put there), so it
+ * is typed as the input.
+ */
+export function interpolate<T>(value: T, scope: Scope): T {
+  // The same shape, placeholders replaced by the values they name (see above).
+  return resolveIn(value, scope) as T;
 }

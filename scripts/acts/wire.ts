@@ -10,7 +10,7 @@
 import { isMap, type Json } from "./json.ts";
 
 /** The abstract operations, by every name the specification and the corpus give them. */
-export const OPERATIONS: Readonly<Record<string, string>> = {
+export const OPERATIONS: Readonly<Record<string, OperationKind>> = {
   send_message: "send",
   send_streaming_message: "stream",
   get_task: "get",
