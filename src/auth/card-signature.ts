@@ -82,7 +82,8 @@ function payloads(card: Json): string[] {
   try {
     sdk = isV03Card(card)
       ? canonicalJson(withoutEmpty(rest) ?? {})
-      : canonicalizeAgentCard(rest as unknown as AgentCard);
+      : // The SDK reads any JSON through its schema (fromJSON), whatever the static type says.
+        canonicalizeAgentCard(rest as unknown as AgentCard);
   } catch {
     return [own];
   }

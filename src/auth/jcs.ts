@@ -36,15 +36,12 @@ function canonical(value: unknown, where: string): string {
   if (Array.isArray(value))
     return `[${value.map((item, i) => canonical(item, `${where}[${i}]`)).join(",")}]`;
   if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    const record = value as Record<string, unknown>;
-    // Default sort compares UTF-16 code units, which is RFC 8785 §3.2.3's order. A property
+    // String comparison is by UTF-16 code units, which is RFC 8785 §3.2.3's order. A property
     // holding `undefined` is absent, as in JSON.stringify.
-    const keys = Object.keys(record)
-      .filter((k) => record[k] !== undefined)
-      .sort();
-    const members = keys.map(
-      (k) => `${canonicalString(k, `${where} key`)}:${canonical(record[k], `${where}.${k}`)}`,
-    );
+    const members = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${canonicalString(k, `${where} key`)}:${canonical(v, `${where}.${k}`)}`);
     return `{${members.join(",")}}`;
   }
   throw new CanonicalizationError(`${where}: a ${typeof value} is not a JSON value`);
