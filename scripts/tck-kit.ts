@@ -2,7 +2,10 @@
  * The official A2A conformance kit as this repository uses it: where it comes from
  * (github.com/a2aproject/a2a-tck), the commit of each branch it is pinned to, where
  * `npm run tck:setup` builds it (`.tck/`, or A2A_TCK_DIR) and whether a built kit is the pinned
- * one with its Python venv. Shared by scripts/tck-setup.ts and scripts/tck.ts. Node only.
+ * one with its Python venv; and the two corpora read as data beside it, each pinned to a commit
+ * and kept in the kit (or named by its own variable): ACTS (the A2A Conformance Test
+ * Specification's tests) and a2a-jcs-v01 (RFC 8785 vectors). Shared by scripts/tck-setup.ts,
+ * scripts/tck.ts and the tests that read the corpora. Node only.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -79,3 +82,50 @@ export function kitProblem(dir: string, expected: readonly KitBranch[]): string 
     return `the conformance kit in ${dir} has no driver (run-tck.sh, lib/tck_driver.py)`;
   return null;
 }
+
+/** A corpus read as data: the repository and commit it is pinned to, the folder there, where the
+ * kit keeps it, and the variable that names another copy. */
+export interface Corpus {
+  name: string;
+  repo: string;
+  branch: string;
+  commit: string;
+  path: string;
+  folder: string;
+  variable: string;
+}
+
+/** ACTS, the A2A Conformance Test Specification's tests (a2aproject/A2A#1882), run by scripts/acts/. */
+export const ACTS: Corpus = {
+  name: "ACTS",
+  repo: "https://github.com/a2aproject/A2A",
+  branch: "conformance-spec",
+  commit: "dbcabfba4f01cc162c965f0fde5f44fc1f1e70e5",
+  path: "tests/acts",
+  folder: "acts",
+  variable: "A2A_ACTS_DIR",
+};
+
+/** The RFC 8785 vectors of Agent Card signing (a2a-tck#227), held to the pinned digest. */
+export const JCS_VECTORS: Corpus & { corpusDigest: string } = {
+  name: "a2a-jcs-v01",
+  repo: TCK_REPO,
+  branch: "main",
+  commit: "da1216f06b1df713e18dba7d7d1775f8bf6c42d4",
+  path: "conformance-vectors/a2a-jcs-v01",
+  folder: "a2a-jcs-v01",
+  variable: "A2A_JCS_VECTORS_DIR",
+  corpusDigest: "2ec93667b1436537a7f46cf882bae37977dc10face4bb27a2120e2d7aa824da4",
+};
+
+/** Where a corpus is read from: its variable, else its folder in the kit. */
+export const corpusDir = (corpus: Corpus, root: string, env: NodeJS.ProcessEnv = process.env) =>
+  env[corpus.variable] || join(kitDir(root, env), corpus.folder);
+
+/** The ACTS tests' folder. */
+export const actsDir = (root: string, env: NodeJS.ProcessEnv = process.env) =>
+  corpusDir(ACTS, root, env);
+
+/** The a2a-jcs-v01 vectors' folder: its variable, else the copy kept in the repository (test/fixtures/). */
+export const jcsVectorsDir = (root: string, env: NodeJS.ProcessEnv = process.env) =>
+  env[JCS_VECTORS.variable] || join(root, "test", "fixtures", JCS_VECTORS.folder);

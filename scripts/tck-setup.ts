@@ -8,7 +8,11 @@
  *   3. applies tck/tck-1.0-local.patch to tck-1.0 (its push receiver on 127.0.0.1; the card fetched
  *      with `A2A-Version: 1.0`);
  *   4. makes a venv and installs tck/requirements.txt into it (pip, from PyPI);
- *   5. adds the driver (tck/lib/) and run-tck.sh, and records the commits in kit.json.
+ *   5. adds the driver (tck/lib/) and run-tck.sh, and records the commits in kit.json;
+ *   6. fetches the ACTS corpus, read as data beside the kit, at its pinned commit (tck-kit.ts):
+ *      a2aproject/A2A `tests/acts` (A2A_ACTS_REPO for a mirror) as `acts/`. A corpus that cannot be
+ *      fetched is said, not fatal: npm run tck then skips it, or reads the copy A2A_ACTS_DIR names.
+ *      (The a2a-jcs-v01 vectors are kept in the repository: test/fixtures/a2a-jcs-v01.)
  * Running it again rebuilds the kit (the fetched repository is reused). Node only.
  */
 import { spawnSync } from "node:child_process";
@@ -17,7 +21,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parserProblem } from "../cli/parser-problem.ts";
-import { type KitStamp, kitDir, pins, TCK_REPO } from "./tck-kit.ts";
+import { ACTS, type Corpus, type KitStamp, kitDir, pins, TCK_REPO } from "./tck-kit.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const vendored = join(root, "tck");
@@ -89,6 +93,45 @@ function commandLine() {
     process.stderr.write(`tck:setup: ${parserProblem(error)}\n\n${USAGE}`);
     process.exit(2);
   }
+}
+
+/** Fetches `corpus` from `from` at its pinned commit into the kit; why not, or null. */
+function fetchCorpus(corpus: Corpus, from: string, dir: string): string | null {
+  const bare = join(dir, `${corpus.folder}.git`);
+  if (!existsSync(join(bare, "HEAD"))) {
+    const init = run("git", ["init", "--quiet", "--bare", bare]);
+    if (!init.ok) return `git init failed${tail(init.out)}`;
+  }
+  const fetched =
+    run("git", ["--git-dir", bare, "fetch", "--quiet", from, corpus.commit]).ok ||
+    run("git", [
+      "--git-dir",
+      bare,
+      "fetch",
+      "--quiet",
+      from,
+      `+refs/heads/${corpus.branch}:refs/heads/${corpus.branch}`,
+    ]).ok;
+  const have = run("git", [
+    "--git-dir",
+    bare,
+    "rev-parse",
+    "--verify",
+    `${corpus.commit}^{commit}`,
+  ]);
+  if (!fetched || !have.ok) return `${from} has no commit ${corpus.commit.slice(0, 7)}`;
+  const target = join(dir, corpus.folder);
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  const archive = spawnSync("git", ["--git-dir", bare, "archive", corpus.commit, corpus.path], {
+    maxBuffer: 1 << 30,
+  });
+  if (archive.status !== 0) return `${corpus.path} is not in that commit`;
+  const depth = String(corpus.path.split("/").length);
+  const untar = spawnSync("tar", ["-x", "-C", target, "--strip-components", depth], {
+    input: archive.stdout,
+  });
+  return untar.status === 0 ? null : "tar could not unpack it";
 }
 
 function main(): void {
@@ -212,6 +255,16 @@ exec "$HERE/venv/bin/python" -u "$HERE/lib/tck_driver.py" "$@"
     };
     writeFileSync(join(dir, "kit.json"), `${JSON.stringify(stamp, null, 2)}\n`);
   });
+
+  console.log("tck:setup: 6. the ACTS corpus");
+  for (const [corpus, from] of [[ACTS, process.env.A2A_ACTS_REPO || ACTS.repo]] as const) {
+    const problem = fetchCorpus(corpus, from, dir);
+    console.log(
+      problem
+        ? `tck:setup:    ${corpus.name}: not fetched (${problem}); npm run tck skips it unless ${corpus.variable} names a copy`
+        : `tck:setup:    ${corpus.name}: ${corpus.folder}/ at ${corpus.commit.slice(0, 7)}`,
+    );
+  }
 
   console.log(
     `tck:setup: the kit is ready in ${dir} (${branches.map((b) => `${b.branch}@${b.commit.slice(0, 7)}`).join(", ")}); run npm run tck`,

@@ -17,5 +17,7 @@ declare namespace Cloudflare {
     DOCS_MCP_TOKEN?: string;
     /** Headers of OTLP trace export (`key=value,...`, values URL-encoded), e.g. a collector's API key. */
     OTEL_EXPORTER_OTLP_HEADERS?: string;
+    /** Headers of the traces export only, over OTEL_EXPORTER_OTLP_HEADERS name by name. */
+    OTEL_EXPORTER_OTLP_TRACES_HEADERS?: string;
   }
 }

@@ -1,11 +1,13 @@
 /**
  * `GET /api/tasks/:id/trace`: the task's trace as OTLP/JSON (an ExportTraceServiceRequest), with
- * the spans of the sub-agent tasks it ran on this Worker, for the task's owner and admins (anyone
+ * the spans of the sub-agent tasks it ran on this Worker, under the configured resource
+ * (`service.name`, `OTEL_RESOURCE_ATTRIBUTES`), for the task's owner and admins (anyone
  * else: "not found", as the other /api/tasks routes). Built from the tasks' own records, so it
  * works without a collector; what a remote agent did is in its own deployment's trace.
  */
 import { Hono } from "hono";
 import { authenticate } from "../auth/middleware.ts";
+import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
@@ -41,7 +43,8 @@ export function traceRoutes(): Hono<AppEnv> {
       spans.push(...result.value.spans);
       queue.push(...result.value.localChildren);
     }
-    return c.json(otlpJson(spans) as Record<string, unknown>);
+    const { resource } = loadConfig(c.env).trace;
+    return c.json(otlpJson(spans, resource) as Record<string, unknown>);
   });
   return app;
 }

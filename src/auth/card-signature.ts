@@ -1,14 +1,14 @@
 /**
- * Agent Card signatures (spec 1.0.1 §8.4): a JWS (flattened, `typ: JOSE`, with `kid` and a `jku`
- * naming the published key set) over the card's JCS (RFC 8785) canonical form without
- * `signatures`. The v1.0 card is signed and checked with @a2a-js/sdk's helpers
- * (`generateAgentCardSignature`, `verifyAgentCardSignature`, which canonicalize through the v1.0
- * schema); the v0.3 card, which that schema does not describe, is canonicalized the same way
- * (empty values dropped, keys sorted) straight from its JSON. The signing key is the secret
- * `AGENT_CARD_SIGNING_KEY`, a private JWK with `kid` and `alg`; its public half is served as a
- * JWK set. Importable from Node (the CLI verifies with it): no Workers APIs.
+ * Agent Card signatures (spec 1.0.1 §8.4), the same for both card generations: a JWS (flattened,
+ * detached: `protected` and `signature`, with `typ: JOSE`, `kid` and a `jku` naming the published
+ * key set) over the card's signing payload (jcs.ts: its RFC 8785 canonical form without
+ * `signatures`, every served property included). A verifier also takes the form @a2a-js/sdk 1.3.0
+ * signs (empty values left out; a v1.0 card through its schema), so the cards of agents built on
+ * it verify too. The signing key is the secret `AGENT_CARD_SIGNING_KEY`, a private JWK with `kid`
+ * and `alg`; its public half is served as a JWK set. Importable from Node (the CLI verifies with
+ * it): no Workers APIs.
  */
-import { type AgentCard, generateAgentCardSignature, verifyAgentCardSignature } from "@a2a-js/sdk";
+import { type AgentCard, canonicalizeAgentCard } from "@a2a-js/sdk";
 import {
   base64url,
   type CryptoKey,
@@ -19,6 +19,7 @@ import {
   importJWK,
   type JWK,
 } from "jose";
+import { canonicalJson, signingPayload } from "./jcs.ts";
 
 type Json = Record<string, unknown>;
 
@@ -40,13 +41,15 @@ export interface CardSigner {
   /** The private key (delegation tokens are signed with it too: auth/delegation-token.ts). */
   key: CryptoKey;
   /** The card (either generation) with one signature whose header names `jku`. */
-  sign(card: Json, variant: "1.0" | "0.3", jku: string): Promise<Json>;
+  sign(card: Json, jku: string): Promise<Json>;
 }
 
 /** Raised when AGENT_CARD_SIGNING_KEY is unusable; the message says why. */
 export class SigningKeyError extends Error {
   override readonly name = "SigningKeyError";
 }
+
+const bytes = (text: string) => new TextEncoder().encode(text);
 
 /** Removes empty strings, nulls, empty arrays and empty objects (as the SDK's canonical form). */
 function withoutEmpty(value: unknown): unknown {
@@ -64,23 +67,53 @@ function withoutEmpty(value: unknown): unknown {
   return value;
 }
 
-/** RFC 8785: keys sorted by UTF-16 code units, ECMAScript number and string forms, no spaces. */
-function jcs(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(jcs).join(",")}]`;
-  const record = value as Json;
-  const keys = Object.keys(record).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${jcs(record[k])}`).join(",")}}`;
-}
-
-/** The canonical payload of a v0.3 card: JCS of its JSON without `signatures` and empty values. */
-export function canonicalLegacyCard(card: Json): string {
-  const { signatures: _signatures, ...rest } = card;
-  return jcs(withoutEmpty(rest) ?? {});
-}
-
 const isV03Card = (card: Json) =>
   !Array.isArray(card.supportedInterfaces) && typeof card.protocolVersion === "string";
+
+/**
+ * The payloads a signature of `card` may cover: the card as served (this harness's signer), then
+ * the form @a2a-js/sdk 1.3.0 signs, which leaves empty values out (for a v1.0 card, also what its
+ * schema does not know): a card verified that way has those members unsigned.
+ */
+function payloads(card: Json): string[] {
+  const own = signingPayload(card);
+  const { signatures: _excluded, ...rest } = card;
+  let sdk: string;
+  try {
+    sdk = isV03Card(card)
+      ? canonicalJson(withoutEmpty(rest) ?? {})
+      : // The SDK reads any JSON through its schema (fromJSON), whatever the static type says.
+        canonicalizeAgentCard(rest as unknown as AgentCard);
+  } catch {
+    return [own];
+  }
+  return sdk === own ? [own] : [own, sdk];
+}
+
+/** Verifies one signature over the first of `payloads` it covers; throws when none. */
+async function verifyOne(
+  signature: Json,
+  payloadsOf: string[],
+  key: Awaited<ReturnType<typeof importJWK>>,
+): Promise<void> {
+  let failure: unknown;
+  for (const payload of payloadsOf) {
+    try {
+      await flattenedVerify(
+        {
+          payload: base64url.encode(bytes(payload)),
+          protected: String(signature.protected),
+          signature: String(signature.signature),
+        },
+        key,
+      );
+      return;
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
 
 /**
  * Builds the signer from the secret's value (a private JWK as JSON), or null when it is unset.
@@ -121,16 +154,12 @@ export async function cardSignerFrom(secret: string | undefined): Promise<CardSi
     publicJwk,
     thumbprint: await calculateJwkThumbprint(publicJwk),
     key,
-    async sign(card, variant, jku) {
-      const header = { alg, kid, typ: "JOSE", jku };
-      if (variant === "1.0") {
-        const signed = await generateAgentCardSignature(key, header)(card as unknown as AgentCard);
-        return JSON.parse(JSON.stringify(signed)) as Json;
-      }
-      const jws = await new FlattenedSign(new TextEncoder().encode(canonicalLegacyCard(card)))
-        .setProtectedHeader(header)
+    async sign(card, jku) {
+      const { signatures: _replaced, ...unsigned } = card;
+      const jws = await new FlattenedSign(bytes(signingPayload(unsigned)))
+        .setProtectedHeader({ alg, kid, typ: "JOSE", jku })
         .sign(key);
-      return { ...card, signatures: [{ protected: jws.protected, signature: jws.signature }] };
+      return { ...unsigned, signatures: [{ protected: jws.protected, signature: jws.signature }] };
     },
   };
 }
@@ -159,20 +188,7 @@ export async function verifyCardSignature(
       if (typeof kid !== "string" || typeof alg !== "string" || !header.typ)
         throw new Error("the protected header lacks kid, alg or typ");
       const jwk = await keyFor(kid, typeof jku === "string" ? jku : undefined);
-      if (isV03Card(card)) {
-        const payload = base64url.encode(new TextEncoder().encode(canonicalLegacyCard(card)));
-        await flattenedVerify(
-          {
-            payload,
-            protected: String(signature.protected),
-            signature: String(signature.signature),
-          },
-          await importJWK(jwk, alg),
-        );
-      } else {
-        const one = { ...card, signatures: [signature] } as unknown as AgentCard;
-        await verifyAgentCardSignature(async () => importJWK(jwk, alg) as Promise<CryptoKey>)(one);
-      }
+      await verifyOne(signature, payloads(card), await importJWK(jwk, alg));
       return { status: "verified", kid, alg };
     } catch (error) {
       reason = error instanceof Error ? error.message : String(error);

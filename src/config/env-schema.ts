@@ -4,7 +4,7 @@
  * result into the Config type. Pure: no I/O.
  */
 import { z } from "zod";
-import { parseOtlpHeaders } from "./trace-config.ts";
+import { parseOtlpHeaders, parseResourceAttributes } from "./trace-config.ts";
 
 const int = (fallback: number, min = 0) =>
   z
@@ -35,6 +35,14 @@ const optionalString = z
   .string()
   .optional()
   .transform((v) => (v && v.trim() !== "" ? v.trim() : undefined));
+
+/** An OTLP protocol (`http/protobuf`, `http/json`): undefined when unset, so the
+ * signal-specific var can fall back to the generic one, and that one to protobuf. */
+const otlpProtocol = optionalString
+  .pipe(z.enum(["http/protobuf", "http/json", "protobuf", "json"]).optional())
+  .transform((v) =>
+    v === undefined ? undefined : v.endsWith("json") ? ("json" as const) : ("protobuf" as const),
+  );
 
 /** The model of an agent whose IDENTITY.md names none, where `DEFAULT_MODEL` is unset. */
 export const BUILT_IN_MODEL = "claude-sonnet-4-6";
@@ -84,11 +92,13 @@ export const ConfigSchema = z.object({
   WEB_FETCH_ALLOW_PRIVATE: bool(false),
   WEB_FETCH_TRACEPARENT: bool(false),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url().optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString.pipe(z.url().optional()),
   OTEL_EXPORTER_OTLP_HEADERS: optionalString.transform(parseOtlpHeaders),
-  OTEL_EXPORTER_OTLP_PROTOCOL: optionalString
-    .transform((v) => v ?? "http/protobuf")
-    .pipe(z.enum(["http/protobuf", "http/json", "protobuf", "json"]))
-    .transform((v) => (v.endsWith("json") ? ("json" as const) : ("protobuf" as const))),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: optionalString.transform(parseOtlpHeaders),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
+  OTEL_SERVICE_NAME: optionalString,
+  OTEL_RESOURCE_ATTRIBUTES: optionalString.transform(parseResourceAttributes),
   TRACE_INCLUDE_CONTENT: bool(false),
   PUSH_MAX_ATTEMPTS: int(8, 1),
   MAX_PUSH_CONFIGS_PER_TASK: int(10, 1),

@@ -30,8 +30,11 @@ export type StepOutcome =
   | { kind: "completed"; stopReason: string; note?: string; message?: Part[] }
   | { kind: "failed"; message: string }
   | { kind: "suspended"; suspension: Suspension }
-  /** The agent asks the person (input-required) with these parts; their next message resumes it. */
-  | { kind: "input-required"; message: Part[] }
+  /**
+   * The agent asks the person with these parts (input-required), or for their authorization
+   * (auth-required, `authorization: true`); their next message resumes it.
+   */
+  | { kind: "input-required"; message: Part[]; authorization?: boolean }
   /** The agent refuses the task (rejected). */
   | { kind: "rejected"; message: Part[] }
   /** The model declined the request (`stop_reason: "refusal"`): rejected, with its explanation. */

@@ -21,6 +21,8 @@ export type ProgramEnd =
   | { kind: "complete"; parts?: Part[] }
   /** The task waits for the person (input-required); their next message resumes it. */
   | { kind: "input-required"; parts: Part[] }
+  /** The task waits for the person's authorization (auth-required); their next message resumes it. */
+  | { kind: "auth-required"; parts: Part[] }
   /** The agent refuses the task (rejected). */
   | { kind: "reject"; parts: Part[] }
   /** The task fails. */
@@ -39,6 +41,10 @@ export interface AgentProgram {
    * interactions that need no task), or null to start a task.
    */
   reply(message: Message): Part[] | null;
-  /** Step `index` (0, 1, ...) of the work that `message` asks for (the task's newest user message). */
-  step(message: Message, index: number): ProgramStep;
+  /**
+   * Step `index` (0, 1, ...) of the work that `message` asks for (the task's newest user
+   * message); `opening` is the task's first user message when `message` follows it up (null for
+   * the first), so a follow-up can be read in the light of what the task was started for.
+   */
+  step(message: Message, index: number, opening: Message | null): ProgramStep;
 }

@@ -32,7 +32,7 @@ export async function exportSpans(
         ...target.headers,
         "content-type": target.protocol === "json" ? "application/json" : "application/x-protobuf",
       },
-      body: encodeSpans(spans, target.protocol),
+      body: encodeSpans(spans, target.protocol, target.resource),
       signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS),
     });
     await response.body?.cancel();

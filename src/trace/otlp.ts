@@ -1,18 +1,16 @@
 /**
  * Spans as OTLP: each {@link TraceSpan} turned into the SDK's ReadableSpan shape and encoded by
  * `@opentelemetry/otlp-transformer` (OTLP/JSON, or protobuf for `http/protobuf`), so the bytes are
- * the OpenTelemetry project's, not ours. One resource (`service.name` = the harness) and one
- * instrumentation scope. Pure.
+ * the OpenTelemetry project's, not ours. One resource (its attributes from the trace config:
+ * `service.name` and `OTEL_RESOURCE_ATTRIBUTES`) and one instrumentation scope. Pure.
  */
 import { type HrTime, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import { DEFAULT_SERVICE_NAME } from "../config/trace-config.ts";
 import type { TraceSpan } from "./span-types.ts";
 
-/** The service name spans are exported under. */
-export const SERVICE_NAME = "a2a-edge-harness";
-
-const SCOPE = { name: "a2a-edge-harness", version: "1" };
+const SCOPE = { name: DEFAULT_SERVICE_NAME, version: "1" };
 const KINDS = { internal: SpanKind.INTERNAL, server: SpanKind.SERVER, client: SpanKind.CLIENT };
 const CODES = { unset: SpanStatusCode.UNSET, ok: SpanStatusCode.OK, error: SpanStatusCode.ERROR };
 
@@ -28,9 +26,7 @@ function resourceOf(attributes: Record<string, string>): ReadableSpan["resource"
   return resource;
 }
 
-const RESOURCE = resourceOf({ "service.name": SERVICE_NAME, "telemetry.sdk.language": "js" });
-
-function readable(span: TraceSpan): ReadableSpan {
+function readable(span: TraceSpan, resource: ReadableSpan["resource"]): ReadableSpan {
   const context = (spanId: string) => ({ traceId: span.traceId, spanId, traceFlags: 1 });
   const end = Math.max(span.startMs, span.endMs);
   return {
@@ -52,7 +48,7 @@ function readable(span: TraceSpan): ReadableSpan {
     })),
     events: span.events.map((e) => ({ name: e.name, time: hr(e.atMs), attributes: e.attributes })),
     ended: true,
-    resource: RESOURCE,
+    resource,
     instrumentationScope: SCOPE,
     droppedAttributesCount: 0,
     droppedEventsCount: 0,
@@ -60,13 +56,21 @@ function readable(span: TraceSpan): ReadableSpan {
   };
 }
 
-/** An OTLP ExportTraceServiceRequest holding `spans`, as JSON or protobuf bytes. */
-export function encodeSpans(spans: TraceSpan[], protocol: "json" | "protobuf"): Uint8Array {
+/**
+ * An OTLP ExportTraceServiceRequest holding `spans` under one resource of `resource`'s attributes
+ * (the trace config's), as JSON or protobuf bytes.
+ */
+export function encodeSpans(
+  spans: TraceSpan[],
+  protocol: "json" | "protobuf",
+  resource: Record<string, string>,
+): Uint8Array {
   const serializer = protocol === "json" ? JsonTraceSerializer : ProtobufTraceSerializer;
-  return serializer.serializeRequest(spans.map(readable)) ?? new Uint8Array();
+  const owner = resourceOf(resource);
+  return serializer.serializeRequest(spans.map((s) => readable(s, owner))) ?? new Uint8Array();
 }
 
 /** The OTLP/JSON request as an object (the trace route's answer). */
-export function otlpJson(spans: TraceSpan[]): unknown {
-  return JSON.parse(new TextDecoder().decode(encodeSpans(spans, "json")));
+export function otlpJson(spans: TraceSpan[], resource: Record<string, string>): unknown {
+  return JSON.parse(new TextDecoder().decode(encodeSpans(spans, "json", resource)));
 }

@@ -112,8 +112,7 @@ describe("the token goes only to the origin it was given for", () => {
 
 describe("the key set a signature names", () => {
   /** A signed card on `a` whose jku is `a`'s /.well-known/jwks.json. */
-  const signedOnA = async () =>
-    signer.sign(cardAt(`${a.url}/`), "0.3", `${a.url}/.well-known/jwks.json`);
+  const signedOnA = async () => signer.sign(cardAt(`${a.url}/`), `${a.url}/.well-known/jwks.json`);
 
   it("is not fetched through a redirect to another origin: INVALID, exit 1", async () => {
     const card = await signedOnA();
@@ -192,7 +191,7 @@ describe("unsigned cards", () => {
 
   it("a card seen signed before is refused unsigned; the pin file is the user's alone", async () => {
     const env = freshConfig();
-    current = await signer.sign(cardAt(`${a.url}/`), "0.3", `${a.url}/.well-known/jwks.json`);
+    current = await signer.sign(cardAt(`${a.url}/`), `${a.url}/.well-known/jwks.json`);
     const signed = await spawnCli(["card", `${a.url}/`], { env });
     expect(signed.code, signed.err).toBe(0);
     expect(signed.out).toContain("signature: verified (ES256, key trust-key)");
@@ -226,7 +225,7 @@ describe("unsigned cards", () => {
 
   it("an unreadable pin file is named, not ignored", async () => {
     const env = freshConfig();
-    current = await signer.sign(cardAt(`${a.url}/`), "0.3", `${a.url}/.well-known/jwks.json`);
+    current = await signer.sign(cardAt(`${a.url}/`), `${a.url}/.well-known/jwks.json`);
     await spawnCli(["card", `${a.url}/`], { env });
     const pins = join(env.XDG_CONFIG_HOME, "a2a", "signed-cards.json");
     writeFileSync(pins, "{not json");

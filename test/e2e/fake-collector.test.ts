@@ -26,6 +26,7 @@ const span = (i: number): TraceSpan => ({
   status: { code: i === 3 ? "error" : "unset", ...(i === 3 ? { message: "failed" } : {}) },
 });
 const spans = Array.from({ length: 7 }, (_, i) => span(i));
+const RESOURCE = { "service.name": "fake-collector-test" };
 
 let collector: FakeCollector;
 beforeAll(async () => {
@@ -41,9 +42,12 @@ const PROTOBUF = { "content-type": "application/x-protobuf" };
 describe("the fake OTLP collector", () => {
   it("counts every span the exporter encodes, as JSON and as protobuf", async () => {
     const sent = [
-      await post(encodeSpans(spans, "json"), { ...JSON_TYPE, "x-key": "k" }),
-      await post(encodeSpans(spans, "protobuf"), { ...PROTOBUF, "x-key": "k" }),
-      await post(encodeSpans(spans.slice(0, 1), "protobuf"), { ...PROTOBUF, "x-key": "k" }),
+      await post(encodeSpans(spans, "json", RESOURCE), { ...JSON_TYPE, "x-key": "k" }),
+      await post(encodeSpans(spans, "protobuf", RESOURCE), { ...PROTOBUF, "x-key": "k" }),
+      await post(encodeSpans(spans.slice(0, 1), "protobuf", RESOURCE), {
+        ...PROTOBUF,
+        "x-key": "k",
+      }),
     ];
     expect(sent.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(collector.counts()).toEqual({
@@ -59,12 +63,12 @@ describe("the fake OTLP collector", () => {
 
   it("reads a gzipped body, and refuses one it cannot read without counting its spans", async () => {
     const before = collector.counts();
-    const gz = await post(gzipSync(encodeSpans(spans, "protobuf")), {
+    const gz = await post(gzipSync(encodeSpans(spans, "protobuf", RESOURCE)), {
       ...PROTOBUF,
       "content-encoding": "gzip",
     });
     expect(gz.status).toBe(200);
-    const bytes = encodeSpans(spans, "protobuf");
+    const bytes = encodeSpans(spans, "protobuf", RESOURCE);
     const truncated = await post(bytes.subarray(0, bytes.length - 3), PROTOBUF);
     const notJson = await post(new TextEncoder().encode("{"), JSON_TYPE);
     expect([truncated.status, notJson.status]).toEqual([400, 400]);

@@ -3,7 +3,8 @@
  * no network: the kit is fetched from a local git repository whose two branches hold, on
  * 1.0-dev, the files the vendored patch (tck/tck-1.0-local.patch) changes as they are before it,
  * and the venv is made by a fake Python (a shell script that records how pip was called). The
- * pins point at that repository's commits (A2A_TCK_COMMITS).
+ * pins point at that repository's commits (A2A_TCK_COMMITS). The corpora are looked for there
+ * too (A2A_ACTS_REPO), which lacks them.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -79,6 +80,8 @@ const runScript = (script: string, args: string[], env: Record<string, string> =
   runNode(`scripts/${script}`, args, {
     env: {
       A2A_TCK_REPO: upstream,
+      // The corpora are looked for there too (no network): it lacks their commits.
+      A2A_ACTS_REPO: upstream,
       A2A_TCK_COMMITS: `1.0=${commits["1.0"]},0.3=${commits["0.3"]}`,
       ...env,
     },
@@ -156,6 +159,15 @@ describe("npm run tck:setup builds the kit", () => {
     expect(run.out).toContain(
       `tck:setup: the kit is ready in ${kit} (1.0-dev@${commits["1.0"]?.slice(0, 7)}, 0.3.x@${commits["0.3"]?.slice(0, 7)}); run npm run tck\n`,
     );
+  });
+
+  it("says which corpus it could not fetch, and builds the kit all the same", () => {
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(
+      /ACTS: not fetched \(.* has no commit dbcabfb\); npm run tck skips it unless A2A_ACTS_DIR names a copy/,
+    );
+    expect(run.out).toMatch(/a2a-jcs-v01: not fetched .*A2A_JCS_VECTORS_DIR/);
+    expect(existsSync(join(kit, "acts"))).toBe(false);
   });
 
   it("with the vendored patch applied to tck-1.0", () => {

@@ -3,8 +3,10 @@
  * (test/fake-collector) on 127.0.0.1. A task on B delegates to a local sub-agent (writer) and to
  * a remote one (researcher, on A): the receiver gets one trace id across both instances, every
  * span's parent, model spans whose tokens equal the tasks' usage, and a hook intervention as an
- * event. With the receiver stopped, the same task completes in the same number of steps and
- * neither instance logs per span.
+ * event. A exports to the generic endpoint (+ /v1/traces); B, which also has the signal-specific
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, posts to that URL as given, under its OTEL_SERVICE_NAME and
+ * OTEL_RESOURCE_ATTRIBUTES. With the receiver stopped, the same task completes in the same number
+ * of steps and neither instance logs per span.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Turn } from "../../src/model/scripted/turn.ts";
@@ -17,6 +19,8 @@ import { type DistributedPair, startDistributedPair } from "./distributed-pair.t
 import { addScenario } from "./scenarios.ts";
 
 const SHARED_KEY = "e2e-traces-key";
+/** B's signal-specific traces endpoint's path: not /v1/traces, so "as given" shows. */
+const B_TRACES_PATH = "/b/otlp-traces";
 let pair: DistributedPair;
 let a: DevServer;
 let b: DevServer;
@@ -67,15 +71,22 @@ beforeAll(async () => {
   // The Worker's warnings reach output() (dev-server.ts keeps wrangler at errors by default): the
   // second test reads the one line a failed export writes.
   process.env.WRANGLER_LOG = "warn";
-  receiver = await startFakeCollector();
-  pair = await startDistributedPair({
-    MODEL_IDLE_TIMEOUT_MS: "5000",
-    MODEL_RETRY_BASE_MS: "20",
-    A2A_API_KEY: SHARED_KEY,
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-    OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=e2e%20secret",
-  });
+  receiver = await startFakeCollector(0, ["/v1/traces", B_TRACES_PATH]);
+  pair = await startDistributedPair(
+    {
+      MODEL_IDLE_TIMEOUT_MS: "5000",
+      MODEL_RETRY_BASE_MS: "20",
+      A2A_API_KEY: SHARED_KEY,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=e2e%20secret",
+    },
+    {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}${B_TRACES_PATH}`,
+      OTEL_SERVICE_NAME: "harness-b",
+      OTEL_RESOURCE_ATTRIBUTES: "service.name=not-this,deployment.environment=e2e,team=a%20b",
+    },
+  );
   ({ a, b } = pair);
 });
 
@@ -130,6 +141,20 @@ describe("OTLP export across two instances", () => {
     expect(spans.flatMap((s) => s.events.map((e) => e.name))).toContain("harness.verification");
     // The collector's headers came from OTEL_EXPORTER_OTLP_HEADERS.
     expect(receiver.headers.every((h) => h["x-collector-key"] === "e2e secret")).toBe(true);
+    // A (the researcher) posted to the generic endpoint + /v1/traces under the default service;
+    // B (the root and the writer) to its traces endpoint as given, under its own resource.
+    const byPath = (path: string) =>
+      receiver.resources.filter((_, i) => receiver.paths[i] === path);
+    expect(byPath("/v1/traces").map((r) => r["service.name"])).toContain("a2a-edge-harness");
+    expect(byPath("/v1/traces").every((r) => r["service.name"] === "a2a-edge-harness")).toBe(true);
+    const fromB = byPath(B_TRACES_PATH);
+    expect(fromB.length).toBeGreaterThan(0);
+    for (const resource of fromB)
+      expect(resource).toMatchObject({
+        "service.name": "harness-b",
+        "deployment.environment": "e2e",
+        team: "a b",
+      });
   });
 
   it("with the receiver down, the task completes in the same steps and nothing is logged per span", async () => {

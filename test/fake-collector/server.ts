@@ -1,9 +1,11 @@
 /**
- * An OTLP/HTTP trace receiver on 127.0.0.1 for the tests and the benches: `POST /v1/traces` with
+ * An OTLP/HTTP trace receiver on 127.0.0.1 for the tests and the benches: `POST /v1/traces` (or
+ * the paths it is started with: a signal-specific endpoint is used as given) with
  * an `ExportTraceServiceRequest` as OTLP/JSON (`application/json`) or protobuf
  * (`application/x-protobuf`), gzipped or not. It answers 200 as soon as the body is read (400 for
  * a body it cannot read, 404 elsewhere), counts requests and spans in both encodings, keeps every
- * JSON span as sent and the headers of each request. Protobuf spans are counted, not decoded.
+ * JSON span as sent, and the path, headers and (JSON) resource attributes of each request.
+ * Protobuf spans are counted, not decoded.
  * Node only.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
@@ -20,7 +22,7 @@ export interface CollectorCounts {
   /** Requests by encoding. */
   json: number;
   protobuf: number;
-  /** Requests to /v1/traces whose body it could not read (answered 400). */
+  /** Requests to a trace path whose body it could not read (answered 400). */
   malformed: number;
 }
 
@@ -34,6 +36,10 @@ export interface FakeCollector {
   spans: OtlpSpan[];
   /** The headers of each accepted request. */
   headers: IncomingHttpHeaders[];
+  /** The path each accepted request was posted to. */
+  paths: string[];
+  /** The first resource's string attributes of each accepted request (protobuf: `{}`, not decoded). */
+  resources: Array<Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -74,26 +80,44 @@ export function protobufSpanCount(body: Uint8Array): number {
   return count;
 }
 
-/** The spans of an OTLP/JSON `ExportTraceServiceRequest`. */
-function jsonSpans(body: Buffer): OtlpSpan[] {
-  const request = JSON.parse(body.toString("utf8")) as {
-    resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: OtlpSpan[] }> }>;
-  };
+/** An OTLP/JSON `ExportTraceServiceRequest`, as far as the receiver reads it. */
+type JsonRequest = {
+  resourceSpans?: Array<{
+    resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> };
+    scopeSpans?: Array<{ spans?: OtlpSpan[] }>;
+  }>;
+};
+
+/** The spans and the first resource's string attributes of an OTLP/JSON request. */
+function readJson(body: Buffer): { spans: OtlpSpan[]; resource: Record<string, string> } {
+  const request = JSON.parse(body.toString("utf8")) as JsonRequest;
   if (!Array.isArray(request.resourceSpans)) throw new Error("no resourceSpans");
-  return request.resourceSpans.flatMap((r) => (r.scopeSpans ?? []).flatMap((s) => s.spans ?? []));
+  const attributes = request.resourceSpans[0]?.resource?.attributes ?? [];
+  return {
+    spans: request.resourceSpans.flatMap((r) => (r.scopeSpans ?? []).flatMap((s) => s.spans ?? [])),
+    resource: Object.fromEntries(attributes.map((a) => [a.key, a.value.stringValue ?? ""])),
+  };
 }
 
-/** Starts the receiver on `port` (0: a free one) of 127.0.0.1. */
-export async function startFakeCollector(port = 0): Promise<FakeCollector> {
+/**
+ * Starts the receiver on `port` (0: a free one) of 127.0.0.1, taking posts to `paths`
+ * (default `/v1/traces`).
+ */
+export async function startFakeCollector(
+  port = 0,
+  paths: readonly string[] = ["/v1/traces"],
+): Promise<FakeCollector> {
   const counts: CollectorCounts = { requests: 0, spans: 0, json: 0, protobuf: 0, malformed: 0 };
   const spans: OtlpSpan[] = [];
   const headers: IncomingHttpHeaders[] = [];
+  const posted: string[] = [];
+  const resources: Array<Record<string, string>> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const path = (req.url ?? "").split("?")[0];
-      if (path !== "/v1/traces" || req.method !== "POST") {
+      const path = (req.url ?? "").split("?")[0] ?? "";
+      if (!paths.includes(path) || req.method !== "POST") {
         res.writeHead(404).end();
         return;
       }
@@ -102,12 +126,14 @@ export async function startFakeCollector(port = 0): Promise<FakeCollector> {
         const raw = Buffer.concat(chunks);
         const body = req.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw;
         if (type.startsWith("application/json")) {
-          const got = jsonSpans(body);
-          spans.push(...got);
-          counts.spans += got.length;
+          const got = readJson(body);
+          spans.push(...got.spans);
+          resources.push(got.resource);
+          counts.spans += got.spans.length;
           counts.json++;
         } else if (type.startsWith("application/x-protobuf")) {
           counts.spans += protobufSpanCount(body);
+          resources.push({});
           counts.protobuf++;
         } else throw new Error(`content-type ${type}`);
       } catch {
@@ -117,6 +143,7 @@ export async function startFakeCollector(port = 0): Promise<FakeCollector> {
       }
       counts.requests++;
       headers.push(req.headers);
+      posted.push(path);
       if (type.startsWith("application/json"))
         res.writeHead(200, { "content-type": "application/json" }).end("{}");
       else res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
@@ -130,6 +157,8 @@ export async function startFakeCollector(port = 0): Promise<FakeCollector> {
     counts: () => ({ ...counts }),
     spans,
     headers,
+    paths: posted,
+    resources,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

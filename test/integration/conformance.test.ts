@@ -179,6 +179,33 @@ describe("the conformance agent through the engine", () => {
     expect(last.result?.history?.[0]?.parts).toEqual([{ text: "Hello from TCK" }]);
   });
 
+  it("follows ACTS behaviours by the first part's text: a multi-turn talk, auth-required, failure", async () => {
+    const actsMessage = (text: string, extra: Record<string, unknown> = {}) => ({
+      messageId: crypto.randomUUID(),
+      role: "ROLE_USER",
+      parts: [{ text }],
+      ...extra,
+    });
+    const sendActs = async (text: string, extra: Record<string, unknown> = {}) =>
+      (await rpc<{ task: WireTask }>("SendMessage", { message: actsMessage(text, extra) })).result
+        ?.task as WireTask;
+    const talk = await sendActs("tck-multi-turn start");
+    expect(talk.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const more = await sendActs("here is more input", { taskId: talk.id });
+    expect([more.id, more.status.state]).toEqual([talk.id, "TASK_STATE_INPUT_REQUIRED"]);
+    expect((await sendActs("done", { taskId: talk.id })).status.state).toBe("TASK_STATE_COMPLETED");
+
+    const auth = await sendActs("tck-auth-required now");
+    expect(auth.status.state).toBe("TASK_STATE_AUTH_REQUIRED");
+    expect(auth.status.message?.parts[0]?.text).toMatch(/Authorization required/);
+    const authorized = await sendActs("my credentials", { taskId: auth.id });
+    expect(authorized.status.state).toBe("TASK_STATE_COMPLETED");
+
+    const failed = await sendActs("tck-task-failure please");
+    expect(failed.status.state).toBe("TASK_STATE_FAILED");
+    expect(failed.status.message?.parts[0]?.text).toMatch(/tck-task-failure/);
+  });
+
   it("rejects, and makes a new task of every reused messageId", async () => {
     const rejected = await send("tck-reject-task");
     expect(rejected.status).toMatchObject({

@@ -54,7 +54,7 @@ export async function agentCard(
   if (hit) return hit;
   const build = variant === "1.0" ? buildAgentCard : buildLegacyAgentCard;
   const unsigned = build(agent, { endpoint }, config);
-  const card = sign ? await sign.sign(unsigned, variant, `${origin(c)}${JWKS_PATH}`) : unsigned;
+  const card = sign ? await sign.sign(unsigned, `${origin(c)}${JWKS_PATH}`) : unsigned;
   const body = JSON.stringify(card);
   const builtAt = Math.floor(Date.now() / 1000) * 1000;
   const entry = { card, body, etag: await cardEtag(body), builtAt };

@@ -54,7 +54,7 @@ const delegationExtensions = (config: Config) =>
         {
           uri: DELEGATION_EXTENSION,
           description: "Accepts delegation tokens of these issuers.",
-          required: false,
+          // `required` holds its default (false): left out, as spec 1.0.1 §8.4.1 rule 1 asks.
           params: { issuers: issuersOf(config) },
         },
       ]

@@ -1,9 +1,10 @@
 /**
  * One step of an agent program (src/programs/) inside a task object, in place of a model turn:
- * the program sees the task's newest user message and the step's index for that message (kept
- * in the object's SQLite, so a restart resumes where it stopped), its effects (artifacts,
- * working statuses) are published through the task runtime, and its end becomes the same step
- * outcome a model turn gives the loop driver.
+ * the program sees the task's newest user message, its first one, and the step's index for that
+ * message (kept in the object's SQLite, so a restart resumes where it stopped), its effects
+ * (artifacts, working statuses) are published through the task runtime, and its end becomes the
+ * same step outcome a model turn gives the loop driver (auth-required: an input-required outcome
+ * asking for authorization).
  */
 import type { StepOutcome } from "../../loop/step-types.ts";
 import type { AgentProgram } from "../../programs/types.ts";
@@ -24,14 +25,13 @@ export type ProgramTask = Pick<TaskState, "unit" | "store" | "log" | "hookState"
 
 /** Runs the program's next step for the task's newest user message. */
 export function runProgramStep(task: ProgramTask, program: AgentProgram): StepOutcome {
-  const asked = task.store
-    .historyAfter(0)
-    .filter(({ message }) => message.role === "ROLE_USER")
-    .at(-1);
+  const asks = task.store.historyAfter(0).filter(({ message }) => message.role === "ROLE_USER");
+  const asked = asks.at(-1);
   if (!asked) return { kind: "failed", message: "The task has no message to answer." };
   const cursor = task.hookState.get<Cursor>(CURSOR.hook, CURSOR.key);
   const index = cursor?.seq === asked.seq ? cursor.next : 0;
-  const step = program.step(asked.message, index);
+  const opening = asks.length > 1 ? (asks[0]?.message ?? null) : null;
+  const step = program.step(asked.message, index, opening);
   task.unit.run(() => {
     for (const effect of step.effects) {
       if (effect.kind === "artifact") emitArtifact(task, effect.artifact, effect);
@@ -54,6 +54,8 @@ export function runProgramStep(task: ProgramTask, program: AgentProgram): StepOu
       };
     case "input-required":
       return { kind: "input-required", message: end.parts };
+    case "auth-required":
+      return { kind: "input-required", message: end.parts, authorization: true };
     case "reject":
       return { kind: "rejected", message: end.parts };
     case "fail":

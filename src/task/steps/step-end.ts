@@ -89,7 +89,10 @@ export class StepEnd {
         await this.#suspend(outcome.suspension);
         return;
       case "input-required":
-        await this.#pause("TASK_STATE_INPUT_REQUIRED", outcome.message);
+        await this.#pause(
+          outcome.authorization ? "TASK_STATE_AUTH_REQUIRED" : "TASK_STATE_INPUT_REQUIRED",
+          outcome.message,
+        );
         return;
       case "rejected":
         await this.#pause("TASK_STATE_REJECTED", outcome.message);
@@ -176,9 +179,12 @@ export class StepEnd {
     await task.scheduler.cancel("loop");
   }
 
-  /** The agent asks the person (input-required) or refuses the task (rejected) with `parts`. */
+  /**
+   * The agent asks the person (input-required), for their authorization (auth-required), or
+   * refuses the task (rejected) with `parts`.
+   */
   async #pause(
-    state: "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_REJECTED",
+    state: "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_AUTH_REQUIRED" | "TASK_STATE_REJECTED",
     parts: Part[],
   ): Promise<void> {
     const task = this.#task;

@@ -71,7 +71,9 @@ describe("a task's spans from its records", () => {
       children: { all: () => children },
       loopState: { get: () => ({ usage: EMPTY_USAGE }) },
     } as unknown as Parameters<typeof traceOfTask>[0];
-    const config = { trace: { webFetchTraceparent: false, includeContent: false, export: null } };
+    const config = {
+      trace: { webFetchTraceparent: false, includeContent: false, resource: {}, export: null },
+    };
     const { spans, localChildren } = await traceOfTask(rt, config, at(10));
 
     expect(localChildren).toEqual(children.slice(0, 3).map((c) => c.id));

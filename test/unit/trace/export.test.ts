@@ -1,10 +1,10 @@
 /**
  * OTLP export: one POST of a task's spans, JSON or protobuf, with the configured headers; a
  * collector that is down or refuses loses the spans without throwing, and says so at most once a
- * minute, not once per span. The trace config reads the OTEL_* vars.
+ * minute, not once per span. The spans go under the configured resource. (The OTEL_* vars:
+ * test/unit/config/trace-config.test.ts.)
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { loadConfig } from "../../../src/config/config.ts";
 import { exportSpans } from "../../../src/trace/export.ts";
 import type { TraceSpan } from "../../../src/trace/span-types.ts";
 
@@ -32,7 +32,11 @@ describe("OTLP export", () => {
       calls.push(new Request(input as string, init));
       return new Response("{}");
     };
-    const target = { url: "https://otel.test/v1/traces", headers: { "x-key": "k" } };
+    const target = {
+      url: "https://otel.test/v1/traces",
+      headers: { "x-key": "k" },
+      resource: { "service.name": "checkout", "deployment.environment": "test" },
+    };
     const spans = [span("00f067aa0ba902b7"), span("00f067aa0ba902b8", "00f067aa0ba902b7")];
     expect(await exportSpans({ ...target, protocol: "json" }, spans, fetchImpl)).toBe(true);
     expect(await exportSpans({ ...target, protocol: "protobuf" }, spans, fetchImpl)).toBe(true);
@@ -53,7 +57,10 @@ describe("OTLP export", () => {
     expect(sent.map((s) => s.spanId)).toEqual(["00f067aa0ba902b7", "00f067aa0ba902b8"]);
     expect(sent[1]?.parentSpanId).toBe("00f067aa0ba902b7");
     expect(sent[0]?.events).toHaveLength(1);
-    expect(json.resourceSpans[0]?.resource.attributes.map((a) => a.key)).toContain("service.name");
+    expect(json.resourceSpans[0]?.resource.attributes).toEqual([
+      { key: "service.name", value: { stringValue: "checkout" } },
+      { key: "deployment.environment", value: { stringValue: "test" } },
+    ]);
     const bytes = new Uint8Array(await (calls[1] as Request).arrayBuffer());
     expect(bytes.length).toBeGreaterThan(50);
   });
@@ -64,7 +71,12 @@ describe("OTLP export", () => {
       throw new TypeError("connection refused");
     };
     const refusing: typeof fetch = async () => new Response("no", { status: 503 });
-    const target = { url: "https://otel.test/v1/traces", headers: {}, protocol: "json" as const };
+    const target = {
+      url: "https://otel.test/v1/traces",
+      headers: {},
+      protocol: "json" as const,
+      resource: {},
+    };
     const many = Array.from({ length: 20 }, (_, i) =>
       span(`00f067aa0ba902${String(i).padStart(2, "0")}`),
     );
@@ -72,22 +84,5 @@ describe("OTLP export", () => {
     expect(await exportSpans(target, many, refusing)).toBe(false);
     expect(await exportSpans(target, many, down)).toBe(false);
     expect(warn.mock.calls.length).toBeLessThanOrEqual(1);
-  });
-
-  it("is off unless an endpoint is set; the endpoint gets /v1/traces", () => {
-    expect(loadConfig({}).trace.export).toBeNull();
-    const on = loadConfig({
-      OTEL_EXPORTER_OTLP_ENDPOINT: "https://api.honeycomb.io/",
-      OTEL_EXPORTER_OTLP_HEADERS: "x-honeycomb-team=abc%3D,x-other=2",
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-    }).trace.export;
-    expect(on).toEqual({
-      url: "https://api.honeycomb.io/v1/traces",
-      headers: { "x-honeycomb-team": "abc=", "x-other": "2" },
-      protocol: "json",
-    });
-    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: "no pair here" })).toThrow(
-      /OTEL_EXPORTER_OTLP_HEADERS/,
-    );
   });
 });
