@@ -1,37 +1,24 @@
 /**
- * Throttling of failed credentials (`AUTH_FAILURES_PER_MINUTE`, default 20; 0 = off): a
- * credential that is not already known good is checked only while its client IP
- * (`CF-Connecting-IP`) and its token prefix have each seen fewer than that many attempts not found
- * good in the last minute; past either, the answer is a 429 with Retry-After before the credential
- * is looked at, so a guess gets no answer at all. Counts are kept exactly by user objects named
- * `auth:ip:<address>` and `auth:token:<prefix>` (users/user-object.ts): an attempt counts as a
- * failure from the moment it is admitted until its credential is found good, so concurrent
- * guesses cannot slip past the count.
+ * Throttling of failed credentials (`AUTH_FAILURES_PER_MINUTE`, default 20; 0 = off), per guesser:
+ * a credential that is not already known good is checked only while its client's address
+ * (`CF-Connecting-IP`; an IPv6 address by its /64, platform/client-network.ts) has seen fewer
+ * than that many attempts not found good in the last minute; past it, the answer is a 429 with
+ * Retry-After before the credential is looked at, so a guess gets no answer at all. Counts are
+ * kept exactly by user objects named `auth:ip:<address>` (users/user-object.ts): an attempt
+ * counts as a failure from the moment it is admitted until its credential is found good, so
+ * concurrent guesses cannot slip past the count.
  *
- * The prefix is 8 characters of the credential's secret part: after `a2a_` for user tokens, the
- * signature's first 8 for a JWT (every JWT begins with the same header), else the first 8. A good
- * credential is therefore never refused for failures against another prefix from other IPs;
- * failures from its own IP, or against its own prefix, do refuse it until the minute passes.
+ * Nothing is counted per credential (nor per any part of one another party could name), so a
+ * good credential is never refused for failures from other addresses: no one can lock another's
+ * key out. From its own address it waits with the guesses (it could be the guess that hits).
  */
 import { HttpError } from "../platform/http-error.ts";
-import { failuresFromIp, failuresOfPrefix } from "../platform/object-names.ts";
+import { failuresFromIp } from "../platform/object-names.ts";
 import { stubByName } from "../platform/object-stub.ts";
-import { looksLikeJwt } from "./jwt.ts";
 
-/** How many characters of a credential name its prefix counter. */
-export const PREFIX_CHARS = 8;
-
-/** The prefix a credential's failures are counted under (see the file's comment). */
-export function credentialPrefix(credential: string): string {
-  if (credential.startsWith("a2a_")) return credential.slice(4, 4 + PREFIX_CHARS);
-  if (looksLikeJwt(credential))
-    return credential.slice(credential.lastIndexOf(".") + 1).slice(0, PREFIX_CHARS);
-  return credential.slice(0, PREFIX_CHARS);
-}
-
-/** The counters a credential attempt from `ip` is admitted by. */
-export function failureKeys(ip: string | null, credential: string): string[] {
-  return [failuresFromIp(ip), failuresOfPrefix(credentialPrefix(credential))];
+/** The counters a credential attempt from `ip` is admitted by: its guesser's. */
+export function failureKeys(ip: string | null): string[] {
+  return [failuresFromIp(ip)];
 }
 
 /** An admitted attempt: {@link AdmittedAttempt.succeeded} forgets it once the credential is good. */

@@ -10,7 +10,7 @@
  * Missing credentials (or a header that is not a bearer token) get a 401 that says what to send;
  * a credential sent and refused gets one 401 whatever was wrong with it (unknown, revoked,
  * expired or mistyped: no hint which), so the caller knows to fix the token; failed ones
- * are throttled per IP and token prefix, a delegation token's refusals per IP
+ * are throttled per guessing address (an IPv6 address by its /64), never per credential
  * (failure-throttle.ts). Lookups are cached per isolate for 5 seconds and streams re-check every 5
  * seconds, so a revocation takes effect within 10 seconds everywhere.
  */
@@ -102,8 +102,8 @@ export async function principalFor(env: Env, credential: string): Promise<Princi
 
 /**
  * The principal for a request's credential, throttling failures (AUTH_FAILURES_PER_MINUTE): a
- * credential this isolate knows good passes at once; any other is admitted by its IP's and its
- * prefix's counters first (429 past either), and forgotten there once found good.
+ * credential this isolate knows good passes at once; any other is admitted by its address's
+ * counter first (429 past it), and forgotten there once found good.
  */
 async function checkedPrincipal(c: Context<AppEnv>, credential: string): Promise<Principal | null> {
   const perMinute = loadConfig(c.env).limits.authFailuresPerMinute;
@@ -111,7 +111,7 @@ async function checkedPrincipal(c: Context<AppEnv>, credential: string): Promise
   const known = cached(c.env, await tokenHash(credential))?.principal;
   if (known) return known;
   const ip = c.req.header("CF-Connecting-IP") ?? null;
-  const attempt = await admitAttempt(c.env, failureKeys(ip, credential), perMinute);
+  const attempt = await admitAttempt(c.env, failureKeys(ip), perMinute);
   const principal = await principalFor(c.env, credential);
   if (principal) c.executionCtx.waitUntil(attempt.succeeded().catch(() => {}));
   return principal;

@@ -5,9 +5,9 @@
  * reserving before a model call and settling with the real usage after it, so concurrent tasks
  * can never overspend (no check-then-spend race). Days and months are UTC. Its tables are created
  * by its first count: reading the usage of a principal never counted writes nothing. The objects
- * named `auth:ip:<address>` and `auth:token:<prefix>` count credential attempts that were not
- * found good (auth/failure-throttle.ts); an alarm drops them after the minute and erases an
- * object left holding no counts at all, so a flood of guesses leaves nothing behind. A delegated
+ * named `auth:ip:<address>` count credential attempts that were not found good
+ * (auth/failure-throttle.ts); an alarm drops them after the minute and erases an object left
+ * holding no counts at all, so a flood of guesses leaves nothing behind. A delegated
  * principal's object also remembers the ids (`jti`) of the delegation tokens it accepted until
  * they expire, so none is accepted twice (auth/delegated.ts).
  */

@@ -1,6 +1,7 @@
 /**
  * Limits and budgets at their boundaries, under concurrent requests: messages per minute per
- * user and per IP (429 with Retry-After), failed credentials per IP and per token prefix,
+ * user and per IP (429 with Retry-After), failed credentials per guessing address (an IPv6
+ * address by its /64; never per credential, so no one can lock another's key out),
  * concurrent streams, and token budgets per day and per
  * task kept exactly by the user object (a task that would exceed one is rejected before the
  * model is called; a running task that reaches one completes with stopReason "budget").
@@ -220,31 +221,38 @@ describe("failed credentials", () => {
     expect((await list(token, `auth-ip-${unique()}`)).status).toBe(200);
   });
 
-  it("throttles a token prefix across IPs, never a good token of another prefix", async () => {
-    const prefix = unique().slice(0, 8);
-    const guess = () => `a2a_${prefix}${unique()}`;
-    for (let i = 0; i < 3; i++)
-      expect((await list(guess(), `auth-ip-${unique()}`)).status).toBe(401);
-    const elsewhere = `auth-ip-${unique()}`;
-    expect((await list(guess(), elsewhere)).status).toBe(429);
-    // The refused attempt did not count against that IP: its good tokens pass, one after another.
-    for (let i = 0; i < 4; i++) {
-      const { token } = await newUser();
-      expect((await list(token, elsewhere)).status).toBe(200);
-    }
-    // A static key's prefix is its first 8 characters: guesses at it hold the key back too.
-    for (let i = 0; i < 3; i++)
-      expect((await list(`test-adm${unique()}`, `auth-ip-${unique()}`)).status).toBe(401);
-    const fresh = `auth-ip-${unique()}`;
-    const admin = (ip: string) =>
-      callWorker(
-        "/api/admin/users",
-        { headers: { Authorization: "Bearer test-admin-key", "CF-Connecting-IP": ip } },
-        throttled,
-      );
-    expect((await admin(fresh)).status).toBe(429);
+  it("never locks a credential out for guesses at its prefix from other addresses", async () => {
     const { token } = await newUser();
-    expect((await list(token, fresh)).status).toBe(200);
+    // Guesses that share the real token's first characters, each from an address of its own.
+    const prefix = token.slice(0, 12);
+    for (let i = 0; i < 20; i++)
+      expect((await list(`${prefix}${unique()}`, `203.0.113.${i + 1}`)).status).toBe(401);
+    expect((await list(token, `auth-ip-${unique()}`)).status).toBe(200);
+    // The same for a static key: guesses at its first characters never hold it back.
+    for (let i = 0; i < 5; i++)
+      expect((await list(`test-adm${unique()}`, `auth-ip-${unique()}`)).status).toBe(401);
+    const admin = await callWorker(
+      "/api/admin/users",
+      {
+        headers: {
+          Authorization: "Bearer test-admin-key",
+          "CF-Connecting-IP": `auth-ip-${unique()}`,
+        },
+      },
+      throttled,
+    );
+    expect(admin.status).toBe(200);
+  });
+
+  it("counts an IPv6 guesser by its /64: new addresses in one network share one count", async () => {
+    const net = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:${Math.floor(Math.random() * 0xffff).toString(16)}`;
+    const from = (host: number) => `${net}:${host.toString(16)}::1`;
+    for (let i = 0; i < 3; i++)
+      expect((await list(`a2a_${unique()}`, from(i + 1))).status).toBe(401);
+    expect((await list(`a2a_${unique()}`, from(9))).status).toBe(429);
+    // Another network is another guesser.
+    const { token } = await newUser();
+    expect((await list(token, `2001:db8:ffff:${unique().slice(0, 4)}::1`)).status).toBe(200);
   });
 
   it("forgets a counter's minute with its alarm, erasing an object left with no counts", async () => {
