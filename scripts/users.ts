@@ -17,10 +17,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { newToken, tokenHash, tokenPrefix } from "../src/auth/tokens.ts";
+import { reservedUserId } from "../src/auth/user-ids.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
-const RESERVED = new Set(["anonymous", "admin-key", "api-key"]);
 const ID = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
 
 const { values, positionals } = parseArgs({
@@ -96,8 +96,8 @@ migrate();
 switch (command) {
   case "add": {
     if (!id || !ID.test(id)) fail("add needs an id: lower case letters, digits, . _ @ -");
-    if (RESERVED.has(id) || id.startsWith("anon-"))
-      fail(`${id} is reserved (anon- names anonymous conversations)`);
+    const reserved = reservedUserId(id);
+    if (reserved) fail(reserved);
     const role = values.role;
     if (role !== "user" && role !== "admin") fail("--role is user or admin");
     const agents = values.agents

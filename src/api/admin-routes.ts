@@ -27,8 +27,8 @@ import {
   putOverride,
   reloadAgents,
 } from "../agents/overrides.ts";
-import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
+import { reservedUserId } from "../auth/user-ids.ts";
 import {
   createUser,
   getUser,
@@ -48,12 +48,14 @@ import { MEMORY_MAX_CHARS, writeSharedMemory } from "../store/shared-memory.ts";
 import { forgetBudget } from "../users/limits.ts";
 import { stopTasksOf } from "./stop-tasks.ts";
 
-const RESERVED = ["anonymous", "admin-key", "api-key"];
 const NewUser = z.strictObject({
   id: z
     .string()
     .regex(/^[a-z0-9][a-z0-9._@-]{0,63}$/, "lower case letters, digits, . _ @ -")
-    .refine((id) => !RESERVED.includes(id) && !isAnonymousOwner(id), "is reserved"),
+    .superRefine((id, ctx) => {
+      const reserved = reservedUserId(id);
+      if (reserved) ctx.addIssue({ code: "custom", message: reserved });
+    }),
   name: z.string().trim().min(1).max(200).optional(),
   role: z.enum(["user", "admin"]).default("user"),
   agents: z

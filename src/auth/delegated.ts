@@ -22,9 +22,7 @@ import {
 } from "./delegation-token.ts";
 import { issuerKeys } from "./issuer-keys.ts";
 import { looksLikeJwt } from "./jwt.ts";
-
-/** Owner ids of delegated principals start with this; user ids never do. */
-export const DELEGATED_OWNER_PREFIX = "dlg-";
+import { DELEGATED_OWNER_PREFIX } from "./user-ids.ts";
 
 /**
  * The issuer `credential` claims when it is to be checked as a delegation token, else null

@@ -30,6 +30,7 @@ import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { ANONYMOUS_PRINCIPAL } from "./principal.ts";
 import { sameSecret } from "./secrets.ts";
 import { tokenHash } from "./tokens.ts";
+import { ADMIN_KEY_ID, API_KEY_ID } from "./user-ids.ts";
 import { principalBySubject, principalByToken, tokenStillValid } from "./users-store.ts";
 
 /** How long a credential lookup is trusted, and how often an open stream re-checks. */
@@ -52,10 +53,6 @@ export const NO_CREDENTIALS = "Unauthorized: send Authorization: Bearer <token>"
 /** The 401 message for a credential that was checked and refused, whatever the reason. */
 export const CREDENTIAL_REFUSED =
   "Unauthorized: the token was not accepted (unknown, revoked, expired or mistyped)";
-
-/** Ids of the static keys' principals (never valid user ids). */
-export const ADMIN_KEY_ID = "admin-key";
-export const API_KEY_ID = "api-key";
 
 /**
  * The credential a request presents (a bearer token, else Cloudflare Access's JWT), and whether

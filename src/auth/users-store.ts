@@ -6,6 +6,7 @@
 import type { Consent, Principal, Role, UserBudget } from "../protocol/app-types.ts";
 import { sameHash } from "./secrets.ts";
 import { newToken, tokenHash, tokenPrefix } from "./tokens.ts";
+import { OIDC_USER_PREFIX } from "./user-ids.ts";
 
 /** A user as stored. */
 export interface UserRow {
@@ -96,7 +97,7 @@ export async function principalBySubject(
     .bind(subject)
     .first<Row>();
   if (found) return found.disabled_at ? null : principalOf(fromRow(found), "jwt");
-  const id = `oidc-${(await tokenHash(subject)).slice(0, 24)}`;
+  const id = `${OIDC_USER_PREFIX}${(await tokenHash(subject)).slice(0, 24)}`;
   await db
     .prepare(
       "INSERT OR IGNORE INTO users (id, name, role, subject, created_at) VALUES (?, ?, 'user', ?, ?)",
@@ -104,7 +105,9 @@ export async function principalBySubject(
     .bind(id, name.slice(0, 200) || subject.slice(0, 200), subject, new Date().toISOString())
     .run();
   const user = await getUser(db, id);
-  return user && !user.disabledAt ? principalOf(user, "jwt") : null;
+  // A row under that id made for anyone else (an admin's, before the prefix was reserved) is
+  // never this subject's.
+  return user && user.subject === subject && !user.disabledAt ? principalOf(user, "jwt") : null;
 }
 
 /** A user by id. */

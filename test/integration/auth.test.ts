@@ -9,7 +9,9 @@ import { env } from "cloudflare:workers";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { REVOKED_REASON } from "../../src/api/stop-tasks.ts";
+import { delegatedOwner } from "../../src/auth/delegated.ts";
 import { mayUseAgent } from "../../src/auth/principal.ts";
+import { tokenHash } from "../../src/auth/tokens.ts";
 import { revokeTokens } from "../../src/auth/users-store.ts";
 import { stubByName } from "../../src/platform/object-stub.ts";
 import { errorBody, type RpcResponse, userMessage } from "../helpers/a2a.ts";
@@ -209,7 +211,7 @@ describe("authentication", () => {
         .setProtectedHeader({ alg: "RS256", kid: "k1" })
         .setIssuer("https://id.example.test")
         .setAudience(audience)
-        .setSubject("subject-1")
+        .setSubject(typeof claims.sub === "string" ? claims.sub : "subject-1")
         .setExpirationTime("5m")
         .sign(key);
     const call = async (jwt: string, header = "Authorization") => {
@@ -250,6 +252,14 @@ describe("authentication", () => {
           .sign(privateKey),
       ),
     ).toBe(401);
+
+    // A user made under the id a subject is given on first sight (before such ids were reserved)
+    // is never that subject's account: the subject is refused, not let into that user's data.
+    const taken = `oidc-${(await tokenHash("https://id.example.test#subject-2")).slice(0, 24)}`;
+    await env.DB.prepare("INSERT INTO users (id, name, role, created_at) VALUES (?, ?, 'user', ?)")
+      .bind(taken, "made by an admin", new Date().toISOString())
+      .run();
+    expect(await call(await sign({ sub: "subject-2" }))).toBe(401);
   });
 });
 
@@ -280,6 +290,33 @@ describe("access", () => {
       callWorker("/api/admin/knowledge", { headers: { Authorization: `Bearer ${token}` } });
     expect((await list(user.token)).status).toBe(403);
     expect((await list(admin.token)).status).toBe(200);
+  });
+
+  it("keeps the user ids the harness gives principals itself out of admins' hands", async () => {
+    const admin = await newUser("admin");
+    const create = (id: string) =>
+      callWorker("/api/admin/users", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${admin.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ id }),
+      });
+    // A delegated principal's id, an OIDC subject's, an anonymous conversation's, the claims'.
+    const ids = [
+      await delegatedOwner("https://peer.test", "alice", "assistant"),
+      `oidc-${(await tokenHash("https://id.example.test#someone")).slice(0, 24)}`,
+      "dlg-x",
+      "oidc-x",
+      "anon-x",
+      "anonymous",
+      "admin-key",
+      "api-key",
+    ];
+    for (const id of ids) {
+      const refused = await create(id);
+      expect(refused.status, id).toBe(400);
+      expect(await refused.text(), id).toContain("reserved");
+    }
+    expect((await create(`ok-${crypto.randomUUID().slice(0, 8)}`)).status).toBe(201);
   });
 });
 
