@@ -3,7 +3,8 @@
  * who asks for whom. `iss` = this deployment (PUBLIC_URL), `sub` = the user the work is for,
  * `act` = the calling agent (RFC 8693's actor claim; prior actors nested inside it, at most
  * {@link MAX_ACTOR_DEPTH} deep), `aud` = the target agent's URL, `cid` = the parent task's opaque
- * correlation id, `scope` = `task` (or a skill), `exp` minutes ahead, a fresh `jti` per request.
+ * correlation id, `scope` = `task` (or a skill), `exp` minutes ahead (at most
+ * {@link MAX_TOKEN_MINUTES}: a token living longer is refused), a fresh `jti` per request.
  * Verification runs the checks in a fixed order (issuer, signature, expiry, audience, claims;
  * replay is the caller's, with a store) and names the first that fails. Pure but for the key
  * lookup it is given: no clock but `now`, no fetch. Importable from Node.
@@ -21,6 +22,11 @@ import {
 export const MAX_ACTOR_DEPTH = 8;
 /** Clocks of two deployments may differ by this much (seconds) on `iat`, `nbf` and `exp`. */
 export const CLOCK_SKEW_SECONDS = 60;
+/**
+ * The longest a token may live (minutes): one valid further ahead is refused (expiry), so a
+ * token that leaks is of use for an hour at most, and its `jti` is remembered no longer.
+ */
+export const MAX_TOKEN_MINUTES = 60;
 /**
  * The header of a 503 answering a request whose delegation token could not be checked yet (the
  * request was not acted on: the caller may send it again with a fresh token).
@@ -189,6 +195,12 @@ export async function verifyDelegationToken(
   const now = Math.floor((options.now ?? Date.now()) / 1000);
   if (typeof payload.exp !== "number" || payload.exp + CLOCK_SKEW_SECONDS <= now)
     throw new DelegationError("expiry", "expired");
+  const issuedAt = typeof payload.iat === "number" ? Math.min(payload.iat, now) : now;
+  if (payload.exp - issuedAt > MAX_TOKEN_MINUTES * 60 + CLOCK_SKEW_SECONDS)
+    throw new DelegationError(
+      "expiry",
+      `valid for too long (a token lives at most ${MAX_TOKEN_MINUTES} minutes)`,
+    );
   if (typeof payload.nbf === "number" && payload.nbf - CLOCK_SKEW_SECONDS > now)
     throw new DelegationError("expiry", "not valid yet");
   if (typeof payload.iat === "number" && payload.iat - CLOCK_SKEW_SECONDS > now)

@@ -127,6 +127,7 @@ export const ConfigSchema = z.object({
   CONFORMANCE_AGENT: bool(false),
   AGENT_CARD_SIGNING_KEY: optionalString,
   TRUSTED_ISSUERS: optionalString.transform((v, ctx) => issuers(v, ctx)),
+  // At most the longest lifetime a receiving deployment accepts (auth/delegation-token.ts).
   DELEGATION_TOKEN_MINUTES: int(5, 1).pipe(z.number().max(60)),
   TIME_ZONE: optionalString
     .transform((v) => v ?? "UTC")

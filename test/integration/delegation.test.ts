@@ -165,6 +165,29 @@ describe("delegation tokens at the edge", () => {
     expect((await call(await token())).status).toBe(429);
   });
 
+  it("refuses a token that would live longer than an hour with a 401 naming the check", async () => {
+    serveKeys();
+    const lasting = (minutes: number) => mintDelegationToken(signer, claims(), minutes);
+    const day = await rpcAs(
+      await lasting(24 * 60),
+      "GetTask",
+      { id: "x" },
+      "/agents/writer/",
+      trusting,
+    );
+    expect(day.status).toBe(401);
+    expect(day.body.error?.message).toContain("(expiry)");
+    expect(day.body.error?.message).toContain("at most 60 minutes");
+    const hour = await rpcAs(
+      await lasting(60),
+      "GetTask",
+      { id: "x" },
+      "/agents/writer/",
+      trusting,
+    );
+    expect(hour.status).toBe(200);
+  });
+
   it("refuses a token for another agent of this deployment (audience)", async () => {
     serveKeys();
     const response = await rpcAs(
