@@ -1,9 +1,10 @@
 /**
  * OTLP/HTTP export of a task's spans: one POST of all of them when the task ends, made after the
  * status is written and kept alive in the background (never on the task's path, never a call per
- * span). A collector that is down, slow (past {@link EXPORT_TIMEOUT_MS}) or refusing loses the
- * spans: the task is neither delayed nor failed, and at most one log line a minute says so.
- * Off (no endpoint): nothing is built or sent.
+ * span). A collector that is down, slow (past {@link EXPORT_TIMEOUT_MS}), refusing or redirecting
+ * (a redirect is never followed: the headers carry its credential) loses the spans: the task is
+ * neither delayed nor failed, and at most one log line a minute says so. Off (no endpoint):
+ * nothing is built or sent.
  */
 
 import type { OtlpExport } from "../config/trace-config.ts";
@@ -33,6 +34,8 @@ export async function exportSpans(
         "content-type": target.protocol === "json" ? "application/json" : "application/x-protobuf",
       },
       body: encodeSpans(spans, target.protocol, target.resource),
+      // Never followed: the headers hold the collector's credential (a 3xx is a failure).
+      redirect: "manual",
       signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS),
     });
     await response.body?.cancel();

@@ -1,7 +1,8 @@
 /**
  * OTLP export: one POST of a task's spans, JSON or protobuf, with the configured headers; a
- * collector that is down or refuses loses the spans without throwing, and says so at most once a
- * minute, not once per span. The spans go under the configured resource. (The OTEL_* vars:
+ * collector that is down, refuses or redirects loses the spans without throwing (a redirect is
+ * never followed: the headers hold a credential), and says so at most once a minute, not once per
+ * span. The spans go under the configured resource. (The OTEL_* vars:
  * test/unit/config/trace-config.test.ts.)
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -84,5 +85,31 @@ describe("OTLP export", () => {
     expect(await exportSpans(target, many, refusing)).toBe(false);
     expect(await exportSpans(target, many, down)).toBe(false);
     expect(warn.mock.calls.length).toBeLessThanOrEqual(1);
+  });
+
+  it("never follows a redirect, so its credential headers reach only the collector", async () => {
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const reached: Array<{ url: string; key: string | null }> = [];
+    // A fetch that follows redirects unless told not to, as the runtime's does.
+    const fetchImpl: typeof fetch = async (input, init) => {
+      const request = new Request(input as string, init);
+      reached.push({ url: request.url, key: request.headers.get("x-key") });
+      if (request.url.startsWith("https://elsewhere.test/")) return new Response("{}");
+      const moved = new Response(null, {
+        status: 307,
+        headers: { location: "https://elsewhere.test/v1/traces" },
+      });
+      return request.redirect === "follow"
+        ? fetchImpl(moved.headers.get("location") as string, init)
+        : moved;
+    };
+    const target = {
+      url: "https://otel.test/v1/traces",
+      headers: { "x-key": "k" },
+      protocol: "json" as const,
+      resource: { "service.name": "checkout" },
+    };
+    expect(await exportSpans(target, [span("00f067aa0ba902b7")], fetchImpl)).toBe(false);
+    expect(reached.map((r) => r.url)).toEqual(["https://otel.test/v1/traces"]);
   });
 });
