@@ -107,7 +107,7 @@ export interface Config {
   corsOrigins: string[];
   /**
    * Messages per minute per user, per IP for unauthenticated callers, open streams, and failed
-   * credentials per minute per IP and per token prefix (0 = off).
+   * credentials per minute per client address (0 = off).
    */
   limits: {
     messagesPerMinute: number;
@@ -115,8 +115,16 @@ export interface Config {
     concurrentStreams: number;
     authFailuresPerMinute: number;
   };
-  /** Default token budgets per task, day and month (0 = unlimited); users may have overrides. */
-  budgets: { taskTokens: number; dayTokens: number; monthTokens: number };
+  /**
+   * Default token budgets per task, day and month (0 = unlimited); users may have overrides.
+   * `issuer`: what all the callers one trusted issuer delegates spend together, per day and month.
+   */
+  budgets: {
+    taskTokens: number;
+    dayTokens: number;
+    monthTokens: number;
+    issuer: { dayTokens: number; monthTokens: number };
+  };
   /** JWT verification (OIDC issuer or Cloudflare Access), when configured. */
   oidc: { issuer: string; audience: string; jwksUrl?: string; jwks?: unknown } | null;
   /** Delegation tokens: issuers trusted here (URL -> JWKS URL) and the minutes a minted one lives. */
@@ -267,6 +275,7 @@ export function loadConfig(env: object): Config {
       taskTokens: v.BUDGET_TASK_TOKENS,
       dayTokens: v.BUDGET_DAY_TOKENS,
       monthTokens: v.BUDGET_MONTH_TOKENS,
+      issuer: { dayTokens: v.BUDGET_ISSUER_DAY_TOKENS, monthTokens: v.BUDGET_ISSUER_MONTH_TOKENS },
     },
     oidc: oidcConfig(v),
     delegation: { trustedIssuers: v.TRUSTED_ISSUERS, tokenMinutes: v.DELEGATION_TOKEN_MINUTES },

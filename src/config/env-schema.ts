@@ -83,6 +83,8 @@ export const ConfigSchema = z.object({
   BUDGET_TASK_TOKENS: int(1_000_000, 0),
   BUDGET_DAY_TOKENS: int(5_000_000, 0),
   BUDGET_MONTH_TOKENS: int(50_000_000, 0),
+  BUDGET_ISSUER_DAY_TOKENS: int(20_000_000, 0),
+  BUDGET_ISSUER_MONTH_TOKENS: int(200_000_000, 0),
   AUTH_REQUIRED: bool(false),
   OIDC_ISSUER: optionalString,
   OIDC_AUDIENCE: optionalString,

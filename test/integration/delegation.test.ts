@@ -6,12 +6,18 @@
  * scheme with the trusted issuers. The token's claims are decoded once before they are verified.
  * The issuer's key set is served by a fake fetch.
  */
+import { env } from "cloudflare:workers";
 import { base64url, exportJWK, generateKeyPair } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type DelegationClaims, mintDelegationToken } from "../../src/auth/delegation-token.ts";
 import { setKeySetFetch } from "../../src/auth/issuer-keys.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { issuerCounters } from "../../src/platform/object-names.ts";
 import { acceptsDelegationFrom } from "../../src/remote/delegation.ts";
+import { userObject } from "../../src/users/limits.ts";
+import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, rpcAs } from "../helpers/as-user.ts";
+import { scenario } from "../helpers/fake-model.ts";
 
 const ISSUER = "https://issuer.test";
 const trusting = {
@@ -247,6 +253,52 @@ describe("delegation tokens at the edge", () => {
     const text = await response.text();
     expect(text).toContain(`the key set of ${ISSUER} could not be fetched`);
     expect(text).not.toContain("Internal error");
+  });
+
+  it("counts every user a trusted issuer delegates against one budget of the issuer's", async () => {
+    // A public peer: each of its anonymous conversations is a user of its own here.
+    const issuer = `https://peer-${crypto.randomUUID().slice(0, 8)}.test`;
+    const peer = {
+      ...trusting,
+      TRUSTED_ISSUERS: JSON.stringify({ [issuer]: `${issuer}/jwks.json` }),
+    } as Env;
+    setKeySetFetch(async (input) =>
+      String(input) === `${issuer}/jwks.json`
+        ? Response.json(jwks)
+        : new Response("no", { status: 404 }),
+    );
+    const send = async (conversation: string) => {
+      const s = await scenario([{ text: "answered" }]);
+      const bearer = await mintDelegationToken(
+        signer,
+        claims({
+          issuer,
+          subject: `conversation-${conversation}`,
+          actor: { sub: "assistant", iss: issuer },
+        }),
+        5,
+      );
+      const sent = await rpcAs<{ task: Task }>(
+        bearer,
+        "SendMessage",
+        { message: userMessage(`hi ${s.marker}`) },
+        "/agents/writer/",
+        peer,
+      );
+      return sent.body.result?.task as Task & {
+        status: { message?: { parts: Array<{ text?: string }> } };
+      };
+    };
+    expect((await send("first")).status.state).toBe("TASK_STATE_COMPLETED");
+    // The issuer's callers spent its day (BUDGET_ISSUER_DAY_TOKENS): a new conversation's first
+    // call is refused as well, though that conversation spent nothing yet.
+    const { dayTokens } = loadConfig(env).budgets.issuer;
+    await userObject(env, issuerCounters(issuer)).settle("spent-before", dayTokens, false);
+    const fresh = await send(crypto.randomUUID());
+    expect(fresh.status.state).toBe("TASK_STATE_REJECTED");
+    expect(fresh.status.message?.parts[0]?.text).toContain(
+      `The daily token budget of the callers delegated by ${issuer} is spent`,
+    );
   });
 
   it("applies AGENT_CALL_RULES written for delegated callers", async () => {

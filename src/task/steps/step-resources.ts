@@ -1,7 +1,6 @@
 /**
  * What a loop step gets: its dependencies (`StepDeps` of loop/agent-loop.ts) bound to the task's
- * stores, with what comes from outside the task object: the token budget gate (reserve before
- * each model call with the owner's user object when a day or month budget applies, settle after)
+ * stores, with what comes from outside the task object: the token budget gate (budget-gate.ts)
  * and the run_code sandbox (the Worker Loader, with the bindings and limits the agent's
  * frontmatter grants).
  */
@@ -22,57 +21,13 @@ import { sharedMemory } from "../../store/shared-memory.ts";
 import { runWorkspaceTests } from "../../tools/run-code/run-code.ts";
 import { runTool as inToolSpan } from "../../trace/current-span.ts";
 import { taskTraceOf } from "../../trace/task-trace.ts";
-import { budgetsFor, userObject } from "../../users/limits.ts";
 import { workspaceFor } from "../../workspace/client.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import type { EventSink } from "../runtime/status-change.ts";
 import type { TaskState } from "../runtime/task-state.ts";
 import type { TaskRecord } from "../store/task-store.ts";
+import { budgetGate } from "./budget-gate.ts";
 import type { SessionDeps } from "./environment-read.ts";
-
-/**
- * Reserves and settles model calls against the task's and the owner's token budgets, counted by
- * the user object `countersKey` (`user:<owner>`, or `ip:<address>` for an anonymous caller's task).
- */
-export function budgetGate(
-  env: Env,
-  config: Config,
-  task: Pick<SteppingTask, "loopState" | "background" | "budgetHint">,
-  record: Pick<TaskRecord, "id" | "owner">,
-  countersKey: string,
-): StepDeps["budget"] {
-  const counters = userObject(env, countersKey);
-  let key = "";
-  let reserved = false;
-  return {
-    reserve: async (estimate) => {
-      const budgets = await budgetsFor(env, config, record.owner, task.budgetHint);
-      const loop = task.loopState.get();
-      const used =
-        loop.usage.inputTokens +
-        loop.usage.outputTokens +
-        loop.usage.cacheReadTokens +
-        loop.usage.cacheWriteTokens;
-      if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
-        return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
-      key = `${record.id}:${loop.turn}:${loop.attempt}`;
-      reserved = false;
-      // No day or month budget: nothing to reserve against; the settlement still counts the
-      // tokens, so a budget set later starts from the true spend.
-      if (budgets.dayTokens <= 0 && budgets.monthTokens <= 0) return null;
-      reserved = true;
-      const answer = await counters.reserve(key, estimate, budgets.dayTokens, budgets.monthTokens);
-      if (answer.ok) return null;
-      const period = answer.scope === "day" ? "daily" : "monthly";
-      return `The ${period} token budget is spent (${answer.used} of ${answer.limit} tokens used; the next model call needs up to ${estimate}). It renews at the start of the next ${answer.scope === "day" ? "day" : "month"} (UTC).`;
-    },
-    // Settled in the background: the next reservation must not wait for it, and seeing the
-    // reservation instead of the settlement (if it arrives first) only over-counts.
-    settle: async (tokens) => {
-      if (key) task.background(counters.settle(key, tokens, reserved));
-    },
-  };
-}
 
 /**
  * The memory of `agent` as a task of `owner` reads and writes it: the shared file through the

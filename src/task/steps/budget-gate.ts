@@ -1,0 +1,95 @@
+/**
+ * The token budget gate of a task's model calls: before each call its worst case is reserved,
+ * after it the real use is settled, against every budget that counts it:
+ *  - the task's own (`BUDGET_TASK_TOKENS` or the owner's override), from its loop's usage;
+ *  - the owner's day and month, kept by the user object `countersKey` (`user:<owner>`, or
+ *    `ip:<address>` for an anonymous caller's task);
+ *  - for a task a trusted issuer delegated, that issuer's day and month (`BUDGET_ISSUER_*`), kept
+ *    by `issuer:<issuer>` and spent by every caller it delegates together: each of a public peer's
+ *    anonymous conversations is a user of its own here, and must not bring a fresh budget.
+ * A budget of 0 is not reserved against, but its spend is still counted, so a budget set later
+ * starts from the true spend.
+ */
+import type { Config } from "../../config/config.ts";
+import type { StepDeps } from "../../loop/step-types.ts";
+import { issuerCounters } from "../../platform/object-names.ts";
+import { budgetsFor, userObject } from "../../users/limits.ts";
+import type { BudgetRefusal } from "../../users/user-object.ts";
+import type { TaskRecord } from "../store/task-store.ts";
+import type { SteppingTask } from "./step-resources.ts";
+
+type Limits = { dayTokens: number; monthTokens: number };
+
+/** One user object's share of the current call: reserved (or only counted), then settled. */
+function counter(env: Env, name: string) {
+  const stub = userObject(env, name);
+  let reserved = false;
+  return {
+    async reserve(key: string, estimate: number, limits: Limits): Promise<BudgetRefusal | null> {
+      reserved = limits.dayTokens > 0 || limits.monthTokens > 0;
+      if (!reserved) return null;
+      const answer = await stub.reserve(key, estimate, limits.dayTokens, limits.monthTokens);
+      reserved = answer.ok;
+      return answer.ok ? null : answer;
+    },
+    settle: (key: string, tokens: number) => stub.settle(key, tokens, reserved),
+  };
+}
+
+/** Why a call is refused: whose budget of which period is spent, and when it renews. */
+function spentText(answer: BudgetRefusal, estimate: number, whose: string): string {
+  const period = answer.scope === "day" ? "daily" : "monthly";
+  return `The ${period} token budget${whose} is spent (${answer.used} of ${answer.limit} tokens used; the next model call needs up to ${estimate}). It renews at the start of the next ${answer.scope} (UTC).`;
+}
+
+/** The issuer that delegated the task (its metadata's `delegation`), if a trusted issuer did. */
+function delegatingIssuer(record: Pick<TaskRecord, "metadata">): string | null {
+  const delegation = record.metadata.delegation;
+  return typeof delegation === "object" &&
+    delegation !== null &&
+    "issuer" in delegation &&
+    typeof delegation.issuer === "string"
+    ? delegation.issuer
+    : null;
+}
+
+/** The gate of the task `record`, whose owner's counters are the user object `countersKey`. */
+export function budgetGate(
+  env: Env,
+  config: Config,
+  task: Pick<SteppingTask, "loopState" | "background" | "budgetHint">,
+  record: Pick<TaskRecord, "id" | "owner" | "metadata">,
+  countersKey: string,
+): StepDeps["budget"] {
+  const owner = counter(env, countersKey);
+  const issuer = delegatingIssuer(record);
+  const pool = issuer === null ? null : counter(env, issuerCounters(issuer));
+  let key = "";
+  return {
+    reserve: async (estimate) => {
+      const budgets = await budgetsFor(env, config, record.owner, task.budgetHint);
+      const loop = task.loopState.get();
+      const used =
+        loop.usage.inputTokens +
+        loop.usage.outputTokens +
+        loop.usage.cacheReadTokens +
+        loop.usage.cacheWriteTokens;
+      if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
+        return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
+      key = `${record.id}:${loop.turn}:${loop.attempt}`;
+      const mine = await owner.reserve(key, estimate, budgets);
+      if (mine) return spentText(mine, estimate, "");
+      const shared = await pool?.reserve(key, estimate, config.budgets.issuer);
+      if (!shared) return null;
+      task.background(owner.settle(key, 0)); // the owner's reservation is not used
+      return spentText(shared, estimate, ` of the callers delegated by ${issuer}`);
+    },
+    // Settled in the background: the next reservation must not wait for it, and seeing the
+    // reservation instead of the settlement (if it arrives first) only over-counts.
+    settle: async (tokens) => {
+      if (!key) return;
+      task.background(owner.settle(key, tokens));
+      if (pool) task.background(pool.settle(key, tokens));
+    },
+  };
+}
