@@ -5,8 +5,10 @@
  * card names is ignored), else the `jku`, which must be on the card's own origin (a key set
  * elsewhere could be anyone's). Key sets are cached as the issuers' are (auth/key-sets.ts: ten
  * minutes, a refetch for an unknown kid at most every 30 seconds, the last set kept when a refetch
- * fails). A card that fails is refused with {@link CardTrustError}, whose message says why (the
- * model and the user read it).
+ * fails). A set is fetched with the target's fetch (remote/client.ts: the entry's credentials
+ * only to its own origin, any other origin through the SSRF guard) and never through a redirect.
+ * A card that fails is refused with {@link CardTrustError}, whose message says why (the model and
+ * the user read it).
  */
 import type { JWK } from "jose";
 import { verifyCardSignature } from "../auth/card-signature.ts";
@@ -18,9 +20,6 @@ export class CardTrustError extends Error {
   override readonly name = "CardTrustError";
 }
 
-/** Key sets on another origin are fetched without the target's credentials (unbound-safe). */
-const plainFetch: typeof fetch = (input, init) => fetch(input, init);
-
 /** The card key sets fetched, by URL. */
 const cardKeySets = new KeySetCache();
 
@@ -29,8 +28,9 @@ const keyFrom = (agent: string, url: string, kid: string, fetchImpl: typeof fetc
   cardKeySets.jwk({ url, owner: `${agent}'s card`, fetch: fetchImpl }, kid);
 
 /**
- * Checks the raw card of `entry` (fetched from `cardUrl` with `targetFetch`) when the entry
- * requires a signature; throws {@link CardTrustError} when it is unsigned or fails.
+ * Checks the raw card of `entry` (fetched from `cardUrl` with `targetFetch`, which fetches its key
+ * set too) when the entry requires a signature; throws {@link CardTrustError} when it is unsigned
+ * or fails.
  */
 export async function checkCardTrust(
   entry: RemoteAgentEntry | null,
@@ -41,15 +41,8 @@ export async function checkCardTrust(
   if (!entry?.requireSignature) return;
   const origin = new URL(cardUrl).origin;
   const result = await verifyCardSignature(card, async (kid, jku) => {
-    if (entry.cardKeysUrl) {
-      const pinned = new URL(entry.cardKeysUrl);
-      return keyFrom(
-        entry.name,
-        pinned.href,
-        kid,
-        pinned.origin === origin ? targetFetch : plainFetch,
-      );
-    }
+    if (entry.cardKeysUrl)
+      return keyFrom(entry.name, new URL(entry.cardKeysUrl).href, kid, targetFetch);
     if (!jku) throw new Error("the signature names no key set (jku)");
     const url = new URL(jku, cardUrl);
     if (url.origin !== origin)

@@ -2,12 +2,13 @@
  * Calling other A2A agents with the official @a2a-js/sdk client, v1.0 and v0.3 alike (the SDK's
  * legacy compatibility picks the transport from the card). A target is a registry entry (trusted:
  * a URL, or a Cloudflare service binding, which Workers on one account must use) or any other
- * URL, which passes the SSRF guard on every request, including the endpoint its card names.
- * Every request carries the task's W3C `traceparent` (naming the tool call's span it is made
- * from, with the task's `tracestate`), and a credential: a fresh delegation token where a
- * registry target's card takes this deployment's (delegation.ts), else the entry's bearer secret
- * if it has one. Cards are cached per isolate for five minutes; an entry with `requireSignature`
- * has its card's signature checked on every fetch of it (card-trust.ts).
+ * URL, which passes the SSRF guard on every request, including the endpoint its card names (so
+ * does every origin but its own that an entry's card names). Every request carries the task's
+ * W3C `traceparent` (naming the tool call's span it is made from, with the task's `tracestate`),
+ * and a request to a registry entry itself a credential: a fresh delegation token where its card
+ * takes this deployment's (delegation.ts), else the entry's bearer secret if it has one. Cards
+ * are cached per isolate for five minutes; an entry with `requireSignature` has its card's
+ * signature checked on every fetch of it (card-trust.ts).
  */
 import type { AgentCard } from "@a2a-js/sdk";
 import { type Client, DefaultAgentCardResolver } from "@a2a-js/sdk/client";
@@ -49,7 +50,14 @@ export function traceparent(traceId: string): string {
   return `00-${traceId}-${randomHex(8)}-01`;
 }
 
-/** The fetch every request to `target` goes through; `onBehalf` says whom delegations are for. */
+/**
+ * The fetch every request to `target` goes through; `onBehalf` says whom delegations are for.
+ * A registry entry's credential goes only to the entry itself: over its service binding (every
+ * request reaches its Worker), or to its own origin; never to another origin its card names, and
+ * never through a redirect (a credentialed request does not follow one). A request anywhere else
+ * (an ad-hoc target, or another origin an entry's card names) passes the SSRF guard and follows
+ * no redirect. A caller's `redirect: "manual"` is kept (key sets: auth/key-sets.ts).
+ */
 export function targetFetch(
   env: object,
   config: Config,
@@ -62,15 +70,15 @@ export function targetFetch(
     ? (envNamed(env, entry.service) as Fetcher | undefined)
     : undefined;
   const secret = entry?.authSecret ? envNamed(env, entry.authSecret) : undefined;
-  const send = async (request: Request, body: ArrayBuffer | null): Promise<Response> => {
-    const headers = new Headers(request.headers);
-    const trace = currentTraceHeaders();
-    headers.set("traceparent", trace.traceparent ?? traceparent(traceId));
-    if (trace.tracestate) headers.set("tracestate", trace.tracestate);
-    const isCard = new URL(request.url).pathname.includes("/.well-known/");
+  const ownOrigin = new URL(target.baseUrl).origin;
+  const reachesEntry = (url: URL) =>
+    entry !== null && (entry.service !== undefined || url.origin === ownOrigin);
+  /** The bearer a request to `url` carries: the entry's own, and only to the entry. */
+  const bearerFor = async (url: URL): Promise<string | null> => {
+    if (!reachesEntry(url)) return null;
     // Only registry agents learn whom a call is for: an ad-hoc URL the model gave gets no token.
     const token =
-      onBehalf && entry && !isCard
+      onBehalf && !url.pathname.includes("/.well-known/")
         ? await delegationBearer(
             env as Env,
             config,
@@ -79,15 +87,23 @@ export function targetFetch(
             await onBehalf,
           )
         : null;
-    if (token) headers.set("authorization", `Bearer ${token}`);
-    else if (typeof secret === "string" && secret !== "")
-      headers.set("authorization", `Bearer ${secret}`);
+    return token ?? (typeof secret === "string" && secret !== "" ? secret : null);
+  };
+  const send = async (request: Request, body: ArrayBuffer | null): Promise<Response> => {
+    const url = new URL(request.url);
+    const headers = new Headers(request.headers);
+    const trace = currentTraceHeaders();
+    headers.set("traceparent", trace.traceparent ?? traceparent(traceId));
+    if (trace.tracestate) headers.set("tracestate", trace.tracestate);
+    const bearer = await bearerFor(url);
+    if (bearer) headers.set("authorization", `Bearer ${bearer}`);
+    const follow = bearer === null && reachesEntry(url) && request.redirect === "follow";
     const outgoing = new Request(request.url, {
       method: request.method,
       headers,
       body,
       signal: request.signal,
-      redirect: entry ? "follow" : "manual",
+      redirect: follow ? "follow" : "manual",
     });
     if (entry?.service) {
       if (!binding) throw new Error(`service binding ${entry.service} is not configured`);
@@ -97,7 +113,7 @@ export function targetFetch(
   };
   return async (input, init) => {
     const request = new Request(input as RequestInfo, init);
-    if (!entry) {
+    if (!reachesEntry(new URL(request.url))) {
       const checked = checkUrl(request.url, { allowPrivate: config.webFetchAllowPrivate });
       if (!checked.ok) throw new Error(checked.reason);
     }
