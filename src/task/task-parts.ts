@@ -115,7 +115,7 @@ function announceStatus(
     isTerminal(state) ? runtime.outbox.exportArtifacts() : undefined,
   );
   // Its spans go to the OTLP collector once it ends (export on; task-spans.ts).
-  runtime.onStatusChange(({ state }) => exportAtEnd(runtime, loadConfig(env), state));
+  runtime.onStatusChange(({ state }) => exportAtEnd(runtime, loadConfig(env), env.DB, state));
 }
 
 /** A scheduled job. */

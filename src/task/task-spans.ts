@@ -1,14 +1,15 @@
 /**
  * A task object's spans, read from its own stores (record, event log, model calls, children) when
  * asked: for the trace route (api/trace-routes.ts, with the local sub-agents to follow) and for
- * the export at the task's end. Nothing is kept for tracing beyond the records the task keeps
- * anyway; trace/ builds the spans from them and sends them.
+ * the export at the task's end (with keyed stand-ins for its ids). Nothing is kept for tracing
+ * beyond the records the task keeps anyway; trace/ builds the spans from them and sends them.
  */
 import type { Config } from "../config/config.ts";
 import { taskIdFor } from "../platform/ids.ts";
 import type { TaskStateName } from "../protocol/wire.ts";
 import { modelOfTask } from "../trace/cost.ts";
 import { exportSpans } from "../trace/export.ts";
+import { exportedIdKey, exportedSpans } from "../trace/exported-ids.ts";
 import { type LogFact, logFacts, type TraceSpan } from "../trace/span-types.ts";
 import { taskSpans } from "../trace/spans.ts";
 import { taskTraceOf } from "../trace/task-trace.ts";
@@ -84,18 +85,21 @@ async function childCalls(
 
 /**
  * When the task has ended and export is on: its spans, built and sent once the call that ended
- * it has answered (kept alive by the caller's background work); otherwise nothing at all.
+ * it has answered (kept alive by the caller's background work), with keyed stand-ins for the ids
+ * that open anything (trace/exported-ids.ts, the key read from `db`); otherwise nothing at all.
  */
 export function exportAtEnd(
   rt: Pick<TaskRuntime, "store" | "log" | "modelCalls" | "children" | "loopState">,
   config: Pick<Config, "trace">,
+  db: D1Database,
   state: string,
 ): Promise<void> | undefined {
   const target = config.trace.export;
   if (!target || !isTerminal(state as TaskStateName)) return undefined;
   return new Promise((resolve) => setTimeout(resolve, 0))
-    .then(() => traceOfTask(rt, config))
-    .then((trace) => exportSpans(target, trace.spans))
+    .then(() => Promise.all([traceOfTask(rt, config), exportedIdKey(db)]))
+    .then(([trace, key]) => exportedSpans(trace.spans, key))
+    .then((spans) => exportSpans(target, spans))
     .then(
       () => undefined,
       () => undefined,

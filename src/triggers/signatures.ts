@@ -5,22 +5,9 @@
  *   Unix seconds no further than the replay window from now.
  * Every failure is the same `false` to the caller: no hint which part was wrong.
  */
-import { toHex } from "../platform/hex.ts";
+import { hmacHex } from "../platform/hex.ts";
 
 const encoder = new TextEncoder();
-
-/** HMAC-SHA256 of `data` under `secret`, hex. */
-export async function hmacHex(secret: string, data: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(data));
-  return toHex(mac);
-}
 
 function sameHex(expected: string, given: string): boolean {
   const a = encoder.encode(expected);
