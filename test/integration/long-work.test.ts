@@ -130,6 +130,58 @@ describe("long work, session after session", () => {
     expect(events).toContain("REGRESSION in parse");
   }, 120_000);
 
+  it("re-runs passing tests only after a change, cut at a small budget, so a slow one costs each later task nothing", async () => {
+    const contextId = crypto.randomUUID();
+    /** The session start's event of a task: what its regression run did. */
+    const regressionOf = (task: WireTask) => {
+      type Data = { kind?: string; detail?: { regression?: Record<string, unknown> | null } };
+      const data = (task.history ?? [])
+        .flatMap((m) => m.parts)
+        .map((p) => p.data as Data | undefined)
+        .find((d) => d?.kind === "session_start");
+      return data?.detail?.regression ?? null;
+    };
+    // A test that passes at once, until delay.ts says otherwise.
+    const one = await scenario([
+      tool("write_file", { path: "delay.ts", content: "export const ms = 0;\n" }),
+      tool("write_file", { path: "slow.test.ts", content: script.SLOW_TEST }),
+      tool("run_code", { mode: "test", tests: ["slow.test.ts"], feature: "slow" }),
+      tool("read_file", { path: "delay.ts" }),
+      tool("read_file", { path: "slow.test.ts" }),
+      { text: "planted" },
+    ]);
+    await send(`one ${one.marker}`, contextId);
+    expect((await allResults(one.id)).join("\n")).toContain(
+      "[feature_status.json: slow 1/1 passing]",
+    );
+    // Nothing changed since that run: the next task runs nothing before its first model call.
+    const two = await scenario(script.laterSession(1, [{ text: "hello" }]));
+    const second = await send(`two ${two.marker}`, contextId);
+    expect(regressionOf(second)).toMatchObject({ files: 1, unchangedSince: expect.any(String) });
+    expect(await noteOf(two.id)).toMatch(
+      /## Regression run\nNot re-run: the 1 test file that passed last time ran at .+, and nothing in the workspace changed since\./,
+    );
+    // A change makes the test slow (9 s); the run after it is cut at its budget, nothing recorded.
+    const three = await scenario(
+      script.laterSession(2, [
+        tool("write_file", { path: "delay.ts", content: "export const ms = 9000;\n" }),
+        tool("read_file", { path: "delay.ts" }),
+        { text: "slowed" },
+      ]),
+    );
+    await send(`three ${three.marker}`, contextId);
+    const four = await scenario(script.laterSession(3, [{ text: "hello" }]));
+    const fourth = await send(`four ${four.marker}`, contextId);
+    expect(regressionOf(fourth)).toMatchObject({ files: 1, cutAtMs: 2000 });
+    const note = await noteOf(four.id);
+    expect(note).toContain("was cut at its budget of 2000 ms");
+    expect(note).not.toContain("REGRESSION");
+    // And the one after runs nothing again: nothing changed since the cut run.
+    const five = await scenario(script.laterSession(4, [{ text: "hello" }]));
+    const fifth = await send(`five ${five.marker}`, contextId);
+    expect(regressionOf(fifth)).toMatchObject({ unchangedSince: expect.any(String) });
+  }, 120_000);
+
   it("ends a task whose workspace cannot be read with a clear status, before any model call", async () => {
     const contextId = crypto.randomUUID();
     const owner = await anonymousOwner(contextId);

@@ -5,8 +5,11 @@
  *    named with its last good version in the checkpoints (state_restore puts it back), never
  *    skipped silently (a workspace that cannot be read at all ends the task: turn-context.ts);
  *  - the regression run: the test files of features whose tests passed last time are run again
- *    (run_code's sandbox, at most REGRESSION_MAX_FILES files within REGRESSION_TIMEOUT_MS), the
- *    results recorded in feature_status.json, a feature that passed and fails now named;
+ *    when the workspace changed since they last ran (run_code's sandbox, at most
+ *    REGRESSION_MAX_FILES files within REGRESSION_TIMEOUT_MS, a small budget: it delays the first
+ *    model call), the results recorded in feature_status.json, a feature that passed and fails
+ *    now named; a run cut at its budget, or failed, records only that it was tried, so it is not
+ *    tried again before the next change (a slow test planted once costs one task, not each);
  *  - the change history: the newest changes to the workspace (the reference design's git log).
  */
 import type { Config } from "../../config/config.ts";
@@ -16,12 +19,13 @@ import { log } from "../../platform/logging.ts";
 import type { RunReport } from "../../tools/run-code/sandbox.ts";
 import type { ChangeEntry } from "../../workspace/change-log.ts";
 import { AGENT_STATE_FILE, parseAgentState } from "../../workspace/state/agent-state.ts";
-import { recordTestRun } from "../../workspace/state/feature-record.ts";
+import { recordTestRun, recordUnfinishedRun } from "../../workspace/state/feature-record.ts";
 import {
   FEATURE_STATUS_FILE,
   type FeatureStatus,
   parseFeatureStatus,
   passingTests,
+  testsDue,
 } from "../../workspace/state/feature-status.ts";
 import { latestEntries, PROGRESS_LOG_FILE } from "../../workspace/state/progress-log.ts";
 import { stateFileProblem } from "../../workspace/state/state-check.ts";
@@ -89,30 +93,42 @@ async function lastGood(workspace: WorkspaceApi, file: string): Promise<DamagedF
   return good ? { checkpoint: good.checkpoint, createdAt: good.createdAt } : null;
 }
 
-/** Runs the passing features' tests again and records the outcome; null when there is nothing to run. */
+/**
+ * Runs the passing features' tests again when the workspace changed since they last ran, within
+ * the run's small wall budget, and records the outcome; null when no test passed last time.
+ */
 async function regressionRun(
   input: Parameters<typeof startSession>[0],
   features: FeatureStatus | null,
 ): Promise<{ run: RegressionRun; status?: FeatureStatus; features: string[] } | null> {
   const { maxFiles, timeoutMs } = input.config.regression;
   if (!features || !input.runTests || maxFiles === 0) return null;
-  const tests = passingTests(features).slice(0, maxFiles);
-  if (tests.length === 0) return null;
-  const started = Date.now();
+  const passing = passingTests(features).slice(0, maxFiles);
+  if (passing.length === 0) return null;
+  const newest = input.changes[0]?.at ?? null;
+  const tests = testsDue(features, newest).slice(0, maxFiles);
+  if (tests.length === 0) return { run: unchanged(passing.length, features), features: [] };
+  const started = new Date();
   const report = await input.runTests(tests, timeoutMs).catch((e: unknown) => ({
     error: String(e),
   }));
-  const durationMs = Date.now() - started;
-  const failed = (error: string) => {
-    log("warn", "regression run failed", { task: input.task.taskId, error });
-    return { run: { files: tests.length, durationMs, features: [], error }, features: [] };
+  const durationMs = Date.now() - started.getTime();
+  const unfinished = async (how: { error: string } | { cutAtMs: number }) => {
+    if ("error" in how)
+      log("warn", "regression run failed", { task: input.task.taskId, error: how.error });
+    // Not run again before the workspace changes: a slow or broken run costs one task, not each.
+    await recordUnfinishedRun(input.workspace, started.toISOString(), input.task.taskId);
+    return { run: { files: tests.length, durationMs, features: [], ...how }, features: [] };
   };
-  if (!("exitCode" in report)) return failed(report.error);
+  if (!("exitCode" in report)) return unfinished({ error: report.error });
+  if (cutAtBudget(report)) return unfinished({ cutAtMs: timeoutMs });
   if (!report.tests)
-    return failed(report.error ? `${report.error.name}: ${report.error.message}` : "no tests ran");
+    return unfinished({
+      error: report.error ? `${report.error.name}: ${report.error.message}` : "no tests ran",
+    });
   const outcomes = report.tests.results.map((t) => ({ file: t.file, ok: t.ok }));
   const recorded = await recordTestRun(input.workspace, { files: tests, outcomes }, input.task);
-  if (!recorded.ok) return failed(recorded.error);
+  if (!recorded.ok) return unfinished({ error: recorded.error });
   const rows = recorded.touched.map((f) => ({
     id: f.id,
     passing: f.testsPassing,
@@ -130,6 +146,28 @@ async function regressionRun(
   };
 }
 
+/** The run not made: `files` passing test files, unchanged since they last ran. */
+function unchanged(files: number, status: FeatureStatus): RegressionRun {
+  const times = [status.regressionRunAt, ...status.features.map((f) => f.lastRunAt)];
+  const last =
+    times
+      .filter((t): t is string => typeof t === "string")
+      .sort()
+      .at(-1) ?? "";
+  return { files, durationMs: 0, features: [], unchangedSince: last };
+}
+
+/** Whether the run stopped at its wall budget (the sandbox's own limit, or the guard's). */
+function cutAtBudget(report: RunReport): boolean {
+  const errors = [report.error, ...(report.tests?.results ?? []).map((t) => t.error)];
+  return errors.some(
+    (e) =>
+      e !== undefined &&
+      (e.name === "TimeoutError" ||
+        (e.name === "RangeError" && e.message.startsWith("time limit"))),
+  );
+}
+
 /** The harness event that says what the session start found. */
 function sessionEvent(facts: SessionFacts): HarnessEvent {
   const parts = [
@@ -139,10 +177,15 @@ function sessionEvent(facts: SessionFacts): HarnessEvent {
   const r = facts.regression;
   if (r) {
     const regressed = r.features.filter((f) => f.regression).map((f) => f.id);
+    const files = `${r.files} test file${r.files === 1 ? "" : "s"}`;
     parts.push(
-      r.error
-        ? `regression run failed: ${r.error.slice(0, 120)}`
-        : `re-ran ${r.files} test file${r.files === 1 ? "" : "s"}: ${regressed.length === 0 ? "no regressions" : `REGRESSION in ${regressed.join(", ")}`}`,
+      r.unchangedSince !== undefined
+        ? `not re-run: ${files}, nothing changed since they last ran`
+        : r.cutAtMs !== undefined
+          ? `re-running ${files} was cut at its ${r.cutAtMs} ms budget`
+          : r.error
+            ? `regression run failed: ${r.error.slice(0, 120)}`
+            : `re-ran ${files}: ${regressed.length === 0 ? "no regressions" : `REGRESSION in ${regressed.join(", ")}`}`,
     );
   }
   return {

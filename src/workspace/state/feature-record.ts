@@ -1,6 +1,7 @@
 /**
  * Reading and writing feature_status.json through a workspace: the `feature_update` tool, every
- * `run_code` test run and the session start's regression run go through here. Writes are the
+ * `run_code` test run and the session start's regression run (one that finishes, or one that
+ * does not) go through here. Writes are the
  * harness's (no automatic checkpoint, refused to write_file by the state guard). A file that does
  * not parse is never overwritten by a test run (the session start reports it and offers its last
  * good version instead).
@@ -66,3 +67,18 @@ export async function recordTestRun(
 }
 
 const named = (id: string | undefined) => (id === undefined ? {} : { named: id });
+
+/**
+ * Records that the session start's regression run at `at` did not finish (cut at its budget, or
+ * failed): the tests are not run again before the workspace changes. Nothing is written to a
+ * file that does not parse, or when there is none.
+ */
+export async function recordUnfinishedRun(
+  workspace: WorkspaceApi,
+  at: string,
+  taskId: string,
+): Promise<{ ok: true } | { ok: false; error: string }> {
+  const read = await readFeatureStatus(workspace, at);
+  if (!read.ok || !read.exists) return read.ok ? { ok: true } : read;
+  return writeFeatureStatus(workspace, { ...read.value, regressionRunAt: at }, taskId);
+}

@@ -50,6 +50,12 @@ export const FeatureStatusSchema = z.strictObject({
   testsTotal: z.number().int().min(0),
   features: z.array(Feature).max(FEATURES_MAX),
   updatedAt: Time,
+  /**
+   * When the session start last ran the passing tests again and the run did not finish (cut at
+   * its budget, or failed): their outcome is not known, and they are not run again before the
+   * workspace changes. A run that finishes records each feature's `lastRunAt` instead.
+   */
+  regressionRunAt: Time.optional(),
 });
 export type FeatureStatus = z.infer<typeof FeatureStatusSchema>;
 
@@ -71,8 +77,11 @@ export function emptyFeatureStatus(at: string): FeatureStatus {
   return withTotals({ features: [] }, at);
 }
 
-/** The totals recomputed from the features. */
-export function withTotals(input: { features: Feature[] }, at: string): FeatureStatus {
+/** The totals recomputed from the features (`regressionRunAt` kept). */
+export function withTotals(
+  input: { features: Feature[]; regressionRunAt?: string | undefined },
+  at: string,
+): FeatureStatus {
   const count = (state: FeatureState) => input.features.filter((f) => f.status === state).length;
   return {
     totalFeatures: input.features.length,
@@ -84,6 +93,7 @@ export function withTotals(input: { features: Feature[] }, at: string): FeatureS
     testsTotal: input.features.reduce((n, f) => n + f.testsTotal, 0),
     features: input.features,
     updatedAt: at,
+    ...(input.regressionRunAt ? { regressionRunAt: input.regressionRunAt } : {}),
   };
 }
 
@@ -129,7 +139,7 @@ export function applyFeatureChanges(
       ok: false,
       error: `feature_status.json holds at most ${FEATURES_MAX} features; remove finished ones first`,
     };
-  return { ok: true, value: withTotals({ features }, by.at) };
+  return { ok: true, value: withTotals({ ...current, features }, by.at) };
 }
 
 /** One test's outcome in a run. */
@@ -182,16 +192,29 @@ export function applyTestRun(
     if (next.regression && !feature.regression) regressed.push(next);
     return next;
   });
-  return { status: withTotals({ features: updated }, by.at), regressed };
+  return { status: withTotals({ ...current, features: updated }, by.at), regressed };
 }
 
 /** The test files of features whose last run passed completely (the regression run's list). */
 export function passingTests(status: FeatureStatus): string[] {
-  const files = status.features
-    .filter((f) => f.testsTotal > 0 && f.testsPassing === f.testsTotal && f.tests.length > 0)
-    .flatMap((f) => f.tests);
-  return [...new Set(files)];
+  return testsOf(status.features.filter(passedLastRun));
 }
+
+/**
+ * Of {@link passingTests}, those the workspace changed after (its newest change at
+ * `newestChange`, ISO time; null: no change logged): a feature's tests are due when the change is
+ * later than their last run and than the session start's last unfinished run.
+ */
+export function testsDue(status: FeatureStatus, newestChange: string | null): string[] {
+  if (newestChange === null) return [];
+  const ranAt = (f: Feature) =>
+    [f.lastRunAt ?? "", status.regressionRunAt ?? ""].reduce((a, b) => (a > b ? a : b));
+  return testsOf(status.features.filter((f) => passedLastRun(f) && newestChange > ranAt(f)));
+}
+
+const passedLastRun = (f: Feature) =>
+  f.testsTotal > 0 && f.testsPassing === f.testsTotal && f.tests.length > 0;
+const testsOf = (features: Feature[]) => [...new Set(features.flatMap((f) => f.tests))];
 
 /** The file's text as written. */
 export function featureStatusText(status: FeatureStatus): string {
