@@ -156,13 +156,20 @@ export function stepDeps(input: StepInputs): StepDeps {
     setPendingCalls: (pending) => task.pending.set(pending),
     loopState: () => task.loopState.get(),
     patchLoopState: (changes) => void task.loopState.patch(changes),
+    // A delta writes itself (its rows, its chunk event), never the answer so far; a replacement
+    // (a retry that diverged) writes the turn's text once.
     emitAnswer: (action, turnShown) => {
       if (signal.aborted) return;
       task.unit.run(() => {
         const loop = task.loopState.get();
-        task.loopState.patch({ turnText: turnShown, answerStarted: true });
-        if (action.kind === "append") task.emitAnswerChunk(action.text, loop.answerStarted, false);
-        else task.emitAnswerChunk(loop.answerText + action.text, false, false);
+        if (action.kind === "append") {
+          task.loopState.appendTurnText(action.text);
+          if (!loop.answerStarted) task.loopState.patch({ answerStarted: true });
+          task.emitAnswerChunk(action.text, loop.answerStarted, false);
+        } else {
+          task.loopState.patch({ turnText: turnShown, answerStarted: true });
+          task.emitAnswerChunk(loop.answerText + action.text, false, false);
+        }
       });
     },
     transaction: (fn) => task.unit.run(fn),

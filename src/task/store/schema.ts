@@ -115,6 +115,9 @@ export const TASK_MIGRATIONS: readonly string[] = [
     stop_reason TEXT,
     error TEXT
   )`,
+  // The streamed answer in rows, appended as it streams (answer-text.ts); the loop row's
+  // answer_text and turn_text are no longer written.
+  "CREATE TABLE answer_chunks (seq INTEGER PRIMARY KEY, committed INTEGER NOT NULL, text TEXT NOT NULL)",
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AnswerStream } from "../../../../src/loop/turn/answer-stream.ts";
 import { type TextAction, TurnText } from "../../../../src/loop/turn/turn-text.ts";
 
@@ -39,6 +39,62 @@ describe("TurnText (retried turns never repeat streamed text)", () => {
     expect(actions[0]).toEqual({ kind: "replace", text: "abX" });
     expect(text).toBe("abXdefghi");
     expect(actions.at(-1)).toEqual({ kind: "append", text: "defghi" });
+  });
+});
+
+/**
+ * Counts the characters string comparisons and copies touch while it is on: what `startsWith`,
+ * `endsWith`, `includes` and `indexOf` may scan, and what `slice` and `substring` copy.
+ */
+function scanCounter(): () => number {
+  let chars = 0;
+  const proto = String.prototype;
+  const scans = [proto.startsWith, proto.endsWith, proto.includes, proto.indexOf];
+  for (const [name, original] of [
+    ["startsWith", scans[0]],
+    ["endsWith", scans[1]],
+    ["includes", scans[2]],
+    ["indexOf", scans[3]],
+  ] as const)
+    vi.spyOn(proto, name).mockImplementation(function (this: string, search: string, at?: number) {
+      chars += Math.min(String(search).length, this.length);
+      return (original as (s: string, p?: number) => never).call(this, search, at);
+    });
+  for (const [name, original] of [
+    ["slice", proto.slice],
+    ["substring", proto.substring],
+  ] as const)
+    vi.spyOn(proto, name).mockImplementation(function (this: string, a?: number, b?: number) {
+      const out = (original as (a?: number, b?: number) => string).call(this, a, b);
+      chars += out.length;
+      return out;
+    });
+  return () => chars;
+}
+
+describe("TurnText's work (linear in the turn's length)", () => {
+  afterEach(() => vi.restoreAllMocks());
+  const delta = "w".repeat(100);
+
+  it("scans each delta of a first attempt once, however long the turn has grown", () => {
+    const t = new TurnText("");
+    const scanned = scanCounter();
+    for (let i = 0; i < 2_000; i++) t.push(delta);
+    t.finish();
+    // 200,000 characters received: the work is a small multiple of that, not 2,000 times it.
+    expect(scanned()).toBeLessThanOrEqual(3 * 200_000);
+  });
+
+  it("scans each delta of a retry once, through the text shown and past it", () => {
+    const shown = delta.repeat(1_000);
+    const t = new TurnText(shown);
+    const scanned = scanCounter();
+    for (let i = 0; i < 2_000; i++) t.push(delta);
+    const actions = t.finish();
+    vi.restoreAllMocks();
+    expect(actions).toEqual([]);
+    expect(t.received).toBe(delta.repeat(2_000));
+    expect(scanned()).toBeLessThanOrEqual(3 * 200_000);
   });
 });
 

@@ -1,0 +1,63 @@
+/**
+ * The answer text a task has streamed, kept in rows (`answer_chunks`): the committed turns' text
+ * and the current turn's, each as the chunks it streamed in, in order. Streaming a delta appends
+ * one row of its own text, and committing a turn marks its rows, so the work of an answer is
+ * linear in its length (the loop row, rewritten whole on every delta, made it quadratic), and no
+ * stored value grows with the answer: a row holds at most {@link CHUNK_CHARS} characters, far
+ * below SQLite's 2 MB value limit. Synchronous SQL only; the caller groups calls in transactions.
+ */
+
+/** The most characters one row holds. */
+export const CHUNK_CHARS = 64 * 1024;
+
+/** The two parts of the answer: the committed turns' text, and the current turn's. */
+export interface AnswerParts {
+  answer: string;
+  turn: string;
+}
+
+/** The answer rows of one task. */
+export class AnswerText {
+  readonly #sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  /** Both parts, as stored (empty before the first row). */
+  read(): AnswerParts {
+    const answer: string[] = [];
+    const turn: string[] = [];
+    const rows = this.#sql.exec<{ committed: number; text: string }>(
+      "SELECT committed, text FROM answer_chunks ORDER BY seq",
+    );
+    for (const row of rows) (row.committed === 1 ? answer : turn).push(row.text);
+    return { answer: answer.join(""), turn: turn.join("") };
+  }
+
+  /** Appends `text` to the current turn. */
+  appendTurn(text: string): void {
+    this.#insert(0, text);
+  }
+
+  /** Makes the current turn's text part of the answer. */
+  commitTurn(): void {
+    this.#sql.exec("UPDATE answer_chunks SET committed = 1 WHERE committed = 0");
+  }
+
+  /** Replaces both parts. */
+  rewrite(parts: AnswerParts): void {
+    this.#sql.exec("DELETE FROM answer_chunks");
+    this.#insert(1, parts.answer);
+    this.#insert(0, parts.turn);
+  }
+
+  #insert(committed: 0 | 1, text: string): void {
+    for (let at = 0; at < text.length; at += CHUNK_CHARS)
+      this.#sql.exec(
+        "INSERT INTO answer_chunks (committed, text) VALUES (?, ?)",
+        committed,
+        text.length <= CHUNK_CHARS ? text : text.slice(at, at + CHUNK_CHARS),
+      );
+  }
+}
