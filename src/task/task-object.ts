@@ -8,16 +8,18 @@
  */
 
 import { refreshAgents } from "../agents/overrides.ts";
-import { ownerMatches } from "../auth/anonymous.ts";
+import { ANONYMOUS_CALLER, isAnonymousOwner, ownerMatches } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
 import type { Handover } from "../conversations/join.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
-import type { Task } from "../protocol/wire.ts";
+import type { Message, Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
+import { workspaceFor } from "../workspace/client.ts";
 import { CANCEL_CHILDREN_JOB } from "./children/child-tasks.ts";
 import { handOver } from "./conversation/handover.ts";
 import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
+import { saveMessageFiles } from "./message-files.ts";
 import {
   type ChildProgressInput,
   type ChildReportInput,
@@ -32,6 +34,7 @@ import {
 import { canTransition, isSettled, isTerminal } from "./runtime/state-machine.ts";
 import type { TaskRuntime } from "./runtime/task-runtime.ts";
 import type { TimelineEntry } from "./store/event-log.ts";
+import { lineageOf } from "./store/lineage.ts";
 import {
   eraseStorage,
   jobFor,
@@ -81,7 +84,11 @@ export class TaskObject extends HarnessObject {
   ): Promise<TaskResult<SendOutcome>> {
     await refreshAgents(this.env, (work) => this.ctx.waitUntil(work));
     const rt = this.runtime;
-    const existing = rt.store.record;
+    const root = input.parent?.rootAgent ?? input.agent;
+    const message = rt.store.record
+      ? input.message
+      : await this.#withFiles(input.message, root, input.owner, input.taskId);
+    const existing = rt.store.record; // (read after the files: another create may have made it)
     if (existing) {
       // A retried create (the Worker saw the object reset) gets the task it already made.
       if (existing.id !== input.taskId || existing.owner !== input.owner) return notFound();
@@ -97,7 +104,7 @@ export class TaskObject extends HarnessObject {
       // One unit of work: the task, and holding a conversation the server just opened (the
       // working status included).
       rt.unit.run(() => {
-        beginTask(rt, input, agent.name, model);
+        beginTask(rt, { ...input, message }, agent.name, model);
         if (fresh) membership.holdFresh(first);
       });
       await (fresh ? membership.announceHeld() : membership.enter(false, first));
@@ -118,15 +125,19 @@ export class TaskObject extends HarnessObject {
     options: { stream: boolean },
   ): Promise<TaskResult<SendOutcome>> {
     const rt = this.runtime;
-    const record = rt.store.record;
-    if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
-    if (input.message.contextId && input.message.contextId !== record.contextId) {
+    const known = rt.store.record;
+    if (!known || !ownerMatches(known.owner, input.owner)) return notFound();
+    if (input.message.contextId && input.message.contextId !== known.contextId) {
       return taskFail(
         "context_mismatch",
         // Never the task's own contextId: for an anonymous caller it is the conversation's key.
-        `task ${record.id} is not in context ${input.message.contextId}`,
+        `task ${known.id} is not in context ${input.message.contextId}`,
       );
     }
+    const root = lineageOf(known).rootAgent;
+    const message = await this.#withFiles(input.message, root, known.owner, known.id);
+    const record = rt.store.record; // (read after the files: the task may have moved on)
+    if (!record) return notFound();
     if (rt.agent(record.agent).dedupeMessages && rt.store.hasSeen(input.message.messageId)) {
       // A resent follow-up: answer with the task as it is, apply nothing twice.
       const stream = options.stream ? this.#streamFromNow(isSettled(record.state)) : null;
@@ -144,14 +155,28 @@ export class TaskObject extends HarnessObject {
         `task ${record.id} is still working; wait for it to finish or cancel it before sending another message`,
       );
     }
-    const problem = followUpProblem(rt, input, loadConfig(this.env).maxPushConfigsPerTask);
+    const taken = { ...input, message };
+    const problem = followUpProblem(rt, taken, loadConfig(this.env).maxPushConfigsPerTask);
     if (problem) return taskFail("invalid", problem);
-    acceptFollowUp(rt, input);
+    acceptFollowUp(rt, taken);
     rt.setStatus("TASK_STATE_SUBMITTED");
     await this.#parts.membership.enter();
     if (options.stream) this.#parts.driver.kick();
     const stream = options.stream ? this.#streamFromNow(false) : null;
     return taskOk({ task: rt.snapshot(), stream });
+  }
+
+  /**
+   * `message` with its file parts saved in the workspace of `agent` (the task's root agent) for
+   * the task's owner, before the task takes it (message-files.ts); the same object without any.
+   */
+  #withFiles(message: Message, agent: string, owner: string, taskId: string): Promise<Message> {
+    return saveMessageFiles(message, {
+      workspace: workspaceFor(this.env.WORKSPACES, agent, owner),
+      meta: { taskId, person: isAnonymousOwner(owner) ? ANONYMOUS_CALLER : owner },
+      allowPrivate: loadConfig(this.env).webFetchAllowPrivate,
+      fetch,
+    });
   }
 
   /** Called by the task's conversation when this queued task's turn has come. */

@@ -1,8 +1,9 @@
 /**
- * The media type of a workspace file, from its name: Hono's table of common types, with the text
- * formats a workspace holds most (Markdown, YAML, source code) added, and
- * `application/octet-stream` for a name no table knows. The files API lists and serves files
- * with it; the tools name it when a file is not text. Pure: no I/O.
+ * The media type of a workspace file, from its name, and the usual extension of a media type:
+ * Hono's table of common types, with the text formats a workspace holds most (Markdown, YAML,
+ * source code) added, and `application/octet-stream` for a name no table knows. The files API
+ * lists and serves files with it; the tools name it when a file is not text; a file sent without
+ * a name is named with its type's extension. Pure: no I/O.
  */
 import { getMimeType, mimes } from "hono/utils/mime";
 
@@ -46,4 +47,15 @@ export const UNKNOWN_TYPE = "application/octet-stream";
 /** The media type of the file at `path` (by its extension), with its charset for text types. */
 export function mediaTypeOf(path: string): string {
   return getMimeType(path, TYPES) ?? UNKNOWN_TYPE;
+}
+
+/** The usual extension of media type `type` (without the dot), or "" when none is known. */
+export function extensionFor(type: string | undefined): string {
+  const base = (type ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (base === "" || base === UNKNOWN_TYPE) return "";
+  // Hono's own table first: its extension for a type is the usual one (`txt`, not `ts`).
+  for (const table of [mimes, TYPES])
+    for (const [extension, known] of Object.entries(table))
+      if (known.split(";")[0] === base) return extension;
+  return "";
 }

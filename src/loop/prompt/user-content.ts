@@ -1,10 +1,14 @@
 /**
  * Turns the parts of an A2A message into Messages API content blocks, and says which media types
  * the harness accepts (the card's input modes). Text and data parts become text; images and PDFs
- * go to the model as images and documents; other text files are inlined. Pure: no I/O.
+ * go to the model as images and documents; other text files are inlined; a file saved in the
+ * workspace is named with its path there. Pure: no I/O.
  */
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import { bytesOfBase64 } from "../../platform/base64.ts";
 import type { Part } from "../../protocol/wire.ts";
+import { workspaceFileOf } from "../../protocol/workspace-file.ts";
+import { decodeUtf8 } from "../../workspace/files/text.ts";
 
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 type ImageType = (typeof IMAGE_TYPES)[number];
@@ -69,11 +73,6 @@ export function acceptsOurOutput(
   });
 }
 
-function decodeBase64Text(raw: string): string {
-  const bytes = Uint8Array.from(atob(raw), (c) => c.charCodeAt(0));
-  return new TextDecoder().decode(bytes);
-}
-
 function fileLabel(part: Part, type: string): string {
   return part.filename ? `${part.filename} (${type})` : type;
 }
@@ -93,33 +92,70 @@ export function dataText(data: unknown): string {
   return pretty.length <= 4 * compact.length ? pretty : compact;
 }
 
-/** Content blocks for one message's parts, in order. Call {@link unsupportedMediaType} first. */
+/**
+ * Content blocks for one message's parts, in order. Call {@link unsupportedMediaType} first. A
+ * file part the harness saved in the workspace (task/message-files.ts) is introduced by a line
+ * naming where it is; a text file's text follows it, as before it was saved.
+ */
 export function toUserContent(parts: readonly Part[]): ContentBlockParam[] {
-  return parts.map((part): ContentBlockParam => {
-    if (part.text !== undefined) return { type: "text", text: part.text };
+  return parts.flatMap((part): ContentBlockParam[] => {
+    if (part.text !== undefined) return [{ type: "text", text: part.text }];
     if (part.data !== undefined)
-      return { type: "text", text: `\`\`\`json\n${dataText(part.data)}\n\`\`\`` };
-    const type = baseType(part.mediaType);
-    if (part.raw !== undefined) {
-      if (isImage(type)) {
-        return { type: "image", source: { type: "base64", media_type: type, data: part.raw } };
-      }
-      if (type === "application/pdf") {
-        return {
-          type: "document",
-          source: { type: "base64", media_type: "application/pdf", data: part.raw },
-        };
-      }
-      return {
-        type: "text",
-        text: `File ${fileLabel(part, type)}:\n\n${decodeBase64Text(part.raw)}`,
-      };
-    }
-    const url = part.url as string;
-    if (isImage(type)) return { type: "image", source: { type: "url", url } };
-    if (type === "application/pdf") return { type: "document", source: { type: "url", url } };
-    return { type: "text", text: `Linked file ${fileLabel(part, type || "unknown type")}: ${url}` };
+      return [{ type: "text", text: `\`\`\`json\n${dataText(part.data)}\n\`\`\`` }];
+    return fileContent(part);
   });
+}
+
+/** Where a file part went, as said after its label: "" without a note from the harness. */
+function savedAs(part: Part): string {
+  const note = workspaceFileOf(part);
+  if (note === null) return "";
+  return "path" in note
+    ? `, saved in the workspace as ${note.path} (${note.size} bytes)`
+    : ` (${note.error})`;
+}
+
+/** An image or PDF as the model takes it (its bytes, or its URL), or null for any other type. */
+function mediaBlock(part: Part, type: string): ContentBlockParam | null {
+  const url = { type: "url" as const, url: part.url as string };
+  if (isImage(type))
+    return {
+      type: "image",
+      source: part.raw === undefined ? url : { type: "base64", media_type: type, data: part.raw },
+    };
+  if (type === "application/pdf")
+    return {
+      type: "document",
+      source:
+        part.raw === undefined
+          ? url
+          : { type: "base64", media_type: "application/pdf", data: part.raw },
+    };
+  return null;
+}
+
+/** The blocks of one file part: its image or document, or its text, with where it was saved. */
+function fileContent(part: Part): ContentBlockParam[] {
+  const type = baseType(part.mediaType);
+  const saved = savedAs(part);
+  const media = mediaBlock(part, type);
+  if (media !== null)
+    return saved === ""
+      ? [media]
+      : [{ type: "text", text: `File ${fileLabel(part, type)}${saved}:` }, media];
+  if (part.raw !== undefined) {
+    const text = decodeUtf8(bytesOfBase64(part.raw));
+    const label = `File ${fileLabel(part, type)}${saved}`;
+    return [
+      {
+        type: "text",
+        text: text === null ? `${label}. Its bytes are not text.` : `${label}:\n\n${text}`,
+      },
+    ];
+  }
+  const linked = `Linked file ${fileLabel(part, type || "unknown type")}: ${part.url as string}`;
+  const fetched = saved.startsWith(",") ? `\nFetched${saved}: read it with read_file.` : saved;
+  return [{ type: "text", text: `${linked}${fetched}` }];
 }
 
 /** A user message's content with the task's environment note as its first block. */

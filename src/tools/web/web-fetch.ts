@@ -10,7 +10,7 @@
 
 import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../../loop/contracts.ts";
-import { checkRedirect, checkUrl } from "../../platform/ssrf.ts";
+import { guardedGet, readBody } from "../../platform/guarded-fetch.ts";
 import { currentTraceHeaders } from "../../trace/current-span.ts";
 import { defineTool, maxCharsField, requiredText } from "../input.ts";
 import { htmlToText } from "./html-text.ts";
@@ -30,7 +30,6 @@ export interface WebFetchOptions {
 }
 
 const USER_AGENT = "a2a-edge-harness/0.1 (web_fetch tool; +https://a2a-protocol.org)";
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const TEXT_TYPES =
   /^(text\/[\w.+-]+|application\/([\w.-]+\+)?(json|xml)|application\/(x-)?(javascript|ecmascript|yaml|toml|ndjson|x-ndjson|markdown))$/;
 
@@ -85,38 +84,26 @@ async function fetchText(
   signal: AbortSignal,
   limits: { maxBytes: number; maxRedirects: number },
 ): Promise<ToolResult> {
-  const policy = { allowPrivate: context.config.webFetchAllowPrivate };
-  const first = checkUrl(requested, policy);
-  if (!first.ok) return fail(`web_fetch refused ${requested.slice(0, 200)}: ${first.reason}.`);
-  let url = first.url;
-  let response: Response;
-  // Not `context.fetch(...)`: workerd's global fetch throws "Illegal invocation" when called
-  // as a method of another object.
-  const send = context.fetch;
-  for (let hop = 0; ; hop++) {
-    response = await untilAborted(
-      send(url.href, {
-        method: "GET",
-        redirect: "manual",
-        signal,
-        headers: {
-          "User-Agent": USER_AGENT,
-          Accept: "text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8,*/*;q=0.1",
-          // Third parties get no trace context unless the operator asks for it.
-          ...(context.config.trace.webFetchTraceparent ? currentTraceHeaders() : {}),
-        },
-      }),
-      signal,
-    );
-    if (!REDIRECTS.has(response.status)) break;
-    await response.body?.cancel().catch(() => {});
-    if (hop >= limits.maxRedirects) {
-      return fail(`web_fetch stopped at ${url.href}: more than ${limits.maxRedirects} redirects.`);
-    }
-    const next = checkRedirect(url, response.headers.get("Location"), policy);
-    if (!next.ok) return fail(`web_fetch refused a redirect from ${url.href}: ${next.reason}.`);
-    url = next.url;
+  const got = await guardedGet(requested, {
+    policy: { allowPrivate: context.config.webFetchAllowPrivate },
+    signal,
+    fetch: context.fetch,
+    headers: {
+      "User-Agent": USER_AGENT,
+      Accept: "text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8,*/*;q=0.1",
+      // Third parties get no trace context unless the operator asks for it.
+      ...(context.config.trace.webFetchTraceparent ? currentTraceHeaders() : {}),
+    },
+    maxRedirects: limits.maxRedirects,
+  });
+  if (!got.ok) {
+    if (got.failure === "refused")
+      return fail(`web_fetch refused ${requested.slice(0, 200)}: ${got.reason}.`);
+    if (got.failure === "redirects")
+      return fail(`web_fetch stopped at ${got.url}: more than ${limits.maxRedirects} redirects.`);
+    return fail(`web_fetch refused a redirect from ${got.url}: ${got.reason}.`);
   }
+  const { url, response } = got;
   if (response.status >= 400) {
     await response.body?.cancel().catch(() => {});
     const text = response.statusText ? ` ${response.statusText}` : "";
@@ -155,39 +142,6 @@ function truncate(text: string, maxChars: number): string {
   return `${text.slice(0, maxChars)}\n\n[truncated: ${rest} more characters; ${how}]`;
 }
 
-/** Reads at most `maxBytes` of the body, then cancels the stream. */
-async function readBody(
-  response: Response,
-  maxBytes: number,
-  signal: AbortSignal,
-): Promise<{ bytes: Uint8Array; cut: boolean }> {
-  if (!response.body) return { bytes: new Uint8Array(), cut: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let cut = false;
-  try {
-    while (size < maxBytes) {
-      const { done, value } = await untilAborted(reader.read(), signal);
-      if (done) break;
-      const room = maxBytes - size;
-      if (value.byteLength > room) cut = true;
-      chunks.push(value.byteLength > room ? value.subarray(0, room) : value);
-      size += Math.min(value.byteLength, room);
-    }
-    if (size >= maxBytes && !cut) cut = !(await untilAborted(reader.read(), signal)).done;
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return { bytes, cut };
-}
-
 function decode(bytes: Uint8Array, contentType: string): string {
   const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1] ?? "utf-8";
   try {
@@ -199,22 +153,3 @@ function decode(bytes: Uint8Array, contentType: string): string {
 
 const formatBytes = (bytes: number) =>
   bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MB` : `${Math.round(bytes / 1024)} KB`;
-
-/** Settles with `promise`, or rejects as soon as `signal` aborts (even if the promise never does). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}

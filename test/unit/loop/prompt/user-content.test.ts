@@ -41,6 +41,55 @@ describe("message parts to model content", () => {
     });
   });
 
+  it("names where the harness saved each file, and still gives a text file's text", () => {
+    const saved = (path: string, size: number) => ({ workspaceFile: { path, size } });
+    const blocks = toUserContent([
+      {
+        raw: b64("# Log\n- fixed"),
+        mediaType: "text/markdown",
+        filename: "CHANGELOG.md",
+        metadata: saved("uploads/CHANGELOG.md", 14),
+      },
+      { raw: b64("png-bytes"), mediaType: "image/png", metadata: saved("uploads/file-2.png", 9) },
+      {
+        raw: btoa("\u00ff\u00fe\u0000"),
+        mediaType: "application/zip",
+        metadata: saved("uploads/a.zip", 3),
+      },
+      {
+        url: "https://x.example/notes.txt",
+        mediaType: "text/plain",
+        metadata: saved("uploads/notes.txt", 5),
+      },
+      {
+        url: "https://x.example/big.txt",
+        mediaType: "text/plain",
+        metadata: { workspaceFile: { error: "not saved: it is larger than 1048576 bytes" } },
+      },
+    ]);
+    expect(blocks.map((b) => b.type)).toEqual(["text", "text", "image", "text", "text", "text"]);
+    expect(blocks[0]).toEqual({
+      type: "text",
+      text: "File CHANGELOG.md (text/markdown), saved in the workspace as uploads/CHANGELOG.md (14 bytes):\n\n# Log\n- fixed",
+    });
+    expect(blocks[1]).toEqual({
+      type: "text",
+      text: "File image/png, saved in the workspace as uploads/file-2.png (9 bytes):",
+    });
+    expect(blocks[3]).toEqual({
+      type: "text",
+      text: "File application/zip, saved in the workspace as uploads/a.zip (3 bytes). Its bytes are not text.",
+    });
+    expect(blocks[4]).toEqual({
+      type: "text",
+      text: "Linked file text/plain: https://x.example/notes.txt\nFetched, saved in the workspace as uploads/notes.txt (5 bytes): read it with read_file.",
+    });
+    expect(blocks[5]).toEqual({
+      type: "text",
+      text: "Linked file text/plain: https://x.example/big.txt (not saved: it is larger than 1048576 bytes)",
+    });
+  });
+
   it("names the first media type it cannot take", () => {
     expect(
       unsupportedMediaType([{ text: "a" }, { raw: b64("x"), mediaType: "image/png" }]),
