@@ -83,6 +83,7 @@ export function callContext(
       traceId: c.get("traceId"),
       ...(c.get("traceParent") ? { traceParent: c.get("traceParent") } : {}),
       protocol,
+      baseUrl: baseUrl(c),
     },
     lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
     card: async (version) => (await agentCard(c, agent, endpoint, version)).card,

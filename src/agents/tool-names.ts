@@ -12,6 +12,7 @@ export const TOOL_NAMES: readonly string[] = [
   "edit_file",
   "list_files",
   "grep_files",
+  "attach_file",
   "checkpoint_create",
   "checkpoint_list",
   "checkpoint_restore",

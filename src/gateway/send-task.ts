@@ -78,6 +78,7 @@ export async function sendToTask(
     ...(caller ? { remoteParent: caller } : {}),
     ...(who.delegation ? { delegation: who.delegation } : {}),
     ...(pushConfig ? { pushConfig } : {}),
+    ...(who.baseUrl ? { baseUrl: who.baseUrl } : {}),
   };
   const wait = mode === "wait" && !request.configuration?.returnImmediately;
   const result = await withRetry(() =>

@@ -40,6 +40,11 @@ export interface GatewayCaller {
   traceParent?: { parentSpanId: string; traceState?: string };
   /** The protocol generation the caller speaks: push configs it creates notify in its shape. */
   protocol: PushProtocol;
+  /**
+   * The public base URL the caller reached (PUBLIC_URL, else the request's origin): a new task
+   * links the files it attaches to the files API there (task/runtime/file-artifact.ts).
+   */
+  baseUrl?: string;
 }
 
 /** What a send answers: the task, or a Message when the agent answered without one. */

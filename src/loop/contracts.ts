@@ -93,6 +93,12 @@ export interface ToolContext {
   remote: RemoteAgents;
   /** Publishes a harness event on the task's stream. */
   emit(event: HarnessEvent): void;
+  /**
+   * Hands a workspace file to the task's clients as an artifact (attach_file); its artifact id
+   * and whether the bytes went inline, or why it could not. Absent: the task has no clients to
+   * hand files to.
+   */
+  attach?(file: AttachedFile): AttachOutcome;
   /** The code sandbox for run_code (absent without a Worker Loader binding). */
   codeSandbox?: {
     loader: WorkerLoader;
@@ -102,6 +108,19 @@ export interface ToolContext {
     timeoutMs: number;
   };
 }
+
+/** A workspace file as the agent attaches it as a result (attach_file). */
+export interface AttachedFile {
+  path: string;
+  bytes: Uint8Array;
+  mediaType: string;
+  description?: string;
+}
+
+/** How an attachment went: its artifact and whether the bytes went inline, or why it did not. */
+export type AttachOutcome =
+  | { ok: true; artifactId: string; inline: boolean }
+  | { ok: false; error: string };
 
 /** An agent's memory as a task reads and writes it (see tools/state/memory.ts). */
 export interface MemoryAccess {

@@ -2,7 +2,7 @@
  * A task's writes for a message that comes in, each in one unit of work (and what the object
  * keeps in memory of the request: the owner's budget overrides, whether the owner is new). The first message: the
  * task's record (with the metadata clients read: owner, trace, agent and model, the request's
- * metadata, its lineage), the message (seen, in history, and in event 1, the Task) and the push
+ * metadata, its lineage, the files route of its workspace), the message (seen, in history, and in event 1, the Task) and the push
  * config sent with it. A follow-up: the message (seen, in history) and its push config, once
  * checked against the form the task waits on, if any, and the task's cap on push configs.
  */
@@ -13,6 +13,7 @@ import type { Message } from "../protocol/wire.ts";
 import { pushConfigRefusal, putPushConfig } from "../push/push-calls.ts";
 import { traceParentMetadata } from "../trace/task-trace.ts";
 import type { CreateTaskInput, FollowUpInput } from "./rpc-types.ts";
+import { filesLink } from "./runtime/file-artifact.ts";
 import type { TaskState } from "./runtime/task-state.ts";
 
 /** What the writes of an incoming message read and change in the task. */
@@ -81,6 +82,14 @@ export function beginTask(
             }
           : {}),
         ...(input.delegation ? { delegation: input.delegation } : {}),
+        ...(input.baseUrl
+          ? {
+              files: filesLink(input.baseUrl, {
+                ...input,
+                rootAgent: input.parent?.rootAgent ?? agent,
+              }),
+            }
+          : {}),
       },
       createdAt: now,
     });

@@ -69,6 +69,8 @@ export interface CreateTaskInput {
   pushConfig?: NewPushConfig;
   /** The contextId was made by the server for this message: no other task can be in it yet. */
   freshContext?: boolean;
+  /** The public base URL the caller reached: the task's `metadata.files` is under it. */
+  baseUrl?: string;
 }
 
 /** A child's report to its parent (see children.ts). */

@@ -288,3 +288,80 @@ describe("whose files each caller reaches", () => {
     expect((await toolResults(elsewhere.id))[0]).toMatch(/^ERROR brief\.md not found/);
   });
 });
+
+describe("files the agent attaches as results", () => {
+  /** The file parts of the task's `file:` artifacts, by artifact id. */
+  const attachedParts = (task: WireTask) =>
+    Object.fromEntries(
+      (task.artifacts ?? [])
+        .filter((a) => a.artifactId.startsWith("file:"))
+        .map((a) => [
+          a.artifactId,
+          a.parts[0] as { raw?: string; url?: string; filename?: string; mediaType?: string },
+        ]),
+    );
+
+  it("reach the client as artifacts: small ones inline, large ones as a link its credentials open", async () => {
+    const user = await newUser();
+    const small = "# Release notes\n- files in and out ✓\n";
+    // 70,000 bytes: over the 64 KiB sent inline (put there by the person: a model writing it would
+    // pass the suite's small context budget)
+    const large = `${"x".repeat(99)}\n`.repeat(700);
+    expect((await put("/out/data.txt", large, user.token)).status).toBe(201);
+    const s = await scenario([
+      toolTurn("write_file", { path: "RELEASE_NOTES.md", content: small }),
+      toolTurn("attach_file", { path: "RELEASE_NOTES.md", description: "The notes" }),
+      toolTurn("attach_file", { path: "out/data.txt" }),
+      { text: "Attached." },
+    ]);
+    const sent = await rpcAs<{ task: WireTask }>(
+      user.token,
+      "SendMessage",
+      { message: userMessage(`Write the notes ${s.marker}`) },
+      `/agents/${agent}/`,
+    );
+    const task = sent.body.result?.task as WireTask;
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(task.metadata?.files).toBe(`http://harness.test/api/workspaces/${agent}/files`);
+    const parts = attachedParts(task);
+    expect(parts["file:RELEASE_NOTES.md"]).toEqual({
+      raw: btoa(String.fromCharCode(...new TextEncoder().encode(small))),
+      filename: "RELEASE_NOTES.md",
+      mediaType: "text/markdown; charset=utf-8",
+    });
+    const link = parts["file:out/data.txt"]?.url ?? "";
+    expect(link).toBe(`http://harness.test/api/workspaces/${agent}/files/out/data.txt`);
+    const { pathname, search } = new URL(link);
+    const got = await callWorker(`${pathname}${search}`, {
+      headers: { Authorization: `Bearer ${user.token}` },
+    });
+    expect(await got.text()).toBe(large);
+    // Another user's credentials open their own workspace, where it is not.
+    const other = await newUser();
+    const theirs = await callWorker(`${pathname}${search}`, {
+      headers: { Authorization: `Bearer ${other.token}` },
+    });
+    expect(theirs.status).toBe(404);
+  });
+
+  it("link an anonymous caller's file to its conversation", async () => {
+    const contextId = crypto.randomUUID();
+    const large = "y".repeat(70_000);
+    expect((await put(`/big.txt?contextId=${contextId}`, large)).status).toBe(201);
+    const s = await scenario([toolTurn("attach_file", { path: "big.txt" }), { text: "Attached." }]);
+    const sent = await rpcAs<{ task: WireTask }>(
+      null,
+      "SendMessage",
+      { message: userMessage(`Write ${s.marker}`, { contextId }) },
+      `/agents/${agent}/`,
+      openEnv,
+    );
+    const task = sent.body.result?.task as WireTask;
+    const link = attachedParts(task)["file:big.txt"]?.url ?? "";
+    expect(link).toBe(
+      `http://harness.test/api/workspaces/${agent}/files/big.txt?contextId=${contextId}`,
+    );
+    const { pathname, search } = new URL(link);
+    expect(await (await callWorker(`${pathname}${search}`, {}, openEnv)).text()).toBe(large);
+  });
+});

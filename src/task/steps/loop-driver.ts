@@ -22,6 +22,7 @@ import { withCardDescriptions } from "../../subagents/registry.ts";
 import { workspaceFor } from "../../workspace/client.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import { CANCEL_CHILDREN_JOB, type ChildTasks } from "../children/child-tasks.ts";
+import { attachFile } from "../runtime/file-artifact.ts";
 import { isTerminal } from "../runtime/state-machine.ts";
 import type { EventSink, StatusWriter } from "../runtime/status-change.ts";
 import type { TaskState } from "../runtime/task-state.ts";
@@ -286,6 +287,7 @@ export class LoopDriver {
         subagents: this.#children.subagents(),
         remote: remoteAgentsOfTask(this.#env, config, record),
         emit: (event) => this.#emit(event),
+        attach: (file) => attachFile(this.#task, file, config),
       }),
     );
   }

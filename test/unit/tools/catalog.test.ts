@@ -28,6 +28,7 @@ describe("tool catalog", () => {
       "a2a_get_task",
       "a2a_list",
       "ask_user",
+      "attach_file",
       "checkpoint_create",
       "checkpoint_list",
       "checkpoint_restore",
@@ -81,6 +82,7 @@ describe("tool catalog", () => {
     expect(toolsFor(agent("writer"), all).names()).toContain("write_file");
     const some = loadConfig({ TOOLS_ENABLED: "workspace,write_todos" });
     expect(toolsFor(agent("writer"), some).names()).toEqual([
+      "attach_file",
       "edit_file",
       "grep_files",
       "list_files",
@@ -89,6 +91,7 @@ describe("tool catalog", () => {
       "write_todos",
     ]);
     expect(toolsFor(agent("researcher"), some).names()).toEqual([
+      "attach_file",
       "grep_files",
       "list_files",
       "read_file",

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Config } from "../../../../src/config/config.ts";
-import type { HarnessEvent, ToolResult } from "../../../../src/loop/contracts.ts";
+import type { AttachedFile, HarnessEvent, ToolResult } from "../../../../src/loop/contracts.ts";
 import { WORKSPACE_TOOLS } from "../../../../src/tools/files/workspace-tools.ts";
 import type { CheckpointInfo, WorkspaceApi, WsResult } from "../../../../src/workspace/types.ts";
 import { toolContext } from "../../../helpers/tool-context.ts";
@@ -166,11 +166,19 @@ function fakeWorkspace(): Fake {
 function setup(): {
   fake: Fake;
   events: HarnessEvent[];
+  attached: AttachedFile[];
   run: (name: string, input: unknown) => Promise<ToolResult>;
 } {
   const fake = fakeWorkspace();
   const events: HarnessEvent[] = [];
+  const attached: AttachedFile[] = [];
   const context = toolContext({
+    attach: (file) => {
+      attached.push(file);
+      return file.bytes.byteLength > 10
+        ? { ok: false, error: `${file.path} is too large for this fake` }
+        : { ok: true, artifactId: `file:${file.path}`, inline: true };
+    },
     taskId: "task-7",
     contextId: "ctx-1",
     agent: "writer",
@@ -185,17 +193,18 @@ function setup(): {
     if (!tool) throw new Error(`no tool ${name}`);
     return tool.run(input as Record<string, unknown>, context);
   };
-  return { fake, events, run };
+  return { fake, events, attached, run };
 }
 
 describe("workspace tool catalog", () => {
-  it("offers the eight tools with their domains, schemas and descriptions", () => {
+  it("offers the nine tools with their domains, schemas and descriptions", () => {
     expect(WORKSPACE_TOOLS.map((t) => [t.name, t.domain])).toEqual([
       ["read_file", "workspace"],
       ["write_file", "workspace"],
       ["edit_file", "workspace"],
       ["list_files", "workspace"],
       ["grep_files", "workspace"],
+      ["attach_file", "workspace"],
       ["checkpoint_create", "checkpoints"],
       ["checkpoint_list", "checkpoints"],
       ["checkpoint_restore", "checkpoints"],
@@ -209,10 +218,35 @@ describe("workspace tool catalog", () => {
       WORKSPACE_TOOLS.find((t) => t.name === name)?.inputSchema.required;
     expect(required("edit_file")).toEqual(["path", "old_text", "new_text"]);
     expect(required("grep_files")).toEqual(["pattern"]);
+    expect(required("attach_file")).toEqual(["path"]);
   });
 });
 
 describe("file tools", () => {
+  it("attach_file: hands the file's bytes and type on, and says what the person receives", async () => {
+    const { fake, attached, run } = setup();
+    fake.files.set("out/notes.md", "# Done");
+    const result = await run("attach_file", { path: "out/notes.md", description: "The notes" });
+    expect(result).toEqual({
+      content:
+        "Attached out/notes.md (6 bytes) as artifact file:out/notes.md: the person receives it with its bytes.",
+    });
+    expect(attached).toEqual([
+      {
+        path: "out/notes.md",
+        bytes: new TextEncoder().encode("# Done"),
+        mediaType: "text/markdown; charset=utf-8",
+        description: "The notes",
+      },
+    ]);
+    expect(await run("attach_file", { path: "missing.md" })).toMatchObject({ isError: true });
+    fake.files.set("big.txt", "more than ten bytes");
+    expect(await run("attach_file", { path: "big.txt" })).toEqual({
+      content: "big.txt is too large for this fake",
+      isError: true,
+    });
+  });
+
   it("read_file: header, numbered lines, paging hint and effects", async () => {
     const { fake, run } = setup();
     fake.files.set(
