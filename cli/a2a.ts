@@ -20,6 +20,7 @@ import { Task as SdkTask } from "@a2a-js/sdk";
 import { chat } from "./chat.ts";
 import { type CommandLine, parseCommandLine, usage } from "./command-line.ts";
 import { explain, oneLine, UsageError } from "./errors.ts";
+import { filePart, filesCommand, readStdin } from "./files.ts";
 import { costLine, type Out, stateName, TaskView, textOf } from "./render.ts";
 import { Spinner } from "./spinner.ts";
 import {
@@ -59,10 +60,11 @@ const args = process.argv.slice(2);
 /** The command line, or exit 2 with what is wrong with it and the usage. */
 function commandLine(): CommandLine {
   try {
-    return parseCommandLine(args, {
-      url: process.env.A2A_URL || DEFAULT_URL,
-      token: process.env.A2A_TOKEN,
-    });
+    return parseCommandLine(
+      args,
+      { url: process.env.A2A_URL || DEFAULT_URL, token: process.env.A2A_TOKEN },
+      { piped: process.stdin.isTTY !== true },
+    );
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`a2a: ${error.message}\n\n${USAGE}`);
@@ -105,6 +107,14 @@ function interrupted(): void {
   process.exit(130);
 }
 
+/** The message text from standard input (`send -`, or a pipe); exit 2 when there is none. */
+async function stdinText(): Promise<string> {
+  const text = new TextDecoder().decode(await readStdin());
+  if (text.trim() === "" && line.attach.length === 0)
+    throw new UsageError(`${line.command} needs the message text (standard input was empty)`);
+  return text;
+}
+
 /** The history lines of `get`: one per message, the answer (printed after them) left out. */
 function historyLines(task: Json, answer: string): string[] {
   const history = (task.history ?? []) as Array<{ role?: string; parts?: [] }>;
@@ -125,7 +135,10 @@ async function main(): Promise<number> {
     return 0;
   }
   target = resolveTarget(agent, line.url);
+  // Standard input first: an empty one is a wrong command line, whether or not a server answers.
+  const text = line.stdin ? await stdinText() : rest.join(" ");
   http = new Http(line.token, new URL(target.url).origin);
+  if (command === "files") return filesCommand(line, target, http, out);
   const fetched = await fetchCard(target, http);
   const cardUrl = new URL(".well-known/agent-card.json", target.url).toString();
   const required = line.requireSignature;
@@ -155,7 +168,6 @@ async function main(): Promise<number> {
   switch (command) {
     case "send":
     case "stream": {
-      const text = rest.join(" ");
       if (command === "stream" && !text && line.task) {
         // No text: follow the task (after Ctrl-C or a lost connection).
         process.on("SIGINT", interrupted);
@@ -170,6 +182,7 @@ async function main(): Promise<number> {
         ...(contextId ? { contextId } : {}),
         ...(line.task ? { taskId: line.task } : {}),
         blocking: true,
+        files: await Promise.all(line.attach.map(filePart)),
       });
       const streams = (fetched.capabilities as { streaming?: unknown } | undefined)?.streaming;
       if (command === "stream" || (streams === true && !line.json)) {

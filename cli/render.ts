@@ -12,7 +12,14 @@ import { COST_EXTENSION } from "../src/protocol/extensions.ts";
 import type { FormField } from "./form.ts";
 
 type Json = Record<string, unknown>;
-type Part = { text?: string; data?: Json; metadata?: Json };
+type Part = {
+  text?: string;
+  data?: Json;
+  raw?: string;
+  url?: string;
+  filename?: string;
+  metadata?: Json;
+};
 type Message = { parts?: Part[]; extensions?: string[] };
 
 /** Where output goes; `line` starts on a fresh line. */
@@ -156,6 +163,8 @@ export class TaskView {
   reply = "";
   /** Each artifact's name, per artifact id. */
   readonly #names = new Map<string, string>();
+  /** The line shown for each file artifact (a file the agent attached), per artifact id. */
+  readonly #files = new Map<string, string>();
 
   constructor(out: Out) {
     this.#out = out;
@@ -266,6 +275,12 @@ export class TaskView {
       if (!whole) this.#line(dim(this.#out, "  · progress updated"));
       return;
     }
+    const file = fileLine(artifact);
+    if (file !== null) {
+      if (this.#files.get(id) !== file) this.#line(file);
+      this.#files.set(id, file);
+      return;
+    }
     if (this.#current !== id) {
       if (id !== "answer" && text !== "")
         this.#line(dim(this.#out, `— ${String(artifact.name ?? id)} —`));
@@ -321,6 +336,7 @@ export class TaskView {
         parts: [{ text }],
       })),
     });
+    for (const line of this.#files.values()) out.write(`${line}\n`);
   }
 
   /** The line of the task's state as a stream shows it (`✓ completed`, `✗ failed: why`...). */
@@ -357,4 +373,20 @@ export function textOf(message: Message | undefined): string {
     .filter((p) => typeof p.text === "string")
     .map((p) => p.text)
     .join("");
+}
+
+/**
+ * The line for an artifact that carries a file (a file the agent attached): its name, size and
+ * where its bytes are (inline, or the link to download with the same credentials); null for an
+ * artifact of text.
+ */
+function fileLine(artifact: Json): string | null {
+  const part = ((artifact.parts ?? []) as Part[]).find(
+    (p) => p.raw !== undefined || p.url !== undefined,
+  );
+  if (!part) return null;
+  const name = String(artifact.name ?? part.filename ?? artifact.artifactId ?? "file");
+  const size = (artifact.metadata as { size?: unknown } | undefined)?.size;
+  const bytes = typeof size === "number" ? ` (${size} bytes)` : "";
+  return `  ⇩ attached ${name}${bytes}${part.url ? `: ${part.url}` : ""}`;
 }

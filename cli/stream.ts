@@ -26,16 +26,17 @@ export const stdout: Out = {
   color: process.stdout.isTTY === true && !process.env.NO_COLOR,
 };
 
-/** A v1.0 SendMessageRequest with one text part. */
+/** A v1.0 SendMessageRequest with a text part (none for "" with files) and `files` parts after it. */
 export function textRequest(
   text: string,
-  options: { contextId?: string; taskId?: string; blocking: boolean },
+  options: { contextId?: string; taskId?: string; blocking: boolean; files?: Json[] },
 ): SendMessageRequest {
+  const files = options.files ?? [];
   return SendMessageRequest.fromJSON({
     message: {
       messageId: crypto.randomUUID(),
       role: "ROLE_USER",
-      parts: [{ text }],
+      parts: [...(text !== "" || files.length === 0 ? [{ text }] : []), ...files],
       ...(options.contextId ? { contextId: options.contextId } : {}),
       ...(options.taskId ? { taskId: options.taskId } : {}),
     },

@@ -26,10 +26,11 @@ import { bodyLimit } from "../platform/body-limit.ts";
 import { baseMediaType } from "../platform/content-type.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { WORKSPACE_FILE_ROUTE } from "../platform/route-match.ts";
+import { decodeUtf8 } from "../platform/utf8.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { workspaceFor } from "../workspace/client.ts";
-import { decodeUtf8 } from "../workspace/files/text.ts";
+
 import { MAX_FILE_BYTES, workspacePath } from "../workspace/limits.ts";
 import { mediaTypeOf, UNKNOWN_TYPE } from "../workspace/media-type.ts";
 import { stateFileAt } from "../workspace/state/state-guard.ts";

@@ -37,7 +37,8 @@ describe("the command line", () => {
       [["card", "writer", "--json=yes"], "--json takes no value"],
       [["frob", "writer"], 'unknown command "frob"'],
       [["send"], "send needs an agent name or URL"],
-      [["send", "writer"], "send needs the message text"],
+      // (Its standard input is a closed pipe, so it looked there too.)
+      [["send", "writer"], "send needs the message text (standard input was empty)"],
       [["get", "writer"], "get needs a task id (npm run a2a -- tasks writer lists yours)"],
       [
         ["tasks", "writer", "--limit", "many"],

@@ -13,8 +13,8 @@ const CLI = "cli/a2a.ts";
 
 /**
  * Runs `cli/a2a.ts` with `args` (no color, no token from the environment, `env` added; unless
- * `env` names an XDG_CONFIG_HOME, a temporary one removed after the run); `input`, when given,
- * is written to its stdin and stdin closed.
+ * `env` names an XDG_CONFIG_HOME, a temporary one removed after the run); `input` (default
+ * none) is written to its stdin and stdin closed, as a shell's pipe or `< /dev/null` would.
  */
 export async function spawnCli(
   args: string[],
@@ -28,7 +28,7 @@ export async function spawnCli(
       ...(configHome ? { XDG_CONFIG_HOME: configHome } : {}),
       ...options.env,
     },
-    input: options.input,
+    input: options.input ?? "",
   });
   if (configHome) rmSync(configHome, { recursive: true, force: true });
   return run;

@@ -6,9 +6,9 @@
  */
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { bytesOfBase64 } from "../../platform/base64.ts";
+import { decodeUtf8 } from "../../platform/utf8.ts";
 import type { Part } from "../../protocol/wire.ts";
 import { workspaceFileOf } from "../../protocol/workspace-file.ts";
-import { decodeUtf8 } from "../../workspace/files/text.ts";
 
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 type ImageType = (typeof IMAGE_TYPES)[number];

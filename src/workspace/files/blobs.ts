@@ -4,11 +4,12 @@
  * not garbage-collected: one may be referenced by the manifest or any checkpoint. A blob is text
  * when its bytes are UTF-8 (everything the tools write); an upload's may not be: {@link NOT_TEXT}.
  */
+
+import { decodeUtf8 } from "../../platform/utf8.ts";
 import { userKey } from "../../store/r2-keys.ts";
 import type { WorkspaceScope } from "../keys.ts";
 import { workspacePath } from "../limits.ts";
 import type { Manifest } from "./manifest.ts";
-import { decodeUtf8 } from "./text.ts";
 
 /** What {@link Blobs.text} answers for a blob whose bytes are not UTF-8 text. */
 export const NOT_TEXT = Symbol("not text");

@@ -8,6 +8,7 @@
  * (with a {@link Refusal} kind); the caller holds the write lock for changes.
  */
 import { sha256Hex } from "../../platform/hex.ts";
+import { decodeUtf8 } from "../../platform/utf8.ts";
 import { MAX_FILE_BYTES, MAX_FILES, workspacePath } from "../limits.ts";
 import { mediaTypeOf } from "../media-type.ts";
 import { stateWriteRefusal } from "../state/state-guard.ts";
@@ -15,7 +16,7 @@ import type { Refusal, WorkspaceApi, WorkspaceEntry, WriteMeta, WsResult } from 
 import { type Blobs, NOT_TEXT } from "./blobs.ts";
 import type { Change, HarnessChange } from "./changes.ts";
 import type { FileRow, Manifest } from "./manifest.ts";
-import { decodeUtf8, lineDelta, replaceOnce, sliceLines, splitLines } from "./text.ts";
+import { lineDelta, replaceOnce, sliceLines, splitLines } from "./text.ts";
 
 type Result<K extends keyof WorkspaceApi> = Awaited<ReturnType<WorkspaceApi[K]>>;
 

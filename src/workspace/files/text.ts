@@ -1,22 +1,10 @@
 /**
- * Text operations of the workspace, pure: whether bytes are UTF-8 text, slicing a file into the
- * lines one read returns (1-based offset, line count, capped at MAX_READ_LINES lines and
- * MAX_READ_CHARS characters) and the exact, unique replacement `edit` performs.
+ * Text operations of the workspace, pure: slicing a file into the lines one read returns
+ * (1-based offset, line count, capped at MAX_READ_LINES lines and MAX_READ_CHARS characters)
+ * and the exact, unique replacement `edit` performs.
  */
 import { MAX_READ_CHARS, MAX_READ_LINES } from "../limits.ts";
 import type { WsResult } from "../types.ts";
-
-/**
- * `bytes` as text when they are UTF-8, else null (a binary file). A byte order mark is kept as a
- * character, so encoding the text again gives the same bytes.
- */
-export function decodeUtf8(bytes: Uint8Array): string | null {
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return null;
-  }
-}
 
 /** The lines of `content`; a final newline ends the last line rather than starting one. */
 export function splitLines(content: string): string[] {
