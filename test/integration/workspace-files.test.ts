@@ -215,6 +215,17 @@ describe("the files API's path rules", () => {
     ).toBe(201);
   });
 
+  it("counts each upload as a message against the caller's rate; reading is not counted", async () => {
+    const user = await newUser();
+    const limited = { ...env, RATE_MESSAGES_PER_MINUTE: "2" } as Env;
+    const upload = (name: string) =>
+      files(`/${name}`, { method: "PUT", body: name, token: user.token }, limited);
+    const statuses = [];
+    for (const name of ["a.md", "b.md", "c.md"]) statuses.push((await upload(name)).status);
+    expect(statuses).toEqual([201, 201, 429]);
+    expect((await files("/a.md", { token: user.token }, limited)).status).toBe(200);
+  });
+
   it("answers an unknown agent with a 404 naming the agents", async () => {
     const user = await newUser();
     const response = await callWorker("/api/workspaces/no-such-agent/files", {
