@@ -187,6 +187,7 @@ function fileName(part: Part, index: number): string {
 
 /** The last path segment of `url`, percent-decoded ("" when it has none). */
 function lastSegment(url: string): string {
+  if (!URL.canParse(url)) return "";
   const segment = new URL(url).pathname.split("/").pop() ?? "";
   try {
     return decodeURIComponent(segment);
