@@ -8,9 +8,9 @@
  *   PUT    /api/workspaces/<agent>/files/<path>      raw bytes in: 201 (created) or 200 (replaced)
  *                                                    with the file's entry and the checkpoint taken
  *   DELETE /api/workspaces/<agent>/files/<path>      204
- * The workspace's own rules apply, in the workspace object: the path rules (each segment
- * percent-decoded once, then refused if it climbs out, is absolute, has a backslash, an escape or
- * a control character), MAX_FILE_BYTES (the body is refused past it, before it is kept), the file
+ * The workspace's own rules apply, in the workspace object: the path rules (the path as the router
+ * decoded it, once; refused if it climbs out, is absolute, has a backslash, an escape left or a
+ * control character), MAX_FILE_BYTES (the body is refused past it, before it is kept), the file
  * count, the state guard (a state file is a 403 naming what keeps it, the file unchanged), an
  * automatic checkpoint before an overwrite or deletion loses an unsaved version, and the change
  * history, which marks the change as this person's. An upload counts as a message against the
@@ -76,17 +76,12 @@ function fileEntry(entry: WorkspaceEntry): FileEntry {
   };
 }
 
-/** The request's file path (after `/files/`), percent-decoded once and checked; "" for none. */
+/**
+ * The request's file path, as the router matched and decoded it (platform/route-match.ts: the
+ * path served is the path checked), normalised by the workspace's path rules or refused (400).
+ */
 function requestedPath(c: Context<AppEnv>): string {
-  const pathname = new URL(c.req.url).pathname;
-  const raw = /^\/api\/workspaces\/[^/]+\/files\/?(.*)$/.exec(pathname)?.[1] ?? "";
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(raw);
-  } catch {
-    throw new HttpError(400, "the file path's percent-encoding is invalid");
-  }
-  return decoded === "" ? "" : answered(workspacePath(decoded));
+  return answered(workspacePath(c.req.param("path") ?? ""));
 }
 
 /** A 403 for a state file: it changes only by its keeping tool or the harness. */
@@ -161,18 +156,18 @@ export function workspaceFilesRoutes(): Hono<AppEnv> {
   app.use(files, authenticate());
   app.use(WORKSPACE_FILE_ROUTE, authenticate(), limitRequests());
 
+  // One file: the rest of the path, as the router decoded it.
+  const file = `${files}/:path{.+}`;
   app.get(files, async (c) => list(c));
-  app.get(`${files}/*`, async (c) => {
+  app.get(`${files}/`, async (c) => list(c));
+  app.get(file, async (c) => {
     const path = requestedPath(c);
-    if (path === "") return list(c);
     const { ws } = await workspaceOf(c);
     return download(c, ws, path);
   });
 
-  app.put(`${files}/*`, bodyLimit({ maxBytes: MAX_FILE_BYTES }), async (c) => {
+  app.put(file, bodyLimit({ maxBytes: MAX_FILE_BYTES }), async (c) => {
     const path = requestedPath(c);
-    if (path === "")
-      throw new HttpError(400, "name the file: PUT /api/workspaces/<agent>/files/<path>");
     refuseStateFile(path, "uploaded or replaced");
     refuseForms(c);
     const { ws, person } = await workspaceOf(c);
@@ -186,10 +181,8 @@ export function workspaceFilesRoutes(): Hono<AppEnv> {
     return c.json({ ...entry, checkpoint: written.checkpoint }, written.created ? 201 : 200);
   });
 
-  app.delete(`${files}/*`, async (c) => {
+  app.delete(file, async (c) => {
     const path = requestedPath(c);
-    if (path === "")
-      throw new HttpError(400, "name the file: DELETE /api/workspaces/<agent>/files/<path>");
     refuseStateFile(path, "deleted");
     const { ws, person } = await workspaceOf(c);
     answered(await ws.remove(path, { taskId: "", person }));

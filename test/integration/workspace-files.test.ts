@@ -157,7 +157,7 @@ describe("the files API's path rules", () => {
       "/%2Fetc%2Fpasswd",
       "/notes%00.md",
       "/%252e%252e%252fsecret.md",
-      "/bad%zzescape.md",
+      "/bad%e0escape.md",
     ]) {
       for (const method of ["PUT", "GET", "DELETE"]) {
         const response = await files(rest, {
@@ -166,7 +166,7 @@ describe("the files API's path rules", () => {
           ...(method === "PUT" ? { body: "x" } : {}),
         });
         expect({ rest, method, status: response.status }).toEqual({ rest, method, status: 400 });
-        expect((await errorOf(response)).message).toMatch(/path|percent-encoding/);
+        expect((await errorOf(response)).message).toMatch(/path/);
       }
     }
     const { files: left } = (await (await files("", { token: user.token })).json()) as {
