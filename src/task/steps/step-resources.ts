@@ -100,8 +100,8 @@ export interface StepInputs {
   subagents: ToolContext["subagents"];
   remote: ToolContext["remote"];
   emit(event: HarnessEvent): void;
-  /** Publishes an attached file as the task's artifact (attach_file). */
-  attach: NonNullable<ToolContext["attach"]>;
+  /** Publishes an attached file as the task's artifact (attach_file); absent: no clients. */
+  attach?: ToolContext["attach"];
 }
 
 /** The dependencies of one loop step (loop/agent-loop.ts `runStep`), bound to this task. */
@@ -134,7 +134,7 @@ export function stepDeps(input: StepInputs): StepDeps {
       subagents: input.subagents,
       remote: input.remote,
       emit,
-      attach: input.attach,
+      ...(input.attach ? { attach: input.attach } : {}),
       ...codeSandboxFor(env, agent, config),
     },
     hooks: defaultHooks(),
