@@ -161,12 +161,12 @@ describe("npm run tck:setup builds the kit", () => {
     );
   });
 
-  it("says which corpus it could not fetch, and builds the kit all the same", () => {
+  it("says the ACTS corpus was not fetched, and builds the kit all the same", () => {
     expect(run.code).toBe(0);
     expect(run.out).toMatch(
       /ACTS: not fetched \(.* has no commit dbcabfb\); npm run tck skips it unless A2A_ACTS_DIR names a copy/,
     );
-    expect(run.out).toMatch(/a2a-jcs-v01: not fetched .*A2A_JCS_VECTORS_DIR/);
+    expect(run.out).not.toMatch(/a2a-jcs-v01/);
     expect(existsSync(join(kit, "acts"))).toBe(false);
   });
 
