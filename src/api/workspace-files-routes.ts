@@ -14,7 +14,8 @@
  * count, the state guard (a state file is a 403 naming what keeps it, the file unchanged), an
  * automatic checkpoint before an overwrite or deletion loses an unsaved version, and the change
  * history, which marks the change as this person's. An upload counts as a message against the
- * caller's rate limit. Errors are `{ error: { code, status, message } }` (platform/http-error.ts).
+ * caller's rate limit and, with REQUIRE_CONSENT, needs consent as a message does
+ * (privacy/consent.ts). Errors are `{ error: { code, status, message } }` (platform/http-error.ts).
  * A downloaded file is served as an attachment in a sandbox (never rendered on this origin).
  */
 import { type Context, Hono } from "hono";
@@ -27,6 +28,7 @@ import { baseMediaType } from "../platform/content-type.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { WORKSPACE_FILE_ROUTE } from "../platform/route-match.ts";
 import { decodeUtf8 } from "../platform/utf8.ts";
+import { checkUploadConsent } from "../privacy/consent.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { workspaceFor } from "../workspace/client.ts";
@@ -108,9 +110,10 @@ function agentOf(c: Context<AppEnv>): AgentDefinition {
 /** The caller's workspace of the agent the path names, and who asks (also the state route's). */
 export async function workspaceOf(
   c: Context<AppEnv>,
+  writes = false,
 ): Promise<{ ws: WorkspaceApi; person: string }> {
   const agent = agentOf(c);
-  const { owner, person } = await workspaceCaller(c, agent.name);
+  const { owner, person } = await workspaceCaller(c, agent.name, writes);
   return { ws: workspaceFor(c.env.WORKSPACES, agent.name, owner), person };
 }
 
@@ -170,7 +173,8 @@ export function workspaceFilesRoutes(): Hono<AppEnv> {
     const path = requestedPath(c);
     refuseStateFile(path, "uploaded or replaced");
     refuseForms(c);
-    const { ws, person } = await workspaceOf(c);
+    await checkUploadConsent(c);
+    const { ws, person } = await workspaceOf(c, true);
     const bytes = new Uint8Array(await c.req.arrayBuffer());
     const written = answered(await ws.write(path, bytes, { taskId: "", person }));
     const entry = fileEntry({

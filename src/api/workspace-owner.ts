@@ -4,8 +4,10 @@
  * workspaces are per conversation, and the contextId is the capability, as in A2A); an admin's
  * own, or any owner's with `?owner=<id>` (a user's id, or an anonymous conversation's `anon-...`
  * owner). A user's `?contextId` is ignored (a user has one workspace per agent); `?owner` naming
- * anyone else is a 403 for a non-admin. Also who asks, for the change history: the user's id, or
- * `anonymous`.
+ * anyone else is a 403 for a non-admin. An anonymous caller writes only into a conversation that
+ * has a task of the agent (a 404 otherwise): the retention sweep finds anonymous workspaces by
+ * their conversations' tasks, so a workspace made before any message would never be erased. Also
+ * who asks, for the change history: the user's id, or `anonymous`.
  */
 import type { Context } from "hono";
 import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
@@ -13,6 +15,7 @@ import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { Id } from "../protocol/wire.ts";
 import { KeyError, userPrefix } from "../store/r2-keys.ts";
+import { contextHasTasks } from "../store/task-queries.ts";
 
 /** The workspace a request reaches and the person asking. */
 export interface WorkspaceCaller {
@@ -32,8 +35,15 @@ function idParam(c: Context<AppEnv>, name: string): string | undefined {
   return parsed.data;
 }
 
-/** The workspace owner and the person for this request to `agent`'s files route. */
-export async function workspaceCaller(c: Context<AppEnv>, agent: string): Promise<WorkspaceCaller> {
+/**
+ * The workspace owner and the person for this request to `agent`'s files route; `writes` for a
+ * request that stores something (an upload).
+ */
+export async function workspaceCaller(
+  c: Context<AppEnv>,
+  agent: string,
+  writes = false,
+): Promise<WorkspaceCaller> {
   const principal = c.get("principal");
   const named = idParam(c, "owner");
   const contextId = idParam(c, "contextId");
@@ -47,7 +57,14 @@ export async function workspaceCaller(c: Context<AppEnv>, agent: string): Promis
       400,
       "an anonymous caller's workspace belongs to one conversation: name it with ?contextId=<id> (the contextId of your messages)",
     );
-  else owner = await anonymousOwner(contextId);
+  else {
+    owner = await anonymousOwner(contextId);
+    if (writes && !(await contextHasTasks(c.env.DB, { owner, agent, contextId })))
+      throw new HttpError(
+        404,
+        `no conversation ${contextId} with ${agent}: send it a message first (a file part in the message is saved in the workspace too), then upload with that message's contextId`,
+      );
+  }
   try {
     userPrefix(agent, owner);
   } catch (error) {

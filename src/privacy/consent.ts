@@ -1,12 +1,14 @@
 /**
  * Consent before work (`REQUIRE_CONSENT=true`): a message sent to an agent (SendMessage,
- * SendStreamingMessage, their v0.3 names, REST message:send and message:stream) is refused with
- * 403 until the caller has consented to the privacy policy in force (policy.ts); reading, listing,
- * canceling, exporting and erasing never are. Who consents how:
+ * SendStreamingMessage, their v0.3 names, REST message:send and message:stream) and a file
+ * uploaded to a workspace (the files API's PUT) are refused with 403 until the caller has consented
+ * to the privacy policy in force (policy.ts); reading, listing, deleting, canceling, exporting and
+ * erasing never are. Who consents how:
  *   - a user: once, `POST /api/privacy/consent` (the D1 users row); a new policy version asks again
  *   - an anonymous caller (no account to record it in): in the message itself, whose metadata
  *     carries `privacyConsent: "<version>"`; the message is kept in its task's history, so the
- *     record lives, is read and is erased with that conversation
+ *     record lives, is read and is erased with that conversation. An upload, which has no message,
+ *     carries it as `?privacyConsent=<version>` (into a conversation whose messages consented)
  *   - the deployment's static keys (ADMIN_API_KEY, A2A_API_KEY): not asked (no person, no account)
  * The refusal names the version and the policy link in its message and in google.rpc ErrorInfo
  * (reason CONSENT_REQUIRED) and Help details: JSON-RPC code -32000 (a server error: A2A defines no
@@ -45,10 +47,14 @@ function consentIn(message: Record<string, unknown> | null): string | null {
 }
 
 /**
- * Throws the 403 when consent is required and the caller has not given it for `message` (a
- * message being sent; null when the body is not readable, which the endpoint then refuses).
+ * Throws the 403 when consent is required and the caller has not given it: `given` is the version
+ * an anonymous caller's request carries (null for none), `how` says where it goes.
  */
-async function check(c: Context<AppEnv>, message: Record<string, unknown> | null): Promise<void> {
+async function check(
+  c: Context<AppEnv>,
+  given: string | null,
+  how: (version: string) => string,
+): Promise<void> {
   const config = loadConfig(c.env);
   if (!config.privacy.requireConsent) return;
   const principal = c.get("principal");
@@ -57,12 +63,8 @@ async function check(c: Context<AppEnv>, message: Record<string, unknown> | null
   const { version } = await privacyPolicy(config);
   const link = policyLink(c);
   if (principal.via === "anonymous") {
-    if (consentIn(message) === version) return;
-    throw refusal(
-      version,
-      link,
-      `send the message with metadata.${CONSENT_METADATA_KEY} = "${version}" (a conversation without an account gives consent in its messages)`,
-    );
+    if (given === version) return;
+    throw refusal(version, link, how(version));
   }
   if (principal.consent?.version === version) return;
   // The cached principal may predate the consent: ask D1 before refusing.
@@ -99,6 +101,19 @@ export async function checkMessageConsent(c: Context<AppEnv>, message: unknown):
   if (!loadConfig(c.env).privacy.requireConsent) return;
   await check(
     c,
-    message && typeof message === "object" ? (message as Record<string, unknown>) : null,
+    consentIn(message && typeof message === "object" ? (message as Record<string, unknown>) : null),
+    (version) =>
+      `send the message with metadata.${CONSENT_METADATA_KEY} = "${version}" (a conversation without an account gives consent in its messages)`,
+  );
+}
+
+/** The check for a file uploaded to a workspace: an anonymous caller's `?privacyConsent=`. */
+export async function checkUploadConsent(c: Context<AppEnv>): Promise<void> {
+  if (!loadConfig(c.env).privacy.requireConsent) return;
+  await check(
+    c,
+    c.req.query(CONSENT_METADATA_KEY) ?? null,
+    (version) =>
+      `add ?${CONSENT_METADATA_KEY}=${version} to the upload (a conversation without an account gives consent with what it sends)`,
   );
 }

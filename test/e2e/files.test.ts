@@ -67,6 +67,14 @@ async function send(token: string | null, parts: Json[], contextId?: string): Pr
   return body.result.task;
 }
 
+/** A new anonymous conversation with the test agent (uploads go into one that has a task). */
+async function conversation(): Promise<string> {
+  const contextId = crypto.randomUUID();
+  const task = await send(null, [{ text: "Hi [[reply:Hello.]]" }], contextId);
+  expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+  return contextId;
+}
+
 /** Registers a scripted scenario; its marker. */
 const scenario = (turns: unknown[]) =>
   scriptScenario(harness.fake.url, `files-${crypto.randomUUID()}`, turns);
@@ -196,11 +204,19 @@ describe("files in and out", () => {
   });
 
   it("refuses ../ and encoded escapes, and changes nothing", async () => {
-    const contextId = crypto.randomUUID();
+    const contextId = await conversation();
     expect(
       (await files(`/kept.md?contextId=${contextId}`, null, { method: "PUT", body: "kept" }))
         .status,
     ).toBe(201);
+    const listing = async () =>
+      (
+        (await (await files(`?contextId=${contextId}`, null)).json()) as {
+          files: Array<{ path: string; size: number; modified: string }>;
+        }
+      ).files;
+    const before = await listing();
+    expect(before.map((f) => f.path)).toContain("kept.md");
     const prefix = `/api/workspaces/${agent}/files`;
     for (const path of [
       "..%2f..%2fsecret",
@@ -218,10 +234,7 @@ describe("files in and out", () => {
       const answer = await rawGet(`${prefix}/${path}?contextId=${contextId}`);
       expect(answer.status).toBeGreaterThanOrEqual(400);
     }
-    const listed = (await (await files(`?contextId=${contextId}`, null)).json()) as {
-      files: Array<{ path: string }>;
-    };
-    expect(listed.files.map((f) => f.path)).toEqual(["kept.md"]);
+    expect(await listing()).toEqual(before);
   });
 
   it("refuses a state file's upload, and the file stays as it was", async () => {
@@ -284,7 +297,7 @@ describe("the CLI's files", () => {
     const local = join(dir, "photo.bin");
     const bytes = Buffer.from([0, 255, 1, 254, 10, 13, 0x89]);
     writeFileSync(local, bytes);
-    const contextId = crypto.randomUUID();
+    const contextId = await conversation();
     const cli = (args: string[], input?: string) =>
       runCli(base, ["files", ...args, "--context", contextId], input);
     const put = await cli(["put", agent, local, "in/photo.bin"]);
@@ -292,8 +305,9 @@ describe("the CLI's files", () => {
     expect(put.out).toBe("created in/photo.bin (7 bytes)\n");
     expect((await cli(["put", agent, "-", "notes.txt"], "from stdin\n")).code).toBe(0);
     const ls = await cli(["ls", agent]);
+    // (Beside the state files the conversation's first task left.)
     expect(ls.out).toMatch(
-      /^in\/photo\.bin {2}7 bytes {2}\S+ \S+ {2}application\/octet-stream\nnotes\.txt {2}11 bytes/,
+      /^in\/photo\.bin {2}7 bytes {2}\S+ \S+ {2}application\/octet-stream\nnotes\.txt {2}11 bytes/m,
     );
     const saved = join(dir, "back.bin");
     expect((await cli(["get", agent, "in/photo.bin", saved])).code).toBe(0);

@@ -14,6 +14,7 @@ import { MAX_FILE_BYTES } from "../../src/workspace/limits.ts";
 import { userMessage, type WireTask } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario, toolResults } from "../helpers/fake-model.ts";
+import { laterSession } from "../helpers/long-work-script.ts";
 import { ok } from "../helpers/results.ts";
 import { toolTurn } from "../helpers/turns.ts";
 import { deleteIdentity, putIdentity } from "../helpers/uploaded-agents.ts";
@@ -44,6 +45,25 @@ function files(
 
 const put = (rest: string, body: BodyInit, token?: string | null, headers: HeadersInit = {}) =>
   files(rest, { method: "PUT", body, headers, ...(token ? { token } : {}) });
+
+/** A new anonymous conversation with the test agent, its first message answered: its contextId. */
+async function conversation(bindings: Env = openEnv, metadata?: Record<string, string>) {
+  const contextId = crypto.randomUUID();
+  const s = await scenario([{ text: "Hello." }]);
+  const message = {
+    ...userMessage(`Hi ${s.marker}`, { contextId }),
+    ...(metadata ? { metadata } : {}),
+  };
+  const sent = await rpcAs<{ task: WireTask }>(
+    null,
+    "SendMessage",
+    { message },
+    `/agents/${agent}/`,
+    bindings,
+  );
+  expect(sent.body.result?.task.status.state).toBe("TASK_STATE_COMPLETED");
+  return contextId;
+}
 
 const errorOf = async (response: Response) =>
   ((await response.json()) as { error: { code: number; message: string } }).error;
@@ -252,7 +272,7 @@ describe("whose files each caller reaches", () => {
     expect(await read.text()).toBe("alice's");
 
     // Anonymous callers: one workspace per conversation, named by its contextId.
-    const [one, two] = [crypto.randomUUID(), crypto.randomUUID()];
+    const [one, two] = [await conversation(), crypto.randomUUID()];
     expect((await files("")).status).toBe(400);
     expect((await put(`/anon.md?contextId=${one}`, "one's")).status).toBe(201);
     const other = (await (await files(`?contextId=${two}`)).json()) as { files: unknown[] };
@@ -265,6 +285,36 @@ describe("whose files each caller reaches", () => {
     expect(users.files.map((f) => f.path)).toEqual(["alice.md"]);
   });
 
+  it("takes an anonymous upload only into a conversation that has a task, which retention erases", async () => {
+    const contextId = crypto.randomUUID();
+    const refused = await put(`/early.md?contextId=${contextId}`, "too early");
+    expect(refused.status).toBe(404);
+    expect((await errorOf(refused)).message).toContain("send it a message first");
+    const listed = (await (await files(`?contextId=${contextId}`)).json()) as { files: unknown[] };
+    expect(listed.files).toEqual([]);
+  });
+
+  it("asks for consent to an upload as to a message, where the deployment requires it", async () => {
+    const asking = { ...env, REQUIRE_CONSENT: "true", PRIVACY_POLICY_VERSION: "7" } as Env;
+    const contextId = await conversation(asking, { privacyConsent: "7" });
+    const path = `/consented.md?contextId=${contextId}`;
+    const without = await files(path, { method: "PUT", body: "x" }, asking);
+    expect(without.status).toBe(403);
+    expect((await errorOf(without)).message).toContain("?privacyConsent=7");
+    const wrong = await files(`${path}&privacyConsent=6`, { method: "PUT", body: "x" }, asking);
+    expect(wrong.status).toBe(403);
+    const given = await files(`${path}&privacyConsent=7`, { method: "PUT", body: "x" }, asking);
+    expect(given.status).toBe(201);
+    const user = await newUser();
+    const unasked = await files(
+      "/mine.md",
+      { method: "PUT", body: "x", token: user.token },
+      asking,
+    );
+    expect(unasked.status).toBe(403);
+    expect((await errorOf(unasked)).message).toContain("POST /api/privacy/consent");
+  });
+
   it("asks for credentials where the deployment is closed", async () => {
     const closed = { ...env, ALLOW_ANONYMOUS: "false" } as Env;
     const response = await files(`?contextId=${crypto.randomUUID()}`, {}, closed);
@@ -273,9 +323,11 @@ describe("whose files each caller reaches", () => {
   });
 
   it("hands the file to the agent of the conversation that uploaded it, and to no other", async () => {
-    const contextId = crypto.randomUUID();
+    const contextId = await conversation();
     expect((await put(`/brief.md?contextId=${contextId}`, "the brief\n")).status).toBe(201);
-    const s = await scenario([toolTurn("read_file", { path: "brief.md" }), { text: "Done." }]);
+    const s = await scenario(
+      laterSession(1, [toolTurn("read_file", { path: "brief.md" }), { text: "Done." }]),
+    );
     const sent = await rpcAs<{ task: WireTask }>(
       null,
       "SendMessage",
@@ -356,10 +408,12 @@ describe("files the agent attaches as results", () => {
   });
 
   it("link an anonymous caller's file to its conversation", async () => {
-    const contextId = crypto.randomUUID();
+    const contextId = await conversation();
     const large = "y".repeat(70_000);
     expect((await put(`/big.txt?contextId=${contextId}`, large)).status).toBe(201);
-    const s = await scenario([toolTurn("attach_file", { path: "big.txt" }), { text: "Attached." }]);
+    const s = await scenario(
+      laterSession(1, [toolTurn("attach_file", { path: "big.txt" }), { text: "Attached." }]),
+    );
     const sent = await rpcAs<{ task: WireTask }>(
       null,
       "SendMessage",
