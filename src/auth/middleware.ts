@@ -11,7 +11,9 @@
  * a credential sent and refused gets one 401 whatever was wrong with it (unknown, revoked,
  * expired or mistyped: no hint which), so the caller knows to fix the token; failed ones
  * are throttled per guessing address (an IPv6 address by its /64), never per credential
- * (failure-throttle.ts). Lookups are cached per isolate for 5 seconds and streams re-check every 5
+ * (failure-throttle.ts). Before any of that, a state-changing request another site's page made
+ * a browser send without an `Authorization` header (so on a cookie, or on nothing) is refused
+ * (cross-site.ts). Lookups are cached per isolate for 5 seconds and streams re-check every 5
  * seconds, so a revocation takes effect within 10 seconds everywhere.
  */
 import type { Context, MiddlewareHandler } from "hono";
@@ -19,6 +21,7 @@ import { loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { routeAgent } from "../platform/route-match.ts";
 import type { AppEnv, Principal } from "../protocol/app-types.ts";
+import { crossSiteRefusal } from "./cross-site.ts";
 import {
   delegatedPrincipal,
   delegationIssuer,
@@ -120,9 +123,14 @@ export function forgetTokens(env: Env, hashes: readonly string[]): void {
   for (const hash of hashes) cache.delete(hash);
 }
 
-/** Middleware: sets `principal` and `owner`, or answers 401. */
+/**
+ * Middleware: sets `principal` and `owner`, or answers 401; a state-changing request from another
+ * site without an `Authorization` header gets a 403 first (cross-site.ts).
+ */
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async function auth(c, next) {
+    const crossSite = crossSiteRefusal(c.req.raw, loadConfig(c.env));
+    if (crossSite) throw new HttpError(403, crossSite);
     const { credential, unusable } = credentialOf(c);
     const issuer = credential === null ? null : delegationIssuer(loadConfig(c.env), credential);
     let principal: Principal | null;

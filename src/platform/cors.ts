@@ -1,7 +1,8 @@
 /**
  * CORS for browser clients (an A2A inspector, the console on another origin): origins listed in
  * `CORS_ORIGINS` (comma list, or `*`) get the A2A headers through, preflights included; no list,
- * no CORS headers. Runs before authentication, so preflights never need credentials.
+ * no CORS headers. Runs before authentication, so preflights never need credentials. CORS never
+ * allows credentials (cookies): which state changes another site may send is auth/cross-site.ts's.
  */
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
