@@ -6,7 +6,9 @@
  * and lists; "- " or "1. " per list item; " | " between table cells. Decodes entities, collapses
  * whitespace (except inside <pre>), and keeps link text followed by the URL in parentheses when
  * the href is an absolute http(s) URL. Quote-aware tag ends; every scan moves forward, so hostile
- * markup (unclosed quotes, comments, tags) stays linear in the input size.
+ * markup (unclosed quotes, comments, tags) stays linear in the input size: the characters each scan
+ * examines are counted ({@link ScanWork}), so a test can hold the work per input character
+ * constant without a clock (bench/html-text.ts times it).
  * Why not HTMLRewriter: it works, but each JS callback costs ~10 us; a dense 2 MB page took ~7 s.
  */
 
@@ -33,6 +35,18 @@ const NAMED = new Map(
     .map(([name = "", code = "0"]): [string, string] => [name, String.fromCodePoint(Number(code))]),
 );
 const LEGACY = new Set(["amp", "lt", "gt", "quot", "nbsp", "copy", "reg"]);
+
+/** The work of one conversion: characters examined by its scans (a character may count twice). */
+export interface ScanWork {
+  chars: number;
+}
+
+/** Where `needle` is in `html` from `from` (-1: none), counting the characters passed over. */
+function find(html: string, needle: string, from: number, work: ScanWork): number {
+  const found = html.indexOf(needle, from);
+  work.chars += (found < 0 ? html.length : found + needle.length) - from;
+  return found;
+}
 
 /** Decodes character references: numeric ones, and the common named ones. */
 export function decodeEntities(text: string): string {
@@ -96,54 +110,71 @@ class TextBuilder {
 }
 
 /** Where the `>` ending a tag is, from `from` (after the name), quote-aware; -1 if none. */
-function tagEnd(html: string, from: number, unclosed: Set<string>): number {
+function tagEnd(html: string, from: number, unclosed: Set<string>, work: ScanWork): number {
   let at = from;
-  let gt = html.indexOf(">", at);
+  let gt = find(html, ">", at, work);
   while (gt >= 0) {
     let open = -1;
-    for (let i = at; i < gt && open < 0; i++) {
+    let i = at;
+    for (; i < gt && open < 0; i++) {
       const char = html[i];
-      if ((char === '"' || char === "'") && !unclosed.has(char) && afterEquals(html, i, at)) {
+      if ((char === '"' || char === "'") && !unclosed.has(char) && afterEquals(html, i, at, work)) {
         open = i;
       }
     }
+    work.chars += i - at;
     if (open < 0) return gt;
     const mark = html[open] ?? "";
-    const close = html.indexOf(mark, open + 1);
+    const close = find(html, mark, open + 1, work);
     if (close < 0) {
       unclosed.add(mark); // no later quote of this kind: never look for one again
       return gt;
     }
     at = close + 1;
-    if (at > gt) gt = html.indexOf(">", at);
+    if (at > gt) gt = find(html, ">", at, work);
   }
   return -1;
 }
 
 /** Whether the quote at `index` opens an attribute value (`=` before it, spaces allowed). */
-function afterEquals(html: string, index: number, floor: number): boolean {
+function afterEquals(html: string, index: number, floor: number, work: ScanWork): boolean {
   let i = index - 1;
   while (i >= floor && /\s/.test(html[i] ?? "")) i--;
+  work.chars += index - 1 - i;
   return i >= floor && html[i] === "=";
 }
 
 /** Where the content of a dropped element ends (after its end tag), counting nesting. */
-function skipElement(html: string, name: string, from: number, raw: boolean): number {
+function skipElement(
+  html: string,
+  name: string,
+  from: number,
+  raw: boolean,
+  work: ScanWork,
+): number {
   const tags = new RegExp(raw ? `</${name}[\\s/>]` : `<(/?)${name}[\\s/>]`, "gi");
   tags.lastIndex = from;
   let depth = 1;
   for (let match = tags.exec(html); match; match = tags.exec(html)) {
     depth += raw || match[1] === "/" ? -1 : 1;
     if (depth === 0) {
-      const gt = html.indexOf(">", match.index);
+      work.chars += match.index - from;
+      const gt = find(html, ">", match.index, work);
       return gt < 0 ? html.length : gt + 1;
     }
   }
+  work.chars += html.length - from;
   return html.length;
 }
 
-/** Converts an HTML document to readable text and its <title> (null when there is none). */
-export function htmlToText(html: string): { title: string | null; text: string } {
+/**
+ * Converts an HTML document to readable text and its <title> (null when there is none), adding
+ * the characters its scans examined to `work` when given.
+ */
+export function htmlToText(
+  html: string,
+  work: ScanWork = { chars: 0 },
+): { title: string | null; text: string } {
   const out = new TextBuilder();
   const unclosed = new Set<string>();
   const lists: Array<{ ordered: boolean; count: number }> = [];
@@ -156,6 +187,7 @@ export function htmlToText(html: string): { title: string | null; text: string }
   const closeLink = () => {
     if (!link) return;
     const text = out.parts.slice(link.from).join("").trim();
+    work.chars += text.length;
     if (text !== "" && text !== link.href) out.append(` (${link.href})`, false);
     link = null;
   };
@@ -187,6 +219,7 @@ export function htmlToText(html: string): { title: string | null; text: string }
     if (tag === "pre") preDepth++;
     if (tag === "a") {
       closeLink();
+      work.chars += attributes.length;
       const href = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(attributes);
       const url = decodeEntities(href?.[1] ?? href?.[2] ?? href?.[3] ?? "").trim();
       if (/^https?:\/\/\S+$/i.test(url)) link = { href: url, from: out.parts.length };
@@ -204,12 +237,12 @@ export function htmlToText(html: string): { title: string | null; text: string }
 
   let at = 0;
   while (at < html.length) {
-    const lt = html.indexOf("<", at);
+    const lt = find(html, "<", at, work);
     if (lt < 0 || lt > at)
       out.append(decodeEntities(html.slice(at, lt < 0 ? undefined : lt)), preDepth > 0);
     if (lt < 0) break;
     if (html.startsWith("<!--", lt)) {
-      const close = html.indexOf("-->", lt + 4);
+      const close = find(html, "-->", lt + 4, work);
       at = close < 0 ? html.length : close + 3;
       continue;
     }
@@ -218,11 +251,12 @@ export function htmlToText(html: string): { title: string | null; text: string }
     if (!match) {
       const bang = html[lt + 1] === "!" || html[lt + 1] === "?" || html[lt + 1] === "/";
       if (!bang) out.append("<", preDepth > 0);
-      const gt = bang ? html.indexOf(">", lt) : lt;
+      const gt = bang ? find(html, ">", lt, work) : lt;
       at = gt < 0 ? html.length : gt + 1;
       continue;
     }
-    const close = tagEnd(html, name.lastIndex, unclosed);
+    work.chars += match[0].length;
+    const close = tagEnd(html, name.lastIndex, unclosed, work);
     if (close < 0) break; // an unfinished tag at the end: dropped
     const tag = (match[2] ?? "").toLowerCase();
     at = close + 1;
@@ -230,10 +264,10 @@ export function htmlToText(html: string): { title: string | null; text: string }
       end(tag);
     } else if (RAW.has(tag) || DROPPED.has(tag)) {
       if (!html.slice(name.lastIndex, close).trimEnd().endsWith("/") || RAW.has(tag)) {
-        at = skipElement(html, tag, at, RAW.has(tag));
+        at = skipElement(html, tag, at, RAW.has(tag), work);
       }
     } else if (tag === "title") {
-      const stop = skipElement(html, "title", at, true);
+      const stop = skipElement(html, "title", at, true, work);
       const text = html.slice(at, stop).replace(/<\/title[^>]*>?$/i, "");
       title ??= decodeEntities(text).replace(/\s+/g, " ").trim() || null;
       at = stop;
