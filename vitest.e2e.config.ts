@@ -19,5 +19,8 @@ export default defineConfig({
     // or a CLI that runs wrangler, takes minutes; a test must not fail for being slow.
     testTimeout: 180_000,
     hookTimeout: 240_000,
+    // expect.poll waits for the server (a model round trip, a page update); vitest's default of
+    // 1 s times out on a loaded machine. A passing poll returns as soon as it holds.
+    expect: { poll: { timeout: 60_000, interval: 100 } },
   },
 });

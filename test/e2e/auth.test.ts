@@ -46,18 +46,16 @@ describe("a closed deployment", () => {
     expect(stateOf(task)).toBe("TASK_STATE_COMPLETED");
 
     users("revoke", "e2e-user");
-    const started = Date.now();
-    let refused = false;
-    // Credentials are cached for 5 s per isolate; the bound is loose so a loaded machine passes.
-    while (!refused && Date.now() - started < 30_000) {
-      refused = await client.getTask({ tenant: "", id: task.id }).then(
-        () => false,
-        () => true,
-      );
-      if (!refused) await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(refused).toBe(true);
-    expect(Date.now() - started).toBeLessThanOrEqual(30_000);
+    // Credentials are cached for 5 s per isolate (that bound is tested with a held clock in
+    // test/integration/auth.test.ts): here the revoked token is refused, however long it takes.
+    await expect
+      .poll(() =>
+        client.getTask({ tenant: "", id: task.id }).then(
+          () => "accepted",
+          () => "refused",
+        ),
+      )
+      .toBe("refused");
     // Each `npm run users` call spawns wrangler (seconds apiece on a busy machine).
   }, 180_000);
 

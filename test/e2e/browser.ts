@@ -38,6 +38,9 @@ export async function openPage(
   locale = "en-US",
 ): Promise<Page> {
   const page = await browser.newPage({ viewport, locale });
+  // Waits for the server's progress (a model round trip, a stream): Playwright's 30 s default is
+  // short on a loaded machine, and a passing wait returns as soon as it holds.
+  page.setDefaultTimeout(60_000);
   page.on("pageerror", (error) => errors.push(error.message));
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(message.text());

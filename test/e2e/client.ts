@@ -82,12 +82,12 @@ export function applyStream(events: readonly StreamResponse[], initial = ""): st
   return text;
 }
 
-/** Polls GetTask until the task reaches `state`. */
+/** Polls GetTask until the task reaches `state` (room for a loaded machine: it returns once it does). */
 export async function waitForState(
   client: Client,
   id: string,
   state: string,
-  timeoutMs = 30_000,
+  timeoutMs = 60_000,
 ): Promise<Task> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

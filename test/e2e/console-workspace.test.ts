@@ -37,8 +37,8 @@ const errors: string[] = [];
 let contextId = "";
 
 const text = (selector: string) => page.locator(selector).first().textContent();
-/** `expect.poll` with room for a loaded machine (a model round trip, a page load). */
-const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000 });
+/** `expect.poll` with the e2e config's room for a loaded machine (a model round trip, a page load). */
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read);
 const pwned = () => page.evaluate(() => (window as { __pwned?: unknown }).__pwned);
 
 /** Sends `message` from the composer and waits for its task to end. */
@@ -47,7 +47,7 @@ async function send(message: string): Promise<void> {
   await page.fill("#prompt", message);
   await page.press("#prompt", "Enter");
   await expect
-    .poll(() => page.locator(".agent-turn .status.state-completed").count(), { timeout: 60_000 })
+    .poll(() => page.locator(".agent-turn .status.state-completed").count())
     .toBeGreaterThan(done);
 }
 

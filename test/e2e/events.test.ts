@@ -31,7 +31,7 @@ const SECRET = "e2e-webhook-secret";
 const signGithub = (secret: string, body: string) =>
   `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
-async function until<T>(read: () => T | Promise<T>, done: (v: T) => boolean, ms = 20_000) {
+async function until<T>(read: () => T | Promise<T>, done: (v: T) => boolean, ms = 60_000) {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await read();

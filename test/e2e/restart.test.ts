@@ -12,6 +12,11 @@ import { type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 let harness: ScriptedHarness;
 
 const TEXT = "This answer survives the server being killed in the middle of it.";
+/**
+ * The first attempt streams for about 9 s (so the kill lands mid-answer however slowly the test
+ * polls), the retry at once.
+ */
+const SLOW_FIRST_ATTEMPT = { text: TEXT, chunkSize: 3, delayMs: 400, delayAttempts: [1] };
 
 beforeAll(async () => {
   harness = await startScriptedHarness({
@@ -30,7 +35,8 @@ async function crashMidTask(marker: string): Promise<string> {
   const task = asTask(
     await client.sendMessage(textRequest(`survive ${marker}`, { returnImmediately: true })),
   );
-  const deadline = Date.now() + 10_000;
+  // Room for a loaded machine: a passing wait ends as soon as text streamed.
+  const deadline = Date.now() + 60_000;
   while (answerOf(await client.getTask({ tenant: "", id: task.id })).length < 6) {
     if (Date.now() > deadline) throw new Error("no text streamed");
     await new Promise((r) => setTimeout(r, 30));
@@ -42,12 +48,12 @@ async function crashMidTask(marker: string): Promise<string> {
 describe("restart", () => {
   it("resumes from the persisted alarm alone after the server is killed mid-task", async () => {
     const id = `restart-alarm-${crypto.randomUUID()}`;
-    harness.fake.store.addScenario({ id, turns: [{ text: TEXT, chunkSize: 3, delayMs: 80 }] });
+    harness.fake.store.addScenario({ id, turns: [SLOW_FIRST_ATTEMPT] });
     const taskId = await crashMidTask(`[[scenario:${id}]]`);
     expect(harness.fake.store.requests(id)).toHaveLength(1);
     const server = await harness.restart();
     // No client request: only the object's alarm (set before the model call) can resume the turn.
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 90_000;
     while (harness.fake.store.requests(id).length < 2 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100));
     expect(harness.fake.store.requests(id).map((r) => [r.turnIndex, r.attempt])).toEqual([
@@ -61,17 +67,16 @@ describe("restart", () => {
 
   it("a client's GetTask after a restart resumes the task at once", async () => {
     const id = `restart-get-${crypto.randomUUID()}`;
-    harness.fake.store.addScenario({ id, turns: [{ text: TEXT, chunkSize: 3, delayMs: 80 }] });
+    harness.fake.store.addScenario({ id, turns: [SLOW_FIRST_ATTEMPT] });
     const taskId = await crashMidTask(`[[scenario:${id}]]`);
     const server = await harness.restart();
-    // From the moment the restarted server answers (its start-up time varies with the machine).
-    const restartedAt = Date.now();
+    // How soon it resumes is not asserted (that is the machine's speed): that a request resumes a
+    // restarted object at once is test/integration/durability.test.ts's, without a clock.
     const client = await new ClientFactory().createFromUrl(`${server.url}/agents/assistant/`);
     const task = await client.getTask({ tenant: "", id: taskId });
     expect(["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]).toContain(stateOf(task));
     const done = await waitForState(client, taskId, "TASK_STATE_COMPLETED");
     expect(answerOf(done)).toBe(TEXT);
-    expect(Date.now() - restartedAt).toBeLessThan(10_000);
     expect(harness.fake.store.requests(id)).toHaveLength(2);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { stopTasksOf } from "../../src/api/stop-tasks.ts";
 import { revokeTokens } from "../../src/auth/users-store.ts";
 import { fetchWorker, rpc, type WireTask } from "../helpers/a2a.ts";
 import { callWorker, newUser } from "../helpers/as-user.ts";
@@ -326,9 +327,9 @@ describe("AG-UI face", () => {
 
   it("ends an open run with RUN_ERROR once its token is revoked, as A2A streams end", async () => {
     const { id, token } = await newUser();
-    // 40 deltas 400 ms apart: the task is still streaming when the token goes, and long after
-    // the recheck (every 5 s, over a lookup cached 5 s) has found it gone.
-    const s = await scenario([{ text: "x".repeat(40), chunkSize: 1, delayMs: 400 }]);
+    // 400 deltas 400 ms apart: the task streams for minutes, so only the revocation can end the
+    // run (its re-check every 5 s, over a lookup cached 5 s, has found the token gone).
+    const s = await scenario([{ text: "x".repeat(400), chunkSize: 1, delayMs: 400 }]);
     const response = await callWorker(path, {
       method: "POST",
       headers: {
@@ -350,6 +351,7 @@ describe("AG-UI face", () => {
       code: "UNAUTHENTICATED",
     });
     expect(events.some((e) => e.type === "RUN_FINISHED")).toBe(false);
-    expect(textOf(events).length).toBeLessThan(40);
-  }, 30_000);
+    expect(textOf(events).length).toBeLessThan(400);
+    await stopTasksOf(env, id);
+  }, 60_000);
 });

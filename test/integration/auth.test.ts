@@ -2,14 +2,15 @@
  * Authentication and access with anonymous access off: a request without a token is asked for
  * one, and every refused token gets the same 401 (not accepted: no hint of which part was wrong),
  * cards stay public and advertise the scheme, user tokens and OIDC JWTs (verified against a local
- * JWKS) work, revocation takes effect within 10 seconds on new requests and open streams, agent
+ * JWKS) work, revocation takes effect once a cached lookup is 5 seconds old and ends open streams, agent
  * access lists answer 403, admin routes are for admins.
  */
 import { env } from "cloudflare:workers";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { describe, expect, it } from "vitest";
-import { REVOKED_REASON } from "../../src/api/stop-tasks.ts";
+import { describe, expect, it, vi } from "vitest";
+import { REVOKED_REASON, stopTasksOf } from "../../src/api/stop-tasks.ts";
 import { delegatedOwner } from "../../src/auth/delegated.ts";
+import { AUTH_CACHE_MS } from "../../src/auth/middleware.ts";
 import { mayUseAgent } from "../../src/auth/principal.ts";
 import { tokenHash } from "../../src/auth/tokens.ts";
 import { revokeTokens } from "../../src/auth/users-store.ts";
@@ -147,24 +148,29 @@ describe("authentication", () => {
     expect(card.body.result).toMatchObject({ name: "assistant" });
   });
 
-  it("stops accepting a revoked token within 10 seconds", async () => {
+  it("stops accepting a revoked token once its cached lookup is AUTH_CACHE_MS old", async () => {
     const { id, token } = await newUser();
-    expect((await rpcAs(token, "ListTasks", {})).status).toBe(200);
-    await revokeTokens(env.DB, id);
-    const started = Date.now();
-    let status = 200;
-    while (status === 200 && Date.now() - started < 12_000) {
-      status = (await rpcAs(token, "ListTasks", {})).status;
-      if (status === 200) await new Promise((r) => setTimeout(r, 250));
+    // The clock is the test's: the bound is the cache's age, not how fast the machine answers.
+    const now = Date.now();
+    const clock = vi.spyOn(Date, "now").mockReturnValue(now);
+    try {
+      expect((await rpcAs(token, "ListTasks", {})).status).toBe(200); // looked up and cached
+      await revokeTokens(env.DB, id);
+      clock.mockReturnValue(now + AUTH_CACHE_MS - 1);
+      expect((await rpcAs(token, "ListTasks", {})).status).toBe(200); // the cached lookup
+      clock.mockReturnValue(now + AUTH_CACHE_MS);
+      expect((await rpcAs(token, "ListTasks", {})).status).toBe(401);
+    } finally {
+      clock.mockRestore();
     }
-    expect(status).toBe(401);
-    expect(Date.now() - started).toBeLessThanOrEqual(10_000);
   });
 
-  it("ends an open stream within 10 seconds of its token being revoked", async () => {
+  it("ends an open stream whose token is revoked, while its task still works", async () => {
     const { id, token } = await newUser();
-    // 40 deltas 400 ms apart: the task is still streaming when the token goes.
-    const s = await scenario([{ text: "x".repeat(40), chunkSize: 1, delayMs: 400 }]);
+    // 400 deltas 400 ms apart: the task streams for minutes, so only the revocation can end the
+    // stream (its re-check every STREAM_AUTH_RECHECK_MS over a lookup cached AUTH_CACHE_MS: both
+    // bounds are tested without a clock, in test/unit/a2a/credential-watch.test.ts and above).
+    const s = await scenario([{ text: "x".repeat(400), chunkSize: 1, delayMs: 400 }]);
     const response = await callWorker("/", {
       method: "POST",
       headers: {
@@ -180,22 +186,25 @@ describe("authentication", () => {
       }),
     });
     expect(response.status).toBe(200);
-    let revokedAt = 0;
-    let last: RpcResponse | null = null;
+    const events: RpcResponse<{ task?: Task; statusUpdate?: { status: { state: string } } }>[] = [];
     for await (const event of sseEvents(response)) {
-      last = JSON.parse(event.data) as RpcResponse;
-      if (revokedAt === 0) {
-        await revokeTokens(env.DB, id);
-        revokedAt = Date.now();
-      }
+      events.push(JSON.parse(event.data) as (typeof events)[number]);
+      if (events.length === 1) await revokeTokens(env.DB, id);
     }
-    expect(Date.now() - revokedAt).toBeLessThanOrEqual(10_500);
-    expect(last).toEqual({
+    expect(events.at(-1)).toEqual({
       jsonrpc: "2.0",
       id: 7,
       error: { code: -32000, message: "Unauthorized: the credentials were revoked" },
     });
-  });
+    const taskId = events[0]?.result?.task?.id ?? "";
+    const states = events.flatMap((e) => e.result?.statusUpdate?.status.state ?? []);
+    expect(states).not.toContain("TASK_STATE_COMPLETED");
+    expect(await stubByName(env.TASKS, taskId).get({ owner: id })).toMatchObject({
+      ok: true,
+      value: { status: { state: "TASK_STATE_WORKING" } },
+    });
+    await stopTasksOf(env, id);
+  }, 60_000);
 
   it("accepts OIDC JWTs verified against the issuer's JWKS, mapped to a user by subject", async () => {
     const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });

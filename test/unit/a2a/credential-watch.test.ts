@@ -1,0 +1,61 @@
+/**
+ * An open stream's credentials are re-checked every STREAM_AUTH_RECHECK_MS, on the clock of the
+ * timers (faked here, so the cadence is tested, not the machine's speed): nothing before the
+ * first interval, one check per interval, `onRevoked` once when a check finds the credential
+ * gone and no checks after it; a check that fails to run counts as still authorized.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { STREAM_AUTH_RECHECK_MS, watchCredentials } from "../../../src/a2a/sse.ts";
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("watchCredentials", () => {
+  it("checks once per interval and ends the stream once, at the first failed check", async () => {
+    let valid = true;
+    let checks = 0;
+    let revoked = 0;
+    const stop = watchCredentials(
+      async () => {
+        checks += 1;
+        return valid;
+      },
+      () => {
+        revoked += 1;
+      },
+    );
+    await vi.advanceTimersByTimeAsync(STREAM_AUTH_RECHECK_MS - 1);
+    expect(checks).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect([checks, revoked]).toEqual([1, 0]);
+    valid = false;
+    await vi.advanceTimersByTimeAsync(STREAM_AUTH_RECHECK_MS);
+    expect([checks, revoked]).toEqual([2, 1]);
+    await vi.advanceTimersByTimeAsync(3 * STREAM_AUTH_RECHECK_MS);
+    expect([checks, revoked]).toEqual([2, 1]);
+    stop();
+  });
+
+  it("keeps a stream whose check cannot run, and stops checking when told", async () => {
+    let checks = 0;
+    let revoked = 0;
+    const stop = watchCredentials(
+      async () => {
+        checks += 1;
+        throw new Error("D1 unavailable");
+      },
+      () => {
+        revoked += 1;
+      },
+    );
+    await vi.advanceTimersByTimeAsync(2 * STREAM_AUTH_RECHECK_MS);
+    expect([checks, revoked]).toEqual([2, 0]);
+    stop();
+    await vi.advanceTimersByTimeAsync(2 * STREAM_AUTH_RECHECK_MS);
+    expect(checks).toBe(2);
+  });
+});
