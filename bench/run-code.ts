@@ -4,11 +4,15 @@
  * Starts the scripted model and the harness on 127.0.0.1, sends `--n` tasks (default 30) per
  * snippet whose scripted model calls run_code once with it, and prints p50/p95 of the run's total
  * time and of the time inside the isolate: a one-line snippet (start-up), a tight loop of 10^7
- * iterations and 10^6 function calls (what the guard costs: it reads the clock at each).
+ * iterations and 10^6 function calls (what the guard costs: it reads the clock at each). Then how
+ * soon the guard stops each attempt to get past it (test/fixtures/guard-escapes.ts) under a 500 ms
+ * limit: the isolate's own duration of the run, p50 and the largest, against the limit (the test
+ * suite holds only that each is stopped by the limit, never how soon: that is the machine's speed).
  */
 import { parseArgs } from "node:util";
 import { startScriptedHarness } from "../test/e2e/dev-server.ts";
 import { addScenario } from "../test/e2e/scenarios.ts";
+import { GUARD_ESCAPES } from "../test/fixtures/guard-escapes.ts";
 import { textToolTurn } from "../test/helpers/turns.ts";
 import { sendText } from "./a2a-calls.ts";
 import { percentile } from "./percentile.ts";
@@ -56,9 +60,36 @@ async function measure(label: string, code: string): Promise<void> {
   );
 }
 
+const GUARD_LIMIT_MS = 500;
+
+/** The isolate's duration of each of `--n` runs of `code` under the guard's 500 ms limit. */
+async function stopAfter(label: string, code: string): Promise<void> {
+  const durations: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = addScenario(
+      fake.store,
+      [textToolTurn("run_code", { code, timeout_ms: GUARD_LIMIT_MS }), { text: "done" }],
+      "bench-run-code-guard",
+    );
+    await sendText(`${server.url}/`, s.marker);
+    const text = JSON.stringify(fake.store.requests(s.id)[1]?.body ?? "");
+    const match = /exit 1 in (\d+) ms/.exec(text);
+    if (!match || !text.includes("RangeError: time limit"))
+      throw new Error(`${label}: not stopped by the time limit: ${text.slice(0, 300)}`);
+    durations.push(Number(match[1]));
+  }
+  const p50 = percentile(durations, 50);
+  const max = Math.max(...durations);
+  console.log(
+    `  ${label}: p50 ${p50} ms (${(p50 / GUARD_LIMIT_MS).toFixed(2)}x), largest ${max} ms (${(max / GUARD_LIMIT_MS).toFixed(2)}x)`,
+  );
+}
+
 try {
   console.log("run_code under wrangler dev");
   for (const [label, code] of SNIPPETS) await measure(label, code);
+  console.log(`the guard's stop, limit ${GUARD_LIMIT_MS} ms, n=${n} each`);
+  for (const [label, code] of GUARD_ESCAPES) await stopAfter(label, code);
 } finally {
   await harness.stop();
 }
