@@ -1,7 +1,9 @@
 /**
  * Tasks of the default agent (or another, by `path`) in tests inside workerd, over JSON-RPC v1.0:
- * one started and answered at once, one read, one awaited until it is in a state.
+ * one started and answered at once, one read, one awaited until it is in a state, and one awaited
+ * until its D1 index row is (the row is written after the answer, in the object's background).
  */
+import { env } from "cloudflare:workers";
 import { type RpcOptions, rpc, sendTask, userMessage, type WireTask } from "./a2a.ts";
 import { until } from "./until.ts";
 
@@ -33,5 +35,21 @@ export function untilState(
     () => getTask(id, options),
     (t) => t.status.state === state,
     timeoutMs,
+  );
+}
+
+/**
+ * Polls the D1 index until task `id`'s row is in `state`: the task object writes it in the
+ * background, so a blocking answer can reach the caller first (more so on a loaded machine).
+ */
+export async function untilIndexed(id: string, state: string): Promise<void> {
+  await until(
+    async () =>
+      (
+        await env.DB.prepare("SELECT state FROM tasks WHERE id = ?").bind(id).first<{
+          state: string;
+        }>()
+      )?.state,
+    (indexed) => indexed === state,
   );
 }

@@ -12,6 +12,7 @@ import { workspaceFor } from "../../src/workspace/client.ts";
 import { fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { newUser } from "../helpers/as-user.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { untilIndexed } from "../helpers/tasks.ts";
 import { toolTurn as tool } from "../helpers/turns.ts";
 
 const send = async (text: string, extra: Record<string, unknown> = {}, headers = {}) =>
@@ -168,8 +169,10 @@ describe("anonymous callers", () => {
   });
 
   it("retention erases an anonymous conversation ANONYMOUS_RETENTION_DAYS after its last task", async () => {
-    const { owner } = await leaveTraces(`old-${crypto.randomUUID().slice(0, 8)}`);
+    const { task, owner } = await leaveTraces(`old-${crypto.randomUUID().slice(0, 8)}`);
     expect((await leftOf(owner)).r2).not.toEqual([]);
+    // The sweep reads the index, which the task writes after its answer.
+    await untilIndexed(task.id, "TASK_STATE_COMPLETED");
     // A user's task of the same age stays: RETENTION_DAYS is 0 (keep) here.
     const day = 86_400_000;
     expect(await sweepExpired(env, Date.now() + 29 * day)).toBe(0);
