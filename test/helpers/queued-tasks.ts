@@ -19,11 +19,10 @@ export async function openAndFollow(
   return { first, second };
 }
 
-/** The tasks, read again until every one of them completed (15 s at most). */
+/** The tasks, read again until every one of them completed. */
 export function allCompleted(tasks: readonly WireTask[]): Promise<WireTask[]> {
   return until(
     () => Promise.all(tasks.map((task) => getTask(task.id))),
     (states) => states.every((t) => t.status.state === "TASK_STATE_COMPLETED"),
-    15_000,
   );
 }

@@ -78,7 +78,6 @@ describe("contexts", () => {
         return states;
       },
       (states) => states.every((t) => t.status.state === "TASK_STATE_COMPLETED"),
-      15_000,
     );
     // Never two at once (a loaded machine's polls may fall between the tasks and see none);
     // the request sizes below show that each ran after the one before.
@@ -136,7 +135,7 @@ describe("contexts", () => {
     expect((await rpc<WireTask>("CancelTask", { id: b.id })).result?.status.state).toBe(
       "TASK_STATE_CANCELED",
     );
-    await untilState(c.id, "TASK_STATE_COMPLETED", 10_000);
+    await untilState(c.id, "TASK_STATE_COMPLETED");
     expect((await getTask(a.id)).status.state).toBe("TASK_STATE_COMPLETED");
     const requests = await modelRequests(s.id);
     expect(requests).toHaveLength(2);
@@ -151,7 +150,6 @@ describe("contexts", () => {
     const turns = await until(
       async () => (await stub.turns()) as Array<{ content: unknown }>,
       (all) => all.length >= 4,
-      5_000,
     );
     expect(turns.map((t) => textOf(t.content))).toEqual([
       expect.stringContaining("A "),
@@ -237,7 +235,6 @@ describe("contexts", () => {
     await until(
       async () => (await conversation.turns()) as unknown[],
       (turns) => turns.length >= 2,
-      10_000,
     );
     expect(((await conversation.join({ taskId, after: 0 })) as { active: boolean }).active).toBe(
       true,
@@ -246,6 +243,6 @@ describe("contexts", () => {
       "TASK_STATE_CANCELED",
     );
     const third = await send(`three ${s.marker}`, { contextId }, {}, "/");
-    await untilState(third.id, "TASK_STATE_COMPLETED", 10_000);
+    await untilState(third.id, "TASK_STATE_COMPLETED");
   });
 });

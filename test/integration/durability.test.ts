@@ -308,7 +308,6 @@ describe("durability", () => {
     const row = await until(
       () => getTaskIndex(env.DB, taskId),
       (r) => r !== null,
-      10_000,
     );
     expect(row?.state).toBe("TASK_STATE_COMPLETED");
     expect(

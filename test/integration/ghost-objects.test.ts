@@ -219,7 +219,6 @@ describe("erasure", () => {
     await until(
       () => tablesOf("CONTEXTS", conversation),
       (tables) => tables.includes("turns"),
-      10_000,
     );
     await stubByName(env.CONTEXTS, conversation).erase();
     expect(await tablesOf("CONTEXTS", conversation)).toEqual([]);

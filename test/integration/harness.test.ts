@@ -405,7 +405,6 @@ describe("restarts", () => {
     await until(
       () => rpc<WireTask>("GetTask", { id: started.id }),
       (r) => r.result?.status.state === "TASK_STATE_COMPLETED",
-      15_000,
     );
     const requests = await modelRequests(s.id);
     const afterThird = requests.find((r) => r.turnIndex === 3);

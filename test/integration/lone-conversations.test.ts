@@ -34,7 +34,6 @@ const turnsOf = (task: WireTask, n: number) =>
   until(
     async () => (await conversationOf(task).turns()) as Array<{ role: string }>,
     (turns) => turns.length >= n,
-    10_000,
   );
 
 /** The tables an object's SQLite holds (none but the runtime's own for one never written). */
@@ -185,7 +184,6 @@ describe("conversations of one task", () => {
     const done = await until(
       () => getTask(first.id),
       (t) => t.status.state === "TASK_STATE_COMPLETED",
-      15_000,
     );
     expect(answerText(done)).toBe("first answer");
     expect(await linkOf(first.id)).toMatchObject({ alone: true });

@@ -319,7 +319,6 @@ async function settledPushes(text: string, url: string): Promise<PushRecord> {
   return until(
     () => pushRecord(taskId),
     (r) => r.deliveries.length === 2 && r.deliveries.every((d) => d.status !== "pending"),
-    15_000,
   );
 }
 
@@ -346,7 +345,6 @@ describe("push delivery", () => {
     const got = await until(
       () => received(hook),
       (r) => r.filter((x) => x.status === 200).length >= 2,
-      15_000,
     );
     // Two failures (503), then WORKING delivered, then COMPLETED: never out of order.
     expect(got.map((r) => r.status)).toEqual([503, 503, 200, 200]);
@@ -406,7 +404,6 @@ describe("push delivery", () => {
     const got = await until(
       () => received(hook),
       (r) => r.some((x) => x.body.includes('"completed"')),
-      10_000,
     );
     const states = got.map(
       (r) => (JSON.parse(r.body) as { status: { state: string } }).status.state,

@@ -73,7 +73,6 @@ describe("a task whose tools reach no file", () => {
         return files.ok ? files.value.entries.map((e) => e.path) : [];
       },
       (paths) => paths.includes("HANDOFF.md"),
-      10_000,
     );
   });
 });

@@ -529,7 +529,7 @@ describe("alarm jobs", () => {
           alarm: await state.storage.getAlarm(),
         };
       });
-    return until(read, done, 15_000);
+    return until(read, done);
   };
 
   it("drops a due entry that no job knows", async () => {

@@ -111,7 +111,7 @@ describe("issuer key sets", () => {
     const error = await check(one).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KeySetUnavailable);
     expect(String(error)).toContain(`the key set of ${ISSUER} could not be fetched`);
-  }, 20_000);
+  });
 
   it("refuses a key set on a private address unless private addresses are allowed", async () => {
     serve(() => [one.jwk]);

@@ -100,5 +100,5 @@ describe("card trust's pinned key sets", () => {
     const now = Date.now();
     vi.spyOn(Date, "now").mockReturnValue(now + 11 * 60_000);
     await checkCardTrust(entry, card, CARD_URL, targetFetch);
-  }, 20_000);
+  });
 });
