@@ -206,13 +206,17 @@ describe("scripted Messages API in-process: scenarios", () => {
   });
 
   it("stalls after N deltas only on the listed attempts", async () => {
-    const turn = { text: "0123456789", chunkSize: 5, stallAfterChunks: 1, stallMs: 300 };
-    const { client } = scriptedClient({ id: "stall", turns: [{ ...turn, stallAttempts: [1] }] });
+    // Stalled, the gap would be ten minutes (past the test's timeout): attempt 1 must not be.
+    const turn = { text: "0123456789", chunkSize: 5, stallAfterChunks: 1, stallMs: 600_000 };
+    const { client } = scriptedClient(
+      { id: "stall", turns: [{ ...turn, stallAttempts: [2] }] },
+      { id: "stall-1", turns: [{ ...turn, stallMs: 300, stallAttempts: [1] }] },
+    );
     const first = await streamOnce(client, [userMessage("[[scenario:stall]]")]);
     expect(first.texts).toEqual(["01234", "56789"]);
-    expect((first.at[1] ?? 0) - (first.at[0] ?? 0)).toBeGreaterThanOrEqual(250);
-    const second = await streamOnce(client, [userMessage("[[scenario:stall]]")]);
-    expect((second.at[1] ?? 0) - (second.at[0] ?? 0)).toBeLessThan(250);
+    const stalled = await streamOnce(client, [userMessage("[[scenario:stall-1]]")]);
+    expect(stalled.texts).toEqual(["01234", "56789"]);
+    expect((stalled.at[1] ?? 0) - (stalled.at[0] ?? 0)).toBeGreaterThanOrEqual(250);
   });
 
   it("paces deltas (delayMs) only on the attempts delayAttempts lists", async () => {
