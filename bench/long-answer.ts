@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { messageCallBody } from "../test/e2e/client.ts";
 import { startScriptedHarness } from "../test/e2e/dev-server.ts";
 import { addScenario } from "../test/e2e/scenarios.ts";
+import { watchHealth } from "./health-watch.ts";
 
 const { values } = parseArgs({
   options: {
@@ -19,27 +20,6 @@ const { values } = parseArgs({
 });
 const sizes = values.sizes.split(",").map(Number);
 const delta = Number(values.delta);
-
-/** Asks `/health` every 100 ms until stopped; the slowest answer (ms). */
-function watchHealth(base: string): { stop(): Promise<number> } {
-  let running = true;
-  let slowest = 0;
-  const loop = (async () => {
-    while (running) {
-      const start = performance.now();
-      await (await fetch(`${base}/health`)).arrayBuffer();
-      slowest = Math.max(slowest, performance.now() - start);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      await loop;
-      return slowest;
-    },
-  };
-}
 
 /** Streams the answer `marker` selects to its end: the wall time (ms), the SSE events read. */
 async function streamAnswer(base: string, marker: string): Promise<{ ms: number; events: number }> {

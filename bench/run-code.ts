@@ -6,8 +6,9 @@
  * time and of the time inside the isolate: a one-line snippet (start-up), a tight loop of 10^7
  * iterations and 10^6 function calls (what the guard costs: it reads the clock at each). Then how
  * soon the guard stops each attempt to get past it (test/fixtures/guard-escapes.ts) under a 500 ms
- * limit: the isolate's own duration of the run, p50 and the largest, against the limit (the test
- * suite holds only that each is stopped by the limit, never how soon: that is the machine's speed).
+ * limit: the isolate's own duration of the run, p50 and the largest, against the limit, and the
+ * slowest /health answer while they ran (the test suite holds only that each is stopped by the
+ * limit and that /health answers, never how soon: that is the machine's speed).
  */
 import { parseArgs } from "node:util";
 import { startScriptedHarness } from "../test/e2e/dev-server.ts";
@@ -15,6 +16,7 @@ import { addScenario } from "../test/e2e/scenarios.ts";
 import { GUARD_ESCAPES } from "../test/fixtures/guard-escapes.ts";
 import { textToolTurn } from "../test/helpers/turns.ts";
 import { sendText } from "./a2a-calls.ts";
+import { watchHealth } from "./health-watch.ts";
 import { percentile } from "./percentile.ts";
 
 const { values } = parseArgs({ options: { n: { type: "string", default: "30" } } });
@@ -65,13 +67,16 @@ const GUARD_LIMIT_MS = 500;
 /** The isolate's duration of each of `--n` runs of `code` under the guard's 500 ms limit. */
 async function stopAfter(label: string, code: string): Promise<void> {
   const durations: number[] = [];
+  let slowestHealth = 0;
   for (let i = 0; i < n; i++) {
     const s = addScenario(
       fake.store,
       [textToolTurn("run_code", { code, timeout_ms: GUARD_LIMIT_MS }), { text: "done" }],
       "bench-run-code-guard",
     );
+    const health = watchHealth(server.url);
     await sendText(`${server.url}/`, s.marker);
+    slowestHealth = Math.max(slowestHealth, await health.stop());
     const text = JSON.stringify(fake.store.requests(s.id)[1]?.body ?? "");
     const match = /exit 1 in (\d+) ms/.exec(text);
     if (!match || !text.includes("RangeError: time limit"))
@@ -81,7 +86,7 @@ async function stopAfter(label: string, code: string): Promise<void> {
   const p50 = percentile(durations, 50);
   const max = Math.max(...durations);
   console.log(
-    `  ${label}: p50 ${p50} ms (${(p50 / GUARD_LIMIT_MS).toFixed(2)}x), largest ${max} ms (${(max / GUARD_LIMIT_MS).toFixed(2)}x)`,
+    `  ${label}: p50 ${p50} ms (${(p50 / GUARD_LIMIT_MS).toFixed(2)}x), largest ${max} ms (${(max / GUARD_LIMIT_MS).toFixed(2)}x); /health meanwhile: slowest ${Math.round(slowestHealth)} ms`,
   );
 }
 
