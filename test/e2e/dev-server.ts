@@ -155,9 +155,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
 async function waitForPortFree(port: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
     try {
-      await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(200) });
-    } catch {
-      return;
+      await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) });
+    } catch (error) {
+      // Refused: the port is free. A slow answer (a loaded machine) is a server still there.
+      if (!(error instanceof DOMException && error.name === "TimeoutError")) return;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
