@@ -108,13 +108,7 @@ describe("a2a tools", () => {
       { text: "read" },
     ]);
     // The remote task finishes on its own; reading it shows the answer.
-    for (
-      let i = 0;
-      i < 50 &&
-      (await getTask(remoteId, { headers: AS_ADMIN_KEY })).status.state !== "TASK_STATE_COMPLETED";
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 50));
+    await untilState(remoteId, "TASK_STATE_COMPLETED", undefined, { headers: AS_ADMIN_KEY });
     await send(`read ${s3.marker}`);
     expect((await toolResults(s3.id))[0]).toContain("Later answer.");
   });
