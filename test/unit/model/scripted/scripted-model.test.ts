@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import type { LoggedRequest } from "../../../../src/model/scripted/messages-api.ts";
 import { SCRIPTED_MODEL, scriptedClient, userMessage } from "../../../helpers/scripted-client.ts";
 import { apiErrorOf, streamOnce } from "../../../helpers/sdk-calls.ts";
+import { until } from "../../../helpers/until.ts";
 
 describe("scripted Messages API in-process: scenarios", () => {
   it("streams plain text in several deltas with usage", async () => {
@@ -253,8 +254,12 @@ describe("scripted Messages API in-process: scenarios", () => {
     expect(store.activeStreams).toBe(1);
     stream.abort();
     await stream.done().catch(() => {});
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(store.activeStreams).toBe(0);
+    expect(
+      await until(
+        async () => store.activeStreams,
+        (open) => open === 0,
+      ),
+    ).toBe(0);
     expect(deltas).toBeLessThan(10);
   });
 });
