@@ -6,7 +6,8 @@
  * <method>` when an A2A answer is ready, `first-event` when a stream's first event is written,
  * `model` when a model call starts). A benchmark resets it, runs one task and reads which round
  * trips ended before the mark. Per isolate like the meter's counts (under `wrangler dev` the
- * Worker and every object share one); at most {@link LEDGER_MAX} entries, the rest only counted.
+ * Worker and every object share one); at most {@link LEDGER_MAX} entries, the rest only counted;
+ * also how many timed round trips are still in flight (a reader waits for none before it counts).
  * Off (every function a no-op, every binding untouched) until `meteredEnv` switches it on.
  */
 
@@ -33,6 +34,7 @@ let on = false;
 let origin: number | null = null;
 let entries: LedgerEntry[] = [];
 let dropped = 0;
+let inFlight = 0;
 
 // Made at first use: during module evaluation workerd's clock reads 0.
 const since = () => {
@@ -62,9 +64,9 @@ export function resetLedger(): void {
   origin = Date.now();
 }
 
-/** The entries since the last reset, oldest first. */
-export function ledgerEntries(): { entries: LedgerEntry[]; dropped: number } {
-  return { entries: entries.slice(), dropped };
+/** The entries since the last reset, oldest first, and the round trips not yet settled. */
+export function ledgerEntries(): { entries: LedgerEntry[]; dropped: number; inFlight: number } {
+  return { entries: entries.slice(), dropped, inFlight };
 }
 
 /** Records a mark named `name` now (nothing when the ledger is off). */
@@ -80,7 +82,9 @@ export function timed<T>(kind: LedgerKind, name: string, call: () => T): T {
   const result = call();
   if (!(result instanceof Object) || typeof (result as { then?: unknown }).then !== "function")
     return result;
+  inFlight += 1;
   const done = () => {
+    inFlight -= 1;
     entry.ms = since() - entry.at;
   };
   return Promise.resolve(result).then(

@@ -85,4 +85,15 @@ describe("storage meter", () => {
     resetStorageCounts();
     expect(ledgerEntries().entries).toEqual([]);
   });
+
+  it("counts a round trip as in flight until it settles, a failed one too", async () => {
+    const m = meteredEnv({ ...env, STORAGE_METER: "true" });
+    const before = ledgerEntries().inFlight;
+    const read = m.DB.prepare("SELECT 1 AS one").first();
+    const failed = m.DB.prepare("SELECT * FROM no_such_table").first();
+    expect(ledgerEntries().inFlight).toBe(before + 2);
+    await read;
+    await failed.catch(() => {});
+    expect(ledgerEntries().inFlight).toBe(before);
+  });
 });
