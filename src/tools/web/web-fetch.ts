@@ -10,7 +10,7 @@
 
 import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../../loop/contracts.ts";
-import { guardedGet, readBody } from "../../platform/guarded-fetch.ts";
+import { guardedGet, readBody, refusalText } from "../../platform/guarded-fetch.ts";
 import { currentTraceHeaders } from "../../trace/current-span.ts";
 import { defineTool, maxCharsField, requiredText } from "../input.ts";
 import { htmlToText } from "./html-text.ts";
@@ -96,13 +96,7 @@ async function fetchText(
     },
     maxRedirects: limits.maxRedirects,
   });
-  if (!got.ok) {
-    if (got.failure === "refused")
-      return fail(`web_fetch refused ${requested.slice(0, 200)}: ${got.reason}.`);
-    if (got.failure === "redirects")
-      return fail(`web_fetch stopped at ${got.url}: more than ${limits.maxRedirects} redirects.`);
-    return fail(`web_fetch refused a redirect from ${got.url}: ${got.reason}.`);
-  }
+  if (!got.ok) return fail(`${refusalText("web_fetch", got)}.`);
   const { url, response } = got;
   if (response.status >= 400) {
     await response.body?.cancel().catch(() => {});
