@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
+import { unavailableReason } from "../agents/identity-error.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { servedAgents } from "../agents/roster.ts";
 import { describeDelegation } from "../auth/delegated.ts";
@@ -36,10 +37,7 @@ export function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition |
 export function unknownAgent(c: Context<AppEnv>, name: string): never {
   const broken = currentAgents().broken(name);
   if (broken)
-    throw new HttpError(
-      503,
-      `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`,
-    );
+    throw new HttpError(503, `Agent '${name}' is unavailable: ${unavailableReason(broken)}`);
   const known = servedAgents(c.env).map((agent) => agent.name);
   throw new HttpError(404, `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`, {
     rpcCode: METHOD_NOT_FOUND,

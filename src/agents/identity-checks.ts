@@ -1,7 +1,8 @@
 /**
  * The IDENTITY.md checks that span keys or reach beyond the schema (identity-schema.ts): the
  * `name` equals the agent's directory, `program` names a program and stands without the keys
- * only a model reads, and every name in `tools` is a tool, a domain or an MCP server's tool.
+ * only a model reads, and every name in `tools` is a tool, a domain, one of the agent's tools in
+ * code or an MCP server's tool.
  * Contract: pure (no I/O); each problem is one IdentityError with its position. parseIdentity
  * runs them, so `npm run agents`, `npm run dev`, the Worker's registry and admin uploads check
  * the same things in the same words.
@@ -28,6 +29,7 @@ export function checkFrontmatter(
   doc: Document,
   raw: Record<string, unknown>,
   fm: AgentFrontmatter,
+  custom: readonly string[] = [],
 ): void {
   const at = (path: Array<string | number>) => positionOf(doc, source, path);
   const dir = agentDirectory(file);
@@ -58,25 +60,36 @@ export function checkFrontmatter(
       );
     }
   }
-  checkToolNames(file, source, doc, fm);
+  checkToolNames(file, source, doc, fm, custom);
 }
 
-/** Every name in `tools` must be a tool, a domain, or one of the agent's MCP servers' tools. */
-function checkToolNames(file: string, source: string, doc: Document, fm: AgentFrontmatter) {
+/**
+ * Every name in `tools` must be a tool, a domain, one of the agent's tools in code (`custom`), or
+ * one of its MCP servers' tools.
+ */
+function checkToolNames(
+  file: string,
+  source: string,
+  doc: Document,
+  fm: AgentFrontmatter,
+  custom: readonly string[],
+) {
   const servers = fm.mcp.map((m) => `${m.name}__`);
   const known = (name: string) =>
     TOOL_NAMES.includes(name) ||
     TOOL_DOMAINS.includes(name) ||
+    custom.includes(name) ||
     servers.some((prefix) => name.startsWith(prefix) && name.length > prefix.length);
   for (const list of ["allow", "deny", "requireApproval"] as const) {
     const names = fm.tools?.[list] ?? [];
     const index = names.findIndex((name) => !known(name));
     if (index < 0) continue;
     const mcp = servers.length > 0 ? ` or <server>__<tool> of ${servers.join(", ")}` : "";
+    const own = custom.length > 0 ? `; the agent's tools in code: ${custom.join(", ")}` : "";
     throw new IdentityError(
       file,
       `frontmatter.tools.${list}.${index}`,
-      `unknown tool "${names[index]}"; tools: ${TOOL_NAMES.join(", ")}; domains: ${TOOL_DOMAINS.join(", ")}${mcp}`,
+      `unknown tool "${names[index]}"; tools: ${TOOL_NAMES.join(", ")}; domains: ${TOOL_DOMAINS.join(", ")}${own}${mcp}`,
       positionOf(doc, source, ["tools", list, index]),
     );
   }

@@ -1,5 +1,6 @@
 /**
- * The one error of an invalid IDENTITY.md. Pure: imports only the Position type.
+ * The one error of an invalid agent file (IDENTITY.md, a SKILL.md, a tool in code the build could
+ * not bundle), and how callers are told of it. Pure: imports only the Position type.
  */
 import type { Position } from "./identity-position.ts";
 
@@ -22,4 +23,17 @@ export class IdentityError extends Error {
     this.field = field;
     this.position = position ?? null;
   }
+}
+
+/**
+ * Why an agent whose files hold `error` is not served, in words for its callers: `its IDENTITY.md
+ * is invalid: ...`, `one of its skills is invalid: ...` or `one of its tools is invalid: ...`.
+ */
+export function unavailableReason(error: IdentityError): string {
+  const what = /\.ts$/.test(error.file)
+    ? "one of its tools"
+    : /(SKILL\.md( \(uploaded\))?|\/skills)$/.test(error.file)
+      ? "one of its skills"
+      : "its IDENTITY.md";
+  return `${what} is invalid: ${error.message}`;
 }

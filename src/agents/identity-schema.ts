@@ -25,6 +25,20 @@ const toolNames = stringList(
   z.string({ error: toolNameError }).regex(/^[a-z][a-z0-9_-]*$/, { error: toolNameError }),
   "expected a list of tool names",
 );
+/**
+ * Names of the Worker's environment an agent grants its own tools (`tools.secrets`: secrets and
+ * vars, strings; `tools.bindings`: bindings such as D1, KV or services): upper case, at most 32.
+ */
+const envNames = (kind: string) => {
+  const error = `expected the name of a ${kind} (upper case letters, digits, '_')`;
+  return z
+    .array(z.string({ error }).regex(/^[A-Z_][A-Z0-9_]*$/, { error }), {
+      error: `expected a list of ${kind} names`,
+    })
+    .max(32, { error: `expected at most 32 ${kind} names` });
+};
+/** The keys of the frontmatter's `tools` mapping. */
+export const TOOLS_KEYS = ["allow", "deny", "requireApproval", "secrets", "bindings"];
 const budgetError = "expected an integer of at least 1024";
 const modeError = "expected media types such as text/plain, image/* or */*";
 const mediaModes = z
@@ -124,8 +138,13 @@ export const AgentFrontmatterSchema = z
           allow: toolNames.optional(),
           deny: toolNames.optional(),
           requireApproval: toolNames.optional(),
+          secrets: envNames("secret").optional(),
+          bindings: envNames("binding").optional(),
         },
-        { error: "expected a mapping with optional allow, deny and requireApproval lists" },
+        {
+          error:
+            "expected a mapping with optional allow, deny, requireApproval, secrets and bindings lists",
+        },
       )
       .optional(),
     tags: stringList(nonEmpty(64), "expected a list of tags").default([]),

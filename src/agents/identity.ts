@@ -1,24 +1,27 @@
 /**
  * IDENTITY.md parser: YAML frontmatter + markdown system prompt -> AgentDefinition.
- * Contract: pure (no I/O, no clock; imports only yaml, the ./identity-* and ./markdown-skills.ts
- * modules, ./tool-grants.ts, ./models.ts and the built-in model from ../config/env-schema.ts), so
- * Node scripts can import it directly; every problem is one IdentityError naming the file, the
- * line and column, and the field. Every check lives here or in what it calls (identity-schema.ts
- * per key, identity-checks.ts across keys: the name equals the directory, a known `program` with
- * no model keys beside it, known tool names), so the build, `npm run dev`, the Worker and admin
- * uploads agree on what is valid; a read-only agent's deny list gains run_code unless the file
- * grants it (tool-grants.ts). A file that names no model gets the deployment's `DEFAULT_MODEL`
- * where its tasks run ({@link withDefaultModel}).
+ * Contract: pure (no I/O, no clock; imports only yaml, zod, the ./frontmatter.ts, ./identity-*,
+ * ./markdown-skills.ts and ./skill-folders.ts modules, ./tool-grants.ts, ./models.ts and the
+ * built-in model from ../config/env-schema.ts), so Node scripts can import it directly; every
+ * problem is one IdentityError naming the file, the line and column, and the field. Every check
+ * lives here or in what it calls (identity-schema.ts per key, identity-checks.ts across keys: the
+ * name equals the directory, a known `program` with no model keys beside it, known tool names,
+ * the agent's own tools among them), so the build, `npm run dev`, the Worker and admin uploads
+ * agree on what is valid; a read-only agent's deny list gains run_code unless the file grants it
+ * (tool-grants.ts). The agent's folder adds what the file alone does not hold
+ * ({@link AgentExtensions}: the names of its tools in code, its skills), which join its card's
+ * skills. A file that names no model gets the deployment's `DEFAULT_MODEL` where its tasks run
+ * ({@link withDefaultModel}).
  */
-import { type Document, parseDocument } from "yaml";
 import { BUILT_IN_MODEL } from "../config/env-schema.ts";
+import { type Frontmatter, fieldError, readFrontmatter } from "./frontmatter.ts";
 import { checkFrontmatter } from "./identity-checks.ts";
 import { IdentityError } from "./identity-error.ts";
-import { positionAt, positionOf } from "./identity-position.ts";
 import {
   type AgentFrontmatter,
   AgentFrontmatterSchema,
   type McpServerConfig,
+  TOOLS_KEYS,
   thinkingBudget,
 } from "./identity-schema.ts";
 import {
@@ -30,10 +33,21 @@ import {
   tokenize,
 } from "./markdown-skills.ts";
 import type { Effort } from "./models.ts";
+import type { SkillFolder } from "./skill-folders.ts";
 import { effectiveDeny } from "./tool-grants.ts";
 
 export type { AgentSkill };
 export { IdentityError };
+
+/**
+ * What an agent's folder adds to its IDENTITY.md (none for an agent of a `program`: it answers
+ * instead of the model): the names of its tools in code (its own, `agents/<name>/tools/`, and the
+ * shared ones) and its Agent Skills (its own and the shared ones, parsed: skill-folders.ts).
+ */
+export interface AgentExtensions {
+  tools?: readonly string[];
+  skills?: readonly SkillFolder[];
+}
 
 /** A validated agent: frontmatter with defaults resolved, the system prompt, its skills. */
 export interface AgentDefinition {
@@ -55,7 +69,19 @@ export interface AgentDefinition {
    * `allow: null` means every tool the harness offers; `deny` always wins; `requireApproval`
    * tools wait for a person's yes before each call.
    */
-  tools: { allow: string[] | null; deny: string[]; requireApproval: string[] };
+  tools: {
+    allow: string[] | null;
+    deny: string[];
+    requireApproval: string[];
+    /** Secrets and vars (strings) of the Worker's environment its tools in code are given. */
+    secrets: string[];
+    /** Bindings of the Worker's environment its tools in code are given. */
+    bindings: string[];
+  };
+  /** The names of its tools in code: its own and the shared ones (see {@link AgentExtensions}). */
+  customTools: string[];
+  /** Its Agent Skills: the prompt lists each, the model loads one on demand. */
+  skillFolders: SkillFolder[];
   /** Remote MCP servers whose tools join this agent's. */
   mcp: McpServerConfig[];
   /**
@@ -85,36 +111,23 @@ export interface AgentDefinition {
   file: string;
 }
 
-/** Parses and validates one IDENTITY.md (`file` is only used in errors and the result). */
-export function parseIdentity(file: string, text: string): AgentDefinition {
-  const lines = text
-    .replace(/^\uFEFF/, "")
-    .replace(/\r\n?/g, "\n")
-    .split("\n");
-  if (lines[0]?.trimEnd() !== "---") {
-    throw new IdentityError(
-      file,
-      "frontmatter",
-      "missing; the file must start with a '---' line, then YAML, then a closing '---' line",
-      { line: 1, column: 1 },
-    );
-  }
-  const close = lines.findIndex((line, i) => i > 0 && line.trimEnd() === "---");
-  if (close < 0) {
-    throw new IdentityError(file, "frontmatter", "not closed; add a '---' line after the YAML", {
-      line: 1,
-      column: 1,
-    });
-  }
-  const source = lines.slice(1, close).join("\n");
-  const fm = validateFrontmatter(file, source, readYaml(file, source));
-  const body = lines
-    .slice(close + 1)
-    .join("\n")
-    .trim();
+/**
+ * Parses and validates one IDENTITY.md (`file` is only used in errors and the result), with what
+ * the agent's folder adds (`extensions`).
+ */
+export function parseIdentity(
+  file: string,
+  text: string,
+  extensions: AgentExtensions = {},
+): AgentDefinition {
+  const frontmatter = readFrontmatter(file, text);
+  const custom = frontmatter.raw.program === undefined ? [...(extensions.tools ?? [])] : [];
+  const fm = validateFrontmatter(file, frontmatter, custom);
+  const folders = fm.program === undefined ? [...(extensions.skills ?? [])] : [];
+  const body = frontmatter.body;
   if (body === "") {
     throw new IdentityError(file, "body", "the system prompt after the frontmatter is empty", {
-      line: close + 2,
+      line: frontmatter.bodyLine,
       column: 1,
     });
   }
@@ -131,15 +144,9 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
     maxTokens: fm.maxTokens,
     thinking: budget === null ? null : { budgetTokens: budget },
     effort: fm.effort ?? null,
-    tools: {
-      allow: fm.tools?.allow ?? null,
-      deny: effectiveDeny({
-        allow: fm.tools?.allow ?? null,
-        deny: fm.tools?.deny ?? [],
-        code: fm.code !== undefined,
-      }),
-      requireApproval: fm.tools?.requireApproval ?? [],
-    },
+    tools: toolsOf(fm),
+    customTools: custom,
+    skillFolders: folders,
     mcp: fm.mcp,
     program: fm.program ?? null,
     dedupeMessages: fm.dedupeMessages,
@@ -155,7 +162,7 @@ export function parseIdentity(file: string, text: string): AgentDefinition {
     icon: fm.icon ?? null,
     starters: fm.starters,
     systemPrompt: body,
-    skills: extractSkills(blocks, fm.name, description, fm.tags, fm.starters),
+    skills: extractSkills(blocks, fm.name, description, fm.tags, fm.starters, folders),
     extendedSkills: fm.extendedSkills.map((skill) => ({
       id: skill.id ?? slug(skill.name),
       name: skill.name,
@@ -177,57 +184,51 @@ export function withDefaultModel(agent: AgentDefinition, defaultModel: string): 
     : { ...agent, model: defaultModel };
 }
 
-function readYaml(file: string, source: string): Document {
-  const doc = parseDocument(source, { uniqueKeys: true });
-  const error = doc.errors[0];
-  if (error) {
-    const reason = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:$/, "");
-    throw new IdentityError(
-      file,
-      null,
-      `invalid YAML in frontmatter: ${reason}`,
-      positionAt(source, error.pos[0]),
-    );
-  }
-  return doc;
+/** The frontmatter's tool lists and grants, defaults resolved. */
+function toolsOf(fm: AgentFrontmatter): AgentDefinition["tools"] {
+  return {
+    allow: fm.tools?.allow ?? null,
+    deny: effectiveDeny({
+      allow: fm.tools?.allow ?? null,
+      deny: fm.tools?.deny ?? [],
+      code: fm.code !== undefined,
+    }),
+    requireApproval: fm.tools?.requireApproval ?? [],
+    secrets: fm.tools?.secrets ?? [],
+    bindings: fm.tools?.bindings ?? [],
+  };
 }
 
-function validateFrontmatter(file: string, source: string, doc: Document): AgentFrontmatter {
-  const raw: unknown = doc.toJS() ?? {};
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new IdentityError(file, "frontmatter", "expected a YAML mapping of keys to values", {
-      line: 2,
-      column: 1,
-    });
-  }
+function validateFrontmatter(
+  file: string,
+  frontmatter: Frontmatter,
+  custom: readonly string[],
+): AgentFrontmatter {
+  const { source, doc, raw } = frontmatter;
   const result = AgentFrontmatterSchema.safeParse(raw);
   if (result.success) {
-    checkFrontmatter(file, source, doc, raw as Record<string, unknown>, result.data);
+    checkFrontmatter(file, source, doc, raw, result.data, custom);
     return result.data;
   }
   const issue = result.error.issues[0];
   if (!issue) throw new IdentityError(file, "frontmatter", "invalid");
-  const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
-  let reason = issue.message;
-  let key: string | undefined;
-  if (issue.code === "unrecognized_keys") {
-    key = issue.keys[0] ?? "";
-    // The strict objects that can report unknown keys: the root, `tools` and each `mcp` entry.
-    const allowed =
-      path.length === 0
-        ? Object.keys(AgentFrontmatterSchema.shape)
-        : path[0] === "mcp"
-          ? ["name", "url", "urlVar", "authSecret", "tools"]
-          : path[0] === "access"
-            ? ["roles", "users"]
-            : ["allow", "deny", "requireApproval"];
-    const camel = key.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
-    const hint = allowed.find((k) => k.toLowerCase() === camel.toLowerCase());
-    reason = hint
-      ? `unknown key (did you mean ${hint}?)`
-      : `unknown key; known keys: ${allowed.join(", ")}`;
-  }
-  const position = positionOf(doc, source, path, key);
-  const field = ["frontmatter", ...path, ...(key === undefined ? [] : [key])].join(".");
-  throw new IdentityError(file, field, reason, position);
+  if (issue.code !== "unrecognized_keys")
+    throw fieldError(file, frontmatter, issue.path, issue.message);
+  const key = issue.keys[0] ?? "";
+  const path = issue.path.map(String);
+  // The strict objects that can report unknown keys: the root, `tools`, `access` and each `mcp` entry.
+  const allowed =
+    path.length === 0
+      ? Object.keys(AgentFrontmatterSchema.shape)
+      : path[0] === "mcp"
+        ? ["name", "url", "urlVar", "authSecret", "tools"]
+        : path[0] === "access"
+          ? ["roles", "users"]
+          : TOOLS_KEYS;
+  const camel = key.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
+  const hint = allowed.find((k) => k.toLowerCase() === camel.toLowerCase());
+  const reason = hint
+    ? `unknown key (did you mean ${hint}?)`
+    : `unknown key; known keys: ${allowed.join(", ")}`;
+  throw fieldError(file, frontmatter, issue.path, reason, key);
 }

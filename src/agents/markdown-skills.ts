@@ -1,7 +1,8 @@
 /**
  * The markdown side of an IDENTITY.md body: a small block tokenizer (headings, lines, paragraph
  * breaks; fenced code skipped), the first paragraph as plain text, and the A2A skills of the
- * card (a `## Skills` section, else the H2 sections, else one skill for the agent). Pure.
+ * card (a `## Skills` section, else the H2 sections; then the agent's Agent Skills; else one
+ * skill for the agent). Pure.
  */
 
 /** One A2A AgentSkill derived from the markdown body. */
@@ -91,12 +92,18 @@ function skillsFromSection(section: Block[]): Array<[string, string]> {
   });
 }
 
+/**
+ * The card's skills: the body's (a `## Skills` section, else its H2 sections), then the agent's
+ * Agent Skills (`folders`: name and description each); one skill for the agent itself when
+ * neither gives any.
+ */
 export function extractSkills(
   blocks: Block[],
   agentName: string,
   agentDescription: string,
   tags: string[],
   starters: string[],
+  folders: ReadonlyArray<{ name: string; description: string }> = [],
 ): AgentSkill[] {
   const h2s = blocks.flatMap((b, i) => (b?.heading === 2 ? [i] : []));
   const skillsAt = h2s.find((i) => blocks[i]?.text.toLowerCase() === "skills");
@@ -109,6 +116,7 @@ export function extractSkills(
         return [name, firstParagraph(sectionAt(blocks, i, 2)) || name];
       });
   }
+  found = [...found, ...folders.map((f): [string, string] => [f.name, f.description])];
   if (found.length === 0) found = [[agentName, agentDescription]];
   const used = new Set<string>();
   return found.map(([name, description], index) => {

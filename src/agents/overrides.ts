@@ -1,7 +1,10 @@
 /**
- * Agents changed at runtime: an admin's upload of an IDENTITY.md is validated, stored in R2 at
- * `agents/<name>/shared/IDENTITY.md` and listed in `harness/agent-overrides.json`, and replaces
- * the bundled identity of that name (or adds an agent). `refreshAgents` (called where requests
+ * Agents changed at runtime: an admin's upload of an IDENTITY.md (with, optionally, the agent's
+ * skills) is validated, stored in R2 at `agents/<name>/shared/IDENTITY.md` (the skills beside it
+ * in `skills.json`) and listed in `harness/agent-overrides.json`, and replaces the bundled
+ * identity of that name (or adds an agent). An upload without skills keeps the bundled agent's
+ * own skills; one with skills replaces them. Tools in code cannot be uploaded: an uploaded agent
+ * runs the bundled tools of its name, and the shared ones. `refreshAgents` (called where requests
  * and task steps begin) reloads the merged registry when the list changed: at once in the isolate
  * that took the upload; elsewhere it checks at most every 2 seconds, and a request that finds the
  * check due is served by the registry it has while the check runs beside it (so no request waits
@@ -13,15 +16,41 @@
 
 import { log } from "../platform/logging.ts";
 import { sharedKey } from "../store/r2-keys.ts";
-import { BUNDLED_IDENTITIES } from "./bundled.generated.ts";
-import { parseIdentity } from "./identity.ts";
+import { bundledSet } from "./bundle.ts";
+import { parseEntry, parseShared } from "./entry-parse.ts";
 import { AgentRegistry, bundledAgents, entryName, type IdentityEntry } from "./registry.ts";
+import { type SkillFiles, skillFilesOf, skillSourcesOf } from "./skill-folders.ts";
 
 /** The R2 key listing the overridden agents. */
 export const OVERRIDES_INDEX = "harness/agent-overrides.json";
 const RECHECK_MS = 2_000;
 
-type Index = Record<string, { updatedAt: string }>;
+/** An uploaded agent: when, and whether its skills were uploaded with it. */
+type Index = Record<string, { updatedAt: string; skills?: boolean }>;
+
+/** What an upload carries: the IDENTITY.md, and the agent's skills when it replaces them. */
+export interface AgentUpload {
+  identity: string;
+  skills?: SkillFiles;
+}
+
+const SKILLS_FILE = "skills.json";
+
+/** The entry of an uploaded agent: its identity and skills, the bundled tools of its name. */
+function uploadedEntry(name: string, upload: AgentUpload): IdentityEntry {
+  const bundled = bundledSet().entries.find((e) => entryName(e) === name);
+  const skills =
+    upload.skills === undefined
+      ? (bundled?.skills ?? [])
+      : skillSourcesOf(`agents/${name}/skills`, upload.skills);
+  return {
+    file: `agents/${name}/IDENTITY.md (uploaded)`,
+    text: upload.identity,
+    tools: bundled?.tools ?? [],
+    skills,
+    ...(bundled?.problem ? { problem: bundled.problem } : {}),
+  };
+}
 
 let current: AgentRegistry | null = null;
 let currentVersion: string | null = null;
@@ -65,15 +94,15 @@ async function reload(env: Env, force = false): Promise<AgentRegistry> {
   if (current && !force && (head?.version ?? null) === currentVersion) return current;
   const { index, version: loaded } = await readIndex(env.FILES);
   const overrides: IdentityEntry[] = [];
-  for (const name of Object.keys(index)) {
-    const object = await env.FILES.get(sharedKey(name, "IDENTITY.md"));
-    if (object)
-      overrides.push({ file: `agents/${name}/IDENTITY.md (uploaded)`, text: await object.text() });
+  for (const [name, entry] of Object.entries(index)) {
+    const upload = await readUpload(env.FILES, name, entry.skills === true);
+    if (upload) overrides.push(safely(name, upload));
   }
   const replaced = new Set(Object.keys(index));
-  const bundled = BUNDLED_IDENTITIES.filter((e) => !replaced.has(entryName(e)));
+  const { entries, shared } = bundledSet();
+  const bundled = entries.filter((e) => !replaced.has(entryName(e)));
   try {
-    current = new AgentRegistry([...bundled, ...overrides]);
+    current = new AgentRegistry([...bundled, ...overrides], shared);
   } catch (error) {
     log("error", "agent overrides unusable", { error: String(error) });
     current = bundledAgents();
@@ -98,15 +127,59 @@ export async function reloadAgents(env: Env): Promise<AgentRegistry> {
   return reload(env, true);
 }
 
-/** Validates and stores an uploaded identity; throws IdentityError naming the field. */
-export async function putOverride(env: Env, name: string, text: string): Promise<void> {
-  const file = `agents/${name}/IDENTITY.md (uploaded)`;
-  parseIdentity(file, text); // also checks that its name is `name` and its program exists
-  await env.FILES.put(sharedKey(name, "IDENTITY.md"), text, {
+/** An upload as stored, or null when its identity is gone. */
+async function readUpload(
+  bucket: R2Bucket,
+  name: string,
+  withSkills: boolean,
+): Promise<AgentUpload | null> {
+  const identity = await bucket.get(sharedKey(name, "IDENTITY.md"));
+  if (!identity) return null;
+  const skills = withSkills ? await bucket.get(sharedKey(name, SKILLS_FILE)) : null;
+  return {
+    identity: await identity.text(),
+    // Written by putOverride from an upload that passed its schema and the skills' parse.
+    ...(skills ? { skills: (await skills.json()) as SkillFiles } : {}),
+  };
+}
+
+/**
+ * The entry of a stored upload; one whose skills no longer convert (a folder without SKILL.md)
+ * is an entry that fails to parse, so that agent answers the error and the others serve.
+ */
+function safely(name: string, upload: AgentUpload): IdentityEntry {
+  try {
+    return uploadedEntry(name, upload);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      file: `agents/${name}/IDENTITY.md (uploaded)`,
+      text: upload.identity,
+      problem: { file: `agents/${name}/skills`, reason },
+    };
+  }
+}
+
+/**
+ * Validates and stores an uploaded identity (and skills, replacing the bundled agent's own);
+ * throws IdentityError naming the file and field, as the build would.
+ */
+export async function putOverride(env: Env, name: string, upload: AgentUpload): Promise<void> {
+  // Also checks that its name is `name`, its program exists, its skills and tool names.
+  parseEntry(uploadedEntry(name, upload), parseShared(bundledSet().shared));
+  await env.FILES.put(sharedKey(name, "IDENTITY.md"), upload.identity, {
     httpMetadata: { contentType: "text/markdown; charset=utf-8" },
   });
+  if (upload.skills === undefined) await env.FILES.delete(sharedKey(name, SKILLS_FILE));
+  else
+    await env.FILES.put(sharedKey(name, SKILLS_FILE), JSON.stringify(upload.skills), {
+      httpMetadata: { contentType: "application/json" },
+    });
   const { index } = await readIndex(env.FILES);
-  index[name] = { updatedAt: new Date().toISOString() };
+  index[name] = {
+    updatedAt: new Date().toISOString(),
+    ...(upload.skills === undefined ? {} : { skills: true }),
+  };
   await env.FILES.put(OVERRIDES_INDEX, JSON.stringify(index));
   checkedAt = 0;
   await refreshAgents(env);
@@ -118,16 +191,26 @@ export async function deleteOverride(env: Env, name: string): Promise<boolean> {
   if (!Object.hasOwn(index, name)) return false;
   delete index[name];
   await env.FILES.put(OVERRIDES_INDEX, JSON.stringify(index));
-  await env.FILES.delete(sharedKey(name, "IDENTITY.md"));
+  await env.FILES.delete([sharedKey(name, "IDENTITY.md"), sharedKey(name, SKILLS_FILE)]);
   checkedAt = 0;
   await refreshAgents(env);
   return true;
 }
 
-/** The identity text in force for `name` (uploaded or bundled), or null. */
-export async function identityText(env: Env, name: string): Promise<string | null> {
+/**
+ * The identity in force for `name` (uploaded or bundled) with the agent's own skills (their text
+ * files), as an upload carries them; null when there is no such agent.
+ */
+export async function agentUpload(env: Env, name: string): Promise<Required<AgentUpload> | null> {
   const { index } = await readIndex(env.FILES);
-  if (Object.hasOwn(index, name))
-    return (await env.FILES.get(sharedKey(name, "IDENTITY.md")))?.text() ?? null;
-  return BUNDLED_IDENTITIES.find((e) => e.file === `agents/${name}/IDENTITY.md`)?.text ?? null;
+  const bundled = bundledSet().entries.find((e) => e.file === `agents/${name}/IDENTITY.md`);
+  const upload = Object.hasOwn(index, name)
+    ? await readUpload(env.FILES, name, index[name]?.skills === true)
+    : null;
+  if (upload)
+    return {
+      identity: upload.identity,
+      skills: upload.skills ?? skillFilesOf(bundled?.skills ?? []),
+    };
+  return bundled ? { identity: bundled.text, skills: skillFilesOf(bundled.skills ?? []) } : null;
 }

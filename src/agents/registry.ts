@@ -1,19 +1,19 @@
 /**
- * Agent registry: AgentDefinitions by name, built from raw IDENTITY.md entries.
- * Contract: construction parses every entry; an invalid one (or a second one of a name) is kept
- * as broken, with its IdentityError, under its directory's name, so the other agents serve while
- * one file is being fixed and the broken one can answer what is wrong. Lookups are synchronous
- * and do no I/O. The bundled registry is parsed once per isolate. Runtime overrides (admin
- * uploads) build a new registry from entries.
+ * Agent registry: AgentDefinitions by name, built from raw entries (an IDENTITY.md with its
+ * folder's tools and skills, and the shared ones: agent-entry.ts).
+ * Contract: construction parses every entry (entry-parse.ts); an invalid one (or a second one of
+ * a name) is kept as broken, with its IdentityError, under its directory's name, so the other
+ * agents serve while one file is being fixed and the broken one can answer what is wrong. Lookups
+ * are synchronous and do no I/O. The bundled registry (bundle.ts: the build's entries, with the
+ * problems of its tool modules) is parsed once per isolate. Runtime overrides (admin uploads)
+ * build a new registry from entries.
  */
-import { BUNDLED_IDENTITIES } from "./bundled.generated.ts";
-import { type AgentDefinition, IdentityError, parseIdentity } from "./identity.ts";
+import { type IdentityEntry, NO_SHARED, type SharedExtensions } from "./agent-entry.ts";
+import { bundledSet } from "./bundle.ts";
+import { parseEntry, parseShared } from "./entry-parse.ts";
+import { type AgentDefinition, IdentityError } from "./identity.ts";
 
-/** One raw identity file: its repository-relative path and its text. */
-export interface IdentityEntry {
-  readonly file: string;
-  readonly text: string;
-}
+export type { IdentityEntry };
 
 /** The agent an entry is for: its directory's name (`agents/<name>/IDENTITY.md`). */
 export function entryName(entry: IdentityEntry): string {
@@ -25,13 +25,17 @@ export class AgentRegistry {
   readonly #agents: ReadonlyMap<string, AgentDefinition>;
   readonly #broken: ReadonlyMap<string, IdentityError>;
 
-  /** Parses every entry; an invalid entry or a duplicate name is kept as broken. */
-  constructor(entries: ReadonlyArray<IdentityEntry>) {
+  /**
+   * Parses every entry, with the `shared` tools and skills; an invalid entry or a duplicate name
+   * is kept as broken.
+   */
+  constructor(entries: ReadonlyArray<IdentityEntry>, shared: SharedExtensions = NO_SHARED) {
     const agents = new Map<string, AgentDefinition>();
     const broken = new Map<string, IdentityError>();
+    const parsedShared = parseShared(shared);
     for (const entry of entries) {
       try {
-        const agent = parseIdentity(entry.file, entry.text);
+        const agent = parseEntry(entry, parsedShared);
         const existing = agents.get(agent.name);
         if (existing) {
           throw new IdentityError(
@@ -86,8 +90,9 @@ export class AgentRegistry {
 
 let bundled: AgentRegistry | undefined;
 
-/** The agents bundled at build time (agents/<name>/IDENTITY.md), parsed once per isolate. */
+/** The agents bundled at build time (agents/<name>/ and shared/), parsed once per isolate. */
 export function bundledAgents(): AgentRegistry {
-  bundled ??= new AgentRegistry(BUNDLED_IDENTITIES);
+  const set = bundledSet();
+  bundled ??= new AgentRegistry(set.entries, set.shared);
   return bundled;
 }

@@ -6,8 +6,12 @@
  *   POST   /api/admin/users/:id/revoke            revokes every token of the user and cancels
  *                                                  their running tasks (stop-tasks.ts)
  *   PUT    /api/admin/agents/:name/memory         the agent's shared CONTEXT.md (text body)
- *   GET    /api/admin/agents/:name/identity       the IDENTITY.md in force (uploaded or bundled)
- *   PUT    /api/admin/agents/:name/identity       uploads one (validated; served at once)
+ *   GET    /api/admin/agents/:name/identity       the IDENTITY.md in force (uploaded or bundled);
+ *                                                  with Accept: application/json, { identity,
+ *                                                  skills } (the agent's own skills' text files)
+ *   PUT    /api/admin/agents/:name/identity       uploads one (validated; served at once): the
+ *                                                  text, or JSON { identity, skills? } whose
+ *                                                  skills replace the agent's own
  *   DELETE /api/admin/agents/:name/identity       drops the upload (the bundled one applies again)
  *   POST   /api/admin/reload                      re-reads the uploaded identities now, here and
  *                                                  (within 2 s) in every isolate; answers the roster
@@ -21,12 +25,14 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import {
+  type AgentUpload,
+  agentUpload,
   currentAgents,
   deleteOverride,
-  identityText,
   putOverride,
   reloadAgents,
 } from "../agents/overrides.ts";
+import { SKILL_NAME } from "../agents/skill-folders.ts";
 import { authenticate, forgetTokens, requireAdmin } from "../auth/middleware.ts";
 import { reservedUserId } from "../auth/user-ids.ts";
 import {
@@ -48,6 +54,17 @@ import { MEMORY_MAX_CHARS, writeSharedMemory } from "../store/shared-memory.ts";
 import { forgetBudget } from "../users/limits.ts";
 import { stopTasksOf } from "./stop-tasks.ts";
 
+const IDENTITY_MAX_CHARS = 65_536;
+/** An upload as JSON: the IDENTITY.md, and the agent's skills (folder name -> path -> text). */
+const IdentityUpload = z.strictObject({
+  identity: z.string().max(IDENTITY_MAX_CHARS, `is at most ${IDENTITY_MAX_CHARS} characters`),
+  skills: z
+    .record(
+      z.string().regex(SKILL_NAME, "a skill's folder name is its name (a-z, 0-9, single '-')"),
+      z.record(z.string().min(1).max(256), z.string()),
+    )
+    .optional(),
+});
 const NewUser = z.strictObject({
   id: z
     .string()
@@ -150,20 +167,19 @@ export function adminRoutes(): Hono<AppEnv> {
     return c.json({ agent: name, chars: text.length });
   });
   app.get(IDENTITY_ROUTE, async (c) => {
-    const text = await identityText(c.env, c.req.param("name"));
-    if (text === null) throw new HttpError(404, `no agent ${c.req.param("name")}`);
-    return c.text(text, 200, { "content-type": "text/markdown; charset=utf-8" });
+    const upload = await agentUpload(c.env, c.req.param("name"));
+    if (upload === null) throw new HttpError(404, `no agent ${c.req.param("name")}`);
+    if (/application\/json/.test(c.req.header("accept") ?? "")) return c.json(upload);
+    return c.text(upload.identity, 200, { "content-type": "text/markdown; charset=utf-8" });
   });
 
   app.put(IDENTITY_ROUTE, uploadLimit, async (c) => {
     const name = c.req.param("name");
     if (!/^[a-z][a-z0-9-]{0,62}$/.test(name))
       throw new HttpError(400, "agent names are kebab-case (a-z, 0-9, -)");
-    const text = await bodyText(c.req);
-    if (text.length > 65_536)
-      throw new HttpError(413, "an IDENTITY.md is at most 65536 characters");
+    const upload = await uploadOf(c.req);
     try {
-      await putOverride(c.env, name, text);
+      await putOverride(c.env, name, upload);
     } catch (error) {
       throw new HttpError(400, error instanceof Error ? error.message : String(error));
     }
@@ -193,4 +209,20 @@ export function adminRoutes(): Hono<AppEnv> {
     });
   });
   return app;
+}
+
+/** The upload a PUT of an identity carries: JSON `{ identity, skills? }`, or the text alone. */
+async function uploadOf(request: {
+  header(name: string): string | undefined;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}): Promise<AgentUpload> {
+  if (/^application\/json/i.test(request.header("content-type") ?? "")) {
+    const parsed = IdentityUpload.safeParse(await jsonBody(request));
+    if (!parsed.success) throw invalidInput(parsed.error);
+    return parsed.data;
+  }
+  const text = await bodyText(request);
+  if (text.length > IDENTITY_MAX_CHARS)
+    throw new HttpError(413, `an IDENTITY.md is at most ${IDENTITY_MAX_CHARS} characters`);
+  return { identity: text };
 }

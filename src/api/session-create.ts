@@ -10,6 +10,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { unavailableReason } from "../agents/identity-error.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { newContextId } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
@@ -38,10 +39,7 @@ export function sessionCreateRoutes(): Hono<AppEnv> {
     const registry = currentAgents();
     const broken = registry.broken(name);
     if (broken)
-      throw new HttpError(
-        503,
-        `Agent '${name}' is unavailable: its IDENTITY.md is invalid: ${broken.message}`,
-      );
+      throw new HttpError(503, `Agent '${name}' is unavailable: ${unavailableReason(broken)}`);
     const agent = registry.get(name);
     if (!agent || config.network.disabled.includes(name))
       throw new HttpError(404, `no agent ${name}`);

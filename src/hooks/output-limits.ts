@@ -1,19 +1,22 @@
 /**
  * Two bounds on what a tool returns to the model: output compaction (`COMPACT_OUTPUT_LINES`):
  * a successful result longer than N lines becomes a summary (line count, the first lines, how to
- * read more) while failures pass through whole; and truncation (`MAX_TOOL_OUTPUT_CHARS`): any
+ * read more) while failures pass through whole, and so do a skill's instructions and files (the
+ * skill tools page them to fit the next bound); and truncation (`MAX_TOOL_OUTPUT_CHARS`): any
  * result longer than the limit is cut and marked `[output truncated]`.
  */
 import type { Hook } from "../loop/contracts.ts";
 
 const SHOWN_LINES = 20;
+/** Tools whose output is instructions the model asked for: never summarised. */
+const WHOLE: ReadonlySet<string> = new Set(["skill_load", "skill_read"]);
 
 /** Compacts long successful tool outputs. */
 export const outputCompactionHook: Hook = {
   name: "output-compaction",
   afterTool(ctx, call, result) {
     const limit = ctx.config.compactOutputLines;
-    if (limit === 0 || result.isError) return result;
+    if (limit === 0 || result.isError || WHOLE.has(call.name)) return result;
     const lines = result.content.split("\n");
     if (lines.length <= limit) return result;
     if (call.name === "run_code") return { ...result, content: compactRun(ctx, lines, limit) };

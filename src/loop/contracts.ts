@@ -7,6 +7,7 @@
  * Types only (the pinned event kinds are protocol/harness-event-kinds.ts's): the loop knows its
  * collaborators through this file alone.
  */
+import type { SkillFolder } from "../agents/skill-folders.ts";
 import type { RemoteAgentEntry } from "../config/agent-network.ts";
 import type { Config } from "../config/config.ts";
 import type { HarnessEventKind } from "../protocol/harness-event-kinds.ts";
@@ -99,6 +100,16 @@ export interface ToolContext {
    * hand files to.
    */
   attach?(file: AttachedFile): AttachOutcome;
+  /** The agent's Agent Skills, which skill_load and skill_read read (none: no skills). */
+  skills?: readonly SkillFolder[];
+  /**
+   * What the agent's frontmatter grants its tools in code (`tools.secrets`, `tools.bindings`): the
+   * values found in the Worker's environment under those names.
+   */
+  grants?: {
+    secrets: Readonly<Record<string, string>>;
+    bindings: Readonly<Record<string, unknown>>;
+  };
   /** The code sandbox for run_code (absent without a Worker Loader binding). */
   codeSandbox?: {
     loader: WorkerLoader;

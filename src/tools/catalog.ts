@@ -2,7 +2,8 @@
  * Every tool the harness offers, and the set one agent gets: `TOOLS_ENABLED` (tool domains or
  * names, default all) first, then the agent's frontmatter `tools.allow` / `tools.deny`.
  * Domains: workspace, checkpoints, memory, web, knowledge, plan, progress, scratchpad, delegation,
- * a2a, human, code.
+ * a2a, human, code, skills (offered only to an agent that has Agent Skills); beside them, the
+ * agent's MCP servers' tools (`mcp`) and its tools in code (`custom`), under the same filters.
  */
 
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -20,6 +21,8 @@ import { WORKSPACE_TOOLS } from "./files/workspace-tools.ts";
 import { fetchDocumentTool } from "./knowledge/fetch-document.ts";
 import { searchTool } from "./knowledge/search.ts";
 import { runCodeTool } from "./run-code/run-code.ts";
+import { skillLoadTool } from "./skills/skill-load.ts";
+import { skillReadTool } from "./skills/skill-read.ts";
 import { featureUpdateTool } from "./state/features.ts";
 import { memoryReadTool, memoryWriteTool } from "./state/memory.ts";
 import { progressReadTool, progressUpdateTool } from "./state/progress.ts";
@@ -53,6 +56,8 @@ const TOOLS: readonly Tool[] = [
   a2aGetTaskTool,
   a2aCancelTool,
   askUserTool,
+  skillLoadTool,
+  skillReadTool,
 ];
 
 /** The whole catalog. */
@@ -65,8 +70,9 @@ export const SUBAGENT_DENIED = ["ask_user", "task"];
 
 /**
  * The tools `agent` may call under `config` (as a sub-agent: without {@link SUBAGENT_DENIED}),
- * with `extra` tools (its MCP servers') under the same filters. `codeSandbox: false` (a deployment
- * without the Worker Loader binding, e.g. on the Workers Free plan) takes the `code` domain away.
+ * with `extra` tools (its tools in code, its MCP servers') under the same filters. `codeSandbox:
+ * false` (a deployment without the Worker Loader binding, e.g. on the Workers Free plan) takes the
+ * `code` domain away; an agent without Agent Skills has no `skills` domain.
  */
 export function toolsFor(
   agent: AgentDefinition,
@@ -76,6 +82,7 @@ export function toolsFor(
   const deny = [
     ...(options.subagent ? SUBAGENT_DENIED : []),
     ...(options.codeSandbox === false ? ["code"] : []),
+    ...(agent.skillFolders.length === 0 ? ["skills"] : []),
   ];
   return new ToolRegistry([...TOOLS, ...(options.extra ?? [])])
     .filter({ allow: config.toolsEnabled, deny })
@@ -84,7 +91,8 @@ export function toolsFor(
 
 /**
  * Tool domains whose tools reach the task's workspace object: its files and state files, the
- * owner's memory, the sandbox (it runs the workspace's files), and sub-agents (they share it).
+ * owner's memory, the sandbox (it runs the workspace's files), sub-agents (they share it), and
+ * the agent's tools in code (they are given the workspace).
  */
 const WORKSPACE_DOMAINS: ReadonlySet<string> = new Set([
   "workspace",
@@ -93,6 +101,7 @@ const WORKSPACE_DOMAINS: ReadonlySet<string> = new Set([
   "progress",
   "code",
   "delegation",
+  "custom",
 ]);
 
 /** Whether any of `tools` reaches the workspace (see {@link WORKSPACE_DOMAINS}). */

@@ -1,11 +1,12 @@
 /**
- * Tool search (domain `tools`): when the definitions of an agent's tools (the harness's and its
- * MCP servers') would take {@link TOOL_SHARE} (10 %) or more of the model's context window
- * (model/context-window.ts; tokens estimated at four characters, as compaction does), MCP tools
- * are deferred and `tool_search` is offered to find and load them. The rule, per model turn:
- * the harness's own tools always stay loaded; then the MCP tools this task used (found by a search
- * or called), at most {@link MAX_LOADED}, the most recent; then the other MCP tools in
- * listing order (the servers' order in the frontmatter, then each server's) while the whole
+ * Tool search (domain `tools`): when the definitions of an agent's tools (the harness's, its tools
+ * in code and its MCP servers') would take {@link TOOL_SHARE} (10 %) or more of the model's
+ * context window (model/context-window.ts; tokens estimated at four characters, as
+ * compaction does), the tools in code and the MCP tools (the deferrable ones) are deferred and
+ * `tool_search` is offered to find and load them. The rule, per model turn: the harness's own
+ * tools always stay loaded; then the deferrable tools this task used (found by a search or
+ * called), at most {@link MAX_LOADED}, the most recent; then the others in listing order (the
+ * tools in code, then the servers' order in the frontmatter and each server's) while the whole
  * definition list stays under the share; the rest are deferred. A deferred tool is left out of
  * the request only: called by its exact name it still runs (and is loaded from then on). What
  * the task loaded is kept in its hook state, so it survives a restart of the task object.
@@ -20,14 +21,14 @@ import { defineTool, requiredText, shapeOf } from "./input.ts";
 export const TOOL_SHARE = 0.1;
 /** The search tool's name (and its hook-state namespace). */
 export const TOOL_SEARCH = "tool_search";
-/** Most MCP tools a task keeps loaded by searching or calling them (the newest win). */
+/** Most deferrable tools a task keeps loaded by searching or calling them (the newest win). */
 export const MAX_LOADED = 30;
 const LOADED_KEY = "loaded";
 const DEFAULT_MATCHES = 5;
 const MAX_MATCHES = 10;
 const DESCRIPTION_CHARS = 300;
 
-/** The MCP tools this task loaded, oldest first. */
+/** The deferrable tools this task loaded, oldest first. */
 export function loadedTools(state: HookState): string[] {
   const value = state.get<unknown>(TOOL_SEARCH, LOADED_KEY);
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
@@ -38,18 +39,22 @@ function load(state: HookState, names: readonly string[]): void {
   state.set(TOOL_SEARCH, LOADED_KEY, [...kept, ...names].slice(-MAX_LOADED));
 }
 
-const serverOf = (tool: Tool) => tool.name.split("__")[0] ?? tool.name;
+/** The domains whose tools may be deferred: the agent's tools in code and its MCP servers'. */
+const DEFERRABLE: ReadonlySet<string> = new Set(["custom", "mcp"]);
+const deferrable = (tool: Tool) => DEFERRABLE.has(tool.domain);
 
-/** `3 of the 200 tools of the MCP server many; ...` for the servers that have deferred tools. */
-function deferredSummary(deferred: readonly Tool[], mcp: readonly Tool[]): string {
+/** Where a deferrable tool comes from, as the summary names it. */
+const sourceOf = (tool: Tool) =>
+  tool.domain === "mcp" ? `of the MCP server ${tool.name.split("__")[0] ?? tool.name}` : "in code";
+
+/** `3 of the 200 tools of the MCP server many; ...` for the sources that have deferred tools. */
+function deferredSummary(deferred: readonly Tool[], all: readonly Tool[]): string {
   const total = new Map<string, number>();
-  for (const tool of mcp) total.set(serverOf(tool), (total.get(serverOf(tool)) ?? 0) + 1);
+  for (const tool of all) total.set(sourceOf(tool), (total.get(sourceOf(tool)) ?? 0) + 1);
   const left = new Map<string, number>();
-  for (const tool of deferred) left.set(serverOf(tool), (left.get(serverOf(tool)) ?? 0) + 1);
+  for (const tool of deferred) left.set(sourceOf(tool), (left.get(sourceOf(tool)) ?? 0) + 1);
   return [...left]
-    .map(
-      ([server, count]) => `${count} of the ${total.get(server)} tools of the MCP server ${server}`,
-    )
+    .map(([source, count]) => `${count} of the ${total.get(source)} tools ${source}`)
     .join("; ");
 }
 
@@ -78,9 +83,9 @@ function scoreOf(tool: Tool, query: string, terms: readonly string[]): number {
 const clip = (text: string) =>
   text.length > DESCRIPTION_CHARS ? `${text.slice(0, DESCRIPTION_CHARS)}…` : text;
 
-/** The `tool_search` tool over `deferred` (the agent's MCP tools are `mcp`). */
-function searchTool(deferred: readonly Tool[], mcp: readonly Tool[], state: HookState): Tool {
-  const summary = deferredSummary(deferred, mcp);
+/** The `tool_search` tool over `deferred` (the agent's deferrable tools are `all`). */
+function searchTool(deferred: readonly Tool[], all: readonly Tool[], state: HookState): Tool {
+  const summary = deferredSummary(deferred, all);
   return defineTool({
     name: TOOL_SEARCH,
     domain: "tools",
@@ -122,7 +127,7 @@ function searchTool(deferred: readonly Tool[], mcp: readonly Tool[], state: Hook
   });
 }
 
-/** An MCP tool: runs as itself, and is kept loaded from then on. */
+/** A deferrable tool: runs as itself, and is kept loaded from then on. */
 function loadingOnCall(tool: Tool, state: HookState): Tool {
   return {
     ...tool,
@@ -135,7 +140,7 @@ function loadingOnCall(tool: Tool, state: HookState): Tool {
 
 /**
  * `registry` as the model gets it this turn under model `model`: unchanged while its definitions
- * take less than {@link TOOL_SHARE} of the window, else with MCP tools deferred (by the rule
+ * take less than {@link TOOL_SHARE} of the window, else with deferrable tools deferred (by the rule
  * above) and `tool_search` added. `state` is the task's hook state (what it loaded).
  * `budget` (CONTEXT_TOKEN_BUDGET, when given) also caps the definitions at half of it: compaction
  * can only keep a request under the budget if the tools leave room for the conversation (on a
@@ -151,27 +156,27 @@ export function withToolSearch(
   const limit = Math.min(contextWindowOf(model) * TOOL_SHARE, budget / 2);
   const fits = (chars: number) => Math.ceil(chars / 4) < limit;
   if (fits(definitionChars(tools))) return registry;
-  const mcp = tools.filter((tool) => tool.domain === "mcp");
+  const movable = tools.filter(deferrable);
   const loaded = new Set(loadedTools(state));
   const kept = new Set(
-    tools.filter((tool) => tool.domain !== "mcp" || loaded.has(tool.name)).map((t) => t.name),
+    tools.filter((tool) => !deferrable(tool) || loaded.has(tool.name)).map((t) => t.name),
   );
-  // The most the search tool can take: its description with every MCP tool counted as deferred.
-  const probe = searchTool(mcp, mcp, state);
+  // The most the search tool can take: its description with every deferrable tool deferred.
+  const probe = searchTool(movable, movable, state);
   let chars = definitionChars([...tools.filter((tool) => kept.has(tool.name)), probe]);
-  for (const tool of mcp) {
+  for (const tool of movable) {
     if (kept.has(tool.name)) continue;
     const size = definitionChars([tool]) - 1; // its definition and a comma
     if (!fits(chars + size)) break;
     chars += size;
     kept.add(tool.name);
   }
-  const deferred = mcp.filter((tool) => !kept.has(tool.name));
+  const deferred = movable.filter((tool) => !kept.has(tool.name));
   if (deferred.length === 0) return registry;
   return new ToolRegistry(
     [
-      ...tools.map((tool) => (tool.domain === "mcp" ? loadingOnCall(tool, state) : tool)),
-      searchTool(deferred, mcp, state),
+      ...tools.map((tool) => (deferrable(tool) ? loadingOnCall(tool, state) : tool)),
+      searchTool(deferred, movable, state),
     ],
     deferred.map((tool) => tool.name),
   );

@@ -1,12 +1,19 @@
 /**
  * The agents a default deployment serves, read from a checkout's agents/ directory the way the
- * build reads it: every valid agents/<name>/IDENTITY.md except the conformance agent (served only
- * where CONFORMANCE_AGENT=true). e2e tests that list "every agent" take them from here, so an
+ * build reads it (scripts/agent-sources.ts: the IDENTITY.md with its tools and skills, and the
+ * shared ones): every valid agent except the conformance agent (served only where
+ * CONFORMANCE_AGENT=true). e2e tests that list "every agent" take them from here, so an
  * agent a user adds keeps the suite green. Node only.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { IdentityError, parseIdentity } from "../../src/agents/identity.ts";
+import {
+  type AgentFolder,
+  checkAgent,
+  readAgentFolders,
+  readSharedFolder,
+  type SharedFolder,
+} from "../../scripts/agent-sources.ts";
+import { IdentityError } from "../../src/agents/identity.ts";
 
 const checkout = join(import.meta.dirname, "..", "..");
 
@@ -15,11 +22,10 @@ export const DEFAULT_AGENT = "assistant";
 
 /** The names of the agents served from `root`'s agents/ (default: this checkout), sorted. */
 export function servedAgents(root = checkout): string[] {
-  const dir = join(root, "agents");
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
-    .map((entry) => entry.name)
-    .filter((name) => name !== "conformance" && valid(join(dir, name, "IDENTITY.md"), name))
+  const shared = readSharedFolder(root);
+  return readAgentFolders(root)
+    .filter((folder) => folder.name !== "conformance" && valid(folder, shared))
+    .map((folder) => folder.name)
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
@@ -28,10 +34,9 @@ export function bannerAgents(names: readonly string[], defaultAgent = DEFAULT_AG
   return names.map((n) => (n === defaultAgent ? `${n} (default)` : n)).join(", ");
 }
 
-function valid(path: string, name: string): boolean {
-  if (!existsSync(path)) return false;
+function valid(folder: AgentFolder, shared: SharedFolder): boolean {
   try {
-    parseIdentity(`agents/${name}/IDENTITY.md`, readFileSync(path, "utf8"));
+    checkAgent(folder, shared);
     return true;
   } catch (error) {
     if (error instanceof IdentityError) return false;

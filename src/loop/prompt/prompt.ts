@@ -1,7 +1,8 @@
 /**
  * Assembles what a model turn is told besides the conversation, ordered for prompt caching: the
  * system prompt's stable part (the agent's identity, how to work in this harness, the
- * verification protocol, session continuity, the enabled tools) with a cache breakpoint, then
+ * verification protocol, session continuity, the enabled tools, the agent's skills by name and
+ * description) with a cache breakpoint, then
  * memory (CONTEXT.md, changes rarely) with a breakpoint. The task's environment note
  * (environment.ts) goes into the conversation in front of the task's first message instead, so
  * that it does not break the cached prefix. Guidance only mentions tools the agent has. Pure: no
@@ -11,6 +12,7 @@ import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messag
 import type { AgentDefinition } from "../../agents/identity.ts";
 import type { SubagentType } from "../contracts.ts";
 import type { EnvironmentInputs } from "./environment.ts";
+import { skillsSection } from "./skills.ts";
 
 /** Everything the prompt is made of (the environment note's inputs too). */
 export interface PromptInputs extends EnvironmentInputs {
@@ -120,9 +122,13 @@ export function systemPrompt(inputs: PromptInputs): TextBlockParam[] {
   const blocks: TextBlockParam[] = [
     {
       type: "text",
-      text: [inputs.agent.systemPrompt, "", guidance(inputs.tools), ...delegation(inputs)].join(
-        "\n",
-      ),
+      text: [
+        inputs.agent.systemPrompt,
+        "",
+        guidance(inputs.tools),
+        ...delegation(inputs),
+        ...skillsSection(inputs.agent.skillFolders, inputs.tools),
+      ].join("\n"),
       cache_control: CACHE,
     },
   ];

@@ -69,6 +69,26 @@ export function codeSandboxFor(
   };
 }
 
+/**
+ * What `agent`'s tools in code are given of the Worker's environment: the secrets (string values)
+ * and bindings its frontmatter names, those that are set; nothing else.
+ */
+export function toolGrants(env: Env, agent: AgentDefinition): NonNullable<ToolContext["grants"]> {
+  const found = (names: readonly string[]) =>
+    names.flatMap((name) => {
+      const value = envNamed(env, name);
+      return value === undefined ? [] : [[name, value] as const];
+    });
+  return {
+    secrets: Object.fromEntries(
+      found(agent.tools.secrets).filter(
+        (e): e is readonly [string, string] => typeof e[1] === "string",
+      ),
+    ),
+    bindings: Object.fromEntries(found(agent.tools.bindings)),
+  };
+}
+
 /** What a model step reads and changes in the task. */
 export type SteppingTask = Pick<
   TaskState,
@@ -135,6 +155,8 @@ export function stepDeps(input: StepInputs): StepDeps {
       remote: input.remote,
       emit,
       ...(input.attach ? { attach: input.attach } : {}),
+      skills: agent.skillFolders,
+      grants: toolGrants(env, agent),
       ...codeSandboxFor(env, agent, config),
     },
     hooks: defaultHooks(),

@@ -47,6 +47,8 @@ describe("tool catalog", () => {
       "scratch_read",
       "scratch_write",
       "search",
+      "skill_load",
+      "skill_read",
       "state_restore",
       "task",
       "web_fetch",
