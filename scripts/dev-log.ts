@@ -1,12 +1,16 @@
 /**
- * The lines `npm run dev` prints after its banner: what a change under agents/ or the console's
- * files did, the error of an agent that is not served, and which of wrangler's stderr lines pass.
+ * The lines `npm run dev` prints after its banner: what a change under agents/, shared/ or the
+ * console's files did, the error of an agent that is not served, and which of wrangler's stderr
+ * lines pass.
  * Contract: pure (no I/O, no Node imports); scripts/dev.ts and scripts/build-agents.ts print what
  * these return.
  */
 
-/** What a changed path is: an agent (`agents/<name>/...`) or another file. */
-export type ChangeTarget = { agent: string } | { file: string };
+/**
+ * What a changed path is: an agent (`agents/<name>/...`; `file` when the path is in a folder of
+ * it, its tools' or skills', so the line names the file) or another file (`shared/...` too).
+ */
+export type ChangeTarget = { agent: string; file?: string } | { file: string };
 
 /** What became of a change once rebuilt: the agent's state, or the build's failure. */
 export type ChangeOutcome = "served" | "broken" | "removed" | "failed";
@@ -15,7 +19,9 @@ export type ChangeOutcome = "served" | "broken" | "removed" | "failed";
 export function changeTarget(relativePath: string): ChangeTarget {
   const parts = relativePath.split(/[\\/]/).filter(Boolean);
   if (parts[0] === "agents" && parts[1] !== undefined && !parts[1].startsWith("."))
-    return { agent: parts[1] };
+    return parts.length > 3 && (parts[2] === "tools" || parts[2] === "skills")
+      ? { agent: parts[1], file: parts.join("/") }
+      : { agent: parts[1] };
   return { file: parts.join("/") };
 }
 
@@ -26,7 +32,7 @@ export function changeLine(target: ChangeTarget, outcome: ChangeOutcome): string
     return `  ${what} changed: not rebuilt (above); the Worker keeps the last build`;
   }
   if (!("agent" in target)) return `  ${target.file} changed: rebuilt; the Worker reloads`;
-  const file = `agents/${target.agent}/IDENTITY.md`;
+  const file = target.file ?? `agents/${target.agent}/IDENTITY.md`;
   switch (outcome) {
     case "served":
       return `  ${file} changed: rebuilt; the Worker reloads`;
@@ -37,7 +43,7 @@ export function changeLine(target: ChangeTarget, outcome: ChangeOutcome): string
   }
 }
 
-/** The build's line for an invalid IDENTITY.md under `npm run dev` (the error has file:line:column). */
+/** The build's line for an agent not served under `npm run dev` (the error has file:line:column). */
 export function brokenAgentLine(error: string): string {
   return `${error} (not served until fixed; the other agents are served)`;
 }

@@ -5,17 +5,22 @@
  * (127.0.0.1:8787 unless --port/--ip say otherwise) with local D1, R2 and Durable Objects, and
  * prints one banner (model, auth, admin key, agents, console) once the server answers: the last
  * thing before the first request. Quiet otherwise: each step prints only warnings and errors.
- * Rebuilds the agents and the console when agents/ or src/console/static/ change (wrangler
- * reloads the Worker on any change under src/). Without an ANTHROPIC_API_KEY the harness runs
- * on the scripted local model.
+ * Rebuilds the agents and the console when agents/, shared/ or src/console/static/ change
+ * (wrangler reloads the Worker on any change of what it bundles). Tools in code are type-checked
+ * as they change (tool-types.ts): a tool with a type error takes its agent offline, with the
+ * error's file:line, until it is fixed; the other agents serve. Without an ANTHROPIC_API_KEY the
+ * harness runs on the scripted local model.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync, watch } from "node:fs";
+import { existsSync, readdirSync, statSync, watch } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { IdentityError, parseIdentity } from "../src/agents/identity.ts";
+import type { EntryProblem } from "../src/agents/agent-entry.ts";
+import { writeAgentBundle } from "./agent-bundle.ts";
+import { readAgentFolders, readSharedFolder } from "./agent-sources.ts";
 import { banner, type DevPlan, flagValue, planDev, type ServerFacts } from "./dev-config.ts";
 import {
+  brokenAgentLine,
   type ChangeOutcome,
   type ChangeTarget,
   changeLine,
@@ -23,11 +28,12 @@ import {
   stderrFilter,
 } from "./dev-log.ts";
 import { portFree, portHolder, portTakenMessage } from "./port-holder.ts";
+import { syntaxProblems, ToolTypes } from "./tool-types.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
-const BUILDS = ["build-agents.ts", "build-console.ts"].map((f) => join(root, "scripts", f));
+const CONSOLE_BUILD = join(root, "scripts", "build-console.ts");
 
 /** Runs a command; its output goes to the terminal except stdout when `quiet`. */
 function run(command: string, commandArgs: string[], env: Record<string, string>, quiet: boolean) {
@@ -42,18 +48,56 @@ function run(command: string, commandArgs: string[], env: Record<string, string>
   });
 }
 
-/**
- * Bundles the agents and the console; their errors reach stderr. As under wrangler dev's watch
- * (WRANGLER_COMMAND=dev), an invalid IDENTITY.md is reported and bundled: that agent answers its
- * error while the others serve.
- */
-async function build(): Promise<boolean> {
-  for (const script of BUILDS)
-    if ((await run(process.execPath, [script], { WRANGLER_COMMAND: "dev" }, true)) !== 0)
-      return false;
-  return true;
+/** The type errors of the tools in code, as the last check found them (by file). */
+let problems = new Map<string, EntryProblem>();
+/** The error printed last for each agent not served. */
+const printed = new Map<string, string>();
+/** The tools in code changed since the last type check, which will say what became of them. */
+const pendingTools = new Set<string>();
+/** Builds run one after another. */
+let building: Promise<unknown> = Promise.resolve();
+const types = new ToolTypes(root, (found) => {
+  problems = found;
+  void queued(async () => {
+    const broken = await build();
+    for (const path of pendingTools) report(changeTarget(path), broken);
+    pendingTools.clear();
+  });
+});
+
+function queued<T>(work: () => Promise<T>): Promise<T> {
+  const next = building.then(work);
+  building = next.catch(() => {});
+  return next;
 }
 
+/** Every tool in code now (repository-relative). */
+function toolFilesNow(): string[] {
+  return [...readAgentFolders(root).flatMap((f) => f.tools), ...readSharedFolder(root).tools].map(
+    (tool) => tool.file,
+  );
+}
+
+/**
+ * Bundles the agents (in this process: lenient, with the tools' type errors) and the console;
+ * errors reach stderr, each agent's once until it changes (`again`: that agent's even so). As
+ * under wrangler dev's watch, an invalid agent is reported and bundled: it answers its error
+ * while the others serve. The agents not served, or null when the build failed.
+ */
+async function build(again?: string): Promise<Map<string, string> | null> {
+  let broken: Map<string, string>;
+  try {
+    broken = writeAgentBundle(root, { lenient: true, problems }).broken;
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return null;
+  }
+  for (const [agent, error] of broken)
+    if (printed.get(agent) !== error || agent === again) console.error(brokenAgentLine(error));
+  printed.clear();
+  for (const [agent, error] of broken) printed.set(agent, error);
+  return (await run(process.execPath, [CONSOLE_BUILD], {}, true)) === 0 ? broken : null;
+}
 /** GET `path` of the server as JSON, or null. */
 async function getJson<T>(url: string, headers: Record<string, string> = {}): Promise<T | null> {
   try {
@@ -111,34 +155,57 @@ function watchTree(dir: string, onChange: (path: string) => void): void {
 }
 
 /** What a rebuilt change did to its agent: served, broken (the build printed why) or removed. */
-function agentOutcome(target: ChangeTarget): ChangeOutcome {
+function agentOutcome(target: ChangeTarget, broken: Map<string, string>): ChangeOutcome {
   if (!("agent" in target)) return "served";
-  const file = `agents/${target.agent}/IDENTITY.md`;
-  if (!existsSync(join(root, file))) return "removed";
-  try {
-    parseIdentity(file, readFileSync(join(root, file), "utf8"));
-    return "served";
-  } catch (error) {
-    if (error instanceof IdentityError) return "broken";
-    throw error;
-  }
+  if (!existsSync(join(root, "agents", target.agent, "IDENTITY.md"))) return "removed";
+  return broken.has(target.agent) ? "broken" : "served";
 }
 
-/** Rebuilds when agents/ or the console's static files change (debounced). */
+/** Prints what a rebuild did to a change's target. */
+function report(target: ChangeTarget, broken: Map<string, string> | null): void {
+  const outcome = broken === null ? "failed" : agentOutcome(target, broken);
+  const line = changeLine(target, outcome);
+  if (outcome === "served" || outcome === "removed") console.log(line);
+  else console.error(line);
+}
+
+/** A tool in code (its type check, not the file watcher, says when it is ready). */
+const isToolFile = (path: string) => /^(agents\/[^/]+|shared)\/tools\/.+\.ts$/.test(path);
+
+/**
+ * Rebuilds when agents/, shared/ or the console's static files change (debounced); a tool in
+ * code that changed (and still exists) is rebuilt once its type check is done.
+ */
 function watchSources(): void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const rebuild = (path: string) => {
     clearTimeout(timer);
-    timer = setTimeout(async () => {
-      const target = changeTarget(relative(root, path));
-      const outcome = (await build()) ? agentOutcome(target) : "failed";
-      const line = changeLine(target, outcome);
-      if (outcome === "served" || outcome === "removed") console.log(line);
-      else console.error(line);
+    timer = setTimeout(() => {
+      const changed = relative(root, path).split(/[\\/]/).join("/");
+      const target = changeTarget(changed);
+      if (isToolFile(changed) && existsSync(path)) {
+        pendingTools.add(changed);
+        types.start();
+        return;
+      }
+      void queued(async () =>
+        report(target, await build("agent" in target ? target.agent : undefined)),
+      );
     }, 150);
   };
   watchTree(join(root, "agents"), rebuild);
   watchTree(join(root, "src", "console", "static"), rebuild);
+  // shared/ is watched from when it exists.
+  const shared = join(root, "shared");
+  let sharedWatched = existsSync(shared);
+  if (sharedWatched) watchTree(shared, rebuild);
+  else
+    watch(root, (_event, name) => {
+      if (sharedWatched || String(name) !== "shared" || !existsSync(shared)) return;
+      sharedWatched = true;
+      watchTree(shared, rebuild);
+      rebuild(shared);
+    }).on("error", () => {});
 }
 
 /** wrangler's stderr, passed on line by line through {@link stderrFilter}. */
@@ -170,7 +237,9 @@ async function main(): Promise<number> {
     console.error(portTakenMessage(ip, port, portHolder(port)));
     return 1;
   }
-  if (!(await build())) return 1;
+  const tools = toolFilesNow();
+  problems = await syntaxProblems(root, tools);
+  if ((await build()) === null) return 1;
   const persist = flagValue(args, "--persist-to");
   const migrated = await run(
     wrangler,
@@ -188,12 +257,19 @@ async function main(): Promise<number> {
   const exited = new Promise<number>((resolve) =>
     child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0))),
   );
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.on(signal, () => {
+      types.stop();
+      child.kill(signal);
+    });
   if (await ready(plan, child)) {
     console.log(banner(plan, await facts(plan)));
     watchSources();
+    if (tools.length > 0) types.start();
   }
-  return exited;
+  const code = await exited;
+  types.stop();
+  return code;
 }
 
 main().then((code) => process.exit(code));
