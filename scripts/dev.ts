@@ -56,12 +56,17 @@ const printed = new Map<string, string>();
 const pendingTools = new Set<string>();
 /** Builds run one after another. */
 let building: Promise<unknown> = Promise.resolve();
-const types = new ToolTypes(root, (found) => {
+const types = new ToolTypes(root, (found, startedAt) => {
   problems = found;
   void queued(async () => {
     const broken = await build();
-    for (const path of pendingTools) report(changeTarget(path), broken);
-    pendingTools.clear();
+    // A check says what became of the files changed before it started; later ones wait for the next.
+    for (const path of pendingTools) {
+      const full = join(root, path);
+      if (existsSync(full) && statSync(full).mtimeMs > startedAt) continue;
+      report(changeTarget(path), broken);
+      pendingTools.delete(path);
+    }
   });
 });
 

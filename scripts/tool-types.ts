@@ -12,7 +12,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EntryProblem } from "../src/agents/agent-entry.ts";
 
-/** The end of one check in `tsc --watch`'s output. */
+/** The start and the end of one check in `tsc --watch`'s output. */
+const STARTING = /Starting (incremental )?compilation/;
 const CHECKED = /Found \d+ errors?\. Watching for file changes\./;
 /** A diagnostic as `tsc --pretty false` prints it. */
 const DIAGNOSTIC = /^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$/;
@@ -36,13 +37,19 @@ export function problemsOf(lines: readonly string[]): Map<string, EntryProblem> 
   return problems;
 }
 
+/**
+ * What one check found, and when it started (ms since the epoch): it covers the files changed
+ * before then.
+ */
+export type CheckReport = (problems: Map<string, EntryProblem>, startedAt: number) => void;
+
 /** `tsc --watch` over the tools, reporting each check's problems. */
 export class ToolTypes {
   readonly #root: string;
-  readonly #onCheck: (problems: Map<string, EntryProblem>) => void;
+  readonly #onCheck: CheckReport;
   #child: ChildProcess | null = null;
 
-  constructor(root: string, onCheck: (problems: Map<string, EntryProblem>) => void) {
+  constructor(root: string, onCheck: CheckReport) {
     this.#root = root;
     this.#onCheck = onCheck;
   }
@@ -71,13 +78,17 @@ export class ToolTypes {
     this.#child = child;
     let lines: string[] = [];
     let rest = "";
+    let startedAt = Date.now();
     child.stdout?.setEncoding("utf8");
     child.stdout?.on("data", (chunk: string) => {
       const all = (rest + chunk).split("\n");
       rest = all.pop() ?? "";
       for (const line of all) {
-        if (CHECKED.test(line)) {
-          this.#onCheck(problemsOf(lines));
+        if (STARTING.test(line)) {
+          startedAt = Date.now();
+          lines = [];
+        } else if (CHECKED.test(line)) {
+          this.#onCheck(problemsOf(lines), startedAt);
           lines = [];
         } else lines.push(line);
       }

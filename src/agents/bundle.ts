@@ -35,7 +35,7 @@ export function bundledSet(): BundledSet {
     const name = /([^/]+)\.ts$/.exec(file)?.[1] ?? file;
     // A module namespace: its `default` is what the file exports by default, if anything.
     const exported = (module as { default?: unknown } | null)?.default;
-    const problem = exportProblem(exported, name);
+    const problem = toolExportProblem(exported, name);
     if (problem === null && isAgentTool(exported)) tools.set(file, exported.tool);
     else problems.set(file, { file, reason: problem ?? "not a tool" });
   }
@@ -62,7 +62,7 @@ export function bundledSet(): BundledSet {
 }
 
 /** Why a tool file's default export cannot serve as the tool `name`, or null. */
-function exportProblem(exported: unknown, name: string): string | null {
+export function toolExportProblem(exported: unknown, name: string): string | null {
   if (!isAgentTool(exported))
     return 'its default export is not a tool: export default defineAgentTool({ ... }) (import { defineAgentTool } from "#harness/tool")';
   if (exported.name !== name)

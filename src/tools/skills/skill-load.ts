@@ -37,25 +37,30 @@ export const skillLoadTool = defineTool({
         content: `offset ${offset} is past the end of ${name}'s instructions (${skill.body.length} characters).`,
         isError: true,
       };
-    const { page, next } = pageOf(context, skill.body, offset);
     const files = skill.files.slice(0, LISTED_FILES).map((f) => `<file>${f.path}</file>`);
     const more = skill.files.length - files.length;
+    const listing =
+      files.length === 0
+        ? ["This skill has no other files."]
+        : [
+            "Files of this skill (paths relative to its folder; read one with skill_read):",
+            "<skill_resources>",
+            ...files,
+            ...(more > 0 ? [`<!-- and ${more} more -->`] : []),
+            "</skill_resources>",
+          ];
+    const open = `<skill_content name="${skill.name}">`;
+    const close = "</skill_content>";
+    const frame = [open, "", ...listing, close].join("\n").length + 2;
+    const { page, next } = pageOf(context, skill.body, offset, frame);
     return {
       content: [
-        `<skill_content name="${skill.name}">`,
+        open,
         page,
         ...(next === null ? [] : [moreLine("skill_load", { name }, next, skill.body.length)]),
         "",
-        ...(files.length === 0
-          ? ["This skill has no other files."]
-          : [
-              "Files of this skill (paths relative to its folder; read one with skill_read):",
-              "<skill_resources>",
-              ...files,
-              ...(more > 0 ? [`<!-- and ${more} more -->`] : []),
-              "</skill_resources>",
-            ]),
-        "</skill_content>",
+        ...listing,
+        close,
       ].join("\n"),
     };
   },

@@ -46,10 +46,11 @@ export const skillReadTool = defineTool({
         content: `offset ${offset} is past the end of ${file.path} (${file.text.length} characters).`,
         isError: true,
       };
-    const { page, next } = pageOf(context, file.text, offset);
+    const header = `${name}/${file.path}:`;
+    const { page, next } = pageOf(context, file.text, offset, header.length + 1);
     return {
       content: [
-        `${name}/${file.path}:`,
+        header,
         page,
         ...(next === null ? [] : [moreLine("skill_read", { name, path }, next, file.text.length)]),
       ].join("\n"),
