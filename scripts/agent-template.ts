@@ -8,6 +8,8 @@
  * uncommented and with `program` alone, and parse, type-check and run the tool and the skill.
  */
 
+import { customToolNameProblem } from "../src/agents/tool-names.ts";
+
 /** Why `name` cannot be a new agent's name (kebab-case, as the frontmatter's `name`), or null. */
 export function agentNameProblem(name: string | undefined): string | null {
   if (name === undefined || name === "")
@@ -17,11 +19,14 @@ export function agentNameProblem(name: string | undefined): string | null {
   return null;
 }
 
-/** Why `name` cannot be a tool's name (as its file's), or null. */
+/**
+ * Why `name` cannot be a new tool's name (as its file's), or null: one the build takes
+ * (customToolNameProblem) and that makes upper-case names of its secrets (no '-').
+ */
 export function toolNameProblem(name: string | undefined): string | null {
   if (name === undefined || !/^[a-z][a-z0-9_]{0,63}$/.test(name) || name.includes("__"))
     return `"${name ?? ""}" is not a tool name: a lowercase letter, then lowercase letters, digits or single '_' (at most 64)`;
-  return null;
+  return customToolNameProblem(name);
 }
 
 /** Why `name` cannot be a skill's name, or null. */

@@ -21,6 +21,26 @@ describe("npm run dev's log lines", () => {
     expect(changeTarget("src/console/static/app.js")).toEqual({
       file: "src/console/static/app.js",
     });
+    // A tool or a skill of the agent: the line names that file.
+    expect(changeTarget("agents/writer/tools/lookup.ts")).toEqual({
+      agent: "writer",
+      file: "agents/writer/tools/lookup.ts",
+    });
+    expect(changeTarget("agents/writer/skills/tone/SKILL.md")).toEqual({
+      agent: "writer",
+      file: "agents/writer/skills/tone/SKILL.md",
+    });
+    expect(changeTarget("shared/tools/clock.ts")).toEqual({ file: "shared/tools/clock.ts" });
+  });
+
+  it("names the tool a change was to, and whether its agent is served", () => {
+    const tool = changeTarget("agents/writer/tools/lookup.ts");
+    expect(changeLine(tool, "served")).toBe(
+      "  agents/writer/tools/lookup.ts changed: rebuilt; the Worker reloads",
+    );
+    expect(changeLine(tool, "broken")).toBe(
+      "  agents/writer/tools/lookup.ts changed: writer is not served until the error above is fixed; the other agents are",
+    );
   });
 
   it("says a broken agent is not served, and a removed one once, with its path once", () => {

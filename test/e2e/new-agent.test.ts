@@ -1,14 +1,17 @@
 /**
  * `npm run new-agent <name>` (scripts/new-agent.ts, scripts/agent-template.ts), in Node without a
  * server: the template names every key of the frontmatter schema and is a valid IDENTITY.md as
- * written, with every optional key uncommented and with the exclusive `program` alone; the script writes it under agents/<name>/ and refuses an existing or invalid name
- * with one line.
+ * written, with every optional key uncommented and with the exclusive `program` alone; the script
+ * writes it under agents/<name>/ and refuses an existing or invalid name with one line; with
+ * `--tool` and `--skill` it writes a tool in code and a skill that the build takes, the
+ * IDENTITY.md granting the tool its secrets.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { agentTemplate } from "../../scripts/agent-template.ts";
+import { checkAgent, readAgentFolder, readSharedFolder } from "../../scripts/agent-sources.ts";
+import { agentTemplate, toolTemplate } from "../../scripts/agent-template.ts";
 import { parseIdentity } from "../../src/agents/identity.ts";
 import { AgentFrontmatterSchema } from "../../src/agents/identity-schema.ts";
 import { ROOT, tempDir } from "./processes.ts";
@@ -114,5 +117,38 @@ describe("npm run new-agent", () => {
     }
     expect(newAgent(dir, "Reviewer").err).toContain('"Reviewer" is not an agent name');
     expect(newAgent(tempDir("a2a-new-agent-"), "x").err).toContain("run it from the project root");
+  });
+
+  it("writes a tool that calls an API with its secret, and a skill, with --tool and --skill", () => {
+    const dir = project();
+    const made = newAgent(dir, "orders", "--tool", "lookup_order", "--skill", "refunds");
+    expect(made).toMatchObject({ code: 0, err: "" });
+    expect(made.out).toMatch(
+      /^agents\/orders\/IDENTITY\.md, agents\/orders\/tools\/lookup_order\.ts, agents\/orders\/skills\/refunds\/SKILL\.md: created\. /,
+    );
+    expect(made.out).toContain("npx wrangler secret put LOOKUP_ORDER_API_KEY");
+    const tool = readFileSync(join(dir, "agents/orders/tools/lookup_order.ts"), "utf8");
+    expect(tool).toBe(toolTemplate("orders", "lookup_order"));
+    expect(tool).toContain('import { defineAgentTool } from "#harness/tool";');
+    expect(tool).toContain("context.secrets.LOOKUP_ORDER_API_KEY");
+    expect(tool).toContain("context.fetch(url");
+    const agent = checkAgent(readAgentFolder(dir, "orders"), readSharedFolder(dir));
+    expect(agent).toMatchObject({
+      customTools: ["lookup_order"],
+      tools: { secrets: ["LOOKUP_ORDER_API_URL", "LOOKUP_ORDER_API_KEY"] },
+    });
+    expect(agent.skillFolders.map((s) => s.name)).toEqual(["refunds"]);
+    expect(agent.skills.map((s) => s.name)).toEqual(["Orders", "refunds"]);
+    for (const args of [
+      ["shop", "--tool", "Lookup"],
+      ["shop", "--tool", "read_file"],
+      ["shop", "--skill", "Refunds"],
+      ["shop", "--tool"],
+      ["shop", "--frob", "x"],
+    ]) {
+      const run = newAgent(dir, ...args);
+      expect(run.code, args.join(" ")).toBe(1);
+      expect(run.err).toMatch(/^new-agent: [^\n]+\n$/);
+    }
   });
 });
