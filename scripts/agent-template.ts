@@ -102,16 +102,20 @@ export function toolTemplate(agent: string, tool: string): string {
   const { key, url } = toolSecrets(tool);
   return `/**
  * Tool ${tool} of agent ${agent}: looks a query up in your HTTP API and gives the model its answer.
- * It sends GET <${url}>?q=<query> with the header Authorization: Bearer <${key}>, through
- * the harness's SSRF guard (context.fetch). Set both where the Worker reads them:
+ * It sends GET <${url}>?q=<query> with the header Authorization: Bearer <${key}>,
+ * through the harness's SSRF guard (context.fetch). Set both where the Worker reads them:
  *   deployed: npx wrangler secret put ${key}  (and ${url} in wrangler.toml [vars])
  *   locally:  ${key}=... and ${url}=https://... in .dev.vars
  * agents/${agent}/IDENTITY.md grants them to this agent's tools (tools.secrets); no other
  * secret reaches a tool. Reference: docs/harness.md#extending-an-agent.
  */
-import { defineAgentTool } from "#harness/tool";
 import { z } from "zod";
 
+import { defineAgentTool } from "#harness/tool";
+
+/** The secret and the var this tool reads (granted in IDENTITY.md, tools.secrets). */
+const KEY = "${key}";
+const API_URL = "${url}";
 /** Most characters of the API's answer the model reads. */
 const MAX_CHARS = 8_000;
 
@@ -123,11 +127,11 @@ export default defineAgentTool({
     query: z.string().trim().min(1).max(200).describe("What to look up."),
   }),
   async run({ query }, context) {
-    const base = context.secrets.${url};
-    const key = context.secrets.${key};
+    const base = context.secrets[API_URL];
+    const key = context.secrets[KEY];
     if (!base || !key)
       return {
-        content: "${tool} is not set up: ${url} and ${key} must be set (see tools/${tool}.ts).",
+        content: \`Not set up: set \${API_URL} and \${KEY} (see the tool's file).\`,
         isError: true,
       };
     const url = new URL(base);
@@ -137,9 +141,10 @@ export default defineAgentTool({
       signal: AbortSignal.timeout(10_000),
     });
     if (!response.ok)
-      return { content: \`The API answered HTTP \${response.status} for "\${query}".\`, isError: true };
+      return { content: \`The API answered HTTP \${response.status}.\`, isError: true };
     const text = await response.text();
-    return text.length > MAX_CHARS ? \`\${text.slice(0, MAX_CHARS)}\\n[cut at \${MAX_CHARS} characters]\` : text;
+    if (text.length <= MAX_CHARS) return text;
+    return \`\${text.slice(0, MAX_CHARS)}\\n[cut at \${MAX_CHARS} characters]\`;
   },
 });
 `;

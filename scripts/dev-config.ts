@@ -7,13 +7,16 @@
  * `.env.local` and the environment, and warns when one is missing. This module finds the key
  * the same way (plus `--var ANTHROPIC_API_KEY:...`) and, when wrangler would not see it, hands
  * wrangler the resolved value, or an explicit empty one for a keyless start, through the
- * environment, so the warning never contradicts the scripted model the banner announces.
+ * environment, so the warning never contradicts the scripted model the banner announces. The
+ * secrets and vars the agents grant their tools in code (`tools.secrets`) are not loaded either:
+ * those set in the same files are handed over as `--var` ({@link toolSecretVars}).
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { modelTypoWarning } from "../src/agents/models.ts";
+import { checkAgent, readAgentFolders, readSharedFolder } from "./agent-sources.ts";
 
 const KEY = "ANTHROPIC_API_KEY";
 
@@ -66,6 +69,8 @@ export interface DevPlan {
   ignoredSecrets: string[];
   /** The warning for a `--var DEFAULT_MODEL:` that is likely a typo of a known model id, or null. */
   defaultModelWarning: string | null;
+  /** What the agents' tools are granted and the files set, handed to wrangler as `--var`. */
+  toolSecrets: { names: string[]; from: string };
   /** Whether wrangler logs only warnings and errors (the default). */
   quietLogs: boolean;
   /**
@@ -80,6 +85,49 @@ export interface DevPlan {
 function optionalSecrets(root: string): string[] {
   const text = readFileSync(join(root, "src", "secrets.d.ts"), "utf8");
   return [...text.matchAll(/^\s+([A-Z][A-Z0-9_]*)\?: string;/gm)].map((m) => m[1] as string);
+}
+
+/** Every name the valid agents under `root` grant their tools in code (`tools.secrets`). */
+function grantedSecrets(root: string): string[] {
+  const shared = readSharedFolder(root);
+  const names = readAgentFolders(root).flatMap((folder) => {
+    try {
+      return checkAgent(folder, shared).tools.secrets;
+    } catch {
+      return []; // an invalid agent is not served: the build reports it
+    }
+  });
+  return [...new Set(names)].sort();
+}
+
+/**
+ * The secrets and vars the agents grant their tools that `.dev.vars` sets (without one: `.env`,
+ * `.env.local`, the environment) and no `--var` gives: wrangler dev loads none of them, so they
+ * go to it as `--var NAME:value`.
+ */
+export function toolSecretVars(
+  root: string,
+  args: readonly string[],
+  environment: NodeJS.ProcessEnv,
+): { args: string[]; names: string[]; from: string } {
+  const vars = cliVars(args);
+  const devVars = join(root, ".dev.vars");
+  const hasDevVars = existsSync(devVars);
+  const dotenv = [".env", ".env.local"].map((f) => join(root, f));
+  const setValue = (name: string) =>
+    hasDevVars
+      ? fileValue(devVars, name)
+      : (dotenv.map((f) => fileValue(f, name)).findLast((v) => v !== undefined) ??
+        environment[name]);
+  const found = grantedSecrets(root).flatMap((name) => {
+    const value = vars.has(name) ? undefined : setValue(name);
+    return value === undefined ? [] : [[name, value] as const];
+  });
+  return {
+    args: found.flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+    names: found.map(([name]) => name),
+    from: hasDevVars ? ".dev.vars" : ".env or the environment",
+  };
 }
 
 /** Plans a `wrangler dev` run for the project at `root` with the developer's `args`. */
@@ -134,6 +182,7 @@ export function planDev(
     !/^A2A_AGENTS = "\{\}"$/m.test(toml);
   const port = flagValue(args, "--port") ?? "8787";
   const ip = flagValue(args, "--ip") ?? "127.0.0.1";
+  const toolSecrets = toolSecretVars(root, args, environment);
   return {
     keySource,
     env,
@@ -153,6 +202,7 @@ export function planDev(
       "--var",
       "RATE_ANONYMOUS_PER_MINUTE:0",
       ...(sessionAdminKey ? ["--var", `ADMIN_API_KEY:${sessionAdminKey}`] : []),
+      ...toolSecrets.args,
       ...extra,
       ...args,
     ],
@@ -161,6 +211,7 @@ export function planDev(
     url: `http://${ip.includes(":") ? `[${ip}]` : ip}:${port}`,
     ignoredSecrets,
     defaultModelWarning: modelTypoWarning(vars.get("DEFAULT_MODEL") ?? ""),
+    toolSecrets: { names: toolSecrets.names, from: toolSecrets.from },
     quietLogs:
       environment.WRANGLER_LOG === undefined && flagValue(args, "--log-level") === undefined,
     remoteAgents,
@@ -204,6 +255,13 @@ export function banner(plan: DevPlan, facts: ServerFacts): string {
   if (facts.agents)
     lines.push(
       row("agents", facts.agents.names.map((n) => (n === first ? `${n} (default)` : n)).join(", ")),
+    );
+  if (plan.toolSecrets.names.length > 0)
+    lines.push(
+      row(
+        "tools",
+        `${plan.toolSecrets.names.join(", ")} from ${plan.toolSecrets.from} (tools.secrets)`,
+      ),
     );
   lines.push(
     row("console", `${plan.url}/console`),

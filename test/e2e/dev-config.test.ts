@@ -3,7 +3,8 @@
  * key is found (wrangler's own order), the explicit empty key of a keyless start (so wrangler's
  * "Missing required secrets" warning never appears), the session admin key, optional secrets
  * that wrangler would silently drop, the card signing key set locally as docs/protocol.md says
- * (kept outside the checkout, reaching wrangler as a --var), and the banner.
+ * (kept outside the checkout, reaching wrangler as a --var), the secrets the agents grant their
+ * tools handed over from .dev.vars, and the banner.
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -159,5 +160,34 @@ describe("banner", () => {
       "try      npm run a2a -- chat writer --token <the key of --var ADMIN_API_KEY>",
     );
     expect(banner(planDev(project(), [], {}), facts)).toMatch(/try +npm run a2a -- chat writer\n/);
+  });
+});
+
+describe("the secrets of the agents' tools", () => {
+  it("go to wrangler as --var from .dev.vars, the granted ones set there only, a --var winning", () => {
+    const dir = project({
+      ".dev.vars": "ORDERS_API_KEY=k-1\nORDERS_API_URL=https://api.example.com/\nOTHER=x\n",
+    });
+    mkdirSync(join(dir, "agents", "orders"), { recursive: true });
+    writeFileSync(
+      join(dir, "agents", "orders", "IDENTITY.md"),
+      "---\nname: orders\ntools:\n  secrets: [ORDERS_API_KEY, ORDERS_API_URL, ORDERS_UNSET]\n---\nHi.\n",
+    );
+    const plan = planDev(dir, [], {});
+    expect(plan.args.join(" ")).toContain(
+      "--var ORDERS_API_KEY:k-1 --var ORDERS_API_URL:https://api.example.com/",
+    );
+    expect(plan.args.join(" ")).not.toMatch(/OTHER|ORDERS_UNSET/);
+    expect(plan.toolSecrets).toEqual({
+      names: ["ORDERS_API_KEY", "ORDERS_API_URL"],
+      from: ".dev.vars",
+    });
+    const given = planDev(dir, ["--var", "ORDERS_API_KEY:mine"], {});
+    expect(given.args.filter((a) => a.startsWith("ORDERS_API_KEY:"))).toEqual([
+      "ORDERS_API_KEY:mine",
+    ]);
+    expect(banner(plan, { agents: null, remote: [] })).toContain(
+      "tools    ORDERS_API_KEY, ORDERS_API_URL from .dev.vars (tools.secrets)",
+    );
   });
 });

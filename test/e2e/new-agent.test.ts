@@ -130,7 +130,7 @@ describe("npm run new-agent", () => {
     const tool = readFileSync(join(dir, "agents/orders/tools/lookup_order.ts"), "utf8");
     expect(tool).toBe(toolTemplate("orders", "lookup_order"));
     expect(tool).toContain('import { defineAgentTool } from "#harness/tool";');
-    expect(tool).toContain("context.secrets.LOOKUP_ORDER_API_KEY");
+    expect(tool).toContain('const KEY = "LOOKUP_ORDER_API_KEY";');
     expect(tool).toContain("context.fetch(url");
     const agent = checkAgent(readAgentFolder(dir, "orders"), readSharedFolder(dir));
     expect(agent).toMatchObject({
