@@ -213,3 +213,31 @@ describe("the tools' definitions measured without writing them", () => {
     stringify.mockRestore();
   });
 });
+
+describe("tool search over tools in code", () => {
+  it("defers the agent's tools in code as it does MCP tools, listed first and named apart", async () => {
+    const inCode = Array.from({ length: 40 }, (_, i) => ({
+      ...mcpTool(`own_${i}`),
+      name: `own_${i}`,
+      domain: "custom",
+      description: `own tool ${i}: ${"y".repeat(2000)}`,
+    }));
+    const mcp = Array.from({ length: 40 }, (_, i) => mcpTool(`record_${i}`));
+    const tools = withToolSearch(
+      new ToolRegistry([...allTools().all(), ...inCode, ...mcp]),
+      MODEL,
+      memoryState(),
+    );
+    const offered = tools.names();
+    // Loaded in listing order while they fit: the tools in code before the MCP servers'.
+    expect(offered).toContain("own_0");
+    expect(offered).not.toContain("own_39");
+    expect(offered.some((name) => name.startsWith("docs__"))).toBe(false);
+    const description = tools.definitions().find((d) => d.name === TOOL_SEARCH)?.description;
+    expect(description).toMatch(
+      /\d+ of the 40 tools in code; 40 of the 40 tools of the MCP server docs/,
+    );
+    const found = await search(tools, { query: "own_39", limit: 1 });
+    expect(found.content).toMatch(/^Loaded 1 tool; call it from your next turn:\n- own_39: /);
+  });
+});
