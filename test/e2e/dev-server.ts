@@ -164,6 +164,26 @@ async function waitForPortFree(port: number): Promise<void> {
   }
 }
 
+/**
+ * `npm run dev -- --port <port> --persist-to <dir>/.state` in a copy of the checkout (`dir`), as
+ * a newcomer runs it: no key, no admin key, wrangler's default logging, in its own process group
+ * (stop it by killing the group). Returns at once: the caller waits for the banner.
+ */
+export function startCopyDev(
+  dir: string,
+  port: number,
+): { child: ChildProcess; output: () => string } {
+  const env = { ...process.env };
+  for (const name of ["ANTHROPIC_API_KEY", "ADMIN_API_KEY", "WRANGLER_LOG", "A2A_API_KEY"])
+    delete env[name];
+  const child = spawn(
+    "npm",
+    ["run", "dev", "--", "--port", String(port), "--persist-to", join(dir, ".state")],
+    { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  return { child, output: collectOutput(child).all };
+}
+
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
   const { createServer } = await import("node:net");

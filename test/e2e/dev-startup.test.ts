@@ -9,14 +9,14 @@
  * one agent more than the checkout, made by `npm run new-agent e2e-added` as a user would: the
  * banner, `GET /agents`, its card, a task and the CLI's list have it.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bannerAgents, servedAgents } from "./agent-set.ts";
 import { runCli } from "./cli-run.ts";
-import { BANNER_END, freePort } from "./dev-server.ts";
-import { collectOutput, copyCheckout, tempDir } from "./processes.ts";
+import { BANNER_END, freePort, startCopyDev } from "./dev-server.ts";
+import { copyCheckout, tempDir } from "./processes.ts";
 
 const clone = tempDir("a2a-clone-");
 let child: ChildProcess;
@@ -47,15 +47,7 @@ beforeAll(async () => {
   expect(servedAgents(clone)).toContain("e2e-added");
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  const env = { ...process.env };
-  for (const name of ["ANTHROPIC_API_KEY", "ADMIN_API_KEY", "WRANGLER_LOG", "A2A_API_KEY"])
-    delete env[name];
-  child = spawn(
-    "npm",
-    ["run", "dev", "--", "--port", String(port), "--persist-to", join(clone, ".state")],
-    { cwd: clone, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  output = collectOutput(child).all;
+  ({ child, output } = startCopyDev(clone, port));
 });
 
 afterAll(async () => {

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attr, type Otlp, spansOf } from "../helpers/otlp.ts";
 import { servedAgents } from "./agent-set.ts";
-import { BANNER_END, freePort } from "./dev-server.ts";
+import { BANNER_END, freePort, startCopyDev } from "./dev-server.ts";
 import { collectOutput, copyCheckout, tempDir } from "./processes.ts";
 
 const AGENT = "e2e-extended";
@@ -144,15 +144,9 @@ describe("an agent extended with a tool and a skill, in a fresh copy", () => {
   it("uses both under npm run dev: their results reach the model, the tool's span and the cost are in the trace", async () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    const env = { ...process.env };
-    for (const name of ["ANTHROPIC_API_KEY", "ADMIN_API_KEY", "WRANGLER_LOG", "A2A_API_KEY"])
-      delete env[name];
-    dev = spawn(
-      "npm",
-      ["run", "dev", "--", "--port", String(port), "--persist-to", join(clone, ".state")],
-      { cwd: clone, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    output = collectOutput(dev).all;
+    const started = startCopyDev(clone, port);
+    dev = started.child;
+    output = started.output;
     await until(() => output().includes(BANNER_END), "the banner");
     expect(output()).toContain(AGENT);
 
