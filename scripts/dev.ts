@@ -52,6 +52,8 @@ function run(command: string, commandArgs: string[], env: Record<string, string>
 let problems = new Map<string, EntryProblem>();
 /** The error printed last for each agent not served. */
 const printed = new Map<string, string>();
+/** The warnings the last build printed. */
+let warned = new Set<string>();
 /** The tools in code changed since the last type check, which will say what became of them. */
 const pendingTools = new Set<string>();
 /** Builds run one after another. */
@@ -85,18 +87,25 @@ function toolFilesNow(): string[] {
 
 /**
  * Bundles the agents (in this process: lenient, with the tools' type errors) and the console;
- * errors reach stderr, each agent's once until it changes (`again`: that agent's even so). As
+ * errors and warnings (a likely typo of a model) reach stderr, each once until it changes
+ * (`again`: that agent's even so). As
  * under wrangler dev's watch, an invalid agent is reported and bundled: it answers its error
  * while the others serve. The agents not served, or null when the build failed.
  */
 async function build(again?: string): Promise<Map<string, string> | null> {
   let broken: Map<string, string>;
+  let warnings: string[];
   try {
-    broken = writeAgentBundle(root, { lenient: true, problems }).broken;
+    ({ broken, warnings } = writeAgentBundle(root, { lenient: true, problems }));
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     return null;
   }
+  const changed = again === undefined ? null : `agents/${again}/`;
+  for (const warning of warnings)
+    if (!warned.has(warning) || (changed !== null && warning.startsWith(changed)))
+      console.error(warning);
+  warned = new Set(warnings);
   for (const [agent, error] of broken)
     if (printed.get(agent) !== error || agent === again) console.error(brokenAgentLine(error));
   printed.clear();
