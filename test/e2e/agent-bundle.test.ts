@@ -50,6 +50,7 @@ describe("the agents' bundle", () => {
     expect(writeAgentBundle(root, { lenient: false })).toEqual({
       names: ["orders", "plain"],
       broken: new Map(),
+      warnings: [],
     });
     const data = generated(root, "bundled.generated.ts");
     expect(data).toContain('"tools": [\n      "lookup"\n    ]');
@@ -126,5 +127,18 @@ describe("the agents' bundle", () => {
     expect(() => writeAgentBundle(root, { lenient: false, problems })).toThrow(
       "agents/orders/tools/lookup.ts:3:9: TS2322: nope",
     );
+  });
+
+  it("warns of a model that is likely a typo, at its line, and bundles the agent", () => {
+    const root = project({
+      "agents/orders/IDENTITY.md": identity("orders", "model: claude-sonet-4-6\n"),
+    });
+    const built = writeAgentBundle(root, { lenient: false });
+    expect(built.names).toEqual(["orders"]);
+    expect(built.warnings).toEqual([
+      expect.stringMatching(
+        /^agents\/orders\/IDENTITY\.md:3:8: warning: frontmatter\.model: "claude-sonet-4-6" is not a model/,
+      ),
+    ]);
   });
 });
