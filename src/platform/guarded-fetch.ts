@@ -38,8 +38,8 @@ export interface GuardedGetOptions {
 export interface GuardedRequestInit {
   method?: string;
   body?: ArrayBuffer | string | null;
-  /** `manual`: a redirect is the answer; `error`: a redirect throws. */
-  redirect?: "follow" | "manual" | "error";
+  /** `manual`: a redirect is the answer. (workerd's Request refuses `error`.) */
+  redirect?: "follow" | "manual";
 }
 
 /** GETs `requested`, following redirects by hand, each hop checked by the policy. */
@@ -76,7 +76,6 @@ export async function guardedRequest(
     if (!REDIRECTS.has(response.status) || init.redirect === "manual")
       return { ok: true, url, response };
     await response.body?.cancel().catch(() => {});
-    if (init.redirect === "error") throw new TypeError(`${url.href} redirected (redirect: error)`);
     if (hop >= options.maxRedirects)
       return {
         ok: false,
@@ -128,7 +127,6 @@ export function guardedFetch(
     const request = new Request(input, init);
     const own = init?.signal ?? request.signal;
     const method = request.method.toUpperCase();
-    const redirect = request.redirect;
     const got = await guardedRequest(
       request.url,
       {
@@ -141,7 +139,7 @@ export function guardedFetch(
       {
         method,
         body: method === "GET" || method === "HEAD" ? null : await request.arrayBuffer(),
-        redirect: redirect === "manual" || redirect === "error" ? redirect : "follow",
+        redirect: request.redirect === "manual" ? "manual" : "follow",
       },
     );
     if (!got.ok) throw new FetchRefused(got);
