@@ -1,13 +1,12 @@
 /**
  * The tools of one model turn, gathered before its system prompt is built: the agent's catalog
- * tools with its tools in code (agents/bundle.ts) and its MCP servers' tools under the same filters (a sub-agent's task gets no
- * `ask_user`/`task`, a deployment without the Worker Loader binding no `code` domain; see
- * tools/catalog.ts), with tools in code and MCP tools deferred behind `tool_search` when the
- * definitions are many
- * (tools/tool-search.ts), and the system prompt's block naming each MCP server that could not list
- * its tools (mcp/unavailable.ts). Servers are listed every turn, so the block comes and goes with
- * them (the environment note is written once per task; a server can fail or come back at any
- * turn).
+ * tools with its tools in code (agents/bundle.ts) and its MCP servers' tools under the same
+ * filters (a sub-agent's task gets no `ask_user`/`task`, a deployment without the Worker Loader
+ * binding no `code` domain; see tools/catalog.ts), with tools in code and MCP tools deferred
+ * behind `tool_search` when the definitions are many (tools/tool-search.ts), and the system
+ * prompt's block naming each MCP server that could not list its tools (mcp/unavailable.ts).
+ * Servers are listed every turn, so the block comes and goes with them (the environment note is
+ * written once per task; a server can fail or come back at any turn).
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { customToolsOf } from "../../agents/bundle.ts";
