@@ -7,6 +7,8 @@
  * below SQLite's 2 MB value limit. Synchronous SQL only; the caller groups calls in transactions.
  */
 
+import { textPieces } from "../../store/text-pieces.ts";
+
 /** The most characters one row holds. */
 export const CHUNK_CHARS = 64 * 1024;
 
@@ -53,11 +55,7 @@ export class AnswerText {
   }
 
   #insert(committed: 0 | 1, text: string): void {
-    for (let at = 0; at < text.length; at += CHUNK_CHARS)
-      this.#sql.exec(
-        "INSERT INTO answer_chunks (committed, text) VALUES (?, ?)",
-        committed,
-        text.length <= CHUNK_CHARS ? text : text.slice(at, at + CHUNK_CHARS),
-      );
+    for (const piece of textPieces(text, CHUNK_CHARS))
+      this.#sql.exec("INSERT INTO answer_chunks (committed, text) VALUES (?, ?)", committed, piece);
   }
 }

@@ -3,9 +3,12 @@
  * The sequence number is the SSE `id`; a reconnect replays from it. Every append belongs to a
  * unit of work (write-unit.ts, its own when none runs): the unit's events are written in one
  * statement at its end, and listeners (the task's live streams) hear them only once it commits,
- * so no stream ever sees an event that was rolled back.
+ * so no stream ever sees an event that was rolled back. An event long enough to grow with the
+ * answer (a replacing answer chunk, the answer's echo, a task snapshot) is stored in pieces
+ * (long-values.ts), so that no stored value nears SQLite's limit.
  */
 import type { SequencedEvent, StreamEvent } from "../../protocol/wire.ts";
+import { LongValues } from "./long-values.ts";
 import type { UnitMember, WriteUnit } from "./write-unit.ts";
 
 type Listener = (event: SequencedEvent) => void;
@@ -21,14 +24,18 @@ export function eventKind(event: StreamEvent): string {
   return "artifact";
 }
 
+/** The key of an event's long body (long-values.ts). */
+const eventKey = (seq: number) => `events:${seq}`;
+
 /** Append-only, sequence-numbered log of a task's stream events. */
 export class EventLog implements UnitMember {
   readonly #sql: SqlStorage;
   readonly #unit: WriteUnit;
+  readonly #long: LongValues;
   readonly #listeners = new Set<Listener>();
   #last: number;
   /** Rows appended in the running unit, not written yet. */
-  #rows: SqlStorageValue[][] = [];
+  #rows: Array<[seq: number, kind: string, body: string, at: number]> = [];
   /** Events appended in the running unit, not heard yet. */
   #unheard: SequencedEvent[] = [];
 
@@ -36,6 +43,7 @@ export class EventLog implements UnitMember {
   constructor(sql: SqlStorage, unit: WriteUnit, fresh = false) {
     this.#sql = sql;
     this.#unit = unit;
+    this.#long = new LongValues(sql);
     unit.join(this);
     this.#last = fresh ? 0 : this.#readLast();
   }
@@ -47,9 +55,17 @@ export class EventLog implements UnitMember {
     this.#last = this.#readLast();
   }
 
-  /** Writes the unit's events, 25 to a statement (SQLite's 100 bound parameters). */
+  /**
+   * Writes the unit's events, 25 to a statement (SQLite's 100 bound parameters), a long body's
+   * pieces first.
+   */
   flush(): void {
-    const rows = this.#rows;
+    const rows = this.#rows.map(([seq, kind, body, at]) => [
+      seq,
+      kind,
+      this.#long.put(eventKey(seq), body),
+      at,
+    ]);
     this.#rows = [];
     for (let i = 0; i < rows.length; i += 25) {
       const chunk = rows.slice(i, i + 25);
@@ -101,7 +117,7 @@ export class EventLog implements UnitMember {
         seq,
       )
       .toArray()
-      .map((row) => ({ seq: row.seq, event: JSON.parse(row.body) as StreamEvent }));
+      .map((row) => ({ seq: row.seq, event: this.#parse(row.seq, row.body) }));
   }
 
   /** Every event with its kind and time (ms since the epoch), oldest first: the task's timeline. */
@@ -115,8 +131,13 @@ export class EventLog implements UnitMember {
         seq: row.seq,
         kind: row.kind,
         at: row.at,
-        event: JSON.parse(row.body) as StreamEvent,
+        event: this.#parse(row.seq, row.body),
       }));
+  }
+
+  /** The event a row stored (its body, or its pieces). */
+  #parse(seq: number, body: string): StreamEvent {
+    return JSON.parse(this.#long.get(eventKey(seq), body)) as StreamEvent;
   }
 
   /** Registers a listener for committed events; returns the function that removes it. */

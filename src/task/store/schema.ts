@@ -118,6 +118,8 @@ export const TASK_MIGRATIONS: readonly string[] = [
   // The streamed answer in rows, appended as it streams (answer-text.ts); the loop row's
   // answer_text and turn_text are no longer written.
   "CREATE TABLE answer_chunks (seq INTEGER PRIMARY KEY, committed INTEGER NOT NULL, text TEXT NOT NULL)",
+  // Long JSON values of history, artifacts, the status and events, in pieces (long-values.ts).
+  "CREATE TABLE long_values (key TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (key, seq))",
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */

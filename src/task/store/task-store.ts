@@ -4,10 +4,13 @@
  * none at all for a new database). History and artifacts go to SQLite first, then to the copy;
  * the task row is written once per unit of work (write-unit.ts), at its end, with the values it
  * has then (a new task's first status changes cost no statement of their own).
- * {@link TaskStore.forget} drops the copies after a unit rolled back.
+ * {@link TaskStore.forget} drops the copies after a unit rolled back. A JSON value long enough to
+ * grow with the answer (a history message, an artifact, the status) is stored in pieces
+ * (long-values.ts), so that no stored value nears SQLite's limit.
  */
 import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../../protocol/wire.ts";
 import { copyOfRows, type RowCopy } from "../../store/row-copy.ts";
+import { LongValues } from "./long-values.ts";
 import { advanceClock, NEW_CLOCK, type TaskClock } from "./time-limit.ts";
 import type { UnitMember, WriteUnit } from "./write-unit.ts";
 
@@ -53,7 +56,12 @@ interface TaskRow {
   [key: string]: SqlStorageValue;
 }
 
-function fromRow(row: TaskRow): TaskRecord {
+/** The keys of the long values this store keeps (long-values.ts). */
+const STATUS_KEY = "task:status";
+const historyKey = (seq: number) => `history:${seq}`;
+const artifactKey = (id: string) => `artifacts:${id}`;
+
+function fromRow(row: TaskRow, long: LongValues): TaskRecord {
   return {
     id: row.id,
     contextId: row.context_id,
@@ -63,7 +71,7 @@ function fromRow(row: TaskRow): TaskRecord {
     traceId: row.trace_id,
     parentTaskId: row.parent_task_id,
     state: row.state as TaskStateName,
-    status: JSON.parse(row.status_json) as TaskStatus,
+    status: JSON.parse(long.get(STATUS_KEY, row.status_json)) as TaskStatus,
     metadata: JSON.parse(row.metadata_json) as Record<string, unknown>,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -82,7 +90,10 @@ interface HistoryEntry {
 export class TaskStore implements UnitMember {
   readonly #sql: SqlStorage;
   readonly #unit: WriteUnit;
+  readonly #long: LongValues;
   #record: TaskRecord | null = null;
+  /** The stored status is in pieces (so replacing it drops them). */
+  #statusLong = false;
   /** What the running unit owes the task row: a new row, an update, or nothing. */
   #owed: "insert" | "update" | null = null;
   readonly #history: RowCopy<HistoryEntry[]>;
@@ -92,20 +103,23 @@ export class TaskStore implements UnitMember {
   constructor(sql: SqlStorage, unit: WriteUnit, fresh = false) {
     this.#sql = sql;
     this.#unit = unit;
+    this.#long = new LongValues(sql);
     unit.join(this);
+    const long = this.#long;
     this.#history = copyOfRows(
       sql,
       "SELECT seq, message_json FROM history ORDER BY seq",
       (r: { seq: number; message_json: string }) => ({
         seq: r.seq,
-        message: JSON.parse(r.message_json) as Message,
+        message: JSON.parse(long.get(historyKey(r.seq), r.message_json)) as Message,
       }),
       fresh,
     );
     this.#artifacts = copyOfRows(
       sql,
-      "SELECT artifact_json FROM artifacts ORDER BY position",
-      (r: { artifact_json: string }) => JSON.parse(r.artifact_json) as Artifact,
+      "SELECT artifact_id, artifact_json FROM artifacts ORDER BY position",
+      (r: { artifact_id: string; artifact_json: string }) =>
+        JSON.parse(long.get(artifactKey(r.artifact_id), r.artifact_json)) as Artifact,
       fresh,
     );
     if (!fresh) this.forget();
@@ -115,7 +129,8 @@ export class TaskStore implements UnitMember {
   forget(): void {
     this.#owed = null;
     const row = this.#sql.exec<TaskRow>("SELECT * FROM task LIMIT 1").toArray()[0];
-    this.#record = row ? fromRow(row) : null;
+    this.#record = row ? fromRow(row, this.#long) : null;
+    this.#statusLong = row?.status_json === "";
     this.#history.forget();
     this.#artifacts.forget();
   }
@@ -162,7 +177,7 @@ export class TaskStore implements UnitMember {
       full.traceId,
       full.parentTaskId,
       full.state,
-      JSON.stringify(full.status),
+      this.#statusJson(full.status),
       JSON.stringify(full.metadata),
       full.createdAt,
       full.updatedAt,
@@ -199,13 +214,20 @@ export class TaskStore implements UnitMember {
       `UPDATE task SET state = ?, status_json = ?, metadata_json = ?, updated_at = ?, version = ?,
         worked_ms = ?, working_since = ?`,
       next.state,
-      JSON.stringify(next.status),
+      this.#statusJson(next.status),
       JSON.stringify(next.metadata),
       next.updatedAt,
       next.version,
       next.clock.workedMs,
       next.clock.workingSince,
     );
+  }
+
+  /** What the task row's `status_json` stores for `status` (its pieces written, the old ones gone). */
+  #statusJson(status: TaskStatus): string {
+    const stored = this.#long.put(STATUS_KEY, JSON.stringify(status), this.#statusLong);
+    this.#statusLong = stored === "";
+    return stored;
   }
 
   /** True when this task already took a client message with this id (it is in the history). */
@@ -222,7 +244,7 @@ export class TaskStore implements UnitMember {
     this.#sql.exec(
       "INSERT INTO history (seq, message_json) VALUES (?, ?)",
       seq,
-      JSON.stringify(message),
+      this.#long.put(historyKey(seq), JSON.stringify(message)),
     );
     entries.push({ seq, message });
   }
@@ -248,7 +270,7 @@ export class TaskStore implements UnitMember {
        ON CONFLICT (artifact_id) DO UPDATE SET artifact_json = excluded.artifact_json`,
       artifact.artifactId,
       at === -1 ? artifacts.length : at,
-      JSON.stringify(artifact),
+      this.#long.put(artifactKey(artifact.artifactId), JSON.stringify(artifact), at !== -1),
     );
     if (at === -1) artifacts.push(artifact);
     else artifacts[at] = artifact;
