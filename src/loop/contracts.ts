@@ -77,6 +77,12 @@ export interface ToolContext {
   agent: string;
   owner: string;
   signal: AbortSignal;
+  /**
+   * When the step must be done (ms since the epoch): the alarm's wall time or the task's time
+   * limit, whichever comes first. A tool that waits (a blocking remote call) stops waiting by
+   * then. Absent: no bound.
+   */
+  deadline?: number;
   config: Config;
   /** The agent's workspace for this owner (workspace Durable Object). */
   workspace: WorkspaceApi;

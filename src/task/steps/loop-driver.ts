@@ -45,9 +45,22 @@ function leaseMs(config: Config): number {
   return config.modelIdleTimeoutMs * 2 + 5_000;
 }
 
+/**
+ * How long one step may run: an alarm's handler runs at most 15 minutes on Cloudflare, and the
+ * step keeps a minute of them for its end. A tool that waits stops waiting by then
+ * (ToolContext.deadline), so a step never outlives the alarm that runs it (which would run the
+ * step, and send what its tools sent, again).
+ */
+const STEP_WALL_MS = 14 * 60_000;
+
 /** The end of a lease taken now: never past the task's deadline, when it has one. */
 function leaseEnd(config: Config, deadline: number | null): number {
   return Math.min(Date.now() + leaseMs(config), deadline ?? Number.POSITIVE_INFINITY);
+}
+
+/** When a step started now must be done: its wall time, or the task's deadline if sooner. */
+function stepEnd(deadline: number | null): number {
+  return Math.min(Date.now() + STEP_WALL_MS, deadline ?? Number.POSITIVE_INFINITY);
 }
 
 /** The payload of a loop entry written as the lease of a first step its creating call starts. */
@@ -159,7 +172,7 @@ export class LoopDriver {
       // A program answers in place of the model: same task, events, history and outcomes.
       const outcome = program
         ? runProgramStep(this.#task, program)
-        : await this.#modelStep(agent, config, abort.signal);
+        : await this.#modelStep(agent, config, abort.signal, stepEnd(deadline));
       // A turn the deadline stopped ends the task; one that finished first keeps its answer.
       if (stoppedByTimeLimit(abort.signal) && outcome?.kind !== "completed")
         await this.#endAtTimeLimit(config, true);
@@ -199,6 +212,7 @@ export class LoopDriver {
     agent: AgentDefinition,
     config: Config,
     signal: AbortSignal,
+    deadline: number,
   ): Promise<StepOutcome | null> {
     const record = this.#task.store.record;
     if (!record) return null;
@@ -279,6 +293,7 @@ export class LoopDriver {
         record,
         agent,
         signal,
+        deadline,
         system,
         tools,
         workspace,

@@ -111,6 +111,8 @@ export interface StepInputs {
   record: TaskRecord;
   agent: AgentDefinition;
   signal: AbortSignal;
+  /** When the step must be done (ToolContext.deadline); absent: no bound. */
+  deadline?: number;
   system: TextBlockParam[];
   tools: ToolRegistry;
   workspace: WorkspaceApi;
@@ -145,6 +147,7 @@ export function stepDeps(input: StepInputs): StepDeps {
       agent: agent.name,
       owner: record.owner,
       signal,
+      ...(input.deadline === undefined ? {} : { deadline: input.deadline }),
       config,
       workspace: input.workspace,
       db: env.DB,

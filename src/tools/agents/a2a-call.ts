@@ -1,10 +1,13 @@
 /**
  * `a2a_call` (domain `a2a`): sends a message to a remote A2A agent. Blocking (the default) waits
  * for the task to end or ask for input and returns its answer and artifacts; not blocking returns
- * the remote task id at once (follow it with a2a_get_task). `task_id` continues a remote task
- * that asked for input; `context_id` keeps a conversation with the agent.
+ * the remote task id at once (follow it with a2a_get_task). A blocking call waits no longer than
+ * the step may (ToolContext.deadline, remote/bounded-wait.ts): past it, it returns the task as it
+ * is, with its id to read later. `task_id` continues a remote task that asked for input;
+ * `context_id` keeps a conversation with the agent.
  */
 import { z } from "zod";
+import { sendAndWait } from "../../remote/bounded-wait.ts";
 import { clientFor } from "../../remote/client.ts";
 import { outcomeOf, type RemoteOutcome, sendRequest } from "../../remote/sdk-codec.ts";
 import { defineTool } from "../input.ts";
@@ -43,15 +46,22 @@ export const a2aCallTool = defineTool({
   run: ({ agent, message, blocking, task_id, context_id }, context) =>
     withRemote(context, agent, async (connection) => {
       const client = await clientFor(connection.fetch, connection.target);
-      const result = await client.sendMessage(
-        sendRequest({
-          parts: [{ text: message }],
-          ...(task_id ? { taskId: task_id } : {}),
-          ...(context_id ? { contextId: context_id } : {}),
-          returnImmediately: !blocking,
-        }),
-        { signal: context.signal },
-      );
-      return { content: describeOutcome(connection.target.label, outcomeOf(result)) };
+      const input = {
+        parts: [{ text: message }],
+        ...(task_id ? { taskId: task_id } : {}),
+        ...(context_id ? { contextId: context_id } : {}),
+      };
+      const label = connection.target.label;
+      if (!blocking) {
+        const request = sendRequest({ ...input, returnImmediately: true });
+        const result = await client.sendMessage(request, { signal: context.signal });
+        return { content: describeOutcome(label, outcomeOf(result)) };
+      }
+      const { result, cut } = await sendAndWait(client, input, context.signal, context.deadline);
+      const outcome = outcomeOf(result);
+      const note = cut
+        ? `\n\nIt is still at work, past the time this step may wait. Read it later with a2a_get_task (task_id ${outcome.taskId}).`
+        : "";
+      return { content: `${describeOutcome(label, outcome)}${note}` };
     }),
 });
