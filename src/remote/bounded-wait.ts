@@ -48,7 +48,12 @@ export async function sendAndWait(
   }
 }
 
+/** What a call cut at the deadline tells the model after the task's outcome. */
+export function cutNote(taskId: string | null): string {
+  return `\n\nIt is still at work, past the time this step may wait. Read it later with a2a_get_task (task_id ${taskId}).`;
+}
+
 /** `signal`, aborted also at `deadline`. */
-function withDeadline(signal: AbortSignal, deadline: number): AbortSignal {
+export function withDeadline(signal: AbortSignal, deadline: number): AbortSignal {
   return AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]);
 }

@@ -12,6 +12,7 @@ import { HARNESS_EVENTS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { resolveTarget, targetFetch } from "../../src/remote/client.ts";
 import { remoteAgentsFor } from "../../src/remote/handle.ts";
 import { a2aCallTool } from "../../src/tools/agents/a2a-call.ts";
+import { a2aCallStreamingTool } from "../../src/tools/agents/a2a-call-streaming.ts";
 import { answerText, fetchWorker, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { restoreScenario } from "../helpers/approval.ts";
 import { newUser } from "../helpers/as-user.ts";
@@ -116,28 +117,30 @@ describe("a2a tools", () => {
     expect((await toolResults(s3.id))[0]).toContain("Later answer.");
   });
 
-  it("stops a blocking call at the step's deadline with the remote task's id, the remote task left running", async () => {
-    // The remote answers in about 4 s; the step may wait 1 s.
-    const remote = await scenario([{ text: "Slow remote answer.", chunkSize: 4, delayMs: 800 }]);
-    const config = loadConfig(env);
-    const context = toolContext({
-      remote: remoteAgentsFor(env, config, "assistant", "d".repeat(32)),
-      deadline: Date.now() + 1_000,
-    });
-    const call = await a2aCallTool.run(
-      { agent: "remote-researcher", message: `slow ${remote.marker}` },
-      context,
-    );
-    expect(call.isError).toBeFalsy();
-    expect(call.content).toMatch(/answered \((submitted|working); task [0-9a-f-]{36}/);
-    const remoteId = /task ([0-9a-f-]{36})/.exec(String(call.content))?.[1] as string;
-    expect(call.content).toContain(`Read it later with a2a_get_task (task_id ${remoteId})`);
-    // The remote task was left running, not failed: it finishes, and reading it gives the answer.
-    const done = await untilState(remoteId, "TASK_STATE_COMPLETED", 30_000, {
-      headers: AS_ADMIN_KEY,
-    });
-    expect(answerText(done)).toBe("Slow remote answer.");
-  });
+  it.each([a2aCallTool, a2aCallStreamingTool])(
+    "$name stops at the step's deadline with the remote task's id, the remote task left running",
+    async (callTool) => {
+      // The remote answers in about 4 s; the step may wait 1 s.
+      const remote = await scenario([{ text: "Slow remote answer.", chunkSize: 4, delayMs: 800 }]);
+      const context = toolContext({
+        remote: remoteAgentsFor(env, loadConfig(env), "assistant", "d".repeat(32)),
+        deadline: Date.now() + 1_000,
+      });
+      const call = await callTool.run(
+        { agent: "remote-researcher", message: `slow ${remote.marker}` },
+        context,
+      );
+      expect(call.isError).toBeFalsy();
+      expect(call.content).toMatch(/answered \((submitted|working); task [0-9a-f-]{36}/);
+      const remoteId = /task ([0-9a-f-]{36})/.exec(String(call.content))?.[1] as string;
+      expect(call.content).toContain(`Read it later with a2a_get_task (task_id ${remoteId})`);
+      // The remote task was left running, not failed: it finishes, and reading it gives the answer.
+      const done = await untilState(remoteId, "TASK_STATE_COMPLETED", 30_000, {
+        headers: AS_ADMIN_KEY,
+      });
+      expect(answerText(done)).toBe("Slow remote answer.");
+    },
+  );
 
   it("relays a remote agent's stream onto the caller's stream", async () => {
     const remote = await scenario([

@@ -7,7 +7,7 @@
  * `context_id` keeps a conversation with the agent.
  */
 import { z } from "zod";
-import { sendAndWait } from "../../remote/bounded-wait.ts";
+import { cutNote, sendAndWait } from "../../remote/bounded-wait.ts";
 import { clientFor } from "../../remote/client.ts";
 import { outcomeOf, type RemoteOutcome, sendRequest } from "../../remote/sdk-codec.ts";
 import { defineTool } from "../input.ts";
@@ -59,9 +59,8 @@ export const a2aCallTool = defineTool({
       }
       const { result, cut } = await sendAndWait(client, input, context.signal, context.deadline);
       const outcome = outcomeOf(result);
-      const note = cut
-        ? `\n\nIt is still at work, past the time this step may wait. Read it later with a2a_get_task (task_id ${outcome.taskId}).`
-        : "";
-      return { content: `${describeOutcome(label, outcome)}${note}` };
+      return {
+        content: `${describeOutcome(label, outcome)}${cut ? cutNote(outcome.taskId) : ""}`,
+      };
     }),
 });
