@@ -12,9 +12,13 @@ import type { TaskStateName } from "../protocol/wire.ts";
 import { isSettled } from "../task/runtime/state-machine.ts";
 import { outcomeOf, sendRequest } from "./sdk-codec.ts";
 
-/** The first and the longest pause between two reads of the remote task (ms). */
+/**
+ * The first and the longest pause between two reads of the remote task (ms). At most 30 s apart,
+ * a 14-minute wait makes about 33 reads: within Workers Free's 50 subrequests per invocation,
+ * with room for the step's model call and storage.
+ */
 const FIRST_POLL_MS = 250;
-const MAX_POLL_MS = 10_000;
+const MAX_POLL_MS = 30_000;
 
 /** What the wait gave: the remote task or message, and whether the deadline cut the wait. */
 export interface BoundedResult {
