@@ -4,12 +4,7 @@
  * only frame it. The extended card is the binding's own (extended-card.ts), where the agent has one.
  */
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import type {
-  GatewayCaller,
-  GatewayEvent,
-  SubscribeParams,
-  TaskGateway,
-} from "../gateway/task-gateway.ts";
+import type { GatewayEvent, SubscribeParams } from "../gateway/task-gateway.ts";
 import type {
   CancelTaskParams,
   GetTaskParams,
@@ -17,19 +12,8 @@ import type {
   PushConfigParams,
   SendMessageParams,
 } from "../protocol/params.ts";
+import type { CallContext } from "./call-context.ts";
 import type { A2AVersion, Operation } from "./methods.ts";
-
-/** What a call runs with: the agent's gateway, who calls, and the agent's card. */
-export interface CallContext {
-  gateway: TaskGateway;
-  caller: GatewayCaller;
-  /** The SSE `Last-Event-ID` of a reconnecting subscriber, if any. */
-  lastEventId: number | null;
-  /** The agent's card in the shape of `version`. */
-  card(version: A2AVersion): Promise<Record<string, unknown>>;
-  /** The extended card this caller gets in the shape of `version`, or null: none (extended-card.ts). */
-  extendedCard(version: A2AVersion): Promise<Record<string, unknown> | null>;
-}
 
 /** Runs a streaming operation: the gateway's events, each with its sequence number. */
 export function runStream(

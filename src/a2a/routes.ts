@@ -17,25 +17,25 @@ import { agentRoster } from "../agents/roster.ts";
 import { JWKS_PATH } from "../auth/card-signature.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
+import {
+  agentEndpoint,
+  baseUrl,
+  checkAccess,
+  internalErrorLogger,
+  servedAgent,
+  unknownAgent,
+  withDefaultAgent,
+} from "../edge/agent-request.ts";
+import { INVALID_REQUEST } from "../edge/errors.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
 import { checkMessageConsent } from "../privacy/consent.ts";
 import type { AppEnv, RestCall, RpcCall } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
-import {
-  agentEndpoint,
-  baseUrl,
-  callContext,
-  checkAccess,
-  internalErrorLogger,
-  servedAgent,
-  unknownAgent,
-  withDefaultAgent,
-} from "./agent-request.ts";
+import { callContext } from "./call-context.ts";
 import { serveCard, serveJwks } from "./cards/card-route.ts";
 import { refuseAnonymousExtendedCard } from "./cards/extended-card.ts";
-import { INVALID_REQUEST } from "./errors.ts";
 import { handleJsonRpc } from "./jsonrpc/jsonrpc.ts";
 import { rpcCall } from "./jsonrpc/rpc-call.ts";
 import { handleRest } from "./rest/rest.ts";

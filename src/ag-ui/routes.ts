@@ -3,14 +3,14 @@
  *   POST /agents/<name>/ag-ui   a RunAgentInput in (JSON only), AG-UI events out (SSE, or AG-UI's
  *                               protobuf framing when the Accept header names its type)
  * Behind the same authentication, body limit and message rate as the A2A endpoints (the body is
- * read once at the edge, a2a/face-call.ts: 415 for a body not sent as JSON, 400 for one nested
+ * read once at the edge, edge/face-call.ts: 415 for a body not sent as JSON, 400 for one nested
  * deeper than the edge's bound; a run counts as a message and holds a stream lease:
  * users/rate-limit.ts), on the same task objects through
  * the same port as the MCP face. threadId is the conversation (contextId); a task that waits for
  * the person ends the run with an interrupt whose id is the task's, which the next run answers
  * (`resume`); a run sent again with the same runId meets its task and follows it from its log.
  * Bad input is a JSON 400 before any event; once the stream started, a failure is RUN_ERROR and
- * the stream ends. An open run re-checks its caller's credentials as A2A streams do (a2a/sse.ts):
+ * the stream ends. An open run re-checks its caller's credentials as A2A streams do (edge/sse.ts):
  * revoked, it ends with a RUN_ERROR (code UNAUTHENTICATED) that says so.
  */
 
@@ -18,14 +18,14 @@ import type { BaseEvent } from "@ag-ui/core";
 import { AGUI_MEDIA_TYPE, EventEncoder } from "@ag-ui/encoder";
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
-import { callerMessage, restFailure, scrub } from "../a2a/errors.ts";
-import { faceCall } from "../a2a/face-call.ts";
-import { accepts } from "../a2a/media-types.ts";
-import { REVOKED_MESSAGE, watchCredentials } from "../a2a/sse.ts";
-import { type TaskPort, taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
+import { internalErrorLogger, servedAgent, unknownAgent } from "../edge/agent-request.ts";
+import { callerMessage, restFailure, scrub } from "../edge/errors.ts";
+import { faceCall } from "../edge/face-call.ts";
+import { accepts } from "../edge/media-types.ts";
+import { REVOKED_MESSAGE, watchCredentials } from "../edge/sse.ts";
+import { type TaskPort, taskPort } from "../edge/task-port.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv, FaceCall } from "../protocol/app-types.ts";

@@ -67,7 +67,7 @@ const idOf = (value: string, field: string) => {
   return parsed.data;
 };
 
-/** The run `body` asks for (its depth bounded at the edge: a2a/face-call.ts); a 400 for anything else. */
+/** The run `body` asks for (its depth bounded at the edge: edge/face-call.ts); a 400 for anything else. */
 export async function runRequest(body: unknown): Promise<RunRequest> {
   if (body === undefined)
     throw new HttpError(400, "the body is not JSON: send a RunAgentInput", { details: true });

@@ -20,7 +20,7 @@
  */
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { checkAccess, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
+import { checkAccess, servedAgent, unknownAgent } from "../edge/agent-request.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { bodyLimit } from "../platform/body-limit.ts";

@@ -5,7 +5,7 @@
  * them (a2a/methods.ts); a face translates its own dialect to and from these shapes and nothing
  * else. Who calls travels with each call ({@link GatewayCaller}); the agent is fixed when the
  * gateway is made (durable-gateway.ts). Failures are thrown as the A2A typed errors
- * (`@a2a-js/sdk/errors`), which a face turns into its own error shape (a2a/errors.ts). Types only.
+ * (`@a2a-js/sdk/errors`), which a face turns into its own error shape (edge/errors.ts). Types only.
  */
 
 import type { UserBudget } from "../protocol/app-types.ts";

@@ -4,7 +4,7 @@
  *   GET, DELETE /agents/<name>/mcp                            405: no sessions, no server stream
  *   GET  /.well-known/oauth-protected-resource/agents/<name>/mcp   RFC 9728 resource metadata
  * Behind the same authentication, body limit and message rate as the A2A endpoints: the body is
- * read once at the edge (a2a/face-call.ts: JSON only, 415 otherwise; nested no deeper than the
+ * read once at the edge (edge/face-call.ts: JSON only, 415 otherwise; nested no deeper than the
  * edge's bound, -32600 otherwise), a tools/call of send_message or reply counts as a message and
  * a call that holds its request (those, and get_task with wait) holds a stream lease
  * (users/rate-limit.ts); a batch, an unknown tool and an overlong progress token are refused
@@ -15,11 +15,11 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
-import { baseUrl, internalErrorLogger, servedAgent, unknownAgent } from "../a2a/agent-request.ts";
-import { faceCall } from "../a2a/face-call.ts";
-import { taskPort } from "../a2a/task-port.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
+import { baseUrl, internalErrorLogger, servedAgent, unknownAgent } from "../edge/agent-request.ts";
+import { faceCall } from "../edge/face-call.ts";
+import { taskPort } from "../edge/task-port.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import type { AppEnv, FaceCall } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";

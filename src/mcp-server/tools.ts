@@ -13,9 +13,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { callerMessage } from "../a2a/errors.ts";
-import type { TaskPort } from "../a2a/task-port.ts";
 import type { AgentDefinition, AgentSkill } from "../agents/identity.ts";
+import { callerMessage } from "../edge/errors.ts";
+import type { TaskPort } from "../edge/task-port.ts";
 import { newId } from "../platform/ids.ts";
 import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
 import { Id, type Message, type Part, type StreamEvent, TASK_STATES } from "../protocol/wire.ts";
@@ -131,7 +131,7 @@ const consentArg = z
 /**
  * `tool` with its failures as tool errors: an A2A error (task not found, not cancelable...) or an
  * HTTP error (consent) says what it is; anything else is logged and says "Internal error" (the
- * one scrub: a2a/errors.ts).
+ * one scrub: edge/errors.ts).
  */
 function guarded<A>(
   onInternalError: (error: unknown) => void,

@@ -8,7 +8,7 @@
  * therefore refuse any other type. A request without a body (none, or `Content-Length: 0`) has
  * nothing to refuse here; from another site it needs an `Authorization` header (auth/cross-site.ts).
  * Every face reads these rules: the A2A bindings (a2a/jsonrpc/rpc-call.ts,
- * a2a/rest/rest-call.ts) and MCP and AG-UI (a2a/face-call.ts) each answer in their own error shape;
+ * a2a/rest/rest-call.ts) and MCP and AG-UI (edge/face-call.ts) each answer in their own error shape;
  * the REST API under `/api/` is guarded by {@link jsonBodyOnly} (worker.ts), but for the document
  * uploads, which take Markdown by PUT, a method no other site can send without a preflight. Pure
  * but for the middleware.

@@ -105,7 +105,7 @@ export interface RestCall {
 }
 
 /**
- * An MCP or AG-UI request as the edge read it, once (a2a/face-call.ts), before the rate limits:
+ * An MCP or AG-UI request as the edge read it, once (edge/face-call.ts), before the rate limits:
  * the limits, the log line and the face's route read this, never the body again.
  */
 export interface FaceCall {

@@ -21,7 +21,7 @@ const STREAM_LEASE_MS = 60 * 60_000;
  * What the request does, as the edge read its call: a JSON-RPC one (`c.var.rpcCall`,
  * a2a/jsonrpc/rpc-call.ts), an HTTP+JSON one (`c.var.restCall`, a2a/rest/rest-call.ts: its
  * operation from the path as the router decoded it), or an MCP or AG-UI one (`c.var.faceCall`,
- * a2a/face-call.ts). Neither the body nor the raw URL path is read here.
+ * edge/face-call.ts). Neither the body nor the raw URL path is read here.
  */
 function methodOf(c: Context<AppEnv>): { send: boolean; stream: boolean } {
   const call = c.get("rpcCall") ?? c.get("restCall") ?? c.get("faceCall");

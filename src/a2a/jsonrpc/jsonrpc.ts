@@ -8,12 +8,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
-import type { GatewayEvent } from "../../gateway/task-gateway.ts";
-import type { RpcCall } from "../../protocol/app-types.ts";
-import { TOO_DEEP_MESSAGE, tooDeep } from "../../protocol/json-shape.ts";
-import { invalidParams, rpcErrorResponse } from "../errors.ts";
-import { type A2AVersion, type MethodSpec, methodSpec } from "../methods.ts";
-import { type CallContext, runStream, runUnary } from "../operations.ts";
+import { invalidParams, rpcErrorResponse } from "../../edge/errors.ts";
 import {
   type BindingStream,
   bindingSse,
@@ -21,7 +16,13 @@ import {
   type SseItem,
   sourceSse,
   sseOnce,
-} from "../sse.ts";
+} from "../../edge/sse.ts";
+import type { GatewayEvent } from "../../gateway/task-gateway.ts";
+import type { RpcCall } from "../../protocol/app-types.ts";
+import { TOO_DEEP_MESSAGE, tooDeep } from "../../protocol/json-shape.ts";
+import type { CallContext } from "../call-context.ts";
+import { type A2AVersion, type MethodSpec, methodSpec } from "../methods.ts";
+import { runStream, runUnary } from "../operations.ts";
 
 /** What the endpoint needs per request. */
 export interface JsonRpcOptions extends BindingStream {

@@ -9,10 +9,10 @@
 import { ContentTypeNotSupportedError, VersionNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
+import { invalidParams, invalidRequest, methodNotFound, parseError } from "../../edge/errors.ts";
 import { nonJsonBody } from "../../platform/content-type.ts";
 import { bodyText } from "../../platform/json-body.ts";
 import type { AppEnv, RpcCall } from "../../protocol/app-types.ts";
-import { invalidParams, invalidRequest, methodNotFound, parseError } from "../errors.ts";
 import { type A2AVersion, methodHint, methodNames, methodSpec } from "../methods.ts";
 import { requestedVersion, unsupportedVersionMessage } from "../version.ts";
 import { idOf } from "./rpc-id.ts";

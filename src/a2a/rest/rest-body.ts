@@ -6,9 +6,9 @@
  */
 import type { Context } from "hono";
 import { z } from "zod";
+import { invalidParams } from "../../edge/errors.ts";
 import { bodyText } from "../../platform/json-body.ts";
 import { TOO_DEEP_MESSAGE, tooDeep } from "../../protocol/json-shape.ts";
-import { invalidParams } from "../errors.ts";
 
 /** The request body as JSON (unvalidated). */
 export async function readJsonBody(c: Context): Promise<unknown> {

@@ -8,11 +8,12 @@
  */
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
+import { invalidParams } from "../../edge/errors.ts";
 import type { WirePushConfig } from "../../gateway/task-gateway.ts";
 import type { RestRoute } from "../../protocol/app-types.ts";
 import { PushConfigParams } from "../../protocol/params.ts";
-import { invalidParams } from "../errors.ts";
-import { type CallContext, runUnary } from "../operations.ts";
+import type { CallContext } from "../call-context.ts";
+import { runUnary } from "../operations.ts";
 import { readJsonBody } from "./rest-body.ts";
 import { protoField } from "./rest-codec-v03.ts";
 

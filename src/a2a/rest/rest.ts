@@ -11,21 +11,22 @@ import { VersionNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { z } from "zod";
-import type { ListTasksPage } from "../../gateway/list-tasks.ts";
-import type { GatewayEvent, SendResult } from "../../gateway/task-gateway.ts";
-import type { RestRoute } from "../../protocol/app-types.ts";
-import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../protocol/params.ts";
-import type { Message, Task } from "../../protocol/wire.ts";
-import { invalidParams, restFailure } from "../errors.ts";
-import { answerMediaType } from "../media-types.ts";
-import { type CallContext, runStream, runUnary } from "../operations.ts";
+import { invalidParams, restFailure } from "../../edge/errors.ts";
+import { answerMediaType } from "../../edge/media-types.ts";
 import {
   type BindingStream,
   bindingSse,
   REVOKED_MESSAGE,
   type SseItem,
   sourceSse,
-} from "../sse.ts";
+} from "../../edge/sse.ts";
+import type { ListTasksPage } from "../../gateway/list-tasks.ts";
+import type { GatewayEvent, SendResult } from "../../gateway/task-gateway.ts";
+import type { RestRoute } from "../../protocol/app-types.ts";
+import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../protocol/params.ts";
+import type { Message, Task } from "../../protocol/wire.ts";
+import type { CallContext } from "../call-context.ts";
+import { runStream, runUnary } from "../operations.ts";
 import { unsupportedVersionMessage } from "../version.ts";
 import { readJsonBody } from "./rest-body.ts";
 import { eventToV03, messageToV03, sendRequestFromV03, taskToV03 } from "./rest-codec-v03.ts";

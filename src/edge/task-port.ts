@@ -11,7 +11,7 @@ import type { ListTasksPage } from "../gateway/list-tasks.ts";
 import { checkMessageConsent } from "../privacy/consent.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import type { Message, StreamEvent, Task, TaskStateName } from "../protocol/wire.ts";
-import { agentEndpoint, callContext, checkAccess } from "./agent-request.ts";
+import { agentGateway, checkAccess, gatewayCaller } from "./agent-request.ts";
 
 /** Which tasks {@link TaskPort.list} returns. */
 export interface TaskQuery {
@@ -42,7 +42,8 @@ async function* events(
 export function taskPort(c: Context<AppEnv>, agent: AgentDefinition): TaskPort {
   checkAccess(c, agent);
   c.set("agent", agent.name);
-  const { gateway, caller } = callContext(c, agent, agentEndpoint(c, agent.name), "1.0");
+  const gateway = agentGateway(c, agent);
+  const caller = gatewayCaller(c, "1.0");
   return {
     async *send(message) {
       await checkMessageConsent(c, message);

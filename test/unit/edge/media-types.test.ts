@@ -1,9 +1,9 @@
 /**
- * Media types of answers (src/a2a/media-types.ts) and ProtoJSON field names (src/protocol/wire.ts):
+ * Media types of answers (src/edge/media-types.ts) and ProtoJSON field names (src/protocol/wire.ts):
  * which JSON type an answer carries, when an Accept header names a type, and proto names on input.
  */
 import { describe, expect, it } from "vitest";
-import { accepts, answerMediaType } from "../../../src/a2a/media-types.ts";
+import { accepts, answerMediaType } from "../../../src/edge/media-types.ts";
 import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../../src/protocol/params.ts";
 
 describe("answer media types", () => {

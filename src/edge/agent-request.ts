@@ -1,7 +1,7 @@
 /**
  * One call to an agent, as every face of it (A2A JSON-RPC and HTTP+JSON, MCP, AG-UI) starts it:
  * the public base URL, the agent the path names (or why none), whether the caller may use it, and
- * the task gateway with the caller's identity, budgets and trace.
+ * the agent's task gateway with the caller as the gateway knows it (identity, budgets and trace).
  */
 import type { Context } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
@@ -13,14 +13,13 @@ import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
 import { delegatedMayCall } from "../config/delegation-patterns.ts";
 import { durableGateway } from "../gateway/durable-gateway.ts";
+import type { GatewayCaller, TaskGateway } from "../gateway/task-gateway.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import { type AppEnv, budgetOf } from "../protocol/app-types.ts";
+import type { PushProtocol } from "../push/push-config.ts";
 import { counterKey } from "../users/limits.ts";
-import { agentCard } from "./cards/card-route.ts";
-import { extendedCardFor } from "./cards/extended-card.ts";
 import { METHOD_NOT_FOUND } from "./errors.ts";
-import type { CallContext } from "./operations.ts";
 
 /** The public base URL: PUBLIC_URL, else the request's origin. */
 export function baseUrl(c: Context<AppEnv>): string {
@@ -58,35 +57,29 @@ export function withDefaultAgent(
   return agent ? serve(agent) : unknownAgent(c, name);
 }
 
-/** What one call to `agent` runs with: its gateway, the caller, its card. */
-export function callContext(
-  c: Context<AppEnv>,
-  agent: AgentDefinition,
-  endpoint: string,
-  protocol: "1.0" | "0.3",
-): CallContext {
-  const lastEventId = Number.parseInt(c.req.header("Last-Event-ID") ?? "", 10);
+/** The task gateway of `agent`, over its task objects. */
+export function agentGateway(c: Context<AppEnv>, agent: AgentDefinition): TaskGateway {
+  return durableGateway({
+    tasks: c.env.TASKS,
+    db: c.env.DB,
+    definition: agent,
+    allowPrivateUrls: loadConfig(c.env).webFetchAllowPrivate,
+  });
+}
+
+/** The request's caller as the gateway knows it; `protocol`: the generation it speaks. */
+export function gatewayCaller(c: Context<AppEnv>, protocol: PushProtocol): GatewayCaller {
+  const principal = c.get("principal");
+  const traceParent = c.get("traceParent");
   return {
-    gateway: durableGateway({
-      tasks: c.env.TASKS,
-      db: c.env.DB,
-      definition: agent,
-      allowPrivateUrls: loadConfig(c.env).webFetchAllowPrivate,
-    }),
-    caller: {
-      owner: c.get("owner"),
-      counters: counterKey(c.get("principal"), c.req.header("CF-Connecting-IP") ?? null),
-      ...budgetOf(c.get("principal")),
-      ...(c.get("principal").delegation ? { delegation: c.get("principal").delegation } : {}),
-      traceId: c.get("traceId"),
-      ...(c.get("traceParent") ? { traceParent: c.get("traceParent") } : {}),
-      protocol,
-      baseUrl: baseUrl(c),
-    },
-    lastEventId: Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : null,
-    card: async (version) => (await agentCard(c, agent, endpoint, version)).card,
-    extendedCard: async (version) =>
-      extendedCardFor(c, agent, (await agentCard(c, agent, endpoint, version)).card),
+    owner: c.get("owner"),
+    counters: counterKey(principal, c.req.header("CF-Connecting-IP") ?? null),
+    ...budgetOf(principal),
+    ...(principal.delegation ? { delegation: principal.delegation } : {}),
+    traceId: c.get("traceId"),
+    ...(traceParent ? { traceParent } : {}),
+    protocol,
+    baseUrl: baseUrl(c),
   };
 }
 

@@ -17,7 +17,7 @@ import {
   restFailure,
   rpcErrorObject,
   scrub,
-} from "../../../src/a2a/errors.ts";
+} from "../../../src/edge/errors.ts";
 import { HttpError } from "../../../src/platform/http-error.ts";
 
 const consent = new HttpError(403, "Consent required: read the policy", { details: true });

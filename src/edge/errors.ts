@@ -1,5 +1,5 @@
 /**
- * The one error table of the A2A surface: every failure a binding answers, from the errors the
+ * The one error table of every face: each failure an A2A binding answers, from the errors the
  * edge raises itself (parse, envelope, method, params: {@link JsonRpcProtocolError}) and the A2A
  * typed errors the gateway throws (`@a2a-js/sdk/errors`), to its JSON-RPC code (spec §9.5), its
  * HTTP status and google.rpc status name (spec §11.6), in the shape of each binding and version.
