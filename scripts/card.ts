@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { buildAgentCard } from "../src/a2a/cards/card.ts";
 import { IdentityError, parseIdentity } from "../src/agents/identity.ts";
 import { loadConfig } from "../src/config/config.ts";
+import { agentUrl, publicBaseUrl } from "../src/config/public-url.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values, positionals } = parseArgs({
@@ -40,7 +41,7 @@ try {
   });
   const card = buildAgentCard(
     agent,
-    { endpoint: `${config.publicUrl}/agents/${agent.name}/` },
+    { endpoint: agentUrl(publicBaseUrl(config, "http://127.0.0.1:8787"), agent.name) },
     config,
   );
   console.log(JSON.stringify(card, null, 2));

@@ -17,9 +17,9 @@ import { agentRoster } from "../agents/roster.ts";
 import { JWKS_PATH } from "../auth/card-signature.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
+import { baseUrl } from "../config/public-url.ts";
 import {
   agentEndpoint,
-  baseUrl,
   checkAccess,
   internalErrorLogger,
   servedAgent,

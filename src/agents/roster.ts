@@ -5,6 +5,7 @@
  * is broken with the error. Public: no caller's data. Pure: reads the current registry.
  */
 import { loadConfig } from "../config/config.ts";
+import { agentUrl } from "../config/public-url.ts";
 import type { AgentDefinition } from "./identity.ts";
 import { currentAgents } from "./overrides.ts";
 
@@ -42,7 +43,7 @@ export function agentRoster(env: Env, baseUrl: string): Roster {
   return {
     defaultAgent: loadConfig(env).defaultAgent,
     agents: servedAgents(env).map((agent) => {
-      const url = `${baseUrl}/agents/${agent.name}/`;
+      const url = agentUrl(baseUrl, agent.name);
       return {
         name: agent.name,
         description: agent.description,

@@ -16,6 +16,7 @@ import { newContextId } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
+import { agentUrl, baseUrl } from "../config/public-url.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { jsonBodyOrEmpty } from "../platform/json-body.ts";
@@ -45,9 +46,8 @@ export function sessionCreateRoutes(): Hono<AppEnv> {
       throw new HttpError(404, `no agent ${name}`);
     if (!mayUseAgent(c.get("principal"), agent.name, agent.access))
       throw new HttpError(403, `you may not use the agent ${agent.name}`);
-    const base = config.publicUrl ?? new URL(c.req.url).origin;
     return c.json(
-      { contextId: newContextId(), agent: agent.name, endpoint: `${base}/agents/${agent.name}/` },
+      { contextId: newContextId(), agent: agent.name, endpoint: agentUrl(baseUrl(c), agent.name) },
       201,
     );
   });

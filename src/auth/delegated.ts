@@ -8,6 +8,7 @@
  * naming the issuer.
  */
 import type { Config } from "../config/config.ts";
+import { agentUrl } from "../config/public-url.ts";
 import { sha256Hex } from "../platform/hex.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { userCounters } from "../platform/object-names.ts";
@@ -42,12 +43,11 @@ export function delegationIssuer(config: Config, credential: string): string | n
 /**
  * The audience a request may carry: the endpoint of the agent its matched route names
  * (`<base>/agents/<name>/`, the name as the router decoded it: platform/route-match.ts), else the
- * deployment's root (`<base>/`, the default agent). `origin` is the request's, for a deployment
- * without PUBLIC_URL.
+ * deployment's root (`<base>/`, the default agent). `base` is the public base URL
+ * (config/public-url.ts).
  */
-export function expectedAudience(config: Config, origin: string, agent: string | null): string {
-  const base = config.publicUrl ?? origin;
-  return agent === null ? `${base}/` : `${base}/agents/${agent}/`;
+export function expectedAudience(base: string, agent: string | null): string {
+  return agent === null ? `${base}/` : agentUrl(base, agent);
 }
 
 /** The owner id of user `user` via agent `agent` from `issuer`. */

@@ -18,6 +18,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { loadConfig } from "../config/config.ts";
+import { baseUrl } from "../config/public-url.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { routeAgent } from "../platform/route-match.ts";
 import type { AppEnv, Principal } from "../protocol/app-types.ts";
@@ -141,7 +142,7 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
       // Never cached: every request's token is checked, its replay included.
       const config = loadConfig(c.env);
       const perMinute = config.limits.authFailuresPerMinute;
-      const audience = expectedAudience(config, new URL(c.req.url).origin, routeAgent(c));
+      const audience = expectedAudience(baseUrl(c), routeAgent(c));
       const check = () => delegatedPrincipal(c.env, config, credential, issuer, audience);
       principal =
         perMinute === 0

@@ -12,6 +12,7 @@ import { describeDelegation } from "../auth/delegated.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
 import { delegatedMayCall } from "../config/delegation-patterns.ts";
+import { agentUrl, baseUrl } from "../config/public-url.ts";
 import { durableGateway } from "../gateway/durable-gateway.ts";
 import type { GatewayCaller, TaskGateway } from "../gateway/task-gateway.ts";
 import { HttpError } from "../platform/http-error.ts";
@@ -21,12 +22,8 @@ import type { PushProtocol } from "../push/push-config.ts";
 import { counterKey } from "../users/limits.ts";
 import { METHOD_NOT_FOUND } from "./errors.ts";
 
-/** The public base URL: PUBLIC_URL, else the request's origin. */
-export function baseUrl(c: Context<AppEnv>): string {
-  return loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
-}
-
-export const agentEndpoint = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agents/${name}/`;
+/** The endpoint of the agent `name` for the request `c` answers. */
+export const agentEndpoint = (c: Context<AppEnv>, name: string) => agentUrl(baseUrl(c), name);
 
 export function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefined {
   return servedAgents(c.env).find((agent) => agent.name === name);

@@ -19,6 +19,7 @@ import { checkAgentsNow } from "../agents/overrides.ts";
 import { agentRoster } from "../agents/roster.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
+import { publicBaseUrl } from "../config/public-url.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
@@ -95,7 +96,7 @@ async function subscribe(env: Env, caller: string): Promise<WebSocket> {
 function eventStream(c: Context<AppEnv>, socket: WebSocket): Response {
   const env = c.env;
   const config = loadConfig(env);
-  const base = config.publicUrl ?? new URL(c.req.url).origin;
+  const base = publicBaseUrl(config, c.req.url);
   return streamSSE(c, async (stream) => {
     let end = () => {};
     const ended = new Promise<void>((resolve) => {

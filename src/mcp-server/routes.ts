@@ -17,7 +17,13 @@ import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
-import { baseUrl, internalErrorLogger, servedAgent, unknownAgent } from "../edge/agent-request.ts";
+import { baseUrl } from "../config/public-url.ts";
+import {
+  agentEndpoint,
+  internalErrorLogger,
+  servedAgent,
+  unknownAgent,
+} from "../edge/agent-request.ts";
 import { faceCall } from "../edge/face-call.ts";
 import { taskPort } from "../edge/task-port.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
@@ -28,7 +34,7 @@ import { mcpServer } from "./tools.ts";
 
 const RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 
-const mcpUrl = (c: Context<AppEnv>, name: string) => `${baseUrl(c)}/agents/${name}/mcp`;
+const mcpUrl = (c: Context<AppEnv>, name: string) => `${agentEndpoint(c, name)}mcp`;
 
 /** Middleware: a 401 (from `authenticate`) points at the resource's metadata (RFC 9728 §5.1). */
 function pointAtMetadata(): MiddlewareHandler<AppEnv> {
@@ -108,7 +114,7 @@ export function mcpRoutes(): Hono<AppEnv> {
       resource_name: `${agent.name} (MCP)`,
       bearer_methods_supported: ["header"],
       ...(oidc ? { authorization_servers: [oidc.issuer] } : {}),
-      resource_documentation: `${baseUrl(c)}/agents/${agent.name}/`,
+      resource_documentation: agentEndpoint(c, agent.name),
     });
   });
   return app;

@@ -17,6 +17,7 @@
 import type { Context } from "hono";
 import { getUser } from "../auth/users-store.ts";
 import { loadConfig } from "../config/config.ts";
+import { publicBaseUrl } from "../config/public-url.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { privacyPolicy } from "./policy.ts";
@@ -27,7 +28,7 @@ export const CONSENT_METADATA_KEY = "privacyConsent";
 /** The policy's link: PRIVACY_POLICY_URL, else this deployment's `GET /api/privacy`. */
 export function policyLink(c: Context<AppEnv>): string {
   const config = loadConfig(c.env);
-  return config.privacy.policyUrl ?? `${config.publicUrl ?? new URL(c.req.url).origin}/api/privacy`;
+  return config.privacy.policyUrl ?? `${publicBaseUrl(config, c.req.url)}/api/privacy`;
 }
 
 const objectAt = (value: unknown, key: string): Record<string, unknown> | null => {

@@ -20,6 +20,7 @@ import { Hono } from "hono";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
 import { envNamed } from "../config/env-lookup.ts";
+import { agentUrl, baseUrl } from "../config/public-url.ts";
 import { readLimited } from "../platform/body-limit.ts";
 import { hmacHex, sha256Hex } from "../platform/hex.ts";
 import { HttpError } from "../platform/http-error.ts";
@@ -160,14 +161,13 @@ export function webhookRoutes(): Hono<AppEnv> {
       .bind(name, eventKey, task.id, hook.agent, hook.owner, event, new Date().toISOString())
       .first<{ redeliveries: number }>();
     const redelivery = (row?.redeliveries ?? 0) > 0;
-    const origin = loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
     log("info", "webhook", { webhook: name, deliveryId, eventKey, taskId: task.id, redelivery });
     return c.json(
       {
         taskId: task.id,
         contextId: task.contextId,
         state: task.status.state,
-        url: `${origin.replace(/\/$/, "")}/agents/${hook.agent}/tasks/${task.id}`,
+        url: `${agentUrl(baseUrl(c), hook.agent)}tasks/${task.id}`,
         redelivery,
       },
       202,

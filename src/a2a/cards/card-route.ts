@@ -13,6 +13,7 @@ import type { AgentDefinition } from "../../agents/identity.ts";
 import { JWKS_PATH } from "../../auth/card-signature.ts";
 import { cardSigner } from "../../auth/card-signer.ts";
 import { loadConfig } from "../../config/config.ts";
+import { baseUrl } from "../../config/public-url.ts";
 import type { AppEnv } from "../../protocol/app-types.ts";
 import { requestedVersion } from "../version.ts";
 import { buildAgentCard, buildLegacyAgentCard, cardEtag, etagMatches } from "./card.ts";
@@ -31,9 +32,6 @@ interface CachedCard {
 /** Per agent definition: an uploaded identity is a new definition, so its card is built anew. */
 const caches = new WeakMap<AgentDefinition, Map<string, CachedCard>>();
 const CACHE_LIMIT = 64;
-
-/** The public base URL: PUBLIC_URL, else the request's origin. */
-const origin = (c: Context<AppEnv>) => loadConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
 
 /** The card for `agent` served at `endpoint`, memoized. */
 export async function agentCard(
@@ -54,7 +52,7 @@ export async function agentCard(
   if (hit) return hit;
   const build = variant === "1.0" ? buildAgentCard : buildLegacyAgentCard;
   const unsigned = build(agent, { endpoint }, config);
-  const card = sign ? await sign.sign(unsigned, `${origin(c)}${JWKS_PATH}`) : unsigned;
+  const card = sign ? await sign.sign(unsigned, `${baseUrl(c)}${JWKS_PATH}`) : unsigned;
   const body = JSON.stringify(card);
   const builtAt = Math.floor(Date.now() / 1000) * 1000;
   const entry = { card, body, etag: await cardEtag(body), builtAt };
