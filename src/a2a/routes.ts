@@ -10,7 +10,7 @@
  *   GET  /agents/<name>                                 308 to the canonical URL with the slash
  */
 
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { agentRoster } from "../agents/roster.ts";
@@ -20,11 +20,10 @@ import { loadConfig } from "../config/config.ts";
 import { baseUrl } from "../config/public-url.ts";
 import {
   agentEndpoint,
+  agentNamed,
   checkAccess,
+  defaultAgent,
   internalErrorLogger,
-  servedAgent,
-  unknownAgent,
-  withDefaultAgent,
 } from "../edge/agent-request.ts";
 import { INVALID_REQUEST } from "../edge/errors.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
@@ -45,11 +44,31 @@ import { requestedVersion } from "./version.ts";
 
 const REST_METHODS = ["GET", "POST", "DELETE"];
 
-async function rpc(
-  c: Context<AppEnv>,
-  agent: AgentDefinition,
-  endpoint: string,
-): Promise<Response> {
+/** The agent a route serves, and its endpoint. */
+interface Target {
+  agent: AgentDefinition;
+  endpoint: string;
+}
+
+/**
+ * The agent a route serves: the one `/agents/:name/...` names, else (the root URLs, its aliases)
+ * the default agent; a 404 or 503 when there is none to serve (edge/agent-request.ts).
+ */
+function target(c: Context<AppEnv>): Target {
+  const name = c.req.param("name");
+  if (name === undefined) return { agent: defaultAgent(c), endpoint: `${baseUrl(c)}/` };
+  const agent = agentNamed(c, name);
+  return { agent, endpoint: agentEndpoint(c, agent.name) };
+}
+
+/** The agent's card (`version`: the v0.3 card at the v0.2 discovery path). */
+const card = (version?: "0.3") => (c: Context<AppEnv>) => {
+  const { agent, endpoint } = target(c);
+  return serveCard(c, agent, endpoint, version);
+};
+
+async function serveRpc(c: Context<AppEnv>): Promise<Response> {
+  const { agent, endpoint } = target(c);
   c.set("agent", agent.name);
   checkAccess(c, agent);
   const call = c.get("rpcCall") as RpcCall;
@@ -65,11 +84,8 @@ async function rpc(
   });
 }
 
-async function rest(
-  c: Context<AppEnv>,
-  agent: AgentDefinition,
-  endpoint: string,
-): Promise<Response> {
+async function serveRest(c: Context<AppEnv>): Promise<Response> {
+  const { agent, endpoint } = target(c);
   const { route, failure } = c.get("restCall") as RestCall;
   if (!route)
     throw new HttpError(
@@ -91,7 +107,48 @@ async function rest(
   });
 }
 
-/** Routes of the A2A surface. */
+/** What the service is: its default agent and where to start (`GET /`); a browser (its Accept
+ * leads with HTML) is sent to the console. */
+function service(c: Context<AppEnv>): Response {
+  const base = baseUrl(c);
+  if (/^\s*text\/html/i.test(c.req.header("Accept") ?? ""))
+    return c.redirect(`${base}/console`, 303);
+  return c.json({
+    service: "a2a-edge-harness",
+    defaultAgent: loadConfig(c.env).defaultAgent,
+    agentCard: `${base}/.well-known/agent-card.json`,
+    agents: `${base}/agents`,
+    console: `${base}/console`,
+    endpoint: `POST ${base}/ (JSON-RPC 2.0, header A2A-Version: 1.0)`,
+  });
+}
+
+/** An agent's endpoint and card URL (`GET /agents/<name>/`). */
+function agentIndex(c: Context<AppEnv>): Response {
+  const { agent, endpoint } = target(c);
+  return c.json({
+    name: agent.name,
+    description: agent.description,
+    endpoint,
+    cardUrl: `${endpoint}.well-known/agent-card.json`,
+  });
+}
+
+/** A 308 to the agent's canonical URL, with the slash. */
+function withSlash(c: Context<AppEnv>): Response {
+  const url = new URL(c.req.url);
+  url.pathname = `${url.pathname}/`;
+  return c.redirect(url.toString(), 308);
+}
+
+/** The critical-path ledger's mark (STORAGE_METER): the client's wait for an answer ends here. */
+const markResponse: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (ledgerOn())
+    ledgerMark(`response ${c.get("rpcCall")?.method ?? c.get("restCall")?.method ?? c.req.method}`);
+};
+
+/** Routes of the A2A surface (the table in the header). */
 export function a2aRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   /** MAX_BODY_BYTES, answered as a JSON-RPC error with HTTP 413. */
@@ -99,106 +156,42 @@ export function a2aRoutes(): Hono<AppEnv> {
     lead: "Request payload validation error: ",
     answer: { rpcCode: INVALID_REQUEST, details: true },
   });
-
-  // The critical-path ledger's mark (STORAGE_METER): the client's wait for an answer ends here.
-  app.use(async (c, next) => {
-    await next();
-    if (ledgerOn())
-      ledgerMark(
-        `response ${c.get("rpcCall")?.method ?? c.get("restCall")?.method ?? c.req.method}`,
-      );
-  });
-
-  // The index: a browser (its Accept leads with HTML) is sent to the console, a client gets JSON.
-  app.get("/", (c) =>
-    /^\s*text\/html/i.test(c.req.header("Accept") ?? "")
-      ? c.redirect(`${baseUrl(c)}/console`, 303)
-      : c.json({
-          service: "a2a-edge-harness",
-          defaultAgent: loadConfig(c.env).defaultAgent,
-          agentCard: `${baseUrl(c)}/.well-known/agent-card.json`,
-          agents: `${baseUrl(c)}/agents`,
-          console: `${baseUrl(c)}/console`,
-          endpoint: `POST ${baseUrl(c)}/ (JSON-RPC 2.0, header A2A-Version: 1.0)`,
-        }),
-  );
+  const rest = `:rest{${REST_PATH_PATTERN}}`;
+  app.use(markResponse);
+  app.get("/", service);
   app.get("/agents/", (c) => c.redirect(`${baseUrl(c)}/agents`, 308));
   app.get("/agents", (c) => c.json(agentRoster(c.env, baseUrl(c))));
-
   app.on(
     REST_METHODS,
-    `/:rest{${REST_PATH_PATTERN}}`,
+    `/${rest}`,
     authenticate(),
     sizeLimit,
     restCall(),
     limitRequests(),
-    (c) => withDefaultAgent(c, (agent) => rest(c, agent, `${baseUrl(c)}/`)),
+    serveRest,
   );
-  app.get("/.well-known/agent-card.json", (c) =>
-    withDefaultAgent(c, (agent) => serveCard(c, agent, `${baseUrl(c)}/`)),
-  );
+  app.get("/.well-known/agent-card.json", card());
   app.get(JWKS_PATH, serveJwks);
   // The v0.2 discovery path, which v0.2 clients still ask for: the v0.3 card.
-  app.get("/.well-known/agent.json", (c) =>
-    withDefaultAgent(c, (agent) => serveCard(c, agent, `${baseUrl(c)}/`, "0.3")),
-  );
-  app.post("/", authenticate(), sizeLimit, rpcCall(), limitRequests(), (c) =>
-    withDefaultAgent(c, (agent) => rpc(c, agent, `${baseUrl(c)}/`)),
-  );
-
-  app.get("/agents/:name/.well-known/agent-card.json", (c) => {
-    const agent = servedAgent(c, c.req.param("name"));
-    return agent
-      ? serveCard(c, agent, agentEndpoint(c, agent.name))
-      : unknownAgent(c, c.req.param("name"));
-  });
-  app.get("/agents/:name/.well-known/agent.json", (c) => {
-    const agent = servedAgent(c, c.req.param("name"));
-    return agent
-      ? serveCard(c, agent, agentEndpoint(c, agent.name), "0.3")
-      : unknownAgent(c, c.req.param("name"));
-  });
+  app.get("/.well-known/agent.json", card("0.3"));
+  app.post("/", authenticate(), sizeLimit, rpcCall(), limitRequests(), serveRpc);
+  app.get("/agents/:name/.well-known/agent-card.json", card());
+  app.get("/agents/:name/.well-known/agent.json", card("0.3"));
   // JSON-RPC at the canonical URL and without its slash: a client does not re-send a body after
   // a redirect, so the short form is served, not redirected.
-  const agentRpc = (c: Context<AppEnv>, name: string) => {
-    const agent = servedAgent(c, name);
-    return agent ? rpc(c, agent, agentEndpoint(c, agent.name)) : unknownAgent(c, name);
-  };
-  app.post("/agents/:name/", authenticate(), sizeLimit, rpcCall(), limitRequests(), (c) =>
-    agentRpc(c, c.req.param("name")),
-  );
-  app.post("/agents/:name", authenticate(), sizeLimit, rpcCall(), limitRequests(), (c) =>
-    agentRpc(c, c.req.param("name")),
-  );
+  app.post("/agents/:name/", authenticate(), sizeLimit, rpcCall(), limitRequests(), serveRpc);
+  app.post("/agents/:name", authenticate(), sizeLimit, rpcCall(), limitRequests(), serveRpc);
+  const agentRest = `/agents/:name/${rest}`;
   app.on(
     REST_METHODS,
-    `/agents/:name/:rest{${REST_PATH_PATTERN}}`,
+    agentRest,
     authenticate(),
     sizeLimit,
     restCall(),
     limitRequests(),
-    (c) => {
-      const agent = servedAgent(c, c.req.param("name"));
-      return agent
-        ? rest(c, agent, agentEndpoint(c, agent.name))
-        : unknownAgent(c, c.req.param("name"));
-    },
+    serveRest,
   );
-  app.get("/agents/:name/", (c) => {
-    const agent = servedAgent(c, c.req.param("name"));
-    if (!agent) return unknownAgent(c, c.req.param("name"));
-    const endpoint = agentEndpoint(c, agent.name);
-    return c.json({
-      name: agent.name,
-      description: agent.description,
-      endpoint,
-      cardUrl: `${endpoint}.well-known/agent-card.json`,
-    });
-  });
-  app.all("/agents/:name", (c) => {
-    const url = new URL(c.req.url);
-    url.pathname = `${url.pathname}/`;
-    return c.redirect(url.toString(), 308);
-  });
+  app.get("/agents/:name/", agentIndex);
+  app.all("/agents/:name", withSlash);
   return app;
 }

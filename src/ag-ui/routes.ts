@@ -20,7 +20,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
-import { internalErrorLogger, servedAgent, unknownAgent } from "../edge/agent-request.ts";
+import { agentNamed, internalErrorLogger } from "../edge/agent-request.ts";
 import { callerMessage, restFailure, scrub } from "../edge/errors.ts";
 import { faceCall } from "../edge/face-call.ts";
 import { accepts } from "../edge/media-types.ts";
@@ -63,9 +63,7 @@ async function checkInterrupt(port: TaskPort, taskId: string, threadId: string):
 }
 
 async function serveRun(c: Context<AppEnv>): Promise<Response> {
-  const name = c.req.param("name") ?? "";
-  const agent = servedAgent(c, name);
-  if (!agent) return unknownAgent(c, name);
+  const agent = agentNamed(c, c.req.param("name") ?? "");
   c.set("agent", agent.name);
   const { body, refusal } = c.get("faceCall") as FaceCall;
   if (refusal) throw new HttpError(refusal.status, refusal.message, { details: true });

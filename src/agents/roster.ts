@@ -37,6 +37,12 @@ export function servedAgents(env: Env): AgentDefinition[] {
     .filter((agent) => !disabled.includes(agent.name));
 }
 
+/** The served agent `name` (the one agent lookup), or undefined: unknown, broken or switched off. */
+export function servedAgent(env: Env, name: string): AgentDefinition | undefined {
+  const agent = currentAgents().get(name);
+  return agent && !loadConfig(env).network.disabled.includes(name) ? agent : undefined;
+}
+
 /** The roster, its URLs under `baseUrl` (no trailing slash). */
 export function agentRoster(env: Env, baseUrl: string): Roster {
   const unavailable = currentAgents().brokenList();

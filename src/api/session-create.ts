@@ -10,13 +10,12 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { unavailableReason } from "../agents/identity-error.ts";
-import { currentAgents } from "../agents/overrides.ts";
 import { newContextId } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
 import { agentUrl, baseUrl } from "../config/public-url.ts";
+import { agentNamed } from "../edge/agent-request.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { jsonBodyOrEmpty } from "../platform/json-body.ts";
@@ -37,13 +36,7 @@ export function sessionCreateRoutes(): Hono<AppEnv> {
     if (!parsed.success) throw invalidInput(parsed.error);
     const config = loadConfig(c.env);
     const name = parsed.data.agent ?? config.defaultAgent;
-    const registry = currentAgents();
-    const broken = registry.broken(name);
-    if (broken)
-      throw new HttpError(503, `Agent '${name}' is unavailable: ${unavailableReason(broken)}`);
-    const agent = registry.get(name);
-    if (!agent || config.network.disabled.includes(name))
-      throw new HttpError(404, `no agent ${name}`);
+    const agent = agentNamed(c, name, () => new HttpError(404, `no agent ${name}`));
     if (!mayUseAgent(c.get("principal"), agent.name, agent.access))
       throw new HttpError(403, `you may not use the agent ${agent.name}`);
     return c.json(

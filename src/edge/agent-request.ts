@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { unavailableReason } from "../agents/identity-error.ts";
 import { currentAgents } from "../agents/overrides.ts";
-import { servedAgents } from "../agents/roster.ts";
+import { servedAgent, servedAgents } from "../agents/roster.ts";
 import { describeDelegation } from "../auth/delegated.ts";
 import { mayUseAgent } from "../auth/principal.ts";
 import { loadConfig } from "../config/config.ts";
@@ -25,34 +25,38 @@ import { METHOD_NOT_FOUND } from "./errors.ts";
 /** The endpoint of the agent `name` for the request `c` answers. */
 export const agentEndpoint = (c: Context<AppEnv>, name: string) => agentUrl(baseUrl(c), name);
 
-export function servedAgent(c: Context<AppEnv>, name: string): AgentDefinition | undefined {
-  return servedAgents(c.env).find((agent) => agent.name === name);
-}
-
-/** A 404 for an unknown agent, or a 503 naming the file, line and field of a broken one. */
-export function unknownAgent(c: Context<AppEnv>, name: string): never {
-  const broken = currentAgents().broken(name);
-  if (broken)
-    throw new HttpError(503, `Agent '${name}' is unavailable: ${unavailableReason(broken)}`);
+/** A 404 naming the agents served, with the JSON-RPC code of an unknown method. */
+function unknownAgent(c: Context<AppEnv>, name: string): HttpError {
   const known = servedAgents(c.env).map((agent) => agent.name);
-  throw new HttpError(404, `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`, {
+  return new HttpError(404, `Unknown agent '${name.slice(0, 100)}'. Agents: ${known.join(", ")}.`, {
     rpcCode: METHOD_NOT_FOUND,
   });
 }
 
 /**
- * Serves the default agent (`DEFAULT_AGENT`) with `serve`, or says why it cannot: the root URLs
- * are its aliases, so a default agent switched off (`ENABLE_<NAME>=false`) answers there as it
- * does at its own URLs (404, an unknown agent).
+ * The served agent `name` (agents/roster.ts), or the error that says why there is none: a 503
+ * naming the file, line and field of a broken IDENTITY.md, else `notFound` (by default a 404
+ * naming the agents served).
  */
-export function withDefaultAgent(
+export function agentNamed(
   c: Context<AppEnv>,
-  serve: (agent: AgentDefinition) => Response | Promise<Response>,
-): Response | Promise<Response> {
-  const name = loadConfig(c.env).defaultAgent;
-  const agent = servedAgent(c, name);
-  return agent ? serve(agent) : unknownAgent(c, name);
+  name: string,
+  notFound: () => HttpError = () => unknownAgent(c, name),
+): AgentDefinition {
+  const agent = servedAgent(c.env, name);
+  if (agent) return agent;
+  const broken = currentAgents().broken(name);
+  if (broken)
+    throw new HttpError(503, `Agent '${name}' is unavailable: ${unavailableReason(broken)}`);
+  throw notFound();
 }
+
+/**
+ * The default agent (`DEFAULT_AGENT`), whose aliases the root URLs are: one switched off
+ * (`ENABLE_<NAME>=false`) answers there as it does at its own URLs (404, an unknown agent).
+ */
+export const defaultAgent = (c: Context<AppEnv>): AgentDefinition =>
+  agentNamed(c, loadConfig(c.env).defaultAgent);
 
 /** The task gateway of `agent`, over its task objects. */
 export function agentGateway(c: Context<AppEnv>, agent: AgentDefinition): TaskGateway {

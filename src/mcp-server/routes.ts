@@ -18,12 +18,7 @@ import { Hono } from "hono";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
 import { baseUrl } from "../config/public-url.ts";
-import {
-  agentEndpoint,
-  internalErrorLogger,
-  servedAgent,
-  unknownAgent,
-} from "../edge/agent-request.ts";
+import { agentEndpoint, agentNamed, internalErrorLogger } from "../edge/agent-request.ts";
 import { faceCall } from "../edge/face-call.ts";
 import { taskPort } from "../edge/task-port.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
@@ -59,9 +54,7 @@ const rpcError = (
   });
 
 async function serveMcp(c: Context<AppEnv>): Promise<Response> {
-  const name = c.req.param("name") ?? "";
-  const agent = servedAgent(c, name);
-  if (!agent) return unknownAgent(c, name);
+  const agent = agentNamed(c, c.req.param("name") ?? "");
   const { body, refusal } = c.get("faceCall") as FaceCall;
   if (refusal?.status === 415)
     return rpcError(c, 415, -32000, `Unsupported Media Type: ${refusal.message}`);
@@ -105,9 +98,7 @@ export function mcpRoutes(): Hono<AppEnv> {
     rpcError(c, 405, -32000, "Method not allowed: this MCP server is stateless; POST requests"),
   );
   app.get(`${RESOURCE_METADATA}/agents/:name/mcp`, (c) => {
-    const name = c.req.param("name");
-    const agent = servedAgent(c, name);
-    if (!agent) return unknownAgent(c, name);
+    const agent = agentNamed(c, c.req.param("name"));
     const { oidc } = loadConfig(c.env);
     return c.json({
       resource: mcpUrl(c, agent.name),
