@@ -3,7 +3,9 @@
  * one line (a {@link UsageError}: the caller prints it with the usage and exits 2), never Node's
  * own parser text. Pure: reads no environment beyond the defaults it is given.
  */
+
 import { parseArgs } from "node:util";
+import type { StateWord } from "../src/protocol/task-states.ts";
 import { UsageError } from "./errors.ts";
 import { parserProblem } from "./parser-problem.ts";
 
@@ -22,7 +24,7 @@ export const COMMANDS = [
 /** What `files` does: list, download, upload, remove. */
 export const FILE_COMMANDS = ["ls", "get", "put", "rm"] as const;
 
-/** The states `tasks --state` takes. */
+/** The states `tasks --state` takes, as words (src/protocol/task-states.ts), in a task's order. */
 export const STATES = [
   "submitted",
   "working",
@@ -32,7 +34,7 @@ export const STATES = [
   "failed",
   "canceled",
   "rejected",
-] as const;
+] as const satisfies readonly StateWord[];
 
 /** The usage, for `help`, `--help`, no arguments and any wrong command line. */
 export const usage = (defaultUrl: string) => `usage: a2a <command> <agent|url> [options]

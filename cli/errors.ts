@@ -4,11 +4,13 @@
  * statuses the last response carried, and the A2A errors the @a2a-js/sdk client throws are
  * translated; anything else keeps its own message.
  */
+
 import {
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
+import { stateWord } from "../src/protocol/task-states.ts";
 
 /** A failure already worded for the user. */
 export class CliError extends Error {
@@ -116,9 +118,9 @@ export function explain(error: unknown, context: ErrorContext): string {
     return `task ${task} can no longer be canceled: it has ended (npm run a2a -- get ${context.agent} ${task})`;
   const sdk = sdkHttpError(error.message);
   const said = oneLine(sdk ? (sdk.said ?? `HTTP ${sdk.status}`) : error.message);
-  const ended = /has ended \((?:TASK_STATE_)?([A-Za-z_-]+)\)/.exec(error.message);
+  const ended = /has ended \(((?:TASK_STATE_)?[A-Za-z_-]+)\)/.exec(error.message);
   if (error instanceof UnsupportedOperationError && ended)
-    return `task ${task} has ended (${ended[1]?.toLowerCase().replaceAll("_", "-")}): it takes no more messages; see it with npm run a2a -- get ${context.agent} ${task}, or send without --task to start a new one`;
+    return `task ${task} has ended (${stateWord(ended[1])}): it takes no more messages; see it with npm run a2a -- get ${context.agent} ${task}, or send without --task to start a new one`;
   if (error instanceof UnsupportedOperationError)
     return `${context.agent} does not support this: ${error.message}`;
   if (context.lastStatus === 401 && context.tokenWithheldFrom)

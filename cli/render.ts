@@ -9,6 +9,7 @@
  */
 import { isAnswerEcho } from "../src/protocol/answer-echo.ts";
 import { COST_EXTENSION } from "../src/protocol/extensions.ts";
+import { stateWord } from "../src/protocol/task-states.ts";
 import type { FormField } from "./form.ts";
 
 type Json = Record<string, unknown>;
@@ -84,12 +85,8 @@ export function planSteps(data: Json): string[] {
   });
 }
 
-/** A short, readable state name (TASK_STATE_INPUT_REQUIRED -> input-required). */
-export const stateName = (state: unknown) =>
-  String(state ?? "unknown")
-    .replace(/^TASK_STATE_/, "")
-    .toLowerCase()
-    .replaceAll("_", "-");
+/** A state as a word (src/protocol/task-states.ts: TASK_STATE_INPUT_REQUIRED -> input-required). */
+export const stateName = (state: unknown) => stateWord(String(state ?? "unknown"));
 
 /** What an input-required pause asks: the question and a form's fields, if any. */
 export interface Question {

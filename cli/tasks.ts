@@ -3,7 +3,9 @@
  * state, time and context and a one-line preview of what was asked and what came back. An empty
  * list says why it may be empty (anonymous callers see tasks per conversation).
  */
+
 import { ListTasksRequest, Task as SdkTask } from "@a2a-js/sdk";
+import { stateOfWord } from "../src/protocol/task-states.ts";
 import { CliError } from "./errors.ts";
 import { type Out, stateName, textOf } from "./render.ts";
 import type { Session } from "./stream.ts";
@@ -53,9 +55,7 @@ export async function listTasks(
   const page = await client.listTasks(
     ListTasksRequest.fromJSON({
       ...(filters.contextId ? { contextId: filters.contextId } : {}),
-      ...(filters.state
-        ? { status: `TASK_STATE_${filters.state.toUpperCase().replaceAll("-", "_")}` }
-        : {}),
+      ...(filters.state ? { status: stateOfWord(filters.state) } : {}),
       pageSize: filters.limit,
       historyLength: 10,
       includeArtifacts: true,

@@ -8,9 +8,9 @@
 import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import { formIn, partsText } from "../protocol/parts.ts";
+import { INTERRUPTED_STATES, isTerminal } from "../protocol/task-states.ts";
 import type { Message, StreamEvent, TaskStatus } from "../protocol/wire.ts";
 import { ANSWER_ARTIFACT_ID } from "../task/runtime/answer-artifact.ts";
-import { INTERRUPTED_STATES, isTerminal } from "../task/runtime/state-machine.ts";
 
 /** The prefix of CUSTOM events that carry a harness event (`a2a-edge-harness.<kind>`). */
 const CUSTOM_EVENT_PREFIX = "a2a-edge-harness.";

@@ -10,8 +10,8 @@
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { loadConfig, retentionDaysFor } from "../config/config.ts";
 import { log } from "../platform/logging.ts";
+import { TERMINAL_STATES } from "../protocol/task-states.ts";
 import { contextHasTasks, deleteTaskRows, endedBefore } from "../store/task-queries.ts";
-import { TERMINAL_STATES } from "../task/runtime/state-machine.ts";
 import { type ConversationRef, eraseContexts } from "./erase.ts";
 
 /** The cron expression of the daily sweep (wrangler.toml [triggers]). */

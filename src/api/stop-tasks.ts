@@ -7,8 +7,8 @@
  */
 import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import { TERMINAL_STATES } from "../protocol/task-states.ts";
 import { tasksNotIn } from "../store/task-queries.ts";
-import { TERMINAL_STATES } from "../task/runtime/state-machine.ts";
 
 /** How many tasks one call looks at (a call is one request: its subrequests are bounded). */
 export const STOP_LIMIT = 200;

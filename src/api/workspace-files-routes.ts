@@ -20,7 +20,7 @@
  */
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { checkAccess, servedAgent, unknownAgent } from "../edge/agent-request.ts";
+import { agentNamed, checkAccess } from "../edge/agent-request.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
@@ -100,8 +100,7 @@ function refuseStateFile(path: string, verb: string): void {
 /** The agent the path names (404/503 for an unknown or broken one; 403 without access). */
 function agentOf(c: Context<AppEnv>): AgentDefinition {
   const name = c.req.param("agent") ?? "";
-  const agent = servedAgent(c, name);
-  if (!agent) return unknownAgent(c, name);
+  const agent = agentNamed(c, name);
   c.set("agent", agent.name);
   checkAccess(c, agent);
   return agent;

@@ -9,6 +9,7 @@
  */
 
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import { stateWord } from "../protocol/task-states.ts";
 import {
   answerContent,
   approvalFrom,
@@ -130,7 +131,7 @@ function notRun(asked: number, cap: number): ToolResult {
 function childResult(agent: string, outcome: ChildOutcome): ToolResult {
   if (outcome.state === "TASK_STATE_COMPLETED")
     return { content: outcome.text || `The ${agent} sub-agent finished without an answer.` };
-  const how = outcome.state.replace("TASK_STATE_", "").toLowerCase();
+  const how = stateWord(outcome.state);
   return {
     content: `The ${agent} sub-agent ${how === "canceled" ? "was canceled" : how}${outcome.text ? `: ${outcome.text}` : "."}`,
     isError: true,

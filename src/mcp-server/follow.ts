@@ -6,8 +6,8 @@
  */
 import { isAnswerEcho } from "../protocol/answer-echo.ts";
 import { partsText } from "../protocol/parts.ts";
+import { isSettled, stateWord } from "../protocol/task-states.ts";
 import type { Message, StreamEvent, TaskStateName } from "../protocol/wire.ts";
-import { isSettled } from "../task/runtime/state-machine.ts";
 
 /** How a wait ended: the task it followed (and whether it settled), or an agent's direct reply. */
 export type Followed = { taskId: string; settled: boolean } | { reply: Message } | { none: true };
@@ -19,10 +19,6 @@ export interface FollowOptions {
   progress?: ((note: string) => Promise<void>) | undefined;
 }
 
-/** The lowercase state name clients show (`input-required`), as A2A v0.3 spells it. */
-export const stateName = (state: TaskStateName): string =>
-  state.replace("TASK_STATE_", "").toLowerCase().replace("_", "-");
-
 /** The progress note of one event, or null for an event not worth one. */
 function noteOf(event: StreamEvent): string | null {
   if ("statusUpdate" in event) {
@@ -30,14 +26,14 @@ function noteOf(event: StreamEvent): string | null {
     // The answer's echo repeats the answer artifact's chunks, noted already.
     if (isAnswerEcho(message)) return null;
     const text = partsText(message?.parts).trim();
-    return text ? `${stateName(state)}: ${text.slice(0, 200)}` : stateName(state);
+    return text ? `${stateWord(state)}: ${text.slice(0, 200)}` : stateWord(state);
   }
   if ("artifactUpdate" in event) {
     const { artifact } = event.artifactUpdate;
     const text = artifact.parts.map((part) => part.text ?? "").join("");
     return text ? `${artifact.name ?? artifact.artifactId}: ${text.slice(0, 200)}` : null;
   }
-  if ("task" in event) return stateName(event.task.status.state);
+  if ("task" in event) return stateWord(event.task.status.state);
   return null;
 }
 

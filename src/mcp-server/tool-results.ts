@@ -6,9 +6,9 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { formIn, partsText } from "../protocol/parts.ts";
+import { stateWord } from "../protocol/task-states.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import { ANSWER_ARTIFACT_ID } from "../task/runtime/answer-artifact.ts";
-import { stateName } from "./follow.ts";
 
 /** The task's answer: its `answer` artifact, else the text of its status message. */
 function answerOf(task: Task): string {
@@ -18,7 +18,7 @@ function answerOf(task: Task): string {
 
 /** The result of a tool call that ended with (or looked at) `task`; `waiting` if the wait ran out. */
 export function taskResult(task: Task, waiting = false): CallToolResult {
-  const state = stateName(task.status.state);
+  const state = stateWord(task.status.state);
   const ids = `taskId: ${task.id}\ncontextId: ${task.contextId}\nstate: ${state}`;
   const fields: Record<string, unknown> = { taskId: task.id, contextId: task.contextId, state };
   let lead: string;
@@ -78,7 +78,7 @@ export function replyResult(message: Message): CallToolResult {
 export function listResult(tasks: readonly Task[], nextPageToken: string): CallToolResult {
   const lines = tasks.map((task) => {
     const last = partsText(task.history?.at(-1)?.parts).replace(/\s+/g, " ").slice(0, 80);
-    return `${task.id}  ${stateName(task.status.state)}  context ${task.contextId}${last ? `  “${last}”` : ""}`;
+    return `${task.id}  ${stateWord(task.status.state)}  context ${task.contextId}${last ? `  “${last}”` : ""}`;
   });
   const more = nextPageToken ? `\nMore: call list_tasks with pageToken "${nextPageToken}".` : "";
   return {
@@ -87,7 +87,7 @@ export function listResult(tasks: readonly Task[], nextPageToken: string): CallT
       tasks: tasks.map((t) => ({
         taskId: t.id,
         contextId: t.contextId,
-        state: stateName(t.status.state),
+        state: stateWord(t.status.state),
       })),
       nextPageToken,
     },

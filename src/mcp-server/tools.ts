@@ -18,8 +18,9 @@ import { callerMessage } from "../edge/errors.ts";
 import type { TaskPort } from "../edge/task-port.ts";
 import { newId } from "../platform/ids.ts";
 import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
-import { Id, type Message, type Part, type StreamEvent, TASK_STATES } from "../protocol/wire.ts";
-import { type FollowOptions, follow, stateName } from "./follow.ts";
+import { STATE_WORDS, stateOfWord } from "../protocol/task-states.ts";
+import { Id, type Message, type Part, type StreamEvent } from "../protocol/wire.ts";
+import { type FollowOptions, follow } from "./follow.ts";
 import { listResult, replyResult, taskResult } from "./tool-results.ts";
 
 /** What the tools need besides the port. */
@@ -41,9 +42,6 @@ interface CallExtra {
     params: { progressToken: string | number; progress: number; message?: string };
   }): Promise<void>;
 }
-
-/** The state names the tools speak (`input-required`), in the order of {@link TASK_STATES}. */
-const STATE_NAMES = TASK_STATES.map(stateName) as [string, ...string[]];
 
 function sendDescription(agent: AgentDefinition, skills: readonly AgentSkill[]): string {
   const lines = skills.map((skill) => `- ${skill.name}: ${skill.description}`);
@@ -242,13 +240,13 @@ export function mcpServer(port: TaskPort, options: McpToolsOptions): McpServer {
         "Your tasks with this agent, newest first; contextId narrows to one conversation (an anonymous caller must name one).",
       inputSchema: {
         contextId: Id.optional(),
-        state: z.enum(STATE_NAMES).optional().describe("Only tasks in this state"),
+        state: z.enum(STATE_WORDS).optional().describe("Only tasks in this state"),
         pageSize: z.number().int().min(1).max(100).optional(),
         pageToken: z.string().max(1000).optional(),
       },
     },
     guard(async ({ contextId, state, pageSize, pageToken }: ListArgs) => {
-      const status = state ? TASK_STATES[STATE_NAMES.indexOf(state)] : undefined;
+      const status = state ? stateOfWord(state) : undefined;
       const page = await port.list({ contextId, status, pageSize, pageToken });
       return listResult(page.tasks, page.nextPageToken);
     }),

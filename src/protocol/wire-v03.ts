@@ -4,6 +4,7 @@
  * JSON: what the @a2a-js/sdk's v0.3 compat layer does through its classes, without them. Inputs
  * were validated by the v0.3 schemas (a2a/params-v03.ts) and are not checked again. Pure: no I/O.
  */
+import { isSettled, stateWord } from "./task-states.ts";
 import type {
   Artifact,
   Message,
@@ -11,7 +12,6 @@ import type {
   StreamEvent,
   Task,
   TaskArtifactUpdateEvent,
-  TaskStateName,
   TaskStatus,
   TaskStatusUpdateEvent,
 } from "./wire.ts";
@@ -21,25 +21,10 @@ type Json = Record<string, unknown>;
 /** The metadata flag of a v0.3 data part that wraps a v1.0 value which is not an object. */
 const DATA_PART_COMPAT_FLAG = "data_part_compat";
 
-/** States after which a v0.3 stream ends (`final: true`); input-required and auth-required too. */
-const FINAL_STATES: ReadonlySet<string> = new Set([
-  "completed",
-  "canceled",
-  "failed",
-  "rejected",
-  "input-required",
-  "auth-required",
-]);
-
 const isObject = (v: unknown): v is Json =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const nonEmpty = (v: unknown) => v !== undefined && v !== null && v !== "";
 const some = (v: readonly unknown[] | undefined) => v !== undefined && v.length > 0;
-
-/** A v1.0 task state as v0.3 spells it (`TASK_STATE_INPUT_REQUIRED` -> `input-required`). */
-export function stateToV03(state: TaskStateName): string {
-  return state.slice("TASK_STATE_".length).toLowerCase().replaceAll("_", "-");
-}
 
 // --- v0.3 -> v1.0 (requests) ---
 
@@ -159,7 +144,7 @@ export function messageToV03(message: Message): Json {
 
 function statusToV03(status: TaskStatus): Json {
   return {
-    state: stateToV03(status.state),
+    state: stateWord(status.state),
     ...(status.message ? { message: messageToV03(status.message) } : {}),
     ...(nonEmpty(status.timestamp) ? { timestamp: status.timestamp } : {}),
   };
@@ -197,7 +182,7 @@ function statusUpdateToV03(update: TaskStatusUpdateEvent): Json {
     contextId: update.contextId,
     status,
     // Spec 0.3.0 §7.2: `final` marks the last event of the interaction, a pause for input too.
-    final: FINAL_STATES.has(status.state as string),
+    final: isSettled(update.status.state),
     ...(update.metadata !== undefined ? { metadata: update.metadata } : {}),
   };
 }

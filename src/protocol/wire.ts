@@ -4,6 +4,7 @@
  * task object works with. Pure: no I/O.
  */
 import { z } from "zod";
+import { TASK_STATES } from "./task-states.ts";
 
 /** Longest id (task, context, message) accepted from a client. */
 export const MAX_ID_LENGTH = 256;
@@ -14,16 +15,7 @@ export const Id = z
   .min(1, "must not be empty")
   .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
 
-export const TASK_STATES = [
-  "TASK_STATE_SUBMITTED",
-  "TASK_STATE_WORKING",
-  "TASK_STATE_COMPLETED",
-  "TASK_STATE_FAILED",
-  "TASK_STATE_CANCELED",
-  "TASK_STATE_INPUT_REQUIRED",
-  "TASK_STATE_REJECTED",
-  "TASK_STATE_AUTH_REQUIRED",
-] as const;
+/** A task state on the wire (the states and their other spellings: task-states.ts). */
 export const TaskStateName = z.enum(TASK_STATES);
 export type TaskStateName = z.infer<typeof TaskStateName>;
 

@@ -13,6 +13,7 @@ import { loadConfig } from "../config/config.ts";
 import type { Handover } from "../conversations/join.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
+import { isSettled, isTerminal } from "../protocol/task-states.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import { workspaceFor } from "../workspace/client.ts";
@@ -31,7 +32,7 @@ import {
   taskFail,
   taskOk,
 } from "./rpc-types.ts";
-import { canTransition, isSettled, isTerminal } from "./runtime/state-machine.ts";
+import { canTransition } from "./runtime/state-machine.ts";
 import type { TaskRuntime } from "./runtime/task-runtime.ts";
 import type { TimelineEntry } from "./store/event-log.ts";
 import { lineageOf } from "./store/lineage.ts";

@@ -14,6 +14,7 @@
 import { isAnonymousOwner } from "../auth/anonymous.ts";
 import { loadConfig, retentionDaysFor } from "../config/config.ts";
 import { log } from "../platform/logging.ts";
+import { isSettled, isTerminal } from "../protocol/task-states.ts";
 import { PUSH_HISTORY_LENGTH, pushBody } from "../push/push-payload.ts";
 import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
@@ -27,7 +28,6 @@ import {
   REGISTER_JOB,
   RELEASE_JOB,
 } from "./conversation/context-membership.ts";
-import { isSettled, isTerminal } from "./runtime/state-machine.ts";
 import type { Listener, StatusChange } from "./runtime/status-change.ts";
 import { TaskRuntime } from "./runtime/task-runtime.ts";
 import { LoopDriver } from "./steps/loop-driver.ts";

@@ -6,6 +6,7 @@
  */
 import type { Config } from "../config/config.ts";
 import { taskIdFor } from "../platform/ids.ts";
+import { isTerminal } from "../protocol/task-states.ts";
 import type { TaskStateName } from "../protocol/wire.ts";
 import { modelOfTask } from "../trace/cost.ts";
 import { exportSpans } from "../trace/export.ts";
@@ -14,7 +15,6 @@ import { type LogFact, logFacts, type TraceSpan } from "../trace/span-types.ts";
 import { taskSpans } from "../trace/spans.ts";
 import { taskTraceOf } from "../trace/task-trace.ts";
 import { estimateCost } from "../users/pricing.ts";
-import { isTerminal } from "./runtime/state-machine.ts";
 import type { TaskRuntime } from "./runtime/task-runtime.ts";
 import type { ChildRecord } from "./store/children.ts";
 

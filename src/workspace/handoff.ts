@@ -9,6 +9,7 @@
  * {@link DECISIONS_MAX_LINES} lines, progress_log.md and agent_state.json bound themselves.
  */
 
+import { stateWord } from "../protocol/task-states.ts";
 import type { TaskChanges } from "./change-log.ts";
 import { type FileStore, writeHarnessFiles } from "./files/file-ops.ts";
 import { AGENT_STATE_FILE, nextAgentState, parseAgentState } from "./state/agent-state.ts";
@@ -85,7 +86,7 @@ export function composeTaskEnd(
   const handoff = [
     `# Handoff from task ${input.taskId}`,
     "",
-    `${input.at}, agent ${input.agent}, ended ${input.state.replace("TASK_STATE_", "").toLowerCase()}.`,
+    `${input.at}, agent ${input.agent}, ended ${stateWord(input.state)}.`,
     "",
     ...sections.flatMap(([title, body]) => [`## ${title}`, body, ""]),
   ].join("\n");

@@ -8,8 +8,9 @@
  * their proto names (`context_id`, `message_id`, `task_id`): every ProtoJSON parser (the SDKs')
  * reads those, and the v0.3 kit's REST client reads only those. Pure: no I/O.
  */
-import type { Message, Part, StreamEvent, Task, TaskStateName } from "../../protocol/wire.ts";
-import { isSettled } from "../../task/runtime/state-machine.ts";
+
+import { isSettled, stateToV03Proto } from "../../protocol/task-states.ts";
+import type { Message, Part, StreamEvent, Task } from "../../protocol/wire.ts";
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json =>
@@ -107,8 +108,7 @@ export function taskToV03(task: Task): Json {
 function statusToV03(status: Task["status"]): Json {
   return {
     ...status,
-    // The v0.3 proto spells it TASK_STATE_CANCELLED (v1.0: TASK_STATE_CANCELED).
-    state: status.state === "TASK_STATE_CANCELED" ? "TASK_STATE_CANCELLED" : status.state,
+    state: stateToV03Proto(status.state),
     ...(status.message ? { message: messageToV03(status.message) } : {}),
   };
 }
@@ -119,7 +119,7 @@ export function eventToV03(event: StreamEvent): Json {
   if ("message" in event) return { message: messageToV03(event.message) };
   if ("statusUpdate" in event) {
     const update = event.statusUpdate;
-    const final = isSettled(update.status.state as TaskStateName);
+    const final = isSettled(update.status.state);
     return {
       statusUpdate: {
         ...update,

@@ -2,6 +2,7 @@
 // JSON-RPC calls, and JSON-RPC streams (SendStreamingMessage, SubscribeToTask) read as SSE with
 // their event ids, so a dropped stream can resume with Last-Event-ID. Every request carries the
 // signed-in token, and each one and its answer is recorded for the Raw pane (exchanges.js).
+import { stateWord, TERMINAL_STATES } from "../../protocol/task-states.ts";
 import { bodyRecord, record } from "./exchanges.js";
 import { t } from "./i18n/i18n.js";
 import { sseEvents } from "./sse.ts";
@@ -158,12 +159,8 @@ export const textOf = (m) =>
     .map((p) => p.text)
     .join("");
 
-/** "TASK_STATE_INPUT_REQUIRED" -> "input-required". */
-export const stateName = (s) =>
-  String(s || "")
-    .replace(/^TASK_STATE_/, "")
-    .toLowerCase()
-    .replaceAll("_", "-");
+/** A state as a word: "TASK_STATE_INPUT_REQUIRED" -> "input-required" (protocol/task-states.ts). */
+export const stateName = stateWord;
 
-/** States after which a task changes no more. */
-export const TERMINAL = new Set(["completed", "failed", "canceled", "rejected"]);
+/** The words of the states after which a task changes no more. */
+export const TERMINAL = new Set([...TERMINAL_STATES].map(stateWord));

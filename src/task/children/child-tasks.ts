@@ -8,11 +8,11 @@ import { loadConfig } from "../../config/config.ts";
 import type { Subagents, SubagentType } from "../../loop/contracts.ts";
 import { EMPTY_USAGE, sumUsage, type Usage } from "../../model/usage.ts";
 import { log } from "../../platform/logging.ts";
+import { isSettled, isTerminal, stateWord } from "../../protocol/task-states.ts";
 import type { Part, TaskStateName } from "../../protocol/wire.ts";
 import { callableTypes, type Delegator, transportFor } from "../../subagents/reach.ts";
 import type { ChildTransport, PolledChild } from "../../subagents/transport.ts";
 import { freshBudget } from "../../users/limits.ts";
-import { isSettled, isTerminal } from "../runtime/state-machine.ts";
 import type { EventSink, StatusWriter } from "../runtime/status-change.ts";
 import type { TaskState } from "../runtime/task-state.ts";
 import type { ChildReport } from "../store/children.ts";
@@ -206,7 +206,7 @@ export class ChildTasks {
       const delta = minus(report.usage, child.countedUsage);
       task.loopState.patch({ usage: sumUsage(task.loopState.get().usage, delta) });
       task.children.setCountedUsage(childTaskId, report.usage);
-      const state = report.state.replace("TASK_STATE_", "").toLowerCase().replace("_", "-");
+      const state = stateWord(report.state);
       task.emitHarnessEvent({
         kind: "subagent",
         text: `Agent ${child.agent} ${state === "input-required" ? "needs input" : state}`,

@@ -8,7 +8,7 @@
 import { log } from "../../platform/logging.ts";
 import { stubByName } from "../../platform/object-stub.ts";
 import { partsText } from "../../protocol/parts.ts";
-import { isSettled } from "../runtime/state-machine.ts";
+import { isSettled } from "../../protocol/task-states.ts";
 import type { TaskState } from "../runtime/task-state.ts";
 import type { ChildReport } from "../store/children.ts";
 

@@ -7,7 +7,7 @@
  */
 import { contextKey, type Handover } from "../../conversations/join.ts";
 import type { HookState } from "../../loop/contracts.ts";
-import { isSettled } from "../runtime/state-machine.ts";
+import { isSettled } from "../../protocol/task-states.ts";
 import type { ContextLinkStore } from "../store/context-link.ts";
 import type { TaskStore } from "../store/task-store.ts";
 import { handoverTurns } from "./release-content.ts";

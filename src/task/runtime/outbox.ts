@@ -6,6 +6,7 @@
  */
 import { backoffMs } from "../../model/errors.ts";
 import { log } from "../../platform/logging.ts";
+import { isTerminal } from "../../protocol/task-states.ts";
 import type { Artifact } from "../../protocol/wire.ts";
 import { type TaskIndexRow, upsertTaskIndex } from "../../store/d1-index.ts";
 import { taskKey } from "../../store/r2-keys.ts";
@@ -13,7 +14,6 @@ import type { Scheduler } from "../../store/scheduler.ts";
 import { lineageOf } from "../store/lineage.ts";
 import type { LoopStateStore } from "../store/loop-state.ts";
 import type { TaskStore } from "../store/task-store.ts";
-import { isTerminal } from "./state-machine.ts";
 
 /** Retries before an outbox job gives up (the next state change sends again anyway). */
 export const OUTBOX_MAX_ATTEMPTS = 12;

@@ -1,22 +1,8 @@
 /**
- * The A2A task state machine: which states end a task, which pause it for the client, and which
- * transitions are legal. Pure: no I/O, no clock.
+ * The A2A task state machine: which transitions are legal (which states end a task and which
+ * pause it: protocol/task-states.ts). Pure: no I/O, no clock.
  */
-import type { TaskStateName } from "../../protocol/wire.ts";
-
-/** States after which a task never changes again (spec 3.1.1). */
-export const TERMINAL_STATES: ReadonlySet<TaskStateName> = new Set([
-  "TASK_STATE_COMPLETED",
-  "TASK_STATE_FAILED",
-  "TASK_STATE_CANCELED",
-  "TASK_STATE_REJECTED",
-]);
-
-/** States in which a task waits for the client; a blocking send returns at these too. */
-export const INTERRUPTED_STATES: ReadonlySet<TaskStateName> = new Set([
-  "TASK_STATE_INPUT_REQUIRED",
-  "TASK_STATE_AUTH_REQUIRED",
-]);
+import type { TaskStateName } from "../../protocol/task-states.ts";
 
 const TRANSITIONS: Readonly<Record<TaskStateName, readonly TaskStateName[]>> = {
   TASK_STATE_SUBMITTED: [
@@ -52,16 +38,6 @@ const TRANSITIONS: Readonly<Record<TaskStateName, readonly TaskStateName[]>> = {
   TASK_STATE_CANCELED: [],
   TASK_STATE_REJECTED: [],
 };
-
-/** True when the task can never change again. */
-export function isTerminal(state: TaskStateName): boolean {
-  return TERMINAL_STATES.has(state);
-}
-
-/** True when a blocking call should return: the task ended or waits for the client. */
-export function isSettled(state: TaskStateName): boolean {
-  return TERMINAL_STATES.has(state) || INTERRUPTED_STATES.has(state);
-}
 
 /** True when `from -> to` is a legal transition. */
 export function canTransition(from: TaskStateName, to: TaskStateName): boolean {

@@ -8,10 +8,11 @@
  */
 import type { HarnessEvent } from "../../loop/contracts.ts";
 import { harnessEventMessage } from "../../loop/harness-events.ts";
+import { isSettled } from "../../protocol/task-states.ts";
 import type { Message, Part, TaskStateName } from "../../protocol/wire.ts";
 import { usageMetadata } from "../../trace/cost.ts";
 import { answerChunk, answerEcho, emitArtifact, PROGRESS_ARTIFACT_ID } from "./answer-artifact.ts";
-import { isSettled, transition } from "./state-machine.ts";
+import { transition } from "./state-machine.ts";
 import type {
   EventSink,
   Listener,

@@ -9,6 +9,7 @@
 import { type AgentDefinition, withDefaultModel } from "../../agents/identity.ts";
 import { currentAgents } from "../../agents/overrides.ts";
 import { loadConfig } from "../../config/config.ts";
+import { isSettled, isTerminal } from "../../protocol/task-states.ts";
 import type { Artifact, Task } from "../../protocol/wire.ts";
 import { PushSender } from "../../push/push-sender.ts";
 import { PushStore } from "../../push/push-store.ts";
@@ -29,7 +30,6 @@ import { WriteUnit } from "../store/write-unit.ts";
 import { streamedAnswer } from "./answer-artifact.ts";
 import { BackgroundWork } from "./background.ts";
 import { Outbox, type OutboxSource, outboxSourceOf } from "./outbox.ts";
-import { isSettled, isTerminal } from "./state-machine.ts";
 import { Waiters } from "./status-change.ts";
 import { Subscribers } from "./subscribers.ts";
 

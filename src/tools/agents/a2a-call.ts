@@ -7,6 +7,7 @@
  * `context_id` keeps a conversation with the agent.
  */
 import { z } from "zod";
+import { stateWord } from "../../protocol/task-states.ts";
 import { cutNote, sendAndWait } from "../../remote/bounded-wait.ts";
 import { clientFor } from "../../remote/client.ts";
 import { outcomeOf, type RemoteOutcome, sendRequest } from "../../remote/sdk-codec.ts";
@@ -22,7 +23,7 @@ const Input = z.strictObject({
 
 /** The outcome of a remote call in a few lines for the model. */
 export function describeOutcome(agent: string, outcome: RemoteOutcome): string {
-  const state = outcome.state.replace("TASK_STATE_", "").toLowerCase().replace("_", "-");
+  const state = stateWord(outcome.state);
   const ids = outcome.taskId
     ? `task ${outcome.taskId}${outcome.contextId ? `, context ${outcome.contextId}` : ""}`
     : "";

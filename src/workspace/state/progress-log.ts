@@ -5,6 +5,7 @@
  * Bounded: the newest {@link PROGRESS_LOG_ENTRIES} entries are kept, older ones roll off (the log
  * says how many). Pure: no I/O.
  */
+import { stateWord } from "../../protocol/task-states.ts";
 import type { Progress } from "./state-files.ts";
 
 export const PROGRESS_LOG_FILE = "progress_log.md";
@@ -38,7 +39,7 @@ export function progressEntry(
   newDecisions: readonly string[],
   m: TaskMetrics,
 ): string {
-  const state = task.state.replace("TASK_STATE_", "").toLowerCase();
+  const state = stateWord(task.state);
   const seconds = Math.round(m.durationMs / 1000);
   return [
     `## ${task.at} · task ${task.taskId} · ${task.agent} · ${state}`,

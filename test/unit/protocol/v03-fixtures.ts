@@ -4,8 +4,9 @@
  * requests in the forms clients send them (JSON-RPC params; HTTP+JSON bodies under JSON and proto
  * names). The golden file holds what the translation made of them when it was recorded.
  */
+
+import { TASK_STATES } from "../../../src/protocol/task-states.ts";
 import type { Message, StreamEvent, Task, TaskStateName } from "../../../src/protocol/wire.ts";
-import { TASK_STATES } from "../../../src/protocol/wire.ts";
 
 const agentMessage: Message = {
   messageId: "m-agent",

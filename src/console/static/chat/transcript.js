@@ -1,6 +1,7 @@
 // A conversation rebuilt from the server: the order of its tasks from GET /api/sessions/<id>,
 // their full histories (user messages, harness events, questions, answers) and answer artifacts
 // from ListTasks with that contextId, turned into the same turns the live chat shows.
+import { INTERRUPTED_STATES } from "../../../protocol/task-states.ts";
 import { api, rpc, textOf } from "../api.js";
 import { el, icon } from "../dom.js";
 import { t } from "../i18n/i18n.js";
@@ -101,9 +102,7 @@ function segments(history) {
 export function renderTask(task, agent, hooks) {
   const nodes = [];
   const parts = segments(task.history);
-  const waiting =
-    task.status.state === "TASK_STATE_INPUT_REQUIRED" ||
-    task.status.state === "TASK_STATE_AUTH_REQUIRED";
+  const waiting = INTERRUPTED_STATES.has(task.status.state);
   // The final status message (a refusal's explanation, say) shows on the status line, not twice.
   const statusId = task.status.message?.messageId;
   let turn;

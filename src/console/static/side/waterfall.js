@@ -3,6 +3,7 @@
 // One row per span: the task, its steps, model calls (tokens, cache reads, cost), tool calls,
 // waits for a person, hook interventions (markers), and sub-agents, whose rows nest under the
 // call that started them and fold.
+import { stateWord } from "../../../protocol/task-states.ts";
 import { el } from "../dom.js";
 import { t } from "../i18n/i18n.js";
 
@@ -46,9 +47,7 @@ function detailOf(kind, a, simulated) {
     return `${a["a2a.tool.outcome"] ?? ""}${a["a2a.tool.output_chars"] !== undefined ? ` · ${a["a2a.tool.output_chars"]} chars` : ""}`;
   if (kind === "agent")
     return t("wfAgent", {
-      state: String(a["a2a.task.state"] ?? "")
-        .replace("TASK_STATE_", "")
-        .toLowerCase(),
+      state: stateWord(a["a2a.task.state"]),
       cost: costText(a["a2a.task.cost_usd"], simulated),
     });
   return "";

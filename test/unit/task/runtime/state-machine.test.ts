@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { TASK_STATES } from "../../../../src/protocol/wire.ts";
+import { isSettled, isTerminal, TASK_STATES } from "../../../../src/protocol/task-states.ts";
 import {
   canTransition,
   IllegalTransitionError,
-  isSettled,
-  isTerminal,
   transition,
 } from "../../../../src/task/runtime/state-machine.ts";
 
