@@ -11,15 +11,14 @@
  *     notification echoes it (a megabyte token would come back once per notification).
  * Pure: no I/O.
  */
+
 import type { FaceCall } from "../protocol/app-types.ts";
+import { isJsonObject } from "../protocol/json-shape.ts";
 
 /** The longest string `progressToken` taken (a counter or a UUID fits many times over). */
 export const MAX_PROGRESS_TOKEN_CHARS = 256;
 
 type Effects = { sends: boolean; holds: boolean };
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The face's tools (tools.ts registers them), and what a call of each does at the edge. */
 const TOOL_EFFECTS: ReadonlyMap<string, (args: unknown) => Effects> = new Map<
@@ -28,7 +27,10 @@ const TOOL_EFFECTS: ReadonlyMap<string, (args: unknown) => Effects> = new Map<
 >([
   ["send_message", () => ({ sends: true, holds: true })],
   ["reply", () => ({ sends: true, holds: true })],
-  ["get_task", (args: unknown) => ({ sends: false, holds: isRecord(args) && args.wait === true })],
+  [
+    "get_task",
+    (args: unknown) => ({ sends: false, holds: isJsonObject(args) && args.wait === true }),
+  ],
   ["cancel_task", () => ({ sends: false, holds: false })],
   ["list_tasks", () => ({ sends: false, holds: false })],
 ]);
@@ -45,11 +47,11 @@ export interface McpRefusal {
 
 /** The request's `params` as a record (empty when absent or not an object). */
 const paramsOf = (body: unknown): Record<string, unknown> =>
-  isRecord(body) && isRecord(body.params) ? body.params : {};
+  isJsonObject(body) && isJsonObject(body.params) ? body.params : {};
 
 /** The JSON-RPC id of `body`, when it has a usable one. */
 export function requestId(body: unknown): string | number | null {
-  const id = isRecord(body) ? body.id : undefined;
+  const id = isJsonObject(body) ? body.id : undefined;
   return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
@@ -58,7 +60,7 @@ export function requestId(body: unknown): string | number | null {
  * `mcp <method>` (with the tool's name for a tool call), and whether it sends and holds.
  */
 export function describeMcpCall(body: unknown): Pick<FaceCall, "method" | "sends" | "streams"> {
-  const method = isRecord(body) && typeof body.method === "string" ? body.method : null;
+  const method = isJsonObject(body) && typeof body.method === "string" ? body.method : null;
   const label = method === null ? (Array.isArray(body) ? "batch" : "?") : method.slice(0, 64);
   const tool = paramsOf(body).name;
   if (method !== "tools/call" || typeof tool !== "string")
@@ -80,7 +82,7 @@ export function mcpRefusal(body: unknown): McpRefusal | null {
       message: "Invalid Request: batches are not supported; send one JSON-RPC message per request",
     };
   const params = paramsOf(body);
-  const token = isRecord(params._meta) ? params._meta.progressToken : undefined;
+  const token = isJsonObject(params._meta) ? params._meta.progressToken : undefined;
   if (typeof token === "string" && token.length > MAX_PROGRESS_TOKEN_CHARS)
     return {
       status: 200,
@@ -88,7 +90,7 @@ export function mcpRefusal(body: unknown): McpRefusal | null {
       message: `Invalid params: _meta.progressToken is longer than ${MAX_PROGRESS_TOKEN_CHARS} characters`,
     };
   const tool = params.name;
-  if (isRecord(body) && body.method === "tools/call" && typeof tool === "string")
+  if (isJsonObject(body) && body.method === "tools/call" && typeof tool === "string")
     if (!TOOL_EFFECTS.has(tool))
       return {
         status: 200,

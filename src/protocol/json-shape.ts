@@ -1,9 +1,18 @@
 /**
- * Bounds on the shape of untrusted JSON, checked once at the edge right after a body is parsed:
- * how deep objects and arrays may nest. A value nested N deep costs O(N²) to pretty-print and
+ * The shape of untrusted JSON: whether a value is a JSON object (the one guard every reader of
+ * parsed JSON uses), and the bound checked once at the edge right after a body is parsed: how deep
+ * objects and arrays may nest. A value nested N deep costs O(N²) to pretty-print and
  * O(N) stack in every recursive walk, so depth is refused before anything walks it. Iterative:
  * checking never recurses, whatever the input. Pure: no I/O.
  */
+
+/** A JSON object: a record of fields (never an array or null). */
+export type JsonObject = Record<string, unknown>;
+
+/** True when `value` is a JSON object (not an array, not null). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /** The deepest nesting of objects and arrays a request body may have (the body itself is 1). */
 export const MAX_JSON_DEPTH = 32;
@@ -20,8 +29,7 @@ export function tooDeep(value: unknown, max = MAX_JSON_DEPTH): Array<string | nu
     parent: Node | null;
   }
   const stack: Node[] = [{ value, depth: 0, key: "", parent: null }];
-  while (stack.length > 0) {
-    const node = stack.pop() as Node;
+  for (let node = stack.pop(); node; node = stack.pop()) {
     const current = node.value;
     if (typeof current !== "object" || current === null) continue;
     if (node.depth >= max) {
@@ -33,9 +41,9 @@ export function tooDeep(value: unknown, max = MAX_JSON_DEPTH): Array<string | nu
     if (Array.isArray(current)) {
       for (let i = 0; i < current.length; i++)
         stack.push({ value: current[i], depth, key: i, parent: node });
-    } else {
-      for (const key of Object.keys(current))
-        stack.push({ value: (current as Record<string, unknown>)[key], depth, key, parent: node });
+    } else if (isJsonObject(current)) {
+      for (const [key, item] of Object.entries(current))
+        stack.push({ value: item, depth, key, parent: node });
     }
   }
   return null;

@@ -4,6 +4,7 @@
  * schema }`, as loop/calls/suspension.ts writes it and a remote agent's question passes it on). Pure: no
  * I/O.
  */
+import { isJsonObject } from "./json-shape.ts";
 import type { Part } from "./wire.ts";
 
 /** How {@link partsText} reads parts. */
@@ -30,14 +31,12 @@ export function partsText(
     .join("\n");
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** The form (a JSON schema) that `parts` ask to be filled in, if they ask one. */
 export function formIn(parts: readonly Part[] | undefined): Record<string, unknown> | null {
   for (const part of parts ?? []) {
-    const data = part.data as { kind?: unknown; schema?: unknown } | undefined;
-    if ((data?.kind === "form" || data?.kind === "approval") && isObject(data.schema))
+    const data = part.data;
+    if (!isJsonObject(data)) continue;
+    if ((data.kind === "form" || data.kind === "approval") && isJsonObject(data.schema))
       return data.schema;
   }
   return null;

@@ -4,7 +4,9 @@
  * fields, of their type, within their `enum`, the required ones present). Text is always a valid
  * answer (a person may reply in words); a question without a form takes any data. Pure: no I/O.
  */
+
 import { z } from "zod";
+import { isJsonObject } from "../../protocol/json-shape.ts";
 import { formIn } from "../../protocol/parts.ts";
 import type { Part } from "../../protocol/wire.ts";
 import type { FormSchema, Suspension } from "../contracts.ts";
@@ -24,9 +26,6 @@ export function formOf(
   if (waiting.kind === "approval") return APPROVAL_FORM;
   return formIn(question(waiting.childTaskId));
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function fieldSchema(field: Field): z.ZodType {
   const choices = Array.isArray(field.enum) ? field.enum : null;
@@ -50,13 +49,13 @@ function fieldSchema(field: Field): z.ZodType {
 
 /** The zod schema of a form's values, and its required fields. */
 function valuesSchema(form: FormSchema): { schema: z.ZodType; required: string[] } {
-  const properties = isObject(form.properties) ? form.properties : {};
+  const properties = isJsonObject(form.properties) ? form.properties : {};
   const required = Array.isArray(form.required)
     ? form.required.filter((r): r is string => typeof r === "string")
     : [];
   const shape: Record<string, z.ZodType> = {};
   for (const [name, field] of Object.entries(properties))
-    shape[name] = fieldSchema(isObject(field) ? field : {}).optional();
+    shape[name] = fieldSchema(isJsonObject(field) ? field : {}).optional();
   return { schema: z.strictObject(shape), required };
 }
 
@@ -67,7 +66,9 @@ export function formAnswerProblem(form: FormSchema, parts: readonly Part[]): str
     `the answer does not fit the form: ${where}: ${reason}; send the form's values (or reply in text)`;
   for (const part of parts) {
     if (part.data === undefined) continue;
-    const missing = required.find((name) => !isObject(part.data) || part.data[name] === undefined);
+    const missing = required.find(
+      (name) => !isJsonObject(part.data) || part.data[name] === undefined,
+    );
     if (missing) return problem(missing, "is required");
     const checked = schema.safeParse(part.data);
     if (checked.success) continue;

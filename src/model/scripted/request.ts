@@ -3,6 +3,7 @@
  * validation of a `POST /v1/messages` body the way the real API rejects it (including
  * orphaned `tool_use` / `tool_result` pairs), and helpers that read text out of messages.
  */
+import { isJsonObject } from "../../protocol/json-shape.ts";
 
 /** How the harness's environment note starts (src/loop/prompt/prompt.ts `ENVIRONMENT_OPEN`). */
 const ENVIRONMENT_NOTE_OPEN = "<environment>";
@@ -63,10 +64,6 @@ export function statusForErrorType(type: string): number {
   return statuses[type] ?? 500;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function blocksOf(message: RequestMessage): RequestBlock[] {
   return typeof message.content === "string" ? [] : message.content;
 }
@@ -84,7 +81,7 @@ function toolResultIds(message: RequestMessage): string[] {
 }
 
 function checkMessageShape(raw: unknown, index: number): string | null {
-  if (!isRecord(raw)) return `messages.${index}: Input should be an object`;
+  if (!isJsonObject(raw)) return `messages.${index}: Input should be an object`;
   if (raw.role !== "user" && raw.role !== "assistant" && raw.role !== "system") {
     return `messages.${index}.role: Input should be 'user', 'assistant' or 'system'`;
   }
@@ -92,7 +89,7 @@ function checkMessageShape(raw: unknown, index: number): string | null {
   if (typeof content === "string") return null;
   if (!Array.isArray(content)) return `messages.${index}.content: Field required`;
   for (const [j, block] of content.entries()) {
-    if (!isRecord(block) || typeof block.type !== "string") {
+    if (!isJsonObject(block) || typeof block.type !== "string") {
       return `messages.${index}.content.${j}: Input should be a content block with a type`;
     }
   }
@@ -134,7 +131,7 @@ function checkToolPairing(messages: RequestMessage[]): string | null {
 
 /** Validates a parsed request body like the real API does, minimally. */
 export function validateRequest(body: unknown): ValidationResult {
-  if (!isRecord(body)) return { ok: false, message: "request body must be a JSON object" };
+  if (!isJsonObject(body)) return { ok: false, message: "request body must be a JSON object" };
   if (typeof body.model !== "string" || body.model === "") {
     return { ok: false, message: "model: Field required" };
   }
@@ -190,7 +187,7 @@ function blocksText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .filter((b): b is Record<string, unknown> => isRecord(b) && typeof b.text === "string")
+    .filter((b): b is Record<string, unknown> => isJsonObject(b) && typeof b.text === "string")
     .map((b) => String(b.text))
     .join("\n");
 }
