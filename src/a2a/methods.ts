@@ -2,11 +2,10 @@
  * The one method table of the A2A surface: every JSON-RPC method of both protocol generations
  * (v1.0 `SendMessage`, v0.3 `message/send`, ...), each with the schema that validates its params
  * (once), the task gateway operation it runs, and for v0.3 the translation of its params and
- * answer (protocol/wire-v03.ts). The HTTP+JSON binding runs the same operations (rest.ts).
+ * answer (protocol/v03/). The HTTP+JSON binding runs the same operations (rest.ts).
  * Lookups take untrusted names: only the table's own methods, never `__proto__` or `toString`.
  */
 import type { z } from "zod";
-import type { SendResult, WirePushConfig } from "../gateway/task-gateway.ts";
 import { nearestName } from "../platform/near-miss.ts";
 import {
   CancelTaskParams,
@@ -17,7 +16,6 @@ import {
   SendMessageParams,
   SubscribeToTaskParams,
 } from "../protocol/params.ts";
-import type { Task } from "../protocol/wire.ts";
 import {
   eventToV03,
   pushConfigFromV03,
@@ -25,7 +23,7 @@ import {
   sendParamsFromV03,
   sendResultToV03,
   taskToV03,
-} from "../protocol/wire-v03.ts";
+} from "../protocol/v03/json-rpc.ts";
 import {
   DeletePushConfigParamsV03,
   MessageSendParamsV03,
@@ -34,7 +32,8 @@ import {
   SetPushConfigParamsV03,
   TaskIdParamsV03,
   TaskQueryParamsV03,
-} from "./params-v03.ts";
+} from "../protocol/v03/params.ts";
+import type { SendResult, Task, WirePushConfig } from "../protocol/wire.ts";
 
 /** A gateway operation (task-gateway.ts), or the binding's own extended card. */
 export type Operation =
@@ -100,11 +99,11 @@ const taskV03 = (result: unknown) => taskToV03(result as Task);
 /** A2A v0.3 JSON-RPC methods (spec 0.3.0 §7), translated to the v1.0 operations. */
 const V03_METHODS: Readonly<Record<string, MethodSpec>> = {
   "message/send": spec("send", MessageSendParamsV03, {
-    toWire: sendParamsFromV03,
+    toWire: (p) => sendParamsFromV03(MessageSendParamsV03.parse(p)),
     fromWire: (r) => sendResultToV03(r as SendResult),
   }),
   "message/stream": spec("stream", MessageSendParamsV03, {
-    toWire: sendParamsFromV03,
+    toWire: (p) => sendParamsFromV03(MessageSendParamsV03.parse(p)),
     fromWire: (e) => eventToV03(e as Parameters<typeof eventToV03>[0]),
   }),
   "tasks/get": spec("get", TaskQueryParamsV03, { fromWire: taskV03 }),
@@ -114,15 +113,15 @@ const V03_METHODS: Readonly<Record<string, MethodSpec>> = {
   }),
   "tasks/pushNotificationConfig/set": spec("setPushConfig", SetPushConfigParamsV03, {
     toWire: (p) => pushConfigFromV03(p.pushNotificationConfig as Json, p.taskId as string),
-    fromWire: (c) => pushConfigToV03(c as Json),
+    fromWire: (c) => pushConfigToV03(c as WirePushConfig),
   }),
   "tasks/pushNotificationConfig/get": spec("getPushConfig", PushConfigQueryParamsV03, {
     toWire: (p) => ({ taskId: p.id, id: p.pushNotificationConfigId ?? "" }),
-    fromWire: (c) => pushConfigToV03(c as Json),
+    fromWire: (c) => pushConfigToV03(c as WirePushConfig),
   }),
   "tasks/pushNotificationConfig/list": spec("listPushConfigs", PushConfigQueryParamsV03, {
     toWire: (p) => ({ taskId: p.id }),
-    fromWire: (list) => (list as WirePushConfig[]).map((c) => pushConfigToV03({ ...c })),
+    fromWire: (list) => (list as WirePushConfig[]).map((c) => pushConfigToV03(c)),
   }),
   "tasks/pushNotificationConfig/delete": spec("deletePushConfig", DeletePushConfigParamsV03, {
     toWire: (p) => ({ taskId: p.id, id: p.pushNotificationConfigId }),

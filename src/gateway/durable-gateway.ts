@@ -9,7 +9,7 @@ import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { SendMessageParams } from "../protocol/params.ts";
 import { protoMessage, protoTask } from "../protocol/proto-json.ts";
-import type { Task } from "../protocol/wire.ts";
+import type { SendResult, Task, WirePushConfig } from "../protocol/wire.ts";
 import type { PushAnswer, PushCall } from "../push/push-calls.ts";
 import { type PushConfig, toWireConfig } from "../push/push-config.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
@@ -18,13 +18,7 @@ import { DEFAULT_PAGE_SIZE, type ListTasksPage, listTasks } from "./list-tasks.t
 import { checkedPushConfig, type SendDefinition } from "./send-checks.ts";
 import { type Sent, sendToTask } from "./send-task.ts";
 import { limitHistory, relayEvents, unwrap, withRetry } from "./task-calls.ts";
-import type {
-  GatewayCaller,
-  GatewayEvent,
-  SendResult,
-  TaskGateway,
-  WirePushConfig,
-} from "./task-gateway.ts";
+import type { GatewayCaller, GatewayEvent, TaskGateway } from "./task-gateway.ts";
 
 /** What the gateway of one agent needs. */
 export interface GatewayDeps {

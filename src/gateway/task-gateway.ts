@@ -18,7 +18,7 @@ import type {
   SendMessageParams,
   SubscribeToTaskParams,
 } from "../protocol/params.ts";
-import type { Message, StreamEvent, Task } from "../protocol/wire.ts";
+import type { SendResult, StreamEvent, Task, WirePushConfig } from "../protocol/wire.ts";
 import type { PushProtocol } from "../push/push-config.ts";
 import type { ListTasksPage } from "./list-tasks.ts";
 
@@ -47,9 +47,6 @@ export interface GatewayCaller {
   baseUrl?: string;
 }
 
-/** What a send answers: the task, or a Message when the agent answered without one. */
-export type SendResult = { task: Task } | { message: Message };
-
 /**
  * One event of a stream with its position in the task's event log: the SSE `id` a client
  * resumes from. `seq` is null for an event that is not in a log (a Message answer).
@@ -57,15 +54,6 @@ export type SendResult = { task: Task } | { message: Message };
 export interface GatewayEvent {
   seq: number | null;
   event: StreamEvent;
-}
-
-/** A push notification config in v1.0 wire form (`TaskPushNotificationConfig`). */
-export interface WirePushConfig {
-  taskId: string;
-  id: string;
-  url: string;
-  token?: string;
-  authentication?: { scheme: string; credentials?: string };
 }
 
 /** Parameters of SubscribeToTask, with the `Last-Event-ID` of a client that resumes. */

@@ -1,7 +1,7 @@
 /**
  * zod schemas for the parameters of every A2A v1.0 method the harness serves: the edge check
  * that runs once, before anything reaches the task gateway (a2a/methods.ts runs them; the v0.3
- * methods are checked in their own shape, a2a/params-v03.ts, and translated, wire-v03.ts). Unknown fields are ignored (spec 5.7); fields
+ * methods are checked in their own shape and translated, protocol/v03/). Unknown fields are ignored (spec 5.7); fields
  * may also come under their proto names (`history_length`), as ProtoJSON allows (protocol/wire.ts).
  */
 import { z } from "zod";

@@ -124,6 +124,18 @@ export type StreamEvent =
   | { statusUpdate: TaskStatusUpdateEvent }
   | { artifactUpdate: TaskArtifactUpdateEvent };
 
+/** What a send answers (`SendMessageResponse`): the task, or a Message when the agent answered without one. */
+export type SendResult = { task: Task } | { message: Message };
+
+/** A push notification config (`TaskPushNotificationConfig`). */
+export interface WirePushConfig {
+  taskId: string;
+  id: string;
+  url: string;
+  token?: string;
+  authentication?: { scheme: string; credentials?: string };
+}
+
 /** A stream entry with its position in the task's event log (the SSE `id`). */
 export interface SequencedEvent {
   seq: number;

@@ -2,11 +2,11 @@
  * What a push notification carries, in the shape of the protocol version that created the config:
  * v1.0 a `StreamResponse` (`application/a2a+json`): the Task when the task ended or waits for
  * input, else the status update, as ProtoJSON writes them; v0.3 the Task in the v0.3 shape
- * (`application/json`, protocol/wire-v03.ts). Plain JSON: no SDK classes.
+ * (`application/json`, protocol/v03/json-rpc.ts). Plain JSON: no SDK classes.
  */
 import { protoEvent } from "../protocol/proto-json.ts";
+import { taskToV03 } from "../protocol/v03/json-rpc.ts";
 import type { StreamEvent, Task } from "../protocol/wire.ts";
-import { taskToV03 } from "../protocol/wire-v03.ts";
 import type { PushProtocol } from "./push-config.ts";
 
 /** History messages a notification's Task carries (the newest). */

@@ -26,8 +26,8 @@ import {
 } from "@a2a-js/sdk";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { MessageSendParamsV03 } from "../../src/a2a/params-v03.ts";
 import { ListTasksParams, SendMessageParams } from "../../src/protocol/params.ts";
+import { MessageSendParamsV03 } from "../../src/protocol/v03/params.ts";
 import { userMessage, v03Message, type WireTask } from "../helpers/a2a.ts";
 import { callWorker } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";

@@ -9,72 +9,20 @@
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import { invalidParams } from "../../edge/errors.ts";
-import type { WirePushConfig } from "../../gateway/task-gateway.ts";
 import type { RestRoute } from "../../protocol/app-types.ts";
+import { isJsonObject, type JsonObject as Json } from "../../protocol/json-shape.ts";
 import { PushConfigParams } from "../../protocol/params.ts";
+import { pushConfigFromV03Proto, pushConfigToV03Proto } from "../../protocol/v03/http-json.ts";
+import type { WirePushConfig } from "../../protocol/wire.ts";
 import type { CallContext } from "../call-context.ts";
 import { runUnary } from "../operations.ts";
 import { readJsonBody } from "./rest-body.ts";
-import { protoField } from "./rest-codec-v03.ts";
 
-type Json = Record<string, unknown>;
 type PushRoute = Extract<RestRoute, { op: "push" }>;
 
-const obj = (v: unknown): Json | undefined =>
-  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Json) : undefined;
-
-const given = (v: unknown) => v !== undefined && v !== null && v !== "";
-
-/**
- * A v0.3 REST body as a v1.0 config object. Fields may come under their proto names
- * (`config_id`, `push_notification_config`), and empty ones are absent (proto3 defaults).
- */
-function fromV03(body: Json): Json {
-  const config = obj(protoField(body, "config"));
-  const inner =
-    obj(protoField(body, "pushNotificationConfig")) ??
-    obj(config && protoField(config, "pushNotificationConfig")) ??
-    config ??
-    body;
-  const auth = obj(inner.authentication);
-  const schemes = Array.isArray(auth?.schemes) ? auth.schemes : [];
-  const scheme = schemes[0] ?? auth?.scheme;
-  const id = protoField(body, "configId") ?? inner.id;
-  return {
-    ...(given(id) ? { id } : {}),
-    url: inner.url,
-    ...(given(inner.token) ? { token: inner.token } : {}),
-    ...(given(scheme)
-      ? {
-          authentication: {
-            scheme,
-            ...(given(auth?.credentials) ? { credentials: auth?.credentials } : {}),
-          },
-        }
-      : {}),
-  };
-}
-
-/** A v1.0 config in the v0.3 REST answer shape. */
-function toV03(config: WirePushConfig): Json {
-  const auth = config.authentication;
-  return {
-    name: `tasks/${config.taskId}/pushNotificationConfigs/${config.id}`,
-    pushNotificationConfig: {
-      id: config.id,
-      url: config.url,
-      ...(config.token !== undefined ? { token: config.token } : {}),
-      ...(auth
-        ? {
-            authentication: {
-              schemes: [auth.scheme],
-              ...(auth.credentials !== undefined ? { credentials: auth.credentials } : {}),
-            },
-          }
-        : {}),
-    },
-  };
-}
+const obj = (v: unknown): Json | undefined => (isJsonObject(v) ? v : undefined);
+const fromV03 = pushConfigFromV03Proto;
+const toV03 = pushConfigToV03Proto;
 
 /** Runs one push config operation. */
 export async function restPush(

@@ -21,15 +21,20 @@ import {
   sourceSse,
 } from "../../edge/sse.ts";
 import type { ListTasksPage } from "../../gateway/list-tasks.ts";
-import type { GatewayEvent, SendResult } from "../../gateway/task-gateway.ts";
+import type { GatewayEvent } from "../../gateway/task-gateway.ts";
 import type { RestRoute } from "../../protocol/app-types.ts";
 import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../protocol/params.ts";
-import type { Message, Task } from "../../protocol/wire.ts";
+import {
+  eventToV03Proto as eventToV03,
+  messageToV03Proto as messageToV03,
+  sendRequestFromV03Proto as sendRequestFromV03,
+  taskToV03Proto as taskToV03,
+} from "../../protocol/v03/http-json.ts";
+import type { Message, SendResult, Task } from "../../protocol/wire.ts";
 import type { CallContext } from "../call-context.ts";
 import { runStream, runUnary } from "../operations.ts";
 import { unsupportedVersionMessage } from "../version.ts";
 import { readJsonBody } from "./rest-body.ts";
-import { eventToV03, messageToV03, sendRequestFromV03, taskToV03 } from "./rest-codec-v03.ts";
 import { restPush } from "./rest-push.ts";
 
 /** What a REST call needs. */

@@ -6,7 +6,14 @@
  */
 
 import { TASK_STATES } from "../../../src/protocol/task-states.ts";
-import type { Message, StreamEvent, Task, TaskStateName } from "../../../src/protocol/wire.ts";
+import type {
+  Message,
+  SendResult,
+  StreamEvent,
+  Task,
+  TaskStateName,
+  WirePushConfig,
+} from "../../../src/protocol/wire.ts";
 
 const agentMessage: Message = {
   messageId: "m-agent",
@@ -116,8 +123,14 @@ export const events: StreamEvent[] = [
   },
 ];
 
+/** Send answers: a task, and a message an agent answered with instead. */
+export const sendResults: SendResult[] = [
+  { task: taskIn("TASK_STATE_SUBMITTED") },
+  { message: agentMessage },
+];
+
 /** v1.0 push configs as the gateway answers them. */
-export const pushConfigs = [
+export const pushConfigs: WirePushConfig[] = [
   { taskId: "task-1", id: "cfg-1", url: "https://example.com/hook" },
   {
     taskId: "task-1",

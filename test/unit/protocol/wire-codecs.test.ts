@@ -1,7 +1,7 @@
 /**
  * The plain-JSON codecs that replaced the SDK's classes on the server path give what the SDK
  * gave: ProtoJSON v1.0 shapes (protocol/proto-json.ts) equal the SDK's `toJSON(fromJSON(...))`,
- * and the v0.3 codec (protocol/wire-v03.ts) equals the SDK's v0.3 transport and push serializer
+ * and the v0.3 codec (protocol/v03/json-rpc.ts) equals the SDK's v0.3 transport and push serializer
  * fed the same task (the SDK runs here, in the test, only as the reference).
  */
 import {
@@ -17,9 +17,7 @@ import {
 } from "@a2a-js/sdk/compat/v0_3/server";
 import { type A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import { describe, expect, it } from "vitest";
-import { MessageSendParamsV03 } from "../../../src/a2a/params-v03.ts";
 import { protoEvent, protoMessage, protoTask } from "../../../src/protocol/proto-json.ts";
-import type { Message, StreamEvent, Task } from "../../../src/protocol/wire.ts";
 import {
   eventToV03,
   messageToV03,
@@ -27,7 +25,9 @@ import {
   pushConfigToV03,
   sendParamsFromV03,
   taskToV03,
-} from "../../../src/protocol/wire-v03.ts";
+} from "../../../src/protocol/v03/json-rpc.ts";
+import { MessageSendParamsV03 } from "../../../src/protocol/v03/params.ts";
+import type { Message, StreamEvent, Task, WirePushConfig } from "../../../src/protocol/wire.ts";
 import { pushBody } from "../../../src/push/push-payload.ts";
 
 const agentMessage: Message = {
@@ -224,7 +224,9 @@ describe("v0.3 codec", () => {
       SendMessageRequest.toJSON(seen as unknown as SendMessageRequest),
     );
     expect(ours).toMatchObject({ configuration: { returnImmediately: true } });
-    const blocking = sendParamsFromV03({ ...params, configuration: { blocking: true } });
+    const blocking = sendParamsFromV03(
+      MessageSendParamsV03.parse({ ...params, configuration: { blocking: true } }),
+    );
     expect(blocking).toMatchObject({ configuration: { returnImmediately: false } });
   });
 
@@ -250,7 +252,15 @@ describe("v0.3 codec", () => {
     expect(sdkRoundTrip(TaskPushNotificationConfig, ours)).toEqual(
       TaskPushNotificationConfig.toJSON(seen as unknown as TaskPushNotificationConfig),
     );
-    expect(pushConfigToV03(ours)).toEqual(answer);
+    const wire: WirePushConfig = {
+      taskId: "task-1",
+      id: "cfg-1",
+      url: "https://example.com/hook",
+      token: "tok",
+      authentication: { scheme: "Bearer", credentials: "secret" },
+    };
+    expect(ours).toEqual(wire);
+    expect(pushConfigToV03(wire)).toEqual(answer);
   });
 
   it("a v0.3 push notification body is the SDK serializer's", () => {

@@ -1,10 +1,11 @@
 /**
- * zod schemas for the parameters of the A2A v0.3 methods (`message/send`, `tasks/get`, ...), the
- * edge check for v0.3 clients (spec v0.3.0 JSON schema: `kind` discriminators, lowercase roles,
- * file parts with bytes or uri). Unknown fields are ignored.
+ * zod schemas for the parameters of the A2A v0.3 JSON-RPC methods (`message/send`, `tasks/get`,
+ * ...), the edge check for v0.3 clients (spec v0.3.0 JSON schema: `kind` discriminators,
+ * lowercase roles, file parts with bytes or uri), and the types they give. Unknown fields are
+ * ignored. What validated params become in v1.0: json-rpc.ts.
  */
 import { z } from "zod";
-import { Id } from "../protocol/wire.ts";
+import { Id } from "../wire.ts";
 
 const Metadata = z.record(z.string(), z.unknown());
 
@@ -35,19 +36,24 @@ const DataPart = z.object({
   metadata: Metadata.optional(),
 });
 
+const PartV03 = z.discriminatedUnion("kind", [TextPart, FilePart, DataPart]);
+/** A v0.3 part, validated. */
+export type PartV03 = z.infer<typeof PartV03>;
+
 export const MessageV03 = z.object({
   kind: z.literal("message"),
   messageId: Id,
   role: z.literal("user", { message: 'a client message must have role "user"' }),
-  parts: z
-    .array(z.discriminatedUnion("kind", [TextPart, FilePart, DataPart]))
-    .min(1, "at least one part is required"),
+  parts: z.array(PartV03).min(1, "at least one part is required"),
   contextId: Id.optional(),
   taskId: Id.optional(),
   metadata: Metadata.optional(),
   extensions: z.array(z.string()).optional(),
   referenceTaskIds: z.array(Id).optional(),
 });
+
+/** A v0.3 message, validated. */
+export type MessageV03 = z.infer<typeof MessageV03>;
 
 export const MessageSendParamsV03 = z.object({
   message: MessageV03,
@@ -61,6 +67,9 @@ export const MessageSendParamsV03 = z.object({
     .optional(),
   metadata: Metadata.optional(),
 });
+
+/** `message/send` and `message/stream` params, validated. */
+export type MessageSendParamsV03 = z.infer<typeof MessageSendParamsV03>;
 
 export const TaskQueryParamsV03 = z.object({
   id: Id,
