@@ -10,7 +10,7 @@ import type { GatewayCaller, TaskGateway } from "../gateway/task-gateway.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { agentCard } from "./cards/card-route.ts";
 import { extendedCardFor } from "./cards/extended-card.ts";
-import type { A2AVersion } from "./methods.ts";
+import type { A2AVersion } from "./version.ts";
 
 /** What a call runs with: the agent's gateway, who calls, and the agent's card. */
 export interface CallContext {

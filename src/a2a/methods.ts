@@ -1,12 +1,19 @@
 /**
- * The one method table of the A2A surface: every JSON-RPC method of both protocol generations
- * (v1.0 `SendMessage`, v0.3 `message/send`, ...), each with the schema that validates its params
- * (once), the task gateway operation it runs, and for v0.3 the translation of its params and
- * answer (protocol/v03/). The HTTP+JSON binding runs the same operations (rest.ts).
- * Lookups take untrusted names: only the table's own methods, never `__proto__` or `toString`.
+ * The one method table of the A2A surface: every method of both protocol generations, each with
+ * its JSON-RPC name (v1.0 `SendMessage`, v0.3 `message/send`, ...) and its HTTP+JSON route (verb
+ * and path under the agent's URL, spec 1.0.1 §11.3; v0.3's under `v1/`), both over one typed
+ * operation (operations.ts). An entry carries its types to its handler: the schema that
+ * validates a binding's params (once) gives the operation the params it takes, and the answer's
+ * encoder takes what the operation gives, each binding in its dialect (v0.3: protocol/v03/). The
+ * bindings run an entry without knowing its types: a {@link Method} closes over them. Lookups
+ * take untrusted names: only the table's own methods, never `__proto__` or `toString`.
  */
+import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { z } from "zod";
+import { invalidParams } from "../edge/errors.ts";
+import type { GatewayEvent } from "../gateway/task-gateway.ts";
 import { nearestName } from "../platform/near-miss.ts";
+import { isJsonObject, type JsonObject } from "../protocol/json-shape.ts";
 import {
   CancelTaskParams,
   ExtendedCardParams,
@@ -16,6 +23,14 @@ import {
   SendMessageParams,
   SubscribeToTaskParams,
 } from "../protocol/params.ts";
+import {
+  eventToV03Proto,
+  pushConfigFromV03Proto,
+  pushConfigToV03Proto,
+  sendRequestFromV03Proto,
+  sendResultToV03Proto,
+  taskToV03Proto,
+} from "../protocol/v03/http-json.ts";
 import {
   eventToV03,
   pushConfigFromV03,
@@ -33,115 +48,406 @@ import {
   TaskIdParamsV03,
   TaskQueryParamsV03,
 } from "../protocol/v03/params.ts";
-import type { SendResult, Task, WirePushConfig } from "../protocol/wire.ts";
+import type { Message, StreamEvent, WirePushConfig } from "../protocol/wire.ts";
+import type { CallContext } from "./call-context.ts";
+import * as op from "./operations.ts";
+import type { A2AVersion } from "./version.ts";
 
-/** A gateway operation (task-gateway.ts), or the binding's own extended card. */
-export type Operation =
-  | "send"
-  | "stream"
-  | "get"
-  | "list"
-  | "cancel"
-  | "subscribe"
-  | "setPushConfig"
-  | "getPushConfig"
-  | "listPushConfigs"
-  | "deletePushConfig"
-  | "extendedCard";
-
-/** The protocol generations the surface speaks. */
-export type A2AVersion = "1.0" | "0.3";
-
-type Json = Record<string, unknown>;
-
-/** One method: its params schema, its operation, and (v0.3) its translations. */
-export interface MethodSpec {
-  op: Operation;
-  params: z.ZodType;
-  /** It answers with a stream (SSE). */
-  streaming: boolean;
-  /** It sends a message (rate limits, consent). */
-  sends: boolean;
-  /** v0.3: validated params as the v1.0 params of `op`. */
-  toWire?(params: Json): Json;
-  /** v0.3: an answer (or stream event) of `op` in the v0.3 shape. */
-  fromWire?(result: unknown): unknown;
+/** A stream event as a binding sends it: its sequence number (the SSE id) and its answer. */
+export interface AnsweredEvent {
+  seq: number | null;
+  answer: unknown;
 }
 
-const spec = (op: Operation, params: z.ZodType, extra: Partial<MethodSpec> = {}): MethodSpec => ({
-  op,
-  params,
-  streaming: op === "stream" || op === "subscribe",
-  sends: op === "send" || op === "stream",
-  ...extra,
+/** A call whose params were validated: what it sends, and how it runs. */
+export type Call =
+  | { streaming: false; message: Message | null; run(ctx: CallContext): Promise<unknown> }
+  | {
+      streaming: true;
+      message: Message | null;
+      run(ctx: CallContext): AsyncGenerator<AnsweredEvent, void>;
+    };
+
+/** One method as a binding runs it, its params' and answer's types closed over. */
+export interface Method {
+  /** The operation it runs (operations.ts): the same for a method's counterpart in the other version. */
+  readonly op: string;
+  /** It answers with a stream (SSE): a stream lease. */
+  readonly streaming: boolean;
+  /** It sends a message: the message rate, consent. */
+  readonly sends: boolean;
+  /** v0.3's authenticated extended card: refused to an anonymous caller (extended-card.ts). */
+  readonly refusesAnonymous: boolean;
+  /** Validates `input` (a -32602 naming each field under `prefix`); the call, ready to run. */
+  prepare(input: unknown, prefix: string): Call;
+}
+
+/** Where an HTTP+JSON call's params come from, besides the path's variables. */
+export type ParamsFrom = "body" | "query" | "path";
+
+/** A method's HTTP+JSON route. */
+export interface HttpRoute {
+  version: A2AVersion;
+  /** The method's JSON-RPC name: the route's name in the table. */
+  name: string;
+  verbs: readonly string[];
+  /** The path under the agent's URL; `{field}` is a params field, the first one the task id. */
+  path: string;
+  from: ParamsFrom;
+  /** A body as the v1.0 params it stands for, before the path's variables join it. */
+  decode?(body: unknown): unknown;
+  /** The HTTP status of an answer: 201 made, 204 gone (no body). */
+  status: 200 | 201 | 204;
+  /** What the request's log line names it (`POST send`): the operation's family. */
+  label: string;
+  method: Method;
+}
+
+/** One entry of the table: the method over JSON-RPC, and its HTTP+JSON route if it has one. */
+interface Entry {
+  rpc: Method;
+  http: Omit<HttpRoute, "version" | "name"> | null;
+}
+
+function parsed<P>(schema: z.ZodType<P>, input: unknown, prefix: string): P {
+  const result = schema.safeParse(input);
+  if (!result.success) throw invalidParams(result.error, prefix);
+  return result.data;
+}
+
+/** Params read in a shape of their own (v0.3's), validated by its schema, then translated. */
+class Translated<P> {
+  readonly read: (input: unknown, prefix: string) => P;
+  constructor(read: (input: unknown, prefix: string) => P) {
+    this.read = read;
+  }
+}
+
+/** Params validated by `schema` in their own shape, as `translate` makes them an operation's. */
+const translated = <I, P>(schema: z.ZodType<I>, translate: (input: I) => P) =>
+  new Translated((input, prefix) => translate(parsed(schema, input, prefix)));
+
+/** How a method reads its params: the operation's own schema, or a translation to them. */
+type ParamsOf<P> = z.ZodType<P> | Translated<P>;
+
+const reader =
+  <P>(params: ParamsOf<P>) =>
+  (input: unknown, prefix: string): P =>
+    params instanceof Translated ? params.read(input, prefix) : parsed(params, input, prefix);
+
+/** A unary method: `operation` on the params it reads, answered as `answer` writes its result. */
+function unary<P, R>(
+  operation: op.Unary<P, R>,
+  params: ParamsOf<P>,
+  answer: (result: R) => unknown = (result) => result,
+  refusesAnonymous = false,
+): Method {
+  const read = reader(params);
+  return {
+    op: operation.name,
+    streaming: false,
+    sends: operation.message !== undefined,
+    refusesAnonymous,
+    prepare(input, prefix) {
+      const params = read(input, prefix);
+      return {
+        streaming: false,
+        message: operation.message?.(params) ?? null,
+        run: async (ctx) => answer(await operation.run(ctx, params)),
+      };
+    },
+  };
+}
+
+async function* answered(
+  events: AsyncGenerator<GatewayEvent, void>,
+  answer: (event: StreamEvent) => unknown,
+): AsyncGenerator<AnsweredEvent, void> {
+  for await (const { seq, event } of events) yield { seq, answer: answer(event) };
+}
+
+/** A streaming method: `operation` on the params it reads, each event as `answer` writes it. */
+function streaming<P>(
+  operation: op.Streaming<P>,
+  params: ParamsOf<P>,
+  answer: (event: StreamEvent) => unknown = (event) => event,
+): Method {
+  const read = reader(params);
+  return {
+    op: operation.name,
+    streaming: true,
+    sends: operation.message !== undefined,
+    refusesAnonymous: false,
+    prepare(input, prefix) {
+      const params = read(input, prefix);
+      return {
+        streaming: true,
+        message: operation.message?.(params) ?? null,
+        run: (ctx) => answered(operation.run(ctx, params), answer),
+      };
+    },
+  };
+}
+
+/** An HTTP+JSON route of `verb`(s) at `path`, running `method`. */
+function http(
+  verbs: string | readonly string[],
+  path: string,
+  method: Method,
+  label: string,
+  options: { from?: ParamsFrom; status?: 201 | 204; decode?(body: unknown): unknown } = {},
+): Entry["http"] {
+  return {
+    verbs: typeof verbs === "string" ? [verbs] : verbs,
+    path,
+    method,
+    label,
+    from: options.from ?? "path",
+    status: options.status ?? 200,
+    ...(options.decode ? { decode: options.decode } : {}),
+  };
+}
+
+/** A push config's body: a JSON object, or the request is malformed. */
+function configBody(body: unknown): JsonObject {
+  if (!isJsonObject(body)) throw new RequestMalformedError("the body must be a JSON object");
+  return body;
+}
+
+/** ProtoJSON leaves an empty list out: no configs is `{}`. */
+const configsOrNothing = (configs: WirePushConfig[]) => (configs.length > 0 ? { configs } : {});
+
+const PUSH_CONFIGS = "tasks/{taskId}/pushNotificationConfigs";
+
+/** A2A v1.0 (spec 1.0.1 §9 and §11.3). */
+const V1: Readonly<Record<string, Entry>> = {
+  SendMessage: {
+    rpc: unary(op.send, SendMessageParams),
+    http: http("POST", "message:send", unary(op.send, SendMessageParams), "send", { from: "body" }),
+  },
+  SendStreamingMessage: {
+    rpc: streaming(op.stream, SendMessageParams),
+    http: http("POST", "message:stream", streaming(op.stream, SendMessageParams), "send", {
+      from: "body",
+    }),
+  },
+  GetTask: {
+    rpc: unary(op.getTask, GetTaskParams),
+    http: http("GET", "tasks/{id}", unary(op.getTask, GetTaskParams), "get", { from: "query" }),
+  },
+  ListTasks: {
+    rpc: unary(op.listTasks, ListTasksParams),
+    http: http("GET", "tasks", unary(op.listTasks, ListTasksParams), "list", { from: "query" }),
+  },
+  CancelTask: {
+    rpc: unary(op.cancelTask, CancelTaskParams),
+    http: http("POST", "tasks/{id}:cancel", unary(op.cancelTask, CancelTaskParams), "cancel"),
+  },
+  SubscribeToTask: {
+    rpc: streaming(op.subscribe, SubscribeToTaskParams),
+    http: http(
+      ["GET", "POST"],
+      "tasks/{id}:subscribe",
+      streaming(op.subscribe, SubscribeToTaskParams),
+      "subscribe",
+    ),
+  },
+  CreateTaskPushNotificationConfig: {
+    rpc: unary(op.setPushConfig, PushConfigParams),
+    http: http("POST", PUSH_CONFIGS, unary(op.setPushConfig, PushConfigParams), "push", {
+      from: "body",
+      status: 201,
+      decode: configBody,
+    }),
+  },
+  GetTaskPushNotificationConfig: {
+    rpc: unary(op.getPushConfig, PushConfigParams),
+    http: http("GET", `${PUSH_CONFIGS}/{id}`, unary(op.getPushConfig, PushConfigParams), "push"),
+  },
+  ListTaskPushNotificationConfigs: {
+    rpc: unary(op.listPushConfigs, PushConfigParams, configsOrNothing),
+    http: http(
+      "GET",
+      PUSH_CONFIGS,
+      unary(op.listPushConfigs, PushConfigParams, (configs) => ({ configs, nextPageToken: "" })),
+      "push",
+    ),
+  },
+  DeleteTaskPushNotificationConfig: {
+    rpc: unary(op.deletePushConfig, PushConfigParams),
+    http: http(
+      "DELETE",
+      `${PUSH_CONFIGS}/{id}`,
+      unary(op.deletePushConfig, PushConfigParams),
+      "push",
+      { status: 204 },
+    ),
+  },
+  GetExtendedAgentCard: {
+    rpc: unary(op.extendedCard("1.0"), ExtendedCardParams),
+    http: http(
+      "GET",
+      "extendedAgentCard",
+      unary(op.extendedCard("1.0"), ExtendedCardParams),
+      "extendedCard",
+    ),
+  },
+};
+
+/** v0.3 JSON-RPC `message/send` params as v1.0's. */
+const SendParamsV03 = translated(MessageSendParamsV03, sendParamsFromV03);
+/** v0.3 HTTP+JSON `v1/message:send` bodies are read with the v1.0 schema, once translated. */
+const sendBody = { from: "body", decode: sendRequestFromV03Proto } as const;
+const v03Configs = (configs: WirePushConfig[]) => ({
+  configs: configs.map(pushConfigToV03Proto),
+  nextPageToken: "",
 });
 
-/** A2A v1.0 JSON-RPC methods (spec 1.0.1 §9). */
-const V1_METHODS: Readonly<Record<string, MethodSpec>> = {
-  SendMessage: spec("send", SendMessageParams),
-  SendStreamingMessage: spec("stream", SendMessageParams),
-  GetTask: spec("get", GetTaskParams),
-  ListTasks: spec("list", ListTasksParams),
-  CancelTask: spec("cancel", CancelTaskParams),
-  SubscribeToTask: spec("subscribe", SubscribeToTaskParams),
-  CreateTaskPushNotificationConfig: spec("setPushConfig", PushConfigParams),
-  GetTaskPushNotificationConfig: spec("getPushConfig", PushConfigParams),
-  ListTaskPushNotificationConfigs: spec("listPushConfigs", PushConfigParams, {
-    // ProtoJSON leaves an empty list out.
-    fromWire: (list) => ((list as WirePushConfig[]).length > 0 ? { configs: list } : {}),
-  }),
-  DeleteTaskPushNotificationConfig: spec("deletePushConfig", PushConfigParams),
-  GetExtendedAgentCard: spec("extendedCard", ExtendedCardParams),
+/** A2A v0.3 (spec 0.3.0 §7 and §3.5.3), translated to the v1.0 operations. */
+const V03: Readonly<Record<string, Entry>> = {
+  "message/send": {
+    rpc: unary(op.send, SendParamsV03, sendResultToV03),
+    http: http(
+      "POST",
+      "v1/message:send",
+      unary(op.send, SendMessageParams, sendResultToV03Proto),
+      "send",
+      sendBody,
+    ),
+  },
+  "message/stream": {
+    rpc: streaming(op.stream, SendParamsV03, eventToV03),
+    http: http(
+      "POST",
+      "v1/message:stream",
+      streaming(op.stream, SendMessageParams, eventToV03Proto),
+      "send",
+      sendBody,
+    ),
+  },
+  "tasks/get": {
+    rpc: unary(op.getTask, TaskQueryParamsV03, taskToV03),
+    http: http("GET", "v1/tasks/{id}", unary(op.getTask, GetTaskParams, taskToV03Proto), "get", {
+      from: "query",
+    }),
+  },
+  "tasks/cancel": {
+    rpc: unary(op.cancelTask, TaskIdParamsV03, taskToV03),
+    http: http(
+      "POST",
+      "v1/tasks/{id}:cancel",
+      unary(op.cancelTask, CancelTaskParams, taskToV03Proto),
+      "cancel",
+    ),
+  },
+  "tasks/resubscribe": {
+    rpc: streaming(op.subscribe, TaskIdParamsV03, eventToV03),
+    http: http(
+      ["GET", "POST"],
+      "v1/tasks/{id}:subscribe",
+      streaming(op.subscribe, SubscribeToTaskParams, eventToV03Proto),
+      "subscribe",
+    ),
+  },
+  "tasks/pushNotificationConfig/set": {
+    // The translated config is checked as a v1.0 one (its fields' own rules: push-config.ts).
+    rpc: unary(
+      op.setPushConfig,
+      translated(SetPushConfigParamsV03, (p) =>
+        parsed(PushConfigParams, pushConfigFromV03(p.pushNotificationConfig, p.taskId), "params"),
+      ),
+      pushConfigToV03,
+    ),
+    http: http(
+      "POST",
+      `v1/${PUSH_CONFIGS}`,
+      unary(op.setPushConfig, PushConfigParams, pushConfigToV03Proto),
+      "push",
+      { from: "body", status: 201, decode: (body) => pushConfigFromV03Proto(configBody(body)) },
+    ),
+  },
+  "tasks/pushNotificationConfig/get": {
+    rpc: unary(
+      op.getPushConfig,
+      translated(PushConfigQueryParamsV03, (p) => ({
+        taskId: p.id,
+        id: p.pushNotificationConfigId ?? "",
+      })),
+      pushConfigToV03,
+    ),
+    http: http(
+      "GET",
+      `v1/${PUSH_CONFIGS}/{id}`,
+      unary(op.getPushConfig, PushConfigParams, pushConfigToV03Proto),
+      "push",
+    ),
+  },
+  "tasks/pushNotificationConfig/list": {
+    rpc: unary(
+      op.listPushConfigs,
+      translated(PushConfigQueryParamsV03, (p) => ({ taskId: p.id })),
+      (configs) => configs.map(pushConfigToV03),
+    ),
+    http: http(
+      "GET",
+      `v1/${PUSH_CONFIGS}`,
+      unary(op.listPushConfigs, PushConfigParams, v03Configs),
+      "push",
+    ),
+  },
+  "tasks/pushNotificationConfig/delete": {
+    rpc: unary(
+      op.deletePushConfig,
+      translated(DeletePushConfigParamsV03, (p) => ({
+        taskId: p.id,
+        id: p.pushNotificationConfigId,
+      })),
+    ),
+    http: http(
+      "DELETE",
+      `v1/${PUSH_CONFIGS}/{id}`,
+      unary(op.deletePushConfig, PushConfigParams),
+      "push",
+      { status: 204 },
+    ),
+  },
+  // The v0.3 HTTP+JSON card is the v1.0 card, as that binding's clients read it.
+  "agent/getAuthenticatedExtendedCard": {
+    rpc: unary(op.extendedCard("0.3"), PassThroughV03, undefined, true),
+    http: http(
+      "GET",
+      "v1/card",
+      unary(op.extendedCard("1.0"), ExtendedCardParams, undefined, true),
+      "extendedCard",
+    ),
+  },
 };
 
-const taskV03 = (result: unknown) => taskToV03(result as Task);
-
-/** A2A v0.3 JSON-RPC methods (spec 0.3.0 §7), translated to the v1.0 operations. */
-const V03_METHODS: Readonly<Record<string, MethodSpec>> = {
-  "message/send": spec("send", MessageSendParamsV03, {
-    toWire: (p) => sendParamsFromV03(MessageSendParamsV03.parse(p)),
-    fromWire: (r) => sendResultToV03(r as SendResult),
-  }),
-  "message/stream": spec("stream", MessageSendParamsV03, {
-    toWire: (p) => sendParamsFromV03(MessageSendParamsV03.parse(p)),
-    fromWire: (e) => eventToV03(e as Parameters<typeof eventToV03>[0]),
-  }),
-  "tasks/get": spec("get", TaskQueryParamsV03, { fromWire: taskV03 }),
-  "tasks/cancel": spec("cancel", TaskIdParamsV03, { fromWire: taskV03 }),
-  "tasks/resubscribe": spec("subscribe", TaskIdParamsV03, {
-    fromWire: (e) => eventToV03(e as Parameters<typeof eventToV03>[0]),
-  }),
-  "tasks/pushNotificationConfig/set": spec("setPushConfig", SetPushConfigParamsV03, {
-    toWire: (p) => pushConfigFromV03(p.pushNotificationConfig as Json, p.taskId as string),
-    fromWire: (c) => pushConfigToV03(c as WirePushConfig),
-  }),
-  "tasks/pushNotificationConfig/get": spec("getPushConfig", PushConfigQueryParamsV03, {
-    toWire: (p) => ({ taskId: p.id, id: p.pushNotificationConfigId ?? "" }),
-    fromWire: (c) => pushConfigToV03(c as WirePushConfig),
-  }),
-  "tasks/pushNotificationConfig/list": spec("listPushConfigs", PushConfigQueryParamsV03, {
-    toWire: (p) => ({ taskId: p.id }),
-    fromWire: (list) => (list as WirePushConfig[]).map((c) => pushConfigToV03(c)),
-  }),
-  "tasks/pushNotificationConfig/delete": spec("deletePushConfig", DeletePushConfigParamsV03, {
-    toWire: (p) => ({ taskId: p.id, id: p.pushNotificationConfigId }),
-  }),
-  "agent/getAuthenticatedExtendedCard": spec("extendedCard", PassThroughV03),
+const TABLES: Readonly<Record<A2AVersion, Readonly<Record<string, Entry>>>> = {
+  "1.0": V1,
+  "0.3": V03,
 };
 
-const TABLES: Readonly<Record<A2AVersion, Readonly<Record<string, MethodSpec>>>> = {
-  "1.0": V1_METHODS,
-  "0.3": V03_METHODS,
-};
-
-/** A method of `version` by its (untrusted) name, or undefined. */
-export function methodSpec(version: A2AVersion, method: string): MethodSpec | undefined {
+/** The JSON-RPC method `name` of `version` (an untrusted name), or undefined. */
+export function rpcMethod(version: A2AVersion, name: string): Method | undefined {
   const table = TABLES[version];
-  return Object.hasOwn(table, method) ? table[method] : undefined;
+  return Object.hasOwn(table, name) ? table[name]?.rpc : undefined;
 }
 
 /** The method names of `version`, for -32601 messages. */
 export const methodNames = (version: A2AVersion): string[] => Object.keys(TABLES[version]);
+
+/** Every HTTP+JSON route of both versions, in the table's order. */
+export const HTTP_ROUTES: readonly HttpRoute[] = Object.entries(TABLES).flatMap(([v, table]) =>
+  Object.entries(table).flatMap(([name, entry]) =>
+    entry.http ? [{ ...entry.http, version: v === "0.3" ? "0.3" : "1.0", name } as const] : [],
+  ),
+);
+
+/** The HTTP+JSON route of method `name` of `version`, or undefined. */
+export function httpRoute(version: A2AVersion, name: string): HttpRoute | undefined {
+  return HTTP_ROUTES.find((route) => route.version === version && route.name === name);
+}
 
 /**
  * Method names that no A2A version defines but older drafts and design documents use, with what
@@ -156,9 +462,9 @@ const RENAMED_METHODS: Readonly<Record<string, Readonly<Record<A2AVersion, strin
   "tasks/send": { "1.0": "SendMessage", "0.3": "message/send" },
 };
 
-/** The method of `version` that runs `op`, if it has one. */
-function methodFor(version: A2AVersion, op: Operation): string | undefined {
-  return Object.entries(TABLES[version]).find(([, s]) => s.op === op)?.[0];
+/** The JSON-RPC method of `version` that runs the operation named `op`, if it has one. */
+function methodFor(version: A2AVersion, op: string): string | undefined {
+  return Object.entries(TABLES[version]).find(([, entry]) => entry.rpc.op === op)?.[0];
 }
 
 /** The other protocol generation. */
@@ -182,7 +488,7 @@ function renamedHint(version: A2AVersion, method: string): string {
  */
 function otherVersionHint(version: A2AVersion, method: string, headerSent: boolean): string {
   const other = otherVersion(version);
-  const spec = methodSpec(other, method);
+  const spec = rpcMethod(other, method);
   if (!spec) return "";
   if (version === "0.3" && !headerSent)
     return "; the request has no A2A-Version header, so it was read as A2A 0.3: send A2A-Version: 1.0";
@@ -200,7 +506,7 @@ function nearMissHint(version: A2AVersion, method: string): string {
   if (own) return `; did you mean ${own}?`;
   const other = otherVersion(version);
   const near = nearestName(method, methodNames(other), 2);
-  const spec = near ? methodSpec(other, near) : undefined;
+  const spec = near ? rpcMethod(other, near) : undefined;
   const here = spec ? methodFor(version, spec.op) : undefined;
   return near && here ? `; did you mean ${here}? (${near} in A2A ${other})` : "";
 }

@@ -26,20 +26,22 @@ import {
   internalErrorLogger,
 } from "../edge/agent-request.ts";
 import { INVALID_REQUEST } from "../edge/errors.ts";
+import { edgeCall } from "../edge/face-call.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { ledgerMark, ledgerOn } from "../platform/ledger.ts";
 import { checkMessageConsent } from "../privacy/consent.ts";
-import type { AppEnv, RestCall, RpcCall } from "../protocol/app-types.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { callContext } from "./call-context.ts";
 import { serveCard, serveJwks } from "./cards/card-route.ts";
 import { refuseAnonymousExtendedCard } from "./cards/extended-card.ts";
 import { handleJsonRpc } from "./jsonrpc/jsonrpc.ts";
 import { rpcCall } from "./jsonrpc/rpc-call.ts";
+import { rpcMethod } from "./methods.ts";
 import { handleRest } from "./rest/rest.ts";
 import { restCall } from "./rest/rest-call.ts";
-import { REST_PATH_PATTERN } from "./rest/rest-paths.ts";
+import { httpRouteOf, REST_PATH_PATTERN } from "./rest/rest-paths.ts";
 import { requestedVersion } from "./version.ts";
 
 const REST_METHODS = ["GET", "POST", "DELETE"];
@@ -71,11 +73,11 @@ async function serveRpc(c: Context<AppEnv>): Promise<Response> {
   const { agent, endpoint } = target(c);
   c.set("agent", agent.name);
   checkAccess(c, agent);
-  const call = c.get("rpcCall") as RpcCall;
-  if (call.version === "0.3" && call.method === "agent/getAuthenticatedExtendedCard")
+  const call = edgeCall(c, "rpcCall");
+  const protocol = call.version === "0.3" ? "0.3" : "1.0";
+  if (rpcMethod(protocol, call.method ?? "")?.refusesAnonymous)
     refuseAnonymousExtendedCard(c, agent);
   if (call.sends && !call.failure) await checkMessageConsent(c, call.params?.message);
-  const protocol = call.version === "0.3" ? "0.3" : "1.0";
   return handleJsonRpc(c, call, {
     context: async () => callContext(c, agent, endpoint, protocol),
     keepaliveMs: loadConfig(c.env).sseKeepaliveMs,
@@ -86,7 +88,7 @@ async function serveRpc(c: Context<AppEnv>): Promise<Response> {
 
 async function serveRest(c: Context<AppEnv>): Promise<Response> {
   const { agent, endpoint } = target(c);
-  const { route, failure } = c.get("restCall") as RestCall;
+  const { route, failure } = edgeCall(c, "restCall");
   if (!route)
     throw new HttpError(
       404,
@@ -95,7 +97,7 @@ async function serveRest(c: Context<AppEnv>): Promise<Response> {
     );
   c.set("agent", agent.name);
   checkAccess(c, agent);
-  if (route.op === "extendedCard" && route.version === "0.3") refuseAnonymousExtendedCard(c, agent);
+  if (httpRouteOf(route).method.refusesAnonymous) refuseAnonymousExtendedCard(c, agent);
   return handleRest(c, route, {
     context: async () => callContext(c, agent, endpoint, route.version),
     checkSend: (message) => checkMessageConsent(c, message),

@@ -3,6 +3,13 @@
  * query parameter, else (spec 3.6.2) 0.3. Only Major.Minor counts. Pure: no I/O.
  */
 
+/** The protocol generations the surface speaks. */
+export type A2AVersion = "1.0" | "0.3";
+
+/** True when `version` (as {@link requestedVersion} reads it) is one the surface speaks. */
+export const isA2AVersion = (version: string): version is A2AVersion =>
+  version === "1.0" || version === "0.3";
+
 /** Versions this server speaks on its JSON-RPC endpoints. */
 export const SUPPORTED_VERSIONS: readonly string[] = ["1.0", "0.3"];
 

@@ -22,13 +22,13 @@ import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
 import { agentNamed, internalErrorLogger } from "../edge/agent-request.ts";
 import { callerMessage, restFailure, scrub } from "../edge/errors.ts";
-import { faceCall } from "../edge/face-call.ts";
+import { edgeCall, faceCall } from "../edge/face-call.ts";
 import { accepts } from "../edge/media-types.ts";
 import { REVOKED_MESSAGE, watchCredentials } from "../edge/sse.ts";
 import { type TaskPort, taskPort } from "../edge/task-port.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
-import type { AppEnv, FaceCall } from "../protocol/app-types.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import type { StreamEvent } from "../protocol/wire.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { runRequest } from "./run-input.ts";
@@ -65,7 +65,7 @@ async function checkInterrupt(port: TaskPort, taskId: string, threadId: string):
 async function serveRun(c: Context<AppEnv>): Promise<Response> {
   const agent = agentNamed(c, c.req.param("name") ?? "");
   c.set("agent", agent.name);
-  const { body, refusal } = c.get("faceCall") as FaceCall;
+  const { body, refusal } = edgeCall(c, "faceCall");
   if (refusal) throw new HttpError(refusal.status, refusal.message, { details: true });
   const run = await runRequest(body);
   const port = taskPort(c, agent);

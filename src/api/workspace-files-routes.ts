@@ -20,9 +20,9 @@
  */
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { agentNamed, checkAccess } from "../edge/agent-request.ts";
 import type { AgentDefinition } from "../agents/identity.ts";
 import { authenticate } from "../auth/middleware.ts";
+import { agentNamed, checkAccess } from "../edge/agent-request.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import { baseMediaType } from "../platform/content-type.ts";
 import { HttpError } from "../platform/http-error.ts";

@@ -9,11 +9,27 @@
  * own shape after its own checks (the agent), so those keep their order, and is never counted as a
  * message or a stream.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { nonJsonBody } from "../platform/content-type.ts";
 import { jsonBody } from "../platform/json-body.ts";
 import type { AppEnv, FaceCall } from "../protocol/app-types.ts";
 import { TOO_DEEP_MESSAGE, tooDeep } from "../protocol/json-shape.ts";
+
+/** The calls the edge reads into the request's variables, one per kind of face. */
+type CallKey = "rpcCall" | "restCall" | "faceCall";
+
+/**
+ * The call the edge read into `c.var[key]` (by rpcCall(), restCall() or {@link faceCall}, which
+ * run before the route); a route reached without it is a wiring bug, an internal error.
+ */
+export function edgeCall<K extends CallKey>(
+  c: Context<AppEnv>,
+  key: K,
+): NonNullable<AppEnv["Variables"][K]> {
+  const call = c.get(key);
+  if (!call) throw new Error(`the edge read no ${key} for ${c.req.method} ${c.req.path}`);
+  return call;
+}
 
 /** What a face makes of a request's body (undefined: not JSON). */
 export type DescribeCall = (body: unknown) => Pick<FaceCall, "method" | "sends" | "streams">;

@@ -19,10 +19,10 @@ import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
 import { baseUrl } from "../config/public-url.ts";
 import { agentEndpoint, agentNamed, internalErrorLogger } from "../edge/agent-request.ts";
-import { faceCall } from "../edge/face-call.ts";
+import { edgeCall, faceCall } from "../edge/face-call.ts";
 import { taskPort } from "../edge/task-port.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
-import type { AppEnv, FaceCall } from "../protocol/app-types.ts";
+import type { AppEnv } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { describeMcpCall, mcpRefusal, requestId } from "./mcp-call.ts";
 import { mcpServer } from "./tools.ts";
@@ -55,7 +55,7 @@ const rpcError = (
 
 async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   const agent = agentNamed(c, c.req.param("name") ?? "");
-  const { body, refusal } = c.get("faceCall") as FaceCall;
+  const { body, refusal } = edgeCall(c, "faceCall");
   if (refusal?.status === 415)
     return rpcError(c, 415, -32000, `Unsupported Media Type: ${refusal.message}`);
   if (body === undefined) return rpcError(c, 400, -32700, "Parse error: the body is not JSON");

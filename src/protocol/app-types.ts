@@ -70,21 +70,16 @@ export interface RpcCall {
   failure: { error: unknown; status: 200 | 415 } | null;
 }
 
-/** A REST operation and the protocol generation of its path (a2a/rest/rest-paths.ts parses it). */
-export type RestRoute = { version: "1.0" | "0.3" } & (
-  | { op: "send"; stream: boolean }
-  | { op: "get"; id: string }
-  | { op: "list" }
-  | { op: "cancel"; id: string }
-  | { op: "subscribe"; id: string }
-  | {
-      op: "push";
-      id: string;
-      configId: string | null;
-      action: "create" | "get" | "list" | "delete";
-    }
-  | { op: "extendedCard" }
-);
+/**
+ * The method an HTTP+JSON path names in the method table (a2a/methods.ts; a2a/rest/rest-paths.ts
+ * parses it): the protocol generation of its path, the method's name, and the path's variables
+ * (decoded), each a field of the method's params.
+ */
+export interface RestRoute {
+  version: "1.0" | "0.3";
+  name: string;
+  vars: Record<string, string>;
+}
 
 /**
  * An HTTP+JSON (REST) request as the edge read it, once (a2a/rest/rest-call.ts), before the rate

@@ -17,12 +17,11 @@ import {
   sourceSse,
   sseOnce,
 } from "../../edge/sse.ts";
-import type { GatewayEvent } from "../../gateway/task-gateway.ts";
 import type { RpcCall } from "../../protocol/app-types.ts";
 import { TOO_DEEP_MESSAGE, tooDeep } from "../../protocol/json-shape.ts";
 import type { CallContext } from "../call-context.ts";
-import { type A2AVersion, type MethodSpec, methodSpec } from "../methods.ts";
-import { runStream, runUnary } from "../operations.ts";
+import { type AnsweredEvent, type Call, type Method, rpcMethod } from "../methods.ts";
+import type { A2AVersion } from "../version.ts";
 
 /** What the endpoint needs per request. */
 export interface JsonRpcOptions extends BindingStream {
@@ -30,18 +29,15 @@ export interface JsonRpcOptions extends BindingStream {
   context(): Promise<CallContext>;
 }
 
-/** Validated params of `spec`, in v1.0 wire form; throws the -32602. */
-function validParams(spec: MethodSpec, params: Record<string, unknown> | undefined): unknown {
+/** The call of `method` with `params`, validated (no deeper than the edge's bound); throws the -32602. */
+function validCall(method: Method, params: Record<string, unknown> | undefined): Call {
   const input = params ?? {};
   const deep = tooDeep(input);
   if (deep)
     throw invalidParams(
       new z.ZodError([{ code: "custom", path: deep, message: TOO_DEEP_MESSAGE, input: null }]),
     );
-  const parsed = spec.params.safeParse(input);
-  if (!parsed.success) throw invalidParams(parsed.error);
-  const data = parsed.data as Record<string, unknown>;
-  return spec.toWire ? spec.toWire(data) : data;
+  return method.prepare(input, "params");
 }
 
 /** Answers one JSON-RPC call. */
@@ -54,38 +50,31 @@ export async function handleJsonRpc(
   const log = options.onInternalError;
   const errorBody = (error: unknown) => rpcErrorResponse(call.id, error, version, log);
   if (call.failure) return c.json(errorBody(call.failure.error), call.failure.status);
-  const spec = methodSpec(version, call.method ?? "") as MethodSpec;
+  // The edge read only calls of the table's methods (rpc-call.ts); anything else is a bug.
+  const method = rpcMethod(version, call.method ?? "");
+  if (!method) throw new Error(`no method ${call.method} in A2A ${version}`);
   // Spec 0.3.0 §7: a streaming method answers with an SSE stream, errors included. Otherwise an
   // edge error (HttpError: a status, maybe Retry-After or WWW-Authenticate) goes to the Worker's
   // onError, which answers it with its status and headers in this call's shape and id, as REST's.
   const answerError = (error: unknown) => {
-    if (version === "0.3" && spec.streaming) return sseOnce(c, JSON.stringify(errorBody(error)));
+    if (version === "0.3" && method.streaming) return sseOnce(c, JSON.stringify(errorBody(error)));
     if (error instanceof HTTPException) throw error;
     return c.json(errorBody(error));
   };
-  let params: unknown;
   try {
-    params = validParams(spec, call.params);
-  } catch (error) {
-    return answerError(error);
-  }
-  const encode = (result: unknown) => (spec.fromWire ? spec.fromWire(result) : result);
-  try {
+    const valid = validCall(method, call.params);
     const ctx = await options.context();
-    if (!spec.streaming) {
-      const result = await runUnary(ctx, spec.op, params, version);
-      return c.json({ jsonrpc: "2.0", id: call.id, result: encode(result) });
-    }
-    const source = runStream(ctx, spec.op, params);
-    const item = ({ seq, event }: GatewayEvent): SseItem => ({
+    if (!valid.streaming)
+      return c.json({ jsonrpc: "2.0", id: call.id, result: await valid.run(ctx) });
+    const item = ({ seq, answer }: AnsweredEvent): SseItem => ({
       id: seq,
-      data: JSON.stringify({ jsonrpc: "2.0", id: call.id, result: encode(event) }),
+      data: JSON.stringify({ jsonrpc: "2.0", id: call.id, result: answer }),
     });
     // The first event is awaited, so a refusal is an error answer, not a stream; no event at
     // all (a reconnect after the last event of an ended task) is no stream (spec 1.0.1 §3.1.6).
     return await sourceSse(
       c,
-      source,
+      valid.run(ctx),
       item,
       bindingSse(options, (error) => JSON.stringify(errorBody(error)), {
         jsonrpc: "2.0",

@@ -13,8 +13,9 @@ import { invalidParams, invalidRequest, methodNotFound, parseError } from "../..
 import { nonJsonBody } from "../../platform/content-type.ts";
 import { bodyText } from "../../platform/json-body.ts";
 import type { AppEnv, RpcCall } from "../../protocol/app-types.ts";
-import { type A2AVersion, methodHint, methodNames, methodSpec } from "../methods.ts";
-import { requestedVersion, unsupportedVersionMessage } from "../version.ts";
+import { isJsonObject } from "../../protocol/json-shape.ts";
+import { methodHint, methodNames, rpcMethod } from "../methods.ts";
+import { isA2AVersion, requestedVersion, unsupportedVersionMessage } from "../version.ts";
 import { idOf } from "./rpc-id.ts";
 
 const RequestId = z.union([z.string(), z.number().int(), z.null()]);
@@ -25,8 +26,6 @@ const Envelope = z.object({
   method: z.string({ message: "method must be a string" }).min(1, "method must not be empty"),
   params: z.unknown().optional(),
 });
-
-const isVersion = (v: string): v is A2AVersion => v === "1.0" || v === "0.3";
 
 /** Reads the request's JSON-RPC call (the body is read here, and nowhere else). */
 export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
@@ -53,7 +52,7 @@ export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
     parseFailure = error instanceof Error ? error.message : "not JSON";
   }
   call.id = idOf(raw);
-  if (!isVersion(version))
+  if (!isA2AVersion(version))
     return fail(new VersionNotSupportedError(unsupportedVersionMessage(version)));
   const notJson = nonJsonBody(c.req.raw);
   if (notJson) return fail(new ContentTypeNotSupportedError(`a JSON-RPC request: ${notJson}`), 415);
@@ -70,7 +69,7 @@ export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
   const { method, params } = envelope.data;
   call.id = envelope.data.id ?? null;
   call.method = method;
-  const spec = methodSpec(version, method);
+  const spec = rpcMethod(version, method);
   if (!spec) {
     const headerSent = Boolean(
       c.req.header("A2A-Version") ?? new URL(c.req.url).searchParams.get("A2A-Version"),
@@ -80,10 +79,7 @@ export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
   }
   call.sends = spec.sends;
   call.streams = spec.streaming;
-  if (
-    params !== undefined &&
-    (typeof params !== "object" || params === null || Array.isArray(params))
-  )
+  if (params !== undefined && !isJsonObject(params))
     return fail(
       invalidParams(
         new z.ZodError([
@@ -91,7 +87,7 @@ export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
         ]),
       ),
     );
-  call.params = params as Record<string, unknown> | undefined;
+  call.params = params;
   return call;
 }
 

@@ -12,20 +12,21 @@ import { RestContentTypeNotSupportedError } from "@a2a-js/sdk/errors";
 import type { MiddlewareHandler } from "hono";
 import { nonJsonBody } from "../../platform/content-type.ts";
 import type { AppEnv, RestCall } from "../../protocol/app-types.ts";
-import { parseRestPath, readsBody } from "./rest-paths.ts";
+import { httpRouteOf, parseRestPath } from "./rest-paths.ts";
 
 /** The call `method` makes at `path` (relative to the agent's base URL) with `request`'s body. */
 export function readRestCall(method: string, path: string, request: Request): RestCall {
   const route = parseRestPath(method, path);
   if (!route) return { route, method: null, sends: false, streams: false, failure: null };
-  const notJson = readsBody(route) ? nonJsonBody(request) : null;
+  const http = httpRouteOf(route);
+  const label = `${method} ${http.label}`;
+  const notJson = http.from === "body" ? nonJsonBody(request) : null;
   if (notJson) {
     const failure = new RestContentTypeNotSupportedError({ message: notJson, statusCode: 415 });
-    return { route, method: `${method} ${route.op}`, sends: false, streams: false, failure };
+    return { route, method: label, sends: false, streams: false, failure };
   }
-  const sends = route.op === "send";
-  const streams = (route.op === "send" && route.stream) || route.op === "subscribe";
-  return { route, method: `${method} ${route.op}`, sends, streams, failure: null };
+  const { sends, streaming } = http.method;
+  return { route, method: label, sends, streams: streaming, failure: null };
 }
 
 /** Middleware: reads the REST call into `c.var.restCall` (after authentication, before limits). */

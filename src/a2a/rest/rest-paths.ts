@@ -1,67 +1,73 @@
 /**
- * The HTTP+JSON binding's URL patterns under an agent's base URL (spec 11.3 for v1.0; the `v1/`
- * paths of spec v0.3.0 section 3.5), parsed into an operation. Pure: no I/O.
+ * The HTTP+JSON binding's paths under an agent's base URL, as the method table lists them (each
+ * method's route: a2a/methods.ts; spec 1.0.1 §11.3 for v1.0, the `v1/` paths of spec 0.3.0 §3.5.3
+ * for v0.3), parsed into the method a request names and the path's variables. The first variable
+ * of a path is a task id: decoded, 1 to 256 characters, no `/` or `:`. Pure: no I/O.
  */
 import type { RestRoute } from "../../protocol/app-types.ts";
+import { HTTP_ROUTES, type HttpRoute, httpRoute } from "../methods.ts";
 
-/** The REST path patterns, for the route table and error messages. */
+/** The router's coarse filter of REST paths (the table decides which are operations). */
 export const REST_PATH_PATTERN =
   "(?:v1/)?(?:message:send|message:stream|tasks|tasks/.+|extendedAgentCard|card)";
 
 const TASK_ID = /^[^/:]{1,256}$/;
 
-/** Whether the operation reads a JSON body: a message sent, a push config created. */
-export function readsBody(route: RestRoute): boolean {
-  return route.op === "send" || (route.op === "push" && route.action === "create");
+/** A route's path as a pattern, and the names of its variables in order. */
+interface PathMatcher {
+  route: HttpRoute;
+  pattern: RegExp;
+  vars: string[];
 }
 
-/** Parses `<method> <path>` (path relative to the agent's base URL), or null when it is not a REST call. */
-export function parseRestPath(method: string, path: string): RestRoute | null {
-  const legacy = path.startsWith("v1/");
-  const version = legacy ? "0.3" : "1.0";
-  const rest = legacy ? path.slice(3) : path;
-  if (rest === "message:send" && method === "POST") return { version, op: "send", stream: false };
-  if (rest === "message:stream" && method === "POST") return { version, op: "send", stream: true };
-  if (rest === "tasks" && method === "GET" && !legacy) return { version, op: "list" };
-  if ((rest === "extendedAgentCard" && !legacy) || (rest === "card" && legacy)) {
-    return method === "GET" ? { version, op: "extendedCard" } : null;
-  }
-  const match =
-    /^tasks\/([^/]+?)(?::(cancel|subscribe))?(\/pushNotificationConfigs(?:\/[^/]+)?)?$/.exec(rest);
-  if (!match) return null;
-  const [, rawId, action, push] = match;
-  let id: string;
-  try {
-    id = decodeURIComponent(rawId ?? "");
-  } catch {
-    return null;
-  }
-  if (!TASK_ID.test(id)) return null;
-  if (push !== undefined) {
-    if (action !== undefined) return null;
-    const rawConfig = push.slice("/pushNotificationConfigs/".length);
-    let configId: string | null = null;
+/** `tasks/{id}:cancel` as `^tasks/([^/:]+):cancel$`: the task id never holds `:`, later ones may. */
+function matcher(route: HttpRoute): PathMatcher {
+  const vars: string[] = [];
+  const source = route.path
+    .split(/(\{[A-Za-z]+\})/)
+    .map((piece) => {
+      const name = /^\{([A-Za-z]+)\}$/.exec(piece)?.[1];
+      if (name === undefined) return piece.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      vars.push(name);
+      return vars.length === 1 ? "([^/:]+)" : "([^/]+)";
+    })
+    .join("");
+  return { route, pattern: new RegExp(`^${source}$`), vars };
+}
+
+const MATCHERS: readonly PathMatcher[] = HTTP_ROUTES.map(matcher);
+
+/** The decoded variables of a path `match`, or null when one does not decode or is no task id. */
+function decodedVars(found: PathMatcher, match: RegExpExecArray): Record<string, string> | null {
+  const vars: Record<string, string> = {};
+  for (const [i, name] of found.vars.entries()) {
+    let value: string;
     try {
-      configId = rawConfig === "" ? null : decodeURIComponent(rawConfig);
+      value = decodeURIComponent(match[i + 1] ?? "");
     } catch {
       return null;
     }
-    const pushAction =
-      configId === null
-        ? method === "POST"
-          ? "create"
-          : method === "GET"
-            ? "list"
-            : null
-        : method === "GET"
-          ? "get"
-          : method === "DELETE"
-            ? "delete"
-            : null;
-    return pushAction ? { version, op: "push", id, configId, action: pushAction } : null;
+    if (i === 0 && !TASK_ID.test(value)) return null;
+    vars[name] = value;
   }
-  if (action === "cancel") return method === "POST" ? { version, op: "cancel", id } : null;
-  if (action === "subscribe")
-    return method === "POST" || method === "GET" ? { version, op: "subscribe", id } : null;
-  return method === "GET" ? { version, op: "get", id } : null;
+  return vars;
+}
+
+/** The table's route of a parsed `route` (it came from the table: there is one). */
+export function httpRouteOf(route: RestRoute): HttpRoute {
+  const found = httpRoute(route.version, route.name);
+  if (!found) throw new Error(`no HTTP+JSON route ${route.version} ${route.name}`);
+  return found;
+}
+
+/** The method `<verb> <path>` names (path relative to the agent's base URL), or null: none. */
+export function parseRestPath(verb: string, path: string): RestRoute | null {
+  for (const found of MATCHERS) {
+    if (!found.route.verbs.includes(verb)) continue;
+    const match = found.pattern.exec(path);
+    if (!match) continue;
+    const vars = decodedVars(found, match);
+    return vars ? { version: found.route.version, name: found.route.name, vars } : null;
+  }
+  return null;
 }

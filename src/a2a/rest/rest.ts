@@ -1,17 +1,18 @@
 /**
- * The HTTP+JSON (REST) binding of an agent, v1.0 paths and v0.3 `v1/` paths, running the same
- * operations as JSON-RPC (methods.ts, operations.ts) with the same schemas: the body is read and
- * parsed once (rest-body.ts), validated once. Answers are `application/a2a+json` to clients that
- * ask for it, else `application/json` (media-types.ts; v0.3: `application/json`); errors use the
- * spec's HTTP statuses with a google.rpc.Status body (v0.3: `{ code, message }`), from the one
- * error table (errors.ts); streams are SSE whose `data` is the bare StreamResponse and whose `id`
- * is the task event's sequence number. HttpErrors (consent) pass through to the Worker's onError.
+ * The HTTP+JSON (REST) binding of an agent, v1.0 paths and v0.3 `v1/` paths, running the method
+ * the path names in the one method table (methods.ts) as JSON-RPC does, each version in its
+ * dialect: the params come from the path's variables and the query string or the body (read and
+ * parsed once: rest-body.ts) and are validated once. Answers are `application/a2a+json` to
+ * clients that ask for it, else `application/json` (edge/media-types.ts; v0.3:
+ * `application/json`), with the route's status (201 made, 204 gone); errors use the spec's HTTP
+ * statuses with a google.rpc.Status body (v0.3: `{ code, message }`), from the one error table
+ * (edge/errors.ts); streams are SSE whose `data` is the bare StreamResponse and whose `id` is the
+ * task event's sequence number. HttpErrors (consent) pass through to the Worker's onError.
  */
 import { VersionNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { z } from "zod";
-import { invalidParams, restFailure } from "../../edge/errors.ts";
+import { restFailure } from "../../edge/errors.ts";
 import { answerMediaType } from "../../edge/media-types.ts";
 import {
   type BindingStream,
@@ -20,22 +21,14 @@ import {
   type SseItem,
   sourceSse,
 } from "../../edge/sse.ts";
-import type { ListTasksPage } from "../../gateway/list-tasks.ts";
-import type { GatewayEvent } from "../../gateway/task-gateway.ts";
 import type { RestRoute } from "../../protocol/app-types.ts";
-import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../protocol/params.ts";
-import {
-  eventToV03Proto as eventToV03,
-  messageToV03Proto as messageToV03,
-  sendRequestFromV03Proto as sendRequestFromV03,
-  taskToV03Proto as taskToV03,
-} from "../../protocol/v03/http-json.ts";
-import type { Message, SendResult, Task } from "../../protocol/wire.ts";
+import { isJsonObject } from "../../protocol/json-shape.ts";
+import type { Message } from "../../protocol/wire.ts";
 import type { CallContext } from "../call-context.ts";
-import { runStream, runUnary } from "../operations.ts";
+import type { AnsweredEvent, HttpRoute } from "../methods.ts";
 import { unsupportedVersionMessage } from "../version.ts";
 import { readJsonBody } from "./rest-body.ts";
-import { restPush } from "./rest-push.ts";
+import { httpRouteOf } from "./rest-paths.ts";
 
 /** What a REST call needs. */
 export interface RestOptions extends BindingStream {
@@ -49,10 +42,13 @@ export interface RestOptions extends BindingStream {
   failure?: unknown;
 }
 
-function parse<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw invalidParams(result.error, prefix);
-  return result.data;
+/** The call's params before validation: its source's fields, then the path's variables. */
+async function paramsOf(c: Context, http: HttpRoute, vars: Record<string, string>) {
+  const raw =
+    http.from === "body" ? await readJsonBody(c) : http.from === "query" ? c.req.query() : {};
+  const input = http.decode ? http.decode(raw) : raw;
+  if (Object.keys(vars).length === 0 || !isJsonObject(input)) return input;
+  return { ...input, ...vars };
 }
 
 /** Answers one REST call. */
@@ -61,54 +57,25 @@ export async function handleRest(
   route: RestRoute,
   options: RestOptions,
 ): Promise<Response> {
-  const v03 = route.version === "0.3";
-  const contentType = v03 ? "application/json" : answerMediaType(c.req.raw.headers);
+  const contentType =
+    route.version === "0.3" ? "application/json" : answerMediaType(c.req.raw.headers);
   const respond = (body: unknown, status = 200) =>
     new Response(JSON.stringify(body), { status, headers: { "Content-Type": contentType } });
-  const encodeTask = (task: Task) => (v03 ? taskToV03(task) : task);
   try {
     if (options.failure) throw options.failure;
     if (options.version !== route.version) {
+      const hint = route.version === "0.3" ? "" : "; send A2A-Version: 1.0";
       throw new VersionNotSupportedError(
-        `${unsupportedVersionMessage(options.version)} These are the A2A ${route.version} HTTP+JSON paths${v03 ? "" : "; send A2A-Version: 1.0"}.`,
+        `${unsupportedVersionMessage(options.version)} These are the A2A ${route.version} HTTP+JSON paths${hint}.`,
       );
     }
-    switch (route.op) {
-      case "send": {
-        const raw = await readJsonBody(c);
-        const params = parse(SendMessageParams, v03 ? sendRequestFromV03(raw) : raw, "body");
-        await options.checkSend?.(params.message);
-        const ctx = await options.context();
-        if (route.stream) return await stream(c, route, runStream(ctx, "stream", params), options);
-        const result = (await runUnary(ctx, "send", params, route.version)) as SendResult;
-        if ("message" in result)
-          return respond({ message: v03 ? messageToV03(result.message) : result.message });
-        return respond({ task: encodeTask(result.task) });
-      }
-      case "get": {
-        const params = parse(GetTaskParams, { ...c.req.query(), id: route.id }, "query");
-        const ctx = await options.context();
-        return respond(encodeTask((await runUnary(ctx, "get", params, route.version)) as Task));
-      }
-      case "list": {
-        const params = parse(ListTasksParams, c.req.query(), "query");
-        const ctx = await options.context();
-        return respond((await runUnary(ctx, "list", params, route.version)) as ListTasksPage);
-      }
-      case "cancel": {
-        const ctx = await options.context();
-        const task = (await runUnary(ctx, "cancel", { id: route.id }, route.version)) as Task;
-        return respond(encodeTask(task));
-      }
-      case "subscribe": {
-        const ctx = await options.context();
-        return await stream(c, route, runStream(ctx, "subscribe", { id: route.id }), options);
-      }
-      case "push":
-        return await restPush(c, route, await options.context(), respond);
-      case "extendedCard":
-        return respond(await runUnary(await options.context(), "extendedCard", {}, "1.0"));
-    }
+    const http = httpRouteOf(route);
+    const call = http.method.prepare(await paramsOf(c, http, route.vars), http.from);
+    if (call.message) await options.checkSend?.(call.message);
+    const ctx = await options.context();
+    if (call.streaming) return await stream(c, route, call.run(ctx), options);
+    const answer = await call.run(ctx);
+    return http.status === 204 ? new Response(null, { status: 204 }) : respond(answer, http.status);
   } catch (error) {
     if (error instanceof HTTPException) throw error;
     const { status, body } = restFailure(error, route.version, options.onInternalError);
@@ -116,15 +83,15 @@ export async function handleRest(
   }
 }
 
-async function stream(
+function stream(
   c: Context,
   route: RestRoute,
-  source: AsyncGenerator<GatewayEvent, void>,
+  source: AsyncGenerator<AnsweredEvent, void>,
   options: RestOptions,
 ): Promise<Response> {
-  const item = ({ seq, event }: GatewayEvent): SseItem => ({
+  const item = ({ seq, answer }: AnsweredEvent): SseItem => ({
     id: seq,
-    data: JSON.stringify(route.version === "0.3" ? eventToV03(event) : event),
+    data: JSON.stringify(answer),
   });
   // Nothing at all: a reconnect after the last event of an ended task closes at once.
   return sourceSse(
