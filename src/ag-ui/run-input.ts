@@ -11,6 +11,7 @@ import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { sha256Hex } from "../platform/hex.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
+import { isJsonObject } from "../protocol/json-shape.ts";
 import { Id, type Message, type Part } from "../protocol/wire.ts";
 
 /** What one run does. */
@@ -23,14 +24,16 @@ export interface RunRequest {
   action: RunAction;
 }
 
-type Content = string | Array<{ type?: unknown; text?: unknown }>;
-
 /** The text of a user message's content (its text parts; other media are not taken). */
-function contentText(content: Content | undefined): string {
+function contentText(content: unknown): string {
   if (typeof content === "string") return content;
-  return (content ?? [])
-    .filter((part) => part.type === "text" && typeof part.text === "string")
-    .map((part) => part.text as string)
+  if (!Array.isArray(content)) return "";
+  return content
+    .flatMap((part: unknown) =>
+      isJsonObject(part) && part.type === "text" && typeof part.text === "string"
+        ? [part.text]
+        : [],
+    )
     .join("\n");
 }
 
@@ -48,9 +51,8 @@ function answerParts(payload: unknown): Part[] {
 
 /** The metadata of the run's message: the consent `forwardedProps` carries, if any. */
 function consentMetadata(forwarded: unknown): Pick<Message, "metadata"> {
-  if (typeof forwarded !== "object" || forwarded === null || Array.isArray(forwarded)) return {};
-  if (!Object.hasOwn(forwarded, CONSENT_METADATA_KEY)) return {};
-  const version = (forwarded as Record<string, unknown>)[CONSENT_METADATA_KEY];
+  if (!isJsonObject(forwarded) || !Object.hasOwn(forwarded, CONSENT_METADATA_KEY)) return {};
+  const version = forwarded[CONSENT_METADATA_KEY];
   if (typeof version !== "string" || version.length > 200)
     throw new HttpError(400, `forwardedProps.${CONSENT_METADATA_KEY}: a policy version (text)`, {
       details: true,
@@ -106,7 +108,7 @@ export async function runRequest(body: unknown): Promise<RunRequest> {
     };
   }
   const last = [...input.messages].reverse().find((message) => message.role === "user");
-  const text = contentText(last?.content as Content | undefined).trim();
+  const text = contentText(last?.content).trim();
   if (!text)
     throw new HttpError(400, "messages: no user message with text to send", { details: true });
   return {

@@ -5,8 +5,9 @@
  * an interrupt for input-required or auth-required, cancelled) or RUN_ERROR (failed, rejected).
  * One translator per run; pure: no I/O.
  */
-import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
+import { type AGUIEvent, EventType, type Interrupt, type RunFinishedOutcome } from "@ag-ui/core";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
+import { isJsonObject, type JsonObject } from "../protocol/json-shape.ts";
 import { formIn, partsText } from "../protocol/parts.ts";
 import { INTERRUPTED_STATES, isTerminal } from "../protocol/task-states.ts";
 import type { Message, StreamEvent, TaskStatus } from "../protocol/wire.ts";
@@ -16,12 +17,10 @@ import { ANSWER_ARTIFACT_ID } from "../task/runtime/answer-artifact.ts";
 const CUSTOM_EVENT_PREFIX = "a2a-edge-harness.";
 
 /** The harness event a status message carries, if it carries one. */
-function harnessEvent(message: Message | undefined): Record<string, unknown> | null {
+function harnessEvent(message: Message | undefined): JsonObject | null {
   for (const part of message?.parts ?? []) {
     if (part.metadata?.extension !== HARNESS_EVENTS_EXTENSION) continue;
-    const data = part.data;
-    if (typeof data === "object" && data !== null && !Array.isArray(data))
-      return data as Record<string, unknown>;
+    if (isJsonObject(part.data)) return part.data;
   }
   return null;
 }
@@ -50,16 +49,16 @@ export class RunTranslator {
     return this.#done;
   }
 
-  started(): BaseEvent {
+  started(): AGUIEvent {
     return {
       type: EventType.RUN_STARTED,
       threadId: this.#threadId,
       runId: this.#runId,
-    } as BaseEvent;
+    };
   }
 
   /** The AG-UI events for one A2A stream event. */
-  translate(event: StreamEvent): BaseEvent[] {
+  translate(event: StreamEvent): AGUIEvent[] {
     if (this.#done) return [];
     if ("task" in event) {
       this.#taskId = event.task.id;
@@ -84,16 +83,13 @@ export class RunTranslator {
    * A RUN_ERROR for a stream that broke before the task reached a state the run can end on
    * (`code`: STREAM_ENDED, or UNAUTHENTICATED when the caller's credentials were revoked).
    */
-  broken(reason: string, code = "STREAM_ENDED"): BaseEvent[] {
+  broken(reason: string, code = "STREAM_ENDED"): AGUIEvent[] {
     if (this.#done) return [];
     this.#done = true;
-    return [
-      ...this.#closeAnswer(),
-      { type: EventType.RUN_ERROR, message: reason, code } as BaseEvent,
-    ];
+    return [...this.#closeAnswer(), { type: EventType.RUN_ERROR, message: reason, code }];
   }
 
-  #status(status: TaskStatus): BaseEvent[] {
+  #status(status: TaskStatus): AGUIEvent[] {
     const event = harnessEvent(status.message);
     if (event) return this.#harnessEvent(event);
     if (isTerminal(status.state)) return this.#end(status);
@@ -101,7 +97,7 @@ export class RunTranslator {
     return [];
   }
 
-  #harnessEvent(event: Record<string, unknown>): BaseEvent[] {
+  #harnessEvent(event: JsonObject): AGUIEvent[] {
     const kind = String(event.kind ?? "");
     const tool = typeof event.tool === "string" ? event.tool : "";
     const detail = event.detail;
@@ -111,11 +107,12 @@ export class RunTranslator {
       queue.push(toolCallId);
       this.#openCalls.set(tool, queue);
       const args = typeof detail === "string" ? detail : JSON.stringify(detail ?? {});
-      return [
-        { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: tool } as BaseEvent,
-        ...(args ? [{ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: args } as BaseEvent] : []),
-        { type: EventType.TOOL_CALL_END, toolCallId } as BaseEvent,
+      const events: AGUIEvent[] = [
+        { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: tool },
       ];
+      if (args) events.push({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: args });
+      events.push({ type: EventType.TOOL_CALL_END, toolCallId });
+      return events;
     }
     if (kind === "tool_result" && tool) {
       const toolCallId = this.#openCalls.get(tool)?.shift();
@@ -127,19 +124,17 @@ export class RunTranslator {
           toolCallId,
           content: typeof detail === "string" ? detail : JSON.stringify(detail ?? ""),
           role: "tool",
-        } as BaseEvent,
+        },
       ];
     }
     if (kind === "plan" && typeof detail === "object" && detail !== null)
-      return [{ type: EventType.STATE_SNAPSHOT, snapshot: { plan: detail } } as BaseEvent];
-    return [
-      { type: EventType.CUSTOM, name: `${CUSTOM_EVENT_PREFIX}${kind}`, value: event } as BaseEvent,
-    ];
+      return [{ type: EventType.STATE_SNAPSHOT, snapshot: { plan: detail } }];
+    return [{ type: EventType.CUSTOM, name: `${CUSTOM_EVENT_PREFIX}${kind}`, value: event }];
   }
 
   /** A chunk of the answer: appended, or a replacement of what was sent (only its new tail goes). */
-  #answerChunk(text: string, append: boolean, lastChunk: boolean): BaseEvent[] {
-    const events: BaseEvent[] = [];
+  #answerChunk(text: string, append: boolean, lastChunk: boolean): AGUIEvent[] {
+    const events: AGUIEvent[] = [];
     if (append) events.push(...this.#say(text, false));
     else if (text.startsWith(this.#answer))
       events.push(...this.#say(text.slice(this.#answer.length), false));
@@ -154,8 +149,8 @@ export class RunTranslator {
   }
 
   /** Sends `text` on the open answer message (opening one first); closes it when `close`. */
-  #say(text: string, close: boolean): BaseEvent[] {
-    const events: BaseEvent[] = [];
+  #say(text: string, close: boolean): AGUIEvent[] {
+    const events: AGUIEvent[] = [];
     if (text !== "") {
       if (this.#answerMessage === null) {
         this.#answerMessage = `${this.#taskId ?? this.#runId}-answer-${++this.#answerCount}`;
@@ -163,28 +158,28 @@ export class RunTranslator {
           type: EventType.TEXT_MESSAGE_START,
           messageId: this.#answerMessage,
           role: "assistant",
-        } as BaseEvent);
+        });
       }
       events.push({
         type: EventType.TEXT_MESSAGE_CONTENT,
         messageId: this.#answerMessage,
         delta: text,
-      } as BaseEvent);
+      });
       this.#answer += text;
     }
     if (close) events.push(...this.#closeAnswer());
     return events;
   }
 
-  #closeAnswer(): BaseEvent[] {
+  #closeAnswer(): AGUIEvent[] {
     if (this.#answerMessage === null) return [];
     const messageId = this.#answerMessage;
     this.#answerMessage = null;
-    return [{ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent];
+    return [{ type: EventType.TEXT_MESSAGE_END, messageId }];
   }
 
-  #end(status: TaskStatus): BaseEvent[] {
-    const events: BaseEvent[] = [];
+  #end(status: TaskStatus): AGUIEvent[] {
+    const events: AGUIEvent[] = [];
     // Nothing streamed (an answer given whole, a refusal, a failure): the status message says it.
     if (this.#answerCount === 0 && this.#answer === "" && status.state === "TASK_STATE_COMPLETED")
       events.push(...this.#say(partsText(status.message?.parts), true));
@@ -202,12 +197,12 @@ export class RunTranslator {
         type: EventType.RUN_ERROR,
         message: why,
         code: status.state === "TASK_STATE_REJECTED" ? "REJECTED" : "FAILED",
-      } as BaseEvent,
+      },
     ];
   }
 
   /** The task waits for the person: the run ends with an interrupt that the next run answers. */
-  #pause(status: TaskStatus): BaseEvent[] {
+  #pause(status: TaskStatus): AGUIEvent[] {
     const question = partsText(status.message?.parts);
     const schema = formIn(status.message?.parts);
     const interrupt: Interrupt = {
@@ -222,7 +217,7 @@ export class RunTranslator {
     ];
   }
 
-  #finish(outcome?: Record<string, unknown>): BaseEvent[] {
+  #finish(outcome?: RunFinishedOutcome): AGUIEvent[] {
     this.#done = true;
     return [
       {
@@ -231,7 +226,7 @@ export class RunTranslator {
         runId: this.#runId,
         ...(this.#taskId ? { result: { taskId: this.#taskId } } : {}),
         ...(outcome ? { outcome } : {}),
-      } as BaseEvent,
+      },
     ];
   }
 }

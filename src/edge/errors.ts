@@ -117,7 +117,7 @@ export function invalidParams(error: z.ZodError, prefix = "params"): JsonRpcProt
 /** The table's row of an A2A typed error, or null. */
 function a2aRow(error: unknown): ErrorRow | null {
   if (!(error instanceof A2AError) || !Object.hasOwn(A2A_ERRORS, error.name)) return null;
-  return A2A_ERRORS[error.name] as ErrorRow;
+  return A2A_ERRORS[error.name] ?? null;
 }
 
 /**
@@ -134,7 +134,8 @@ export function scrub(error: unknown, log?: (error: unknown) => void): boolean {
 
 /** What a caller reads of `error`: its message, or {@link INTERNAL_MESSAGE} when {@link scrub} says. */
 export function callerMessage(error: unknown, log?: (error: unknown) => void): string {
-  return scrub(error, log) ? INTERNAL_MESSAGE : (error as Error).message;
+  // What scrub passes is an edge or A2A error: an Error.
+  return !scrub(error, log) && error instanceof Error ? error.message : INTERNAL_MESSAGE;
 }
 
 /** Any thrown value as a JSON-RPC error object of `version` (v0.3: one `data` object, no ErrorInfo). */
@@ -155,10 +156,11 @@ export function rpcErrorObject(
   // An edge error in a stream that has begun (before it, onError answers it with its status).
   if (error instanceof HttpError) return rpcErrorOf(error);
   const row = a2aRow(error);
-  if (scrub(error, log) || !row) return { code: INTERNAL_ERROR, message: INTERNAL_MESSAGE };
-  const { message } = error as A2AError;
+  if (scrub(error, log) || !row || !(error instanceof A2AError))
+    return { code: INTERNAL_ERROR, message: INTERNAL_MESSAGE };
+  const { message } = error;
   if (version === "0.3") return { code: row.code, message };
-  return { code: row.code, message, data: [(error as A2AError).toErrorInfo()] };
+  return { code: row.code, message, data: [error.toErrorInfo()] };
 }
 
 /** A complete JSON-RPC error response of `version`. */
@@ -173,7 +175,7 @@ export function rpcErrorResponse(
 
 /** An HTTP status an error carries itself (the SDK's REST errors: 415 for a body's media type). */
 const ownStatus = (error: unknown): number | undefined => {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  const status = error instanceof Error && "statusCode" in error ? error.statusCode : undefined;
   return typeof status === "number" ? status : undefined;
 };
 
@@ -212,14 +214,19 @@ export function restFailure(
         };
   }
   if (version === "0.3") return { status, body: rpcErrorObject(error, "0.3") };
-  const details = protocol ? (protocol.data ?? []) : [(error as A2AError).toErrorInfo()];
+  // Below 500, an error is the protocol's or in the table (an A2AError).
+  const details = protocol
+    ? (protocol.data ?? [])
+    : error instanceof A2AError
+      ? [error.toErrorInfo()]
+      : [];
   return {
     status,
     body: {
       error: {
         code: status,
         status: protocol ? "INVALID_ARGUMENT" : (row?.status ?? "UNKNOWN"),
-        message: (error as Error).message,
+        message: error instanceof Error ? error.message : INTERNAL_MESSAGE,
         details,
       },
     },
