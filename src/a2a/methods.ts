@@ -475,8 +475,8 @@ const otherVersion = (version: A2AVersion): A2AVersion => (version === "1.0" ? "
  * of `version` to call instead, and the other version's; "" for any other name.
  */
 function renamedHint(version: A2AVersion, method: string): string {
-  if (!Object.hasOwn(RENAMED_METHODS, method)) return "";
-  const names = RENAMED_METHODS[method] as Readonly<Record<A2AVersion, string>>;
+  const names = Object.hasOwn(RENAMED_METHODS, method) ? RENAMED_METHODS[method] : undefined;
+  if (!names) return "";
   const other = otherVersion(version);
   return `; ${method} is an older name: call ${names[version]} (A2A ${version}; in A2A ${other}: ${names[other]})`;
 }

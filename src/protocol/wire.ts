@@ -4,6 +4,7 @@
  * task object works with. Pure: no I/O.
  */
 import { z } from "zod";
+import { isJsonObject } from "./json-shape.ts";
 import { TASK_STATES } from "./task-states.ts";
 
 /** Longest id (task, context, message) accepted from a client. */
@@ -36,8 +37,8 @@ export function protoObject<T extends z.ZodRawShape>(shape: T) {
       .map((key) => [snakeCase(key), key]),
   );
   return z.preprocess((value) => {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-    const input = value as Record<string, unknown>;
+    if (!isJsonObject(value)) return value;
+    const input = value;
     const renamed: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(input)) {
       const camel = names.get(key);

@@ -6,6 +6,7 @@
  * (loop/prompt/user-content.ts). Only the harness writes the key: a client's own value is dropped
  * when the message comes in. Pure: no I/O.
  */
+import { isJsonObject } from "./json-shape.ts";
 import type { Part } from "./wire.ts";
 
 /** The part metadata key of the note. */
@@ -20,8 +21,8 @@ export const isFilePart = (part: Part): boolean => part.raw !== undefined || par
 /** The harness's note on `part`, if it has one of the right shape. */
 export function workspaceFileOf(part: Part): WorkspaceFileNote | null {
   const note = part.metadata?.[WORKSPACE_FILE_KEY];
-  if (typeof note !== "object" || note === null) return null;
-  const { path, size, error } = note as Record<string, unknown>;
+  if (!isJsonObject(note)) return null;
+  const { path, size, error } = note;
   if (typeof path === "string" && typeof size === "number") return { path, size };
   return typeof error === "string" ? { error } : null;
 }

@@ -6,14 +6,15 @@
  * type, a refused rate or access answer with it. Before authentication the body is not read, and
  * the id is null. Pure.
  */
+import { isJsonObject } from "../../protocol/json-shape.ts";
 
 /** A JSON-RPC id: a string or an integer (null is no id to echo). */
 export type RpcId = string | number;
 
 /** The id of a parsed request object, when it has a valid one. */
 export function idOf(request: unknown): RpcId | null {
-  if (typeof request !== "object" || request === null || Array.isArray(request)) return null;
-  const id = (request as { id?: unknown }).id;
+  if (!isJsonObject(request)) return null;
+  const { id } = request;
   if (typeof id === "string") return id;
   return typeof id === "number" && Number.isInteger(id) ? id : null;
 }
