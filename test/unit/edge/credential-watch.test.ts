@@ -5,7 +5,7 @@
  * gone and no checks after it; a check that fails to run counts as still authorized.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { STREAM_AUTH_RECHECK_MS, watchCredentials } from "../../../src/a2a/sse.ts";
+import { STREAM_AUTH_RECHECK_MS, watchCredentials } from "../../../src/edge/sse.ts";
 
 beforeEach(() => {
   vi.useFakeTimers();
