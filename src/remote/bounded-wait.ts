@@ -8,8 +8,8 @@
 
 import type { Message, Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
+import { isSettled } from "../protocol/task-states.ts";
 import type { TaskStateName } from "../protocol/wire.ts";
-import { isSettled } from "../task/runtime/state-machine.ts";
 import { outcomeOf, sendRequest } from "./sdk-codec.ts";
 
 /**
