@@ -70,6 +70,7 @@ export function deployConfig(
     .join("/");
   const fromOut = (path: string) => `${back}/${path}`;
   if (config.main) config.main = fromOut(config.main);
+  if (config.assets?.directory) config.assets.directory = fromOut(config.assets.directory);
   for (const db of config.d1_databases ?? [])
     if (db.migrations_dir) db.migrations_dir = fromOut(db.migrations_dir);
   const notes: string[] = [];

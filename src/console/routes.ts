@@ -1,6 +1,7 @@
 /**
- * The web console, served by the Worker itself: `GET /console` (the page) and its script and
- * stylesheet under content-hashed URLs (cached for a year; the page is revalidated). The page
+ * The web console: `GET /console` (the page, from the Worker) and its script and stylesheet under
+ * content-hashed URLs, static assets Cloudflare serves before the Worker runs (scripts/
+ * build-console.ts: cached for a year, nosniff; the page is revalidated). The page
  * talks to the same A2A endpoints and REST API as any client, with the token the person enters.
  * Its CSP allows only its own script and styles, images of its own (and `data:` URLs: the Files
  * panel's image previews) and of the origins of the agents' https icons, and Trusted Types limit
@@ -10,7 +11,7 @@ import { Hono } from "hono";
 import { html } from "hono/html";
 import { currentAgents } from "../agents/overrides.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
-import { CONSOLE_CSS, CONSOLE_HASH, CONSOLE_JS } from "./assets.generated.ts";
+import { CONSOLE_HASH } from "./assets.generated.ts";
 
 /** An origin that may stand in a CSP source list as it is: https, a DNS name, a port. */
 const PLAIN_ORIGIN = /^https:\/\/[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?$/;
@@ -156,16 +157,5 @@ export function consoleRoutes(): Hono<AppEnv> {
     c.html(await page(), 200, { ...securityHeaders(), "Cache-Control": "no-cache" }),
   );
   app.get("/console/", (c) => c.redirect("/console", 308));
-  const asset = (body: string, type: string) =>
-    new Response(body, {
-      headers: {
-        "Content-Type": type,
-        "Cache-Control": "public, max-age=31536000, immutable",
-        ETag: `"${CONSOLE_HASH}"`,
-        "X-Content-Type-Options": "nosniff",
-      },
-    });
-  app.get(`/console/:hash/console.js`, () => asset(CONSOLE_JS, "text/javascript; charset=utf-8"));
-  app.get(`/console/:hash/console.css`, () => asset(CONSOLE_CSS, "text/css; charset=utf-8"));
   return app;
 }

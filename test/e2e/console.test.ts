@@ -1,6 +1,6 @@
 /**
  * The web console in headless Chromium (Debian's chromium, driven by playwright-core) against
- * `wrangler dev` with auth on, signed in: the roster, a streamed answer with its plan (a delegated
+ * `wrangler dev` with auth on, signed in: its script and stylesheet (static assets), the roster, a streamed answer with its plan (a delegated
  * step tagged with its agent) and tool events, an input-required form (and the same conversation
  * rebuilt after a reload), the inspector with raw events, hostile Markdown rendered inert, the
  * server's list of the user's conversations in a browser that kept none, and the roster following
@@ -43,6 +43,34 @@ afterAll(async () => {
 });
 
 describe("the web console, signed in", () => {
+  it("loads its script and stylesheet as static assets: hashed, immutable, nosniff", async () => {
+    const html = await (await fetch(`${server.url}/console`)).text();
+    const urls = [
+      ...html.matchAll(/(?:src|href)="(\/console\/[0-9a-f]{12}\/console\.(?:js|css))"/g),
+    ];
+    expect(urls.map((m) => m[1]?.split(".").pop())).toEqual(["css", "js"]);
+    for (const [, path] of urls) {
+      const asset = await fetch(`${server.url}${path}`);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get("content-type")).toMatch(
+        path?.endsWith(".js") ? /^(text|application)\/javascript/ : /^text\/css/,
+      );
+      expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect(asset.headers.get("x-content-type-options")).toBe("nosniff");
+      const body = await asset.text();
+      // One bundle each: no imports left to fetch; the script carries markdown-it's licence.
+      if (path?.endsWith(".js")) {
+        expect(body).toContain("SendStreamingMessage");
+        expect(body).toContain("console-markdown");
+        expect(body).toMatch(/markdown-it/i);
+        expect(body).not.toMatch(/^\s*import\s/m);
+      } else {
+        expect(body).toMatch(/prefers-color-scheme:\s*dark/);
+        expect(body).not.toMatch(/@import/);
+      }
+    }
+  });
+
   it("asks for a token when auth is on, then loads the roster", async () => {
     await page.goto(`${server.url}/console`);
     await expect.poll(() => page.textContent("#who")).toBe("sign in with a token");
