@@ -2,15 +2,28 @@
  * The Anthropic client for the configured model mode: Claude through the API (key and base URL
  * from config), or the scripted local model in-process when no key is set and SCRIPTED_MODEL
  * allows it. One client per isolate and configuration. SDK retries are off: the task object
- * retries durably with its own backoff.
+ * retries durably with its own backoff. The client carries only the resources the harness calls
+ * (messages, models): the SDK's full client brings its beta and admin resources too, about
+ * 300 KiB of the Worker's bundle (bench:coldstart).
  */
-import Anthropic from "@anthropic-ai/sdk";
+import { BaseAnthropic } from "@anthropic-ai/sdk/client";
+import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
+import { Models } from "@anthropic-ai/sdk/resources/models";
 import type { Config } from "../config/config.ts";
 import { log } from "../platform/logging.ts";
 import { ModelUnavailableError } from "./errors.ts";
 import { createScriptedMessagesApi } from "./scripted/messages-api.ts";
 
-const clients = new WeakMap<Config, Anthropic>();
+/** The Messages API client: the SDK's base client with the messages and models resources. */
+export class ModelApiClient extends BaseAnthropic {
+  readonly messages: Messages = new Messages(this);
+  readonly models: Models = new Models(this);
+}
+
+/** What a model call needs of a client (the SDK's full `Anthropic` client has it too). */
+export type ModelClient = Pick<ModelApiClient, "messages" | "models">;
+
+const clients = new WeakMap<Config, ModelClient>();
 
 /** The model source of a task that runs on the scripted local model (its `metadata.model.source`). */
 export const SCRIPTED_MODEL_SOURCE = "scripted-local-model";
@@ -28,12 +41,12 @@ export function modelSourceLabel(config: Config): string {
 }
 
 /** The client for `config`; throws {@link ModelUnavailableError} when no model is configured. */
-export function modelClient(config: Config): Anthropic {
+export function modelClient(config: Config): ModelClient {
   const hit = clients.get(config);
   if (hit) return hit;
-  let client: Anthropic;
+  let client: ModelClient;
   if (config.modelMode === "anthropic") {
-    client = new Anthropic({
+    client = new ModelApiClient({
       apiKey: config.anthropicApiKey,
       ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
       maxRetries: 0,
@@ -41,7 +54,7 @@ export function modelClient(config: Config): Anthropic {
   } else if (config.modelMode === "scripted") {
     const handler = createScriptedMessagesApi();
     log("warn", "no ANTHROPIC_API_KEY: tasks run on the scripted local model, not Claude");
-    client = new Anthropic({
+    client = new ModelApiClient({
       apiKey: "scripted-local-model",
       baseURL: "http://scripted.local",
       fetch: (input: RequestInfo | URL, init?: RequestInit) => handler(new Request(input, init)),

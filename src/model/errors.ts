@@ -4,7 +4,12 @@
  * one. A stream the SDK could not parse (events out of order, a line that is not JSON, no
  * message at all) is retried once: a glitch on the way, not an answer. Pure: no I/O.
  */
-import { AnthropicError, APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import {
+  AnthropicError,
+  APIConnectionError,
+  APIError,
+  APIUserAbortError,
+} from "@anthropic-ai/sdk/core/error";
 
 /** The model stream went silent longer than the watchdog allows. */
 export class ModelStallError extends Error {

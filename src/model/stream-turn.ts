@@ -3,12 +3,13 @@
  * if the stream stays silent longer than `idleTimeoutMs` (no event, not even a ping), the call is
  * aborted with {@link ModelStallError}. Returns the complete message.
  */
-import type Anthropic from "@anthropic-ai/sdk";
+
 import type {
   Message,
   MessageCreateParamsNonStreaming,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { ledgerMark } from "../platform/ledger.ts";
+import type { ModelClient } from "./client.ts";
 import { ModelStallError } from "./errors.ts";
 
 /** Options of {@link streamTurn}. */
@@ -20,7 +21,7 @@ export interface StreamTurnOptions {
 
 /** Streams one model turn; see the module header. */
 export async function streamTurn(
-  client: Anthropic,
+  client: ModelClient,
   params: MessageCreateParamsNonStreaming,
   options: StreamTurnOptions,
 ): Promise<Message> {

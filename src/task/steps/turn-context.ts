@@ -5,7 +5,7 @@
  * here never fail the turn: the prompt says the workspace could not be read, and compaction is
  * skipped until the next turn.
  */
-import type Anthropic from "@anthropic-ai/sdk";
+
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../../agents/identity.ts";
 import type { Config } from "../../config/config.ts";
@@ -18,6 +18,7 @@ import {
 } from "../../loop/prompt/compaction.ts";
 import { environmentNote } from "../../loop/prompt/environment.ts";
 import { type PromptInputs, systemPrompt } from "../../loop/prompt/prompt.ts";
+import type { ModelClient } from "../../model/client.ts";
 import { addUsage } from "../../model/usage.ts";
 import { log } from "../../platform/logging.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
@@ -110,7 +111,7 @@ export type CompactingTask = Pick<
  */
 export async function compactIfNeeded(input: {
   task: CompactingTask;
-  client: Anthropic;
+  client: ModelClient;
   agent: AgentDefinition;
   system: TextBlockParam[];
   /** The length of the tools' definitions as JSON ({@link ToolRegistry.definitionChars}). */
