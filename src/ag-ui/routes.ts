@@ -1,7 +1,8 @@
 /**
  * The AG-UI face of every agent, pinned:
  *   POST /agents/<name>/ag-ui   a RunAgentInput in (JSON only), AG-UI events out (SSE, or AG-UI's
- *                               protobuf framing when the Accept header names its type)
+ *                               protobuf framing when the Accept header names its type; the
+ *                               encoder is loaded with the first run an isolate serves)
  * Behind the same authentication, body limit and message rate as the A2A endpoints (the body is
  * read once at the edge, edge/face-call.ts: 415 for a body not sent as JSON, 400 for one nested
  * deeper than the edge's bound; a run counts as a message and holds a stream lease:
@@ -15,7 +16,6 @@
  */
 
 import type { BaseEvent } from "@ag-ui/core";
-import { AGUI_MEDIA_TYPE, EventEncoder } from "@ag-ui/encoder";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { authenticate } from "../auth/middleware.ts";
@@ -85,6 +85,9 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
   } catch (error) {
     beforeStream(error);
   }
+  // Loaded by an isolate's first run, not at its start: the encoder brings AG-UI's protobuf
+  // framing (@bufbuild/protobuf, AG-UI's zod schemas), which a task object never needs.
+  const { AGUI_MEDIA_TYPE, EventEncoder } = await import("@ag-ui/encoder");
   // SSE unless the client names AG-UI's protobuf type itself (`*/*` is not asking for it).
   const protobuf = accepts(c.req.header("Accept") ?? "", AGUI_MEDIA_TYPE);
   const encoder = new EventEncoder({ accept: protobuf ? AGUI_MEDIA_TYPE : "text/event-stream" });

@@ -7,7 +7,6 @@
  * in `forwardedProps.privacyConsent`, which goes into the message's metadata as an A2A client's
  * does. Validated with AG-UI's own schema; every refusal is a 400 naming why.
  */
-import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { sha256Hex } from "../platform/hex.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
@@ -73,6 +72,8 @@ const idOf = (value: string, field: string) => {
 export async function runRequest(body: unknown): Promise<RunRequest> {
   if (body === undefined)
     throw new HttpError(400, "the body is not JSON: send a RunAgentInput", { details: true });
+  // AG-UI's schemas load with an isolate's first run, not at its start (a task object never needs them).
+  const { RunAgentInputSchema } = await import("@ag-ui/core/schemas");
   const parsed = RunAgentInputSchema.safeParse(body);
   if (!parsed.success) throw invalidInput(parsed.error);
   const input = parsed.data;

@@ -108,21 +108,29 @@ function typeText(property: unknown): string {
 }
 
 /**
- * A {@link Tool} from its spec: the input schema is made from `input` ({@link inputSchemaOf}),
- * and `run` gets the parsed input (an invalid one is refused through {@link parseInput}, quoting
- * the expected shape, before the work starts).
+ * A {@link Tool} from its spec: the input schema is made from `input` ({@link inputSchemaOf}) when
+ * first read, not when the tool's module loads (every isolate loads every tool; zod's JSON Schema
+ * conversion of them all was a third of the Worker's startup CPU), and `run` gets the parsed input
+ * (an invalid one is refused through {@link parseInput}, quoting the expected shape, before the
+ * work starts).
  */
 export function defineTool<T>(spec: ToolSpec<T>): Tool {
   const { name, domain, description, input, run } = spec;
-  const inputSchema = inputSchemaOf(input);
-  const shape = shapeOf(inputSchema);
+  let inputSchema: Tool["inputSchema"] | undefined;
+  const schemaNow = () => {
+    inputSchema ??= inputSchemaOf(input);
+    return inputSchema;
+  };
   return {
     name,
     domain,
     description,
-    inputSchema,
+    get inputSchema() {
+      return schemaNow();
+    },
     async run(raw, context) {
-      const parsed = parseInput(name, input, raw, shape);
+      // The model was shown the schema before it called: it is made by now.
+      const parsed = parseInput(name, input, raw, shapeOf(schemaNow()));
       return parsed.ok ? run(parsed.data, context) : parsed.result;
     },
   };

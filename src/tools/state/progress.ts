@@ -74,12 +74,19 @@ export const progressReadTool = inputlessTool(
   },
 );
 
+let progressSchema: Tool["inputSchema"] | undefined;
+
+/** progress_update: replaces the lists and notes it is given in PROGRESS.json. */
 export const progressUpdateTool: Tool = {
   name: "progress_update",
   domain: "progress",
   description:
     "Update PROGRESS.json. Give any of accomplished, remaining, decisions, blockers (each list you give replaces the stored one: send the whole list), and for the next session notes (important notes), continueFrom (path:line), nextAgent and summary (where the work stands). Update it after each meaningful step and before you finish.",
-  inputSchema: inputSchemaOf(ProgressUpdateSchema),
+  // Made when first read, as defineTool's are: not at every isolate's start.
+  get inputSchema() {
+    progressSchema ??= inputSchemaOf(ProgressUpdateSchema);
+    return progressSchema;
+  },
   async run(input, context) {
     const parsed = ProgressUpdateSchema.safeParse(input);
     if (!parsed.success) {

@@ -1,6 +1,6 @@
 /**
- * defineTool (src/tools/input.ts): the closed input schema it makes from the zod input, the parsed
- * input its run gets, and the refusal of an invalid input before any work.
+ * defineTool (src/tools/input.ts): the closed input schema it makes from the zod input (when first
+ * read), the parsed input its run gets, and the refusal of an invalid input before any work.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -40,6 +40,29 @@ describe("defineTool", () => {
       run: async () => ({ content: "ok" }),
     });
     expect(Object.keys(none.inputSchema)).toEqual(["type", "properties", "additionalProperties"]);
+  });
+
+  it("makes the input schema when it is first read, not when the tool is declared", () => {
+    // Every isolate declares every tool at its start: the JSON Schema waits for its first reader.
+    let touched = false;
+    const input = z.strictObject({ text: z.string() });
+    const watched = new Proxy(input, {
+      get(target, key, receiver) {
+        touched = true;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const tool = defineTool({
+      name: "lazy",
+      domain: "test",
+      description: "Declared only.",
+      input: watched,
+      run: async () => ({ content: "" }),
+    });
+    expect(touched).toBe(false);
+    expect(tool.inputSchema.properties).toEqual({ text: { type: "string" } });
+    expect(touched).toBe(true);
+    expect(tool.inputSchema).toBe(tool.inputSchema);
   });
 
   it("runs on the parsed input (defaults applied)", async () => {
