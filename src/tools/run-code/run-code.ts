@@ -14,7 +14,6 @@ import { FeatureId } from "../../workspace/state/feature-status.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import { defineTool } from "../input.ts";
 import { type RunReport, runInSandbox, type SandboxProgram } from "./sandbox.ts";
-import { guardNames, toModule } from "./transpile.ts";
 
 const CODE_FILE = /\.(js|mjs|ts|mts|json)$/;
 const TEST_FILE = /\.test\.(js|mjs|ts|mts)$/;
@@ -102,6 +101,8 @@ async function program(
     return {
       error: `the workspace has ${paths.length} code files, more than the ${maxModules} a run loads; name the ones needed in files`,
     };
+  // The transpiler (sucrase, acorn) loads with an isolate's first run, not at every isolate's start.
+  const { guardNames, toModule } = await import("./transpile.ts");
   const modules: SandboxProgram["modules"] = {};
   const names = guardNames();
   let bytes = 0;
