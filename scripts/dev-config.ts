@@ -198,6 +198,10 @@ export function planDev(
       "SCRIPTED_MODEL:auto",
       "--var",
       "ALLOW_ANONYMOUS:true",
+      // Cloudflare's limits, enforced locally (src/platform/limit-guard.ts); --var CF_PLAN:free
+      // holds the server to Workers Free's.
+      "--var",
+      "CF_PLAN:paid",
       // Local runs (tests, benchmarks) send far more than a stranger on the internet may.
       "--var",
       "RATE_ANONYMOUS_PER_MINUTE:0",

@@ -131,6 +131,7 @@ export const ConfigSchema = z.object({
   TRUSTED_ISSUERS: optionalString.transform((v, ctx) => issuers(v, ctx)),
   // At most the longest lifetime a receiving deployment accepts (auth/delegation-token.ts).
   DELEGATION_TOKEN_MINUTES: int(5, 1).pipe(z.number().max(60)),
+  CF_PLAN: optionalString.pipe(z.enum(["free", "paid", "off"]).optional()),
   TIME_ZONE: optionalString
     .transform((v) => v ?? "UTC")
     .refine((v) => {
