@@ -35,6 +35,7 @@ import { cronRoutes, runCron } from "./triggers/cron.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
 import { webhookRoutes } from "./triggers/webhook-routes.ts";
 
+export { RetentionObject } from "./api/retention-object.ts";
 export { ContextObject } from "./conversations/context-object.ts";
 export { EventHub } from "./events/event-hub.ts";
 export { TaskObject } from "./task/task-object.ts";

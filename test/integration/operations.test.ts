@@ -6,7 +6,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sweepExpired } from "../../src/api/retention.ts";
 import { conversationScratchId } from "../../src/task/store/lineage.ts";
 import type { TaskObject } from "../../src/task/task-object.ts";
 import { RETENTION_JOB } from "../../src/task/task-parts.ts";
@@ -14,6 +13,7 @@ import { workspaceFor } from "../../src/workspace/client.ts";
 import { userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, rpcAs } from "../helpers/as-user.ts";
 import { modelRequests, savingTurns, scenario } from "../helpers/fake-model.ts";
+import { sweepAll } from "../helpers/sweep.ts";
 import { until } from "../helpers/until.ts";
 import { deleteIdentity, putIdentity } from "../helpers/uploaded-agents.ts";
 
@@ -335,7 +335,7 @@ describe("retention", () => {
     );
     expect(left).toEqual([]);
 
-    const swept = await sweepExpired(
+    const swept = await sweepAll(
       { ...env, RETENTION_DAYS: "1" } as Env,
       Date.now() + 2 * 86_400_000,
     );
