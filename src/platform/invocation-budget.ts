@@ -13,6 +13,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { CfPlan, InvocationLimits } from "./cloudflare-limits.ts";
 import { PLAN_LIMITS } from "./cloudflare-limits.ts";
+import { ledgerMark } from "./ledger.ts";
 import { log } from "./logging.ts";
 
 /** What an invocation spent so far. */
@@ -35,6 +36,7 @@ const breaches: string[] = [];
  */
 export function inInvocation<T>(plan: CfPlan, label: string, fn: () => T): T {
   if (scope.getStore()) return fn();
+  ledgerMark(`invocation ${label}`); // the critical-path ledger (STORAGE_METER)
   return scope.run({ label, plan, fetch: 0, services: 0, d1Queries: 0 }, fn);
 }
 

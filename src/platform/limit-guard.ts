@@ -233,7 +233,8 @@ export function guardObject(
     for (const name of Object.getOwnPropertyNames(proto)) {
       const descriptor = Object.getOwnPropertyDescriptor(proto, name);
       const method = descriptor?.value;
-      if (name === "constructor" || typeof method !== "function") continue;
+      // `open` runs from the constructor, before the first call: part of that call's invocation.
+      if (name === "constructor" || name === "open" || typeof method !== "function") continue;
       Object.defineProperty(proto, name, {
         ...descriptor,
         value: function (this: unknown, ...args: unknown[]) {
