@@ -76,7 +76,8 @@ describe("usage and the admin API", () => {
       spent: { dayTokens: number };
     };
     expect(body.today.estimatedCostUsd).toBeCloseTo(0.006, 6);
-    expect(body.spent.dayTokens).toBe(1200);
+    // Budgets count tokens at their price relative to an input token: 1000 + 200 x 5.
+    expect(body.spent.dayTokens).toBe(2000);
     expect((await api(other.token, `/api/usage?user=${user.id}`)).status).toBe(403);
     expect((await api(admin.token, `/api/usage?user=${user.id}`)).body).toMatchObject({
       user: user.id,
