@@ -217,6 +217,18 @@ export async function endedBefore(
   return results;
 }
 
+/** Whether any task of this owner and agent is left in the conversation `contextId`. */
+export async function contextHasTasks(
+  db: D1Database,
+  context: { owner: string; agent: string; contextId: string },
+): Promise<boolean> {
+  const left = await db
+    .prepare("SELECT 1 FROM tasks WHERE owner = ? AND agent = ? AND context_id = ? LIMIT 1")
+    .bind(context.owner, context.agent, context.contextId)
+    .first();
+  return left !== null;
+}
+
 /** Deletes a user's account rows in one batch: their tokens, their user row and their tasks. */
 export async function deleteAccountRows(db: D1Database, owner: string): Promise<void> {
   await db.batch([
