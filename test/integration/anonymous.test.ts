@@ -173,9 +173,11 @@ describe("anonymous callers", () => {
     expect((await leftOf(owner)).r2).not.toEqual([]);
     // The sweep reads the index, which the task writes after its answer.
     await untilIndexed(task.id, "TASK_STATE_COMPLETED");
-    // A user's task of the same age stays: RETENTION_DAYS is 0 (keep) here.
+    // Within the retention the conversation stays (other files' anonymous tasks in the shared
+    // index may expire by then: the count is not this test's).
     const day = 86_400_000;
-    expect(await sweepAll(env, Date.now() + 29 * day)).toBe(0);
+    await sweepAll(env, Date.now() + 29 * day);
+    expect((await leftOf(owner)).r2).not.toEqual([]);
     expect(await sweepAll(env, Date.now() + 31 * day)).toBeGreaterThanOrEqual(1);
     expect(await leftOf(owner)).toEqual({ r2: [], files: [] });
   });
