@@ -81,6 +81,10 @@ export default defineConfig(async () => {
             FAKE_PUSH_URL: inject<string>("fakePushUrl"),
             WEB_FETCH_ALLOW_PRIVATE: "true",
             PUSH_RETRY_BASE_MS: "100",
+            // The local limit guard (src/platform/limit-guard.ts): Cloudflare's limits, on in
+            // every test; a breach fails the test (test/setup.ts). `CF_PLAN=free npm run
+            // test:unit` holds the suite to Workers Free's.
+            CF_PLAN: process.env.CF_PLAN || "paid",
             PUSH_MAX_ATTEMPTS: "4",
           },
         },

@@ -3,8 +3,8 @@
  * the Worker Loader binding (run_code) only on Workers Paid, where Dynamic Workers exist; the
  * every-minute cron only when SCHEDULES has entries; no var whose value is the code's own default
  * (src/config/env-schema.ts: the Worker reads an absent var as its default, so it behaves the same
- * with fewer variables, and Workers Free allows 64). Pure: the raw config in, a new one out, with
- * one line per choice made. Also the plan limits the build check holds each configuration to.
+ * with fewer variables, and Workers Free allows 64); never `CF_PLAN` (the local limit guard).
+ * Pure: the raw config in, a new one out, with one line per choice made. Also the plan limits the build check holds each configuration to.
  */
 import type { Unstable_RawConfig as RawConfig } from "wrangler";
 import { ConfigSchema } from "../src/config/env-schema.ts";
@@ -82,6 +82,10 @@ export function deployConfig(
     );
   } else if (config.worker_loaders?.length) notes.push("run_code: on (Worker Loader binding)");
 
+  if (config.vars?.CF_PLAN) {
+    delete config.vars.CF_PLAN;
+    notes.push("CF_PLAN: left out (the local limit guard; Cloudflare enforces its own limits)");
+  }
   const { vars, dropped } = withoutDefaults(config.vars ?? {});
   config.vars = vars;
   if (dropped > 0) notes.push(`${dropped} vars left out: their values are the defaults`);

@@ -54,8 +54,35 @@ export function flagValue(args: readonly string[], name: string): string | undef
 /** Where the Anthropic key comes from, if anywhere. */
 export type KeySource = "--var" | ".dev.vars" | ".env" | "the environment";
 
+/**
+ * `npm run dev -- --deployed`: the deployed Worker's own settings (wrangler.toml's vars as
+ * `npm run deploy` ships them) instead of the local profile's open ones.
+ */
+export const DEPLOYED_FLAG = "--deployed";
+
+/**
+ * What the local profile changes from the deployed settings, so a developer and the tests can call
+ * it freely; `--deployed` leaves them all as deployed.
+ */
+const OPEN_PROFILE = [
+  // Cron events: wrangler dev fires them for any local caller (/cdn-cgi/local/scheduled; with
+  // --test-scheduled also /__scheduled), so they are ignored and POST /api/admin/cron (admin
+  // key) runs the same work (docs/dev-loop.md).
+  "--var",
+  "CRON_TRIGGERS:false",
+  "--var",
+  "ALLOW_ANONYMOUS:true",
+  // Local runs (tests, benchmarks) send far more than a stranger on the internet may.
+  "--var",
+  "RATE_ANONYMOUS_PER_MINUTE:0",
+];
+
 /** The resolved dev configuration. */
 export interface DevPlan {
+  /** Whether the server runs with the deployed settings (`--deployed`). */
+  deployed: boolean;
+  /** The plan whose limits the local limit guard enforces (`CF_PLAN`: free, paid or off). */
+  cfPlan: string;
   keySource: KeySource | undefined;
   /** Environment for `wrangler dev` (added to the inherited one). */
   env: Record<string, string>;
@@ -133,9 +160,11 @@ export function toolSecretVars(
 /** Plans a `wrangler dev` run for the project at `root` with the developer's `args`. */
 export function planDev(
   root: string,
-  args: readonly string[],
+  given: readonly string[],
   environment: NodeJS.ProcessEnv,
 ): DevPlan {
+  const deployed = given.includes(DEPLOYED_FLAG);
+  const args = given.filter((a) => a !== DEPLOYED_FLAG);
   const vars = cliVars(args);
   const devVars = join(root, ".dev.vars");
   const hasDevVars = existsSync(devVars);
@@ -167,7 +196,7 @@ export function planDev(
   }
 
   const sessionAdminKey = vars.has("ADMIN_API_KEY") ? null : `dev-admin-${randomUUID()}`;
-  const authRequired = /^(true|1|yes|on)$/i.test(vars.get("AUTH_REQUIRED") ?? "");
+  const authRequired = deployed || /^(true|1|yes|on)$/i.test(vars.get("AUTH_REQUIRED") ?? "");
   const ignoredSecrets = optionalSecrets(root).filter(
     (name) =>
       !vars.has(name) &&
@@ -184,23 +213,21 @@ export function planDev(
   const ip = flagValue(args, "--ip") ?? "127.0.0.1";
   const toolSecrets = toolSecretVars(root, args, environment);
   return {
+    deployed,
+    cfPlan: (vars.get("CF_PLAN") ?? "paid").trim().toLowerCase() || "off",
     keySource,
     env,
     args: [
       "dev",
       "--show-interactive-dev-session=false",
-      // Cron events: wrangler dev fires them for any local caller (/cdn-cgi/local/scheduled; with
-      // --test-scheduled also /__scheduled), so they are ignored and POST /api/admin/cron (admin
-      // key) runs the same work (docs/dev-loop.md).
-      "--var",
-      "CRON_TRIGGERS:false",
+      ...(deployed ? [] : OPEN_PROFILE),
+      // Without a key, the scripted model stands in for Claude (deployed, tasks would fail).
       "--var",
       "SCRIPTED_MODEL:auto",
+      // Cloudflare's limits, enforced locally (src/platform/limit-guard.ts); --var CF_PLAN:free
+      // holds the server to Workers Free's.
       "--var",
-      "ALLOW_ANONYMOUS:true",
-      // Local runs (tests, benchmarks) send far more than a stranger on the internet may.
-      "--var",
-      "RATE_ANONYMOUS_PER_MINUTE:0",
+      "CF_PLAN:paid",
       ...(sessionAdminKey ? ["--var", `ADMIN_API_KEY:${sessionAdminKey}`] : []),
       ...toolSecrets.args,
       ...extra,
@@ -231,9 +258,15 @@ export function banner(plan: DevPlan, facts: ServerFacts): string {
     plan.keySource === undefined
       ? `SCRIPTED LOCAL MODEL, not Claude (no ${KEY}): put ${KEY}=sk-ant-... in .dev.vars to talk to Claude`
       : `Claude via the Anthropic API (${KEY} from ${plan.keySource})`;
-  const auth = plan.authRequired
-    ? "REQUIRED (AUTH_REQUIRED=true): send Authorization: Bearer <token> (npm run users -- add <id>)"
-    : "open for local use (ALLOW_ANONYMOUS=true); --var AUTH_REQUIRED:true closes it";
+  const auth = plan.deployed
+    ? "closed, as deployed (--deployed; rate limits, budgets and cron events too): send Authorization: Bearer <token> (npm run users -- add <id>)"
+    : plan.authRequired
+      ? "REQUIRED (AUTH_REQUIRED=true): send Authorization: Bearer <token> (npm run users -- add <id>)"
+      : "open for local use (ALLOW_ANONYMOUS=true); --var AUTH_REQUIRED:true closes it, --deployed runs as deployed";
+  const limits =
+    plan.cfPlan === "free" || plan.cfPlan === "paid"
+      ? `Cloudflare's Workers ${plan.cfPlan === "free" ? "Free" : "Paid"} limits enforced (CF_PLAN=${plan.cfPlan})${plan.cfPlan === "paid" ? "; --var CF_PLAN:free for Free's" : ""}`
+      : "Cloudflare's limits NOT enforced (CF_PLAN=off)";
   const first = facts.agents?.defaultAgent ?? "assistant";
   const urlFlag = plan.url === "http://127.0.0.1:8787" ? "" : ` --url ${plan.url}`;
   // Closed, the CLI needs a token: the session's admin key (or the one --var gave).
@@ -245,6 +278,7 @@ export function banner(plan: DevPlan, facts: ServerFacts): string {
     `  A2A edge harness: ${plan.url}`,
     row("model", model),
     row("auth", auth),
+    row("limits", limits),
     row(
       "admin",
       plan.sessionAdminKey

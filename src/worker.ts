@@ -23,17 +23,19 @@ import { loadConfig } from "./config/config.ts";
 import { consoleRoutes } from "./console/routes.ts";
 import { eventRoutes } from "./events/agent-events.ts";
 import { mcpRoutes } from "./mcp-server/routes.ts";
+import { platformEnv } from "./platform/bindings.ts";
 import { jsonBodyOnly } from "./platform/content-type.ts";
 import { corsFromConfig } from "./platform/cors.ts";
 import { HttpError, httpErrorResponse } from "./platform/http-error.ts";
+import { guardedEntry } from "./platform/limit-guard.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
 import { WORKSPACE_FILE_ROUTE } from "./platform/route-match.ts";
-import { meteredEnv } from "./platform/storage-meter.ts";
 import type { AppEnv } from "./protocol/app-types.ts";
 import { cronRoutes, runCron } from "./triggers/cron.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
 import { webhookRoutes } from "./triggers/webhook-routes.ts";
 
+export { RetentionObject } from "./api/retention-object.ts";
 export { ContextObject } from "./conversations/context-object.ts";
 export { EventHub } from "./events/event-hub.ts";
 export { TaskObject } from "./task/task-object.ts";
@@ -88,16 +90,17 @@ app.onError((error, c) => {
 
 export default {
   fetch: (request: Request, env: Env, ctx: ExecutionContext) =>
-    app.fetch(request, meteredEnv(env), ctx),
+    guardedEntry(env, "fetch", () => app.fetch(request, platformEnv(env), ctx)),
   // wrangler.toml [triggers]: every minute for SCHEDULES, daily for the retention sweep.
   // (POST /api/admin/cron runs the same on demand.) With CRON_TRIGGERS=false (npm run dev) events
   // are ignored: wrangler dev fires them from /cdn-cgi/local/scheduled, which asks no credentials.
-  async scheduled(controller, rawEnv, ctx) {
-    const env = meteredEnv(rawEnv);
-    if (!loadConfig(env).cronTriggers) {
-      log("info", "cron event ignored (CRON_TRIGGERS=false)", { cron: controller.cron });
-      return;
-    }
-    ctx.waitUntil(runCron(env, controller.cron, controller.scheduledTime).then(() => undefined));
-  },
+  scheduled: (controller, rawEnv, ctx) =>
+    guardedEntry(rawEnv, "scheduled", async () => {
+      const env = platformEnv(rawEnv);
+      if (!loadConfig(env).cronTriggers) {
+        log("info", "cron event ignored (CRON_TRIGGERS=false)", { cron: controller.cron });
+        return;
+      }
+      ctx.waitUntil(runCron(env, controller.cron, controller.scheduledTime).then(() => undefined));
+    }),
 } satisfies ExportedHandler<Env>;

@@ -120,7 +120,7 @@ export const AgentFrontmatterSchema = z
       .default("1.0.0"),
     /** Absent: the deployment's `DEFAULT_MODEL` (see identity.ts). */
     model: nonEmpty(200).optional(),
-    maxTurns: intBetween(1, 500).default(50),
+    maxTurns: intBetween(1, 500).default(500),
     maxTokens: intBetween(256, 128000).default(8192),
     thinking: z
       .union(

@@ -57,8 +57,8 @@ export const ConfigSchema = z.object({
   SCRIPTED_MODEL: optionalString.pipe(z.enum(["off", "auto", "on"]).optional()),
   A2A_API_KEY: optionalString,
   MAX_BODY_BYTES: int(1_048_576, 1024),
-  MAX_TURNS: int(50, 1),
-  MAX_TASK_SECONDS: int(3_600, 0),
+  MAX_TURNS: int(500, 1),
+  MAX_TASK_SECONDS: int(7_200, 0),
   MAX_TOOL_CALLS_PER_TURN: int(32, 1),
   MODEL_IDLE_TIMEOUT_MS: int(60_000, 50),
   MODEL_MAX_RETRIES: int(4, 0),
@@ -80,9 +80,9 @@ export const ConfigSchema = z.object({
   RATE_ANONYMOUS_PER_MINUTE: int(20, 0),
   MAX_CONCURRENT_STREAMS: int(5, 0),
   AUTH_FAILURES_PER_MINUTE: int(20, 0),
-  BUDGET_TASK_TOKENS: int(1_000_000, 0),
-  BUDGET_DAY_TOKENS: int(5_000_000, 0),
-  BUDGET_MONTH_TOKENS: int(50_000_000, 0),
+  BUDGET_TASK_TOKENS: int(5_000_000, 0),
+  BUDGET_DAY_TOKENS: int(10_000_000, 0),
+  BUDGET_MONTH_TOKENS: int(100_000_000, 0),
   BUDGET_ISSUER_DAY_TOKENS: int(20_000_000, 0),
   BUDGET_ISSUER_MONTH_TOKENS: int(200_000_000, 0),
   AUTH_REQUIRED: bool(false),
@@ -131,6 +131,7 @@ export const ConfigSchema = z.object({
   TRUSTED_ISSUERS: optionalString.transform((v, ctx) => issuers(v, ctx)),
   // At most the longest lifetime a receiving deployment accepts (auth/delegation-token.ts).
   DELEGATION_TOKEN_MINUTES: int(5, 1).pipe(z.number().max(60)),
+  CF_PLAN: optionalString.pipe(z.enum(["free", "paid", "off"]).optional()),
   TIME_ZONE: optionalString
     .transform((v) => v ?? "UTC")
     .refine((v) => {

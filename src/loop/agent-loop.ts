@@ -9,6 +9,7 @@
  */
 
 import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/messages/messages";
+import { budgetTokens, callReservation } from "../model/budget-tokens.ts";
 import { backoffMs, classifyModelError } from "../model/errors.ts";
 import { addUsage, type Usage } from "../model/usage.ts";
 import { errorFields, log } from "../platform/logging.ts";
@@ -73,7 +74,7 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
       toolChars: params.tools ? deps.tools.definitionChars() : 0,
       messages,
     });
-    const refusal = await deps.budget.reserve(estimate + deps.agent.maxTokens);
+    const refusal = await deps.budget.reserve(callReservation(estimate, deps.agent.maxTokens));
     if (refusal) return { kind: "budget", message: refusal };
   }
   const startedAt = Date.now();
@@ -125,9 +126,7 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
     return { kind: "failed", message: `The model call failed${tries}: ${failure.message}.` };
   }
   const spent = callUsage(response);
-  await deps.budget?.settle(
-    spent.inputTokens + spent.outputTokens + spent.cacheReadTokens + spent.cacheWriteTokens,
-  );
+  await deps.budget?.settle(budgetTokens(spent));
   if (deps.signal.aborted) {
     stream.discard();
     return { kind: "aborted" };

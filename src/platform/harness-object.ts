@@ -1,19 +1,24 @@
 /**
- * What every Durable Object of the harness shares: its bindings seen through the storage meter
- * (a no-op unless STORAGE_METER is on), its SQL statements counted under `label`, and its
+ * What every Durable Object of the harness shares: its bindings seen through the local limit guard
+ * and the storage meter (platform/bindings.ts: no-ops unless CF_PLAN or STORAGE_METER is set), its
+ * methods and SQLite guarded (platform/limit-guard.ts), its SQL statements counted under `label`,
+ * and its
  * storage opened before the first call reaches it ({@link HarnessObject.open}, under
  * blockConcurrencyWhile; again after an erasure). Opening writes nothing: an object whose
  * database holds nothing (reached by a name nobody created) stays without storage until its first
  * write (see store/sqlite-migrations.ts).
  */
 import { DurableObject } from "cloudflare:workers";
+import { platformEnv } from "./bindings.ts";
 import { meterObjectSql } from "./ledger.ts";
-import { meteredEnv } from "./storage-meter.ts";
+import { guardObject } from "./limit-guard.ts";
 
 /** A Durable Object of the harness. */
 export abstract class HarnessObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, rawEnv: Env, label: string) {
-    super(ctx, meteredEnv(rawEnv));
+    super(ctx, platformEnv(rawEnv));
+    // Before the meter: the meter's patch of `sql.exec` wraps the guard's.
+    guardObject(this, HarnessObject.prototype, ctx, rawEnv, label);
     meterObjectSql(ctx, label);
     void ctx.blockConcurrencyWhile(async () => {
       // After the subclass's own fields exist (they are set once this constructor returns).

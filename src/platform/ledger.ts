@@ -2,7 +2,8 @@
  * The critical-path ledger, the storage meter's timeline (`STORAGE_METER=true`): every Durable
  * Object call, D1 statement and R2 operation made in this isolate, each with when it started and
  * how long it took; every SQL statement a Durable Object ran on its own storage (synchronous, so
- * counted without a time); and marks the harness sets where a client's wait ends (`response
+ * counted without a time) with the rows it wrote; the invocations the local limit guard started
+ * (marks `invocation <label>`: a Worker request, an object's call or alarm); and marks the harness sets where a client's wait ends (`response
  * <method>` when an A2A answer is ready, `first-event` when a stream's first event is written,
  * `model` when a model call starts). A benchmark resets it, runs one task and reads which round
  * trips ended before the mark. Per isolate like the meter's counts (under `wrangler dev` the
@@ -25,6 +26,8 @@ export interface LedgerEntry {
   ms: number;
   /** A SQL statement's first words (kind `sql`). */
   sql?: string;
+  /** Rows the statement wrote (kind `sql`: SQLite's count, as Durable Objects bill them). */
+  rows?: number;
 }
 
 /** Entries kept between resets; more are counted in `dropped`. */
@@ -147,10 +150,23 @@ export function meterObjectSql(ctx: DurableObjectState, label: string): void {
     configurable: true,
     value: (...args: Parameters<SqlStorage["exec"]>) => {
       const query = String(args[0]).replace(/\s+/g, " ").trim().slice(0, 60);
+      const cursor: SqlStorageCursor<Record<string, SqlStorageValue>> = Reflect.apply(
+        exec,
+        sql,
+        args,
+      );
       // The local runtime's own bookkeeping of object names (not in production) is not counted.
+      // A write has run by now: its rows are known (a read's are 0).
       if (!query.includes("__miniflare"))
-        push({ kind: "sql", name: label, at: since(), ms: 0, sql: query });
-      return Reflect.apply(exec, sql, args);
+        push({
+          kind: "sql",
+          name: label,
+          at: since(),
+          ms: 0,
+          sql: query,
+          rows: cursor.rowsWritten,
+        });
+      return cursor;
     },
   });
 }

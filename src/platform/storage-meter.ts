@@ -13,7 +13,18 @@ import { enableLedger, meterNamespace, resetLedger, timed } from "./ledger.ts";
 /** The counters since the last reset. */
 export interface StorageCounts {
   since: string;
-  d1: { statements: number; reads: number; writes: number; batches: number };
+  /**
+   * D1 statements (reads, writes, batches) and the rows they read and wrote, as D1 bills them
+   * (from the results' `meta`: `first()` returns none, so its rows are not counted).
+   */
+  d1: {
+    statements: number;
+    reads: number;
+    writes: number;
+    batches: number;
+    rowsRead: number;
+    rowsWritten: number;
+  };
   /** R2 calls; `classA` (put, list, multipart) and `classB` (get, head) as R2 bills them. */
   r2: { get: number; head: number; put: number; list: number; delete: number; other: number };
   r2ClassA: number;
@@ -22,7 +33,7 @@ export interface StorageCounts {
 
 const fresh = () => ({
   since: new Date().toISOString(),
-  d1: { statements: 0, reads: 0, writes: 0, batches: 0 },
+  d1: { statements: 0, reads: 0, writes: 0, batches: 0, rowsRead: 0, rowsWritten: 0 },
   r2: { get: 0, head: 0, put: 0, list: 0, delete: 0, other: 0 },
 });
 // Made at first use: during module evaluation workerd's clock reads 0.
@@ -92,13 +103,31 @@ function countStatement(sql: string): void {
   else d1.writes += 1;
 }
 
+/** Adds the rows a D1 result's `meta` says were read and written (a batch: each result's). */
+function countRows(result: unknown): void {
+  const { d1 } = current();
+  for (const one of Array.isArray(result) ? result : [result]) {
+    const meta = (one as { meta?: { rows_read?: unknown; rows_written?: unknown } } | null)?.meta;
+    if (typeof meta?.rows_read === "number") d1.rowsRead += meta.rows_read;
+    if (typeof meta?.rows_written === "number") d1.rowsWritten += meta.rows_written;
+  }
+}
+
+/** `result` (a promise of a D1 result), its rows counted once it settles. */
+function withRows<T>(result: T): T {
+  if (result instanceof Promise) void result.then(countRows, () => undefined);
+  return result;
+}
+
 function meterStatement(statement: D1PreparedStatement, sql: string): D1PreparedStatement {
   const run =
     <K extends "first" | "run" | "all" | "raw">(name: K) =>
     (...args: unknown[]) => {
       countStatement(sql);
-      return timed("d1", sqlName(sql), () =>
-        (statement[name] as (...a: unknown[]) => unknown).apply(statement, args),
+      return withRows(
+        timed("d1", sqlName(sql), () =>
+          (statement[name] as (...a: unknown[]) => unknown).apply(statement, args),
+        ),
       );
     };
   return new Proxy(statement, {
@@ -128,7 +157,9 @@ function meterD1(db: D1Database): D1Database {
         return (statements: D1PreparedStatement[]) => {
           current().d1.batches += 1;
           for (const s of statements) countStatement(statementSql.get(s) ?? "");
-          return timed("d1", `batch of ${statements.length}`, () => target.batch(statements));
+          return withRows(
+            timed("d1", `batch of ${statements.length}`, () => target.batch(statements)),
+          );
         };
       if (prop === "exec")
         return (sql: string) => {

@@ -1,7 +1,8 @@
 /**
  * Queries on the D1 task index (migrations/0001) beyond one row (d1-index.ts): a caller's
  * sessions and their root tasks, a user's tasks (all, or those not ended), usage sums, the
- * sub-agent tasks a task started, the ended tasks retention removes, and deleting rows. Every function takes the D1 handle and
+ * sub-agent tasks a task started, the ended tasks retention removes (with how many rows their
+ * conversations have), and deleting rows. Every function takes the D1 handle and
  * binds every value (no caller text reaches the SQL); none of them touches a task object.
  */
 
@@ -179,11 +180,21 @@ export interface EndedTask {
   owner: string;
   agent: string;
   contextId: string;
+  /** How many index rows its conversation (owner, agent, contextId) has, this one included. */
+  conversationRows: number;
 }
 
 /**
+ * Anonymous conversations' owners as a range of `owner` (`anon-` up to, not including, `anon.`),
+ * written out as it is in the partial index `tasks_by_anonymous_expiry` (migrations/0008), which
+ * SQLite uses only for a query that says the same.
+ */
+const ANONYMOUS_OWNERS = `owner >= '${ANONYMOUS_OWNER_PREFIX}' AND owner < '${ANONYMOUS_OWNER_PREFIX.slice(0, -1)}.'`;
+
+/**
  * At most `limit` tasks in one of `states` whose status last changed before `cutoff` (ISO), of
- * any owner or of anonymous conversations only.
+ * any owner or of anonymous conversations only, each with its conversation's row count. One
+ * indexed query (migrations/0008: by state and `updated_at`; anonymous owners by a partial index).
  */
 export async function endedBefore(
   db: D1Database,
@@ -194,10 +205,14 @@ export async function endedBefore(
 ): Promise<EndedTask[]> {
   const { results } = await db
     .prepare(
-      `SELECT id, owner, agent, context_id AS contextId FROM tasks
-       WHERE updated_at < ? AND state IN (${placeholders(states)}) AND owner LIKE ? LIMIT ?`,
+      `SELECT id, owner, agent, context_id AS contextId,
+         (SELECT COUNT(*) FROM tasks c WHERE c.context_id = t.context_id AND c.owner = t.owner
+           AND c.agent = t.agent) AS conversationRows
+       FROM tasks t
+       WHERE state IN (${placeholders(states)}) AND updated_at < ?${owners === "anonymous" ? ` AND ${ANONYMOUS_OWNERS}` : ""}
+       LIMIT ?`,
     )
-    .bind(cutoff, ...states, owners === "anonymous" ? `${ANONYMOUS_OWNER_PREFIX}%` : "%", limit)
+    .bind(...states, cutoff, limit)
     .all<EndedTask>();
   return results;
 }

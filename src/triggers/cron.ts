@@ -1,13 +1,15 @@
 /**
  * What the Worker's cron trigger does (wrangler.toml [triggers]), in one place for the
  * `scheduled` handler and the admin route that runs it on demand: the daily retention sweep for
- * its cron expression, the scheduled runs (`SCHEDULES`) due at the tick for any other.
+ * its cron expression (its first pass; the sweep's object runs the rest), the scheduled runs
+ * (`SCHEDULES`) due at the tick for any other.
  *   POST /api/admin/cron   { cron? }: runs the cron trigger's work now (the scheduled runs due
- *                          this minute by default, or the retention sweep for its expression)
+ *                          this minute by default, or the retention sweep's first pass for its
+ *                          expression: `{ swept, more }`)
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { RETENTION_CRON, sweepExpired } from "../api/retention.ts";
+import { RETENTION_CRON, type SweepPass, sweepAndContinue } from "../api/retention.ts";
 import { authenticate, requireAdmin } from "../auth/middleware.ts";
 import { invalidInput } from "../platform/http-error.ts";
 import { jsonBodyOrEmpty } from "../platform/json-body.ts";
@@ -15,11 +17,16 @@ import type { AppEnv } from "../protocol/app-types.ts";
 import { runSchedules, type ScheduleRun } from "./schedules.ts";
 
 /** What one cron event did. */
-export type CronResult = { cron: string; swept: number } | { cron: string; runs: ScheduleRun[] };
+export type CronResult =
+  | ({ cron: string } & Pick<SweepPass, "swept" | "more">)
+  | { cron: string; runs: ScheduleRun[] };
 
 /** Runs what the cron expression `cron` stands for at `scheduledTime` (ms). */
 export async function runCron(env: Env, cron: string, scheduledTime: number): Promise<CronResult> {
-  if (cron === RETENTION_CRON) return { cron, swept: await sweepExpired(env, scheduledTime) };
+  if (cron === RETENTION_CRON) {
+    const { swept, more } = await sweepAndContinue(env, scheduledTime);
+    return { cron, swept, more };
+  }
   return { cron, runs: await runSchedules(env, scheduledTime) };
 }
 

@@ -18,6 +18,12 @@ const PRICES: Array<[RegExp, Price]> = [
 ];
 const DEFAULT: Price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
+/**
+ * Sonnet's prices, whose ratios (output 5x input, cache writes 1.25x, cache reads 0.1x) every
+ * model above shares: the weights token budgets count by (model/budget-tokens.ts).
+ */
+export const LIST_PRICE: Readonly<Price> = DEFAULT;
+
 /** The estimated cost (USD) of token counts on `model`. */
 export function estimateCost(
   model: string,

@@ -73,3 +73,8 @@ export const GREP_DEFAULT_RESULTS = 50;
 export const GREP_MAX_RESULTS = 200;
 /** Most files one grep reads. */
 export const GREP_MAX_FILES = 500;
+/**
+ * Most bytes one grep reads (its files in path order, up to this): a bound on the CPU one call
+ * costs the workspace object, as matching is linear in the text (files/grep-pattern.ts).
+ */
+export const GREP_MAX_BYTES = 8 * 1024 * 1024;

@@ -14,7 +14,8 @@ import { NOT_TEXT, readTexts } from "./files/blobs.ts";
 import { restoreCheckpoint } from "./files/changes.ts";
 import { labelProblem } from "./files/checkpoints.ts";
 import { downloadFile, editFile, fail, readFile, removeFile, writeFile } from "./files/file-ops.ts";
-import { compilePattern, pathFilter, searchFiles } from "./files/grep.ts";
+import { pathFilter, searchFiles } from "./files/grep.ts";
+import { compilePattern } from "./files/grep-pattern.ts";
 import { writeTaskEnd } from "./handoff.ts";
 import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
 import { GREP_DEFAULT_RESULTS, GREP_MAX_RESULTS, workspacePrefix } from "./limits.ts";
@@ -187,14 +188,14 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
     return this.exclusive(() => memory.write(content, mode));
   }
 
-  /** Lines matching a JavaScript RegExp, in files selected by a prefix or glob. */
+  /** Lines matching a regular expression (in linear time), in files selected by a prefix or glob. */
   async grep(
     scope: WorkspaceScope,
     pattern: string,
     options: { path?: string; maxResults?: number } = {},
   ): Promise<Result<"grep">> {
     const blobs = await this.forReading(scope);
-    const regex = compilePattern(pattern);
+    const regex = await compilePattern(pattern);
     if (!regex.ok) return regex;
     const filter = pathFilter(options.path);
     if (!filter.ok) return filter;

@@ -40,6 +40,41 @@ describe("planDev", () => {
     expect(plan.args).toContain("CRON_TRIGGERS:false");
   });
 
+  it("holds the server to Cloudflare's limits: Workers Paid's unless --var CF_PLAN says otherwise", () => {
+    const plan = planDev(project(), [], {});
+    expect(plan.args).toContain("CF_PLAN:paid");
+    expect(banner(plan, { agents: null, remote: [] })).toContain(
+      "limits   Cloudflare's Workers Paid limits enforced (CF_PLAN=paid)",
+    );
+    const free = planDev(project(), ["--var", "CF_PLAN:free"], {});
+    // The developer's --var comes last, and wrangler takes the last.
+    expect(free.args.lastIndexOf("CF_PLAN:free")).toBeGreaterThan(
+      free.args.indexOf("CF_PLAN:paid"),
+    );
+    expect(banner(free, { agents: null, remote: [] })).toContain("Workers Free limits enforced");
+  });
+
+  it("--deployed: the deployed settings (closed; limits, budgets and cron events on), the guard on", () => {
+    const local = planDev(project(), [], {});
+    const plan = planDev(project(), ["--deployed", "--port", "9001"], {});
+    expect(plan.deployed).toBe(true);
+    expect(plan.args).not.toContain("--deployed");
+    for (const open of [
+      "CRON_TRIGGERS:false",
+      "ALLOW_ANONYMOUS:true",
+      "RATE_ANONYMOUS_PER_MINUTE:0",
+    ]) {
+      expect(local.args).toContain(open);
+      expect(plan.args).not.toContain(open);
+    }
+    expect(plan.args).toContain("CF_PLAN:paid");
+    expect(plan.args.slice(-2)).toEqual(["--port", "9001"]);
+    expect(plan.authRequired).toBe(true);
+    const text = banner(plan, { agents: null, remote: [] });
+    expect(text).toContain("auth     closed, as deployed (--deployed");
+    expect(text).toContain(`--token ${plan.sessionAdminKey}`);
+  });
+
   it("keyless with a .dev.vars: wrangler also reads the environment (--env-file)", () => {
     const dir = project({ ".dev.vars": "DEFAULT_AGENT=writer\n" });
     const plan = planDev(dir, ["--port", "9000"], { ANTHROPIC_API_KEY: "ignored-by-wrangler" });

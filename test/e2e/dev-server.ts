@@ -1,7 +1,10 @@
 /**
  * Starts the harness the way a developer does (`npm run dev`, i.e. scripts/dev.ts with arguments
- * passed through to `wrangler dev`) on its own port and state directory, in its own process
- * group, and stops it by killing that group. Node only.
+ * passed through to `wrangler dev`; `deployed`: `npm run dev -- --deployed`) on its own port and
+ * state directory, in its own process group, and stops it by killing that group. Node only.
+ * The local limit guard is on in every one (CF_PLAN, paid unless a var says free): stopping a
+ * server that went over one of Cloudflare's limits throws, with what it logged, so the test file
+ * fails.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
@@ -25,8 +28,16 @@ export interface DevServer {
   persistDir: string;
   /** Everything the server printed so far. */
   output(): string;
-  /** Kills the whole process group (SIGKILL simulates a crash) and waits for it to exit. */
+  /**
+   * Kills the whole process group (SIGKILL simulates a crash) and waits for it to exit; throws
+   * when the server logged a breach of Cloudflare's limits.
+   */
   stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** The log lines of breaches of Cloudflare's limits (the local limit guard) in `output`. */
+export function limitBreaches(output: string): string[] {
+  return output.split("\n").filter((line) => line.includes("cloudflare limit exceeded"));
 }
 
 /** Options of {@link startDevServer}. */
@@ -39,6 +50,8 @@ export interface DevServerOptions {
   /** The Node script that starts the server (default scripts/dev.ts; the bench's SDK Worker
    * peer has bench/sdk-worker/dev.ts), given the same arguments. */
   script?: string;
+  /** `npm run dev -- --deployed`: the deployed settings, budgets included. */
+  deployed?: boolean;
 }
 
 /** The banner's last line: `npm run dev` prints it once the server answers. */
@@ -83,11 +96,12 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     WRANGLER_SEND_METRICS: "false",
   };
   for (const name of SCRUBBED) delete env[name];
-  // Tests and benchmarks spend millions of scripted tokens: no default budgets unless asked.
+  // Tests and benchmarks spend millions of scripted tokens: no default budgets unless asked (or
+  // deployed, where they are the deployed ones).
   const withDefaults = {
-    BUDGET_TASK_TOKENS: "0",
-    BUDGET_DAY_TOKENS: "0",
-    BUDGET_MONTH_TOKENS: "0",
+    ...(options.deployed
+      ? {}
+      : { BUDGET_TASK_TOKENS: "0", BUDGET_DAY_TOKENS: "0", BUDGET_MONTH_TOKENS: "0" }),
     ...options.vars,
   };
   const vars = Object.entries(withDefaults).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
@@ -99,6 +113,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       String(options.port),
       "--persist-to",
       persistDir,
+      ...(options.deployed ? ["--deployed"] : []),
       ...vars,
       // Not wrangler's default inspector port 9229: servers of other runs on this machine
       // would race for it ("Address already in use").
@@ -140,6 +155,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
         clearTimeout(timer);
       }
       await waitForPortFree(options.port);
+      const breaches = limitBreaches(log());
+      if (breaches.length > 0)
+        throw new Error(`the server went over Cloudflare's limits:\n${breaches.join("\n")}`);
     },
   };
   try {
@@ -219,11 +237,12 @@ export interface ScriptedHarness {
 
 /**
  * Starts the scripted model and a dev server keyed to it, with `vars` on top, on a fresh state
- * directory unless `persistDir` names one.
+ * directory unless `persistDir` names one (`deployed`: with the deployed settings).
  */
 export async function startScriptedHarness(
   vars: Record<string, string> = {},
   persistDir?: string,
+  deployed = false,
 ): Promise<ScriptedHarness> {
   const fake = await startFakeModel({ port: 0 });
   const modelVars = { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "e2e-key" };
@@ -232,6 +251,7 @@ export async function startScriptedHarness(
       port: await freePort(),
       persistDir: persistDir ?? freshStateDir(),
       vars: { ...modelVars, ...vars },
+      deployed,
     };
     const harness: ScriptedHarness = {
       fake,
@@ -243,8 +263,11 @@ export async function startScriptedHarness(
         return harness.server;
       },
       stop: async () => {
-        await harness.server.stop();
-        await fake.close();
+        try {
+          await harness.server.stop();
+        } finally {
+          await fake.close();
+        }
       },
     };
     return harness;

@@ -6,13 +6,26 @@ import { env } from "cloudflare:workers";
 import type { Turn } from "../../src/model/scripted/turn.ts";
 import { toolTurn } from "./turns.ts";
 
-/** Registers a scripted scenario with the fake model; returns the marker to put in a message. */
-export async function scenario(turns: Turn[]): Promise<{ id: string; marker: string }> {
+/** A fresh scenario id and its marker, for turns that name their own scenario. */
+export function scenarioId(): { id: string; marker: string } {
   const id = `s-${crypto.randomUUID()}`;
+  return { id, marker: `[[scenario:${id}]]` };
+}
+
+/**
+ * Registers a scripted scenario with the fake model (`id`: one {@link scenarioId} made; `inOrder`:
+ * turns played in the order of the requests, see ScenarioSchema); returns the marker to put in a
+ * message.
+ */
+export async function scenario(
+  turns: Turn[],
+  options: { inOrder?: boolean; id?: string } = {},
+): Promise<{ id: string; marker: string }> {
+  const id = options.id ?? scenarioId().id;
   const response = await fetch(`${env.FAKE_MODEL_URL}/_scripted/scenarios`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ id, turns }),
+    body: JSON.stringify({ id, turns, ...(options.inOrder ? { inOrder: true } : {}) }),
   });
   if (response.status !== 201) throw new Error(`scenario rejected: ${await response.text()}`);
   return { id, marker: `[[scenario:${id}]]` };

@@ -305,14 +305,16 @@ describe("token budgets", () => {
 
   it("stops a running task that reaches its per-task budget as completed", async () => {
     const { id, token } = await newUser();
-    await setBudget(env.DB, id, { taskTokens: 20_000 });
+    // The first call's reservation (its prompt of about 7k tokens as a cache write, 1.25 each,
+    // plus maxTokens 8192 of output, 5 each: about 50k) fits; after a turn of 30k it does not.
+    await setBudget(env.DB, id, { taskTokens: 60_000 });
     const s = await scenario([
       {
         text: "first part",
         toolUses: [
           { name: "write_todos", input: { todos: [{ content: "a", status: "in_progress" }] } },
         ],
-        usage: { input_tokens: 12_000 },
+        usage: { input_tokens: 30_000 },
       },
       { text: "never reached" },
     ]);
@@ -325,8 +327,9 @@ describe("token budgets", () => {
 
   it("never lets concurrent tasks overspend a day's budget", async () => {
     const { id, token } = await newUser();
-    // One reservation (the request's estimate, about 7k, plus maxTokens, 8192) fits; two do not.
-    await setBudget(env.DB, id, { dayTokens: 20_000 });
+    // One reservation (the request's estimate, about 7k, at a cache write's 1.25, plus maxTokens,
+    // 8192, at output's 5: about 50k) fits; two do not.
+    await setBudget(env.DB, id, { dayTokens: 60_000 });
     const s = await scenario(
       Array.from({ length: 4 }, () => ({ text: "slow answer", chunkSize: 1, delayMs: 100 })),
     );

@@ -414,7 +414,7 @@ describe("scheduled runs", () => {
     expect(task.history?.[0]?.parts[0]?.text).toBe("[[reply:ok]] x");
     // The retention sweep by its expression (RETENTION_DAYS is 0 here: nothing to sweep).
     const swept = await cron(admin, '{"cron": "23 3 * * *"}');
-    expect(await swept.json()).toEqual({ cron: "23 3 * * *", swept: 0 });
+    expect(await swept.json()).toEqual({ cron: "23 3 * * *", swept: 0, more: false });
   });
 
   it("starts no task on an agent switched off with ENABLE_<NAME>=false", async () => {

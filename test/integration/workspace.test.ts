@@ -12,9 +12,10 @@ import { workspaceFor } from "../../src/workspace/client.ts";
 import { blobKey } from "../../src/workspace/files/blobs.ts";
 import { Checkpoints } from "../../src/workspace/files/checkpoints.ts";
 import { searchFiles } from "../../src/workspace/files/grep.ts";
+import { mayBacktrack } from "../../src/workspace/files/grep-pattern.ts";
 import { type FileRow, Manifest } from "../../src/workspace/files/manifest.ts";
 import { workspaceKey } from "../../src/workspace/keys.ts";
-import { MAX_FILE_BYTES, MAX_FILES } from "../../src/workspace/limits.ts";
+import { GREP_MAX_BYTES, MAX_FILE_BYTES, MAX_FILES } from "../../src/workspace/limits.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
 import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
 import { EXPECTED_CRASH } from "../helpers/crash.ts";
@@ -183,6 +184,46 @@ describe("workspace grep", () => {
     expect(capped).toMatchObject({ filesSearched: 500, truncated: true, matches: [] });
     expect(reads).toBe(500);
     expect(peak).toBe(6);
+  });
+
+  it("matches a pattern that backtracks catastrophically in time linear in the line", async () => {
+    // V8's RegExp takes about 2^n steps for `(a+)+$` on n a's and a '!': this one would not end.
+    const { ws } = fresh();
+    ok(await ws.write("long.txt", `${"a".repeat(20_000)}!\naaaa\n`, T1));
+    const found = ok(await ws.grep("(a+)+$"));
+    expect(found.matches).toEqual([{ path: "long.txt", line: 2, text: "aaaa" }]);
+    // Polynomial shapes too, and the usual patterns keep their JavaScript meaning.
+    expect(ok(await ws.grep("a*a*a*a*a*b")).matches).toEqual([]);
+    expect(ok(await ws.grep("^a{4}$|^x\\d+$")).matches.map((m) => m.line)).toEqual([2]);
+  });
+
+  it("refuses lookaround and backreferences, which no linear-time engine has, saying why", async () => {
+    const { ws } = fresh();
+    for (const pattern of ["foo(?=bar)", "(?<!x)y", "(a)\\1"])
+      expect(refused(await ws.grep(pattern))).toMatch(
+        /linear in the text, so lookahead, lookbehind and backreferences/,
+      );
+    // Without repetition V8 matches in linear time itself: no second engine needed.
+    expect(mayBacktrack("TODO|FIXME|\\bfoo\\b|[*+?]|\\*|(?:ab)|(?<n>c)")).toBe(false);
+    expect(
+      ["a*", "a+", "a?", "a{2}", "(?=a)", "(?!a)", "(?<=a)", "(?<!a)", "(a)\\1", "\\k<n>"].filter(
+        mayBacktrack,
+      ),
+    ).toHaveLength(10);
+  });
+
+  it("reads at most GREP_MAX_BYTES in one grep", async () => {
+    const reader = { text: async () => "miss\n" };
+    const size = 1024 * 1024;
+    const rows: FileRow[] = Array.from({ length: 12 }, (_, i) => ({
+      path: `big/${String(i).padStart(2, "0")}.txt`,
+      hash: `b${i}`,
+      size,
+      updated_at: "",
+      seq: i,
+    }));
+    const found = await searchFiles(rows, reader, /hit/, 50);
+    expect(found).toMatchObject({ filesSearched: GREP_MAX_BYTES / size, truncated: true });
   });
 });
 

@@ -97,13 +97,16 @@ interface Selection {
 }
 
 function selectTurn(request: MessagesRequest, store: ScenarioStore): Selection | Response {
-  const turnIndex = turnIndexOf(request);
   const scenarioId = findScenarioId(request);
-  if (scenarioId === null) return { scenario: null, turnIndex, ...directiveTurn(request) };
+  if (scenarioId === null)
+    return { scenario: null, turnIndex: turnIndexOf(request), ...directiveTurn(request) };
   const scenario = store.getScenario(scenarioId);
   if (!scenario) {
     return apiError(400, "invalid_request_error", `unknown scripted scenario '${scenarioId}'`);
   }
+  const turnIndex = scenario.inOrder
+    ? store.nextInOrder(scenarioId, request.stream === true)
+    : turnIndexOf(request);
   const turn = scenario.turns[turnIndex] ?? {
     text: `(scripted scenario ${scenarioId} has no more turns)`,
   };

@@ -36,6 +36,8 @@ export interface LoggedRequest {
 export class ScenarioStore {
   readonly #scenarios = new Map<string, Scenario>();
   readonly #attempts = new Map<string, number>();
+  /** Turns an in-order scenario has played (`inOrder`), by scenario id. */
+  readonly #played = new Map<string, number>();
   #log: LoggedRequest[] = [];
   #messageCounter = 0;
   #activeStreams = 0;
@@ -45,6 +47,7 @@ export class ScenarioStore {
     const parsed = ScenarioSchema.parse(scenario);
     this.#scenarios.delete(parsed.id);
     this.#scenarios.set(parsed.id, parsed);
+    this.#played.delete(parsed.id);
     const prefix = `${parsed.id}\u0000`;
     for (const key of [...this.#attempts.keys()]) {
       if (key.startsWith(prefix)) this.#attempts.delete(key);
@@ -59,6 +62,13 @@ export class ScenarioStore {
   /** The scenario registered under `id`, if any. */
   getScenario(id: string): Scenario | undefined {
     return this.#scenarios.get(id);
+  }
+
+  /** The next turn of in-order scenario `id`, used up when `play` (a streamed request). */
+  nextInOrder(id: string, play: boolean): number {
+    const index = this.#played.get(id) ?? 0;
+    if (play) this.#played.set(id, index + 1);
+    return index;
   }
 
   /** Increments and returns the 1-based attempt number for (scenario, turnIndex). */

@@ -93,6 +93,13 @@ export type Turn = z.infer<typeof TurnSchema>;
 export const ScenarioSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "id must be 1-100 chars of [A-Za-z0-9_.-]"),
   turns: z.array(TurnSchema).min(1).max(1000),
+  /**
+   * Play the turns in the order streamed requests name the scenario, whatever each request holds,
+   * instead of by its number of assistant messages: a long task whose conversation is compacted
+   * (fewer assistant messages) still moves on. A request that does not stream (a compaction's
+   * summary) gets the next turn without using it up.
+   */
+  inOrder: z.boolean().optional(),
 });
 /** A scripted scenario. */
 export type Scenario = z.infer<typeof ScenarioSchema>;

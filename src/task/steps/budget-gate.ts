@@ -1,6 +1,7 @@
 /**
  * The token budget gate of a task's model calls: before each call its worst case is reserved,
- * after it the real use is settled, against every budget that counts it:
+ * after it the real use is settled, in tokens weighted by their price (model/budget-tokens.ts),
+ * against every budget that counts it:
  *  - the task's own (`BUDGET_TASK_TOKENS` or the owner's override), from its loop's usage;
  *  - the owner's day and month, kept by the user object `countersKey` (`user:<owner>`, or
  *    `ip:<address>` for an anonymous caller's task);
@@ -12,6 +13,7 @@
  */
 import type { Config } from "../../config/config.ts";
 import type { StepDeps } from "../../loop/step-types.ts";
+import { budgetTokens } from "../../model/budget-tokens.ts";
 import { issuerCounters } from "../../platform/object-names.ts";
 import { budgetsFor, userObject } from "../../users/limits.ts";
 import type { BudgetRefusal } from "../../users/user-object.ts";
@@ -69,11 +71,7 @@ export function budgetGate(
     reserve: async (estimate) => {
       const budgets = await budgetsFor(env, config, record.owner, task.budgetHint);
       const loop = task.loopState.get();
-      const used =
-        loop.usage.inputTokens +
-        loop.usage.outputTokens +
-        loop.usage.cacheReadTokens +
-        loop.usage.cacheWriteTokens;
+      const used = budgetTokens(loop.usage);
       if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
         return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
       key = `${record.id}:${loop.turn}:${loop.attempt}`;

@@ -1,11 +1,13 @@
 /**
- * `grep_files`: lines of workspace files matching a JavaScript regular expression, optionally
- * only in files under a prefix or matching a glob. Output: `path:line: text` lines and a summary
- * line. Effects: searched = the distinct paths with matches.
+ * `grep_files`: lines of workspace files matching a JavaScript regular expression (matched in
+ * linear time: workspace/files/grep-pattern.ts), optionally only in files under a prefix or
+ * matching a glob. Output: `path:line: text` lines and a summary line. Effects: searched = the
+ * distinct paths with matches.
  */
 import { z } from "zod";
 import {
   GREP_DEFAULT_RESULTS,
+  GREP_MAX_BYTES,
   GREP_MAX_FILES,
   GREP_MAX_RESULTS,
   MAX_GREP_PATTERN,
@@ -26,7 +28,7 @@ const Input = z.strictObject({
 export const grepFilesTool = defineTool({
   name: "grep_files",
   domain: "workspace",
-  description: `Search workspace files for lines matching a JavaScript regular expression (source only, no slashes or flags; at most ${MAX_GREP_PATTERN} characters). Narrow it with path: a prefix such as notes/ or a glob such as **/*.md (* within a folder, ** across folders; a glob without / matches file names anywhere). Returns up to max_results matches (default ${GREP_DEFAULT_RESULTS}, at most ${GREP_MAX_RESULTS}) from at most ${GREP_MAX_FILES} files; use it to find where something is before reading.`,
+  description: `Search workspace files for lines matching a JavaScript regular expression (source only, no slashes or flags; at most ${MAX_GREP_PATTERN} characters; no lookahead, lookbehind or backreferences: matching runs in linear time). Narrow it with path: a prefix such as notes/ or a glob such as **/*.md (* within a folder, ** across folders; a glob without / matches file names anywhere). Returns up to max_results matches (default ${GREP_DEFAULT_RESULTS}, at most ${GREP_MAX_RESULTS}) from at most ${GREP_MAX_FILES} files and ${GREP_MAX_BYTES / 1024 / 1024} MiB; use it to find where something is before reading.`,
   input: Input,
   run: async ({ pattern, path, max_results }, context) =>
     withValue(

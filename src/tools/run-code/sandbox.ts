@@ -53,7 +53,7 @@ export interface SandboxProgram {
   env: Record<string, unknown>;
 }
 
-const COMPATIBILITY_DATE = "2026-08-01";
+const COMPATIBILITY_DATE = "2026-11-02";
 
 /** Runs `program`; a limit or a crash of the isolate comes back as a report, never a throw. */
 export async function runInSandbox(

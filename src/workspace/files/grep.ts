@@ -1,14 +1,16 @@
 /**
- * Grep over a workspace: compiles the model's JavaScript RegExp (refusing invalid or overlong
- * ones), turns the path filter (a prefix, or a glob with `*`, `**`, `?`; a glob without `/` also
- * matches file names at any depth) into a predicate over manifest paths, and searches the
- * candidates' blobs in path order with at most GREP_CONCURRENCY simultaneous R2 reads, stopping
- * once enough matches are found. Matches come back in path and line order.
+ * Grep over a workspace: turns the path filter (a prefix, or a glob with `*`, `**`, `?`; a glob
+ * without `/` also matches file names at any depth) into a predicate over manifest paths, and
+ * searches the candidates' blobs (at most GREP_MAX_FILES files and GREP_MAX_BYTES in all) in path
+ * order with at most GREP_CONCURRENCY simultaneous R2 reads, stopping once enough matches are
+ * found, with a pattern compiled to match in linear time (grep-pattern.ts). Matches come back in
+ * path and line order.
  */
 
-import { GREP_MAX_FILES, MAX_FILE_BYTES, MAX_GREP_PATTERN, workspacePrefix } from "../limits.ts";
+import { GREP_MAX_BYTES, GREP_MAX_FILES, MAX_FILE_BYTES, workspacePrefix } from "../limits.ts";
 import type { WsResult } from "../types.ts";
 import type { Blobs } from "./blobs.ts";
+import type { LineMatcher } from "./grep-pattern.ts";
 import type { FileRow } from "./manifest.ts";
 import { splitLines } from "./text.ts";
 
@@ -25,26 +27,6 @@ export interface GrepMatch {
   path: string;
   line: number;
   text: string;
-}
-
-/** The model's pattern as a RegExp, or why it is refused. */
-export function compilePattern(pattern: string): WsResult<RegExp> {
-  if (pattern === "") return { ok: false, error: "pattern is empty" };
-  if (pattern.length > MAX_GREP_PATTERN) {
-    return {
-      ok: false,
-      error: `pattern is ${pattern.length} characters long; the limit is ${MAX_GREP_PATTERN}`,
-    };
-  }
-  try {
-    return { ok: true, value: new RegExp(pattern) };
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    return {
-      ok: false,
-      error: `invalid regular expression (JavaScript syntax): ${why}. Escape special characters such as ( [ . * + ? with a backslash to match them literally`,
-    };
-  }
 }
 
 /** A glob as an anchored RegExp: `**` any characters, `*` any but `/`, `?` one but `/`. */
@@ -89,15 +71,27 @@ export interface GrepOutcome {
   truncated: boolean;
 }
 
+/** The first `rows` that together hold at most {@link GREP_MAX_BYTES} (and GREP_MAX_FILES). */
+function withinBounds(rows: readonly FileRow[]): FileRow[] {
+  const files: FileRow[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    if (files.length === GREP_MAX_FILES || bytes + row.size > GREP_MAX_BYTES) break;
+    files.push(row);
+    bytes += row.size;
+  }
+  return files;
+}
+
 /** Searches `rows` (already filtered, in path order) for `regex`, up to `maxResults` matches. */
 export async function searchFiles(
   rows: readonly FileRow[],
   blobs: BlobReader,
-  regex: RegExp,
+  regex: LineMatcher,
   maxResults: number,
 ): Promise<GrepOutcome> {
   const candidates = rows.filter((r) => r.size <= MAX_FILE_BYTES);
-  const files = candidates.slice(0, GREP_MAX_FILES);
+  const files = withinBounds(candidates);
   const found: GrepMatch[][] = [];
   let total = 0;
   let next = 0;

@@ -64,7 +64,7 @@ describe("parseIdentity: frontmatter", () => {
     expect(agent).toMatchObject({
       version: "1.0.0",
       model: "claude-sonnet-4-6",
-      maxTurns: 50,
+      maxTurns: 500,
       maxTokens: 8192,
       thinking: null,
       effort: null,
@@ -472,7 +472,7 @@ describe("AgentRegistry", () => {
     expect(registry.names()).toEqual(expect.arrayContaining(shipped));
     const models = registry.list().filter((a) => shipped.includes(a.name) && a.program === null);
     const turns = Object.fromEntries(models.map((a) => [a.name, a.maxTurns]));
-    expect(turns).toEqual({ assistant: 50, "deep-thinker": 15, researcher: 30, writer: 20 });
+    expect(turns).toEqual({ assistant: 500, "deep-thinker": 15, researcher: 30, writer: 20 });
     for (const agent of models) {
       expect(agent.file).toBe(`agents/${agent.name}/IDENTITY.md`);
       expect(agent.skills.length).toBeGreaterThanOrEqual(3);

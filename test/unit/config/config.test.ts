@@ -9,7 +9,7 @@ describe("configuration", () => {
       publicUrl: undefined,
       modelMode: "unconfigured",
       maxBodyBytes: 1_048_576,
-      maxTurns: 50,
+      maxTurns: 500,
       modelIdleTimeoutMs: 60_000,
       modelMaxRetries: 4,
       modelRetryBaseMs: 1_000,

@@ -278,7 +278,8 @@ describe("runStep", () => {
     const paid = fake([reply([text("ok")])]);
     paid.deps.budget = { reserve: async () => null, settle: async (t) => void settled.push(t) };
     await runStep(paid.deps);
-    expect(settled).toEqual([18]);
+    // Weighted by price: 10 input, 5 output at 5, 2 cache reads at 0.1, 1 write at 1.25; rounded up.
+    expect(settled).toEqual([37]);
   });
 
   it("ends aborted, committing nothing, when the task is canceled during the call", async () => {

@@ -193,4 +193,24 @@ describe("scripted Messages API in-process: validation, directives, control", ()
       expect.stringContaining("unknown scripted scenario 'ctl.1'"),
     ]);
   });
+
+  it("plays an in-order scenario's turns by request, a compacted conversation included", async () => {
+    const { client } = scriptedClient({
+      id: "seq.1",
+      inOrder: true,
+      turns: [{ text: "one" }, { text: "two" }, { text: "three" }],
+    });
+    const ask = [userMessage("[[scenario:seq.1]]")];
+    // The same single-message request each time: by assistant messages it would be turn 0.
+    expect((await streamOnce(client, ask)).texts.join("")).toBe("one");
+    // A request that does not stream (a compaction's summary) sees the next turn, keeps it.
+    const summary = await client.messages.create({
+      model: SCRIPTED_MODEL,
+      max_tokens: 9,
+      messages: ask,
+    });
+    expect(summary.content).toEqual([expect.objectContaining({ type: "text", text: "two" })]);
+    expect((await streamOnce(client, ask)).texts.join("")).toBe("two");
+    expect((await streamOnce(client, ask)).texts.join("")).toBe("three");
+  });
 });

@@ -1,0 +1,85 @@
+/**
+ * `npm run bench:deployed`: one task on the deployed path. Starts `npm run dev -- --deployed`
+ * (wrangler.toml's settings: closed, limits and budgets on) with the storage meter, adds a user,
+ * sends `--tasks` one-turn blocking tasks to the default agent as that user (each after the
+ * server is quiet) and prints, for the last one: Durable Object calls, object SQL statements and
+ * the rows they wrote, D1 statements and rows written, R2 operations (heads include the agent
+ * overrides check the isolate makes while the bench polls the meter). The figures docs/deploy.md's plan table is read
+ * from. Not part of `npm test`.
+ */
+import { parseArgs } from "node:util";
+import { messageCallBody } from "../test/e2e/client.ts";
+import { startScriptedHarness } from "../test/e2e/dev-server.ts";
+import { addUser } from "../test/e2e/users.ts";
+
+interface Entry {
+  kind: "do" | "d1" | "r2" | "sql" | "mark";
+  name: string;
+  rows?: number;
+}
+interface Metered {
+  d1: { statements: number; writes: number; rowsWritten: number };
+  r2: Record<string, number>;
+  ledger: { entries: Entry[]; dropped: number };
+}
+
+const { values } = parseArgs({ options: { tasks: { type: "string", default: "3" } } });
+const ADMIN = "bench-admin";
+const harness = await startScriptedHarness(
+  { STORAGE_METER: "true", ADMIN_API_KEY: ADMIN, AUTH_FAILURES_PER_MINUTE: "0" },
+  undefined,
+  true,
+);
+try {
+  const { url } = harness.server;
+  const token = addUser(harness.server, "bench") ?? "";
+  const meter = (method: "GET" | "DELETE") =>
+    fetch(`${url}/api/admin/storage-meter`, {
+      method,
+      headers: { Authorization: `Bearer ${ADMIN}` },
+    }).then((r) => r.json() as Promise<Metered>);
+  const settled = async () => {
+    let last = JSON.stringify(await meter("GET"));
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      const now = JSON.stringify(await meter("GET"));
+      if (now === last) break;
+      last = now;
+    }
+    return JSON.parse(last) as Metered;
+  };
+  let metered: Metered | null = null;
+  for (let i = 0; i < Number(values.tasks); i++) {
+    await settled();
+    await meter("DELETE");
+    const body = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "A2A-Version": "1.0",
+        Authorization: `Bearer ${token}`,
+      },
+      body: messageCallBody("SendMessage", "[[reply:ok]]"),
+    }).then((r) => r.text());
+    if (!body.includes("TASK_STATE_COMPLETED")) throw new Error(`task ${i}: ${body.slice(0, 300)}`);
+    metered = await settled();
+  }
+  if (!metered) throw new Error("no task ran");
+  const { entries, dropped } = metered.ledger;
+  const of = (kind: Entry["kind"]) => entries.filter((e) => e.kind === kind);
+  const calls = new Map<string, number>();
+  for (const e of of("do")) calls.set(e.name, (calls.get(e.name) ?? 0) + 1);
+  const report = {
+    objectCalls: of("do").length,
+    byObject: Object.fromEntries(calls),
+    objectSqlStatements: of("sql").length,
+    objectRowsWritten: of("sql").reduce((sum, e) => sum + (e.rows ?? 0), 0),
+    d1Statements: metered.d1.statements,
+    d1RowsWritten: metered.d1.rowsWritten,
+    r2: metered.r2,
+    droppedEntries: dropped,
+  };
+  console.log(JSON.stringify(report, null, 2));
+} finally {
+  await harness.stop();
+}
