@@ -40,7 +40,8 @@ export const askUserTool = defineTool({
     "Ask the user a question and wait for their answer; use it when you cannot go on without a decision or a fact only they have, not to confirm what you can check yourself. Optionally give `fields` (name -> {type, description, enum}) to ask for structured values as a form.",
   input: Input,
   async run({ question, fields, required, authorization }) {
-    const unknown = (required ?? []).filter((name) => !fields?.[name]);
+    // Own fields only: `constructor` is no field of the form, though every object answers to it.
+    const unknown = (required ?? []).filter((name) => !fields || !Object.hasOwn(fields, name));
     if (unknown.length > 0) {
       return {
         content: `Invalid input for ask_user: required names fields that are not in fields: ${unknown.join(", ")}.`,

@@ -53,9 +53,13 @@ function valuesSchema(form: FormSchema): { schema: z.ZodType; required: string[]
   const required = Array.isArray(form.required)
     ? form.required.filter((r): r is string => typeof r === "string")
     : [];
-  const shape: Record<string, z.ZodType> = {};
-  for (const [name, field] of Object.entries(properties))
-    shape[name] = fieldSchema(isJsonObject(field) ? field : {}).optional();
+  // Built as own entries: a field may be named like an object's property (`__proto__`).
+  const shape = Object.fromEntries(
+    Object.entries(properties).map(([name, field]) => [
+      name,
+      fieldSchema(isJsonObject(field) ? field : {}).optional(),
+    ]),
+  );
   return { schema: z.strictObject(shape), required };
 }
 
@@ -66,8 +70,10 @@ export function formAnswerProblem(form: FormSchema, parts: readonly Part[]): str
     `the answer does not fit the form: ${where}: ${reason}; send the form's values (or reply in text)`;
   for (const part of parts) {
     if (part.data === undefined) continue;
+    const values = part.data;
+    // Own values only: a field named `constructor` is not answered by every object's prototype.
     const missing = required.find(
-      (name) => !isJsonObject(part.data) || part.data[name] === undefined,
+      (name) => !isJsonObject(values) || !Object.hasOwn(values, name) || values[name] === undefined,
     );
     if (missing) return problem(missing, "is required");
     const checked = schema.safeParse(part.data);
