@@ -2,6 +2,7 @@
  * Token usage: what model calls cost in tokens, summed per task (the loop counts it, a parent
  * adds its sub-agents', the cost extension prices it). Pure.
  */
+import type { Message } from "@anthropic-ai/sdk/resources/messages/messages";
 
 /** Token usage summed over every model call of the task. */
 export interface Usage {
@@ -40,5 +41,15 @@ export function sumUsage(a: Usage, b: Usage): Usage {
     cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
     modelCalls: a.modelCalls + b.modelCalls,
+  };
+}
+
+/** One model call's usage, as the Messages API reported it. */
+export function callUsage(message: Pick<Message, "usage">): Omit<Usage, "modelCalls"> {
+  return {
+    inputTokens: message.usage.input_tokens,
+    outputTokens: message.usage.output_tokens,
+    cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
   };
 }

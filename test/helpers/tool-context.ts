@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { loadConfig } from "../../src/config/config.ts";
 import type { ToolContext } from "../../src/loop/contracts.ts";
-import { memoryAccess } from "../../src/task/steps/step-resources.ts";
+import { memoryAccess } from "../../src/task/turn/turn-resources.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
 import { NO_REMOTE, NO_SUBAGENTS } from "./no-subagents.ts";
 

@@ -2,43 +2,37 @@
  * Drives the agent loop inside a task object: one step per alarm (a model turn, or a step of the
  * agent's program, program-step.ts). Before each model call it sets the loop's next alarm (a
  * lease; a task whose creating call starts its first step is leased from its creation, {@link
- * LoopDriver.firstStepLease}), so if the object dies mid-turn the alarm runs the turn again; it
- * gathers the turn's tools (turn-tools.ts), builds its system prompt (turn-context.ts) and
- * compacts the conversation when it is over budget; what follows the step (the next one, a retry
- * with backoff, or the task's end) is step-end.ts. Past its time limit (time-limit.ts) a task
- * runs no further step: the lease never goes beyond the deadline, and an alarm that finds a step
- * still running past it stops it, so the task ends at the deadline, mid-turn or after a restart.
+ * LoopDriver.firstStepLease}), so if the object dies mid-turn the alarm runs the turn again. A
+ * model step's turn (its tools, system prompt, compacted conversation and the step's
+ * dependencies) is prepared as one value in task/turn/ (prepare-turn.ts) and run by the loop
+ * (loop/agent-loop.ts); the driver keeps the lease, the deadline, the abort and the outcome: what
+ * follows the step (the next one, a retry with backoff, or the task's end) is step-end.ts. A task
+ * past its time limit (`MAX_TASK_SECONDS`, time-limit.ts) runs no further step: the lease is never
+ * set beyond the deadline, and an alarm that finds a step still running past it stops that step,
+ * so the task ends at the deadline even mid-turn, and after a restart.
  */
 import type { AgentDefinition } from "../../agents/identity.ts";
 import { type Config, loadConfig } from "../../config/config.ts";
 import { runStep } from "../../loop/agent-loop.ts";
-import type { HarnessEvent } from "../../loop/contracts.ts";
 import type { StepOutcome } from "../../loop/step-types.ts";
-import { modelClient } from "../../model/client.ts";
 import { log } from "../../platform/logging.ts";
 import { programFor } from "../../programs/index.ts";
 import { isTerminal } from "../../protocol/task-states.ts";
-import { remoteAgentsOfTask } from "../../remote/handle.ts";
-import { withCardDescriptions } from "../../subagents/registry.ts";
-import { workspaceFor } from "../../workspace/client.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import { CANCEL_CHILDREN_JOB, type ChildTasks } from "../children/child-tasks.ts";
-import { attachFile } from "../runtime/file-artifact.ts";
 import type { EventSink, StatusWriter } from "../runtime/status-change.ts";
 import type { TaskState } from "../runtime/task-state.ts";
-import { attachEnvironment, environmentNoteOf, reachedFiles } from "../store/environment-note.ts";
-import { lineageOf, remoteParentOf, scratchIdOf } from "../store/lineage.ts";
 import {
   stoppedByTimeLimit,
   TimeLimitReached,
   taskDeadline,
   timeLimitOutcome,
 } from "../store/time-limit.ts";
+import { prepareTurn } from "../turn/prepare-turn.ts";
+import { stepDeps } from "../turn/step-deps.ts";
+import { taskWorkspace } from "../turn/turn-resources.ts";
 import { runProgramStep } from "./program-step.ts";
 import { StepEnd } from "./step-end.ts";
-import { memoryAccess, sessionDeps, stepDeps } from "./step-resources.ts";
-import { buildSystemPrompt, compactIfNeeded } from "./turn-context.ts";
-import { turnTools } from "./turn-tools.ts";
 
 /** How long a step may run before the alarm takes it for dead and runs it again. */
 function leaseMs(config: Config): number {
@@ -123,7 +117,7 @@ export class LoopDriver {
   workspace(): WorkspaceApi {
     const record = this.#task.store.record;
     if (!record) throw new Error("no task");
-    return workspaceFor(this.#env.WORKSPACES, lineageOf(record).rootAgent, record.owner);
+    return taskWorkspace(this.#env, record);
   }
 
   /**
@@ -216,98 +210,17 @@ export class LoopDriver {
   ): Promise<StepOutcome | null> {
     const record = this.#task.store.record;
     if (!record) return null;
-    const { tools, files, withUnavailable } = await turnTools({
-      agent,
-      config,
+    const prepared = await prepareTurn({
       env: this.#env,
-      subagent: record.parentTaskId !== null || remoteParentOf(record) !== null,
-      hookState: this.#task.hookState,
-    });
-    if (files) reachedFiles(this.#task);
-    const workspace = this.workspace();
-    const memory = memoryAccess(this.#env, agent.name, record.owner, (work) =>
-      this.#task.background(work),
-    );
-    const noted = environmentNoteOf(this.#task);
-    const scratchId = await scratchIdOf(record);
-    const {
-      system: prompt,
-      environment,
-      unreadable,
-    } = await buildSystemPrompt({
-      agent,
-      tools: tools.names(),
-      workspace,
-      ownWorkspace: lineageOf(record).rootAgent === agent.name,
-      memory,
       config,
-      withEnvironment: noted === undefined,
-      newOwner: this.#task.newOwner,
-      files,
-      session: sessionDeps({
-        env: this.#env,
-        config,
-        agent,
-        tools: tools.names(),
-        record,
-        scratchId,
-        workspace,
-        emit: (event) => this.#emit(event),
-      }),
-      delegation: record.parentTaskId
-        ? { calledBy: lineageOf(record).rootAgent }
-        : remoteParentOf(record)
-          ? { calledBy: remoteParentOf(record)?.agent ?? "calling" }
-          : {
-              subagents: await withCardDescriptions(
-                this.#children.types(),
-                remoteAgentsOfTask(this.#env, config, record),
-              ),
-            },
+      task: this.#task,
+      record,
+      agent,
+      signal,
+      deadline,
+      subagents: this.#children.subagents(),
     });
-    if (unreadable !== undefined)
-      return {
-        kind: "failed",
-        message: `The workspace could not be read (${unreadable.slice(0, 200)}), so the task stopped before its first model call rather than work without its files and state. Send the message again to retry.`,
-      };
-    if (environment !== null) attachEnvironment(this.#task, environment, files);
-    const system = withUnavailable(prompt);
-    if (config.modelMode !== "unconfigured") {
-      await compactIfNeeded({
-        task: this.#task,
-        client: modelClient(config),
-        agent,
-        system,
-        toolChars: tools.definitionChars(),
-        budget: config.contextTokenBudget,
-        signal,
-        emit: (event) => this.#emit(event),
-      });
-    }
     if (signal.aborted) return null;
-    return runStep(
-      stepDeps({
-        env: this.#env,
-        config,
-        task: this.#task,
-        record,
-        agent,
-        signal,
-        deadline,
-        system,
-        tools,
-        workspace,
-        memory,
-        scratchId,
-        subagents: this.#children.subagents(),
-        remote: remoteAgentsOfTask(this.#env, config, record),
-        emit: (event) => this.#emit(event),
-        attach: (file) => attachFile(this.#task, file, config),
-      }),
-    );
-  }
-
-  #emit(event: HarnessEvent): void {
-    this.#task.emitHarnessEvent(event);
+    return prepared.ok ? runStep(stepDeps(prepared.turn)) : prepared.outcome;
   }
 }

@@ -12,10 +12,11 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/config.ts";
 import { ToolRegistry } from "../../../src/loop/calls/tool-registry.ts";
 import { beginTask } from "../../../src/task/incoming.ts";
-import { memoryAccess, stepDeps } from "../../../src/task/steps/step-resources.ts";
 import { CHUNK_CHARS } from "../../../src/task/store/answer-text.ts";
 import { taskSchema } from "../../../src/task/store/schema.ts";
 import type { TaskObject } from "../../../src/task/task-object.ts";
+import { stepDeps } from "../../../src/task/turn/step-deps.ts";
+import { memoryAccess } from "../../../src/task/turn/turn-resources.ts";
 import type { WorkspaceApi } from "../../../src/workspace/types.ts";
 import { NO_REMOTE, NO_SUBAGENTS } from "../../helpers/no-subagents.ts";
 
@@ -72,15 +73,20 @@ describe("a streamed answer's writes", () => {
         record,
         agent: rt.agent("writer"),
         signal: new AbortController().signal,
-        system: [],
+        subagents: NO_SUBAGENTS,
         tools: new ToolRegistry(),
+        files: false,
+        unavailable: null,
         // Streaming text reaches no workspace: an empty stand-in.
         workspace: {} as WorkspaceApi,
+        ownWorkspace: true,
         memory: memoryAccess(env, "writer", record.owner, () => {}),
         scratchId: "answer-writes",
-        subagents: NO_SUBAGENTS,
         remote: NO_REMOTE,
-        emit: () => {},
+        delegation: { subagents: [] },
+        environmentDue: false,
+        system: [],
+        environment: null,
       });
       const writes = countWrites(state.storage.sql);
       // 270 KB in the 512-character chunks the answer stream flushes.

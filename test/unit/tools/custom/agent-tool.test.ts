@@ -15,7 +15,7 @@ import { approvalsHook } from "../../../../src/hooks/approvals.ts";
 import { capsHook } from "../../../../src/hooks/caps.ts";
 import { ToolRegistry } from "../../../../src/loop/calls/tool-registry.ts";
 import type { Tool, ToolContext } from "../../../../src/loop/contracts.ts";
-import { toolGrants } from "../../../../src/task/steps/step-resources.ts";
+import { toolGrants } from "../../../../src/task/turn/turn-resources.ts";
 import { toolsFor } from "../../../../src/tools/catalog.ts";
 import {
   type AgentToolContext,

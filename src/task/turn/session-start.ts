@@ -3,7 +3,7 @@
  * task that continues work (its workspace holds state files), for the environment note:
  *  - the environment check: each state file present parses against its schema; a damaged one is
  *    named with its last good version in the checkpoints (state_restore puts it back), never
- *    skipped silently (a workspace that cannot be read at all ends the task: turn-context.ts);
+ *    skipped silently (a workspace that cannot be read at all ends the task: prepare-turn.ts);
  *  - the regression run: the test files of features whose tests passed last time are run again
  *    when the workspace changed since they last ran (run_code's sandbox, at most
  *    REGRESSION_MAX_FILES files within REGRESSION_TIMEOUT_MS, a small budget: it delays the first
@@ -48,17 +48,27 @@ export function continuesWork(texts: Record<string, string | null>): boolean {
   return STATE_FILE_NAMES.some((name) => typeof texts[name] === "string");
 }
 
-/** The session start over a snapshot that holds state files. Never throws. */
-export async function startSession(input: {
-  workspace: WorkspaceApi;
-  texts: Record<string, string | null>;
-  changes: ChangeEntry[];
+/** What the session start needs beside the workspace (environment-read.ts makes it). */
+export interface SessionDeps {
   config: Config;
-  /** Runs test files in the sandbox; absent when the agent has no run_code. */
-  runTests?: (tests: string[], wallMs: number) => Promise<RunReport | { error: string }>;
   task: { taskId: string; agent: string };
+  /** Runs test files in the sandbox (the regression run); absent without run_code. */
+  runTests?: (tests: string[], wallMs: number) => Promise<RunReport | { error: string }>;
+  /** The conversation's scratchpad files (at most `limit`) and how many there are. */
+  scratch?: (
+    limit: number,
+  ) => Promise<{ files: Array<{ path: string; size: number }>; total: number }>;
   emit(event: HarnessEvent): void;
-}): Promise<SessionFacts> {
+}
+
+/** The session start over a snapshot that holds state files. Never throws. */
+export async function startSession(
+  input: SessionDeps & {
+    workspace: WorkspaceApi;
+    texts: Record<string, string | null>;
+    changes: ChangeEntry[];
+  },
+): Promise<SessionFacts> {
   const { texts } = input;
   const sound: string[] = [];
   const damaged: DamagedFile[] = [];

@@ -18,7 +18,7 @@ import { issuerCounters } from "../../platform/object-names.ts";
 import { budgetsFor, userObject } from "../../users/limits.ts";
 import type { BudgetRefusal } from "../../users/user-object.ts";
 import type { TaskRecord } from "../store/task-store.ts";
-import type { SteppingTask } from "./step-resources.ts";
+import type { TurnTask } from "./turn.ts";
 
 type Limits = { dayTokens: number; monthTokens: number };
 
@@ -59,7 +59,7 @@ function delegatingIssuer(record: Pick<TaskRecord, "metadata">): string | null {
 export function budgetGate(
   env: Env,
   config: Config,
-  task: Pick<SteppingTask, "loopState" | "background" | "budgetHint">,
+  task: Pick<TurnTask, "loopState" | "background" | "budgetHint">,
   record: Pick<TaskRecord, "id" | "owner" | "metadata">,
   countersKey: string,
 ): StepDeps["budget"] {

@@ -5,27 +5,20 @@
  * conversation's scratchpad listing. A workspace that cannot be read (after one retry) is reported
  * as such, so the task ends with a clear status instead of letting the agent work blind.
  */
-import type { Config } from "../../config/config.ts";
-import type { HarnessEvent, MemoryAccess } from "../../loop/contracts.ts";
 import type { EnvironmentInputs } from "../../loop/prompt/environment.ts";
 import { log } from "../../platform/logging.ts";
-import type { RunReport } from "../../tools/run-code/sandbox.ts";
+import { runWorkspaceTests } from "../../tools/run-code/run-code.ts";
 import { HANDOFF_FILE, PROGRESS_FILE, parseProgress } from "../../workspace/state/state-files.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
-import { continuesWork, HISTORY_ENTRIES, STATE_FILE_NAMES, startSession } from "./session-start.ts";
-
-/** What the session start needs beside the workspace. */
-export interface SessionDeps {
-  config: Config;
-  task: { taskId: string; agent: string };
-  /** Runs test files in the sandbox (the regression run); absent without run_code. */
-  runTests?: (tests: string[], wallMs: number) => Promise<RunReport | { error: string }>;
-  /** The conversation's scratchpad files (at most `limit`) and how many there are. */
-  scratch?: (
-    limit: number,
-  ) => Promise<{ files: Array<{ path: string; size: number }>; total: number }>;
-  emit(event: HarnessEvent): void;
-}
+import {
+  continuesWork,
+  HISTORY_ENTRIES,
+  type SessionDeps,
+  STATE_FILE_NAMES,
+  startSession,
+} from "./session-start.ts";
+import type { TurnInputs } from "./turn.ts";
+import { codeSandboxFor, scratchListing } from "./turn-resources.ts";
 
 /** The environment, or why the workspace could not be read. */
 export type EnvironmentRead =
@@ -37,39 +30,60 @@ type Snapshot = Awaited<ReturnType<WorkspaceApi["snapshot"]>>;
 /** Scratchpad files the note lists. */
 const SCRATCH_LISTED = 10;
 
-/** Reads the environment (and the owner's memory) for a task's first step. */
-export async function readEnvironment(input: {
-  workspace: WorkspaceApi;
-  ownWorkspace: boolean;
-  memory: MemoryAccess;
-  session: SessionDeps;
-}): Promise<EnvironmentRead> {
-  const options = { history: HISTORY_ENTRIES, ...(input.ownWorkspace ? { memory: true } : {}) };
+/**
+ * What the session start of `turn` needs (see session-start.ts): the regression run through
+ * run_code's sandbox when the agent has run_code, the conversation's scratchpad listing when it
+ * has the scratchpad.
+ */
+function sessionDeps(turn: TurnInputs): SessionDeps {
+  const { env, config, agent, record, workspace } = turn;
+  const tools = turn.tools.names();
+  const sandbox = codeSandboxFor(env, agent, config).codeSandbox;
+  return {
+    config,
+    task: { taskId: record.id, agent: agent.name },
+    emit: (event) => turn.task.emitHarnessEvent(event),
+    ...(sandbox && tools.includes("run_code")
+      ? {
+          runTests: (tests, wallMs) =>
+            runWorkspaceTests({ workspace, config, codeSandbox: sandbox }, tests, wallMs),
+        }
+      : {}),
+    ...(tools.includes("scratch_read")
+      ? { scratch: (limit) => scratchListing(env.FILES, record.owner, turn.scratchId, limit) }
+      : {}),
+  };
+}
+
+/** Reads the environment (and the owner's memory) for the first step of `turn`'s task. */
+export async function readEnvironment(turn: TurnInputs): Promise<EnvironmentRead> {
+  const deps = sessionDeps(turn);
+  const options = { history: HISTORY_ENTRIES, ...(turn.ownWorkspace ? { memory: true } : {}) };
   const take = () =>
-    input.workspace
+    turn.workspace
       .snapshot(STATE_FILE_NAMES, options)
       .catch((error: unknown): Snapshot => ({ ok: false, error: String(error) }));
   const [first, other] = await Promise.all([
     take(),
-    input.ownWorkspace ? null : input.memory.user().catch(() => null),
+    turn.ownWorkspace ? null : turn.memory.user().catch(() => null),
   ]);
   const listing = first.ok ? first : await take();
   if (!listing.ok) {
-    log("warn", "workspace unreadable", { task: input.session.task.taskId, error: listing.error });
+    log("warn", "workspace unreadable", { task: deps.task.taskId, error: listing.error });
     return { ok: false, user: other, error: listing.error };
   }
   const snap = listing.value;
-  const user = input.ownWorkspace ? (snap.memory ?? null) : other;
+  const user = turn.ownWorkspace ? (snap.memory ?? null) : other;
   const [session, scratch] = await Promise.all([
     continuesWork(snap.texts)
       ? startSession({
-          workspace: input.workspace,
+          workspace: turn.workspace,
           texts: snap.texts,
           changes: snap.changes ?? [],
-          ...input.session,
+          ...deps,
         })
       : undefined,
-    input.session.scratch?.(SCRATCH_LISTED).catch(() => undefined),
+    deps.scratch?.(SCRATCH_LISTED).catch(() => undefined),
   ]);
   const progress = parseProgress(snap.texts[PROGRESS_FILE] ?? null);
   const top = snap.entries.filter((e) => !e.path.includes("/"));
@@ -96,8 +110,10 @@ export async function readEnvironment(input: {
  * The environment of a task whose tools reach no workspace file: no workspace call, the
  * conversation's scratchpad listing at most (and no memory of the owner: only memory tools write it).
  */
-export async function environmentWithoutWorkspace(session: SessionDeps): Promise<EnvironmentRead> {
-  const scratch = await session.scratch?.(SCRATCH_LISTED).catch(() => undefined);
+export async function environmentWithoutWorkspace(turn: TurnInputs): Promise<EnvironmentRead> {
+  const scratch = await sessionDeps(turn)
+    .scratch?.(SCRATCH_LISTED)
+    .catch(() => undefined);
   return {
     ok: true,
     user: null,

@@ -8,54 +8,32 @@
  * Servers are listed every turn, so the block comes and goes with them (the environment note is
  * written once per task; a server can fail or come back at any turn).
  */
-import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { customToolsOf } from "../../agents/bundle.ts";
-import type { AgentDefinition } from "../../agents/identity.ts";
-import type { Config } from "../../config/config.ts";
-import type { ToolRegistry } from "../../loop/calls/tool-registry.ts";
-import type { HookState } from "../../loop/contracts.ts";
 import { mcpTools } from "../../mcp/tools.ts";
 import { unavailableBlock } from "../../mcp/unavailable.ts";
 import { reachesWorkspace, toolsFor } from "../../tools/catalog.ts";
 import { withToolSearch } from "../../tools/tool-search.ts";
+import type { TurnInputs, TurnSource } from "./turn.ts";
 
 /** A turn's tools, and how its system prompt names the MCP servers that are missing. */
-export interface TurnTools {
-  /** The tools the model gets this turn. */
-  tools: ToolRegistry;
-  /** Whether the tools reach the task's workspace object (see tools/catalog.ts). */
-  files: boolean;
-  /** `system` with the block about unavailable MCP servers last, when a server is missing. */
-  withUnavailable(system: TextBlockParam[]): TextBlockParam[];
-}
+export type TurnTools = Pick<TurnInputs, "tools" | "files" | "unavailable">;
 
 /**
- * The tools `agent` gets this turn under `config`. `subagent`: the task was started by another
- * task (local or remote); `hookState` is the task's (what tool search loaded).
+ * The tools `source`'s agent gets this turn under its configuration. `subagent`: the task was
+ * started by another task (local or remote); what tool search loaded is in the task's hook state.
  */
-export async function turnTools(input: {
-  agent: AgentDefinition;
-  config: Config;
-  env: Env;
-  subagent: boolean;
-  hookState: HookState;
-}): Promise<TurnTools> {
-  const { agent, config, env } = input;
+export async function turnTools(source: TurnSource, subagent: boolean): Promise<TurnTools> {
+  const { agent, config, env } = source;
   const mcp = await mcpTools(agent, env);
   const tools = withToolSearch(
     toolsFor(agent, config, {
-      subagent: input.subagent,
+      subagent,
       extra: [...customToolsOf(agent), ...mcp.tools],
       codeSandbox: Boolean(env.LOADER),
     }),
     agent.model,
-    input.hookState,
+    source.task.hookState,
     config.contextTokenBudget,
   );
-  const unavailable = unavailableBlock(mcp.unavailable);
-  return {
-    tools,
-    files: reachesWorkspace(tools),
-    withUnavailable: (system) => (unavailable ? [...system, unavailable] : system),
-  };
+  return { tools, files: reachesWorkspace(tools), unavailable: unavailableBlock(mcp.unavailable) };
 }

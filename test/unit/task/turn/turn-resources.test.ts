@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseIdentity } from "../../../../src/agents/identity.ts";
 import { loadConfig } from "../../../../src/config/config.ts";
-import { codeSandboxFor } from "../../../../src/task/steps/step-resources.ts";
+import { codeSandboxFor } from "../../../../src/task/turn/turn-resources.ts";
 
 const agent = parseIdentity(
   "agents/coder/IDENTITY.md",
