@@ -53,3 +53,8 @@ export function callUsage(message: Pick<Message, "usage">): Omit<Usage, "modelCa
     cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
   };
 }
+
+/** Every token a call's usage counts, cached ones included (what a token budget spends). */
+export function usageTokens(usage: Omit<Usage, "modelCalls">): number {
+  return usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+}

@@ -16,6 +16,7 @@ import { suspensionParts } from "../../loop/calls/suspension.ts";
 import type { Suspension } from "../../loop/contracts.ts";
 import type { StepOutcome } from "../../loop/step-types.ts";
 import { REFUSAL_STOP_REASON, type Refusal } from "../../loop/turn/refusal.ts";
+import { usageTokens } from "../../model/usage.ts";
 import type { Part } from "../../protocol/wire.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import type { ChildTasks } from "../children/child-tasks.ts";
@@ -288,15 +289,13 @@ export class StepEnd {
     const workspace = this.#workspace();
     const program = record ? this.#task.agent(record.agent).program : null;
     if (!record || !workspace || record.parentTaskId || program !== null) return Promise.resolve();
-    const usage = this.#task.loopState.get().usage;
     const task = {
       taskId: record.id,
       agent: record.agent,
       state,
       history: this.#task.store.history(),
       newOwner: this.#task.newOwner,
-      tokens:
-        usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
+      tokens: usageTokens(this.#task.loopState.get().usage),
       startedAt: record.createdAt,
     };
     return writeEndNote(workspace, task, answer);
