@@ -60,9 +60,38 @@ const GEN_AI = { "gen_ai.provider.name": "anthropic", "gen_ai.system": "anthropi
 
 /** Every span of one task (its sub-agents' are their own tasks'). */
 export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
-  const { trace } = r;
   const end = r.endedMs ?? r.nowMs;
-  const task: TraceSpan = {
+  const task = await taskSpan(r, end);
+  const steps = await stepSpans(r, task.spanId, end);
+  const stepOf = (turn: number) =>
+    steps.find((s) => s.attributes["a2a.step.turn"] === turn) ?? task;
+  const stepAt = (at: number) =>
+    [...steps].reverse().find((s) => s.startMs <= at && at <= s.endMs) ??
+    [...steps].reverse().find((s) => s.startMs <= at) ??
+    task;
+  const spans = [
+    task,
+    ...steps,
+    ...(await modelSpans(r, stepOf)),
+    ...(await toolSpans(r, stepAt, end)),
+    ...(await waitSpans(r, task.spanId, end)),
+  ];
+  // Hook interventions: events on the step they happened in.
+  for (const fact of r.facts) {
+    if (fact.type !== "harness" || !HOOK_KINDS.has(fact.event.kind)) continue;
+    stepAt(fact.at).events.push({
+      name: `harness.${fact.event.kind}`,
+      atMs: fact.at,
+      attributes: hookAttributes(fact.event, r.includeContent),
+    });
+  }
+  return spans;
+}
+
+/** The task's span: from its creation to its end (or now), with its usage and cost. */
+async function taskSpan(r: TaskRecords, end: number): Promise<TraceSpan> {
+  const { trace } = r;
+  return {
     ...(await spanStart(trace, TASK_SPAN_KEY)),
     ...(trace.parentSpanId ? { parentSpanId: trace.parentSpanId } : {}),
     name: `invoke_agent ${r.agent}`,
@@ -82,24 +111,23 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
     },
     status: { code: r.state === "TASK_STATE_FAILED" ? "error" : "unset" },
   };
-  const taskSpanId = task.spanId;
-  const spans: TraceSpan[] = [task];
+}
 
-  // Steps: one per turn, from its first model call to the next turn's first.
+/** Steps: one per turn, from its first model call to the next turn's first (the last: its end). */
+async function stepSpans(r: TaskRecords, taskSpanId: string, end: number): Promise<TraceSpan[]> {
+  const firstCall = (turn: number) =>
+    Math.min(...r.modelCalls.filter((c) => c.turn === turn).map((c) => c.startedAt));
   const turns = [...new Set(r.modelCalls.map((c) => c.turn))].sort((a, b) => a - b);
   const steps: TraceSpan[] = [];
   for (const [i, turn] of turns.entries()) {
     const calls = r.modelCalls.filter((c) => c.turn === turn);
-    const startMs = Math.min(...calls.map((c) => c.startedAt));
+    const startMs = firstCall(turn);
     const nextTurn = turns[i + 1];
-    const next =
-      nextTurn === undefined
-        ? end
-        : Math.min(...r.modelCalls.filter((c) => c.turn === nextTurn).map((c) => c.startedAt));
+    const next = nextTurn === undefined ? end : firstCall(nextTurn);
     const lastFact = r.facts.filter((f) => f.at >= startMs && f.at < next).at(-1)?.at ?? startMs;
     const endMs = Math.max(...calls.map((c) => c.endedAt), nextTurn === undefined ? end : lastFact);
     steps.push({
-      ...(await spanStart(trace, `step:${turn}`)),
+      ...(await spanStart(r.trace, `step:${turn}`)),
       parentSpanId: taskSpanId,
       name: `step ${turn + 1}`,
       kind: "internal",
@@ -109,17 +137,19 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
       status: { code: "unset" },
     });
   }
-  spans.push(...steps);
-  const stepAt = (at: number) =>
-    [...steps].reverse().find((s) => s.startMs <= at && at <= s.endMs) ??
-    [...steps].reverse().find((s) => s.startMs <= at) ??
-    task;
+  return steps;
+}
 
+/** Model calls: each a client span under the step of its turn, with its tokens and cost. */
+async function modelSpans(
+  r: TaskRecords,
+  stepOf: (turn: number) => TraceSpan,
+): Promise<TraceSpan[]> {
+  const spans: TraceSpan[] = [];
   for (const call of r.modelCalls) {
-    const step = steps.find((s) => s.attributes["a2a.step.turn"] === call.turn) ?? task;
     spans.push({
-      ...(await spanStart(trace, `model:${call.seq}`)),
-      parentSpanId: step.spanId,
+      ...(await spanStart(r.trace, `model:${call.seq}`)),
+      parentSpanId: stepOf(call.turn).spanId,
       name: `chat ${call.model}`,
       kind: "client",
       startMs: call.startedAt,
@@ -141,15 +171,17 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
       status: call.error ? { code: "error", message: call.error } : { code: "unset" },
     });
   }
+  return spans;
+}
 
-  spans.push(...(await toolSpans(r, stepAt, end)));
-
-  // Waits for a person: from the status that asks to the next status.
+/** Waits for a person: from the status that asks to the next status (or the task's end). */
+async function waitSpans(r: TaskRecords, taskSpanId: string, end: number): Promise<TraceSpan[]> {
+  const spans: TraceSpan[] = [];
   for (const [i, fact] of r.facts.entries()) {
     if (fact.type !== "status" || !WAITING_STATES.has(fact.state)) continue;
     const after = r.facts.slice(i + 1).find((f) => f.type === "status");
     spans.push({
-      ...(await spanStart(trace, `wait:${fact.seq}`)),
+      ...(await spanStart(r.trace, `wait:${fact.seq}`)),
       parentSpanId: taskSpanId,
       name: fact.state === "TASK_STATE_AUTH_REQUIRED" ? "wait for auth" : "wait for input",
       kind: "internal",
@@ -157,16 +189,6 @@ export async function taskSpans(r: TaskRecords): Promise<TraceSpan[]> {
       endMs: after?.at ?? end,
       attributes: { "a2a.wait.state": fact.state, "a2a.wait.answered": after !== undefined },
       status: { code: "unset" },
-    });
-  }
-
-  // Hook interventions: events on the step they happened in.
-  for (const fact of r.facts) {
-    if (fact.type !== "harness" || !HOOK_KINDS.has(fact.event.kind)) continue;
-    stepAt(fact.at).events.push({
-      name: `harness.${fact.event.kind}`,
-      atMs: fact.at,
-      attributes: hookAttributes(fact.event, r.includeContent),
     });
   }
   return spans;
