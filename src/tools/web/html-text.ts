@@ -167,6 +167,98 @@ function skipElement(
   return html.length;
 }
 
+/** The text of a document as its markup is read: breaks, list markers, table cells, links, title. */
+class Renderer {
+  readonly out = new TextBuilder();
+  /** The conversion's work, which the link and attribute reads add to. */
+  readonly #work: ScanWork;
+  title: string | null = null;
+  readonly #lists: Array<{ ordered: boolean; count: number }> = [];
+  #link: { href: string; from: number } | null = null;
+  #preDepth = 0;
+  #cell = 0;
+
+  constructor(work: ScanWork) {
+    this.#work = work;
+  }
+
+  /** Text as it stands between tags (whitespace collapsed unless inside <pre>). */
+  text(raw: string): void {
+    this.out.append(raw, this.#preDepth > 0);
+  }
+
+  /** The first <title>'s text (`raw`: its content up to its end tag). */
+  setTitle(raw: string): void {
+    const text = raw.replace(/<\/title[^>]*>?$/i, "");
+    this.title ??= decodeEntities(text).replace(/\s+/g, " ").trim() || null;
+  }
+
+  /** A start tag, with the markup of its attributes. */
+  start(tag: string, attributes: string): void {
+    this.#breakBefore(tag);
+    if (tag === "ul" || tag === "ol") this.#lists.push({ ordered: tag === "ol", count: 0 });
+    if (tag === "tr") this.#cell = 0;
+    if (tag === "pre") this.#preDepth++;
+    if (tag === "a") {
+      this.closeLink();
+      this.#work.chars += attributes.length;
+      const href = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(attributes);
+      const url = decodeEntities(href?.[1] ?? href?.[2] ?? href?.[3] ?? "").trim();
+      if (/^https?:\/\/\S+$/i.test(url)) this.#link = { href: url, from: this.out.parts.length };
+    }
+  }
+
+  /** An end tag. */
+  end(tag: string): void {
+    const out = this.out;
+    if (tag === "a") this.closeLink();
+    if (tag === "pre") this.#preDepth = Math.max(0, this.#preDepth - 1);
+    if (/^h[1-6]$/.test(tag)) out.breakLine(2);
+    else if ((tag === "ul" || tag === "ol") && this.#lists.pop() && this.#lists.length > 0)
+      out.breakLine(1);
+    else if (PARAGRAPH.has(tag)) out.breakLine(2);
+    else if (LINE.has(tag) || tag === "li") out.breakLine(1);
+  }
+
+  /** Ends the open link: its URL after its text, unless the text is the URL. */
+  closeLink(): void {
+    const link = this.#link;
+    if (!link) return;
+    const text = this.out.parts.slice(link.from).join("").trim();
+    this.#work.chars += text.length;
+    if (text !== "" && text !== link.href) this.out.append(` (${link.href})`, false);
+    this.#link = null;
+  }
+
+  /** The break (or heading mark, list marker, cell separator) a start tag puts before its text. */
+  #breakBefore(tag: string): void {
+    const out = this.out;
+    const heading = /^h([1-6])$/.exec(tag);
+    if (heading) {
+      out.breakLine(2);
+      out.prefix(`${"#".repeat(Number(heading[1]))} `);
+    } else if (tag === "br") {
+      out.lineBreak();
+    } else if (tag === "td" || tag === "th") {
+      if (this.#cell++ > 0) out.append(" | ", false);
+    } else if (tag === "li") {
+      const current = this.#lists.at(-1);
+      const marker = current?.ordered ? `${++current.count}. ` : "- ";
+      out.breakLine(1);
+      out.prefix(`${"  ".repeat(Math.max(0, this.#lists.length - 1))}${marker}`);
+    } else if ((tag === "ul" || tag === "ol") && this.#lists.length > 0) {
+      out.breakLine(1); // a nested list stays with its item
+    } else if (PARAGRAPH.has(tag)) {
+      out.breakLine(2);
+    } else if (LINE.has(tag)) {
+      out.breakLine(1);
+    }
+  }
+}
+
+/** A tag's name, read at a `<` (sticky: set `lastIndex` first; read synchronously only). */
+const TAG_NAME = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)/y;
+
 /**
  * Converts an HTML document to readable text and its <title> (null when there is none), adding
  * the characters its scans examined to `work` when given.
@@ -175,106 +267,55 @@ export function htmlToText(
   html: string,
   work: ScanWork = { chars: 0 },
 ): { title: string | null; text: string } {
-  const out = new TextBuilder();
+  const render = new Renderer(work);
   const unclosed = new Set<string>();
-  const lists: Array<{ ordered: boolean; count: number }> = [];
-  const name = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)/y;
-  let title: string | null = null;
-  let link: { href: string; from: number } | null = null;
-  let preDepth = 0;
-  let cell = 0;
-
-  const closeLink = () => {
-    if (!link) return;
-    const text = out.parts.slice(link.from).join("").trim();
-    work.chars += text.length;
-    if (text !== "" && text !== link.href) out.append(` (${link.href})`, false);
-    link = null;
-  };
-
-  const start = (tag: string, attributes: string) => {
-    const heading = /^h([1-6])$/.exec(tag);
-    const list = tag === "ul" || tag === "ol";
-    if (heading) {
-      out.breakLine(2);
-      out.prefix(`${"#".repeat(Number(heading[1]))} `);
-    } else if (tag === "br") {
-      out.lineBreak();
-    } else if (tag === "td" || tag === "th") {
-      if (cell++ > 0) out.append(" | ", false);
-    } else if (tag === "li") {
-      const current = lists.at(-1);
-      const marker = current?.ordered ? `${++current.count}. ` : "- ";
-      out.breakLine(1);
-      out.prefix(`${"  ".repeat(Math.max(0, lists.length - 1))}${marker}`);
-    } else if (list && lists.length > 0) {
-      out.breakLine(1); // a nested list stays with its item
-    } else if (PARAGRAPH.has(tag)) {
-      out.breakLine(2);
-    } else if (LINE.has(tag)) {
-      out.breakLine(1);
-    }
-    if (list) lists.push({ ordered: tag === "ol", count: 0 });
-    if (tag === "tr") cell = 0;
-    if (tag === "pre") preDepth++;
-    if (tag === "a") {
-      closeLink();
-      work.chars += attributes.length;
-      const href = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(attributes);
-      const url = decodeEntities(href?.[1] ?? href?.[2] ?? href?.[3] ?? "").trim();
-      if (/^https?:\/\/\S+$/i.test(url)) link = { href: url, from: out.parts.length };
-    }
-  };
-
-  const end = (tag: string) => {
-    if (tag === "a") closeLink();
-    if (tag === "pre") preDepth = Math.max(0, preDepth - 1);
-    if (/^h[1-6]$/.test(tag)) out.breakLine(2);
-    else if ((tag === "ul" || tag === "ol") && lists.pop() && lists.length > 0) out.breakLine(1);
-    else if (PARAGRAPH.has(tag)) out.breakLine(2);
-    else if (LINE.has(tag) || tag === "li") out.breakLine(1);
-  };
-
   let at = 0;
   while (at < html.length) {
     const lt = find(html, "<", at, work);
-    if (lt < 0 || lt > at)
-      out.append(decodeEntities(html.slice(at, lt < 0 ? undefined : lt)), preDepth > 0);
+    if (lt < 0 || lt > at) render.text(decodeEntities(html.slice(at, lt < 0 ? undefined : lt)));
     if (lt < 0) break;
-    if (html.startsWith("<!--", lt)) {
-      const close = find(html, "-->", lt + 4, work);
-      at = close < 0 ? html.length : close + 3;
-      continue;
-    }
-    name.lastIndex = lt;
-    const match = name.exec(html);
-    if (!match) {
-      const bang = html[lt + 1] === "!" || html[lt + 1] === "?" || html[lt + 1] === "/";
-      if (!bang) out.append("<", preDepth > 0);
-      const gt = bang ? find(html, ">", lt, work) : lt;
-      at = gt < 0 ? html.length : gt + 1;
-      continue;
-    }
-    work.chars += match[0].length;
-    const close = tagEnd(html, name.lastIndex, unclosed, work);
-    if (close < 0) break; // an unfinished tag at the end: dropped
-    const tag = (match[2] ?? "").toLowerCase();
-    at = close + 1;
-    if (match[1] === "/") {
-      end(tag);
-    } else if (RAW.has(tag) || DROPPED.has(tag)) {
-      if (!html.slice(name.lastIndex, close).trimEnd().endsWith("/") || RAW.has(tag)) {
-        at = skipElement(html, tag, at, RAW.has(tag), work);
-      }
-    } else if (tag === "title") {
-      const stop = skipElement(html, "title", at, true, work);
-      const text = html.slice(at, stop).replace(/<\/title[^>]*>?$/i, "");
-      title ??= decodeEntities(text).replace(/\s+/g, " ").trim() || null;
-      at = stop;
-    } else {
-      start(tag, html.slice(name.lastIndex, close));
-    }
+    at = readMarkup(html, lt, { unclosed, render, work });
   }
-  closeLink();
-  return { title, text: out.toString() };
+  render.closeLink();
+  return { title: render.title, text: render.out.toString() };
+}
+
+/**
+ * Reads the markup at `lt` (a comment, a tag, or a `<` that opens none) into `render`; returns
+ * where reading goes on (the input's length when nothing more is read).
+ */
+function readMarkup(
+  html: string,
+  lt: number,
+  { unclosed, render, work }: { unclosed: Set<string>; render: Renderer; work: ScanWork },
+): number {
+  if (html.startsWith("<!--", lt)) {
+    const close = find(html, "-->", lt + 4, work);
+    return close < 0 ? html.length : close + 3;
+  }
+  TAG_NAME.lastIndex = lt;
+  const match = TAG_NAME.exec(html);
+  if (!match) {
+    const bang = html[lt + 1] === "!" || html[lt + 1] === "?" || html[lt + 1] === "/";
+    if (!bang) render.text("<");
+    const gt = bang ? find(html, ">", lt, work) : lt;
+    return gt < 0 ? html.length : gt + 1;
+  }
+  const nameEnd = TAG_NAME.lastIndex;
+  work.chars += match[0].length;
+  const close = tagEnd(html, nameEnd, unclosed, work);
+  if (close < 0) return html.length; // an unfinished tag at the end: dropped
+  const tag = (match[2] ?? "").toLowerCase();
+  const after = close + 1;
+  if (match[1] === "/") render.end(tag);
+  else if (RAW.has(tag)) return skipElement(html, tag, after, true, work);
+  else if (DROPPED.has(tag)) {
+    const selfClosing = html.slice(nameEnd, close).trimEnd().endsWith("/");
+    return selfClosing ? after : skipElement(html, tag, after, false, work);
+  } else if (tag === "title") {
+    const stop = skipElement(html, "title", after, true, work);
+    render.setTitle(html.slice(after, stop));
+    return stop;
+  } else render.start(tag, html.slice(nameEnd, close));
+  return after;
 }
