@@ -62,42 +62,8 @@ export async function runInSandbox(
   limits: SandboxLimits,
 ): Promise<RunReport> {
   const started = Date.now();
-  const failed = (name: string, message: string): RunReport => ({
-    exitCode: 1,
-    output: "",
-    droppedChars: 0,
-    error: { name, message, stack: "" },
-    ran: [],
-    durationMs: Date.now() - started,
-    totalMs: Date.now() - started,
-  });
-  const code: Record<string, { js: string }> = {};
-  const json: Record<string, unknown> = {};
-  for (const [path, module] of Object.entries(program.modules)) {
-    if ("js" in module) code[path] = module;
-    else json[path] = module.json;
-  }
-  const worker = loader.load({
-    compatibilityDate: COMPATIBILITY_DATE,
-    compatibilityFlags: [],
-    mainModule: "a2a-harness.js",
-    modules: {
-      ...code,
-      [GUARD_MODULE]: { js: guardModule },
-      "a2a-harness.js": harnessModule({
-        mode: program.mode,
-        entries: program.entries,
-        modules: Object.keys(code),
-        json,
-        wallMs: limits.wallMs,
-        maxOutputChars: limits.maxOutputChars,
-        maxIterations: limits.maxIterations,
-      }),
-    },
-    env: program.env,
-    globalOutbound: null,
-    limits: { cpuMs: limits.cpuMs },
-  });
+  const failed = (name: string, message: string) => failedRun(started, name, message);
+  const worker = loadProgram(loader, program, limits);
   let timer: ReturnType<typeof setTimeout> | undefined;
   // The caller's own bound: a little past the wall limit the guards enforce inside.
   const timeout = new Promise<"timeout">((resolve) => {
@@ -123,17 +89,70 @@ export async function runInSandbox(
         `the isolate failed (HTTP ${response.status}): ${text.slice(0, 500)}`,
       );
     }
+    // The harness module's own answer (harness-module.ts writes it), not a caller's.
     const report = (await response.json()) as Omit<RunReport, "totalMs">;
     return { ...report, totalMs: Date.now() - started };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    const cpu = /cpu|exceeded/i.test(message);
     return failed(
-      /cpu|exceeded/i.test(message) ? "CpuLimitError" : "IsolateError",
-      /cpu|exceeded/i.test(message)
+      cpu ? "CpuLimitError" : "IsolateError",
+      cpu
         ? `the isolate was stopped: it used more than ${limits.cpuMs} ms of CPU (${message})`
         : `the isolate failed: ${message}`,
     );
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The isolate of `program`: its JavaScript modules, the guard and the harness module that runs
+ * the entries (its JSON modules handed to the harness), no network, the CPU limit.
+ */
+function loadProgram(
+  loader: WorkerLoader,
+  program: SandboxProgram,
+  limits: SandboxLimits,
+): WorkerStub {
+  const code: Record<string, { js: string }> = {};
+  const json: Record<string, unknown> = {};
+  for (const [path, module] of Object.entries(program.modules)) {
+    if ("js" in module) code[path] = module;
+    else json[path] = module.json;
+  }
+  return loader.load({
+    compatibilityDate: COMPATIBILITY_DATE,
+    compatibilityFlags: [],
+    mainModule: "a2a-harness.js",
+    modules: {
+      ...code,
+      [GUARD_MODULE]: { js: guardModule },
+      "a2a-harness.js": harnessModule({
+        mode: program.mode,
+        entries: program.entries,
+        modules: Object.keys(code),
+        json,
+        wallMs: limits.wallMs,
+        maxOutputChars: limits.maxOutputChars,
+        maxIterations: limits.maxIterations,
+      }),
+    },
+    env: program.env,
+    globalOutbound: null,
+    limits: { cpuMs: limits.cpuMs },
+  });
+}
+
+/** The report of a run that failed outside the program (a limit, the isolate), begun `started`. */
+function failedRun(started: number, name: string, message: string): RunReport {
+  return {
+    exitCode: 1,
+    output: "",
+    droppedChars: 0,
+    error: { name, message, stack: "" },
+    ran: [],
+    durationMs: Date.now() - started,
+    totalMs: Date.now() - started,
+  };
 }
