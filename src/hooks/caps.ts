@@ -14,8 +14,8 @@ export const capsHook: Hook = {
   name: HOOK,
   beforeTool(ctx, call) {
     const caps = ctx.config.toolCallCaps;
-    if (!Object.hasOwn(caps, call.name)) return undefined;
-    const cap = caps[call.name] as number;
+    const cap = Object.hasOwn(caps, call.name) ? caps[call.name] : undefined;
+    if (cap === undefined) return undefined;
     const used = ctx.state.get<number>(HOOK, call.name) ?? 0;
     if (used < cap) {
       ctx.state.set(HOOK, call.name, used + 1);

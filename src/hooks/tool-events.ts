@@ -11,27 +11,35 @@ const preview = (input: unknown) => {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 };
 
+/** The fields of a call's input the events name, when they are text (the model sent it). */
+function namedFields(input: unknown): { path?: string; description?: string; agent?: string } {
+  const fields = typeof input === "object" && input !== null ? input : {};
+  const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+  return {
+    path: text("path" in fields ? fields.path : undefined),
+    description: text("description" in fields ? fields.description : undefined),
+    agent: text("subagent_type" in fields ? fields.subagent_type : undefined),
+  };
+}
+
 /** A delegation shows as the sub-agent it calls, never as a generic "task". */
-function subagentOf(call: { name: string; input: unknown }): string | null {
-  if (call.name !== "task") return null;
-  const type = (call.input as { subagent_type?: unknown } | null)?.subagent_type;
-  return typeof type === "string" ? type : null;
+function subagentOf(call: { name: string; input: unknown }): string | undefined {
+  return call.name === "task" ? namedFields(call.input).agent : undefined;
 }
 
 /** The tool events hook. */
 export const toolEventsHook: Hook = {
   name: "tool-events",
   beforeTool(ctx, call) {
-    const path = (call.input as { path?: unknown } | null)?.path;
+    const { path, description } = namedFields(call.input);
     const agent = subagentOf(call);
-    const description = (call.input as { description?: unknown } | null)?.description;
     ctx.emit({
       kind: "tool_call",
       text: agent
-        ? `Calling agent ${agent}${typeof description === "string" ? `: ${description}` : ""}`
-        : `Calling ${call.name}${typeof path === "string" ? ` on ${path}` : ""}`,
+        ? `Calling agent ${agent}${description !== undefined ? `: ${description}` : ""}`
+        : `Calling ${call.name}${path !== undefined ? ` on ${path}` : ""}`,
       tool: call.name,
-      ...(typeof path === "string" ? { path } : {}),
+      ...(path !== undefined ? { path } : {}),
       detail: preview(call.input),
       callId: call.id,
     });

@@ -42,8 +42,8 @@ export async function runCalls(
       text: `This turn asked for ${calls.length} tool calls; only the first ${cap} ran`,
       detail: `at most ${cap} tool calls per turn; ${calls.length - cap} not run`,
     });
-  for (let i = from; i < Math.min(calls.length, cap); i++) {
-    const call = calls[i] as PendingCall;
+  for (const [offset, call] of calls.slice(from, Math.max(from, cap)).entries()) {
+    const i = from + offset;
     const decided = await deps.hooks.beforeTool(hookContext, call);
     let raw: ToolResult;
     if (decided && "suspend" in decided) raw = { content: "", suspend: decided.suspend };
@@ -80,7 +80,8 @@ export async function finishPendingCalls(
 ): Promise<StepOutcome> {
   const resolution = pending.resolution;
   if (!resolution) return { kind: "suspended", suspension: pending.waiting };
-  const call = pending.calls[pending.next] as PendingCall;
+  const call = pending.calls[pending.next];
+  if (call === undefined) throw new Error("the waiting tool call is not among the turn's calls");
   const waiting = pending.waiting;
   let result: ToolResult;
   if (waiting.kind === "child") {

@@ -30,7 +30,7 @@ const definitionLengths = new WeakMap<object, Map<string, number>>();
 
 /** The length of one tool's definition as JSON, measured once. */
 function definitionLength(tool: Tool): number {
-  const schema = tool.inputSchema as object;
+  const schema: object = tool.inputSchema;
   let byText = definitionLengths.get(schema);
   if (!byText) {
     byText = new Map();
@@ -112,6 +112,8 @@ export class ToolRegistry {
         isError: true,
       };
     }
+    // The model's input is JSON: an object here is a record of fields (an array fails the tool's
+    // own parse, as before).
     const args =
       typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
     try {

@@ -56,10 +56,9 @@ export function compactionCut(
     target -= 1;
   }
   // Summarising fewer than two messages saves nothing.
-  for (let i = Math.max(target, 2); i < messages.length; i++) {
-    const m = messages[i] as ChatMessage;
-    if (m.role === "assistant" || !hasToolResult(m)) return i;
-  }
+  const from = Math.max(target, 2);
+  for (const [offset, m] of messages.slice(from).entries())
+    if (m.role === "assistant" || !hasToolResult(m)) return from + offset;
   return null;
 }
 

@@ -25,7 +25,8 @@ export const SUPPORTED_INPUT_MODES: readonly string[] = [
 /** Media types the harness produces (the card's `defaultOutputModes`). */
 export const SUPPORTED_OUTPUT_MODES: readonly string[] = ["text/plain", "text/markdown"];
 
-const isImage = (t: string): t is ImageType => (IMAGE_TYPES as readonly string[]).includes(t);
+const IMAGES: ReadonlySet<string> = new Set(IMAGE_TYPES);
+const isImage = (t: string): t is ImageType => IMAGES.has(t);
 const isTextual = (t: string) =>
   t.startsWith("text/") ||
   t === "application/json" ||
@@ -117,7 +118,8 @@ function savedAs(part: Part): string {
 
 /** An image or PDF as the model takes it (its bytes, or its URL), or null for any other type. */
 function mediaBlock(part: Part, type: string): ContentBlockParam | null {
-  const url = { type: "url" as const, url: part.url as string };
+  // A file part carries its bytes or its URL (the edge checks it has one).
+  const url = { type: "url" as const, url: part.url ?? "" };
   if (isImage(type))
     return {
       type: "image",
@@ -153,7 +155,7 @@ function fileContent(part: Part): ContentBlockParam[] {
       },
     ];
   }
-  const linked = `Linked file ${fileLabel(part, type || "unknown type")}: ${part.url as string}`;
+  const linked = `Linked file ${fileLabel(part, type || "unknown type")}: ${part.url ?? ""}`;
   const fetched = saved.startsWith(",") ? `\nFetched${saved}: read it with read_file.` : saved;
   return [{ type: "text", text: `${linked}${fetched}` }];
 }

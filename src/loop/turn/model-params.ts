@@ -5,15 +5,36 @@
  */
 import type {
   ContentBlockParam,
+  DocumentBlockParam,
+  ImageBlockParam,
   MessageCreateParamsNonStreaming,
   TextBlockParam,
   Tool,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../../agents/identity.ts";
 import { effortFor } from "../../agents/models.ts";
 import type { ChatMessage } from "../chat-message.ts";
 
-const CACHEABLE = new Set(["text", "image", "document", "tool_use", "tool_result"]);
+/** The blocks a cache breakpoint may stand on. */
+type CacheableBlock =
+  | TextBlockParam
+  | ImageBlockParam
+  | DocumentBlockParam
+  | ToolUseBlockParam
+  | ToolResultBlockParam;
+
+const CACHEABLE: ReadonlySet<string> = new Set([
+  "text",
+  "image",
+  "document",
+  "tool_use",
+  "tool_result",
+] satisfies CacheableBlock["type"][]);
+
+const isCacheable = (block: ContentBlockParam): block is CacheableBlock =>
+  CACHEABLE.has(block.type);
 
 /** The messages with a cache breakpoint on the last block of the last message. */
 export function withConversationBreakpoint(messages: ChatMessage[]): ChatMessage[] {
@@ -21,12 +42,9 @@ export function withConversationBreakpoint(messages: ChatMessage[]): ChatMessage
   if (!last || typeof last.content === "string") return messages;
   const blocks = [...last.content];
   const final = blocks.at(-1);
-  if (!final || !CACHEABLE.has(final.type)) return messages;
-  blocks[blocks.length - 1] = {
-    ...final,
-    cache_control: { type: "ephemeral" },
-  } as ContentBlockParam;
-  return [...messages.slice(0, -1), { ...last, content: blocks } as ChatMessage];
+  if (!final || !isCacheable(final)) return messages;
+  blocks[blocks.length - 1] = { ...final, cache_control: { type: "ephemeral" } };
+  return [...messages.slice(0, -1), { ...last, content: blocks }];
 }
 
 /** Request parameters for one model turn. */

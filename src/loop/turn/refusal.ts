@@ -26,14 +26,19 @@ export interface Refusal {
 }
 
 /** The refusal of `message`, or null when its turn was not refused. */
-export function refusalOf(message: Pick<Message, "stop_reason">): Refusal | null {
+export function refusalOf(
+  message: Pick<Message, "stop_reason"> & { stop_details?: unknown },
+): Refusal | null {
   if (message.stop_reason !== REFUSAL_STOP_REASON) return null;
-  const details = (message as { stop_details?: unknown }).stop_details;
-  const fields =
-    details !== null && typeof details === "object" ? (details as Record<string, unknown>) : {};
-  const raw = Object.hasOwn(fields, "explanation") ? fields.explanation : undefined;
+  const details = message.stop_details;
+  const fields = details !== null && typeof details === "object" ? details : {};
+  const raw =
+    "explanation" in fields && Object.hasOwn(fields, "explanation")
+      ? fields.explanation
+      : undefined;
   const text = typeof raw === "string" ? raw.trim() : "";
-  const category = Object.hasOwn(fields, "category") ? fields.category : undefined;
+  const category =
+    "category" in fields && Object.hasOwn(fields, "category") ? fields.category : undefined;
   return {
     explanation:
       text === ""

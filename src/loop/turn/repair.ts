@@ -73,8 +73,8 @@ function repairPass(input: readonly ChatMessage[]): RepairResult {
   const out: ChatMessage[] = [];
   let addedResults = 0;
   let droppedResults = 0;
-  for (let i = 0; i < merged.length; i++) {
-    const message = merged[i] as ChatMessage;
+  // The iterator reads `merged` live: the results inserted after a message are visited next.
+  for (const [i, message] of merged.entries()) {
     if (message.role === "user") {
       const expected = new Set(toolUseIds(out[out.length - 1]));
       const kept = blocks(message).filter((b) => {
