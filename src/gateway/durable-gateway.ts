@@ -16,7 +16,7 @@ import type { TaskResult } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import { DEFAULT_PAGE_SIZE, type ListTasksPage, listTasks } from "./list-tasks.ts";
 import { checkedPushConfig, type SendDefinition } from "./send-checks.ts";
-import { type Sent, sendToTask } from "./send-task.ts";
+import { sendToTask } from "./send-task.ts";
 import { limitHistory, relayEvents, unwrap, withRetry } from "./task-calls.ts";
 import type { GatewayCaller, GatewayEvent, TaskGateway } from "./task-gateway.ts";
 
@@ -30,45 +30,70 @@ export interface GatewayDeps {
   allowPrivateUrls: boolean;
 }
 
+/** The task objects of one agent, called with retries where a restart may cut a call. */
+interface TaskObjects {
+  deps: GatewayDeps;
+  stub(taskId: string): DurableObjectStub<TaskObject>;
+  /** The task's events after `after` (null: from its start). */
+  subscribe(
+    caller: GatewayCaller,
+    taskId: string,
+    after: number | null,
+  ): Promise<TaskResult<ReadableStream<Uint8Array>>>;
+  /** The events of `first`, resumed after the last one when a restart cuts it. */
+  relay(
+    caller: GatewayCaller,
+    taskId: string,
+    first: ReadableStream<Uint8Array>,
+  ): AsyncGenerator<GatewayEvent, void>;
+  read(caller: GatewayCaller, id: string, historyLength?: number): Promise<TaskResult<Task>>;
+  /** A push config call to the task `taskId` names (a bad request when it names none). */
+  push(taskId: string | undefined, call: PushCall): Promise<PushAnswer>;
+}
+
 /** The gateway of one agent over its task objects. */
 export function durableGateway(deps: GatewayDeps): TaskGateway {
-  const stub = (taskId: string): DurableObjectStub<TaskObject> => stubByName(deps.tasks, taskId);
-  const agent = deps.definition.name;
+  const objects = taskObjects(deps);
+  return { ...messageCalls(objects), ...taskCalls(objects), ...pushCalls(objects) };
+}
 
-  const subscribeCall = (caller: GatewayCaller, taskId: string, after: number | null) =>
+/** The calls to the task objects of `deps`. */
+function taskObjects(deps: GatewayDeps): TaskObjects {
+  const stub = (taskId: string): DurableObjectStub<TaskObject> => stubByName(deps.tasks, taskId);
+  const subscribe: TaskObjects["subscribe"] = (caller, taskId, after) =>
     // The RPC stub's inferred type splits the result union; the task object returns exactly this.
     stub(taskId).subscribe({ owner: caller.owner, after }) as Promise<
       TaskResult<ReadableStream<Uint8Array>>
     >;
-
-  const relay = (caller: GatewayCaller, taskId: string, first: ReadableStream<Uint8Array>) =>
-    relayEvents(first, (after) => subscribeCall(caller, taskId, after));
-
-  const readTask = (caller: GatewayCaller, id: string, historyLength: number | undefined) =>
-    withRetry(() =>
-      stub(id).get({
-        owner: caller.owner,
-        ...(historyLength === undefined ? {} : { historyLength }),
-      }),
-    ) as Promise<TaskResult<Task>>;
-
-  const push = async (taskId: string | undefined, call: PushCall): Promise<PushAnswer> => {
-    if (!taskId) throw new RequestMalformedError("taskId is required");
-    const answer = () => stub(taskId).push(call) as Promise<TaskResult<PushAnswer>>;
-    return unwrap(await withRetry(answer));
+  return {
+    deps,
+    stub,
+    subscribe,
+    relay: (caller, taskId, first) =>
+      relayEvents(first, (after) => subscribe(caller, taskId, after)),
+    read: (caller, id, historyLength) =>
+      // As for subscribe: the stub's type splits the union the task object returns.
+      withRetry(() =>
+        stub(id).get({ owner: caller.owner, ...historyOption(historyLength) }),
+      ) as Promise<TaskResult<Task>>,
+    async push(taskId, call) {
+      if (!taskId) throw new RequestMalformedError("taskId is required");
+      // As for subscribe: the stub's type splits the union the task object returns.
+      const answer = () => stub(taskId).push(call) as Promise<TaskResult<PushAnswer>>;
+      return unwrap(await withRetry(answer));
+    },
   };
+}
 
-  const wireConfig = (taskId: string, config: PushConfig | undefined): WirePushConfig => {
-    if (!config) throw new TaskNotFoundError("no such push notification config");
-    return toWireConfig(taskId, config) as unknown as WirePushConfig;
-  };
+/** The `historyLength` a call passes on, when it names one. */
+const historyOption = (historyLength: number | undefined) =>
+  historyLength === undefined ? {} : { historyLength };
 
-  const send = (
-    caller: GatewayCaller,
-    params: SendMessageParams,
-    mode: "stream" | "wait",
-  ): Promise<Sent> => sendToTask({ ...deps, agent, caller }, params, mode);
-
+/** SendMessage and SendStreamingMessage. */
+function messageCalls(objects: TaskObjects): Pick<TaskGateway, "send" | "stream"> {
+  const { deps } = objects;
+  const send = (caller: GatewayCaller, params: SendMessageParams, mode: "stream" | "wait") =>
+    sendToTask({ ...deps, agent: deps.definition.name, caller }, params, mode);
   return {
     async send(caller, params) {
       const sent = await send(caller, params, "wait");
@@ -82,10 +107,7 @@ export function durableGateway(deps: GatewayDeps): TaskGateway {
         return { task: protoTask(task) };
       }
       const settled = await withRetry(() =>
-        stub(taskId).waitSettled({
-          owner: caller.owner,
-          ...(historyLength === undefined ? {} : { historyLength }),
-        }),
+        objects.stub(taskId).waitSettled({ owner: caller.owner, ...historyOption(historyLength) }),
       );
       return { task: protoTask(unwrap(settled)) };
     },
@@ -98,22 +120,30 @@ export function durableGateway(deps: GatewayDeps): TaskGateway {
         return;
       }
       if (!sent.outcome.stream) throw new Error("task object returned no stream");
-      yield* relay(caller, sent.taskId, sent.outcome.stream);
+      yield* objects.relay(caller, sent.taskId, sent.outcome.stream);
     },
+  };
+}
 
+/** GetTask, CancelTask, SubscribeToTask and ListTasks. */
+function taskCalls(
+  objects: TaskObjects,
+): Pick<TaskGateway, "get" | "cancel" | "subscribe" | "list"> {
+  const { deps } = objects;
+  return {
     async get(caller, params) {
-      return protoTask(unwrap(await readTask(caller, params.id, params.historyLength)));
+      return protoTask(unwrap(await objects.read(caller, params.id, params.historyLength)));
     },
 
     async cancel(caller, params) {
-      const result = await withRetry(() => stub(params.id).cancel({ owner: caller.owner }));
+      const result = await withRetry(() => objects.stub(params.id).cancel({ owner: caller.owner }));
       return protoTask(unwrap(result));
     },
 
     async *subscribe(caller, params): AsyncGenerator<GatewayEvent, void> {
       const after = params.after ?? null;
-      const result = await withRetry(() => subscribeCall(caller, params.id, after));
-      yield* relay(caller, params.id, unwrap(result));
+      const result = await withRetry(() => objects.subscribe(caller, params.id, after));
+      yield* objects.relay(caller, params.id, unwrap(result));
     },
 
     async list(caller, params): Promise<ListTasksPage> {
@@ -128,17 +158,32 @@ export function durableGateway(deps: GatewayDeps): TaskGateway {
         };
       const owner =
         anonymous && params.contextId ? await anonymousOwner(params.contextId) : caller.owner;
-      const page = await listTasks(deps.db, { owner, agent }, params, async (id, historyLength) => {
-        const result = await readTask(caller, id, historyLength);
+      const scope = { owner, agent: deps.definition.name };
+      const page = await listTasks(deps.db, scope, params, async (id, historyLength) => {
+        const result = await objects.read(caller, id, historyLength);
         return result.ok ? result.value : null;
       });
       return { ...page, tasks: page.tasks.map(protoTask) };
     },
+  };
+}
 
+/** The config a push call answered with, in wire form; none is a not-found. */
+function wireConfig(taskId: string, config: PushConfig | undefined): WirePushConfig {
+  if (!config) throw new TaskNotFoundError("no such push notification config");
+  return toWireConfig(taskId, config);
+}
+
+/** The push notification config calls (a task id is required; `push` refuses a call without). */
+function pushCalls(
+  objects: TaskObjects,
+): Pick<TaskGateway, "setPushConfig" | "getPushConfig" | "listPushConfigs" | "deletePushConfig"> {
+  const { deps, push } = objects;
+  return {
     async setPushConfig(caller, params) {
       const config = checkedPushConfig(params, caller.protocol, deps.allowPrivateUrls);
       const answer = await push(params.taskId, { op: "create", owner: caller.owner, config });
-      return wireConfig(params.taskId as string, answer.configs[0]);
+      return wireConfig(params.taskId ?? "", answer.configs[0]);
     },
 
     // Over v0.3, as the reference SDKs answer it, a config set without an id is the task's default
@@ -146,22 +191,23 @@ export function durableGateway(deps: GatewayDeps): TaskGateway {
     // one without an id, then asks for "default").
     async getPushConfig(caller, params) {
       const id = params.id ?? "";
+      const taskId = params.taskId ?? "";
       const get = (configId: string) =>
         push(params.taskId, { op: "get", owner: caller.owner, id: configId });
       let answer: PushAnswer;
       try {
         answer = await get(id);
       } catch (error) {
-        const fallback = caller.protocol === "0.3" && id !== "" && id !== params.taskId;
+        const fallback = caller.protocol === "0.3" && id !== "" && id !== taskId;
         if (!(error instanceof TaskNotFoundError) || !fallback) throw error;
-        answer = await get(params.taskId as string);
+        answer = await get(taskId);
       }
-      return wireConfig(params.taskId as string, answer.configs[0]);
+      return wireConfig(taskId, answer.configs[0]);
     },
 
     async listPushConfigs(caller, params) {
       const answer = await push(params.taskId, { op: "list", owner: caller.owner });
-      return answer.configs.map((c) => wireConfig(params.taskId as string, c));
+      return answer.configs.map((c) => wireConfig(params.taskId ?? "", c));
     },
 
     async deletePushConfig(caller, params) {

@@ -30,7 +30,8 @@ const encodeToken = (row: TaskIndexRow) =>
 
 function decodeToken(token: string): { updatedAt: string; id: string } {
   try {
-    const [updatedAt, id] = JSON.parse(atob(token)) as unknown[];
+    const parsed: unknown = JSON.parse(atob(token));
+    const [updatedAt, id] = Array.isArray(parsed) ? parsed : [];
     if (typeof updatedAt === "string" && typeof id === "string") return { updatedAt, id };
   } catch {
     // fall through
@@ -96,11 +97,10 @@ async function readAll(
   readTask: (id: string, historyLength: number | undefined) => Promise<Task | null>,
 ): Promise<Task[]> {
   const out: Task[] = new Array(rows.length);
-  let next = 0;
+  // The workers share one iterator: each takes the next row it has not taken.
+  const queue = rows.entries();
   const worker = async () => {
-    while (next < rows.length) {
-      const i = next++;
-      const row = rows[i] as TaskIndexRow;
+    for (const [i, row] of queue) {
       const full = (await readTask(row.id, input.historyLength ?? 0)) ?? taskFromIndex(row);
       const { artifacts, ...rest } = full;
       out[i] = input.includeArtifacts ? { ...rest, artifacts: artifacts ?? [] } : rest;

@@ -108,6 +108,7 @@ async function newTaskIds(
   if (message.contextId === undefined) {
     if (anonymous) {
       const contextId = newContextId();
+      // A new context id is 32 hex digits, so it names its first task.
       const taskId = firstTaskOf(contextId) as string;
       return { contextId, owner: await anonymousOwner(contextId), taskId };
     }

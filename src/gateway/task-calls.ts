@@ -38,9 +38,7 @@ export function unwrap<T>(result: TaskResult<T>): T {
 
 /** Whether the platform marked an RPC error safe to retry. */
 export const isRetryable = (error: unknown): boolean =>
-  typeof error === "object" &&
-  error !== null &&
-  (error as { retryable?: unknown }).retryable === true;
+  typeof error === "object" && error !== null && "retryable" in error && error.retryable === true;
 
 /** Runs `call`, again after 50, 100, 150 ms while it fails retryably. */
 export async function withRetry<T>(call: () => Promise<T>): Promise<T> {

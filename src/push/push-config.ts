@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { checkUrl } from "../platform/ssrf.ts";
+import type { WirePushConfig } from "../protocol/wire.ts";
 
 /** What a refused non-public receiver is told: the deployment's switch, and the local fix. */
 const PUSH_PUBLIC_ONLY =
@@ -91,7 +92,7 @@ export function checkPushConfig(
 }
 
 /** The config in the SDK's v1.0 wire form. */
-export function toWireConfig(taskId: string, config: PushConfig): Record<string, unknown> {
+export function toWireConfig(taskId: string, config: PushConfig): WirePushConfig {
   return {
     id: config.id,
     taskId,
