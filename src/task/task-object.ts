@@ -237,7 +237,12 @@ export class TaskObject extends HarnessObject {
     return "refused" in answer ? taskFail(answer.refused, answer.message) : taskOk(answer);
   }
 
-  /** Cancels the task: stops the loop; no model call starts after this returns (`reason`: why). */
+  /**
+   * Cancels the task: stops the loop; no model call starts after this returns. `reason` is the
+   * status message when the harness, not the client, cancels it (the owner's access revoked,
+   * api/stop-tasks.ts); without one the status says the client asked, or "Canceled." for a
+   * sub-agent.
+   */
   async cancel(input: { owner: string; reason?: string }): Promise<TaskResult<Task>> {
     const rt = this.runtime;
     const record = rt.store.record;

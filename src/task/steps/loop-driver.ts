@@ -7,7 +7,7 @@
  * dependencies) is prepared as one value in task/turn/ (prepare-turn.ts) and run by the loop
  * (loop/agent-loop.ts); the driver keeps the lease, the deadline, the abort and the outcome: what
  * follows the step (the next one, a retry with backoff, or the task's end) is step-end.ts. A task
- * past its time limit (`MAX_TASK_SECONDS`, time-limit.ts) runs no further step: the lease is never
+ * past its time limit (`MAX_TASK_SECONDS`, store/time-limit.ts) runs no further step: the lease is never
  * set beyond the deadline, and an alarm that finds a step still running past it stops that step,
  * so the task ends at the deadline even mid-turn, and after a restart.
  */
