@@ -16,7 +16,7 @@
  * - An `anonymous` owner: each event its own anonymous conversation, whose id is an HMAC of the
  *   event under the webhook's secret (so only the signed sender learns it, from the 202).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { ANONYMOUS_CALLER } from "../auth/anonymous.ts";
 import { loadConfig } from "../config/config.ts";
 import { envNamed } from "../config/env-lookup.ts";
@@ -72,106 +72,150 @@ async function verified(
 /** The webhook route. */
 export function webhookRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.post("/webhooks/:name", async (c) => {
-    const name = c.req.param("name");
-    const all = webhooks(c.env);
-    const hook = Object.hasOwn(all, name) ? all[name] : undefined;
-    if (!hook) throw new HttpError(404, `no webhook ${name}`);
-    const bytes = await readLimited(c.req.raw, loadConfig(c.env).maxBodyBytes);
-    if (bytes === null) throw new HttpError(413, "the body is larger than MAX_BODY_BYTES");
-    const body = new TextDecoder().decode(bytes);
-    const check = await verified(c, hook, c.env, body);
-    if (check === "no-secret") {
-      log("error", "webhook has no secret", { webhook: name, secret: hook.secret });
-      throw new HttpError(503, `webhook ${name} is not ready: its secret is not configured`);
-    }
-    if (check === "bad") {
-      c.header("WWW-Authenticate", 'HMAC realm="webhooks"');
-      throw new HttpError(401, "Unauthorized: the signature does not match");
-    }
-    const event = c.req.header("X-GitHub-Event") ?? null;
-    if (event === "ping") return c.json({ ok: true, webhook: name, pong: true });
-    if (hook.events && (event === null || !hook.events.includes(event)))
-      return c.json({
-        ok: true,
-        webhook: name,
-        ignored:
-          event === null
-            ? "no X-GitHub-Event header; this webhook starts tasks only for its events"
-            : `event ${event} is not in this webhook's events`,
-      });
-    let payload: unknown;
-    try {
-      payload = parsePayload(body, c.req.header("Content-Type") ?? "");
-    } catch {
-      throw new HttpError(400, "the body is not JSON (nor a form with a JSON payload field)");
-    }
-    const deep = tooDeep(payload);
-    if (deep) throw new HttpError(400, `the payload at ${deep.join(".")} ${TOO_DEEP_MESSAGE}`);
-    // The sender's own delivery id, for the prompt and the task's metadata only: it is not signed,
-    // so it never decides whether this is a new event.
-    const deliveryId =
-      c.req.header("X-GitHub-Delivery") ?? c.req.header("Idempotency-Key") ?? check.eventKey;
-    if (deliveryId.length > MAX_DELIVERY_ID)
-      throw new HttpError(400, `the delivery id is longer than ${MAX_DELIVERY_ID} characters`);
-    const { eventKey } = check;
-    const messageId = `webhook-${name}-${eventKey.slice("sha256:".length, "sha256:".length + 32)}`;
-    const text = renderPrompt(hook.prompt, payload, {
-      event: event ?? "",
-      delivery: deliveryId,
-      webhook: name,
-      time: new Date().toISOString(),
+  app.post("/webhooks/:name", deliver);
+  return app;
+}
+
+/** One delivery: its webhook, its checked signature and event, the task it starts (or names). */
+async function deliver(c: Context<AppEnv>): Promise<Response> {
+  const name = c.req.param("name") ?? "";
+  const all = webhooks(c.env);
+  const hook = Object.hasOwn(all, name) ? all[name] : undefined;
+  if (!hook) throw new HttpError(404, `no webhook ${name}`);
+  const { body, secret, eventKey } = await signedBody(c, name, hook);
+  const event = c.req.header("X-GitHub-Event") ?? null;
+  if (event === "ping") return c.json({ ok: true, webhook: name, pong: true });
+  const ignored = ignoredEvent(hook, event);
+  if (ignored !== null) return c.json({ ok: true, webhook: name, ignored });
+  const payload = checkedPayload(body, c.req.header("Content-Type") ?? "");
+  // The sender's own delivery id, for the prompt and the task's metadata only: it is not signed,
+  // so it never decides whether this is a new event.
+  const deliveryId =
+    c.req.header("X-GitHub-Delivery") ?? c.req.header("Idempotency-Key") ?? eventKey;
+  if (deliveryId.length > MAX_DELIVERY_ID)
+    throw new HttpError(400, `the delivery id is longer than ${MAX_DELIVERY_ID} characters`);
+  const delivery: Delivery = { name, hook, event, deliveryId, eventKey, secret, payload };
+  const task = await startTask(c, delivery);
+  const redelivery = await recordDelivery(c.env.DB, delivery, task.id);
+  log("info", "webhook", { webhook: name, deliveryId, eventKey, taskId: task.id, redelivery });
+  return c.json(
+    {
+      taskId: task.id,
+      contextId: task.contextId,
+      state: task.status.state,
+      url: `${agentUrl(baseUrl(c), hook.agent)}tasks/${task.id}`,
+      redelivery,
+    },
+    202,
+  );
+}
+
+/** A delivery past its checks: what starts its task and records it. */
+interface Delivery {
+  name: string;
+  hook: WebhookConfig;
+  event: string | null;
+  deliveryId: string;
+  /** What the signature covers, hashed: the event's identity. */
+  eventKey: string;
+  secret: string;
+  payload: unknown;
+}
+
+/** The body, read within MAX_BODY_BYTES, with its verified signature's secret and event key. */
+async function signedBody(
+  c: Context<AppEnv>,
+  name: string,
+  hook: WebhookConfig,
+): Promise<{ body: string; secret: string; eventKey: string }> {
+  const bytes = await readLimited(c.req.raw, loadConfig(c.env).maxBodyBytes);
+  if (bytes === null) throw new HttpError(413, "the body is larger than MAX_BODY_BYTES");
+  const body = new TextDecoder().decode(bytes);
+  const check = await verified(c, hook, c.env, body);
+  if (check === "no-secret") {
+    log("error", "webhook has no secret", { webhook: name, secret: hook.secret });
+    throw new HttpError(503, `webhook ${name} is not ready: its secret is not configured`);
+  }
+  if (check === "bad") {
+    c.header("WWW-Authenticate", 'HMAC realm="webhooks"');
+    throw new HttpError(401, "Unauthorized: the signature does not match");
+  }
+  return { body, ...check };
+}
+
+/** Why a webhook with an `events` list ignores this event, or null when it starts a task. */
+function ignoredEvent(hook: WebhookConfig, event: string | null): string | null {
+  if (!hook.events || (event !== null && hook.events.includes(event))) return null;
+  return event === null
+    ? "no X-GitHub-Event header; this webhook starts tasks only for its events"
+    : `event ${event} is not in this webhook's events`;
+}
+
+/** The payload, parsed and within the nesting limit. */
+function checkedPayload(body: string, contentType: string): unknown {
+  let payload: unknown;
+  try {
+    payload = parsePayload(body, contentType);
+  } catch {
+    throw new HttpError(400, "the body is not JSON (nor a form with a JSON payload field)");
+  }
+  const deep = tooDeep(payload);
+  if (deep) throw new HttpError(400, `the payload at ${deep.join(".")} ${TOO_DEEP_MESSAGE}`);
+  return payload;
+}
+
+/** Starts the delivery's task (or finds the one its event started); a webhook not set up: 503. */
+async function startTask(c: Context<AppEnv>, delivery: Delivery) {
+  const { name, hook, event, deliveryId, eventKey } = delivery;
+  const messageId = `webhook-${name}-${eventKey.slice("sha256:".length, "sha256:".length + 32)}`;
+  const text = renderPrompt(hook.prompt, delivery.payload, {
+    event: event ?? "",
+    delivery: deliveryId,
+    webhook: name,
+    time: new Date().toISOString(),
+  });
+  const anonymous =
+    hook.owner === ANONYMOUS_CALLER
+      ? {
+          contextId: await hmacHex(delivery.secret, `webhook-context:${name}:${eventKey}`),
+          counters: `webhook:${name}`,
+        }
+      : undefined;
+  try {
+    return await startTriggeredTask(c.env, {
+      agent: hook.agent,
+      owner: hook.owner,
+      text,
+      messageId,
+      metadata: { trigger: { kind: "webhook", name, deliveryId, ...(event ? { event } : {}) } },
+      ...(hook.push ? { push: hook.push } : {}),
+      ...(anonymous ? { anonymous } : {}),
+      // A delivery with a valid traceparent: its trace goes on in the task.
+      ...(c.get("traceParent")
+        ? { trace: { traceId: c.get("traceId"), traceParent: c.get("traceParent") } }
+        : {}),
     });
-    const anonymous =
-      hook.owner === ANONYMOUS_CALLER
-        ? {
-            contextId: await hmacHex(check.secret, `webhook-context:${name}:${eventKey}`),
-            counters: `webhook:${name}`,
-          }
-        : undefined;
-    let task: Awaited<ReturnType<typeof startTriggeredTask>>;
-    try {
-      task = await startTriggeredTask(c.env, {
-        agent: hook.agent,
-        owner: hook.owner,
-        text,
-        messageId,
-        metadata: { trigger: { kind: "webhook", name, deliveryId, ...(event ? { event } : {}) } },
-        ...(hook.push ? { push: hook.push } : {}),
-        ...(anonymous ? { anonymous } : {}),
-        // A delivery with a valid traceparent: its trace goes on in the task.
-        ...(c.get("traceParent")
-          ? { trace: { traceId: c.get("traceId"), traceParent: c.get("traceParent") } }
-          : {}),
-      });
-    } catch (error) {
-      if (error instanceof TriggerSetupError) {
-        log("error", "webhook cannot start its task", { webhook: name, error: error.message });
-        throw new HttpError(503, `webhook ${name} is not ready: ${error.message}`);
-      }
-      throw error;
+  } catch (error) {
+    if (error instanceof TriggerSetupError) {
+      log("error", "webhook cannot start its task", { webhook: name, error: error.message });
+      throw new HttpError(503, `webhook ${name} is not ready: ${error.message}`);
     }
-    // The first delivery of an event inserts its row; each repeat counts up (atomically).
-    const row = await c.env.DB.prepare(
+    throw error;
+  }
+}
+
+/** Records the delivery of its event; true when the event was delivered before. */
+async function recordDelivery(db: D1Database, delivery: Delivery, taskId: string) {
+  const { name, hook, event, eventKey } = delivery;
+  // The first delivery of an event inserts its row; each repeat counts up (atomically).
+  const row = await db
+    .prepare(
       `INSERT INTO webhook_deliveries (webhook, delivery_id, task_id, agent, owner, event, received_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (webhook, delivery_id) DO UPDATE SET redeliveries = redeliveries + 1
        RETURNING redeliveries`,
     )
-      .bind(name, eventKey, task.id, hook.agent, hook.owner, event, new Date().toISOString())
-      .first<{ redeliveries: number }>();
-    const redelivery = (row?.redeliveries ?? 0) > 0;
-    log("info", "webhook", { webhook: name, deliveryId, eventKey, taskId: task.id, redelivery });
-    return c.json(
-      {
-        taskId: task.id,
-        contextId: task.contextId,
-        state: task.status.state,
-        url: `${agentUrl(baseUrl(c), hook.agent)}tasks/${task.id}`,
-        redelivery,
-      },
-      202,
-    );
-  });
-  return app;
+    .bind(name, eventKey, taskId, hook.agent, hook.owner, event, new Date().toISOString())
+    .first<{ redeliveries: number }>();
+  return (row?.redeliveries ?? 0) > 0;
 }
