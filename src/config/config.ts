@@ -3,6 +3,7 @@
  * with the defaults documented in docs/configuration.md. Pure: no I/O.
  */
 
+import type { z } from "zod";
 import { type AgentNetwork, parseAgentNetwork } from "./agent-network.ts";
 import { ConfigSchema } from "./env-schema.ts";
 import { type TraceConfig, traceConfig } from "./trace-config.ts";
@@ -173,6 +174,9 @@ export class ConfigError extends Error {
 
 const cache = new WeakMap<object, Config>();
 
+/** The Worker's vars and secrets as the schema parsed them. */
+type Vars = z.output<typeof ConfigSchema>;
+
 /**
  * Parses the Worker's vars and secrets. Memoized per `env` object, so a request pays for it once.
  * `SCRIPTED_MODEL`: `off` (default) fails tasks without a key, `auto` uses the scripted model when
@@ -189,6 +193,19 @@ export function loadConfig(env: object): Config {
     );
   }
   const v = parsed.data;
+  const config: Config = {
+    ...modelSettings(v),
+    ...stepSettings(v),
+    ...edgeSettings(v, env),
+    ...afterwardSettings(v),
+    trace: traceConfig(v),
+  };
+  cache.set(env, config);
+  return config;
+}
+
+/** How the model is reached and called. */
+function modelSettings(v: Vars) {
   const scripted = v.SCRIPTED_MODEL ?? "off";
   const modelMode: ModelMode =
     scripted === "on" || (scripted === "auto" && !v.ANTHROPIC_API_KEY)
@@ -196,34 +213,27 @@ export function loadConfig(env: object): Config {
       : v.ANTHROPIC_API_KEY
         ? "anthropic"
         : "unconfigured";
-  const config: Config = {
+  return {
     defaultAgent: v.DEFAULT_AGENT,
     defaultModel: v.DEFAULT_MODEL,
-    publicUrl: v.PUBLIC_URL?.replace(/\/+$/, ""),
     anthropicBaseUrl: v.ANTHROPIC_BASE_URL,
     anthropicApiKey: v.ANTHROPIC_API_KEY,
     modelMode,
-    a2aApiKey: v.A2A_API_KEY,
-    maxBodyBytes: v.MAX_BODY_BYTES,
-    maxTurns: v.MAX_TURNS,
-    maxTaskSeconds: v.MAX_TASK_SECONDS,
-    maxToolCallsPerTurn: v.MAX_TOOL_CALLS_PER_TURN,
     modelIdleTimeoutMs: v.MODEL_IDLE_TIMEOUT_MS,
     modelMaxRetries: v.MODEL_MAX_RETRIES,
     modelRetryBaseMs: v.MODEL_RETRY_BASE_MS,
-    sseKeepaliveMs: v.SSE_KEEPALIVE_MS,
-    mcpWaitSeconds: v.MCP_WAIT_SECONDS,
-    cardMaxAgeSeconds: v.CARD_MAX_AGE_SECONDS,
-    cardSigningKey: v.AGENT_CARD_SIGNING_KEY,
-    adminApiKey: v.ADMIN_API_KEY,
+    contextTokenBudget: v.CONTEXT_TOKEN_BUDGET,
+  } satisfies Partial<Config>;
+}
+
+/** What a task's steps may do: their limits, tools and checks. */
+function stepSettings(v: Vars) {
+  return {
+    maxTurns: v.MAX_TURNS,
+    maxTaskSeconds: v.MAX_TASK_SECONDS,
+    maxToolCallsPerTurn: v.MAX_TOOL_CALLS_PER_TURN,
     toolsEnabled: v.TOOLS_ENABLED,
     webFetchAllowPrivate: v.WEB_FETCH_ALLOW_PRIVATE,
-    trace: traceConfig(v),
-    pushMaxAttempts: v.PUSH_MAX_ATTEMPTS,
-    pushRetryBaseMs: v.PUSH_RETRY_BASE_MS,
-    pushTimeoutMs: v.PUSH_TIMEOUT_MS,
-    maxPushConfigsPerTask: v.MAX_PUSH_CONFIGS_PER_TASK,
-    webhookReplayWindowSeconds: v.WEBHOOK_REPLAY_WINDOW_SECONDS,
     regression: { maxFiles: v.REGRESSION_MAX_FILES, timeoutMs: v.REGRESSION_TIMEOUT_MS },
     runCode: {
       cpuMs: v.RUN_CODE_CPU_MS,
@@ -246,9 +256,22 @@ export function loadConfig(env: object): Config {
     searchMaxResults: v.SEARCH_MAX_RESULTS,
     maxToolOutputChars: v.MAX_TOOL_OUTPUT_CHARS,
     logToolUse: v.LOG_TOOL_USE,
-    contextTokenBudget: v.CONTEXT_TOKEN_BUDGET,
     rollbackOnFailure: v.ROLLBACK_ON_FAILURE,
     timeZone: v.TIME_ZONE,
+  } satisfies Partial<Config>;
+}
+
+/** Who may call and how: the endpoints, credentials, the agents served and the request limits. */
+function edgeSettings(v: Vars, env: object) {
+  return {
+    publicUrl: v.PUBLIC_URL?.replace(/\/+$/, ""),
+    a2aApiKey: v.A2A_API_KEY,
+    maxBodyBytes: v.MAX_BODY_BYTES,
+    sseKeepaliveMs: v.SSE_KEEPALIVE_MS,
+    mcpWaitSeconds: v.MCP_WAIT_SECONDS,
+    cardMaxAgeSeconds: v.CARD_MAX_AGE_SECONDS,
+    cardSigningKey: v.AGENT_CARD_SIGNING_KEY,
+    adminApiKey: v.ADMIN_API_KEY,
     network: withConformanceAgent(
       parseAgentNetwork(env as Record<string, unknown>),
       v.CONFORMANCE_AGENT,
@@ -256,15 +279,6 @@ export function loadConfig(env: object): Config {
     // A shared A2A_API_KEY also closes the endpoints to callers without credentials.
     allowAnonymous: v.ALLOW_ANONYMOUS && !v.AUTH_REQUIRED && !v.A2A_API_KEY,
     corsOrigins: v.CORS_ORIGINS,
-    retentionDays: v.RETENTION_DAYS,
-    anonymousRetentionDays: v.ANONYMOUS_RETENTION_DAYS,
-    cronTriggers: v.CRON_TRIGGERS,
-    privacy: {
-      policyUrl: v.PRIVACY_POLICY_URL,
-      policyText: v.PRIVACY_POLICY_TEXT,
-      policyVersion: v.PRIVACY_POLICY_VERSION,
-      requireConsent: v.REQUIRE_CONSENT,
-    },
     limits: {
       messagesPerMinute: v.RATE_MESSAGES_PER_MINUTE,
       anonymousPerMinute: v.RATE_ANONYMOUS_PER_MINUTE,
@@ -279,9 +293,27 @@ export function loadConfig(env: object): Config {
     },
     oidc: oidcConfig(v),
     delegation: { trustedIssuers: v.TRUSTED_ISSUERS, tokenMinutes: v.DELEGATION_TOKEN_MINUTES },
-  };
-  cache.set(env, config);
-  return config;
+  } satisfies Partial<Config>;
+}
+
+/** What happens around and after a task: push deliveries, webhooks, cron, retention, privacy. */
+function afterwardSettings(v: Vars) {
+  return {
+    pushMaxAttempts: v.PUSH_MAX_ATTEMPTS,
+    pushRetryBaseMs: v.PUSH_RETRY_BASE_MS,
+    pushTimeoutMs: v.PUSH_TIMEOUT_MS,
+    maxPushConfigsPerTask: v.MAX_PUSH_CONFIGS_PER_TASK,
+    webhookReplayWindowSeconds: v.WEBHOOK_REPLAY_WINDOW_SECONDS,
+    cronTriggers: v.CRON_TRIGGERS,
+    retentionDays: v.RETENTION_DAYS,
+    anonymousRetentionDays: v.ANONYMOUS_RETENTION_DAYS,
+    privacy: {
+      policyUrl: v.PRIVACY_POLICY_URL,
+      policyText: v.PRIVACY_POLICY_TEXT,
+      policyVersion: v.PRIVACY_POLICY_VERSION,
+      requireConsent: v.REQUIRE_CONSENT,
+    },
+  } satisfies Partial<Config>;
 }
 
 /**
