@@ -53,21 +53,8 @@ function securityHeaders(): Record<string, string> {
   };
 }
 
-function page() {
-  return html`<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="color-scheme" content="light dark" />
-    <title>A2A edge harness console</title>
-    <link rel="icon" href="data:," />
-    <link rel="stylesheet" href="/console/${CONSOLE_HASH}/console.css" />
-    <script type="module" src="/console/${CONSOLE_HASH}/console.js"></script>
-  </head>
-  <body>
-    <a class="skip" href="#prompt" data-i18n="skip">Skip to the message box</a>
-    <header class="top">
+/** The header: who is signed in, the sign-in form, the language. */
+const topBar = () => html`<header class="top">
       <button id="menu" class="secondary narrow-only" type="button" aria-expanded="false" aria-controls="sidebar"><span data-i18n="conversations">Conversations</span></button>
       <h1>A2A edge harness</h1>
       <span id="who" role="status">…</span>
@@ -82,9 +69,11 @@ function page() {
         <option value="en" lang="en">English</option>
         <option value="pt-BR" lang="pt-BR">Português (Brasil)</option>
       </select>
-    </header>
-    <div class="layout">
-      <nav id="sidebar" class="panel sidebar" aria-label="Agents and conversations" data-i18n-aria-label="sidebar">
+    </header>`;
+
+/** The sidebar: the agents and the conversations. */
+const sidebar =
+  () => html`<nav id="sidebar" class="panel sidebar" aria-label="Agents and conversations" data-i18n-aria-label="sidebar">
         <h2 id="roster-title" data-i18n="agents">Agents</h2>
         <ul id="roster" aria-labelledby="roster-title"></ul>
         <div class="list-head">
@@ -94,8 +83,10 @@ function page() {
         <label class="sr-only" for="conversation-search" data-i18n="searchConversations">Search conversations</label>
         <input id="conversation-search" type="search" autocomplete="off" placeholder="Search conversations" data-i18n-placeholder="searchConversations" />
         <ul id="conversations" aria-labelledby="conversations-title"></ul>
-      </nav>
-      <main class="panel chat" aria-labelledby="agent-name">
+      </nav>`;
+
+/** The conversation: its heading, the transcript and the composer. */
+const chat = () => html`<main class="panel chat" aria-labelledby="agent-name">
         <div class="chat-head">
           <div class="heading">
             <div class="agent-title"><span id="agent-icon"></span><h2 id="agent-name">…</h2></div>
@@ -123,8 +114,11 @@ function page() {
           <p id="composer-hint" class="hint muted" data-i18n="composerHint">Enter sends · Shift+Enter adds a line · @name writes to another agent · drop files to attach them · Esc stops the running task</p>
         </form>
         <div id="announcer" class="sr-only" role="status" aria-live="polite"></div>
-      </main>
-      <aside class="panel inspector" aria-label="Task inspector, files, state and raw JSON" data-i18n-aria-label="sidePanel">
+      </main>`;
+
+/** The side panel: the task inspector, files, state and raw JSON. */
+const inspector =
+  () => html`<aside class="panel inspector" aria-label="Task inspector, files, state and raw JSON" data-i18n-aria-label="sidePanel">
         <div id="side-tabs" class="tabs" role="tablist" aria-label="Task inspector, files, state and raw JSON" data-i18n-aria-label="sidePanel">
           <button id="tab-inspector" type="button" role="tab" aria-controls="inspector" aria-selected="true" data-i18n="inspector">Task inspector</button>
           <button id="tab-files" type="button" role="tab" aria-controls="files-pane" aria-selected="false" tabindex="-1" data-i18n="files">Files</button>
@@ -144,7 +138,28 @@ function page() {
         <section id="files-pane" class="pane" role="tabpanel" aria-labelledby="tab-files" hidden></section>
         <section id="state-pane" class="pane" role="tabpanel" aria-labelledby="tab-state" hidden></section>
         <section id="raw-pane" class="pane" role="tabpanel" aria-labelledby="tab-raw" hidden></section>
-      </aside>
+      </aside>`;
+
+/** The console's page: its parts in place. */
+function page() {
+  return html`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="color-scheme" content="light dark" />
+    <title>A2A edge harness console</title>
+    <link rel="icon" href="data:," />
+    <link rel="stylesheet" href="/console/${CONSOLE_HASH}/console.css" />
+    <script type="module" src="/console/${CONSOLE_HASH}/console.js"></script>
+  </head>
+  <body>
+    <a class="skip" href="#prompt" data-i18n="skip">Skip to the message box</a>
+    ${topBar()}
+    <div class="layout">
+      ${sidebar()}
+      ${chat()}
+      ${inspector()}
     </div>
   </body>
 </html>`;
