@@ -32,13 +32,27 @@ const MODULE_SYNTAX = new Set([
   "ExportAllDeclaration",
 ]);
 
+/** A node of acorn's tree, as far as the walks here read it. */
 interface AstNode {
   type: string;
   start: number;
   end: number;
-  body?: AstNode | AstNode[];
-  expression?: boolean;
-  [key: string]: unknown;
+  body?: unknown;
+  await?: boolean;
+}
+
+/** Whether `value` is a node of acorn's tree (its nodes, and only they, have a string `type`). */
+function isNode(value: unknown): value is AstNode {
+  return (
+    typeof value === "object" && value !== null && "type" in value && typeof value.type === "string"
+  );
+}
+
+/** The nodes directly under `node`: its fields that are nodes, and the nodes in its lists. */
+function childrenOf(node: AstNode): AstNode[] {
+  return Object.values(node)
+    .flatMap((value: unknown) => (Array.isArray(value) ? value : [value]))
+    .filter(isNode);
 }
 
 /** The names the transpiler gives the guard and the ran-marker in one run's modules. */
@@ -56,7 +70,7 @@ export function guardNames(): GuardNames {
 /** Source positions where the guard call goes: each loop body and each function body. */
 function guardInsertions(node: AstNode, guard: string, out: Array<[number, string]>): void {
   const body = node.body;
-  if (body && !Array.isArray(body) && (LOOPS.has(node.type) || FUNCTIONS.has(node.type))) {
+  if (isNode(body) && (LOOPS.has(node.type) || FUNCTIONS.has(node.type))) {
     if (body.type === "BlockStatement") out.push([body.start + 1, `${guard}();`]);
     else if (node.type === "ArrowFunctionExpression") {
       out.push([body.start, `(${guard}(),`]);
@@ -66,14 +80,7 @@ function guardInsertions(node: AstNode, guard: string, out: Array<[number, strin
       out.push([body.end, "}"]);
     }
   }
-  for (const value of Object.values(node)) {
-    if (Array.isArray(value)) {
-      for (const child of value)
-        if (child && typeof child === "object" && typeof (child as AstNode).type === "string")
-          guardInsertions(child as AstNode, guard, out);
-    } else if (value && typeof value === "object" && typeof (value as AstNode).type === "string")
-      guardInsertions(value as AstNode, guard, out);
-  }
+  for (const child of childrenOf(node)) guardInsertions(child, guard, out);
 }
 
 /** Whether `program` awaits outside any function (top-level await). */
@@ -81,14 +88,7 @@ function awaitsAtTopLevel(node: AstNode): boolean {
   if (FUNCTIONS.has(node.type)) return false;
   if (node.type === "AwaitExpression" || (node.type === "ForOfStatement" && node.await === true))
     return true;
-  return Object.values(node).some((value) =>
-    Array.isArray(value)
-      ? value.some((c) => c && typeof c === "object" && awaitsAtTopLevel(c as AstNode))
-      : value !== null &&
-        typeof value === "object" &&
-        typeof (value as AstNode).type === "string" &&
-        awaitsAtTopLevel(value as AstNode),
-  );
+  return childrenOf(node).some(awaitsAtTopLevel);
 }
 
 /** A module's JavaScript, or why it cannot be loaded (a syntax error, with its line). */
@@ -121,7 +121,7 @@ export function toModule(
   const acorn = (js: string, allowReturnOutsideFunction: boolean) =>
     step("SyntaxError: ", () => {
       const options = { ecmaVersion: "latest", sourceType: "module" } as const;
-      return parse(js, { ...options, allowReturnOutsideFunction }) as unknown as AstNode;
+      return parse(js, { ...options, allowReturnOutsideFunction });
     });
 
   const stripped = isTypeScript(path)
@@ -130,7 +130,7 @@ export function toModule(
   if (!stripped.ok) return stripped;
   const ast = acorn(stripped.value, options.script === true);
   if (!ast.ok) return ast;
-  const isModule = ((ast.value.body ?? []) as AstNode[]).some((n) => MODULE_SYNTAX.has(n.type));
+  const isModule = ast.value.body.some((n) => MODULE_SYNTAX.has(n.type));
   const script = options.script === true && !isModule;
   if (!script && awaitsAtTopLevel(ast.value))
     return {
