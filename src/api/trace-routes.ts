@@ -29,8 +29,11 @@ export function traceRoutes(): Hono<AppEnv> {
     const spans: TraceSpan[] = [];
     const queue = [taskId];
     const seen = new Set<string>();
-    while (queue.length > 0 && seen.size < MAX_TRACE_TASKS) {
-      const id = queue.shift() as string;
+    for (
+      let id = queue.shift();
+      id !== undefined && seen.size < MAX_TRACE_TASKS;
+      id = queue.shift()
+    ) {
       if (seen.has(id)) continue;
       seen.add(id);
       const result = (await stubByName(c.env.TASKS, id).traceSpans({

@@ -184,7 +184,13 @@ export async function verifyDelegationToken(
     payload = JSON.parse(new TextDecoder().decode(verified.payload)) as JWTPayload;
   } catch (error) {
     if (error instanceof KeySetUnavailable) throw error;
-    const code = (error as { code?: string }).code ?? "invalid";
+    const code =
+      typeof error === "object" &&
+      error !== null &&
+      "code" in error &&
+      typeof error.code === "string"
+        ? error.code
+        : "invalid";
     throw new DelegationError(
       "signature",
       `does not verify with ${issuer.slice(0, 200)}'s keys (${code})`,

@@ -82,7 +82,8 @@ export class KeySetCache {
       try {
         return await entry.keys(header, token);
       } catch (error) {
-        if ((error as { code?: string }).code !== NO_MATCHING_KEY) throw error;
+        const code = typeof error === "object" && error !== null && "code" in error && error.code;
+        if (code !== NO_MATCHING_KEY) throw error;
         const again = await this.#refetched(source);
         if (!again) throw error;
         return again.keys(header, token);

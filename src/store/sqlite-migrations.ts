@@ -66,8 +66,8 @@ function migrateStored(sql: SqlStorage, migrations: readonly string[]): boolean 
   const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
   let version = row?.version ?? 0;
   if (!row) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
-  while (version < migrations.length) {
-    sql.exec(migrations[version] as string);
+  for (const migration of migrations.slice(version)) {
+    sql.exec(migration);
     version += 1;
     sql.exec("UPDATE schema_version SET version = ?", version);
   }

@@ -8,6 +8,7 @@ import { withDefaultModel } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { SCRIPTED_MODEL_SOURCE } from "../model/client.ts";
 import type { Usage } from "../model/usage.ts";
+import { fieldOf, textField } from "../platform/fields.ts";
 import { COST_EXTENSION } from "../protocol/extensions.ts";
 import { estimateCost } from "../users/pricing.ts";
 
@@ -26,8 +27,7 @@ export interface TaskCost {
 
 /** The model a task runs on, as its metadata records it ("" when unknown). */
 export function modelOfTask(metadata: Record<string, unknown>): string {
-  const model = metadata.model as { name?: unknown } | undefined;
-  return typeof model?.name === "string" ? model.name : "";
+  return textField(metadata.model, "name") ?? "";
 }
 
 /** The usage and cost metadata of a task with `usage` (both the plain `usage` and the extension). */
@@ -36,7 +36,7 @@ export function usageMetadata(
   usage: Usage,
 ): { usage: Usage; [COST_EXTENSION]: TaskCost } {
   const model = modelOfTask(metadata);
-  const source = (metadata.model as { source?: unknown } | undefined)?.source;
+  const source = fieldOf(metadata.model, "source");
   return {
     usage,
     [COST_EXTENSION]: {

@@ -3,6 +3,8 @@
  * encoded as OTLP (otlp.ts), and the reading of the task's event log it is built from: status
  * changes and harness events with their times. Pure: no I/O.
  */
+
+import { fieldOf, textField } from "../platform/fields.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import type { StreamEvent, TaskStateName } from "../protocol/wire.ts";
 
@@ -53,11 +55,12 @@ export function logFacts(
     if (!("statusUpdate" in event)) continue;
     const status = event.statusUpdate.status;
     const harness = status.message?.parts.find(
-      (p) =>
-        (p.metadata as { extension?: unknown } | undefined)?.extension === HARNESS_EVENTS_EXTENSION,
+      (p) => fieldOf(p.metadata, "extension") === HARNESS_EVENTS_EXTENSION,
     );
     const data = harness && "data" in harness ? harness.data : undefined;
-    if (data && typeof data === "object" && typeof (data as { kind?: unknown }).kind === "string")
+    // The harness wrote this part (its extension says so) from a LoggedHarnessEvent: its kind
+    // is the one field read before the event is taken as one.
+    if (textField(data, "kind") !== undefined)
       facts.push({ at, seq, type: "harness", event: data as LoggedHarnessEvent });
     if (status.state !== state) {
       state = status.state;

@@ -22,8 +22,9 @@ const stubOf = (ns: DurableObjectNamespace<WorkspaceObject>, name: string): Stub
 const retryable = (error: unknown): boolean =>
   typeof error === "object" &&
   error !== null &&
-  (error as { retryable?: unknown }).retryable === true &&
-  (error as { overloaded?: unknown }).overloaded !== true;
+  "retryable" in error &&
+  error.retryable === true &&
+  !("overloaded" in error && error.overloaded === true);
 
 /** The workspace of `owner` with `agent`, as a {@link WorkspaceApi}. */
 export function workspaceFor(

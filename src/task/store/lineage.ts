@@ -4,6 +4,8 @@
  * whose ListTasks it appears) and the scratchpad it shares: its root conversation's (the
  * parent-child contract, `Lineage`, is subagents/transport.ts's). Kept in the task's metadata.
  */
+
+import { fieldOf, textField } from "../../platform/fields.ts";
 import { sha256Hex } from "../../platform/hex.ts";
 import type { TaskRecord } from "./task-store.ts";
 
@@ -22,8 +24,8 @@ export async function conversationScratchId(
 
 /** The scratchpad a task works with: the one it was given, else its own conversation's. */
 export function scratchIdOf(record: TaskRecord): Promise<string> {
-  const given = (record.metadata as { scratchId?: unknown }).scratchId;
-  if (typeof given === "string") return Promise.resolve(given);
+  const given = textField(record.metadata, "scratchId");
+  if (given !== undefined) return Promise.resolve(given);
   return conversationScratchId(record.owner, record.agent, record.contextId);
 }
 
@@ -33,11 +35,10 @@ export function lineageOf(record: TaskRecord): {
   rootTaskId: string;
   rootAgent: string;
 } {
-  const meta = record.metadata as { rootTaskId?: unknown; rootAgent?: unknown };
   return {
     parentTaskId: record.parentTaskId,
-    rootTaskId: typeof meta.rootTaskId === "string" ? meta.rootTaskId : record.id,
-    rootAgent: typeof meta.rootAgent === "string" ? meta.rootAgent : record.agent,
+    rootTaskId: textField(record.metadata, "rootTaskId") ?? record.id,
+    rootAgent: textField(record.metadata, "rootAgent") ?? record.agent,
   };
 }
 
@@ -48,10 +49,8 @@ export function lineageOf(record: TaskRecord): {
 export function remoteParentOf(
   record: TaskRecord,
 ): { correlationId: string; agent: string } | null {
-  const parent = (
-    record.metadata as { remoteParent?: { correlationId?: unknown; agent?: unknown } }
-  ).remoteParent;
-  return typeof parent?.correlationId === "string" && typeof parent.agent === "string"
-    ? { correlationId: parent.correlationId, agent: parent.agent }
-    : null;
+  const parent = fieldOf(record.metadata, "remoteParent");
+  const correlationId = textField(parent, "correlationId");
+  const agent = textField(parent, "agent");
+  return correlationId !== undefined && agent !== undefined ? { correlationId, agent } : null;
 }

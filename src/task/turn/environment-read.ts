@@ -89,7 +89,9 @@ export async function readEnvironment(turn: TurnInputs): Promise<EnvironmentRead
   const top = snap.entries.filter((e) => !e.path.includes("/"));
   const dirs = [
     ...new Set(
-      snap.entries.filter((e) => e.path.includes("/")).map((e) => e.path.split("/")[0] as string),
+      snap.entries
+        .filter((e) => e.path.includes("/"))
+        .map((e) => e.path.slice(0, e.path.indexOf("/"))),
     ),
   ];
   return {

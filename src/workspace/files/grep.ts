@@ -33,7 +33,7 @@ export interface GrepMatch {
 export function globToRegExp(glob: string): RegExp {
   let out = "";
   for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
+    const c = glob.charAt(i);
     if (c === "*" && glob[i + 1] === "*") {
       const slash = glob[i + 2] === "/";
       out += slash ? "(?:.*/)?" : ".*";
