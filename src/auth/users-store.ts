@@ -3,6 +3,7 @@
  * the writes the users CLI and the admin API make. A revoked token or a disabled user finds no
  * principal.
  */
+import { storedJson } from "../platform/stored-json.ts";
 import type { Consent, Principal, Role, UserBudget } from "../protocol/app-types.ts";
 import { sameHash } from "./secrets.ts";
 import { newToken, tokenHash, tokenPrefix } from "./tokens.ts";
@@ -39,9 +40,9 @@ const fromRow = (row: Row): UserRow => ({
   id: row.id,
   name: row.name,
   role: row.role === "admin" ? "admin" : "user",
-  agents: row.agents_json ? (JSON.parse(row.agents_json) as string[]) : null,
+  agents: row.agents_json ? storedJson<string[]>(row.agents_json) : null,
   subject: row.subject,
-  budget: row.budget_json ? (JSON.parse(row.budget_json) as UserBudget) : null,
+  budget: row.budget_json ? storedJson<UserBudget>(row.budget_json) : null,
   createdAt: row.created_at,
   disabledAt: row.disabled_at,
   consent:

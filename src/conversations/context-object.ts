@@ -13,6 +13,7 @@ import type { ChatMessage } from "../loop/chat-message.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
 import { log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import { storedJson } from "../platform/stored-json.ts";
 import { Scheduler } from "../store/scheduler.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
 import { ContextStore, contextSchema } from "./context-store.ts";
@@ -96,7 +97,7 @@ export class ContextObject extends HarnessObject {
    * meanwhile; a failed call fails the join (the task retries it), leaving the object new.
    */
   async #takeOver(key: string, joining: string): Promise<void> {
-    const [, , contextId] = JSON.parse(key) as [string, string, string];
+    const [, , contextId] = storedJson<[string, string, string]>(key);
     const first = firstTaskOf(contextId);
     if (first === null || first === joining) return;
     const failed = await this.ctx.blockConcurrencyWhile(async () => {

@@ -5,6 +5,7 @@
  */
 
 import type { ChatMessage } from "../loop/chat-message.ts";
+import { storedJson } from "../platform/stored-json.ts";
 import { copyOfMap, copyOfRows, RowCopy, upsertRow } from "../store/row-copy.ts";
 import { Schema } from "../store/sqlite-migrations.ts";
 
@@ -133,7 +134,7 @@ export class ContextStore {
         seq: r.seq,
         message: {
           role: r.role as ChatMessage["role"],
-          content: JSON.parse(r.content_json) as ChatMessage["content"],
+          content: storedJson<ChatMessage["content"]>(r.content_json),
         },
       })),
       last,

@@ -8,6 +8,7 @@ import { isAnonymousOwner } from "../auth/anonymous.ts";
 import type { Config } from "../config/config.ts";
 import { ipCounters, userCounters } from "../platform/object-names.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import { storedJson } from "../platform/stored-json.ts";
 import type { Principal, UserBudget } from "../protocol/app-types.ts";
 import type { UserObject } from "./user-object.ts";
 
@@ -70,7 +71,7 @@ async function storedBudget(env: Env, owner: string): Promise<UserBudget | null>
       .first<{ budget_json: string | null }>()
       .catch(() => null);
     hit = {
-      budget: row?.budget_json ? (JSON.parse(row.budget_json) as UserBudget) : null,
+      budget: row?.budget_json ? storedJson<UserBudget>(row.budget_json) : null,
       at: Date.now(),
     };
     overrides.set(owner, hit);

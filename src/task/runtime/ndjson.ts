@@ -2,6 +2,7 @@
  * Newline-delimited JSON over byte streams: how a task object streams its events to the Worker
  * (a Durable Object RPC stream must carry bytes). One JSON value per line.
  */
+import { storedJson } from "../../platform/stored-json.ts";
 
 const encoder = new TextEncoder();
 
@@ -29,12 +30,12 @@ export async function* decodeLines<T>(stream: ReadableStream<Uint8Array>): Async
       while (newline >= 0) {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
-        if (line.trim() !== "") yield JSON.parse(line) as T;
+        if (line.trim() !== "") yield storedJson<T>(line);
         newline = buffer.indexOf("\n");
       }
     }
     buffer += decoder.decode();
-    if (buffer.trim() !== "") yield JSON.parse(buffer) as T;
+    if (buffer.trim() !== "") yield storedJson<T>(buffer);
   } finally {
     // The consumer stopped early (client went away): cancel so the producer stops writing.
     if (!finished) await reader.cancel().catch(() => {});

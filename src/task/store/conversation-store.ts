@@ -7,6 +7,7 @@
  */
 import type { ChatMessage } from "../../loop/chat-message.ts";
 import { withEnvironmentNote } from "../../loop/prompt/user-content.ts";
+import { storedJson } from "../../platform/stored-json.ts";
 import { CopyingStore, RowCopy } from "../../store/row-copy.ts";
 
 /** A stored message with its position, and its context turn number when it came from there. */
@@ -92,7 +93,7 @@ function readRows(sql: SqlStorage): ConversationRow[] {
       contextSeq: row.context_seq,
       message: {
         role: row.role as ChatMessage["role"],
-        content: JSON.parse(row.content_json) as ChatMessage["content"],
+        content: storedJson<ChatMessage["content"]>(row.content_json),
       },
     }));
 }

@@ -7,6 +7,7 @@
  * answer (a replacing answer chunk, the answer's echo, a task snapshot) is stored in pieces
  * (long-values.ts), so that no stored value nears SQLite's limit.
  */
+import { storedJson } from "../../platform/stored-json.ts";
 import type { SequencedEvent, StreamEvent } from "../../protocol/wire.ts";
 import { LongValues } from "./long-values.ts";
 import type { UnitMember, WriteUnit } from "./write-unit.ts";
@@ -137,7 +138,7 @@ export class EventLog implements UnitMember {
 
   /** The event a row stored (its body, or its pieces). */
   #parse(seq: number, body: string): StreamEvent {
-    return JSON.parse(this.#long.get(eventKey(seq), body)) as StreamEvent;
+    return storedJson<StreamEvent>(this.#long.get(eventKey(seq), body));
   }
 
   /** Registers a listener for committed events; returns the function that removes it. */

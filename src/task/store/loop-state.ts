@@ -11,6 +11,7 @@
  */
 import { INITIAL_LOOP_STATE, type LoopState } from "../../loop/loop-state.ts";
 import { EMPTY_USAGE, type Usage } from "../../model/usage.ts";
+import { storedJson } from "../../platform/stored-json.ts";
 import { upsertRow } from "../../store/row-copy.ts";
 import { AnswerText } from "./answer-text.ts";
 
@@ -55,7 +56,7 @@ export class LoopStateStore {
       answerText: row.answer_text + text.answer,
       turnText: row.turn_text + text.turn,
       answerStarted: row.answer_started === 1,
-      usage: { ...EMPTY_USAGE, ...(JSON.parse(row.usage_json) as Partial<Usage>) },
+      usage: { ...EMPTY_USAGE, ...storedJson<Partial<Usage>>(row.usage_json) },
     };
   }
 

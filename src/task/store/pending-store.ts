@@ -3,6 +3,7 @@
  * the object's SQLite so a wait survives restarts.
  */
 import type { PendingCalls, Resolution } from "../../loop/calls/suspension.ts";
+import { storedJson } from "../../platform/stored-json.ts";
 import { CopyingStore, RowCopy, upsertRow } from "../../store/row-copy.ts";
 
 /** Reads and writes the `pending_calls` row (kept in memory: the object is its only writer). */
@@ -16,7 +17,7 @@ export class PendingStore extends CopyingStore<PendingCalls | null> {
           const row = sql
             .exec<{ json: string }>("SELECT json FROM pending_calls WHERE id = 1")
             .toArray()[0];
-          return row ? (JSON.parse(row.json) as PendingCalls) : null;
+          return row ? storedJson<PendingCalls>(row.json) : null;
         },
         fresh ? null : undefined,
       ),

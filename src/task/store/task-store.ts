@@ -8,6 +8,7 @@
  * grow with the answer (a history message, an artifact, the status) is stored in pieces
  * (long-values.ts), so that no stored value nears SQLite's limit.
  */
+import { storedJson } from "../../platform/stored-json.ts";
 import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../../protocol/wire.ts";
 import { copyOfRows, type RowCopy } from "../../store/row-copy.ts";
 import { LongValues } from "./long-values.ts";
@@ -71,8 +72,8 @@ function fromRow(row: TaskRow, long: LongValues): TaskRecord {
     traceId: row.trace_id,
     parentTaskId: row.parent_task_id,
     state: row.state as TaskStateName,
-    status: JSON.parse(long.get(STATUS_KEY, row.status_json)) as TaskStatus,
-    metadata: JSON.parse(row.metadata_json) as Record<string, unknown>,
+    status: storedJson<TaskStatus>(long.get(STATUS_KEY, row.status_json)),
+    metadata: storedJson<Record<string, unknown>>(row.metadata_json),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
@@ -111,7 +112,7 @@ export class TaskStore implements UnitMember {
       "SELECT seq, message_json FROM history ORDER BY seq",
       (r: { seq: number; message_json: string }) => ({
         seq: r.seq,
-        message: JSON.parse(long.get(historyKey(r.seq), r.message_json)) as Message,
+        message: storedJson<Message>(long.get(historyKey(r.seq), r.message_json)),
       }),
       fresh,
     );
@@ -119,7 +120,7 @@ export class TaskStore implements UnitMember {
       sql,
       "SELECT artifact_id, artifact_json FROM artifacts ORDER BY position",
       (r: { artifact_id: string; artifact_json: string }) =>
-        JSON.parse(long.get(artifactKey(r.artifact_id), r.artifact_json)) as Artifact,
+        storedJson<Artifact>(long.get(artifactKey(r.artifact_id), r.artifact_json)),
       fresh,
     );
     if (!fresh) this.forget();
