@@ -15,6 +15,7 @@ import type { AgentDefinition } from "../../agents/identity.ts";
 import { type Config, loadConfig } from "../../config/config.ts";
 import { runStep } from "../../loop/agent-loop.ts";
 import type { StepOutcome } from "../../loop/step-types.ts";
+import { fieldOf } from "../../platform/fields.ts";
 import { log } from "../../platform/logging.ts";
 import { programFor } from "../../programs/index.ts";
 import { isTerminal } from "../../protocol/task-states.ts";
@@ -61,7 +62,7 @@ function stepEnd(deadline: number | null): number {
 const FIRST_STEP = { firstStep: true };
 
 function isFirstStepLease(entry: { payload: unknown } | null): boolean {
-  return (entry?.payload as { firstStep?: unknown } | null)?.firstStep === true;
+  return fieldOf(entry?.payload, "firstStep") === true;
 }
 
 /** The task the loop drives: all of its state, its status and its events. */

@@ -4,6 +4,7 @@
  * every tool call and result), never by a model call. It names the files written or edited,
  * the tools run (and how many failed) and why the task stopped. Pure: no I/O.
  */
+import { fieldOf, textField } from "../../platform/fields.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../../protocol/extensions.ts";
 import type { Message } from "../../protocol/wire.ts";
 
@@ -28,16 +29,13 @@ interface ToolEvent {
 function toolEventOf(message: Message): ToolEvent | null {
   if (!message.extensions?.includes(HARNESS_EVENTS_EXTENSION)) return null;
   const data = message.parts.find((p) => p.data !== undefined)?.data;
-  if (!data || typeof data !== "object") return null;
-  const fields = data as Record<string, unknown>;
-  const kind = fields.kind;
-  const tool = fields.tool;
-  if ((kind !== "tool_call" && kind !== "tool_result") || typeof tool !== "string") return null;
-  const path = fields.path;
+  const kind = fieldOf(data, "kind");
+  const tool = textField(data, "tool");
+  if ((kind !== "tool_call" && kind !== "tool_result") || tool === undefined) return null;
   return {
     kind,
     tool,
-    path: typeof path === "string" ? path : undefined,
+    path: textField(data, "path"),
     text: message.parts.find((p) => p.text !== undefined)?.text ?? "",
   };
 }
