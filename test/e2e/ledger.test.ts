@@ -53,11 +53,20 @@ const meter = (method: "GET" | "DELETE") =>
  * machine makes it, is waited for: it is in flight.
  */
 async function settled(): Promise<Metered> {
+  // Each read of the meter is an invocation of its own, marked: not the task's work.
+  const work = (m: Metered) =>
+    JSON.stringify({
+      ...m,
+      ledger: {
+        ...m.ledger,
+        entries: m.ledger.entries.filter((e) => e.name !== "invocation fetch"),
+      },
+    });
   let last = await meter("GET");
   for (let i = 0; i < 200; i++) {
     await new Promise((r) => setTimeout(r, 300));
     const now = await meter("GET");
-    const same = JSON.stringify(now) === JSON.stringify(last);
+    const same = work(now) === work(last);
     last = now;
     if (same && now.ledger.inFlight === 0) break;
   }
