@@ -14,6 +14,7 @@ import { type Context, Hono } from "hono";
 import { ANONYMOUS_CALLER, anonymousOwner, isAnonymousOwner } from "../auth/anonymous.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
+import { estimateCost } from "../model/pricing.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
@@ -26,7 +27,6 @@ import {
   withDescendants,
 } from "../store/task-queries.ts";
 import { agentModel } from "../trace/cost.ts";
-import { estimateCost } from "../users/pricing.ts";
 import { eraseContexts, eraseOwnerFiles, eraseTasks } from "./erase.ts";
 
 /** Who owns session `contextId` for this caller: itself, or (anonymous) that conversation. */

@@ -7,13 +7,13 @@
 import { Hono } from "hono";
 import { authenticate, requireAccount } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
+import { estimateCost } from "../model/pricing.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { userCounters } from "../platform/object-names.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { type UsageRow, usageByAgent } from "../store/task-queries.ts";
 import { agentModel } from "../trace/cost.ts";
 import { budgetsFor, userObject } from "../users/limits.ts";
-import { estimateCost } from "../users/pricing.ts";
 
 async function totals(db: D1Database, owner: string, since: string | null, defaultModel: string) {
   const rows = await usageByAgent(db, owner, since);

@@ -1,12 +1,12 @@
 /**
  * Tokens as budgets count them: each kind weighted by its price relative to an uncached input
- * token (the price table of users/pricing.ts, whose ratios are the same for every Claude model):
+ * token (the price table of model/pricing.ts, whose ratios are the same for every Claude model):
  * an input token counts 1, a cache write 1.25, a cache read 0.1 and an output token 5. A budget of
  * N tokens is thus the price of N uncached input tokens on the task's model (on Sonnet, N x $3 per
  * million), so a long task whose prompt the cache serves is not stopped for tokens it barely paid
  * for. Pure.
  */
-import { LIST_PRICE } from "../users/pricing.ts";
+import { LIST_PRICE } from "./pricing.ts";
 import type { Usage } from "./usage.ts";
 
 /** What one token of each kind counts in a budget. */

@@ -5,6 +5,7 @@
  * beyond the records the task keeps anyway; trace/ builds the spans from them and sends them.
  */
 import type { Config } from "../config/config.ts";
+import { estimateCost } from "../model/pricing.ts";
 import { taskIdFor } from "../platform/ids.ts";
 import { isTerminal } from "../protocol/task-states.ts";
 import type { TaskStateName } from "../protocol/wire.ts";
@@ -14,7 +15,6 @@ import { exportedIdKey, exportedSpans } from "../trace/exported-ids.ts";
 import { type LogFact, logFacts, type TraceSpan } from "../trace/span-types.ts";
 import { taskSpans } from "../trace/spans.ts";
 import { taskTraceOf } from "../trace/task-trace.ts";
-import { estimateCost } from "../users/pricing.ts";
 import type { TaskRuntime } from "./runtime/task-runtime.ts";
 import type { ChildRecord } from "./store/children.ts";
 

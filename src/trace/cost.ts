@@ -1,16 +1,16 @@
 /**
  * A task's cost where clients look: its token usage and the estimated cost of it (the price
- * table of users/pricing.ts, at the model the task's agent runs on) under the cost extension's
+ * table of model/pricing.ts, at the model the task's agent runs on) under the cost extension's
  * URI, in the task's metadata and its final status update, marked `simulated` for a task of the
  * scripted local model. Pure.
  */
 import { withDefaultModel } from "../agents/identity.ts";
 import { currentAgents } from "../agents/overrides.ts";
 import { SCRIPTED_MODEL_SOURCE } from "../model/client.ts";
+import { estimateCost } from "../model/pricing.ts";
 import type { Usage } from "../model/usage.ts";
 import { fieldOf, textField } from "../platform/fields.ts";
 import { COST_EXTENSION } from "../protocol/extensions.ts";
-import { estimateCost } from "../users/pricing.ts";
 
 /** What the cost extension carries. */
 export interface TaskCost {

@@ -4,8 +4,8 @@
  * each conversation's usage and cost in /api/sessions.
  */
 import { describe, expect, it } from "vitest";
+import { estimateCost } from "../../src/model/pricing.ts";
 import { COST_EXTENSION } from "../../src/protocol/extensions.ts";
-import { estimateCost } from "../../src/users/pricing.ts";
 import { fetchWorker, type WireTask as Task, userMessage } from "../helpers/a2a.ts";
 import { callWorker, newUser, rpcAs } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
