@@ -4,12 +4,12 @@
  * and the tool modules of tools.generated.ts. A module whose default export is not a tool made by
  * `defineAgentTool`, or is a tool of another name than its file's, is a problem of its agent (of
  * the agents given it, for a shared one), as a type error is at the build. Read once per isolate.
+ * The tools these exports hold become an agent's tools in tools/custom/custom-tools.ts.
  */
-import type { Tool } from "../loop/contracts.ts";
-import { isAgentTool } from "../tools/custom/agent-tool.ts";
 import type { EntryProblem, IdentityEntry, SharedExtensions } from "./agent-entry.ts";
 import { BUNDLED_IDENTITIES, SHARED_EXTENSIONS } from "./bundled.generated.ts";
 import type { AgentDefinition } from "./identity.ts";
+import { isToolExport, type ToolExport } from "./tool-export.ts";
 import { BUNDLED_TOOLS } from "./tools.generated.ts";
 
 /** The bundled entries and the shared set, with the tool modules' problems. */
@@ -17,7 +17,7 @@ export interface BundledSet {
   entries: IdentityEntry[];
   shared: SharedExtensions;
   /** The tools in code by file (`agents/<agent>/tools/<tool>.ts`, `shared/tools/<tool>.ts`). */
-  tools: ReadonlyMap<string, Tool>;
+  tools: ReadonlyMap<string, ToolExport>;
 }
 
 let set: BundledSet | undefined;
@@ -29,14 +29,14 @@ const sharedToolFile = (name: string) => `shared/tools/${name}.ts`;
 /** The bundle, read and checked once per isolate. */
 export function bundledSet(): BundledSet {
   if (set) return set;
-  const tools = new Map<string, Tool>();
+  const tools = new Map<string, ToolExport>();
   const problems = new Map<string, EntryProblem>();
   for (const { file, module } of BUNDLED_TOOLS) {
     const name = /([^/]+)\.ts$/.exec(file)?.[1] ?? file;
     // A module namespace: its `default` is what the file exports by default, if anything.
     const exported = (module as { default?: unknown } | null)?.default;
     const problem = toolExportProblem(exported, name);
-    if (problem === null && isAgentTool(exported)) tools.set(file, exported.tool);
+    if (problem === null && isToolExport(exported)) tools.set(file, exported);
     else problems.set(file, { file, reason: problem ?? "not a tool" });
   }
   set = {
@@ -63,15 +63,18 @@ export function bundledSet(): BundledSet {
 
 /** Why a tool file's default export cannot serve as the tool `name`, or null. */
 export function toolExportProblem(exported: unknown, name: string): string | null {
-  if (!isAgentTool(exported))
+  if (!isToolExport(exported))
     return 'its default export is not a tool: export default defineAgentTool({ ... }) (import { defineAgentTool } from "#harness/tool")';
   if (exported.name !== name)
     return `the tool is named "${exported.name}"; a tool is named as its file: "${name}"`;
   return null;
 }
 
-/** The tools in code `agent` runs: its own, else the shared tool of each name it was given. */
-export function customToolsOf(agent: AgentDefinition): Tool[] {
+/**
+ * The tools in code `agent` runs, as their files export them: its own, else the shared tool of
+ * each name it was given.
+ */
+export function toolExportsOf(agent: AgentDefinition): ToolExport[] {
   const { tools } = bundledSet();
   return agent.customTools.flatMap((name) => {
     const tool = tools.get(ownToolFile(agent.name, name)) ?? tools.get(sharedToolFile(name));

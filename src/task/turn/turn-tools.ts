@@ -1,6 +1,6 @@
 /**
  * The tools of one model turn, gathered before its system prompt is built: the agent's catalog
- * tools with its tools in code (agents/bundle.ts) and its MCP servers' tools under the same
+ * tools with its tools in code (tools/custom/custom-tools.ts) and its MCP servers' tools under the same
  * filters (a sub-agent's task gets no `ask_user`/`task`, a deployment without the Worker Loader
  * binding no `code` domain; see tools/catalog.ts), with tools in code and MCP tools deferred
  * behind `tool_search` when the definitions are many (tools/tool-search.ts), and the system
@@ -8,10 +8,11 @@
  * Servers are listed every turn, so the block comes and goes with them (the environment note is
  * written once per task; a server can fail or come back at any turn).
  */
-import { customToolsOf } from "../../agents/bundle.ts";
+
 import { mcpTools } from "../../mcp/tools.ts";
 import { unavailableBlock } from "../../mcp/unavailable.ts";
 import { reachesWorkspace, toolsFor } from "../../tools/catalog.ts";
+import { customToolsOf } from "../../tools/custom/custom-tools.ts";
 import { withToolSearch } from "../../tools/tool-search.ts";
 import type { TurnInputs, TurnSource } from "./turn.ts";
 

@@ -13,6 +13,7 @@
  * handed to a tool.
  */
 import type { z } from "zod";
+import { isToolExport, type ToolExport } from "../../agents/tool-export.ts";
 import type { Tool, ToolContext, ToolResult } from "../../loop/contracts.ts";
 import { guardedFetch } from "../../platform/guarded-fetch.ts";
 import { currentTraceHeaders } from "../../trace/current-span.ts";
@@ -80,22 +81,15 @@ export interface AgentToolSpec<T> {
 }
 
 /** A tool in code, made by {@link defineAgentTool}: what a tool file exports by default. */
-export interface AgentTool {
-  readonly kind: "agent-tool";
-  readonly name: string;
+export interface AgentTool extends ToolExport {
   /** The tool the harness runs (domain `custom`). */
   readonly tool: Tool;
 }
 
 /** Whether `value` (a tool file's default export) is an {@link AgentTool}. */
 export function isAgentTool(value: unknown): value is AgentTool {
-  const tool = (value as Partial<AgentTool> | null)?.tool;
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as Partial<AgentTool>).kind === "agent-tool" &&
-    typeof tool?.run === "function"
-  );
+  // Only defineAgentTool marks an export "agent-tool", and the tool it holds is a Tool.
+  return isToolExport(value);
 }
 
 /** Defines a tool in code (the default export of `agents/<agent>/tools/<name>.ts`). */
