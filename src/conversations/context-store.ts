@@ -1,11 +1,13 @@
 /**
  * A conversation's state in its context object's SQLite: the turns of the tasks that ran in it
  * (the history later tasks see), the queue of tasks waiting for their turn, and how far each
- * task's release got (so a retried release is applied once). Synchronous SQL only.
+ * task's release got (so a retried release is applied once). A turn long enough to grow with an
+ * answer is stored in pieces (store/long-values.ts). Synchronous SQL only.
  */
 
 import type { ChatMessage } from "../loop/chat-message.ts";
 import { storedJson } from "../platform/stored-json.ts";
+import { LONG_VALUES_TABLE, LongValues } from "../store/long-values.ts";
 import { copyOfMap, copyOfRows, RowCopy, upsertRow } from "../store/row-copy.ts";
 import { Schema } from "../store/sqlite-migrations.ts";
 
@@ -17,7 +19,12 @@ export const CONTEXT_MIGRATIONS: readonly string[] = [
   CREATE TABLE releases (task_id TEXT PRIMARY KEY, upto INTEGER NOT NULL);
   CREATE TABLE schedule (id TEXT PRIMARY KEY, kind TEXT NOT NULL, due_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, payload_json TEXT);
   `,
+  // Long turns, in pieces (store/long-values.ts).
+  LONG_VALUES_TABLE,
 ];
+
+/** The key of a turn's long content (store/long-values.ts). */
+const turnKey = (seq: number) => `turns:${seq}`;
 
 /** The context object's schema on `sql`: migrated if the database holds it, else left absent. */
 export function contextSchema(sql: SqlStorage): Schema {
@@ -37,6 +44,7 @@ interface QueuedTask {
  */
 export class ContextStore {
   readonly #sql: SqlStorage;
+  readonly #long: LongValues;
   readonly #queue: RowCopy<QueuedTask[]>;
   readonly #releases: RowCopy<Map<string, number>>;
   readonly #last: RowCopy<number>;
@@ -44,6 +52,7 @@ export class ContextStore {
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false) {
     this.#sql = sql;
+    this.#long = new LongValues(sql);
     this.#queue = copyOfRows(
       sql,
       "SELECT task_id, position, active FROM queue ORDER BY position",
@@ -134,7 +143,9 @@ export class ContextStore {
         seq: r.seq,
         message: {
           role: r.role as ChatMessage["role"],
-          content: storedJson<ChatMessage["content"]>(r.content_json),
+          content: storedJson<ChatMessage["content"]>(
+            this.#long.get(turnKey(r.seq), r.content_json),
+          ),
         },
       })),
       last,
@@ -147,12 +158,16 @@ export class ContextStore {
       .exec<{ first: number | null }>("SELECT MIN(seq) AS first FROM turns WHERE seq <= ?", through)
       .one().first;
     if (first === null) return;
+    this.#long.drop(
+      "SELECT 'turns:' || seq FROM turns WHERE seq <= ? AND content_json = ''",
+      through,
+    );
     this.#sql.exec("DELETE FROM turns WHERE seq <= ?", through);
     this.#sql.exec(
       "INSERT INTO turns (seq, task_id, role, content_json) VALUES (?, 'summary', ?, ?)",
       through,
       summary.role,
-      JSON.stringify(summary.content),
+      this.#long.put(turnKey(through), JSON.stringify(summary.content)),
     );
   }
 
@@ -176,7 +191,7 @@ export class ContextStore {
           last + i + 1,
           taskId,
           turn.role,
-          JSON.stringify(turn.content),
+          this.#long.put(turnKey(last + i + 1), JSON.stringify(turn.content)),
         ]),
       );
       this.#last.set(last + batch.length);

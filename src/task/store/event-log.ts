@@ -9,7 +9,7 @@
  */
 import { storedJson } from "../../platform/stored-json.ts";
 import type { SequencedEvent, StreamEvent } from "../../protocol/wire.ts";
-import { LongValues } from "./long-values.ts";
+import { LongValues } from "../../store/long-values.ts";
 import type { UnitMember, WriteUnit } from "./write-unit.ts";
 
 type Listener = (event: SequencedEvent) => void;

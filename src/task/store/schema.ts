@@ -4,6 +4,7 @@
  * once, in order, recorded in `schema_version`. Append new entries; never edit one. A new task's
  * object (every task's) is created from them folded into one schema (store/sqlite-squash.ts).
  */
+import { LONG_VALUES_TABLE } from "../../store/long-values.ts";
 import { Schema } from "../../store/sqlite-migrations.ts";
 
 /** The task object's migrations (exported for the test that holds a new object's schema equal). */
@@ -118,8 +119,9 @@ export const TASK_MIGRATIONS: readonly string[] = [
   // The streamed answer in rows, appended as it streams (answer-text.ts); the loop row's
   // answer_text and turn_text are no longer written.
   "CREATE TABLE answer_chunks (seq INTEGER PRIMARY KEY, committed INTEGER NOT NULL, text TEXT NOT NULL)",
-  // Long JSON values of history, artifacts, the status and events, in pieces (long-values.ts).
-  "CREATE TABLE long_values (key TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (key, seq))",
+  // Long JSON values of history, artifacts, the status and events, in pieces (long-values.ts);
+  // later also conversation rows, child reports, pending calls and push bodies.
+  LONG_VALUES_TABLE,
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */

@@ -10,8 +10,8 @@
  */
 import { storedJson } from "../../platform/stored-json.ts";
 import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../../protocol/wire.ts";
+import { LongValues } from "../../store/long-values.ts";
 import { copyOfRows, type RowCopy } from "../../store/row-copy.ts";
-import { LongValues } from "./long-values.ts";
 import { advanceClock, NEW_CLOCK, type TaskClock } from "./time-limit.ts";
 import type { UnitMember, WriteUnit } from "./write-unit.ts";
 

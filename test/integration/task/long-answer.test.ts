@@ -1,7 +1,7 @@
 /**
  * A long answer fits Cloudflare's limits: 40 turns of 64 KB each (2.6 MB, past SQLite's 2 MB
- * value limit, which the local runtime does not enforce) complete, and no value the task object's
- * SQLite holds comes near the limit (each table's longest value is measured), while the answer
+ * value limit) complete, and no value the task object's SQLite or its conversation (context)
+ * object's holds comes near the limit (each table's longest value is measured), while the answer
  * reads back whole and once from every read: GetTask's artifact, the stream (its answer chunks,
  * and its echo for clients that show only status messages), a resubscription's replay and
  * ListTasks with history.
@@ -9,6 +9,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { contextKey } from "../../../src/conversations/join.ts";
 import { isAnswerEcho } from "../../../src/protocol/answer-echo.ts";
 import { answerText, postRpc, rpc, userMessage, type WireTask } from "../../helpers/a2a.ts";
 import { scenario } from "../../helpers/fake-model.ts";
@@ -29,9 +30,8 @@ function expectWhole(actual: string | undefined, expected: string): void {
   expect(actual === expected).toBe(true);
 }
 
-/** The longest value of every column of every table of the task object's SQLite, by table. */
-async function longestValues(taskId: string): Promise<Record<string, number>> {
-  const stub = env.TASKS.get(env.TASKS.idFromName(taskId));
+/** The longest value of every column of every table of an object's SQLite, by table. */
+async function longestValues(stub: DurableObjectStub): Promise<Record<string, number>> {
   return runInDurableObject(stub, (_object, state) => {
     const sql = state.storage.sql;
     const longest: Record<string, number> = {};
@@ -84,9 +84,21 @@ describe("a long answer", () => {
     expect(final.status.state).toBe("TASK_STATE_COMPLETED");
     const taskId = final.taskId;
 
-    // Nothing stored comes near the limit.
-    const longest = await longestValues(taskId);
+    // Nothing stored comes near the limit, in the task object or in its conversation's.
+    const taskStub = env.TASKS.get(env.TASKS.idFromName(taskId));
+    const longest = await longestValues(taskStub);
     expect(Object.entries(longest).filter(([, n]) => n >= BOUND)).toEqual([]);
+    const where = await runInDurableObject(taskStub, (_object, state) =>
+      state.storage.sql
+        .exec<{ owner: string; agent: string }>("SELECT owner, agent FROM task")
+        .one(),
+    );
+    const context = env.CONTEXTS.get(
+      env.CONTEXTS.idFromName(contextKey(where.owner, where.agent, contextId)),
+    );
+    const turns = await longestValues(context);
+    expect(turns.turns).toBeGreaterThan(0);
+    expect(Object.entries(turns).filter(([, n]) => n >= BOUND)).toEqual([]);
 
     // The stream: its answer chunks make the answer; its echo repeats it once.
     expectWhole(applyChunks(results).text, answer);
