@@ -2,7 +2,10 @@
  * A task's push notification configs and its delivery queue, in the task object's SQLite. A
  * delivery row is written in the same transaction as the status change it reports, so a change
  * is never lost between the state and its notification; rows stay as the record of each attempt.
+ * A body long enough to grow with the answer (a Task with its artifacts) is stored in pieces
+ * (store/long-values.ts).
  */
+import { isLong, LongValues } from "../store/long-values.ts";
 import { CopyingStore, copyOfRows, type RowOf, upsertRow } from "../store/row-copy.ts";
 import type { PushConfig } from "./push-config.ts";
 
@@ -42,8 +45,13 @@ export interface Outgoing extends Delivery {
   contentType: string;
 }
 
+/** The key of a delivery's long body (store/long-values.ts). */
+const bodyKey = (seq: number) => `push_deliveries:${seq}`;
+
 /** Configs and deliveries of one task. */
 export class PushStore extends CopyingStore<PushConfig[]> {
+  readonly #long: LongValues;
+
   /** `fresh`: the database is new, so there are no configs. */
   constructor(sql: SqlStorage, fresh = false) {
     const query = `SELECT ${CONFIG_FIELDS} FROM push_configs ORDER BY created_at, id`;
@@ -51,6 +59,7 @@ export class PushStore extends CopyingStore<PushConfig[]> {
       sql,
       copyOfRows(sql, query, (row: RowOf<PushConfig>) => row, fresh),
     );
+    this.#long = new LongValues(sql);
   }
 
   configs(): PushConfig[] {
@@ -102,17 +111,21 @@ export class PushStore extends CopyingStore<PushConfig[]> {
     now: number,
   ): void {
     for (const { config, body, contentType } of items) {
-      this.sql.exec(
-        `INSERT INTO push_deliveries (config_id, url, state, body, content_type, status, attempts, next_at, created_at)
-         VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-        config.id,
-        config.url,
-        state,
-        body,
-        contentType,
-        now,
-        now,
-      );
+      // A long body's key is its row's number, known once the row is in: its pieces follow.
+      const { seq } = this.sql
+        .exec<{ seq: number }>(
+          `INSERT INTO push_deliveries (config_id, url, state, body, content_type, status, attempts, next_at, created_at)
+           VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?) RETURNING seq`,
+          config.id,
+          config.url,
+          state,
+          isLong(body) ? "" : body,
+          contentType,
+          now,
+          now,
+        )
+        .one();
+      this.#long.put(bodyKey(seq), body);
     }
   }
 
@@ -125,7 +138,8 @@ export class PushStore extends CopyingStore<PushConfig[]> {
            (SELECT MIN(seq) FROM push_deliveries WHERE status = 'pending' GROUP BY config_id)
          ORDER BY seq`,
       )
-      .toArray();
+      .toArray()
+      .map((row) => ({ ...row, body: this.#long.get(bodyKey(row.seq), row.body) }));
   }
 
   /** Records an attempt's outcome. */

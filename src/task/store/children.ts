@@ -1,10 +1,12 @@
 /**
  * A task's sub-agent runs, as the parent knows them: which child answers which tool call, and the
  * latest report each child sent (its state, its answer or question, its usage). Reports carry the
- * child's row version, so a late retry never replaces a newer one. In the parent's SQLite.
+ * child's row version, so a late retry never replaces a newer one. In the parent's SQLite; a
+ * report long enough to grow with the child's answer is stored in pieces (store/long-values.ts).
  */
 import type { Usage } from "../../model/usage.ts";
 import type { Part, TaskStateName } from "../../protocol/wire.ts";
+import { LongValues } from "../../store/long-values.ts";
 import { type RowOf, withJson } from "../../store/row-copy.ts";
 
 /** What a child tells its parent when it settles (ends or waits for input). */
@@ -36,15 +38,17 @@ export interface ChildRecord {
 const CHILD_FIELDS = `id, agent, transport, report_json AS report, answered_version AS answeredVersion,
   counted_usage_json AS countedUsage`;
 
-const fromRow = (row: RowOf<{ id: string }>): ChildRecord =>
-  withJson(row, ["report", "countedUsage"]);
+/** The key of a child's long report (store/long-values.ts). */
+const reportKey = (id: string) => `children:${id}`;
 
 /** The `children` table. */
 export class ChildrenStore {
   readonly #sql: SqlStorage;
+  readonly #long: LongValues;
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
+    this.#long = new LongValues(sql);
   }
 
   add(id: string, agent: string, transport: string): void {
@@ -60,21 +64,22 @@ export class ChildrenStore {
     const row = this.#sql
       .exec<RowOf<{ id: string }>>(`SELECT ${CHILD_FIELDS} FROM children WHERE id = ?`, id)
       .toArray()[0];
-    return row ? fromRow(row) : null;
+    return row ? this.#fromRow(row) : null;
   }
 
   all(): ChildRecord[] {
     return this.#sql
       .exec<RowOf<{ id: string }>>(`SELECT ${CHILD_FIELDS} FROM children ORDER BY rowid`)
       .toArray()
-      .map(fromRow);
+      .map((row) => this.#fromRow(row));
   }
 
   /** Records a report unless a newer one is stored; true when it was recorded. */
   report(id: string, report: ChildReport): boolean {
     const current = this.get(id);
     if (!current || (current.report && current.report.version >= report.version)) return false;
-    this.#sql.exec("UPDATE children SET report_json = ? WHERE id = ?", JSON.stringify(report), id);
+    const stored = this.#long.put(reportKey(id), JSON.stringify(report), current.report !== null);
+    this.#sql.exec("UPDATE children SET report_json = ? WHERE id = ?", stored, id);
     return true;
   }
 
@@ -88,5 +93,13 @@ export class ChildrenStore {
       JSON.stringify(usage),
       id,
     );
+  }
+
+  /** A row as its record, a long report joined back from its pieces. */
+  #fromRow(row: RowOf<{ id: string }>): ChildRecord {
+    const { report } = row;
+    if (typeof report === "string")
+      row = { ...row, report: this.#long.get(reportKey(row.id), report) };
+    return withJson(row, ["report", "countedUsage"]);
   }
 }

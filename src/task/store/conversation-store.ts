@@ -3,11 +3,13 @@
  * task object's SQLite. Rows that came from the task's conversation (context) carry their turn
  * number there. The loop appends; compaction replaces a prefix with a summary; repair happens on
  * read, in the loop. The task's environment note is not written into its row: the store puts it
- * in front of that row's content on read (`note`, from the task's hook state).
+ * in front of that row's content on read (`note`, from the task's hook state). A row long enough
+ * to grow with an answer is stored in pieces (store/long-values.ts).
  */
 import type { ChatMessage } from "../../loop/chat-message.ts";
 import { withEnvironmentNote } from "../../loop/prompt/user-content.ts";
 import { storedJson } from "../../platform/stored-json.ts";
+import { LongValues } from "../../store/long-values.ts";
 import { CopyingStore, RowCopy } from "../../store/row-copy.ts";
 
 /** A stored message with its position, and its context turn number when it came from there. */
@@ -20,14 +22,20 @@ export interface ConversationRow {
 /** A text shown in front of the row at `idx` (the environment note). */
 export type RowNote = { idx: number; text: string } | undefined;
 
+/** The key of a row's long content (store/long-values.ts). */
+const rowKey = (idx: number) => `conversation:${idx}`;
+
 /** The conversation rows, with an in-memory copy (the object is their only writer). */
 export class ConversationStore extends CopyingStore<ConversationRow[]> {
   readonly #note: () => RowNote;
+  readonly #long: LongValues;
 
   /** `fresh`: the database is new, so there is nothing to read. */
   constructor(sql: SqlStorage, fresh = false, note: () => RowNote = () => undefined) {
-    super(sql, new RowCopy(() => readRows(sql), fresh ? [] : undefined));
+    const long = new LongValues(sql);
+    super(sql, new RowCopy(() => readRows(sql, long), fresh ? [] : undefined));
     this.#note = note;
+    this.#long = long;
   }
 
   /** Appends one message (`contextSeq` when it is a turn taken from the conversation). */
@@ -38,7 +46,7 @@ export class ConversationStore extends CopyingStore<ConversationRow[]> {
       "INSERT INTO conversation (idx, role, content_json, context_seq) VALUES (?, ?, ?, ?)",
       idx,
       message.role,
-      JSON.stringify(message.content),
+      this.#long.put(rowKey(idx), JSON.stringify(message.content)),
       contextSeq,
     );
     rows.push({ idx, contextSeq, message });
@@ -64,12 +72,16 @@ export class ConversationStore extends CopyingStore<ConversationRow[]> {
 
   /** Replaces every row before position `keepFrom` with `summary`. */
   replacePrefix(keepFrom: number, summary: ChatMessage): void {
+    this.#long.drop(
+      "SELECT 'conversation:' || idx FROM conversation WHERE idx < ? AND content_json = ''",
+      keepFrom,
+    );
     this.sql.exec("DELETE FROM conversation WHERE idx < ?", keepFrom);
     this.sql.exec(
       "INSERT INTO conversation (idx, role, content_json) VALUES (?, ?, ?)",
       keepFrom - 1,
       summary.role,
-      JSON.stringify(summary.content),
+      this.#long.put(rowKey(keepFrom - 1), JSON.stringify(summary.content)),
     );
     this.copy.set([
       { idx: keepFrom - 1, contextSeq: null, message: summary },
@@ -82,7 +94,7 @@ export class ConversationStore extends CopyingStore<ConversationRow[]> {
   }
 }
 
-function readRows(sql: SqlStorage): ConversationRow[] {
+function readRows(sql: SqlStorage, long: LongValues): ConversationRow[] {
   return sql
     .exec<{ idx: number; role: string; content_json: string; context_seq: number | null }>(
       "SELECT idx, role, content_json, context_seq FROM conversation ORDER BY idx",
@@ -93,7 +105,7 @@ function readRows(sql: SqlStorage): ConversationRow[] {
       contextSeq: row.context_seq,
       message: {
         role: row.role as ChatMessage["role"],
-        content: storedJson<ChatMessage["content"]>(row.content_json),
+        content: storedJson<ChatMessage["content"]>(long.get(rowKey(row.idx), row.content_json)),
       },
     }));
 }
