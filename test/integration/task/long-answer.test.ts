@@ -3,12 +3,13 @@
  * value limit) complete, and no value the task object's SQLite or its conversation (context)
  * object's holds comes near the limit (each table's longest value is measured), while the answer
  * reads back whole and once from every read: GetTask's artifact, the stream (its answer chunks,
- * and its echo for clients that show only status messages), a resubscription's replay and
- * ListTasks with history.
+ * and its echo for clients that show only status messages), a resubscription's replay,
+ * ListTasks with history, and the conversation's turns the next task in it is handed.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { ContextStore } from "../../../src/conversations/context-store.ts";
 import { contextKey } from "../../../src/conversations/join.ts";
 import { isAnswerEcho } from "../../../src/protocol/answer-echo.ts";
 import { answerText, postRpc, rpc, userMessage, type WireTask } from "../../helpers/a2a.ts";
@@ -52,6 +53,12 @@ async function longestValues(stub: DurableObjectStub): Promise<Record<string, nu
     return longest;
   });
 }
+
+/** The text blocks of a model request's message content, joined. */
+const textOf = (content: unknown): string =>
+  typeof content === "string"
+    ? content
+    : (content as Array<{ text?: string }>).map((b) => b.text ?? "").join("");
 
 /** A status message as the test reads it. */
 type StatusMessage = { parts: Array<{ text?: string }>; extensions?: string[] };
@@ -121,5 +128,11 @@ describe("a long answer", () => {
     });
     const found = listed.result?.tasks.find((t) => t.id === taskId);
     expectWhole(found && answerText(found), answer);
+    // The conversation's turns (what its next task is handed) hold the answer whole.
+    const handed = await runInDurableObject(context, (_object, state) =>
+      new ContextStore(state.storage.sql).turnsAfter(0).turns.map((t) => t.message),
+    );
+    const turnTexts = handed.filter((m) => m.role === "assistant").map((m) => textOf(m.content));
+    expectWhole(turnTexts.join("\n\n"), answer);
   }, 180_000);
 });
