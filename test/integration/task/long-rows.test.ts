@@ -1,16 +1,18 @@
 /**
- * The task object's other rows that can hold a whole answer keep it in pieces
- * (src/store/long-values.ts): a child's report, a push body and a waiting turn's pending calls,
- * each of 2.4 MB of UTF-8, read back whole, replaced or removed leave no pieces behind, and no stored value
- * comes near Cloudflare's 2 MB limit.
+ * Rows that can hold a whole answer keep it in pieces (src/store/long-values.ts): the task
+ * object's child reports, push bodies, pending calls and conversation rows, and the context
+ * object's turns, each of 2.4 MB of UTF-8, read back whole; replaced or compacted away, they
+ * leave no pieces behind; no stored value comes near Cloudflare's 2 MB limit.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { ContextStore, contextSchema } from "../../../src/conversations/context-store.ts";
 import type { PendingCalls } from "../../../src/loop/calls/suspension.ts";
 import { EMPTY_USAGE } from "../../../src/model/usage.ts";
 import { PushStore } from "../../../src/push/push-store.ts";
 import { ChildrenStore } from "../../../src/task/store/children.ts";
+import { ConversationStore } from "../../../src/task/store/conversation-store.ts";
 import { PendingStore } from "../../../src/task/store/pending-store.ts";
 import { taskSchema } from "../../../src/task/store/schema.ts";
 
@@ -98,6 +100,38 @@ describe("long rows of the task object", () => {
       expect([reportPieces > 0, pieces(sql, "children:")]).toEqual([true, 0]);
       pending.set(null);
       expect(pieces(sql, "pending_calls")).toBe(0);
+    });
+  });
+
+  it("long conversation rows and turns read back whole; compaction drops their pieces", async () => {
+    const said = { role: "assistant" as const, content: [{ type: "text" as const, text: LONG }] };
+    const summary = { role: "user" as const, content: "summary" };
+    await runInDurableObject(env.TASKS.get(env.TASKS.newUniqueId()), (_object, state) => {
+      const sql = state.storage.sql;
+      taskSchema(sql).ensure();
+      const rows = new ConversationStore(sql);
+      rows.append(said);
+      rows.append(said);
+      const read = new ConversationStore(sql).load();
+      expect(read.length).toBe(2);
+      expect(JSON.stringify(read[1]) === JSON.stringify(said)).toBe(true);
+      expect(longest(sql, { conversation: "content_json", long_values: "text" })).toBeLessThan(
+        BOUND,
+      );
+      rows.replacePrefix(2, summary);
+      expect(pieces(sql, "conversation:1")).toBe(0);
+      expect(pieces(sql, "conversation:2")).toBeGreaterThan(0);
+    });
+    await runInDurableObject(env.CONTEXTS.get(env.CONTEXTS.newUniqueId()), (_object, state) => {
+      const sql = state.storage.sql;
+      contextSchema(sql).ensure();
+      const turns = new ContextStore(sql, true);
+      turns.appendRelease("task-1", 2, [summary, said]);
+      const read = new ContextStore(sql).turnsAfter(0).turns;
+      expect(JSON.stringify(read[1]?.message) === JSON.stringify(said)).toBe(true);
+      expect(longest(sql, { turns: "content_json", long_values: "text" })).toBeLessThan(BOUND);
+      turns.summarize(2, summary);
+      expect(pieces(sql, "turns:")).toBe(0);
     });
   });
 });
