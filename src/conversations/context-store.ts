@@ -24,7 +24,8 @@ export const CONTEXT_MIGRATIONS: readonly string[] = [
 ];
 
 /** The key of a turn's long content (store/long-values.ts). */
-const turnKey = (seq: number) => `turns:${seq}`;
+const TURN_PREFIX = "turns:";
+const turnKey = (seq: number) => `${TURN_PREFIX}${seq}`;
 
 /** The context object's schema on `sql`: migrated if the database holds it, else left absent. */
 export function contextSchema(sql: SqlStorage): Schema {
@@ -159,7 +160,8 @@ export class ContextStore {
       .one().first;
     if (first === null) return;
     this.#long.drop(
-      "SELECT 'turns:' || seq FROM turns WHERE seq <= ? AND content_json = ''",
+      "SELECT ? || seq FROM turns WHERE seq <= ? AND content_json = ''",
+      TURN_PREFIX,
       through,
     );
     this.#sql.exec("DELETE FROM turns WHERE seq <= ?", through);

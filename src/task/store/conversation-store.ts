@@ -23,7 +23,8 @@ export interface ConversationRow {
 export type RowNote = { idx: number; text: string } | undefined;
 
 /** The key of a row's long content (store/long-values.ts). */
-const rowKey = (idx: number) => `conversation:${idx}`;
+const ROW_PREFIX = "conversation:";
+const rowKey = (idx: number) => `${ROW_PREFIX}${idx}`;
 
 /** The conversation rows, with an in-memory copy (the object is their only writer). */
 export class ConversationStore extends CopyingStore<ConversationRow[]> {
@@ -73,7 +74,8 @@ export class ConversationStore extends CopyingStore<ConversationRow[]> {
   /** Replaces every row before position `keepFrom` with `summary`. */
   replacePrefix(keepFrom: number, summary: ChatMessage): void {
     this.#long.drop(
-      "SELECT 'conversation:' || idx FROM conversation WHERE idx < ? AND content_json = ''",
+      "SELECT ? || idx FROM conversation WHERE idx < ? AND content_json = ''",
+      ROW_PREFIX,
       keepFrom,
     );
     this.sql.exec("DELETE FROM conversation WHERE idx < ?", keepFrom);
