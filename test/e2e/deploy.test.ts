@@ -138,6 +138,11 @@ describe("npm run deploy on a fresh account", { timeout: 300_000 }, () => {
     expect(script()?.secrets.get("ANTHROPIC_API_KEY")).toBe("sk-ant-test");
     // Workers Free: no Worker Loader, no every-minute cron (SCHEDULES is empty).
     expect(bindingTypes()).not.toContain("worker_loader");
+    // The console's script and stylesheet go as static assets, hashed.
+    const assets = fake.account.assets.get("a2a-edge-harness") ?? [];
+    expect(
+      assets.filter((path) => /^\/console\/[0-9a-f]+\/console\.(js|css)$/.test(path)),
+    ).toHaveLength(2);
     expect(bindingTypes()).toEqual(
       expect.arrayContaining(["d1", "r2_bucket", "durable_object_namespace"]),
     );
@@ -239,7 +244,7 @@ describe("the configuration deployed per plan", () => {
   it("leaves out the vars whose values are the code's defaults (Workers Free allows 64)", () => {
     const withVars = {
       ...raw,
-      vars: { MAX_TURNS: "50", RETENTION_DAYS: "7", ALLOW_ANONYMOUS: "false", A2A_AGENTS: "{}" },
+      vars: { MAX_TURNS: "500", RETENTION_DAYS: "7", ALLOW_ANONYMOUS: "false", A2A_AGENTS: "{}" },
     } as RawConfig;
     const { config, notes } = deployConfig(withVars, "free", "d");
     expect(config.vars).toEqual({ RETENTION_DAYS: "7", A2A_AGENTS: "{}" });

@@ -32,6 +32,8 @@ export interface FakeAccount {
   >;
   databases: Map<string, { uuid: string; name: string; db: DatabaseSync }>;
   buckets: Set<string>;
+  /** The paths of the static assets each Worker's last upload session listed. */
+  assets: Map<string, string[]>;
 }
 
 /** An answer of the API: an HTTP status and its JSON body. */
@@ -133,6 +135,13 @@ function workers(account: FakeAccount, { method, rest, body, contentType }: Requ
   const name = found[1] as string;
   const sub = found[2] ?? "";
   const script = account.scripts.get(name);
+  // Static assets: the session lists the files; none needs uploading (the fake keeps no bytes),
+  // so its token completes the upload, and the script's upload names it.
+  if (sub === "/assets-upload-session" && method === "POST") {
+    const { manifest } = JSON.parse(body.toString("utf8")) as { manifest: Record<string, unknown> };
+    account.assets.set(name, Object.keys(manifest).sort());
+    return ok({ jwt: "fake-assets-completion", buckets: [] });
+  }
   if (sub === "" && method === "PUT") {
     const metadata = uploadMetadata(body, contentType);
     const entry = script ?? { uploads: 0, secrets: new Map(), crons: [], metadata };
@@ -226,7 +235,12 @@ function r2(account: FakeAccount, { method, rest, body }: Request): Answer {
 export async function startFakeCloudflare(
   accountId = "acc0000000000000000000000000fake",
 ): Promise<FakeCloudflare> {
-  const account: FakeAccount = { scripts: new Map(), databases: new Map(), buckets: new Set() };
+  const account: FakeAccount = {
+    scripts: new Map(),
+    databases: new Map(),
+    buckets: new Set(),
+    assets: new Map(),
+  };
   const calls: ApiCall[] = [];
   const base = `/client/v4/accounts/${accountId}`;
   const holds: Array<{
