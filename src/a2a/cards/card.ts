@@ -100,6 +100,14 @@ const ANSWER_ECHO_CARD_EXTENSION = {
     "Just before a task completes, its stream repeats the answer artifact's text as a working status message that lists this URI in its extensions, for clients that show only status messages. A client that shows the answer artifact skips that message.",
 };
 
+/** The extensions both card generations declare, the same list for each. */
+const cardExtensions = (config: Config) => [
+  HARNESS_EXTENSION,
+  COST_CARD_EXTENSION,
+  ANSWER_ECHO_CARD_EXTENSION,
+  ...delegationExtensions(config),
+];
+
 const isHttpsUrl = (value: string) => /^https:\/\//.test(value);
 
 /** The description, with a warning when the agent answers with the scripted model. */
@@ -156,12 +164,7 @@ export const buildAgentCard: CardBuilder = (agent, urls, config) => {
       streaming: true,
       pushNotifications: true,
       extendedAgentCard: declaresExtendedCard(agent, config),
-      extensions: [
-        HARNESS_EXTENSION,
-        COST_CARD_EXTENSION,
-        ANSWER_ECHO_CARD_EXTENSION,
-        ...delegationExtensions(config),
-      ],
+      extensions: cardExtensions(config),
     },
     ...(secured
       ? {
@@ -214,12 +217,7 @@ export const buildLegacyAgentCard: CardBuilder = (agent, urls, config) => {
       streaming: true,
       pushNotifications: true,
       stateTransitionHistory: false,
-      extensions: [
-        HARNESS_EXTENSION,
-        COST_CARD_EXTENSION,
-        ANSWER_ECHO_CARD_EXTENSION,
-        ...delegationExtensions(config),
-      ],
+      extensions: cardExtensions(config),
     },
     ...(secured
       ? {
