@@ -55,7 +55,7 @@ function profile(bundle: string, dir: string): { gzipKiB: number; activeMs: numb
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-coldstart-"));
 try {
-  for (const script of ["build-agents.ts", "build-console.ts"])
+  for (const script of ["build-agents.ts", "build-assets.ts"])
     run(process.execPath, [join(root, "scripts", script)]);
   const workers = [
     { name: "ours", config: join(root, "wrangler.toml") },

@@ -193,7 +193,7 @@ async function loggedIn(): Promise<boolean> {
 
 /** `--dry-run`: the plan's configuration and bundle, built and measured; nothing uploaded. */
 async function dryRun(planName: PlanName): Promise<void> {
-  for (const script of ["build-agents.ts", "build-console.ts"])
+  for (const script of ["build-agents.ts", "build-assets.ts"])
     await must(process.execPath, [join(root, "scripts", script)], script);
   const failures = await checkOne(await rawConfig(), planName, planName);
   if (failures.length > 0) throw new Error(failures.join("\n"));
@@ -208,7 +208,7 @@ async function deploy(planName: PlanName): Promise<void> {
     throw new Error(
       "not logged in to Cloudflare: run npx wrangler login (or set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then npm run deploy again",
     );
-  for (const script of ["build-agents.ts", "build-console.ts"])
+  for (const script of ["build-agents.ts", "build-assets.ts"])
     await must(process.execPath, [join(root, "scripts", script)], script);
   const raw = await rawConfig();
   const { path, notes } = writeConfig(raw, planName, planName);
