@@ -1,8 +1,8 @@
 /**
  * `npm run bench:coldstart [-- --rounds N]`: this Worker's cold start beside the SDK Worker's
- * (bench/sdk-worker). Bundles the agents and the console, builds each Worker once as it deploys
- * (`wrangler deploy --dry-run --outfile`, its own wrangler.toml: ours minified, the SDK Worker as a
- * Workers developer would ship it), then profiles each bundle's startup `--rounds` times (default
+ * (bench/sdk-worker). Builds each Worker once as it deploys (ours by `npm run deploy -- --dry-run
+ * --plan paid`, minified, zod's locales left out; the SDK Worker by `wrangler deploy --dry-run
+ * --outfile` of its own wrangler.toml, as a Workers developer would ship it), then profiles each bundle's startup `--rounds` times (default
  * 5), alternating, with `wrangler check startup --worker`: it loads the bundle's main module in a
  * local workerd under the inspector, so it needs neither a login nor the network. Prints the
  * gzipped size (what Cloudflare's size limit counts, source maps excluded) and the startup's
@@ -55,12 +55,14 @@ function profile(bundle: string, dir: string): { gzipKiB: number; activeMs: numb
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-coldstart-"));
 try {
-  for (const script of ["build-agents.ts", "build-console.ts"])
-    run(process.execPath, [join(root, "scripts", script)]);
+  // Ours exactly as `npm run deploy -- --plan paid` builds it (scripts/bundle-worker.ts, then
+  // wrangler); the SDK Worker as a Workers developer would ship it.
+  run(process.execPath, [join(root, "scripts", "deploy.ts"), "--dry-run", "--plan", "paid"]);
   const workers = [
-    { name: "ours", config: join(root, "wrangler.toml") },
+    { name: "ours", config: join(root, "dist", "deploy", "paid", "wrangler.json") },
     { name: "SDK Worker", config: join(root, "bench", "sdk-worker", "wrangler.toml") },
   ].map((w) => {
+    // `--outfile`: the upload's form, which `wrangler check startup --worker` reads.
     const bundle = join(dir, `${w.name.replace(/\W/g, "")}.bundle`);
     run(wrangler, ["deploy", "--dry-run", "-c", w.config, "--outfile", bundle]);
     return { ...w, bundle, gzipKiB: 0, active: [] as number[] };

@@ -1,7 +1,8 @@
 /**
  * `npm run deploy [-- --plan free|paid]`: from a Cloudflare account wrangler is logged into to a
  * working endpoint, in one command. It bundles the agents and the console, writes the
- * configuration for the plan (scripts/deploy-config.ts) to dist/deploy/, asks for the
+ * configuration for the plan (scripts/deploy-config.ts) and the Worker's bundle
+ * (scripts/bundle-worker.ts) to dist/deploy/, asks for the
  * ANTHROPIC_API_KEY when the Worker does not have it yet (or takes it from the environment),
  * applies the D1 migrations and deploys (wrangler creates the D1 database and the R2 bucket the
  * first time, by their names in wrangler.toml; on later deploys the migrations go first), makes a
@@ -24,6 +25,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import type { Unstable_RawConfig as RawConfig } from "wrangler";
+import { bundleWorker } from "./bundle-worker.ts";
 import { removeTemporary, temporaryDir, trackChild } from "./cleanup.ts";
 import { DEPLOY_USAGE, deployArgs } from "./deploy-args.ts";
 import { deployConfig, PLANS, type PlanName } from "./deploy-config.ts";
@@ -89,15 +91,21 @@ async function rawConfig(): Promise<RawConfig> {
   return experimental_readRawConfig({ config: join(root, "wrangler.toml") }).rawConfig;
 }
 
-/** Writes the plan's configuration to dist/deploy/<name>/wrangler.json; returns its path. */
-function writeConfig(
+/**
+ * Writes the plan's configuration to dist/deploy/<name>/wrangler.json, its Worker bundled beside
+ * it (scripts/bundle-worker.ts); returns the configuration's path.
+ */
+async function writeConfig(
   raw: RawConfig,
   plan: PlanName,
   name: string,
-): { path: string; notes: string[]; config: RawConfig } {
+): Promise<{ path: string; notes: string[]; config: RawConfig }> {
   const dir = `dist/deploy/${name}`;
   const { config, notes } = deployConfig(raw, plan, dir);
   mkdirSync(join(root, dir), { recursive: true });
+  config.main = await bundleWorker(root, join(root, dir), raw.alias);
+  // The aliases are applied already; wrangler would resolve their paths from dist/deploy/.
+  delete config.alias;
   const path = join(root, dir, "wrangler.json");
   writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
   return { path, notes, config };
@@ -112,7 +120,7 @@ function secretNames(raw: RawConfig): string[] {
 
 /** `wrangler deploy --dry-run` of one configuration; prints its figures, returns what is wrong. */
 async function checkOne(raw: RawConfig, plan: PlanName, name: string): Promise<string[]> {
-  const { path, notes, config } = writeConfig(raw, plan, name);
+  const { path, notes, config } = await writeConfig(raw, plan, name);
   const out = join(root, "dist", "deploy", name, "bundle");
   rmSync(out, { recursive: true, force: true });
   const built = await run(wrangler, ["deploy", "--dry-run", "--config", path, "--outdir", out], {
@@ -193,7 +201,7 @@ async function loggedIn(): Promise<boolean> {
 
 /** `--dry-run`: the plan's configuration and bundle, built and measured; nothing uploaded. */
 async function dryRun(planName: PlanName): Promise<void> {
-  for (const script of ["build-agents.ts", "build-console.ts"])
+  for (const script of ["build-agents.ts", "build-assets.ts"])
     await must(process.execPath, [join(root, "scripts", script)], script);
   const failures = await checkOne(await rawConfig(), planName, planName);
   if (failures.length > 0) throw new Error(failures.join("\n"));
@@ -208,10 +216,10 @@ async function deploy(planName: PlanName): Promise<void> {
     throw new Error(
       "not logged in to Cloudflare: run npx wrangler login (or set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then npm run deploy again",
     );
-  for (const script of ["build-agents.ts", "build-console.ts"])
+  for (const script of ["build-agents.ts", "build-assets.ts"])
     await must(process.execPath, [join(root, "scripts", script)], script);
   const raw = await rawConfig();
-  const { path, notes } = writeConfig(raw, planName, planName);
+  const { path, notes } = await writeConfig(raw, planName, planName);
   console.log(`${PLANS[planName].label}: ${notes.join("; ")}`);
   const secrets = await secretsFile(path);
   const dbName = raw.d1_databases?.[0]?.database_name ?? "";

@@ -33,7 +33,7 @@ import { syntaxProblems, ToolTypes } from "./tool-types.ts";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
-const CONSOLE_BUILD = join(root, "scripts", "build-console.ts");
+const CONSOLE_BUILD = join(root, "scripts", "build-assets.ts");
 
 /** Runs a command; its output goes to the terminal except stdout when `quiet`. */
 function run(command: string, commandArgs: string[], env: Record<string, string>, quiet: boolean) {

@@ -45,7 +45,7 @@ export { WorkspaceObject } from "./workspace/workspace-object.ts";
 const app = new Hono<AppEnv>();
 app.use(requestLogger());
 app.use(corsFromConfig());
-// Runtime agent uploads: reload the registry when they changed (checked every 2 s at most, beside
+// Runtime agent uploads: reload the registry when they changed (checked every 30 s at most, beside
 // the request once the isolate has a registry).
 app.use(async (c, next) => {
   await refreshAgents(c.env, (work) => c.executionCtx.waitUntil(work));

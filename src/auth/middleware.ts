@@ -33,9 +33,10 @@ import { admitAttempt, countingRefusals, failureKeys } from "./failure-throttle.
 import { looksLikeJwt, verifyJwt } from "./jwt.ts";
 import { ANONYMOUS_PRINCIPAL } from "./principal.ts";
 import { sameSecret } from "./secrets.ts";
+import { tokenStillStands } from "./token-validity.ts";
 import { tokenHash } from "./tokens.ts";
 import { ADMIN_KEY_ID, API_KEY_ID } from "./user-ids.ts";
-import { principalBySubject, principalByToken, tokenStillValid } from "./users-store.ts";
+import { principalBySubject, principalByToken } from "./users-store.ts";
 
 /** How long a credential lookup is trusted, and how often an open stream re-checks. */
 export const AUTH_CACHE_MS = 5_000;
@@ -217,7 +218,7 @@ async function stillAuthorized(
     const cache = cacheOf(env);
     const hit = cache.get(principal.tokenHash);
     if (hit && Date.now() - hit.at < AUTH_CACHE_MS) return hit.principal !== null;
-    const valid = await tokenStillValid(env.DB, principal.tokenHash);
+    const valid = await tokenStillStands(env.DB, principal.tokenHash);
     if (!valid) cache.set(principal.tokenHash, { principal: null, at: Date.now() });
     return valid;
   }

@@ -75,18 +75,6 @@ export async function principalByToken(db: D1Database, token: string): Promise<P
   return principalOf(fromRow(row), "token", hash);
 }
 
-/** Whether a token (by hash) is still valid. */
-export async function tokenStillValid(db: D1Database, hash: string): Promise<boolean> {
-  const row = await db
-    .prepare(
-      `SELECT 1 AS ok FROM tokens t JOIN users u ON u.id = t.user_id
-       WHERE t.hash = ? AND t.revoked_at IS NULL AND u.disabled_at IS NULL`,
-    )
-    .bind(hash)
-    .first<{ ok: number }>();
-  return row !== null;
-}
-
 /** The user mapped to an OIDC subject; created (role user) on first sight. Null if disabled. */
 export async function principalBySubject(
   db: D1Database,

@@ -1,7 +1,7 @@
 /**
  * The web console: `GET /console` (the page, from the Worker) and its script and stylesheet under
  * content-hashed URLs, static assets Cloudflare serves before the Worker runs (scripts/
- * build-console.ts: cached for a year, nosniff; the page is revalidated). The page
+ * build-assets.ts: cached for a year, nosniff; the page is revalidated). The page
  * talks to the same A2A endpoints and REST API as any client, with the token the person enters.
  * Its CSP allows only its own script and styles, images of its own (and `data:` URLs: the Files
  * panel's image previews) and of the origins of the agents' https icons, and Trusted Types limit

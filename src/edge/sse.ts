@@ -62,23 +62,38 @@ export const STREAM_AUTH_RECHECK_MS = 5_000;
 /** What the last event of a stream whose credentials were revoked says. */
 export const REVOKED_MESSAGE = "Unauthorized: the credentials were revoked";
 
+/** Time to the next multiple of {@link STREAM_AUTH_RECHECK_MS} on the clock (never 0). */
+export function untilNextRecheck(now = Date.now()): number {
+  return STREAM_AUTH_RECHECK_MS - (now % STREAM_AUTH_RECHECK_MS);
+}
+
 /**
  * Re-checks a stream's credentials every {@link STREAM_AUTH_RECHECK_MS} (a check that fails to
  * run counts as still authorized) and calls `onRevoked` once when they no longer stand. Returns
- * the function that stops the checks.
+ * the function that stops the checks. The checks fall on the clock's multiples of the period, so
+ * every open stream of an isolate checks at the same moment and their tokens are looked up
+ * together (auth/token-validity.ts).
  */
 export function watchCredentials(
   stillAuthorized: () => Promise<boolean>,
   onRevoked: () => unknown,
 ): () => void {
-  let revoked = false;
-  const timer = setInterval(async () => {
-    if (revoked || (await stillAuthorized().catch(() => true)) || revoked) return;
-    revoked = true;
-    clearInterval(timer);
-    await onRevoked();
-  }, STREAM_AUTH_RECHECK_MS);
-  return () => clearInterval(timer);
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const tick = async () => {
+    if (stopped) return;
+    if (!(await stillAuthorized().catch(() => true)) && !stopped) {
+      stopped = true;
+      await onRevoked();
+      return;
+    }
+    if (!stopped) timer = setTimeout(tick, untilNextRecheck());
+  };
+  timer = setTimeout(tick, untilNextRecheck());
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 /** An async generator that yields nothing. */

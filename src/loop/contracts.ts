@@ -119,12 +119,33 @@ export interface ToolContext {
   /** The code sandbox for run_code (absent without a Worker Loader binding). */
   codeSandbox?: {
     loader: WorkerLoader;
+    /** run_code's transpiler, in an isolate of its own (tools/run-code/transpiler.ts). */
+    transpile: Transpile;
     /** Bindings the agent's frontmatter grants to the sandbox. */
     env: Record<string, unknown>;
     cpuMs: number;
     timeoutMs: number;
   };
 }
+
+/** The names run_code's transpiler gives the guard and the ran-marker in one run's modules. */
+export interface GuardNames {
+  guard: string;
+  ran: string;
+}
+
+/** One file for run_code's transpiler: its path, its source, whether it may be a snippet. */
+export interface SourceFile {
+  path: string;
+  source: string;
+  script?: boolean;
+}
+
+/** A module's JavaScript, or why it cannot be loaded (a syntax error, with its line). */
+export type Transpiled = { ok: true; js: string } | { ok: false; error: string };
+
+/** Turns sources into sandbox modules: one `Transpiled` per file, in order. */
+export type Transpile = (files: SourceFile[], names: GuardNames) => Promise<Transpiled[]>;
 
 /** A workspace file as the agent attaches it as a result (attach_file). */
 export interface AttachedFile {

@@ -17,6 +17,7 @@ import type { AgentDefinition, AgentSkill } from "../agents/identity.ts";
 import { callerMessage } from "../edge/errors.ts";
 import type { TaskPort } from "../edge/task-port.ts";
 import { newId } from "../platform/ids.ts";
+import { jsonSchemaValidator } from "../platform/json-schema-validator.ts";
 import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
 import { STATE_WORDS, stateOfWord } from "../protocol/task-states.ts";
 import { Id, type Message, type Part, type StreamEvent } from "../protocol/wire.ts";
@@ -152,7 +153,7 @@ export function mcpServer(port: TaskPort, options: McpToolsOptions): McpServer {
     guarded(options.onInternalError, tool);
   const server = new McpServer(
     { name: agent.name, version: agent.version },
-    { instructions: agent.description },
+    { instructions: agent.description, jsonSchemaValidator },
   );
   server.registerTool(
     "send_message",

@@ -12,6 +12,7 @@ import type { AgentDefinition } from "../agents/identity.ts";
 import type { McpServerConfig } from "../agents/identity-schema.ts";
 import { envNamed } from "../config/env-lookup.ts";
 import type { Tool, ToolResult } from "../loop/contracts.ts";
+import { jsonSchemaValidator } from "../platform/json-schema-validator.ts";
 import { log } from "../platform/logging.ts";
 import { currentTraceHeaders } from "../trace/current-span.ts";
 import { type McpUnavailable, unavailableReason } from "./unavailable.ts";
@@ -46,7 +47,10 @@ async function withClient<T>(
   endpoint: McpEndpoint,
   fn: (client: Client) => Promise<T>,
 ): Promise<T> {
-  const client = new Client({ name: "a2a-edge-harness", version: "0.1.0" });
+  const client = new Client(
+    { name: "a2a-edge-harness", version: "0.1.0" },
+    { jsonSchemaValidator },
+  );
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
     requestInit: { headers: { ...endpoint.headers, ...currentTraceHeaders() } },
   });

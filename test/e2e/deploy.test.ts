@@ -221,7 +221,7 @@ describe("the configuration deployed per plan", () => {
   const raw = {
     name: "w",
     main: "src/worker.ts",
-    assets: { directory: "dist/console-assets" },
+    assets: { directory: "dist/assets" },
     vars: { SCHEDULES: "{}" },
     worker_loaders: [{ binding: "LOADER" }],
     triggers: { crons: ["23 3 * * *"] },
@@ -233,7 +233,7 @@ describe("the configuration deployed per plan", () => {
     expect(free.config.worker_loaders).toBeUndefined();
     expect(free.notes[0]).toMatch(/^run_code: off \(Dynamic Workers need Workers Paid/);
     expect(free.config.main).toBe("../../../src/worker.ts");
-    expect(free.config.assets?.directory).toBe("../../../dist/console-assets");
+    expect(free.config.assets?.directory).toBe("../../../dist/assets");
     expect(free.config.d1_databases?.[0]?.migrations_dir).toBe("../../../migrations");
     expect(deployConfig(raw, "paid", "dist/deploy/paid").config.worker_loaders).toEqual([
       { binding: "LOADER" },

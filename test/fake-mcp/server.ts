@@ -1,7 +1,8 @@
 /**
  * A small MCP server (streamable HTTP, stateless) on 127.0.0.1 for the tests, built with the
  * official MCP TypeScript SDK. Tools: `lookup` (a definition), `fail` (a tool error), `long`
- * (200 lines, for output compaction). Under the path `/many` it is another server, of
+ * (200 lines, for output compaction), `stats` (with an `outputSchema`: a client must validate its
+ * structured content, which a Worker cannot do with ajv). Under the path `/many` it is another server, of
  * {@link MANY_TOOLS} tools (for tool search): 199 record operations, then `weather_forecast`.
  * With `token`, requests without `Authorization: Bearer <token>` get 401. Node only.
  */
@@ -38,6 +39,22 @@ function mcpServer(calls: FakeMcpServer["calls"]): McpServer {
     const text = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`).join("\n");
     return { content: [{ type: "text", text }] };
   });
+  server.registerTool(
+    "stats",
+    {
+      description: "Counts the pages about a term.",
+      inputSchema: { term: z.string() },
+      outputSchema: { term: z.string(), pages: z.number().int() },
+    },
+    async ({ term }) => {
+      calls.push({ tool: "stats", args: { term } });
+      const structuredContent = { term, pages: term.length };
+      return {
+        content: [{ type: "text", text: JSON.stringify(structuredContent) }],
+        structuredContent,
+      };
+    },
+  );
   return server;
 }
 

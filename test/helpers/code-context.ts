@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import type { ToolContext, ToolResult } from "../../src/loop/contracts.ts";
 import { runCodeTool } from "../../src/tools/run-code/run-code.ts";
+import { isolateTranspiler } from "../../src/tools/run-code/transpiler.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
 import { ok } from "./results.ts";
@@ -26,6 +27,7 @@ export function context(
     scratch: { bucket: env.FILES, scratchId: "code-test" },
     codeSandbox: {
       loader: env.LOADER,
+      transpile: isolateTranspiler(env.LOADER, env.ASSETS),
       env: {},
       cpuMs: limits.cpuMs ?? 1_000,
       timeoutMs: limits.timeoutMs ?? 5_000,

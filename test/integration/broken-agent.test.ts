@@ -5,7 +5,12 @@
  */
 import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { OVERRIDES_INDEX, refreshAgents } from "../../src/agents/overrides.ts";
+import {
+  checkAgentsNow,
+  OVERRIDES_INDEX,
+  OVERRIDES_RECHECK_MS,
+  refreshAgents,
+} from "../../src/agents/overrides.ts";
 import type { AgentRegistry } from "../../src/agents/registry.ts";
 import { sharedKey } from "../../src/store/r2-keys.ts";
 import { fetchWorker, rpc, userMessage } from "../helpers/a2a.ts";
@@ -15,10 +20,10 @@ const BROKEN = "---\nname: writer\nmaxTurns: lots\n---\nYou write.\n";
 const WHY =
   "agents/writer/IDENTITY.md (uploaded):3:11: frontmatter.maxTurns: expected an integer between 1 and 500";
 
-/** Waits until the registry (re-checked every 2 s) serves writer or not. */
+/** Waits until the registry, checked now each time, serves writer or not. */
 const writerServed = (served: boolean) =>
   until(
-    async () => (await refreshAgents(env)).has("writer"),
+    async () => (await checkAgentsNow(env)).has("writer"),
     (has) => has === served,
   );
 
@@ -83,7 +88,7 @@ describe("a broken agent file", () => {
     try {
       await env.FILES.put(sharedKey("writer", "IDENTITY.md"), BROKEN);
       await env.FILES.put(OVERRIDES_INDEX, JSON.stringify({ writer: { updatedAt: "later" } }));
-      clock.mockReturnValue(now + 3_000);
+      clock.mockReturnValue(now + OVERRIDES_RECHECK_MS + 1_000);
       served = refreshAgents(env, (work) => handed.push(work));
     } finally {
       clock.mockRestore();

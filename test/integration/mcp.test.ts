@@ -22,6 +22,7 @@ describe("MCP tools", () => {
       tool("docs__lookup", { term: "edge" }),
       tool("docs__fail", {}),
       tool("docs__long", {}),
+      tool("docs__stats", { term: "edge" }),
       { text: "done" },
     ]);
     const task = await sendTask(
@@ -31,7 +32,11 @@ describe("MCP tools", () => {
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
     const offered = await offeredTools(s.id);
     expect(offered).toEqual(expect.arrayContaining(["docs__lookup", "docs__fail", "docs__long"]));
-    const [lookup, fail, long] = await toolResults(s.id);
+    // A tool with an outputSchema: its structured content is validated without code generation
+    // (ajv's compiled validators cannot run in a Worker: listing such a server's tools failed).
+    expect(offered).toContain("docs__stats");
+    const [lookup, fail, long, stats] = await toolResults(s.id);
+    expect(stats).toBe('{"term":"edge","pages":4}');
     expect(lookup).toBe("Definition of edge: a thing at the edge.");
     expect(fail).toBe("ERROR the docs backend is down");
     // Output compaction (COMPACT_OUTPUT_LINES, 50) applies to MCP results too.

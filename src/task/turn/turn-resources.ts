@@ -11,6 +11,7 @@ import type { MemoryAccess, ToolContext } from "../../loop/contracts.ts";
 import { scratchPrefix } from "../../store/r2-keys.ts";
 import { listPrefix } from "../../store/r2-prefix.ts";
 import { sharedMemory } from "../../store/shared-memory.ts";
+import { isolateTranspiler } from "../../tools/run-code/transpiler.ts";
 import { workspaceFor } from "../../workspace/client.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import { lineageOf } from "../store/lineage.ts";
@@ -50,6 +51,7 @@ export function codeSandboxFor(
   return {
     codeSandbox: {
       loader: env.LOADER,
+      transpile: isolateTranspiler(env.LOADER, env.ASSETS),
       env: Object.fromEntries(
         agent.code.bindings
           .map((name) => [name, envNamed(env, name)])

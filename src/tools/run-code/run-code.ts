@@ -8,12 +8,13 @@
  * the feature it names (`feature`), and every feature whose test files it ran, get its counts.
  */
 import { z } from "zod";
-import type { ToolContext } from "../../loop/contracts.ts";
+import type { SourceFile, ToolContext } from "../../loop/contracts.ts";
 import { recordTestRun } from "../../workspace/state/feature-record.ts";
 import { FeatureId } from "../../workspace/state/feature-status.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import { defineTool } from "../input.ts";
 import { type RunReport, runInSandbox, type SandboxProgram } from "./sandbox.ts";
+import { guardNames } from "./transpiler.ts";
 
 const CODE_FILE = /\.(js|mjs|ts|mts|json)$/;
 const TEST_FILE = /\.test\.(js|mjs|ts|mts)$/;
@@ -55,7 +56,9 @@ const Input = z
   });
 
 /** What building and running a program needs: the workspace, the limits, the sandbox. */
-type RunDeps = Pick<ToolContext, "workspace" | "config" | "codeSandbox">;
+type RunDeps = Pick<ToolContext, "workspace" | "config"> & {
+  codeSandbox: NonNullable<ToolContext["codeSandbox"]>;
+};
 
 /** Reads a whole workspace file (paged reads). */
 async function readWhole(context: RunDeps, path: string): Promise<string | { error: string }> {
@@ -83,6 +86,25 @@ function jsonModule(path: string, source: string): SandboxProgram["modules"][str
   }
 }
 
+/** The sources of `paths`, in order, within `maxBytes` in all. */
+async function readSources(
+  context: RunDeps,
+  paths: string[],
+  maxBytes: number,
+): Promise<Array<[string, string]> | { error: string }> {
+  const sources: Array<[string, string]> = [];
+  let bytes = 0;
+  for (const path of paths) {
+    const source = await readWhole(context, path);
+    if (typeof source !== "string") return { error: source.error };
+    bytes += source.length;
+    if (bytes > maxBytes)
+      return { error: `the code files add up to more than ${maxBytes} bytes; name fewer in files` };
+    sources.push([path, source]);
+  }
+  return sources;
+}
+
 /** Builds the program: workspace modules (within limits), the snippet, what to import. */
 async function program(
   data: z.infer<typeof Input>,
@@ -101,24 +123,13 @@ async function program(
     return {
       error: `the workspace has ${paths.length} code files, more than the ${maxModules} a run loads; name the ones needed in files`,
     };
-  // The transpiler (sucrase, acorn) loads with an isolate's first run, not at every isolate's start.
-  const { guardNames, toModule } = await import("./transpile.ts");
+  const sources = await readSources(context, paths, maxBytes);
+  if ("error" in sources) return sources;
   const modules: SandboxProgram["modules"] = {};
-  const names = guardNames();
-  let bytes = 0;
-  for (const path of paths) {
-    const source = await readWhole(context, path);
-    if (typeof source !== "string") return { error: source.error };
-    bytes += source.length;
-    if (bytes > maxBytes)
-      return { error: `the code files add up to more than ${maxBytes} bytes; name fewer in files` };
-    if (path.endsWith(".json")) {
-      modules[path] = jsonModule(path, source);
-      continue;
-    }
-    const module = toModule(path, source, names);
-    if (!module.ok) return { error: module.error };
-    modules[path] = { js: module.js };
+  const files: SourceFile[] = [];
+  for (const [path, source] of sources) {
+    if (path.endsWith(".json")) modules[path] = jsonModule(path, source);
+    else files.push({ path, source });
   }
   let entries: string[];
   if (data.mode === "test") {
@@ -127,17 +138,20 @@ async function program(
       return { error: "no test files: name them in tests, or add *.test.js / *.test.ts files" };
   } else if (data.code !== undefined) {
     const name = SNIPPET[data.language];
-    const module = toModule(name, data.code, names, { script: true });
-    if (!module.ok) return { error: module.error };
-    modules[name] = { js: module.js };
+    files.push({ path: name, source: data.code, script: true });
     entries = [name];
   } else entries = [data.path as string];
+  const transpiled = await context.codeSandbox.transpile(files, guardNames());
+  for (const [i, module] of transpiled.entries()) {
+    if (!module.ok) return { error: module.error };
+    modules[files[i]?.path ?? ""] = { js: module.js };
+  }
   return {
     modules,
     mode: data.mode,
     entries,
     input: data.input,
-    env: context.codeSandbox?.env ?? {},
+    env: context.codeSandbox.env,
   };
 }
 
@@ -183,7 +197,7 @@ export const runCodeTool = defineTool({
         content: "run_code is not available here (no Worker Loader binding)",
         isError: true,
       };
-    const built = await program(input, context);
+    const built = await program(input, { ...context, codeSandbox: sandbox });
     if ("error" in built) return { content: `run_code: ${built.error}`, isError: true };
     const limits = context.config.runCode;
     const wallMs = Math.min(input.timeout_ms ?? sandbox.timeoutMs, sandbox.timeoutMs);

@@ -13,7 +13,7 @@
  */
 import { parse } from "acorn";
 import { transform } from "sucrase";
-import { randomHex } from "../../platform/hex.ts";
+import type { GuardNames, Transpiled } from "../../loop/contracts.ts";
 import { GUARD_MODULE } from "./guard-module.ts";
 
 const LOOPS = new Set([
@@ -55,18 +55,6 @@ function childrenOf(node: AstNode): AstNode[] {
     .filter(isNode);
 }
 
-/** The names the transpiler gives the guard and the ran-marker in one run's modules. */
-export interface GuardNames {
-  guard: string;
-  ran: string;
-}
-
-/** Names no user code can know: a random part per run. */
-export function guardNames(): GuardNames {
-  const nonce = randomHex(8);
-  return { guard: `__a2a_guard_${nonce}`, ran: `__a2a_ran_${nonce}` };
-}
-
 /** Source positions where the guard call goes: each loop body and each function body. */
 function guardInsertions(node: AstNode, guard: string, out: Array<[number, string]>): void {
   const body = node.body;
@@ -90,9 +78,6 @@ function awaitsAtTopLevel(node: AstNode): boolean {
     return true;
   return childrenOf(node).some(awaitsAtTopLevel);
 }
-
-/** A module's JavaScript, or why it cannot be loaded (a syntax error, with its line). */
-export type Transpiled = { ok: true; js: string } | { ok: false; error: string };
 
 const isTypeScript = (path: string) => /\.(ts|mts|cts)$/.test(path);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,14 +1,20 @@
 /**
- * An open stream's credentials are re-checked every STREAM_AUTH_RECHECK_MS, on the clock of the
- * timers (faked here, so the cadence is tested, not the machine's speed): nothing before the
- * first interval, one check per interval, `onRevoked` once when a check finds the credential
- * gone and no checks after it; a check that fails to run counts as still authorized.
+ * An open stream's credentials are re-checked every STREAM_AUTH_RECHECK_MS, at the clock's
+ * multiples of it (timers and clock faked here, so the cadence is tested, not the machine's
+ * speed): nothing before the first multiple, one check per period, `onRevoked` once when a check
+ * finds the credential gone and no checks after it; a check that fails to run counts as still
+ * authorized; streams opened at different moments check at the same ones (so their tokens are
+ * looked up together).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { STREAM_AUTH_RECHECK_MS, watchCredentials } from "../../../src/edge/sse.ts";
 
+/** A moment on a multiple of the period. */
+const ALIGNED = 1_800_000_000_000;
+
 beforeEach(() => {
   vi.useFakeTimers();
+  vi.setSystemTime(ALIGNED);
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -57,5 +63,29 @@ describe("watchCredentials", () => {
     stop();
     await vi.advanceTimersByTimeAsync(2 * STREAM_AUTH_RECHECK_MS);
     expect(checks).toBe(2);
+  });
+
+  it("checks every stream of the isolate at the same moments, whenever it opened", async () => {
+    const moments: Array<[string, number]> = [];
+    const watch = (name: string) =>
+      watchCredentials(
+        async () => {
+          moments.push([name, Date.now()]);
+          return true;
+        },
+        () => {},
+      );
+    const early = watch("early");
+    await vi.advanceTimersByTimeAsync(1_234);
+    const late = watch("late");
+    await vi.advanceTimersByTimeAsync(2 * STREAM_AUTH_RECHECK_MS);
+    const at = (name: string) => moments.filter(([n]) => n === name).map(([, t]) => t);
+    expect(at("early")).toEqual([
+      ALIGNED + STREAM_AUTH_RECHECK_MS,
+      ALIGNED + 2 * STREAM_AUTH_RECHECK_MS,
+    ]);
+    expect(at("late")).toEqual(at("early"));
+    early();
+    late();
   });
 });

@@ -1,0 +1,55 @@
+/**
+ * The Worker's code as deployed: src/worker.ts bundled by esbuild exactly as wrangler bundles it
+ * (platform browser, conditions workerd/worker/browser, node: and cloudflare: modules left to
+ * the runtime, wrangler.toml's [alias] applied), less zod's 60 locales. zod's classic API exports
+ * them all as one namespace (`z.locales`), which no bundler can shake out, and nothing here uses
+ * any but English (zod's default); they were ~260 KB of the bundle. Every other input is the same
+ * as wrangler's own bundle (docs/benchmarks.md, Cold start, says how that was checked). The deploy
+ * script points the plan's configuration at this file; wrangler bundles it again (its nodejs_compat
+ * plugins, defines and minification apply then) and chains the source map back to src/.
+ */
+import { join, resolve } from "node:path";
+import { build, type Plugin } from "esbuild";
+
+/** Replaces zod's locales index with English alone (the only locale zod configures or we use). */
+const englishOnly: Plugin = {
+  name: "zod-english-only",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer)
+        ? { path: "zod-locales-english-only", namespace: "zod-locales" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "zod-locales" }, () => ({
+      contents: 'export { default as en } from "zod/v4/locales/en.js";',
+      resolveDir: process.cwd(),
+    }));
+  },
+};
+
+/**
+ * Bundles the Worker into `outDir`/worker.js (with its source map); `alias` is wrangler.toml's
+ * [alias], its paths relative to `root`. Returns the file's name, relative to `outDir`.
+ */
+export async function bundleWorker(
+  root: string,
+  outDir: string,
+  alias: Record<string, string> = {},
+): Promise<string> {
+  await build({
+    absWorkingDir: root,
+    entryPoints: [join(root, "src", "worker.ts")],
+    outfile: join(outDir, "worker.js"),
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    conditions: ["workerd", "worker", "browser"],
+    external: ["cloudflare:*", "node:*"],
+    alias: Object.fromEntries(Object.entries(alias).map(([from, to]) => [from, resolve(root, to)])),
+    sourcemap: "linked",
+    logLevel: "error",
+    plugins: [englishOnly],
+  });
+  return "worker.js";
+}
