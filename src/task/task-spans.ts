@@ -92,10 +92,10 @@ export function exportAtEnd(
   rt: Pick<TaskRuntime, "store" | "log" | "modelCalls" | "children" | "loopState">,
   config: Pick<Config, "trace">,
   db: D1Database,
-  state: string,
+  state: TaskStateName,
 ): Promise<void> | undefined {
   const target = config.trace.export;
-  if (!target || !isTerminal(state as TaskStateName)) return undefined;
+  if (!target || !isTerminal(state)) return undefined;
   return new Promise((resolve) => setTimeout(resolve, 0))
     .then(() => Promise.all([traceOfTask(rt, config), exportedIdKey(db)]))
     .then(([trace, key]) => exportedSpans(trace.spans, key))

@@ -8,8 +8,8 @@ import { loadConfig } from "../../config/config.ts";
 import type { Subagents, SubagentType } from "../../loop/contracts.ts";
 import { EMPTY_USAGE, sumUsage, type Usage } from "../../model/usage.ts";
 import { log } from "../../platform/logging.ts";
-import { isSettled, isTerminal, stateWord } from "../../protocol/task-states.ts";
-import type { Part, TaskStateName } from "../../protocol/wire.ts";
+import { isSettled, isTerminal, stateWord, taskStateOf } from "../../protocol/task-states.ts";
+import type { Part } from "../../protocol/wire.ts";
 import { callableTypes, type Delegator, transportFor } from "../../subagents/reach.ts";
 import type { ChildTransport, PolledChild } from "../../subagents/transport.ts";
 import { freshBudget } from "../../users/limits.ts";
@@ -172,11 +172,11 @@ export class ChildTasks {
       }
       const last = child.report;
       if (last && last.state === polled.state && last.text === polled.text) continue;
-      if (!isSettled(polled.state as TaskStateName) && polled.state !== "MESSAGE") continue;
+      // A Message answer is the child's whole answer: it completed.
+      const state = polled.state === "MESSAGE" ? "TASK_STATE_COMPLETED" : taskStateOf(polled.state);
+      if (!state || !isSettled(state)) continue;
       this.onReport(child.id, {
-        state: (polled.state === "MESSAGE"
-          ? "TASK_STATE_COMPLETED"
-          : polled.state) as TaskStateName,
+        state,
         text: polled.text,
         ...(polled.question ? { question: polled.question } : {}),
         usage: child.countedUsage ?? EMPTY_USAGE,
