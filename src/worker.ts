@@ -35,9 +35,9 @@ import { cronRoutes, runCron } from "./triggers/cron.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
 import { webhookRoutes } from "./triggers/webhook-routes.ts";
 
-export { RetentionObject } from "./api/retention-object.ts";
 export { ContextObject } from "./conversations/context-object.ts";
 export { EventHub } from "./events/event-hub.ts";
+export { RetentionObject } from "./privacy/retention-object.ts";
 export { TaskObject } from "./task/task-object.ts";
 export { UserObject } from "./users/user-object.ts";
 export { WorkspaceObject } from "./workspace/workspace-object.ts";
