@@ -11,7 +11,7 @@ import { log } from "../../platform/logging.ts";
 import { isSettled, isTerminal, stateWord, taskStateOf } from "../../protocol/task-states.ts";
 import type { Part } from "../../protocol/wire.ts";
 import { callableTypes, type Delegator, transportFor } from "../../subagents/reach.ts";
-import type { ChildTransport, PolledChild } from "../../subagents/transport.ts";
+import type { ChildTransport, LocalTransportFor, PolledChild } from "../../subagents/transport.ts";
 import { freshBudget } from "../../users/limits.ts";
 import type { EventSink, StatusWriter } from "../runtime/status-change.ts";
 import type { TaskState } from "../runtime/task-state.ts";
@@ -42,10 +42,13 @@ export type DelegatingTask = Pick<
 export class ChildTasks {
   readonly #task: DelegatingTask;
   readonly #env: Env;
+  readonly #local: LocalTransportFor;
 
-  constructor(task: DelegatingTask, env: Env) {
+  /** `local`: the transport of local children (the task gateway's, see worker.ts). */
+  constructor(task: DelegatingTask, env: Env, local: LocalTransportFor) {
     this.#task = task;
     this.#env = env;
+    this.#local = local;
   }
 
   #delegator(): Delegator {
@@ -55,6 +58,7 @@ export class ChildTasks {
     return {
       owner: record.owner,
       agent: record.agent,
+      counters: record.counters,
       traceId: record.traceId,
       isSubagent,
       task: record,
@@ -63,7 +67,7 @@ export class ChildTasks {
 
   /** The transport a child runs on: `local`, or the registry name of its remote agent. */
   #transport(name: string): ChildTransport {
-    return transportFor(this.#env, loadConfig(this.#env), this.#delegator(), name);
+    return transportFor(this.#env, loadConfig(this.#env), this.#delegator(), name, this.#local);
   }
 
   /** The sub-agent types this task may call: none for a sub-agent, never itself, within the rules. */
@@ -128,13 +132,13 @@ export class ChildTasks {
       answer: async (childTaskId: string, parts: Part[]) => {
         const child = task.children.get(childTaskId);
         if (!child) throw new Error(`no child ${childTaskId}`);
-        await this.#transport(child.transport).answer(childTaskId, parts);
+        await this.#transport(child.transport).answer(childTaskId, parts, child.agent);
         if (child.report) task.children.markAnswered(childTaskId, child.report.version);
         if (child.transport !== "local") await this.schedulePoll(0);
       },
       cancel: async (childTaskId: string) => {
         const child = task.children.get(childTaskId);
-        if (child) await this.#transport(child.transport).cancel(childTaskId);
+        if (child) await this.#transport(child.transport).cancel(childTaskId, child.agent);
       },
     };
   }
@@ -277,7 +281,7 @@ export class ChildTasks {
     let failed = 0;
     for (const child of open) {
       try {
-        await this.#transport(child.transport).cancel(child.id);
+        await this.#transport(child.transport).cancel(child.id, child.agent);
         task.children.report(child.id, {
           state: "TASK_STATE_CANCELED",
           text: "Canceled with its parent.",
