@@ -47,7 +47,7 @@ function gatewayDeps(env: Env, name: string, served = true): GatewayDeps | undef
 }
 
 /** The parent as the gateway's caller; its span continues the `task` tool call's, if any. */
-function callerOf(parent: ParentCaller & Pick<ParentTask, "budget">): GatewayCaller {
+function parentAsCaller(parent: ParentCaller & Pick<ParentTask, "budget">): GatewayCaller {
   const span = currentSpan();
   return {
     owner: parent.owner,
@@ -91,7 +91,7 @@ async function startChild(
       {
         ...deps,
         agent: call.agent,
-        caller: callerOf(parent),
+        caller: parentAsCaller(parent),
         child: { lineage: parent.lineage, callId: call.callId },
       },
       { message, configuration: { returnImmediately: true } },
@@ -115,7 +115,7 @@ async function answerChild(
   const deps = gatewayDeps(env, agent);
   if (!deps) throw new Error(`the agent ${agent} is not served here`);
   const message: Message = { messageId: newId(), role: "ROLE_USER", parts, taskId: childTaskId };
-  await durableGateway(deps).send(callerOf(parent), {
+  await durableGateway(deps).send(parentAsCaller(parent), {
     message,
     configuration: { returnImmediately: true },
   });
@@ -131,7 +131,7 @@ async function cancelChild(
   const deps = gatewayDeps(env, agent, false);
   if (!deps) throw new Error(`the agent ${agent} is not known here`);
   try {
-    await durableGateway(deps).cancel(callerOf(parent), { id: childTaskId });
+    await durableGateway(deps).cancel(parentAsCaller(parent), { id: childTaskId });
   } catch (error) {
     if (!(error instanceof TaskNotCancelableError)) throw error;
   }

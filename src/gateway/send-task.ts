@@ -101,15 +101,16 @@ export async function sendToTask(
 }
 
 /**
- * The new task's conversation, owner and id. A local sub-agent's task is its parent's owner's, in a
- * conversation of its own, under an id its parent's tool call derives. An anonymous caller's tasks belong to the
- * conversation: their owner derives from the contextId, so its task ids are as unguessable as
- * that. A task id is derived from (owner, agent, messageId): a resent message, even a concurrent
- * one, reaches the same object, whose create() returns the task it already made (unless the agent
- * turns that off: then each message is a new task). A conversation the server opens is named
- * after its first task (`contextIdFor`), so the conversation's object, made only when a second
- * task joins, can ask that task for its turns; an anonymous one's first task is named after the
- * new contextId instead (its owner, and so any derived id, needs the contextId first).
+ * The new task's conversation, owner and id. A local sub-agent's task is its parent's owner's, in
+ * a conversation of its own, under an id its parent's tool call derives. An anonymous caller's
+ * tasks belong to the conversation: their owner derives from the contextId, so its task ids are
+ * as unguessable as that. A task id is derived from (owner, agent, messageId): a resent message,
+ * even a concurrent one, reaches the same object, whose create() returns the task it already made
+ * (unless the agent turns that off: then each message is a new task). A conversation the server
+ * opens is named after its first task (`contextIdFor`), so the conversation's object, made only
+ * when a second task joins, can ask that task for its turns; an anonymous one's first task is
+ * named after the new contextId instead (its owner, and so any derived id, needs the contextId
+ * first).
  */
 async function newTaskIds(
   deps: SendDeps,
