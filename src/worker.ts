@@ -1,6 +1,7 @@
 /**
  * The Worker: routes requests to the A2A surface and health check, turns anything thrown into a
- * JSON error (never an HTML page), and exports the task Durable Object class.
+ * JSON error (never an HTML page), and exports the Durable Object classes (the task object's with
+ * the task gateway's transport to local sub-agents).
  */
 import { Hono } from "hono";
 import { a2aRoutes } from "./a2a/routes.ts";
@@ -22,6 +23,7 @@ import { authenticate, requireAdmin } from "./auth/middleware.ts";
 import { loadConfig } from "./config/config.ts";
 import { consoleRoutes } from "./console/routes.ts";
 import { eventRoutes } from "./events/agent-events.ts";
+import { localChildren } from "./gateway/local-children.ts";
 import { mcpRoutes } from "./mcp-server/routes.ts";
 import { platformEnv } from "./platform/bindings.ts";
 import { jsonBodyOnly } from "./platform/content-type.ts";
@@ -31,16 +33,27 @@ import { guardedEntry } from "./platform/limit-guard.ts";
 import { errorFields, log, requestLogger } from "./platform/logging.ts";
 import { WORKSPACE_FILE_ROUTE } from "./platform/route-match.ts";
 import type { AppEnv } from "./protocol/app-types.ts";
+import { TaskObject as TaskObjectOfTask } from "./task/task-object.ts";
 import { cronRoutes, runCron } from "./triggers/cron.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
 import { webhookRoutes } from "./triggers/webhook-routes.ts";
 
-export { RetentionObject } from "./api/retention-object.ts";
 export { ContextObject } from "./conversations/context-object.ts";
 export { EventHub } from "./events/event-hub.ts";
-export { TaskObject } from "./task/task-object.ts";
+export { RetentionObject } from "./privacy/retention-object.ts";
 export { UserObject } from "./users/user-object.ts";
 export { WorkspaceObject } from "./workspace/workspace-object.ts";
+
+/**
+ * The task Durable Object as the Worker runs it: its local sub-agents go through the task gateway
+ * like every other caller's tasks (gateway/local-children.ts), handed down from here since the
+ * gateway stands above the task objects.
+ */
+export class TaskObject extends TaskObjectOfTask {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env, localChildren);
+  }
+}
 
 const app = new Hono<AppEnv>();
 app.use(requestLogger());

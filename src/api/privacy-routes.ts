@@ -14,6 +14,7 @@ import { getUser, tokenHashes, tokenList } from "../auth/users-store.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { userCounters } from "../platform/object-names.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import { eraseContexts, eraseOwnerFiles, eraseTasks } from "../privacy/erase.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import type { Task } from "../protocol/wire.ts";
 import { scratchPrefix, userKey } from "../store/r2-keys.ts";
@@ -21,7 +22,6 @@ import { deletePrefix, listPrefix } from "../store/r2-prefix.ts";
 import { deleteAccountRows, userTasks } from "../store/task-queries.ts";
 import { userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
-import { eraseContexts, eraseOwnerFiles, eraseTasks } from "./erase.ts";
 
 const PARALLEL = 6;
 

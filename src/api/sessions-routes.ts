@@ -17,6 +17,7 @@ import { loadConfig } from "../config/config.ts";
 import { estimateCost } from "../model/pricing.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import { eraseContexts, eraseOwnerFiles, eraseTasks } from "../privacy/erase.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { HARNESS_EVENTS_EXTENSION } from "../protocol/extensions.ts";
 import type { Message, Task } from "../protocol/wire.ts";
@@ -27,7 +28,6 @@ import {
   withDescendants,
 } from "../store/task-queries.ts";
 import { agentModel } from "../trace/cost.ts";
-import { eraseContexts, eraseOwnerFiles, eraseTasks } from "./erase.ts";
 
 /** Who owns session `contextId` for this caller: itself, or (anonymous) that conversation. */
 function ownerOf(c: Context<AppEnv>, contextId: string): Promise<string> | string {

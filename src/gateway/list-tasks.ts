@@ -7,7 +7,8 @@
  */
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { ListTasksParams } from "../protocol/params.ts";
-import type { Task, TaskStateName } from "../protocol/wire.ts";
+import { storedTaskState } from "../protocol/task-states.ts";
+import type { Task } from "../protocol/wire.ts";
 import { listTaskIndex, type TaskIndexRow } from "../store/d1-index.ts";
 
 /** Default and largest page size. */
@@ -44,7 +45,7 @@ export function taskFromIndex(row: TaskIndexRow): Task {
   return {
     id: row.id,
     contextId: row.contextId,
-    status: { state: row.state as TaskStateName, timestamp: row.updatedAt },
+    status: { state: storedTaskState(row.state), timestamp: row.updatedAt },
     metadata: {
       owner: row.owner,
       traceId: row.traceId,

@@ -2,15 +2,18 @@
  * A send, from the task gateway to the task object: checks the message (media types, an
  * inline push config), lets an agent program answer with a Message instead, then creates the
  * task (or continues the one the message names). A blocking send is one call: the task object
- * answers once the task settles.
+ * answers once the task settles. A local sub-agent's start (local-children.ts) also carries its
+ * {@link ChildOrigin}, which no face can set: the child's lineage, and an id and conversation of
+ * its own derived from the parent's tool call.
  */
 
 import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymous.ts";
 import { contextIdFor, firstTaskOf } from "../conversations/join.ts";
-import { newId, taskIdFor } from "../platform/ids.ts";
+import { childTaskIdFor, newId, taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { budgetOf } from "../protocol/app-types.ts";
 import type { Message } from "../protocol/wire.ts";
+import type { Lineage } from "../subagents/transport.ts";
 import type { SendOutcome } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
 import {
@@ -31,6 +34,15 @@ export interface SendDeps {
   definition: SendDefinition;
   allowPrivateUrls: boolean;
   caller: GatewayCaller;
+  /** Set only for a local sub-agent's start (local-children.ts); never from a face's request. */
+  child?: ChildOrigin;
+}
+
+/** Where a local sub-agent's task comes from: its parent's lineage and `task` tool call. */
+export interface ChildOrigin {
+  lineage: Lineage;
+  /** The parent's tool call: with the parent task, it names the child (childTaskIdFor). */
+  callId: string;
 }
 
 /** What a send made: the task and the object's answer (`settled` when it waited), or a reply. */
@@ -66,7 +78,7 @@ export async function sendToTask(
   const input = {
     taskId,
     contextId,
-    freshContext: message.contextId === undefined,
+    freshContext: !deps.child && message.contextId === undefined,
     agent: deps.agent,
     owner,
     counters: who.counters,
@@ -76,6 +88,7 @@ export async function sendToTask(
     message,
     ...(request.metadata ? { requestMetadata: request.metadata } : {}),
     ...(caller ? { remoteParent: caller } : {}),
+    ...(deps.child ? { parent: deps.child.lineage } : {}),
     ...(who.delegation ? { delegation: who.delegation } : {}),
     ...(pushConfig ? { pushConfig } : {}),
     ...(who.baseUrl ? { baseUrl: who.baseUrl } : {}),
@@ -88,20 +101,27 @@ export async function sendToTask(
 }
 
 /**
- * The new task's conversation, owner and id. An anonymous caller's tasks belong to the
- * conversation: their owner derives from the contextId, so its task ids are as unguessable as
- * that. A task id is derived from (owner, agent, messageId): a resent message, even a concurrent
- * one, reaches the same object, whose create() returns the task it already made (unless the agent
- * turns that off: then each message is a new task). A conversation the server opens is named
- * after its first task (`contextIdFor`), so the conversation's object, made only when a second
- * task joins, can ask that task for its turns; an anonymous one's first task is named after the
- * new contextId instead (its owner, and so any derived id, needs the contextId first).
+ * The new task's conversation, owner and id. A local sub-agent's task is its parent's owner's, in
+ * a conversation of its own, under an id its parent's tool call derives. An anonymous caller's
+ * tasks belong to the conversation: their owner derives from the contextId, so its task ids are
+ * as unguessable as that. A task id is derived from (owner, agent, messageId): a resent message,
+ * even a concurrent one, reaches the same object, whose create() returns the task it already made
+ * (unless the agent turns that off: then each message is a new task). A conversation the server
+ * opens is named after its first task (`contextIdFor`), so the conversation's object, made only
+ * when a second task joins, can ask that task for its turns; an anonymous one's first task is
+ * named after the new contextId instead (its owner, and so any derived id, needs the contextId
+ * first).
  */
 async function newTaskIds(
   deps: SendDeps,
   message: Message,
 ): Promise<{ contextId: string; owner: string; taskId: string }> {
   const who = deps.caller;
+  if (deps.child) {
+    const { lineage, callId } = deps.child;
+    const taskId = await childTaskIdFor(who.owner, deps.agent, lineage.parentTaskId, callId);
+    return { contextId: `sub-${taskId}`, owner: who.owner, taskId };
+  }
   const anonymous = who.owner === ANONYMOUS_CALLER;
   const derived = (owner: string) =>
     deps.definition.dedupeMessages ? taskIdFor(owner, deps.agent, message.messageId) : newId();

@@ -1,6 +1,7 @@
 /**
  * The task gateway: the one way into tasks for every face of an agent (A2A JSON-RPC v1.0 and
- * v0.3, HTTP+JSON v1.0 and v0.3, webhooks and schedules; MCP and AG-UI next). Parameters and
+ * v0.3, HTTP+JSON v1.0 and v0.3, MCP, AG-UI, webhooks and schedules) and for a task's local
+ * sub-agents (local-children.ts, whose starts alone carry a lineage). Parameters and
  * answers are A2A v1.0 wire JSON (protocol/wire.ts), validated once by the face that received
  * them (a2a/methods.ts); a face translates its own dialect to and from these shapes and nothing
  * else. Who calls travels with each call ({@link GatewayCaller}); the agent is fixed when the

@@ -45,6 +45,25 @@ export const STATE_WORDS: readonly StateWord[] = TASK_STATES.map((state) => WORD
 const isTaskState = (value: string): value is TaskStateName => Object.hasOwn(WORDS, value);
 
 /**
+ * The wire state `value` names, or undefined when it names none: how a state read from outside
+ * the type system (a peer's answer, a stored column) becomes a {@link TaskStateName}.
+ */
+export function taskStateOf(value: unknown): TaskStateName | undefined {
+  return typeof value === "string" && isTaskState(value) ? value : undefined;
+}
+
+/**
+ * A state the harness stored itself (a task's row, the D1 index), read back. Only states are
+ * written there, so anything else is a broken row: thrown, never passed on as a state.
+ */
+export function storedTaskState(value: unknown): TaskStateName {
+  const state = taskStateOf(value);
+  if (state === undefined)
+    throw new Error(`stored task state is not a state: ${JSON.stringify(value)?.slice(0, 40)}`);
+  return state;
+}
+
+/**
  * The word of a state (`TASK_STATE_INPUT_REQUIRED` -> `input-required`). It takes anything a peer
  * or a stored record may hold: a state it does not know is written the same way (its
  * `TASK_STATE_` prefix dropped, lower case, `_` as `-`), and a value that is not text is "".

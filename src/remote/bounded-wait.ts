@@ -8,8 +8,7 @@
 
 import type { Message, Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
-import { isSettled } from "../protocol/task-states.ts";
-import type { TaskStateName } from "../protocol/wire.ts";
+import { isSettled, taskStateOf } from "../protocol/task-states.ts";
 import { outcomeOf, sendRequest } from "./sdk-codec.ts";
 
 /**
@@ -43,7 +42,8 @@ export async function sendAndWait(
   let pause = FIRST_POLL_MS;
   for (;;) {
     const { taskId, state } = outcomeOf(result);
-    if (!taskId || state === "MESSAGE" || isSettled(state as TaskStateName))
+    const known = taskStateOf(state);
+    if (!taskId || state === "MESSAGE" || (known && isSettled(known)))
       return { result, cut: false };
     if (deadline !== undefined && Date.now() + pause >= deadline) return { result, cut: true };
     await scheduler.wait(pause, { signal });

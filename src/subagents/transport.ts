@@ -1,6 +1,8 @@
 /**
- * How a parent reaches a child, whatever runs it: a task object of this Worker (local.ts) or a
- * remote A2A agent (remote.ts). One code path above this interface; only the transport differs.
+ * How a parent reaches a child, whatever runs it: a task object of this Worker, through the task
+ * gateway like every other caller (gateway/local-children.ts, handed to the task object by the
+ * Worker: {@link LocalTransportFor}), or a remote A2A agent (remote.ts). One code path above this
+ * interface; only the transport differs.
  */
 import type { SubagentCall } from "../loop/contracts.ts";
 import type { UserBudget } from "../protocol/app-types.ts";
@@ -41,11 +43,22 @@ export interface ChildTransport {
     parent: ParentTask,
     call: SubagentCall,
   ): Promise<{ ok: true; childTaskId: string } | { ok: false; error: string }>;
-  answer(childTaskId: string, parts: Part[]): Promise<void>;
-  cancel(childTaskId: string): Promise<void>;
+  /** Passes a person's answer to the child `childTaskId` of agent `agent`. */
+  answer(childTaskId: string, parts: Part[], agent: string): Promise<void>;
+  /** Cancels the child `childTaskId` of agent `agent`. */
+  cancel(childTaskId: string, agent: string): Promise<void>;
   /** For children that cannot report back (remote): their current state. */
   poll?(childTaskId: string): Promise<PolledChild>;
 }
+
+/** The parent task as its local children's caller: whose they are, who pays, which trace. */
+export type ParentCaller = Pick<ParentTask, "owner" | "counters" | "traceId">;
+
+/**
+ * The transport of local children (the task gateway's): the Worker hands it to the task object
+ * (worker.ts), since the gateway stands above the task objects and this folder below them.
+ */
+export type LocalTransportFor = (env: Env, parent: ParentCaller) => ChildTransport;
 
 /** Message metadata that tells a receiving harness it runs as someone's sub-agent. */
 export const SUBAGENT_METADATA = "urn:a2a-edge-harness:subagent";

@@ -16,6 +16,7 @@ import { HarnessObject } from "../platform/harness-object.ts";
 import { isSettled, isTerminal } from "../protocol/task-states.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
+import type { LocalTransportFor } from "../subagents/transport.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import { CANCEL_CHILDREN_JOB } from "./children/child-tasks.ts";
 import { handOver } from "./conversation/handover.ts";
@@ -53,9 +54,16 @@ export class TaskObject extends HarnessObject {
   runtime!: TaskRuntime; // its state and status (tests read it with runInDurableObject too)
   #parts!: TaskParts;
   #jobFor!: ReturnType<typeof jobFor>;
+  readonly #localChildren: LocalTransportFor;
 
-  constructor(ctx: DurableObjectState, rawEnv: Env) {
+  /**
+   * `localChildren`: how the task reaches its local sub-agents, the task gateway's transport
+   * (gateway/local-children.ts); the Worker's class (worker.ts) passes it, since the gateway
+   * stands above the task objects.
+   */
+  constructor(ctx: DurableObjectState, rawEnv: Env, localChildren: LocalTransportFor) {
     super(ctx, rawEnv, "task");
+    this.#localChildren = localChildren;
   }
 
   /** Opens the task's storage and resumes what a restart interrupted (a new object: nothing). */
@@ -66,7 +74,7 @@ export class TaskObject extends HarnessObject {
 
   /** (Re)builds the task's parts on its storage (see {@link wireTask}). */
   #wire(): void {
-    this.#parts = wireTask(this.ctx, this.env);
+    this.#parts = wireTask(this.ctx, this.env, this.#localChildren);
     this.runtime = this.#parts.runtime;
     this.#jobFor = jobFor(this.#parts, {
       activate: () => this.activate(),

@@ -6,7 +6,8 @@
  * push delivery and the outbox, and when the task settles it closes the streams, wakes the
  * waiters, releases the conversation (ContextMembership), reports to a parent task
  * (ParentReport) and schedules retention; a harness event goes to the parent's stream. The loop
- * driver and delegation to sub-agents (ChildTasks) are built here too. {@link jobFor} is the
+ * driver and delegation to sub-agents (ChildTasks, given the transport of local children) are
+ * built here too. {@link jobFor} is the
  * table of scheduled jobs, {@link runDueJobs} the alarm's run of them (a job that throws is
  * retried with backoff, then dropped); {@link recover} what a fresh instance schedules after a
  * restart.
@@ -20,6 +21,7 @@ import { PUSH_JOB } from "../push/push-sender.ts";
 import { deletePrefix } from "../store/r2-prefix.ts";
 import type { ScheduleEntry, Scheduler } from "../store/scheduler.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
+import type { LocalTransportFor } from "../subagents/transport.ts";
 import { CANCEL_CHILDREN_JOB, ChildTasks, POLL_REMOTE_JOB } from "./children/child-tasks.ts";
 import { PARENT_REPORT_JOB, ParentReport } from "./children/parent-report.ts";
 import {
@@ -53,10 +55,14 @@ export interface TaskParts {
  * without the task's tables (a new object, or an erased one) is left so: every store starts
  * empty, reading nothing, until `schema.ensure()` before the task's creation.
  */
-export function wireTask(ctx: DurableObjectState, env: Env): TaskParts {
+export function wireTask(
+  ctx: DurableObjectState,
+  env: Env,
+  localChildren: LocalTransportFor,
+): TaskParts {
   const schema = taskSchema(ctx.storage.sql);
   const runtime = new TaskRuntime(ctx, env, !schema.stored);
-  const children = new ChildTasks(runtime, env);
+  const children = new ChildTasks(runtime, env, localChildren);
   const parentReport = new ParentReport(runtime, env.TASKS);
   const membership = new ContextMembership(runtime, env.CONTEXTS);
   const driver = new LoopDriver(runtime, children, env);

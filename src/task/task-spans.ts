@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config/config.ts";
 import { estimateCost } from "../model/pricing.ts";
-import { taskIdFor } from "../platform/ids.ts";
+import { childTaskIdFor } from "../platform/ids.ts";
 import { isTerminal } from "../protocol/task-states.ts";
 import type { TaskStateName } from "../protocol/wire.ts";
 import { modelOfTask } from "../trace/cost.ts";
@@ -57,7 +57,7 @@ export async function traceOfTask(
 
 /**
  * Which tool call started each local child, in the order of the calls. A child's id is derived
- * from the call's id and the child's agent (subagents/local.ts): each `task` call's id is hashed
+ * from the call's id and the child's agent (childTaskIdFor): each `task` call's id is hashed
  * once per agent that has local children, into a map from child id to call.
  */
 async function childCalls(
@@ -73,7 +73,7 @@ async function childCalls(
     if (fact.event.tool !== "task") continue; // only the task tool starts local children
     const callId = fact.event.callId;
     for (const agent of agents) {
-      const id = await taskIdFor(record.owner, agent, `subagent:${record.id}:${callId}`);
+      const id = await childTaskIdFor(record.owner, agent, record.id, callId);
       if (!byChildId.has(id)) byChildId.set(id, { callId, agent });
     }
   }
@@ -92,10 +92,10 @@ export function exportAtEnd(
   rt: Pick<TaskRuntime, "store" | "log" | "modelCalls" | "children" | "loopState">,
   config: Pick<Config, "trace">,
   db: D1Database,
-  state: string,
+  state: TaskStateName,
 ): Promise<void> | undefined {
   const target = config.trace.export;
-  if (!target || !isTerminal(state as TaskStateName)) return undefined;
+  if (!target || !isTerminal(state)) return undefined;
   return new Promise((resolve) => setTimeout(resolve, 0))
     .then(() => Promise.all([traceOfTask(rt, config), exportedIdKey(db)]))
     .then(([trace, key]) => exportedSpans(trace.spans, key))

@@ -9,10 +9,10 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { RETENTION_CRON, type SweepPass, sweepAndContinue } from "../api/retention.ts";
 import { authenticate, requireAdmin } from "../auth/middleware.ts";
 import { invalidInput } from "../platform/http-error.ts";
 import { jsonBodyOrEmpty } from "../platform/json-body.ts";
+import { RETENTION_CRON, type SweepPass, sweepAndContinue } from "../privacy/retention.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { runSchedules, type ScheduleRun } from "./schedules.ts";
 

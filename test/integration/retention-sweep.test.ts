@@ -1,5 +1,5 @@
 /**
- * The retention sweep within Workers Free's limits (src/api/retention.ts): many expired anonymous
+ * The retention sweep within Workers Free's limits (src/privacy/retention.ts): many expired anonymous
  * conversations (index rows, R2 files, a scratchpad, a workspace) are erased over several passes,
  * each one invocation under the local limit guard at CF_PLAN=free, none past its limits; rows still
  * in retention and users' tasks (RETENTION_DAYS 0) stay; the scan is indexed; and the sweep's
@@ -7,7 +7,6 @@
  */
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ERASURES, ROWS, type SweepPass, sweepExpired } from "../../src/api/retention.ts";
 import { anonymousOwner, newContextId } from "../../src/auth/anonymous.ts";
 import { platformEnv } from "../../src/platform/bindings.ts";
 import { PLAN_LIMITS } from "../../src/platform/cloudflare-limits.ts";
@@ -19,6 +18,7 @@ import {
   limitBreaches,
 } from "../../src/platform/invocation-budget.ts";
 import { stubByName } from "../../src/platform/object-stub.ts";
+import { ERASURES, ROWS, type SweepPass, sweepExpired } from "../../src/privacy/retention.ts";
 import { scratchKey, userKey, userPrefix } from "../../src/store/r2-keys.ts";
 import { conversationScratchId } from "../../src/task/store/lineage.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";

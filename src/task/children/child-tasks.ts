@@ -8,10 +8,10 @@ import { loadConfig } from "../../config/config.ts";
 import type { Subagents, SubagentType } from "../../loop/contracts.ts";
 import { EMPTY_USAGE, sumUsage, type Usage } from "../../model/usage.ts";
 import { log } from "../../platform/logging.ts";
-import { isSettled, isTerminal, stateWord } from "../../protocol/task-states.ts";
-import type { Part, TaskStateName } from "../../protocol/wire.ts";
+import { isSettled, isTerminal, stateWord, taskStateOf } from "../../protocol/task-states.ts";
+import type { Part } from "../../protocol/wire.ts";
 import { callableTypes, type Delegator, transportFor } from "../../subagents/reach.ts";
-import type { ChildTransport, PolledChild } from "../../subagents/transport.ts";
+import type { ChildTransport, LocalTransportFor, PolledChild } from "../../subagents/transport.ts";
 import { freshBudget } from "../../users/limits.ts";
 import type { EventSink, StatusWriter } from "../runtime/status-change.ts";
 import type { TaskState } from "../runtime/task-state.ts";
@@ -42,10 +42,13 @@ export type DelegatingTask = Pick<
 export class ChildTasks {
   readonly #task: DelegatingTask;
   readonly #env: Env;
+  readonly #local: LocalTransportFor;
 
-  constructor(task: DelegatingTask, env: Env) {
+  /** `local`: the transport of local children (the task gateway's, see worker.ts). */
+  constructor(task: DelegatingTask, env: Env, local: LocalTransportFor) {
     this.#task = task;
     this.#env = env;
+    this.#local = local;
   }
 
   #delegator(): Delegator {
@@ -55,6 +58,7 @@ export class ChildTasks {
     return {
       owner: record.owner,
       agent: record.agent,
+      counters: record.counters,
       traceId: record.traceId,
       isSubagent,
       task: record,
@@ -63,7 +67,7 @@ export class ChildTasks {
 
   /** The transport a child runs on: `local`, or the registry name of its remote agent. */
   #transport(name: string): ChildTransport {
-    return transportFor(this.#env, loadConfig(this.#env), this.#delegator(), name);
+    return transportFor(this.#env, loadConfig(this.#env), this.#delegator(), name, this.#local);
   }
 
   /** The sub-agent types this task may call: none for a sub-agent, never itself, within the rules. */
@@ -128,13 +132,13 @@ export class ChildTasks {
       answer: async (childTaskId: string, parts: Part[]) => {
         const child = task.children.get(childTaskId);
         if (!child) throw new Error(`no child ${childTaskId}`);
-        await this.#transport(child.transport).answer(childTaskId, parts);
+        await this.#transport(child.transport).answer(childTaskId, parts, child.agent);
         if (child.report) task.children.markAnswered(childTaskId, child.report.version);
         if (child.transport !== "local") await this.schedulePoll(0);
       },
       cancel: async (childTaskId: string) => {
         const child = task.children.get(childTaskId);
-        if (child) await this.#transport(child.transport).cancel(childTaskId);
+        if (child) await this.#transport(child.transport).cancel(childTaskId, child.agent);
       },
     };
   }
@@ -172,11 +176,11 @@ export class ChildTasks {
       }
       const last = child.report;
       if (last && last.state === polled.state && last.text === polled.text) continue;
-      if (!isSettled(polled.state as TaskStateName) && polled.state !== "MESSAGE") continue;
+      // A Message answer is the child's whole answer: it completed.
+      const state = polled.state === "MESSAGE" ? "TASK_STATE_COMPLETED" : taskStateOf(polled.state);
+      if (!state || !isSettled(state)) continue;
       this.onReport(child.id, {
-        state: (polled.state === "MESSAGE"
-          ? "TASK_STATE_COMPLETED"
-          : polled.state) as TaskStateName,
+        state,
         text: polled.text,
         ...(polled.question ? { question: polled.question } : {}),
         usage: child.countedUsage ?? EMPTY_USAGE,
@@ -277,7 +281,7 @@ export class ChildTasks {
     let failed = 0;
     for (const child of open) {
       try {
-        await this.#transport(child.transport).cancel(child.id);
+        await this.#transport(child.transport).cancel(child.id, child.agent);
         task.children.report(child.id, {
           state: "TASK_STATE_CANCELED",
           text: "Canceled with its parent.",

@@ -9,6 +9,7 @@
  * (long-values.ts), so that no stored value nears SQLite's limit.
  */
 import { storedJson } from "../../platform/stored-json.ts";
+import { storedTaskState } from "../../protocol/task-states.ts";
 import type { Artifact, Message, Task, TaskStateName, TaskStatus } from "../../protocol/wire.ts";
 import { LongValues } from "../../store/long-values.ts";
 import { copyOfRows, type RowCopy } from "../../store/row-copy.ts";
@@ -71,7 +72,7 @@ function fromRow(row: TaskRow, long: LongValues): TaskRecord {
     counters: row.counters,
     traceId: row.trace_id,
     parentTaskId: row.parent_task_id,
-    state: row.state as TaskStateName,
+    state: storedTaskState(row.state),
     status: storedJson<TaskStatus>(long.get(STATUS_KEY, row.status_json)),
     metadata: storedJson<Record<string, unknown>>(row.metadata_json),
     createdAt: row.created_at,

@@ -1,7 +1,8 @@
 /**
  * The one map of a task state's spellings (src/protocol/task-states.ts): every wire state has its
  * word and back, v0.3's proto spells canceled its own way, and a state the map does not know (a
- * peer's, a stored one) is written as a word the same way.
+ * peer's, a stored one) is written as a word the same way; a value read from outside the types is
+ * a state only when it spells one.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -11,7 +12,9 @@ import {
   stateOfWord,
   stateToV03Proto,
   stateWord,
+  storedTaskState,
   TASK_STATES,
+  taskStateOf,
 } from "../../../src/protocol/task-states.ts";
 
 describe("task state spellings", () => {
@@ -66,5 +69,16 @@ describe("task state spellings", () => {
       "canceled",
       "rejected",
     ]);
+  });
+
+  it("reads a state from an untyped value only when it spells one; a stored non-state throws", () => {
+    for (const state of TASK_STATES) {
+      expect(taskStateOf(state)).toBe(state);
+      expect(storedTaskState(state)).toBe(state);
+    }
+    for (const value of ["MESSAGE", "completed", "TASK_STATE_CANCELLED", "toString", 3, null])
+      expect(taskStateOf(value)).toBeUndefined();
+    expect(() => storedTaskState("TASK_STATE_UNSPECIFIED")).toThrow(/not a state/);
+    expect(() => storedTaskState(undefined)).toThrow(/not a state/);
   });
 });

@@ -7,15 +7,14 @@ import { describe, expect, it } from "vitest";
 import type { HarnessEvent } from "../../../src/loop/contracts.ts";
 import { harnessEventMessage } from "../../../src/loop/harness-events.ts";
 import { EMPTY_USAGE } from "../../../src/model/usage.ts";
-import { taskIdFor } from "../../../src/platform/ids.ts";
+import { childTaskIdFor } from "../../../src/platform/ids.ts";
 import type { StreamEvent } from "../../../src/protocol/wire.ts";
 import { traceOfTask } from "../../../src/task/task-spans.ts";
 
 const TASK = "parent-1";
 const OWNER = "user-1";
 const at = (second: number) => Date.UTC(2026, 0, 1, 0, 0, second);
-const childId = (agent: string, callId: string) =>
-  taskIdFor(OWNER, agent, `subagent:${TASK}:${callId}`);
+const childId = (agent: string, callId: string) => childTaskIdFor(OWNER, agent, TASK, callId);
 
 /** A log entry carrying the `tool_call` event of `callId`. */
 function toolCall(seq: number, tool: string, callId: string) {

@@ -1,6 +1,6 @@
 /**
  * The retention sweep's continuation: one Durable Object per deployment whose alarm runs the next
- * pass of the sweep (api/retention.ts) while the last one left expired rows, each pass in an
+ * pass of the sweep (privacy/retention.ts) while the last one left expired rows, each pass in an
  * invocation of its own, so however much has expired no invocation goes past Workers Free's
  * limits (50 D1 queries). It stores nothing but its alarm.
  */

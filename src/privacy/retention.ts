@@ -11,7 +11,7 @@
  * its rows with one statement. It erases before it forgets: a conversation is erased only in the
  * pass that holds every row it has left, and those rows are deleted after, so a pass cut short
  * never leaves data that no index row points at. A pass that left work asks the sweep's object
- * (api/retention-object.ts) to run the next one, in an invocation of its own, until none is left.
+ * (privacy/retention-object.ts) to run the next one, in an invocation of its own, until none is left.
  */
 
 import { isAnonymousOwner } from "../auth/anonymous.ts";
