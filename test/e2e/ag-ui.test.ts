@@ -13,17 +13,17 @@ import { A2AClient } from "a2a-sdk-v02/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askChoice, toolTurn as tool } from "../helpers/turns.ts";
 import { answerOf, asTask, scenario, stateOf } from "./client.ts";
-import { type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import { type SharedHarness, sharedScriptedHarness } from "./shared-harness.ts";
 
 const AGENT = "assistant";
-let harness: ScriptedHarness;
+let harness: SharedHarness;
 
 beforeAll(async () => {
-  harness = await startScriptedHarness();
+  harness = await sharedScriptedHarness();
 });
 
 afterAll(async () => {
-  await harness?.stop();
+  await harness?.release();
 });
 
 const url = () => `${harness.server.url}/agents/${AGENT}/ag-ui`;

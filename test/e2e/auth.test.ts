@@ -7,21 +7,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnCli } from "./cli-run.ts";
 import { asTask, bearerClients, stateOf, textRequest } from "./client.ts";
-import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import type { DevServer } from "./dev-server.ts";
+import { type SharedHarness, sharedScriptedHarness } from "./shared-harness.ts";
 import { tokenIn, usersCommand } from "./users.ts";
 
-let harness: ScriptedHarness;
+let harness: SharedHarness;
 let server: DevServer;
 
 const users = (...args: string[]) => usersCommand(server, args);
 
 beforeAll(async () => {
-  harness = await startScriptedHarness({ AUTH_REQUIRED: "true" });
+  harness = await sharedScriptedHarness({ AUTH_REQUIRED: "true" });
   ({ server } = harness);
 });
 
 afterAll(async () => {
-  await harness?.stop();
+  await harness?.release();
 });
 
 describe("a closed deployment", () => {

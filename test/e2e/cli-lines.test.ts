@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, spawnCli, startCli } from "./cli-run.ts";
 import { scenario as scriptScenario } from "./client.ts";
 import { startCuttingProxy } from "./cutting-proxy.ts";
-import { type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import { type SharedHarness, sharedScriptedHarness } from "./shared-harness.ts";
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -118,14 +118,14 @@ describe("an agent that is down", () => {
 });
 
 describe("send, stream and get against wrangler dev", () => {
-  let harness: ScriptedHarness;
+  let harness: SharedHarness;
   const scenario = (id: string, turns: unknown[]) => scriptScenario(harness.fake.url, id, turns);
 
   beforeAll(async () => {
-    harness = await startScriptedHarness();
+    harness = await sharedScriptedHarness();
   });
   afterAll(async () => {
-    await harness?.stop();
+    await harness?.release();
   });
 
   it("send names the task at once on stderr; Ctrl-C says it runs on; stream --task follows it, and shows it ended", async () => {

@@ -11,15 +11,11 @@ import { servedAgents } from "./agent-set.ts";
 import { runCli, startCli, startLegacyAgent } from "./cli-run.ts";
 import { scenario as scriptScenario } from "./client.ts";
 import { startCuttingProxy } from "./cutting-proxy.ts";
-import {
-  type DevServer,
-  freePort,
-  type ScriptedHarness,
-  startScriptedHarness,
-} from "./dev-server.ts";
+import { type DevServer, freePort } from "./dev-server.ts";
 import { tempDir } from "./processes.ts";
+import { type SharedHarness, sharedScriptedHarness } from "./shared-harness.ts";
 
-let harness: ScriptedHarness;
+let harness: SharedHarness;
 let server: DevServer;
 let legacy: Awaited<ReturnType<typeof startLegacyAgent>>;
 let legacyUrl: string;
@@ -31,12 +27,12 @@ const scenario = (id: string, turns: unknown[]) => scriptScenario(harness.fake.u
 beforeAll(async () => {
   legacy = await startLegacyAgent();
   legacyUrl = legacy.url;
-  harness = await startScriptedHarness();
+  harness = await sharedScriptedHarness();
   ({ server } = harness);
 });
 
 afterAll(async () => {
-  await harness?.stop();
+  await harness?.release();
   await legacy?.close();
 });
 

@@ -9,8 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adk, agUiBridge, aiProvider, mastra, type Shown } from "./client-libraries.ts";
-import { type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 import { addScenario } from "./scenarios.ts";
+import { type SharedHarness, sharedScriptedHarness } from "./shared-harness.ts";
 
 /** A fixed answer of 234 characters, streamed in chunks. */
 const ANSWER =
@@ -86,15 +86,15 @@ const CLIENTS: Client[] = [
   },
 ];
 
-let harness: ScriptedHarness;
+let harness: SharedHarness;
 const base = () => harness.server.url;
 
 beforeAll(async () => {
-  harness = await startScriptedHarness();
+  harness = await sharedScriptedHarness();
 });
 
 afterAll(async () => {
-  await harness?.stop();
+  await harness?.release();
 });
 
 describe("third-party A2A client libraries show the answer once", () => {

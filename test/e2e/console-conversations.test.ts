@@ -11,9 +11,10 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transcriptOf } from "./browser.ts";
-import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
+import { type ConsoleSession, consoleSessionOn } from "./console-session.ts";
 import type { DevServer } from "./dev-server.ts";
 import { ROOT } from "./processes.ts";
+import { sharedScriptedHarness } from "./shared-harness.ts";
 
 const shots = join(ROOT, "test-results", "console");
 let session: ConsoleSession;
@@ -53,7 +54,8 @@ async function hold(match: (url: URL) => boolean): Promise<() => void> {
 }
 
 beforeAll(async () => {
-  session = await startConsoleSession();
+  const harness = await sharedScriptedHarness();
+  session = await consoleSessionOn(harness, harness.release);
   ({ page } = session);
   ({ server } = session.harness);
   await page.route(

@@ -14,9 +14,10 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HARNESS_EVENT_KINDS } from "../../src/protocol/harness-event-kinds.ts";
 import { openPage, transcriptOf } from "./browser.ts";
-import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
+import { type ConsoleSession, consoleSessionOn } from "./console-session.ts";
 import type { DevServer } from "./dev-server.ts";
 import { ROOT } from "./processes.ts";
+import { removeUploadedAgent, sharedScriptedHarness } from "./shared-harness.ts";
 import { addUser } from "./users.ts";
 
 const shots = join(ROOT, "test-results", "console");
@@ -32,6 +33,8 @@ let server: DevServer;
 let browser: Browser;
 let page: Page;
 let starters: Record<string, string[]>;
+/** The admin who uploads the greeter, and removes it at the end. */
+let adminToken: string | undefined;
 
 const said = async (on = page) => (await transcriptOf(on)).map((t) => t.said);
 const text = (selector: string, on = page) => on.locator(selector).first().textContent();
@@ -65,13 +68,15 @@ async function freshPage(locale: string, init?: () => void): Promise<Page> {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  session = await startConsoleSession();
+  const harness = await sharedScriptedHarness();
+  session = await consoleSessionOn(harness, harness.release);
   ({ page } = session);
   ({ server } = session.harness);
   browser = page.context().browser() as Browser;
   // An agent with an https icon, uploaded by an admin: its origin joins the page's img-src.
   const token = addUser(server, "console-admin", ["--role", "admin"]);
   expect(token).toBeDefined();
+  adminToken = token;
   const identity = [
     "---",
     "name: greeter",
@@ -99,6 +104,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // The shared server serves the next file as it found it: without the greeter.
+  if (adminToken !== undefined) await removeUploadedAgent(server, "greeter", adminToken);
   await session?.stop();
 });
 

@@ -1,6 +1,7 @@
 /**
- * The web console under test: a scripted harness (`wrangler dev` keyed to the fake model) and
- * headless Chromium with one page that records its script and console errors; stopped together.
+ * The web console under test: a scripted harness (`wrangler dev` keyed to the fake model; its
+ * own, or a shared one from shared-harness.ts) and headless Chromium with one page that records
+ * its script and console errors; stopped together.
  * Node only.
  */
 import type { Browser, Page } from "playwright-core";
@@ -10,7 +11,7 @@ import { type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
 /** A running console session. */
 export interface ConsoleSession {
-  harness: ScriptedHarness;
+  harness: Pick<ScriptedHarness, "fake" | "server" | "modelVars">;
   page: Page;
   /** The page's errors so far (a test that expects some clears them: `errors.length = 0`). */
   errors: string[];
@@ -18,7 +19,7 @@ export interface ConsoleSession {
   scenario(id: string, turns: unknown[]): Promise<string>;
   /** Types `text` into the console's prompt and sends it with Enter. */
   send(text: string): Promise<void>;
-  /** Closes the browser, then stops the harness. */
+  /** Closes the browser, then stops (or gives back) the harness. */
   stop(): Promise<void>;
 }
 
@@ -27,11 +28,22 @@ export async function startConsoleSession(
   vars: Record<string, string> = {},
 ): Promise<ConsoleSession> {
   const harness = await startScriptedHarness(vars);
+  return consoleSessionOn(harness, harness.stop);
+}
+
+/**
+ * Starts Chromium and a page on a running harness (such as a shared one); the session's `stop`
+ * closes the browser, then calls `done` (which stops or releases the harness).
+ */
+export async function consoleSessionOn(
+  harness: ConsoleSession["harness"],
+  done: () => Promise<void>,
+): Promise<ConsoleSession> {
   const errors: string[] = [];
   let browser: Browser | undefined;
   const stop = async () => {
     await browser?.close();
-    await harness.stop();
+    await done();
   };
   try {
     browser = await launchChromium();

@@ -13,10 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askChoice, taskInput, textToolTurn } from "../helpers/turns.ts";
 import { servedAgents } from "./agent-set.ts";
 import { transcriptOf } from "./browser.ts";
-import { type ConsoleSession, startConsoleSession } from "./console-session.ts";
+import { type ConsoleSession, consoleSessionOn } from "./console-session.ts";
 import type { DevServer } from "./dev-server.ts";
 import { HOSTILE_MARKDOWN, inertAnswer } from "./hostile-markdown.ts";
 import { ROOT } from "./processes.ts";
+import { sharedScriptedHarness } from "./shared-harness.ts";
 import { addUser } from "./users.ts";
 
 const shots = join(ROOT, "test-results", "console");
@@ -31,7 +32,8 @@ const lastAnswer = async () => ((await lastTurn().locator(".answer").textContent
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  session = await startConsoleSession({ AUTH_REQUIRED: "true" });
+  const harness = await sharedScriptedHarness({ AUTH_REQUIRED: "true" });
+  session = await consoleSessionOn(harness, harness.release);
   ({ page } = session);
   ({ server } = session.harness);
   token = addUser(server, "console-user") as string;

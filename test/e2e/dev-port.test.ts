@@ -6,16 +6,17 @@
 import { spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnCli } from "./cli-run.ts";
-import { freePort, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import { freePort } from "./dev-server.ts";
 import { ROOT, runNode } from "./processes.ts";
+import { type SharedHarness, sharedScriptedHarness } from "./shared-harness.ts";
 
 /** Runs `node scripts/dev.ts <args>` to its end. */
 const runDev = (args: string[]) =>
   runNode("scripts/dev.ts", args, { env: { WRANGLER_SEND_METRICS: "false" } });
 
-let harness: ScriptedHarness | undefined;
+let harness: SharedHarness | undefined;
 afterAll(async () => {
-  await harness?.stop();
+  await harness?.release();
 });
 
 describe("npm run dev on a taken port", () => {
@@ -37,7 +38,7 @@ describe("npm run dev on a taken port", () => {
   });
 
   it("says when the holder is another npm run dev, and which", async () => {
-    harness = await startScriptedHarness();
+    harness = await sharedScriptedHarness();
     const { port } = harness.server;
     const run = await runDev(["--port", String(port)]);
     expect(run.code).toBe(1);

@@ -26,6 +26,8 @@ export interface DevServer {
   url: string;
   port: number;
   persistDir: string;
+  /** Its process group (the id of `npm run dev`'s script, which leads it). */
+  pid: number | undefined;
   /** Everything the server printed so far. */
   output(): string;
   /**
@@ -136,6 +138,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     url,
     port: options.port,
     persistDir,
+    pid: child.pid,
     output: log,
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.pid !== undefined) {

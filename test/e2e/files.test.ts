@@ -14,11 +14,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/until.ts";
 import { runCli } from "./cli-run.ts";
 import { scenario as scriptScenario } from "./client.ts";
-import { type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 import { tempDir } from "./processes.ts";
+import {
+  removeUploadedAgent,
+  type SharedHarness,
+  sharedScriptedHarness,
+} from "./shared-harness.ts";
 import { addUser } from "./users.ts";
 
-let harness: ScriptedHarness;
+let harness: SharedHarness;
+/** The session's admin key (from the banner): uploads the agent, and removes it at the end. */
+let admin: string | null = null;
 let base = "";
 let alice = "";
 let bob = "";
@@ -115,14 +121,14 @@ function rawGet(path: string): Promise<{ status: number; body: string }> {
 }
 
 beforeAll(async () => {
-  harness = await startScriptedHarness();
+  harness = await sharedScriptedHarness();
   base = harness.server.url;
   alice = addUser(harness.server, `alice-${agent}`) as string;
   bob = addUser(harness.server, `bob-${agent}`) as string;
-  const admin = /Authorization: Bearer (dev-admin-\S+)/.exec(harness.server.output())?.[1];
+  admin = /Authorization: Bearer (dev-admin-\S+)/.exec(harness.server.output())?.[1] ?? null;
   const uploaded = await fetch(`${base}/api/admin/agents/${agent}/identity`, {
     method: "PUT",
-    headers: { ...bearer(admin ?? null), "content-type": "text/markdown" },
+    headers: { ...bearer(admin), "content-type": "text/markdown" },
     body: ["---", `name: ${agent}`, "---", "You work with files."].join("\n"),
   });
   expect(uploaded.status).toBe(200);
@@ -134,7 +140,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await harness?.stop();
+  // The shared server serves the next file as it found it: without this file's agent.
+  if (admin !== null) await removeUploadedAgent(harness.server, agent, admin);
+  await harness?.release();
 });
 
 describe("files in and out", () => {

@@ -12,19 +12,20 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenario } from "./client.ts";
-import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
+import type { DevServer } from "./dev-server.ts";
+import { type SharedHarness, sharedScriptedHarness } from "./shared-harness.ts";
 
-let harness: ScriptedHarness;
-let fake: ScriptedHarness["fake"];
+let harness: SharedHarness;
+let fake: SharedHarness["fake"];
 let server: DevServer;
 
 beforeAll(async () => {
-  harness = await startScriptedHarness();
+  harness = await sharedScriptedHarness();
   ({ fake, server } = harness);
 });
 
 afterAll(async () => {
-  await harness?.stop();
+  await harness?.release();
 });
 
 type Task = { id: string; contextId: string; status: { state: string } };
