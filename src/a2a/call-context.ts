@@ -1,6 +1,7 @@
 /**
  * What an A2A call runs with: the agent's task gateway and the caller (the edge's, as every face
- * has them: edge/agent-request.ts), the SSE `Last-Event-ID` of a reconnecting subscriber, and the
+ * has them: edge/agent-request.ts, with the extensions the request activated:
+ * extension-activation.ts), the SSE `Last-Event-ID` of a reconnecting subscriber, and the
  * agent's cards, which are A2A's own (the extended card: extended-card.ts).
  */
 import type { Context } from "hono";
@@ -10,6 +11,7 @@ import type { GatewayCaller, TaskGateway } from "../gateway/task-gateway.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { agentCard } from "./cards/card-route.ts";
 import { extendedCardFor } from "./cards/extended-card.ts";
+import { generationsActive } from "./extension-activation.ts";
 import type { A2AVersion } from "./version.ts";
 
 /** What a call runs with: the agent's gateway, who calls, and the agent's card. */
@@ -39,7 +41,10 @@ export function callContext(
 ): CallContext {
   return {
     gateway: agentGateway(c, agent),
-    caller: gatewayCaller(c, protocol),
+    caller: {
+      ...gatewayCaller(c, protocol),
+      ...(generationsActive(c.req.raw) ? { generations: true } : {}),
+    },
     lastEventId: lastEventIdOf(c),
     card: async (version) => (await agentCard(c, agent, endpoint, version)).card,
     extendedCard: async (version) =>

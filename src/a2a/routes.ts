@@ -36,6 +36,7 @@ import { limitRequests } from "../users/rate-limit.ts";
 import { callContext } from "./call-context.ts";
 import { serveCard, serveJwks } from "./cards/card-route.ts";
 import { refuseAnonymousExtendedCard } from "./cards/extended-card.ts";
+import { echoExtensions } from "./extension-activation.ts";
 import { handleJsonRpc } from "./jsonrpc/jsonrpc.ts";
 import { rpcCall } from "./jsonrpc/rpc-call.ts";
 import { rpcMethod } from "./methods.ts";
@@ -160,6 +161,7 @@ export function a2aRoutes(): Hono<AppEnv> {
   });
   const rest = `:rest{${REST_PATH_PATTERN}}`;
   app.use(markResponse);
+  app.use(echoExtensions());
   app.get("/", service);
   app.get("/agents/", (c) => c.redirect(`${baseUrl(c)}/agents`, 308));
   app.get("/agents", (c) => c.json(agentRoster(c.env, baseUrl(c))));

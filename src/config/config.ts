@@ -33,6 +33,8 @@ export interface Config {
   sseKeepaliveMs: number;
   /** MCP_WAIT_SECONDS: the longest an MCP tool call waits for a task before answering. */
   mcpWaitSeconds: number;
+  /** LONG_POLL_SECONDS: the longest GetTask's `currentGeneration` holds (1 to 25). */
+  longPollSeconds: number;
   cardMaxAgeSeconds: number;
   /** The secret AGENT_CARD_SIGNING_KEY: a private JWK that signs the cards, if set. */
   cardSigningKey: string | undefined;
@@ -269,6 +271,7 @@ function edgeSettings(v: Vars, env: object) {
     maxBodyBytes: v.MAX_BODY_BYTES,
     sseKeepaliveMs: v.SSE_KEEPALIVE_MS,
     mcpWaitSeconds: v.MCP_WAIT_SECONDS,
+    longPollSeconds: v.LONG_POLL_SECONDS,
     cardMaxAgeSeconds: v.CARD_MAX_AGE_SECONDS,
     cardSigningKey: v.AGENT_CARD_SIGNING_KEY,
     adminApiKey: v.ADMIN_API_KEY,

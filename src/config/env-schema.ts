@@ -65,6 +65,7 @@ export const ConfigSchema = z.object({
   MODEL_RETRY_BASE_MS: int(1_000, 1),
   SSE_KEEPALIVE_MS: int(15_000, 50),
   MCP_WAIT_SECONDS: int(45, 1),
+  LONG_POLL_SECONDS: int(25, 1).pipe(z.number().max(25, "must be at most 25")),
   CARD_MAX_AGE_SECONDS: int(300, 0),
   ADMIN_API_KEY: optionalString,
   ALLOW_ANONYMOUS: bool(false),

@@ -65,6 +65,7 @@ export function agentGateway(c: Context<AppEnv>, agent: AgentDefinition): TaskGa
     db: c.env.DB,
     definition: agent,
     allowPrivateUrls: loadConfig(c.env).webFetchAllowPrivate,
+    longPollMs: loadConfig(c.env).longPollSeconds * 1000,
   });
 }
 

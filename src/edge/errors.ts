@@ -55,6 +55,8 @@ const A2A_ERRORS: Readonly<Record<string, ErrorRow>> = {
   ExtendedAgentCardNotConfiguredError: { code: -32007, http: 400, status: "FAILED_PRECONDITION" },
   ExtensionSupportRequiredError: { code: -32008, http: 400, status: "FAILED_PRECONDITION" },
   VersionNotSupportedError: { code: -32009, http: 400, status: "FAILED_PRECONDITION" },
+  // The A2A 1.1 draft's (protocol/generation-error.ts), under the generations extension.
+  TaskGenerationMismatchError: { code: -32010, http: 409, status: "ABORTED" },
   RequestMalformedError: { code: INVALID_PARAMS, http: 400, status: "INVALID_ARGUMENT" },
 };
 

@@ -14,6 +14,7 @@ import type { PushAnswer, PushCall } from "../push/push-calls.ts";
 import { type PushConfig, toWireConfig } from "../push/push-config.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
+import { callerEvents, generationOption, LONG_POLL_MAX_MS, type LongPoll } from "./generations.ts";
 import { DEFAULT_PAGE_SIZE, type ListTasksPage, listTasks } from "./list-tasks.ts";
 import { checkedPushConfig, type SendDefinition } from "./send-checks.ts";
 import { sendToTask } from "./send-task.ts";
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   definition: SendDefinition;
   /** WEB_FETCH_ALLOW_PRIVATE: push URLs may name private hosts. */
   allowPrivateUrls: boolean;
+  /** LONG_POLL_SECONDS in ms: the longest GetTask's `currentGeneration` holds (default 25 s). */
+  longPollMs?: number;
 }
 
 /** The task objects of one agent, called with retries where a restart may cut a call. */
@@ -46,7 +49,12 @@ interface TaskObjects {
     taskId: string,
     first: ReadableStream<Uint8Array>,
   ): AsyncGenerator<GatewayEvent, void>;
-  read(caller: GatewayCaller, id: string, historyLength?: number): Promise<TaskResult<Task>>;
+  /** The task (`generation`: with its generation; `hold`: a long poll, task/generation.ts). */
+  read(
+    caller: GatewayCaller,
+    id: string,
+    options?: { historyLength?: number; generation?: boolean; hold?: LongPoll },
+  ): Promise<TaskResult<Task>>;
   /** A push config call to the task `taskId` names (a bad request when it names none). */
   push(taskId: string | undefined, call: PushCall): Promise<PushAnswer>;
 }
@@ -71,10 +79,15 @@ function taskObjects(deps: GatewayDeps): TaskObjects {
     subscribe,
     relay: (caller, taskId, first) =>
       relayEvents(first, (after) => subscribe(caller, taskId, after)),
-    read: (caller, id, historyLength) =>
+    read: (caller, id, { historyLength, generation, hold } = {}) =>
       // As for subscribe: the stub's type splits the union the task object returns.
       withRetry(() =>
-        stub(id).get({ owner: caller.owner, ...historyOption(historyLength) }),
+        stub(id).get({
+          owner: caller.owner,
+          ...historyOption(historyLength),
+          ...(generation ? { generation } : {}),
+          ...(hold ? { hold } : {}),
+        }),
       ) as Promise<TaskResult<Task>>,
     async push(taskId, call) {
       if (!taskId) throw new RequestMalformedError("taskId is required");
@@ -107,7 +120,11 @@ function messageCalls(objects: TaskObjects): Pick<TaskGateway, "send" | "stream"
         return { task: protoTask(task) };
       }
       const settled = await withRetry(() =>
-        objects.stub(taskId).waitSettled({ owner: caller.owner, ...historyOption(historyLength) }),
+        objects.stub(taskId).waitSettled({
+          owner: caller.owner,
+          ...historyOption(historyLength),
+          ...generationOption(caller),
+        }),
       );
       return { task: protoTask(unwrap(settled)) };
     },
@@ -120,7 +137,7 @@ function messageCalls(objects: TaskObjects): Pick<TaskGateway, "send" | "stream"
         return;
       }
       if (!sent.outcome.stream) throw new Error("task object returned no stream");
-      yield* objects.relay(caller, sent.taskId, sent.outcome.stream);
+      yield* callerEvents(caller, objects.relay(caller, sent.taskId, sent.outcome.stream));
     },
   };
 }
@@ -132,18 +149,29 @@ function taskCalls(
   const { deps } = objects;
   return {
     async get(caller, params) {
-      return protoTask(unwrap(await objects.read(caller, params.id, params.historyLength)));
+      const { id, historyLength, currentGeneration } = params;
+      const generation = caller.generations === true;
+      // A long poll (task generations): the task object holds it until the task moves.
+      const ms = deps.longPollMs ?? LONG_POLL_MAX_MS;
+      const hold = generation && currentGeneration !== undefined;
+      const options = {
+        historyLength,
+        generation,
+        ...(hold ? { hold: { after: currentGeneration, ms } } : {}),
+      };
+      return protoTask(unwrap(await objects.read(caller, id, options)));
     },
 
     async cancel(caller, params) {
-      const result = await withRetry(() => objects.stub(params.id).cancel({ owner: caller.owner }));
+      const cancel = { owner: caller.owner, ...generationOption(caller) };
+      const result = await withRetry(() => objects.stub(params.id).cancel(cancel));
       return protoTask(unwrap(result));
     },
 
     async *subscribe(caller, params): AsyncGenerator<GatewayEvent, void> {
       const after = params.after ?? null;
       const result = await withRetry(() => objects.subscribe(caller, params.id, after));
-      yield* objects.relay(caller, params.id, unwrap(result));
+      yield* callerEvents(caller, objects.relay(caller, params.id, unwrap(result)));
     },
 
     async list(caller, params): Promise<ListTasksPage> {
@@ -160,7 +188,7 @@ function taskCalls(
         anonymous && params.contextId ? await anonymousOwner(params.contextId) : caller.owner;
       const scope = { owner, agent: deps.definition.name };
       const page = await listTasks(deps.db, scope, params, async (id, historyLength) => {
-        const result = await objects.read(caller, id, historyLength);
+        const result = await objects.read(caller, id, { historyLength });
         return result.ok ? result.value : null;
       });
       return { ...page, tasks: page.tasks.map(protoTask) };

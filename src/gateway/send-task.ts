@@ -16,6 +16,7 @@ import type { Message } from "../protocol/wire.ts";
 import type { Lineage } from "../subagents/transport.ts";
 import type { SendOutcome } from "../task/rpc-types.ts";
 import type { TaskObject } from "../task/task-object.ts";
+import { generationOption } from "./generations.ts";
 import {
   checkedPushConfig,
   checkMediaTypes,
@@ -68,8 +69,8 @@ export async function sendToTask(
     const taskId = message.taskId;
     const followUp = { owner: who.owner, message, ...(pushConfig ? { pushConfig } : {}) };
     const result = await stubByName(deps.tasks, taskId).followUp(
-      { ...followUp, ...budgetOf(who) },
-      { stream },
+      { ...followUp, ...budgetOf(who), ...generationMatch(who, request) },
+      { stream, ...generationOption(who) },
     );
     return { taskId, outcome: unwrap(result), request, settled: false };
   }
@@ -95,9 +96,15 @@ export async function sendToTask(
   };
   const wait = mode === "wait" && !request.configuration?.returnImmediately;
   const result = await withRetry(() =>
-    stubByName(deps.tasks, taskId).create(input, { stream, wait }),
+    stubByName(deps.tasks, taskId).create(input, { stream, wait, ...generationOption(who) }),
   );
   return { taskId, outcome: unwrap(result), request, settled: wait };
+}
+
+/** The send's `ifGenerationMatch`, for a caller that activated task generations. */
+function generationMatch(who: GatewayCaller, request: WireSendRequest) {
+  const expected = request.configuration?.ifGenerationMatch;
+  return who.generations && expected !== undefined ? { ifGenerationMatch: expected } : {};
 }
 
 /**

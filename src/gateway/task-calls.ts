@@ -9,6 +9,7 @@ import {
   TaskNotFoundError,
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
+import { TaskGenerationMismatchError } from "../protocol/generation-error.ts";
 import { protoEvent } from "../protocol/proto-json.ts";
 import type { SequencedEvent, Task } from "../protocol/wire.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
@@ -33,6 +34,8 @@ export function unwrap<T>(result: TaskResult<T>): T {
     case "context_mismatch":
     case "invalid":
       throw new RequestMalformedError(message);
+    case "generation_mismatch":
+      throw new TaskGenerationMismatchError({ message, metadata: result.error.metadata ?? {} });
   }
 }
 

@@ -46,6 +46,11 @@ export interface GatewayCaller {
    * links the files it attaches to the files API there (task/runtime/file-artifact.ts).
    */
   baseUrl?: string;
+  /**
+   * The caller activated task generations (a2a/extension-activation.ts): tasks and events carry
+   * `generation`, GetTask's `currentGeneration` holds, a send's `ifGenerationMatch` is checked.
+   */
+  generations?: boolean;
 }
 
 /**

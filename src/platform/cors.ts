@@ -30,7 +30,7 @@ export function corsFromConfig(): MiddlewareHandler<AppEnv> {
           "tracestate",
           "If-None-Match",
         ],
-        exposeHeaders: ["Retry-After", "ETag", "WWW-Authenticate", "A2A-Version"],
+        exposeHeaders: ["Retry-After", "ETag", "WWW-Authenticate", "A2A-Version", "A2A-Extensions"],
         maxAge: 600,
       });
       handlers.set(c.env, handler);

@@ -28,3 +28,10 @@ export const COST_EXTENSION = "urn:a2a-edge-harness:ext:cost:v1";
  * artifact skips a message that lists it (task/runtime/answer-artifact.ts builds it).
  */
 export const ANSWER_ECHO_EXTENSION = "urn:a2a-edge-harness:ext:answer-echo:v1";
+
+/**
+ * The extension URI of task generations (the A2A 1.1 draft's `generation`, `currentGeneration`
+ * long poll and `ifGenerationMatch`, under this project's URI until 1.1 is released): opt-in per
+ * request by the `A2A-Extensions` header (a2a/extension-activation.ts).
+ */
+export const GENERATIONS_EXTENSION = "urn:a2a-edge-harness:ext:generations:v1";

@@ -15,6 +15,18 @@ const HistoryLength = z.union([
     .transform((v) => Number(v)),
 ]);
 
+/**
+ * A task generation (the A2A 1.1 draft's int64): a non-negative integer, as a number or as the
+ * decimal string ProtoJSON writes an int64 as (and a query string carries).
+ */
+const Generation = z.union([
+  z.number().int().min(0, "must be 0 or more").max(Number.MAX_SAFE_INTEGER),
+  z
+    .string()
+    .regex(/^\d{1,15}$/, "must be a non-negative integer")
+    .transform((v) => Number(v)),
+]);
+
 const Metadata = z.record(z.string(), z.unknown());
 const Tenant = z.string().max(256).optional();
 
@@ -29,6 +41,8 @@ export const SendMessageParams = protoObject({
     taskPushNotificationConfig: z.record(z.string(), z.unknown()).optional(),
     historyLength: HistoryLength.optional(),
     returnImmediately: z.boolean().optional(),
+    /** Task generations: refused unless the task is at this generation (read when activated). */
+    ifGenerationMatch: Generation.optional(),
   }).optional(),
   metadata: Metadata.optional(),
 });
@@ -38,6 +52,8 @@ export const GetTaskParams = protoObject({
   tenant: Tenant,
   id: Id,
   historyLength: HistoryLength.optional(),
+  /** Task generations: hold until the task's generation is past this (read when activated). */
+  currentGeneration: Generation.optional(),
 });
 export type GetTaskParams = z.infer<typeof GetTaskParams>;
 

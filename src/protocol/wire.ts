@@ -100,6 +100,11 @@ export interface Task {
   artifacts?: Artifact[];
   history?: Message[];
   metadata?: Record<string, unknown>;
+  /**
+   * The task's generation (the A2A 1.1 draft's int64, as ProtoJSON writes it: a decimal string),
+   * only for a caller that activated task generations (a2a/extension-activation.ts).
+   */
+  generation?: string;
 }
 
 export interface TaskStatusUpdateEvent {
@@ -107,6 +112,11 @@ export interface TaskStatusUpdateEvent {
   contextId: string;
   status: TaskStatus;
   metadata?: Record<string, unknown>;
+  /**
+   * The task's generation after this update (the A2A 1.1 draft's int64, as ProtoJSON writes it: a decimal string),
+   * only for a caller that activated task generations (a2a/extension-activation.ts).
+   */
+  generation?: string;
 }
 
 export interface TaskArtifactUpdateEvent {
@@ -116,6 +126,11 @@ export interface TaskArtifactUpdateEvent {
   append?: boolean;
   lastChunk?: boolean;
   metadata?: Record<string, unknown>;
+  /**
+   * The task's generation after this update (the A2A 1.1 draft's int64, as ProtoJSON writes it: a decimal string),
+   * only for a caller that activated task generations (a2a/extension-activation.ts).
+   */
+  generation?: string;
 }
 
 /** One entry of a stream: the v1.0 `StreamResponse` oneof. */

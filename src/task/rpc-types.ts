@@ -23,12 +23,18 @@ export type TaskErrorKind =
   /** The message names a context other than the task's. */
   | "context_mismatch"
   /** A request the task cannot take as sent (e.g. too many push configs). */
-  | "invalid";
+  | "invalid"
+  /** A message whose `ifGenerationMatch` is not the task's generation (task generations). */
+  | "generation_mismatch";
 
 /** Outcome of a task call. */
 export type TaskResult<T> =
   | { ok: true; value: T }
-  | { ok: false; error: { kind: TaskErrorKind; message: string } };
+  | {
+      ok: false;
+      /** `metadata`: the refusal's ErrorInfo metadata, when it has any (a generation mismatch). */
+      error: { kind: TaskErrorKind; message: string; metadata?: Record<string, string> };
+    };
 
 /** A refusal of `kind`. */
 export const taskFail = <T>(kind: TaskErrorKind, message: string): TaskResult<T> => ({
@@ -97,6 +103,8 @@ export interface FollowUpInput {
   pushConfig?: NewPushConfig;
   /** The owner's budget overrides as the caller found them now (they replace the task's). */
   budget?: UserBudget | null;
+  /** Task generations: take the message only if the task is at this generation. */
+  ifGenerationMatch?: number;
 }
 
 /** Result of create / follow-up: the task, and its event stream when one was asked for. */

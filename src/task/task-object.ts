@@ -20,6 +20,7 @@ import type { LocalTransportFor } from "../subagents/transport.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import { CANCEL_CHILDREN_JOB } from "./children/child-tasks.ts";
 import { handOver } from "./conversation/handover.ts";
+import { generationMismatch, movedPast, taskAnswer } from "./generation.ts";
 import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
 import { saveMessageFiles } from "./message-files.ts";
 import {
@@ -85,11 +86,11 @@ export class TaskObject extends HarnessObject {
   /**
    * Starts a new task with its first message and its first step; optionally returns its stream
    * from event 1, or (`wait`) answers once the task settles, with at most `historyLength`
-   * messages: a blocking send in one call.
+   * messages: a blocking send in one call. `generation`: the task answered carries it.
    */
   async create(
     input: CreateTaskInput,
-    options: { stream: boolean; wait?: boolean; historyLength?: number },
+    options: { stream: boolean; wait?: boolean; historyLength?: number; generation?: boolean },
   ): Promise<TaskResult<SendOutcome>> {
     await refreshAgents(this.env, (work) => this.ctx.waitUntil(work));
     const rt = this.runtime;
@@ -119,19 +120,24 @@ export class TaskObject extends HarnessObject {
       await (fresh ? membership.announceHeld() : membership.enter(false, first));
       if (options.stream) driver.kick();
     }
-    if (options.wait)
-      return taskOk({ task: await this.#settledTask(options.historyLength), stream: null });
-    const task = rt.snapshot();
+    if (options.wait) {
+      const task = await this.#settledTask(options.historyLength, options.generation);
+      return taskOk({ task, stream: null });
+    }
+    const task = taskAnswer(rt, undefined, options.generation);
     const stream = options.stream
       ? rt.subscribers.open(rt.log.after(0), isSettled(task.status.state))
       : null;
     return taskOk({ task, stream });
   }
 
-  /** A further message for this task: resumes a task waiting for input. */
+  /**
+   * A further message for this task: resumes a task waiting for input. `generation`: the task
+   * answered carries it; a message whose `ifGenerationMatch` is stale is refused.
+   */
   async followUp(
     input: FollowUpInput,
-    options: { stream: boolean },
+    options: { stream: boolean; generation?: boolean },
   ): Promise<TaskResult<SendOutcome>> {
     const rt = this.runtime;
     const known = rt.store.record;
@@ -150,8 +156,10 @@ export class TaskObject extends HarnessObject {
     if (rt.agent(record.agent).dedupeMessages && rt.store.hasSeen(input.message.messageId)) {
       // A resent follow-up: answer with the task as it is, apply nothing twice.
       const stream = options.stream ? this.#streamFromNow(isSettled(record.state)) : null;
-      return taskOk({ task: rt.snapshot(), stream });
+      return taskOk({ task: taskAnswer(rt, undefined, options.generation), stream });
     }
+    const stale = generationMismatch<SendOutcome>(rt, record.id, input.ifGenerationMatch);
+    if (stale) return stale;
     if (isTerminal(record.state)) {
       return taskFail(
         "terminal",
@@ -172,7 +180,7 @@ export class TaskObject extends HarnessObject {
     await this.#parts.membership.enter();
     if (options.stream) this.#parts.driver.kick();
     const stream = options.stream ? this.#streamFromNow(false) : null;
-    return taskOk({ task: rt.snapshot(), stream });
+    return taskOk({ task: taskAnswer(rt, undefined, options.generation), stream });
   }
 
   /**
@@ -200,10 +208,19 @@ export class TaskObject extends HarnessObject {
     return handOver(this.runtime, input.key);
   }
 
-  /** The task as it is now. */
-  async get(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
+  /**
+   * The task as it is now (`generation`: with its generation); with `hold`, once its generation
+   * is past `hold.after` or `hold.ms` passed (a long poll: generation.ts).
+   */
+  async get(input: {
+    owner: string;
+    historyLength?: number;
+    generation?: boolean;
+    hold?: { after: number; ms: number };
+  }): Promise<TaskResult<Task>> {
     if (!this.#owned(input.owner)) return notFound();
-    return taskOk(this.runtime.snapshot(input.historyLength));
+    if (input.hold) await movedPast(this.runtime, input.hold.after, input.hold.ms);
+    return taskOk(taskAnswer(this.runtime, input.historyLength, input.generation));
   }
 
   /** The task's event log with times, for the inspector (owner only; `owner: null` = admin). */
@@ -217,17 +234,21 @@ export class TaskObject extends HarnessObject {
     return taskOk(await traceOfTask(this.runtime, loadConfig(this.env)));
   }
 
-  /** Resolves once the task ends or waits for input. */
-  async waitSettled(input: { owner: string; historyLength?: number }): Promise<TaskResult<Task>> {
+  /** Resolves once the task ends or waits for input (`generation`: with its generation). */
+  async waitSettled(input: {
+    owner: string;
+    historyLength?: number;
+    generation?: boolean;
+  }): Promise<TaskResult<Task>> {
     if (!this.#owned(input.owner)) return notFound();
-    return taskOk(await this.#settledTask(input.historyLength));
+    return taskOk(await this.#settledTask(input.historyLength, input.generation));
   }
 
   /** The task once it settles (a blocking send's answer). */
-  async #settledTask(historyLength: number | undefined): Promise<Task> {
+  async #settledTask(historyLength: number | undefined, generation?: boolean): Promise<Task> {
     this.#parts.driver.kick();
     await this.runtime.settled();
-    return this.runtime.snapshot(historyLength);
+    return taskAnswer(this.runtime, historyLength, generation);
   }
 
   /** The task's record if `owner` may see it (`null`: an admin), else null. */
@@ -251,7 +272,11 @@ export class TaskObject extends HarnessObject {
    * api/stop-tasks.ts); without one the status says the client asked, or "Canceled." for a
    * sub-agent.
    */
-  async cancel(input: { owner: string; reason?: string }): Promise<TaskResult<Task>> {
+  async cancel(input: {
+    owner: string;
+    reason?: string;
+    generation?: boolean;
+  }): Promise<TaskResult<Task>> {
     const rt = this.runtime;
     const record = rt.store.record;
     if (!record || !ownerMatches(record.owner, input.owner)) return notFound();
@@ -269,7 +294,7 @@ export class TaskObject extends HarnessObject {
       await rt.scheduler.schedule(CANCEL_CHILDREN_JOB, "context", Date.now());
       rt.background(this.#parts.children.cancelChildren());
     }
-    return taskOk(rt.snapshot());
+    return taskOk(taskAnswer(rt, undefined, input.generation));
   }
 
   /**

@@ -12,6 +12,7 @@ import type { Turn } from "../../src/model/scripted/turn.ts";
 import {
   ANSWER_ECHO_EXTENSION,
   COST_EXTENSION,
+  GENERATIONS_EXTENSION,
   HARNESS_EVENTS_EXTENSION,
 } from "../../src/protocol/extensions.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
@@ -116,7 +117,7 @@ describe("tools and events on the stream", () => {
     expect(handoff.ok && handoff.value.content).toContain("- Review them");
   });
 
-  it("declares the harness-events, cost and answer-echo extensions in both card generations", async () => {
+  it("declares the harness-events, cost, answer-echo and generations extensions in both card generations", async () => {
     for (const headers of [{ "A2A-Version": "1.0" }, {}] as Array<Record<string, string>>) {
       const card = (await (
         await fetchWorker("/.well-known/agent-card.json", { headers })
@@ -125,6 +126,7 @@ describe("tools and events on the stream", () => {
         HARNESS_EVENTS_EXTENSION,
         COST_EXTENSION,
         ANSWER_ECHO_EXTENSION,
+        GENERATIONS_EXTENSION,
       ]);
     }
   });

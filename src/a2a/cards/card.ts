@@ -16,6 +16,7 @@ import {
   COST_EXTENSION,
   DELEGATION_EXTENSION,
   DELEGATION_SCHEME,
+  GENERATIONS_EXTENSION,
   HARNESS_EVENTS_EXTENSION,
 } from "../../protocol/extensions.ts";
 
@@ -100,11 +101,19 @@ const ANSWER_ECHO_CARD_EXTENSION = {
     "Just before a task completes, its stream repeats the answer artifact's text as a working status message that lists this URI in its extensions, for clients that show only status messages. A client that shows the answer artifact skips that message.",
 };
 
+/** Task generations (a2a/extension-activation.ts), as both card generations declare it. */
+const GENERATIONS_CARD_EXTENSION = {
+  uri: GENERATIONS_EXTENSION,
+  description:
+    "Opt in per request with the header A2A-Extensions: <this URI> (A2A 1.0 requests). Tasks and their status and artifact events carry generation (a decimal string: 1 at creation, one more per status or artifact change); GetTask takes currentGeneration and holds (at most 25 s) until the task moves past it; a send's configuration.ifGenerationMatch that is stale is refused with TaskGenerationMismatchError (-32010, HTTP 409). The A2A 1.1 draft's names.",
+};
+
 /** The extensions both card generations declare, the same list for each. */
 const cardExtensions = (config: Config) => [
   HARNESS_EXTENSION,
   COST_CARD_EXTENSION,
   ANSWER_ECHO_CARD_EXTENSION,
+  GENERATIONS_CARD_EXTENSION,
   ...delegationExtensions(config),
 ];
 

@@ -141,6 +141,11 @@ export class EventLog implements UnitMember {
     return storedJson<StreamEvent>(this.#long.get(eventKey(seq), body));
   }
 
+  /** How many listeners are registered (the task's streams, and long polls waiting). */
+  get listeners(): number {
+    return this.#listeners.size;
+  }
+
   /** Registers a listener for committed events; returns the function that removes it. */
   subscribe(listener: Listener): () => void {
     this.#listeners.add(listener);
