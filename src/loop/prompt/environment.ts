@@ -61,7 +61,7 @@ export interface SessionNoteFacts {
     cutAtMs?: number;
     /** Not run: nothing changed in the workspace since the tests last ran (then). */
     unchangedSince?: string;
-    /** Test files that passed before and fail in this run. */
+    /** Test files that passed before and fail in this run (those no regressed feature lists). */
     regressedFiles?: string[];
   } | null;
   changes: ChangeEntry[];

@@ -145,8 +145,10 @@ async function regressionRun(
     total: f.testsTotal,
     regression: f.regression,
   }));
+  // A file a regressed feature lists is said through the feature; the others by their name.
+  const named = new Set(recorded.touched.filter((f) => f.regression).flatMap((f) => f.tests));
   const regressedFiles = (recorded.status.testResults?.files ?? [])
-    .filter((f) => f.regression && tests.includes(f.file))
+    .filter((f) => f.regression && tests.includes(f.file) && !named.has(f.file))
     .map((f) => f.file);
   return {
     run: { files: tests.length, durationMs, features: rows, regressedFiles },
