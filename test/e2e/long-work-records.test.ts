@@ -10,7 +10,7 @@ import { rmSync } from "node:fs";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as script from "../helpers/long-work-script.ts";
-import { expectRecordNotes, RECORDS_TURNS } from "../helpers/records-script.ts";
+import { expectProgressRead, expectRecordNotes, RECORDS_TURNS } from "../helpers/records-script.ts";
 import { asTask, stateOf, type Task, textRequest } from "./client.ts";
 import { freshStateDir, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 import { addScenario } from "./scenarios.ts";
@@ -35,27 +35,28 @@ async function send(text: string, contextId?: string): Promise<Task> {
   );
 }
 
-/** The environment note a scenario's first model request opened with. */
-const noteOf = (scenarioId: string) =>
-  script.openingNote(
-    harness.fake.store
-      .requests(scenarioId)
-      .map((r) => (r.body as { messages: script.RequestMessages }).messages),
-  );
+/** The messages of each model request a scenario got. */
+const requestsOf = (scenarioId: string) =>
+  harness.fake.store
+    .requests(scenarioId)
+    .map((r) => (r.body as { messages: script.RequestMessages }).messages);
 
 describe("the records of long work under wrangler dev", () => {
   it("record what each task did, the tests the harness saw, and start where the last ended", async () => {
     const notes: string[] = [];
     const ids: string[] = [];
     let contextId: string | undefined;
+    let last: string[] = [];
     for (const [i, turns] of RECORDS_TURNS.entries()) {
       const s = addScenario(harness.fake.store, turns, "e2e-records");
       const task = await send(`${i === 0 ? "build slug" : "continue"} ${s.marker}`, contextId);
       expect(stateOf(task)).toBe("TASK_STATE_COMPLETED");
       contextId = task.contextId;
       ids.push(task.id);
-      notes.push(noteOf(s.id));
+      notes.push(script.openingNote(requestsOf(s.id)));
+      last = script.toolResultTexts(requestsOf(s.id));
     }
     expectRecordNotes(notes, ids);
+    expectProgressRead(last);
   }, 300_000);
 });

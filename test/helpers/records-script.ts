@@ -7,7 +7,7 @@
  *  2. "continue": answers only;
  *  3. breaks slug.ts and runs no test;
  *  4. "continue": the session start's regression run finds slug.test.ts failing;
- *  5. "continue": reads the state.
+ *  5. "continue": reads the state (progress_read).
  * No bindings: it runs in workerd and in Node alike.
  */
 import { expect } from "vitest";
@@ -35,8 +35,19 @@ export const RECORDS_TURNS: Turn[][] = [
   laterSession(1, [{ text: "Nothing I can add." }]),
   laterSession(2, [tool("write_file", { path: "slug.ts", content: BROKEN_SLUG }), { text: "ok" }]),
   laterSession(3, [{ text: "Saw it." }]),
-  laterSession(4, [{ text: "ok" }]),
+  laterSession(4, [tool("progress_read", {}), { text: "ok" }]),
 ];
+
+/** What task 5's progress_read answers of the tests the harness saw (`results`: its tool results). */
+export function expectProgressRead(results: readonly string[]): void {
+  const read = results.find((r) => r.startsWith("PROGRESS.json:")) ?? "";
+  expect(read).toMatch(
+    /tests run \(every run the harness saw\): 0 of 2 passing in 2 files, last at \S+ by task /,
+  );
+  expect(read).toContain(
+    '{"file":"slug.test.ts","passing":"0/1","failed":["slugs"],"regression":true}',
+  );
+}
 
 /** The quoted progress_log.md entry a note shows (empty when none). */
 export function previousEntry(note: string): string {
