@@ -2,14 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { FileChange } from "../../../src/workspace/change-log.ts";
 import { composeTaskEnd } from "../../../src/workspace/handoff.ts";
 import {
-  applyTestRun,
-  emptyFeatureStatus,
   type FeatureStatus,
   featureStatusText,
 } from "../../../src/workspace/state/feature-status.ts";
 import { latestEntries, PROGRESS_LOG_ENTRIES } from "../../../src/workspace/state/progress-log.ts";
-import type { TestOutcome } from "../../../src/workspace/state/test-results.ts";
 import type { TaskRecord } from "../../../src/workspace/task-record.ts";
+import { observedRuns } from "../../helpers/test-runs.ts";
 
 const AT = "2026-11-22T07:00:00.000Z";
 const task = (taskId: string) => ({
@@ -22,19 +20,6 @@ const task = (taskId: string) => ({
 });
 const progress = (accomplished: string[], remaining: string[] = []) =>
   JSON.stringify({ accomplished, remaining, decisions: [], blockers: [] });
-
-/** feature_status.json after test runs, each by a task, no feature named (nobody called feature_update). */
-function observed(runs: Array<{ taskId: string; outcomes: TestOutcome[] }>): FeatureStatus {
-  return runs.reduce(
-    (status, run, i) =>
-      applyTestRun(
-        status,
-        { files: [...new Set(run.outcomes.map((o) => o.file))], outcomes: run.outcomes },
-        { agent: "assistant", taskId: run.taskId, at: `2026-11-22T06:0${i}:00.000Z` },
-      ).status,
-    emptyFeatureStatus(AT),
-  );
-}
 
 /** The end note of `taskId` with its records, over PROGRESS.json and feature_status.json now. */
 function endOf(
@@ -60,7 +45,9 @@ const SLUG = "slug() written and tested";
 
 describe("a task's records in its progress_log.md entry and HANDOFF.md", () => {
   it("a task that only continued claims nothing earlier tasks did", () => {
-    const status = observed([{ taskId: "t-1", outcomes: [{ file: "slug.test.ts", ok: true }] }]);
+    const status = observedRuns([
+      { taskId: "t-1", outcomes: [{ file: "slug.test.ts", ok: true }] },
+    ]);
     const note = endOf(
       "t-2",
       { files: [], progressAtStart: undefined },
@@ -108,7 +95,7 @@ describe("a task's records in its progress_log.md entry and HANDOFF.md", () => {
   });
 
   it("says what the tests this task ran found, a test that broke named first", () => {
-    const status = observed([
+    const status = observedRuns([
       { taskId: "t-1", outcomes: [{ file: "slug.test.ts", ok: true, name: "slugs" }] },
       {
         taskId: "t-2",
@@ -129,7 +116,9 @@ describe("a task's records in its progress_log.md entry and HANDOFF.md", () => {
   });
 
   it("never records as passing the tests of a task that changed files and ran none", () => {
-    const status = observed([{ taskId: "t-1", outcomes: [{ file: "slug.test.ts", ok: true }] }]);
+    const status = observedRuns([
+      { taskId: "t-1", outcomes: [{ file: "slug.test.ts", ok: true }] },
+    ]);
     const files: FileChange[] = [{ path: "slug.ts", kind: "changed", added: 1, removed: 1 }];
     const note = endOf("t-2", { files, progressAtStart: undefined }, { status });
     const entry = latestEntries(note.progressLog, 1)[0] ?? "";

@@ -4,23 +4,7 @@ import {
   NOTE_ENTRY_CHARS,
   type SessionNoteFacts,
 } from "../../../../src/loop/prompt/environment.ts";
-import {
-  applyTestRun,
-  emptyFeatureStatus,
-  type FeatureStatus,
-} from "../../../../src/workspace/state/feature-status.ts";
-import type { TestOutcome } from "../../../../src/workspace/state/test-results.ts";
-
-const runs = (list: Array<{ taskId: string; outcomes: TestOutcome[] }>): FeatureStatus =>
-  list.reduce(
-    (status, r, i) =>
-      applyTestRun(
-        status,
-        { files: [...new Set(r.outcomes.map((o) => o.file))], outcomes: r.outcomes },
-        { agent: "assistant", taskId: r.taskId, at: `2026-11-22T06:0${i}:00.000Z` },
-      ).status,
-    emptyFeatureStatus(""),
-  );
+import { observedRuns } from "../../../helpers/test-runs.ts";
 
 const session = (over: Partial<SessionNoteFacts>): SessionNoteFacts => ({
   sound: ["feature_status.json", "progress_log.md"],
@@ -42,7 +26,7 @@ const note = (s: SessionNoteFacts) =>
 
 describe("the environment note of a task that continues work", () => {
   it("shows the tests the harness saw run: X of Y passing and which fail", () => {
-    const features = runs([
+    const features = observedRuns([
       {
         taskId: "task-one-id",
         outcomes: [
@@ -60,7 +44,7 @@ describe("the environment note of a task that continues work", () => {
   });
 
   it("says first that a test which passed fails now", () => {
-    const features = runs([
+    const features = observedRuns([
       { taskId: "t-1", outcomes: [{ file: "slug.test.ts", ok: true, name: "slugs" }] },
       { taskId: "t-2", outcomes: [{ file: "slug.test.ts", ok: false, name: "slugs" }] },
     ]);
