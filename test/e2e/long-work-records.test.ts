@@ -6,25 +6,23 @@
  * progress_log.md entry), the tests the harness saw run without any `feature_update`, and a test
  * a task broke, first.
  */
-import { rmSync } from "node:fs";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as script from "../helpers/long-work-script.ts";
 import { expectProgressRead, expectRecordNotes, RECORDS_TURNS } from "../helpers/records-script.ts";
 import { asTask, stateOf, type Task, textRequest } from "./client.ts";
-import { freshStateDir, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 import { addScenario } from "./scenarios.ts";
+import { type SharedHarness, sharedScriptedHarness } from "./shared-harness.ts";
 
-let harness: ScriptedHarness;
-const persistDir = freshStateDir();
+// A conversation of its own on the shared server: its workspace is this file's alone.
+let harness: SharedHarness;
 
 beforeAll(async () => {
-  harness = await startScriptedHarness({}, persistDir);
+  harness = await sharedScriptedHarness();
 });
 
 afterAll(async () => {
-  await harness?.stop();
-  rmSync(persistDir, { recursive: true, force: true });
+  await harness?.release();
 });
 
 /** Sends one message (in `contextId`'s conversation when given) and returns the ended task. */
