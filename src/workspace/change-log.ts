@@ -49,6 +49,18 @@ export interface TaskChanges {
   removed: number;
 }
 
+/**
+ * One file a task changed, over all its changes of it: `created` (it did not exist before the
+ * task), `deleted` (the task's last change of it removed it), else `changed`; the lines added and
+ * removed summed.
+ */
+export interface FileChange {
+  path: string;
+  kind: "created" | "changed" | "deleted";
+  added: number;
+  removed: number;
+}
+
 /** The change log of one workspace. */
 export class ChangeLog {
   readonly #sql: SqlStorage;
@@ -96,16 +108,50 @@ export class ChangeLog {
       }));
   }
 
-  /** The files a task wrote or edited and the lines it added and removed (a person's changes left out). */
-  forTask(taskId: string): TaskChanges {
-    return this.#sql
-      .exec<{ files: number; added: number; removed: number }>(
-        `SELECT COUNT(DISTINCT path) AS files, COALESCE(SUM(added), 0) AS added,
-           COALESCE(SUM(removed), 0) AS removed
-         FROM changes
-         WHERE task_id = ? AND op IN ('create', 'write', 'edit') AND person IS NULL`,
+  /**
+   * The files a task created, changed and deleted, in the order it first touched them, with the
+   * lines added and removed (a person's changes, checkpoints and restores left out).
+   */
+  filesOf(taskId: string): FileChange[] {
+    const rows = this.#sql
+      .exec<{ op: string; path: string; added: number; removed: number }>(
+        `SELECT op, path, added, removed FROM changes
+         WHERE task_id = ? AND path IS NOT NULL AND person IS NULL
+           AND op IN ('create', 'write', 'edit', 'delete')
+         ORDER BY n`,
         taskId,
       )
-      .one();
+      .toArray();
+    const files = new Map<string, FileChange>();
+    for (const row of rows) {
+      const seen = files.get(row.path);
+      const kind =
+        row.op === "delete"
+          ? "deleted"
+          : seen
+            ? seen.kind === "deleted"
+              ? "changed"
+              : seen.kind
+            : row.op === "create"
+              ? "created"
+              : "changed";
+      files.set(row.path, {
+        path: row.path,
+        kind,
+        added: (seen?.added ?? 0) + row.added,
+        removed: (seen?.removed ?? 0) + row.removed,
+      });
+    }
+    return [...files.values()];
   }
+}
+
+/** The totals of a task's file changes: files written or edited (not deleted), lines added and removed. */
+export function changeTotals(files: readonly FileChange[]): TaskChanges {
+  const kept = files.filter((f) => f.kind !== "deleted");
+  return {
+    files: kept.length,
+    added: files.reduce((n, f) => n + f.added, 0),
+    removed: files.reduce((n, f) => n + f.removed, 0),
+  };
 }

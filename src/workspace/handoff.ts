@@ -1,7 +1,9 @@
 /**
  * What a task leaves when it ends, composed by the harness from its own records and the state
- * files (no model call): HANDOFF.md (what it was asked, what was done, what is next, blockers,
- * the next agent, important notes, where to continue, the start of its answer), the decisions
+ * files (no model call): HANDOFF.md (what it was asked, what this task did, from its records
+ * (task-record.ts: the PROGRESS.json items it completed, its files, its tests, its model use),
+ * what is next, blockers, the next agent, important notes, where to continue, the start of its
+ * answer), the decisions
  * PROGRESS.json records appended to decisions.log (`time | agent | task | decision`), this task's
  * entry in progress_log.md and agent_state.json. Composed inside the workspace object, under its
  * write lock, so a read that arrives after the note was asked for sees it. All bounded: the note
@@ -10,12 +12,21 @@
  */
 
 import { stateWord } from "../protocol/task-states.ts";
-import type { TaskChanges } from "./change-log.ts";
+import { changeTotals } from "./change-log.ts";
 import { type FileStore, writeHarnessFiles } from "./files/file-ops.ts";
 import { AGENT_STATE_FILE, nextAgentState, parseAgentState } from "./state/agent-state.ts";
 import { parseFeatureStatus } from "./state/feature-status.ts";
 import { appendProgressLog, PROGRESS_LOG_FILE, progressEntry } from "./state/progress-log.ts";
 import { DECISIONS_FILE, HANDOFF_FILE, parseProgress } from "./state/state-files.ts";
+import {
+  changedNothing,
+  filesLine,
+  modelLine,
+  type TaskFacts,
+  type TaskRecord,
+  taskFacts,
+  testsLine,
+} from "./task-record.ts";
 import type { TaskEndInput, WsResult } from "./types.ts";
 
 const clip = (text: string, max: number) =>
@@ -56,6 +67,21 @@ export interface EndNote {
   agentState: string;
 }
 
+/** HANDOFF.md's "Done": what this task did, from its records (never the whole PROGRESS.json list). */
+function done(facts: TaskFacts, input: TaskEndInput): string {
+  const completed = changedNothing(facts)
+    ? "- Nothing: this task changed no file, completed no PROGRESS.json item and ran no test."
+    : facts.completed.length === 0
+      ? "- No PROGRESS.json item completed."
+      : list(facts.completed, "end");
+  return [
+    completed,
+    `- Files: ${filesLine(facts.files)}`,
+    `- Tests: ${testsLine(facts)}`,
+    `- Model: ${modelLine(input)}`,
+  ].join("\n");
+}
+
 /** A decisions.log line's decision text (lines `time | agent | task | decision`, or older `time task decision`). */
 const decisionOf = (line: string) =>
   line.includes(" | ") ? line.slice(line.lastIndexOf(" | ") + 3) : line.replace(/^\S+ \S+ /, "");
@@ -63,19 +89,20 @@ const decisionOf = (line: string) =>
 /**
  * The end note's files: HANDOFF.md, decisions.log (when PROGRESS.json records decisions the log
  * does not have yet), progress_log.md with this task's entry, agent_state.json. Pure: the
- * workspace object calls it with the files' current texts and the task's change totals while it
- * holds its write lock.
+ * workspace object calls it with the files' current texts and the task's records while it holds
+ * its write lock.
  */
-export function composeTaskEnd(
-  input: TaskEndInput,
-  texts: EndTexts,
-  changes: TaskChanges,
-): EndNote {
+export function composeTaskEnd(input: TaskEndInput, texts: EndTexts, record: TaskRecord): EndNote {
   const { progress } = parseProgress(texts.progress);
+  const atStart =
+    record.progressAtStart === undefined
+      ? progress
+      : parseProgress(record.progressAtStart).progress;
   const features = parseFeatureStatus(texts.featureStatus).status;
+  const facts = taskFacts(input.taskId, record, { now: progress, atStart }, features?.testResults);
   const sections: Array<[string, string]> = [
     ["Asked", clip(input.asked.trim() || "(no text)", 500)],
-    ["Done", list(progress?.accomplished, "end")],
+    ["Done", done(facts, input)],
     ["Next", list(progress?.remaining)],
     ["Blockers", list(progress?.blockers)],
     ["Next agent", progress?.nextAgent ?? "(not named)"],
@@ -100,10 +127,8 @@ export function composeTaskEnd(
     ...fresh.map((d) => `${input.at} | ${input.agent} | ${input.taskId} | ${d}`),
   ];
   const metrics = {
-    ...changes,
-    testsPassing: features?.testsPassing ?? 0,
-    testsTotal: features?.testsTotal ?? 0,
-    tokens: input.tokens ?? 0,
+    ...changeTotals(record.files),
+    ...modelUse(input),
     durationMs: input.startedAt
       ? Math.max(0, Date.parse(input.at) - Date.parse(input.startedAt))
       : 0,
@@ -114,23 +139,30 @@ export function composeTaskEnd(
     decisions: fresh.length === 0 ? null : `${lines.slice(-DECISIONS_MAX_LINES).join("\n")}\n`,
     progressLog: appendProgressLog(
       texts.progressLog,
-      progressEntry(input, progress, fresh, metrics),
+      progressEntry(input, progress, fresh, facts, metrics),
     ),
     agentState: `${JSON.stringify(nextAgentState(before, input, progress), null, 2)}\n`,
   };
 }
 
+/** The model use an end input carries (absent numbers left out). */
+const modelUse = (input: TaskEndInput) => ({
+  ...(input.turns !== undefined ? { turns: input.turns } : {}),
+  ...(input.tokens !== undefined ? { tokens: input.tokens } : {}),
+  ...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}),
+});
+
 /**
- * Writes the end note composed from the state files' current texts; returns the paths written.
- * Call under the write lock.
+ * Writes the end note composed from the state files' current texts and the task's records;
+ * returns the paths written. Call under the write lock.
  */
 export async function writeTaskEnd(
   files: FileStore,
   input: TaskEndInput,
   texts: EndTexts,
-  changes: TaskChanges,
+  record: TaskRecord,
 ): Promise<WsResult<{ written: string[] }>> {
-  const note = composeTaskEnd(input, texts, changes);
+  const note = composeTaskEnd(input, texts, record);
   const written: Array<[string, string | null]> = [
     [HANDOFF_FILE, note.handoff],
     [DECISIONS_FILE, note.decisions],

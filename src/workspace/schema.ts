@@ -4,7 +4,7 @@
  * number that last touched it; `checkpoints`/`checkpoint_files` are copies of the manifest (no
  * blob copies); `task_checkpoints` maps a task to the checkpoint taken before its first change;
  * `memory` holds the owner's CONTEXT.md; `changes` is the change history (`person`: who, when a
- * person made the change).
+ * person made the change); `task_starts` holds a state file's text when a task first changed it.
  * Append migrations; never edit one.
  */
 import { Schema } from "../store/sqlite-migrations.ts";
@@ -35,6 +35,11 @@ export const WORKSPACE_MIGRATIONS: readonly string[] = [
   `,
   // A person's changes (the files API, files sent with a message): who made them.
   "ALTER TABLE changes ADD COLUMN person TEXT",
+  // A state file's text when a task first changed it (see task-starts.ts).
+  `
+  CREATE TABLE task_starts (n INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL,
+    path TEXT NOT NULL, text TEXT, UNIQUE (task_id, path));
+  `,
 ];
 
 /** The workspace object's schema on `sql`: migrated if the database holds it, else left absent. */

@@ -82,6 +82,10 @@ export interface TaskEndInput {
   newOwner?: boolean;
   /** Tokens the task used (all model calls), for the progress log. */
   tokens?: number;
+  /** Model calls the task made (its turns), for the progress log and the handoff. */
+  turns?: number;
+  /** The task's estimated cost in US dollars (model/pricing.ts), for the same. */
+  costUsd?: number;
   /** ISO time the task was created, for the progress log's duration. */
   startedAt?: string;
 }

@@ -1,7 +1,7 @@
 /**
  * The machinery under the workspace object's RPCs (workspace-object.ts): its storage (manifest,
- * checkpoints, change history, memory; tables created by the first change or memory read, so a
- * workspace that holds nothing keeps nothing), the scope check, the write lock that runs changes
+ * checkpoints, change history, state files at task starts, memory; tables created by the first
+ * change or memory read, so a workspace that holds nothing keeps nothing), the scope check, the write lock that runs changes
  * one at a time, and transactions whose failure makes the in-memory copies be read again.
  */
 import { HarnessObject } from "../platform/harness-object.ts";
@@ -16,6 +16,7 @@ import { Manifest } from "./files/manifest.ts";
 import { MemoryFile } from "./files/memory-file.ts";
 import { checkScope, type WorkspaceScope } from "./keys.ts";
 import { workspaceSchema } from "./schema.ts";
+import { TaskStarts } from "./task-starts.ts";
 import type { WsResult } from "./types.ts";
 
 /** A workspace object's storage, scope and lock. */
@@ -23,6 +24,7 @@ export abstract class WorkspaceCore extends HarnessObject {
   protected manifest!: Manifest;
   protected checkpoints!: Checkpoints;
   protected changes!: ChangeLog;
+  protected starts!: TaskStarts;
   protected schema!: Schema;
   #scope: WorkspaceScope | null = null;
   #blobs: Blobs | null = null;
@@ -36,6 +38,7 @@ export abstract class WorkspaceCore extends HarnessObject {
     this.manifest = new Manifest(sql, !this.schema.stored);
     this.checkpoints = new Checkpoints(sql, this.manifest);
     this.changes = new ChangeLog(sql);
+    this.starts = new TaskStarts(sql);
     this.#scope = null;
     this.#blobs = null;
     this.#memory = null;

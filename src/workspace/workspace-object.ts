@@ -61,7 +61,14 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
     content: string | Uint8Array,
     meta: WriteMeta,
   ): Promise<Result<"write">> {
-    return this.change(scope, (files) => writeFile(files, path, content, meta));
+    return this.change(scope, async (files) => {
+      if (meta.harness === true && this.starts.due(meta.taskId, path)) {
+        // The end note measures the task's own change from this (task-starts.ts).
+        const before = await readTexts(this.manifest, files.blobs, [path]);
+        this.starts.record(meta.taskId, path, before[path] ?? null);
+      }
+      return writeFile(files, path, content, meta);
+    });
   }
 
   /** Removes a file (checkpointed first when its version is in no checkpoint). */
@@ -76,9 +83,10 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
   }
 
   /**
-   * Writes the note a task leaves when it ends (HANDOFF.md, and decisions.log when PROGRESS.json
-   * records new decisions), composed here from the current state files in one locked step: the
-   * task asks for it without waiting, and any read that arrives later sees it.
+   * Writes the note a task leaves when it ends (HANDOFF.md, decisions.log when PROGRESS.json
+   * records new decisions, progress_log.md, agent_state.json), composed here in one locked step
+   * from the current state files and the task's records (its changes, PROGRESS.json at its
+   * start): the task asks for it without waiting, and any read that arrives later sees it.
    */
   async endNote(scope: WorkspaceScope, input: TaskEndInput): Promise<Result<"endNote">> {
     const files = this.files(scope);
@@ -93,7 +101,11 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
         agentState: t[AGENT_STATE_FILE] ?? null,
         featureStatus: t[FEATURE_STATUS_FILE] ?? null,
       };
-      return writeTaskEnd(files, input, texts, this.changes.forTask(input.taskId));
+      const record = {
+        files: this.changes.filesOf(input.taskId),
+        progressAtStart: this.starts.take(input.taskId, PROGRESS_FILE),
+      };
+      return writeTaskEnd(files, input, texts, record);
     });
   }
 

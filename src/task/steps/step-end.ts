@@ -16,8 +16,10 @@ import { suspensionParts } from "../../loop/calls/suspension.ts";
 import type { Suspension } from "../../loop/contracts.ts";
 import type { StepOutcome } from "../../loop/step-types.ts";
 import { REFUSAL_STOP_REASON, type Refusal } from "../../loop/turn/refusal.ts";
+import { estimateCost } from "../../model/pricing.ts";
 import { usageTokens } from "../../model/usage.ts";
 import type { Part } from "../../protocol/wire.ts";
+import { modelOfTask } from "../../trace/cost.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import type { ChildTasks } from "../children/child-tasks.ts";
 import { answerArtifact } from "../runtime/answer-artifact.ts";
@@ -289,13 +291,16 @@ export class StepEnd {
     const workspace = this.#workspace();
     const program = record ? this.#task.agent(record.agent).program : null;
     if (!record || !workspace || record.parentTaskId || program !== null) return Promise.resolve();
+    const usage = this.#task.loopState.get().usage;
     const task = {
       taskId: record.id,
       agent: record.agent,
       state,
       history: this.#task.store.history(),
       newOwner: this.#task.newOwner,
-      tokens: usageTokens(this.#task.loopState.get().usage),
+      tokens: usageTokens(usage),
+      turns: usage.modelCalls,
+      costUsd: estimateCost(modelOfTask(record.metadata), usage),
       startedAt: record.createdAt,
     };
     return writeEndNote(workspace, task, answer);

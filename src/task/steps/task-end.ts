@@ -1,7 +1,7 @@
 /**
- * What the harness does to the workspace when a task ends: the end note (HANDOFF.md and
- * decisions.log, composed by the workspace object, see workspace/handoff.ts) is asked for with
- * what the task asked and answered; on failure with `ROLLBACK_ON_FAILURE`, the workspace goes
+ * What the harness does to the workspace when a task ends: the end note (HANDOFF.md,
+ * decisions.log, progress_log.md, agent_state.json, composed by the workspace object, see
+ * workspace/handoff.ts) is asked for with what the task asked and answered and its model use; on failure with `ROLLBACK_ON_FAILURE`, the workspace goes
  * back to the checkpoint taken before the task's first change. No model call.
  */
 import type { HarnessEvent } from "../../loop/contracts.ts";
@@ -24,6 +24,8 @@ export function writeEndNote(
     history: readonly Message[];
     newOwner?: boolean;
     tokens?: number;
+    turns?: number;
+    costUsd?: number;
     startedAt?: string;
   },
   answer: string,
@@ -40,6 +42,8 @@ export function writeEndNote(
       at: new Date().toISOString(),
       ...(task.newOwner ? { newOwner: true } : {}),
       ...(task.tokens !== undefined ? { tokens: task.tokens } : {}),
+      ...(task.turns !== undefined ? { turns: task.turns } : {}),
+      ...(task.costUsd !== undefined ? { costUsd: task.costUsd } : {}),
       ...(task.startedAt ? { startedAt: task.startedAt } : {}),
     })
     .then((result) => {

@@ -81,7 +81,7 @@ export async function startSession(
   }
   let features = parseFeatureStatus(texts[FEATURE_STATUS_FILE] ?? null).status;
   const regression = await regressionRun(input, features);
-  if (regression?.features.length) features = regression.status ?? features;
+  if (regression?.status) features = regression.status;
   const facts: SessionFacts = {
     sound,
     damaged,
@@ -110,14 +110,14 @@ async function lastGood(workspace: WorkspaceApi, file: string): Promise<DamagedF
 async function regressionRun(
   input: Parameters<typeof startSession>[0],
   features: FeatureStatus | null,
-): Promise<{ run: RegressionRun; status?: FeatureStatus; features: string[] } | null> {
+): Promise<{ run: RegressionRun; status?: FeatureStatus } | null> {
   const { maxFiles, timeoutMs } = input.config.regression;
   if (!features || !input.runTests || maxFiles === 0) return null;
   const passing = passingTests(features).slice(0, maxFiles);
   if (passing.length === 0) return null;
   const newest = input.changes[0]?.at ?? null;
   const tests = testsDue(features, newest).slice(0, maxFiles);
-  if (tests.length === 0) return { run: unchanged(passing.length, features), features: [] };
+  if (tests.length === 0) return { run: unchanged(passing.length, features) };
   const started = new Date();
   const report = await input.runTests(tests, timeoutMs).catch((e: unknown) => ({
     error: String(e),
@@ -128,7 +128,7 @@ async function regressionRun(
       log("warn", "regression run failed", { task: input.task.taskId, error: how.error });
     // Not run again before the workspace changes: a slow or broken run costs one task, not each.
     await recordUnfinishedRun(input.workspace, started.toISOString(), input.task.taskId);
-    return { run: { files: tests.length, durationMs, features: [], ...how }, features: [] };
+    return { run: { files: tests.length, durationMs, features: [], ...how } };
   };
   if (!("exitCode" in report)) return unfinished({ error: report.error });
   if (cutAtBudget(report)) return unfinished({ cutAtMs: timeoutMs });
@@ -136,7 +136,7 @@ async function regressionRun(
     return unfinished({
       error: report.error ? `${report.error.name}: ${report.error.message}` : "no tests ran",
     });
-  const outcomes = report.tests.results.map((t) => ({ file: t.file, ok: t.ok }));
+  const outcomes = report.tests.results.map((t) => ({ file: t.file, ok: t.ok, name: t.name }));
   const recorded = await recordTestRun(input.workspace, { files: tests, outcomes }, input.task);
   if (!recorded.ok) return unfinished({ error: recorded.error });
   const rows = recorded.touched.map((f) => ({
@@ -145,20 +145,24 @@ async function regressionRun(
     total: f.testsTotal,
     regression: f.regression,
   }));
-  const status = features && {
-    ...features,
-    features: features.features.map((f) => recorded.touched.find((t) => t.id === f.id) ?? f),
-  };
+  // A file a regressed feature lists is said through the feature; the others by their name.
+  const named = new Set(recorded.touched.filter((f) => f.regression).flatMap((f) => f.tests));
+  const regressedFiles = (recorded.status.testResults?.files ?? [])
+    .filter((f) => f.regression && tests.includes(f.file) && !named.has(f.file))
+    .map((f) => f.file);
   return {
-    run: { files: tests.length, durationMs, features: rows },
-    status,
-    features: rows.map((r) => r.id),
+    run: { files: tests.length, durationMs, features: rows, regressedFiles },
+    status: recorded.status,
   };
 }
 
 /** The run not made: `files` passing test files, unchanged since they last ran. */
 function unchanged(files: number, status: FeatureStatus): RegressionRun {
-  const times = [status.regressionRunAt, ...status.features.map((f) => f.lastRunAt)];
+  const times = [
+    status.regressionRunAt,
+    ...status.features.map((f) => f.lastRunAt),
+    ...(status.testResults?.files ?? []).map((f) => f.at),
+  ];
   const last =
     times
       .filter((t): t is string => typeof t === "string")
@@ -186,7 +190,10 @@ function sessionEvent(facts: SessionFacts): HarnessEvent {
   ];
   const r = facts.regression;
   if (r) {
-    const regressed = r.features.filter((f) => f.regression).map((f) => f.id);
+    const regressed = [
+      ...r.features.filter((f) => f.regression).map((f) => f.id),
+      ...(r.regressedFiles ?? []),
+    ];
     const files = `${r.files} test file${r.files === 1 ? "" : "s"}`;
     parts.push(
       r.unchangedSince !== undefined

@@ -5,7 +5,8 @@
  * mode, the workspace's `*.test.{js,ts}` files with a small built-in test API. Output: a status line (exit code, time, test counts), the captured console output,
  * the entry's return value, the error with its stack. Effects: ran = the workspace files whose
  * code ran (counts as verification for the gate). A test run is recorded in feature_status.json:
- * the feature it names (`feature`), and every feature whose test files it ran, get its counts.
+ * every test file's outcome (named for a feature or not), and the feature it names (`feature`)
+ * and every feature whose test files it ran get its counts.
  */
 import { z } from "zod";
 import type { SourceFile, ToolContext } from "../../loop/contracts.ts";
@@ -220,26 +221,42 @@ export const runCodeTool = defineTool({
   },
 });
 
-/** Records a test run in feature_status.json; the line the model reads about it. */
+/**
+ * Records a test run in feature_status.json (every run, named for a feature or not); the line the
+ * model reads about it: the features' counts, or the run's, and the test files that regressed.
+ */
 async function record(
   context: ToolContext,
   files: string[],
   report: RunReport,
   feature: string | undefined,
 ): Promise<string> {
-  const outcomes = (report.tests?.results ?? []).map((t) => ({ file: t.file, ok: t.ok }));
+  const outcomes = (report.tests?.results ?? []).map((t) => ({
+    file: t.file,
+    ok: t.ok,
+    name: t.name,
+  }));
   const recorded = await recordTestRun(
     context.workspace,
     { files, outcomes },
     { agent: context.agent, taskId: context.taskId, ...(feature ? { named: feature } : {}) },
   ).catch((error: unknown) => ({ ok: false as const, error: String(error) }));
   if (!recorded.ok) return `\n[feature_status.json not updated: ${recorded.error}]`;
-  if (recorded.touched.length === 0) return "";
   const lines = recorded.touched.map(
     (f) =>
       `${f.id} ${f.testsPassing}/${f.testsTotal} passing${f.regression ? " (REGRESSION)" : ""}`,
   );
-  return `\n[feature_status.json: ${lines.join("; ")}]`;
+  const results = recorded.status.testResults;
+  const ran = (results?.files ?? []).filter((f) => outcomes.some((o) => o.file === f.file));
+  if (lines.length === 0 && ran.length > 0) {
+    const passing = ran.reduce((n, f) => n + f.passing, 0);
+    const total = ran.reduce((n, f) => n + f.total, 0);
+    lines.push(`tests ${passing}/${total} passing`);
+  }
+  const regressed = ran.filter((f) => f.regression).map((f) => f.file);
+  if (regressed.length > 0)
+    lines.push(`REGRESSION in ${regressed.join(", ")}: passed before, fails now`);
+  return lines.length === 0 ? "" : `\n[feature_status.json: ${lines.join("; ")}]`;
 }
 
 /**

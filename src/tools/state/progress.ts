@@ -3,8 +3,8 @@
  * blockers }` (lists of strings) with what the handoff passes on (`notes`, `continueFrom`,
  * `nextAgent`, `summary`); an update gives any of them, each replacing the stored one; an invalid
  * update is refused with the reason. Every update is published as the task's `progress` artifact.
- * `progress_read` reads every state file: PROGRESS.json, feature_status.json, agent_state.json and
- * the newest progress_log.md entries.
+ * `progress_read` reads every state file: PROGRESS.json, feature_status.json (with the tests the
+ * harness saw run), agent_state.json and the newest progress_log.md entries.
  */
 import type { Tool } from "../../loop/contracts.ts";
 import { AGENT_STATE_FILE } from "../../workspace/state/agent-state.ts";
@@ -19,12 +19,13 @@ import {
   readProgress,
   readText,
 } from "../../workspace/state/state-files.ts";
+import type { TestResults } from "../../workspace/state/test-results.ts";
 import { inputlessTool, inputSchemaOf } from "../input.ts";
 
 /** Newest progress_log.md entries progress_read shows. */
 const LOG_ENTRIES = 2;
 
-/** feature_status.json as a totals line and one line per feature. */
+/** feature_status.json as a totals line, one line per feature, the tests run and those failing. */
 function featureSummary(text: string): string {
   const { status } = parseFeatureStatus(text);
   if (!status) return text;
@@ -41,7 +42,25 @@ function featureSummary(text: string): string {
         ...(f.regression ? { regression: true } : {}),
       }),
     ),
+    ...testSummary(status.testResults),
   ].join("\n");
+}
+
+/** The test results every run the harness saw left: the counts, then each failing file. */
+function testSummary(results: TestResults | undefined): string[] {
+  if (!results) return [];
+  const failing = results.files.filter((f) => f.failing > 0);
+  return [
+    `tests run (every run the harness saw): ${results.passing} of ${results.total} passing in ${results.files.length} files, last at ${results.at} by task ${results.taskId}`,
+    ...failing.map((f) =>
+      JSON.stringify({
+        file: f.file,
+        passing: `${f.passing}/${f.total}`,
+        failed: f.failed,
+        ...(f.regression ? { regression: true } : {}),
+      }),
+    ),
+  ];
 }
 
 export const progressReadTool = inputlessTool(

@@ -1,7 +1,7 @@
 /**
  * Reading and writing feature_status.json through a workspace: the `feature_update` tool, every
  * `run_code` test run and the session start's regression run (one that finishes, or one that
- * does not) go through here. Writes are the
+ * does not) go through here; every test run is recorded, named for a feature or not. Writes are the
  * harness's (no automatic checkpoint, refused to write_file by the state guard). A file that does
  * not parse is never overwritten by a test run (the session start reports it and offers its last
  * good version instead).
@@ -45,25 +45,36 @@ export async function writeFeatureStatus(
 }
 
 /**
- * Records a test run in feature_status.json: the features whose test files ran get their counts
- * (`named`: the feature the run was for, created if new). Nothing is written when no feature is
- * concerned and none was named. Returns the features touched and those that regressed.
+ * Records a test run in feature_status.json (created when there is none): every file's outcomes
+ * in `testResults`, whether or not a feature is concerned; the features whose test files ran get
+ * their counts (`named`: the feature the run was for, created if new). Nothing is written for a
+ * run without outcomes when no feature is concerned. Returns the file as written, the features
+ * touched and those that regressed.
  */
 export async function recordTestRun(
   workspace: WorkspaceApi,
   run: { files: readonly string[]; outcomes: readonly TestOutcome[] },
   by: { agent: string; taskId: string; named?: string },
-): Promise<{ ok: true; touched: Feature[]; regressed: Feature[] } | { ok: false; error: string }> {
+): Promise<
+  | { ok: true; status: FeatureStatus; touched: Feature[]; regressed: Feature[] }
+  | { ok: false; error: string }
+> {
   const at = new Date().toISOString();
   const read = await readFeatureStatus(workspace, at);
   if (!read.ok) return read;
-  const applied = applyTestRun(read.value, run, { agent: by.agent, at, ...named(by.named) });
+  const applied = applyTestRun(read.value, run, {
+    agent: by.agent,
+    taskId: by.taskId,
+    at,
+    ...named(by.named),
+  });
   if (applied.error) return { ok: false, error: applied.error };
   const touched = applied.status.features.filter((f) => f.lastRunAt === at);
-  if (touched.length === 0) return { ok: true, touched, regressed: [] };
+  if (touched.length === 0 && run.outcomes.length === 0)
+    return { ok: true, status: read.value, touched, regressed: [] };
   const written = await writeFeatureStatus(workspace, applied.status, by.taskId);
   if (!written.ok) return written;
-  return { ok: true, touched, regressed: applied.regressed };
+  return { ok: true, status: applied.status, touched, regressed: applied.regressed };
 }
 
 const named = (id: string | undefined) => (id === undefined ? {} : { named: id });

@@ -3,11 +3,21 @@
  * harness (the `feature_update` tool, `run_code` test runs, the session start's regression run).
  * A feature has an id, a status (not_started, in_progress, completed, blocked), its test files,
  * the passing and total counts of its last run and when that was; the file keeps the totals
- * (features per status, tests passing of total). Bounded: {@link FEATURES_MAX} features of at
+ * (features per status, tests passing of total) and `testResults`, what every test run the
+ * harness saw found per test file (test-results.ts). Bounded: {@link FEATURES_MAX} features of at
  * most {@link FEATURE_TESTS_MAX} test files. Pure: no I/O.
  */
 import { z } from "zod";
 import { parseJsonFile } from "./json-file.ts";
+import {
+  applyObservedRun,
+  passedCompletely,
+  type TestOutcome,
+  type TestResults,
+  TestResultsSchema,
+} from "./test-results.ts";
+
+export type { TestOutcome } from "./test-results.ts";
 
 export const FEATURE_STATUS_FILE = "feature_status.json";
 export const FEATURES_MAX = 100;
@@ -56,6 +66,8 @@ export const FeatureStatusSchema = z.strictObject({
    * workspace changes. A run that finishes records each feature's `lastRunAt` instead.
    */
   regressionRunAt: Time.optional(),
+  /** Every test run the harness saw, per test file and in all (test-results.ts). */
+  testResults: TestResultsSchema.optional(),
 });
 export type FeatureStatus = z.infer<typeof FeatureStatusSchema>;
 
@@ -77,9 +89,13 @@ export function emptyFeatureStatus(at: string): FeatureStatus {
   return withTotals({ features: [] }, at);
 }
 
-/** The totals recomputed from the features (`regressionRunAt` kept). */
+/** The totals recomputed from the features (`regressionRunAt` and `testResults` kept). */
 export function withTotals(
-  input: { features: Feature[]; regressionRunAt?: string | undefined },
+  input: {
+    features: Feature[];
+    regressionRunAt?: string | undefined;
+    testResults?: TestResults | undefined;
+  },
   at: string,
 ): FeatureStatus {
   const count = (state: FeatureState) => input.features.filter((f) => f.status === state).length;
@@ -94,6 +110,7 @@ export function withTotals(
     features: input.features,
     updatedAt: at,
     ...(input.regressionRunAt ? { regressionRunAt: input.regressionRunAt } : {}),
+    ...(input.testResults ? { testResults: input.testResults } : {}),
   };
 }
 
@@ -142,22 +159,17 @@ export function applyFeatureChanges(
   return { ok: true, value: withTotals({ ...current, features }, by.at) };
 }
 
-/** One test's outcome in a run. */
-export interface TestOutcome {
-  file: string;
-  ok: boolean;
-}
-
 /**
- * A test run applied: every feature whose test files ran gets the passing and total counts of
- * those files' tests, the run's time, and `regression` when it passed completely before and does
- * not now. `named`: the feature the run was for (created if new, given the run's files as its
- * tests when it has none). Returns the file and the features that regressed.
+ * A test run applied: `testResults` get every file's outcomes (by `taskId`); every feature whose
+ * test files ran gets the passing and total counts of those files' tests, the run's time, and
+ * `regression` when it passed completely before and does not now. `named`: the feature the run
+ * was for (created if new, given the run's files as its tests when it has none). Returns the file
+ * and the features that regressed.
  */
 export function applyTestRun(
   current: FeatureStatus,
   run: { files: readonly string[]; outcomes: readonly TestOutcome[] },
-  by: { agent: string; at: string; named?: string },
+  by: { agent: string; taskId: string; at: string; named?: string },
 ): { status: FeatureStatus; regressed: Feature[]; error?: string } {
   let features = current.features;
   if (by.named !== undefined && !features.some((f) => f.id === by.named)) {
@@ -192,24 +204,36 @@ export function applyTestRun(
     if (next.regression && !feature.regression) regressed.push(next);
     return next;
   });
-  return { status: withTotals({ ...current, features: updated }, by.at), regressed };
+  const testResults =
+    run.outcomes.length > 0
+      ? applyObservedRun(current.testResults, run.outcomes, by)
+      : current.testResults;
+  return { status: withTotals({ ...current, features: updated, testResults }, by.at), regressed };
 }
 
-/** The test files of features whose last run passed completely (the regression run's list). */
+/**
+ * The test files whose last run passed completely (the regression run's list): those of features
+ * whose tests all passed, and every file the observed results hold as passing.
+ */
 export function passingTests(status: FeatureStatus): string[] {
-  return testsOf(status.features.filter(passedLastRun));
+  const observed = (status.testResults?.files ?? []).filter(passedCompletely).map((f) => f.file);
+  return [...new Set([...testsOf(status.features.filter(passedLastRun)), ...observed])];
 }
 
 /**
  * Of {@link passingTests}, those the workspace changed after (its newest change at
- * `newestChange`, ISO time; null: no change logged): a feature's tests are due when the change is
- * later than their last run and than the session start's last unfinished run.
+ * `newestChange`, ISO time; null: no change logged): a file is due when the change is later than
+ * its last run and than the session start's last unfinished run.
  */
 export function testsDue(status: FeatureStatus, newestChange: string | null): string[] {
   if (newestChange === null) return [];
-  const ranAt = (f: Feature) =>
-    [f.lastRunAt ?? "", status.regressionRunAt ?? ""].reduce((a, b) => (a > b ? a : b));
-  return testsOf(status.features.filter((f) => passedLastRun(f) && newestChange > ranAt(f)));
+  const later = (t: string | null | undefined) =>
+    newestChange > [t ?? "", status.regressionRunAt ?? ""].reduce((a, b) => (a > b ? a : b));
+  const observed = (status.testResults?.files ?? [])
+    .filter((f) => passedCompletely(f) && later(f.at))
+    .map((f) => f.file);
+  const featured = testsOf(status.features.filter((f) => passedLastRun(f) && later(f.lastRunAt)));
+  return [...new Set([...featured, ...observed])];
 }
 
 const passedLastRun = (f: Feature) =>

@@ -1,11 +1,21 @@
 /**
  * progress_log.md: one entry per task, appended by the harness at the task's end (the reference
- * design's session notes): the goal, what is done, in progress and blocked, the decisions, and
- * the metrics (files changed, lines added and removed, tests passing of total, tokens, duration).
- * Bounded: the newest {@link PROGRESS_LOG_ENTRIES} entries are kept, older ones roll off (the log
- * says how many). Pure: no I/O.
+ * design's session notes), made from the task's own records (task-record.ts): the goal, the
+ * PROGRESS.json items this task completed, the files it created, changed and deleted, the tests it
+ * ran and what they found, what remains and is blocked, its new decisions, and the metrics (files
+ * changed, lines added and removed, its tests' passing of total or "not run", model turns,
+ * tokens, estimated cost, duration). Bounded: the newest {@link PROGRESS_LOG_ENTRIES} entries are
+ * kept, older ones roll off (the log says how many). Pure: no I/O.
  */
 import { stateWord } from "../../protocol/task-states.ts";
+import {
+  changedNothing,
+  filesLine,
+  type ModelUse,
+  type TaskFacts,
+  testsLine,
+  testsMetric,
+} from "../task-record.ts";
 import type { Progress } from "./state-files.ts";
 
 export const PROGRESS_LOG_FILE = "progress_log.md";
@@ -15,13 +25,10 @@ const ITEM_CHARS = 160;
 const HEADER = "# Progress log";
 
 /** A task's numbers for its entry. */
-export interface TaskMetrics {
+export interface TaskMetrics extends ModelUse {
   files: number;
   added: number;
   removed: number;
-  testsPassing: number;
-  testsTotal: number;
-  tokens: number;
   durationMs: number;
 }
 
@@ -37,18 +44,28 @@ export function progressEntry(
   task: { taskId: string; agent: string; state: string; at: string; asked: string },
   progress: Progress | null,
   newDecisions: readonly string[],
+  facts: TaskFacts,
   m: TaskMetrics,
 ): string {
   const state = stateWord(task.state);
   const seconds = Math.round(m.durationMs / 1000);
+  const turns = m.turns ?? 0;
   return [
     `## ${task.at} · task ${task.taskId} · ${task.agent} · ${state}`,
     `- Goal: ${line(task.asked) || "(no text)"}`,
-    `- Done: ${items([...(progress?.accomplished ?? [])].reverse())}`,
+    `- Done: ${
+      changedNothing(facts)
+        ? "nothing: no file changed, no PROGRESS.json item completed, no test run"
+        : facts.completed.length === 0
+          ? "no PROGRESS.json item completed"
+          : items([...facts.completed].reverse())
+    }`,
+    `- Files: ${filesLine(facts.files)}`,
+    `- Tests: ${testsLine(facts)}`,
     `- In progress: ${items(progress?.remaining ?? [])}`,
     `- Blockers: ${items(progress?.blockers ?? [])}`,
     `- Decisions: ${items(newDecisions)}`,
-    `- Metrics: ${m.files} file${m.files === 1 ? "" : "s"} changed (+${m.added} -${m.removed} lines) · tests ${m.testsPassing}/${m.testsTotal} passing · ${m.tokens} tokens · ${seconds} s`,
+    `- Metrics: ${m.files} file${m.files === 1 ? "" : "s"} changed (+${m.added} -${m.removed} lines) · ${testsMetric(facts)} · ${turns} model turn${turns === 1 ? "" : "s"} · ${m.tokens ?? 0} tokens · $${(m.costUsd ?? 0).toFixed(4)} · ${seconds} s`,
   ].join("\n");
 }
 

@@ -18,13 +18,14 @@ const input = {
   at: "2026-11-22T07:00:00.000Z",
 };
 
-const NO_CHANGES = { files: 0, added: 0, removed: 0 };
+/** A task that wrote PROGRESS.json (from none) and changed no file. */
+const WROTE_PROGRESS = { files: [], progressAtStart: null };
 /** The end note from PROGRESS.json's and decisions.log's texts, the other files absent. */
 const end = (task: typeof input, progress: string | null, decisions: string | null) =>
   composeTaskEnd(
     task,
     { progress, decisions, progressLog: null, agentState: null, featureStatus: null },
-    NO_CHANGES,
+    WROTE_PROGRESS,
   );
 
 describe("the end note", () => {
@@ -64,7 +65,7 @@ describe("the end note", () => {
     const { handoff } = end(long, "{not json", null);
     expect(handoff).toContain(`${"q".repeat(499)}…`);
     expect(handoff).toContain(`${"a".repeat(799)}…`);
-    expect(handoff).toContain("## Done\n- (none recorded)");
+    expect(handoff).toContain("## Done\n- Nothing: this task changed no file");
   });
 
   it("stays bounded: lists cut to their first (done: last) entries, the log rolls over", () => {

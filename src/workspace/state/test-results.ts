@@ -1,0 +1,98 @@
+/**
+ * The test results the harness observed, kept in feature_status.json's `testResults`: every test
+ * run it sees (`run_code` in test mode, the session start's regression run) updates them, whether
+ * or not the model names a feature. Per test file: passing, failing and total of its last run, the
+ * names of the tests that failed, when and by which task; in all: the sums over the files, and the
+ * last run's time and task. A file that passed completely and fails now is a `regression` until it
+ * passes again. Bounded: {@link TEST_FILES_MAX} files (the longest unrun roll off), at most
+ * {@link FAILED_NAMES_MAX} names of failures each. Pure: no I/O.
+ */
+import { z } from "zod";
+
+export const TEST_FILES_MAX = 100;
+export const FAILED_NAMES_MAX = 5;
+const NAME_CHARS = 200;
+
+const Count = z.number().int().min(0);
+const Time = z.string().max(40);
+const TaskId = z.string().max(100);
+
+const TestFileResult = z.strictObject({
+  file: z.string().trim().min(1).max(512),
+  passing: Count,
+  failing: Count,
+  total: Count,
+  /** The first failing tests' names. */
+  failed: z.array(z.string().max(NAME_CHARS)).max(FAILED_NAMES_MAX),
+  at: Time,
+  taskId: TaskId,
+  /** It passed completely at the run before, and fails now (kept until it passes again). */
+  regression: z.boolean(),
+});
+export type TestFileResult = z.infer<typeof TestFileResult>;
+
+/** `testResults` in feature_status.json. */
+export const TestResultsSchema = z.strictObject({
+  passing: Count,
+  failing: Count,
+  total: Count,
+  /** The last run's time and task. */
+  at: Time,
+  taskId: TaskId,
+  files: z.array(TestFileResult).max(TEST_FILES_MAX),
+});
+export type TestResults = z.infer<typeof TestResultsSchema>;
+
+/** One test's outcome in a run. */
+export interface TestOutcome {
+  file: string;
+  ok: boolean;
+  /** The test's name, when the run gives it. */
+  name?: string;
+}
+
+const clipName = (name: string) =>
+  name.length > NAME_CHARS ? `${name.slice(0, NAME_CHARS - 1)}…` : name;
+
+/** Whether a file's last run passed completely. */
+export const passedCompletely = (r: TestFileResult) => r.total > 0 && r.failing === 0;
+
+/**
+ * The results with a run applied: each file the run gave outcomes for gets them (a regression when
+ * it passed completely before, or was one, and fails now); the sums recomputed.
+ */
+export function applyObservedRun(
+  current: TestResults | undefined,
+  outcomes: readonly TestOutcome[],
+  by: { at: string; taskId: string },
+): TestResults {
+  const files = new Map((current?.files ?? []).map((f) => [f.file, f]));
+  for (const file of new Set(outcomes.map((o) => o.file))) {
+    const mine = outcomes.filter((o) => o.file === file);
+    const failed = mine.filter((o) => !o.ok);
+    const before = files.get(file);
+    files.delete(file); // re-inserted last: the newest run stays when the list rolls over
+    files.set(file, {
+      file,
+      passing: mine.length - failed.length,
+      failing: failed.length,
+      total: mine.length,
+      failed: failed.slice(0, FAILED_NAMES_MAX).map((o) => clipName(o.name ?? "(unnamed)")),
+      at: by.at,
+      taskId: by.taskId,
+      regression:
+        failed.length > 0 &&
+        before !== undefined &&
+        (passedCompletely(before) || before.regression),
+    });
+  }
+  const kept = [...files.values()].slice(-TEST_FILES_MAX);
+  return {
+    passing: kept.reduce((n, f) => n + f.passing, 0),
+    failing: kept.reduce((n, f) => n + f.failing, 0),
+    total: kept.reduce((n, f) => n + f.total, 0),
+    at: by.at,
+    taskId: by.taskId,
+    files: kept,
+  };
+}
