@@ -5,6 +5,7 @@
  * message: text, tool calls with their input, tool results), or with `--json` the route's answer
  * (every kept request, each `body` exactly as sent). Failures are one line with the server's reason.
  */
+import { contentText } from "../src/model/request-text.ts";
 import type { CommandLine } from "./command-line.ts";
 import { CliError, serverMessage } from "./errors.ts";
 import type { Out } from "./render.ts";
@@ -19,8 +20,6 @@ interface KeptRequest {
   at: string;
   body: string;
 }
-
-type Block = { type?: string; text?: string; name?: string; input?: unknown; content?: unknown };
 
 /** Runs `prompt <taskId>`; its exit code. */
 export async function promptCommand(line: CommandLine, http: Http, out: Out): Promise<number> {
@@ -49,42 +48,22 @@ export function renderRequest(request: KeptRequest, kept: number): string {
   const body = JSON.parse(request.body) as {
     model?: string;
     max_tokens?: number;
-    system?: string | Block[];
+    system?: unknown;
     tools?: Array<{ name: string }>;
-    messages?: Array<{ role: string; content: string | Block[] }>;
+    messages?: Array<{ role: string; content: unknown }>;
   };
   const lines = [
     `request ${request.seq} (${request.kind} ${request.turn}, attempt ${request.attempt}, ${request.at}); ${kept} kept, --json shows them all`,
     `model ${body.model}, max_tokens ${body.max_tokens}, ${request.body.length} characters`,
     "",
     "== system",
-    blocksText(body.system ?? ""),
+    contentText(body.system ?? ""),
     "",
     `== tools (${body.tools?.length ?? 0})`,
     (body.tools ?? []).map((t) => t.name).join(", "),
   ];
   for (const message of body.messages ?? []) {
-    lines.push("", `== ${message.role}`, blocksText(message.content));
+    lines.push("", `== ${message.role}`, contentText(message.content));
   }
   return `${lines.join("\n")}\n`;
-}
-
-/** A message's or the system prompt's content as text: each block on its own. */
-function blocksText(content: string | Block[] | unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return JSON.stringify(content);
-  return content.map((block: Block) => blockText(block)).join("\n");
-}
-
-function blockText(block: Block): string {
-  switch (block.type) {
-    case "text":
-      return block.text ?? "";
-    case "tool_use":
-      return `[tool call ${block.name} ${JSON.stringify(block.input)}]`;
-    case "tool_result":
-      return `[tool result]\n${blocksText(block.content ?? "")}`;
-    default:
-      return `[${block.type} block]`;
-  }
 }

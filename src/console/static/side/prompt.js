@@ -2,6 +2,7 @@
 // /api/tasks/<id>/prompt, owner only), newest first, the newest open: which call, the system
 // prompt, the tools by name, each message (text, tool calls with their input, tool results), and
 // the request's body exactly as the model received it.
+import { contentText } from "../../../model/request-text.ts";
 import { el } from "../dom.js";
 import { t } from "../i18n/i18n.js";
 
@@ -28,12 +29,12 @@ function requestDetails(request, open) {
       }),
     }),
     el("h4", { text: t("promptSystem") }),
-    el("pre", { text: blocksText(body.system ?? "") }),
+    el("pre", { text: contentText(body.system ?? "") }),
     el("h4", { text: t("promptTools", tools.length) }),
     el("p", { text: tools.join(", ") }),
     ...(body.messages || []).flatMap((message) => [
       el("h4", { text: message.role }),
-      el("pre", { text: blocksText(message.content) }),
+      el("pre", { text: contentText(message.content) }),
     ]),
     el(
       "details",
@@ -42,18 +43,4 @@ function requestDetails(request, open) {
       el("pre", { text: request.body }),
     ),
   );
-}
-
-/** A message's or the system prompt's content as text, a block at a time. */
-function blocksText(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return JSON.stringify(content);
-  return content.map(blockText).join("\n");
-}
-
-function blockText(block) {
-  if (block.type === "text") return block.text;
-  if (block.type === "tool_use") return `[${block.name} ${JSON.stringify(block.input)}]`;
-  if (block.type === "tool_result") return `[→ ${blocksText(block.content ?? "")}]`;
-  return `[${block.type}]`;
 }
