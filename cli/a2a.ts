@@ -11,6 +11,7 @@
  *   cancel <agent|url> <taskId>      cancels a task
  *   tasks <agent|url>                your tasks (v1.0 agents)
  *   chat <agent|url>                 a conversation; answers input-required questions inline
+ *   prompt <taskId>                  what the model saw: the task's newest model request
  *
  * The options and the usage: command-line.ts (a wrong command line exits 2). Ctrl-C while a
  * task runs says how to follow or cancel it (exit 130). A card seen signed before is verified by
@@ -21,6 +22,7 @@ import { chat } from "./chat.ts";
 import { type CommandLine, parseCommandLine, usage } from "./command-line.ts";
 import { explain, oneLine, UsageError } from "./errors.ts";
 import { filePart, filesCommand, readStdin } from "./files.ts";
+import { promptCommand } from "./prompt.ts";
 import { costLine, type Out, stateName, TaskView, textOf } from "./render.ts";
 import { Spinner } from "./spinner.ts";
 import {
@@ -134,6 +136,8 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (command === "prompt")
+    return promptCommand(line, new Http(line.token, new URL(line.url).origin), out);
   target = resolveTarget(agent, line.url);
   // Standard input first: an empty one is a wrong command line, whether or not a server answers.
   const text = line.stdin ? await stdinText() : rest.join(" ");

@@ -19,6 +19,7 @@ export const COMMANDS = [
   "tasks",
   "chat",
   "files",
+  "prompt",
 ] as const;
 
 /** What `files` does: list, download, upload, remove. */
@@ -52,6 +53,9 @@ export const usage = (defaultUrl: string) => `usage: a2a <command> <agent|url> [
   files get <agent> <path> [to]  download one (to a file, else to standard output)
   files put <agent> <file> [path]  upload one ("-": standard input; path: default its name)
   files rm <agent> <path>        delete one
+  prompt <taskId>                what the model saw: the task's newest model request
+                                 (system prompt, tools, messages; --json: the last few,
+                                 each exactly as sent; yours only, or any as an admin)
   help                           this text
 
   <agent> is an agent of this harness (assistant, writer...) or any agent's URL.
@@ -159,6 +163,11 @@ export function parseCommandLine(
     throw new UsageError(`unknown command "${command}"`);
   line.command = command as CommandLine["command"];
   if (command === "files") return filesLine(line, sub);
+  if (command === "prompt") {
+    if (!agent)
+      throw new UsageError("prompt needs a task id (npm run a2a -- tasks <agent> lists yours)");
+    return line;
+  }
   if (!agent) throw new UsageError(`${command} needs an agent name or URL`);
   if (values.history !== undefined) line.history = wholeNumber("history", values.history, 0, 1000);
   if (values.state !== undefined) {

@@ -11,7 +11,9 @@
  * at once (a head of the R2 index) and sends the roster it finds, so the event never carries a
  * stale list. The stream ends when the hub's socket closes (a deploy, `wrangler dev` reloading on a
  * change under agents/ or src/): clients reconnect, and the `connected` event says what is there
- * now, a broken agent file included.
+ * now, a broken agent file included. An open stream re-checks its caller's credentials every
+ * STREAM_AUTH_RECHECK_MS (edge/sse.ts, as the A2A and AG-UI streams do); once they are revoked it
+ * sends one `error` event ({@link REVOKED_ERROR}) and ends.
  */
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -20,12 +22,16 @@ import { agentRoster } from "../agents/roster.ts";
 import { authenticate } from "../auth/middleware.ts";
 import { loadConfig } from "../config/config.ts";
 import { publicBaseUrl } from "../config/public-url.ts";
+import { REVOKED_MESSAGE, watchCredentials } from "../edge/sse.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { errorFields, log } from "../platform/logging.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { counterKey } from "../users/limits.ts";
 import { type AgentsChange, HUB_NAME, MAX_PER_CALLER } from "./event-hub.ts";
+
+/** The data of the `error` event that ends a stream whose caller's credentials were revoked. */
+export const REVOKED_ERROR = { error: REVOKED_MESSAGE };
 
 /** The reconnection delay clients are asked to wait (SSE `retry`). */
 export const RECONNECT_MS = 3_000;
@@ -126,10 +132,18 @@ function eventStream(c: Context<AppEnv>, socket: WebSocket): Response {
       () => void stream.write(": keepalive\n\n").catch(end),
       config.sseKeepaliveMs,
     );
+    // A caller whose credentials were revoked hears it once, and the stream ends, as A2A's do.
+    const stopRecheck = watchCredentials(c.get("authCheck"), () => {
+      queue = queue
+        .then(() => stream.writeSSE({ event: "error", data: JSON.stringify(REVOKED_ERROR) }))
+        .catch(() => {})
+        .then(end);
+    });
     await stream.write(`retry: ${RECONNECT_MS}\n\n`);
     tell({ reason: "connected", at: new Date().toISOString() });
     await ended;
     clearInterval(keepalive);
+    stopRecheck();
     try {
       socket.close(1000, "stream ended");
     } catch {

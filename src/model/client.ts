@@ -4,7 +4,8 @@
  * allows it. One client per isolate and configuration. SDK retries are off: the task object
  * retries durably with its own backoff. The client carries only the resources the harness calls
  * (messages, models): the SDK's full client brings its beta and admin resources too, about
- * 300 KiB of the Worker's bundle (bench:coldstart).
+ * 300 KiB of the Worker's bundle (bench:coldstart). A caller that asks to see its requests
+ * (`onRequest`) gets a client of its own whose fetch hands it each request's body, as sent.
  */
 import { BaseAnthropic } from "@anthropic-ai/sdk/client";
 import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
@@ -40,31 +41,64 @@ export function modelSourceLabel(config: Config): string {
   }
 }
 
-/** The client for `config`; throws {@link ModelUnavailableError} when no model is configured. */
-export function modelClient(config: Config): ModelClient {
+/** Hears the body of each request a client sends, exactly as it goes over the wire. */
+export type RequestListener = (body: string) => void;
+
+/**
+ * The client for `config`; throws {@link ModelUnavailableError} when no model is configured.
+ * With `onRequest`, a client of the caller's own that tells it each request body it sends.
+ */
+export function modelClient(config: Config, onRequest?: RequestListener): ModelClient {
+  if (onRequest) return buildClient(config, onRequest);
   const hit = clients.get(config);
   if (hit) return hit;
-  let client: ModelClient;
-  if (config.modelMode === "anthropic") {
-    client = new ModelApiClient({
-      apiKey: config.anthropicApiKey,
-      ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
-      maxRetries: 0,
-    });
-  } else if (config.modelMode === "scripted") {
-    const handler = createScriptedMessagesApi();
-    log("warn", "no ANTHROPIC_API_KEY: tasks run on the scripted local model, not Claude");
-    client = new ModelApiClient({
-      apiKey: "scripted-local-model",
-      baseURL: "http://scripted.local",
-      fetch: (input: RequestInfo | URL, init?: RequestInit) => handler(new Request(input, init)),
-      maxRetries: 0,
-    });
-  } else {
-    throw new ModelUnavailableError(
-      "no model is configured: set the ANTHROPIC_API_KEY secret (or run `npm run dev`, which falls back to the scripted local model)",
-    );
-  }
+  const client = buildClient(config);
   clients.set(config, client);
   return client;
+}
+
+/** A new client for `config` (see {@link modelClient}). */
+function buildClient(config: Config, onRequest?: RequestListener): ModelClient {
+  if (config.modelMode === "anthropic") {
+    return new ModelApiClient({
+      apiKey: config.anthropicApiKey,
+      ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
+      ...(onRequest ? { fetch: heard(onRequest, (input, init) => fetch(input, init)) } : {}),
+      maxRetries: 0,
+    });
+  }
+  if (config.modelMode === "scripted") {
+    const handler = scriptedHandler(config);
+    const send: typeof fetch = (input, init) => handler(new Request(input, init));
+    return new ModelApiClient({
+      apiKey: "scripted-local-model",
+      baseURL: "http://scripted.local",
+      fetch: onRequest ? heard(onRequest, send) : send,
+      maxRetries: 0,
+    });
+  }
+  throw new ModelUnavailableError(
+    "no model is configured: set the ANTHROPIC_API_KEY secret (or run `npm run dev`, which falls back to the scripted local model)",
+  );
+}
+
+type ScriptedApi = ReturnType<typeof createScriptedMessagesApi>;
+const scriptedApis = new WeakMap<Config, ScriptedApi>();
+
+/** The configuration's one scripted Messages API (its clients share its state). */
+function scriptedHandler(config: Config): ScriptedApi {
+  const hit = scriptedApis.get(config);
+  if (hit) return hit;
+  log("warn", "no ANTHROPIC_API_KEY: tasks run on the scripted local model, not Claude");
+  const api = createScriptedMessagesApi();
+  scriptedApis.set(config, api);
+  return api;
+}
+
+/** `send`, telling `onRequest` each request's body first (the SDK sends JSON text). */
+function heard(onRequest: RequestListener, send: typeof fetch): typeof fetch {
+  return (input, init) => {
+    if (typeof init?.body === "string") onRequest(init.body);
+    return send(input, init);
+  };
 }

@@ -7,7 +7,8 @@
  * W3C `traceparent` (naming the tool call's span it is made from, with the task's `tracestate`),
  * and a request to a registry entry itself a credential: a fresh delegation token where its card
  * takes this deployment's (delegation.ts), else the entry's bearer secret if it has one. Cards
- * are cached per isolate for five minutes; an entry with `requireSignature` has its card's
+ * are cached per isolate for a minute ({@link CARD_TTL_MS}: a card's new description reaches the
+ * prompts that name the agent within it); an entry with `requireSignature` has its card's
  * signature checked on every fetch of it (card-trust.ts).
  */
 import type { AgentCard } from "@a2a-js/sdk";
@@ -135,7 +136,8 @@ export function targetFetch(
   };
 }
 
-const CARD_TTL_MS = 5 * 60_000;
+/** How long a card is kept per isolate (by `Date.now()`) before it is read again. */
+export const CARD_TTL_MS = 60_000;
 const cards = new Map<string, { card: AgentCard; at: number }>();
 
 /**
@@ -147,7 +149,7 @@ const cardKey = (target: RemoteTarget) =>
     ? `${target.baseUrl} signed ${target.entry.cardKeysUrl ?? "jku"}`
     : target.baseUrl;
 
-/** The target's Agent Card (cached five minutes; `fresh` skips the cache). */
+/** The target's Agent Card (cached {@link CARD_TTL_MS}; `fresh` skips the cache). */
 export async function discoverCard(
   fetchImpl: typeof fetch,
   target: RemoteTarget,

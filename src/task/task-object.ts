@@ -1,6 +1,7 @@
 /**
  * The task Durable Object, addressed by the task id. Its RPC methods are the task's whole protocol
- * surface (create, follow-up, get, wait, cancel, subscribe; its records: timeline, spans, push);
+ * surface (create, follow-up, get, wait, cancel, subscribe; its records: timeline, spans, push,
+ * model requests);
  * its alarm drives the agent loop one model turn per step, so the task outlives the request that
  * started it and survives restarts. Client mistakes come back as TaskResult errors. State lives in
  * TaskState, status changes and events in {@link TaskRuntime}; task-parts.ts wires the parts and
@@ -17,6 +18,7 @@ import { isSettled, isTerminal } from "../protocol/task-states.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
 import type { LocalTransportFor } from "../subagents/transport.ts";
+import type { StoredModelRequest } from "../trace/model-requests.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import { CANCEL_CHILDREN_JOB } from "./children/child-tasks.ts";
 import { handOver } from "./conversation/handover.ts";
@@ -232,6 +234,11 @@ export class TaskObject extends HarnessObject {
   async traceSpans(input: { owner: string | null }): Promise<TaskResult<TaskTraceAnswer>> {
     if (!this.#owned(input.owner)) return notFound();
     return taskOk(await traceOfTask(this.runtime, loadConfig(this.env)));
+  }
+
+  /** The bodies of the task's latest model requests, as sent (owner only; `owner: null` = admin). */
+  async modelRequests(input: { owner: string | null }): Promise<TaskResult<StoredModelRequest[]>> {
+    return this.#owned(input.owner) ? taskOk(this.runtime.modelRequests.all()) : notFound();
   }
 
   /** Resolves once the task ends or waits for input (`generation`: with its generation). */

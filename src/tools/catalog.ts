@@ -65,7 +65,13 @@ export function allTools(): ToolRegistry {
   return new ToolRegistry(TOOLS);
 }
 
-/** Tools a sub-agent's task never gets: it cannot ask the user or delegate further. */
+/**
+ * Tools a sub-agent's task never gets: it cannot ask the user or delegate further. `run_code` is
+ * not among them (the reference design denies its sub-agents a shell): it is a fresh sandboxed
+ * isolate with no network beyond what the agent is granted and bounded CPU and time, so a
+ * sub-agent that writes code (the writer's guides and READMEs) runs it to verify it, as the
+ * verification protocol asks. An agent's file can still deny it.
+ */
 export const SUBAGENT_DENIED = ["ask_user", "task"];
 
 /**

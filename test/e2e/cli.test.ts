@@ -1,7 +1,8 @@
 /**
  * The CLI (`npm run a2a -- ...`, cli/a2a.ts) against `wrangler dev`, output checked: card, send,
  * stream with the harness's events, get, tasks with previews, cancel, a declined task (exit 5),
- * chat answering a form and resuming a stream cut by a proxy, --json; each error message (server
+ * chat answering a form and resuming a stream cut by a proxy, --json, prompt (what the model saw);
+ * each error message (server
  * down, unknown agent or task, refused token...); and against a plain v0.3 agent (a small fake on
  * 127.0.0.1) to show it is not tied to this harness.
  */
@@ -216,6 +217,37 @@ describe("npm run a2a", () => {
     const toolResult = JSON.stringify(requests.requests[1]?.body.messages.at(-1)?.content);
     expect(toolResult).toMatch(/run_code: exit 0 in \d+ ms/);
     expect(toolResult).toContain("--- output ---\\n42");
+  });
+
+  it("prompt: the task's newest model request as text, and with --json byte for byte as sent", async () => {
+    const agent = servedAgents()[0] as string;
+    const marker = await scenario("cli-prompt", [
+      { text: "", toolUses: [{ name: "no_such_tool_for_prompt", input: { n: 1 } }] },
+      { text: "Seen." },
+    ]);
+    const sent = JSON.parse((await a2a(["send", agent, `Look ${marker}`, "--json"])).out) as {
+      id: string;
+    };
+    const received = (
+      (await (
+        await fetch(`${harness.fake.url}/_scripted/requests?scenario=cli-prompt`)
+      ).json()) as { requests: Array<{ bodyText: string }> }
+    ).requests.map((r) => r.bodyText);
+    expect(received.length).toBe(2);
+    const shown = await a2a(["prompt", sent.id]);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(/^request \d+ \(turn \d+, attempt 0, /);
+    expect(shown.out).toContain("\n== system\n");
+    expect(shown.out).toContain(`\n== user\n<environment>`);
+    expect(shown.out).toContain(`Look ${marker}`);
+    expect(shown.out).toContain('[tool call no_such_tool_for_prompt {"n":1}]');
+    const json = JSON.parse((await a2a(["prompt", sent.id, "--json"])).out) as {
+      requests: Array<{ body: string }>;
+    };
+    expect(json.requests.map((r) => r.body)).toEqual(received);
+    const unknown = await a2a(["prompt", crypto.randomUUID()]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain("not found (HTTP 404)");
   });
 
   it("talks to a plain A2A v0.3 agent by URL", async () => {

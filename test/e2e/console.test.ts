@@ -208,7 +208,7 @@ describe("the web console, signed in", () => {
     expect(await page.locator(".answer-form").count()).toBe(0);
   });
 
-  it("opens the inspector: status, usage, artifacts, history and the raw event log", async () => {
+  it("opens the inspector: status, usage, artifacts, history, the raw event log and the prompt", async () => {
     await lastTurn().locator("text=inspect task").click();
     await page.waitForSelector("#inspector-body table.log tbody tr");
     const facts = await page.locator("#inspector-body .facts").textContent();
@@ -228,6 +228,14 @@ describe("the web console, signed in", () => {
       "Scheduled for **friday**.",
     );
     await expect.poll(() => page.locator("#tasks li").count()).toBe(1);
+    // What the model saw: the newest request open, its system prompt, tools and messages.
+    const newest = page.locator("#inspector-body details.prompt-request").first();
+    expect(await newest.getAttribute("open")).not.toBeNull();
+    expect(await newest.locator("h4").first().textContent()).toBe("system");
+    expect(await newest.textContent()).toContain("Schedule the report");
+    expect(await page.locator("#inspector-body .prompt-title").textContent()).toMatch(
+      /^What the model saw \(latest \d+ requests\)$/,
+    );
     await page.screenshot({ path: join(shots, "inspector.png") });
   });
 

@@ -37,6 +37,8 @@ export interface FakeRequest {
   attempt: number;
   status: number;
   body: { system?: unknown; messages: Array<{ role: string; content: unknown }>; model: string };
+  /** The body exactly as the fake model received it. */
+  bodyText: string;
 }
 
 /** The requests the fake model received for a scenario, oldest first. */

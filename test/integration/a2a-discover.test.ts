@@ -1,14 +1,18 @@
 /**
  * `a2a_discover` answers the remote Agent Card itself, as compact JSON, from either shape the
  * SDK's card resolver hands back (v1.0 cards, v0.3 cards through its legacy translation); a
- * hostile card is bounded. The per-isolate card cache keeps a card five minutes and `refresh`
- * reads it again. Cards are served by a counting fetch; each test uses its own base URL, since the
+ * hostile card is bounded. The per-isolate card cache keeps a card CARD_TTL_MS and `refresh`
+ * reads it again; a card's new description reaches the sub-agents section of prompts once it
+ * lapses. Cards are served by a counting fetch; each test uses its own base URL, since the
  * cache lives as long as the isolate.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { currentAgents } from "../../src/agents/overrides.ts";
 import type { RemoteAgents, RemoteTarget } from "../../src/loop/contracts.ts";
+import { systemPrompt } from "../../src/loop/prompt/prompt.ts";
 import { CARD_JSON_MAX_CHARS, compactCardJson } from "../../src/remote/card-json.ts";
-import { discoverCard } from "../../src/remote/client.ts";
+import { CARD_TTL_MS, discoverCard } from "../../src/remote/client.ts";
+import { withCardDescriptions } from "../../src/subagents/registry.ts";
 import { a2aDiscoverTool } from "../../src/tools/agents/a2a-discover.ts";
 import { toolContext } from "../helpers/tool-context.ts";
 
@@ -186,17 +190,17 @@ describe("the card cache", () => {
     clock.mockReturnValue(t0);
     await discoverCard(server.fetch, at);
     expect(server.reads()).toBe(1);
-    clock.mockReturnValue(t0 + 5 * 60_000 - 1);
+    clock.mockReturnValue(t0 + CARD_TTL_MS - 1);
     await discoverCard(server.fetch, at);
     expect(server.reads()).toBe(1);
     await discoverCard(server.fetch, at, true);
     expect(server.reads()).toBe(2);
-    // The refreshed copy's five minutes start at the refresh.
-    const t1 = t0 + 5 * 60_000 - 1;
-    clock.mockReturnValue(t1 + 5 * 60_000 - 1);
+    // The refreshed copy's time starts at the refresh.
+    const t1 = t0 + CARD_TTL_MS - 1;
+    clock.mockReturnValue(t1 + CARD_TTL_MS - 1);
     await discoverCard(server.fetch, at);
     expect(server.reads()).toBe(2);
-    clock.mockReturnValue(t1 + 5 * 60_000);
+    clock.mockReturnValue(t1 + CARD_TTL_MS);
     await discoverCard(server.fetch, at);
     expect(server.reads()).toBe(3);
   });
@@ -224,4 +228,50 @@ describe("the card cache", () => {
     expect(server.reads()).toBe(2);
     expect(fresh.content).toBe(first.content);
   });
+
+  it("a remote card's new description reaches the prompt once the cached card lapses", async () => {
+    let description = "Runs the data pipeline.";
+    const server = cardServer(V1_CARD);
+    const changing: typeof fetch = async (input, init) => {
+      await server.fetch(input, init);
+      return Response.json({ ...V1_CARD, description });
+    };
+    const remote: RemoteAgents = {
+      registry: () => [],
+      connect: () => ({ ok: true, target: target("https://ttl.test/"), fetch: changing }),
+    };
+    const agent = bundledAgentsForPrompt();
+    const promptNow = async () => {
+      const subagents = await withCardDescriptions(
+        [{ name: "pipeline", description: "", transport: "pipeline" }],
+        remote,
+      );
+      return systemPrompt({ ...PROMPT_BASE, agent, delegation: { subagents } })[0]?.text ?? "";
+    };
+    const clock = vi.spyOn(Date, "now");
+    const t0 = 1_900_000_000_000;
+    clock.mockReturnValue(t0);
+    expect(await promptNow()).toContain("- pipeline: Runs the data pipeline.");
+    description = "Runs the new pipeline.";
+    clock.mockReturnValue(t0 + CARD_TTL_MS - 1);
+    expect(await promptNow()).toContain("- pipeline: Runs the data pipeline.");
+    clock.mockReturnValue(t0 + CARD_TTL_MS);
+    expect(await promptNow()).toContain("- pipeline: Runs the new pipeline.");
+    expect(server.reads()).toBe(2);
+  });
 });
+
+/** Any agent of the set, for its system prompt. */
+function bundledAgentsForPrompt() {
+  const agent = currentAgents().list()[0];
+  if (!agent) throw new Error("no agent");
+  return agent;
+}
+
+const PROMPT_BASE = {
+  tools: ["task"],
+  memory: { shared: null, user: null },
+  environment: null,
+  now: new Date(0),
+  timeZone: "UTC",
+};

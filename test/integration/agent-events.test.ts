@@ -2,11 +2,13 @@
  * Agent changes reach open event streams (GET /api/events): the roster on connecting, then after
  * an identity upload, a drop, and POST /api/admin/reload, which re-reads a change another isolate
  * left in R2 (here written straight to R2, a broken file among it) at once; admins only. A
- * caller holds at most 10 streams.
+ * caller holds at most 10 streams; a stream whose token is revoked ends with an error event.
  */
 import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
 import { OVERRIDES_INDEX, reloadAgents } from "../../src/agents/overrides.ts";
+import { revokeTokens } from "../../src/auth/users-store.ts";
+import { REVOKED_ERROR } from "../../src/events/agent-events.ts";
 import { sharedKey } from "../../src/store/r2-keys.ts";
 import { fetchWorker } from "../helpers/a2a.ts";
 import { callWorker, newUser } from "../helpers/as-user.ts";
@@ -133,4 +135,20 @@ describe("GET /api/events", () => {
     });
     expect(reload.status).toBe(403);
   });
+
+  it("ends an open stream with an error event once its token is revoked", async () => {
+    const { id, token } = await newUser();
+    const response = await callWorker("/api/events", {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(response.status).toBe(200);
+    const events = sseEvents(response);
+    const first = await events.next();
+    expect(JSON.parse(first.value?.data ?? "{}").reason).toBe("connected");
+    await revokeTokens(env.DB, id);
+    // Agent changes of other tests may come first; the stream then ends with the error.
+    let last: { data: string } | undefined;
+    for await (const event of events) last = event;
+    expect(JSON.parse(last?.data ?? "{}")).toEqual(REVOKED_ERROR);
+  }, 60_000);
 });

@@ -3,7 +3,8 @@
  * (PUT /api/admin/agents/<name>/identity as JSON): the card lists them; the model is told each
  * skill's name and description and not its instructions, which reach it only once it loads the
  * skill (skill_load), and a file beside them once it reads it (skill_read); an invalid skill is
- * refused with its file, line and field; a text upload keeps no uploaded skills.
+ * refused with its file, line and field; a text upload keeps no uploaded skills. GET
+ * /api/agents/<name>/skills lists them (the catalogue), without their text.
  */
 import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
@@ -64,6 +65,34 @@ describe("an agent's skills", () => {
     expect(await got.json()).toEqual({ identity: IDENTITY, skills });
     const text = await callWorker(`/api/admin/agents/${NAME}/identity`, { headers: admin });
     expect(await text.text()).toBe(IDENTITY);
+  });
+
+  it("are listed by GET /api/agents/<name>/skills: the card's skills and the loadable folders", async () => {
+    expect((await upload({ identity: IDENTITY, skills })).status).toBe(200);
+    const response = await fetchWorker(`/api/agents/${NAME}/skills`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({
+      agent: NAME,
+      skills: [
+        expect.objectContaining({
+          id: "refunds",
+          description: "Handles refund requests. Use it when a customer wants money back.",
+        }),
+      ],
+      loadable: [
+        {
+          name: "refunds",
+          description: "Handles refund requests. Use it when a customer wants money back.",
+          file: `agents/${NAME}/skills/refunds/SKILL.md (uploaded)`,
+          files: [{ path: "references/policy.md", bytes: POLICY.length }],
+        },
+      ],
+    });
+    // The catalogue names the files; their text reaches only the model that loads them.
+    expect(text).not.toContain("POLICY-MARKER");
+    expect(text).not.toContain("REFUND-STEP-MARKER");
+    expect((await fetchWorker(`/api/agents/no-such-${NAME}/skills`)).status).toBe(404);
   });
 
   it("are listed to the model by name and description; their instructions and files reach it when it loads them", async () => {

@@ -33,7 +33,7 @@ function delegation(inputs: PromptInputs): string[] {
       "",
       "## You are a sub-agent",
       `The ${d.calledBy} agent started you for one piece of work: the message you got is all you know of its conversation. You cannot ask the user; if something is missing, say so in your answer.`,
-      "Your final answer goes back to it as a tool result, so keep it condensed: the direct answer first, then bullets; cite sources as path:line or URLs; no raw dumps or pasted pages. Put long material in the scratchpad and give its path.",
+      "Your final answer goes back to it as a tool result, so keep it condensed: the direct answer first, then bullets; cite sources as path:line or URLs; no raw dumps or pasted pages. Stay under about 2,000 words unless the work asks for more. Put long material in the scratchpad and give its path.",
     ];
   }
   if (d.subagents.length === 0 || !inputs.tools.includes("task")) return [];

@@ -127,6 +127,7 @@ async function handleMessages(
     status: 0,
     headers: loggedHeaders(request.headers),
     body: null,
+    bodyText: "",
   };
   const finish = (response: Response): Response => {
     entry.status = response.status;
@@ -134,6 +135,7 @@ async function handleMessages(
     return response;
   };
   const raw = await request.text();
+  entry.bodyText = raw;
   let body: unknown;
   try {
     body = JSON.parse(raw);

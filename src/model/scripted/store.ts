@@ -30,6 +30,8 @@ export interface LoggedRequest {
   };
   /** The parsed request JSON (null when it was not JSON). */
   body: unknown;
+  /** The request body exactly as received. */
+  bodyText: string;
 }
 
 /** Scenarios, attempt counters and the request log of one scripted Messages API. */

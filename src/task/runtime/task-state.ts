@@ -15,6 +15,7 @@ import { PushSender } from "../../push/push-sender.ts";
 import { PushStore } from "../../push/push-store.ts";
 import { Scheduler } from "../../store/scheduler.ts";
 import { ModelCallStore } from "../../trace/model-calls.ts";
+import { ModelRequestStore } from "../../trace/model-requests.ts";
 import { taskTraceHeaders } from "../../trace/task-trace.ts";
 import type { BudgetHint } from "../../users/limits.ts";
 import { ChildrenStore } from "../store/children.ts";
@@ -46,6 +47,8 @@ export class TaskState {
   readonly children: ChildrenStore;
   /** Each model call with its tokens (the trace's model spans, trace/model-calls.ts). */
   readonly modelCalls: ModelCallStore;
+  /** The bodies of the latest model requests, as sent (trace/model-requests.ts). */
+  readonly modelRequests: ModelRequestStore;
   readonly scheduler: Scheduler;
   readonly contextLink: ContextLinkStore;
   readonly push: PushStore;
@@ -85,6 +88,7 @@ export class TaskState {
     this.pending = kept(new PendingStore(sql, fresh));
     this.children = new ChildrenStore(sql);
     this.modelCalls = new ModelCallStore(sql);
+    this.modelRequests = new ModelRequestStore(sql);
     this.scheduler = kept(new Scheduler(ctx.storage, fresh));
     this.contextLink = kept(new ContextLinkStore(sql, fresh));
     this.outboxSource = outboxSourceOf(this.store, this.loopState);

@@ -122,6 +122,15 @@ export const TASK_MIGRATIONS: readonly string[] = [
   // Long JSON values of history, artifacts, the status and events, in pieces (long-values.ts);
   // later also conversation rows, child reports, pending calls and push bodies.
   LONG_VALUES_TABLE,
+  // The bodies of the task's latest model requests, as sent (trace/model-requests.ts).
+  `CREATE TABLE model_requests (
+    seq INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    body TEXT NOT NULL
+  )`,
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */

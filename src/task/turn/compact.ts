@@ -17,6 +17,7 @@ import { modelClient } from "../../model/client.ts";
 import { addUsage, callUsage } from "../../model/usage.ts";
 import { log } from "../../platform/logging.ts";
 import { SUMMARY_HOOK, SUMMARY_KEY } from "../conversation/release-content.ts";
+import { requestKeeper } from "./request-keeper.ts";
 import type { Turn } from "./turn.ts";
 
 /**
@@ -59,10 +60,10 @@ async function summarise(turn: Turn, replaced: ChatMessage[]): Promise<string | 
   const { task, agent } = turn;
   try {
     const startedAt = Date.now();
-    const response = await modelClient(turn.config).messages.create(
-      summaryRequest(agent.model, replaced),
-      { signal: turn.signal },
-    );
+    const response = await modelClient(
+      turn.config,
+      requestKeeper(turn, "compaction"),
+    ).messages.create(summaryRequest(agent.model, replaced), { signal: turn.signal });
     const spent = callUsage(response);
     const loop = task.loopState.get();
     task.unit.run(() => {

@@ -14,6 +14,7 @@ import { runTool as inToolSpan } from "../../trace/current-span.ts";
 import { taskTraceOf } from "../../trace/task-trace.ts";
 import { attachFile } from "../runtime/file-artifact.ts";
 import { budgetGate } from "./budget-gate.ts";
+import { requestKeeper } from "./request-keeper.ts";
 import type { Turn } from "./turn.ts";
 import { codeSandboxFor, toolGrants } from "./turn-resources.ts";
 
@@ -39,7 +40,7 @@ export function stepDeps(turn: Turn): StepDeps {
       emit,
     },
     callModel: (params, onText) =>
-      streamTurn(modelClient(config), params, {
+      streamTurn(modelClient(config, requestKeeper(turn, "turn")), params, {
         idleTimeoutMs: config.modelIdleTimeoutMs,
         signal,
         onText,

@@ -37,6 +37,7 @@ export type TurnTask = Pick<
   | "loopState"
   | "hookState"
   | "modelCalls"
+  | "modelRequests"
   | "background"
   | "budgetHint"
   | "newOwner"

@@ -1,6 +1,6 @@
 /**
  * `a2a_discover` (domain `a2a`): reads a remote agent's Agent Card, by registry name or URL
- * (cached five minutes per isolate; `refresh` reads it again), and answers the card itself as
+ * (cached a minute per isolate; `refresh` reads it again), and answers the card itself as
  * compact JSON (remote/card-json.ts): name, description, version, url, interfaces, capabilities,
  * skills with their ids and examples, security.
  */
@@ -20,7 +20,7 @@ export const a2aDiscoverTool = defineTool({
   name: "a2a_discover",
   domain: "a2a",
   description:
-    "Read a remote A2A agent's Agent Card (by registry name or http(s) URL), as compact JSON: name, description, version, url, interfaces (URL, binding, protocol version), capabilities (streaming, push notifications), skills (id, name, description, tags, examples) and security (schemes; required: the alternatives a caller must meet; null: none). Cached five minutes; refresh: true reads it again.",
+    "Read a remote A2A agent's Agent Card (by registry name or http(s) URL), as compact JSON: name, description, version, url, interfaces (URL, binding, protocol version), capabilities (streaming, push notifications), skills (id, name, description, tags, examples) and security (schemes; required: the alternatives a caller must meet; null: none). Cached a minute; refresh: true reads it again.",
   input: Input,
   run: ({ agent, refresh }, context) =>
     withRemote(context, agent, async (connection) => ({

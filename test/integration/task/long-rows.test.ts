@@ -2,7 +2,8 @@
  * Rows that can hold a whole answer keep it in pieces (src/store/long-values.ts): the task
  * object's child reports, push bodies, pending calls and conversation rows, and the context
  * object's turns, each of 2.4 MB of UTF-8, read back whole; replaced or compacted away, they
- * leave no pieces behind; no stored value comes near Cloudflare's 2 MB limit.
+ * leave no pieces behind; no stored value comes near Cloudflare's 2 MB limit. The task's kept
+ * model requests too: the last few, whole, older ones' pieces dropped.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -11,10 +12,12 @@ import { ContextStore, contextSchema } from "../../../src/conversations/context-
 import type { PendingCalls } from "../../../src/loop/calls/suspension.ts";
 import { EMPTY_USAGE } from "../../../src/model/usage.ts";
 import { PushStore } from "../../../src/push/push-store.ts";
+import { PIECE_CHARS } from "../../../src/store/long-values.ts";
 import { ChildrenStore } from "../../../src/task/store/children.ts";
 import { ConversationStore } from "../../../src/task/store/conversation-store.ts";
 import { PendingStore } from "../../../src/task/store/pending-store.ts";
 import { taskSchema } from "../../../src/task/store/schema.ts";
+import { MODEL_REQUESTS_KEPT, ModelRequestStore } from "../../../src/trace/model-requests.ts";
 
 /** The bound every stored value stays under: half of Cloudflare's 2 MB. */
 const BOUND = 1024 * 1024;
@@ -132,6 +135,29 @@ describe("long rows of the task object", () => {
       expect(longest(sql, { turns: "content_json", long_values: "text" })).toBeLessThan(BOUND);
       turns.summarize(2, summary);
       expect(pieces(sql, "turns:")).toBe(0);
+    });
+  });
+});
+
+describe("kept model requests", () => {
+  it("keep the last MODEL_REQUESTS_KEPT bodies of 2.4 MB whole, in pieces, and drop older pieces", async () => {
+    const stub = env.TASKS.get(env.TASKS.newUniqueId());
+    await runInDurableObject(stub, (_object, state) => {
+      const sql = state.storage.sql;
+      taskSchema(sql).ensure();
+      const requests = new ModelRequestStore(sql);
+      const total = MODEL_REQUESTS_KEPT + 2;
+      for (let turn = 0; turn < total; turn += 1) {
+        requests.record({ kind: "turn", turn, attempt: 0 }, `${turn}${LONG}`, turn);
+      }
+      const kept = requests.all();
+      expect(kept.map((r) => r.turn)).toEqual(
+        Array.from({ length: MODEL_REQUESTS_KEPT }, (_, i) => total - MODEL_REQUESTS_KEPT + i),
+      );
+      expect(kept.every((r) => r.body === `${r.turn}${LONG}`)).toBe(true);
+      expect(longest(sql, { model_requests: "body", long_values: "text" })).toBeLessThan(BOUND);
+      const perBody = Math.ceil(`0${LONG}`.length / PIECE_CHARS);
+      expect(pieces(sql, "model_request:")).toBe(MODEL_REQUESTS_KEPT * perBody);
     });
   });
 });

@@ -5,7 +5,12 @@ import { TOOL_DOMAINS, TOOL_NAMES } from "../../../src/agents/tool-names.ts";
 import { loadConfig } from "../../../src/config/config.ts";
 import type { HarnessEvent, ToolContext } from "../../../src/loop/contracts.ts";
 import { writeSharedMemory } from "../../../src/store/shared-memory.ts";
-import { allTools, reachesWorkspace, toolsFor } from "../../../src/tools/catalog.ts";
+import {
+  allTools,
+  reachesWorkspace,
+  SUBAGENT_DENIED,
+  toolsFor,
+} from "../../../src/tools/catalog.ts";
 import { memoryReadTool, memoryWriteTool } from "../../../src/tools/state/memory.ts";
 import { progressUpdateTool } from "../../../src/tools/state/progress.ts";
 import { writeTodosTool } from "../../../src/tools/state/todos.ts";
@@ -111,6 +116,19 @@ describe("tool catalog", () => {
     ).not.toContain("run_code");
     const denying = { ...agent("writer"), tools: { ...agent("writer").tools, deny: ["run_code"] } };
     expect(toolsFor(denying, loadConfig({})).names()).not.toContain("run_code");
+  });
+
+  it("keeps run_code for a sub-agent (a sandbox, not a shell), never ask_user or task", () => {
+    // The decision on the reference design's "no shell for sub-agents": run_code is a fresh
+    // isolate with no network and the deployment's CPU and time bounds, so a sub-agent that
+    // writes code (the writer's guides and READMEs among them) keeps it to verify that code.
+    for (const each of bundledAgents().list()) {
+      const top = toolsFor(each, loadConfig({}), { codeSandbox: true }).names();
+      const sub = toolsFor(each, loadConfig({}), { subagent: true, codeSandbox: true }).names();
+      expect(sub).toEqual(top.filter((name) => !SUBAGENT_DENIED.includes(name)));
+      expect(sub.includes("run_code")).toBe(top.includes("run_code"));
+    }
+    expect(SUBAGENT_DENIED).toEqual(["ask_user", "task"]);
   });
 
   it("offers no run_code where the deployment has no Worker Loader (the Workers Free plan)", () => {

@@ -146,6 +146,13 @@ export const PT_BR = {
   eventLog: (n) => `Registro de eventos (${n})`,
   logHeads: ["#", "+ms", "tipo", "o quê (abra para ver o evento bruto)"],
   waterfall: "Linha do tempo",
+  promptTitle: (n) => `O que o modelo viu (últimas ${n} requisições)`,
+  promptNone: "Nenhuma requisição ao modelo ainda.",
+  promptRequest: (r) =>
+    `#${r.seq} · ${r.kind === "turn" ? "turno" : "compactação"} ${r.turn} · tentativa ${r.attempt} · ${r.at}`,
+  promptSystem: "sistema",
+  promptTools: (n) => `ferramentas (${n})`,
+  promptRaw: (n) => `a requisição exatamente como enviada (${n} caracteres)`,
   simulated: "(simulado: modelo roteirizado, nada cobrado)",
   wfEmpty: "Ainda sem spans.",
   wfModel: (m) => `${m.in} entrada · ${m.out} saída · ${m.cache} lidos do cache · ~US$${m.cost}`,

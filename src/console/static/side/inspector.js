@@ -1,10 +1,12 @@
 // The task inspector: the tasks of the open conversation (ListTasks with its contextId) or any
 // task by id, with state, context, model, usage, artifacts, history, and the event log with each
 // event's time since the task started and its raw JSON (GET /api/tasks/<id>/events), and the
-// task tree's waterfall (waterfall.js, from GET /api/tasks/<id>/trace).
+// task tree's waterfall (waterfall.js, from GET /api/tasks/<id>/trace), and what the model saw
+// (prompt.js, from GET /api/tasks/<id>/prompt).
 import { api, rpc, stateName, textOf } from "../api.js";
 import { $, el, tableHead } from "../dom.js";
 import { language, t, term } from "../i18n/i18n.js";
+import { promptSection } from "./prompt.js";
 import { waterfall } from "./waterfall.js";
 
 /** The harness's cost extension in a task's metadata (src/protocol/extensions.ts). */
@@ -63,10 +65,11 @@ export async function inspect(agent, taskId) {
   const panel = $("#inspector-body");
   panel.replaceChildren(el("p", { text: t("loading") }));
   try {
-    const [task, log, trace] = await Promise.all([
+    const [task, log, trace, prompt] = await Promise.all([
       rpc(agent, "GetTask", { id: taskId }),
       api(`/api/tasks/${encodeURIComponent(taskId)}/events`),
       api(`/api/tasks/${encodeURIComponent(taskId)}/trace`).catch(() => ({ resourceSpans: [] })),
+      api(`/api/tasks/${encodeURIComponent(taskId)}/prompt`).catch(() => ({ requests: [] })),
     ]);
     const usage = task.metadata?.usage || {};
     const model = task.metadata?.model || {};
@@ -149,6 +152,8 @@ export async function inspect(agent, taskId) {
       ),
       el("h3", { text: t("waterfall") }),
       waterfall(trace, { simulated }),
+      el("h3", { class: "prompt-title", text: t("promptTitle", prompt.requests.length) }),
+      ...promptSection(prompt),
     );
   } catch (error) {
     panel.replaceChildren(el("p", { class: "state-failed", text: error.message }));

@@ -62,6 +62,11 @@ describe("compaction planning", () => {
     const body = String((request.messages[0]?.content as string) ?? "");
     expect(body).toContain("[called read_file");
     expect(body).toContain("[tool result: yyyyyyyyyy]");
+    // What the note must keep: goals, decisions with their reasons, and what is still open.
+    expect(request.system).toContain("the user's goals and requests");
+    expect(request.system).toContain("decisions taken and why");
+    expect(request.system).toContain("files created or changed");
+    expect(request.system).toContain("what is still open");
     const note = summaryMessage("Goals: X.", 3);
     expect(JSON.stringify(note)).toContain("Summary of the 3 earlier messages");
   });

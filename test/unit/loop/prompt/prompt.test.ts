@@ -39,7 +39,6 @@ describe("system prompt", () => {
     expect(blocks[0]?.text.startsWith(agent.systemPrompt)).toBe(true);
     expect(blocks[0]?.text).toContain("Tools you can use: read_file, write_file");
     expect(blocks[0]?.text).toContain("## Before you finish");
-    expect(blocks[0]?.text).toContain("progress_read");
     expect(blocks[1]?.text).toContain("British spelling");
     expect(blocks[1]?.text).toContain("Prefers short answers.");
     const note = environmentNote(base);
@@ -53,6 +52,62 @@ describe("system prompt", () => {
     expect(note).toContain("Did the outline.");
     expect(note).toMatch(/Current date and time: Saturday, 21\/11\/2026, 23:05 \(Europe\/Berlin\)/);
     expect(blocks.map((b) => b.text).join("\n")).not.toContain("Workspace (");
+  });
+
+  it("tells the agent how to continue work, a line for each continuity tool it has", () => {
+    const text = systemPrompt(base)[0]?.text ?? "";
+    const section = text.slice(text.indexOf("## Continuing work"));
+    expect(section.startsWith("## Continuing work\n")).toBe(true);
+    expect(section).toContain("- The environment note before the task's first message says");
+    expect(section).toContain("tests that passed before and fail now (fix those first)");
+    expect(section).toContain(
+      "- Start by reading the state of the work (progress_read) and the handoff note; do not redo finished work.",
+    );
+    expect(section).toContain("- Keep PROGRESS.json current with progress_update");
+    expect(section).toContain("- For work of more than three steps, keep a plan with write_todos.");
+    expect(section).toContain(
+      "- Save lasting facts about the user or their project with memory_write",
+    );
+    // Without the state tools: the handoff note in the environment note is where to start.
+    const bare = systemPrompt({ ...base, tools: ["read_file"] })[0]?.text ?? "";
+    const bareSection = bare.slice(bare.indexOf("## Continuing work"));
+    expect(bareSection).toContain(
+      "- Start from the handoff note in the environment note before the task's first message",
+    );
+    expect(bareSection).not.toContain("progress_update");
+    expect(bareSection).not.toContain("write_todos");
+  });
+
+  it("tells a parent to share results through the scratchpad, and only when it can delegate", () => {
+    const subagents = [
+      { name: "researcher", description: "Finds facts.", transport: "local" },
+      { name: "writer", description: "Writes documents.", transport: "local" },
+    ];
+    const tools = [...base.tools, "task"];
+    const text = systemPrompt({ ...base, tools, delegation: { subagents } })[0]?.text ?? "";
+    const section = text.slice(text.indexOf("## Sub-agents"));
+    expect(section).toContain(
+      "each sub-agent sees only your prompt and the scratchpad you share for this task (scratch_write, scratch_read, scratch_list)",
+    );
+    expect(section).toContain("- researcher: Finds facts.\n- writer: Writes documents.");
+    expect(section).toContain(
+      "Tell each one where to write its results in the scratchpad; read them there instead of asking for long answers.",
+    );
+    expect(section).toContain('"[agent] step"');
+    const noTask = systemPrompt({ ...base, delegation: { subagents } })[0]?.text ?? "";
+    expect(noTask).not.toContain("## Sub-agents");
+  });
+
+  it("asks a sub-agent for a condensed answer with citations, under a word limit", () => {
+    const text = systemPrompt({ ...base, delegation: { calledBy: "assistant" } })[0]?.text ?? "";
+    const section = text.slice(text.indexOf("## You are a sub-agent"));
+    expect(section).toContain("The assistant agent started you for one piece of work");
+    expect(section).toContain(
+      "keep it condensed: the direct answer first, then bullets; cite sources as path:line or URLs; no raw dumps or pasted pages.",
+    );
+    expect(section).toContain("Stay under about 2,000 words unless the work asks for more.");
+    expect(section).toContain("Put long material in the scratchpad and give its path.");
+    expect(systemPrompt(base)[0]?.text).not.toContain("## You are a sub-agent");
   });
 
   it("keeps the system prompt identical while the workspace and the time change, so it is cached", () => {
