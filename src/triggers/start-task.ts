@@ -19,6 +19,7 @@ import { durableGateway } from "../gateway/durable-gateway.ts";
 import { newTraceId } from "../platform/ids.ts";
 import { userCounters } from "../platform/object-names.ts";
 import type { Task } from "../protocol/wire.ts";
+import { checkPushConfig } from "../push/push-config.ts";
 import type { PushTarget } from "./trigger-config.ts";
 
 /** What to start. */
@@ -60,6 +61,16 @@ async function checkOwner(env: Env, start: TriggerStart): Promise<void> {
     throw new TriggerSetupError(`the owner ${owner} is not an active user`);
 }
 
+/** A trigger's push target as the send's push config (wire form). */
+function pushConfigOf(target: PushTarget | undefined) {
+  if (!target) return null;
+  return {
+    url: target.url,
+    ...(target.token ? { token: target.token } : {}),
+    ...(target.authentication ? { authentication: target.authentication } : {}),
+  };
+}
+
 /** Starts (or, for a repeated event, finds) the task; returns it as it is now. */
 export async function startTriggeredTask(env: Env, start: TriggerStart): Promise<Task> {
   const agent = currentAgents().get(start.agent);
@@ -69,6 +80,17 @@ export async function startTriggeredTask(env: Env, start: TriggerStart): Promise
       `the agent ${start.agent} is switched off (ENABLE_${start.agent.toUpperCase().replaceAll("-", "_")}=false)`,
     );
   await checkOwner(env, start);
+  const push = pushConfigOf(start.push);
+  if (push) {
+    // The target is the operator's configuration, not the sender's: refusing it is the
+    // deployment's setup error (503 naming it), never the caller's fault or an internal one.
+    const checked = checkPushConfig(
+      push,
+      start.push?.protocol ?? "1.0",
+      loadConfig(env).webFetchAllowPrivate,
+    );
+    if (!checked.ok) throw new TriggerSetupError(`its push target is refused: ${checked.reason}`);
+  }
   const gateway = durableGateway({
     tasks: env.TASKS,
     db: env.DB,
@@ -92,15 +114,7 @@ export async function startTriggeredTask(env: Env, start: TriggerStart): Promise
     },
     configuration: {
       returnImmediately: true,
-      ...(start.push
-        ? {
-            taskPushNotificationConfig: {
-              url: start.push.url,
-              ...(start.push.token ? { token: start.push.token } : {}),
-              ...(start.push.authentication ? { authentication: start.push.authentication } : {}),
-            },
-          }
-        : {}),
+      ...(push ? { taskPushNotificationConfig: push } : {}),
     },
     metadata: start.metadata,
   });

@@ -273,6 +273,29 @@ describe("webhooks", () => {
     expect(noSecret.status).toBe(503);
     expect(await noSecret.text()).toContain("its secret is not configured");
   });
+
+  it("answers 503 naming the push target when the policy refuses the webhook's own target", async () => {
+    const { owner } = await setup();
+    const name = `gh-private-${crypto.randomUUID().slice(0, 6)}`;
+    const bindings = {
+      ...withWebhooks(SECRET, {
+        [name]: githubPushHook(owner.id, "[[reply:noted]] x", {
+          push: { url: "http://10.1.2.3/hooks/private" },
+        }),
+      }),
+      WEB_FETCH_ALLOW_PRIVATE: "false",
+    } as Env;
+    const body = JSON.stringify({ ...pushPayload, after: crypto.randomUUID() });
+    const response = await deliver(bindings, name, body, {
+      "X-GitHub-Event": "push",
+      "X-GitHub-Delivery": crypto.randomUUID(),
+      "X-Hub-Signature-256": await signGithub(SECRET, body),
+    });
+    expect(response.status).toBe(503);
+    expect(await response.text()).toContain(
+      `webhook ${name} is not ready: its push target is refused`,
+    );
+  });
 });
 
 describe("scheduled runs", () => {
