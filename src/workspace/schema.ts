@@ -4,9 +4,10 @@
  * number that last touched it; `checkpoints`/`checkpoint_files` are copies of the manifest (no
  * blob copies); `task_checkpoints` maps a task to the checkpoint taken before its first change;
  * `memory` holds the owner's CONTEXT.md; `changes` is the change history (`person`: who, when a
- * person made the change).
+ * person made the change); `recent_calls` the answers of recent changes by idempotency key.
  * Append migrations; never edit one.
  */
+import { RECENT_CALLS_TABLE } from "../platform/recent-calls.ts";
 import { Schema } from "../store/sqlite-migrations.ts";
 
 /** The object's migrations (exported for the test that holds a new object's schema equal). */
@@ -35,6 +36,8 @@ export const WORKSPACE_MIGRATIONS: readonly string[] = [
   `,
   // A person's changes (the files API, files sent with a message): who made them.
   "ALTER TABLE changes ADD COLUMN person TEXT",
+  // The idempotency keys of the changes (platform/recent-calls.ts).
+  RECENT_CALLS_TABLE,
 ];
 
 /** The workspace object's schema on `sql`: migrated if the database holds it, else left absent. */
