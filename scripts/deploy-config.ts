@@ -3,7 +3,8 @@
  * the Worker Loader binding (run_code) only on Workers Paid, where Dynamic Workers exist; the
  * every-minute cron only when SCHEDULES has entries; no var whose value is the code's own default
  * (src/config/env-schema.ts: the Worker reads an absent var as its default, so it behaves the same
- * with fewer variables, and Workers Free allows 64); never `CF_PLAN` (the local limit guard).
+ * with fewer variables, and Workers Free allows 64); never `CF_PLAN` (the local limit guard); and a
+ * config that sets `FAULTS` (the fault injector, dev and tests only) is refused outright.
  * Pure: the raw config in, a new one out, with one line per choice made. Also the plan limits the build check holds each configuration to.
  */
 import type { Unstable_RawConfig as RawConfig } from "wrangler";
@@ -18,6 +19,19 @@ export interface Plan {
   maxVariables: number;
   /** Worker size after compression. */
   maxGzipBytes: number;
+}
+
+/**
+ * Throws when `raw` turns the fault injector on (`FAULTS`, src/platform/faults/): faults are for
+ * dev and tests, never for a deployed Worker (`--check`, `--dry-run` and a deploy all stop here).
+ */
+export function refuseFaults(raw: RawConfig): void {
+  const faults = raw.vars?.FAULTS;
+  if (typeof faults === "string" && faults.trim() === "") return;
+  if (faults === undefined) return;
+  throw new Error(
+    `FAULTS is set (${JSON.stringify(faults)}): the fault injector is for dev and tests only; a deployed Worker must not have it. Empty FAULTS in wrangler.toml's [vars].`,
+  );
 }
 
 /** The plans `npm run deploy -- --plan <name>` knows. */
@@ -62,6 +76,7 @@ export function deployConfig(
   outDir: string,
 ): { config: RawConfig; notes: string[] } {
   const plan = PLANS[planName];
+  refuseFaults(raw);
   const config = structuredClone(raw);
   const back = outDir
     .split("/")
@@ -82,6 +97,8 @@ export function deployConfig(
     );
   } else if (config.worker_loaders?.length) notes.push("run_code: on (Worker Loader binding)");
 
+  // Empty (refused otherwise, above): nothing to upload.
+  if (config.vars && "FAULTS" in config.vars) delete config.vars.FAULTS;
   if (config.vars?.CF_PLAN) {
     delete config.vars.CF_PLAN;
     notes.push("CF_PLAN: left out (the local limit guard; Cloudflare enforces its own limits)");

@@ -37,7 +37,9 @@ export async function admitAttempt(
 ): Promise<AdmittedAttempt> {
   // The user objects that count failures (as users/limits.ts userObject names them).
   const counters = keys.map((key) => stubByName(env.USERS, key));
-  const results = await Promise.all(counters.map((counter) => counter.attempt(perMinute)));
+  const results = await Promise.all(
+    counters.map((counter) => counter.attempt(perMinute, crypto.randomUUID())),
+  );
   const release = () =>
     Promise.all(
       results.map((result, i) =>
@@ -84,7 +86,7 @@ export async function countingRefusals<T>(
     return await check();
   } catch (error) {
     if (!(error instanceof HttpError) || error.status !== 401) throw error;
-    const recorded = await stubByName(env.USERS, key).attempt(perMinute);
+    const recorded = await stubByName(env.USERS, key).attempt(perMinute, crypto.randomUUID());
     if (recorded.ok) throw error;
     if (blocked.size > 10_000) blocked.clear();
     blocked.set(key, Date.now() + recorded.retryAfterSeconds * 1000);

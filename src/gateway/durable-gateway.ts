@@ -18,7 +18,7 @@ import { callerEvents, generationOption, LONG_POLL_MAX_MS, type LongPoll } from 
 import { DEFAULT_PAGE_SIZE, type ListTasksPage, listTasks } from "./list-tasks.ts";
 import { checkedPushConfig, type SendDefinition } from "./send-checks.ts";
 import { sendToTask } from "./send-task.ts";
-import { limitHistory, relayEvents, unwrap, withRetry } from "./task-calls.ts";
+import { limitHistory, relayEvents, unwrap } from "./task-calls.ts";
 import type { GatewayCaller, GatewayEvent, TaskGateway } from "./task-gateway.ts";
 
 /** What the gateway of one agent needs. */
@@ -81,19 +81,16 @@ function taskObjects(deps: GatewayDeps): TaskObjects {
       relayEvents(first, (after) => subscribe(caller, taskId, after)),
     read: (caller, id, { historyLength, generation, hold } = {}) =>
       // As for subscribe: the stub's type splits the union the task object returns.
-      withRetry(() =>
-        stub(id).get({
-          owner: caller.owner,
-          ...historyOption(historyLength),
-          ...(generation ? { generation } : {}),
-          ...(hold ? { hold } : {}),
-        }),
-      ) as Promise<TaskResult<Task>>,
+      stub(id).get({
+        owner: caller.owner,
+        ...historyOption(historyLength),
+        ...(generation ? { generation } : {}),
+        ...(hold ? { hold } : {}),
+      }) as Promise<TaskResult<Task>>,
     async push(taskId, call) {
       if (!taskId) throw new RequestMalformedError("taskId is required");
       // As for subscribe: the stub's type splits the union the task object returns.
-      const answer = () => stub(taskId).push(call) as Promise<TaskResult<PushAnswer>>;
-      return unwrap(await withRetry(answer));
+      return unwrap(await (stub(taskId).push(call) as Promise<TaskResult<PushAnswer>>));
     },
   };
 }
@@ -119,13 +116,11 @@ function messageCalls(objects: TaskObjects): Pick<TaskGateway, "send" | "stream"
           historyLength === undefined ? outcome.task : limitHistory(outcome.task, historyLength);
         return { task: protoTask(task) };
       }
-      const settled = await withRetry(() =>
-        objects.stub(taskId).waitSettled({
-          owner: caller.owner,
-          ...historyOption(historyLength),
-          ...generationOption(caller),
-        }),
-      );
+      const settled = await objects.stub(taskId).waitSettled({
+        owner: caller.owner,
+        ...historyOption(historyLength),
+        ...generationOption(caller),
+      });
       return { task: protoTask(unwrap(settled)) };
     },
 
@@ -164,13 +159,13 @@ function taskCalls(
 
     async cancel(caller, params) {
       const cancel = { owner: caller.owner, ...generationOption(caller) };
-      const result = await withRetry(() => objects.stub(params.id).cancel(cancel));
+      const result = await objects.stub(params.id).cancel(cancel);
       return protoTask(unwrap(result));
     },
 
     async *subscribe(caller, params): AsyncGenerator<GatewayEvent, void> {
       const after = params.after ?? null;
-      const result = await withRetry(() => objects.subscribe(caller, params.id, after));
+      const result = await objects.subscribe(caller, params.id, after);
       yield* callerEvents(caller, objects.relay(caller, params.id, unwrap(result)));
     },
 

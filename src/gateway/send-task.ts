@@ -25,7 +25,7 @@ import {
   type WireSendRequest,
 } from "./send-checks.ts";
 import { callerOf } from "./subagent-caller.ts";
-import { unwrap, withRetry } from "./task-calls.ts";
+import { unwrap } from "./task-calls.ts";
 import type { GatewayCaller } from "./task-gateway.ts";
 
 /** What a send needs: the agent's task objects and definition, and who sends. */
@@ -95,9 +95,13 @@ export async function sendToTask(
     ...(who.baseUrl ? { baseUrl: who.baseUrl } : {}),
   };
   const wait = mode === "wait" && !request.configuration?.returnImmediately;
-  const result = await withRetry(() =>
-    stubByName(deps.tasks, taskId).create(input, { stream, wait, ...generationOption(who) }),
-  );
+  // Retried by the bindings on a transient failure: the task id is create's idempotency key (a
+  // retried create gets the task the first attempt made).
+  const result = await stubByName(deps.tasks, taskId).create(input, {
+    stream,
+    wait,
+    ...generationOption(who),
+  });
   return { taskId, outcome: unwrap(result), request, settled: wait };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Calling a task object from the task gateway: a refusal (`ok: false`) becomes the @a2a-js/sdk's
- * typed A2A error, and a call the platform marks `retryable` (the object restarting) is tried
- * again, up to {@link RPC_RETRIES} times; a stream cut by a restart resumes after its last event.
+ * typed A2A error; a stream cut by a restart resumes after its last event. The calls themselves
+ * are retried on transient failures by the bindings (platform/bindings.ts, platform/retry.ts).
  */
 import {
   RequestMalformedError,
@@ -9,15 +9,13 @@ import {
   TaskNotFoundError,
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
+import { isTransient, RETRY_ATTEMPTS } from "../platform/retry.ts";
 import { TaskGenerationMismatchError } from "../protocol/generation-error.ts";
 import { protoEvent } from "../protocol/proto-json.ts";
 import type { SequencedEvent, Task } from "../protocol/wire.ts";
 import type { TaskResult } from "../task/rpc-types.ts";
 import { decodeLines } from "../task/runtime/ndjson.ts";
 import type { GatewayEvent } from "./task-gateway.ts";
-
-/** Attempts of a call to a task object before its error goes to the caller. */
-export const RPC_RETRIES = 4;
 
 /** The value of a task call, or the A2A error its refusal stands for. */
 export function unwrap<T>(result: TaskResult<T>): T {
@@ -36,22 +34,6 @@ export function unwrap<T>(result: TaskResult<T>): T {
       throw new RequestMalformedError(message);
     case "generation_mismatch":
       throw new TaskGenerationMismatchError({ message, metadata: result.error.metadata ?? {} });
-  }
-}
-
-/** Whether the platform marked an RPC error safe to retry. */
-export const isRetryable = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && "retryable" in error && error.retryable === true;
-
-/** Runs `call`, again after 50, 100, 150 ms while it fails retryably. */
-export async function withRetry<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!isRetryable(error) || attempt >= RPC_RETRIES) throw error;
-      await new Promise((r) => setTimeout(r, 50 * attempt));
-    }
   }
 }
 
@@ -80,9 +62,9 @@ export async function* relayEvents(
       }
       return;
     } catch (error) {
-      if (!isRetryable(error) || attempt >= RPC_RETRIES) throw error;
+      if (!isTransient(error) || attempt >= RETRY_ATTEMPTS) throw error;
       const after = last ?? 0;
-      stream = unwrap(await withRetry(() => resubscribe(after)));
+      stream = unwrap(await resubscribe(after));
     }
   }
 }

@@ -1,6 +1,7 @@
 /**
- * What every Durable Object of the harness shares: its bindings seen through the local limit guard
- * and the storage meter (platform/bindings.ts: no-ops unless CF_PLAN or STORAGE_METER is set), its
+ * What every Durable Object of the harness shares: its bindings seen through the local limit guard,
+ * the storage meter, the fault injector and the retries (platform/bindings.ts: all but the retries
+ * are no-ops unless CF_PLAN or STORAGE_METER is set), the injector's resets, its
  * methods and SQLite guarded (platform/limit-guard.ts), its SQL statements counted under `label`,
  * and its
  * storage opened before the first call reaches it ({@link HarnessObject.open}, under
@@ -10,8 +11,9 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { platformEnv } from "./bindings.ts";
+import { injectResets } from "./faults/fault-injector.ts";
 import { meterObjectSql } from "./ledger.ts";
-import { guardObject } from "./limit-guard.ts";
+import { guardObject, guardPlan } from "./limit-guard.ts";
 
 /** A Durable Object of the harness. */
 export abstract class HarnessObject extends DurableObject<Env> {
@@ -19,6 +21,8 @@ export abstract class HarnessObject extends DurableObject<Env> {
     super(ctx, platformEnv(rawEnv));
     // Before the meter: the meter's patch of `sql.exec` wraps the guard's.
     guardObject(this, HarnessObject.prototype, ctx, rawEnv, label);
+    // The fault injector's resets (FAULTS), only where the guard is on: dev and tests.
+    if (guardPlan(rawEnv)) injectResets(this, HarnessObject.prototype, label);
     meterObjectSql(ctx, label);
     void ctx.blockConcurrencyWhile(async () => {
       // After the subclass's own fields exist (they are set once this constructor returns).

@@ -11,6 +11,7 @@
  * also how many timed round trips are still in flight (a reader waits for none before it counts).
  * Off (every function a no-op, every binding untouched) until `meteredEnv` switches it on.
  */
+import { aroundNamespace } from "./binding-calls.ts";
 
 /** What an entry records. */
 export type LedgerKind = "do" | "d1" | "r2" | "sql" | "mark";
@@ -102,33 +103,9 @@ export function timed<T>(kind: LedgerKind, name: string, call: () => T): T {
   ) as T;
 }
 
-const SKIPPED = new Set(["then", "constructor", "id", "name"]);
-
-/** `stub` with each method call recorded as `<binding>.<method>`. */
-function meterStub<S extends object>(stub: S, binding: string): S {
-  return new Proxy(stub, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof prop !== "string" || SKIPPED.has(prop) || typeof value !== "function")
-        return value;
-      return (...args: unknown[]) =>
-        // Reflect.apply: an RPC method stub answers every property, `apply` included.
-        timed("do", `${binding}.${prop}`, () => Reflect.apply(value, target, args));
-    },
-  });
-}
-
 /** A Durable Object namespace whose stubs record their calls (binding name `binding`). */
 export function meterNamespace<N extends object>(ns: N, binding: string): N {
-  return new Proxy(ns, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (prop !== "get" && prop !== "getByName") return value.bind(target);
-      return (...args: unknown[]) =>
-        meterStub((value as (...a: unknown[]) => object).apply(target, args), binding);
-    },
-  });
+  return aroundNamespace(ns, binding, (call, run) => timed("do", call.name, () => run(1)));
 }
 
 const patched = new WeakSet<SqlStorage>();

@@ -13,6 +13,7 @@
  *
  * Off (`CF_PLAN` empty), every function hands back what it was given and patches nothing.
  */
+import { aroundNamespace } from "./binding-calls.ts";
 import {
   type CfPlan,
   MAX_SQL_PARAMETERS,
@@ -88,31 +89,14 @@ function guardFetch(): void {
 
 /** Hands out stubs whose calls are subrequests, each starting the callee's own invocation. */
 function guardNamespace<N extends object>(ns: N, binding: string): N {
-  const stub = (s: object) =>
-    new Proxy(s, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target);
-        if (typeof prop !== "string" || prop === "then" || typeof value !== "function")
-          return value;
-        return (...args: unknown[]) => {
-          try {
-            countSubrequest("service", `${binding}.${prop}`);
-          } catch (error) {
-            return Promise.reject(error);
-          }
-          // The call's own promise (it pipelines); Reflect.apply: an RPC method stub answers every property, `apply` included.
-          return outsideInvocation(() => Reflect.apply(value, target, args));
-        };
-      },
-    });
-  return new Proxy(ns, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (prop !== "get" && prop !== "getByName") return value.bind(target);
-      return (...args: unknown[]) =>
-        stub((value as (...a: unknown[]) => object).apply(target, args));
-    },
+  return aroundNamespace(ns, binding, (call, run) => {
+    try {
+      countSubrequest("service", call.name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // The call's own promise (it pipelines).
+    return outsideInvocation(() => run(1));
   });
 }
 

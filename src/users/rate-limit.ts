@@ -77,7 +77,7 @@ export function limitRequests(): MiddlewareHandler<AppEnv> {
     const perMinute =
       principal.via === "anonymous" ? limits.anonymousPerMinute : limits.messagesPerMinute;
     if (send && perMinute > 0) {
-      const admitted = await counters.admit(perMinute);
+      const admitted = await counters.admit(perMinute, crypto.randomUUID());
       if (!admitted.ok)
         throw tooMany(
           `Too many messages: the limit is ${perMinute} a minute. Retry after ${admitted.retryAfterSeconds} s.`,
@@ -85,7 +85,11 @@ export function limitRequests(): MiddlewareHandler<AppEnv> {
         );
     }
     if (!stream || limits.concurrentStreams === 0) return next();
-    const lease = await counters.openStream(limits.concurrentStreams, STREAM_LEASE_MS);
+    const lease = await counters.openStream(
+      limits.concurrentStreams,
+      STREAM_LEASE_MS,
+      crypto.randomUUID(),
+    );
     if (!lease.ok)
       throw tooMany(
         `Too many open streams: the limit is ${limits.concurrentStreams}. Close one and retry.`,

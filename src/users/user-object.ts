@@ -12,6 +12,7 @@
  * they expire, so none is accepted twice (auth/delegated.ts).
  */
 import { HarnessObject } from "../platform/harness-object.ts";
+import { RECENT_CALLS_TABLE, RecentCalls } from "../platform/recent-calls.ts";
 import { Schema } from "../store/sqlite-migrations.ts";
 
 /** Why a reservation was refused. */
@@ -33,6 +34,8 @@ export const USER_MIGRATIONS: readonly string[] = [
   `CREATE TABLE auth_attempts (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
    CREATE INDEX auth_attempts_at ON auth_attempts (at);`,
   `CREATE TABLE seen_tokens (jti TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, use TEXT NOT NULL);`,
+  // The idempotency keys of the counting calls (platform/recent-calls.ts).
+  RECENT_CALLS_TABLE,
 ];
 
 const WINDOW_MS = 60_000;
@@ -46,6 +49,7 @@ const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 export class UserObject extends HarnessObject {
   readonly #sql: SqlStorage;
   #schema!: Schema;
+  #calls!: RecentCalls;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     super(ctx, rawEnv, "user");
@@ -55,27 +59,45 @@ export class UserObject extends HarnessObject {
   /** Brings the counters' tables to the newest schema (none yet: left without). */
   protected override open(): void {
     this.#schema = Schema.open(this.#sql, USER_MIGRATIONS);
+    this.#calls = new RecentCalls(this.#sql, () => this.#schema.ensure());
   }
 
-  /** Admits one message if fewer than `perMinute` came in the last minute. */
-  admit(perMinute: number): { ok: true } | { ok: false; retryAfterSeconds: number } {
-    const now = Date.now();
-    const full = this.#windowFull("messages", perMinute, now);
-    if (full) return full;
-    this.#sql.exec("INSERT INTO messages (at) VALUES (?)", now);
-    return { ok: true };
+  /**
+   * Admits one message if fewer than `perMinute` came in the last minute. `call`: the call's
+   * idempotency key (a retry of it answers as the first attempt did, counting nothing more).
+   */
+  admit(
+    perMinute: number,
+    call?: string,
+  ): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
+    return this.#calls.once(call, () => {
+      const now = Date.now();
+      const full = this.#windowFull("messages", perMinute, now);
+      if (full) return full;
+      this.#sql.exec("INSERT INTO messages (at) VALUES (?)", now);
+      return { ok: true as const };
+    });
   }
 
-  /** Opens a stream if fewer than `max` are open; the lease ends with closeStream or `leaseMs`. */
-  openStream(max: number, leaseMs: number): { ok: true; lease: string } | { ok: false } {
-    this.#schema.ensure();
-    const now = Date.now();
-    this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
-    const open = this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
-    if (open >= max) return { ok: false };
-    const lease = crypto.randomUUID();
-    this.#sql.exec("INSERT INTO streams (lease, expires_at) VALUES (?, ?)", lease, now + leaseMs);
-    return { ok: true, lease };
+  /**
+   * Opens a stream if fewer than `max` are open; the lease ends with closeStream or `leaseMs`.
+   * `call`: the call's idempotency key.
+   */
+  openStream(
+    max: number,
+    leaseMs: number,
+    call?: string,
+  ): Promise<{ ok: true; lease: string } | { ok: false }> {
+    return this.#calls.once(call, () => {
+      this.#schema.ensure();
+      const now = Date.now();
+      this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
+      const open = this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
+      if (open >= max) return { ok: false as const };
+      const lease = crypto.randomUUID();
+      this.#sql.exec("INSERT INTO streams (lease, expires_at) VALUES (?, ?)", lease, now + leaseMs);
+      return { ok: true as const, lease };
+    });
   }
 
   closeStream(lease: string): void {
@@ -86,19 +108,23 @@ export class UserObject extends HarnessObject {
    * Admits one credential attempt if fewer than `perMinute` attempts not found good (failures,
    * and attempts still being checked) came in the last minute; the attempt counts as a failure
    * until {@link releaseAttempt} says its credential was good. Exact under concurrent attempts.
+   * `call`: the call's idempotency key.
    */
-  async attempt(
+  attempt(
     perMinute: number,
+    call?: string,
   ): Promise<{ ok: true; attempt: string } | { ok: false; retryAfterSeconds: number }> {
-    const now = Date.now();
-    const full = this.#windowFull("auth_attempts", perMinute, now);
-    if (full) return full;
-    const attempt = crypto.randomUUID();
-    this.#sql.exec("INSERT INTO auth_attempts (id, at) VALUES (?, ?)", attempt, now);
-    // A set alarm rings by the oldest attempt's end of minute (see alarm()).
-    if ((await this.ctx.storage.getAlarm()) === null)
-      await this.ctx.storage.setAlarm(now + WINDOW_MS);
-    return { ok: true, attempt };
+    return this.#calls.once(call, async () => {
+      const now = Date.now();
+      const full = this.#windowFull("auth_attempts", perMinute, now);
+      if (full) return full;
+      const attempt = crypto.randomUUID();
+      this.#sql.exec("INSERT INTO auth_attempts (id, at) VALUES (?, ?)", attempt, now);
+      // A set alarm rings by the oldest attempt's end of minute (see alarm()).
+      if ((await this.ctx.storage.getAlarm()) === null)
+        await this.ctx.storage.setAlarm(now + WINDOW_MS);
+      return { ok: true as const, attempt };
+    });
   }
 
   /**
@@ -206,7 +232,8 @@ export class UserObject extends HarnessObject {
 
   /**
    * Reserves `tokens` under key `key` if the day and month budgets allow it (0 = unlimited).
-   * A key reserved again replaces its reservation.
+   * A key reserved again replaces its reservation: the key is the call's idempotency key too (a
+   * retried reservation counts once).
    */
   reserve(
     key: string,
@@ -235,9 +262,14 @@ export class UserObject extends HarnessObject {
 
   /**
    * Replaces a reservation with what was really spent (0 releases it); `reserved: false` counts
-   * tokens no reservation was made for (no day or month budget applied).
+   * tokens no reservation was made for (no day or month budget applied). `call`: the call's
+   * idempotency key (a retried settlement counts once).
    */
-  settle(key: string, tokens: number, reserved = true): void {
+  settle(key: string, tokens: number, reserved = true, call?: string): Promise<void> {
+    return this.#calls.once(call, () => this.#settle(key, tokens, reserved));
+  }
+
+  #settle(key: string, tokens: number, reserved: boolean): void {
     const now = Date.now();
     this.#schema.ensure();
     this.ctx.storage.transactionSync(() => {

@@ -1,8 +1,9 @@
 /**
  * The caller's side of a workspace: {@link workspaceFor} turns the workspace Durable Object's
  * namespace, an agent and an owner into a {@link WorkspaceApi}. Each call gets a fresh stub of
- * the object named by `workspaceKey(agent, owner)`, passes `{ agent, owner }` as the RPC's first
- * argument, and is retried once (on a new stub) when the platform marks the error `retryable`.
+ * the object named by `workspaceKey(agent, owner)` and passes `{ agent, owner }` as the RPC's
+ * first argument; a change adds its idempotency key (`call`, a new one per change) there, so the
+ * retries the bindings make on a transient failure (platform/bindings.ts) write once.
  */
 import { stubByName } from "../platform/object-stub.ts";
 import { type WorkspaceRpc, type WorkspaceScope, workspaceKey } from "./keys.ts";
@@ -19,13 +20,6 @@ type Stub = WorkspaceRpc;
 const stubOf = (ns: DurableObjectNamespace<WorkspaceObject>, name: string): Stub =>
   stubByName(ns, name) as unknown as Stub;
 
-const retryable = (error: unknown): boolean =>
-  typeof error === "object" &&
-  error !== null &&
-  "retryable" in error &&
-  error.retryable === true &&
-  !("overloaded" in error && error.overloaded === true);
-
 /** The workspace of `owner` with `agent`, as a {@link WorkspaceApi}. */
 export function workspaceFor(
   ns: DurableObjectNamespace<WorkspaceObject>,
@@ -34,33 +28,28 @@ export function workspaceFor(
 ): WorkspaceApi {
   const scope: WorkspaceScope = { agent, owner };
   const name = workspaceKey(agent, owner);
-  const call = async <T>(fn: (stub: Stub) => Promise<T>): Promise<T> => {
-    try {
-      return await fn(stubOf(ns, name));
-    } catch (error) {
-      if (!retryable(error)) throw error;
-      return fn(stubOf(ns, name));
-    }
-  };
+  const call = <T>(fn: (stub: Stub) => Promise<T>): Promise<T> => fn(stubOf(ns, name));
+  /** The scope of one change: with its own idempotency key. */
+  const change = (): WorkspaceScope => ({ ...scope, call: crypto.randomUUID() });
   const api = {
     read: (path, options) => call((s) => s.read(scope, path, options)),
-    write: (path, content, meta) => call((s) => s.write(scope, path, content, meta)),
-    remove: (path, meta) => call((s) => s.remove(scope, path, meta)),
+    write: (path, content, meta) => call((s) => s.write(change(), path, content, meta)),
+    remove: (path, meta) => call((s) => s.remove(change(), path, meta)),
     download: (path) => call((s) => s.download(scope, path)),
     edit: (path, oldText, newText, meta) =>
-      call((s) => s.edit(scope, path, oldText, newText, meta)),
+      call((s) => s.edit(change(), path, oldText, newText, meta)),
     list: (prefix) => call((s) => s.list(scope, prefix)),
     snapshot: (paths, options) => call((s) => s.snapshot(scope, paths, options)),
     versions: (path, limit) => call((s) => s.versions(scope, path, limit)),
     readAt: (checkpoint, path) => call((s) => s.readAt(scope, checkpoint, path)),
     memory: () => call((s) => s.memory(scope)),
-    memoryWrite: (content, mode) => call((s) => s.memoryWrite(scope, content, mode)),
+    memoryWrite: (content, mode) => call((s) => s.memoryWrite(change(), content, mode)),
     grep: (pattern, options) => call((s) => s.grep(scope, pattern, options)),
-    checkpointCreate: (label, meta) => call((s) => s.checkpointCreate(scope, label, meta)),
+    checkpointCreate: (label, meta) => call((s) => s.checkpointCreate(change(), label, meta)),
     checkpointList: () => call((s) => s.checkpointList(scope)),
-    checkpointRestore: (id, meta) => call((s) => s.checkpointRestore(scope, id, meta)),
+    checkpointRestore: (id, meta) => call((s) => s.checkpointRestore(change(), id, meta)),
     taskCheckpoint: (taskId) => call((s) => s.taskCheckpoint(scope, taskId)),
-    endNote: (input) => call((s) => s.endNote(scope, input)),
+    endNote: (input) => call((s) => s.endNote(change(), input)),
   } satisfies WorkspaceApi;
   return api;
 }

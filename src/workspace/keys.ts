@@ -11,6 +11,8 @@ import type { WorkspaceApi } from "./types.ts";
 export interface WorkspaceScope {
   agent: string;
   owner: string;
+  /** A change's idempotency key (platform/recent-calls.ts): a retry of it writes nothing more. */
+  call?: string;
 }
 
 /** The Durable Object name of the workspace of `owner` with `agent`. */

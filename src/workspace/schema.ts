@@ -4,9 +4,11 @@
  * number that last touched it; `checkpoints`/`checkpoint_files` are copies of the manifest (no
  * blob copies); `task_checkpoints` maps a task to the checkpoint taken before its first change;
  * `memory` holds the owner's CONTEXT.md; `changes` is the change history (`person`: who, when a
- * person made the change); `task_starts` holds a state file's text when a task first changed it.
+ * person made the change); `task_starts` holds a state file's text when a task first changed it;
+ * `recent_calls` the answers of recent changes by idempotency key.
  * Append migrations; never edit one.
  */
+import { RECENT_CALLS_TABLE } from "../platform/recent-calls.ts";
 import { Schema } from "../store/sqlite-migrations.ts";
 
 /** The object's migrations (exported for the test that holds a new object's schema equal). */
@@ -40,6 +42,8 @@ export const WORKSPACE_MIGRATIONS: readonly string[] = [
   CREATE TABLE task_starts (n INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL,
     path TEXT NOT NULL, text TEXT, UNIQUE (task_id, path));
   `,
+  // The idempotency keys of the changes (platform/recent-calls.ts).
+  RECENT_CALLS_TABLE,
 ];
 
 /** The workspace object's schema on `sql`: migrated if the database holds it, else left absent. */

@@ -1,10 +1,13 @@
 /**
  * The machinery under the workspace object's RPCs (workspace-object.ts): its storage (manifest,
  * checkpoints, change history, state files at task starts, memory; tables created by the first
- * change or memory read, so a workspace that holds nothing keeps nothing), the scope check, the write lock that runs changes
- * one at a time, and transactions whose failure makes the in-memory copies be read again.
+ * change or memory read, so a workspace that holds nothing keeps nothing), the scope check, the
+ * write lock that runs changes one at a time (each change answered once per idempotency key, the
+ * scope's `call`: a retried change writes nothing more, platform/recent-calls.ts), and
+ * transactions whose failure makes the in-memory copies be read again.
  */
 import { HarnessObject } from "../platform/harness-object.ts";
+import { RecentCalls } from "../platform/recent-calls.ts";
 import { userKey } from "../store/r2-keys.ts";
 import type { Schema } from "../store/sqlite-migrations.ts";
 import { ChangeLog } from "./change-log.ts";
@@ -30,6 +33,7 @@ export abstract class WorkspaceCore extends HarnessObject {
   #blobs: Blobs | null = null;
   #memory: MemoryFile | null = null;
   #lock: Promise<unknown> = Promise.resolve();
+  #calls!: RecentCalls;
 
   /** Opens the workspace's storage (one without tables: nothing to read, nothing written). */
   protected override open(): void {
@@ -39,6 +43,7 @@ export abstract class WorkspaceCore extends HarnessObject {
     this.checkpoints = new Checkpoints(sql, this.manifest);
     this.changes = new ChangeLog(sql);
     this.starts = new TaskStarts(sql);
+    this.#calls = new RecentCalls(sql, () => this.schema.ensure());
     this.#scope = null;
     this.#blobs = null;
     this.#memory = null;
@@ -130,19 +135,23 @@ export abstract class WorkspaceCore extends HarnessObject {
   /** Runs `change` on the scope's files under the object's lock. */
   protected change<T>(scope: WorkspaceScope, change: (files: FileStore) => Promise<WsResult<T>>) {
     const files = this.files(scope);
-    return this.exclusive(() => change(files));
+    return this.exclusive(() => change(files), scope.call);
   }
 
   /** Checks the scope, then runs `fn` in one transaction under the object's lock. */
   protected inTransaction<T>(scope: WorkspaceScope, fn: () => WsResult<T>): Promise<WsResult<T>> {
     this.bind(scope);
-    return this.exclusive(async () => this.transaction(fn));
+    return this.exclusive(async () => this.transaction(fn), scope.call);
   }
 
-  /** Runs `fn` after every earlier change finished (changes never interleave). */
-  protected exclusive<T>(fn: () => Promise<WsResult<T>>): Promise<WsResult<T>> {
+  /**
+   * Runs `fn` after every earlier change finished (changes never interleave); a change keyed
+   * `call` that already ran answers as it did, without running again.
+   */
+  protected exclusive<T>(fn: () => Promise<WsResult<T>>, call?: string): Promise<WsResult<T>> {
     this.schema.ensure();
-    const run = this.#lock.then(fn, fn);
+    const once = () => this.#calls.once(call, fn);
+    const run = this.#lock.then(once, once);
     this.#lock = run.catch(() => undefined);
     return run;
   }

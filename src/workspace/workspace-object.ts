@@ -91,7 +91,7 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
   async endNote(scope: WorkspaceScope, input: TaskEndInput): Promise<Result<"endNote">> {
     const files = this.files(scope);
     if (input.newOwner) this.memoryOf(scope).noteNew();
-    return this.exclusive(async () => {
+    const end = async () => {
       const paths = [PROGRESS_FILE, DECISIONS_FILE, PROGRESS_LOG_FILE, AGENT_STATE_FILE];
       const t = await readTexts(this.manifest, files.blobs, [...paths, FEATURE_STATUS_FILE]);
       const texts = {
@@ -106,7 +106,8 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
         progressAtStart: this.starts.take(input.taskId, PROGRESS_FILE),
       };
       return writeTaskEnd(files, input, texts, record);
-    });
+    };
+    return this.exclusive(end, scope.call);
   }
 
   /** Replaces the single occurrence of `oldText` in a file with `newText`. */
@@ -197,7 +198,7 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
     mode: MemoryMode,
   ): Promise<Result<"memoryWrite">> {
     const memory = this.memoryOf(scope);
-    return this.exclusive(() => memory.write(content, mode));
+    return this.exclusive(() => memory.write(content, mode), scope.call);
   }
 
   /** Lines matching a regular expression (in linear time), in files selected by a prefix or glob. */

@@ -251,6 +251,16 @@ describe("the configuration deployed per plan", () => {
     expect(notes).toContain("2 vars left out: their values are the defaults");
   });
 
+  it("refuses a config that turns the fault injector on (--check, --dry-run and a deploy alike)", () => {
+    const faulty = { ...raw, vars: { FAULTS: "users.reserve:error:0.3" } } as RawConfig;
+    for (const plan of ["free", "paid"] as const)
+      expect(() => deployConfig(faulty, plan, "d")).toThrow(
+        /^FAULTS is set \("users\.reserve:error:0\.3"\): the fault injector is for dev and tests only/,
+      );
+    const off = { ...raw, vars: { FAULTS: "" } } as RawConfig;
+    expect(deployConfig(off, "free", "d").config.vars?.FAULTS).toBeUndefined();
+  });
+
   it("adds the every-minute cron only when SCHEDULES has entries", () => {
     expect(deployConfig(raw, "free", "d").config.triggers?.crons).toEqual(["23 3 * * *"]);
     const scheduled = { ...raw, vars: { SCHEDULES: '{"a":{},"b":{}}' } } as RawConfig;

@@ -17,7 +17,6 @@ import { type FileRow, Manifest } from "../../src/workspace/files/manifest.ts";
 import { workspaceKey } from "../../src/workspace/keys.ts";
 import { GREP_MAX_BYTES, MAX_FILE_BYTES, MAX_FILES } from "../../src/workspace/limits.ts";
 import type { WorkspaceApi } from "../../src/workspace/types.ts";
-import type { WorkspaceObject } from "../../src/workspace/workspace-object.ts";
 import { EXPECTED_CRASH } from "../helpers/crash.ts";
 import { ok, refused } from "../helpers/results.ts";
 
@@ -481,35 +480,5 @@ describe("workspace storage", () => {
     );
     expect(outcome).toMatch(/scope mismatch/);
     expect(ok(await ws.list()).total).toBe(0);
-  });
-
-  it("retries a call once when the error is retryable, never otherwise", async () => {
-    let calls = 0;
-    let failures: Array<Record<string, unknown>> = [];
-    const stub = {
-      async list() {
-        calls += 1;
-        const failure = failures.shift();
-        if (failure) throw Object.assign(new Error("broken"), failure);
-        return { ok: true, value: { entries: [], total: 0 } };
-      },
-    };
-    const ns = { idFromName: (n: string) => n, get: () => stub };
-    const ws = workspaceFor(
-      ns as unknown as DurableObjectNamespace<WorkspaceObject>,
-      AGENT,
-      "retry-owner",
-    );
-    failures = [{ retryable: true }];
-    expect(ok(await ws.list())).toEqual({ entries: [], total: 0 });
-    expect(calls).toBe(2);
-    calls = 0;
-    failures = [{ retryable: true }, { retryable: true }];
-    await expect(ws.list()).rejects.toThrow(/broken/);
-    expect(calls).toBe(2);
-    calls = 0;
-    failures = [{}];
-    await expect(ws.list()).rejects.toThrow(/broken/);
-    expect(calls).toBe(1);
   });
 });

@@ -17,6 +17,7 @@ import { runStep } from "../../loop/agent-loop.ts";
 import type { StepOutcome } from "../../loop/step-types.ts";
 import { fieldOf } from "../../platform/fields.ts";
 import { log } from "../../platform/logging.ts";
+import { failedDependency } from "../../platform/retry.ts";
 import { programFor } from "../../programs/index.ts";
 import { isTerminal } from "../../protocol/task-states.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
@@ -63,6 +64,17 @@ const FIRST_STEP = { firstStep: true };
 
 function isFirstStepLease(entry: { payload: unknown } | null): boolean {
   return fieldOf(entry?.payload, "firstStep") === true;
+}
+
+/**
+ * What a task that failed with `error` says: which dependency kept failing (a transient fault
+ * outlasted its retries, platform/retry.ts), or that the harness failed.
+ */
+export function failureText(error: unknown): string {
+  const dependency = failedDependency(error);
+  return dependency === null
+    ? "The task failed because of an internal error in the harness."
+    : `The task failed because a call to ${dependency} kept failing after its retries (${String(error instanceof Error ? error.message : error).slice(0, 300)}).`;
 }
 
 /** The task the loop drives: all of its state, its status and its events. */
@@ -176,8 +188,7 @@ export class LoopDriver {
       if (stoppedByTimeLimit(abort.signal)) await this.#endAtTimeLimit(config, true);
       else {
         log("error", "loop step failed", { task: store.record?.id, error: String(error) });
-        if (!abort.signal.aborted)
-          await this.#end.fail("The task failed because of an internal error in the harness.");
+        if (!abort.signal.aborted) await this.#end.fail(failureText(error));
       }
     } finally {
       this.#running = false;

@@ -34,7 +34,9 @@ function counter(env: Env, name: string) {
       reserved = answer.ok;
       return answer.ok ? null : answer;
     },
-    settle: (key: string, tokens: number) => stub.settle(key, tokens, reserved),
+    // A settlement's own idempotency key: retried by the bindings, it counts once.
+    settle: (key: string, tokens: number) =>
+      stub.settle(key, tokens, reserved, crypto.randomUUID()),
   };
 }
 
