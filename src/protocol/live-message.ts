@@ -24,3 +24,12 @@ export function asLiveMessage<M extends { extensions?: string[] | undefined }>(m
   if (isLiveMessage(message)) return message;
   return { ...message, extensions: [...(message.extensions ?? []), LIVE_MESSAGES_EXTENSION] };
 }
+
+/** `message` without the live-messages mark (a follow-up the task takes as any other). */
+export function withoutLiveMark<M extends { extensions?: string[] | undefined }>(message: M): M {
+  if (!isLiveMessage(message)) return message;
+  const extensions = (message.extensions ?? []).filter((uri) => uri !== LIVE_MESSAGES_EXTENSION);
+  const { extensions: _dropped, ...rest } = message;
+  // The same message, its `extensions` without the URI (left out when that empties it).
+  return (extensions.length > 0 ? { ...rest, extensions } : rest) as M;
+}

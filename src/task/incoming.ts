@@ -10,7 +10,7 @@
 
 import { isAnonymousOwner, requireConcreteOwner } from "../auth/anonymous.ts";
 import { formAnswerProblem, formOf } from "../loop/calls/form-answer.ts";
-import { asLiveMessage } from "../protocol/live-message.ts";
+import { asLiveMessage, withoutLiveMark } from "../protocol/live-message.ts";
 import type { Message } from "../protocol/wire.ts";
 import { pushConfigRefusal, putPushConfig } from "../push/push-calls.ts";
 import { traceParentMetadata } from "../trace/task-trace.ts";
@@ -106,7 +106,12 @@ export function acceptFollowUp(task: IncomingTask, input: FollowUpInput): void {
   const record = task.store.record;
   if (!record) return;
   if (input.budget !== undefined) task.budgetHint = { budget: input.budget, at: Date.now() };
-  const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
+  // A live message the task was not working for is an ordinary follow-up: kept unmarked.
+  const message: Message = {
+    ...withoutLiveMark(input.message),
+    taskId: record.id,
+    contextId: record.contextId,
+  };
   task.unit.run(() => take(task, record.id, message, input));
 }
 

@@ -3,22 +3,27 @@
  * `POST live` over HTTP+JSON, and a plain send that lists the extension, are answered at once with
  * the working task; the message shows on the task's stream, is kept with the task across an object
  * restart, and is in the next model request as a user turn (the scripted model records requests).
+ * MCP's `reply` and a new AG-UI run on the task's thread steer it the same way.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { LIVE_MESSAGES_EXTENSION } from "../../src/protocol/extensions.ts";
 import { LIVE_MESSAGE_MAX_CHARS, LIVE_QUEUE_MAX } from "../../src/protocol/live-message.ts";
+import worker from "../../src/worker.ts";
 import { fetchWorker, postRpc, rpc, userMessage, type WireTask } from "../helpers/a2a.ts";
 import { newUser, rpcAs } from "../helpers/as-user.ts";
 import { EXPECTED_CRASH } from "../helpers/crash.ts";
 import { modelRequests, scenario } from "../helpers/fake-model.ts";
+import { callTool } from "../helpers/mcp-calls.ts";
 import { sseEvents } from "../helpers/sse.ts";
 import { getTask, startTask, untilState } from "../helpers/tasks.ts";
 import { until } from "../helpers/until.ts";
 
-/** A first turn slow enough to send a message while it streams (40 chunks, 40 ms apart). */
-const SLOW = { text: "w".repeat(80), chunkSize: 2, delayMs: 40 };
+/** A first turn slow enough to send a message while it streams (at least 3 s: 30 chunks, 100 ms apart). */
+const SLOW = { text: "w".repeat(60), chunkSize: 2, delayMs: 100 };
 
 /** Whether the text appears in a user message of a recorded model request. */
 function userTexts(request: { body: { messages: Array<{ role: string; content: unknown }> } }) {
@@ -29,12 +34,12 @@ function userTexts(request: { body: { messages: Array<{ role: string; content: u
 }
 
 /** Waits until the task's first model call is under way (the model has been asked). */
-async function working(scenarioId: string, taskId: string): Promise<void> {
+async function working(scenarioId: string, taskId: string, path = "/"): Promise<void> {
   await until(
     () => modelRequests(scenarioId),
     (requests) => requests.length >= 1,
   );
-  expect((await getTask(taskId)).status.state).toBe("TASK_STATE_WORKING");
+  expect((await getTask(taskId, { path })).status.state).toBe("TASK_STATE_WORKING");
 }
 
 const live = (taskId: string, text: string) =>
@@ -155,5 +160,62 @@ describe("live messages to a working task", () => {
     expect(busy.error?.code).toBe(-32004);
     expect(busy.error?.message).toContain(LIVE_MESSAGES_EXTENSION);
     await rpc("CancelTask", { id: task.id });
+  });
+
+  it("MCP's reply to a working task steers it, and waits for its answer", async () => {
+    const s = await scenario([SLOW, { text: "steered by MCP" }]);
+    const task = await startTask(`mcp ${s.marker}`, {}, { path: "/agents/writer/" });
+    await working(s.id, task.id, "/agents/writer/");
+    const transport = new StreamableHTTPClientTransport(
+      new URL("http://harness.test/agents/writer/mcp"),
+      {
+        fetch: async (url, init) =>
+          worker.fetch(new Request(url, init), env, createExecutionContext()),
+      },
+    );
+    const client = new Client({ name: "live-messages-test", version: "1.0.0" });
+    await client.connect(transport);
+    const { fields } = await callTool(client, "reply", { taskId: task.id, text: "via MCP" });
+    expect(fields.state).toBe("completed");
+    expect(fields.answer).toContain("steered by MCP");
+    const requests = await modelRequests(s.id);
+    expect(userTexts(requests.at(-1) as (typeof requests)[0])).toContain("via MCP");
+    await client.close();
+  });
+
+  it("a new AG-UI run on the thread of a working task steers that task", async () => {
+    const s = await scenario([SLOW, { text: "steered by AG-UI" }]);
+    const task = await startTask(`ag-ui ${s.marker}`, {}, { path: "/agents/writer/" });
+    await working(s.id, task.id, "/agents/writer/");
+    // The thread's task is listed from the D1 index, written once the task works.
+    await until(
+      async () =>
+        (
+          await rpc<{ tasks: WireTask[] }>(
+            "ListTasks",
+            { contextId: task.contextId, status: "TASK_STATE_WORKING" },
+            { path: "/agents/writer/" },
+          )
+        ).result?.tasks ?? [],
+      (tasks) => tasks.length === 1,
+    );
+    const response = await fetchWorker("/agents/writer/ag-ui", {
+      method: "POST",
+      headers: { accept: "text/event-stream" },
+      body: JSON.stringify({
+        threadId: task.contextId,
+        runId: crypto.randomUUID(),
+        messages: [{ id: crypto.randomUUID(), role: "user", content: "via AG-UI" }],
+        tools: [],
+        context: [],
+        state: {},
+      }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain(`"taskId":"${task.id}"`);
+    expect(text).toContain("RUN_FINISHED");
+    const requests = await modelRequests(s.id);
+    expect(userTexts(requests.at(-1) as (typeof requests)[0])).toContain("via AG-UI");
   });
 });
