@@ -133,8 +133,10 @@ export class StepEnd {
     // A cancel that came in while this step awaited wins.
     const record = task.store.record;
     if (record?.state !== "TASK_STATE_WORKING") return;
-    // A live message that came in during the last turn: the model reads it before the task ends.
-    if (!limit && !parts && queuedLive(task).length > 0) {
+    // A live message that came in during the last turn: the model reads it before the task ends
+    // (an agent program's steps take no live input: its task ends as it says).
+    const model = task.agent(record.agent).program === null;
+    if (model && !limit && !parts && queuedLive(task).length > 0) {
       await task.scheduler.schedule("loop", "loop", Date.now());
       return;
     }
