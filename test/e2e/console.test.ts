@@ -173,32 +173,6 @@ describe("the web console, signed in", () => {
     await page.screenshot({ path: join(shots, "chat.png") });
   });
 
-  it("a message typed while the task works steers it, shown among the turn's events", async () => {
-    const id = `console-steer-${crypto.randomUUID()}`;
-    const marker = await session.scenario(id, [
-      { text: "w".repeat(100), chunkSize: 2, delayMs: 200 },
-      { text: "Steered answer." },
-    ]);
-    await session.send(`Start slowly ${marker}`);
-    await page.waitForFunction(() => {
-      const turn = Array.from(document.querySelectorAll(".agent-turn")).at(-1);
-      const text = turn?.querySelector(".answer")?.textContent ?? "";
-      return text.length > 0 && turn?.querySelector(".status.busy") !== null;
-    });
-    const userTurns = await page.locator(".user-turn").count();
-    await session.send("make it shorter");
-    await page.waitForSelector('.agent-turn .event[data-kind="live"]');
-    expect(await lastTurn().locator('.event[data-kind="live"]').textContent()).toContain(
-      "make it shorter",
-    );
-    await page.waitForSelector(".agent-turn:last-child .status.state-completed");
-    expect(await lastAnswer()).toContain("Steered answer.");
-    // The same task and turn: no new bubble, no new task.
-    expect(await page.locator(".user-turn").count()).toBe(userTurns);
-    const requests = session.harness.fake.store.requests(id);
-    expect(JSON.stringify(requests.at(-1)?.body)).toContain("make it shorter");
-  });
-
   it("answers an input-required form, and a reload rebuilds the conversation", async () => {
     const marker = await session.scenario("console-form", [
       textToolTurn(
