@@ -260,7 +260,10 @@ async function main(): Promise<number> {
       );
       return 0;
     default:
-      return chat(session, out, { ...(line.context ? { contextId: line.context } : {}) });
+      return chat(session, out, {
+        ...(line.context ? { contextId: line.context } : {}),
+        steer: line.steer,
+      });
   }
 }
 

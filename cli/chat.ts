@@ -6,12 +6,15 @@
  * and says how to come back to the one left, `/exit` or Ctrl-D leaves (saying the same). With an
  * agent of this harness, its agent changes are followed live (agent-events.ts): a line says what
  * changed (before the next prompt, or at once while waiting at one), and `/agents` lists them.
+ * In a terminal (or with `--steer`), a line typed while a task works is sent to it as a live
+ * message and reaches the model at its next step (steer.ts).
  */
 import { createInterface } from "node:readline";
 import { SendMessageRequest } from "@a2a-js/sdk";
 import { describeChange, type Roster, rosterLines, watchAgents } from "./agent-events.ts";
 import { answerField } from "./form.ts";
-import { type Out, questionOf } from "./render.ts";
+import { type Out, questionOf, type TaskView } from "./render.ts";
+import { LineReader, sendLive, steerWhile } from "./steer.ts";
 import { type Session, streamTo } from "./stream.ts";
 import { agentArgs } from "./target.ts";
 
@@ -19,7 +22,7 @@ import { agentArgs } from "./target.ts";
 export async function chat(
   session: Session,
   out: Out,
-  options: { contextId?: string },
+  options: { contextId?: string; steer?: boolean },
 ): Promise<number> {
   const answerHint = (taskId: string) =>
     `npm run a2a -- send ${agentArgs(session.target)} --task ${taskId} "<your answer>"`;
@@ -27,7 +30,9 @@ export async function chat(
     `npm run a2a -- chat ${agentArgs(session.target)} --context ${contextId}`;
   const interactive = process.stdin.isTTY === true;
   const rl = createInterface({ input: process.stdin, terminal: false });
-  const lines = rl[Symbol.asyncIterator]();
+  const lines = new LineReader(rl[Symbol.asyncIterator]());
+  // In a terminal (or with --steer), a line typed while a task works goes to it (steer.ts).
+  const steer = options.steer === true || interactive;
   // The harness's agents, followed live; changes are told at a prompt, never mid-answer.
   let roster = null as Roster | null;
   let prompting: string | null = null;
@@ -49,11 +54,25 @@ export async function chat(
     for (const line of notices.splice(0)) out.write(`· ${line}\n`);
     out.write(prompt);
     prompting = prompt;
-    const next = await lines.next();
+    const next = await lines.take();
     prompting = null;
     if (next.done) return null;
     if (!interactive) out.write(`${next.value}\n`);
     return next.value;
+  };
+  /** Streams a message's task; meanwhile (when steering) lines typed go to it live. */
+  const streaming = (request: SendMessageRequest): Promise<TaskView> => {
+    let shown: TaskView | null = null;
+    const work = streamTo(session, { request }, "live", (view) => {
+      shown = view;
+    });
+    if (!steer) return work;
+    return steerWhile(work, {
+      lines,
+      task: () => (shown ? { taskId: shown.taskId, contextId: shown.contextId } : null),
+      send: (target, text) => sendLive(session, target, text),
+      note: (text) => out.write(`\n· ${text}\n`),
+    });
   };
   const help = "/new starts a new conversation, /agents lists the agents, /exit leaves";
   let contextId = options.contextId;
@@ -105,7 +124,7 @@ export async function chat(
           ...(waitingTask ? { taskId: waitingTask } : {}),
         },
       });
-      let view = await streamTo(session, { request }, "live");
+      let view = await streaming(request);
       contextId = view.contextId || contextId;
       waitingTask = undefined;
       // A form is answered field by field, then sent as one data part.
@@ -139,20 +158,16 @@ export async function chat(
             break;
           }
         }
-        view = await streamTo(
-          session,
-          {
-            request: SendMessageRequest.fromJSON({
-              message: {
-                messageId: crypto.randomUUID(),
-                role: "ROLE_USER",
-                taskId: view.taskId,
-                contextId,
-                parts: [{ data: values, mediaType: "application/json" }],
-              },
-            }),
-          },
-          "live",
+        view = await streaming(
+          SendMessageRequest.fromJSON({
+            message: {
+              messageId: crypto.randomUUID(),
+              role: "ROLE_USER",
+              taskId: view.taskId,
+              contextId,
+              parts: [{ data: values, mediaType: "application/json" }],
+            },
+          }),
         );
       }
     }

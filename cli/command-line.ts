@@ -74,6 +74,8 @@ options:
                     anonymous caller's workspace is its conversation's)
   --file <path>     send, stream: send a file with the message (again for more)
   --task <id>       answer a task that waits for input (stream: follow it)
+  --steer           chat: a line typed while a task works goes to it as a live
+                    message (on by default in a terminal; this is for a pipe)
   --history <n>     get: show the last n messages of the task's history
   --state <state>   tasks: only tasks in this state: ${STATES.join(", ")}
   --limit <n>       tasks: at most n tasks, 1 to 100 (default 20)
@@ -90,6 +92,7 @@ const OPTIONS = {
   state: { type: "string" },
   limit: { type: "string" },
   "require-signature": { type: "boolean", default: false },
+  steer: { type: "boolean", default: false },
   file: { type: "string", multiple: true },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -112,6 +115,8 @@ export interface CommandLine {
   state?: (typeof STATES)[number];
   limit: number;
   requireSignature: boolean;
+  /** chat: lines typed while a task works go to it (`--steer`; a terminal steers anyway). */
+  steer: boolean;
   /** Files to send with the message (`--file`, in order). */
   attach: string[];
   /** The message text is to be read from standard input (`-`, or no text and a pipe). */
@@ -155,6 +160,7 @@ export function parseCommandLine(
     ...(values.task !== undefined ? { task: values.task } : {}),
     limit: values.limit === undefined ? 20 : wholeNumber("limit", values.limit, 1, 100),
     requireSignature: values["require-signature"],
+    steer: values.steer,
     attach: values.file ?? [],
     stdin: false,
   };

@@ -9,6 +9,7 @@
  */
 import { isAnswerEcho } from "../src/protocol/answer-echo.ts";
 import { COST_EXTENSION } from "../src/protocol/extensions.ts";
+import { isLiveMessage } from "../src/protocol/live-message.ts";
 import { stateWord } from "../src/protocol/task-states.ts";
 import type { FormField } from "./form.ts";
 
@@ -225,6 +226,11 @@ export class TaskView {
     const state = stateName(status.state);
     // The answer's echo repeats the answer artifact, which is shown already.
     if (isAnswerEcho(status.message)) return;
+    // A message the person sent while the task worked (a live message): their own line.
+    if (isLiveMessage(status.message)) {
+      this.#line(paint(this.#out, "35", `  › you: ${textOf(status.message)}`));
+      return;
+    }
     const event = harnessEvent(status.message);
     if (event) {
       this.state = state;

@@ -19,6 +19,7 @@ import {
   ExtendedCardParams,
   GetTaskParams,
   ListTasksParams,
+  LiveMessageParams,
   PushConfigParams,
   SendMessageParams,
   SubscribeToTaskParams,
@@ -230,6 +231,11 @@ const V1: Readonly<Record<string, Entry>> = {
     http: http("POST", "message:stream", streaming(op.stream, SendMessageParams), "send", {
       from: "body",
     }),
+  },
+  // The live-messages extension (the A2A 1.1 draft's uplink; SubscribeToTask is its downlink).
+  SendLiveMessage: {
+    rpc: unary(op.live, LiveMessageParams),
+    http: http("POST", "live", unary(op.live, LiveMessageParams), "send", { from: "body" }),
   },
   GetTask: {
     rpc: unary(op.getTask, GetTaskParams),

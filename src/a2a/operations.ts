@@ -12,6 +12,7 @@ import type {
   CancelTaskParams,
   GetTaskParams,
   ListTasksParams,
+  LiveMessageParams,
   PushConfigParams,
   SendMessageParams,
   SubscribeToTaskParams,
@@ -56,6 +57,17 @@ export const stream: Streaming<SendMessageParams> = {
   streaming: true,
   run: (ctx, params) => ctx.gateway.stream(ctx.caller, params),
   message: sent,
+};
+
+/**
+ * SendLiveMessage (the live-messages extension): the task at once, as the draft's
+ * `StreamResponse`; the message waits for the working task's next step.
+ */
+export const live: Unary<LiveMessageParams, { task: Task }> = {
+  name: "live",
+  streaming: false,
+  run: async (ctx, params) => ({ task: await ctx.gateway.live(ctx.caller, params) }),
+  message: (params) => params.message,
 };
 
 export const getTask: Unary<GetTaskParams, Task> = {

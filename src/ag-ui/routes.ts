@@ -9,7 +9,9 @@
  * users/rate-limit.ts), on the same task objects through
  * the same port as the MCP face. threadId is the conversation (contextId); a task that waits for
  * the person ends the run with an interrupt whose id is the task's, which the next run answers
- * (`resume`); a run sent again with the same runId meets its task and follows it from its log.
+ * (`resume`); a run sent again with the same runId meets its task and follows it from its log. A
+ * new run on a thread whose task still works sends its message to that task as a live message
+ * (protocol/live-message.ts: it reads it at its next step) and follows it.
  * Bad input is a JSON 400 before any event; once the stream started, a failure is RUN_ERROR and
  * the stream ends. An open run re-checks its caller's credentials as A2A streams do (edge/sse.ts):
  * revoked, it ends with a RUN_ERROR (code UNAUTHENTICATED) that says so.
@@ -29,7 +31,8 @@ import { type TaskPort, taskPort } from "../edge/task-port.ts";
 import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
-import type { StreamEvent } from "../protocol/wire.ts";
+import { asLiveMessage } from "../protocol/live-message.ts";
+import type { Message, StreamEvent } from "../protocol/wire.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { runRequest } from "./run-input.ts";
 import { RunTranslator } from "./translate.ts";
@@ -62,6 +65,25 @@ async function checkInterrupt(port: TaskPort, taskId: string, threadId: string):
     });
 }
 
+/**
+ * A new run's message, sent to the thread's task that is still working, if any, as a live message
+ * (it reads it at its next step and the run follows that task); otherwise as it is: a new task.
+ */
+async function steering(port: TaskPort, threadId: string, message: Message): Promise<Message> {
+  if (message.taskId !== undefined) return message;
+  const { tasks } = await port.list({
+    contextId: threadId,
+    status: "TASK_STATE_WORKING",
+    pageSize: 1,
+  });
+  const working = tasks[0];
+  if (!working) return message;
+  // A run sent again (a client reconnecting) whose own task works follows it from its log.
+  const history = (await port.get(working.id)).history ?? [];
+  if (history.some((m) => m.messageId === message.messageId)) return message;
+  return asLiveMessage({ ...message, taskId: working.id });
+}
+
 async function serveRun(c: Context<AppEnv>): Promise<Response> {
   const agent = agentNamed(c, c.req.param("name") ?? "");
   c.set("agent", agent.name);
@@ -78,7 +100,7 @@ async function serveRun(c: Context<AppEnv>): Promise<Response> {
     if (run.action.kind === "cancel") {
       first.push(...translator.translate({ task: await port.cancel(run.action.taskId) }));
     } else {
-      source = port.send(run.action.message);
+      source = port.send(await steering(port, run.threadId, run.action.message));
       const head = await source.next();
       if (!head.done) first.push(...translator.translate(head.value));
     }

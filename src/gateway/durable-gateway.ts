@@ -7,6 +7,7 @@
 import { RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
 import { stubByName } from "../platform/object-stub.ts";
+import { asLiveMessage } from "../protocol/live-message.ts";
 import type { SendMessageParams } from "../protocol/params.ts";
 import { protoMessage, protoTask } from "../protocol/proto-json.ts";
 import type { SendResult, Task, WirePushConfig } from "../protocol/wire.ts";
@@ -99,8 +100,8 @@ function taskObjects(deps: GatewayDeps): TaskObjects {
 const historyOption = (historyLength: number | undefined) =>
   historyLength === undefined ? {} : { historyLength };
 
-/** SendMessage and SendStreamingMessage. */
-function messageCalls(objects: TaskObjects): Pick<TaskGateway, "send" | "stream"> {
+/** SendMessage, SendStreamingMessage and SendLiveMessage. */
+function messageCalls(objects: TaskObjects): Pick<TaskGateway, "send" | "stream" | "live"> {
   const { deps } = objects;
   const send = (caller: GatewayCaller, params: SendMessageParams, mode: "stream" | "wait") =>
     sendToTask({ ...deps, agent: deps.definition.name, caller }, params, mode);
@@ -110,8 +111,9 @@ function messageCalls(objects: TaskObjects): Pick<TaskGateway, "send" | "stream"
       if ("reply" in sent) return { message: protoMessage(sent.reply) } satisfies SendResult;
       const { taskId, outcome } = sent;
       const historyLength = params.configuration?.historyLength;
-      // A new task answered once settled (one call), or the task as the call left it.
-      if (params.configuration?.returnImmediately || sent.settled) {
+      // A new task answered once settled (one call), a live message at once (queued for the
+      // working task), or the task as the call left it.
+      if (params.configuration?.returnImmediately || sent.settled || outcome.queued) {
         const task =
           historyLength === undefined ? outcome.task : limitHistory(outcome.task, historyLength);
         return { task: protoTask(task) };
@@ -133,6 +135,19 @@ function messageCalls(objects: TaskObjects): Pick<TaskGateway, "send" | "stream"
       }
       if (!sent.outcome.stream) throw new Error("task object returned no stream");
       yield* callerEvents(caller, objects.relay(caller, sent.taskId, sent.outcome.stream));
+    },
+
+    async live(caller, params) {
+      const message = asLiveMessage(params.message);
+      const request = { message, ...(params.metadata ? { metadata: params.metadata } : {}) };
+      const sent = await send(
+        caller,
+        { ...request, configuration: { returnImmediately: true } },
+        "wait",
+      );
+      // A message naming a task never gets a program's reply (send-checks.ts).
+      if ("reply" in sent) throw new Error("a live message got a program's reply");
+      return protoTask(sent.outcome.task);
     },
   };
 }

@@ -1,10 +1,11 @@
 /**
  * A send, from the task gateway to the task object: checks the message (media types, an
  * inline push config), lets an agent program answer with a Message instead, then creates the
- * task (or continues the one the message names). A blocking send is one call: the task object
- * answers once the task settles. A local sub-agent's start (local-children.ts) also carries its
- * {@link ChildOrigin}, which no face can set: the child's lineage, and an id and conversation of
- * its own derived from the parent's tool call.
+ * task (or continues the one the message names; one that lists the live-messages extension is
+ * queued for a working task: protocol/live-message.ts). A blocking send is one call: the task
+ * object answers once the task settles. A local sub-agent's start (local-children.ts) also carries
+ * its {@link ChildOrigin}, which no face can set: the child's lineage, and an id and conversation
+ * of its own derived from the parent's tool call.
  */
 
 import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymous.ts";
@@ -12,6 +13,7 @@ import { contextIdFor, firstTaskOf } from "../conversations/join.ts";
 import { childTaskIdFor, newId, taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
 import { budgetOf } from "../protocol/app-types.ts";
+import { isLiveMessage } from "../protocol/live-message.ts";
 import type { Message } from "../protocol/wire.ts";
 import type { Lineage } from "../subagents/transport.ts";
 import type { SendOutcome } from "../task/rpc-types.ts";
@@ -67,7 +69,13 @@ export async function sendToTask(
   const pushConfig = inline ? checkedPushConfig(inline, who.protocol, allowPrivateUrls) : undefined;
   if (message.taskId) {
     const taskId = message.taskId;
-    const followUp = { owner: who.owner, message, ...(pushConfig ? { pushConfig } : {}) };
+    const live = isLiveMessage(message);
+    const followUp = {
+      owner: who.owner,
+      message,
+      ...(pushConfig ? { pushConfig } : {}),
+      ...(live ? { live } : {}),
+    };
     const result = await stubByName(deps.tasks, taskId).followUp(
       { ...followUp, ...budgetOf(who), ...generationMatch(who, request) },
       { stream, ...generationOption(who) },

@@ -28,6 +28,7 @@ export function unwrap<T>(result: TaskResult<T>): T {
       throw new TaskNotCancelableError(message);
     case "terminal":
     case "busy":
+    case "queue_full":
       throw new UnsupportedOperationError(message);
     case "context_mismatch":
     case "invalid":

@@ -15,6 +15,7 @@ import type {
   CancelTaskParams,
   GetTaskParams,
   ListTasksParams,
+  LiveMessageParams,
   PushConfigParams,
   SendMessageParams,
   SubscribeToTaskParams,
@@ -72,6 +73,11 @@ export interface TaskGateway {
   send(caller: GatewayCaller, params: SendMessageParams): Promise<SendResult>;
   /** SendStreamingMessage: the task's events until it settles (or the message answer alone). */
   stream(caller: GatewayCaller, params: SendMessageParams): AsyncGenerator<GatewayEvent, void>;
+  /**
+   * SendLiveMessage (the live-messages extension): a message for the task it names, queued for
+   * its next step when it is working (else taken as any follow-up); answers at once with the task.
+   */
+  live(caller: GatewayCaller, params: LiveMessageParams): Promise<Task>;
   get(caller: GatewayCaller, params: GetTaskParams): Promise<Task>;
   /** ListTasks: one page of the caller's tasks of this agent. */
   list(caller: GatewayCaller, params: ListTasksParams): Promise<ListTasksPage>;

@@ -1,7 +1,8 @@
 /**
  * The MCP server of one agent, for one request: five tools over the caller's {@link TaskPort}.
  *   send_message  a message (a new conversation, or the one `contextId` names); waits for the answer
- *   reply         answers a task waiting for input (text, or the values of its form)
+ *   reply         answers a task waiting for input (text, or the values of its form), or tells a
+ *                 working task something (a live message: it reads it at its next step)
  *   get_task      a task as it is, or (`wait`) once it settles
  *   cancel_task   stops a task
  *   list_tasks    the caller's tasks with this agent, newest first
@@ -19,6 +20,7 @@ import type { TaskPort } from "../edge/task-port.ts";
 import { newId } from "../platform/ids.ts";
 import { jsonSchemaValidator } from "../platform/json-schema-validator.ts";
 import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
+import { asLiveMessage } from "../protocol/live-message.ts";
 import { STATE_WORDS, stateOfWord } from "../protocol/task-states.ts";
 import { Id, type Message, type Part, type StreamEvent } from "../protocol/wire.ts";
 import { type FollowOptions, follow } from "./follow.ts";
@@ -179,7 +181,7 @@ export function mcpServer(port: TaskPort, options: McpToolsOptions): McpServer {
     {
       title: `Answer ${agent.name}'s question`,
       description:
-        "Answer a task that waits for input (state input-required): text, or the values of the form it asked for, or both. Waits for the task to go on like send_message.",
+        "Answer a task that waits for input (state input-required): text, or the values of the form it asked for, or both; or tell a task that is still working something (it reads it at its next step). Waits for the task to go on like send_message.",
       inputSchema: {
         taskId: Id.describe("The task that asked"),
         text: z.string().min(1).optional().describe("The answer in words"),
@@ -200,9 +202,10 @@ export function mcpServer(port: TaskPort, options: McpToolsOptions): McpServer {
           content: [{ type: "text", text: "Give text, values or both." }],
           isError: true,
         };
+      // Marked live: a working task queues it for its next step; a waiting one takes it as its answer.
       return waitFor(
         port,
-        port.send(userMessage(parts, { taskId }, privacyConsent)),
+        port.send(asLiveMessage(userMessage(parts, { taskId }, privacyConsent))),
         followOptions(extra, waitSeconds),
         taskId,
       );

@@ -1,6 +1,7 @@
 /**
  * Consent before work (`REQUIRE_CONSENT=true`): a message sent to an agent (SendMessage,
- * SendStreamingMessage, their v0.3 names, REST message:send and message:stream) and a file
+ * SendStreamingMessage, their v0.3 names, REST message:send and message:stream, and a live message:
+ * SendLiveMessage, REST live) and a file
  * uploaded to a workspace (the files API's PUT) are refused with 403 until the caller has consented
  * to the privacy policy in force (policy.ts); reading, listing, deleting, canceling, exporting and
  * erasing never are. Who consents how:

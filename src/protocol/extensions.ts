@@ -35,3 +35,13 @@ export const ANSWER_ECHO_EXTENSION = "urn:a2a-edge-harness:ext:answer-echo:v1";
  * request by the `A2A-Extensions` header (a2a/extension-activation.ts).
  */
 export const GENERATIONS_EXTENSION = "urn:a2a-edge-harness:ext:generations:v1";
+
+/**
+ * The extension URI of live messages (the A2A 1.1 draft's `SendLiveMessage`, under this URI until
+ * it ships): a message sent to a working task is queued and reaches the model at its next step as
+ * a user turn. A client asks for it by calling `SendLiveMessage` (JSON-RPC) or `POST live`
+ * (HTTP+JSON), or by listing this URI in the `extensions` of a plain send naming the task; the
+ * task's streams show each such message as a working status update whose message (role user)
+ * lists this URI (protocol/live-message.ts).
+ */
+export const LIVE_MESSAGES_EXTENSION = "urn:a2a-edge-harness:ext:live-messages:v1";

@@ -48,6 +48,23 @@ export const SendMessageParams = protoObject({
 });
 export type SendMessageParams = z.infer<typeof SendMessageParams>;
 
+/**
+ * `SendLiveMessage` (the A2A 1.1 draft's `StreamRequest`, as the live-messages extension takes it:
+ * protocol/live-message.ts): a client message naming the task it is for.
+ */
+export const LiveMessageParams = protoObject({
+  tenant: Tenant,
+  message: Message.refine((m) => m.role === "ROLE_USER", {
+    message: "a client message must have role ROLE_USER",
+    path: ["role"],
+  }).refine((m) => m.taskId !== undefined && m.taskId !== "", {
+    message: "a live message names the task it is for (taskId)",
+    path: ["taskId"],
+  }),
+  metadata: Metadata.optional(),
+});
+export type LiveMessageParams = z.infer<typeof LiveMessageParams>;
+
 export const GetTaskParams = protoObject({
   tenant: Tenant,
   id: Id,

@@ -4,14 +4,17 @@
  * task's record (with the metadata clients read: owner, trace, agent and model, the request's
  * metadata, its lineage, the files route of its workspace), the message (seen, in history, and in event 1, the Task) and the push
  * config sent with it. A follow-up: the message (seen, in history) and its push config, once
- * checked against the form the task waits on, if any, and the task's cap on push configs.
+ * checked against the form the task waits on, if any, and the task's cap on push configs. A live
+ * message for a working task: the same, queued for its next step, with its echo on the streams.
  */
 
 import { isAnonymousOwner, requireConcreteOwner } from "../auth/anonymous.ts";
 import { formAnswerProblem, formOf } from "../loop/calls/form-answer.ts";
+import { asLiveMessage, withoutLiveMark } from "../protocol/live-message.ts";
 import type { Message } from "../protocol/wire.ts";
 import { pushConfigRefusal, putPushConfig } from "../push/push-calls.ts";
 import { traceParentMetadata } from "../trace/task-trace.ts";
+import { liveEcho } from "./conversation/live-input.ts";
 import type { CreateTaskInput, FollowUpInput } from "./rpc-types.ts";
 import { filesLink } from "./runtime/file-artifact.ts";
 import type { TaskState } from "./runtime/task-state.ts";
@@ -103,8 +106,32 @@ export function acceptFollowUp(task: IncomingTask, input: FollowUpInput): void {
   const record = task.store.record;
   if (!record) return;
   if (input.budget !== undefined) task.budgetHint = { budget: input.budget, at: Date.now() };
-  const message: Message = { ...input.message, taskId: record.id, contextId: record.contextId };
+  // A live message the task was not working for is an ordinary follow-up: kept unmarked.
+  const message: Message = {
+    ...withoutLiveMark(input.message),
+    taskId: record.id,
+    contextId: record.contextId,
+  };
   task.unit.run(() => take(task, record.id, message, input));
+}
+
+/**
+ * Writes a live message for the working task (conversation/live-input.ts), one unit: the message,
+ * marked with the extension, in history (the queue its next model step takes) with its push
+ * config, and its echo on the task's streams. The task's status does not change.
+ */
+export function acceptLiveMessage(task: IncomingTask, input: FollowUpInput): void {
+  const record = task.store.record;
+  if (!record) return;
+  const message = asLiveMessage({
+    ...input.message,
+    taskId: record.id,
+    contextId: record.contextId,
+  });
+  task.unit.run(() => {
+    take(task, record.id, message, input);
+    task.log.append(liveEcho(record, message));
+  });
 }
 
 /**

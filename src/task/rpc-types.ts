@@ -20,6 +20,8 @@ export type TaskErrorKind =
   | "terminal"
   /** A message for a task that is still working. */
   | "busy"
+  /** A live message for a working task whose queue is full (protocol/live-message.ts). */
+  | "queue_full"
   /** The message names a context other than the task's. */
   | "context_mismatch"
   /** A request the task cannot take as sent (e.g. too many push configs). */
@@ -105,12 +107,19 @@ export interface FollowUpInput {
   budget?: UserBudget | null;
   /** Task generations: take the message only if the task is at this generation. */
   ifGenerationMatch?: number;
+  /**
+   * A live message (the live-messages extension): a working task queues it for its next step
+   * instead of refusing it as busy.
+   */
+  live?: boolean;
 }
 
 /** Result of create / follow-up: the task, and its event stream when one was asked for. */
 export interface SendOutcome {
   task: Task;
   stream: ReadableStream<Uint8Array> | null;
+  /** The message was queued for the working task's next step: the send answers now. */
+  queued?: boolean;
 }
 
 /** Options of a subscription: `after` = the last event the client saw (Last-Event-ID). */

@@ -14,6 +14,7 @@ import { loadConfig } from "../config/config.ts";
 import type { Handover } from "../conversations/join.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
+import { LIVE_MESSAGES_EXTENSION } from "../protocol/extensions.ts";
 import { isSettled, isTerminal } from "../protocol/task-states.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import { type PushAnswer, type PushCall, runPushCall } from "../push/push-calls.ts";
@@ -22,8 +23,9 @@ import type { StoredModelRequest } from "../trace/model-requests.ts";
 import { workspaceFor } from "../workspace/client.ts";
 import { CANCEL_CHILDREN_JOB } from "./children/child-tasks.ts";
 import { handOver } from "./conversation/handover.ts";
+import { liveRefusal } from "./conversation/live-input.ts";
 import { generationMismatch, movedPast, taskAnswer } from "./generation.ts";
-import { acceptFollowUp, beginTask, followUpProblem } from "./incoming.ts";
+import { acceptFollowUp, acceptLiveMessage, beginTask, followUpProblem } from "./incoming.ts";
 import { saveMessageFiles } from "./message-files.ts";
 import {
   type ChildProgressInput,
@@ -168,13 +170,14 @@ export class TaskObject extends HarnessObject {
         `task ${record.id} has ended (${record.state}) and accepts no further messages`,
       );
     }
+    const taken = { ...input, message };
+    if (input.live && record.state === "TASK_STATE_WORKING") return this.#queueLive(taken, options);
     if (!canTransition(record.state, "TASK_STATE_WORKING")) {
       return taskFail(
         "busy",
-        `task ${record.id} is still working; wait for it to finish or cancel it before sending another message`,
+        `task ${record.id} is still working; wait for it to finish or cancel it before sending another message (or send it as a live message: ${LIVE_MESSAGES_EXTENSION})`,
       );
     }
-    const taken = { ...input, message };
     const problem = followUpProblem(rt, taken, loadConfig(this.env).maxPushConfigsPerTask);
     if (problem) return taskFail("invalid", problem);
     acceptFollowUp(rt, taken);
@@ -183,6 +186,24 @@ export class TaskObject extends HarnessObject {
     if (options.stream) this.#parts.driver.kick();
     const stream = options.stream ? this.#streamFromNow(false) : null;
     return taskOk({ task: taskAnswer(rt, undefined, options.generation), stream });
+  }
+
+  /**
+   * A live message for the working task (live-input.ts): queued for its next model step and
+   * answered at once with the task (and, for a stream, its events from now on).
+   */
+  #queueLive(
+    input: FollowUpInput,
+    options: { stream: boolean; generation?: boolean },
+  ): TaskResult<SendOutcome> {
+    const rt = this.runtime;
+    const refused = liveRefusal(rt, input.message);
+    if (refused) return taskFail(refused.kind, refused.message);
+    const problem = followUpProblem(rt, input, loadConfig(this.env).maxPushConfigsPerTask);
+    if (problem) return taskFail("invalid", problem);
+    acceptLiveMessage(rt, input);
+    const stream = options.stream ? this.#streamFromNow(false) : null;
+    return taskOk({ task: taskAnswer(rt, undefined, options.generation), stream, queued: true });
   }
 
   /**

@@ -14,6 +14,7 @@ import {
   COST_EXTENSION,
   GENERATIONS_EXTENSION,
   HARNESS_EVENTS_EXTENSION,
+  LIVE_MESSAGES_EXTENSION,
 } from "../../src/protocol/extensions.ts";
 import { workspaceFor } from "../../src/workspace/client.ts";
 import {
@@ -117,7 +118,7 @@ describe("tools and events on the stream", () => {
     expect(handoff.ok && handoff.value.content).toContain("- Review them");
   });
 
-  it("declares the harness-events, cost, answer-echo and generations extensions in both card generations", async () => {
+  it("declares the harness-events, cost, answer-echo, generations and live-messages extensions in both card generations", async () => {
     for (const headers of [{ "A2A-Version": "1.0" }, {}] as Array<Record<string, string>>) {
       const card = (await (
         await fetchWorker("/.well-known/agent-card.json", { headers })
@@ -127,6 +128,7 @@ describe("tools and events on the stream", () => {
         COST_EXTENSION,
         ANSWER_ECHO_EXTENSION,
         GENERATIONS_EXTENSION,
+        LIVE_MESSAGES_EXTENSION,
       ]);
     }
   });

@@ -18,7 +18,9 @@ import {
   DELEGATION_SCHEME,
   GENERATIONS_EXTENSION,
   HARNESS_EVENTS_EXTENSION,
+  LIVE_MESSAGES_EXTENSION,
 } from "../../protocol/extensions.ts";
+import { LIVE_MESSAGE_MAX_CHARS, LIVE_QUEUE_MAX } from "../../protocol/live-message.ts";
 
 /** Where an agent is served. */
 export interface CardUrls {
@@ -108,12 +110,19 @@ const GENERATIONS_CARD_EXTENSION = {
     "Opt in per request with the header A2A-Extensions: <this URI> (A2A 1.0 requests). Tasks and their status and artifact events carry generation (a decimal string: 1 at creation, one more per status or artifact change); GetTask takes currentGeneration and holds (at most 25 s) until the task moves past it; a send's configuration.ifGenerationMatch that is stale is refused with TaskGenerationMismatchError (-32010, HTTP 409). The A2A 1.1 draft's names.",
 };
 
+/** Live messages (protocol/live-message.ts), as both card generations declare them. */
+const LIVE_MESSAGES_CARD_EXTENSION = {
+  uri: LIVE_MESSAGES_EXTENSION,
+  description: `Messages to a working task (the A2A 1.1 draft's SendLiveMessage): SendLiveMessage over JSON-RPC, or POST live over HTTP+JSON, with { message } naming the task (taskId), answers at once with the current Task; so does a send naming a working task whose message lists this URI in its extensions. The message is kept with the task and reaches the model at its next step as a user turn; the task's streams (SubscribeToTask is the downlink) show it as a working status update whose message, role user, lists this URI. At most ${LIVE_QUEUE_MAX} wait at once, each at most ${LIVE_MESSAGE_MAX_CHARS} characters of parts.`,
+};
+
 /** The extensions both card generations declare, the same list for each. */
 const cardExtensions = (config: Config) => [
   HARNESS_EXTENSION,
   COST_CARD_EXTENSION,
   ANSWER_ECHO_CARD_EXTENSION,
   GENERATIONS_CARD_EXTENSION,
+  LIVE_MESSAGES_CARD_EXTENSION,
   ...delegationExtensions(config),
 ];
 

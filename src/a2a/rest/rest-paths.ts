@@ -9,7 +9,7 @@ import { HTTP_ROUTES, type HttpRoute, httpRoute } from "../methods.ts";
 
 /** The router's coarse filter of REST paths (the table decides which are operations). */
 export const REST_PATH_PATTERN =
-  "(?:v1/)?(?:message:send|message:stream|tasks|tasks/.+|extendedAgentCard|card)";
+  "(?:v1/)?(?:message:send|message:stream|live|tasks|tasks/.+|extendedAgentCard|card)";
 
 const TASK_ID = /^[^/:]{1,256}$/;
 

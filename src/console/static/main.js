@@ -80,11 +80,16 @@ function selectAgent(name, contextId = currentOf(app.user, name)) {
   loadCard(name, (shown) => app.view?.agent === shown);
 }
 
-/** Sends `text` and the attached files in the open conversation (text alone at once). */
+/**
+ * Sends `text` and the attached files in the open conversation (text alone at once); while a task
+ * works there, to that task as a live message (View.steer).
+ */
 async function sendMessage(text) {
   const view = app.view;
   const parts = hasAttachments() ? await messageParts(text) : text ? [{ text }] : [];
-  if (parts.length > 0) view.send(parts);
+  if (parts.length === 0) return;
+  if (view.working) view.steer(parts);
+  else view.send(parts);
 }
 
 /** A message addressed to `agent` ("@agent ..."): a new conversation with it, unless it is open. */

@@ -22,6 +22,7 @@ import type { Part } from "../../protocol/wire.ts";
 import { modelOfTask } from "../../trace/cost.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import type { ChildTasks } from "../children/child-tasks.ts";
+import { queuedLive } from "../conversation/live-input.ts";
 import { answerArtifact } from "../runtime/answer-artifact.ts";
 import type { EventSink, StatusWriter } from "../runtime/status-change.ts";
 import type { TaskState } from "../runtime/task-state.ts";
@@ -39,7 +40,7 @@ const LIMITS: Record<string, { kind: "turn_limit" | "time_limit"; note: string }
 /** What a step's end reads and changes in the task. */
 export type EndingTask = Pick<
   TaskState,
-  "unit" | "store" | "loopState" | "scheduler" | "agent" | "newOwner" | "hookState"
+  "unit" | "store" | "loopState" | "scheduler" | "agent" | "newOwner" | "hookState" | "contextLink"
 > &
   StatusWriter &
   EventSink;
@@ -132,6 +133,13 @@ export class StepEnd {
     // A cancel that came in while this step awaited wins.
     const record = task.store.record;
     if (record?.state !== "TASK_STATE_WORKING") return;
+    // A live message that came in during the last turn: the model reads it before the task ends
+    // (an agent program's steps take no live input: its task ends as it says).
+    const model = task.agent(record.agent).program === null;
+    if (model && !limit && !parts && queuedLive(task).length > 0) {
+      await task.scheduler.schedule("loop", "loop", Date.now());
+      return;
+    }
     const loop = task.loopState.get();
     // No text from the model (and no message of a program's): the harness says what was done.
     const composed =

@@ -1,8 +1,9 @@
 /**
  * Prepares a model turn ({@link Turn}, turn.ts) once per step, in named phases:
  *  1. reach: the turn's tools (the catalog, the agent's MCP servers, tool search: turn-tools.ts),
- *     the task's workspace, the agent's memory, the scratchpad, the remote-agent handle, and who
- *     the task delegates to or was called by;
+ *     the task's workspace, the agent's memory, the scratchpad, the remote-agent handle, who
+ *     the task delegates to or was called by, and the live messages sent while it worked (taken
+ *     into its conversation as user turns: task/conversation/live-input.ts);
  *  2. tell: the system prompt and, at a task's first step, the environment note with what the
  *     session start found (system-prompt.ts), put in front of the task's first message; a
  *     workspace that cannot be read ends the step here, before any model call;
@@ -14,6 +15,7 @@
 import type { StepOutcome } from "../../loop/step-types.ts";
 import { remoteAgentsOfTask } from "../../remote/handle.ts";
 import { withCardDescriptions } from "../../subagents/registry.ts";
+import { takeLive } from "../conversation/live-input.ts";
 import { attachEnvironment, environmentNoteOf, reachedFiles } from "../store/environment-note.ts";
 import { lineageOf, remoteParentOf, scratchIdOf } from "../store/lineage.ts";
 import type { TaskRecord } from "../store/task-store.ts";
@@ -53,6 +55,7 @@ async function reach(source: TurnSource): Promise<TurnInputs> {
     ownWorkspace: lineageOf(record).rootAgent === agent.name,
     memory: memoryAccess(env, agent.name, record.owner, (work) => task.background(work)),
     environmentDue: environmentNoteOf(task) === undefined,
+    live: takeLive(task),
     scratchId: await scratchIdOf(record),
     remote,
     delegation:

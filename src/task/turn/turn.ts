@@ -9,7 +9,8 @@
  *  - {@link TurnSource}: what the loop driver has (the task, its record, the agent, the step's
  *    signal, its sub-agents);
  *  - {@link TurnInputs}: what the turn reaches (its tools, the workspace, memory, scratchpad,
- *    remote agents, who it delegates to, whether its environment note is still to be made);
+ *    remote agents, who it delegates to, whether its environment note is still to be made, the
+ *    live messages it took);
  *  - {@link Turn}: what the turn is told (the system prompt, the environment note this step made,
  *    with what the session start found).
  * A new input of a turn is a field here and a line in the phase that sets it.
@@ -21,6 +22,7 @@ import type { ToolRegistry } from "../../loop/calls/tool-registry.ts";
 import type { MemoryAccess, RemoteAgents, Subagents } from "../../loop/contracts.ts";
 import type { SessionNoteFacts } from "../../loop/prompt/environment.ts";
 import type { PromptInputs } from "../../loop/prompt/prompt.ts";
+import type { Message } from "../../protocol/wire.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import type { EventSink } from "../runtime/status-change.ts";
 import type { TaskState } from "../runtime/task-state.ts";
@@ -41,6 +43,7 @@ export type TurnTask = Pick<
   | "background"
   | "budgetHint"
   | "newOwner"
+  | "contextLink"
 > &
   Pick<EventSink, "emitAnswerChunk" | "emitHarnessEvent">;
 
@@ -85,6 +88,11 @@ export interface TurnInputs extends TurnSource {
   delegation: Delegation;
   /** The task's environment note is still to be made: this is its first model step. */
   environmentDue: boolean;
+  /**
+   * The live messages sent while the task worked that this turn took into its conversation as
+   * user turns (task/conversation/live-input.ts), oldest first; usually none.
+   */
+  live: Message[];
 }
 
 /** The environment note a task's first step made, and what the session start found for it. */

@@ -85,6 +85,7 @@ describe("a streamed answer's writes", () => {
         remote: NO_REMOTE,
         delegation: { subagents: [] },
         environmentDue: false,
+        live: [],
         system: [],
         environment: null,
       });

@@ -1,6 +1,7 @@
 // A conversation rebuilt from the server: the order of its tasks from GET /api/sessions/<id>,
 // their full histories (user messages, harness events, questions, answers) and answer artifacts
 // from ListTasks with that contextId, turned into the same turns the live chat shows.
+import { isLiveMessage } from "../../../protocol/live-message.ts";
 import { INTERRUPTED_STATES } from "../../../protocol/task-states.ts";
 import { api, rpc, textOf } from "../api.js";
 import { el, icon } from "../dom.js";
@@ -81,11 +82,15 @@ export function userBubble(parts) {
   );
 }
 
-/** Splits a history at each user message: [{ user, replies }] (replies: agent messages). */
+/**
+ * Splits a history at each user message: [{ user, replies }] (replies: agent messages, and the
+ * live messages the person sent while the task worked, which do not start a segment).
+ */
 function segments(history) {
   const out = [];
   for (const message of history || []) {
-    if (message.role === "ROLE_USER") out.push({ user: message, replies: [] });
+    if (message.role === "ROLE_USER" && !isLiveMessage(message))
+      out.push({ user: message, replies: [] });
     else {
       if (out.length === 0) out.push({ user: null, replies: [] });
       out.at(-1).replies.push(message);
@@ -113,12 +118,13 @@ export function renderTask(task, agent, hooks) {
     turn.contextId = task.contextId;
     nodes.push(turn.node);
     const last = i === parts.length - 1;
-    const plain = replies.filter((m) => !harnessEvent(m));
+    const plain = replies.filter((m) => !harnessEvent(m) && !isLiveMessage(m));
     const question = !last || waiting ? plain.at(-1) : undefined;
     const answer = [];
     for (const message of replies) {
       const event = harnessEvent(message);
-      if (event) turn.addEvent(event);
+      if (isLiveMessage(message)) turn.addLive(textOf(message));
+      else if (event) turn.addEvent(event);
       else if (message !== question && !formOf(message) && message.messageId !== statusId)
         answer.push(textOf(message));
     }

@@ -1,7 +1,8 @@
 // One agent turn in the transcript: the harness events (tool calls, hooks, plans, delegations),
 // the answer rendered as Markdown, the task's state (a spinner while it runs) and, when the agent
-// asks, the form that answers it. Fed live by stream events or rebuilt from a task's history.
+// asks, the form that answers it; a message the person sent while it worked shows among the events. Fed live by stream events or rebuilt from a task's history.
 import { isAnswerEcho } from "../../../protocol/answer-echo.ts";
+import { isLiveMessage } from "../../../protocol/live-message.ts";
 import { stateName, TERMINAL, textOf } from "../api.js";
 import { el, icon, srOnly } from "../dom.js";
 import { t, term } from "../i18n/i18n.js";
@@ -100,6 +101,8 @@ export class Turn {
       const status = result.statusUpdate.status;
       // The answer's echo repeats the answer artifact, which this turn shows already.
       if (isAnswerEcho(status.message)) return;
+      // A message the person sent while the task worked: shown among the turn's events.
+      if (isLiveMessage(status.message)) return this.addLive(textOf(status.message));
       const event = harnessEvent(status.message);
       if (event) this.addEvent(event);
       else this.setState(status);
@@ -111,6 +114,20 @@ export class Turn {
       this.setAnswer(textOf(result.message));
       this.setState({ state: "TASK_STATE_COMPLETED" });
     }
+  }
+
+  /** Adds a message the person sent to the working task (a live message) to the list. */
+  addLive(text) {
+    this.events.append(
+      el(
+        "li",
+        { class: "event kind-live", "data-kind": "live" },
+        icon("send"),
+        el("span", { class: "kind", text: t("you") }),
+        el("span", { class: "text", text }),
+      ),
+    );
+    if (this.live) this.hooks.changed(this);
   }
 
   /** Adds a harness event to the list. */

@@ -115,6 +115,34 @@ export class View {
     }
   }
 
+  /** The newest task that works now (a message typed meanwhile steers it), or null. */
+  get working() {
+    const turn = this.running;
+    return turn?.state === "working" ? turn : null;
+  }
+
+  /**
+   * Sends `parts` to the working task as a live message (the live-messages extension): it is
+   * answered at once and reaches the model at the task's next step; the task's stream shows it
+   * among the turn's events. A refusal (the task ended meanwhile) is sent as a new message.
+   */
+  async steer(parts) {
+    const turn = this.working;
+    if (!turn) return this.send(parts);
+    const message = {
+      messageId: crypto.randomUUID(),
+      role: "ROLE_USER",
+      parts,
+      taskId: turn.taskId,
+      contextId: turn.contextId,
+    };
+    try {
+      await rpc(this.agent, "SendLiveMessage", { message });
+    } catch {
+      await this.send(parts);
+    }
+  }
+
   /** Cancels the newest running task. */
   async stop() {
     const turn = this.running;
