@@ -34,6 +34,7 @@ export type TurnTask = Pick<
   | "log"
   | "conversation"
   | "pending"
+  | "journal"
   | "loopState"
   | "hookState"
   | "modelCalls"
