@@ -78,6 +78,7 @@ function commitTurn(deps: StepDeps, state: LoopState, answer: Answered): string 
     deps.patchLoopState({
       turn: state.turn + 1,
       attempt: 0,
+      faults: {},
       answerText: state.answerText + text,
       turnText: "",
       usage: addUsage(state.usage, spent),
@@ -104,6 +105,7 @@ async function refused(
     deps.patchLoopState({
       turn: state.turn + 1,
       attempt: 0,
+      faults: {},
       turnText: "",
       usage: addUsage(state.usage, spent),
     });

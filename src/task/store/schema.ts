@@ -142,6 +142,8 @@ export const TASK_MIGRATIONS: readonly string[] = [
     started_at INTEGER NOT NULL,
     ended_at INTEGER
   )`,
+  // The current turn's failed model calls by kind of fault (loop/loop-state.ts `faults`).
+  "ALTER TABLE loop ADD COLUMN faults_json TEXT NOT NULL DEFAULT '{}'",
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */
