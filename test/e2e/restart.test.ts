@@ -141,7 +141,8 @@ describe("restart", () => {
     // The model's next turn got the writes' real results and an honest note on the slow call.
     const next = harness.fake.store.requests(id).find((r) => r.turnIndex === 1);
     const results = new Map<string, { content: string; error: boolean }>();
-    for (const m of (next?.body as { messages: Array<{ content: unknown }> }).messages)
+    const body = next?.body as { messages: Array<{ content: unknown }> } | undefined;
+    for (const m of body?.messages ?? [])
       for (const b of Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : [])
         if (b.type === "tool_result")
           results.set(String(b.tool_use_id), { content: String(b.content), error: !!b.is_error });
