@@ -7,16 +7,21 @@
  * cause. A refused turn (`stop_reason: "refusal"`) ends the step `refused`: its text is not
  * kept, neither in the answer nor in the conversation.
  *
- * The step's phases, in order: the turn limit; the calls of a turn that waited for an answer
- * (tool-calls.ts); the conversation repaired (turn/repair.ts) and the hooks before the model
+ * The step's phases, in order: the turn limit; the calls of a turn that waited for an answer, or
+ * that a restart cut off (tool-calls.ts, through its journal); the conversation repaired (turn/repair.ts) and the hooks before the model
  * call; the model call (turn/model-call.ts); the turn committed (or, refused, only its counters);
  * the hooks after the model call; then the turn's tool calls, or the hooks before completion.
  */
 
-import type { Message } from "@anthropic-ai/sdk/resources/messages/messages";
+import type {
+  ContentBlock,
+  ContentBlockParam,
+  Message,
+} from "@anthropic-ai/sdk/resources/messages/messages";
 import { addUsage } from "../model/usage.ts";
 import { log } from "../platform/logging.ts";
 import type { PendingCall } from "./calls/suspension.ts";
+import type { ChatMessage } from "./chat-message.ts";
 import type { HookContext } from "./contracts.ts";
 import type { LoopState } from "./loop-state.ts";
 import type { StepDeps, StepOutcome } from "./step-types.ts";
@@ -32,7 +37,11 @@ export async function runStep(deps: StepDeps): Promise<StepOutcome> {
   const hookContext: HookContext = { ...deps.hookContext, turn: state.turn };
   const pending = deps.pendingCalls();
   if (pending) return finishPendingCalls(deps, hookContext, pending);
-  const { messages } = repairConversation(deps.loadConversation());
+  const conversation = deps.loadConversation();
+  // A restart cut the last turn's calls off: the turn resumes at its first unfinished call.
+  const cut = deps.journal ? unansweredCalls(conversation) : [];
+  if (cut.length > 0) return runCalls(deps, hookContext, cut, 0, [], []);
+  const { messages } = repairConversation(conversation);
   await deps.hooks.beforeModelCall(hookContext, messages);
   const answer = await callModel(deps, state, messages);
   if (answer.kind === "ended") return answer.outcome;
@@ -69,6 +78,7 @@ function commitTurn(deps: StepDeps, state: LoopState, answer: Answered): string 
     deps.patchLoopState({
       turn: state.turn + 1,
       attempt: 0,
+      faults: {},
       answerText: state.answerText + text,
       turnText: "",
       usage: addUsage(state.usage, spent),
@@ -95,6 +105,7 @@ async function refused(
     deps.patchLoopState({
       turn: state.turn + 1,
       attempt: 0,
+      faults: {},
       turnText: "",
       usage: addUsage(state.usage, spent),
     });
@@ -121,7 +132,7 @@ async function afterTurn(
   answer: string,
 ): Promise<StepOutcome> {
   if (response.stop_reason === "tool_use")
-    return runCalls(deps, hookContext, toolCalls(response), 0, [], []);
+    return runCalls(deps, hookContext, toolCalls(response.content), 0, [], []);
   if (response.stop_reason === "pause_turn") return { kind: "continue" };
   const decision = await deps.hooks.beforeComplete(hookContext, answer);
   if (decision) {
@@ -142,8 +153,29 @@ async function afterTurn(
 }
 
 /** The tool calls a turn asked for, in order. */
-function toolCalls(response: Message): PendingCall[] {
-  return response.content.flatMap((block) =>
+function toolCalls(content: readonly (ContentBlock | ContentBlockParam)[]): PendingCall[] {
+  return content.flatMap((block) =>
     block.type === "tool_use" ? [{ id: block.id, name: block.name, input: block.input }] : [],
   );
+}
+
+/**
+ * The tool calls of the conversation's last assistant turn when none of them has a result yet:
+ * the turn was committed and its calls were cut off before their results were (a restart).
+ */
+function unansweredCalls(conversation: readonly ChatMessage[]): PendingCall[] {
+  const last = conversation.findLastIndex((m) => m.role === "assistant");
+  const turn = conversation[last];
+  if (!turn || typeof turn.content === "string") return [];
+  const calls = toolCalls(turn.content);
+  const answered = conversation
+    .slice(last + 1)
+    .some(
+      (m) =>
+        typeof m.content !== "string" &&
+        m.content.some(
+          (b) => b.type === "tool_result" && calls.some((c) => c.id === b.tool_use_id),
+        ),
+    );
+  return answered ? [] : calls;
 }

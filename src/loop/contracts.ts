@@ -181,6 +181,12 @@ export interface Tool {
     required?: string[];
     additionalProperties?: boolean;
   };
+  /**
+   * Running it changes nothing but its result (a read, a search): a call a restart cut off is
+   * simply run again. Absent: the call may have effects, and a cut-off call is reported to the
+   * model as one that may or may not have taken effect (loop/tool-calls.ts).
+   */
+  readOnly?: boolean;
   run(input: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
 }
 

@@ -8,12 +8,13 @@ import type {
   Message,
   MessageCreateParamsNonStreaming,
   TextBlockParam,
+  ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Part } from "../protocol/wire.ts";
 import type { ModelCall } from "../trace/model-calls.ts";
 import type { HookRunner } from "./calls/hook-runner.ts";
-import type { PendingCalls } from "./calls/suspension.ts";
+import type { PendingCall, PendingCalls } from "./calls/suspension.ts";
 import type { ToolRegistry } from "./calls/tool-registry.ts";
 import type { ChatMessage } from "./chat-message.ts";
 import type { HookContext, Suspension, ToolContext } from "./contracts.ts";
@@ -52,6 +53,27 @@ export interface StepLimits {
   maxToolCallsPerTurn: number;
 }
 
+/** What the journal knows of one tool call: it started (`runs` times), and its result if it ended. */
+export interface JournalEntry {
+  runs: number;
+  /** Null: it started and never returned (the task restarted meanwhile). */
+  result: ToolResultBlockParam | null;
+}
+
+/**
+ * The journal of the turn's tool calls, keyed by `tool_use` id (task/store/tool-journal.ts): each
+ * call is written as it starts and as it ends, so a restart resumes the turn at its first
+ * unfinished call and never runs a finished one again.
+ */
+export interface ToolJournal {
+  /** The call's entry; null when it never started. */
+  entry(callId: string): JournalEntry | null;
+  started(call: PendingCall, turn: number): void;
+  finished(callId: string, result: ToolResultBlockParam): void;
+  /** The calls' results reached the conversation: the journal lets their text go. */
+  committed(callIds: readonly string[]): void;
+}
+
 /** Everything a step needs. */
 export interface StepDeps {
   agent: AgentDefinition;
@@ -74,6 +96,8 @@ export interface StepDeps {
   /** The turn's tool calls while one waits for an answer (null when none waits). */
   pendingCalls(): PendingCalls | null;
   setPendingCalls(pending: PendingCalls | null): void;
+  /** The tool call journal; absent: calls are not journaled (a restart reruns the turn's). */
+  journal?: ToolJournal;
   /**
    * Token budgets: `reserve` an estimate before each model call (a refusal message ends the
    * step with `budget`), `settle` with what the call really used (0 when it failed).

@@ -5,7 +5,11 @@
  * `MAX_TOOL_CALLS_PER_TURN` calls of a turn run: the rest are answered, without running or
  * passing through the hooks, with an error result saying so (every tool_use keeps its
  * tool_result), and one `cap_reached` event says how many were dropped before any call runs.
- * The results reach the conversation as one user message, in one transaction.
+ * Each call is journaled (`StepDeps.journal`) as it starts and as it ends, so a turn a restart
+ * cut off resumes at its first unfinished call: a finished call is never run again, and a call
+ * that started and never returned is run again only if its tool only reads (else the model is
+ * told it may or may not have taken effect). The results reach the conversation as one user
+ * message, in one transaction.
  */
 
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
@@ -17,7 +21,7 @@ import {
   type PendingCall,
   type PendingCalls,
 } from "./calls/suspension.ts";
-import type { HookContext, ToolResult } from "./contracts.ts";
+import type { HookContext, Suspension, ToolResult } from "./contracts.ts";
 import type { StepDeps, StepOutcome } from "./step-types.ts";
 
 /**
@@ -36,31 +40,28 @@ export async function runCalls(
 ): Promise<StepOutcome> {
   const results = [...done];
   const cap = deps.limits.maxToolCallsPerTurn;
-  if (from === 0 && calls.length > cap)
+  const resumed = calls.some((call) => deps.journal?.entry(call.id));
+  if (from === 0 && calls.length > cap && !resumed)
     hookContext.emit({
       kind: "cap_reached",
       text: `This turn asked for ${calls.length} tool calls; only the first ${cap} ran`,
       detail: `at most ${cap} tool calls per turn; ${calls.length - cap} not run`,
     });
   for (const [offset, call] of calls.slice(from, Math.max(from, cap)).entries()) {
-    const i = from + offset;
-    const decided = await deps.hooks.beforeTool(hookContext, call);
-    let raw: ToolResult;
-    if (decided && "suspend" in decided) raw = { content: "", suspend: decided.suspend };
-    else raw = decided?.result ?? (await runTool(deps, call));
-    if (deps.signal.aborted) return { kind: "aborted" };
-    if (raw.suspend) {
+    const ran = await runCall(deps, hookContext, call);
+    if (ran.kind === "aborted") return ran;
+    if (ran.kind === "suspended") {
       deps.setPendingCalls({
         calls,
-        next: i,
+        next: from + offset,
         results,
-        waiting: raw.suspend,
+        waiting: ran.suspension,
         resolution: null,
         deferred,
       });
-      return { kind: "suspended", suspension: raw.suspend };
+      return ran;
     }
-    results.push(toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, raw)));
+    results.push(ran.result);
   }
   for (const call of calls.slice(Math.max(from, cap)))
     results.push(toResultBlock(call.id, notRun(calls.length, cap)));
@@ -68,8 +69,54 @@ export async function runCalls(
     deps.appendConversation({ role: "user", content: results });
     for (const turn of deferred) deps.appendConversation(turn.message, turn.seq);
     deps.setPendingCalls(null);
+    deps.journal?.committed(calls.map((call) => call.id));
   });
   return { kind: "continue" };
+}
+
+/** How one call of the turn went: its result, a wait, or the task was canceled meanwhile. */
+type CallRun =
+  | { kind: "done"; result: ToolResultBlockParam }
+  | { kind: "suspended"; suspension: Suspension }
+  | { kind: "aborted" };
+
+/**
+ * One call of the turn, through the journal: a call that finished before a restart gets its
+ * result back without running; one that started and never returned runs again if its tool only
+ * reads, else the model is told it may or may not have taken effect; any other runs through the
+ * hooks, journaled as it starts and as it ends.
+ */
+async function runCall(
+  deps: StepDeps,
+  hookContext: HookContext,
+  call: PendingCall,
+): Promise<CallRun> {
+  const journaled = deps.journal?.entry(call.id) ?? null;
+  if (journaled?.result) return { kind: "done", result: journaled.result };
+  let raw: ToolResult;
+  if (journaled && !deps.tools.rerunnable(call.name)) raw = cutOff(call.name);
+  else {
+    const decided = await deps.hooks.beforeTool(hookContext, call);
+    if (decided && "suspend" in decided) return { kind: "suspended", suspension: decided.suspend };
+    if (decided?.result) raw = decided.result;
+    else {
+      deps.journal?.started(call, hookContext.turn);
+      raw = await runTool(deps, call);
+    }
+    if (deps.signal.aborted) return { kind: "aborted" };
+    if (raw.suspend) return { kind: "suspended", suspension: raw.suspend };
+  }
+  const result = toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, raw));
+  deps.journal?.finished(call.id, result);
+  return { kind: "done", result };
+}
+
+/** The result of a call with effects that a restart cut off: it may or may not have happened. */
+export function cutOff(tool: string): ToolResult {
+  return {
+    content: `This call of ${tool} was cut off by a restart of the task before it returned: it may or may not have taken effect. Check whether it did (read back what it would have changed) before you repeat it.`,
+    isError: true,
+  };
 }
 
 /** After the answer arrived: the waiting call's result, then the turn's remaining calls. */
@@ -107,10 +154,9 @@ export async function finishPendingCalls(
         };
     if (deps.signal.aborted) return { kind: "aborted" };
   }
-  const done = [
-    ...pending.results,
-    toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, result)),
-  ];
+  const answered = toResultBlock(call.id, await deps.hooks.afterTool(hookContext, call, result));
+  deps.journal?.finished(call.id, answered);
+  const done = [...pending.results, answered];
   return runCalls(deps, hookContext, pending.calls, pending.next + 1, done, pending.deferred);
 }
 

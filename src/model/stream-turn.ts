@@ -1,7 +1,9 @@
 /**
  * One streaming Messages API call with a watchdog: text deltas go to `onText` as they arrive;
  * if the stream stays silent longer than `idleTimeoutMs` (no event, not even a ping), the call is
- * aborted with {@link ModelStallError}. Returns the complete message.
+ * aborted with {@link ModelStallError}; a stream cut short (an `error` event, a dropped
+ * connection, no `message_stop`) throws a ModelStreamCutError (errors.ts `streamFault`). Returns
+ * the complete message.
  */
 
 import type {
@@ -10,7 +12,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { ledgerMark } from "../platform/ledger.ts";
 import type { ModelClient } from "./client.ts";
-import { ModelStallError } from "./errors.ts";
+import { ModelStallError, streamFault } from "./errors.ts";
 
 /** Options of {@link streamTurn}. */
 export interface StreamTurnOptions {
@@ -51,7 +53,7 @@ export async function streamTurn(
     return await stream.finalMessage();
   } catch (error) {
     if (stalled) throw new ModelStallError(options.idleTimeoutMs);
-    throw error;
+    throw streamFault(error);
   } finally {
     if (timer !== null) clearTimeout(timer);
     options.signal.removeEventListener("abort", onAbort);

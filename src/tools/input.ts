@@ -40,6 +40,8 @@ export interface ToolSpec<T> {
    * the model sees is made from it, and a refusal names the fields at fault.
    */
   input: z.ZodType<T>;
+  /** It only reads: a call a restart cut off is run again (see `Tool.readOnly`). */
+  readOnly?: boolean;
   run(input: T, context: ToolContext): Promise<ToolResult>;
 }
 
@@ -115,7 +117,7 @@ function typeText(property: unknown): string {
  * work starts).
  */
 export function defineTool<T>(spec: ToolSpec<T>): Tool {
-  const { name, domain, description, input, run } = spec;
+  const { name, domain, description, input, run, readOnly } = spec;
   let inputSchema: Tool["inputSchema"] | undefined;
   const schemaNow = () => {
     inputSchema ??= inputSchemaOf(input);
@@ -125,6 +127,7 @@ export function defineTool<T>(spec: ToolSpec<T>): Tool {
     name,
     domain,
     description,
+    ...(readOnly ? { readOnly } : {}),
     get inputSchema() {
       return schemaNow();
     },
@@ -136,17 +139,22 @@ export function defineTool<T>(spec: ToolSpec<T>): Tool {
   };
 }
 
-/** A tool that takes no input (`{}`; anything else is refused): its name, domain, description, work. */
+/**
+ * A tool that takes no input (`{}`; anything else is refused): its name, domain, description,
+ * work, and whether it only reads.
+ */
 export function inputlessTool(
   name: string,
   domain: string,
   description: string,
   run: (context: ToolContext) => Promise<ToolResult>,
+  readOnly = false,
 ): Tool {
   return defineTool({
     name,
     domain,
     description,
+    readOnly,
     input: z.strictObject({}),
     run: (_input, context) => run(context),
   });

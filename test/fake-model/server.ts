@@ -102,9 +102,12 @@ async function serve(
         });
       }
     }
-  } finally {
-    if (!res.writableEnded) res.end();
+  } catch {
+    // The body failed (a scripted dropped connection): the socket drops, the response unended.
+    res.destroy();
+    return;
   }
+  if (!res.writableEnded) res.end();
 }
 
 /** Starts the scripted Messages API on `host` (default 127.0.0.1) and `port` (default 0). */

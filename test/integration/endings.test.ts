@@ -155,7 +155,7 @@ describe("a malformed model stream", () => {
     expect(task.status.state).toBe("TASK_STATE_FAILED");
     const cause = 'Unexpected event order, got message_start before receiving "message_stop"';
     expect(task.status.message?.parts[0]?.text).toBe(
-      `The model call failed after 2 attempts: the model stream was malformed (${cause}).`,
+      `The model call failed after 2 attempts: the model stream was malformed (${cause}). Failed attempts: 2 × malformed stream.`,
     );
     expect(task.metadata?.error).toContain(cause);
     expect((await modelRequests(s.id)).map((r) => r.attempt)).toEqual([1, 2]);

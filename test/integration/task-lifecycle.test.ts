@@ -218,7 +218,7 @@ describe("task lifecycle", () => {
     const task = await send(`fail ${s.marker}`);
     expect(task.status.state).toBe("TASK_STATE_FAILED");
     expect(task.status.message?.parts[0]?.text).toBe(
-      "The model call failed after 5 attempts: the model API is unavailable (overloaded_error, 529).",
+      "The model call failed after 5 attempts: the model API is unavailable (overloaded_error, 529). Failed attempts: 5 × overloaded.",
     );
     expect(JSON.stringify(task)).not.toMatch(/at \w+ \(|\.ts:\d+/);
     const bad = await scenario([

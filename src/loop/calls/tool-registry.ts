@@ -100,6 +100,15 @@ export class ToolRegistry {
     return definitionChars(this.#offered());
   }
 
+  /**
+   * Whether a call of `name` cut off by a restart may simply run again: its tool only reads, or
+   * there is no such tool (the call only ever got an error).
+   */
+  rerunnable(name: string): boolean {
+    const tool = this.#tools.get(name);
+    return tool === undefined || tool.readOnly === true;
+  }
+
   /** Runs a call (a deferred tool too); unknown tools and thrown errors become error results. */
   async run(name: string, input: unknown, context: ToolContext): Promise<ToolResult> {
     const tool = this.#tools.get(name);

@@ -2,16 +2,24 @@
  * The model call of one step: the token budget reserved for the call's worst case, the call
  * streamed (its text sent on as answer chunks, batched by answer-stream.ts and never repeated on
  * a retry, turn-text.ts), and the budget settled with what it used. A call that fails becomes the
- * step's outcome, never a throw: a retry with backoff while the failure is retryable and attempts
- * remain, else failed with a plain message naming the cause; each failed call is logged with its
- * cause chain and recorded (trace/model-calls.ts) without tokens.
+ * step's outcome, never a throw: a retry with backoff (at least what the server's retry headers
+ * ask) while its kind of fault has retries left (a cut stream's and a malformed one's counted
+ * apart from the others), else failed with a plain message naming the cause and how often each
+ * kind of fault happened; each failed call is logged with its cause chain and recorded
+ * (trace/model-calls.ts) without tokens.
  */
 import type {
   Message,
   MessageCreateParamsNonStreaming,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { budgetTokens, callReservation } from "../../model/budget-tokens.ts";
-import { backoffMs, classifyModelError } from "../../model/errors.ts";
+import {
+  backoffMs,
+  classifyModelError,
+  FAULT_KINDS,
+  FAULT_NAMES,
+  type FaultKind,
+} from "../../model/errors.ts";
 import { callUsage, type Usage } from "../../model/usage.ts";
 import { errorFields, log } from "../../platform/logging.ts";
 import type { ChatMessage } from "../chat-message.ts";
@@ -138,7 +146,11 @@ function callRecorder(deps: StepDeps, state: LoopState, model: string): RecordCa
     });
 }
 
-/** What a failed call ends the step with: a retry while attempts remain, else failed. */
+/**
+ * What a failed call ends the step with: a retry while its kind of fault has retries left, else
+ * failed, saying which error and how often each kind happened. A cut stream and a malformed one
+ * each count only their own kind against their limit; the other faults count together.
+ */
 function failedCall(
   deps: StepDeps,
   state: LoopState,
@@ -147,26 +159,49 @@ function failedCall(
 ): StepOutcome {
   const failure = classifyModelError(error);
   const attempt = state.attempt + 1;
+  const faults = { ...state.faults, [failure.kind]: (state.faults[failure.kind] ?? 0) + 1 };
+  const counted = countedFaults(faults, failure.kind);
   const retries = Math.min(deps.limits.maxRetries, failure.retryLimit ?? deps.limits.maxRetries);
-  const retrying = failure.retryable && attempt <= retries;
+  const retrying = failure.retryable && counted <= retries;
   record(null, null, failure.message);
   log(retrying ? "warn" : "error", "model call failed", {
     task: deps.hookContext.taskId,
     agent: deps.hookContext.agent,
     turn: state.turn,
     attempt,
+    kind: failure.kind,
     retrying,
     reason: failure.message,
     ...errorFields(error),
   });
   if (!retrying) {
     const tries = failure.retryable ? ` after ${attempt} attempts` : "";
-    return { kind: "failed", message: `The model call failed${tries}: ${failure.message}.` };
+    const tally = attempt > 1 ? ` Failed attempts: ${faultTally(faults)}.` : "";
+    return {
+      kind: "failed",
+      message: `The model call failed${tries}: ${failure.message}.${tally}`,
+    };
   }
-  deps.patchLoopState({ attempt });
+  deps.patchLoopState({ attempt, faults });
   return {
     kind: "retry",
-    delayMs: backoffMs(attempt, deps.limits.retryBaseMs, failure.retryAfterMs),
+    delayMs: backoffMs(counted, deps.limits.retryBaseMs, failure.retryAfterMs),
     reason: failure.message,
   };
+}
+
+/** Kinds of fault whose retries each count apart from the others. */
+const OWN_COUNT: ReadonlySet<FaultKind> = new Set(["cut", "malformed"]);
+
+/** How many of the turn's faults count against the retries of a fault of `kind`. */
+function countedFaults(faults: LoopState["faults"], kind: FaultKind): number {
+  if (OWN_COUNT.has(kind)) return faults[kind] ?? 0;
+  return FAULT_KINDS.filter((k) => !OWN_COUNT.has(k)).reduce((sum, k) => sum + (faults[k] ?? 0), 0);
+}
+
+/** "2 × overloaded, 1 × cut stream": how often each kind of fault happened. */
+function faultTally(faults: LoopState["faults"]): string {
+  return FAULT_KINDS.filter((kind) => faults[kind])
+    .map((kind) => `${faults[kind]} × ${FAULT_NAMES[kind]}`)
+    .join(", ");
 }

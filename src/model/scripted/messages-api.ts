@@ -84,6 +84,7 @@ function promptTooLong(request: MessagesRequest): Response | null {
 function scriptedError(spec: ErrorSpec): Response {
   const headers: Record<string, string> = {};
   if (spec.retryAfter !== undefined) headers["retry-after"] = String(spec.retryAfter);
+  if (spec.retryAfterMs !== undefined) headers["retry-after-ms"] = String(spec.retryAfterMs);
   const message = spec.message ?? DEFAULT_ERROR_MESSAGES[spec.type] ?? spec.type;
   return apiError(spec.status, spec.type, message, headers);
 }

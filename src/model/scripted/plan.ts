@@ -28,6 +28,7 @@ export interface Plan {
   delayMs: number;
   stall: { afterChunks: number; ms: number } | null;
   midError: { afterChunks: number; type: string; message: string } | null;
+  cut: { afterChunks: number; how: "end" | "drop" } | null;
 }
 
 /** `length` random hex digits. */
@@ -69,6 +70,8 @@ export function planTurn(turn: Turn, ctx: { attempt: number; inputTokens: number
     (turn.stallAttempts === undefined || turn.stallAttempts.includes(ctx.attempt));
   const mid = turn.midStreamError;
   const midApplies = mid !== undefined && (mid.attempts ?? [1]).includes(ctx.attempt);
+  const cut = turn.cut;
+  const cutApplies = cut !== undefined && (cut.attempts ?? [1]).includes(ctx.attempt);
   return {
     blocks,
     stopReason: turn.stopReason ?? ((turn.toolUses?.length ?? 0) > 0 ? "tool_use" : "end_turn"),
@@ -87,6 +90,7 @@ export function planTurn(turn: Turn, ctx: { attempt: number; inputTokens: number
     midError: midApplies
       ? { afterChunks: mid.afterChunks, type: mid.type, message: mid.message ?? mid.type }
       : null,
+    cut: cutApplies ? { afterChunks: cut.afterChunks, how: cut.how } : null,
   };
 }
 

@@ -61,7 +61,9 @@ async function* produceEvents(plan: Plan, ctx: PlayContext): AsyncGenerator<stri
   let textDeltas = 0;
   let stall = plan.stall;
   let midError = plan.midError;
-  // Runs due stalls and mid-stream errors; true means the stream must end now.
+  const cut = plan.cut;
+  // Runs due stalls, mid-stream errors and cuts; true means the stream must end now (a dropped
+  // connection throws: the body errors).
   async function* checkpoint(final: boolean): AsyncGenerator<string, boolean> {
     if (stall && (final || textDeltas >= stall.afterChunks)) {
       const ms = stall.ms;
@@ -72,6 +74,10 @@ async function* produceEvents(plan: Plan, ctx: PlayContext): AsyncGenerator<stri
       const { type, message } = midError;
       midError = null;
       yield sse("error", { type: "error", error: { type, message } });
+      return true;
+    }
+    if (cut && (final || textDeltas >= cut.afterChunks)) {
+      if (cut.how === "drop") throw new Error("scripted: the connection dropped");
       return true;
     }
     return false;
@@ -146,7 +152,15 @@ export function streamTurn(turn: Turn, ctx: PlayContext): Response {
           started = true;
           ctx.store.streamStarted();
         }
-        const next = await events.next();
+        let next: IteratorResult<string>;
+        try {
+          next = await events.next();
+        } catch (error) {
+          // A scripted dropped connection: the body errors, and the server drops the socket.
+          finish();
+          controller.error(error);
+          return;
+        }
         if (finished) return;
         try {
           if (next.done || stop.signal.aborted) {

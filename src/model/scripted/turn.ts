@@ -25,8 +25,9 @@ export const ErrorSpecSchema = z.strictObject({
   type: z.string().min(1),
   message: z.string().optional(),
   retryAfter: z.number().nonnegative().optional(),
+  retryAfterMs: z.number().nonnegative().optional(),
 });
-/** A scripted HTTP error (Anthropic error JSON body, optional `retry-after` header). */
+/** A scripted HTTP error (Anthropic error JSON body, optional `retry-after(-ms)` headers). */
 export type ErrorSpec = z.infer<typeof ErrorSpecSchema>;
 
 /** An `event: error` sent inside an otherwise successful stream. */
@@ -38,6 +39,18 @@ export const MidStreamErrorSpecSchema = z.strictObject({
 });
 /** A scripted mid-stream error (default: only on attempt 1). */
 export type MidStreamErrorSpec = z.infer<typeof MidStreamErrorSpecSchema>;
+
+/**
+ * A stream cut short after `afterChunks` text deltas: it ends without `message_stop` (`end`) or
+ * its connection drops mid-body (`drop`).
+ */
+export const CutSpecSchema = z.strictObject({
+  afterChunks: z.number().int().nonnegative(),
+  how: z.enum(["end", "drop"]),
+  attempts: z.array(z.number().int().positive()).optional(),
+});
+/** A scripted cut stream (default: only on attempt 1; streams only). */
+export type CutSpec = z.infer<typeof CutSpecSchema>;
 
 const tokenCount = z.number().int().nonnegative();
 
@@ -74,6 +87,7 @@ export const TurnSchema = z.strictObject({
   stallAttempts: z.array(z.number().int().positive()).optional(),
   errors: z.array(ErrorSpecSchema).max(100).optional(),
   midStreamError: MidStreamErrorSpecSchema.optional(),
+  cut: CutSpecSchema.optional(),
   usage: UsageSpecSchema.optional(),
   /**
    * A recorded SSE stream, by name, sent byte for byte instead of the turn (a stream only; the

@@ -27,6 +27,7 @@ import { SqlHookState } from "../store/hook-state.ts";
 import { LoopStateStore } from "../store/loop-state.ts";
 import { PendingStore } from "../store/pending-store.ts";
 import { TaskStore } from "../store/task-store.ts";
+import { SqlToolJournal } from "../store/tool-journal.ts";
 import { WriteUnit } from "../store/write-unit.ts";
 import { streamedAnswer } from "./answer-artifact.ts";
 import { BackgroundWork } from "./background.ts";
@@ -44,6 +45,8 @@ export class TaskState {
   readonly conversation: ConversationStore;
   readonly hookState: SqlHookState;
   readonly pending: PendingStore;
+  /** The tool calls of the turn, each as it starts and ends (tool-journal.ts). */
+  readonly journal: SqlToolJournal;
   readonly children: ChildrenStore;
   /** Each model call with its tokens (the trace's model spans, trace/model-calls.ts). */
   readonly modelCalls: ModelCallStore;
@@ -86,6 +89,7 @@ export class TaskState {
     this.conversation = kept(new ConversationStore(sql, fresh, () => noteOverlay(this.hookState)));
     this.hookState = kept(new SqlHookState(sql, fresh));
     this.pending = kept(new PendingStore(sql, fresh));
+    this.journal = new SqlToolJournal(sql);
     this.children = new ChildrenStore(sql);
     this.modelCalls = new ModelCallStore(sql);
     this.modelRequests = new ModelRequestStore(sql);

@@ -1,8 +1,10 @@
 /**
  * Drives the agent loop inside a task object: one step per alarm (a model turn, or a step of the
  * agent's program, program-step.ts). Before each model call it sets the loop's next alarm (a
- * lease; a task whose creating call starts its first step is leased from its creation, {@link
- * LoopDriver.firstStepLease}), so if the object dies mid-turn the alarm runs the turn again. A
+ * lease of {@link LEASE_MS}, renewed by the alarm itself while the step runs; a task whose
+ * creating call starts its first step is leased from its creation, {@link
+ * LoopDriver.firstStepLease}), so if the object dies mid-turn the alarm runs the turn again
+ * within seconds. A
  * model step's turn (its tools, system prompt, compacted conversation and the step's
  * dependencies) is prepared as one value in task/turn/ (prepare-turn.ts) and run by the loop
  * (loop/agent-loop.ts); the driver keeps the lease, the deadline, the abort and the outcome: what
@@ -36,10 +38,15 @@ import { taskWorkspace } from "../turn/turn-resources.ts";
 import { runProgramStep } from "./program-step.ts";
 import { StepEnd } from "./step-end.ts";
 
-/** How long a step may run before the alarm takes it for dead and runs it again. */
-function leaseMs(config: Config): number {
-  return config.modelIdleTimeoutMs * 2 + 5_000;
-}
+/**
+ * How far ahead a step's lease sets the loop's alarm. The alarm renews it while the step runs (it
+ * fires in the live instance, finds the step running and moves itself on: a heartbeat), so a
+ * short lease costs one alarm per lease and never runs a live step twice: an object has one
+ * instance at a time, and a new one (after a deploy, a crash, an eviction) runs no step yet.
+ * Once the instance is gone the alarm fires at most this long after, in a fresh instance
+ * (recovery resumes the step at once: task-parts.ts `recover`).
+ */
+export const LEASE_MS = 5_000;
 
 /**
  * How long one step may run: an alarm's handler runs at most 15 minutes on Cloudflare, and the
@@ -50,8 +57,8 @@ function leaseMs(config: Config): number {
 const STEP_WALL_MS = 14 * 60_000;
 
 /** The end of a lease taken now: never past the task's deadline, when it has one. */
-function leaseEnd(config: Config, deadline: number | null): number {
-  return Math.min(Date.now() + leaseMs(config), deadline ?? Number.POSITIVE_INFINITY);
+function leaseEnd(deadline: number | null): number {
+  return Math.min(Date.now() + LEASE_MS, deadline ?? Number.POSITIVE_INFINITY);
 }
 
 /** When a step started now must be done: its wall time, or the task's deadline if sooner. */
@@ -142,7 +149,7 @@ export class LoopDriver {
   firstStepLease(): { dueAt: number; payload: unknown } {
     const config = loadConfig(this.#env);
     const limit = config.maxTaskSeconds > 0 ? Date.now() + config.maxTaskSeconds * 1000 : null;
-    return { dueAt: leaseEnd(config, limit), payload: FIRST_STEP };
+    return { dueAt: leaseEnd(limit), payload: FIRST_STEP };
   }
 
   /** Runs one step if the task is working; called from the alarm. */
@@ -155,7 +162,7 @@ export class LoopDriver {
       // out while this instance is still streaming a long turn: extend it.
       const timeUp = deadline !== null && Date.now() >= deadline;
       if (timeUp) this.#abort?.abort(new TimeLimitReached());
-      await scheduler.schedule("loop", "loop", leaseEnd(config, timeUp ? null : deadline));
+      await scheduler.schedule("loop", "loop", leaseEnd(timeUp ? null : deadline));
       return;
     }
     if (store.record?.state !== "TASK_STATE_WORKING") {
@@ -168,7 +175,7 @@ export class LoopDriver {
     try {
       const entry = scheduler.get("loop");
       const leased = isFirstStepLease(entry) && (entry?.dueAt ?? 0) > Date.now();
-      if (!leased) await scheduler.schedule("loop", "loop", leaseEnd(config, deadline));
+      if (!leased) await scheduler.schedule("loop", "loop", leaseEnd(deadline));
       if (abort.signal.aborted || store.record?.state !== "TASK_STATE_WORKING") return;
       if (deadline !== null && Date.now() >= deadline) {
         await this.#endAtTimeLimit(config, false);

@@ -1,6 +1,6 @@
 /**
- * The agent loop's durable counters for one task (a single row): turn number, retry attempt,
- * whether the answer has started and usage; and the answer text streamed so far (committed turns
+ * The agent loop's durable counters for one task (a single row): turn number, retry attempt
+ * and the turn's faults by kind, whether the answer has started and usage; and the answer text streamed so far (committed turns
  * and the current turn), which lives in rows of its own (answer-text.ts): a streamed delta
  * appends its own text ({@link LoopStateStore.appendTurnText}), a committed turn marks its rows,
  * and nothing rewrites the text on every delta or step. Why the task stopped is in its status
@@ -22,6 +22,7 @@ interface LoopRow {
   turn_text: string;
   answer_started: number;
   usage_json: string;
+  faults_json: string;
   [key: string]: SqlStorageValue;
 }
 
@@ -53,6 +54,7 @@ export class LoopStateStore {
     this.#state = {
       turn: row.turn,
       attempt: row.attempt,
+      faults: storedJson<LoopState["faults"]>(row.faults_json),
       answerText: row.answer_text + text.answer,
       turnText: row.turn_text + text.turn,
       answerStarted: row.answer_started === 1,
@@ -62,7 +64,7 @@ export class LoopStateStore {
 
   /** The current state (a copy). */
   get(): LoopState {
-    return { ...this.#state, usage: { ...this.#state.usage } };
+    return { ...this.#state, faults: { ...this.#state.faults }, usage: { ...this.#state.usage } };
   }
 
   /** Writes the given fields (the text as its rows need: nothing when it did not change). */
@@ -73,6 +75,7 @@ export class LoopStateStore {
       id: 1,
       turn: next.turn,
       attempt: next.attempt,
+      faults_json: JSON.stringify(next.faults),
       answer_started: next.answerStarted ? 1 : 0,
       usage_json: JSON.stringify(next.usage),
     });

@@ -131,6 +131,19 @@ export const TASK_MIGRATIONS: readonly string[] = [
     at INTEGER NOT NULL,
     body TEXT NOT NULL
   )`,
+  // The journal of the turn's tool calls: each call as it starts and its result as it ends
+  // (tool-journal.ts), so a restart never runs a finished call again.
+  `CREATE TABLE tool_journal (
+    call_id TEXT PRIMARY KEY,
+    turn INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    runs INTEGER NOT NULL,
+    result_json TEXT,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER
+  )`,
+  // The current turn's failed model calls by kind of fault (loop/loop-state.ts `faults`).
+  "ALTER TABLE loop ADD COLUMN faults_json TEXT NOT NULL DEFAULT '{}'",
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */

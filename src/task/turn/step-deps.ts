@@ -49,6 +49,7 @@ export function stepDeps(turn: Turn): StepDeps {
     appendConversation: (message, contextSeq) => task.conversation.append(message, contextSeq),
     pendingCalls: () => task.pending.get(),
     setPendingCalls: (pending) => task.pending.set(pending),
+    journal: task.journal,
     loopState: () => task.loopState.get(),
     patchLoopState: (changes) => void task.loopState.patch(changes),
     emitAnswer: answerWriter(turn),

@@ -36,6 +36,7 @@ export type TurnTask = Pick<
   | "log"
   | "conversation"
   | "pending"
+  | "journal"
   | "loopState"
   | "hookState"
   | "modelCalls"

@@ -19,6 +19,7 @@ const Input = z.strictObject({
 export const a2aDiscoverTool = defineTool({
   name: "a2a_discover",
   domain: "a2a",
+  readOnly: true,
   description:
     "Read a remote A2A agent's Agent Card (by registry name or http(s) URL), as compact JSON: name, description, version, url, interfaces (URL, binding, protocol version), capabilities (streaming, push notifications), skills (id, name, description, tags, examples) and security (schemes; required: the alternatives a caller must meet; null: none). Cached a minute; refresh: true reads it again.",
   input: Input,

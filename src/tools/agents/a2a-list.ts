@@ -22,4 +22,5 @@ export const a2aListTool = inputlessTool(
     );
     return { content: `Remote A2A agents (${agents.length}):\n${lines.join("\n")}` };
   },
+  true,
 );

@@ -12,6 +12,7 @@ const LIST_LIMIT = 50;
 export const checkpointListTool = defineTool({
   name: "checkpoint_list",
   domain: "checkpoints",
+  readOnly: true,
   description: `List the workspace's checkpoints, newest first (at most ${LIST_LIMIT}), with id, time, whether it was taken automatically, file count and label. Automatic ones are taken before a task's first change, before unsaved work is overwritten and before a restore. Use it to find the id for checkpoint_restore.`,
   input: z.strictObject({}),
   run: async (_input, context) =>

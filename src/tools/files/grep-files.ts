@@ -28,6 +28,7 @@ const Input = z.strictObject({
 export const grepFilesTool = defineTool({
   name: "grep_files",
   domain: "workspace",
+  readOnly: true,
   description: `Search workspace files for lines matching a JavaScript regular expression (source only, no slashes or flags; at most ${MAX_GREP_PATTERN} characters; no lookahead, lookbehind or backreferences: matching runs in linear time). Narrow it with path: a prefix such as notes/ or a glob such as **/*.md (* within a folder, ** across folders; a glob without / matches file names anywhere). Returns up to max_results matches (default ${GREP_DEFAULT_RESULTS}, at most ${GREP_MAX_RESULTS}) from at most ${GREP_MAX_FILES} files and ${GREP_MAX_BYTES / 1024 / 1024} MiB; use it to find where something is before reading.`,
   input: Input,
   run: async ({ pattern, path, max_results }, context) =>

@@ -15,6 +15,7 @@ const Input = z.strictObject({
 export const listFilesTool = defineTool({
   name: "list_files",
   domain: "workspace",
+  readOnly: true,
   description:
     "List the files in the workspace with their sizes, sorted by path. Give prefix (e.g. notes/) to list only part of it. Use it to see what exists before reading or creating files.",
   input: Input,

@@ -25,6 +25,7 @@ export function numberLines(content: string, from: number): string {
 export const readFileTool = defineTool({
   name: "read_file",
   domain: "workspace",
+  readOnly: true,
   description: `Read a text file from the workspace, with line numbers. Returns at most ${MAX_READ_LINES} lines or ${MAX_READ_CHARS} characters per call; use offset (1-based line number) and limit (line count) to page through longer files. Read a file before editing it so edit_file's old_text matches exactly.`,
   input: Input,
   run: async ({ path, offset, limit }, context) =>

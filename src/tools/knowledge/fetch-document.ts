@@ -25,6 +25,7 @@ const fail = (content: string): ToolResult => ({ content, isError: true });
 export const fetchDocumentTool = defineTool({
   name: "fetch_document",
   domain: "knowledge",
+  readOnly: true,
   description:
     "Read a knowledge base document by the id search returned. Returns one page of text " +
     `(max_chars, default ${FETCH_DOCUMENT_DEFAULT_CHARS}) from offset; the answer says the ` +

@@ -29,6 +29,7 @@ const Input = z.strictObject({
 export const searchTool = defineTool({
   name: "search",
   domain: "knowledge",
+  readOnly: true,
   description:
     "Search the knowledge base (documents provided for this agent) by keywords. Returns a few " +
     "results (3 unless the deployment sets another cap), best first, each with an id, title, " +

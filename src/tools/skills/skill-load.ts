@@ -15,6 +15,7 @@ const LISTED_FILES = 100;
 export const skillLoadTool = defineTool({
   name: "skill_load",
   domain: "skills",
+  readOnly: true,
   description:
     "Load one of your skills (listed in your instructions under Your skills) when a task matches its " +
     "description: returns its full instructions and the files it has (read one with skill_read). " +

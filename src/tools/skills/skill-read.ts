@@ -11,6 +11,7 @@ import { findSkill, moreLine, pageOf } from "./skill-pages.ts";
 export const skillReadTool = defineTool({
   name: "skill_read",
   domain: "skills",
+  readOnly: true,
   description:
     "Read a file of one of your skills (the paths skill_load lists, relative to the skill's folder), " +
     "when its instructions point you to it.",

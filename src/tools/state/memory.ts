@@ -25,6 +25,7 @@ export const memoryReadTool = inputlessTool(
       ].join("\n"),
     };
   },
+  true,
 );
 
 const WriteInput = z.strictObject({

@@ -91,6 +91,7 @@ export const progressReadTool = inputlessTool(
     ];
     return { content: parts.join("\n\n"), effects: { read: [PROGRESS_FILE] } };
   },
+  true,
 );
 
 let progressSchema: Tool["inputSchema"] | undefined;

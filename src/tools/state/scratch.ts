@@ -106,6 +106,7 @@ const ReadInput = z.strictObject({
 export const scratchReadTool = defineTool({
   name: "scratch_read",
   domain: "scratchpad",
+  readOnly: true,
   description: `Read a scratchpad file, in pages of max_chars characters (default ${SCRATCH_READ_CHARS}, at most ${SCRATCH_READ_MAX_CHARS}) from offset.`,
   input: ReadInput,
   async run(input, context) {
@@ -136,6 +137,7 @@ export const scratchReadTool = defineTool({
 export const scratchListTool = defineTool({
   name: "scratch_list",
   domain: "scratchpad",
+  readOnly: true,
   description: "List the scratchpad's files with their sizes and the agent that last wrote each.",
   input: z.strictObject({}),
   async run(_input, context) {

@@ -48,6 +48,7 @@ export function createWebFetch(options: WebFetchOptions = {}): Tool {
   return defineTool({
     name: "web_fetch",
     domain: "web",
+    readOnly: true,
     description:
       "Fetch a public web page or text resource (http/https) and return its readable text: HTML is " +
       "converted to text with headings, lists and links kept. Only text content types are read. " +

@@ -256,7 +256,7 @@ describe("runStep", () => {
     expect(last).toEqual({
       kind: "failed",
       message:
-        "The model call failed after 3 attempts: the model stream stalled (no data for 50 ms).",
+        "The model call failed after 3 attempts: the model stream stalled (no data for 50 ms). Failed attempts: 3 × stalled stream.",
     });
     expect(f.state.turn).toBe(0);
   });
