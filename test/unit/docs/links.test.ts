@@ -23,7 +23,10 @@ const outsideFences = (text: string) =>
 /** Text outside fenced code blocks and inline code spans, where links are links. */
 const prose = (text: string) => outsideFences(text).replace(/`+[^`\n]*`+/g, "");
 
-/** The anchors of a Markdown file's headings, as GitHub makes them (duplicates get -1, -2...). */
+/**
+ * The anchors of a Markdown file: its headings', as GitHub makes them (duplicates get -1, -2...),
+ * and the explicit ones (`<a id="x"></a>` or `<a name="x"></a>`, which GitHub keeps).
+ */
 function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
@@ -36,6 +39,8 @@ function anchors(text: string): Set<string> {
     seen.set(slug, count + 1);
     out.add(count === 0 ? slug : `${slug}-${count}`);
   }
+  for (const [, id] of outsideFences(text).matchAll(/<a (?:id|name)="([^"]+)"><\/a>/g))
+    if (id) out.add(id);
   return out;
 }
 
@@ -93,7 +98,9 @@ describe("documentation links", () => {
       brokenLinks("/README.md", "[a](docs/console.png) [b](#two-commands) [c](https://x.y/z)"),
     ).toEqual([]);
     expect([
-      ...anchors("# Code execution (`run_code`)\n## Users, access and limits\n## A\n## A"),
-    ]).toEqual(["code-execution-run_code", "users-access-and-limits", "a", "a-1"]);
+      ...anchors(
+        '# Code execution (`run_code`)\n## Users, access and limits\n## A\n## A\n- <a id="b"></a>**B.**',
+      ),
+    ]).toEqual(["code-execution-run_code", "users-access-and-limits", "a", "a-1", "b"]);
   });
 });
