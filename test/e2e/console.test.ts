@@ -1,7 +1,8 @@
 /**
  * The web console in headless Chromium (Debian's chromium, driven by playwright-core) against
  * `wrangler dev` with auth on, signed in: its script and stylesheet (static assets), the roster, a streamed answer with its plan (a delegated
- * step tagged with its agent) and tool events, an input-required form (and the same conversation
+ * step tagged with its agent) and tool events, a line typed while a task works sent to it as a
+ * live message, an input-required form (and the same conversation
  * rebuilt after a reload), the inspector with raw events, hostile Markdown rendered inert, the
  * server's list of the user's conversations in a browser that kept none, and the roster following
  * agent changes live. Screenshots go to test-results/console/.
@@ -341,6 +342,46 @@ describe("the web console, signed in", () => {
     await sub.locator("summary").first().click();
     expect(await sub.first().evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
     await page.screenshot({ path: join(shots, "waterfall.png") });
+    expect(session.errors).toEqual([]);
+  });
+
+  it("sends a line typed while the task works to that task, shown in its turn", async () => {
+    // A new conversation: the scripted model picks turn i for a request holding i assistant
+    // messages, so an older conversation's turns would skip this task's slow first turn.
+    const id = `console-steer-${crypto.randomUUID()}`;
+    const marker = await session.scenario(id, [
+      // At least 10 s of streaming (50 chunks, 200 ms apart): the task works while the line goes.
+      { text: "w".repeat(100), chunkSize: 2, delayMs: 200, delayAttempts: [1] },
+      { text: "Steered answer." },
+    ]);
+    await page.click("#new-chat");
+    await session.send(`Start slowly ${marker}`);
+    await page.waitForFunction(() => {
+      const turn = Array.from(document.querySelectorAll(".agent-turn")).at(-1);
+      const text = turn?.querySelector(".answer")?.textContent ?? "";
+      return text.length > 0 && turn?.querySelector(".status.state-working") !== null;
+    });
+    await session.send("make it shorter");
+    await page.waitForSelector('.agent-turn .event[data-kind="live"]');
+    await page.waitForSelector(".agent-turn:last-child .status.state-completed");
+    expect(await lastAnswer()).toContain("Steered answer.");
+    // The task's next model request carries the line; no second task asked the model anything.
+    const requests = session.harness.fake.store.requests(id);
+    expect(requests).toHaveLength(2);
+    expect(JSON.stringify(requests[0]?.body)).not.toContain("make it shorter");
+    expect(JSON.stringify(requests[1]?.body)).toContain("make it shorter");
+    // One user bubble and one turn, live and rebuilt from the server: the same task.
+    for (const shown of ["live", "restored"]) {
+      if (shown === "restored") {
+        await page.reload();
+        await page.waitForSelector(".agent-turn .status.state-completed");
+      }
+      expect(await page.locator(".user-turn").count()).toBe(1);
+      expect(await page.locator(".agent-turn").count()).toBe(1);
+      expect(await lastTurn().locator('.event[data-kind="live"]').textContent()).toContain(
+        "make it shorter",
+      );
+    }
     expect(session.errors).toEqual([]);
   });
 
