@@ -1,30 +1,52 @@
 /**
  * Whether tokens still stand, for the open streams that re-check them (edge/sse.ts). Every
  * stream of an isolate re-checks at the same moments (their timers are aligned to the clock), and
- * the checks asked within {@link GATHER_MS} of each other are answered by one D1 statement for all
- * their tokens (at most {@link MAX_PER_STATEMENT} bound parameters each, D1's limit): 1,000 open
- * streams cost one to ten queries per re-check period, not 1,000. Validity only (the token not
- * revoked, its user not disabled), never the principal: a stream's role is the one it was opened
- * with, and no cache here can keep a stale role alive.
+ * the first check of a moment asks D1 about every token the isolate's streams asked about lately,
+ * one statement per {@link MAX_PER_STATEMENT} tokens (D1's bound parameters): 1,000 open streams
+ * cost one to ten queries per re-check period, not 1,000. The other checks of that moment read
+ * the answer from this isolate's memory.
  *
- * The statement runs in the context of the request that began the gathering; if that request ends
- * first, the others do not wait for it past {@link FALLBACK_MS}, they ask alone.
+ * Only data is shared between requests, never a promise: a check waits for another request's
+ * query by looking at the answers every {@link POLL_MS} on its own timer, and once that query has
+ * run for {@link FALLBACK_MS} it asks alone (the request that queried may have ended). An
+ * answer is used for {@link FRESH_MS}, well inside the re-check period. Validity only (the token
+ * not revoked, its user not disabled), never the principal: a stream's role is the one it was
+ * opened with, so no cache here keeps a stale role alive.
  */
 
-/** How long a check waits for the isolate's other streams' checks before the query runs. */
+/** How long the first check of a moment waits for the others to name their tokens. */
 export const GATHER_MS = 25;
-/** How long a check waits for a gathered answer before it queries alone. */
+/** How long an answer about a token is used. */
+export const FRESH_MS = 1_000;
+/** How often a check looks for the answer another request is fetching. */
+export const POLL_MS = 25;
+/** How long a check waits for another request's query before it asks alone. */
 export const FALLBACK_MS = 2_000;
+/** A token no stream asked about for this long is no longer asked about. */
+export const FORGET_MS = 15_000;
 /** D1's bound parameters per statement. */
 export const MAX_PER_STATEMENT = 100;
 
-type Waiter = (valid: boolean) => void;
-interface Gathering {
-  waiters: Map<string, Waiter[]>;
+interface Shared {
+  /** What D1 said about each token, and when. */
+  known: Map<string, { valid: boolean; at: number }>;
+  /** The tokens streams asked about, and when last. */
+  asked: Map<string, number>;
+  /** When a query for the isolate's tokens began, 0 when none runs. */
+  querying: number;
 }
 
-/** One gathering per database binding (one in production; tests make their own). */
-const gatherings = new WeakMap<D1Database, Gathering>();
+/** One state per database binding (one in production; tests make their own). */
+const states = new WeakMap<D1Database, Shared>();
+
+function sharedOf(db: D1Database): Shared {
+  let shared = states.get(db);
+  if (!shared) {
+    shared = { known: new Map(), asked: new Map(), querying: 0 };
+    states.set(db, shared);
+  }
+  return shared;
+}
 
 /** The token hashes of `hashes` that still stand (chunked statements). */
 export async function validTokens(db: D1Database, hashes: string[]): Promise<Set<string>> {
@@ -44,35 +66,52 @@ export async function validTokens(db: D1Database, hashes: string[]): Promise<Set
   return valid;
 }
 
-/** Answers every waiter of `gathering` with one query (a failed query: still valid). */
-async function answer(db: D1Database, gathering: Gathering): Promise<void> {
-  const waiters = gathering.waiters;
-  gathering.waiters = new Map();
-  const valid = await validTokens(db, [...waiters.keys()]).catch(() => null);
-  for (const [hash, list] of waiters) for (const w of list) w(valid === null || valid.has(hash));
+/** The fresh answer about `hash`, if there is one. */
+function freshAnswer(shared: Shared, hash: string): boolean | undefined {
+  const known = shared.known.get(hash);
+  return known && Date.now() - known.at < FRESH_MS ? known.valid : undefined;
 }
 
-/** Whether the token of `hash` still stands, asked together with the isolate's other checks. */
-export function tokenStillStands(db: D1Database, hash: string): Promise<boolean> {
-  let gathering = gatherings.get(db);
-  if (!gathering) {
-    gathering = { waiters: new Map() };
-    gatherings.set(db, gathering);
+/** Asks D1 about every token streams asked about lately, and records the answers. */
+async function askAll(db: D1Database, shared: Shared): Promise<void> {
+  shared.querying = Date.now();
+  await sleep(GATHER_MS);
+  const now = Date.now();
+  for (const [hash, at] of shared.asked) if (now - at > FORGET_MS) shared.asked.delete(hash);
+  for (const [hash, known] of shared.known)
+    if (now - known.at > FORGET_MS) shared.known.delete(hash);
+  const hashes = [...shared.asked.keys()];
+  try {
+    const valid = await validTokens(db, hashes);
+    const at = Date.now();
+    for (const hash of hashes) shared.known.set(hash, { valid: valid.has(hash), at });
+  } finally {
+    shared.querying = 0;
   }
-  const current = gathering;
-  const gathered = new Promise<boolean>((resolve) => {
-    const first = current.waiters.size === 0;
-    current.waiters.set(hash, [...(current.waiters.get(hash) ?? []), resolve]);
-    if (first) setTimeout(() => void answer(db, current), GATHER_MS);
-  });
-  let fallback: ReturnType<typeof setTimeout> | undefined;
-  const alone = new Promise<boolean>((resolve) => {
-    fallback = setTimeout(() => {
-      validTokens(db, [hash]).then(
-        (valid) => resolve(valid.has(hash)),
-        () => resolve(true),
-      );
-    }, FALLBACK_MS);
-  });
-  return Promise.race([gathered, alone]).finally(() => clearTimeout(fallback));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Whether the token of `hash` still stands, asked together with the isolate's other streams'
+ * tokens (a query that fails counts as still standing).
+ */
+export async function tokenStillStands(db: D1Database, hash: string): Promise<boolean> {
+  const shared = sharedOf(db);
+  shared.asked.set(hash, Date.now());
+  // Another request's query, unless it has run for too long (that request may have ended).
+  const busy = () => shared.querying !== 0 && Date.now() - shared.querying < FALLBACK_MS;
+  while (busy()) {
+    const answer = freshAnswer(shared, hash);
+    if (answer !== undefined) return answer;
+    await sleep(POLL_MS);
+  }
+  const answer = freshAnswer(shared, hash);
+  if (answer !== undefined) return answer;
+  try {
+    await askAll(db, shared);
+  } catch {
+    return true;
+  }
+  return freshAnswer(shared, hash) ?? true;
 }
