@@ -15,14 +15,19 @@ export const RECENT_CALLS_TABLE =
 
 /** How long an answer is kept: longer than any caller's retries last. */
 export const KEEP_MS = 10 * 60_000;
-/** At most this many answers are kept. */
+/** At most this many answers are kept (checked at most every {@link PRUNE_EVERY_MS}). */
 export const KEEP_ROWS = 1_000;
+/** How often the old answers are deleted: not on every call, which would be a statement each. */
+export const PRUNE_EVERY_MS = 60_000;
 
 /** The answers of one object's recent keyed calls. */
 export class RecentCalls {
   readonly #sql: SqlStorage;
   readonly #ensure: () => void;
   readonly #running = new Map<string, Promise<unknown>>();
+  /** Whether the table is known to exist (it is never dropped once made). */
+  #tableMade = false;
+  #prunedAt = 0;
 
   /** `ensure` creates the object's tables (this one among them) when it has none yet. */
   constructor(sql: SqlStorage, ensure: () => void) {
@@ -57,12 +62,13 @@ export class RecentCalls {
 
   /** The answer remembered for `key` (a miss while the object has no tables writes nothing). */
   #known<T>(key: string): { answer: T } | null {
-    const tables = this.#sql
-      .exec<{ n: number }>(
-        "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'recent_calls'",
-      )
-      .one().n;
-    if (tables === 0) return null;
+    this.#tableMade ||=
+      this.#sql
+        .exec<{ n: number }>(
+          "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'recent_calls'",
+        )
+        .one().n > 0;
+    if (!this.#tableMade) return null;
     const row = this.#sql
       .exec<{ answer: string }>("SELECT answer FROM recent_calls WHERE key = ?", key)
       .toArray()[0];
@@ -79,6 +85,9 @@ export class RecentCalls {
       JSON.stringify(answer ?? null),
       now,
     );
+    this.#tableMade = true;
+    if (now - this.#prunedAt < PRUNE_EVERY_MS) return;
+    this.#prunedAt = now;
     this.#sql.exec(
       `DELETE FROM recent_calls WHERE at < ? OR key IN
          (SELECT key FROM recent_calls ORDER BY at DESC LIMIT -1 OFFSET ?)`,

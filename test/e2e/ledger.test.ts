@@ -185,8 +185,11 @@ describe("storage meter and critical-path ledger under wrangler dev", () => {
     expect(calls(withFiles)).toEqual(["TASKS.create", "USERS.settle", "WORKSPACES.endNote"]);
     expect(calls(endedBefore(withFiles, "response SendMessage"))).toEqual(["TASKS.create"]);
     expect(statements(withFiles, "context")).toBe(0);
-    // 29, and the model call's row in `model_calls` (its trace span).
-    expect(statements(withFiles)).toBeLessThanOrEqual(30);
+    // 30 (the model call's row in `model_calls` among them), and: the request kept for the prompt
+    // view (its seq read, its row), the settlement's idempotency answer (looked up, remembered),
+    // the end note's (looked up, remembered, the first prune of a new object) and the task's
+    // record for it (PROGRESS.json at its start read and dropped, its changes read).
+    expect(statements(withFiles)).toBeLessThanOrEqual(40);
 
     // An agent whose tools reach no file: no workspace object either.
     const { metered, body } = await ledgerOf(() =>
@@ -197,8 +200,9 @@ describe("storage meter and critical-path ledger under wrangler dev", () => {
     expect(calls(noFiles)).toEqual(["TASKS.create", "USERS.settle"]);
     expect(statements(noFiles, "workspace")).toBe(0);
     expect(statements(noFiles, "context")).toBe(0);
-    // 21, and the answer's own rows: its text appended as a chunk, then committed with the turn.
-    expect(statements(noFiles)).toBeLessThanOrEqual(23);
+    // 21, the answer's own rows (its text appended as a chunk, then committed with the turn), the
+    // request kept for the prompt view (seq, row) and the settlement's idempotency answer.
+    expect(statements(noFiles)).toBeLessThanOrEqual(27);
   });
 
   it("makes the conversation object at a second task's join, which asks the first for its turns", async () => {
