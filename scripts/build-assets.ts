@@ -43,6 +43,11 @@ async function bundled(entry: string, options: BuildOptions): Promise<string> {
   return result.outputFiles?.[0]?.text ?? "";
 }
 
+/** Writes `text` to `path` unless the file already holds it. */
+function writeIfChanged(path: string, text: string): void {
+  if (!existsSync(path) || readFileSync(path, "utf8") !== text) writeFileSync(path, text);
+}
+
 /**
  * Writes `files` under `/<folder>/<hash>/` (only this build's files: a stale hash is never
  * served) and the generated module `generated` with `text`; returns the hash.
@@ -64,9 +69,10 @@ function publish(
     mkdirSync(hashed, { recursive: true });
     for (const [name, content] of Object.entries(files)) writeFileSync(join(hashed, name), content);
   }
-  writeFileSync(join(assetsDir, "_headers"), HEADERS);
-  const out = join(root, generated);
-  if (!existsSync(out) || readFileSync(out, "utf8") !== text(hash)) writeFileSync(out, text(hash));
+  // Written only when it differs: wrangler dev reloads when its assets change (a running dev
+  // server would restart mid-request each time another build ran).
+  writeIfChanged(join(assetsDir, "_headers"), HEADERS);
+  writeIfChanged(join(root, generated), text(hash));
   return hash;
 }
 
