@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeMcpServer, startFakeMcp } from "../fake-mcp/server.ts";
-import { scenario } from "./client.ts";
+import { messageCallBody, scenario } from "./client.ts";
 import { type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 
 let mcp: FakeMcpServer;
@@ -54,18 +54,7 @@ describe("a remote MCP server's tools", () => {
     const response = await fetch(`${harness.server.url}/agents/mcpuser/`, {
       method: "POST",
       headers: { "content-type": "application/json", "A2A-Version": "1.0" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "SendMessage",
-        params: {
-          message: {
-            messageId: crypto.randomUUID(),
-            role: "ROLE_USER",
-            parts: [{ text: `count pages ${marker}` }],
-          },
-        },
-      }),
+      body: messageCallBody("SendMessage", `count pages ${marker}`),
     });
     const body = (await response.json()) as { result?: { task?: { status?: { state?: string } } } };
     expect(body.result?.task?.status?.state).toBe("TASK_STATE_COMPLETED");
