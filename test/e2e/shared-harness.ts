@@ -70,8 +70,16 @@ function serversDir(): string | undefined {
 const keyOf = (vars: Record<string, string>) =>
   JSON.stringify(Object.entries(vars).sort(([a], [b]) => (a < b ? -1 : 1)));
 
+/**
+ * What every shared server runs with. A keepalive each second: under wrangler dev a stream whose
+ * client left is found gone only at its next write (wrangler's proxy does not cancel the Worker's
+ * response when its client goes), and on a server whose pages many
+ * files reload, the per-caller stream slots (one IP for all) must free within seconds.
+ */
+const SHARED_VARS = { SSE_KEEPALIVE_MS: "1000" };
+
 async function start(vars: Record<string, string>, dir: string): Promise<ScriptedHarness> {
-  const harness = await startScriptedHarness(vars);
+  const harness = await startScriptedHarness({ ...SHARED_VARS, ...vars });
   const group = harness.server.pid;
   if (group !== undefined) {
     groups.add(group);
@@ -89,7 +97,7 @@ export async function sharedScriptedHarness(
 ): Promise<SharedHarness> {
   const dir = serversDir();
   if (dir === undefined) {
-    const own = await startScriptedHarness(vars);
+    const own = await startScriptedHarness({ ...SHARED_VARS, ...vars });
     return { fake: own.fake, server: own.server, modelVars: own.modelVars, release: own.stop };
   }
   const key = keyOf(vars);
