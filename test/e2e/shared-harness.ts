@@ -73,8 +73,8 @@ const keyOf = (vars: Record<string, string>) =>
 /**
  * What every shared server runs with. A keepalive each second: under wrangler dev a stream whose
  * client left is found gone only at its next write (wrangler's proxy does not cancel the Worker's
- * response when its client goes), and on a server whose pages many
- * files reload, the per-caller stream slots (one IP for all) must free within seconds.
+ * response when its client goes), and on a server whose pages many files reload, the per-caller
+ * stream slots (one IP for all) must free within seconds.
  */
 const SHARED_VARS = { SSE_KEEPALIVE_MS: "1000" };
 
