@@ -6,8 +6,8 @@
  * the rows they wrote (and by table), D1 statements and rows written, R2 operations (heads include
  * the agent overrides check the isolate makes while the bench polls the meter), and the
  * sequential round trips the client waited on before the model call started; then one streaming
- * task's sequential round trips before its first event. The figures docs/deploy.md's plan table
- * is read from. Not part of `npm test`.
+ * task's sequential round trips before its first event (`--statements`: each statement that wrote).
+ * The figures docs/deploy.md's plan table is read from. Not part of `npm test`.
  */
 import { parseArgs } from "node:util";
 import { messageCallBody } from "../test/e2e/client.ts";
@@ -62,7 +62,9 @@ function rowsByTable(entries: readonly Entry[]): Record<string, number> {
   return Object.fromEntries(Object.entries(rows).sort(([, a], [, b]) => b - a));
 }
 
-const { values } = parseArgs({ options: { tasks: { type: "string", default: "3" } } });
+const { values } = parseArgs({
+  options: { tasks: { type: "string", default: "3" }, statements: { type: "boolean" } },
+});
 const ADMIN = "bench-admin";
 const harness = await startScriptedHarness(
   { STORAGE_METER: "true", ADMIN_API_KEY: ADMIN, AUTH_FAILURES_PER_MINUTE: "0" },
@@ -71,7 +73,7 @@ const harness = await startScriptedHarness(
 );
 try {
   const { url } = harness.server;
-  const token = addUser(harness.server, "bench") ?? "";
+  const token = (await addUser(harness.server, "bench")) ?? "";
   const meter = (method: "GET" | "DELETE") =>
     fetch(`${url}/api/admin/storage-meter`, {
       method,
@@ -139,6 +141,9 @@ try {
     sequentialBeforeFirstEvent: await firstEventTrips(),
   };
   console.log(JSON.stringify(report, null, 2));
+  // --statements: every statement that wrote, in order, with its object and rows.
+  if (values.statements)
+    for (const e of of("sql")) if (e.rows) console.log(`${e.rows}  ${e.name}  ${e.sql}`);
 } finally {
   await harness.stop();
 }

@@ -27,10 +27,10 @@ afterAll(async () => {
 
 describe("a closed deployment", () => {
   it("refuses callers without a token and serves a user made with the CLI until revoked", async () => {
-    const output = users("add", "e2e-user", "--name", "E2E user");
+    const output = await users("add", "e2e-user", "--name", "E2E user");
     const token = tokenIn(output) as string;
     expect(token).toBeDefined();
-    expect(users("list")).toContain("e2e-user");
+    expect(await users("list")).toContain("e2e-user");
 
     const card = (await (
       await fetch(`${server.url}/.well-known/agent-card.json`, {
@@ -46,7 +46,7 @@ describe("a closed deployment", () => {
     const task = asTask(await client.sendMessage(textRequest("[[reply:hello e2e-user]]")));
     expect(stateOf(task)).toBe("TASK_STATE_COMPLETED");
 
-    users("revoke", "e2e-user");
+    await users("revoke", "e2e-user");
     // Credentials are cached for 5 s per isolate (that bound is tested with a held clock in
     // test/integration/auth.test.ts): here the revoked token is refused, however long it takes.
     await expect

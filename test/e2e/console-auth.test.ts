@@ -38,7 +38,7 @@ beforeAll(async () => {
   session = await startConsoleSession({ AUTH_REQUIRED: "true", AUTH_FAILURES_PER_MINUTE: "2" });
   ({ page } = session);
   url = session.harness.server.url;
-  token = addUser(session.harness.server, "auth-user") as string;
+  token = (await addUser(session.harness.server, "auth-user")) as string;
   expect(token).toBeDefined();
 });
 

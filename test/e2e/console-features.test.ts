@@ -74,7 +74,7 @@ beforeAll(async () => {
   ({ server } = session.harness);
   browser = page.context().browser() as Browser;
   // An agent with an https icon, uploaded by an admin: its origin joins the page's img-src.
-  const token = addUser(server, "console-admin", ["--role", "admin"]);
+  const token = await addUser(server, "console-admin", ["--role", "admin"]);
   expect(token).toBeDefined();
   adminToken = token;
   const identity = [

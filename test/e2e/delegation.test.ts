@@ -169,7 +169,7 @@ beforeAll(async () => {
       A2A_AGENTS: JSON.stringify({ "a-writer": { url: `${urlA}/agents/writer/` } }),
     },
   });
-  aliceToken = addUser(a, "alice", ["--name", "Alice"]) as string;
+  aliceToken = (await addUser(a, "alice", ["--name", "Alice"])) as string;
   // Warm both instances: health, the cards the tests call and the key sets tokens are checked with.
   for (const server of [a, b]) {
     await warm(`${server.url}/health`);

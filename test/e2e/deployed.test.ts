@@ -62,7 +62,7 @@ beforeAll(async () => {
     undefined,
     true,
   );
-  token = addUser(harness.server, USER) ?? "";
+  token = (await addUser(harness.server, USER)) ?? "";
   expect(token).toMatch(/^a2a_/);
   a2a = await bearerClients(token).createFromUrl(`${base()}/agents/${AGENT}/`);
 });

@@ -123,8 +123,8 @@ function rawGet(path: string): Promise<{ status: number; body: string }> {
 beforeAll(async () => {
   harness = await sharedScriptedHarness();
   base = harness.server.url;
-  alice = addUser(harness.server, `alice-${agent}`) as string;
-  bob = addUser(harness.server, `bob-${agent}`) as string;
+  alice = (await addUser(harness.server, `alice-${agent}`)) as string;
+  bob = (await addUser(harness.server, `bob-${agent}`)) as string;
   admin = /Authorization: Bearer (dev-admin-\S+)/.exec(harness.server.output())?.[1] ?? null;
   const uploaded = await fetch(`${base}/api/admin/agents/${agent}/identity`, {
     method: "PUT",
