@@ -6,8 +6,54 @@
  * nothing, so it leaves no storage behind. The schema is created by the object's first write
  * ({@link Schema.ensure}), in one batch of statements: the migrations folded into one schema
  * (sqlite-squash.ts: each ALTER into its CREATE TABLE), else every migration in turn.
+ *
+ * Besides SQL, an entry may be {@link withoutRowid}`(table)`: the table rebuilt as a WITHOUT
+ * ROWID table, its rows and indexes kept. A table keyed by text otherwise keeps that key in an
+ * index beside its rows, and Durable Objects bill every row written to either: an insert into
+ * such a table writes one row instead of two.
  */
 import { squashed } from "./sqlite-squash.ts";
+
+/** The entry that rebuilds `table` as a WITHOUT ROWID table (it must have a PRIMARY KEY). */
+export function withoutRowid(table: string): string {
+  return `REBUILD ${table} WITHOUT ROWID`;
+}
+
+/** The table a {@link withoutRowid} entry names, or null for SQL. */
+export function rebuiltTable(migration: string): string | null {
+  return /^REBUILD (\w+) WITHOUT ROWID$/.exec(migration.trim())?.[1] ?? null;
+}
+
+/**
+ * Rebuilds `table` as a WITHOUT ROWID table: its CREATE TABLE with the clause, its rows copied,
+ * its indexes made again as they were written.
+ */
+function rebuild(sql: SqlStorage, table: string): void {
+  const catalogue = (type: string) =>
+    sql
+      .exec<{ sql: string }>(
+        "SELECT sql FROM sqlite_master WHERE type = ? AND tbl_name = ? AND sql IS NOT NULL",
+        type,
+        table,
+      )
+      .toArray()
+      .map((row) => row.sql);
+  const [create] = catalogue("table");
+  if (create === undefined) throw new Error(`no table ${table} to rebuild`);
+  const indexes = catalogue("index");
+  sql.exec(`ALTER TABLE ${table} RENAME TO ${table}__rowid`);
+  sql.exec(`${create} WITHOUT ROWID`);
+  sql.exec(`INSERT INTO ${table} SELECT * FROM ${table}__rowid`);
+  sql.exec(`DROP TABLE ${table}__rowid`);
+  for (const index of indexes) sql.exec(index);
+}
+
+/** Runs one migration entry. */
+function apply(sql: SqlStorage, migration: string): void {
+  const table = rebuiltTable(migration);
+  if (table === null) sql.exec(migration);
+  else rebuild(sql, table);
+}
 
 /** Each list of migrations, folded once per isolate (null: replayed). */
 const folded = new WeakMap<readonly string[], string | null>();
@@ -44,11 +90,11 @@ export class Schema {
   ensure(): void {
     if (this.#stored) return;
     if (!folded.has(this.#migrations)) folded.set(this.#migrations, squashed(this.#migrations));
-    const tables =
-      folded.get(this.#migrations) ??
-      this.#migrations.map((m) => m.trim().replace(/;+$/, "")).join(";\n");
+    const tables = folded.get(this.#migrations);
+    if (tables === null || tables === undefined)
+      for (const migration of this.#migrations) apply(this.#sql, migration);
     this.#sql.exec(
-      `${tables.trim().replace(/;+$/, "")};
+      `${tables ? `${tables.trim().replace(/;+$/, "")};` : ""}
        CREATE TABLE schema_version (version INTEGER NOT NULL);
        INSERT INTO schema_version (version) VALUES (${this.#migrations.length});`,
     );
@@ -67,7 +113,7 @@ function migrateStored(sql: SqlStorage, migrations: readonly string[]): boolean 
   let version = row?.version ?? 0;
   if (!row) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
   for (const migration of migrations.slice(version)) {
-    sql.exec(migration);
+    apply(sql, migration);
     version += 1;
     sql.exec("UPDATE schema_version SET version = ?", version);
   }

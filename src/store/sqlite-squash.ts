@@ -1,7 +1,8 @@
 /**
  * What a list of schema migrations leaves, written as one schema: every statement in order, each
  * `ALTER TABLE t ADD COLUMN c` folded into t's `CREATE TABLE` (the column last, where SQLite adds
- * it). A new object is created from it in one batch; replaying each ALTER would make SQLite
+ * it), and each `withoutRowid(t)` entry (sqlite-migrations.ts) as t's `CREATE TABLE ... WITHOUT
+ * ROWID`. A new object is created from it in one batch; replaying each ALTER would make SQLite
  * re-read its whole schema once per ALTER. Null when a migration does anything else to a table it
  * made (drops, renames, writes rows), adds a column to a table with table constraints (SQLite
  * writes the column before them), or holds an SQL comment (whose quotes and semicolons this
@@ -30,6 +31,8 @@ export function statementsOf(sql: string): string[] {
 const CREATE_TABLE = /^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?["`]?(\w+)["`]?\s*\(/i;
 const ADD_COLUMN = /^ALTER\s+TABLE\s+["`]?(\w+)["`]?\s+ADD\s+(?:COLUMN\s+)?([\s\S]+)$/i;
 const CREATE_INDEX = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s/i;
+/** sqlite-migrations.ts' `withoutRowid(table)` entry. */
+const REBUILD = /^REBUILD\s+(\w+)\s+WITHOUT\s+ROWID$/i;
 
 /** The index of the parenthesis that closes the one at `open`, outside quotes; -1 if none. */
 function closing(sql: string, open: number): number {
@@ -75,6 +78,15 @@ export function squashed(migrations: readonly string[]): string | null {
   const out: string[] = [];
   const tables = new Map<string, number>();
   for (const statement of migrations.flatMap(statementsOf)) {
+    const rebuilt = REBUILD.exec(statement)?.[1];
+    if (rebuilt !== undefined) {
+      const at = tables.get(rebuilt.toLowerCase());
+      const create = at === undefined ? undefined : out[at];
+      // A table with options already (WITHOUT ROWID, STRICT) is left to the replay.
+      if (at === undefined || create === undefined || !create.trimEnd().endsWith(")")) return null;
+      out[at] = `${create} WITHOUT ROWID`;
+      continue;
+    }
     const table = CREATE_TABLE.exec(statement);
     if (table?.[1]) {
       tables.set(table[1].toLowerCase(), out.length);

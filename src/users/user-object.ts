@@ -13,7 +13,7 @@
  */
 import { HarnessObject } from "../platform/harness-object.ts";
 import { RECENT_CALLS_TABLE, RecentCalls } from "../platform/recent-calls.ts";
-import { Schema } from "../store/sqlite-migrations.ts";
+import { Schema, withoutRowid } from "../store/sqlite-migrations.ts";
 
 /** Why a reservation was refused. */
 export interface BudgetRefusal {
@@ -36,6 +36,11 @@ export const USER_MIGRATIONS: readonly string[] = [
   `CREATE TABLE seen_tokens (jti TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, use TEXT NOT NULL);`,
   // The idempotency keys of the counting calls (platform/recent-calls.ts).
   RECENT_CALLS_TABLE,
+  // Small rows keyed by text, written on every task's path: one row written per insert, not two.
+  withoutRowid("recent_calls"),
+  withoutRowid("reservations"),
+  withoutRowid("streams"),
+  withoutRowid("spent"),
 ];
 
 const WINDOW_MS = 60_000;

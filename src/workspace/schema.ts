@@ -9,7 +9,7 @@
  * Append migrations; never edit one.
  */
 import { RECENT_CALLS_TABLE } from "../platform/recent-calls.ts";
-import { Schema } from "../store/sqlite-migrations.ts";
+import { Schema, withoutRowid } from "../store/sqlite-migrations.ts";
 
 /** The object's migrations (exported for the test that holds a new object's schema equal). */
 export const WORKSPACE_MIGRATIONS: readonly string[] = [
@@ -44,6 +44,9 @@ export const WORKSPACE_MIGRATIONS: readonly string[] = [
   `,
   // The idempotency keys of the changes (platform/recent-calls.ts).
   RECENT_CALLS_TABLE,
+  // Small rows keyed by text: one row written per insert, not two.
+  withoutRowid("recent_calls"),
+  withoutRowid("meta"),
 ];
 
 /** The workspace object's schema on `sql`: migrated if the database holds it, else left absent. */

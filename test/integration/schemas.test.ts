@@ -3,15 +3,15 @@
  * from its migrations folded into one schema (store/sqlite-squash.ts), in one batch; an object
  * stored before a migration is brought up by the migrations one at a time. Both must leave the same tables, columns, constraints and
  * indexes (each object's own SQLite, compared through sqlite_master with white space left out).
- * Also: opening a database that holds no schema writes nothing, and one that holds an older
- * version is migrated to the newest.
+ * Also: opening a database that holds no schema writes nothing, one that holds an older version
+ * is migrated to the newest, and a table rebuilt WITHOUT ROWID keeps its rows and indexes.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CONTEXT_MIGRATIONS } from "../../src/conversations/context-store.ts";
 import { stubByName } from "../../src/platform/object-stub.ts";
-import { Schema } from "../../src/store/sqlite-migrations.ts";
+import { Schema, withoutRowid } from "../../src/store/sqlite-migrations.ts";
 import { squashed } from "../../src/store/sqlite-squash.ts";
 import { TASK_MIGRATIONS } from "../../src/task/store/schema.ts";
 import { USER_MIGRATIONS } from "../../src/users/user-object.ts";
@@ -70,6 +70,40 @@ describe("the objects' schemas", () => {
 
   it("folds the task object's added columns into their tables", () => {
     expect(squashed(TASK_MIGRATIONS)).toMatch(/working_since TEXT\s*\)/);
+  });
+
+  it("rebuilds a stored table WITHOUT ROWID with its rows and indexes: an insert writes one row", async () => {
+    const migrations = [
+      `CREATE TABLE t (k TEXT PRIMARY KEY, due INTEGER NOT NULL); CREATE INDEX t_due ON t (due);
+       CREATE TABLE u (k TEXT PRIMARY KEY, v TEXT)`,
+      withoutRowid("t"),
+      withoutRowid("u"),
+    ];
+    const outcome = await inEmptyObject((sql) => {
+      Schema.open(sql, migrations.slice(0, 1)).ensure();
+      sql.exec("INSERT INTO t (k, due) VALUES ('a', 2), ('b', 1)");
+      sql.exec("INSERT INTO u (k, v) VALUES ('x', 'kept')");
+      const before = sql.exec("INSERT INTO u (k, v) VALUES ('y', 'two rows')").rowsWritten;
+      Schema.open(sql, migrations);
+      const after = sql.exec("INSERT INTO u (k, v) VALUES ('z', 'one row')").rowsWritten;
+      return {
+        before,
+        after,
+        version: version(sql),
+        tables: catalogue(sql),
+        t: sql.exec("SELECT k FROM t ORDER BY due").toArray(),
+        u: sql.exec("SELECT k, v FROM u ORDER BY k").toArray(),
+      };
+    });
+    expect(outcome.version).toBe(3);
+    expect(outcome.tables.t).toMatch(/\)WITHOUTROWID$/);
+    expect(outcome.tables.u).toMatch(/\)WITHOUTROWID$/);
+    expect(outcome.tables.t_due).toBe("CREATEINDEXt_dueONt(due)");
+    expect(Object.keys(outcome.tables)).not.toContain("t__rowid");
+    expect(outcome.t).toEqual([{ k: "b" }, { k: "a" }]);
+    expect(outcome.u.map((r) => r.k)).toEqual(["x", "y", "z"]);
+    expect(outcome.before).toBe(2);
+    expect(outcome.after).toBe(1);
   });
 
   it("brings an object stored at an older version to the newest, and leaves an empty one empty", async () => {

@@ -5,7 +5,7 @@
  * object (every task's) is created from them folded into one schema (store/sqlite-squash.ts).
  */
 import { LONG_VALUES_TABLE } from "../../store/long-values.ts";
-import { Schema } from "../../store/sqlite-migrations.ts";
+import { Schema, withoutRowid } from "../../store/sqlite-migrations.ts";
 
 /** The task object's migrations (exported for the test that holds a new object's schema equal). */
 export const TASK_MIGRATIONS: readonly string[] = [
@@ -144,6 +144,9 @@ export const TASK_MIGRATIONS: readonly string[] = [
   )`,
   // The current turn's failed model calls by kind of fault (loop/loop-state.ts `faults`).
   "ALTER TABLE loop ADD COLUMN faults_json TEXT NOT NULL DEFAULT '{}'",
+  // Small rows keyed by text, written on every task's path: one row written per insert, not two.
+  withoutRowid("hook_state"),
+  withoutRowid("schedule"),
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */

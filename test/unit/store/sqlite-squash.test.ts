@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { withoutRowid } from "../../../src/store/sqlite-migrations.ts";
 import { squashed, statementsOf } from "../../../src/store/sqlite-squash.ts";
 
 describe("migrations folded into one schema", () => {
@@ -16,6 +17,21 @@ describe("migrations folded into one schema", () => {
       "CREATE INDEX a_n ON a (n)",
       "CREATE TABLE b (x TEXT NOT NULL DEFAULT ';)', y INTEGER NOT NULL DEFAULT 0 )",
     ]);
+  });
+
+  it("folds a withoutRowid entry into its table's CREATE TABLE, before or after added columns", () => {
+    const schema = squashed([
+      "CREATE TABLE a (id TEXT PRIMARY KEY, n INTEGER); CREATE INDEX a_n ON a (n)",
+      withoutRowid("a"),
+      "ALTER TABLE a ADD COLUMN note TEXT",
+    ]);
+    expect(statementsOf(schema ?? "").map((s) => s.replace(/\s+/g, " "))).toEqual([
+      "CREATE TABLE a (id TEXT PRIMARY KEY, n INTEGER, note TEXT ) WITHOUT ROWID",
+      "CREATE INDEX a_n ON a (n)",
+    ]);
+    // A table it does not know, or one with options already: replayed.
+    expect(squashed([withoutRowid("elsewhere")])).toBeNull();
+    expect(squashed(["CREATE TABLE s (id TEXT PRIMARY KEY) STRICT", withoutRowid("s")])).toBeNull();
   });
 
   it("gives up (null: replay them) on anything else done to a table", () => {
