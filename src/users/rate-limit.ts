@@ -8,7 +8,7 @@
  * run, and an MCP tool call that sends, are both). Over a limit: 429 with Retry-After.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { loadConfig } from "../config/config.ts";
+import { type Config, loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { matchesRoute, WORKSPACE_FILE_ROUTE } from "../platform/route-match.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
@@ -65,6 +65,14 @@ function onEnd(body: ReadableStream<Uint8Array>, release: () => void): ReadableS
   });
 }
 
+/** The messages a minute `principal` may send (0: unlimited). */
+function messageRate(
+  principal: AppEnv["Variables"]["principal"],
+  limits: Config["limits"],
+): number {
+  return principal.via === "anonymous" ? limits.anonymousPerMinute : limits.messagesPerMinute;
+}
+
 /** Middleware: message rate and concurrent streams (after `authenticate`). */
 export function limitRequests(): MiddlewareHandler<AppEnv> {
   return async function limits(c, next) {
@@ -74,29 +82,28 @@ export function limitRequests(): MiddlewareHandler<AppEnv> {
     const principal = c.get("principal");
     const key = counterKey(principal, c.req.header("CF-Connecting-IP") ?? null);
     const counters = userObject(c.env, key);
-    const perMinute =
-      principal.via === "anonymous" ? limits.anonymousPerMinute : limits.messagesPerMinute;
-    if (send && perMinute > 0) {
-      const admitted = await counters.admit(perMinute, crypto.randomUUID());
-      if (!admitted.ok)
-        throw tooMany(
-          `Too many messages: the limit is ${perMinute} a minute. Retry after ${admitted.retryAfterSeconds} s.`,
-          admitted.retryAfterSeconds,
-        );
-    }
-    if (!stream || limits.concurrentStreams === 0) return next();
-    const lease = await counters.openStream(
-      limits.concurrentStreams,
-      STREAM_LEASE_MS,
+    const perMinute = send ? messageRate(principal, limits) : 0;
+    const leased = stream && limits.concurrentStreams > 0;
+    if (perMinute === 0 && !leased) return next();
+    // One call for both: the message's admission and the stream's lease.
+    const admitted = await counters.admit(
+      perMinute,
       crypto.randomUUID(),
+      leased ? { max: limits.concurrentStreams, leaseMs: STREAM_LEASE_MS } : undefined,
     );
-    if (!lease.ok)
+    if (!admitted.ok && "retryAfterSeconds" in admitted)
       throw tooMany(
-        `Too many open streams: the limit is ${limits.concurrentStreams}. Close one and retry.`,
+        `Too many messages: the limit is ${perMinute} a minute. Retry after ${admitted.retryAfterSeconds} s.`,
+        admitted.retryAfterSeconds,
+      );
+    if (!admitted.ok)
+      throw tooMany(
+        `Too many open streams: the limit is ${admitted.streams}. Close one and retry.`,
         5,
       );
-    const release = () =>
-      c.executionCtx.waitUntil(counters.closeStream(lease.lease).catch(() => {}));
+    const lease = admitted.lease;
+    if (lease === undefined) return next();
+    const release = () => c.executionCtx.waitUntil(counters.closeStream(lease).catch(() => {}));
     try {
       await next();
     } catch (error) {

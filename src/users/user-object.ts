@@ -23,6 +23,15 @@ export interface BudgetRefusal {
   limit: number;
 }
 
+/**
+ * What {@link UserObject.admit} answers: admitted (with the stream's lease when one was asked
+ * for), or refused for the message rate (when a place frees) or for the open streams (their limit).
+ */
+export type Admission =
+  | { ok: true; lease?: string }
+  | { ok: false; retryAfterSeconds: number }
+  | { ok: false; streams: number };
+
 /** The object's migrations (exported for the test that holds a new object's schema equal). */
 export const USER_MIGRATIONS: readonly string[] = [
   `CREATE TABLE messages (at INTEGER NOT NULL);
@@ -68,40 +77,35 @@ export class UserObject extends HarnessObject {
   }
 
   /**
-   * Admits one message if fewer than `perMinute` came in the last minute. `call`: the call's
-   * idempotency key (a retry of it answers as the first attempt did, counting nothing more).
+   * Admits one request in one call: a message if fewer than `perMinute` came in the last minute
+   * (0: not counted), and with `stream` a stream lease if fewer than `stream.max` are open (the
+   * lease ends with closeStream or `stream.leaseMs`). Refused on either, it counts nothing.
+   * `call`: the call's idempotency key (a retry of it answers as the first attempt did).
    */
   admit(
     perMinute: number,
     call?: string,
-  ): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
-    return this.#calls.once(call, () => {
+    stream?: { max: number; leaseMs: number },
+  ): Promise<Admission> {
+    return this.#calls.once(call, (): Admission => {
       const now = Date.now();
-      const full = this.#windowFull("messages", perMinute, now);
-      if (full) return full;
-      this.#sql.exec("INSERT INTO messages (at) VALUES (?)", now);
-      return { ok: true as const };
-    });
-  }
-
-  /**
-   * Opens a stream if fewer than `max` are open; the lease ends with closeStream or `leaseMs`.
-   * `call`: the call's idempotency key.
-   */
-  openStream(
-    max: number,
-    leaseMs: number,
-    call?: string,
-  ): Promise<{ ok: true; lease: string } | { ok: false }> {
-    return this.#calls.once(call, () => {
       this.#schema.ensure();
-      const now = Date.now();
-      this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
-      const open = this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
-      if (open >= max) return { ok: false as const };
+      const full = perMinute > 0 ? this.#windowFull("messages", perMinute, now) : null;
+      if (full) return full;
+      if (stream) {
+        this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
+        const open = this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
+        if (open >= stream.max) return { ok: false, streams: stream.max };
+      }
+      if (perMinute > 0) this.#sql.exec("INSERT INTO messages (at) VALUES (?)", now);
+      if (!stream) return { ok: true };
       const lease = crypto.randomUUID();
-      this.#sql.exec("INSERT INTO streams (lease, expires_at) VALUES (?, ?)", lease, now + leaseMs);
-      return { ok: true as const, lease };
+      this.#sql.exec(
+        "INSERT INTO streams (lease, expires_at) VALUES (?, ?)",
+        lease,
+        now + stream.leaseMs,
+      );
+      return { ok: true, lease };
     });
   }
 

@@ -98,6 +98,26 @@ describe("rate limits", () => {
   });
 });
 
+describe("one admission call", () => {
+  it("admits a message and leases its stream together; refused on either, counts nothing", async () => {
+    const counters = userObject(env, `user:admit-${crypto.randomUUID()}`);
+    const stream = { max: 1, leaseMs: 60_000 };
+    const first = await counters.admit(2, crypto.randomUUID(), stream);
+    expect(first).toMatchObject({ ok: true, lease: expect.any(String) });
+    // No room for a second stream: refused, and its message not counted...
+    expect(await counters.admit(2, crypto.randomUUID(), stream)).toEqual({ ok: false, streams: 1 });
+    // ...so one more message fits the rate of 2, and then none.
+    expect(await counters.admit(2, crypto.randomUUID())).toEqual({ ok: true });
+    expect(await counters.admit(2, crypto.randomUUID())).toMatchObject({
+      ok: false,
+      retryAfterSeconds: expect.any(Number),
+    });
+    // A stream without a rate (0) takes the lease its predecessor gave back.
+    await counters.closeStream((first as { lease: string }).lease);
+    expect(await counters.admit(0, crypto.randomUUID(), stream)).toMatchObject({ ok: true });
+  });
+});
+
 describe("limits count what the router served", () => {
   /** A REST call as a user, at a path whose letters may be percent-encoded. */
   const restAs = (token: string, path: string, body: unknown, bindings: Env) =>
