@@ -9,11 +9,13 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { ListTasksRequest } from "@a2a-js/sdk";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askChoice, taskInput, textToolTurn } from "../helpers/turns.ts";
 import { servedAgents } from "./agent-set.ts";
 import { transcriptOf } from "./browser.ts";
+import { answerOf, bearerClients } from "./client.ts";
 import { type ConsoleSession, consoleSessionOn } from "./console-session.ts";
 import type { DevServer } from "./dev-server.ts";
 import { HOSTILE_MARKDOWN, inertAnswer } from "./hostile-markdown.ts";
@@ -373,27 +375,11 @@ describe("the web console, signed in", () => {
     const contextId = await page
       .locator('#conversations li:has(button[aria-current="true"])')
       .getAttribute("data-context-id");
-    const listed = (await (
-      await fetch(`${server.url}/agents/assistant/`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "A2A-Version": "1.0",
-          Authorization: `Bearer ${token}`,
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "ListTasks",
-          params: { contextId, includeArtifacts: true },
-        }),
-      })
-    ).json()) as {
-      result: { tasks: Array<{ artifacts?: Array<{ parts: Array<{ text?: string }> }> }> };
-    };
-    const answer = (listed.result.tasks[0]?.artifacts ?? [])
-      .flatMap((a) => a.parts.map((p) => p.text ?? ""))
-      .join("");
+    const a2a = await bearerClients(token).createFromUrl(`${server.url}/agents/assistant/`);
+    const listed = await a2a.listTasks(
+      ListTasksRequest.fromJSON({ contextId, includeArtifacts: true }),
+    );
+    const answer = listed.tasks[0] ? answerOf(listed.tasks[0]) : "";
     expect(answer.length).toBeGreaterThan(0);
     expect(await lastAnswer()).toContain(answer.trim().slice(-8));
     if (requests.at(-1)?.turnIndex === 1) expect(answer).toContain("Steered answer.");
