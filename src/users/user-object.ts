@@ -50,6 +50,8 @@ export const USER_MIGRATIONS: readonly string[] = [
   withoutRowid("reservations"),
   withoutRowid("streams"),
   withoutRowid("spent"),
+  // An admitted message's idempotency key (admit: its retry finds it here, not in recent_calls).
+  "ALTER TABLE messages ADD COLUMN call TEXT",
 ];
 
 const WINDOW_MS = 60_000;
@@ -80,33 +82,46 @@ export class UserObject extends HarnessObject {
    * Admits one request in one call: a message if fewer than `perMinute` came in the last minute
    * (0: not counted), and with `stream` a stream lease if fewer than `stream.max` are open (the
    * lease ends with closeStream or `stream.leaseMs`). Refused on either, it counts nothing.
-   * `call`: the call's idempotency key (a retry of it answers as the first attempt did).
+   * `call`: the call's idempotency key, kept in the rows it writes (the message's, and the lease,
+   * which is named by it): a retry of an admitted call finds them and is answered as the first
+   * attempt was, counting nothing more; a refused call wrote nothing and is simply asked again.
    */
-  admit(
-    perMinute: number,
-    call?: string,
-    stream?: { max: number; leaseMs: number },
-  ): Promise<Admission> {
-    return this.#calls.once(call, (): Admission => {
-      const now = Date.now();
-      this.#schema.ensure();
-      const full = perMinute > 0 ? this.#windowFull("messages", perMinute, now) : null;
-      if (full) return full;
-      if (stream) {
-        this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
-        const open = this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
-        if (open >= stream.max) return { ok: false, streams: stream.max };
-      }
-      if (perMinute > 0) this.#sql.exec("INSERT INTO messages (at) VALUES (?)", now);
-      if (!stream) return { ok: true };
-      const lease = crypto.randomUUID();
-      this.#sql.exec(
-        "INSERT INTO streams (lease, expires_at) VALUES (?, ?)",
-        lease,
-        now + stream.leaseMs,
-      );
-      return { ok: true, lease };
-    });
+  admit(perMinute: number, call?: string, stream?: { max: number; leaseMs: number }): Admission {
+    const now = Date.now();
+    this.#schema.ensure();
+    const admitted = call === undefined ? null : this.#admitted(call, stream !== undefined);
+    if (admitted) return admitted;
+    const full = perMinute > 0 ? this.#windowFull("messages", perMinute, now) : null;
+    if (full) return full;
+    if (stream) {
+      this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
+      const open = this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
+      if (open >= stream.max) return { ok: false, streams: stream.max };
+    }
+    if (perMinute > 0)
+      this.#sql.exec("INSERT INTO messages (at, call) VALUES (?, ?)", now, call ?? null);
+    if (!stream) return { ok: true };
+    const lease = call ?? crypto.randomUUID();
+    this.#sql.exec(
+      "INSERT INTO streams (lease, expires_at) VALUES (?, ?)",
+      lease,
+      now + stream.leaseMs,
+    );
+    return { ok: true, lease };
+  }
+
+  /**
+   * The answer of the admission keyed `call` if it was admitted (its rows are here), else null.
+   * `streamed`: the call asked for a lease (a retry asks for what its first attempt asked).
+   */
+  #admitted(call: string, streamed: boolean): Admission | null {
+    const leased =
+      streamed &&
+      this.#sql.exec("SELECT 1 FROM streams WHERE lease = ?", call).toArray().length > 0;
+    if (leased) return { ok: true, lease: call };
+    const counted =
+      this.#sql.exec("SELECT 1 FROM messages WHERE call = ?", call).toArray().length > 0;
+    return counted ? { ok: true } : null;
   }
 
   closeStream(lease: string): void {

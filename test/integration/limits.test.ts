@@ -118,6 +118,25 @@ describe("one admission call", () => {
   });
 });
 
+describe("an admission's idempotency key", () => {
+  it("is kept in the rows it wrote: its retry answers alike and counts nothing more", async () => {
+    const counters = userObject(env, `user:admit-key-${crypto.randomUUID()}`);
+    const stream = { max: 2, leaseMs: 60_000 };
+    const key = crypto.randomUUID();
+    const first = await counters.admit(2, key, stream);
+    expect(first).toEqual({ ok: true, lease: key });
+    // The answer was lost and the call retried: the same lease, no second message or stream.
+    expect(await counters.admit(2, key, stream)).toEqual(first);
+    const plain = crypto.randomUUID();
+    expect(await counters.admit(2, plain)).toEqual({ ok: true });
+    expect(await counters.admit(2, plain)).toEqual({ ok: true });
+    // Two messages counted (of 2 a minute), one stream open (of 2).
+    expect(await counters.admit(2, crypto.randomUUID())).toMatchObject({ ok: false });
+    expect(await counters.admit(0, crypto.randomUUID(), stream)).toMatchObject({ ok: true });
+    expect(await counters.admit(0, crypto.randomUUID(), stream)).toEqual({ ok: false, streams: 2 });
+  });
+});
+
 describe("limits count what the router served", () => {
   /** A REST call as a user, at a path whose letters may be percent-encoded. */
   const restAs = (token: string, path: string, body: unknown, bindings: Env) =>
