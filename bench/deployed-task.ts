@@ -89,8 +89,8 @@ try {
     }
     return JSON.parse(last) as Metered;
   };
-  let metered: Metered | null = null;
-  for (let i = 0; i < Number(values.tasks); i++) {
+  /** One one-turn task sent with `method` after the server is quiet: what the meter saw. */
+  const meteredTask = async (method: "SendMessage" | "SendStreamingMessage") => {
     await settled();
     await meter("DELETE");
     const body = await fetch(url, {
@@ -100,29 +100,17 @@ try {
         "A2A-Version": "1.0",
         Authorization: `Bearer ${token}`,
       },
-      body: messageCallBody("SendMessage", "[[reply:ok]]"),
+      body: messageCallBody(method, "[[reply:ok]]"),
     }).then((r) => r.text());
-    if (!body.includes("TASK_STATE_COMPLETED")) throw new Error(`task ${i}: ${body.slice(0, 300)}`);
-    metered = await settled();
-  }
+    if (!body.includes("TASK_STATE_COMPLETED")) throw new Error(`${method}: ${body.slice(0, 300)}`);
+    return settled();
+  };
+  let metered: Metered | null = null;
+  for (let i = 0; i < Number(values.tasks); i++) metered = await meteredTask("SendMessage");
   if (!metered) throw new Error("no task ran");
   /** One streaming task: the round trips before its first event. */
-  const firstEventTrips = async () => {
-    await settled();
-    await meter("DELETE");
-    const stream = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "A2A-Version": "1.0",
-        Authorization: `Bearer ${token}`,
-      },
-      body: messageCallBody("SendStreamingMessage", "[[reply:ok]]"),
-    }).then((r) => r.text());
-    if (!stream.includes("TASK_STATE_COMPLETED"))
-      throw new Error(`stream: ${stream.slice(0, 300)}`);
-    return sequentialBefore((await settled()).ledger.entries, "first-event");
-  };
+  const firstEventTrips = async () =>
+    sequentialBefore((await meteredTask("SendStreamingMessage")).ledger.entries, "first-event");
   const { entries, dropped } = metered.ledger;
   const of = (kind: Entry["kind"]) => entries.filter((e) => e.kind === kind);
   const calls = new Map<string, number>();

@@ -12,17 +12,9 @@
  * index beside its rows, and Durable Objects bill every row written to either: an insert into
  * such a table writes one row instead of two.
  */
-import { squashed } from "./sqlite-squash.ts";
+import { rebuiltTable, squashed } from "./sqlite-squash.ts";
 
-/** The entry that rebuilds `table` as a WITHOUT ROWID table (it must have a PRIMARY KEY). */
-export function withoutRowid(table: string): string {
-  return `REBUILD ${table} WITHOUT ROWID`;
-}
-
-/** The table a {@link withoutRowid} entry names, or null for SQL. */
-export function rebuiltTable(migration: string): string | null {
-  return /^REBUILD (\w+) WITHOUT ROWID$/.exec(migration.trim())?.[1] ?? null;
-}
+export { withoutRowid } from "./sqlite-squash.ts";
 
 /**
  * Rebuilds `table` as a WITHOUT ROWID table: its CREATE TABLE with the clause, its rows copied,

@@ -31,8 +31,18 @@ export function statementsOf(sql: string): string[] {
 const CREATE_TABLE = /^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?["`]?(\w+)["`]?\s*\(/i;
 const ADD_COLUMN = /^ALTER\s+TABLE\s+["`]?(\w+)["`]?\s+ADD\s+(?:COLUMN\s+)?([\s\S]+)$/i;
 const CREATE_INDEX = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s/i;
-/** sqlite-migrations.ts' `withoutRowid(table)` entry. */
-const REBUILD = /^REBUILD\s+(\w+)\s+WITHOUT\s+ROWID$/i;
+/**
+ * The migration entry that rebuilds `table` as a WITHOUT ROWID table (it must have a PRIMARY
+ * KEY): sqlite-migrations.ts runs it on stored objects, {@link squashed} folds it for new ones.
+ */
+export function withoutRowid(table: string): string {
+  return `REBUILD ${table} WITHOUT ROWID`;
+}
+
+/** The table a {@link withoutRowid} entry names, or null for SQL. */
+export function rebuiltTable(statement: string): string | null {
+  return /^REBUILD (\w+) WITHOUT ROWID$/.exec(statement.trim())?.[1] ?? null;
+}
 
 /** The index of the parenthesis that closes the one at `open`, outside quotes; -1 if none. */
 function closing(sql: string, open: number): number {
@@ -78,8 +88,8 @@ export function squashed(migrations: readonly string[]): string | null {
   const out: string[] = [];
   const tables = new Map<string, number>();
   for (const statement of migrations.flatMap(statementsOf)) {
-    const rebuilt = REBUILD.exec(statement)?.[1];
-    if (rebuilt !== undefined) {
+    const rebuilt = rebuiltTable(statement);
+    if (rebuilt !== null) {
       const at = tables.get(rebuilt.toLowerCase());
       const create = at === undefined ? undefined : out[at];
       // A table with options already (WITHOUT ROWID, STRICT) is left to the replay.

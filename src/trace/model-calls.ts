@@ -6,12 +6,25 @@
  * from these rows.
  */
 
-/** A model call as the loop reports it. */
-export interface ModelCall {
+/** Which call of the task a model call is: its kind, turn and attempt. */
+export interface CallOrigin {
   /** `turn`: an agent-loop turn; `compaction`: a summary of older turns. */
   kind: "turn" | "compaction";
   turn: number;
   attempt: number;
+}
+
+/** The origin a stored row records (`model_calls`, `model_requests`). */
+export function originOf(row: { kind: string; turn: number; attempt: number }): CallOrigin {
+  return {
+    kind: row.kind === "compaction" ? "compaction" : "turn",
+    turn: row.turn,
+    attempt: row.attempt,
+  };
+}
+
+/** A model call as the loop reports it. */
+export interface ModelCall extends CallOrigin {
   model: string;
   startedAt: number;
   endedAt: number;
@@ -83,9 +96,7 @@ export class ModelCallStore {
       .toArray()
       .map((r) => ({
         seq: r.seq,
-        kind: r.kind === "compaction" ? "compaction" : "turn",
-        turn: r.turn,
-        attempt: r.attempt,
+        ...originOf(r),
         model: r.model,
         startedAt: r.started_at,
         endedAt: r.ended_at,

@@ -7,20 +7,13 @@
  * header stay out (they travel in headers, never in the body). Synchronous SQL only.
  */
 import { LongValues } from "../store/long-values.ts";
+import { type CallOrigin, originOf } from "./model-calls.ts";
 
 /** How many of a task's latest model requests are kept (older ones are dropped first). */
 export const MODEL_REQUESTS_KEPT = 5;
 
-/** Which call a request belongs to. */
-export interface ModelRequestOrigin {
-  /** `turn`: an agent-loop turn; `compaction`: a summary of older turns. */
-  kind: "turn" | "compaction";
-  turn: number;
-  attempt: number;
-}
-
-/** A kept request: its place, when it was sent, and its body exactly as sent. */
-export interface StoredModelRequest extends ModelRequestOrigin {
+/** A kept request: its call, place, when it was sent, and its body exactly as sent. */
+export interface StoredModelRequest extends CallOrigin {
   seq: number;
   /** When it was sent (ms since the epoch). */
   at: number;
@@ -52,7 +45,7 @@ export class ModelRequestStore {
   }
 
   /** Keeps `body` as the newest request and drops those past {@link MODEL_REQUESTS_KEPT}. */
-  record(origin: ModelRequestOrigin, body: string, at: number): void {
+  record(origin: CallOrigin, body: string, at: number): void {
     const seq =
       (this.#sql.exec<{ seq: number }>("SELECT MAX(seq) AS seq FROM model_requests").one().seq ??
         0) + 1;
@@ -78,9 +71,7 @@ export class ModelRequestStore {
       .toArray()
       .map((r) => ({
         seq: r.seq,
-        kind: r.kind === "compaction" ? "compaction" : "turn",
-        turn: r.turn,
-        attempt: r.attempt,
+        ...originOf(r),
         at: r.at,
         body: this.#long.get(pieceKey(r.seq), r.body),
       }));

@@ -4,11 +4,11 @@
  * belongs to, in the task's store of latest requests (trace/model-requests.ts).
  */
 import type { RequestListener } from "../../model/client.ts";
-import type { ModelRequestOrigin } from "../../trace/model-requests.ts";
+import type { CallOrigin } from "../../trace/model-calls.ts";
 import type { Turn } from "./turn.ts";
 
 /** Keeps each request body of `turn`'s task's model calls of `kind`, as sent. */
-export function requestKeeper(turn: Turn, kind: ModelRequestOrigin["kind"]): RequestListener {
+export function requestKeeper(turn: Turn, kind: CallOrigin["kind"]): RequestListener {
   const { task } = turn;
   return (body) => {
     const loop = task.loopState.get();
