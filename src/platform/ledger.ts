@@ -9,8 +9,11 @@
  * trips ended before the mark. Per isolate like the meter's counts (under `wrangler dev` the
  * Worker and every object share one); at most {@link LEDGER_MAX} entries, the rest only counted;
  * also how many timed round trips are still in flight (a reader waits for none before it counts).
+ * A round trip started by work no caller waits for ({@link unawaitedWork}: a status change's
+ * listeners, such as the task index's write) is marked `background`: never on a critical path.
  * Off (every function a no-op, every binding untouched) until `meteredEnv` switches it on.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { aroundNamespace } from "./binding-calls.ts";
 
 /** What an entry records. */
@@ -29,12 +32,15 @@ export interface LedgerEntry {
   sql?: string;
   /** Rows the statement wrote (kind `sql`: SQLite's count, as Durable Objects bill them). */
   rows?: number;
+  /** Started by work no caller waits for ({@link unawaitedWork}). */
+  background?: true;
 }
 
 /** Entries kept between resets; more are counted in `dropped`. */
 export const LEDGER_MAX = 20_000;
 
 let on = false;
+const unawaited = new AsyncLocalStorage<true>();
 let origin: number | null = null;
 let entries: LedgerEntry[] = [];
 let dropped = 0;
@@ -78,10 +84,21 @@ export function ledgerMark(name: string): void {
   if (on) push({ kind: "mark", name, at: since(), ms: 0 });
 }
 
+/** Runs `work` as work no caller waits for: the round trips it starts are marked `background`. */
+export function unawaitedWork<T>(work: () => T): T {
+  return on ? unawaited.run(true, work) : work();
+}
+
 /** Runs `call` and records it as one round trip of `kind` once its promise settles. */
 export function timed<T>(kind: LedgerKind, name: string, call: () => T): T {
   if (!on) return call();
-  const entry: LedgerEntry = { kind, name, at: since(), ms: 0 };
+  const entry: LedgerEntry = {
+    kind,
+    name,
+    at: since(),
+    ms: 0,
+    ...(unawaited.getStore() ? { background: true as const } : {}),
+  };
   push(entry);
   const result = call();
   if (!(result instanceof Object) || typeof (result as { then?: unknown }).then !== "function")

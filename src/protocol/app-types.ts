@@ -15,6 +15,21 @@ export interface UserBudget {
   monthTokens?: number;
 }
 
+/**
+ * A budget reservation the request's admission made for its task's next model call
+ * (users/budget-grant.ts): the reservation's key and tokens, and the user object holding it.
+ */
+export interface BudgetGrant {
+  key: string;
+  tokens: number;
+  counters: string;
+}
+
+/** Where a send takes the request's grant from: once (null after, or when none was made). */
+export interface GrantSource {
+  take(): BudgetGrant | null;
+}
+
 export interface Principal {
   id: string;
   role: Role;
@@ -146,5 +161,7 @@ export type AppEnv = {
     principal: Principal;
     /** Re-checks the request's credentials (open streams call it every few seconds). */
     authCheck: () => Promise<boolean>;
+    /** The budget grant the admission made, until a send hands it to a task. */
+    budgetGrant?: GrantSource;
   };
 };

@@ -96,6 +96,17 @@ export class TaskObject extends HarnessObject {
     input: CreateTaskInput,
     options: { stream: boolean; wait?: boolean; historyLength?: number; generation?: boolean },
   ): Promise<TaskResult<SendOutcome>> {
+    try {
+      return await this.#create(input, options);
+    } finally {
+      this.runtime.grant.refuse(input.grant); // not taken with a new task: released
+    }
+  }
+
+  async #create(
+    input: CreateTaskInput,
+    options: { stream: boolean; wait?: boolean; historyLength?: number; generation?: boolean },
+  ): Promise<TaskResult<SendOutcome>> {
     await refreshAgents(this.env, (work) => this.ctx.waitUntil(work));
     const rt = this.runtime;
     const root = input.parent?.rootAgent ?? input.agent;
@@ -121,6 +132,7 @@ export class TaskObject extends HarnessObject {
         beginTask(rt, { ...input, message }, agent.name, model);
         if (fresh) membership.holdFresh(first);
       });
+      rt.grant.hold(input.grant); // the first model call's reservation
       await (fresh ? membership.announceHeld() : membership.enter(false, first));
       if (options.stream) driver.kick();
     }
@@ -140,6 +152,17 @@ export class TaskObject extends HarnessObject {
    * answered carries it; a message whose `ifGenerationMatch` is stale is refused.
    */
   async followUp(
+    input: FollowUpInput,
+    options: { stream: boolean; generation?: boolean },
+  ): Promise<TaskResult<SendOutcome>> {
+    try {
+      return await this.#followUp(input, options);
+    } finally {
+      this.runtime.grant.refuse(input.grant); // a message not taken: its grant released
+    }
+  }
+
+  async #followUp(
     input: FollowUpInput,
     options: { stream: boolean; generation?: boolean },
   ): Promise<TaskResult<SendOutcome>> {
@@ -181,6 +204,7 @@ export class TaskObject extends HarnessObject {
     const problem = followUpProblem(rt, taken, loadConfig(this.env).maxPushConfigsPerTask);
     if (problem) return taskFail("invalid", problem);
     acceptFollowUp(rt, taken);
+    rt.grant.hold(input.grant); // the next model call's reservation
     rt.setStatus("TASK_STATE_SUBMITTED");
     await this.#parts.membership.enter();
     if (options.stream) this.#parts.driver.kick();
@@ -202,6 +226,7 @@ export class TaskObject extends HarnessObject {
     const problem = followUpProblem(rt, input, loadConfig(this.env).maxPushConfigsPerTask);
     if (problem) return taskFail("invalid", problem);
     acceptLiveMessage(rt, input);
+    rt.grant.hold(input.grant);
     const stream = options.stream ? this.#streamFromNow(false) : null;
     return taskOk({ task: taskAnswer(rt, undefined, options.generation), stream, queued: true });
   }

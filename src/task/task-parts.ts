@@ -106,6 +106,10 @@ function announceStatus(
     runtime.onStatusChange((change) => (isSettled(change.state) ? listener(change) : undefined));
   settled(({ releaseAfter }) => releaseAfter.then(() => membership.release()));
   settled(() => parentReport.schedule());
+  settled(() => {
+    runtime.grant.release(); // a budget grant no model call took
+    return undefined;
+  });
   settled(({ state }) => {
     const owner = runtime.store.record?.owner ?? "";
     const days = retentionDaysFor(loadConfig(env), isAnonymousOwner(owner));

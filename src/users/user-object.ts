@@ -25,10 +25,11 @@ export interface BudgetRefusal {
 
 /**
  * What {@link UserObject.admit} answers: admitted (with the stream's lease when one was asked
- * for), or refused for the message rate (when a place frees) or for the open streams (their limit).
+ * for, and the tokens of the budget grant when one was asked for and the budgets held it), or
+ * refused for the message rate (when a place frees) or for the open streams (their limit).
  */
 export type Admission =
-  | { ok: true; lease?: string }
+  | { ok: true; lease?: string; granted?: number }
   | { ok: false; retryAfterSeconds: number }
   | { ok: false; streams: number };
 
@@ -61,6 +62,16 @@ const RESERVATION_MS = 15 * 60_000;
 const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
 const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
+/**
+ * A budget grant asked of an admission: `tokens` reserved under the call's key, if the day and
+ * month budgets (`dayLimit`, `monthLimit`; 0 = unlimited) hold them (users/budget-grant.ts).
+ */
+export interface GrantAsk {
+  tokens: number;
+  dayLimit: number;
+  monthLimit: number;
+}
+
 /** A principal's counters. */
 export class UserObject extends HarnessObject {
   readonly #sql: SqlStorage;
@@ -81,12 +92,21 @@ export class UserObject extends HarnessObject {
   /**
    * Admits one request in one call: a message if fewer than `perMinute` came in the last minute
    * (0: not counted), and with `stream` a stream lease if fewer than `stream.max` are open (the
-   * lease ends with closeStream or `stream.leaseMs`). Refused on either, it counts nothing.
-   * `call`: the call's idempotency key, kept in the rows it writes (the message's, and the lease,
-   * which is named by it): a retry of an admitted call finds them and is answered as the first
-   * attempt was, counting nothing more; a refused call wrote nothing and is simply asked again.
+   * lease ends with closeStream or `stream.leaseMs`). Refused on either, it counts nothing. With
+   * `grant` and a `call` key, an admitted request also reserves the grant's tokens under that key
+   * when the budgets hold them (else it is admitted without: a grant never refuses a request);
+   * the task the request reaches takes the reservation as its first model call's, or releases it
+   * (users/budget-grant.ts). `call`: the call's idempotency key, kept in the rows it writes (the
+   * message's, the lease and the grant, which are named by it): a retry of an admitted call finds
+   * them and is answered as the first attempt was, counting nothing more; a refused call wrote
+   * nothing and is simply asked again.
    */
-  admit(perMinute: number, call?: string, stream?: { max: number; leaseMs: number }): Admission {
+  admit(
+    perMinute: number,
+    call?: string,
+    stream?: { max: number; leaseMs: number },
+    grant?: GrantAsk,
+  ): Admission {
     const now = Date.now();
     this.#schema.ensure();
     const admitted = call === undefined ? null : this.#admitted(call, stream !== undefined);
@@ -100,14 +120,18 @@ export class UserObject extends HarnessObject {
     }
     if (perMinute > 0)
       this.#sql.exec("INSERT INTO messages (at, call) VALUES (?, ?)", now, call ?? null);
-    if (!stream) return { ok: true };
+    const granted =
+      grant && call !== undefined && this.#reserve(call, grant.tokens, grant, now).ok
+        ? { granted: grant.tokens }
+        : {};
+    if (!stream) return { ok: true, ...granted };
     const lease = call ?? crypto.randomUUID();
     this.#sql.exec(
       "INSERT INTO streams (lease, expires_at) VALUES (?, ?)",
       lease,
       now + stream.leaseMs,
     );
-    return { ok: true, lease };
+    return { ok: true, lease, ...granted };
   }
 
   /**
@@ -115,13 +139,18 @@ export class UserObject extends HarnessObject {
    * `streamed`: the call asked for a lease (a retry asks for what its first attempt asked).
    */
   #admitted(call: string, streamed: boolean): Admission | null {
+    const grant = this.#sql
+      .exec<{ tokens: number }>("SELECT tokens FROM reservations WHERE key = ?", call)
+      .toArray()[0];
+    const granted = grant ? { granted: grant.tokens } : {};
     const leased =
       streamed &&
       this.#sql.exec("SELECT 1 FROM streams WHERE lease = ?", call).toArray().length > 0;
-    if (leased) return { ok: true, lease: call };
+    if (leased) return { ok: true, lease: call, ...granted };
     const counted =
+      grant !== undefined ||
       this.#sql.exec("SELECT 1 FROM messages WHERE call = ?", call).toArray().length > 0;
-    return counted ? { ok: true } : null;
+    return counted ? { ok: true, ...granted } : null;
   }
 
   closeStream(lease: string): void {
@@ -265,10 +294,19 @@ export class UserObject extends HarnessObject {
     dayLimit: number,
     monthLimit: number,
   ): { ok: true } | BudgetRefusal {
-    const now = Date.now();
     this.#schema.ensure();
+    return this.#reserve(key, tokens, { dayLimit, monthLimit }, Date.now());
+  }
+
+  #reserve(
+    key: string,
+    tokens: number,
+    limits: Pick<GrantAsk, "dayLimit" | "monthLimit">,
+    now: number,
+  ): { ok: true } | BudgetRefusal {
     this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
     const used = this.#spent(now);
+    const { dayLimit, monthLimit } = limits;
     if (dayLimit > 0 && used.day + tokens > dayLimit)
       return { ok: false, scope: "day", used: used.day, limit: dayLimit };
     if (monthLimit > 0 && used.month + tokens > monthLimit)

@@ -4,8 +4,9 @@
  * budgets and cron events at their defaults), under the local limit guard (Workers Paid's
  * limits). A user made the way an operator makes one (`npm run users -- add`) drives the main
  * paths with their token: A2A send, stream, get, list and cancel with the official SDK client, the
- * MCP and AG-UI faces once each, and a signed webhook that starts a task for them. Stopping the
- * server fails the file if it went over one of Cloudflare's limits (dev-server.ts).
+ * MCP and AG-UI faces once each, and a signed webhook that starts a task for them; the storage
+ * meter (STORAGE_METER, which only observes) holds the object calls of a one-turn task. Stopping
+ * the server fails the file if it went over one of Cloudflare's limits (dev-server.ts).
  */
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -30,10 +31,12 @@ import {
 import { type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
 import { ROOT } from "./processes.ts";
 import { addScenario } from "./scenarios.ts";
+import { objectCalls, storageLedger } from "./storage-ledger.ts";
 import { addUser } from "./users.ts";
 
 const AGENT = "writer";
 const HOOK_SECRET = "e2e-deployed-hook-secret";
+const ADMIN = "e2e-deployed-admin";
 const USER = "alice";
 
 let harness: ScriptedHarness;
@@ -48,6 +51,8 @@ beforeAll(async () => {
   harness = await startScriptedHarness(
     {
       HOOK_SECRET,
+      STORAGE_METER: "true",
+      ADMIN_API_KEY: ADMIN,
       WEBHOOKS: JSON.stringify({
         notes: {
           agent: AGENT,
@@ -96,6 +101,27 @@ describe("the deployed profile (npm run dev -- --deployed)", () => {
       monthTokens: shipped("BUDGET_MONTH_TOKENS"),
     });
     expect(usage.budgets.taskTokens).toBeGreaterThan(0);
+  });
+
+  it("makes five object calls for a one-turn task, the budget's reservation with the admission", async () => {
+    const s = scenario([{ text: "Counted." }]);
+    const send = () => a2a.sendMessage(textRequest(`counted ${s.marker}`));
+    await send(); // the isolate's copies (agents, token, shared memory) made before the count
+    const { ledgerOf } = storageLedger(base(), ADMIN);
+    const { metered, body } = await ledgerOf(send);
+    expect(stateOf(asTask(body))).toBe("TASK_STATE_COMPLETED");
+    // The credential throttle's calls come only when the isolate's token cache has expired (the
+    // admin key's polls too): not the task's.
+    const calls = objectCalls(metered.ledger.entries).filter(
+      (name) => !/^USERS\.(attempt|releaseAttempt)$/.test(name),
+    );
+    expect(calls).toEqual([
+      "TASKS.create",
+      "USERS.admit",
+      "USERS.settle",
+      "WORKSPACES.endNote",
+      "WORKSPACES.snapshot",
+    ]);
   });
 
   it("sends, gets and lists a user's task", async () => {

@@ -8,23 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messageCallBody } from "./client.ts";
 import { type DevServer, type ScriptedHarness, startScriptedHarness } from "./dev-server.ts";
-
-interface Entry {
-  kind: "do" | "d1" | "r2" | "sql" | "mark";
-  name: string;
-  at: number;
-  ms: number;
-}
-interface Metered {
-  enabled: boolean;
-  d1: { statements: number; writes: number; batches: number };
-  r2: Record<string, number>;
-  r2ClassA: number;
-  ledger: { entries: Entry[]; dropped: number; inFlight: number };
-}
+import { count, type Entry, objectCalls, storageLedger } from "./storage-ledger.ts";
 
 let harness: ScriptedHarness;
 let server: DevServer;
+let ledgerOf: ReturnType<typeof storageLedger>["ledgerOf"];
 
 beforeAll(async () => {
   // No credential throttle: the meter's own polling with the admin key would otherwise add its
@@ -35,43 +23,12 @@ beforeAll(async () => {
     AUTH_FAILURES_PER_MINUTE: "0",
   });
   ({ server } = harness);
+  ({ ledgerOf } = storageLedger(server.url, "e2e-admin"));
 });
 
 afterAll(async () => {
   await harness?.stop();
 });
-
-const meter = (method: "GET" | "DELETE") =>
-  fetch(`${server.url}/api/admin/storage-meter`, {
-    method,
-    headers: { Authorization: "Bearer e2e-admin" },
-  }).then((r) => r.json() as Promise<Metered>);
-
-/**
- * The meter once the task's background work is done: no timed round trip in flight, and nothing
- * new 300 ms later (a step between two round trips). A slow round trip, however long a loaded
- * machine makes it, is waited for: it is in flight.
- */
-async function settled(): Promise<Metered> {
-  // Each read of the meter is an invocation of its own, marked: not the task's work.
-  const work = (m: Metered) =>
-    JSON.stringify({
-      ...m,
-      ledger: {
-        ...m.ledger,
-        entries: m.ledger.entries.filter((e) => e.name !== "invocation fetch"),
-      },
-    });
-  let last = await meter("GET");
-  for (let i = 0; i < 200; i++) {
-    await new Promise((r) => setTimeout(r, 300));
-    const now = await meter("GET");
-    const same = work(now) === work(last);
-    last = now;
-    if (same && now.ledger.inFlight === 0) break;
-  }
-  return last;
-}
 
 /** One JSON-RPC v1.0 send to the default agent (or `agent`); the body read to its end. */
 const send = (method: string, accept = "application/json", agent?: string) =>
@@ -80,17 +37,6 @@ const send = (method: string, accept = "application/json", agent?: string) =>
     headers: { "content-type": "application/json", "A2A-Version": "1.0", Accept: accept },
     body: messageCallBody(method, "[[reply:ok]]"),
   }).then((r) => r.text());
-
-/** The entries of one task, run alone: the server quiet before and after. */
-async function ledgerOf(run: () => Promise<string>): Promise<{ metered: Metered; body: string }> {
-  await settled();
-  await meter("DELETE");
-  const body = await run();
-  return { metered: await settled(), body };
-}
-
-const count = (entries: Entry[], kind: Entry["kind"], name?: string) =>
-  entries.filter((e) => e.kind === kind && (name === undefined || e.name.startsWith(name))).length;
 
 /** The entries that ended before the mark `name` (exactly one such mark). */
 function endedBefore(entries: Entry[], name: string): Entry[] {
@@ -174,11 +120,7 @@ describe("storage meter and critical-path ledger under wrangler dev", () => {
     expect(put.status).toBe(200);
     // The caller's user object and the isolate's copies are made once, before the counts.
     await send("SendMessage");
-    const calls = (entries: Entry[]) =>
-      entries
-        .filter((e) => e.kind === "do")
-        .map((e) => e.name)
-        .sort();
+    const calls = objectCalls;
     const statements = (entries: Entry[], object?: string) =>
       entries.filter((e) => e.kind === "sql" && (object === undefined || e.name === object)).length;
 

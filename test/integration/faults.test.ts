@@ -167,12 +167,15 @@ describe("transient faults", () => {
     expect(await stubByName(users, key).admit(2, crypto.randomUUID())).toMatchObject({ ok: false });
   });
 
-  it("lost answers of reserve, settle and create fail no task and count its tokens once", async () => {
-    const s = await scenario([{ text: "answer one" }, { text: "answer one" }]);
+  it("lost answers of admit, reserve, settle and create fail no task and count its tokens once", async () => {
+    // Two model calls: the first takes the admission's budget grant, the second reserves.
+    const s = await scenario([toolTurn("read_file", { path: "none.md" }), { text: "answer one" }]);
     const calm = await budgetedUser();
     expect((await run(calm.token, `go ${s.marker}`)).status.state).toBe("TASK_STATE_COMPLETED");
     const hit = await budgetedUser();
-    setFaults("users.reserve:lost:1:2,users.settle:lost:1:2,task.create:lost:1:1");
+    setFaults(
+      "users.admit:lost:1:1,users.reserve:lost:1:2,users.settle:lost:1:2,task.create:lost:1:1",
+    );
     expect((await run(hit.token, `go ${s.marker}`)).status.state).toBe("TASK_STATE_COMPLETED");
     // Settled in the background: wait until both users' reservations are settled and the second
     // lost settlement has run (counted, if it were counted twice).
@@ -181,6 +184,7 @@ describe("transient faults", () => {
       ([a, b, counts]) => a === 0 && b === 0 && counts["users.settle:lost"] === 2,
     );
     expect(faultCounts()).toEqual({
+      "users.admit:lost": 1,
       "users.reserve:lost": 2,
       "users.settle:lost": 2,
       "task.create:lost": 1,
@@ -238,7 +242,8 @@ describe("transient faults", () => {
 describe("persistent faults", () => {
   it("fail the task after bounded retries, naming the call that failed", async () => {
     const user = await budgetedUser();
-    const s = await scenario([{ text: "never said" }]);
+    // The first call takes the admission's grant; the second reserves, and cannot.
+    const s = await scenario([toolTurn("read_file", { path: "none.md" }), { text: "never said" }]);
     setFaults("users.reserve:error:1");
     const task = await run(user.token, `doomed ${s.marker}`);
     expect(task.status.state).toBe("TASK_STATE_FAILED");

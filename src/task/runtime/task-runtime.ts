@@ -8,6 +8,7 @@
  */
 import type { HarnessEvent } from "../../loop/contracts.ts";
 import { harnessEventMessage } from "../../loop/harness-events.ts";
+import { unawaitedWork } from "../../platform/ledger.ts";
 import { isSettled } from "../../protocol/task-states.ts";
 import type { Message, Part, TaskStateName } from "../../protocol/wire.ts";
 import { usageMetadata } from "../../trace/cost.ts";
@@ -46,9 +47,10 @@ export class TaskRuntime extends TaskState implements StatusWriter, EventSink {
     this.#onHarnessEvent.push(listener);
   }
 
+  /** Calls `listeners` with `value`; what they start runs on in the background, unawaited. */
   #announce<T>(listeners: Listener<T>[], value: T): void {
     for (const listener of listeners) {
-      const work = listener(value);
+      const work = unawaitedWork(() => listener(value));
       if (work) this.background(work);
     }
   }

@@ -31,6 +31,7 @@ import { SqlToolJournal } from "../store/tool-journal.ts";
 import { WriteUnit } from "../store/write-unit.ts";
 import { streamedAnswer } from "./answer-artifact.ts";
 import { BackgroundWork } from "./background.ts";
+import { HeldGrant } from "./held-grant.ts";
 import { Outbox, type OutboxSource, outboxSourceOf } from "./outbox.ts";
 import { Waiters } from "./status-change.ts";
 import { Subscribers } from "./subscribers.ts";
@@ -67,6 +68,8 @@ export class TaskState {
   readonly work: BackgroundWork;
   /** The owner's budget overrides the latest message's request found (in memory only). */
   budgetHint: BudgetHint | null = null;
+  /** The budget grant held for the next model call (held-grant.ts; in memory only). */
+  readonly grant: HeldGrant;
   /**
    * The owner is new with this task (a conversation the server opened for an anonymous caller):
    * it has no workspace files and no memory to read yet. In memory only: a restarted object reads.
@@ -78,6 +81,7 @@ export class TaskState {
   constructor(ctx: DurableObjectState, env: Env, fresh = false) {
     this.#env = env;
     this.work = new BackgroundWork(ctx);
+    this.grant = new HeldGrant(env, (work) => this.background(work));
     const sql = ctx.storage.sql;
     const unit = WriteUnit.of(ctx.storage);
     this.unit = unit;

@@ -15,6 +15,8 @@ import type { Config } from "../../config/config.ts";
 import type { StepDeps } from "../../loop/step-types.ts";
 import { budgetTokens } from "../../model/budget-tokens.ts";
 import { issuerCounters } from "../../platform/object-names.ts";
+import type { BudgetGrant } from "../../protocol/app-types.ts";
+import { releaseGrant } from "../../users/budget-grant.ts";
 import { budgetsFor, userObject } from "../../users/limits.ts";
 import type { BudgetRefusal } from "../../users/user-object.ts";
 import type { TaskRecord } from "../store/task-store.ts";
@@ -22,17 +24,32 @@ import type { TurnTask } from "./turn.ts";
 
 type Limits = { dayTokens: number; monthTokens: number };
 
-/** One user object's share of the current call: reserved (or only counted), then settled. */
-function counter(env: Env, name: string) {
+/** What a counter's reservation answers: the key the call settles under, or the refusal. */
+type Reserved = { key: string; refusal: BudgetRefusal | null };
+
+/**
+ * One user object's share of the current call: reserved (or only counted), then settled. A
+ * `grant` (the admission's reservation on this object, held-grant.ts) is the call's reservation
+ * when it holds the estimate: no call; else its key is reserved again at the estimate.
+ */
+function counter(env: Env, name: string, background: (work: Promise<void>) => void) {
   const stub = userObject(env, name);
   let reserved = false;
   return {
-    async reserve(key: string, estimate: number, limits: Limits): Promise<BudgetRefusal | null> {
+    async reserve(
+      key: string,
+      estimate: number,
+      limits: Limits,
+      grant: BudgetGrant | null = null,
+    ): Promise<Reserved> {
       reserved = limits.dayTokens > 0 || limits.monthTokens > 0;
-      if (!reserved) return null;
-      const answer = await stub.reserve(key, estimate, limits.dayTokens, limits.monthTokens);
+      if (grant && !reserved) background(releaseGrant(env, grant));
+      if (!reserved) return { key, refusal: null };
+      if (grant && grant.tokens >= estimate) return { key: grant.key, refusal: null };
+      const use = grant?.key ?? key;
+      const answer = await stub.reserve(use, estimate, limits.dayTokens, limits.monthTokens);
       reserved = answer.ok;
-      return answer.ok ? null : answer;
+      return { key: use, refusal: answer.ok ? null : answer };
     },
     // A settlement's own idempotency key: retried by the bindings, it counts once.
     settle: (key: string, tokens: number) =>
@@ -61,14 +78,17 @@ function delegatingIssuer(record: Pick<TaskRecord, "metadata">): string | null {
 export function budgetGate(
   env: Env,
   config: Config,
-  task: Pick<TurnTask, "loopState" | "background" | "budgetHint">,
+  task: Pick<TurnTask, "loopState" | "background" | "budgetHint" | "grant">,
   record: Pick<TaskRecord, "id" | "owner" | "metadata">,
   countersKey: string,
 ): StepDeps["budget"] {
-  const owner = counter(env, countersKey);
+  const background = (work: Promise<void>) => task.background(work);
+  const owner = counter(env, countersKey, background);
   const issuer = delegatingIssuer(record);
-  const pool = issuer === null ? null : counter(env, issuerCounters(issuer));
+  const pool = issuer === null ? null : counter(env, issuerCounters(issuer), background);
+  // The keys the current call settles under: the owner's (a taken grant's), the issuer's.
   let key = "";
+  let poolKey = "";
   return {
     reserve: async (estimate) => {
       const budgets = await budgetsFor(env, config, record.owner, task.budgetHint);
@@ -76,10 +96,12 @@ export function budgetGate(
       const used = budgetTokens(loop.usage);
       if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
         return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
-      key = `${record.id}:${loop.turn}:${loop.attempt}`;
-      const mine = await owner.reserve(key, estimate, budgets);
-      if (mine) return spentText(mine, estimate, "");
-      const shared = await pool?.reserve(key, estimate, config.budgets.issuer);
+      const call = `${record.id}:${loop.turn}:${loop.attempt}`;
+      const mine = await owner.reserve(call, estimate, budgets, task.grant.take(countersKey));
+      key = mine.key;
+      if (mine.refusal) return spentText(mine.refusal, estimate, "");
+      poolKey = call;
+      const shared = (await pool?.reserve(call, estimate, config.budgets.issuer))?.refusal;
       if (!shared) return null;
       task.background(owner.settle(key, 0)); // the owner's reservation is not used
       return spentText(shared, estimate, ` of the callers delegated by ${issuer}`);
@@ -89,7 +111,7 @@ export function budgetGate(
     settle: async (tokens) => {
       if (!key) return;
       task.background(owner.settle(key, tokens));
-      if (pool) task.background(pool.settle(key, tokens));
+      if (pool) task.background(pool.settle(poolKey, tokens));
     },
   };
 }

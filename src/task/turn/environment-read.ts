@@ -2,7 +2,7 @@
  * What a task's first step reads for its environment note: one workspace snapshot (the listing,
  * every state file, the newest changes and, when the workspace is the agent's own, the owner's
  * memory), the session start over it when it holds state files (session-start.ts), and the
- * conversation's scratchpad listing. A workspace that cannot be read (after one retry) is reported
+ * conversation's scratchpad listing (read beside the snapshot). A workspace that cannot be read (after one retry) is reported
  * as such, so the task ends with a clear status instead of letting the agent work blind.
  */
 import type { EnvironmentInputs } from "../../loop/prompt/environment.ts";
@@ -63,6 +63,8 @@ export async function readEnvironment(turn: TurnInputs): Promise<EnvironmentRead
     turn.workspace
       .snapshot(STATE_FILE_NAMES, options)
       .catch((error: unknown): Snapshot => ({ ok: false, error: String(error) }));
+  // The scratchpad's listing needs nothing of the snapshot: read beside it, not after.
+  const scratched = deps.scratch?.(SCRATCH_LISTED).catch(() => undefined);
   const [first, other] = await Promise.all([
     take(),
     turn.ownWorkspace ? null : turn.memory.user().catch(() => null),
@@ -83,7 +85,7 @@ export async function readEnvironment(turn: TurnInputs): Promise<EnvironmentRead
           ...deps,
         })
       : undefined,
-    deps.scratch?.(SCRATCH_LISTED).catch(() => undefined),
+    scratched,
   ]);
   const progress = parseProgress(snap.texts[PROGRESS_FILE] ?? null);
   const top = snap.entries.filter((e) => !e.path.includes("/"));

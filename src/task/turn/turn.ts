@@ -43,6 +43,7 @@ export type TurnTask = Pick<
   | "modelRequests"
   | "background"
   | "budgetHint"
+  | "grant"
   | "newOwner"
   | "contextLink"
 > &
