@@ -21,6 +21,7 @@ interface Entry {
   ms: number;
   sql?: string;
   rows?: number;
+  background?: true;
 }
 interface Metered {
   d1: { statements: number; writes: number; rowsWritten: number };
@@ -31,12 +32,15 @@ interface Metered {
 /**
  * The round trips a client waited on, one after another, before mark `mark`, in order: those
  * still running when it was set (the call it is inside, e.g. `TASKS.create`), and the longest
- * chain of finished ones that did not overlap (of parallel ones, one). Null without the mark.
+ * chain of finished ones that did not overlap (of parallel ones, one). Round trips of work no
+ * caller waits for (`background`: the task index's write) are left out. Null without the mark.
  */
 function sequentialBefore(entries: readonly Entry[], mark: string): string[] | null {
   const at = entries.find((e) => e.kind === "mark" && e.name === mark)?.at;
   if (at === undefined) return null;
-  const trips = entries.filter((e) => e.kind === "do" || e.kind === "d1" || e.kind === "r2");
+  const trips = entries.filter(
+    (e) => (e.kind === "do" || e.kind === "d1" || e.kind === "r2") && !e.background,
+  );
   const enclosing = trips.filter((e) => e.at <= at && e.at + e.ms > at);
   const finished = trips
     .filter((e) => e.at + e.ms <= at)

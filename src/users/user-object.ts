@@ -53,11 +53,15 @@ export const USER_MIGRATIONS: readonly string[] = [
   withoutRowid("spent"),
   // An admitted message's idempotency key (admit: its retry finds it here, not in recent_calls).
   "ALTER TABLE messages ADD COLUMN call TEXT",
+  // A settled reservation, kept until its expiry: a retried settlement finds it (settle).
+  "ALTER TABLE reservations ADD COLUMN settled INTEGER NOT NULL DEFAULT 0",
 ];
 
 const WINDOW_MS = 60_000;
 /** A reservation the task never settled (it died) stops counting after this long. */
 const RESERVATION_MS = 15 * 60_000;
+/** A settlement's mark is kept this long: longer than any retry of it comes (platform/retry.ts). */
+const SETTLED_KEPT_MS = 10 * 60_000;
 
 const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
 const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
@@ -140,9 +144,12 @@ export class UserObject extends HarnessObject {
    */
   #admitted(call: string, streamed: boolean): Admission | null {
     const grant = this.#sql
-      .exec<{ tokens: number }>("SELECT tokens FROM reservations WHERE key = ?", call)
+      .exec<{ tokens: number; settled: number }>(
+        "SELECT tokens, settled FROM reservations WHERE key = ?",
+        call,
+      )
       .toArray()[0];
-    const granted = grant ? { granted: grant.tokens } : {};
+    const granted = grant && !grant.settled ? { granted: grant.tokens } : {};
     const leased =
       streamed &&
       this.#sql.exec("SELECT 1 FROM streams WHERE lease = ?", call).toArray().length > 0;
@@ -266,10 +273,16 @@ export class UserObject extends HarnessObject {
     this.#sql.exec("DELETE FROM reservations WHERE expires_at <= ?", now);
     const day = dayOf(now);
     const month = monthOf(now);
-    const spent = (period: string) =>
+    // A month's spend is the sum of its days' (`d:<day>` rows, never deleted; `m:<month>` rows,
+    // which objects stored before also hold, are the same sum and no longer written).
+    const spent = (from: string, to: string) =>
       this.#sql
-        .exec<{ tokens: number }>("SELECT tokens FROM spent WHERE period = ?", period)
-        .toArray()[0]?.tokens ?? 0;
+        .exec<{ n: number | null }>(
+          "SELECT SUM(tokens) AS n FROM spent WHERE period >= ? AND period <= ?",
+          from,
+          to,
+        )
+        .one().n ?? 0;
     const reserved = (column: "day" | "month", period: string) =>
       this.#sql
         .exec<{ n: number | null }>(
@@ -278,8 +291,8 @@ export class UserObject extends HarnessObject {
         )
         .one().n ?? 0;
     return {
-      day: spent(`d:${day}`) + reserved("day", day),
-      month: spent(`m:${month}`) + reserved("month", month),
+      day: spent(`d:${day}`, `d:${day}`) + reserved("day", day),
+      month: spent(`d:${month}-01`, `d:${month}-31`) + reserved("month", month),
     };
   }
 
@@ -323,26 +336,41 @@ export class UserObject extends HarnessObject {
   }
 
   /**
-   * Replaces a reservation with what was really spent (0 releases it); `reserved: false` counts
-   * tokens no reservation was made for (no day or month budget applied). `call`: the call's
-   * idempotency key (a retried settlement counts once).
+   * Replaces the reservation `key` with what was really spent (0 releases it), or counts `tokens`
+   * no reservation was made for (no day or month budget applied, or it expired). The reservation's
+   * row is kept, marked settled, until a retry can no longer come ({@link SETTLED_KEPT_MS}): a
+   * retried settlement finds the mark and counts nothing more. One row written and the day's
+   * spend, where an answer in `recent_calls` and the month's spend were two more.
    */
-  settle(key: string, tokens: number, reserved = true, call?: string): Promise<void> {
-    return this.#calls.once(call, () => this.#settle(key, tokens, reserved));
-  }
-
-  #settle(key: string, tokens: number, reserved: boolean): void {
+  settle(key: string, tokens: number): void {
     const now = Date.now();
     this.#schema.ensure();
     this.ctx.storage.transactionSync(() => {
-      if (reserved) this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
+      const row = this.#sql
+        .exec<{ settled: number }>("SELECT settled FROM reservations WHERE key = ?", key)
+        .toArray()[0];
+      if (row?.settled) return;
+      const kept = now + SETTLED_KEPT_MS;
+      if (row)
+        this.#sql.exec(
+          "UPDATE reservations SET tokens = 0, settled = 1, expires_at = ? WHERE key = ?",
+          kept,
+          key,
+        );
+      else
+        this.#sql.exec(
+          `INSERT INTO reservations (key, tokens, day, month, expires_at, settled)
+           VALUES (?, 0, ?, ?, ?, 1)`,
+          key,
+          dayOf(now),
+          monthOf(now),
+          kept,
+        );
       if (tokens <= 0) return;
       this.#sql.exec(
-        `INSERT INTO spent (period, tokens) VALUES (?, ?), (?, ?)
+        `INSERT INTO spent (period, tokens) VALUES (?, ?)
          ON CONFLICT (period) DO UPDATE SET tokens = tokens + excluded.tokens`,
         `d:${dayOf(now)}`,
-        tokens,
-        `m:${monthOf(now)}`,
         tokens,
       );
     });

@@ -17,7 +17,7 @@ import { until } from "../helpers/until.ts";
 
 afterEach(() => setFaults(null));
 
-/** A user with a day budget (so model calls reserve), its counters and its reservations. */
+/** A user with a day budget (so model calls reserve), its counters and its open reservations. */
 async function budgetedUser() {
   const user = await newUser();
   await setBudget(env.DB, user.id, { dayTokens: 10_000_000 });
@@ -25,7 +25,7 @@ async function budgetedUser() {
   const reservations = () =>
     runInDurableObject(counters, (_object, state) =>
       state.storage.sql
-        .exec<{ key: string }>("SELECT key FROM reservations")
+        .exec<{ key: string }>("SELECT key FROM reservations WHERE settled = 0")
         .toArray()
         .map((row) => row.key),
     );

@@ -293,7 +293,7 @@ describe("delegation tokens at the edge", () => {
     // The issuer's callers spent its day (BUDGET_ISSUER_DAY_TOKENS): a new conversation's first
     // call is refused as well, though that conversation spent nothing yet.
     const { dayTokens } = loadConfig(env).budgets.issuer;
-    await userObject(env, issuerCounters(issuer)).settle("spent-before", dayTokens, false);
+    await userObject(env, issuerCounters(issuer)).settle("spent-before", dayTokens);
     const fresh = await send(crypto.randomUUID());
     expect(fresh.status.state).toBe("TASK_STATE_REJECTED");
     expect(fresh.status.message?.parts[0]?.text).toContain(

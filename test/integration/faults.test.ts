@@ -52,12 +52,14 @@ async function budgetedUser() {
   return { ...user, usage: () => userObject(env, userCounters(user.id)).usage() };
 }
 
-/** The reservations user `id`'s counters hold (none once every model call is settled). */
+/** The reservations user `id`'s counters hold unsettled (none once every model call is settled). */
 function reserved(id: string): Promise<number> {
   return runInDurableObject(
     userObject(env, userCounters(id)),
     (_object, state) =>
-      state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM reservations").one().n,
+      state.storage.sql
+        .exec<{ n: number }>("SELECT COUNT(*) AS n FROM reservations WHERE settled = 0")
+        .one().n,
   );
 }
 

@@ -382,3 +382,39 @@ describe("token budgets", () => {
     expect(results.filter((state) => state === "TASK_STATE_REJECTED")).toHaveLength(3);
   });
 });
+
+describe("a settlement", () => {
+  it("counts once however often it is retried, with or without its reservation", async () => {
+    const counters = userObject(env, `user:settle-${crypto.randomUUID()}`);
+    expect(await counters.reserve("call-1", 500, 10_000, 0)).toEqual({ ok: true });
+    await counters.settle("call-1", 120);
+    await counters.settle("call-1", 120); // its answer was lost: retried
+    // A call no reservation was made for (no budget applied then, or it expired) counts too, once.
+    await counters.settle("call-2", 30);
+    await counters.settle("call-2", 30);
+    expect((await counters.usage()).dayTokens).toBe(150);
+    // The settled reservation holds nothing: the day's 10,000 less the 150 spent are free.
+    expect(await counters.reserve("call-3", 9_850, 10_000, 0)).toEqual({ ok: true });
+  });
+
+  it("counts a month as the sum of its days, writing only the day's row", async () => {
+    const counters = userObject(env, `user:month-${crypto.randomUUID()}`);
+    await counters.settle("today", 40);
+    const { day, month } = await counters.usage();
+    const other = `${month}-${day.endsWith("-01") ? "02" : "01"}`; // another day of the month
+    await runInDurableObject(counters, (_object, state) => {
+      const sql = state.storage.sql;
+      const periods = () => sql.exec<{ period: string }>("SELECT period FROM spent").toArray();
+      expect(periods()).toEqual([{ period: `d:${day}` }]);
+      // Another day of the month, and a month's row as objects stored before kept (ignored).
+      sql.exec(
+        "INSERT INTO spent (period, tokens) VALUES (?, 60), (?, 999)",
+        `d:${other}`,
+        `m:${month}`,
+      );
+    });
+    const usage = await counters.usage();
+    expect(usage.dayTokens).toBe(40);
+    expect(usage.monthTokens).toBe(100);
+  });
+});

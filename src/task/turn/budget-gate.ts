@@ -34,7 +34,6 @@ type Reserved = { key: string; refusal: BudgetRefusal | null };
  */
 function counter(env: Env, name: string, background: (work: Promise<void>) => void) {
   const stub = userObject(env, name);
-  let reserved = false;
   return {
     async reserve(
       key: string,
@@ -42,18 +41,16 @@ function counter(env: Env, name: string, background: (work: Promise<void>) => vo
       limits: Limits,
       grant: BudgetGrant | null = null,
     ): Promise<Reserved> {
-      reserved = limits.dayTokens > 0 || limits.monthTokens > 0;
-      if (grant && !reserved) background(releaseGrant(env, grant));
-      if (!reserved) return { key, refusal: null };
+      const limited = limits.dayTokens > 0 || limits.monthTokens > 0;
+      if (grant && !limited) background(releaseGrant(env, grant));
+      if (!limited) return { key, refusal: null };
       if (grant && grant.tokens >= estimate) return { key: grant.key, refusal: null };
       const use = grant?.key ?? key;
       const answer = await stub.reserve(use, estimate, limits.dayTokens, limits.monthTokens);
-      reserved = answer.ok;
       return { key: use, refusal: answer.ok ? null : answer };
     },
-    // A settlement's own idempotency key: retried by the bindings, it counts once.
-    settle: (key: string, tokens: number) =>
-      stub.settle(key, tokens, reserved, crypto.randomUUID()),
+    // Retried by the bindings, it counts once: the user object keeps the settlement's mark.
+    settle: (key: string, tokens: number) => stub.settle(key, tokens),
   };
 }
 
