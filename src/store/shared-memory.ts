@@ -5,6 +5,7 @@
  * background (one refresh at a time), so an admin's change reaches every isolate within that time
  * plus one turn; the isolate that writes it sees it at once ({@link rememberSharedMemory}).
  */
+import { unawaitedWork } from "../platform/ledger.ts";
 import { sharedKey } from "./r2-keys.ts";
 
 /** How old a copy may be before a read also refreshes it. */
@@ -45,7 +46,7 @@ export async function sharedMemory(
     return text;
   }
   if (Date.now() - copy.at >= SHARED_MEMORY_REFRESH_MS && !copy.refreshing) {
-    copy.refreshing = fetchText(files, agent)
+    copy.refreshing = unawaitedWork(() => fetchText(files, agent))
       .then((text) => {
         copies.set(agent, { text, at: Date.now(), refreshing: null });
       })

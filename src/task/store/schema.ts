@@ -147,6 +147,10 @@ export const TASK_MIGRATIONS: readonly string[] = [
   // Small rows keyed by text, written on every task's path: one row written per insert, not two.
   withoutRowid("hook_state"),
   withoutRowid("schedule"),
+  // Keyed by text too, and few: the task's one row, its handful of artifacts. A large row in a
+  // WITHOUT ROWID table is stored as in a rowid one (overflow pages); only its key's entry goes.
+  withoutRowid("task"),
+  withoutRowid("artifacts"),
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */
