@@ -1,12 +1,14 @@
 /**
  * The Worker's code as deployed: src/worker.ts bundled by esbuild exactly as wrangler bundles it
  * (platform browser, conditions workerd/worker/browser, node: and cloudflare: modules left to
- * the runtime, wrangler.toml's [alias] applied), less zod's 60 locales. zod's classic API exports
- * them all as one namespace (`z.locales`), which no bundler can shake out, and nothing here uses
- * any but English (zod's default); they were ~260 KB of the bundle. Every other input is the same
- * as wrangler's own bundle (docs/benchmarks.md, Cold start, says how that was checked). The deploy
- * script points the plan's configuration at this file; wrangler bundles it again (its nodejs_compat
- * plugins, defines and minification apply then) and chains the source map back to src/.
+ * the runtime, wrangler.toml's [alias] applied), less what zod's classic API exports on its one
+ * namespace (which no bundler can shake out) and nothing here uses: its 60 locales (`z.locales`;
+ * nothing uses any but English, zod's default), ~260 KB of the bundle, and its schema compiler and
+ * JSON Schema importer (`z.compile`, `z.fromJSONSchema`: src/platform/zod-absent.ts), ~45 KB.
+ * Every other input is the same as wrangler's own bundle (docs/benchmarks.md, Cold start, says how
+ * that was checked). The deploy script points the plan's configuration at this file; wrangler
+ * bundles it again (its nodejs_compat plugins, defines and minification apply then) and chains the
+ * source map back to src/.
  */
 import { join, resolve } from "node:path";
 import { build, type Plugin } from "esbuild";
@@ -26,6 +28,21 @@ const englishOnly: Plugin = {
     }));
   },
 };
+
+/** zod's modules that src/platform/zod-absent.ts stands in for, as zod's modules import them. */
+const ZOD_ABSENT = /^\.\/(compile|from-json-schema)\.js$/;
+
+/** Puts src/platform/zod-absent.ts in place of zod's compiler and JSON Schema importer. */
+const zodUnusedApisOut = (root: string): Plugin => ({
+  name: "zod-unused-apis-out",
+  setup(builder) {
+    builder.onResolve({ filter: ZOD_ABSENT }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](core|classic)[\\/]/.test(args.importer)
+        ? { path: join(root, "src", "platform", "zod-absent.ts") }
+        : undefined,
+    );
+  },
+});
 
 /**
  * Bundles the Worker into `outDir`/worker.js (with its source map); `alias` is wrangler.toml's
@@ -49,7 +66,7 @@ export async function bundleWorker(
     alias: Object.fromEntries(Object.entries(alias).map(([from, to]) => [from, resolve(root, to)])),
     sourcemap: "linked",
     logLevel: "error",
-    plugins: [englishOnly],
+    plugins: [englishOnly, zodUnusedApisOut(root)],
   });
   return "worker.js";
 }

@@ -5,10 +5,10 @@
  *     rate; one that holds its request open while a task works (send_message, reply, and get_task
  *     with `wait: true`, each up to MCP_WAIT_SECONDS) holds a stream lease, as an A2A stream does.
  *   - Refused, as JSON-RPC errors with the request's id: a batch (it would carry calls past the
- *     limits, which count one request as one call); a call of a tool the face does not have, so no
- *     name (`constructor`, `__proto__`) ever indexes the SDK's tool table, a plain object; and a
- *     `progressToken` longer than {@link MAX_PROGRESS_TOKEN_CHARS}, since every progress
- *     notification echoes it (a megabyte token would come back once per notification).
+ *     limits, which count one request as one call); a call of a tool the face does not have (the
+ *     refusal names the tools); and a `progressToken` longer than {@link MAX_PROGRESS_TOKEN_CHARS},
+ *     since every progress notification echoes it (a megabyte token would come back once per
+ *     notification).
  * Pure: no I/O.
  */
 

@@ -8,10 +8,13 @@
  *   list_tasks    the caller's tasks with this agent, newest first
  * A call waits at most `waitSeconds` (MCP_WAIT_SECONDS), sending progress notifications when the
  * client asked for them; past that it answers with the task id and how to resume. The agent's
- * description and skills are in send_message's description. What each tool's call does to the
- * limits, and the calls refused before the SDK reads them, are mcp-call.ts's.
+ * description and skills are in send_message's description. Served by the SDK's low-level
+ * `Server` (mcp-tool.ts: each tool's zod input is both its listed JSON Schema and its check), not
+ * its `McpServer`, whose zod v3 compatibility and JSON Schema converter were 23 KiB of the
+ * Worker's gzipped bundle beside the zod it already has. What each tool's call does to the limits,
+ * and the calls refused before the SDK reads them, are mcp-call.ts's.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { AgentDefinition, AgentSkill } from "../agents/identity.ts";
@@ -24,6 +27,7 @@ import { asLiveMessage } from "../protocol/live-message.ts";
 import { STATE_WORDS, stateOfWord } from "../protocol/task-states.ts";
 import { Id, type Message, type Part, type StreamEvent } from "../protocol/wire.ts";
 import { type FollowOptions, follow } from "./follow.ts";
+import { type CallExtra, type McpTool, type McpToolSpec, mcpTool, serveTools } from "./mcp-tool.ts";
 import { listResult, replyResult, taskResult } from "./tool-results.ts";
 
 /** What the tools need besides the port. */
@@ -34,16 +38,6 @@ export interface McpToolsOptions {
   waitSeconds: number;
   /** Logs an error no A2A or HTTP error names (the caller sees "Internal error"). */
   onInternalError(error: unknown): void;
-}
-
-/** The `extra` of a tool call, as far as the tools read it. */
-interface CallExtra {
-  signal: AbortSignal;
-  _meta?: { progressToken?: string | number } | undefined;
-  sendNotification(notification: {
-    method: "notifications/progress";
-    params: { progressToken: string | number; progress: number; message?: string };
-  }): Promise<void>;
 }
 
 function sendDescription(agent: AgentDefinition, skills: readonly AgentSkill[]): string {
@@ -90,24 +84,6 @@ async function waitFor(
   return taskResult(await port.get(taskId), !settled);
 }
 
-type ReplyArgs = {
-  taskId: string;
-  text?: string | undefined;
-  values?: Record<string, unknown> | undefined;
-  privacyConsent?: string | undefined;
-};
-type SendArgs = {
-  text: string;
-  contextId?: string | undefined;
-  privacyConsent?: string | undefined;
-};
-type ListArgs = {
-  contextId?: string | undefined;
-  state?: string | undefined;
-  pageSize?: number | undefined;
-  pageToken?: string | undefined;
-};
-
 const userMessage = (
   parts: Part[],
   ids: { contextId?: string; taskId?: string },
@@ -121,26 +97,27 @@ const userMessage = (
 });
 
 /** The argument that carries an anonymous caller's consent (privacy/consent.ts). */
-const consentArg = z
-  .string()
-  .max(200)
-  .optional()
-  .describe(
-    "Where the service asks for consent to its privacy policy: the policy version you consent to",
-  );
+const consentArg = () =>
+  z
+    .string()
+    .max(200)
+    .optional()
+    .describe(
+      "Where the service asks for consent to its privacy policy: the policy version you consent to",
+    );
 
 /**
- * `tool` with its failures as tool errors: an A2A error (task not found, not cancelable...) or an
+ * `run` with its failures as tool errors: an A2A error (task not found, not cancelable...) or an
  * HTTP error (consent) says what it is; anything else is logged and says "Internal error" (the
  * one scrub: edge/errors.ts).
  */
 function guarded<A>(
   onInternalError: (error: unknown) => void,
-  tool: (args: A, extra: CallExtra) => Promise<CallToolResult>,
-): (args: A, extra: unknown) => Promise<CallToolResult> {
+  run: (args: A, extra: CallExtra) => Promise<CallToolResult>,
+): (args: A, extra: CallExtra) => Promise<CallToolResult> {
   return async (args, extra) => {
     try {
-      return await tool(args, extra as CallExtra);
+      return await run(args, extra);
     } catch (error) {
       const text = callerMessage(error, onInternalError);
       return { content: [{ type: "text", text }], isError: true };
@@ -148,112 +125,113 @@ function guarded<A>(
   };
 }
 
-/** The MCP server of `options.agent` over `port`. */
-export function mcpServer(port: TaskPort, options: McpToolsOptions): McpServer {
+/** The five tools of `options.agent` over `port`. */
+function faceTools(port: TaskPort, options: McpToolsOptions): McpTool[] {
   const { agent, waitSeconds } = options;
-  const guard = <A>(tool: (args: A, extra: CallExtra) => Promise<CallToolResult>) =>
-    guarded(options.onInternalError, tool);
-  const server = new McpServer(
-    { name: agent.name, version: agent.version },
-    { instructions: agent.description, jsonSchemaValidator },
-  );
-  server.registerTool(
-    "send_message",
-    {
+  const tool = <S extends z.ZodObject>(spec: McpToolSpec<S>) =>
+    mcpTool({ ...spec, run: guarded(options.onInternalError, spec.run) });
+  return [
+    tool({
+      name: "send_message",
       title: `Ask ${agent.name}`,
       description: sendDescription(agent, options.skills),
-      inputSchema: {
+      input: z.object({
         text: z.string().min(1).describe("The message"),
         contextId: Id.optional().describe("The conversation to continue (from an earlier answer)"),
-        privacyConsent: consentArg,
-      },
-    },
-    guard(async ({ text, contextId, privacyConsent }: SendArgs, extra) =>
-      waitFor(
-        port,
-        port.send(userMessage([{ text }], contextId ? { contextId } : {}, privacyConsent)),
-        followOptions(extra, waitSeconds),
-      ),
-    ),
-  );
-  server.registerTool(
-    "reply",
-    {
+        privacyConsent: consentArg(),
+      }),
+      run: async ({ text, contextId, privacyConsent }, extra) =>
+        waitFor(
+          port,
+          port.send(userMessage([{ text }], contextId ? { contextId } : {}, privacyConsent)),
+          followOptions(extra, waitSeconds),
+        ),
+    }),
+    tool({
+      name: "reply",
       title: `Answer ${agent.name}'s question`,
       description:
         "Answer a task that waits for input (state input-required): text, or the values of the form it asked for, or both; or tell a task that is still working something (it reads it at its next step). Waits for the task to go on like send_message.",
-      inputSchema: {
+      input: z.object({
         taskId: Id.describe("The task that asked"),
         text: z.string().min(1).optional().describe("The answer in words"),
         values: z
           .record(z.string(), z.unknown())
           .optional()
           .describe("The form's field values, by field name"),
-        privacyConsent: consentArg,
+        privacyConsent: consentArg(),
+      }),
+      run: async ({ taskId, text, values, privacyConsent }, extra) => {
+        const parts: Part[] = [
+          ...(text ? [{ text }] : []),
+          ...(values ? [{ data: values, mediaType: "application/json" }] : []),
+        ];
+        if (parts.length === 0)
+          return { content: [{ type: "text", text: "Give text, values or both." }], isError: true };
+        // Marked live: a working task queues it for its next step; a waiting one takes it as its answer.
+        return waitFor(
+          port,
+          port.send(asLiveMessage(userMessage(parts, { taskId }, privacyConsent))),
+          followOptions(extra, waitSeconds),
+          taskId,
+        );
       },
-    },
-    guard(async ({ taskId, text, values, privacyConsent }: ReplyArgs, extra) => {
-      const parts: Part[] = [
-        ...(text ? [{ text }] : []),
-        ...(values ? [{ data: values, mediaType: "application/json" }] : []),
-      ];
-      if (parts.length === 0)
-        return {
-          content: [{ type: "text", text: "Give text, values or both." }],
-          isError: true,
-        };
-      // Marked live: a working task queues it for its next step; a waiting one takes it as its answer.
-      return waitFor(
-        port,
-        port.send(asLiveMessage(userMessage(parts, { taskId }, privacyConsent))),
-        followOptions(extra, waitSeconds),
-        taskId,
-      );
     }),
-  );
-  server.registerTool(
-    "get_task",
-    {
+    tool({
+      name: "get_task",
       title: "Read a task",
       description:
         "A task of this agent: its state and answer, or the question it waits on. With wait: true, waits (within a bound) until it settles.",
-      inputSchema: {
+      input: z.object({
         taskId: Id,
         wait: z.boolean().optional().describe("Wait until the task is done or asks for input"),
+      }),
+      run: async ({ taskId, wait }, extra) => {
+        if (!wait) return taskResult(await port.get(taskId));
+        return waitFor(port, port.follow(taskId), followOptions(extra, waitSeconds), taskId);
       },
-    },
-    guard(async ({ taskId, wait }: { taskId: string; wait?: boolean | undefined }, extra) => {
-      if (!wait) return taskResult(await port.get(taskId));
-      return waitFor(port, port.follow(taskId), followOptions(extra, waitSeconds), taskId);
     }),
-  );
-  server.registerTool(
-    "cancel_task",
-    {
+    tool({
+      name: "cancel_task",
       title: "Cancel a task",
       description: "Stops a task of this agent that is still working or waiting for input.",
-      inputSchema: { taskId: Id },
-    },
-    guard(async ({ taskId }: { taskId: string }) => taskResult(await port.cancel(taskId))),
-  );
-  server.registerTool(
-    "list_tasks",
-    {
+      input: z.object({ taskId: Id }),
+      run: async ({ taskId }) => taskResult(await port.cancel(taskId)),
+    }),
+    tool({
+      name: "list_tasks",
       title: "List tasks",
       description:
         "Your tasks with this agent, newest first; contextId narrows to one conversation (an anonymous caller must name one).",
-      inputSchema: {
+      input: z.object({
         contextId: Id.optional(),
         state: z.enum(STATE_WORDS).optional().describe("Only tasks in this state"),
         pageSize: z.number().int().min(1).max(100).optional(),
         pageToken: z.string().max(1000).optional(),
+      }),
+      run: async ({ contextId, state, pageSize, pageToken }) => {
+        const status = state ? stateOfWord(state) : undefined;
+        const page = await port.list({ contextId, status, pageSize, pageToken });
+        return listResult(page.tasks, page.nextPageToken);
       },
-    },
-    guard(async ({ contextId, state, pageSize, pageToken }: ListArgs) => {
-      const status = state ? stateOfWord(state) : undefined;
-      const page = await port.list({ contextId, status, pageSize, pageToken });
-      return listResult(page.tasks, page.nextPageToken);
     }),
+  ];
+}
+
+/**
+ * The MCP server of `options.agent` over `port`: the SDK's `Server` with the tools capability
+ * (`listChanged`, as the SDK's `McpServer` declared it) and the face's tools.
+ */
+export function mcpServer(port: TaskPort, options: McpToolsOptions): Server {
+  const { agent } = options;
+  const server = new Server(
+    { name: agent.name, version: agent.version },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: agent.description,
+      jsonSchemaValidator,
+    },
   );
+  serveTools(server, faceTools(port, options));
   return server;
 }
