@@ -8,6 +8,7 @@
  * - `RATE_MESSAGES_PER_MINUTE` 1,000,000 (deployed: 60). Not 0: 0 turns the admission call off.
  * - `AUTH_FAILURES_PER_MINUTE` 0 (deployed: 20): concurrent first uses of the one good token from
  *   127.0.0.1 would each count as an attempt not yet found good, and more than 20 at once see 429.
+ *   This one does leave a call out: the throttle's, for a token not checked in the last 5 s.
  * - `ADMIN_API_KEY`: the bench's, to set the user's budgets (and read the storage meter).
  * - The user `bench` (`npm run users -- add`, on the server's local D1) with day and month budget
  *   overrides of 10^10 tokens, the most the admin API takes (`POST /api/admin/users/bench/budget`;
