@@ -11,6 +11,8 @@ export interface Target {
   base: string;
   /** When present, counts the tasks sent to the server (a check of what it exported). */
   sent?: { tasks: number };
+  /** Headers every A2A call carries (a closed server: `Authorization: Bearer <token>`). */
+  headers?: Record<string, string>;
 }
 
 /** The JSON-RPC answer of a blocking `SendMessage`, as the benchmarks read it. */
@@ -20,12 +22,17 @@ export interface SendAnswer {
 
 /**
  * A blocking v1.0 `SendMessage` of `text` to the agent at `url` (in conversation `contextId` when
- * given); its JSON-RPC answer.
+ * given, with `headers` too); its JSON-RPC answer.
  */
-export async function sendText(url: string, text: string, contextId?: string): Promise<SendAnswer> {
+export async function sendText(
+  url: string,
+  text: string,
+  contextId?: string,
+  headers: Record<string, string> = {},
+): Promise<SendAnswer> {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+    headers: { ...headers, "content-type": "application/json", "A2A-Version": "1.0" },
     body: messageCallBody("SendMessage", text, contextId),
   });
   return (await response.json()) as SendAnswer;
@@ -34,7 +41,7 @@ export async function sendText(url: string, text: string, contextId?: string): P
 /** A blocking one-turn `SendMessage`; true when the task came back completed. */
 export async function send(target: Target): Promise<boolean> {
   if (target.sent) target.sent.tasks++;
-  const body = await sendText(`${target.base}/`, "[[reply:ok]]");
+  const body = await sendText(`${target.base}/`, "[[reply:ok]]", undefined, target.headers);
   return body.result?.task?.status?.state === "TASK_STATE_COMPLETED";
 }
 
@@ -50,6 +57,7 @@ export async function streamTimes(target: Target): Promise<{ first: number; chun
   const response = await fetch(`${target.base}/`, {
     method: "POST",
     headers: {
+      ...target.headers,
       "content-type": "application/json",
       "A2A-Version": "1.0",
       Accept: "text/event-stream",

@@ -53,6 +53,8 @@ export interface CompareReport {
   machine: { cpus: number; cpu: string; node: string };
   n: number;
   state: "tmpfs" | "disk";
+  /** Ours's settings: `npm run dev`'s local profile, or `--deployed` (closed, limits on). */
+  profile: "local" | "deployed";
   model: Percentiles;
   servers: ServerFigures[];
   ratios: { sdkWorker: Ratios; reference: Ratios };
@@ -86,7 +88,7 @@ export function ratiosOf(a: ServerFigures, b: ServerFigures, load: LoadRun[]): R
 export function printCompare(r: CompareReport, loadTasks: number): void {
   const names = r.servers.map((s) => s.name);
   console.log(
-    `\nmachine: ${r.machine.cpus} x ${r.machine.cpu}, node ${r.machine.node}, n=${r.n}\n`,
+    `\nmachine: ${r.machine.cpus} x ${r.machine.cpu}, node ${r.machine.node}, n=${r.n}; ours on ${r.profile === "deployed" ? "the deployed profile (npm run dev -- --deployed: closed, as the bench's user, rate limits and budgets on: bench/deployed-profile.ts)" : "the local profile (npm run dev: open, no budgets)"}\n`,
   );
   console.log(`| measurement (ms, p50 / p95 / p99) | ${names.join(" | ")} |`);
   console.log(`| --- |${" ---: |".repeat(names.length)}`);

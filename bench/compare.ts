@@ -23,6 +23,10 @@
  * `--json <file>` writes every figure (bench/compare-print.ts prints them). Local state (ours and
  * the SDK Worker's D1) goes on tmpfs (/dev/shm) when there is one, as the Node reference keeps its
  * tasks in memory: `--disk` puts it on disk, where every local SQLite commit waits for the disk.
+ * `--deployed` runs ours (and its metered and export-on twins) on the deployed profile (`npm run
+ * dev -- --deployed`: closed auth, every call as the bench's user, with its rate limits and budgets
+ * on, raised so the bench is never refused: bench/deployed-profile.ts); default: `npm run dev`'s
+ * local profile (open, no budgets). The peers stay as they are.
  * Starts what it needs and stops it. Not part of `npm test`.
  */
 import { writeFileSync } from "node:fs";
@@ -42,6 +46,7 @@ import {
   type ServerFigures,
 } from "./compare-print.ts";
 import { CPU_DEFAULTS, type CpuResult, type CpuTarget, profileCpu } from "./cpu-bench.ts";
+import { BENCH_ADMIN_KEY } from "./deployed-profile.ts";
 import { criticalPath, storagePerTask } from "./metered.ts";
 import { percentile } from "./percentile.ts";
 import { bundleSize, promptGrowth } from "./side-runs.ts";
@@ -59,6 +64,7 @@ const { values } = parseArgs({
     "memory-peer": { type: "boolean", default: true },
     observability: { type: "boolean", default: false },
     export: { type: "boolean", default: false },
+    deployed: { type: "boolean", default: false },
     json: { type: "string" },
   },
   allowNegative: true,
@@ -73,7 +79,7 @@ const cpuTasks = Number(values["cpu-tasks"]);
 // calls included) shares workerd's one thread and does not exist in production: off for every
 // server alike unless `--observability`.
 if (!values.observability) process.env.X_LOCAL_OBSERVABILITY = "false";
-const ADMIN_KEY = "bench-admin";
+const deployed = values.deployed;
 const root = join(import.meta.dirname, "..");
 
 const p = (xs: number[]): Percentiles => ({
@@ -132,12 +138,12 @@ let collector: FakeCollector | null = null;
 try {
   const reference = await servers.reference(fake.url);
   const oursVars = { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench-key" };
-  const ours: CpuTarget = await servers.serve("ours", { vars: oursVars });
+  const ours: CpuTarget = await servers.serve("ours", { vars: oursVars, deployed });
   // `--export`: ours again, exporting every task's spans to a receiver on 127.0.0.1.
   const receiver = values.export ? await exportReceiver() : null;
   collector = receiver?.collector ?? null;
   const oursExport: CpuTarget | null = receiver
-    ? counted(await servers.serve(EXPORT_ON, { vars: { ...oursVars, ...receiver.vars } }))
+    ? counted(await servers.serve(EXPORT_ON, { vars: { ...oursVars, ...receiver.vars }, deployed }))
     : null;
   const sdkWorker = (name: string, store: "d1" | "memory") =>
     servers.serve(name, {
@@ -201,12 +207,13 @@ try {
   // Counted on a second server with the meter on (its wrappers would slow the timed one); null
   // for a build without the meter (comparing against an older commit).
   const metered = await servers.serve("metered", {
-    vars: { ...oursVars, STORAGE_METER: "true", ADMIN_API_KEY: ADMIN_KEY },
+    vars: { ...oursVars, STORAGE_METER: "true", ADMIN_API_KEY: BENCH_ADMIN_KEY },
+    deployed,
   });
-  const storage = await storagePerTask(metered.base, ADMIN_KEY, storageTasks, () =>
+  const storage = await storagePerTask(metered.base, BENCH_ADMIN_KEY, storageTasks, () =>
     send(metered),
   ).catch(() => null);
-  const ledger = await criticalPath(metered.base, ADMIN_KEY, ledgerTasks, {
+  const ledger = await criticalPath(metered.base, BENCH_ADMIN_KEY, ledgerTasks, {
     send: () => send(metered),
     stream: () => streamTimes(metered),
   })
@@ -234,6 +241,7 @@ try {
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? "cpu", node: process.version },
     n,
     state: servers.onTmpfs ? "tmpfs" : "disk",
+    profile: deployed ? "deployed" : "local",
     model: p(modelFloor),
     servers: figures,
     ratios: {

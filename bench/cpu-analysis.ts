@@ -87,7 +87,7 @@ type Frame = CpuProfile["nodes"][number]["callFrame"];
  * A frame's function name and where it starts, as an original repo-relative file:line when its
  * script has a source map (and the original name where the bundler renamed it: `dispatch2`).
  */
-function locate(
+export function locate(
   frame: Frame,
   scripts: Map<string, LoadedScript>,
   root: string,

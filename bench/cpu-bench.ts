@@ -10,6 +10,8 @@
  * process (miniflare's entry, the D1 and R2 simulators, its observability collector..., through
  * workerd's own inspector; every profiler's sampling signals slow the process's one thread, so
  * each pass profiles one side, the others at a coarser interval). Printed by bench/cpu-print.ts.
+ * With `sides`, the Worker isolate's profile is also split by the invocation each sample ran in
+ * (edge Worker or which Durable Object: bench/cpu-sides.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -22,6 +24,7 @@ import {
   summarize,
   tickUs,
 } from "./cpu-analysis.ts";
+import { type SideSplit, splitBySide } from "./cpu-sides.ts";
 import {
   connectInspector,
   type Inspector,
@@ -47,6 +50,8 @@ export interface CpuKind {
   process: number | null;
   /** Tasks that did not come back completed (of all passes). */
   failed: number;
+  /** The Worker isolate's JavaScript CPU by invocation (with the `sides` option). */
+  sides?: SideSplit;
 }
 
 /** What {@link profileCpu} measured on one server. */
@@ -78,6 +83,8 @@ export interface CpuOptions {
   /** Writes each raw profile here (made if missing) as `<server>-<kind>[-<isolate>].cpuprofile`
    * (opens in Chrome DevTools). */
   saveDir?: string;
+  /** Splits the Worker isolate's profile by invocation (bench/cpu-sides.ts). */
+  sides?: boolean;
 }
 
 /** The options both benches default to (bench/cpu-profile.ts's flags change them). */
@@ -200,6 +207,9 @@ export async function profileCpu(target: CpuTarget, options: CpuOptions): Promis
       const process = pid === null ? null : (processCpuMs(pid) - before) / options.tasks;
       const [[, raw]] = (await pass([["worker", worker]])) as [[string, CpuProfile]];
       const profile = summarize(raw, scripts, options.tasks, options.root);
+      const sides = options.sides
+        ? splitBySide(raw, scripts, options.tasks, options.root, profile.tickUs)
+        : undefined;
       const rest = await pass(others);
       // Sparse profiles do not show the tick: take it from all of them together.
       const tick = tickUs(rest.flatMap(([, p]) => p.timeDeltas));
@@ -209,7 +219,7 @@ export async function profileCpu(target: CpuTarget, options: CpuOptions): Promis
         const name = isolateKind(id);
         isolates[name] = (isolates[name] ?? 0) + s.js + s.program + s.gc;
       }
-      measured[kind] = { profile, isolates, process, failed };
+      measured[kind] = { profile, isolates, process, failed, sides };
     }
     for (const [, session] of all) await session.call("Profiler.disable");
     const { blocking, streaming } = measured as Record<keyof typeof kinds, CpuKind>;
