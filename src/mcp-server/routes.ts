@@ -9,10 +9,9 @@
  * a call that holds its request (those, and get_task with wait) holds a stream lease
  * (users/rate-limit.ts); a batch, an unknown tool and an overlong progress token are refused
  * before the SDK reads the request (mcp-call.ts). A 401 names the resource metadata, as the MCP
- * authorization spec asks. Each request gets its own server and transport, handed the body the
- * edge parsed.
+ * authorization spec asks. Each request gets its own server and transport (answer.ts, loaded on
+ * the isolate's first MCP request, not at every isolate's startup).
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { authenticate } from "../auth/middleware.ts";
@@ -25,7 +24,6 @@ import { bodyLimit } from "../platform/body-limit.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { limitRequests } from "../users/rate-limit.ts";
 import { describeMcpCall, mcpRefusal, requestId } from "./mcp-call.ts";
-import { mcpServer } from "./tools.ts";
 
 const RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 
@@ -64,8 +62,8 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   const refused = mcpRefusal(body);
   if (refused) return rpcError(c, refused.status, refused.code, refused.message, requestId(body));
   c.set("agent", agent.name);
-  const port = taskPort(c, agent);
-  const server = mcpServer(port, {
+  const { answerMcp } = await import("./answer.ts");
+  return answerMcp(c.req.raw, body, taskPort(c, agent), {
     agent,
     skills:
       c.get("principal").via === "anonymous"
@@ -73,13 +71,8 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
         : [...agent.skills, ...agent.extendedSkills],
     waitSeconds: loadConfig(c.env).mcpWaitSeconds,
     onInternalError: internalErrorLogger(c),
-  });
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
     keepAliveMs: loadConfig(c.env).sseKeepaliveMs,
   });
-  await server.connect(transport);
-  return transport.handleRequest(c.req.raw, { parsedBody: body });
 }
 
 /** Routes of the MCP face. */

@@ -4,15 +4,14 @@
  * they pass through the same filters, hooks and caps as the harness's own. Tool lists are cached
  * per isolate for five minutes; a server that cannot be listed contributes nothing this turn
  * (logged, and returned with the reason, which the turn's system prompt tells the model: see
- * unavailable.ts), and a failed call is a tool error the model can read.
+ * unavailable.ts), and a failed call is a tool error the model can read. The SDK's client is
+ * loaded on an agent's first MCP use, not at every isolate's startup (client-sdk.ts).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { McpServerConfig } from "../agents/identity-schema.ts";
 import { envNamed } from "../config/env-lookup.ts";
 import type { Tool, ToolResult } from "../loop/contracts.ts";
-import { jsonSchemaValidator } from "../platform/json-schema-validator.ts";
 import { log } from "../platform/logging.ts";
 import { currentTraceHeaders } from "../trace/current-span.ts";
 import { type McpUnavailable, unavailableReason } from "./unavailable.ts";
@@ -47,6 +46,9 @@ async function withClient<T>(
   endpoint: McpEndpoint,
   fn: (client: Client) => Promise<T>,
 ): Promise<T> {
+  const { Client, StreamableHTTPClientTransport, jsonSchemaValidator } = await import(
+    "./client-sdk.ts"
+  );
   const client = new Client(
     { name: "a2a-edge-harness", version: "0.1.0" },
     { jsonSchemaValidator },
@@ -154,7 +156,10 @@ export async function mcpTools(agent: AgentDefinition, env: object): Promise<Mcp
             server: endpoint.server.name,
             error: String(error),
           });
-          unavailable.push({ server: endpoint.server.name, reason: unavailableReason(error) });
+          unavailable.push({
+            server: endpoint.server.name,
+            reason: await unavailableReason(error),
+          });
           return [];
         }
       }

@@ -5,12 +5,11 @@
  * are read every turn (a failed one is not cached), so the line comes and goes with the server.
  * The reason is the harness's words where the error is known (an HTTP status, an answer that is
  * not MCP, an MCP error code), else the error's message in one clipped line: a remote server's
- * error bodies never reach the prompt. Pure: no I/O.
+ * error bodies never reach the prompt. No I/O; the reason is read against the MCP SDK's error
+ * classes, imported when a list fails (client-sdk.ts: the client that failed loaded them already),
+ * so that no isolate evaluates the SDK at startup for this check.
  */
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { clipLine } from "../platform/text.ts";
 
 /** A server whose tools could not be listed, and why (one line). */
@@ -29,7 +28,8 @@ const HTTP_REASONS: Readonly<Record<number, string>> = {
 };
 
 /** Why listing failed, in one line of at most 160 characters. */
-export function unavailableReason(error: unknown): string {
+export async function unavailableReason(error: unknown): Promise<string> {
+  const { StreamableHTTPError, UnauthorizedError, McpError } = await import("./client-sdk.ts");
   if (error instanceof StreamableHTTPError) {
     const code = error.code ?? 0;
     if (code <= 0) return "its answer was not MCP";

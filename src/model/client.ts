@@ -5,7 +5,9 @@
  * retries durably with its own backoff. The client carries only the resources the harness calls
  * (messages, models): the SDK's full client brings its beta and admin resources too, about
  * 300 KiB of the Worker's bundle (bench:coldstart). A caller that asks to see its requests
- * (`onRequest`) gets a client of its own whose fetch hands it each request's body, as sent.
+ * (`onRequest`) gets a client of its own whose fetch hands it each request's body, as sent. The
+ * scripted model (its zod schemas of scenarios and requests) is loaded only in an isolate whose
+ * configuration uses it, not at every isolate's startup.
  */
 import { BaseAnthropic } from "@anthropic-ai/sdk/client";
 import { Messages } from "@anthropic-ai/sdk/resources/messages/messages";
@@ -13,7 +15,7 @@ import { Models } from "@anthropic-ai/sdk/resources/models";
 import type { Config } from "../config/config.ts";
 import { log } from "../platform/logging.ts";
 import { ModelUnavailableError } from "./errors.ts";
-import { createScriptedMessagesApi } from "./scripted/messages-api.ts";
+import type { FetchHandler } from "./scripted/messages-api.ts";
 
 /** The Messages API client: the SDK's base client with the messages and models resources. */
 export class ModelApiClient extends BaseAnthropic {
@@ -69,7 +71,7 @@ function buildClient(config: Config, onRequest?: RequestListener): ModelClient {
   }
   if (config.modelMode === "scripted") {
     const handler = scriptedHandler(config);
-    const send: typeof fetch = (input, init) => handler(new Request(input, init));
+    const send: typeof fetch = async (input, init) => (await handler)(new Request(input, init));
     return new ModelApiClient({
       apiKey: "scripted-local-model",
       baseURL: "http://scripted.local",
@@ -82,15 +84,14 @@ function buildClient(config: Config, onRequest?: RequestListener): ModelClient {
   );
 }
 
-type ScriptedApi = ReturnType<typeof createScriptedMessagesApi>;
-const scriptedApis = new WeakMap<Config, ScriptedApi>();
+const scriptedApis = new WeakMap<Config, Promise<FetchHandler>>();
 
 /** The configuration's one scripted Messages API (its clients share its state). */
-function scriptedHandler(config: Config): ScriptedApi {
+function scriptedHandler(config: Config): Promise<FetchHandler> {
   const hit = scriptedApis.get(config);
   if (hit) return hit;
   log("warn", "no ANTHROPIC_API_KEY: tasks run on the scripted local model, not Claude");
-  const api = createScriptedMessagesApi();
+  const api = import("./scripted/messages-api.ts").then((m) => m.createScriptedMessagesApi());
   scriptedApis.set(config, api);
   return api;
 }
