@@ -7,21 +7,13 @@
  * trips before the model call), then one streaming task (its object calls, and the sequential
  * round trips before its first event). For bench/deployed-task.ts. Node only.
  */
+import type { LedgerEntry } from "../src/platform/ledger.ts";
 import { messageCallBody } from "../test/e2e/client.ts";
 import type { Target } from "./a2a-calls.ts";
 import { BENCH_ADMIN_KEY } from "./deployed-profile.ts";
 
-/** An entry of the ledger (src/platform/ledger.ts). */
-export interface Entry {
-  kind: "do" | "d1" | "r2" | "sql" | "mark";
-  name: string;
-  at: number;
-  ms: number;
-  sql?: string;
-  rows?: number;
-  /** Started by work no caller waits for (src/platform/ledger.ts `unawaitedWork`). */
-  background?: true;
-}
+/** An entry of the ledger, as its admin API sends it. */
+export type Entry = LedgerEntry;
 interface Metered {
   d1: { statements: number; writes: number; rowsWritten: number };
   r2: Record<string, number>;

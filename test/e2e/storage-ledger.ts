@@ -4,13 +4,10 @@
  * alone, the server quiet before and after, and counts over them. Counts and order only, never
  * times.
  */
+import type { LedgerEntry } from "../../src/platform/ledger.ts";
 
-export interface Entry {
-  kind: "do" | "d1" | "r2" | "sql" | "mark";
-  name: string;
-  at: number;
-  ms: number;
-}
+/** An entry of the ledger, as its admin API sends it. */
+export type Entry = LedgerEntry;
 export interface Metered {
   enabled: boolean;
   d1: { statements: number; writes: number; batches: number };
