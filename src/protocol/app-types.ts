@@ -17,12 +17,14 @@ export interface UserBudget {
 
 /**
  * A budget reservation the request's admission made for its task's next model call
- * (users/budget-grant.ts): the reservation's key and tokens, and the user object holding it.
+ * (users/budget-grant.ts): the reservation's key and tokens, the user object holding it, and until
+ * when (ms since the epoch) a call may take it as it is, without reserving again.
  */
 export interface BudgetGrant {
   key: string;
   tokens: number;
   counters: string;
+  trustedUntil: number;
 }
 
 /** Where a send takes the request's grant from: once (null after, or when none was made). */

@@ -10,11 +10,13 @@
  *
  * The grant travels with the caller ({@link GrantHandoff}) to the task the request reaches, which
  * takes it as its next model call's reservation (task/turn/budget-gate.ts: when the call's
- * estimate fits, no call; else the same key is reserved again at the estimate), or releases it
- * (settled at 0) when that message runs no model call. A grant no task took (a refused send, a
- * reply without a task) is released by the edge when the response ends. One the task held when
- * its object was reset stops counting with the reservation's expiry (user-object.ts): it only
- * ever over-counts, never lets a budget be overspent.
+ * estimate fits and the grant is younger than {@link GRANT_TRUSTED_MS}, no call; else the same
+ * key is reserved again at the estimate, checked against the budgets as any reservation), or
+ * releases it (settled at 0) when it does not take that message or settles without a model call.
+ * A grant no send handed to a task (a reply without a task, a send refused at the edge) is
+ * released by the edge when the response ends. A grant the task held when its object was reset,
+ * or whose send failed past its retries, stops counting with the reservation's expiry
+ * (user-object.ts): an over-count for at most 15 minutes, never an overspend.
  */
 import type { AgentDefinition } from "../agents/identity.ts";
 import type { Config } from "../config/config.ts";
@@ -28,6 +30,17 @@ import type { GrantAsk } from "./user-object.ts";
  * environment note (a bundled agent's first call estimates about 7-8k: docs/benchmarks.md).
  */
 export const GRANT_PROMPT_TOKENS = 12_288;
+
+/** The most of a body's characters a grant counts (a hostile body cannot make it hold more). */
+const GRANT_BODY_CHARS = 256 * 1024;
+
+/**
+ * How long after its admission a grant is taken as it is. Its reservation expires with any other
+ * (15 minutes: user-object.ts); a call taking it within a minute has the rest, as a fresh
+ * reservation would. A grant older than this (its task waited its turn in a conversation) is
+ * reserved again under its key: its reservation may have expired and the budget been spent since.
+ */
+export const GRANT_TRUSTED_MS = 60_000;
 
 /**
  * The day and month budgets of `principal` as the request already knows them (the BUDGET_*
@@ -58,7 +71,8 @@ export function grantAsk(
 ): GrantAsk | null {
   const budgets = knownBudgets(config, principal);
   if (!budgets || (budgets.dayTokens <= 0 && budgets.monthTokens <= 0)) return null;
-  const prompt = GRANT_PROMPT_TOKENS + Math.ceil(Math.max(0, bodyChars) / 4);
+  const body = Math.min(Math.max(0, bodyChars), GRANT_BODY_CHARS);
+  const prompt = GRANT_PROMPT_TOKENS + Math.ceil(body / 4);
   return {
     tokens: callReservation(prompt, agent.maxTokens),
     dayLimit: budgets.dayTokens,

@@ -15,7 +15,7 @@ import { type Config, loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { matchesRoute, WORKSPACE_FILE_ROUTE } from "../platform/route-match.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
-import { GrantHandoff, grantAsk } from "./budget-grant.ts";
+import { GRANT_TRUSTED_MS, GrantHandoff, grantAsk } from "./budget-grant.ts";
 import { counterKey, userObject } from "./limits.ts";
 import type { GrantAsk } from "./user-object.ts";
 
@@ -125,7 +125,12 @@ export function limitRequests(): MiddlewareHandler<AppEnv> {
     const handoff =
       admitted.granted === undefined
         ? null
-        : new GrantHandoff({ key: call, tokens: admitted.granted, counters: key });
+        : new GrantHandoff({
+            key: call,
+            tokens: admitted.granted,
+            counters: key,
+            trustedUntil: Date.now() + GRANT_TRUSTED_MS,
+          });
     if (handoff) c.set("budgetGrant", handoff);
     const lease = admitted.lease;
     if (lease === undefined && !handoff) return next();

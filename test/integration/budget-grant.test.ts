@@ -7,8 +7,13 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { setBudget } from "../../src/auth/users-store.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { INITIAL_LOOP_STATE } from "../../src/loop/loop-state.ts";
 import { faultCounts, setFaults } from "../../src/platform/faults/fault-injector.ts";
 import { userCounters } from "../../src/platform/object-names.ts";
+import type { BudgetGrant } from "../../src/protocol/app-types.ts";
+import { HeldGrant } from "../../src/task/runtime/held-grant.ts";
+import { budgetGate } from "../../src/task/turn/budget-gate.ts";
 import { userObject } from "../../src/users/limits.ts";
 import { type WireTask as Task, userMessage } from "../helpers/a2a.ts";
 import { newUser, postAs } from "../helpers/as-user.ts";
@@ -88,5 +93,73 @@ describe("the admission's budget grant", () => {
     await until(user.reservations, (keys) => keys.length === 0);
     expect((await user.counters.usage()).dayTokens).toBe(spent);
     expect(await modelRequests(s.id)).toHaveLength(1);
+  });
+});
+
+describe("the budget gate with a grant", () => {
+  /** A gate of the task `taskId` of `owner` on the counters `counters`, holding `grant` (if any). */
+  function gateWith(owner: string, counters: string, grant?: BudgetGrant, taskId = "task-1") {
+    const held = new HeldGrant(env, () => {});
+    held.hold(grant);
+    const task = {
+      loopState: { get: () => INITIAL_LOOP_STATE },
+      background: (work: Promise<void>) => void work.catch(() => {}),
+      budgetHint: { budget: { dayTokens: 1_000_000 }, at: Date.now() },
+      grant: held,
+    } as const;
+    const record = { id: taskId, owner, metadata: {} };
+    const gate = budgetGate(env, loadConfig(env), task, record, counters);
+    if (!gate) throw new Error("no budget gate");
+    return gate;
+  }
+
+  /** The tokens each open reservation of `counters` holds, by key. */
+  const open = (counters: string) =>
+    runInDurableObject(userObject(env, counters), (_object, state) =>
+      state.storage.sql
+        .exec<{ key: string; tokens: number }>(
+          "SELECT key, tokens FROM reservations WHERE settled = 0",
+        )
+        .toArray(),
+    );
+
+  /** A grant of 50,000 tokens admitted on `counters`, trusted until `trustedUntil`. */
+  async function granted(counters: string, trustedUntil: number): Promise<BudgetGrant> {
+    const key = crypto.randomUUID();
+    const ask = { tokens: 50_000, dayLimit: 1_000_000, monthLimit: 0 };
+    expect(await userObject(env, counters).admit(0, key, undefined, ask)).toMatchObject({
+      granted: 50_000,
+    });
+    return { key, tokens: 50_000, counters, trustedUntil };
+  }
+
+  it("takes a fresh grant as it is, and reserves an old one again at the estimate", async () => {
+    const owner = `grant-gate-${crypto.randomUUID()}`;
+    const counters = `user:${owner}`;
+    const fresh = await granted(counters, Date.now() + 60_000);
+    expect(await gateWith(owner, counters, fresh).reserve(1_000)).toBeNull();
+    expect(await open(counters)).toEqual([{ key: fresh.key, tokens: 50_000 }]);
+    await userObject(env, counters).settle(fresh.key, 0);
+    // A grant past its trust (its task waited its turn): reserved again, checked, at the estimate.
+    const old = await granted(counters, Date.now() - 1);
+    expect(await gateWith(owner, counters, old).reserve(1_000)).toBeNull();
+    expect(await open(counters)).toEqual([{ key: old.key, tokens: 1_000 }]);
+  });
+
+  it("counts a step's settlement and its rerun's apart, whichever arrives last", async () => {
+    const owner = `grant-rerun-${crypto.randomUUID()}`;
+    const counters = `user:${owner}`;
+    // The same turn and attempt run twice (the first run's call answered, its turn not kept).
+    const first = gateWith(owner, counters);
+    const again = gateWith(owner, counters);
+    expect(await first.reserve(1_000)).toBeNull();
+    expect(await again.reserve(1_000)).toBeNull();
+    await first.settle(300); // arrives after the rerun reserved
+    await again.settle(200);
+    await until(
+      () => userObject(env, counters).usage(),
+      (usage) => usage.dayTokens === 500,
+    );
+    expect(await open(counters)).toEqual([]);
   });
 });

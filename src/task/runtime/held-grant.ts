@@ -11,7 +11,7 @@ import type { BudgetGrant } from "../../protocol/app-types.ts";
 import { releaseGrant } from "../../users/budget-grant.ts";
 
 /** Keys remembered (held, taken or refused): a retried send's grant is handled once. */
-const TAKEN_KEPT = 16;
+const SEEN_KEPT = 16;
 
 export class HeldGrant {
   readonly #env: Env;
@@ -68,7 +68,7 @@ export class HeldGrant {
 
   #remember(key: string): void {
     this.#seen.push(key);
-    if (this.#seen.length > TAKEN_KEPT) this.#seen.shift();
+    if (this.#seen.length > SEEN_KEPT) this.#seen.shift();
   }
 
   #release(grant: BudgetGrant): void {

@@ -147,8 +147,9 @@ export const TASK_MIGRATIONS: readonly string[] = [
   // Small rows keyed by text, written on every task's path: one row written per insert, not two.
   withoutRowid("hook_state"),
   withoutRowid("schedule"),
-  // Keyed by text too, and few: the task's one row, its handful of artifacts. A large row in a
-  // WITHOUT ROWID table is stored as in a rowid one (overflow pages); only its key's entry goes.
+  // Keyed by text too, and few: the task's one row, its handful of artifacts. A large row spills
+  // to overflow pages sooner than in a rowid table (less of it is kept in its page); rows written,
+  // what is billed, drop by the key's index entry.
   withoutRowid("task"),
   withoutRowid("artifacts"),
 ];

@@ -9,7 +9,9 @@
  *    by `issuer:<issuer>` and spent by every caller it delegates together: each of a public peer's
  *    anonymous conversations is a user of its own here, and must not bring a fresh budget.
  * A budget of 0 is not reserved against, but its spend is still counted, so a budget set later
- * starts from the true spend.
+ * starts from the true spend. Each reservation has a key of its own; a step run again after an
+ * object reset reserves anew, and the reservation its first run made stops counting at its expiry
+ * (an over-count for at most 15 minutes).
  */
 import type { Config } from "../../config/config.ts";
 import type { StepDeps } from "../../loop/step-types.ts";
@@ -30,7 +32,8 @@ type Reserved = { key: string; refusal: BudgetRefusal | null };
 /**
  * One user object's share of the current call: reserved (or only counted), then settled. A
  * `grant` (the admission's reservation on this object, held-grant.ts) is the call's reservation
- * when it holds the estimate: no call; else its key is reserved again at the estimate.
+ * when it holds the estimate and is still trusted (users/budget-grant.ts): no call; else its key
+ * is reserved again at the estimate.
  */
 function counter(env: Env, name: string, background: (work: Promise<void>) => void) {
   const stub = userObject(env, name);
@@ -44,7 +47,8 @@ function counter(env: Env, name: string, background: (work: Promise<void>) => vo
       const limited = limits.dayTokens > 0 || limits.monthTokens > 0;
       if (grant && !limited) background(releaseGrant(env, grant));
       if (!limited) return { key, refusal: null };
-      if (grant && grant.tokens >= estimate) return { key: grant.key, refusal: null };
+      if (grant && grant.tokens >= estimate && Date.now() < grant.trustedUntil)
+        return { key: grant.key, refusal: null };
       const use = grant?.key ?? key;
       const answer = await stub.reserve(use, estimate, limits.dayTokens, limits.monthTokens);
       return { key: use, refusal: answer.ok ? null : answer };
@@ -75,7 +79,9 @@ function delegatingIssuer(record: Pick<TaskRecord, "metadata">): string | null {
 export function budgetGate(
   env: Env,
   config: Config,
-  task: Pick<TurnTask, "loopState" | "background" | "budgetHint" | "grant">,
+  task: Pick<TurnTask, "background" | "budgetHint" | "grant"> & {
+    loopState: Pick<TurnTask["loopState"], "get">;
+  },
   record: Pick<TaskRecord, "id" | "owner" | "metadata">,
   countersKey: string,
 ): StepDeps["budget"] {
@@ -93,7 +99,10 @@ export function budgetGate(
       const used = budgetTokens(loop.usage);
       if (budgets.taskTokens > 0 && used + estimate > budgets.taskTokens)
         return `This task reached its token budget (${used} of ${budgets.taskTokens} tokens used; the next model call needs up to ${estimate}).`;
-      const call = `${record.id}:${loop.turn}:${loop.attempt}`;
+      // Never a key used before: a step run again (its call answered but the turn not committed)
+      // must not have its reservation settled by the earlier run's settlement. Retried by the
+      // bindings, the same reservation keeps its key.
+      const call = `${record.id}:${loop.turn}:${loop.attempt}:${crypto.randomUUID()}`;
       const mine = await owner.reserve(call, estimate, budgets, task.grant.take(countersKey));
       key = mine.key;
       if (mine.refusal) return spentText(mine.refusal, estimate, "");

@@ -2,8 +2,9 @@
  * What a task's first step reads for its environment note: one workspace snapshot (the listing,
  * every state file, the newest changes and, when the workspace is the agent's own, the owner's
  * memory), the session start over it when it holds state files (session-start.ts), and the
- * conversation's scratchpad listing (read beside the snapshot). A workspace that cannot be read (after one retry) is reported
- * as such, so the task ends with a clear status instead of letting the agent work blind.
+ * conversation's scratchpad listing (read beside the snapshot). A workspace that cannot be read
+ * (after one retry) is reported as such, so the task ends with a clear status instead of letting
+ * the agent work blind.
  */
 import type { EnvironmentInputs } from "../../loop/prompt/environment.ts";
 import { log } from "../../platform/logging.ts";
