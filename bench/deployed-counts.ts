@@ -7,13 +7,13 @@
  * trips before the model call), then one streaming task (its object calls, and the sequential
  * round trips before its first event). For bench/deployed-task.ts. Node only.
  */
-import type { LedgerEntry } from "../src/platform/ledger.ts";
 import { messageCallBody } from "../test/e2e/client.ts";
+import type { Entry } from "../test/e2e/storage-ledger.ts";
 import type { Target } from "./a2a-calls.ts";
 import { BENCH_ADMIN_KEY } from "./deployed-profile.ts";
 
-/** An entry of the ledger, as its admin API sends it. */
-export type Entry = LedgerEntry;
+export type { Entry };
+
 interface Metered {
   d1: { statements: number; writes: number; rowsWritten: number };
   r2: Record<string, number>;

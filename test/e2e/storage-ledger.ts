@@ -4,10 +4,21 @@
  * alone, the server quiet before and after, and counts over them. Counts and order only, never
  * times.
  */
-import type { LedgerEntry } from "../../src/platform/ledger.ts";
 
-/** An entry of the ledger, as its admin API sends it. */
-export type Entry = LedgerEntry;
+/**
+ * An entry of the ledger, as its admin API sends it (src/platform/ledger.ts's `LedgerEntry`,
+ * written again here: that module is the Worker's, typed against its runtime).
+ */
+export interface Entry {
+  kind: "do" | "d1" | "r2" | "sql" | "mark";
+  name: string;
+  at: number;
+  ms: number;
+  sql?: string;
+  rows?: number;
+  /** Started by work no caller waits for (the ledger's `unawaitedWork`). */
+  background?: true;
+}
 export interface Metered {
   enabled: boolean;
   d1: { statements: number; writes: number; batches: number };
