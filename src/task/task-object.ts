@@ -96,11 +96,7 @@ export class TaskObject extends HarnessObject {
     input: CreateTaskInput,
     options: { stream: boolean; wait?: boolean; historyLength?: number; generation?: boolean },
   ): Promise<TaskResult<SendOutcome>> {
-    try {
-      return await this.#create(input, options);
-    } finally {
-      this.runtime.grant.refuse(input.grant); // not taken with a new task: released
-    }
+    return this.#releasingGrant(input.grant, () => this.#create(input, options));
   }
 
   async #create(
@@ -155,10 +151,15 @@ export class TaskObject extends HarnessObject {
     input: FollowUpInput,
     options: { stream: boolean; generation?: boolean },
   ): Promise<TaskResult<SendOutcome>> {
+    return this.#releasingGrant(input.grant, () => this.#followUp(input, options));
+  }
+
+  /** Runs a message's call; its budget grant, unless the task took it (held-grant.ts), released. */
+  async #releasingGrant<T>(grant: CreateTaskInput["grant"], run: () => Promise<T>): Promise<T> {
     try {
-      return await this.#followUp(input, options);
+      return await run();
     } finally {
-      this.runtime.grant.refuse(input.grant); // a message not taken: its grant released
+      this.runtime.grant.refuse(grant);
     }
   }
 
