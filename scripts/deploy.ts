@@ -16,8 +16,8 @@
  * line and the usage (exit 2).
  *
  * `--check` builds every supported configuration (both plans, with and without schedules) with
- * `wrangler deploy --dry-run` and holds each to its plan's limits (variables, compressed size);
- * `npm test` runs it. Nothing is uploaded.
+ * `wrangler deploy --dry-run` into dist/check/ and holds each to its plan's limits (variables,
+ * compressed size); `npm test` runs it. Nothing is uploaded.
  */
 import { type SpawnOptions, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -92,15 +92,22 @@ async function rawConfig(): Promise<RawConfig> {
 }
 
 /**
- * Writes the plan's configuration to dist/deploy/<name>/wrangler.json, its Worker bundled beside
+ * Where a configuration is built: `dist/deploy/<name>` for a deploy or a dry run, `dist/check/<name>`
+ * for `--check` (which `npm test` runs beside the e2e suite's dry runs: never the same files).
+ */
+type BuildDir = "deploy" | "check";
+
+/**
+ * Writes the plan's configuration to dist/<into>/<name>/wrangler.json, its Worker bundled beside
  * it (scripts/bundle-worker.ts); returns the configuration's path.
  */
 async function writeConfig(
   raw: RawConfig,
   plan: PlanName,
   name: string,
+  into: BuildDir,
 ): Promise<{ path: string; notes: string[]; config: RawConfig }> {
-  const dir = `dist/deploy/${name}`;
+  const dir = `dist/${into}/${name}`;
   const { config, notes } = deployConfig(raw, plan, dir);
   mkdirSync(join(root, dir), { recursive: true });
   config.main = await bundleWorker(root, join(root, dir), raw.alias);
@@ -119,9 +126,14 @@ function secretNames(raw: RawConfig): string[] {
 }
 
 /** `wrangler deploy --dry-run` of one configuration; prints its figures, returns what is wrong. */
-async function checkOne(raw: RawConfig, plan: PlanName, name: string): Promise<string[]> {
-  const { path, notes, config } = await writeConfig(raw, plan, name);
-  const out = join(root, "dist", "deploy", name, "bundle");
+async function checkOne(
+  raw: RawConfig,
+  plan: PlanName,
+  name: string,
+  into: BuildDir,
+): Promise<string[]> {
+  const { path, notes, config } = await writeConfig(raw, plan, name, into);
+  const out = join(root, "dist", into, name, "bundle");
   rmSync(out, { recursive: true, force: true });
   const built = await run(wrangler, ["deploy", "--dry-run", "--config", path, "--outdir", out], {
     env: { WRANGLER_LOG: "warn", WRANGLER_SEND_METRICS: "false" },
@@ -159,8 +171,8 @@ async function check(): Promise<void> {
   };
   const failures: string[] = [];
   for (const plan of Object.keys(PLANS) as PlanName[]) {
-    failures.push(...(await checkOne(raw, plan, plan)));
-    failures.push(...(await checkOne(withSchedules, plan, `${plan}-schedules`)));
+    failures.push(...(await checkOne(raw, plan, plan, "check")));
+    failures.push(...(await checkOne(withSchedules, plan, `${plan}-schedules`, "check")));
   }
   if (failures.length > 0) throw new Error(failures.join("\n"));
 }
@@ -203,7 +215,7 @@ async function loggedIn(): Promise<boolean> {
 async function dryRun(planName: PlanName): Promise<void> {
   for (const script of ["build-agents.ts", "build-assets.ts"])
     await must(process.execPath, [join(root, "scripts", script)], script);
-  const failures = await checkOne(await rawConfig(), planName, planName);
+  const failures = await checkOne(await rawConfig(), planName, planName, "deploy");
   if (failures.length > 0) throw new Error(failures.join("\n"));
   console.log(
     `dry run: dist/deploy/${planName}/wrangler.json and its bundle built; nothing was uploaded (npm run deploy${planName === "free" ? "" : ` -- --plan ${planName}`} deploys it)`,
@@ -219,7 +231,7 @@ async function deploy(planName: PlanName): Promise<void> {
   for (const script of ["build-agents.ts", "build-assets.ts"])
     await must(process.execPath, [join(root, "scripts", script)], script);
   const raw = await rawConfig();
-  const { path, notes } = await writeConfig(raw, planName, planName);
+  const { path, notes } = await writeConfig(raw, planName, planName, "deploy");
   console.log(`${PLANS[planName].label}: ${notes.join("; ")}`);
   const secrets = await secretsFile(path);
   const dbName = raw.d1_databases?.[0]?.database_name ?? "";
