@@ -2,11 +2,15 @@
  * What a list of schema migrations leaves, written as one schema: every statement in order, each
  * `ALTER TABLE t ADD COLUMN c` folded into t's `CREATE TABLE` (the column last, where SQLite adds
  * it), and each `withoutRowid(t)` entry (sqlite-migrations.ts) as t's `CREATE TABLE ... WITHOUT
- * ROWID`. A new object is created from it in one batch; replaying each ALTER would make SQLite
- * re-read its whole schema once per ALTER. Null when a migration does anything else to a table it
- * made (drops, renames, writes rows), adds a column to a table with table constraints (SQLite
- * writes the column before them), or holds an SQL comment (whose quotes and semicolons this
- * reader does not skip): such a list is replayed as it is. Pure: no I/O.
+ * ROWID`; a `DROP INDEX` takes its index out, a `DROP TABLE` its table and the table's indexes, and
+ * an `INSERT INTO ... SELECT ... FROM t` that copies rows out of a table the migrations made is
+ * left out (in a new database every such table is empty, so it copies nothing): a table is
+ * replaced by a new one, its rows copied, in a migration this folds. A new object is created from
+ * it in one batch; replaying each ALTER would make SQLite re-read its whole schema once per ALTER.
+ * Null when a migration does anything else to a table it made (renames, writes rows otherwise),
+ * adds a column to a table with table constraints (SQLite writes the column before them), or
+ * holds an SQL comment (whose quotes and semicolons this reader does not skip): such a list is
+ * replayed as it is. Pure: no I/O.
  */
 
 /** The statements of `sql`, split at the semicolons outside quoted strings and names. */
@@ -30,7 +34,15 @@ export function statementsOf(sql: string): string[] {
 
 const CREATE_TABLE = /^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?["`]?(\w+)["`]?\s*\(/i;
 const ADD_COLUMN = /^ALTER\s+TABLE\s+["`]?(\w+)["`]?\s+ADD\s+(?:COLUMN\s+)?([\s\S]+)$/i;
-const CREATE_INDEX = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s/i;
+const CREATE_INDEX =
+  /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?["`]?(\w+)["`]?\s+ON\s+["`]?(\w+)["`]?/i;
+const DROP = /^DROP\s+(TABLE|INDEX)\s+(?:IF\s+EXISTS\s+)?["`]?(\w+)["`]?$/i;
+/** A copy of a table's rows: `INSERT INTO x [(columns)] SELECT ... FROM t` (no aggregate, no union). */
+const COPY =
+  /^INSERT\s+(?:OR\s+\w+\s+)?INTO\s+\w+\s*(?:\([^)]*\))?\s*SELECT\s[\s\S]*?\sFROM\s+["`]?(\w+)["`]?/i;
+/** What makes a SELECT yield rows out of empty tables: an aggregate, a compound, a VALUES list. */
+const ROWS_FROM_NOTHING =
+  /\b(?:COUNT|MAX|MIN|SUM|TOTAL|AVG|GROUP_CONCAT|UNION|EXCEPT|INTERSECT|VALUES)\b/i;
 /**
  * The migration entry that rebuilds `table` as a WITHOUT ROWID table (it must have a PRIMARY
  * KEY): sqlite-migrations.ts runs it on stored objects, {@link squashed} folds it for new ones.
@@ -82,12 +94,56 @@ function hasTableConstraint(sql: string, open: number, end: number): boolean {
   return false;
 }
 
+/**
+ * The schema so far: its statements in order (a dropped one left empty), each table's and each
+ * index's place among them, and each index's table.
+ */
+interface Folding {
+  out: string[];
+  tables: Map<string, number>;
+  indexes: Map<string, { at: number; table: string }>;
+}
+
+/** Takes a dropped table (and its indexes) or index out of the schema; false if it is unknown. */
+function drop(schema: Folding, kind: string, name: string): boolean {
+  const key = name.toLowerCase();
+  if (kind.toUpperCase() === "INDEX") {
+    const index = schema.indexes.get(key);
+    if (!index) return false;
+    schema.out[index.at] = "";
+    schema.indexes.delete(key);
+    return true;
+  }
+  const at = schema.tables.get(key);
+  if (at === undefined) return false;
+  schema.out[at] = "";
+  schema.tables.delete(key);
+  for (const [index, { table }] of schema.indexes) if (table === key) drop(schema, "INDEX", index);
+  return true;
+}
+
+/** Whether `statement` copies rows out of a table the schema made (empty in a new database). */
+function copiesFromMade(schema: Folding, statement: string): boolean {
+  const from = COPY.exec(statement)?.[1];
+  return (
+    from !== undefined &&
+    schema.tables.has(from.toLowerCase()) &&
+    !ROWS_FROM_NOTHING.test(statement)
+  );
+}
+
 /** `migrations` as one schema (see the file's header), or null when they cannot be folded. */
 export function squashed(migrations: readonly string[]): string | null {
   if (migrations.some((m) => m.includes("--") || m.includes("/*"))) return null;
-  const out: string[] = [];
-  const tables = new Map<string, number>();
+  const schema: Folding = { out: [], tables: new Map(), indexes: new Map() };
+  const { out, tables } = schema;
   for (const statement of migrations.flatMap(statementsOf)) {
+    const dropped = DROP.exec(statement);
+    if (dropped?.[1] && dropped[2]) {
+      if (!drop(schema, dropped[1], dropped[2])) return null;
+      continue;
+    }
+    if (copiesFromMade(schema, statement)) continue;
     const rebuilt = rebuiltTable(statement);
     if (rebuilt !== null) {
       const at = tables.get(rebuilt.toLowerCase());
@@ -103,7 +159,9 @@ export function squashed(migrations: readonly string[]): string | null {
       out.push(statement);
       continue;
     }
-    if (CREATE_INDEX.test(statement)) {
+    const index = CREATE_INDEX.exec(statement);
+    if (index?.[1] && index[2]) {
+      schema.indexes.set(index[1].toLowerCase(), { at: out.length, table: index[2].toLowerCase() });
       out.push(statement);
       continue;
     }
@@ -116,5 +174,5 @@ export function squashed(migrations: readonly string[]): string | null {
     if (end < 0 || hasTableConstraint(create, open, end)) return null;
     out[at] = `${create.slice(0, end).trimEnd()},\n  ${added[2].trim()}\n${create.slice(end)}`;
   }
-  return out.join(";\n");
+  return out.filter((statement) => statement !== "").join(";\n");
 }

@@ -47,6 +47,9 @@ export const WORKSPACE_MIGRATIONS: readonly string[] = [
   // Small rows keyed by text: one row written per insert, not two.
   withoutRowid("recent_calls"),
   withoutRowid("meta"),
+  // Nothing reads the files by hash in SQL (the manifest is kept in memory): the index only cost a
+  // row written with every file written.
+  "DROP INDEX files_hash",
 ];
 
 /** The workspace object's schema on `sql`: migrated if the database holds it, else left absent. */
