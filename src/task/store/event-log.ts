@@ -1,10 +1,13 @@
 /**
  * The task's append-only event log: every StreamResponse the task emitted, numbered from 1.
  * The sequence number is the SSE `id`; a reconnect replays from it. Every append belongs to a
- * unit of work (write-unit.ts, its own when none runs): the unit's events are written in one
- * statement at its end, and listeners (the task's live streams) hear them only once it commits,
- * so no stream ever sees an event that was rolled back. An event long enough to grow with the
- * answer (a replacing answer chunk, the answer's echo, a task snapshot) is stored in pieces
+ * unit of work (write-unit.ts, its own when none runs): the unit's events are written as one row
+ * at its end (`seq` its first event's number, `last` its last's, the body their JSON array; a
+ * unit of one event, and every row an older version wrote, holds that event alone, `last` null),
+ * and listeners (the task's live streams) hear them only once it commits, so no stream ever sees
+ * an event that was rolled back. A unit's row costs one row written however many events it holds
+ * (a status change and its events, a turn's end). A body long enough to grow with the answer (a
+ * replacing answer chunk, the answer's echo, a task snapshot) is stored in pieces
  * (long-values.ts), so that no stored value nears SQLite's limit.
  */
 import { storedJson } from "../../platform/stored-json.ts";
@@ -25,8 +28,14 @@ export function eventKind(event: StreamEvent): string {
   return "artifact";
 }
 
-/** The key of an event's long body (long-values.ts). */
+/** The key of a row's long body (long-values.ts), by its first event's number. */
 const eventKey = (seq: number) => `events:${seq}`;
+
+/** The `kind` of a row that holds a unit's events (each event's kind is read from it). */
+const BATCH_KIND = "unit";
+
+/** A row of the log: one event (`last` null) or a unit's, `seq` to `last`. */
+type Row = { seq: number; last: number | null; kind: string; at: number; body: string };
 
 /** Append-only, sequence-numbered log of a task's stream events. */
 export class EventLog implements UnitMember {
@@ -56,25 +65,25 @@ export class EventLog implements UnitMember {
     this.#last = this.#readLast();
   }
 
-  /**
-   * Writes the unit's events, 25 to a statement (SQLite's 100 bound parameters), a long body's
-   * pieces first.
-   */
+  /** Writes the unit's events as one row (one event: that event's row), a long body's pieces first. */
   flush(): void {
-    const rows = this.#rows.map(([seq, kind, body, at]) => [
+    const rows = this.#rows;
+    this.#rows = [];
+    const first = rows[0];
+    const last = rows.at(-1);
+    if (!first || !last) return;
+    const [seq, kind, body, at] =
+      rows.length === 1
+        ? first
+        : [first[0], BATCH_KIND, `[${rows.map((row) => row[2]).join(",")}]`, first[3]];
+    this.#sql.exec(
+      "INSERT INTO events (seq, kind, body, at, last) VALUES (?, ?, ?, ?, ?)",
       seq,
       kind,
       this.#long.put(eventKey(seq), body),
       at,
-    ]);
-    this.#rows = [];
-    for (let i = 0; i < rows.length; i += 25) {
-      const chunk = rows.slice(i, i + 25);
-      this.#sql.exec(
-        `INSERT INTO events (seq, kind, body, at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`,
-        ...chunk.flat(),
-      );
-    }
+      rows.length === 1 ? null : last[0],
+    );
   }
 
   /** The unit committed: listeners hear its events, in order. */
@@ -85,9 +94,12 @@ export class EventLog implements UnitMember {
   }
 
   #readLast(): number {
-    return (
-      this.#sql.exec<{ last: number | null }>("SELECT MAX(seq) AS last FROM events").one().last ?? 0
-    );
+    const newest = this.#sql
+      .exec<{ last: number }>(
+        "SELECT IFNULL(last, seq) AS last FROM events ORDER BY seq DESC LIMIT 1",
+      )
+      .toArray()[0];
+    return newest?.last ?? 0;
   }
 
   /** Sequence number of the newest event (0 when empty). */
@@ -112,33 +124,43 @@ export class EventLog implements UnitMember {
 
   /** Events with a sequence number greater than `seq`, oldest first. */
   after(seq: number): SequencedEvent[] {
-    return this.#sql
-      .exec<{ seq: number; body: string }>(
-        "SELECT seq, body FROM events WHERE seq > ? ORDER BY seq",
-        seq,
-      )
-      .toArray()
-      .map((row) => ({ seq: row.seq, event: this.#parse(row.seq, row.body) }));
+    // The row that holds `seq` may hold later events too: read from it on.
+    const rows = this.#sql.exec<Row>(
+      `SELECT seq, last, kind, at, body FROM events
+         WHERE seq >= IFNULL((SELECT MAX(seq) FROM events WHERE seq <= ?), 0) ORDER BY seq`,
+      seq,
+    );
+    return this.#entries(rows)
+      .filter((entry) => entry.seq > seq)
+      .map((entry) => ({ seq: entry.seq, event: entry.event }));
   }
 
   /** Every event with its kind and time (ms since the epoch), oldest first: the task's timeline. */
   timeline(): TimelineEntry[] {
-    return this.#sql
-      .exec<{ seq: number; kind: string; at: number; body: string }>(
-        "SELECT seq, kind, at, body FROM events ORDER BY seq",
-      )
-      .toArray()
-      .map((row) => ({
-        seq: row.seq,
-        kind: row.kind,
-        at: row.at,
-        event: this.#parse(row.seq, row.body),
-      }));
+    return this.#entries(
+      this.#sql.exec<Row>("SELECT seq, last, kind, at, body FROM events ORDER BY seq"),
+    );
   }
 
-  /** The event a row stored (its body, or its pieces). */
-  #parse(seq: number, body: string): StreamEvent {
-    return storedJson<StreamEvent>(this.#long.get(eventKey(seq), body));
+  /** The events rows hold, in order: a unit's row gives each of its events. */
+  #entries(rows: Iterable<Row>): TimelineEntry[] {
+    const entries: TimelineEntry[] = [];
+    for (const row of rows) {
+      const stored = this.#long.get(eventKey(row.seq), row.body);
+      if (row.last === null) {
+        entries.push({
+          seq: row.seq,
+          kind: row.kind,
+          at: row.at,
+          event: storedJson<StreamEvent>(stored),
+        });
+        continue;
+      }
+      storedJson<StreamEvent[]>(stored).forEach((event, i) => {
+        entries.push({ seq: row.seq + i, kind: eventKind(event), at: row.at, event });
+      });
+    }
+    return entries;
   }
 
   /** How many listeners are registered (the task's streams, and long polls waiting). */

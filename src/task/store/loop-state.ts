@@ -2,8 +2,8 @@
  * The agent loop's durable counters for one task (a single row): turn number, retry attempt
  * and the turn's faults by kind, whether the answer has started and usage; and the answer text streamed so far (committed turns
  * and the current turn), which lives in rows of its own (answer-text.ts): a streamed delta
- * appends its own text ({@link LoopStateStore.appendTurnText}), a committed turn marks its rows,
- * and nothing rewrites the text on every delta or step. Why the task stopped is in its status
+ * appends its own text ({@link LoopStateStore.appendTurnText}), a committed turn moves the row's
+ * `answer_upto` past its rows, and nothing rewrites the text on every delta or step. Why the task stopped is in its status
  * metadata (`stopReason`), not here; the row's old `stop_reason` column is left unwritten, and
  * its `answer_text` and `turn_text` are read (a task of an older version) but no longer written.
  * Counters live here, not in memory, so a restarted object resumes exactly where it stopped.
@@ -23,6 +23,7 @@ interface LoopRow {
   answer_started: number;
   usage_json: string;
   faults_json: string;
+  answer_upto: number;
   [key: string]: SqlStorageValue;
 }
 
@@ -31,6 +32,8 @@ export class LoopStateStore {
   readonly #sql: SqlStorage;
   readonly #text: AnswerText;
   #state: LoopState = INITIAL_LOOP_STATE;
+  /** The answer rows up to this number are the committed turns' (answer-text.ts). */
+  #upto = 0;
   /** The row still holds text an older version wrote there (moved to rows at the next write). */
   #textInRow = false;
 
@@ -47,9 +50,11 @@ export class LoopStateStore {
     if (!row) {
       this.#state = INITIAL_LOOP_STATE;
       this.#textInRow = false;
+      this.#upto = 0;
       return;
     }
-    const text = this.#text.read();
+    this.#upto = row.answer_upto;
+    const text = this.#text.read(this.#upto);
     this.#textInRow = row.answer_text !== "" || row.turn_text !== "";
     this.#state = {
       turn: row.turn,
@@ -78,6 +83,7 @@ export class LoopStateStore {
       faults_json: JSON.stringify(next.faults),
       answer_started: next.answerStarted ? 1 : 0,
       usage_json: JSON.stringify(next.usage),
+      answer_upto: this.#upto,
     });
     this.#state = next;
     return this.get();
@@ -95,16 +101,19 @@ export class LoopStateStore {
   #writeText(prev: LoopState, next: LoopState): void {
     if (next.answerText === prev.answerText && next.turnText === prev.turnText) return;
     this.#moveRowText();
-    if (next.turnText === "" && next.answerText === prev.answerText + prev.turnText)
-      this.#text.commitTurn();
-    else this.#text.rewrite({ answer: next.answerText, turn: next.turnText });
+    this.#upto =
+      next.turnText === "" && next.answerText === prev.answerText + prev.turnText
+        ? this.#text.commitTurn()
+        : this.#text.rewrite({ answer: next.answerText, turn: next.turnText });
   }
 
   /** Moves text an older version kept in the loop row into the rows. */
   #moveRowText(): void {
     if (!this.#textInRow) return;
-    this.#text.rewrite({ answer: this.#state.answerText, turn: this.#state.turnText });
-    this.#sql.exec("UPDATE loop SET answer_text = '', turn_text = '' WHERE id = 1");
+    this.#upto = this.#text.rewrite({ answer: this.#state.answerText, turn: this.#state.turnText });
+    this.#sql.exec(
+      "UPDATE loop SET answer_text = '', turn_text = '', answer_upto = 0 WHERE id = 1",
+    );
     this.#textInRow = false;
   }
 }

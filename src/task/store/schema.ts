@@ -152,6 +152,14 @@ export const TASK_MIGRATIONS: readonly string[] = [
   // what is billed, drop by the key's index entry.
   withoutRowid("task"),
   withoutRowid("artifacts"),
+  // The schedule is read whole into memory (store/scheduler.ts): its due-time index was never
+  // read, and cost a row written with every entry.
+  "DROP INDEX schedule_due",
+  // A unit of work's events in one row, `seq` to `last` (event-log.ts); null: one event.
+  "ALTER TABLE events ADD COLUMN last INTEGER",
+  // The answer rows up to this number are the committed turns' (answer-text.ts): a turn's end
+  // marks its text in the loop row it writes anyway, not in each of its rows.
+  "ALTER TABLE loop ADD COLUMN answer_upto INTEGER NOT NULL DEFAULT 0",
 ];
 
 /** The task object's schema on `sql`: migrated if the database holds it, else left absent. */

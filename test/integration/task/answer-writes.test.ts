@@ -115,6 +115,45 @@ describe("a streamed answer's writes", () => {
     });
   });
 
+  it("commits a turn's text in the loop row it writes, no chunk rewritten; reads back across turns", async () => {
+    const stub = env.TASKS.get(env.TASKS.idFromName(crypto.randomUUID()));
+    await runInDurableObject(stub, (object, state) => {
+      const sql = state.storage.sql;
+      taskSchema(sql).ensure();
+      const loop = (object as unknown as TaskObject).runtime.loopState;
+      const written: string[] = [];
+      const exec = sql.exec.bind(sql);
+      Object.defineProperty(sql, "exec", {
+        configurable: true,
+        value: (query: string, ...bindings: SqlStorageValue[]) => {
+          if (/^\s*(INSERT|UPDATE|DELETE)/i.test(query))
+            written.push(query.split(" (")[0] ?? query);
+          return exec(query, ...bindings);
+        },
+      });
+      loop.appendTurnText("One. ");
+      loop.appendTurnText("Two. ");
+      written.length = 0;
+      loop.patch({ answerText: "One. Two. ", turnText: "", turn: 1 });
+      expect(written).toEqual(["INSERT INTO loop"]); // the turn's end: the loop row, nothing more
+      loop.appendTurnText("Three.");
+      loop.forget(); // as a restarted object reads it
+      expect(loop.get()).toMatchObject({ answerText: "One. Two. ", turnText: "Three." });
+      loop.patch({ answerText: "One. Two. Three.", turnText: "", turn: 2 });
+      loop.forget();
+      expect(loop.get()).toMatchObject({ answerText: "One. Two. Three.", turnText: "" });
+      // A rewrite (a turn dropped, the answer replaced) marks its rows itself, then turns go on.
+      loop.patch({ answerText: "Replaced. ", turnText: "Partial" });
+      loop.forget();
+      expect(loop.get()).toMatchObject({ answerText: "Replaced. ", turnText: "Partial" });
+      loop.appendTurnText(" more");
+      loop.patch({ answerText: "Replaced. Partial more", turnText: "" });
+      loop.appendTurnText("Next");
+      loop.forget();
+      expect(loop.get()).toMatchObject({ answerText: "Replaced. Partial more", turnText: "Next" });
+    });
+  });
+
   it("keeps the text an older version left in the loop row, in order, as it moves it to rows", async () => {
     const stub = env.TASKS.get(env.TASKS.idFromName(crypto.randomUUID()));
     await runInDurableObject(stub, (object, state) => {

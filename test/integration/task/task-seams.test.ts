@@ -227,6 +227,59 @@ describe("event log", () => {
       expect(log.after(2).map((e) => e.seq)).toEqual([3]);
     });
   });
+
+  it("keeps a unit's events in one row, read back one by one from any number, old rows beside", async () => {
+    await inFreshObject((_instance, state) => {
+      const sql = state.storage.sql;
+      const unit = WriteUnit.of(state.storage);
+      // A row an older version wrote: one event, `last` null.
+      const old = {
+        message: { messageId: "old", role: "ROLE_AGENT" as const, parts: [{ text: "o" }] },
+      };
+      sql.exec(
+        "INSERT INTO events (seq, kind, body, at) VALUES (1, 'message', ?, 5)",
+        JSON.stringify(old),
+      );
+      const log = new EventLog(sql, unit);
+      expect(log.lastSeq).toBe(1);
+      const event = (text: string) => ({
+        message: { messageId: text, role: "ROLE_AGENT" as const, parts: [{ text }] },
+      });
+      // A unit of three, one of them longer than a stored value holds (kept in pieces).
+      const long = "L".repeat(200_000);
+      unit.run(() => {
+        log.append(event("a"), 7);
+        log.append(event(long), 7);
+        log.append(event("c"), 7);
+      });
+      log.append(event("d"), 9);
+      const rows = sql
+        .exec<{ seq: number; last: number | null }>("SELECT seq, last FROM events ORDER BY seq")
+        .toArray();
+      expect(rows).toEqual([
+        { seq: 1, last: null },
+        { seq: 2, last: 4 },
+        { seq: 5, last: null },
+      ]);
+      const texts = (entries: Array<{ event: unknown }>) =>
+        entries.map((e) =>
+          (e.event as ReturnType<typeof event>).message.parts[0]?.text.slice(0, 3),
+        );
+      expect(texts(log.after(0))).toEqual(["o", "a", "LLL", "c", "d"]);
+      expect(log.after(2).map((e) => e.seq)).toEqual([3, 4, 5]); // from inside the unit's row
+      expect(log.after(3).map((e) => e.seq)).toEqual([4, 5]);
+      expect(log.after(4).map((e) => e.seq)).toEqual([5]);
+      expect(log.after(5)).toEqual([]);
+      expect(log.timeline().map((e) => [e.seq, e.kind, e.at])).toEqual([
+        [1, "message", 5],
+        [2, "message", 7],
+        [3, "message", 7],
+        [4, "message", 7],
+        [5, "message", 9],
+      ]);
+      expect(new EventLog(sql, unit).lastSeq).toBe(5);
+    });
+  });
 });
 
 describe("task store", () => {
@@ -345,7 +398,8 @@ describe("task store", () => {
       create(false);
       expect(rt.store.record).toMatchObject({ state: "TASK_STATE_WORKING", version: 2 });
       expect(rt.log.after(0).map((e) => Object.keys(e.event)[0])).toEqual(["task", "statusUpdate"]);
-      expect([rows("task"), rows("events"), rows("history")]).toEqual([1, 2, 1]);
+      // The unit's two events share one row.
+      expect([rows("task"), rows("events"), rows("history")]).toEqual([1, 1, 1]);
     }, taskId);
   });
 });
