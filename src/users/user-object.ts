@@ -55,6 +55,16 @@ export const USER_MIGRATIONS: readonly string[] = [
   "ALTER TABLE messages ADD COLUMN call TEXT",
   // A settled reservation, kept until its expiry: a retried settlement finds it (settle).
   "ALTER TABLE reservations ADD COLUMN settled INTEGER NOT NULL DEFAULT 0",
+  // The admission window keyed by its time and call: an admitted message writes one row, not a
+  // row and its time's index entry. A message admitted without a key gets one of its own.
+  `CREATE TABLE admissions (at INTEGER NOT NULL, call TEXT NOT NULL, PRIMARY KEY (at, call))
+     WITHOUT ROWID;
+   INSERT OR IGNORE INTO admissions (at, call)
+     SELECT at, IFNULL(call, lower(hex(randomblob(16)))) FROM messages;
+   DROP TABLE messages`,
+  // The admission a grant was reserved with (admit): its time, for the message window, so that
+  // an admitted message with a grant writes its reservation's row alone.
+  "ALTER TABLE reservations ADD COLUMN admitted_at INTEGER",
 ];
 
 const WINDOW_MS = 60_000;
@@ -115,19 +125,24 @@ export class UserObject extends HarnessObject {
     this.#schema.ensure();
     const admitted = call === undefined ? null : this.#admitted(call, stream !== undefined);
     if (admitted) return admitted;
-    const full = perMinute > 0 ? this.#windowFull("messages", perMinute, now) : null;
+    const full = perMinute > 0 ? this.#windowFull("admissions", perMinute, now) : null;
     if (full) return full;
     if (stream) {
       this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
       const open = this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
       if (open >= stream.max) return { ok: false, streams: stream.max };
     }
-    if (perMinute > 0)
-      this.#sql.exec("INSERT INTO messages (at, call) VALUES (?, ?)", now, call ?? null);
     const granted =
-      grant && call !== undefined && this.#reserve(call, grant.tokens, grant, now).ok
+      grant && call !== undefined && this.#reserve(call, grant.tokens, grant, now, now).ok
         ? { granted: grant.tokens }
         : {};
+    // The message's place in the window: its grant's reservation when it has one, else a row.
+    if (perMinute > 0 && granted.granted === undefined)
+      this.#sql.exec(
+        "INSERT INTO admissions (at, call) VALUES (?, ?)",
+        now,
+        call ?? crypto.randomUUID(),
+      );
     if (!stream) return { ok: true, ...granted };
     const lease = call ?? crypto.randomUUID();
     this.#sql.exec(
@@ -156,7 +171,7 @@ export class UserObject extends HarnessObject {
     if (leased) return { ok: true, lease: call, ...granted };
     const counted =
       grant !== undefined ||
-      this.#sql.exec("SELECT 1 FROM messages WHERE call = ?", call).toArray().length > 0;
+      this.#sql.exec("SELECT 1 FROM admissions WHERE call = ?", call).toArray().length > 0;
     return counted ? { ok: true, ...granted } : null;
   }
 
@@ -192,14 +207,23 @@ export class UserObject extends HarnessObject {
    * (older ones are dropped first), with when a place frees; null when there is room.
    */
   #windowFull(
-    table: "messages" | "auth_attempts",
+    table: "admissions" | "auth_attempts",
     perMinute: number,
     now: number,
   ): { ok: false; retryAfterSeconds: number } | null {
     this.#schema.ensure();
     this.#sql.exec(`DELETE FROM ${table} WHERE at <= ?`, now - WINDOW_MS);
+    // Admitted messages with a grant are in the window as their reservations (admit).
+    const granted =
+      table === "admissions"
+        ? " UNION ALL SELECT admitted_at AS at FROM reservations WHERE admitted_at > ?"
+        : "";
     const rows = this.#sql
-      .exec<{ at: number }>(`SELECT at FROM ${table} ORDER BY at LIMIT ?`, perMinute)
+      .exec<{ at: number }>(
+        `SELECT at FROM ${table}${granted} ORDER BY at LIMIT ?`,
+        ...(granted ? [now - WINDOW_MS] : []),
+        perMinute,
+      )
       .toArray();
     if (rows.length < perMinute) return null;
     const oldest = rows[0]?.at ?? now;
@@ -259,7 +283,7 @@ export class UserObject extends HarnessObject {
     }
     const held = this.#sql
       .exec<{ n: number }>(
-        `SELECT (SELECT COUNT(*) FROM messages WHERE at > ?) + (SELECT COUNT(*) FROM streams)
+        `SELECT (SELECT COUNT(*) FROM admissions WHERE at > ?) + (SELECT COUNT(*) FROM streams)
            + (SELECT COUNT(*) FROM spent) + (SELECT COUNT(*) FROM reservations) AS n`,
         now - WINDOW_MS,
       )
@@ -311,13 +335,21 @@ export class UserObject extends HarnessObject {
     return this.#reserve(key, tokens, { dayLimit, monthLimit }, Date.now());
   }
 
+  /**
+   * Reserves as {@link reserve} does. `admittedAt`: the reservation is a grant made with the
+   * admission of that time; a key reserved again keeps the admission's time it had.
+   */
   #reserve(
     key: string,
     tokens: number,
     limits: Pick<GrantAsk, "dayLimit" | "monthLimit">,
     now: number,
+    admittedAt?: number,
   ): { ok: true } | BudgetRefusal {
-    this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
+    const before = this.#sql
+      .exec<{ at: number | null }>("SELECT admitted_at AS at FROM reservations WHERE key = ?", key)
+      .toArray()[0];
+    if (before) this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
     const used = this.#spent(now);
     const { dayLimit, monthLimit } = limits;
     if (dayLimit > 0 && used.day + tokens > dayLimit)
@@ -325,12 +357,14 @@ export class UserObject extends HarnessObject {
     if (monthLimit > 0 && used.month + tokens > monthLimit)
       return { ok: false, scope: "month", used: used.month, limit: monthLimit };
     this.#sql.exec(
-      "INSERT INTO reservations (key, tokens, day, month, expires_at) VALUES (?, ?, ?, ?, ?)",
+      `INSERT INTO reservations (key, tokens, day, month, expires_at, admitted_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
       key,
       tokens,
       dayOf(now),
       monthOf(now),
       now + RESERVATION_MS,
+      admittedAt ?? before?.at ?? null,
     );
     return { ok: true };
   }

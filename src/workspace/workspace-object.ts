@@ -19,7 +19,7 @@ import { compilePattern } from "./files/grep-pattern.ts";
 import { writeTaskEnd } from "./handoff.ts";
 import type { WorkspaceRpc, WorkspaceScope } from "./keys.ts";
 import { GREP_DEFAULT_RESULTS, GREP_MAX_RESULTS, workspacePrefix } from "./limits.ts";
-import { AGENT_STATE_FILE } from "./state/agent-state.ts";
+import { AGENT_STATE_FILE, endedHere } from "./state/agent-state.ts";
 import { FEATURE_STATUS_FILE } from "./state/feature-status.ts";
 import { PROGRESS_LOG_FILE } from "./state/progress-log.ts";
 import { DECISIONS_FILE, PROGRESS_FILE } from "./state/state-files.ts";
@@ -87,6 +87,10 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
    * records new decisions, progress_log.md, agent_state.json), composed here in one locked step
    * from the current state files and the task's records (its changes, PROGRESS.json at its
    * start): the task asks for it without waiting, and any read that arrives later sees it.
+   * Once per task, keyed by the task itself, not by the call: agent_state.json lists the last
+   * tasks that ended here, and a note for one of them (a retried call whose first answer was
+   * lost) writes nothing again. So the note costs no idempotency row; an agent_state.json the
+   * agent made unreadable lists nothing, and a retry then writes the note once more.
    */
   async endNote(scope: WorkspaceScope, input: TaskEndInput): Promise<Result<"endNote">> {
     const files = this.files(scope);
@@ -101,13 +105,15 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
         agentState: t[AGENT_STATE_FILE] ?? null,
         featureStatus: t[FEATURE_STATUS_FILE] ?? null,
       };
+      if (endedHere(texts.agentState, input.taskId))
+        return { ok: true as const, value: { written: [] } };
       const record = {
         files: this.changes.filesOf(input.taskId),
         progressAtStart: this.starts.take(input.taskId, PROGRESS_FILE),
       };
       return writeTaskEnd(files, input, texts, record);
     };
-    return this.exclusive(end, scope.call);
+    return this.exclusive(end);
   }
 
   /** Replaces the single occurrence of `oldText` in a file with `newText`. */

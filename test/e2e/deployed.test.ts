@@ -103,7 +103,7 @@ describe("the deployed profile (npm run dev -- --deployed)", () => {
     expect(usage.budgets.taskTokens).toBeGreaterThan(0);
   });
 
-  it("makes five object calls for a one-turn task, the budget's reservation with the admission", async () => {
+  it("makes five object calls writing at most 30 rows for a one-turn task, the budget's reservation with the admission", async () => {
     const s = scenario([{ text: "Counted." }]);
     const send = () => a2a.sendMessage(textRequest(`counted ${s.marker}`));
     await send(); // the isolate's copies (agents, token, shared memory) made before the count
@@ -122,6 +122,13 @@ describe("the deployed profile (npm run dev -- --deployed)", () => {
       "WORKSPACES.endNote",
       "WORKSPACES.snapshot",
     ]);
+    // Rows written by the objects' SQL, as Durable Objects bill them (an index entry is a row);
+    // the credential throttle's rows are not the task's.
+    const rows = metered.ledger.entries
+      .filter((e) => e.kind === "sql" && !/\bauth_attempts\b/.test(e.sql ?? ""))
+      .reduce((sum, e) => sum + (e.rows ?? 0), 0);
+    expect(rows).toBeGreaterThan(0);
+    expect(rows).toBeLessThanOrEqual(30);
   });
 
   it("sends, gets and lists a user's task", async () => {

@@ -60,6 +60,28 @@ describe("the admission's budget grant", () => {
     expect((await counters.usage()).dayTokens).toBe(0);
   });
 
+  it("holds the message's place in the minute's window: one row for both, counted all the same", async () => {
+    const counters = userObject(env, `user:grant-${crypto.randomUUID()}`);
+    const grant = { tokens: 1_000, dayLimit: 1_500, monthLimit: 0 };
+    const first = crypto.randomUUID();
+    expect(await counters.admit(2, first, undefined, grant)).toEqual({ ok: true, granted: 1_000 });
+    // The day cannot hold a second grant: this message takes a row of the window itself.
+    expect(await counters.admit(2, crypto.randomUUID(), undefined, grant)).toEqual({ ok: true });
+    const refused = await counters.admit(2, crypto.randomUUID(), undefined, grant);
+    expect(refused).toMatchObject({ ok: false });
+    // Released or settled, the grant's reservation still holds its message's place.
+    await counters.settle(first, 0);
+    expect(await counters.admit(2, crypto.randomUUID())).toMatchObject({ ok: false });
+    // A retry of the admitted call is answered as it was, and counts nothing more.
+    expect(await counters.admit(2, first, undefined, grant)).toEqual({ ok: true });
+    const rows = await runInDurableObject(
+      counters,
+      (_object, state) =>
+        state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM admissions").one().n,
+    );
+    expect(rows).toBe(1);
+  });
+
   it("is the first model call's reservation: a one-turn task calls no reserve", async () => {
     const user = await budgetedUser();
     const s = await scenario([{ text: "granted" }]);

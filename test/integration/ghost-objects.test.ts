@@ -234,7 +234,7 @@ describe("erasure", () => {
     const key = `user:erased-${crypto.randomUUID()}`;
     const counters = userObject(env, key);
     expect(await counters.admit(10)).toEqual({ ok: true });
-    expect(await tablesOf("USERS", key)).toContain("messages");
+    expect(await tablesOf("USERS", key)).toContain("admissions");
     await counters.erase();
     expect(await tablesOf("USERS", key)).toEqual([]);
   });

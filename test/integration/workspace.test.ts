@@ -457,6 +457,17 @@ describe("workspace storage", () => {
     const blobs = await env.FILES.list({ prefix: `agents/${AGENT}/users/${owner}/blobs/` });
     expect(blobs.objects).toHaveLength(4);
     expect(ok(await ws.read("HANDOFF.md")).content).toContain("# Handoff from task task-2");
+    // Asked again (a retry whose answer was lost, by a call with a key of its own): the task's
+    // note is written once; no idempotency row was kept for it.
+    const log = ok(await ws.read("progress_log.md")).content;
+    expect(ok(await end("2026-11-28T00:00:05.000Z")).written).toEqual([]);
+    expect(ok(await ws.read("progress_log.md")).content).toBe(log);
+    const kept = await runInDurableObject(
+      env.WORKSPACES.get(env.WORKSPACES.idFromName(workspaceKey(AGENT, owner))),
+      (_o, state) =>
+        state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM recent_calls").one().n,
+    );
+    expect(kept).toBe(1); // notes.md's write alone
   });
 
   it("keeps owners apart", async () => {

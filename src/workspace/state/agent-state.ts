@@ -49,6 +49,11 @@ export function parseAgentState(text: string | null): {
   return invalid ? { state: null, invalid } : { state: value };
 }
 
+/** Whether agent_state.json's text lists `taskId` among the tasks that ended (its note written). */
+export function endedHere(text: string | null, taskId: string): boolean {
+  return parseAgentState(text).state?.completedTasks.some((t) => t.task === taskId) ?? false;
+}
+
 const clipped = (items: readonly string[]) =>
   items.map((i) => (i.length > ITEM_CHARS ? `${i.slice(0, ITEM_CHARS - 1)}…` : i));
 
