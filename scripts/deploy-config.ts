@@ -8,7 +8,7 @@
  * Pure: the raw config in, a new one out, with one line per choice made. Also the plan limits the build check holds each configuration to.
  */
 import type { Unstable_RawConfig as RawConfig } from "wrangler";
-import { ConfigSchema } from "../src/config/env-schema.ts";
+import { configSchema } from "../src/config/env-schema.ts";
 
 /** A Workers plan and the limits of it that a deploy can break (developers.cloudflare.com). */
 export interface Plan {
@@ -124,10 +124,10 @@ export function withoutDefaults(vars: NonNullable<RawConfig["vars"]>): {
   vars: NonNullable<RawConfig["vars"]>;
   dropped: number;
 } {
-  const defaults = ConfigSchema.parse({}) as Record<string, unknown>;
+  const defaults = configSchema().parse({}) as Record<string, unknown>;
   const same = (key: string, value: unknown) => {
-    if (!Object.hasOwn(ConfigSchema.shape, key)) return false;
-    const parsed = ConfigSchema.safeParse({ [key]: value });
+    if (!Object.hasOwn(configSchema().shape, key)) return false;
+    const parsed = configSchema().safeParse({ [key]: value });
     return (
       parsed.success &&
       JSON.stringify((parsed.data as Record<string, unknown>)[key]) ===

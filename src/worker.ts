@@ -39,6 +39,7 @@ import { TaskObject as TaskObjectOfTask } from "./task/task-object.ts";
 import { cronRoutes, runCron } from "./triggers/cron.ts";
 import { scheduleRoutes } from "./triggers/schedule-routes.ts";
 import { webhookRoutes } from "./triggers/webhook-routes.ts";
+import { lazy } from "./utils/lazy.ts";
 
 export { ContextObject } from "./conversations/context-object.ts";
 export { EventHub } from "./events/event-hub.ts";
@@ -57,57 +58,64 @@ export class TaskObject extends TaskObjectOfTask {
   }
 }
 
-const app = new Hono<AppEnv>();
-app.use(requestLogger());
-app.use(corsFromConfig());
-// Runtime agent uploads: reload the registry when they changed (checked every 30 s at most, beside
-// the request once the isolate has a registry).
-app.use(async (c, next) => {
-  await refreshAgents(c.env, (work) => c.executionCtx.waitUntil(work));
-  await next();
-});
-// The REST API takes JSON only (cross-site requests: platform/content-type.ts); the faces check
-// their own bodies, each in its own error shape. Documents and workspace files are PUT as they are
-// (a cross-site PUT needs a preflight, which CORS answers).
-app.use("/api/*", jsonBodyOnly([...DOCUMENT_ROUTES, WORKSPACE_FILE_ROUTE]));
-app.get("/health", (c) => c.json({ ok: true }));
-app.get("/health/deep", authenticate(), requireAdmin(), deepHealth);
-app.route("/", consoleRoutes());
-app.route("/", knowledgeAdminRoutes());
-app.route("/", adminRoutes());
-app.route("/", cronRoutes());
-app.route("/", usageRoutes());
-app.route("/", eventRoutes());
-app.route("/", sessionCreateRoutes());
-app.route("/", sessionsRoutes());
-app.route("/", policyRoutes());
-app.route("/", privacyRoutes());
-app.route("/", taskRecordRoutes());
-app.route("/", traceRoutes());
-app.route("/", promptRoutes());
-app.route("/", skillsRoutes());
-app.route("/", workspaceFilesRoutes());
-app.route("/", workspaceStateRoutes());
-app.route("/", scheduleRoutes());
-app.route("/", webhookRoutes());
-app.route("/", mcpRoutes());
-app.route("/", agUiRoutes());
-app.route("/", a2aRoutes());
-app.notFound((c) =>
-  httpErrorResponse(
-    c,
-    new HttpError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`),
-  ),
-);
-app.onError((error, c) => {
-  if (!(error instanceof HttpError))
-    log("error", "unhandled error", { traceId: c.get("traceId"), ...errorFields(error) });
-  return httpErrorResponse(c, error);
+/**
+ * The Worker's routes, built at the isolate's first request rather than at its start: an isolate
+ * that serves only Durable Objects never builds them.
+ */
+const app = lazy(() => {
+  const routes = new Hono<AppEnv>();
+  routes.use(requestLogger());
+  routes.use(corsFromConfig());
+  // Runtime agent uploads: reload the registry when they changed (checked every 30 s at most,
+  // beside the request once the isolate has a registry).
+  routes.use(async (c, next) => {
+    await refreshAgents(c.env, (work) => c.executionCtx.waitUntil(work));
+    await next();
+  });
+  // The REST API takes JSON only (cross-site requests: platform/content-type.ts); the faces check
+  // their own bodies, each in its own error shape. Documents and workspace files are PUT as they
+  // are (a cross-site PUT needs a preflight, which CORS answers).
+  routes.use("/api/*", jsonBodyOnly([...DOCUMENT_ROUTES, WORKSPACE_FILE_ROUTE]));
+  routes.get("/health", (c) => c.json({ ok: true }));
+  routes.get("/health/deep", authenticate(), requireAdmin(), deepHealth);
+  routes.route("/", consoleRoutes());
+  routes.route("/", knowledgeAdminRoutes());
+  routes.route("/", adminRoutes());
+  routes.route("/", cronRoutes());
+  routes.route("/", usageRoutes());
+  routes.route("/", eventRoutes());
+  routes.route("/", sessionCreateRoutes());
+  routes.route("/", sessionsRoutes());
+  routes.route("/", policyRoutes());
+  routes.route("/", privacyRoutes());
+  routes.route("/", taskRecordRoutes());
+  routes.route("/", traceRoutes());
+  routes.route("/", promptRoutes());
+  routes.route("/", skillsRoutes());
+  routes.route("/", workspaceFilesRoutes());
+  routes.route("/", workspaceStateRoutes());
+  routes.route("/", scheduleRoutes());
+  routes.route("/", webhookRoutes());
+  routes.route("/", mcpRoutes());
+  routes.route("/", agUiRoutes());
+  routes.route("/", a2aRoutes());
+  routes.notFound((c) =>
+    httpErrorResponse(
+      c,
+      new HttpError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`),
+    ),
+  );
+  routes.onError((error, c) => {
+    if (!(error instanceof HttpError))
+      log("error", "unhandled error", { traceId: c.get("traceId"), ...errorFields(error) });
+    return httpErrorResponse(c, error);
+  });
+  return routes;
 });
 
 export default {
   fetch: (request: Request, env: Env, ctx: ExecutionContext) =>
-    guardedEntry(env, "fetch", () => app.fetch(request, platformEnv(env), ctx)),
+    guardedEntry(env, "fetch", () => app().fetch(request, platformEnv(env), ctx)),
   // wrangler.toml [triggers]: every minute for SCHEDULES, daily for the retention sweep.
   // (POST /api/admin/cron runs the same on demand.) With CRON_TRIGGERS=false (npm run dev) events
   // are ignored: wrangler dev fires them from /cdn-cgi/local/scheduled, which asks no credentials.

@@ -3,10 +3,11 @@
  * its JSON-RPC name (v1.0 `SendMessage`, v0.3 `message/send`, ...) and its HTTP+JSON route (verb
  * and path under the agent's URL, spec 1.0.1 §11.3; v0.3's under `v1/`), both over one typed
  * operation (operations.ts). An entry carries its types to its handler: the schema that
- * validates a binding's params (once) gives the operation the params it takes, and the answer's
- * encoder takes what the operation gives, each binding in its dialect (v0.3: protocol/v03/). The
- * bindings run an entry without knowing its types: a {@link Method} closes over them. Lookups
- * take untrusted names: only the table's own methods, never `__proto__` or `toString`.
+ * validates a binding's params (once; built at its first call, not with the table) gives the
+ * operation the params it takes, and the answer's encoder takes what the operation gives, each
+ * binding in its dialect (v0.3: protocol/v03/). The bindings run an entry without knowing its
+ * types: a {@link Method} closes over them. Lookups take untrusted names: only the table's own
+ * methods, never `__proto__` or `toString`.
  */
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { z } from "zod";
@@ -15,14 +16,14 @@ import type { GatewayEvent } from "../gateway/task-gateway.ts";
 import { nearestName } from "../platform/near-miss.ts";
 import { isJsonObject, type JsonObject } from "../protocol/json-shape.ts";
 import {
-  CancelTaskParams,
-  ExtendedCardParams,
-  GetTaskParams,
-  ListTasksParams,
-  LiveMessageParams,
-  PushConfigParams,
-  SendMessageParams,
-  SubscribeToTaskParams,
+  cancelTaskParams,
+  extendedCardParams,
+  getTaskParams,
+  listTasksParams,
+  liveMessageParams,
+  pushConfigParams,
+  sendMessageParams,
+  subscribeToTaskParams,
 } from "../protocol/params.ts";
 import {
   eventToV03Proto,
@@ -41,13 +42,13 @@ import {
   taskToV03,
 } from "../protocol/v03/json-rpc.ts";
 import {
-  DeletePushConfigParamsV03,
-  MessageSendParamsV03,
-  PassThroughV03,
-  PushConfigQueryParamsV03,
-  SetPushConfigParamsV03,
-  TaskIdParamsV03,
-  TaskQueryParamsV03,
+  deletePushConfigParamsV03,
+  messageSendParamsV03,
+  passThroughV03,
+  pushConfigQueryParamsV03,
+  setPushConfigParamsV03,
+  taskIdParamsV03,
+  taskQueryParamsV03,
 } from "../protocol/v03/params.ts";
 import type { Message, StreamEvent, WirePushConfig } from "../protocol/wire.ts";
 import type { CallContext } from "./call-context.ts";
@@ -124,17 +125,20 @@ class Translated<P> {
   }
 }
 
+/** A schema as the table holds it: built by its first call (protocol/params.ts), not at load. */
+type SchemaOf<P> = () => z.ZodType<P>;
+
 /** Params validated by `schema` in their own shape, as `translate` makes them an operation's. */
-const translated = <I, P>(schema: z.ZodType<I>, translate: (input: I) => P) =>
-  new Translated((input, prefix) => translate(parsed(schema, input, prefix)));
+const translated = <I, P>(schema: SchemaOf<I>, translate: (input: I) => P) =>
+  new Translated((input, prefix) => translate(parsed(schema(), input, prefix)));
 
 /** How a method reads its params: the operation's own schema, or a translation to them. */
-type ParamsOf<P> = z.ZodType<P> | Translated<P>;
+type ParamsOf<P> = SchemaOf<P> | Translated<P>;
 
 const reader =
   <P>(params: ParamsOf<P>) =>
   (input: unknown, prefix: string): P =>
-    params instanceof Translated ? params.read(input, prefix) : parsed(params, input, prefix);
+    params instanceof Translated ? params.read(input, prefix) : parsed(params(), input, prefix);
 
 /** A unary method: `operation` on the params it reads, answered as `answer` writes its result. */
 function unary<P, R>(
@@ -223,85 +227,85 @@ const PUSH_CONFIGS = "tasks/{taskId}/pushNotificationConfigs";
 /** A2A v1.0 (spec 1.0.1 §9 and §11.3). */
 const V1: Readonly<Record<string, Entry>> = {
   SendMessage: {
-    rpc: unary(op.send, SendMessageParams),
-    http: http("POST", "message:send", unary(op.send, SendMessageParams), "send", { from: "body" }),
+    rpc: unary(op.send, sendMessageParams),
+    http: http("POST", "message:send", unary(op.send, sendMessageParams), "send", { from: "body" }),
   },
   SendStreamingMessage: {
-    rpc: streaming(op.stream, SendMessageParams),
-    http: http("POST", "message:stream", streaming(op.stream, SendMessageParams), "send", {
+    rpc: streaming(op.stream, sendMessageParams),
+    http: http("POST", "message:stream", streaming(op.stream, sendMessageParams), "send", {
       from: "body",
     }),
   },
   // The live-messages extension (the A2A 1.1 draft's uplink; SubscribeToTask is its downlink).
   SendLiveMessage: {
-    rpc: unary(op.live, LiveMessageParams),
-    http: http("POST", "live", unary(op.live, LiveMessageParams), "send", { from: "body" }),
+    rpc: unary(op.live, liveMessageParams),
+    http: http("POST", "live", unary(op.live, liveMessageParams), "send", { from: "body" }),
   },
   GetTask: {
-    rpc: unary(op.getTask, GetTaskParams),
-    http: http("GET", "tasks/{id}", unary(op.getTask, GetTaskParams), "get", { from: "query" }),
+    rpc: unary(op.getTask, getTaskParams),
+    http: http("GET", "tasks/{id}", unary(op.getTask, getTaskParams), "get", { from: "query" }),
   },
   ListTasks: {
-    rpc: unary(op.listTasks, ListTasksParams),
-    http: http("GET", "tasks", unary(op.listTasks, ListTasksParams), "list", { from: "query" }),
+    rpc: unary(op.listTasks, listTasksParams),
+    http: http("GET", "tasks", unary(op.listTasks, listTasksParams), "list", { from: "query" }),
   },
   CancelTask: {
-    rpc: unary(op.cancelTask, CancelTaskParams),
-    http: http("POST", "tasks/{id}:cancel", unary(op.cancelTask, CancelTaskParams), "cancel"),
+    rpc: unary(op.cancelTask, cancelTaskParams),
+    http: http("POST", "tasks/{id}:cancel", unary(op.cancelTask, cancelTaskParams), "cancel"),
   },
   SubscribeToTask: {
-    rpc: streaming(op.subscribe, SubscribeToTaskParams),
+    rpc: streaming(op.subscribe, subscribeToTaskParams),
     http: http(
       ["GET", "POST"],
       "tasks/{id}:subscribe",
-      streaming(op.subscribe, SubscribeToTaskParams),
+      streaming(op.subscribe, subscribeToTaskParams),
       "subscribe",
     ),
   },
   CreateTaskPushNotificationConfig: {
-    rpc: unary(op.setPushConfig, PushConfigParams),
-    http: http("POST", PUSH_CONFIGS, unary(op.setPushConfig, PushConfigParams), "push", {
+    rpc: unary(op.setPushConfig, pushConfigParams),
+    http: http("POST", PUSH_CONFIGS, unary(op.setPushConfig, pushConfigParams), "push", {
       from: "body",
       status: 201,
       decode: configBody,
     }),
   },
   GetTaskPushNotificationConfig: {
-    rpc: unary(op.getPushConfig, PushConfigParams),
-    http: http("GET", `${PUSH_CONFIGS}/{id}`, unary(op.getPushConfig, PushConfigParams), "push"),
+    rpc: unary(op.getPushConfig, pushConfigParams),
+    http: http("GET", `${PUSH_CONFIGS}/{id}`, unary(op.getPushConfig, pushConfigParams), "push"),
   },
   ListTaskPushNotificationConfigs: {
-    rpc: unary(op.listPushConfigs, PushConfigParams, configsOrNothing),
+    rpc: unary(op.listPushConfigs, pushConfigParams, configsOrNothing),
     http: http(
       "GET",
       PUSH_CONFIGS,
-      unary(op.listPushConfigs, PushConfigParams, (configs) => ({ configs, nextPageToken: "" })),
+      unary(op.listPushConfigs, pushConfigParams, (configs) => ({ configs, nextPageToken: "" })),
       "push",
     ),
   },
   DeleteTaskPushNotificationConfig: {
-    rpc: unary(op.deletePushConfig, PushConfigParams),
+    rpc: unary(op.deletePushConfig, pushConfigParams),
     http: http(
       "DELETE",
       `${PUSH_CONFIGS}/{id}`,
-      unary(op.deletePushConfig, PushConfigParams),
+      unary(op.deletePushConfig, pushConfigParams),
       "push",
       { status: 204 },
     ),
   },
   GetExtendedAgentCard: {
-    rpc: unary(op.extendedCard("1.0"), ExtendedCardParams),
+    rpc: unary(op.extendedCard("1.0"), extendedCardParams),
     http: http(
       "GET",
       "extendedAgentCard",
-      unary(op.extendedCard("1.0"), ExtendedCardParams),
+      unary(op.extendedCard("1.0"), extendedCardParams),
       "extendedCard",
     ),
   },
 };
 
 /** v0.3 JSON-RPC `message/send` params as v1.0's. */
-const SendParamsV03 = translated(MessageSendParamsV03, sendParamsFromV03);
+const SendParamsV03 = translated(messageSendParamsV03, sendParamsFromV03);
 /** v0.3 HTTP+JSON `v1/message:send` bodies are read with the v1.0 schema, once translated. */
 const sendBody = { from: "body", decode: sendRequestFromV03Proto } as const;
 const v03Configs = (configs: WirePushConfig[]) => ({
@@ -316,7 +320,7 @@ const V03: Readonly<Record<string, Entry>> = {
     http: http(
       "POST",
       "v1/message:send",
-      unary(op.send, SendMessageParams, sendResultToV03Proto),
+      unary(op.send, sendMessageParams, sendResultToV03Proto),
       "send",
       sendBody,
     ),
@@ -326,32 +330,32 @@ const V03: Readonly<Record<string, Entry>> = {
     http: http(
       "POST",
       "v1/message:stream",
-      streaming(op.stream, SendMessageParams, eventToV03Proto),
+      streaming(op.stream, sendMessageParams, eventToV03Proto),
       "send",
       sendBody,
     ),
   },
   "tasks/get": {
-    rpc: unary(op.getTask, TaskQueryParamsV03, taskToV03),
-    http: http("GET", "v1/tasks/{id}", unary(op.getTask, GetTaskParams, taskToV03Proto), "get", {
+    rpc: unary(op.getTask, taskQueryParamsV03, taskToV03),
+    http: http("GET", "v1/tasks/{id}", unary(op.getTask, getTaskParams, taskToV03Proto), "get", {
       from: "query",
     }),
   },
   "tasks/cancel": {
-    rpc: unary(op.cancelTask, TaskIdParamsV03, taskToV03),
+    rpc: unary(op.cancelTask, taskIdParamsV03, taskToV03),
     http: http(
       "POST",
       "v1/tasks/{id}:cancel",
-      unary(op.cancelTask, CancelTaskParams, taskToV03Proto),
+      unary(op.cancelTask, cancelTaskParams, taskToV03Proto),
       "cancel",
     ),
   },
   "tasks/resubscribe": {
-    rpc: streaming(op.subscribe, TaskIdParamsV03, eventToV03),
+    rpc: streaming(op.subscribe, taskIdParamsV03, eventToV03),
     http: http(
       ["GET", "POST"],
       "v1/tasks/{id}:subscribe",
-      streaming(op.subscribe, SubscribeToTaskParams, eventToV03Proto),
+      streaming(op.subscribe, subscribeToTaskParams, eventToV03Proto),
       "subscribe",
     ),
   },
@@ -359,15 +363,15 @@ const V03: Readonly<Record<string, Entry>> = {
     // The translated config is checked as a v1.0 one (its fields' own rules: push-config.ts).
     rpc: unary(
       op.setPushConfig,
-      translated(SetPushConfigParamsV03, (p) =>
-        parsed(PushConfigParams, pushConfigFromV03(p.pushNotificationConfig, p.taskId), "params"),
+      translated(setPushConfigParamsV03, (p) =>
+        parsed(pushConfigParams(), pushConfigFromV03(p.pushNotificationConfig, p.taskId), "params"),
       ),
       pushConfigToV03,
     ),
     http: http(
       "POST",
       `v1/${PUSH_CONFIGS}`,
-      unary(op.setPushConfig, PushConfigParams, pushConfigToV03Proto),
+      unary(op.setPushConfig, pushConfigParams, pushConfigToV03Proto),
       "push",
       { from: "body", status: 201, decode: (body) => pushConfigFromV03Proto(configBody(body)) },
     ),
@@ -375,7 +379,7 @@ const V03: Readonly<Record<string, Entry>> = {
   "tasks/pushNotificationConfig/get": {
     rpc: unary(
       op.getPushConfig,
-      translated(PushConfigQueryParamsV03, (p) => ({
+      translated(pushConfigQueryParamsV03, (p) => ({
         taskId: p.id,
         id: p.pushNotificationConfigId ?? "",
       })),
@@ -384,27 +388,27 @@ const V03: Readonly<Record<string, Entry>> = {
     http: http(
       "GET",
       `v1/${PUSH_CONFIGS}/{id}`,
-      unary(op.getPushConfig, PushConfigParams, pushConfigToV03Proto),
+      unary(op.getPushConfig, pushConfigParams, pushConfigToV03Proto),
       "push",
     ),
   },
   "tasks/pushNotificationConfig/list": {
     rpc: unary(
       op.listPushConfigs,
-      translated(PushConfigQueryParamsV03, (p) => ({ taskId: p.id })),
+      translated(pushConfigQueryParamsV03, (p) => ({ taskId: p.id })),
       (configs) => configs.map(pushConfigToV03),
     ),
     http: http(
       "GET",
       `v1/${PUSH_CONFIGS}`,
-      unary(op.listPushConfigs, PushConfigParams, v03Configs),
+      unary(op.listPushConfigs, pushConfigParams, v03Configs),
       "push",
     ),
   },
   "tasks/pushNotificationConfig/delete": {
     rpc: unary(
       op.deletePushConfig,
-      translated(DeletePushConfigParamsV03, (p) => ({
+      translated(deletePushConfigParamsV03, (p) => ({
         taskId: p.id,
         id: p.pushNotificationConfigId,
       })),
@@ -412,18 +416,18 @@ const V03: Readonly<Record<string, Entry>> = {
     http: http(
       "DELETE",
       `v1/${PUSH_CONFIGS}/{id}`,
-      unary(op.deletePushConfig, PushConfigParams),
+      unary(op.deletePushConfig, pushConfigParams),
       "push",
       { status: 204 },
     ),
   },
   // The v0.3 HTTP+JSON card is the v1.0 card, as that binding's clients read it.
   "agent/getAuthenticatedExtendedCard": {
-    rpc: unary(op.extendedCard("0.3"), PassThroughV03, undefined, true),
+    rpc: unary(op.extendedCard("0.3"), passThroughV03, undefined, true),
     http: http(
       "GET",
       "v1/card",
-      unary(op.extendedCard("1.0"), ExtendedCardParams, undefined, true),
+      unary(op.extendedCard("1.0"), extendedCardParams, undefined, true),
       "extendedCard",
     ),
   },

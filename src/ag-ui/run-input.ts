@@ -11,7 +11,7 @@ import { sha256Hex } from "../platform/hex.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
 import { isJsonObject } from "../protocol/json-shape.ts";
-import { Id, type Message, type Part } from "../protocol/wire.ts";
+import { idSchema, type Message, type Part } from "../protocol/wire.ts";
 
 /** What one run does. */
 export type RunAction = { kind: "send"; message: Message } | { kind: "cancel"; taskId: string };
@@ -60,7 +60,7 @@ function consentMetadata(forwarded: unknown): Pick<Message, "metadata"> {
 }
 
 const idOf = (value: string, field: string) => {
-  const parsed = Id.safeParse(value);
+  const parsed = idSchema().safeParse(value);
   if (!parsed.success)
     throw new HttpError(400, `${field}: ${parsed.error.issues[0]?.message ?? "invalid"}`, {
       details: true,

@@ -1,10 +1,12 @@
 /**
  * The IDENTITY.md frontmatter schema (zod): every key, its default and the message a bad value
  * gets, plus the thinking budget a frontmatter asks for.
- * Contract: pure (imports only zod and ./models.ts); parseIdentity (identity.ts) turns its issues into
- * IdentityErrors with positions.
+ * The schemas are built on first use ({@link agentFrontmatterSchema}), not at module load.
+ * Contract: pure (imports only zod, the lazy helper and ./models.ts); parseIdentity (identity.ts)
+ * turns its issues into IdentityErrors with positions.
  */
 import { z } from "zod";
+import { lazy } from "../utils/lazy.ts";
 import { EFFORT_LEVELS, effortProblem } from "./models.ts";
 
 /** Thinking budget used when the frontmatter says `thinking: true`. */
@@ -21,9 +23,11 @@ const nonEmpty = (max: number) => {
 const stringList = (item: z.ZodType<string>, error: string) => z.array(item, { error });
 const toolNameError =
   "expected a tool name: lowercase letters, digits, '_' or '-', starting with a letter";
-const toolNames = stringList(
-  z.string({ error: toolNameError }).regex(/^[a-z][a-z0-9_-]*$/, { error: toolNameError }),
-  "expected a list of tool names",
+const toolNames = lazy(() =>
+  stringList(
+    z.string({ error: toolNameError }).regex(/^[a-z][a-z0-9_-]*$/, { error: toolNameError }),
+    "expected a list of tool names",
+  ),
 );
 /**
  * Names of the Worker's environment an agent grants its own tools (`tools.secrets`: secrets and
@@ -41,67 +45,95 @@ const envNames = (kind: string) => {
 export const TOOLS_KEYS = ["allow", "deny", "requireApproval", "secrets", "bindings"];
 const budgetError = "expected an integer of at least 1024";
 const modeError = "expected media types such as text/plain, image/* or */*";
-const mediaModes = z
-  .array(
-    z
-      .string({ error: modeError })
-      .regex(/^(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/, {
-        error: modeError,
-      }),
-    { error: modeError },
-  )
-  .min(1, { error: modeError })
-  .max(32, { error: "expected at most 32 media types" });
+const mediaModes = lazy(() =>
+  z
+    .array(
+      z
+        .string({ error: modeError })
+        .regex(/^(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/, {
+          error: modeError,
+        }),
+      { error: modeError },
+    )
+    .min(1, { error: modeError })
+    .max(32, { error: "expected at most 32 media types" }),
+);
 
 /**
  * A remote MCP server (streamable HTTP) whose tools join the agent's tools as `<name>__<tool>`.
  * `url` is fixed; `urlVar` names a wrangler var holding it (the server is skipped while the var is
  * unset); `authSecret` names a secret sent as a bearer token; `tools` limits which tools join.
  */
-const McpServerSchema = z
-  .strictObject(
-    {
-      name: z
-        .string({ error: "expected a name" })
-        .regex(/^[a-z][a-z0-9]{0,15}$/, { error: "expected 1-16 lower-case letters or digits" }),
-      url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
-      urlVar: z
-        .string()
-        .regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected the name of a var (upper case)" })
-        .optional(),
-      authSecret: z
-        .string()
-        .regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected the name of a secret (upper case)" })
-        .optional(),
-      tools: z.array(z.string().min(1).max(64)).optional(),
-    },
-    { error: "expected a mapping with name, url or urlVar, and optional authSecret and tools" },
-  )
-  .refine((m) => (m.url === undefined) !== (m.urlVar === undefined), {
-    error: "give exactly one of url and urlVar",
-  });
-
-/** An MCP server of an agent. */
-export type McpServerConfig = z.infer<typeof McpServerSchema>;
-
-/** A skill of the extended card, as the frontmatter lists it. */
-const ExtendedSkillSchema = z.strictObject(
-  {
-    id: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { error: "expected a kebab-case id" })
-      .optional(),
-    name: nonEmpty(100),
-    description: nonEmpty(1000),
-    tags: stringList(nonEmpty(64), "expected a list of tags").default([]),
-    examples: stringList(nonEmpty(300), "expected a list of example prompts").default([]),
-  },
-  { error: "expected a mapping with name, description and optional id, tags and examples" },
+const mcpServerSchema = lazy(() =>
+  z
+    .strictObject(
+      {
+        name: z
+          .string({ error: "expected a name" })
+          .regex(/^[a-z][a-z0-9]{0,15}$/, { error: "expected 1-16 lower-case letters or digits" }),
+        url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+        urlVar: z
+          .string()
+          .regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected the name of a var (upper case)" })
+          .optional(),
+        authSecret: z
+          .string()
+          .regex(/^[A-Z_][A-Z0-9_]*$/, { error: "expected the name of a secret (upper case)" })
+          .optional(),
+        tools: z.array(z.string().min(1).max(64)).optional(),
+      },
+      { error: "expected a mapping with name, url or urlVar, and optional authSecret and tools" },
+    )
+    .refine((m) => (m.url === undefined) !== (m.urlVar === undefined), {
+      error: "give exactly one of url and urlVar",
+    }),
 );
 
-/** Schema of the YAML frontmatter; unknown keys are errors (camelCase names only). */
-export const AgentFrontmatterSchema = z
-  .strictObject({
+/** An MCP server of an agent. */
+export type McpServerConfig = z.infer<ReturnType<typeof mcpServerSchema>>;
+
+/** A skill of the extended card, as the frontmatter lists it. */
+const extendedSkillSchema = lazy(() =>
+  z.strictObject(
+    {
+      id: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { error: "expected a kebab-case id" })
+        .optional(),
+      name: nonEmpty(100),
+      description: nonEmpty(1000),
+      tags: stringList(nonEmpty(64), "expected a list of tags").default([]),
+      examples: stringList(nonEmpty(300), "expected a list of example prompts").default([]),
+    },
+    { error: "expected a mapping with name, description and optional id, tags and examples" },
+  ),
+);
+
+/**
+ * Schema of the YAML frontmatter, built on its first call; unknown keys are errors (camelCase
+ * names only).
+ */
+export const agentFrontmatterSchema = lazy(() =>
+  z.strictObject({ ...whoKeys(), ...grantKeys(), ...workKeys() }).superRefine((fm, ctx) => {
+    const budget = thinkingBudget(fm.thinking);
+    if (budget !== null && typeof fm.maxTokens === "number" && budget >= fm.maxTokens) {
+      ctx.addIssue({
+        code: "custom",
+        path: typeof fm.thinking === "object" ? ["thinking", "budgetTokens"] : ["thinking"],
+        message: `the thinking budget (${budget} tokens) must be less than maxTokens (${fm.maxTokens})`,
+      });
+    }
+    // Checked against the model the file names; on the deployment's default model the loop
+    // sends the highest level that model takes (models.ts effortFor).
+    const problem =
+      fm.effort && typeof fm.model === "string" ? effortProblem(fm.effort, fm.model) : null;
+    if (problem) ctx.addIssue({ code: "custom", path: ["effort"], message: problem });
+  }),
+);
+
+/** The agent's name, version and how its model is called. */
+function whoKeys() {
+  return {
     name: z
       .string({
         error: (issue) =>
@@ -132,12 +164,18 @@ export const AgentFrontmatterSchema = z
       )
       .optional(),
     effort: z.enum(EFFORT_LEVELS, { error: "expected low, medium, high or max" }).optional(),
+  };
+}
+
+/** What its tools may do, how it is listed and who may call it. */
+function grantKeys() {
+  return {
     tools: z
       .strictObject(
         {
-          allow: toolNames.optional(),
-          deny: toolNames.optional(),
-          requireApproval: toolNames.optional(),
+          allow: toolNames().optional(),
+          deny: toolNames().optional(),
+          requireApproval: toolNames().optional(),
           secrets: envNames("secret").optional(),
           bindings: envNames("binding").optional(),
         },
@@ -164,6 +202,12 @@ export const AgentFrontmatterSchema = z
         { error: "expected a mapping with optional roles and users lists" },
       )
       .optional(),
+  };
+}
+
+/** Its code bindings, MCP servers, program, extended skills and media types. */
+function workKeys() {
+  return {
     code: z
       .strictObject(
         {
@@ -178,7 +222,7 @@ export const AgentFrontmatterSchema = z
       )
       .optional(),
     mcp: z
-      .array(McpServerSchema, { error: "expected a list of MCP servers" })
+      .array(mcpServerSchema(), { error: "expected a list of MCP servers" })
       .max(8, { error: "expected at most 8 MCP servers" })
       .default([]),
     program: z
@@ -188,30 +232,16 @@ export const AgentFrontmatterSchema = z
     dedupeMessages: z.boolean({ error: "expected true or false" }).default(true),
     /** Skills only authenticated callers see: the agent's extended card (spec 1.0.1 §3.1.11). */
     extendedSkills: z
-      .array(ExtendedSkillSchema, { error: "expected a list of skills" })
+      .array(extendedSkillSchema(), { error: "expected a list of skills" })
       .max(32, { error: "expected at most 32 extended skills" })
       .default([]),
-    inputModes: mediaModes.optional(),
-    outputModes: mediaModes.optional(),
-  })
-  .superRefine((fm, ctx) => {
-    const budget = thinkingBudget(fm.thinking);
-    if (budget !== null && typeof fm.maxTokens === "number" && budget >= fm.maxTokens) {
-      ctx.addIssue({
-        code: "custom",
-        path: typeof fm.thinking === "object" ? ["thinking", "budgetTokens"] : ["thinking"],
-        message: `the thinking budget (${budget} tokens) must be less than maxTokens (${fm.maxTokens})`,
-      });
-    }
-    // Checked against the model the file names; on the deployment's default model the loop
-    // sends the highest level that model takes (models.ts effortFor).
-    const problem =
-      fm.effort && typeof fm.model === "string" ? effortProblem(fm.effort, fm.model) : null;
-    if (problem) ctx.addIssue({ code: "custom", path: ["effort"], message: problem });
-  });
+    inputModes: mediaModes().optional(),
+    outputModes: mediaModes().optional(),
+  };
+}
 
 /** Frontmatter after defaults are applied. */
-export type AgentFrontmatter = z.output<typeof AgentFrontmatterSchema>;
+export type AgentFrontmatter = z.output<ReturnType<typeof agentFrontmatterSchema>>;
 
 /** The thinking budget a frontmatter asks for (`true`: the default), or null for none. */
 export function thinkingBudget(thinking: AgentFrontmatter["thinking"]): number | null {

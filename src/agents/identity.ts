@@ -19,7 +19,7 @@ import { checkFrontmatter } from "./identity-checks.ts";
 import { IdentityError } from "./identity-error.ts";
 import {
   type AgentFrontmatter,
-  AgentFrontmatterSchema,
+  agentFrontmatterSchema,
   type McpServerConfig,
   TOOLS_KEYS,
   thinkingBudget,
@@ -205,7 +205,7 @@ function validateFrontmatter(
   custom: readonly string[],
 ): AgentFrontmatter {
   const { source, doc, raw } = frontmatter;
-  const result = AgentFrontmatterSchema.safeParse(raw);
+  const result = agentFrontmatterSchema().safeParse(raw);
   if (result.success) {
     checkFrontmatter(file, source, doc, raw, result.data, custom);
     return result.data;
@@ -219,7 +219,7 @@ function validateFrontmatter(
   // The strict objects that can report unknown keys: the root, `tools`, `access` and each `mcp` entry.
   const allowed =
     path.length === 0
-      ? Object.keys(AgentFrontmatterSchema.shape)
+      ? Object.keys(agentFrontmatterSchema().shape)
       : path[0] === "mcp"
         ? ["name", "url", "urlVar", "authSecret", "tools"]
         : path[0] === "access"

@@ -7,6 +7,7 @@
  * (`<file>:<line>:<column>: frontmatter.<field>: <reason>`).
  */
 import { z } from "zod";
+import { lazy } from "../utils/lazy.ts";
 import { fieldError, readFrontmatter } from "./frontmatter.ts";
 import { IdentityError } from "./identity-error.ts";
 
@@ -79,21 +80,24 @@ const text = (max: number) => {
 /**
  * The frontmatter keys the format defines; other keys (another runtime's extensions) are left
  * alone. `allowed-tools` is read and grants nothing: the agent's frontmatter decides its tools.
+ * Built on first use.
  */
-const SkillFrontmatterSchema = z.object({
-  name: z.string({ error: nameError }).regex(SKILL_NAME, { error: nameError }),
-  description: text(1024),
-  license: text(500).optional(),
-  compatibility: text(500).optional(),
-  metadata: z
-    .record(z.string(), z.string(), { error: "expected a mapping of strings to strings" })
-    .optional(),
-  "allowed-tools": z
-    .union([z.string(), z.array(z.string())], {
-      error: "expected a space-separated string or a list of tool names",
-    })
-    .optional(),
-});
+const skillFrontmatterSchema = lazy(() =>
+  z.object({
+    name: z.string({ error: nameError }).regex(SKILL_NAME, { error: nameError }),
+    description: text(1024),
+    license: text(500).optional(),
+    compatibility: text(500).optional(),
+    metadata: z
+      .record(z.string(), z.string(), { error: "expected a mapping of strings to strings" })
+      .optional(),
+    "allowed-tools": z
+      .union([z.string(), z.array(z.string())], {
+        error: "expected a space-separated string or a list of tool names",
+      })
+      .optional(),
+  }),
+);
 
 /** Parses and checks one skill; throws an IdentityError naming the file, line and field. */
 export function parseSkill(source: SkillSource): SkillFolder {
@@ -101,7 +105,7 @@ export function parseSkill(source: SkillSource): SkillFolder {
   if (source.text.length > SKILL_LIMITS.skillChars)
     throw new IdentityError(file, null, `longer than ${SKILL_LIMITS.skillChars} characters`);
   const frontmatter = readFrontmatter(file, source.text);
-  const parsed = SkillFrontmatterSchema.safeParse(frontmatter.raw);
+  const parsed = skillFrontmatterSchema().safeParse(frontmatter.raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw fieldError(file, frontmatter, issue?.path ?? [], issue?.message ?? "invalid");

@@ -52,43 +52,50 @@ import { resetStorageCounts, storageCounts } from "../platform/storage-meter.ts"
 import type { AppEnv } from "../protocol/app-types.ts";
 import { MEMORY_MAX_CHARS, writeSharedMemory } from "../store/shared-memory.ts";
 import { forgetBudget } from "../users/limits.ts";
+import { lazy } from "../utils/lazy.ts";
 import { stopTasksOf } from "./stop-tasks.ts";
 
 const IDENTITY_MAX_CHARS = 65_536;
 /** An upload as JSON: the IDENTITY.md, and the agent's skills (folder name -> path -> text). */
-const IdentityUpload = z.strictObject({
-  identity: z.string().max(IDENTITY_MAX_CHARS, `is at most ${IDENTITY_MAX_CHARS} characters`),
-  skills: z
-    .record(
-      z.string().regex(SKILL_NAME, "a skill's folder name is its name (a-z, 0-9, single '-')"),
-      z.record(z.string().min(1).max(256), z.string()),
-    )
-    .optional(),
+const identityUpload = lazy(() =>
+  z.strictObject({
+    identity: z.string().max(IDENTITY_MAX_CHARS, `is at most ${IDENTITY_MAX_CHARS} characters`),
+    skills: z
+      .record(
+        z.string().regex(SKILL_NAME, "a skill's folder name is its name (a-z, 0-9, single '-')"),
+        z.record(z.string().min(1).max(256), z.string()),
+      )
+      .optional(),
+  }),
+);
+const newUser = lazy(() =>
+  z.strictObject({
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._@-]{0,63}$/, "lower case letters, digits, . _ @ -")
+      .superRefine((id, ctx) => {
+        const reserved = reservedUserId(id);
+        if (reserved) ctx.addIssue({ code: "custom", message: reserved });
+      }),
+    name: z.string().trim().min(1).max(200).optional(),
+    role: z.enum(["user", "admin"]).default("user"),
+    agents: z
+      .array(z.string().regex(/^[a-z][a-z0-9-]{0,62}$/))
+      .max(100)
+      .nullable()
+      .optional(),
+  }),
+);
+const budget = lazy(() => {
+  const tokens = z.number().int().min(0).max(10_000_000_000);
+  return z
+    .strictObject({
+      taskTokens: tokens.optional(),
+      dayTokens: tokens.optional(),
+      monthTokens: tokens.optional(),
+    })
+    .nullable();
 });
-const NewUser = z.strictObject({
-  id: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9._@-]{0,63}$/, "lower case letters, digits, . _ @ -")
-    .superRefine((id, ctx) => {
-      const reserved = reservedUserId(id);
-      if (reserved) ctx.addIssue({ code: "custom", message: reserved });
-    }),
-  name: z.string().trim().min(1).max(200).optional(),
-  role: z.enum(["user", "admin"]).default("user"),
-  agents: z
-    .array(z.string().regex(/^[a-z][a-z0-9-]{0,62}$/))
-    .max(100)
-    .nullable()
-    .optional(),
-});
-const tokens = z.number().int().min(0).max(10_000_000_000);
-const Budget = z
-  .strictObject({
-    taskTokens: tokens.optional(),
-    dayTokens: tokens.optional(),
-    monthTokens: tokens.optional(),
-  })
-  .nullable();
 
 const MEMORY_ROUTE = "/api/admin/agents/:name/memory";
 const IDENTITY_ROUTE = "/api/admin/agents/:name/identity";
@@ -121,7 +128,7 @@ export function adminRoutes(): Hono<AppEnv> {
 
   // What the cron trigger does, on demand (wrangler dev has no authenticated way to fire it).
   app.post("/api/admin/users", async (c) => {
-    const parsed = NewUser.safeParse(await jsonBody(c.req.raw));
+    const parsed = newUser().safeParse(await jsonBody(c.req.raw));
     if (!parsed.success) throw invalidInput(parsed.error);
     if (await getUser(c.env.DB, parsed.data.id))
       throw new HttpError(409, `user ${parsed.data.id} exists`);
@@ -135,7 +142,7 @@ export function adminRoutes(): Hono<AppEnv> {
   });
 
   app.post("/api/admin/users/:id/budget", async (c) => {
-    const parsed = Budget.safeParse(await jsonBody(c.req.raw));
+    const parsed = budget().safeParse(await jsonBody(c.req.raw));
     if (!parsed.success) throw invalidInput(parsed.error);
     const id = c.req.param("id");
     if (!(await setBudget(c.env.DB, id, parsed.data))) throw new HttpError(404, `no user ${id}`);
@@ -217,7 +224,7 @@ async function uploadOf(request: {
   arrayBuffer(): Promise<ArrayBuffer>;
 }): Promise<AgentUpload> {
   if (/^application\/json/i.test(request.header("content-type") ?? "")) {
-    const parsed = IdentityUpload.safeParse(await jsonBody(request));
+    const parsed = identityUpload().safeParse(await jsonBody(request));
     if (!parsed.success) throw invalidInput(parsed.error);
     return parsed.data;
   }

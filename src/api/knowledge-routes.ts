@@ -18,6 +18,7 @@ import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
 import { deleteDocument, listDocuments, upsertDocument } from "../store/knowledge.ts";
+import { lazy } from "../utils/lazy.ts";
 
 const encoder = new TextEncoder();
 
@@ -30,17 +31,19 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 const ID_RULE =
   "document ids are 1-200 characters: letters, digits, '.', '_', ':' or '-', starting with a letter or digit";
 
-const DocumentBody = z.object({
-  agent: z
-    .string()
-    .regex(
-      /^(\*|[a-z][a-z0-9-]{0,62})$/,
-      "expected an agent name (kebab-case) or '*' for every agent",
-    ),
-  title: z.string().trim().min(1, "is required").max(500, "is longer than 500 characters"),
-  source: z.string().trim().max(2000, "is longer than 2000 characters").nullable().optional(),
-  content: z.string().min(1, "is required"),
-});
+const documentBody = lazy(() =>
+  z.object({
+    agent: z
+      .string()
+      .regex(
+        /^(\*|[a-z][a-z0-9-]{0,62})$/,
+        "expected an agent name (kebab-case) or '*' for every agent",
+      ),
+    title: z.string().trim().min(1, "is required").max(500, "is longer than 500 characters"),
+    source: z.string().trim().max(2000, "is longer than 2000 characters").nullable().optional(),
+    content: z.string().min(1, "is required"),
+  }),
+);
 
 /** The admin knowledge routes: admins only (an admin user's token, or ADMIN_API_KEY). */
 export function knowledgeAdminRoutes(): Hono<AppEnv> {
@@ -61,7 +64,7 @@ export function knowledgeAdminRoutes(): Hono<AppEnv> {
       } catch {
         throw new HttpError(400, "the body is not valid JSON");
       }
-      const parsed = DocumentBody.safeParse(body);
+      const parsed = documentBody().safeParse(body);
       if (!parsed.success) {
         throw invalidInput(parsed.error);
       }

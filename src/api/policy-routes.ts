@@ -21,8 +21,9 @@ import { jsonBody } from "../platform/json-body.ts";
 import { CONSENT_METADATA_KEY, policyLink } from "../privacy/consent.ts";
 import { privacyPolicy } from "../privacy/policy.ts";
 import type { AppEnv, Principal } from "../protocol/app-types.ts";
+import { lazy } from "../utils/lazy.ts";
 
-const ConsentBody = z.strictObject({ version: z.string().min(1).max(100) });
+const consentBody = lazy(() => z.strictObject({ version: z.string().min(1).max(100) }));
 
 /** The caller's account id; a 403 saying why for callers without one. */
 function accountOf(principal: Principal): string {
@@ -68,7 +69,7 @@ export function policyRoutes(): Hono<AppEnv> {
   const sizeLimit = bodyLimit({ maxBytes: 4_096 });
   app.post("/api/privacy/consent", sizeLimit, async (c) => {
     const id = accountOf(c.get("principal"));
-    const parsed = ConsentBody.safeParse(await jsonBody(c.req.raw));
+    const parsed = consentBody().safeParse(await jsonBody(c.req.raw));
     if (!parsed.success) throw invalidInput(parsed.error);
     const { version } = await privacyPolicy(loadConfig(c.env));
     if (parsed.data.version !== version)

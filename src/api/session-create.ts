@@ -20,19 +20,22 @@ import { bodyLimit } from "../platform/body-limit.ts";
 import { HttpError, invalidInput } from "../platform/http-error.ts";
 import { jsonBodyOrEmpty } from "../platform/json-body.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
+import { lazy } from "../utils/lazy.ts";
 
-const NewSession = z.strictObject({
-  agent: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]{0,62}$/, "an agent name (a-z, 0-9, -)")
-    .optional(),
-});
+const newSession = lazy(() =>
+  z.strictObject({
+    agent: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,62}$/, "an agent name (a-z, 0-9, -)")
+      .optional(),
+  }),
+);
 
 /** The route that creates a session; mounted before the other session routes. */
 export function sessionCreateRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post("/api/sessions", authenticate(), bodyLimit(), async (c) => {
-    const parsed = NewSession.safeParse(await jsonBodyOrEmpty(c.req.raw));
+    const parsed = newSession().safeParse(await jsonBodyOrEmpty(c.req.raw));
     if (!parsed.success) throw invalidInput(parsed.error);
     const config = loadConfig(c.env);
     const name = parsed.data.agent ?? config.defaultAgent;

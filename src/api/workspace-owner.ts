@@ -13,7 +13,7 @@ import type { Context } from "hono";
 import { ANONYMOUS_CALLER, anonymousOwner } from "../auth/anonymous.ts";
 import { HttpError } from "../platform/http-error.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
-import { Id } from "../protocol/wire.ts";
+import { idSchema } from "../protocol/wire.ts";
 import { KeyError, userPrefix } from "../store/r2-keys.ts";
 import { contextHasTasks } from "../store/task-queries.ts";
 
@@ -29,7 +29,7 @@ export interface WorkspaceCaller {
 function idParam(c: Context<AppEnv>, name: string): string | undefined {
   const value = c.req.query(name);
   if (value === undefined) return undefined;
-  const parsed = Id.safeParse(value);
+  const parsed = idSchema().safeParse(value);
   if (!parsed.success)
     throw new HttpError(400, `?${name}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   return parsed.data;

@@ -5,32 +5,36 @@
  * value the harness cannot use throws with the variable's name.
  */
 import { z } from "zod";
+import { lazy } from "../utils/lazy.ts";
 import { DELEGATION_PATTERN } from "./delegation-patterns.ts";
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
-const Entry = z
-  .strictObject({
-    url: z.url({ protocol: /^https?$/ }).optional(),
-    service: z
-      .string()
-      .regex(/^[A-Z_][A-Z0-9_]*$/, "a service binding name (upper case)")
-      .optional(),
-    description: z.string().max(2_000).optional(),
-    authSecret: z
-      .string()
-      .regex(/^[A-Z_][A-Z0-9_]*$/, "the name of a secret (upper case)")
-      .optional(),
-    requireSignature: z.boolean().optional(),
-    cardKeysUrl: z.url({ protocol: /^https?$/ }).optional(),
-  })
-  .refine((e) => e.url !== undefined || e.service !== undefined, "needs url or service")
-  .refine((e) => e.cardKeysUrl === undefined || e.requireSignature === true, {
-    message: "cardKeysUrl needs requireSignature: true",
-  });
+/** A registry entry's schema, built on first use. */
+const entrySchema = lazy(() =>
+  z
+    .strictObject({
+      url: z.url({ protocol: /^https?$/ }).optional(),
+      service: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/, "a service binding name (upper case)")
+        .optional(),
+      description: z.string().max(2_000).optional(),
+      authSecret: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/, "the name of a secret (upper case)")
+        .optional(),
+      requireSignature: z.boolean().optional(),
+      cardKeysUrl: z.url({ protocol: /^https?$/ }).optional(),
+    })
+    .refine((e) => e.url !== undefined || e.service !== undefined, "needs url or service")
+    .refine((e) => e.cardKeysUrl === undefined || e.requireSignature === true, {
+      message: "cardKeysUrl needs requireSignature: true",
+    }),
+);
 
 /** A remote A2A agent of the registry (trusted: no SSRF check). */
-export type RemoteAgentEntry = z.infer<typeof Entry> & { name: string };
+export type RemoteAgentEntry = z.infer<ReturnType<typeof entrySchema>> & { name: string };
 
 /** The parsed network configuration. */
 export interface AgentNetwork {
@@ -77,7 +81,7 @@ export function parseAgentNetwork(env: Record<string, unknown>): AgentNetwork {
         `configuration: A2A_AGENTS.${key}: agent names are kebab-case (a-z, 0-9, -)`,
       );
   }
-  const registry = z.record(z.string(), Entry).default({}).safeParse(raw);
+  const registry = z.record(z.string(), entrySchema()).default({}).safeParse(raw);
   if (!registry.success) throw issue("A2A_AGENTS", registry.error);
   const agents: Record<string, RemoteAgentEntry> = {};
   for (const [name, entry] of Object.entries(registry.data)) agents[name] = { ...entry, name };

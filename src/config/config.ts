@@ -5,7 +5,7 @@
 
 import type { z } from "zod";
 import { type AgentNetwork, parseAgentNetwork } from "./agent-network.ts";
-import { ConfigSchema } from "./env-schema.ts";
+import { configSchema } from "./env-schema.ts";
 import { type TraceConfig, traceConfig } from "./trace-config.ts";
 
 /** How the model is reached: Claude through the API, or the scripted local model (no key). */
@@ -177,7 +177,7 @@ export class ConfigError extends Error {
 const cache = new WeakMap<object, Config>();
 
 /** The Worker's vars and secrets as the schema parsed them. */
-type Vars = z.output<typeof ConfigSchema>;
+type Vars = z.output<ReturnType<typeof configSchema>>;
 
 /**
  * Parses the Worker's vars and secrets. Memoized per `env` object, so a request pays for it once.
@@ -187,7 +187,7 @@ type Vars = z.output<typeof ConfigSchema>;
 export function loadConfig(env: object): Config {
   const hit = cache.get(env);
   if (hit) return hit;
-  const parsed = ConfigSchema.safeParse(env);
+  const parsed = configSchema().safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(

@@ -8,13 +8,18 @@ import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import { z } from "zod";
 import type { Message } from "../protocol/wire.ts";
 import { SUBAGENT_METADATA } from "../subagents/transport.ts";
+import { lazy } from "../utils/lazy.ts";
 
-const Opaque = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, "not an opaque id");
-const Caller = z.strictObject({
-  correlationId: Opaque,
-  parentAgent: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "not an agent name"),
-  scratchId: Opaque,
-});
+const opaqueId = lazy(() =>
+  z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, "not an opaque id"),
+);
+const callerSchema = lazy(() =>
+  z.strictObject({
+    correlationId: opaqueId(),
+    parentAgent: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "not an agent name"),
+    scratchId: opaqueId(),
+  }),
+);
 
 /** The remote parent named by a message, if any. */
 export function callerOf(
@@ -22,7 +27,7 @@ export function callerOf(
 ): { correlationId: string; agent: string; scratchId: string } | null {
   const raw = message.metadata?.[SUBAGENT_METADATA];
   if (raw === undefined) return null;
-  const parsed = Caller.safeParse(raw);
+  const parsed = callerSchema().safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new RequestMalformedError(

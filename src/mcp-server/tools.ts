@@ -25,7 +25,7 @@ import { jsonSchemaValidator } from "../platform/json-schema-validator.ts";
 import { CONSENT_METADATA_KEY } from "../privacy/consent.ts";
 import { asLiveMessage } from "../protocol/live-message.ts";
 import { STATE_WORDS, stateOfWord } from "../protocol/task-states.ts";
-import { Id, type Message, type Part, type StreamEvent } from "../protocol/wire.ts";
+import { idSchema, type Message, type Part, type StreamEvent } from "../protocol/wire.ts";
 import { type FollowOptions, follow } from "./follow.ts";
 import { type CallExtra, type McpTool, type McpToolSpec, mcpTool, serveTools } from "./mcp-tool.ts";
 import { listResult, replyResult, taskResult } from "./tool-results.ts";
@@ -137,7 +137,9 @@ function faceTools(port: TaskPort, options: McpToolsOptions): McpTool[] {
       description: sendDescription(agent, options.skills),
       input: z.object({
         text: z.string().min(1).describe("The message"),
-        contextId: Id.optional().describe("The conversation to continue (from an earlier answer)"),
+        contextId: idSchema()
+          .optional()
+          .describe("The conversation to continue (from an earlier answer)"),
         privacyConsent: consentArg(),
       }),
       run: async ({ text, contextId, privacyConsent }, extra) =>
@@ -153,7 +155,7 @@ function faceTools(port: TaskPort, options: McpToolsOptions): McpTool[] {
       description:
         "Answer a task that waits for input (state input-required): text, or the values of the form it asked for, or both; or tell a task that is still working something (it reads it at its next step). Waits for the task to go on like send_message.",
       input: z.object({
-        taskId: Id.describe("The task that asked"),
+        taskId: idSchema().describe("The task that asked"),
         text: z.string().min(1).optional().describe("The answer in words"),
         values: z
           .record(z.string(), z.unknown())
@@ -183,7 +185,7 @@ function faceTools(port: TaskPort, options: McpToolsOptions): McpTool[] {
       description:
         "A task of this agent: its state and answer, or the question it waits on. With wait: true, waits (within a bound) until it settles.",
       input: z.object({
-        taskId: Id,
+        taskId: idSchema(),
         wait: z.boolean().optional().describe("Wait until the task is done or asks for input"),
       }),
       run: async ({ taskId, wait }, extra) => {
@@ -195,7 +197,7 @@ function faceTools(port: TaskPort, options: McpToolsOptions): McpTool[] {
       name: "cancel_task",
       title: "Cancel a task",
       description: "Stops a task of this agent that is still working or waiting for input.",
-      input: z.object({ taskId: Id }),
+      input: z.object({ taskId: idSchema() }),
       run: async ({ taskId }) => taskResult(await port.cancel(taskId)),
     }),
     tool({
@@ -204,7 +206,7 @@ function faceTools(port: TaskPort, options: McpToolsOptions): McpTool[] {
       description:
         "Your tasks with this agent, newest first; contextId narrows to one conversation (an anonymous caller must name one).",
       input: z.object({
-        contextId: Id.optional(),
+        contextId: idSchema().optional(),
         state: z.enum(STATE_WORDS).optional().describe("Only tasks in this state"),
         pageSize: z.number().int().min(1).max(100).optional(),
         pageToken: z.string().max(1000).optional(),

@@ -1,26 +1,31 @@
 /**
  * The A2A v1.0 JSON wire shapes the harness stores and streams (ProtoJSON: camelCase fields,
- * SCREAMING_SNAKE enums), as zod schemas that validate input at the edge and as the types the
- * task object works with. Pure: no I/O.
+ * SCREAMING_SNAKE enums), as zod schemas that validate input at the edge (built on first use) and
+ * as the types the task object works with. Pure: no I/O.
  */
 import { z } from "zod";
+import { lazy } from "../utils/lazy.ts";
 import { isJsonObject } from "./json-shape.ts";
 import { TASK_STATES } from "./task-states.ts";
 
 /** Longest id (task, context, message) accepted from a client. */
 export const MAX_ID_LENGTH = 256;
 
-export const Id = z
-  .string()
-  .trim()
-  .min(1, "must not be empty")
-  .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`);
+/** An id a client gives (task, context, message): trimmed, not empty, bounded. */
+export const idSchema = lazy(() =>
+  z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`),
+);
 
 /** A task state on the wire (the states and their other spellings: task-states.ts). */
-export const TaskStateName = z.enum(TASK_STATES);
-export type TaskStateName = z.infer<typeof TaskStateName>;
+export type TaskStateName = (typeof TASK_STATES)[number];
+export const taskStateNameSchema = lazy(() => z.enum(TASK_STATES));
 
-const Metadata = z.record(z.string(), z.unknown());
+/** Metadata: a JSON object of any fields. */
+export const metadataSchema = lazy(() => z.record(z.string(), z.unknown()));
 
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -49,35 +54,38 @@ export function protoObject<T extends z.ZodRawShape>(shape: T) {
   }, z.object(shape));
 }
 
-export const Part = protoObject({
-  text: z.string().optional(),
-  raw: z.base64("must be base64").optional(),
-  url: z.url().optional(),
-  data: z.unknown().optional(),
-  metadata: Metadata.optional(),
-  filename: z.string().max(1024).optional(),
-  mediaType: z.string().max(255).optional(),
-}).refine(
-  (p) =>
-    [p.text, p.raw, p.url, p.data].filter((v) => v !== undefined).length === 1 &&
-    (p.data === undefined || p.data !== null),
-  { message: "a part carries exactly one of text, raw, url or data" },
+const partSchema = lazy(() =>
+  protoObject({
+    text: z.string().optional(),
+    raw: z.base64("must be base64").optional(),
+    url: z.url().optional(),
+    data: z.unknown().optional(),
+    metadata: metadataSchema().optional(),
+    filename: z.string().max(1024).optional(),
+    mediaType: z.string().max(255).optional(),
+  }).refine(
+    (p) =>
+      [p.text, p.raw, p.url, p.data].filter((v) => v !== undefined).length === 1 &&
+      (p.data === undefined || p.data !== null),
+    { message: "a part carries exactly one of text, raw, url or data" },
+  ),
 );
-export type Part = z.infer<typeof Part>;
+export type Part = z.infer<ReturnType<typeof partSchema>>;
 
-export const Role = z.enum(["ROLE_USER", "ROLE_AGENT"]);
-
-export const Message = protoObject({
-  messageId: Id,
-  contextId: Id.optional(),
-  taskId: Id.optional(),
-  role: Role,
-  parts: z.array(Part).min(1, "at least one part is required"),
-  metadata: Metadata.optional(),
-  extensions: z.array(z.string()).optional(),
-  referenceTaskIds: z.array(Id).optional(),
-});
-export type Message = z.infer<typeof Message>;
+/** A message as a client sends it, checked at the edge. */
+export const messageSchema = lazy(() =>
+  protoObject({
+    messageId: idSchema(),
+    contextId: idSchema().optional(),
+    taskId: idSchema().optional(),
+    role: z.enum(["ROLE_USER", "ROLE_AGENT"]),
+    parts: z.array(partSchema()).min(1, "at least one part is required"),
+    metadata: metadataSchema().optional(),
+    extensions: z.array(z.string()).optional(),
+    referenceTaskIds: z.array(idSchema()).optional(),
+  }),
+);
+export type Message = z.infer<ReturnType<typeof messageSchema>>;
 
 export interface TaskStatus {
   state: TaskStateName;

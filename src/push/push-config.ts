@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { checkUrl } from "../platform/ssrf.ts";
 import type { WirePushConfig } from "../protocol/wire.ts";
+import { lazy } from "../utils/lazy.ts";
 
 /** What a refused non-public receiver is told: the deployment's switch, and the local fix. */
 const PUSH_PUBLIC_ONLY =
@@ -29,24 +30,26 @@ export interface PushConfig {
 /** A checked config from a client; `id` null lets the task choose one. */
 export type NewPushConfig = Omit<PushConfig, "createdAt" | "id"> & { id: string | null };
 
-const ConfigInput = z.object({
-  id: z
-    .string()
-    .max(128, "at most 128 characters")
-    .regex(/^[A-Za-z0-9._:-]*$/, "letters, digits, . _ : -")
-    .optional(),
-  url: z.string().min(1, "is required").max(2048, "at most 2048 characters"),
-  token: z.string().max(1024, "at most 1024 characters").optional(),
-  authentication: z
-    .object({
-      scheme: z
-        .string()
-        .max(64)
-        .regex(/^[A-Za-z][A-Za-z0-9._-]*$/, "an HTTP auth scheme such as Bearer"),
-      credentials: z.string().max(4096).optional(),
-    })
-    .optional(),
-});
+const configInput = lazy(() =>
+  z.object({
+    id: z
+      .string()
+      .max(128, "at most 128 characters")
+      .regex(/^[A-Za-z0-9._:-]*$/, "letters, digits, . _ : -")
+      .optional(),
+    url: z.string().min(1, "is required").max(2048, "at most 2048 characters"),
+    token: z.string().max(1024, "at most 1024 characters").optional(),
+    authentication: z
+      .object({
+        scheme: z
+          .string()
+          .max(64)
+          .regex(/^[A-Za-z][A-Za-z0-9._-]*$/, "an HTTP auth scheme such as Bearer"),
+        credentials: z.string().max(4096).optional(),
+      })
+      .optional(),
+  }),
+);
 
 /** A config from a client, checked: the fields to store, or why it is refused. */
 export type CheckedConfig = { ok: true; config: NewPushConfig } | { ok: false; reason: string };
@@ -63,7 +66,7 @@ export function checkPushConfig(
   const input = (raw ?? {}) as Record<string, unknown>;
   const blank = (v: unknown) => (v === "" || v === null ? undefined : v);
   const auth = input.authentication as Record<string, unknown> | undefined | null;
-  const parsed = ConfigInput.safeParse({
+  const parsed = configInput().safeParse({
     id: blank(input.id),
     url: input.url,
     token: blank(input.token),

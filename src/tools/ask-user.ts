@@ -7,30 +7,35 @@
  * needs is the user's authorization, such as a sign-in at a link the question gives.
  */
 import { z } from "zod";
+import { lazy } from "../utils/lazy.ts";
 import { defineTool, requiredText } from "./input.ts";
 
-const Field = z.strictObject({
-  type: z.enum(["string", "number", "integer", "boolean"]).default("string"),
-  description: z.string().max(500).optional(),
-  enum: z
-    .array(z.union([z.string(), z.number()]))
-    .max(50)
-    .optional(),
-});
-const Input = z.strictObject({
-  question: requiredText(4_000).describe("One clear question."),
-  fields: z
-    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), Field)
-    .optional()
-    .describe("Optional form fields: name -> { type, description?, enum? }."),
-  required: z.array(z.string()).max(50).optional().describe("Fields that must be filled."),
-  authorization: z
-    .boolean()
-    .optional()
-    .describe(
-      "True when what you need is the user's authorization (a sign-in or a consent, e.g. at a link).",
-    ),
-});
+const fieldSchema = lazy(() =>
+  z.strictObject({
+    type: z.enum(["string", "number", "integer", "boolean"]).default("string"),
+    description: z.string().max(500).optional(),
+    enum: z
+      .array(z.union([z.string(), z.number()]))
+      .max(50)
+      .optional(),
+  }),
+);
+const toolInput = lazy(() =>
+  z.strictObject({
+    question: requiredText(4_000).describe("One clear question."),
+    fields: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), fieldSchema())
+      .optional()
+      .describe("Optional form fields: name -> { type, description?, enum? }."),
+    required: z.array(z.string()).max(50).optional().describe("Fields that must be filled."),
+    authorization: z
+      .boolean()
+      .optional()
+      .describe(
+        "True when what you need is the user's authorization (a sign-in or a consent, e.g. at a link).",
+      ),
+  }),
+);
 
 /** The `ask_user` tool. */
 export const askUserTool = defineTool({
@@ -38,7 +43,7 @@ export const askUserTool = defineTool({
   domain: "human",
   description:
     "Ask the user a question and wait for their answer; use it when you cannot go on without a decision or a fact only they have, not to confirm what you can check yourself. Optionally give `fields` (name -> {type, description, enum}) to ask for structured values as a form.",
-  input: Input,
+  input: toolInput,
   async run({ question, fields, required, authorization }) {
     // Own fields only: `constructor` is no field of the form, though every object answers to it.
     const unknown = (required ?? []).filter((name) => !fields || !Object.hasOwn(fields, name));

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../loop/contracts.ts";
+import { lazy } from "../utils/lazy.ts";
 import type { WsResult } from "../workspace/types.ts";
 
 /** The parsed input, or the error result to return. */
@@ -37,9 +38,10 @@ export interface ToolSpec<T> {
   description: string;
   /**
    * What the input must pass (a strict object; field descriptions by `.describe()`): the schema
-   * the model sees is made from it, and a refusal names the fields at fault.
+   * the model sees is made from it, and a refusal names the fields at fault. A function that
+   * builds it is called once, when the tool is first listed or run, not when its module loads.
    */
-  input: z.ZodType<T>;
+  input: z.ZodType<T> | (() => z.ZodType<T>);
   /** It only reads: a call a restart cut off is run again (see `Tool.readOnly`). */
   readOnly?: boolean;
   run(input: T, context: ToolContext): Promise<ToolResult>;
@@ -112,17 +114,15 @@ function typeText(property: unknown): string {
 /**
  * A {@link Tool} from its spec: the input schema is made from `input` ({@link inputSchemaOf}) when
  * first read, not when the tool's module loads (every isolate loads every tool; zod's JSON Schema
- * conversion of them all was a third of the Worker's startup CPU), and `run` gets the parsed input
- * (an invalid one is refused through {@link parseInput}, quoting the expected shape, before the
- * work starts).
+ * conversion of them all was a third of the Worker's startup CPU; a spec's `input` given as a
+ * function is built then too), and `run` gets the parsed input (an invalid one is refused through
+ * {@link parseInput}, quoting the expected shape, before the work starts).
  */
 export function defineTool<T>(spec: ToolSpec<T>): Tool {
-  const { name, domain, description, input, run, readOnly } = spec;
-  let inputSchema: Tool["inputSchema"] | undefined;
-  const schemaNow = () => {
-    inputSchema ??= inputSchemaOf(input);
-    return inputSchema;
-  };
+  const { name, domain, description, run, readOnly } = spec;
+  const given = spec.input;
+  const input = typeof given === "function" ? lazy(given) : () => given;
+  const schemaNow = lazy(() => inputSchemaOf(input()));
   return {
     name,
     domain,
@@ -133,7 +133,7 @@ export function defineTool<T>(spec: ToolSpec<T>): Tool {
     },
     async run(raw, context) {
       // The model was shown the schema before it called: it is made by now.
-      const parsed = parseInput(name, input, raw, shapeOf(schemaNow()));
+      const parsed = parseInput(name, input(), raw, shapeOf(schemaNow()));
       return parsed.ok ? run(parsed.data, context) : parsed.result;
     },
   };
@@ -155,7 +155,7 @@ export function inputlessTool(
     domain,
     description,
     readOnly,
-    input: z.strictObject({}),
+    input: () => z.strictObject({}),
     run: (_input, context) => run(context),
   });
 }

@@ -90,16 +90,17 @@ function searchTool(deferred: readonly Tool[], all: readonly Tool[], state: Hook
     name: TOOL_SEARCH,
     domain: "tools",
     description: `Finds and loads tools that are not in your tool list yet (left out to save context): ${summary}. Give keywords for what you need to do, or a tool's exact name; the best matches are loaded and can be called from your next turn. Search before concluding that a tool you need does not exist.`,
-    input: z.strictObject({
-      query: requiredText(200).describe("Keywords for what you need to do, or a tool's name."),
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_MATCHES)
-        .optional()
-        .describe(`Most tools to load (default ${DEFAULT_MATCHES}, at most ${MAX_MATCHES}).`),
-    }),
+    input: () =>
+      z.strictObject({
+        query: requiredText(200).describe("Keywords for what you need to do, or a tool's name."),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_MATCHES)
+          .optional()
+          .describe(`Most tools to load (default ${DEFAULT_MATCHES}, at most ${MAX_MATCHES}).`),
+      }),
     async run({ query, limit }) {
       const wanted = query.trim().toLowerCase();
       const terms = termsOf(wanted);

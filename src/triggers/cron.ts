@@ -14,6 +14,7 @@ import { invalidInput } from "../platform/http-error.ts";
 import { jsonBodyOrEmpty } from "../platform/json-body.ts";
 import { RETENTION_CRON, type SweepPass, sweepAndContinue } from "../privacy/retention.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
+import { lazy } from "../utils/lazy.ts";
 import { runSchedules, type ScheduleRun } from "./schedules.ts";
 
 /** What one cron event did. */
@@ -30,13 +31,15 @@ export async function runCron(env: Env, cron: string, scheduledTime: number): Pr
   return { cron, runs: await runSchedules(env, scheduledTime) };
 }
 
-const CronRun = z.strictObject({ cron: z.string().trim().min(1).max(100).default("* * * * *") });
+const cronRun = lazy(() =>
+  z.strictObject({ cron: z.string().trim().min(1).max(100).default("* * * * *") }),
+);
 
 /** The admin route that runs the cron trigger's work on demand. */
 export function cronRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post("/api/admin/cron", authenticate(), requireAdmin(), async (c) => {
-    const parsed = CronRun.safeParse(await jsonBodyOrEmpty(c.req.raw));
+    const parsed = cronRun().safeParse(await jsonBodyOrEmpty(c.req.raw));
     if (!parsed.success) throw invalidInput(parsed.error);
     return c.json(await runCron(c.env, parsed.data.cron, Date.now()));
   });

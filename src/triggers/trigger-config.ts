@@ -5,61 +5,78 @@
  */
 import { Cron } from "croner";
 import { z } from "zod";
+import { lazy } from "../utils/lazy.ts";
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-const AGENT = z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "an agent name");
-const OWNER = z.string().regex(/^[a-z0-9][a-z0-9._@-]{0,63}$/, "a user id");
-const SECRET = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "the name of a secret (upper case)");
+const agentName = lazy(() => z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "an agent name"));
+const ownerId = lazy(() => z.string().regex(/^[a-z0-9][a-z0-9._@-]{0,63}$/, "a user id"));
+const secretName = lazy(() =>
+  z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "the name of a secret (upper case)"),
+);
 
 /** Where a trigger's task reports: a push notification config, given inline with the send. */
-const PushTarget = z.strictObject({
-  url: z.url({ protocol: /^https?$/ }),
-  token: z.string().max(1024).optional(),
-  authentication: z
-    .strictObject({
-      scheme: z.string().min(1).max(64),
-      credentials: z.string().max(4096).optional(),
-    })
-    .optional(),
-  /** Which protocol version's shape the notifications take (default 1.0). */
-  protocol: z.enum(["1.0", "0.3"]).default("1.0"),
-});
-export type PushTarget = z.infer<typeof PushTarget>;
+const pushTarget = lazy(() =>
+  z.strictObject({
+    url: z.url({ protocol: /^https?$/ }),
+    token: z.string().max(1024).optional(),
+    authentication: z
+      .strictObject({
+        scheme: z.string().min(1).max(64),
+        credentials: z.string().max(4096).optional(),
+      })
+      .optional(),
+    /** Which protocol version's shape the notifications take (default 1.0). */
+    protocol: z.enum(["1.0", "0.3"]).default("1.0"),
+  }),
+);
+export type PushTarget = z.infer<ReturnType<typeof pushTarget>>;
 
-const Webhook = z.strictObject({
-  agent: AGENT,
-  owner: OWNER,
-  /** The message: `{{a.b.0.c}}` fields of the payload, `{{$event}}`, `{{$delivery}}`, `{{$json}}`. */
-  prompt: z.string().min(1).max(20_000),
-  /** The secret (its binding name) the sender signs with. */
-  secret: SECRET,
-  /** `github`: X-Hub-Signature-256; `generic`: X-Signature sha256=<hex> over "<X-Timestamp>.<body>". */
-  signature: z.enum(["github", "generic"]).default("github"),
-  /** GitHub events that start a task (X-GitHub-Event); others are acknowledged and ignored. */
-  events: z.array(z.string().min(1).max(100)).max(50).optional(),
-  push: PushTarget.optional(),
-});
-export type WebhookConfig = z.infer<typeof Webhook> & { name: string };
+const webhook = lazy(() =>
+  z.strictObject({
+    agent: agentName(),
+    owner: ownerId(),
+    /**
+     * The message: `{{a.b.0.c}}` fields of the payload, `{{$event}}`, `{{$delivery}}`,
+     * `{{$json}}`.
+     */
+    prompt: z.string().min(1).max(20_000),
+    /** The secret (its binding name) the sender signs with. */
+    secret: secretName(),
+    /**
+     * `github`: X-Hub-Signature-256; `generic`: X-Signature sha256=<hex> over
+     * "<X-Timestamp>.<body>".
+     */
+    signature: z.enum(["github", "generic"]).default("github"),
+    /** GitHub events that start a task (X-GitHub-Event); others are acknowledged and ignored. */
+    events: z.array(z.string().min(1).max(100)).max(50).optional(),
+    push: pushTarget().optional(),
+  }),
+);
+export type WebhookConfig = z.infer<ReturnType<typeof webhook>> & { name: string };
 
-const cronExpression = z.string().refine((expr) => {
-  try {
-    new Cron(expr, { paused: true });
-    return true;
-  } catch {
-    return false;
-  }
-}, "not a cron expression (minute hour day-of-month month day-of-week)");
+const cronExpression = lazy(() =>
+  z.string().refine((expr) => {
+    try {
+      new Cron(expr, { paused: true });
+      return true;
+    } catch {
+      return false;
+    }
+  }, "not a cron expression (minute hour day-of-month month day-of-week)"),
+);
 
-const Schedule = z.strictObject({
-  cron: cronExpression,
-  agent: AGENT,
-  owner: OWNER,
-  prompt: z.string().min(1).max(20_000),
-  /** IANA zone the cron expression is read in (default TIME_ZONE, else UTC). */
-  timeZone: z.string().optional(),
-  push: PushTarget.optional(),
-});
-export type ScheduleConfig = z.infer<typeof Schedule> & { name: string };
+const schedule = lazy(() =>
+  z.strictObject({
+    cron: cronExpression(),
+    agent: agentName(),
+    owner: ownerId(),
+    prompt: z.string().min(1).max(20_000),
+    /** IANA zone the cron expression is read in (default TIME_ZONE, else UTC). */
+    timeZone: z.string().optional(),
+    push: pushTarget().optional(),
+  }),
+);
+export type ScheduleConfig = z.infer<ReturnType<typeof schedule>> & { name: string };
 
 /** Raised for an unusable WEBHOOKS or SCHEDULES value. */
 export class TriggerConfigError extends Error {
@@ -105,11 +122,11 @@ function cached<T>(key: string, make: () => T): T {
 /** The named webhooks of `WEBHOOKS`. */
 export function webhooks(env: Env): Record<string, WebhookConfig> {
   const raw = env.WEBHOOKS;
-  return cached(`w:${raw ?? ""}`, () => parseNamed("WEBHOOKS", raw, Webhook));
+  return cached(`w:${raw ?? ""}`, () => parseNamed("WEBHOOKS", raw, webhook()));
 }
 
 /** The scheduled runs of `SCHEDULES`. */
 export function schedules(env: Env): Record<string, ScheduleConfig> {
   const raw = env.SCHEDULES;
-  return cached(`s:${raw ?? ""}`, () => parseNamed("SCHEDULES", raw, Schedule));
+  return cached(`s:${raw ?? ""}`, () => parseNamed("SCHEDULES", raw, schedule()));
 }

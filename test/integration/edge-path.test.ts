@@ -26,8 +26,8 @@ import {
 } from "@a2a-js/sdk";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { ListTasksParams, SendMessageParams } from "../../src/protocol/params.ts";
-import { MessageSendParamsV03 } from "../../src/protocol/v03/params.ts";
+import { listTasksParams, sendMessageParams } from "../../src/protocol/params.ts";
+import { messageSendParamsV03 } from "../../src/protocol/v03/params.ts";
 import { userMessage, v03Message, type WireTask } from "../helpers/a2a.ts";
 import { callWorker } from "../helpers/as-user.ts";
 import { scenario } from "../helpers/fake-model.ts";
@@ -115,7 +115,7 @@ describe("one parse, one validation, no SDK class on the server path", () => {
   it("JSON-RPC v1.0 SendMessage", async () => {
     const s = await scenario([{ text: "one path" }]);
     const metadata = await consentMetadata();
-    const validations = vi.spyOn(SendMessageParams, "safeParse");
+    const validations = vi.spyOn(sendMessageParams(), "safeParse");
     const body = JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
@@ -126,13 +126,13 @@ describe("one parse, one validation, no SDK class on the server path", () => {
     expect(response.status).toBe(200);
     const answer = (await response.json()) as { result: { task: WireTask } };
     expect(answer.result.task.status.state).toBe("TASK_STATE_COMPLETED");
-    expectOnePath(body, SendMessageParams, validations);
+    expectOnePath(body, sendMessageParams(), validations);
   });
 
   it("JSON-RPC v1.0 SendStreamingMessage: each event with its sequence number as SSE id", async () => {
     const s = await scenario([{ text: "streamed here", chunkSize: 4 }]);
     const metadata = await consentMetadata();
-    const validations = vi.spyOn(SendMessageParams, "safeParse");
+    const validations = vi.spyOn(sendMessageParams(), "safeParse");
     const body = JSON.stringify({
       jsonrpc: "2.0",
       id: "s",
@@ -149,11 +149,11 @@ describe("one parse, one validation, no SDK class on the server path", () => {
     expect(events.at(-1)?.body.result).toMatchObject({
       statusUpdate: { status: { state: "TASK_STATE_COMPLETED" } },
     });
-    expectOnePath(body, SendMessageParams, validations);
+    expectOnePath(body, sendMessageParams(), validations);
   });
 
   it("JSON-RPC v1.0 ListTasks", async () => {
-    const validations = vi.spyOn(ListTasksParams, "safeParse");
+    const validations = vi.spyOn(listTasksParams(), "safeParse");
     const body = JSON.stringify({
       jsonrpc: "2.0",
       id: 2,
@@ -162,15 +162,15 @@ describe("one parse, one validation, no SDK class on the server path", () => {
     });
     const response = await post("/agents/writer/", body, "1.0");
     expect(((await response.json()) as { result: { tasks: unknown[] } }).result.tasks).toEqual([]);
-    expectOnePath(body, ListTasksParams, validations);
+    expectOnePath(body, listTasksParams(), validations);
   });
 
   it("JSON-RPC v0.3 message/send and message/stream", async () => {
     const metadata = await consentMetadata();
     for (const method of ["message/send", "message/stream"]) {
       const s = await scenario([{ text: "legacy" }]);
-      const validations = vi.spyOn(MessageSendParamsV03, "safeParse");
-      const v1Validations = vi.spyOn(SendMessageParams, "safeParse");
+      const validations = vi.spyOn(messageSendParamsV03(), "safeParse");
+      const v1Validations = vi.spyOn(sendMessageParams(), "safeParse");
       const body = JSON.stringify({
         jsonrpc: "2.0",
         id: 3,
@@ -185,7 +185,7 @@ describe("one parse, one validation, no SDK class on the server path", () => {
         const events = await collectSse(response);
         expect(events.at(-1)?.body.result).toMatchObject({ kind: "status-update", final: true });
       }
-      expectOnePath(body, MessageSendParamsV03, validations);
+      expectOnePath(body, messageSendParamsV03(), validations);
       // The v0.3 params are translated, not validated again in the v1.0 shape.
       expect(v1Validations).not.toHaveBeenCalled();
       vi.clearAllMocks();
@@ -215,13 +215,13 @@ describe("one parse, one validation, no SDK class on the server path", () => {
       },
     ];
     for (const { path, version, body: json } of cases) {
-      const validations = vi.spyOn(SendMessageParams, "safeParse");
+      const validations = vi.spyOn(sendMessageParams(), "safeParse");
       const body = JSON.stringify(json);
       const response = await post(path, body, version);
       expect(response.status, path).toBe(200);
       const answer = (await response.json()) as { task: { status: { state: string } } };
       expect(answer.task.status.state).toBe("TASK_STATE_COMPLETED");
-      expectOnePath(body, SendMessageParams, validations);
+      expectOnePath(body, sendMessageParams(), validations);
       vi.clearAllMocks();
     }
   });

@@ -14,18 +14,21 @@ import { nonJsonBody } from "../../platform/content-type.ts";
 import { bodyText } from "../../platform/json-body.ts";
 import type { AppEnv, RpcCall } from "../../protocol/app-types.ts";
 import { isJsonObject } from "../../protocol/json-shape.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { methodHint, methodNames, rpcMethod } from "../methods.ts";
 import { isA2AVersion, requestedVersion, unsupportedVersionMessage } from "../version.ts";
 import { idOf } from "./rpc-id.ts";
 
-const RequestId = z.union([z.string(), z.number().int(), z.null()]);
+const requestId = lazy(() => z.union([z.string(), z.number().int(), z.null()]));
 
-const Envelope = z.object({
-  jsonrpc: z.literal("2.0", { message: 'jsonrpc must be "2.0"' }),
-  id: RequestId.optional(),
-  method: z.string({ message: "method must be a string" }).min(1, "method must not be empty"),
-  params: z.unknown().optional(),
-});
+const envelopeSchema = lazy(() =>
+  z.object({
+    jsonrpc: z.literal("2.0", { message: 'jsonrpc must be "2.0"' }),
+    id: requestId().optional(),
+    method: z.string({ message: "method must be a string" }).min(1, "method must not be empty"),
+    params: z.unknown().optional(),
+  }),
+);
 
 /** Reads the request's JSON-RPC call (the body is read here, and nowhere else). */
 export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
@@ -58,7 +61,7 @@ export async function readRpcCall(c: Context<AppEnv>): Promise<RpcCall> {
   if (notJson) return fail(new ContentTypeNotSupportedError(`a JSON-RPC request: ${notJson}`), 415);
   if (parseFailure !== null) return fail(parseError(parseFailure));
   if (Array.isArray(raw)) return fail(invalidRequest("batch requests are not supported"));
-  const envelope = Envelope.safeParse(raw);
+  const envelope = envelopeSchema().safeParse(raw);
   if (!envelope.success) {
     const issue = envelope.error.issues[0];
     const detail = issue

@@ -9,14 +9,17 @@ import { z } from "zod";
 import { cutNote, withDeadline } from "../../remote/bounded-wait.ts";
 import { clientFor } from "../../remote/client.ts";
 import { sendRequest, streamEventJson, streamEventText } from "../../remote/sdk-codec.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { defineTool } from "../input.ts";
 import { describeOutcome } from "./a2a-call.ts";
-import { RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
+import { remoteId, remoteMessage, withRemote } from "./remote-call.ts";
 
-const Input = z.strictObject({
-  ...RemoteMessage,
-  context_id: RemoteId.optional(),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    ...remoteMessage(),
+    context_id: remoteId().optional(),
+  }),
+);
 
 /** Most relayed events per call, so a chatty agent cannot flood this task's stream. */
 const MAX_RELAYED = 50;
@@ -27,7 +30,7 @@ export const a2aCallStreamingTool = defineTool({
   domain: "a2a",
   description:
     "Send a message to a remote A2A agent and follow its progress live (shown to the user as it happens); returns its final answer. Prefer it for long remote work.",
-  input: Input,
+  input: toolInput,
   run: ({ agent, message, context_id }, context) =>
     withRemote(context, agent, async (connection) => {
       const label = connection.target.label;

@@ -11,15 +11,18 @@ import { stateWord } from "../../protocol/task-states.ts";
 import { cutNote, sendAndWait } from "../../remote/bounded-wait.ts";
 import { clientFor } from "../../remote/client.ts";
 import { outcomeOf, type RemoteOutcome, sendRequest } from "../../remote/sdk-codec.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { defineTool } from "../input.ts";
-import { RemoteId, RemoteMessage, withRemote } from "./remote-call.ts";
+import { remoteId, remoteMessage, withRemote } from "./remote-call.ts";
 
-const Input = z.strictObject({
-  ...RemoteMessage,
-  blocking: z.boolean().default(true),
-  task_id: RemoteId.optional(),
-  context_id: RemoteId.optional(),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    ...remoteMessage(),
+    blocking: z.boolean().default(true),
+    task_id: remoteId().optional(),
+    context_id: remoteId().optional(),
+  }),
+);
 
 /** The outcome of a remote call in a few lines for the model. */
 export function describeOutcome(agent: string, outcome: RemoteOutcome): string {
@@ -43,7 +46,7 @@ export const a2aCallTool = defineTool({
   domain: "a2a",
   description:
     "Send a message to a remote A2A agent (registry name or URL). By default waits for its answer; with blocking false returns the task id at once. Give task_id to answer a remote task that asked for input.",
-  input: Input,
+  input: toolInput,
   run: ({ agent, message, blocking, task_id, context_id }, context) =>
     withRemote(context, agent, async (connection) => {
       const client = await clientFor(connection.fetch, connection.target);

@@ -7,13 +7,16 @@
 import { z } from "zod";
 import { compactCardJson } from "../../remote/card-json.ts";
 import { discoverCard } from "../../remote/client.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { defineTool } from "../input.ts";
-import { RemoteAgentName, withRemote } from "./remote-call.ts";
+import { remoteAgentName, withRemote } from "./remote-call.ts";
 
-const Input = z.strictObject({
-  agent: RemoteAgentName.describe("Registry name or the agent's base URL."),
-  refresh: z.boolean().optional().describe("Read the card again instead of the cached one."),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    agent: remoteAgentName().describe("Registry name or the agent's base URL."),
+    refresh: z.boolean().optional().describe("Read the card again instead of the cached one."),
+  }),
+);
 
 /** The `a2a_discover` tool. */
 export const a2aDiscoverTool = defineTool({
@@ -22,7 +25,7 @@ export const a2aDiscoverTool = defineTool({
   readOnly: true,
   description:
     "Read a remote A2A agent's Agent Card (by registry name or http(s) URL), as compact JSON: name, description, version, url, interfaces (URL, binding, protocol version), capabilities (streaming, push notifications), skills (id, name, description, tags, examples) and security (schemes; required: the alternatives a caller must meet; null: none). Cached a minute; refresh: true reads it again.",
-  input: Input,
+  input: toolInput,
   run: ({ agent, refresh }, context) =>
     withRemote(context, agent, async (connection) => ({
       content: compactCardJson(await discoverCard(connection.fetch, connection.target, refresh)),

@@ -6,14 +6,17 @@ import { z } from "zod";
 import type { Tool } from "../../loop/contracts.ts";
 import { clientFor } from "../../remote/client.ts";
 import { outcomeOf } from "../../remote/sdk-codec.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { defineTool, requiredText } from "../input.ts";
 import { describeOutcome } from "./a2a-call.ts";
-import { RemoteAgentName, withRemote } from "./remote-call.ts";
+import { remoteAgentName, withRemote } from "./remote-call.ts";
 
-const Input = z.strictObject({
-  agent: RemoteAgentName,
-  task_id: requiredText(200),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    agent: remoteAgentName(),
+    task_id: requiredText(200),
+  }),
+);
 
 /** A tool on a remote task by id: reads it (`get`) or cancels it. */
 function remoteTaskTool(name: string, description: string, action: "get" | "cancel"): Tool {
@@ -21,7 +24,7 @@ function remoteTaskTool(name: string, description: string, action: "get" | "canc
     name,
     domain: "a2a",
     description,
-    input: Input,
+    input: toolInput,
     run: ({ agent, task_id }, context) =>
       withRemote(context, agent, async (connection) => {
         const client = await clientFor(connection.fetch, connection.target);

@@ -8,16 +8,16 @@ import { remoteError } from "../../remote/client.ts";
 import { requiredText } from "../input.ts";
 
 /** The remote agent a call names: a registry name or an http(s) URL. */
-export const RemoteAgentName = requiredText(2_000);
+export const remoteAgentName = () => requiredText(2_000);
 
 /** What a2a_call and a2a_call_streaming send: the agent and the message text. */
-export const RemoteMessage = {
-  agent: RemoteAgentName,
+export const remoteMessage = () => ({
+  agent: remoteAgentName(),
   message: requiredText(100_000),
-};
+});
 
 /** A remote context or task id the model passes back. */
-export const RemoteId = z.string().max(200);
+export const remoteId = () => z.string().max(200);
 
 /** A connection the call rules allowed: the target and the fetch that reaches it. */
 export interface RemoteConnection {

@@ -6,17 +6,20 @@
  * artifact.
  */
 import { z } from "zod";
+import { lazy } from "../../utils/lazy.ts";
 import { mediaTypeOf } from "../../workspace/media-type.ts";
 import { defineTool } from "../input.ts";
 
-const Input = z.strictObject({
-  path: z.string().min(1, "give a file path").describe("Relative path, e.g. RELEASE_NOTES.md"),
-  description: z
-    .string()
-    .max(500)
-    .optional()
-    .describe("One line saying what the file is, shown to the person with it"),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    path: z.string().min(1, "give a file path").describe("Relative path, e.g. RELEASE_NOTES.md"),
+    description: z
+      .string()
+      .max(500)
+      .optional()
+      .describe("One line saying what the file is, shown to the person with it"),
+  }),
+);
 
 /** The attach_file tool. */
 export const attachFileTool = defineTool({
@@ -24,7 +27,7 @@ export const attachFileTool = defineTool({
   domain: "workspace",
   description:
     "Hand a file of the workspace to the person as a result of this task: their client receives it as a file to keep (an A2A artifact). Attach the files the task was asked to produce (a report, release notes, code) once they are final; attach a file again after changing it. Files you only work with need no attaching.",
-  input: Input,
+  input: toolInput,
   async run({ path, description }, context) {
     if (!context.attach)
       return { content: "attach_file: this task has no client to hand files to", isError: true };

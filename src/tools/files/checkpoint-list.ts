@@ -14,7 +14,7 @@ export const checkpointListTool = defineTool({
   domain: "checkpoints",
   readOnly: true,
   description: `List the workspace's checkpoints, newest first (at most ${LIST_LIMIT}), with id, time, whether it was taken automatically, file count and label. Automatic ones are taken before a task's first change, before unsaved work is overwritten and before a restore. Use it to find the id for checkpoint_restore.`,
-  input: z.strictObject({}),
+  input: () => z.strictObject({}),
   run: async (_input, context) =>
     withValue(await context.workspace.checkpointList(), (listed) => {
       const all = listed.checkpoints;

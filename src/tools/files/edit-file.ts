@@ -4,17 +4,20 @@
  * `checkpoint` harness event). Effects: wrote = [path].
  */
 import { z } from "zod";
+import { lazy } from "../../utils/lazy.ts";
 import { defineTool, withValue } from "../input.ts";
 import { byTask, emitCheckpoint } from "../workspace-input.ts";
 
-const Input = z.strictObject({
-  path: z.string().min(1, "give a file path").describe("Relative path of an existing file"),
-  old_text: z
-    .string()
-    .min(1, "give the exact text to replace")
-    .describe("Exact text to replace; must occur once"),
-  new_text: z.string().describe("Replacement text"),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    path: z.string().min(1, "give a file path").describe("Relative path of an existing file"),
+    old_text: z
+      .string()
+      .min(1, "give the exact text to replace")
+      .describe("Exact text to replace; must occur once"),
+    new_text: z.string().describe("Replacement text"),
+  }),
+);
 
 /** The edit_file tool. */
 export const editFileTool = defineTool({
@@ -22,7 +25,7 @@ export const editFileTool = defineTool({
   domain: "workspace",
   description:
     "Change part of an existing workspace file: replaces old_text, which must occur exactly once in the file, with new_text (empty new_text deletes it). Copy old_text exactly from read_file output (without the line-number prefix) and include enough surrounding text to make it unique. Prefer this over write_file for small changes.",
-  input: Input,
+  input: toolInput,
   run: async ({ path, old_text, new_text }, context) =>
     withValue(await context.workspace.edit(path, old_text, new_text, byTask(context)), (value) => {
       let text = `Edited ${value.path} (now ${value.bytes} bytes).`;

@@ -4,14 +4,17 @@
  * Effects: read = [path].
  */
 import { z } from "zod";
+import { lazy } from "../../utils/lazy.ts";
 import { MAX_READ_CHARS, MAX_READ_LINES } from "../../workspace/limits.ts";
 import { defineTool, withValue } from "../input.ts";
 
-const Input = z.strictObject({
-  path: z.string().min(1, "give a file path").describe("Relative path, e.g. notes/plan.md"),
-  offset: z.number().int().min(1).optional().describe("First line to read (1-based)"),
-  limit: z.number().int().min(1).optional().describe("Number of lines to read"),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    path: z.string().min(1, "give a file path").describe("Relative path, e.g. notes/plan.md"),
+    offset: z.number().int().min(1).optional().describe("First line to read (1-based)"),
+    limit: z.number().int().min(1).optional().describe("Number of lines to read"),
+  }),
+);
 
 /** Line-numbered view of `content` starting at line `from`. */
 export function numberLines(content: string, from: number): string {
@@ -27,7 +30,7 @@ export const readFileTool = defineTool({
   domain: "workspace",
   readOnly: true,
   description: `Read a text file from the workspace, with line numbers. Returns at most ${MAX_READ_LINES} lines or ${MAX_READ_CHARS} characters per call; use offset (1-based line number) and limit (line count) to page through longer files. Read a file before editing it so edit_file's old_text matches exactly.`,
-  input: Input,
+  input: toolInput,
   run: async ({ path, offset, limit }, context) =>
     withValue(
       await context.workspace.read(path, {

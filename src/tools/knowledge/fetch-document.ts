@@ -7,17 +7,25 @@
 import { z } from "zod";
 import type { ToolResult } from "../../loop/contracts.ts";
 import { getDocument } from "../../store/knowledge.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { defineTool, maxCharsField, requiredText } from "../input.ts";
 
 /** Default and maximum page size of `fetch_document`. */
 export const FETCH_DOCUMENT_DEFAULT_CHARS = 8_000;
 export const FETCH_DOCUMENT_MAX_CHARS = 9_500;
 
-const Input = z.strictObject({
-  id: requiredText(200).describe("Document id, from search results."),
-  offset: z.number().int().min(0).optional().describe("Character offset to start at (default 0)."),
-  max_chars: maxCharsField(FETCH_DOCUMENT_DEFAULT_CHARS, FETCH_DOCUMENT_MAX_CHARS),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    id: requiredText(200).describe("Document id, from search results."),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Character offset to start at (default 0)."),
+    max_chars: maxCharsField(FETCH_DOCUMENT_DEFAULT_CHARS, FETCH_DOCUMENT_MAX_CHARS),
+  }),
+);
 
 const fail = (content: string): ToolResult => ({ content, isError: true });
 
@@ -30,7 +38,7 @@ export const fetchDocumentTool = defineTool({
     "Read a knowledge base document by the id search returned. Returns one page of text " +
     `(max_chars, default ${FETCH_DOCUMENT_DEFAULT_CHARS}) from offset; the answer says the ` +
     "offset of the next page when there is more.",
-  input: Input,
+  input: toolInput,
   async run({ id, offset = 0, max_chars }, context) {
     const maxChars = Math.min(max_chars ?? FETCH_DOCUMENT_DEFAULT_CHARS, FETCH_DOCUMENT_MAX_CHARS);
     const page = await getDocument(context.db, { agent: context.agent, id, offset, maxChars });

@@ -8,22 +8,25 @@
  */
 import { z } from "zod";
 import { searchDocuments, toFtsQuery } from "../../store/knowledge.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { defineTool } from "../input.ts";
 
-const Input = z.strictObject({
-  query: z
-    .string()
-    .trim()
-    .min(1, "is required")
-    .max(1000, "is longer than 1000 characters")
-    .describe("Keywords to look for (plain words; no operators)."),
-  limit: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("Most results wanted (default and maximum: the deployment's cap, 3 unless set)."),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    query: z
+      .string()
+      .trim()
+      .min(1, "is required")
+      .max(1000, "is longer than 1000 characters")
+      .describe("Keywords to look for (plain words; no operators)."),
+    limit: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Most results wanted (default and maximum: the deployment's cap, 3 unless set)."),
+  }),
+);
 
 /** The `search` tool. */
 export const searchTool = defineTool({
@@ -34,7 +37,7 @@ export const searchTool = defineTool({
     "Search the knowledge base (documents provided for this agent) by keywords. Returns a few " +
     "results (3 unless the deployment sets another cap), best first, each with an id, title, " +
     "source and a snippet; call fetch_document with an id to read the full text.",
-  input: Input,
+  input: toolInput,
   async run({ query, limit: wanted }, context) {
     const cap = context.config.searchMaxResults;
     const limit = Math.min(wanted ?? cap, cap);

@@ -10,8 +10,9 @@
  */
 import { z } from "zod";
 import type { SourceFile, ToolContext } from "../../loop/contracts.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { recordTestRun } from "../../workspace/state/feature-record.ts";
-import { FeatureId } from "../../workspace/state/feature-status.ts";
+import { featureIdSchema } from "../../workspace/state/feature-status.ts";
 import type { WorkspaceApi } from "../../workspace/types.ts";
 import { defineTool } from "../input.ts";
 import { type RunReport, runInSandbox, type SandboxProgram } from "./sandbox.ts";
@@ -21,40 +22,44 @@ const CODE_FILE = /\.(js|mjs|ts|mts|json)$/;
 const TEST_FILE = /\.test\.(js|mjs|ts|mts)$/;
 const SNIPPET = { typescript: "snippet.ts", javascript: "snippet.js" } as const;
 
-const Input = z
-  .strictObject({
-    code: z.string().min(1).max(200_000).optional().describe("A snippet or module to run"),
-    language: z.enum(["typescript", "javascript"]).default("typescript").describe("Of code"),
-    path: z.string().min(1).optional().describe("A workspace file to run instead of code"),
-    files: z
-      .array(z.string().min(1))
-      .max(200)
-      .optional()
-      .describe("Workspace files to load (default: every .js/.ts/.json file)"),
-    mode: z.enum(["run", "test"]).default("run"),
-    tests: z
-      .array(z.string().min(1))
-      .max(100)
-      .optional()
-      .describe("Test files (test mode; default all *.test.*)"),
-    feature: FeatureId.optional().describe(
-      "Test mode: the feature (feature_status.json id) these tests prove; its passing / total are recorded",
-    ),
-    input: z
-      .string()
-      .max(100_000)
-      .optional()
-      .describe("Input: the global input, readInput(), and main's argument"),
-    timeout_ms: z
-      .number()
-      .int()
-      .min(100)
-      .optional()
-      .describe("Wall-clock limit (capped by the deployment)"),
-  })
-  .refine((i) => i.mode === "test" || i.code !== undefined || i.path !== undefined, {
-    message: "give code (a snippet) or path (a workspace file) to run, or mode: test",
-  });
+const schema = lazy(() =>
+  z
+    .strictObject({
+      code: z.string().min(1).max(200_000).optional().describe("A snippet or module to run"),
+      language: z.enum(["typescript", "javascript"]).default("typescript").describe("Of code"),
+      path: z.string().min(1).optional().describe("A workspace file to run instead of code"),
+      files: z
+        .array(z.string().min(1))
+        .max(200)
+        .optional()
+        .describe("Workspace files to load (default: every .js/.ts/.json file)"),
+      mode: z.enum(["run", "test"]).default("run"),
+      tests: z
+        .array(z.string().min(1))
+        .max(100)
+        .optional()
+        .describe("Test files (test mode; default all *.test.*)"),
+      feature: featureIdSchema()
+        .optional()
+        .describe(
+          "Test mode: the feature (feature_status.json id) these tests prove; its passing / total are recorded",
+        ),
+      input: z
+        .string()
+        .max(100_000)
+        .optional()
+        .describe("Input: the global input, readInput(), and main's argument"),
+      timeout_ms: z
+        .number()
+        .int()
+        .min(100)
+        .optional()
+        .describe("Wall-clock limit (capped by the deployment)"),
+    })
+    .refine((i) => i.mode === "test" || i.code !== undefined || i.path !== undefined, {
+      message: "give code (a snippet) or path (a workspace file) to run, or mode: test",
+    }),
+);
 
 /** What building and running a program needs: the workspace, the limits, the sandbox. */
 type RunDeps = Pick<ToolContext, "workspace" | "config"> & {
@@ -108,7 +113,7 @@ async function readSources(
 
 /** Builds the program: workspace modules (within limits), the snippet, what to import. */
 async function program(
-  data: z.infer<typeof Input>,
+  data: z.infer<ReturnType<typeof schema>>,
   context: RunDeps,
 ): Promise<SandboxProgram | { error: string }> {
   const { maxModules, maxBytes } = context.config.runCode;
@@ -190,7 +195,7 @@ export const runCodeTool = defineTool({
   domain: "code",
   description:
     "Run JavaScript or TypeScript in a fresh sandboxed isolate (no network, no files but the workspace code given to it) and see its console output, return value or error with stack. Give code (a snippet; its default export, if a function, is called with input) or path (a workspace file; the workspace's other .js/.ts/.json files can be imported by relative path). mode: test runs the workspace's *.test.js/*.test.ts files with built-in test(name, fn), describe, assert.equal/deepEqual/throws and expect(x).toBe/toEqual/toThrow, and reports passed and failed counts. Run the code you wrote before you say it works.",
-  input: Input,
+  input: schema,
   async run(input, context) {
     const sandbox = context.codeSandbox;
     if (!sandbox)
@@ -272,7 +277,7 @@ export async function runWorkspaceTests(
   tests: string[],
   wallMs: number,
 ): Promise<RunReport | { error: string }> {
-  const data = Input.parse({ mode: "test", tests });
+  const data = schema().parse({ mode: "test", tests });
   const built = await program(data, deps);
   if ("error" in built) return built;
   const limits = deps.config.runCode;

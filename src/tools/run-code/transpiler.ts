@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { GuardNames, Transpile } from "../../loop/contracts.ts";
 import { randomHex } from "../../platform/hex.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { TRANSPILER_ASSET } from "./transpiler-asset.generated.ts";
 import type { TranspileRequest } from "./transpiler-isolate.ts";
 
@@ -16,11 +17,13 @@ const COMPATIBILITY_DATE = "2026-11-02";
 /** CPU for one call: transpiling the largest program a run loads (run_code's byte cap) fits. */
 const TRANSPILER_CPU_MS = 5_000;
 
-const Answer = z.array(
-  z.union([
-    z.object({ ok: z.literal(true), js: z.string() }),
-    z.object({ ok: z.literal(false), error: z.string() }),
-  ]),
+const answerSchema = lazy(() =>
+  z.array(
+    z.union([
+      z.object({ ok: z.literal(true), js: z.string() }),
+      z.object({ ok: z.literal(false), error: z.string() }),
+    ]),
+  ),
 );
 
 /** Names no user code can know: a random part per run. */
@@ -45,7 +48,7 @@ export function isolateTranspiler(loader: WorkerLoader, assets: Fetcher): Transp
       .fetch("http://transpiler/", { method: "POST", body: JSON.stringify(body) });
     if (!response.ok)
       throw new Error(`the transpiler failed (HTTP ${response.status}): ${await response.text()}`);
-    const answer = Answer.safeParse(await response.json());
+    const answer = answerSchema().safeParse(await response.json());
     if (!answer.success || answer.data.length !== files.length)
       throw new Error("the transpiler answered in an unexpected shape");
     return answer.data;

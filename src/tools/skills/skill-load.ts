@@ -20,15 +20,16 @@ export const skillLoadTool = defineTool({
     "Load one of your skills (listed in your instructions under Your skills) when a task matches its " +
     "description: returns its full instructions and the files it has (read one with skill_read). " +
     "Load a skill once per task; follow its instructions.",
-  input: z.strictObject({
-    name: z.string().min(1).max(64).describe("The skill's name, as listed."),
-    offset: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe("Character offset of the instructions to read from (for long ones; default 0)."),
-  }),
+  input: () =>
+    z.strictObject({
+      name: z.string().min(1).max(64).describe("The skill's name, as listed."),
+      offset: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe("Character offset of the instructions to read from (for long ones; default 0)."),
+    }),
   async run({ name, offset = 0 }, context) {
     const found = findSkill(context, name);
     if (!found.ok) return found.result;

@@ -15,16 +15,17 @@ export const skillReadTool = defineTool({
   description:
     "Read a file of one of your skills (the paths skill_load lists, relative to the skill's folder), " +
     "when its instructions point you to it.",
-  input: z.strictObject({
-    name: z.string().min(1).max(64).describe("The skill's name."),
-    path: z.string().min(1).max(256).describe("The file's path in the skill's folder."),
-    offset: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe("Character offset to read from (for long files; default 0)."),
-  }),
+  input: () =>
+    z.strictObject({
+      name: z.string().min(1).max(64).describe("The skill's name."),
+      path: z.string().min(1).max(256).describe("The file's path in the skill's folder."),
+      offset: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe("Character offset to read from (for long files; default 0)."),
+    }),
   async run({ name, path, offset = 0 }, context) {
     const found = findSkill(context, name);
     if (!found.ok) return found.result;

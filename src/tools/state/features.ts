@@ -8,15 +8,20 @@ import { z } from "zod";
 import { readFeatureStatus, writeFeatureStatus } from "../../workspace/state/feature-record.ts";
 import {
   applyFeatureChanges,
-  FeatureChange,
-  FeatureId,
+  featureChangeSchema,
+  featureIdSchema,
 } from "../../workspace/state/feature-status.ts";
 import { defineTool } from "../input.ts";
 
-const Input = z.strictObject({
-  features: z.array(FeatureChange).max(50).default([]).describe("Features to add or change"),
-  remove: z.array(FeatureId).max(50).default([]).describe("Ids of features to remove"),
-});
+const input = () =>
+  z.strictObject({
+    features: z
+      .array(featureChangeSchema())
+      .max(50)
+      .default([])
+      .describe("Features to add or change"),
+    remove: z.array(featureIdSchema()).max(50).default([]).describe("Ids of features to remove"),
+  });
 
 /** The feature_update tool. */
 export const featureUpdateTool = defineTool({
@@ -24,7 +29,7 @@ export const featureUpdateTool = defineTool({
   domain: "progress",
   description:
     "Record the features of the work in feature_status.json: each with an id, a status (not_started, in_progress, completed, blocked) and the workspace test files that prove it. Give only the features that change; remove drops features. run_code in test mode with feature: <id> records that feature's passing / total tests, and the next session re-runs the tests that passed.",
-  input: Input,
+  input,
   async run(input, context) {
     if (input.features.length === 0 && input.remove.length === 0)
       return {

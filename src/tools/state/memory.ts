@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { MEMORY_MAX_CHARS } from "../../store/shared-memory.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { defineTool, inputlessTool, withValue } from "../input.ts";
 
 export const memoryReadTool = inputlessTool(
@@ -28,24 +29,26 @@ export const memoryReadTool = inputlessTool(
   true,
 );
 
-const WriteInput = z.strictObject({
-  content: z
-    .string()
-    .min(1, "content must not be empty")
-    .max(MEMORY_MAX_CHARS)
-    .describe("The note, markdown."),
-  mode: z
-    .enum(["append", "replace"])
-    .default("append")
-    .describe("append (default) adds the note; replace rewrites the whole file."),
-});
+const writeInput = lazy(() =>
+  z.strictObject({
+    content: z
+      .string()
+      .min(1, "content must not be empty")
+      .max(MEMORY_MAX_CHARS)
+      .describe("The note, markdown."),
+    mode: z
+      .enum(["append", "replace"])
+      .default("append")
+      .describe("append (default) adds the note; replace rewrites the whole file."),
+  }),
+);
 
 export const memoryWriteTool = defineTool({
   name: "memory_write",
   domain: "memory",
   description:
     "Save something worth remembering across sessions for this user (preferences, facts about their project, agreed conventions) to CONTEXT.md. mode 'append' (default) adds a note; 'replace' rewrites the whole file. Keep it short; leave out transient details.",
-  input: WriteInput,
+  input: writeInput,
   run: async (input, context) =>
     withValue(await context.memory.write(input.content, input.mode), (written) => ({
       content: `Memory ${input.mode === "append" ? "updated" : "replaced"} (${written.chars} characters).`,

@@ -14,8 +14,8 @@ import { stateFileProblem } from "../../workspace/state/state-check.ts";
 import {
   EMPTY_PROGRESS,
   PROGRESS_FILE,
-  ProgressUpdateSchema,
   parseProgress,
+  progressUpdateSchema,
   readProgress,
   readText,
 } from "../../workspace/state/state-files.ts";
@@ -104,11 +104,11 @@ export const progressUpdateTool: Tool = {
     "Update PROGRESS.json. Give any of accomplished, remaining, decisions, blockers (each list you give replaces the stored one: send the whole list), and for the next session notes (important notes), continueFrom (path:line), nextAgent and summary (where the work stands). Update it after each meaningful step and before you finish.",
   // Made when first read, as defineTool's are: not at every isolate's start.
   get inputSchema() {
-    progressSchema ??= inputSchemaOf(ProgressUpdateSchema);
+    progressSchema ??= inputSchemaOf(progressUpdateSchema());
     return progressSchema;
   },
   async run(input, context) {
-    const parsed = ProgressUpdateSchema.safeParse(input);
+    const parsed = progressUpdateSchema().safeParse(input);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return {

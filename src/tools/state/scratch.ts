@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { ToolContext, ToolResult } from "../../loop/contracts.ts";
 import { KeyError, scratchKey, scratchPrefix } from "../../store/r2-keys.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { defineTool, maxCharsField } from "../input.ts";
 
 /** Largest scratchpad file (UTF-8 bytes) and most files per scratchpad. */
@@ -52,11 +53,13 @@ async function listKeys(context: ToolContext): Promise<R2Object[]> {
   return objects;
 }
 
-const WriteInput = z.strictObject({
-  path: z.string().min(1, "is required").max(512),
-  content: z.string(),
-  mode: z.enum(["replace", "append"]).default("replace"),
-});
+const writeInput = lazy(() =>
+  z.strictObject({
+    path: z.string().min(1, "is required").max(512),
+    content: z.string(),
+    mode: z.enum(["replace", "append"]).default("replace"),
+  }),
+);
 
 /** `scratch_write`. */
 export const scratchWriteTool = defineTool({
@@ -64,7 +67,7 @@ export const scratchWriteTool = defineTool({
   domain: "scratchpad",
   description:
     "Write a file in the scratchpad shared with the other agents and later tasks of this conversation (mode replace, the default, or append). Use it for findings, sources and analysis another agent will build on.",
-  input: WriteInput,
+  input: writeInput,
   async run(input, context) {
     const target = keyFor(context, input.path);
     if ("error" in target) return target.error;
@@ -96,11 +99,13 @@ export const scratchWriteTool = defineTool({
   },
 });
 
-const ReadInput = z.strictObject({
-  path: z.string().min(1, "is required").max(512),
-  offset: z.number().int().min(0).default(0),
-  max_chars: maxCharsField(SCRATCH_READ_CHARS, SCRATCH_READ_MAX_CHARS),
-});
+const readInput = lazy(() =>
+  z.strictObject({
+    path: z.string().min(1, "is required").max(512),
+    offset: z.number().int().min(0).default(0),
+    max_chars: maxCharsField(SCRATCH_READ_CHARS, SCRATCH_READ_MAX_CHARS),
+  }),
+);
 
 /** `scratch_read`. */
 export const scratchReadTool = defineTool({
@@ -108,7 +113,7 @@ export const scratchReadTool = defineTool({
   domain: "scratchpad",
   readOnly: true,
   description: `Read a scratchpad file, in pages of max_chars characters (default ${SCRATCH_READ_CHARS}, at most ${SCRATCH_READ_MAX_CHARS}) from offset.`,
-  input: ReadInput,
+  input: readInput,
   async run(input, context) {
     const target = keyFor(context, input.path);
     if ("error" in target) return target.error;
@@ -139,7 +144,7 @@ export const scratchListTool = defineTool({
   domain: "scratchpad",
   readOnly: true,
   description: "List the scratchpad's files with their sizes and the agent that last wrote each.",
-  input: z.strictObject({}),
+  input: () => z.strictObject({}),
   async run(_input, context) {
     const prefix = prefixOf(context);
     const objects = await listKeys(context);

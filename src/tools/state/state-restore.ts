@@ -5,16 +5,19 @@
  * harness (the state guard refuses state files to write_file, edit_file and the like).
  */
 import { z } from "zod";
+import { lazy } from "../../utils/lazy.ts";
 import { stateFileProblem } from "../../workspace/state/state-check.ts";
 import { STATE_FILES } from "../../workspace/state/state-guard.ts";
 import { defineTool } from "../input.ts";
 
-const Input = z.strictObject({
-  file: z
-    .enum(STATE_FILES.map((f) => f.name) as [string, ...string[]])
-    .describe("The state file to put back"),
-  checkpoint: z.string().trim().min(1).max(40).describe("The checkpoint, e.g. cp-4"),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    file: z
+      .enum(STATE_FILES.map((f) => f.name) as [string, ...string[]])
+      .describe("The state file to put back"),
+    checkpoint: z.string().trim().min(1).max(40).describe("The checkpoint, e.g. cp-4"),
+  }),
+);
 
 /** The state_restore tool. */
 export const stateRestoreTool = defineTool({
@@ -22,7 +25,7 @@ export const stateRestoreTool = defineTool({
   domain: "progress",
   description:
     "Put one state file (PROGRESS.json, feature_status.json, agent_state.json, HANDOFF.md, decisions.log, progress_log.md) back as it was at a checkpoint, e.g. the last good version the session start names for a damaged file. Only a version that is valid is put back; other files are left as they are.",
-  input: Input,
+  input: toolInput,
   async run(input, context) {
     const at = await context.workspace.readAt(input.checkpoint, input.file);
     if (!at.ok) return { content: `Not restored: ${at.error}.`, isError: true };

@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { Tool, ToolContext, ToolResult } from "../../loop/contracts.ts";
 import { guardedGet, readBody, refusalText } from "../../platform/guarded-fetch.ts";
 import { currentTraceHeaders } from "../../trace/current-span.ts";
+import { lazy } from "../../utils/lazy.ts";
 import { defineTool, maxCharsField, requiredText } from "../input.ts";
 import { htmlToText } from "./html-text.ts";
 
@@ -33,10 +34,12 @@ const USER_AGENT = "a2a-edge-harness/0.1 (web_fetch tool; +https://a2a-protocol.
 const TEXT_TYPES =
   /^(text\/[\w.+-]+|application\/([\w.-]+\+)?(json|xml)|application\/(x-)?(javascript|ecmascript|yaml|toml|ndjson|x-ndjson|markdown))$/;
 
-const Input = z.strictObject({
-  url: requiredText(8192).describe("Absolute http:// or https:// URL."),
-  max_chars: maxCharsField(WEB_FETCH_DEFAULT_CHARS, WEB_FETCH_MAX_CHARS),
-});
+const toolInput = lazy(() =>
+  z.strictObject({
+    url: requiredText(8192).describe("Absolute http:// or https:// URL."),
+    max_chars: maxCharsField(WEB_FETCH_DEFAULT_CHARS, WEB_FETCH_MAX_CHARS),
+  }),
+);
 
 const fail = (content: string): ToolResult => ({ content, isError: true });
 
@@ -53,7 +56,7 @@ export function createWebFetch(options: WebFetchOptions = {}): Tool {
       "Fetch a public web page or text resource (http/https) and return its readable text: HTML is " +
       "converted to text with headings, lists and links kept. Only text content types are read. " +
       `Output is cut at max_chars (default ${WEB_FETCH_DEFAULT_CHARS}, at most ${WEB_FETCH_MAX_CHARS}).`,
-    input: Input,
+    input: toolInput,
     async run(input, context) {
       const maxChars = Math.min(input.max_chars ?? WEB_FETCH_DEFAULT_CHARS, WEB_FETCH_MAX_CHARS);
       const timeout = AbortSignal.timeout(timeoutMs);

@@ -6,6 +6,7 @@
  * entries per list. Pure: no I/O.
  */
 import { z } from "zod";
+import { lazy } from "../../utils/lazy.ts";
 import { parseJsonFile } from "./json-file.ts";
 import type { Progress } from "./state-files.ts";
 
@@ -15,37 +16,41 @@ const COMPLETED_TASKS = 10;
 const ITEMS = 10;
 const ITEM_CHARS = 200;
 
-export const WorkflowStatus = z.enum(["in_progress", "waiting", "blocked", "completed", "failed"]);
+const WORKFLOW_STATUSES = ["in_progress", "waiting", "blocked", "completed", "failed"] as const;
+type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 
-export const AgentStateSchema = z.strictObject({
-  iteration: z.number().int().min(0),
-  lastAgents: z.array(z.string().max(64)).max(LAST_AGENTS),
-  workflowStatus: WorkflowStatus,
-  completedTasks: z
-    .array(
-      z.strictObject({
-        task: z.string().max(64),
-        agent: z.string().max(64),
-        state: z.string().max(40),
-        endedAt: z.string().max(40),
-      }),
-    )
-    .max(COMPLETED_TASKS),
-  completedItems: z.array(z.string().max(ITEM_CHARS)).max(ITEMS),
-  pendingItems: z.array(z.string().max(ITEM_CHARS)).max(ITEMS),
-  contextSummary: z.string().max(1_000),
-  nextAgent: z.string().max(64).nullable(),
-  continueFrom: z.string().max(520).nullable(),
-  updatedAt: z.string().max(40),
-});
-export type AgentState = z.infer<typeof AgentStateSchema>;
+/** agent_state.json, built on first use. */
+const agentStateSchema = lazy(() =>
+  z.strictObject({
+    iteration: z.number().int().min(0),
+    lastAgents: z.array(z.string().max(64)).max(LAST_AGENTS),
+    workflowStatus: z.enum(WORKFLOW_STATUSES),
+    completedTasks: z
+      .array(
+        z.strictObject({
+          task: z.string().max(64),
+          agent: z.string().max(64),
+          state: z.string().max(40),
+          endedAt: z.string().max(40),
+        }),
+      )
+      .max(COMPLETED_TASKS),
+    completedItems: z.array(z.string().max(ITEM_CHARS)).max(ITEMS),
+    pendingItems: z.array(z.string().max(ITEM_CHARS)).max(ITEMS),
+    contextSummary: z.string().max(1_000),
+    nextAgent: z.string().max(64).nullable(),
+    continueFrom: z.string().max(520).nullable(),
+    updatedAt: z.string().max(40),
+  }),
+);
+export type AgentState = z.infer<ReturnType<typeof agentStateSchema>>;
 
 /** agent_state.json's text, checked (null text: no file). */
 export function parseAgentState(text: string | null): {
   state: AgentState | null;
   invalid?: string;
 } {
-  const { value, invalid } = parseJsonFile(AgentStateSchema, text);
+  const { value, invalid } = parseJsonFile(agentStateSchema(), text);
   return invalid ? { state: null, invalid } : { state: value };
 }
 
@@ -58,7 +63,7 @@ const clipped = (items: readonly string[]) =>
   items.map((i) => (i.length > ITEM_CHARS ? `${i.slice(0, ITEM_CHARS - 1)}…` : i));
 
 /** The workflow's status after a task ended in `taskState`, from what PROGRESS.json says. */
-function statusOf(taskState: string, progress: Progress | null): z.infer<typeof WorkflowStatus> {
+function statusOf(taskState: string, progress: Progress | null): WorkflowStatus {
   if (taskState === "TASK_STATE_FAILED") return "failed";
   if ((progress?.blockers.length ?? 0) > 0) return "blocked";
   if (taskState === "TASK_STATE_INPUT_REQUIRED" || taskState === "TASK_STATE_AUTH_REQUIRED")

@@ -5,16 +5,17 @@
  * the passing and total counts of its last run and when that was; the file keeps the totals
  * (features per status, tests passing of total) and `testResults`, what every test run the
  * harness saw found per test file (test-results.ts). Bounded: {@link FEATURES_MAX} features of at
- * most {@link FEATURE_TESTS_MAX} test files. Pure: no I/O.
+ * most {@link FEATURE_TESTS_MAX} test files. The schemas are built on first use. Pure: no I/O.
  */
 import { z } from "zod";
+import { lazy } from "../../utils/lazy.ts";
 import { parseJsonFile } from "./json-file.ts";
 import {
   applyObservedRun,
   passedCompletely,
   type TestOutcome,
   type TestResults,
-  TestResultsSchema,
+  testResultsSchema,
 } from "./test-results.ts";
 
 export type { TestOutcome } from "./test-results.ts";
@@ -23,66 +24,76 @@ export const FEATURE_STATUS_FILE = "feature_status.json";
 export const FEATURES_MAX = 100;
 export const FEATURE_TESTS_MAX = 10;
 
-export const FeatureId = z
-  .string()
-  .trim()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a feature id is 1-64 letters, digits, . _ -");
-export const FeatureState = z.enum(["not_started", "in_progress", "completed", "blocked"]);
-export type FeatureState = z.infer<typeof FeatureState>;
-const TestPath = z.string().trim().min(1).max(512);
-const Time = z.string().max(40);
+/** A feature's id, built on first use. */
+export const featureIdSchema = lazy(() =>
+  z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a feature id is 1-64 letters, digits, . _ -"),
+);
+const FEATURE_STATES = ["not_started", "in_progress", "completed", "blocked"] as const;
+export type FeatureState = (typeof FEATURE_STATES)[number];
+const featureStateSchema = lazy(() => z.enum(FEATURE_STATES));
+const testPath = lazy(() => z.string().trim().min(1).max(512));
+const time = lazy(() => z.string().max(40));
 
-const Feature = z.strictObject({
-  id: FeatureId,
-  title: z.string().max(200).optional(),
-  status: FeatureState,
-  /** Workspace test files (`*.test.ts` / `*.test.js`) that prove it. */
-  tests: z.array(TestPath).max(FEATURE_TESTS_MAX),
-  testsPassing: z.number().int().min(0),
-  testsTotal: z.number().int().min(0),
-  lastRunAt: Time.nullable(),
-  /** Its tests passed at the run before the last, and some fail now. */
-  regression: z.boolean(),
-  /** The agent that last changed it. */
-  agent: z.string().max(64).nullable(),
-  startedAt: Time.nullable(),
-  updatedAt: Time,
-});
-export type Feature = z.infer<typeof Feature>;
+const featureSchema = lazy(() =>
+  z.strictObject({
+    id: featureIdSchema(),
+    title: z.string().max(200).optional(),
+    status: featureStateSchema(),
+    /** Workspace test files (`*.test.ts` / `*.test.js`) that prove it. */
+    tests: z.array(testPath()).max(FEATURE_TESTS_MAX),
+    testsPassing: z.number().int().min(0),
+    testsTotal: z.number().int().min(0),
+    lastRunAt: time().nullable(),
+    /** Its tests passed at the run before the last, and some fail now. */
+    regression: z.boolean(),
+    /** The agent that last changed it. */
+    agent: z.string().max(64).nullable(),
+    startedAt: time().nullable(),
+    updatedAt: time(),
+  }),
+);
+export type Feature = z.infer<ReturnType<typeof featureSchema>>;
 
-export const FeatureStatusSchema = z.strictObject({
-  totalFeatures: z.number().int().min(0),
-  completed: z.number().int().min(0),
-  inProgress: z.number().int().min(0),
-  blocked: z.number().int().min(0),
-  notStarted: z.number().int().min(0),
-  testsPassing: z.number().int().min(0),
-  testsTotal: z.number().int().min(0),
-  features: z.array(Feature).max(FEATURES_MAX),
-  updatedAt: Time,
-  /**
-   * When the session start last ran the passing tests again and the run did not finish (cut at
-   * its budget, or failed): their outcome is not known, and they are not run again before the
-   * workspace changes. A run that finishes records each feature's `lastRunAt` instead.
-   */
-  regressionRunAt: Time.optional(),
-  /** Every test run the harness saw, per test file and in all (test-results.ts). */
-  testResults: TestResultsSchema.optional(),
-});
-export type FeatureStatus = z.infer<typeof FeatureStatusSchema>;
+const featureStatusSchema = lazy(() =>
+  z.strictObject({
+    totalFeatures: z.number().int().min(0),
+    completed: z.number().int().min(0),
+    inProgress: z.number().int().min(0),
+    blocked: z.number().int().min(0),
+    notStarted: z.number().int().min(0),
+    testsPassing: z.number().int().min(0),
+    testsTotal: z.number().int().min(0),
+    features: z.array(featureSchema()).max(FEATURES_MAX),
+    updatedAt: time(),
+    /**
+     * When the session start last ran the passing tests again and the run did not finish (cut at
+     * its budget, or failed): their outcome is not known, and they are not run again before the
+     * workspace changes. A run that finishes records each feature's `lastRunAt` instead.
+     */
+    regressionRunAt: time().optional(),
+    /** Every test run the harness saw, per test file and in all (test-results.ts). */
+    testResults: testResultsSchema().optional(),
+  }),
+);
+export type FeatureStatus = z.infer<ReturnType<typeof featureStatusSchema>>;
 
-/** One feature as `feature_update` gives it: only `id` is required. */
-export const FeatureChange = z.strictObject({
-  id: FeatureId,
-  title: z.string().trim().max(200).optional().describe("A short name"),
-  status: FeatureState.optional(),
-  tests: z
-    .array(TestPath)
-    .max(FEATURE_TESTS_MAX)
-    .optional()
-    .describe("Workspace test files that prove it (*.test.ts / *.test.js)"),
-});
-export type FeatureChange = z.infer<typeof FeatureChange>;
+/** One feature as `feature_update` gives it: only `id` is required. Built on first use. */
+export const featureChangeSchema = lazy(() =>
+  z.strictObject({
+    id: featureIdSchema(),
+    title: z.string().trim().max(200).optional().describe("A short name"),
+    status: featureStateSchema().optional(),
+    tests: z
+      .array(testPath())
+      .max(FEATURE_TESTS_MAX)
+      .optional()
+      .describe("Workspace test files that prove it (*.test.ts / *.test.js)"),
+  }),
+);
+export type FeatureChange = z.infer<ReturnType<typeof featureChangeSchema>>;
 
 /** The file with no features. */
 export function emptyFeatureStatus(at: string): FeatureStatus {
@@ -119,7 +130,7 @@ export function parseFeatureStatus(text: string | null): {
   status: FeatureStatus | null;
   invalid?: string;
 } {
-  const { value, invalid } = parseJsonFile(FeatureStatusSchema, text);
+  const { value, invalid } = parseJsonFile(featureStatusSchema(), text);
   return invalid ? { status: null, invalid } : { status: value };
 }
 

@@ -3,9 +3,10 @@
  * PROGRESS.json (what is done, what remains, decisions, blockers; zod-checked), HANDOFF.md (the
  * latest task's handoff note) and decisions.log (appended at the end of each task). Each is
  * bounded: PROGRESS.json's lists by the schema (a file over the bounds, however it was written,
- * reads clipped to them), the log by rolling over.
+ * reads clipped to them), the log by rolling over. The schemas are built on first use.
  */
 import { z } from "zod";
+import { lazy } from "../../utils/lazy.ts";
 import type { WorkspaceApi } from "../types.ts";
 import { parseJsonFile } from "./json-file.ts";
 
@@ -17,23 +18,25 @@ export const DECISIONS_FILE = "decisions.log";
 export const PROGRESS_MAX_ITEMS = 50;
 export const PROGRESS_ITEM_CHARS = 500;
 
-const Items = z
-  .array(
-    z
-      .string()
-      .trim()
-      .min(1, "entries must not be empty")
-      .max(PROGRESS_ITEM_CHARS, `entries must be at most ${PROGRESS_ITEM_CHARS} characters`),
-  )
-  .max(PROGRESS_MAX_ITEMS, `at most ${PROGRESS_MAX_ITEMS} entries per list`);
+const items = lazy(() =>
+  z
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1, "entries must not be empty")
+        .max(PROGRESS_ITEM_CHARS, `entries must be at most ${PROGRESS_ITEM_CHARS} characters`),
+    )
+    .max(PROGRESS_MAX_ITEMS, `at most ${PROGRESS_MAX_ITEMS} entries per list`),
+);
 
 /** Characters of PROGRESS.json's summary, and of its notes list's entries. */
 export const PROGRESS_SUMMARY_CHARS = 1_000;
 
 /** What the handoff passes on beside the four lists: all optional, all bounded. */
-const HandoffFields = {
+const handoffFields = () => ({
   /** Important notes for whoever continues (conventions, pitfalls). */
-  notes: Items.max(20, "at most 20 notes").optional(),
+  notes: items().max(20, "at most 20 notes").optional(),
   /** Where to continue: `path:line` (or a path). */
   continueFrom: z
     .string()
@@ -48,20 +51,22 @@ const HandoffFields = {
     .optional(),
   /** Where the work stands, in a few sentences (agent_state.json's context summary). */
   summary: z.string().trim().min(1).max(PROGRESS_SUMMARY_CHARS).optional(),
-};
+});
 
 /** PROGRESS.json. */
-export const ProgressSchema = z.strictObject({
-  accomplished: Items,
-  remaining: Items,
-  decisions: Items,
-  blockers: Items,
-  ...HandoffFields,
-});
-export type Progress = z.infer<typeof ProgressSchema>;
+export const progressSchema = lazy(() =>
+  z.strictObject({
+    accomplished: items(),
+    remaining: items(),
+    decisions: items(),
+    blockers: items(),
+    ...handoffFields(),
+  }),
+);
+export type Progress = z.infer<ReturnType<typeof progressSchema>>;
 
 /** An update: any of the lists and fields, each replacing the stored one. */
-export const ProgressUpdateSchema = ProgressSchema.partial();
+export const progressUpdateSchema = lazy(() => progressSchema().partial());
 
 export const EMPTY_PROGRESS: Progress = {
   accomplished: [],
@@ -78,33 +83,38 @@ export async function readProgress(
 }
 
 /** A list as read: strings only, clipped to the bounds (a file may predate them). */
-const ReadItems = z.array(z.string()).transform((items) =>
-  items
-    .map((item) => item.trim())
-    .filter((item) => item !== "")
-    .slice(0, PROGRESS_MAX_ITEMS)
-    .map((item) =>
-      item.length > PROGRESS_ITEM_CHARS ? `${item.slice(0, PROGRESS_ITEM_CHARS - 1)}…` : item,
-    ),
-);
-const ReadProgress = z.strictObject({
-  accomplished: ReadItems,
-  remaining: ReadItems,
-  decisions: ReadItems,
-  blockers: ReadItems,
-  notes: ReadItems.transform((items) => items.slice(0, 20)).optional(),
-  continueFrom: z
-    .string()
-    .transform((s) => s.slice(0, 520))
-    .optional(),
-  nextAgent: z
-    .string()
-    .transform((s) => s.slice(0, 63))
-    .optional(),
-  summary: z
-    .string()
-    .transform((s) => s.slice(0, PROGRESS_SUMMARY_CHARS))
-    .optional(),
+const readItems = () =>
+  z.array(z.string()).transform((items) =>
+    items
+      .map((item) => item.trim())
+      .filter((item) => item !== "")
+      .slice(0, PROGRESS_MAX_ITEMS)
+      .map((item) =>
+        item.length > PROGRESS_ITEM_CHARS ? `${item.slice(0, PROGRESS_ITEM_CHARS - 1)}…` : item,
+      ),
+  );
+/** PROGRESS.json as read: every list and field clipped to its bound. */
+const readProgressSchema = lazy(() => {
+  const list = readItems();
+  return z.strictObject({
+    accomplished: list,
+    remaining: list,
+    decisions: list,
+    blockers: list,
+    notes: list.transform((items) => items.slice(0, 20)).optional(),
+    continueFrom: z
+      .string()
+      .transform((s) => s.slice(0, 520))
+      .optional(),
+    nextAgent: z
+      .string()
+      .transform((s) => s.slice(0, 63))
+      .optional(),
+    summary: z
+      .string()
+      .transform((s) => s.slice(0, PROGRESS_SUMMARY_CHARS))
+      .optional(),
+  });
 });
 
 /** PROGRESS.json's text, checked and clipped to the bounds (null text: no file). */
@@ -112,7 +122,7 @@ export function parseProgress(text: string | null): {
   progress: Progress | null;
   invalid?: string;
 } {
-  const { value, invalid } = parseJsonFile<Progress>(ReadProgress, text);
+  const { value, invalid } = parseJsonFile<Progress>(readProgressSchema(), text);
   return invalid ? { progress: null, invalid } : { progress: value };
 }
 

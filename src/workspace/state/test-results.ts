@@ -5,43 +5,49 @@
  * names of the tests that failed, when and by which task; in all: the sums over the files, and the
  * last run's time and task. A file that passed completely and fails now is a `regression` until it
  * passes again. Bounded: {@link TEST_FILES_MAX} files (the longest unrun roll off), at most
- * {@link FAILED_NAMES_MAX} names of failures each. Pure: no I/O.
+ * {@link FAILED_NAMES_MAX} names of failures each. The schemas are built on first use. Pure: no
+ * I/O.
  */
 import { z } from "zod";
+import { lazy } from "../../utils/lazy.ts";
 
 export const TEST_FILES_MAX = 100;
 export const FAILED_NAMES_MAX = 5;
 const NAME_CHARS = 200;
 
-const Count = z.number().int().min(0);
-const Time = z.string().max(40);
-const TaskId = z.string().max(100);
+const count = lazy(() => z.number().int().min(0));
+const time = lazy(() => z.string().max(40));
+const taskId = lazy(() => z.string().max(100));
 
-const TestFileResult = z.strictObject({
-  file: z.string().trim().min(1).max(512),
-  passing: Count,
-  failing: Count,
-  total: Count,
-  /** The first failing tests' names. */
-  failed: z.array(z.string().max(NAME_CHARS)).max(FAILED_NAMES_MAX),
-  at: Time,
-  taskId: TaskId,
-  /** It passed completely at the run before, and fails now (kept until it passes again). */
-  regression: z.boolean(),
-});
-export type TestFileResult = z.infer<typeof TestFileResult>;
+const testFileResultSchema = lazy(() =>
+  z.strictObject({
+    file: z.string().trim().min(1).max(512),
+    passing: count(),
+    failing: count(),
+    total: count(),
+    /** The first failing tests' names. */
+    failed: z.array(z.string().max(NAME_CHARS)).max(FAILED_NAMES_MAX),
+    at: time(),
+    taskId: taskId(),
+    /** It passed completely at the run before, and fails now (kept until it passes again). */
+    regression: z.boolean(),
+  }),
+);
+export type TestFileResult = z.infer<ReturnType<typeof testFileResultSchema>>;
 
-/** `testResults` in feature_status.json. */
-export const TestResultsSchema = z.strictObject({
-  passing: Count,
-  failing: Count,
-  total: Count,
-  /** The last run's time and task. */
-  at: Time,
-  taskId: TaskId,
-  files: z.array(TestFileResult).max(TEST_FILES_MAX),
-});
-export type TestResults = z.infer<typeof TestResultsSchema>;
+/** `testResults` in feature_status.json, built on first use. */
+export const testResultsSchema = lazy(() =>
+  z.strictObject({
+    passing: count(),
+    failing: count(),
+    total: count(),
+    /** The last run's time and task. */
+    at: time(),
+    taskId: taskId(),
+    files: z.array(testFileResultSchema()).max(TEST_FILES_MAX),
+  }),
+);
+export type TestResults = z.infer<ReturnType<typeof testResultsSchema>>;
 
 /** One test's outcome in a run. */
 export interface TestOutcome {

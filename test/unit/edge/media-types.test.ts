@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { accepts, answerMediaType } from "../../../src/edge/media-types.ts";
-import { GetTaskParams, ListTasksParams, SendMessageParams } from "../../../src/protocol/params.ts";
+import { getTaskParams, listTasksParams, sendMessageParams } from "../../../src/protocol/params.ts";
 
 describe("answer media types", () => {
   it("answers application/a2a+json only to a client that asks for it", () => {
@@ -32,19 +32,19 @@ describe("answer media types", () => {
 
 describe("ProtoJSON field names", () => {
   it("takes the proto (snake_case) names of fields, camelCase first, never inside maps", () => {
-    expect(GetTaskParams.parse({ id: "t", history_length: 1 })).toEqual({
+    expect(getTaskParams().parse({ id: "t", history_length: 1 })).toEqual({
       id: "t",
       historyLength: 1,
     });
-    expect(GetTaskParams.parse({ id: "t", history_length: 1, historyLength: 2 })).toEqual({
+    expect(getTaskParams().parse({ id: "t", history_length: 1, historyLength: 2 })).toEqual({
       id: "t",
       historyLength: 2,
     });
-    expect(ListTasksParams.parse({ context_id: "c", page_size: 5 })).toMatchObject({
+    expect(listTasksParams().parse({ context_id: "c", page_size: 5 })).toMatchObject({
       contextId: "c",
       pageSize: 5,
     });
-    const sent = SendMessageParams.parse({
+    const sent = sendMessageParams().parse({
       message: {
         message_id: "m",
         role: "ROLE_USER",

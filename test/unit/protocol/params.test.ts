@@ -4,20 +4,20 @@
  * the schema, nothing else would read it).
  */
 import { describe, expect, it } from "vitest";
-import { PushConfigParams } from "../../../src/protocol/params.ts";
+import { pushConfigParams } from "../../../src/protocol/params.ts";
 
 describe("PushConfigParams", () => {
   it("reads taskId under its proto name, the JSON name winning when both are sent", () => {
     const url = "https://example.com/hook";
-    expect(PushConfigParams.parse({ task_id: "t-1", url })).toMatchObject({ taskId: "t-1", url });
-    expect(PushConfigParams.parse({ task_id: "t-1", taskId: "t-2" }).taskId).toBe("t-2");
-    expect(PushConfigParams.parse({ task_id: "t-1", id: "c-1" })).toMatchObject({
+    expect(pushConfigParams().parse({ task_id: "t-1", url })).toMatchObject({ taskId: "t-1", url });
+    expect(pushConfigParams().parse({ task_id: "t-1", taskId: "t-2" }).taskId).toBe("t-2");
+    expect(pushConfigParams().parse({ task_id: "t-1", id: "c-1" })).toMatchObject({
       taskId: "t-1",
       id: "c-1",
     });
   });
 
   it("refuses a task id that is not a string", () => {
-    expect(PushConfigParams.safeParse({ taskId: 7 }).success).toBe(false);
+    expect(pushConfigParams().safeParse({ taskId: 7 }).success).toBe(false);
   });
 });

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import * as rest from "../../../src/protocol/v03/http-json.ts";
 import * as rpc from "../../../src/protocol/v03/json-rpc.ts";
-import { MessageSendParamsV03 } from "../../../src/protocol/v03/params.ts";
+import { messageSendParamsV03 } from "../../../src/protocol/v03/params.ts";
 import * as f from "./v03-fixtures.ts";
 import golden from "./v03-golden.json";
 
@@ -23,7 +23,7 @@ describe("v0.3 JSON-RPC dialect", () => {
   });
 
   it("reads message/send params and push configs as recorded", () => {
-    const params = f.rpcSendParams.map((p) => MessageSendParamsV03.parse(p));
+    const params = f.rpcSendParams.map((p) => messageSendParamsV03().parse(p));
     expect(params.map(rpc.sendParamsFromV03)).toEqual(golden.rpc.sendParamsIn);
     expect(f.rpcPushConfigs.map((c) => rpc.pushConfigFromV03(c, "task-1"))).toEqual(
       golden.rpc.pushConfigsIn,

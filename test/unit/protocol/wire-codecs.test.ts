@@ -26,7 +26,7 @@ import {
   sendParamsFromV03,
   taskToV03,
 } from "../../../src/protocol/v03/json-rpc.ts";
-import { MessageSendParamsV03 } from "../../../src/protocol/v03/params.ts";
+import { messageSendParamsV03 } from "../../../src/protocol/v03/params.ts";
 import type { Message, StreamEvent, Task, WirePushConfig } from "../../../src/protocol/wire.ts";
 import { pushBody } from "../../../src/push/push-payload.ts";
 
@@ -219,13 +219,13 @@ describe("v0.3 codec", () => {
         return SdkMessage.fromJSON(agentMessage);
       },
     });
-    const ours = sendParamsFromV03(MessageSendParamsV03.parse(params));
+    const ours = sendParamsFromV03(messageSendParamsV03().parse(params));
     expect(sdkRoundTrip(SendMessageRequest, ours)).toEqual(
       SendMessageRequest.toJSON(seen as unknown as SendMessageRequest),
     );
     expect(ours).toMatchObject({ configuration: { returnImmediately: true } });
     const blocking = sendParamsFromV03(
-      MessageSendParamsV03.parse({ ...params, configuration: { blocking: true } }),
+      messageSendParamsV03().parse({ ...params, configuration: { blocking: true } }),
     );
     expect(blocking).toMatchObject({ configuration: { returnImmediately: false } });
   });
