@@ -3,8 +3,8 @@
  * `ALTER TABLE t ADD COLUMN c` folded into t's `CREATE TABLE` (the column last, where SQLite adds
  * it), and each `withoutRowid(t)` entry (sqlite-migrations.ts) as t's `CREATE TABLE ... WITHOUT
  * ROWID`; a `DROP INDEX` takes its index out, a `DROP TABLE` its table and the table's indexes, and
- * an `INSERT INTO ... SELECT ... FROM t` that copies rows out of a table the migrations made is
- * left out (in a new database every such table is empty, so it copies nothing): a table is
+ * a plain copy (`INSERT INTO ... SELECT columns FROM t`) of rows out of a table the migrations made
+ * is left out (in a new database every such table is empty, so it copies nothing): a table is
  * replaced by a new one, its rows copied, in a migration this folds. A new object is created from
  * it in one batch; replaying each ALTER would make SQLite re-read its whole schema once per ALTER.
  * Null when a migration does anything else to a table it made (renames, writes rows otherwise),
@@ -37,12 +37,19 @@ const ADD_COLUMN = /^ALTER\s+TABLE\s+["`]?(\w+)["`]?\s+ADD\s+(?:COLUMN\s+)?([\s\
 const CREATE_INDEX =
   /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?["`]?(\w+)["`]?\s+ON\s+["`]?(\w+)["`]?/i;
 const DROP = /^DROP\s+(TABLE|INDEX)\s+(?:IF\s+EXISTS\s+)?["`]?(\w+)["`]?$/i;
-/** A copy of a table's rows: `INSERT INTO x [(columns)] SELECT ... FROM t` (no aggregate, no union). */
+/**
+ * A plain copy of a table's rows: `INSERT [OR x] INTO t [(columns)] SELECT list FROM source
+ * [WHERE ...]`, one SELECT and one FROM, nothing quoted. Only such a statement is known to insert
+ * nothing when `source` is empty; anything else (a join, a subquery, EXISTS, an aggregate, a
+ * compound) may insert a row out of empty tables.
+ */
 const COPY =
-  /^INSERT\s+(?:OR\s+\w+\s+)?INTO\s+\w+\s*(?:\([^)]*\))?\s*SELECT\s[\s\S]*?\sFROM\s+["`]?(\w+)["`]?/i;
-/** What makes a SELECT yield rows out of empty tables: an aggregate, a compound, a VALUES list. */
-const ROWS_FROM_NOTHING =
-  /\b(?:COUNT|MAX|MIN|SUM|TOTAL|AVG|GROUP_CONCAT|UNION|EXCEPT|INTERSECT|VALUES)\b/i;
+  /^INSERT\s+(?:OR\s+\w+\s+)?INTO\s+\w+\s*(?:\([\w\s,]*\))?\s*SELECT\s+([\w\s,()*]+?)\s+FROM\s+(\w+)(?:\s+WHERE\s+[\w\s=<>!().,?]+)?$/i;
+/** The functions a copy's select list may call: each gives one value per row, none a row of its own. */
+const ROW_FUNCTIONS = new Set(["ifnull", "coalesce", "lower", "upper", "hex", "randomblob", "abs"]);
+/** Words that make a SELECT more than a plain copy. */
+const NOT_PLAIN = /\b(?:SELECT|FROM|JOIN|EXISTS|UNION|EXCEPT|INTERSECT|VALUES|GROUP|HAVING)\b/gi;
+
 /**
  * The migration entry that rebuilds `table` as a WITHOUT ROWID table (it must have a PRIMARY
  * KEY): sqlite-migrations.ts runs it on stored objects, {@link squashed} folds it for new ones.
@@ -122,14 +129,19 @@ function drop(schema: Folding, kind: string, name: string): boolean {
   return true;
 }
 
-/** Whether `statement` copies rows out of a table the schema made (empty in a new database). */
+/**
+ * Whether `statement` is a plain copy (see {@link COPY}) of rows out of a table the schema made:
+ * empty in a new database, so the copy inserts nothing there.
+ */
 function copiesFromMade(schema: Folding, statement: string): boolean {
-  const from = COPY.exec(statement)?.[1];
-  return (
-    from !== undefined &&
-    schema.tables.has(from.toLowerCase()) &&
-    !ROWS_FROM_NOTHING.test(statement)
-  );
+  const copy = COPY.exec(statement);
+  const list = copy?.[1];
+  const from = copy?.[2];
+  if (list === undefined || from === undefined || !schema.tables.has(from.toLowerCase()))
+    return false;
+  const calls = [...list.matchAll(/(\w+)\s*\(/g)].map((m) => (m[1] ?? "").toLowerCase());
+  const words = statement.match(NOT_PLAIN) ?? [];
+  return calls.every((name) => ROW_FUNCTIONS.has(name)) && words.length === 2;
 }
 
 /** `migrations` as one schema (see the file's header), or null when they cannot be folded. */

@@ -133,7 +133,9 @@ export class UserObject extends HarnessObject {
       if (open >= stream.max) return { ok: false, streams: stream.max };
     }
     const granted =
-      grant && call !== undefined && this.#reserve(call, grant.tokens, grant, now, now).ok
+      grant &&
+      call !== undefined &&
+      this.#reserve(call, grant.tokens, grant, now, perMinute > 0 ? now : undefined).ok
         ? { granted: grant.tokens }
         : {};
     // The message's place in the window: its grant's reservation when it has one, else a row.
@@ -337,7 +339,9 @@ export class UserObject extends HarnessObject {
 
   /**
    * Reserves as {@link reserve} does. `admittedAt`: the reservation is a grant made with the
-   * admission of that time; a key reserved again keeps the admission's time it had.
+   * admission of that time; a key reserved again keeps the admission's time it had, and refused,
+   * it is released (as before) but its row is kept, settled at 0, for that admission's place in
+   * the minute's window.
    */
   #reserve(
     key: string,
@@ -350,23 +354,49 @@ export class UserObject extends HarnessObject {
       .exec<{ at: number | null }>("SELECT admitted_at AS at FROM reservations WHERE key = ?", key)
       .toArray()[0];
     if (before) this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
+    const admitted = admittedAt ?? before?.at ?? null;
+    const refused = this.#refusal(tokens, limits, now);
+    if (refused) {
+      if (admitted !== null)
+        this.#keep(key, now, { tokens: 0, until: now + SETTLED_KEPT_MS, settled: 1, admitted });
+      return refused;
+    }
+    this.#keep(key, now, { tokens, until: now + RESERVATION_MS, settled: 0, admitted });
+    return { ok: true };
+  }
+
+  /** The refusal when the day or month budget (0 = unlimited) cannot hold `tokens` more. */
+  #refusal(
+    tokens: number,
+    limits: Pick<GrantAsk, "dayLimit" | "monthLimit">,
+    now: number,
+  ): BudgetRefusal | null {
     const used = this.#spent(now);
     const { dayLimit, monthLimit } = limits;
     if (dayLimit > 0 && used.day + tokens > dayLimit)
       return { ok: false, scope: "day", used: used.day, limit: dayLimit };
     if (monthLimit > 0 && used.month + tokens > monthLimit)
       return { ok: false, scope: "month", used: used.month, limit: monthLimit };
+    return null;
+  }
+
+  /** Writes the reservation `key`, made at `now`: its tokens, expiry, settlement and admission. */
+  #keep(
+    key: string,
+    now: number,
+    row: { tokens: number; until: number; settled: 0 | 1; admitted: number | null },
+  ): void {
     this.#sql.exec(
-      `INSERT INTO reservations (key, tokens, day, month, expires_at, admitted_at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO reservations (key, tokens, day, month, expires_at, settled, admitted_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
       key,
-      tokens,
+      row.tokens,
       dayOf(now),
       monthOf(now),
-      now + RESERVATION_MS,
-      admittedAt ?? before?.at ?? null,
+      row.until,
+      row.settled,
+      row.admitted,
     );
-    return { ok: true };
   }
 
   /**

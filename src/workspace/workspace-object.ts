@@ -87,9 +87,9 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
    * records new decisions, progress_log.md, agent_state.json), composed here in one locked step
    * from the current state files and the task's records (its changes, PROGRESS.json at its
    * start): the task asks for it without waiting, and any read that arrives later sees it.
-   * Once per task, keyed by the task itself, not by the call: agent_state.json lists the last
-   * tasks that ended here, and a note for one of them (a retried call whose first answer was
-   * lost) writes nothing again. So the note costs no idempotency row; an agent_state.json the
+   * Once per task and end, keyed by them, not by the call: agent_state.json lists the last tasks
+   * that ended here with their states, and a note for one of them (a retried call whose first
+   * answer was lost) writes nothing again. So the note costs no idempotency row; an agent_state.json the
    * agent made unreadable lists nothing, and a retry then writes the note once more.
    */
   async endNote(scope: WorkspaceScope, input: TaskEndInput): Promise<Result<"endNote">> {
@@ -105,7 +105,7 @@ export class WorkspaceObject extends WorkspaceCore implements WorkspaceRpc {
         agentState: t[AGENT_STATE_FILE] ?? null,
         featureStatus: t[FEATURE_STATUS_FILE] ?? null,
       };
-      if (endedHere(texts.agentState, input.taskId))
+      if (endedHere(texts.agentState, input.taskId, input.state))
         return { ok: true as const, value: { written: [] } };
       const record = {
         files: this.changes.filesOf(input.taskId),

@@ -82,6 +82,21 @@ describe("the admission's budget grant", () => {
     expect(rows).toBe(1);
   });
 
+  it("keeps its message's place in the window when its re-reservation is refused, released", async () => {
+    const counters = userObject(env, `user:grant-${crypto.randomUUID()}`);
+    const grant = { tokens: 1_000, dayLimit: 1_500, monthLimit: 0 };
+    const first = crypto.randomUUID();
+    expect(await counters.admit(1, first, undefined, grant)).toEqual({ ok: true, granted: 1_000 });
+    // The task's first call needs more than the grant: its key reserved again, and refused.
+    expect(await counters.reserve(first, 2_000, 1_500, 0)).toMatchObject({ ok: false });
+    // The grant is released (nothing counts against the day), but the message still counts:
+    // one message a minute, so a second one within the minute is refused.
+    expect((await counters.usage()).dayTokens).toBe(0);
+    expect(await counters.admit(1, crypto.randomUUID(), undefined, grant)).toMatchObject({
+      ok: false,
+    });
+  });
+
   it("is the first model call's reservation: a one-turn task calls no reserve", async () => {
     const user = await budgetedUser();
     const s = await scenario([{ text: "granted" }]);

@@ -468,6 +468,16 @@ describe("workspace storage", () => {
         state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM recent_calls").one().n,
     );
     expect(kept).toBe(1); // notes.md's write alone
+    // The same task ending otherwise (its first end rolled back, then run again): written.
+    const failed = await ws.endNote({
+      taskId: "task-2",
+      agent: AGENT,
+      state: "TASK_STATE_FAILED",
+      asked: "a",
+      answer: "b",
+      at: "2026-11-28T00:00:09.000Z",
+    });
+    expect(ok(failed).written).toEqual(["HANDOFF.md", "progress_log.md", "agent_state.json"]);
   });
 
   it("keeps owners apart", async () => {

@@ -54,9 +54,14 @@ export function parseAgentState(text: string | null): {
   return invalid ? { state: null, invalid } : { state: value };
 }
 
-/** Whether agent_state.json's text lists `taskId` among the tasks that ended (its note written). */
-export function endedHere(text: string | null, taskId: string): boolean {
-  return parseAgentState(text).state?.completedTasks.some((t) => t.task === taskId) ?? false;
+/**
+ * Whether agent_state.json's text lists `taskId` as ended in `state` (its end note written). A
+ * task that ended otherwise before (its first end rolled back, then run again) is not: the later
+ * note is written.
+ */
+export function endedHere(text: string | null, taskId: string, state: string): boolean {
+  const tasks = parseAgentState(text).state?.completedTasks ?? [];
+  return tasks.some((t) => t.task === taskId && t.state === state);
 }
 
 const clipped = (items: readonly string[]) =>

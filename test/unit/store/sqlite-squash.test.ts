@@ -55,6 +55,22 @@ describe("migrations folded into one schema", () => {
     expect(squashed([made, "INSERT INTO b SELECT n FROM elsewhere"])).toBeNull();
   });
 
+  it.each([
+    // The usual way to seed a singleton row once.
+    "INSERT INTO b (n) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM a)",
+    // A scalar subquery with no outer FROM: one row (NULL).
+    "INSERT INTO b (n) SELECT (SELECT n FROM a)",
+    // An aggregate: one row ('[]').
+    "INSERT INTO b (n) SELECT json_group_array(n) FROM a",
+    // An outer join whose other side is a constant: one row.
+    "INSERT INTO b (n) SELECT c.v FROM a RIGHT JOIN (SELECT 1 AS v) c ON 1",
+    // FROM inside a string literal, no real FROM: one row.
+    "INSERT INTO b (n) SELECT length('x FROM a')",
+  ])("keeps (replays) a copy that writes a row out of empty tables: %s", (statement) => {
+    const made = "CREATE TABLE a (n INTEGER); CREATE TABLE b (n INTEGER)";
+    expect(squashed([made, statement])).toBeNull();
+  });
+
   it("gives up (null: replay them) on anything else done to a table", () => {
     expect(squashed(["CREATE TABLE a (id TEXT)", "ALTER TABLE a RENAME TO b"])).toBeNull();
     expect(squashed(["DROP TABLE elsewhere"])).toBeNull();
