@@ -4,8 +4,9 @@
  * the runtime, wrangler.toml's [alias] applied), less what zod's classic API exports on its one
  * namespace (which no bundler can shake out) and nothing here uses: its 60 locales (`z.locales`;
  * nothing uses any but English, zod's default), ~260 KB of the bundle, and its schema compiler and
- * JSON Schema importer (`z.compile`, `z.fromJSONSchema`: src/platform/zod-absent.ts), ~45 KB.
- * Every other input is the same as wrangler's own bundle (docs/benchmarks.md, Cold start, says how
+ * JSON Schema importer (`z.compile`, `z.fromJSONSchema`: src/platform/zod-absent.ts), ~45 KB;
+ * and the scripted model, a local stand-in for the Messages API that a deploy never turns on
+ * (src/model/scripted-absent.ts), ~20 KB. Every other input is the same as wrangler's own bundle (docs/benchmarks.md, Cold start, says how
  * that was checked). The deploy script points the plan's configuration at this file; wrangler
  * bundles it again (its nodejs_compat plugins, defines and minification apply then) and chains the
  * source map back to src/.
@@ -44,6 +45,25 @@ const zodUnusedApisOut = (root: string): Plugin => ({
   },
 });
 
+/** The scripted model's entry, as src/model/client.ts imports it when first used. */
+const SCRIPTED_ENTRY = /^\.\/scripted\/messages-api\.ts$/;
+
+/**
+ * Puts src/model/scripted-absent.ts in place of the scripted model (a local stand-in for the
+ * Messages API: npm run dev and tests only; a deploy refuses SCRIPTED_MODEL on,
+ * scripts/deploy-config.ts).
+ */
+const scriptedModelOut = (root: string): Plugin => ({
+  name: "scripted-model-out",
+  setup(builder) {
+    builder.onResolve({ filter: SCRIPTED_ENTRY }, (args) =>
+      /[\\/]src[\\/]model[\\/]client\.ts$/.test(args.importer)
+        ? { path: join(root, "src", "model", "scripted-absent.ts") }
+        : undefined,
+    );
+  },
+});
+
 /**
  * Bundles the Worker into `outDir`/worker.js (with its source map); `alias` is wrangler.toml's
  * [alias], its paths relative to `root`. Returns the file's name, relative to `outDir`.
@@ -66,7 +86,7 @@ export async function bundleWorker(
     alias: Object.fromEntries(Object.entries(alias).map(([from, to]) => [from, resolve(root, to)])),
     sourcemap: "linked",
     logLevel: "error",
-    plugins: [englishOnly, zodUnusedApisOut(root)],
+    plugins: [englishOnly, zodUnusedApisOut(root), scriptedModelOut(root)],
   });
   return "worker.js";
 }

@@ -4,7 +4,8 @@
  * every-minute cron only when SCHEDULES has entries; no var whose value is the code's own default
  * (src/config/env-schema.ts: the Worker reads an absent var as its default, so it behaves the same
  * with fewer variables, and Workers Free allows 64); never `CF_PLAN` (the local limit guard); and a
- * config that sets `FAULTS` (the fault injector, dev and tests only) is refused outright.
+ * config that sets `FAULTS` (the fault injector) or turns `SCRIPTED_MODEL` on (the scripted model),
+ * dev and tests only, is refused outright.
  * Pure: the raw config in, a new one out, with one line per choice made. Also the plan limits the build check holds each configuration to.
  */
 import type { Unstable_RawConfig as RawConfig } from "wrangler";
@@ -22,16 +23,22 @@ export interface Plan {
 }
 
 /**
- * Throws when `raw` turns the fault injector on (`FAULTS`, src/platform/faults/): faults are for
- * dev and tests, never for a deployed Worker (`--check`, `--dry-run` and a deploy all stop here).
+ * Throws when `raw` turns on what is for dev and tests only, never for a deployed Worker
+ * (`--check`, `--dry-run` and a deploy all stop here): the fault injector (`FAULTS`,
+ * src/platform/faults/), and the scripted model (`SCRIPTED_MODEL` other than `off`,
+ * src/model/scripted/), which the deployed bundle leaves out (scripts/bundle-worker.ts).
  */
-export function refuseFaults(raw: RawConfig): void {
+export function refuseDevOnly(raw: RawConfig): void {
   const faults = raw.vars?.FAULTS;
-  if (typeof faults === "string" && faults.trim() === "") return;
-  if (faults === undefined) return;
-  throw new Error(
-    `FAULTS is set (${JSON.stringify(faults)}): the fault injector is for dev and tests only; a deployed Worker must not have it. Empty FAULTS in wrangler.toml's [vars].`,
-  );
+  if (faults !== undefined && !(typeof faults === "string" && faults.trim() === ""))
+    throw new Error(
+      `FAULTS is set (${JSON.stringify(faults)}): the fault injector is for dev and tests only; a deployed Worker must not have it. Empty FAULTS in wrangler.toml's [vars].`,
+    );
+  const scripted = raw.vars?.SCRIPTED_MODEL;
+  if (scripted !== undefined && scripted !== "off")
+    throw new Error(
+      `SCRIPTED_MODEL is ${JSON.stringify(scripted)}: the scripted model is for npm run dev and tests only and is not in the deployed Worker; a deployed Worker answers with Claude (ANTHROPIC_API_KEY). Set SCRIPTED_MODEL = "off" in wrangler.toml's [vars].`,
+    );
 }
 
 /** The plans `npm run deploy -- --plan <name>` knows. */
@@ -76,7 +83,7 @@ export function deployConfig(
   outDir: string,
 ): { config: RawConfig; notes: string[] } {
   const plan = PLANS[planName];
-  refuseFaults(raw);
+  refuseDevOnly(raw);
   const config = structuredClone(raw);
   const back = outDir
     .split("/")

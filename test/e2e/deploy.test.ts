@@ -261,6 +261,19 @@ describe("the configuration deployed per plan", () => {
     expect(deployConfig(off, "free", "d").config.vars?.FAULTS).toBeUndefined();
   });
 
+  it("refuses a config that turns the scripted model on (the deployed bundle leaves it out)", () => {
+    for (const mode of ["on", "auto"]) {
+      const scripted = { ...raw, vars: { SCRIPTED_MODEL: mode } } as RawConfig;
+      expect(() => deployConfig(scripted, "free", "d")).toThrow(
+        new RegExp(
+          `^SCRIPTED_MODEL is "${mode}": the scripted model is for npm run dev and tests only`,
+        ),
+      );
+    }
+    const off = { ...raw, vars: { SCRIPTED_MODEL: "off" } } as RawConfig;
+    expect(() => deployConfig(off, "free", "d")).not.toThrow();
+  });
+
   it("adds the every-minute cron only when SCHEDULES has entries", () => {
     expect(deployConfig(raw, "free", "d").config.triggers?.crons).toEqual(["23 3 * * *"]);
     const scheduled = { ...raw, vars: { SCHEDULES: '{"a":{},"b":{}}' } } as RawConfig;
