@@ -205,21 +205,35 @@ export function startCopyDev(
   return { child, output: collectOutput(child).all };
 }
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
+/**
+ * The first port of the kernel's ephemeral range (Linux's default, `ip_local_port_range`): the
+ * source ports of outgoing connections come from that range, so a port picked there can be taken
+ * by any process's next connection between being found free and being bound.
+ */
+const EPHEMERAL_FROM = 32_768;
+/** Where listening ports are picked: below the ephemeral range, above the well-known ones. */
+const LISTEN_FROM = 20_000;
+
+/** Whether `port` can be bound on 127.0.0.1 now. */
+async function bindable(port: number): Promise<boolean> {
   const { createServer } = await import("node:net");
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port free on 127.0.0.1 for a server to listen on: picked at random below the ephemeral range
+ * (where no outgoing connection takes it meanwhile) and found bindable.
+ */
+export async function freePort(): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = LISTEN_FROM + Math.floor(Math.random() * (EPHEMERAL_FROM - LISTEN_FROM));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port between ${LISTEN_FROM} and ${EPHEMERAL_FROM}`);
 }
 
 /** A scripted model on 127.0.0.1 and a dev server that calls it (plus `vars`). */
