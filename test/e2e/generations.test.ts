@@ -8,11 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENERATIONS_EXTENSION } from "../../src/protocol/extensions.ts";
 import { askChoice, textToolTurn as tool } from "../helpers/turns.ts";
-import type { ScriptedHarness } from "./dev-server.ts";
-import { startScriptedHarness } from "./dev-server.ts";
 import { addScenario } from "./scenarios.ts";
+import { type SharedHarness, sharedScriptedHarness } from "./shared-harness.ts";
 
-let harness: ScriptedHarness;
+let harness: SharedHarness;
 const HEADERS = {
   "content-type": "application/json",
   "A2A-Version": "1.0",
@@ -22,11 +21,11 @@ const HEADERS = {
 type GenTask = { id: string; generation: string; status: { state: string } };
 
 beforeAll(async () => {
-  harness = await startScriptedHarness();
+  harness = await sharedScriptedHarness();
 });
 
 afterAll(async () => {
-  await harness?.stop();
+  await harness?.release();
 });
 
 /** POST /message:send with `body`; the response. */
