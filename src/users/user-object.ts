@@ -2,7 +2,7 @@
  * The user Durable Object: one per principal (a user id, `anonymous`, or `ip:<address>` for
  * unauthenticated callers), the single place where counts must be exact. Messages per minute (a
  * sliding window), concurrent streams (leases), and token budgets per day and month, spent by
- * reserving before a model call and settling with the real usage after it, so concurrent tasks
+ * reserving before a model call and settling with the real usage after it (budget-ledger.ts), so concurrent tasks
  * can never overspend (no check-then-spend race). Days and months are UTC. Its tables are created
  * by its first count: reading the usage of a principal never counted writes nothing. The objects
  * named `auth:ip:<address>` count credential attempts that were not found good
@@ -14,14 +14,9 @@
 import { HarnessObject } from "../platform/harness-object.ts";
 import { RECENT_CALLS_TABLE, RecentCalls } from "../platform/recent-calls.ts";
 import { Schema, withoutRowid } from "../store/sqlite-migrations.ts";
+import { BudgetLedger, type BudgetRefusal, dayOf, monthOf } from "./budget-ledger.ts";
 
-/** Why a reservation was refused. */
-export interface BudgetRefusal {
-  ok: false;
-  scope: "day" | "month";
-  used: number;
-  limit: number;
-}
+export type { BudgetRefusal } from "./budget-ledger.ts";
 
 /**
  * What {@link UserObject.admit} answers: admitted (with the stream's lease when one was asked
@@ -68,13 +63,6 @@ export const USER_MIGRATIONS: readonly string[] = [
 ];
 
 const WINDOW_MS = 60_000;
-/** A reservation the task never settled (it died) stops counting after this long. */
-const RESERVATION_MS = 15 * 60_000;
-/** A settlement's mark is kept this long: longer than any retry of it comes (platform/retry.ts). */
-const SETTLED_KEPT_MS = 10 * 60_000;
-
-const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
-const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
 
 /**
  * A budget grant asked of an admission: `tokens` reserved under the call's key, if the day and
@@ -91,10 +79,12 @@ export class UserObject extends HarnessObject {
   readonly #sql: SqlStorage;
   #schema!: Schema;
   #calls!: RecentCalls;
+  readonly #budgets: BudgetLedger;
 
   constructor(ctx: DurableObjectState, rawEnv: Env) {
     super(ctx, rawEnv, "user");
     this.#sql = ctx.storage.sql;
+    this.#budgets = new BudgetLedger(this.#sql, () => this.#schema.stored);
   }
 
   /** Brings the counters' tables to the newest schema (none yet: left without). */
@@ -135,7 +125,7 @@ export class UserObject extends HarnessObject {
     const granted =
       grant &&
       call !== undefined &&
-      this.#reserve(call, grant.tokens, grant, now, perMinute > 0 ? now : undefined).ok
+      this.#budgets.reserve(call, grant.tokens, grant, now, perMinute > 0 ? now : undefined).ok
         ? { granted: grant.tokens }
         : {};
     // The message's place in the window: its grant's reservation when it has one, else a row.
@@ -293,35 +283,6 @@ export class UserObject extends HarnessObject {
     if (held === 0) await this.erase();
   }
 
-  /** Tokens spent and reserved in the current day and month. */
-  #spent(now: number): { day: number; month: number } {
-    if (!this.#schema.stored) return { day: 0, month: 0 };
-    this.#sql.exec("DELETE FROM reservations WHERE expires_at <= ?", now);
-    const day = dayOf(now);
-    const month = monthOf(now);
-    // A month's spend is the sum of its days' (`d:<day>` rows, never deleted; `m:<month>` rows,
-    // which objects stored before also hold, are the same sum and no longer written).
-    const spent = (from: string, to: string) =>
-      this.#sql
-        .exec<{ n: number | null }>(
-          "SELECT SUM(tokens) AS n FROM spent WHERE period >= ? AND period <= ?",
-          from,
-          to,
-        )
-        .one().n ?? 0;
-    const reserved = (column: "day" | "month", period: string) =>
-      this.#sql
-        .exec<{ n: number | null }>(
-          `SELECT SUM(tokens) AS n FROM reservations WHERE ${column} = ?`,
-          period,
-        )
-        .one().n ?? 0;
-    return {
-      day: spent(`d:${day}`, `d:${day}`) + reserved("day", day),
-      month: spent(`d:${month}-01`, `d:${month}-31`) + reserved("month", month),
-    };
-  }
-
   /**
    * Reserves `tokens` under key `key` if the day and month budgets allow it (0 = unlimited).
    * A key reserved again replaces its reservation: the key is the call's idempotency key too (a
@@ -334,116 +295,20 @@ export class UserObject extends HarnessObject {
     monthLimit: number,
   ): { ok: true } | BudgetRefusal {
     this.#schema.ensure();
-    return this.#reserve(key, tokens, { dayLimit, monthLimit }, Date.now());
+    return this.#budgets.reserve(key, tokens, { dayLimit, monthLimit }, Date.now());
   }
 
-  /**
-   * Reserves as {@link reserve} does. `admittedAt`: the reservation is a grant made with the
-   * admission of that time; a key reserved again keeps the admission's time it had, and refused,
-   * it is released (as before) but its row is kept, settled at 0, for that admission's place in
-   * the minute's window.
-   */
-  #reserve(
-    key: string,
-    tokens: number,
-    limits: Pick<GrantAsk, "dayLimit" | "monthLimit">,
-    now: number,
-    admittedAt?: number,
-  ): { ok: true } | BudgetRefusal {
-    const before = this.#sql
-      .exec<{ at: number | null }>("SELECT admitted_at AS at FROM reservations WHERE key = ?", key)
-      .toArray()[0];
-    if (before) this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
-    const admitted = admittedAt ?? before?.at ?? null;
-    const refused = this.#refusal(tokens, limits, now);
-    if (refused) {
-      if (admitted !== null)
-        this.#keep(key, now, { tokens: 0, until: now + SETTLED_KEPT_MS, settled: 1, admitted });
-      return refused;
-    }
-    this.#keep(key, now, { tokens, until: now + RESERVATION_MS, settled: 0, admitted });
-    return { ok: true };
-  }
-
-  /** The refusal when the day or month budget (0 = unlimited) cannot hold `tokens` more. */
-  #refusal(
-    tokens: number,
-    limits: Pick<GrantAsk, "dayLimit" | "monthLimit">,
-    now: number,
-  ): BudgetRefusal | null {
-    const used = this.#spent(now);
-    const { dayLimit, monthLimit } = limits;
-    if (dayLimit > 0 && used.day + tokens > dayLimit)
-      return { ok: false, scope: "day", used: used.day, limit: dayLimit };
-    if (monthLimit > 0 && used.month + tokens > monthLimit)
-      return { ok: false, scope: "month", used: used.month, limit: monthLimit };
-    return null;
-  }
-
-  /** Writes the reservation `key`, made at `now`: its tokens, expiry, settlement and admission. */
-  #keep(
-    key: string,
-    now: number,
-    row: { tokens: number; until: number; settled: 0 | 1; admitted: number | null },
-  ): void {
-    this.#sql.exec(
-      `INSERT INTO reservations (key, tokens, day, month, expires_at, settled, admitted_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      key,
-      row.tokens,
-      dayOf(now),
-      monthOf(now),
-      row.until,
-      row.settled,
-      row.admitted,
-    );
-  }
-
-  /**
-   * Replaces the reservation `key` with what was really spent (0 releases it), or counts `tokens`
-   * no reservation was made for (no day or month budget applied, or it expired). The reservation's
-   * row is kept, marked settled, until a retry can no longer come ({@link SETTLED_KEPT_MS}): a
-   * retried settlement finds the mark and counts nothing more. One row written and the day's
-   * spend, where an answer in `recent_calls` and the month's spend were two more.
-   */
+  /** Settles the reservation `key` with the tokens really spent (budget-ledger.ts). */
   settle(key: string, tokens: number): void {
     const now = Date.now();
     this.#schema.ensure();
-    this.ctx.storage.transactionSync(() => {
-      const row = this.#sql
-        .exec<{ settled: number }>("SELECT settled FROM reservations WHERE key = ?", key)
-        .toArray()[0];
-      if (row?.settled) return;
-      const kept = now + SETTLED_KEPT_MS;
-      if (row)
-        this.#sql.exec(
-          "UPDATE reservations SET tokens = 0, settled = 1, expires_at = ? WHERE key = ?",
-          kept,
-          key,
-        );
-      else
-        this.#sql.exec(
-          `INSERT INTO reservations (key, tokens, day, month, expires_at, settled)
-           VALUES (?, 0, ?, ?, ?, 1)`,
-          key,
-          dayOf(now),
-          monthOf(now),
-          kept,
-        );
-      if (tokens <= 0) return;
-      this.#sql.exec(
-        `INSERT INTO spent (period, tokens) VALUES (?, ?)
-         ON CONFLICT (period) DO UPDATE SET tokens = tokens + excluded.tokens`,
-        `d:${dayOf(now)}`,
-        tokens,
-      );
-    });
+    this.ctx.storage.transactionSync(() => this.#budgets.settle(key, tokens, now));
   }
 
   /** Tokens spent and reserved now, by period. */
   usage(): { day: string; month: string; dayTokens: number; monthTokens: number } {
     const now = Date.now();
-    const used = this.#spent(now);
+    const used = this.#budgets.spent(now);
     return { day: dayOf(now), month: monthOf(now), dayTokens: used.day, monthTokens: used.month };
   }
 
