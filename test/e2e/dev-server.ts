@@ -236,6 +236,22 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port between ${LISTEN_FROM} and ${EPHEMERAL_FROM}`);
 }
 
+/**
+ * Starts a dev server on `options.port`, a port {@link freePort} found free; if another process
+ * bound it meanwhile (wrangler takes seconds to bind), on another one, at most three times.
+ * `options.port` is left at the port the server has.
+ */
+async function startOnFreePort(options: DevServerOptions): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevServer(options);
+    } catch (error) {
+      if (attempt >= 3 || !/Address already in use/.test(String(error))) throw error;
+      options.port = await freePort();
+    }
+  }
+}
+
 /** A scripted model on 127.0.0.1 and a dev server that calls it (plus `vars`). */
 export interface ScriptedHarness {
   fake: Awaited<ReturnType<typeof startFakeModel>>;
@@ -272,7 +288,7 @@ export async function startScriptedHarness(
     };
     const harness: ScriptedHarness = {
       fake,
-      server: await startDevServer(options),
+      server: await startOnFreePort(options),
       modelVars,
       restart: async () => {
         await harness.server.stop();
