@@ -20,6 +20,7 @@ import type { Task } from "../protocol/wire.ts";
 import { scratchPrefix, userKey } from "../store/r2-keys.ts";
 import { deletePrefix, listPrefix } from "../store/r2-prefix.ts";
 import { deleteAccountRows, userTasks } from "../store/task-queries.ts";
+import { forgetSlices } from "../users/admission-lease.ts";
 import { userObject } from "../users/limits.ts";
 import { workspaceFor } from "../workspace/client.ts";
 
@@ -121,6 +122,7 @@ export function privacyRoutes(): Hono<AppEnv> {
     await eraseOwnerFiles(env, owner, currentAgents().names());
     await deletePrefix(env.FILES, scratchPrefix(owner));
     await userObject(env, userCounters(owner)).erase();
+    forgetSlices(env, userCounters(owner));
     forgetTokens(env, await tokenHashes(env.DB, owner));
     await deleteAccountRows(env.DB, owner);
     return c.body(null, 204);

@@ -73,12 +73,10 @@ export function agentGateway(c: Context<AppEnv>, agent: AgentDefinition): TaskGa
 export function gatewayCaller(c: Context<AppEnv>, protocol: PushProtocol): GatewayCaller {
   const principal = c.get("principal");
   const traceParent = c.get("traceParent");
-  const grant = c.get("budgetGrant");
   return {
     owner: c.get("owner"),
     counters: counterKey(principal, c.req.header("CF-Connecting-IP") ?? null),
     ...budgetOf(principal),
-    ...(grant ? { grant } : {}),
     ...(principal.delegation ? { delegation: principal.delegation } : {}),
     traceId: c.get("traceId"),
     ...(traceParent ? { traceParent } : {}),

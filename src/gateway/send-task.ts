@@ -12,7 +12,7 @@ import { ANONYMOUS_CALLER, anonymousOwner, newContextId } from "../auth/anonymou
 import { contextIdFor, firstTaskOf } from "../conversations/join.ts";
 import { childTaskIdFor, newId, taskIdFor } from "../platform/ids.ts";
 import { stubByName } from "../platform/object-stub.ts";
-import { type BudgetGrant, budgetOf } from "../protocol/app-types.ts";
+import { budgetOf } from "../protocol/app-types.ts";
 import { isLiveMessage } from "../protocol/live-message.ts";
 import type { Message } from "../protocol/wire.ts";
 import type { Lineage } from "../subagents/transport.ts";
@@ -77,7 +77,7 @@ export async function sendToTask(
       ...(live ? { live } : {}),
     };
     const result = await stubByName(deps.tasks, taskId).followUp(
-      { ...followUp, ...budgetOf(who), ...grantOf(who), ...generationMatch(who, request) },
+      { ...followUp, ...budgetOf(who), ...generationMatch(who, request) },
       { stream, ...generationOption(who) },
     );
     return { taskId, outcome: unwrap(result), request, settled: false };
@@ -105,24 +105,12 @@ export async function sendToTask(
   const wait = mode === "wait" && !request.configuration?.returnImmediately;
   // Retried by the bindings on a transient failure: the task id is create's idempotency key (a
   // retried create gets the task the first attempt made).
-  const result = await stubByName(deps.tasks, taskId).create(
-    { ...input, ...grantOf(who) },
-    {
-      stream,
-      wait,
-      ...generationOption(who),
-    },
-  );
+  const result = await stubByName(deps.tasks, taskId).create(input, {
+    stream,
+    wait,
+    ...generationOption(who),
+  });
   return { taskId, outcome: unwrap(result), request, settled: wait };
-}
-
-/**
- * `{ grant }`: the budget grant of the caller's request (users/budget-grant.ts), taken for the task
- * object this send calls, which holds or releases it; nothing when there is none (or it was taken).
- */
-function grantOf(who: GatewayCaller): { grant?: BudgetGrant } {
-  const grant = who.grant?.take();
-  return grant ? { grant } : {};
 }
 
 /** The send's `ifGenerationMatch`, for a caller that activated task generations. */

@@ -9,7 +9,7 @@
  * (`@a2a-js/sdk/errors`), which a face turns into its own error shape (edge/errors.ts). Types only.
  */
 
-import type { GrantSource, UserBudget } from "../protocol/app-types.ts";
+import type { UserBudget } from "../protocol/app-types.ts";
 import type { DelegatedCaller } from "../protocol/delegated-caller.ts";
 import type {
   CancelTaskParams,
@@ -35,8 +35,6 @@ export interface GatewayCaller {
   counters: string;
   /** Budget overrides as the caller's credential found them (absent: the task looks them up). */
   budget?: UserBudget | null;
-  /** The budget grant the request's admission made: a send hands it to its task (once). */
-  grant?: GrantSource;
   /** For a delegated caller: who asks for whom (recorded in a new task's metadata). */
   delegation?: DelegatedCaller;
   traceId: string;

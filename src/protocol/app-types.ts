@@ -16,7 +16,7 @@ export interface UserBudget {
 }
 
 /**
- * A budget reservation the request's admission made for its task's next model call
+ * A budget reservation a task object made for its next model call when it took a message
  * (users/budget-grant.ts): the reservation's key and tokens, the user object holding it, and until
  * when (ms since the epoch) a call may take it as it is, without reserving again.
  */
@@ -25,11 +25,6 @@ export interface BudgetGrant {
   tokens: number;
   counters: string;
   trustedUntil: number;
-}
-
-/** Where a send takes the request's grant from: once (null after, or when none was made). */
-export interface GrantSource {
-  take(): BudgetGrant | null;
 }
 
 export interface Principal {
@@ -163,7 +158,5 @@ export type AppEnv = {
     principal: Principal;
     /** Re-checks the request's credentials (open streams call it every few seconds). */
     authCheck: () => Promise<boolean>;
-    /** The budget grant the admission made, until a send hands it to a task. */
-    budgetGrant?: GrantSource;
   };
 };

@@ -1,14 +1,13 @@
 /**
  * What a list of schema migrations leaves, written as one schema: every statement in order, each
- * `ALTER TABLE t ADD COLUMN c` folded into t's `CREATE TABLE` (the column last, where SQLite adds
- * it), and each `withoutRowid(t)` entry (sqlite-migrations.ts) as t's `CREATE TABLE ... WITHOUT
+ * `ALTER TABLE t ADD COLUMN c` folded into t's `CREATE TABLE` (the column after the last one,
+ * before any table constraint, where SQLite adds it), and each `withoutRowid(t)` entry (sqlite-migrations.ts) as t's `CREATE TABLE ... WITHOUT
  * ROWID`; a `DROP INDEX` takes its index out, a `DROP TABLE` its table and the table's indexes, and
  * a plain copy (`INSERT INTO ... SELECT columns FROM t`) of rows out of a table the migrations made
  * is left out (in a new database every such table is empty, so it copies nothing): a table is
  * replaced by a new one, its rows copied, in a migration this folds. A new object is created from
  * it in one batch; replaying each ALTER would make SQLite re-read its whole schema once per ALTER.
- * Null when a migration does anything else to a table it made (renames, writes rows otherwise),
- * adds a column to a table with table constraints (SQLite writes the column before them), or
+ * Null when a migration does anything else to a table it made (renames, writes rows otherwise), or
  * holds an SQL comment (whose quotes and semicolons this reader does not skip): such a list is
  * replayed as it is. Pure: no I/O.
  */
@@ -81,8 +80,11 @@ function closing(sql: string, open: number): number {
 /** A table constraint (not a column) begins the item. */
 const TABLE_CONSTRAINT = /^(CONSTRAINT|PRIMARY\s+KEY|UNIQUE|CHECK|FOREIGN\s+KEY)\b/i;
 
-/** Whether the column list from `open` to `end` holds a table constraint (at its own level). */
-function hasTableConstraint(sql: string, open: number, end: number): boolean {
+/**
+ * Where an added column goes in the column list from `open` to `end`: at the comma before the
+ * first table constraint (at its own level), or at `end` when there is none.
+ */
+function columnsEnd(sql: string, open: number, end: number): number {
   let depth = 0;
   let quote: string | null = null;
   let start = open + 1;
@@ -94,11 +96,11 @@ function hasTableConstraint(sql: string, open: number, end: number): boolean {
     else if (ch === "(") depth++;
     else if (ch === ")" && depth > 0) depth--;
     else if ((ch === "," && depth === 0) || i === end) {
-      if (TABLE_CONSTRAINT.test(sql.slice(start, i).trim())) return true;
+      if (TABLE_CONSTRAINT.test(sql.slice(start, i).trim())) return start - 1;
       start = i + 1;
     }
   }
-  return false;
+  return end;
 }
 
 /**
@@ -183,8 +185,9 @@ export function squashed(migrations: readonly string[]): string | null {
     if (!added?.[2] || at === undefined || create === undefined) return null;
     const open = create.indexOf("(");
     const end = closing(create, open);
-    if (end < 0 || hasTableConstraint(create, open, end)) return null;
-    out[at] = `${create.slice(0, end).trimEnd()},\n  ${added[2].trim()}\n${create.slice(end)}`;
+    if (end < 0) return null;
+    const place = columnsEnd(create, open, end);
+    out[at] = `${create.slice(0, place).trimEnd()},\n  ${added[2].trim()}\n${create.slice(place)}`;
   }
   return out.filter((statement) => statement !== "").join(";\n");
 }

@@ -3,7 +3,7 @@
  * caused are values (`ok: false` with a kind), never thrown, so they cross the RPC boundary
  * intact; the A2A layer maps each kind to its protocol error.
  */
-import type { BudgetGrant, UserBudget } from "../protocol/app-types.ts";
+import type { UserBudget } from "../protocol/app-types.ts";
 import type { DelegatedCaller } from "../protocol/delegated-caller.ts";
 import type { Message, Task } from "../protocol/wire.ts";
 import type { NewPushConfig } from "../push/push-config.ts";
@@ -58,8 +58,6 @@ export interface CreateTaskInput {
   counters?: string;
   /** The owner's budget overrides as the caller found them; absent: looked up in D1 (cached). */
   budget?: UserBudget | null;
-  /** The budget grant of the request's admission: the first model call's reservation. */
-  grant?: BudgetGrant;
   traceId: string;
   /** The span the task continues (a caller's, or the delegating tool call's) and its `tracestate`. */
   traceParent?: { parentSpanId: string; traceState?: string };
@@ -107,8 +105,6 @@ export interface FollowUpInput {
   pushConfig?: NewPushConfig;
   /** The owner's budget overrides as the caller found them now (they replace the task's). */
   budget?: UserBudget | null;
-  /** The budget grant of the request's admission: the next model call's reservation. */
-  grant?: BudgetGrant;
   /** Task generations: take the message only if the task is at this generation. */
   ifGenerationMatch?: number;
   /**

@@ -14,6 +14,7 @@ import { loadConfig } from "../config/config.ts";
 import type { Handover } from "../conversations/join.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
+import { userCounters } from "../platform/object-names.ts";
 import { LIVE_MESSAGES_EXTENSION } from "../protocol/extensions.ts";
 import { isSettled, isTerminal } from "../protocol/task-states.ts";
 import type { Message, Task } from "../protocol/wire.ts";
@@ -96,13 +97,6 @@ export class TaskObject extends HarnessObject {
     input: CreateTaskInput,
     options: { stream: boolean; wait?: boolean; historyLength?: number; generation?: boolean },
   ): Promise<TaskResult<SendOutcome>> {
-    return this.#releasingGrant(input.grant, () => this.#create(input, options));
-  }
-
-  async #create(
-    input: CreateTaskInput,
-    options: { stream: boolean; wait?: boolean; historyLength?: number; generation?: boolean },
-  ): Promise<TaskResult<SendOutcome>> {
     await refreshAgents(this.env, (work) => this.ctx.waitUntil(work));
     const rt = this.runtime;
     const root = input.parent?.rootAgent ?? input.agent;
@@ -128,7 +122,7 @@ export class TaskObject extends HarnessObject {
         beginTask(rt, { ...input, message }, agent.name, model);
         if (fresh) membership.holdFresh(first);
       });
-      rt.grant.hold(input.grant); // the first model call's reservation
+      this.#reserveGrant(message); // the first model call's reservation, beside the step's reads
       await (fresh ? membership.announceHeld() : membership.enter(false, first));
       if (options.stream) driver.kick();
     }
@@ -148,22 +142,6 @@ export class TaskObject extends HarnessObject {
    * answered carries it; a message whose `ifGenerationMatch` is stale is refused.
    */
   async followUp(
-    input: FollowUpInput,
-    options: { stream: boolean; generation?: boolean },
-  ): Promise<TaskResult<SendOutcome>> {
-    return this.#releasingGrant(input.grant, () => this.#followUp(input, options));
-  }
-
-  /** Runs a message's call; its budget grant, unless the task took it (held-grant.ts), released. */
-  async #releasingGrant<T>(grant: CreateTaskInput["grant"], run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } finally {
-      this.runtime.grant.refuse(grant);
-    }
-  }
-
-  async #followUp(
     input: FollowUpInput,
     options: { stream: boolean; generation?: boolean },
   ): Promise<TaskResult<SendOutcome>> {
@@ -205,7 +183,7 @@ export class TaskObject extends HarnessObject {
     const problem = followUpProblem(rt, taken, loadConfig(this.env).maxPushConfigsPerTask);
     if (problem) return taskFail("invalid", problem);
     acceptFollowUp(rt, taken);
-    rt.grant.hold(input.grant); // the next model call's reservation
+    this.#reserveGrant(message); // the next model call's reservation
     rt.setStatus("TASK_STATE_SUBMITTED");
     await this.#parts.membership.enter();
     if (options.stream) this.#parts.driver.kick();
@@ -227,9 +205,23 @@ export class TaskObject extends HarnessObject {
     const problem = followUpProblem(rt, input, loadConfig(this.env).maxPushConfigsPerTask);
     if (problem) return taskFail("invalid", problem);
     acceptLiveMessage(rt, input);
-    rt.grant.hold(input.grant);
     const stream = options.stream ? this.#streamFromNow(false) : null;
     return taskOk({ task: taskAnswer(rt, undefined, options.generation), stream, queued: true });
+  }
+
+  /** Starts reserving the budget grant of the task's next model call, for `message` (held-grant.ts). */
+  #reserveGrant(message: Message): void {
+    const rt = this.runtime;
+    const record = rt.store.record;
+    if (!record) return;
+    rt.grant.reserve({
+      key: `grant:${record.id}:${message.messageId}`,
+      counters: record.counters ?? userCounters(record.owner),
+      owner: record.owner,
+      hint: rt.budgetHint,
+      maxTokens: rt.agent(record.agent).maxTokens,
+      messageChars: JSON.stringify(message.parts).length,
+    });
   }
 
   /**

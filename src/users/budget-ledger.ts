@@ -2,9 +2,8 @@
  * A principal's token budgets in its user object's SQLite (`reservations`, `spent`): tokens
  * reserved before a model call and settled with the real usage after it, so concurrent tasks can
  * never overspend. A reservation is keyed by its call's idempotency key: reserved again, it
- * replaces itself; settled, it is kept marked until a retry can no longer come. A grant made with
- * a message's admission keeps that admission's time (`admitted_at`), which is the message's place
- * in the minute's window (user-object.ts). Days and months are UTC. Synchronous SQL only.
+ * replaces itself; settled, it is kept marked until a retry can no longer come. Days and months
+ * are UTC. Synchronous SQL only.
  */
 
 /** Why a reservation was refused. */
@@ -34,7 +33,6 @@ interface Kept {
   tokens: number;
   until: number;
   settled: 0 | 1;
-  admitted: number | null;
 }
 
 /** The budgets of one user object. */
@@ -77,33 +75,17 @@ export class BudgetLedger {
     };
   }
 
-  /**
-   * Reserves `tokens` under `key` if the budgets hold them. `admittedAt`: the reservation is a
-   * grant made with the admission of that time; a key reserved again keeps the admission's time
-   * it had, and refused, it is released but its row is kept, settled at 0, for that admission's
-   * place in the minute's window.
-   */
+  /** Reserves `tokens` under `key` (replacing what the key held) if the budgets hold them. */
   reserve(
     key: string,
     tokens: number,
     limits: BudgetLimits,
     now: number,
-    admittedAt?: number,
   ): { ok: true } | BudgetRefusal {
-    const before = this.#sql
-      .exec<{ at: number | null }>(
-        "DELETE FROM reservations WHERE key = ? RETURNING admitted_at AS at",
-        key,
-      )
-      .toArray()[0];
-    const admitted = admittedAt ?? before?.at ?? null;
+    this.#sql.exec("DELETE FROM reservations WHERE key = ?", key);
     const refused = this.#refusal(tokens, limits, now);
-    if (refused) {
-      if (admitted !== null)
-        this.#keep(key, now, { tokens: 0, until: now + SETTLED_KEPT_MS, settled: 1, admitted });
-      return refused;
-    }
-    this.#keep(key, now, { tokens, until: now + RESERVATION_MS, settled: 0, admitted });
+    if (refused) return refused;
+    this.#keep(key, now, { tokens, until: now + RESERVATION_MS, settled: 0 });
     return { ok: true };
   }
 
@@ -125,7 +107,7 @@ export class BudgetLedger {
         kept,
         key,
       );
-    else this.#keep(key, now, { tokens: 0, until: kept, settled: 1, admitted: null });
+    else this.#keep(key, now, { tokens: 0, until: kept, settled: 1 });
     if (tokens <= 0) return;
     this.#sql.exec(
       `INSERT INTO spent (period, tokens) VALUES (?, ?)
@@ -149,15 +131,14 @@ export class BudgetLedger {
   /** Writes the reservation `key`, made at `now`. */
   #keep(key: string, now: number, row: Kept): void {
     this.#sql.exec(
-      `INSERT INTO reservations (key, tokens, day, month, expires_at, settled, admitted_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO reservations (key, tokens, day, month, expires_at, settled)
+       VALUES (?, ?, ?, ?, ?, ?)`,
       key,
       row.tokens,
       dayOf(now),
       monthOf(now),
       row.until,
       row.settled,
-      row.admitted,
     );
   }
 }

@@ -5,19 +5,17 @@
  * the caller's user object
  * against RATE_MESSAGES_PER_MINUTE (RATE_ANONYMOUS_PER_MINUTE per IP for unauthenticated
  * callers), and each stream holds a lease against MAX_CONCURRENT_STREAMS until it ends (an AG-UI
- * run, and an MCP tool call that sends, are both). Over a limit: 429 with Retry-After. The same
- * call reserves a budget grant for a send's task (budget-grant.ts), which the send hands on and
- * the edge releases when no task took it.
+ * run, and an MCP tool call that sends, are both). Over a limit: 429 with Retry-After. The
+ * isolate admits most requests from the slices the user object leased it (admission-lease.ts),
+ * without a call on the request's path.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { currentAgents } from "../agents/overrides.ts";
 import { type Config, loadConfig } from "../config/config.ts";
 import { HttpError } from "../platform/http-error.ts";
 import { matchesRoute, WORKSPACE_FILE_ROUTE } from "../platform/route-match.ts";
 import type { AppEnv } from "../protocol/app-types.ts";
-import { GRANT_TRUSTED_MS, GrantHandoff, grantAsk } from "./budget-grant.ts";
-import { counterKey, userObject } from "./limits.ts";
-import type { GrantAsk } from "./user-object.ts";
+import { admitRequest } from "./admission-lease.ts";
+import { counterKey } from "./limits.ts";
 
 /** A stream's lease outlives any real stream; a lost release frees itself after this. */
 const STREAM_LEASE_MS = 60 * 60_000;
@@ -28,24 +26,12 @@ const STREAM_LEASE_MS = 60 * 60_000;
  * operation from the path as the router decoded it), or an MCP or AG-UI one (`c.var.faceCall`,
  * edge/face-call.ts). Neither the body nor the raw URL path is read here.
  */
-function methodOf(c: Context<AppEnv>): { send: boolean; stream: boolean; task: boolean } {
+function methodOf(c: Context<AppEnv>): { send: boolean; stream: boolean } {
   const call = c.get("rpcCall") ?? c.get("restCall") ?? c.get("faceCall");
-  if (call) return { send: call.sends, stream: call.streams, task: call.sends };
+  if (call) return { send: call.sends, stream: call.streams };
   // An upload to a workspace counts as a message (it puts a person's bytes in the agent's hands).
   const upload = c.req.method === "PUT" && matchesRoute(c, [WORKSPACE_FILE_ROUTE]);
-  return { send: upload, stream: false, task: false };
-}
-
-/**
- * The budget grant to ask for a send to a task (the agent the route names, else the default
- * agent), or undefined: not a task's send, an agent not served, or no budget to reserve against.
- */
-function grantFor(c: Context<AppEnv>, config: Config, task: boolean): GrantAsk | undefined {
-  if (!task) return undefined;
-  const agent = currentAgents().get(c.req.param("name") ?? config.defaultAgent);
-  if (!agent) return undefined;
-  const chars = Number(c.req.header("content-length") ?? 0) || 0;
-  return grantAsk(config, c.get("principal"), agent, chars) ?? undefined;
+  return { send: upload, stream: false };
 }
 
 /** A 429 with Retry-After. */
@@ -93,24 +79,21 @@ function messageRate(
 /** Middleware: message rate and concurrent streams (after `authenticate`). */
 export function limitRequests(): MiddlewareHandler<AppEnv> {
   return async function limits(c, next) {
-    const config = loadConfig(c.env);
-    const { limits } = config;
-    const { send, stream, task } = methodOf(c);
+    const { limits } = loadConfig(c.env);
+    const { send, stream } = methodOf(c);
     if (!send && !stream) return next();
     const principal = c.get("principal");
     const key = counterKey(principal, c.req.header("CF-Connecting-IP") ?? null);
-    const counters = userObject(c.env, key);
     const perMinute = send ? messageRate(principal, limits) : 0;
     const leased = stream && limits.concurrentStreams > 0;
-    const grant = grantFor(c, config, task);
-    if (perMinute === 0 && !leased && !grant) return next();
-    // One call for all three: the message's admission, the stream's lease, the budget grant.
-    const call = crypto.randomUUID();
-    const admitted = await counters.admit(
-      perMinute,
-      call,
-      leased ? { max: limits.concurrentStreams, leaseMs: STREAM_LEASE_MS } : undefined,
-      grant,
+    if (perMinute === 0 && !leased) return next();
+    const background = (work: Promise<unknown>) => c.executionCtx.waitUntil(work.catch(() => {}));
+    const slots = leased ? { max: limits.concurrentStreams, leaseMs: STREAM_LEASE_MS } : null;
+    const admitted = await admitRequest(
+      c.env,
+      key,
+      { perMinute, ...(slots ? { stream: slots } : {}) },
+      background,
     );
     if (!admitted.ok && "retryAfterSeconds" in admitted)
       throw tooMany(
@@ -122,25 +105,9 @@ export function limitRequests(): MiddlewareHandler<AppEnv> {
         `Too many open streams: the limit is ${admitted.streams}. Close one and retry.`,
         5,
       );
-    const handoff =
-      admitted.granted === undefined
-        ? null
-        : new GrantHandoff({
-            key: call,
-            tokens: admitted.granted,
-            counters: key,
-            trustedUntil: Date.now() + GRANT_TRUSTED_MS,
-          });
-    if (handoff) c.set("budgetGrant", handoff);
-    const lease = admitted.lease;
-    if (lease === undefined && !handoff) return next();
-    const release = () => {
-      const done = [
-        lease === undefined ? null : counters.closeStream(lease),
-        handoff?.release(c.env) ?? null,
-      ];
-      c.executionCtx.waitUntil(Promise.all(done).catch(() => {}));
-    };
+    const { close } = admitted;
+    if (!close) return next();
+    const release = () => background(close());
     try {
       await next();
     } catch (error) {

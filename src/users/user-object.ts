@@ -1,9 +1,11 @@
 /**
  * The user Durable Object: one per principal (a user id, `anonymous`, or `ip:<address>` for
- * unauthenticated callers), the single place where counts must be exact. Messages per minute (a
- * sliding window), concurrent streams (leases), and token budgets per day and month, spent by
- * reserving before a model call and settling with the real usage after it (budget-ledger.ts), so concurrent tasks
- * can never overspend (no check-then-spend race). Days and months are UTC. Its tables are created
+ * unauthenticated callers), the single place where counts are kept. Messages per minute (a
+ * sliding window) and concurrent streams (slots), leased in slices to the isolates that admit
+ * requests (admission-lease.ts: a limit is never exceeded, and a slice an isolate did not use
+ * holds its places until its lease ends), and token budgets per day and month, spent by reserving
+ * before a model call and settling with the real usage after it (budget-ledger.ts), so concurrent
+ * tasks can never overspend (no check-then-spend race). Days and months are UTC. Its tables are created
  * by its first count: reading the usage of a principal never counted writes nothing. The objects
  * named `auth:ip:<address>` count credential attempts that were not found good
  * (auth/failure-throttle.ts); an alarm drops them after the minute and erases an object left
@@ -19,14 +21,36 @@ import { BudgetLedger, type BudgetRefusal, dayOf, monthOf } from "./budget-ledge
 export type { BudgetRefusal } from "./budget-ledger.ts";
 
 /**
- * What {@link UserObject.admit} answers: admitted (with the stream's lease when one was asked
- * for, and the tokens of the budget grant when one was asked for and the budgets held it), or
- * refused for the message rate (when a place frees) or for the open streams (their limit).
+ * What {@link UserObject.lease} answers: admitted, with the places of the minute's window the
+ * isolate holds until `until` (this request's own included), the stream's slot when it asked for
+ * one and a spare slot when it asked and one was free; or refused for the message rate (when a
+ * place frees) or for the open streams (their limit).
  */
-export type Admission =
-  | { ok: true; lease?: string; granted?: number }
+export type Lease =
+  | { ok: true; places: number; until: number; slot?: string; spare?: string }
   | { ok: false; retryAfterSeconds: number }
   | { ok: false; streams: number };
+
+/** How an isolate used a lease it holds no more: the places it took, the last at `lastAt`. */
+export interface LeaseUse {
+  call: string;
+  used: number;
+  lastAt: number;
+}
+
+/** What a request asks of {@link UserObject.lease} (users/admission-lease.ts). */
+export interface LeaseAsk {
+  /** Messages a minute (0: the request sends none, or they are not counted). */
+  perMinute: number;
+  /** Places asked for besides the request's own, for the isolate to admit later messages. */
+  extra: number;
+  /** How long the isolate may use the places and the spare slot. */
+  ttlMs: number;
+  /** The request's stream: its slot (held `leaseMs`) against `max` open, and a spare or not. */
+  stream?: { max: number; leaseMs: number; spare: boolean };
+  /** The isolate's ended leases, whose rows now say what they really held. */
+  ended?: LeaseUse[];
+}
 
 /** The object's migrations (exported for the test that holds a new object's schema equal). */
 export const USER_MIGRATIONS: readonly string[] = [
@@ -57,22 +81,17 @@ export const USER_MIGRATIONS: readonly string[] = [
    INSERT OR IGNORE INTO admissions (at, call)
      SELECT at, IFNULL(call, lower(hex(randomblob(16)))) FROM messages;
    DROP TABLE messages`,
-  // The admission a grant was reserved with (admit): its time, for the message window, so that
-  // an admitted message with a grant writes its reservation's row alone.
+  // The admission a grant was reserved with, in versions that made grants at the edge: its time,
+  // for the message window (read until such reservations expire; no longer written).
   "ALTER TABLE reservations ADD COLUMN admitted_at INTEGER",
+  // An isolate's lease of places in the window (users/admission-lease.ts): one row for them all.
+  "ALTER TABLE admissions ADD COLUMN n INTEGER NOT NULL DEFAULT 1",
 ];
 
 const WINDOW_MS = 60_000;
 
-/**
- * A budget grant asked of an admission: `tokens` reserved under the call's key, if the day and
- * month budgets (`dayLimit`, `monthLimit`; 0 = unlimited) hold them (users/budget-grant.ts).
- */
-export interface GrantAsk {
-  tokens: number;
-  dayLimit: number;
-  monthLimit: number;
-}
+/** The key of the spare stream slot a lease keyed `call` made. */
+const spareOf = (call: string) => `${call}:spare`;
 
 /** A principal's counters. */
 export class UserObject extends HarnessObject {
@@ -94,77 +113,120 @@ export class UserObject extends HarnessObject {
   }
 
   /**
-   * Admits one request in one call: a message if fewer than `perMinute` came in the last minute
-   * (0: not counted), and with `stream` a stream lease if fewer than `stream.max` are open (the
-   * lease ends with closeStream or `stream.leaseMs`). Refused on either, it counts nothing. With
-   * `grant` and a `call` key, an admitted request also reserves the grant's tokens under that key
-   * when the budgets hold them (else it is admitted without: a grant never refuses a request);
-   * the task the request reaches takes the reservation as its first model call's, or releases it
-   * (users/budget-grant.ts). `call`: the call's idempotency key, kept in the rows it writes (the
-   * message's, the lease and the grant, which are named by it): a retry of an admitted call finds
-   * them and is answered as the first attempt was, counting nothing more; a refused call wrote
-   * nothing and is simply asked again.
+   * Admits one request in one call and leases the isolate that asked places for the requests it
+   * admits next on its own (users/admission-lease.ts): a message if the minute's window holds
+   * fewer than `perMinute` (0: not counted), then up to `extra` more places, all in one row dated
+   * `ttlMs` ahead, the latest moment the isolate may use them, so each counts for at least a
+   * minute after its use; with `stream`, the request's slot if fewer than `stream.max` are open
+   * (held `leaseMs`, until closeStream) and, asked for and free, a spare slot the isolate may give
+   * a later stream until `ttlMs` (takeSpare). Refused on either, it writes nothing. `ended`
+   * corrects the rows of the isolate's earlier leases to what they held. `call`: the call's
+   * idempotency key, kept in the rows it writes: a retry finds them and is answered alike.
    */
-  admit(
-    perMinute: number,
-    call?: string,
-    stream?: { max: number; leaseMs: number },
-    grant?: GrantAsk,
-  ): Admission {
+  lease(call: string, ask: LeaseAsk): Lease {
     const now = Date.now();
     this.#schema.ensure();
-    const admitted = call === undefined ? null : this.#admitted(call, stream !== undefined);
-    if (admitted) return admitted;
-    const full = perMinute > 0 ? this.#windowFull("admissions", perMinute, now) : null;
-    if (full) return full;
-    if (stream) {
-      this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
-      const open = this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
-      if (open >= stream.max) return { ok: false, streams: stream.max };
-    }
-    const granted =
-      grant &&
-      call !== undefined &&
-      this.#budgets.reserve(call, grant.tokens, grant, now, perMinute > 0 ? now : undefined).ok
-        ? { granted: grant.tokens }
-        : {};
-    // The message's place in the window: its grant's reservation when it has one, else a row.
-    if (perMinute > 0 && granted.granted === undefined)
-      this.#sql.exec(
-        "INSERT INTO admissions (at, call) VALUES (?, ?)",
-        now,
-        call ?? crypto.randomUUID(),
-      );
-    if (!stream) return { ok: true, ...granted };
-    const lease = call ?? crypto.randomUUID();
-    this.#sql.exec(
-      "INSERT INTO streams (lease, expires_at) VALUES (?, ?)",
-      lease,
-      now + stream.leaseMs,
-    );
-    return { ok: true, lease, ...granted };
+    const leased = this.#leased(call, ask.stream !== undefined);
+    if (leased) return leased;
+    for (const use of ask.ended ?? []) this.#correct(use);
+    const room = ask.perMinute > 0 ? this.#windowRoom(ask.perMinute, now) : null;
+    if (room && !room.ok) return room;
+    const { stream } = ask;
+    const open = stream ? this.#openStreams(now) : 0;
+    if (stream && open >= stream.max) return { ok: false, streams: stream.max };
+    const until = now + ask.ttlMs;
+    const places = room ? 1 + Math.max(0, Math.min(ask.extra, room.free - 1)) : 0;
+    if (places > 0)
+      this.#sql.exec("INSERT INTO admissions (at, call, n) VALUES (?, ?, ?)", until, call, places);
+    if (!stream) return { ok: true, places, until };
+    this.#slot(call, now + stream.leaseMs);
+    if (!stream.spare || open + 1 >= stream.max) return { ok: true, places, until, slot: call };
+    this.#slot(spareOf(call), until);
+    return { ok: true, places, until, slot: call, spare: spareOf(call) };
   }
 
   /**
-   * The answer of the admission keyed `call` if it was admitted (its rows are here), else null.
-   * `streamed`: the call asked for a lease (a retry asks for what its first attempt asked).
+   * A spare slot an isolate gave a stream (`slot`): held `leaseMs` from now, as the stream's own;
+   * with `spare` (and a slot free under `spare.max`), a new spare under the key `call`, usable
+   * until `spare.ttlMs` from now. Answers the new spare's key, or null.
    */
-  #admitted(call: string, streamed: boolean): Admission | null {
-    const grant = this.#sql
-      .exec<{ tokens: number; settled: number }>(
-        "SELECT tokens, settled FROM reservations WHERE key = ?",
-        call,
-      )
+  takeSpare(
+    slot: string,
+    leaseMs: number,
+    call: string,
+    spare?: { max: number; ttlMs: number },
+  ): { spare: string | null } {
+    const now = Date.now();
+    this.#schema.ensure();
+    this.#slot(slot, now + leaseMs);
+    if (!spare) return { spare: null };
+    const made = this.#sql.exec("SELECT 1 FROM streams WHERE lease = ?", call).toArray();
+    if (made.length > 0) return { spare: call };
+    if (this.#openStreams(now) >= spare.max) return { spare: null };
+    this.#slot(call, now + spare.ttlMs);
+    return { spare: call };
+  }
+
+  /** Holds the stream slot `lease` until `until`. */
+  #slot(lease: string, until: number): void {
+    this.#sql.exec(
+      `INSERT INTO streams (lease, expires_at) VALUES (?, ?)
+       ON CONFLICT (lease) DO UPDATE SET expires_at = excluded.expires_at`,
+      lease,
+      until,
+    );
+  }
+
+  /** The stream slots held now (expired ones dropped). */
+  #openStreams(now: number): number {
+    this.#sql.exec("DELETE FROM streams WHERE expires_at <= ?", now);
+    return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM streams").one().n;
+  }
+
+  /**
+   * An ended lease's row made to say what it held: `used` places, dated its last use (no use:
+   * gone). Only ever smaller and earlier: a correction never frees a place still in use.
+   */
+  #correct(use: LeaseUse): void {
+    if (use.used <= 0) {
+      this.#sql.exec("DELETE FROM admissions WHERE call = ?", use.call);
+      return;
+    }
+    this.#sql.exec(
+      "UPDATE admissions SET n = MIN(n, ?), at = MIN(at, ?) WHERE call = ?",
+      use.used,
+      use.lastAt,
+      use.call,
+    );
+  }
+
+  /**
+   * The answer of the lease keyed `call` if it was admitted (its rows are here), else null.
+   * `streamed`: the call asked for a slot (a retry asks for what its first attempt asked).
+   */
+  #leased(call: string, streamed: boolean): Lease | null {
+    const row = this.#sql
+      .exec<{ at: number; n: number }>("SELECT at, n FROM admissions WHERE call = ?", call)
       .toArray()[0];
-    const granted = grant && !grant.settled ? { granted: grant.tokens } : {};
-    const leased =
-      streamed &&
-      this.#sql.exec("SELECT 1 FROM streams WHERE lease = ?", call).toArray().length > 0;
-    if (leased) return { ok: true, lease: call, ...granted };
-    const counted =
-      grant !== undefined ||
-      this.#sql.exec("SELECT 1 FROM admissions WHERE call = ?", call).toArray().length > 0;
-    return counted ? { ok: true, ...granted } : null;
+    const slots = streamed
+      ? this.#sql
+          .exec<{ lease: string; expires_at: number }>(
+            "SELECT lease, expires_at FROM streams WHERE lease IN (?, ?)",
+            call,
+            spareOf(call),
+          )
+          .toArray()
+      : [];
+    const slot = slots.find((s) => s.lease === call);
+    if (!row && !slot) return null;
+    const spare = slots.find((s) => s.lease !== call);
+    return {
+      ok: true,
+      places: row?.n ?? 0,
+      until: row?.at ?? spare?.expires_at ?? Date.now(),
+      ...(slot ? { slot: call } : {}),
+      ...(spare ? { spare: spare.lease } : {}),
+    };
   }
 
   closeStream(lease: string): void {
@@ -183,8 +245,8 @@ export class UserObject extends HarnessObject {
   ): Promise<{ ok: true; attempt: string } | { ok: false; retryAfterSeconds: number }> {
     return this.#calls.once(call, async () => {
       const now = Date.now();
-      const full = this.#windowFull("auth_attempts", perMinute, now);
-      if (full) return full;
+      const room = this.#windowRoom(perMinute, now, "auth_attempts");
+      if (!room.ok) return room;
       const attempt = crypto.randomUUID();
       this.#sql.exec("INSERT INTO auth_attempts (id, at) VALUES (?, ?)", attempt, now);
       // A set alarm rings by the oldest attempt's end of minute (see alarm()).
@@ -195,34 +257,34 @@ export class UserObject extends HarnessObject {
   }
 
   /**
-   * The refusal when `table` (rows stamped `at`) already holds `perMinute` rows of the last minute
-   * (older ones are dropped first), with when a place frees; null when there is room.
+   * Room in `table`'s minute window (rows stamped `at`, each holding `n` places; older rows are
+   * dropped first) for `perMinute`: the places free, or the refusal with when one frees.
    */
-  #windowFull(
-    table: "admissions" | "auth_attempts",
+  #windowRoom(
     perMinute: number,
     now: number,
-  ): { ok: false; retryAfterSeconds: number } | null {
+    table: "admissions" | "auth_attempts" = "admissions",
+  ): { ok: true; free: number } | { ok: false; retryAfterSeconds: number } {
     this.#schema.ensure();
     this.#sql.exec(`DELETE FROM ${table} WHERE at <= ?`, now - WINDOW_MS);
-    // Admitted messages with a grant are in the window as their reservations (admit).
-    const granted =
+    // Reservations of earlier versions held their message's place (admitted_at).
+    const query =
       table === "admissions"
-        ? " UNION ALL SELECT admitted_at AS at FROM reservations WHERE admitted_at > ?"
-        : "";
+        ? `SELECT at, n FROM admissions UNION ALL
+           SELECT admitted_at AS at, 1 AS n FROM reservations WHERE admitted_at > ?`
+        : "SELECT at, 1 AS n FROM auth_attempts WHERE at > ?";
     const rows = this.#sql
-      .exec<{ at: number }>(
-        `SELECT at FROM ${table}${granted} ORDER BY at LIMIT ?`,
-        ...(granted ? [now - WINDOW_MS] : []),
-        perMinute,
-      )
+      .exec<{ at: number; n: number }>(`${query} ORDER BY at LIMIT ?`, now - WINDOW_MS, perMinute)
       .toArray();
-    if (rows.length < perMinute) return null;
-    const oldest = rows[0]?.at ?? now;
-    return {
-      ok: false,
-      retryAfterSeconds: Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000)),
-    };
+    let held = rows.reduce((sum, row) => sum + row.n, 0);
+    if (held < perMinute) return { ok: true, free: perMinute - held };
+    let frees = now;
+    for (const row of rows) {
+      held -= row.n;
+      frees = row.at + WINDOW_MS;
+      if (held < perMinute) break;
+    }
+    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((frees - now) / 1000)) };
   }
 
   /**

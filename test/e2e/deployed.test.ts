@@ -103,10 +103,12 @@ describe("the deployed profile (npm run dev -- --deployed)", () => {
     expect(usage.budgets.taskTokens).toBeGreaterThan(0);
   });
 
-  it("makes five object calls writing at most 30 rows for a one-turn task, the budget's reservation with the admission", async () => {
+  it("makes five object calls writing at most 30 rows for a one-turn task, admitted by the isolate's lease", async () => {
     const s = scenario([{ text: "Counted." }]);
     const send = () => a2a.sendMessage(textRequest(`counted ${s.marker}`));
-    await send(); // the isolate's copies (agents, token, shared memory) made before the count
+    // The isolate's copies (agents, token, shared memory) and its lease of the user's places in
+    // the minute (users/admission-lease.ts) made before the count.
+    await send();
     const { ledgerOf } = storageLedger(base(), ADMIN);
     const { metered, body } = await ledgerOf(send);
     expect(stateOf(asTask(body))).toBe("TASK_STATE_COMPLETED");
@@ -117,11 +119,19 @@ describe("the deployed profile (npm run dev -- --deployed)", () => {
     );
     expect(calls).toEqual([
       "TASKS.create",
-      "USERS.admit",
+      "USERS.reserve",
       "USERS.settle",
       "WORKSPACES.endNote",
       "WORKSPACES.snapshot",
     ]);
+    // Admitted without a call: the task object's is the first (the grant's reservation is its).
+    const first = metered.ledger.entries
+      .filter(
+        (e) =>
+          e.kind === "do" && !e.background && !/^USERS\.(attempt|releaseAttempt)$/.test(e.name),
+      )
+      .sort((a, b) => a.at - b.at)[0];
+    expect(first?.name).toBe("TASKS.create");
     // Rows written by the objects' SQL, as Durable Objects bill them (an index entry is a row);
     // the credential throttle's rows are not the task's.
     const rows = metered.ledger.entries
@@ -153,6 +163,28 @@ describe("the deployed profile (npm run dev -- --deployed)", () => {
     expect(applyStream(events)).toBe("streamed in the deployed profile");
     const last = events.at(-1);
     expect(last?.payload?.$case).toBe("statusUpdate");
+  });
+
+  it("admits a stream from the isolate's spare slot: no call before the task object's", async () => {
+    const stream = async (text: string) => {
+      const s = scenario([{ text: "Streamed." }]);
+      const events: StreamResponse[] = [];
+      for await (const event of a2a.sendMessageStream(textRequest(`${text} ${s.marker}`)))
+        events.push(event);
+      return events;
+    };
+    await stream("first"); // the isolate's lease: places, the stream's slot and a spare one
+    const { ledgerOf } = storageLedger(base(), ADMIN);
+    const { metered, body } = await ledgerOf(() => stream("second"));
+    expect(applyStream(body)).toBe("Streamed.");
+    const calls = metered.ledger.entries
+      .filter((e) => e.kind === "do" && !/^USERS\.(attempt|releaseAttempt)$/.test(e.name))
+      .sort((a, b) => a.at - b.at);
+    // Waited on: the task object's call first. The spare slot is made the stream's own by a call
+    // no one waits for, and the slot given back when the stream ends.
+    expect(calls.filter((e) => !e.background)[0]?.name).toBe("TASKS.create");
+    expect(calls.filter((e) => e.background).map((e) => e.name)).toContain("USERS.takeSpare");
+    expect(calls.map((e) => e.name)).toContain("USERS.closeStream");
   });
 
   it("cancels a running task", async () => {

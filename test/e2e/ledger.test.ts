@@ -104,9 +104,9 @@ describe("storage meter and critical-path ledger under wrangler dev", () => {
     expect(count(early, "do", "TASKS.create")).toBe(1);
     expect(count(entries, "mark", "response SendStreamingMessage")).toBe(1);
     expect(count(entries, "mark", "model")).toBe(1);
-    // One SSE stream: its lease taken (with the message's admission, one call to the user object
-    // before the task's) and given back (the concurrent stream limit).
-    expect(count(early, "do", "USERS.admit")).toBe(1);
+    // The isolate's first SSE stream: its slot taken (with the message's admission and the
+    // isolate's slices, one call to the user object before the task's) and given back.
+    expect(count(early, "do", "USERS.lease")).toBe(1);
     expect(count(early, "do", "USERS.")).toBe(1);
     expect(count(entries, "do", "USERS.closeStream")).toBe(1);
   });

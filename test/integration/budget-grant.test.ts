@@ -1,7 +1,7 @@
 /**
- * The admission's budget grant (users/budget-grant.ts): the edge's one call to the caller's user
- * object reserves the first model call's budget with the admission, the task's first call takes
- * it without a second call, and a grant no model call takes is released, never left counting.
+ * A task's budget grant (users/budget-grant.ts): reserved by the task object when it takes a
+ * message, beside its first step's reads; the first model call takes it as its reservation
+ * without a call of its own, and a grant no model call takes is released, never left counting.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -9,11 +9,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { setBudget } from "../../src/auth/users-store.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { INITIAL_LOOP_STATE } from "../../src/loop/loop-state.ts";
-import { faultCounts, setFaults } from "../../src/platform/faults/fault-injector.ts";
+import { setFaults } from "../../src/platform/faults/fault-injector.ts";
 import { userCounters } from "../../src/platform/object-names.ts";
 import type { BudgetGrant } from "../../src/protocol/app-types.ts";
 import { HeldGrant } from "../../src/task/runtime/held-grant.ts";
 import { budgetGate } from "../../src/task/turn/budget-gate.ts";
+import { grantTokens } from "../../src/users/budget-grant.ts";
 import { userObject } from "../../src/users/limits.ts";
 import { type WireTask as Task, userMessage } from "../helpers/a2a.ts";
 import { newUser, postAs } from "../helpers/as-user.ts";
@@ -43,101 +44,89 @@ async function sendAs(token: string, message: ReturnType<typeof userMessage>) {
   return (await response.json()) as { result?: { task: Task }; error?: { message: string } };
 }
 
-describe("the admission's budget grant", () => {
-  it("is reserved with the admission, under its key, once however often the call is retried", async () => {
-    const counters = userObject(env, `user:grant-${crypto.randomUUID()}`);
-    const key = crypto.randomUUID();
-    const grant = { tokens: 1_000, dayLimit: 2_500, monthLimit: 0 };
-    expect(await counters.admit(0, key, undefined, grant)).toEqual({ ok: true, granted: 1_000 });
-    // The answer was lost and the call retried: the same grant, not a second one.
-    expect(await counters.admit(0, key, undefined, grant)).toEqual({ ok: true, granted: 1_000 });
-    expect((await counters.usage()).dayTokens).toBe(1_000);
-    // A grant the day cannot hold is not made; the request is admitted all the same.
-    const big = { ...grant, tokens: 2_000 };
-    expect(await counters.admit(0, crypto.randomUUID(), undefined, big)).toEqual({ ok: true });
-    // Released (settled at 0): nothing counts.
-    await counters.settle(key, 0);
-    expect((await counters.usage()).dayTokens).toBe(0);
-  });
-
-  it("holds the message's place in the minute's window: one row for both, counted all the same", async () => {
-    const counters = userObject(env, `user:grant-${crypto.randomUUID()}`);
-    const grant = { tokens: 1_000, dayLimit: 1_500, monthLimit: 0 };
-    const first = crypto.randomUUID();
-    expect(await counters.admit(2, first, undefined, grant)).toEqual({ ok: true, granted: 1_000 });
-    // The day cannot hold a second grant: this message takes a row of the window itself.
-    expect(await counters.admit(2, crypto.randomUUID(), undefined, grant)).toEqual({ ok: true });
-    const refused = await counters.admit(2, crypto.randomUUID(), undefined, grant);
-    expect(refused).toMatchObject({ ok: false });
-    // Released or settled, the grant's reservation still holds its message's place.
-    await counters.settle(first, 0);
-    expect(await counters.admit(2, crypto.randomUUID())).toMatchObject({ ok: false });
-    // A retry of the admitted call is answered as it was, and counts nothing more.
-    expect(await counters.admit(2, first, undefined, grant)).toEqual({ ok: true });
-    const rows = await runInDurableObject(
-      counters,
-      (_object, state) =>
-        state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM admissions").one().n,
-    );
-    expect(rows).toBe(1);
-  });
-
-  it("keeps its message's place in the window when its re-reservation is refused, released", async () => {
-    const counters = userObject(env, `user:grant-${crypto.randomUUID()}`);
-    const grant = { tokens: 1_000, dayLimit: 1_500, monthLimit: 0 };
-    const first = crypto.randomUUID();
-    expect(await counters.admit(1, first, undefined, grant)).toEqual({ ok: true, granted: 1_000 });
-    // The task's first call needs more than the grant: its key reserved again, and refused.
-    expect(await counters.reserve(first, 2_000, 1_500, 0)).toMatchObject({ ok: false });
-    // The grant is released (nothing counts against the day), but the message still counts:
-    // one message a minute, so a second one within the minute is refused.
-    expect((await counters.usage()).dayTokens).toBe(0);
-    expect(await counters.admit(1, crypto.randomUUID(), undefined, grant)).toMatchObject({
-      ok: false,
+describe("a task's budget grant", () => {
+  /** The keys of the reservations `user` made, settled or not. */
+  const keys = (user: Awaited<ReturnType<typeof budgetedUser>>) =>
+    runInDurableObject(user.counters, (_object, state) => {
+      const sql = state.storage.sql;
+      const made = sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'reservations'").toArray();
+      if (made.length === 0) return [];
+      return sql
+        .exec<{ key: string }>("SELECT key FROM reservations")
+        .toArray()
+        .map((row) => row.key);
     });
-  });
 
-  it("is the first model call's reservation: a one-turn task calls no reserve", async () => {
+  it("is reserved when the task takes its message and is its first model call's reservation", async () => {
     const user = await budgetedUser();
     const s = await scenario([{ text: "granted" }]);
-    setFaults("users.reserve:error:1"); // any reserve call would fail the task
-    const answer = await sendAs(user.token, userMessage(`one turn ${s.marker}`));
-    expect(answer.result?.task.status.state).toBe("TASK_STATE_COMPLETED");
-    expect(faultCounts()).toEqual({});
-    await until(user.reservations, (keys) => keys.length === 0);
+    const message = userMessage(`one turn ${s.marker}`);
+    const answer = await sendAs(user.token, message);
+    const task = answer.result?.task as Task;
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    await until(user.reservations, (open) => open.length === 0);
+    // One reservation in all, the grant's, settled with the call's usage.
+    expect(await keys(user)).toEqual([`grant:${task.id}:${message.messageId}`]);
     expect((await user.counters.usage()).dayTokens).toBeGreaterThan(0);
   });
 
-  it("is released when no task takes it: a send refused after its admission", async () => {
+  it("is not made for a message no task takes (an unknown task, an ended one)", async () => {
     const user = await budgetedUser();
     const unknown = { ...userMessage("to a task that is not there"), taskId: "no-such-task" };
-    const answer = await sendAs(user.token, unknown);
-    expect(answer.error?.message).toMatch(/not found/i);
-    await until(user.reservations, (keys) => keys.length === 0);
-    expect((await user.counters.usage()).dayTokens).toBe(0);
-  });
-
-  it("is released by a task that does not take its message (an ended task)", async () => {
-    const user = await budgetedUser();
+    expect((await sendAs(user.token, unknown)).error?.message).toMatch(/not found/i);
+    expect(await keys(user)).toEqual([]);
     const s = await scenario([{ text: "done" }]);
     const first = await sendAs(user.token, userMessage(`first ${s.marker}`));
     const task = first.result?.task as Task;
     expect(task.status.state).toBe("TASK_STATE_COMPLETED");
-    await until(user.reservations, (keys) => keys.length === 0);
+    await until(user.reservations, (open) => open.length === 0);
     const spent = (await user.counters.usage()).dayTokens;
+    const made = await keys(user);
     const late = { ...userMessage("too late"), taskId: task.id, contextId: task.contextId };
     expect((await sendAs(user.token, late)).error?.message).toMatch(/has ended/);
-    await until(user.reservations, (keys) => keys.length === 0);
+    expect(await keys(user)).toEqual(made);
     expect((await user.counters.usage()).dayTokens).toBe(spent);
     expect(await modelRequests(s.id)).toHaveLength(1);
+  });
+
+  it("is released when a newer one replaces it or the task settles without taking it", async () => {
+    const owner = `grant-held-${crypto.randomUUID()}`;
+    const counters = userCounters(owner);
+    const work: Promise<void>[] = [];
+    const held = new HeldGrant(env, (w) => void work.push(w));
+    const spec = (key: string) => ({
+      key,
+      counters,
+      owner,
+      hint: { budget: { dayTokens: 10_000_000 }, at: Date.now() },
+      maxTokens: 1_000,
+      messageChars: 400,
+    });
+    held.reserve(spec("first"));
+    held.reserve(spec("second")); // the first is released
+    await Promise.all(work);
+    const open = () =>
+      runInDurableObject(userObject(env, counters), (_object, state) =>
+        state.storage.sql
+          .exec<{ key: string; tokens: number }>(
+            "SELECT key, tokens FROM reservations WHERE settled = 0",
+          )
+          .toArray(),
+      );
+    expect(await open()).toEqual([{ key: "second", tokens: grantTokens(400, 1_000) }]);
+    held.release(); // the task settled with no model call
+    await Promise.all(work);
+    expect(await open()).toEqual([]);
+    expect((await userObject(env, counters).usage()).dayTokens).toBe(0);
+    expect(await held.take(counters)).toBeNull();
   });
 });
 
 describe("the budget gate with a grant", () => {
   /** A gate of the task `taskId` of `owner` on the counters `counters`, holding `grant` (if any). */
   function gateWith(owner: string, counters: string, grant?: BudgetGrant, taskId = "task-1") {
-    const held = new HeldGrant(env, () => {});
-    held.hold(grant);
+    // A held grant already reserved (held-grant.ts reserves it when its task takes a message).
+    const held = { take: async () => grant ?? null } as unknown as HeldGrant;
     const task = {
       loopState: { get: () => INITIAL_LOOP_STATE },
       background: (work: Promise<void>) => void work.catch(() => {}),
@@ -160,12 +149,11 @@ describe("the budget gate with a grant", () => {
         .toArray(),
     );
 
-  /** A grant of 50,000 tokens admitted on `counters`, trusted until `trustedUntil`. */
+  /** A grant of 50,000 tokens reserved on `counters`, trusted until `trustedUntil`. */
   async function granted(counters: string, trustedUntil: number): Promise<BudgetGrant> {
     const key = crypto.randomUUID();
-    const ask = { tokens: 50_000, dayLimit: 1_000_000, monthLimit: 0 };
-    expect(await userObject(env, counters).admit(0, key, undefined, ask)).toMatchObject({
-      granted: 50_000,
+    expect(await userObject(env, counters).reserve(key, 50_000, 1_000_000, 0)).toEqual({
+      ok: true,
     });
     return { key, tokens: 50_000, counters, trustedUntil };
   }

@@ -1,6 +1,6 @@
 /**
  * Faults between the harness's parts (src/platform/retry.ts, recent-calls.ts, faults/): with the
- * fault injector, a transient failure of a call to the user object (admit, reserve, settle), a
+ * fault injector, a transient failure of a call to the user object (lease, reserve, settle), a
  * task object (create) or the workspace (a write) — refused before it ran, or its answer lost
  * after — neither fails the task nor counts or writes twice; a persistent one fails the task with
  * a message that names the call. The injector hits calls by name and rate, and its rules are
@@ -82,20 +82,29 @@ describe("the fault injector", () => {
   it("makes a binding call fail before it ran, or after it ran with its answer lost", async () => {
     const faulty = aroundBindings(env, injectFaults);
     const key = `fault-probe-${crypto.randomUUID()}`;
-    setFaults("users.admit:error:1:1");
-    await expect(stubByName(faulty.USERS, key).admit(1)).rejects.toMatchObject({
+    const one = { perMinute: 1, extra: 0, ttlMs: 20_000 };
+    setFaults("users.lease:error:1:1");
+    await expect(
+      stubByName(faulty.USERS, key).lease(crypto.randomUUID(), one),
+    ).rejects.toMatchObject({
       retryable: true,
       message: expect.stringMatching(/^Network connection lost/),
     });
     // Refused before it ran: the minute's one place is still free.
-    expect(await stubByName(env.USERS, key).admit(1)).toEqual({ ok: true });
-    setFaults("users.admit:lost:1:1");
+    expect(await stubByName(env.USERS, key).lease(crypto.randomUUID(), one)).toMatchObject({
+      ok: true,
+    });
+    setFaults("users.lease:lost:1:1");
     const other = `fault-probe-${crypto.randomUUID()}`;
-    await expect(stubByName(faulty.USERS, other).admit(1)).rejects.toMatchObject({
+    await expect(
+      stubByName(faulty.USERS, other).lease(crypto.randomUUID(), one),
+    ).rejects.toMatchObject({
       retryable: true,
     });
     // Run, then its answer lost: the place is taken.
-    expect(await stubByName(env.USERS, other).admit(1)).toMatchObject({ ok: false });
+    expect(await stubByName(env.USERS, other).lease(crypto.randomUUID(), one)).toMatchObject({
+      ok: false,
+    });
   });
 
   it("refuses rules it does not know, naming what is wrong", () => {
@@ -160,24 +169,24 @@ describe("the retries", () => {
 });
 
 describe("transient faults", () => {
-  it("a retried admit counts the message once", async () => {
-    const key = `fault-admit-${crypto.randomUUID()}`;
-    setFaults("users.admit:lost:1:2");
+  it("a retried lease counts its places once", async () => {
+    const key = `fault-lease-${crypto.randomUUID()}`;
+    setFaults("users.lease:lost:1:2");
     const users = platformEnv(env).USERS;
-    expect(await stubByName(users, key).admit(2, crypto.randomUUID())).toEqual({ ok: true });
-    expect(await stubByName(users, key).admit(2, crypto.randomUUID())).toEqual({ ok: true });
-    expect(await stubByName(users, key).admit(2, crypto.randomUUID())).toMatchObject({ ok: false });
+    const two = { perMinute: 2, extra: 0, ttlMs: 20_000 };
+    const lease = () => stubByName(users, key).lease(crypto.randomUUID(), two);
+    expect(await lease()).toMatchObject({ ok: true, places: 1 });
+    expect(await lease()).toMatchObject({ ok: true, places: 1 });
+    expect(await lease()).toMatchObject({ ok: false });
   });
 
-  it("lost answers of admit, reserve, settle and create fail no task and count its tokens once", async () => {
-    // Two model calls: the first takes the admission's budget grant, the second reserves.
+  it("lost answers of reserve, settle and create fail no task and count its tokens once", async () => {
+    // Two model calls: the first takes the task's budget grant, the second reserves.
     const s = await scenario([toolTurn("read_file", { path: "none.md" }), { text: "answer one" }]);
     const calm = await budgetedUser();
     expect((await run(calm.token, `go ${s.marker}`)).status.state).toBe("TASK_STATE_COMPLETED");
     const hit = await budgetedUser();
-    setFaults(
-      "users.admit:lost:1:1,users.reserve:lost:1:2,users.settle:lost:1:2,task.create:lost:1:1",
-    );
+    setFaults("users.reserve:lost:1:2,users.settle:lost:1:2,task.create:lost:1:1");
     expect((await run(hit.token, `go ${s.marker}`)).status.state).toBe("TASK_STATE_COMPLETED");
     // Settled in the background: wait until both users' reservations are settled and the second
     // lost settlement has run (counted, if it were counted twice).
@@ -186,7 +195,6 @@ describe("transient faults", () => {
       ([a, b, counts]) => a === 0 && b === 0 && counts["users.settle:lost"] === 2,
     );
     expect(faultCounts()).toEqual({
-      "users.admit:lost": 1,
       "users.reserve:lost": 2,
       "users.settle:lost": 2,
       "task.create:lost": 1,
@@ -244,7 +252,8 @@ describe("transient faults", () => {
 describe("persistent faults", () => {
   it("fail the task after bounded retries, naming the call that failed", async () => {
     const user = await budgetedUser();
-    // The first call takes the admission's grant; the second reserves, and cannot.
+    // The task's grant cannot be reserved (given up: the call reserves its estimate itself), and
+    // neither can the first call's reservation.
     const s = await scenario([toolTurn("read_file", { path: "none.md" }), { text: "never said" }]);
     setFaults("users.reserve:error:1");
     const task = await run(user.token, `doomed ${s.marker}`);
@@ -252,6 +261,6 @@ describe("persistent faults", () => {
     expect(task.status.message?.parts[0]?.text).toMatch(
       /^The task failed because a call to users\.reserve kept failing after its retries \(users\.reserve failed after 5 attempts: Network connection lost/,
     );
-    expect(faultCounts()).toEqual({ "users.reserve:error": 5 });
+    expect(faultCounts()).toEqual({ "users.reserve:error": 10 });
   });
 });

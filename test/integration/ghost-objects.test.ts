@@ -233,7 +233,8 @@ describe("erasure", () => {
 
     const key = `user:erased-${crypto.randomUUID()}`;
     const counters = userObject(env, key);
-    expect(await counters.admit(10)).toEqual({ ok: true });
+    const ask = { perMinute: 10, extra: 0, ttlMs: 20_000 };
+    expect(await counters.lease(crypto.randomUUID(), ask)).toMatchObject({ ok: true });
     expect(await tablesOf("USERS", key)).toContain("admissions");
     await counters.erase();
     expect(await tablesOf("USERS", key)).toEqual([]);

@@ -10,6 +10,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { setBudget } from "../../src/auth/users-store.ts";
+import { LEASE_TTL_MS } from "../../src/users/admission-lease.ts";
 import { userObject } from "../../src/users/limits.ts";
 import { type WireTask as Task, userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, postAs } from "../helpers/as-user.ts";
@@ -36,7 +37,10 @@ describe("rate limits", () => {
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     const refused = responses.find((r) => r.status === 429) as Response;
     expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
-    expect(Number(refused.headers.get("Retry-After"))).toBeLessThanOrEqual(60);
+    // A leased place counts until a minute after its lease (users/admission-lease.ts).
+    expect(Number(refused.headers.get("Retry-After"))).toBeLessThanOrEqual(
+      60 + LEASE_TTL_MS / 1000,
+    );
     expect(await refused.json()).toMatchObject({
       error: { code: -32000, message: expect.stringContaining("limit is 3 a minute") },
     });
@@ -98,42 +102,109 @@ describe("rate limits", () => {
   });
 });
 
-describe("one admission call", () => {
-  it("admits a message and leases its stream together; refused on either, counts nothing", async () => {
-    const counters = userObject(env, `user:admit-${crypto.randomUUID()}`);
-    const stream = { max: 1, leaseMs: 60_000 };
-    const first = await counters.admit(2, crypto.randomUUID(), stream);
-    expect(first).toMatchObject({ ok: true, lease: expect.any(String) });
+/** What a lease call asks: a rate, extra places, a stream's slot (and a spare). */
+const ask = (perMinute: number, extra = 0, stream?: { max: number; spare: boolean }) => ({
+  perMinute,
+  extra,
+  ttlMs: 20_000,
+  ...(stream ? { stream: { ...stream, leaseMs: 60_000 } } : {}),
+});
+
+describe("one lease call", () => {
+  it("admits a message and its stream's slot together; refused on either, counts nothing", async () => {
+    const counters = userObject(env, `user:lease-${crypto.randomUUID()}`);
+    const first = await counters.lease(crypto.randomUUID(), ask(2, 0, { max: 1, spare: true }));
+    // No spare: the one slot is the request's.
+    expect(first).toMatchObject({ ok: true, places: 1, slot: expect.any(String) });
+    expect(first).not.toHaveProperty("spare");
     // No room for a second stream: refused, and its message not counted...
-    expect(await counters.admit(2, crypto.randomUUID(), stream)).toEqual({ ok: false, streams: 1 });
+    expect(await counters.lease(crypto.randomUUID(), ask(2, 0, { max: 1, spare: false }))).toEqual({
+      ok: false,
+      streams: 1,
+    });
     // ...so one more message fits the rate of 2, and then none.
-    expect(await counters.admit(2, crypto.randomUUID())).toEqual({ ok: true });
-    expect(await counters.admit(2, crypto.randomUUID())).toMatchObject({
+    expect(await counters.lease(crypto.randomUUID(), ask(2))).toMatchObject({
+      ok: true,
+      places: 1,
+    });
+    expect(await counters.lease(crypto.randomUUID(), ask(2))).toMatchObject({
       ok: false,
       retryAfterSeconds: expect.any(Number),
     });
-    // A stream without a rate (0) takes the lease its predecessor gave back.
-    await counters.closeStream((first as { lease: string }).lease);
-    expect(await counters.admit(0, crypto.randomUUID(), stream)).toMatchObject({ ok: true });
+    // A stream without a rate (0) takes the slot its predecessor gave back.
+    await counters.closeStream((first as { slot: string }).slot);
+    expect(
+      await counters.lease(crypto.randomUUID(), ask(0, 0, { max: 1, spare: false })),
+    ).toMatchObject({ ok: true, places: 0 });
+  });
+
+  it("leases extra places and a spare slot, never past the limits", async () => {
+    const counters = userObject(env, `user:lease-${crypto.randomUUID()}`);
+    const first = await counters.lease(crypto.randomUUID(), ask(5, 3, { max: 3, spare: true }));
+    expect(first).toMatchObject({ ok: true, places: 4, spare: expect.any(String) });
+    // One place is left of 5, whatever is asked; two slots are held of 3.
+    const second = await counters.lease(crypto.randomUUID(), ask(5, 3, { max: 3, spare: true }));
+    expect(second).toMatchObject({ ok: true, places: 1 });
+    expect(second).not.toHaveProperty("spare");
+    expect(await counters.lease(crypto.randomUUID(), ask(5))).toMatchObject({ ok: false });
+    expect(await counters.lease(crypto.randomUUID(), ask(0, 0, { max: 3, spare: false }))).toEqual({
+      ok: false,
+      streams: 3,
+    });
+  });
+
+  it("corrects an ended lease's row to the places it used, dated its last use", async () => {
+    const counters = userObject(env, `user:lease-${crypto.randomUUID()}`);
+    const call = crypto.randomUUID();
+    expect(await counters.lease(call, ask(3, 2))).toMatchObject({ ok: true, places: 3 });
+    expect(await counters.lease(crypto.randomUUID(), ask(3))).toMatchObject({ ok: false });
+    // The isolate used one of its three places: two come back with its next call.
+    const lastAt = Date.now() - 30_000;
+    const next = await counters.lease(crypto.randomUUID(), {
+      ...ask(3, 5),
+      ended: [{ call, used: 1, lastAt }],
+    });
+    expect(next).toMatchObject({ ok: true, places: 2 });
+    const row = await runInDurableObject(counters, (_object, state) =>
+      state.storage.sql
+        .exec<{ at: number; n: number }>("SELECT at, n FROM admissions WHERE call = ?", call)
+        .one(),
+    );
+    expect(row).toEqual({ at: lastAt, n: 1 });
+  });
+
+  it("tells when a place frees, counting a leased place until a minute after its lease", async () => {
+    const counters = userObject(env, `user:lease-${crypto.randomUUID()}`);
+    expect(await counters.lease(crypto.randomUUID(), ask(1))).toMatchObject({ ok: true });
+    const refused = await counters.lease(crypto.randomUUID(), ask(1));
+    expect(refused).toMatchObject({ ok: false });
+    const wait = (refused as { retryAfterSeconds: number }).retryAfterSeconds;
+    expect(wait).toBeGreaterThan(60);
+    expect(wait).toBeLessThanOrEqual(80);
   });
 });
 
-describe("an admission's idempotency key", () => {
+describe("a lease's idempotency key", () => {
   it("is kept in the rows it wrote: its retry answers alike and counts nothing more", async () => {
-    const counters = userObject(env, `user:admit-key-${crypto.randomUUID()}`);
-    const stream = { max: 2, leaseMs: 60_000 };
+    const counters = userObject(env, `user:lease-key-${crypto.randomUUID()}`);
     const key = crypto.randomUUID();
-    const first = await counters.admit(2, key, stream);
-    expect(first).toEqual({ ok: true, lease: key });
-    // The answer was lost and the call retried: the same lease, no second message or stream.
-    expect(await counters.admit(2, key, stream)).toEqual(first);
+    const streamed = ask(3, 1, { max: 3, spare: true });
+    const first = await counters.lease(key, streamed);
+    expect(first).toMatchObject({ ok: true, places: 2, slot: key, spare: `${key}:spare` });
+    // The answer was lost and the call retried: the same lease, no more places or slots.
+    expect(await counters.lease(key, streamed)).toEqual(first);
     const plain = crypto.randomUUID();
-    expect(await counters.admit(2, plain)).toEqual({ ok: true });
-    expect(await counters.admit(2, plain)).toEqual({ ok: true });
-    // Two messages counted (of 2 a minute), one stream open (of 2).
-    expect(await counters.admit(2, crypto.randomUUID())).toMatchObject({ ok: false });
-    expect(await counters.admit(0, crypto.randomUUID(), stream)).toMatchObject({ ok: true });
-    expect(await counters.admit(0, crypto.randomUUID(), stream)).toEqual({ ok: false, streams: 2 });
+    expect(await counters.lease(plain, ask(3))).toMatchObject({ ok: true, places: 1 });
+    expect(await counters.lease(plain, ask(3))).toMatchObject({ ok: true, places: 1 });
+    // Three places counted (of 3 a minute), two slots held (of 3).
+    expect(await counters.lease(crypto.randomUUID(), ask(3))).toMatchObject({ ok: false });
+    expect(
+      await counters.lease(crypto.randomUUID(), ask(0, 0, { max: 3, spare: false })),
+    ).toMatchObject({ ok: true });
+    expect(await counters.lease(crypto.randomUUID(), ask(0, 0, { max: 3, spare: false }))).toEqual({
+      ok: false,
+      streams: 3,
+    });
   });
 });
 

@@ -1,77 +1,56 @@
 /**
- * The budget grant a task object holds for its next model call (users/budget-grant.ts): the
- * reservation the request's admission made, handed over with a message the task takes. The budget
- * gate takes it as that call's reservation (task/turn/budget-gate.ts); a grant nothing takes is
- * released: one that came with a message the task did not take (a resent one, a refused one, a
- * busy or ended task), one a newer grant replaces, and the one still held when the task settles.
- * In memory only: after an object reset the held grant is forgotten and its reservation stops
- * counting at its expiry (an over-count, never an overspend).
+ * The budget grant a task object holds for its next model call (users/budget-grant.ts): reserved
+ * when the task takes a message, while the step's workspace reads run. The budget gate takes it
+ * as that call's reservation (task/turn/budget-gate.ts), waiting for it if it is still being
+ * reserved; a grant nothing takes is released: one a newer grant replaces, and the one still held
+ * when the task settles. In memory only: after an object reset the held grant is forgotten and
+ * its reservation stops counting at its expiry (an over-count, never an overspend).
  */
+import { loadConfig } from "../../config/config.ts";
 import type { BudgetGrant } from "../../protocol/app-types.ts";
-import { releaseGrant } from "../../users/budget-grant.ts";
-
-/** Keys remembered (held, taken or refused): a retried send's grant is handled once. */
-const SEEN_KEPT = 16;
+import { type GrantSpec, releaseGrant, reserveGrant } from "../../users/budget-grant.ts";
 
 export class HeldGrant {
   readonly #env: Env;
   readonly #background: (work: Promise<void>) => void;
-  #held: BudgetGrant | null = null;
-  /** Keys of the grants this object held or refused: a retried call brings one again. */
-  readonly #seen: string[] = [];
+  /** The grant being reserved or reserved (null: none, or refused). */
+  #held: Promise<BudgetGrant | null> | null = null;
 
   constructor(env: Env, background: (work: Promise<void>) => void) {
     this.#env = env;
     this.#background = background;
   }
 
-  /** Holds `grant` for the next model call (releasing one held before). */
-  hold(grant: BudgetGrant | undefined): void {
-    if (!grant || this.#known(grant)) return;
+  /** Starts reserving the grant of `spec` for the next model call (releasing one held before). */
+  reserve(spec: GrantSpec): void {
     this.release();
-    this.#held = grant;
-    this.#remember(grant.key);
+    // A failed reservation is no grant: the call reserves its estimate itself.
+    const pending = reserveGrant(this.#env, loadConfig(this.#env), spec).catch(() => null);
+    this.#held = pending;
+    this.#background(pending.then(() => undefined));
   }
 
   /**
-   * Releases `grant` unless this object holds or took it: its message was not taken. Its key is
-   * remembered: a retry of the call that brought it is not given a released reservation.
+   * The held grant, once reserved, if it was made on `counters` (the user object the call
+   * reserves on), for the call to take as its reservation; one made on another object is
+   * released. Null when none.
    */
-  refuse(grant: BudgetGrant | undefined): void {
-    if (!grant || this.#known(grant)) return;
-    this.#remember(grant.key);
-    this.#release(grant);
-  }
-
-  /**
-   * The held grant, if it was made on `counters` (the user object the call reserves on), for the
-   * call to take as its reservation; one made on another object is released. Null when none.
-   */
-  take(counters: string): BudgetGrant | null {
-    const grant = this.#held;
+  async take(counters: string): Promise<BudgetGrant | null> {
+    const pending = this.#held;
     this.#held = null;
+    const grant = pending ? await pending : null;
     if (!grant || grant.counters === counters) return grant;
-    this.#release(grant);
+    this.#background(releaseGrant(this.#env, grant));
     return null;
   }
 
   /** Releases the held grant, if any (the task settled without a model call taking it). */
   release(): void {
-    const grant = this.#held;
+    const pending = this.#held;
     this.#held = null;
-    if (grant) this.#release(grant);
-  }
-
-  #known(grant: BudgetGrant): boolean {
-    return this.#seen.includes(grant.key);
-  }
-
-  #remember(key: string): void {
-    this.#seen.push(key);
-    if (this.#seen.length > SEEN_KEPT) this.#seen.shift();
-  }
-
-  #release(grant: BudgetGrant): void {
-    this.#background(releaseGrant(this.#env, grant));
+    if (pending)
+      this.#background(
+        pending.then((grant) => (grant ? releaseGrant(this.#env, grant) : undefined)),
+      );
   }
 }

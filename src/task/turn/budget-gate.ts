@@ -31,7 +31,7 @@ type Reserved = { key: string; refusal: BudgetRefusal | null };
 
 /**
  * One user object's share of the current call: reserved (or only counted), then settled. A
- * `grant` (the admission's reservation on this object, held-grant.ts) is the call's reservation
+ * `grant` (the task's reservation made ahead on this object, held-grant.ts) is the call's reservation
  * when it holds the estimate and is still trusted (users/budget-grant.ts): no call; else its key
  * is reserved again at the estimate.
  */
@@ -103,7 +103,7 @@ export function budgetGate(
       // must not have its reservation settled by the earlier run's settlement. Retried by the
       // bindings, the same reservation keeps its key.
       const call = `${record.id}:${loop.turn}:${loop.attempt}:${crypto.randomUUID()}`;
-      const mine = await owner.reserve(call, estimate, budgets, task.grant.take(countersKey));
+      const mine = await owner.reserve(call, estimate, budgets, await task.grant.take(countersKey));
       key = mine.key;
       if (mine.refusal) return spentText(mine.refusal, estimate, "");
       poolKey = call;

@@ -77,12 +77,19 @@ describe("migrations folded into one schema", () => {
     expect(squashed(["DROP INDEX elsewhere"])).toBeNull();
     expect(squashed(["CREATE TABLE a (id TEXT)", "INSERT INTO a (id) VALUES ('x')"])).toBeNull();
     expect(squashed(["ALTER TABLE elsewhere ADD COLUMN c TEXT"])).toBeNull();
-    // SQLite writes an added column before the table's constraints: replayed, not folded.
     const keyed = "CREATE TABLE k (a TEXT, b TEXT, PRIMARY KEY (a, b))";
-    expect(squashed([keyed, "ALTER TABLE k ADD COLUMN c TEXT"])).toBeNull();
     expect(squashed([keyed, "CREATE INDEX k_b ON k (b)"])).not.toBeNull();
     // A comment's quotes and semicolons are not read: replayed.
     expect(squashed(["CREATE TABLE c (x TEXT) -- it's", "ALTER TABLE c ADD y TEXT"])).toBeNull();
+  });
+
+  it("folds an added column before the table's constraints, where SQLite writes it", () => {
+    const keyed =
+      "CREATE TABLE k (a TEXT, b TEXT CHECK (b <> ','), PRIMARY KEY (a, b)) WITHOUT ROWID";
+    const folded = squashed([keyed, "ALTER TABLE k ADD COLUMN c TEXT"])?.replace(/\s+/g, " ");
+    expect(folded).toBe(
+      "CREATE TABLE k (a TEXT, b TEXT CHECK (b <> ','), c TEXT , PRIMARY KEY (a, b)) WITHOUT ROWID",
+    );
   });
 
   it("splits statements only at semicolons outside quotes", () => {
