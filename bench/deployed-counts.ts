@@ -5,11 +5,12 @@
  * of which the last is reported (Durable Object calls by object and method, object SQL statements
  * and the rows they wrote by table, D1 statements and rows, R2 operations, the sequential round
  * trips before the model call), then two streaming tasks, of which the second is reported (its
- * object calls, and the sequential round trips before its first event). For
- * bench/deployed-task.ts. Node only.
+ * object calls, and the sequential round trips before its first event); and the round trips of
+ * the first of each, which made the isolate's copies and leases. For bench/deployed-task.ts.
+ * Node only.
  */
 import { messageCallBody } from "../test/e2e/client.ts";
-import type { Entry } from "../test/e2e/storage-ledger.ts";
+import { type Entry, storageLedger } from "../test/e2e/storage-ledger.ts";
 import type { Target } from "./a2a-calls.ts";
 import { BENCH_ADMIN_KEY } from "./deployed-profile.ts";
 
@@ -37,6 +38,14 @@ export interface DeployedCounts {
   /** Durable Object calls of the streaming task by `BINDING.method`. */
   streamingByObject: Record<string, number>;
   sequentialBeforeFirstEvent: string[] | null;
+  /**
+   * The same of the isolate's first task and first stream: its token checked in D1, its lease of
+   * the user's places and of a spare stream slot made (users/admission-lease.ts).
+   */
+  firstRequest: {
+    sequentialBeforeModel: string[] | null;
+    sequentialBeforeFirstEvent: string[] | null;
+  };
 }
 
 /**
@@ -89,21 +98,11 @@ export async function countTask(
   server: Target,
   tasks: number,
 ): Promise<{ counts: DeployedCounts; statements: Entry[] }> {
-  const meter = (method: "GET" | "DELETE") =>
-    fetch(`${server.base}/api/admin/storage-meter`, {
-      method,
-      headers: { Authorization: `Bearer ${BENCH_ADMIN_KEY}` },
-    }).then((r) => r.json() as Promise<Metered>);
-  const settled = async () => {
-    let last = JSON.stringify(await meter("GET"));
-    for (let i = 0; i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 300));
-      const now = JSON.stringify(await meter("GET"));
-      if (now === last) break;
-      last = now;
-    }
-    return JSON.parse(last) as Metered;
-  };
+  // Quiet: no round trip in flight and nothing new 300 ms later, the meter's own reads left out
+  // (each is an invocation of its own), so one task follows another within a second or two.
+  const ledger = storageLedger(server.base, BENCH_ADMIN_KEY);
+  const meter = ledger.meter;
+  const settled = () => ledger.settled() as Promise<unknown> as Promise<Metered>;
   /** One one-turn task sent with `method` after the server is quiet: what the meter saw. */
   const meteredTask = async (method: "SendMessage" | "SendStreamingMessage") => {
     await settled();
@@ -117,11 +116,15 @@ export async function countTask(
     return settled();
   };
   let metered: Metered | null = null;
-  for (let i = 0; i < tasks; i++) metered = await meteredTask("SendMessage");
-  if (!metered) throw new Error("no task ran");
+  let first: Metered | null = null;
+  for (let i = 0; i < tasks; i++) {
+    metered = await meteredTask("SendMessage");
+    first ??= metered;
+  }
+  if (!metered || !first) throw new Error("no task ran");
   // The second stream is counted: the first leases the isolate's spare stream slot, as the first
   // blocking task leased its places in the minute (users/admission-lease.ts).
-  await meteredTask("SendStreamingMessage");
+  const firstStream = (await meteredTask("SendStreamingMessage")).ledger.entries;
   const streamed = (await meteredTask("SendStreamingMessage")).ledger.entries;
   const { entries, dropped } = metered.ledger;
   const of = (kind: Entry["kind"]) => entries.filter((e) => e.kind === kind);
@@ -138,6 +141,10 @@ export async function countTask(
     droppedEntries: dropped,
     streamingByObject: callsOf(streamed),
     sequentialBeforeFirstEvent: sequentialBefore(streamed, "first-event"),
+    firstRequest: {
+      sequentialBeforeModel: sequentialBefore(first.ledger.entries, "model"),
+      sequentialBeforeFirstEvent: sequentialBefore(firstStream, "first-event"),
+    },
   };
   return { counts, statements: of("sql") };
 }

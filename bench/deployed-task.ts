@@ -6,8 +6,10 @@
  * Durable Object calls, object SQL statements and the rows they wrote (and by table), D1
  * statements and rows written, R2 operations (heads include the agent overrides check the isolate
  * makes while the bench polls the meter), and the sequential round trips the client waited on
- * before the model call started; then one streaming task's object calls and sequential round trips
- * before its first event (bench/deployed-counts.ts; `--statements`: each statement that wrote).
+ * before the model call started; then a second streaming task's object calls and sequential round
+ * trips before its first event, and those of the first task and first stream, which found no
+ * cached token or lease in the isolate (bench/deployed-counts.ts; `--statements`: each statement
+ * that wrote).
  * The figures docs/deploy.md's plan table is read from.
  *
  * Then, on a second deployed server without the meter (its wrappers cost CPU):

@@ -117,6 +117,8 @@ export interface Config {
     anonymousPerMinute: number;
     concurrentStreams: number;
     authFailuresPerMinute: number;
+    /** How long an isolate admits from a lease of places and a spare stream slot (ms). */
+    admissionLeaseMs: number;
   };
   /**
    * Default token budgets per task, day and month (0 = unlimited); users may have overrides.
@@ -287,6 +289,7 @@ function edgeSettings(v: Vars, env: object) {
       anonymousPerMinute: v.RATE_ANONYMOUS_PER_MINUTE,
       concurrentStreams: v.MAX_CONCURRENT_STREAMS,
       authFailuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
+      admissionLeaseMs: v.ADMISSION_LEASE_SECONDS * 1000,
     },
     budgets: {
       taskTokens: v.BUDGET_TASK_TOKENS,

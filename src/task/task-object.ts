@@ -122,7 +122,7 @@ export class TaskObject extends HarnessObject {
         beginTask(rt, { ...input, message }, agent.name, model);
         if (fresh) membership.holdFresh(first);
       });
-      this.#reserveGrant(message); // the first model call's reservation, beside the step's reads
+      this.#prepareGrant(message); // the first model call's reservation, beside the step's reads
       await (fresh ? membership.announceHeld() : membership.enter(false, first));
       if (options.stream) driver.kick();
     }
@@ -183,7 +183,7 @@ export class TaskObject extends HarnessObject {
     const problem = followUpProblem(rt, taken, loadConfig(this.env).maxPushConfigsPerTask);
     if (problem) return taskFail("invalid", problem);
     acceptFollowUp(rt, taken);
-    this.#reserveGrant(message); // the next model call's reservation
+    this.#prepareGrant(message); // the next model call's reservation
     rt.setStatus("TASK_STATE_SUBMITTED");
     await this.#parts.membership.enter();
     if (options.stream) this.#parts.driver.kick();
@@ -209,12 +209,12 @@ export class TaskObject extends HarnessObject {
     return taskOk({ task: taskAnswer(rt, undefined, options.generation), stream, queued: true });
   }
 
-  /** Starts reserving the budget grant of the task's next model call, for `message` (held-grant.ts). */
-  #reserveGrant(message: Message): void {
+  /** Prepares the budget grant of the task's next model call, for `message` (held-grant.ts). */
+  #prepareGrant(message: Message): void {
     const rt = this.runtime;
     const record = rt.store.record;
     if (!record) return;
-    rt.grant.reserve({
+    rt.grant.prepare({
       key: `grant:${record.id}:${message.messageId}`,
       counters: record.counters ?? userCounters(record.owner),
       owner: record.owner,

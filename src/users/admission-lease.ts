@@ -1,7 +1,7 @@
 /**
  * Admission without a call on the request's path: each isolate holds, per counter key, slices the
  * user object leased to it (user-object.ts `lease`): places in the minute's message window and a
- * spare stream slot, usable for {@link LEASE_TTL_MS}. A request the slices cover is admitted here
+ * spare stream slot, usable for `ADMISSION_LEASE_SECONDS` (20 by default). A request the slices cover is admitted here
  * at once; one they do not makes the call, which admits it and leases the next slices with it. So
  * an isolate's first request of a user (and the first after its slices ran out or ended) waits on
  * the user object; the others do not.
@@ -10,8 +10,9 @@
  * them until a minute after the lease ends (dated its end, the latest moment of a use), and a spare
  * slot as an open stream. A slice an isolate did not use holds its places only until the isolate's
  * next call says so (`ended`) or its lease ends: a user may be refused early by places leased to
- * another isolate, never admitted past a limit. A stream given a spare slot makes it its own (held
- * like any stream's, with a new spare asked for) in a call after the response began, not before.
+ * another isolate, never admitted past a limit. A stream given a spare slot and ended within its
+ * lease gives it back to the isolate, no call made; one still open near the lease's end makes the
+ * slot its own (held like any stream's, with a new spare asked for) in a call while it streams.
  *
  * Only data is kept between requests, never a promise (a Worker's I/O belongs to its request).
  */
@@ -19,8 +20,6 @@ import { unawaitedWork } from "../platform/ledger.ts";
 import { userObject } from "./limits.ts";
 import type { Lease, LeaseUse } from "./user-object.ts";
 
-/** How long an isolate may use a lease's places and its spare slot. */
-export const LEASE_TTL_MS = 20_000;
 /** A spare slot goes to a stream only with this much of its lease left (its takeSpare lands first). */
 const SPARE_MARGIN_MS = 5_000;
 /** The most places a lease asks for besides its request's own. */
@@ -61,10 +60,14 @@ function slicesOf(env: Env, key: string): Slices {
   return slices;
 }
 
-/** What a request needs admitted: a message (under `perMinute`; 0: none), a stream's slot. */
+/**
+ * What a request needs admitted: a message (under `perMinute`; 0: none), a stream's slot; and how
+ * long the isolate may use what a lease call leases it (`ttlMs`).
+ */
 export interface Need {
   perMinute: number;
   stream?: { max: number; leaseMs: number };
+  ttlMs: number;
 }
 
 /**
@@ -81,7 +84,11 @@ const extraPlaces = (perMinute: number) =>
   perMinute > 0 ? Math.min(MAX_EXTRA_PLACES, Math.ceil(perMinute / 10)) : 0;
 
 /** The request admitted from the isolate's slices, or null when they do not cover it. */
-function admitLocally(slices: Slices, need: Need, now: number): { slot?: string } | null {
+function admitLocally(
+  slices: Slices,
+  need: Need,
+  now: number,
+): { spare?: { slot: string; until: number } } | null {
   const lease =
     need.perMinute > 0 ? slices.leases.find((l) => l.used < l.places && l.until > now) : null;
   if (need.perMinute > 0 && !lease) return null;
@@ -93,7 +100,7 @@ function admitLocally(slices: Slices, need: Need, now: number): { slot?: string 
   }
   if (!spare) return {};
   slices.spares = slices.spares.filter((s) => s !== spare);
-  return { slot: spare.slot };
+  return { spare };
 }
 
 /** The leases that ended (used up or expired), taken out of `slices` to report their use. */
@@ -104,7 +111,7 @@ function endedLeases(slices: Slices, now: number): LeaseUse[] {
   return ended.map(({ call, used, lastAt }) => ({ call, used, lastAt }));
 }
 
-/** The request admitted from the slices (a taken spare made the stream's own), or null. */
+/** The request admitted from the slices (a stream on a spare slot), or null. */
 function withLocal(
   env: Env,
   key: string,
@@ -114,13 +121,39 @@ function withLocal(
 ): Admitted | null {
   const local = admitLocally(slices, need, Date.now());
   if (!local) return null;
-  const { slot } = local;
-  if (!slot || !need.stream) return { ok: true };
-  const stream = need.stream;
-  const taken = unawaitedWork(() => takeSpare(env, key, slot, stream)).catch(() => {});
-  background(taken);
-  const close = () => taken.then(() => userObject(env, key).closeStream(slot));
+  if (!local.spare || !need.stream) return { ok: true };
+  const { slot } = local.spare;
+  const close = onSpare(env, key, local.spare, need, background);
   return { ok: true, slot, close };
+}
+
+/**
+ * A stream given the spare slot `spare`: a stream that ends within the spare's lease gives it
+ * back to the isolate (no call); one still open near the lease's end makes the slot its own
+ * (takeSpare, from a timer of its request, which the stream keeps alive) and gives it back to the
+ * user object when it ends. Answers the stream's `close`.
+ */
+function onSpare(
+  env: Env,
+  key: string,
+  spare: { slot: string; until: number },
+  need: Need,
+  background: (work: Promise<unknown>) => void,
+): () => Promise<void> {
+  let taken: Promise<void> | null = null;
+  const timer = setTimeout(
+    () => {
+      taken = unawaitedWork(() => takeSpare(env, key, spare.slot, need)).catch(() => {});
+      background(taken);
+    },
+    Math.max(0, spare.until - SPARE_MARGIN_MS - Date.now()),
+  );
+  return async () => {
+    clearTimeout(timer);
+    if (taken) return taken.then(() => userObject(env, key).closeStream(spare.slot));
+    // Within its lease: the isolate's spare again. Past it, the slot's row ends by itself.
+    if (spare.until - Date.now() > SPARE_MARGIN_MS) slicesOf(env, key).spares.push(spare);
+  };
 }
 
 /**
@@ -143,7 +176,7 @@ export async function admitRequest(
   const answer: Lease = await userObject(env, key).lease(call, {
     perMinute: need.perMinute,
     extra: extraPlaces(need.perMinute),
-    ttlMs: LEASE_TTL_MS,
+    ttlMs: need.ttlMs,
     ...(stream ? { stream: { ...stream, spare: slices.spares.length === 0 } } : {}),
     ended: endedLeases(slices, now),
   });
@@ -158,12 +191,9 @@ export async function admitRequest(
 }
 
 /** A spare slot a stream took, made its own, with a new spare asked for in its place. */
-async function takeSpare(
-  env: Env,
-  key: string,
-  slot: string,
-  stream: NonNullable<Need["stream"]>,
-): Promise<void> {
+async function takeSpare(env: Env, key: string, slot: string, need: Need): Promise<void> {
+  const { stream, ttlMs } = need;
+  if (!stream) return;
   const asked = Date.now();
   const { spare } = await userObject(env, key).takeSpare(
     slot,
@@ -171,10 +201,10 @@ async function takeSpare(
     crypto.randomUUID(),
     {
       max: stream.max,
-      ttlMs: LEASE_TTL_MS,
+      ttlMs,
     },
   );
-  if (spare) slicesOf(env, key).spares.push({ slot: spare, until: asked + LEASE_TTL_MS });
+  if (spare) slicesOf(env, key).spares.push({ slot: spare, until: asked + ttlMs });
 }
 
 /** Forgets this isolate's slices of `key` (its user object was erased). */

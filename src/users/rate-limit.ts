@@ -92,7 +92,7 @@ export function limitRequests(): MiddlewareHandler<AppEnv> {
     const admitted = await admitRequest(
       c.env,
       key,
-      { perMinute, ...(slots ? { stream: slots } : {}) },
+      { perMinute, ttlMs: limits.admissionLeaseMs, ...(slots ? { stream: slots } : {}) },
       background,
     );
     if (!admitted.ok && "retryAfterSeconds" in admitted)

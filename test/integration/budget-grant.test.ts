@@ -102,8 +102,10 @@ describe("a task's budget grant", () => {
       maxTokens: 1_000,
       messageChars: 400,
     });
-    held.reserve(spec("first"));
-    held.reserve(spec("second")); // the first is released
+    held.prepare(spec("first"));
+    held.begin();
+    held.prepare(spec("second")); // the first is released
+    held.begin();
     await Promise.all(work);
     const open = () =>
       runInDurableObject(userObject(env, counters), (_object, state) =>

@@ -10,7 +10,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { setBudget } from "../../src/auth/users-store.ts";
-import { LEASE_TTL_MS } from "../../src/users/admission-lease.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { userObject } from "../../src/users/limits.ts";
 import { type WireTask as Task, userMessage } from "../helpers/a2a.ts";
 import { callWorker, closedEnv, newUser, postAs } from "../helpers/as-user.ts";
@@ -39,7 +39,7 @@ describe("rate limits", () => {
     expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
     // A leased place counts until a minute after its lease (users/admission-lease.ts).
     expect(Number(refused.headers.get("Retry-After"))).toBeLessThanOrEqual(
-      60 + LEASE_TTL_MS / 1000,
+      60 + loadConfig(limited).limits.admissionLeaseMs / 1000,
     );
     expect(await refused.json()).toMatchObject({
       error: { code: -32000, message: expect.stringContaining("limit is 3 a minute") },

@@ -1,9 +1,10 @@
 /**
- * The budget grant a task object holds for its next model call (users/budget-grant.ts): reserved
- * when the task takes a message, while the step's workspace reads run. The budget gate takes it
- * as that call's reservation (task/turn/budget-gate.ts), waiting for it if it is still being
- * reserved; a grant nothing takes is released: one a newer grant replaces, and the one still held
- * when the task settles. In memory only: after an object reset the held grant is forgotten and
+ * The budget grant a task object holds for its next model call (users/budget-grant.ts): prepared
+ * when the task takes a message, reserved when the step begins its reads for the prompt (`begin`:
+ * the two round trips side by side, not one after the other). The budget gate takes it as that
+ * call's reservation (task/turn/budget-gate.ts), waiting for it if it is still being reserved; a
+ * grant nothing takes is released: one a newer grant replaces, and the one still held when the
+ * task settles. In memory only: after an object reset the held grant is forgotten and
  * its reservation stops counting at its expiry (an over-count, never an overspend).
  */
 import { loadConfig } from "../../config/config.ts";
@@ -13,6 +14,8 @@ import { type GrantSpec, releaseGrant, reserveGrant } from "../../users/budget-g
 export class HeldGrant {
   readonly #env: Env;
   readonly #background: (work: Promise<void>) => void;
+  /** The grant prepared, not yet being reserved. */
+  #spec: GrantSpec | null = null;
   /** The grant being reserved or reserved (null: none, or refused). */
   #held: Promise<BudgetGrant | null> | null = null;
 
@@ -21,9 +24,17 @@ export class HeldGrant {
     this.#background = background;
   }
 
-  /** Starts reserving the grant of `spec` for the next model call (releasing one held before). */
-  reserve(spec: GrantSpec): void {
+  /** Prepares the grant of `spec` for the next model call (releasing one held before). */
+  prepare(spec: GrantSpec): void {
     this.release();
+    this.#spec = spec;
+  }
+
+  /** Starts reserving the prepared grant, if there is one. */
+  begin(): void {
+    const spec = this.#spec;
+    this.#spec = null;
+    if (!spec) return;
     // A failed reservation is no grant: the call reserves its estimate itself.
     const pending = reserveGrant(this.#env, loadConfig(this.#env), spec).catch(() => null);
     this.#held = pending;
@@ -36,6 +47,7 @@ export class HeldGrant {
    * released. Null when none.
    */
   async take(counters: string): Promise<BudgetGrant | null> {
+    this.begin();
     const pending = this.#held;
     this.#held = null;
     const grant = pending ? await pending : null;
@@ -46,6 +58,7 @@ export class HeldGrant {
 
   /** Releases the held grant, if any (the task settled without a model call taking it). */
   release(): void {
+    this.#spec = null;
     const pending = this.#held;
     this.#held = null;
     if (pending)

@@ -28,6 +28,7 @@ import type { MadeNote, TurnInputs } from "./turn.ts";
 export async function buildSystemPrompt(
   turn: TurnInputs,
 ): Promise<{ system: TextBlockParam[]; environment: MadeNote | null; unreadable?: string }> {
+  turn.task.grant.begin(); // the model call's grant, reserved beside these reads (held-grant.ts)
   const [shared, own] = await Promise.all([
     turn.memory.shared().catch(() => null),
     ownContext(turn),
