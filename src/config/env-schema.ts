@@ -108,7 +108,7 @@ function accessVars() {
     RATE_ANONYMOUS_PER_MINUTE: int(20, 0),
     MAX_CONCURRENT_STREAMS: int(5, 0),
     // How long an isolate may admit from the slices the user object leased it (users/admission-lease.ts).
-    ADMISSION_LEASE_SECONDS: int(20, 1).pipe(z.number().max(300)),
+    ADMISSION_LEASE_SECONDS: int(20, 10).pipe(z.number().max(300)),
     AUTH_FAILURES_PER_MINUTE: int(20, 0),
     BUDGET_TASK_TOKENS: int(5_000_000, 0),
     BUDGET_DAY_TOKENS: int(10_000_000, 0),

@@ -215,7 +215,8 @@ export class TaskObject extends HarnessObject {
     const record = rt.store.record;
     if (!record) return;
     rt.grant.prepare({
-      key: `grant:${record.id}:${message.messageId}`,
+      // Never a key used before (a message id can come again: budget-gate.ts).
+      key: `grant:${record.id}:${message.messageId}:${crypto.randomUUID()}`,
       counters: record.counters ?? userCounters(record.owner),
       owner: record.owner,
       hint: rt.budgetHint,

@@ -17,11 +17,14 @@
  * Only data is kept between requests, never a promise (a Worker's I/O belongs to its request).
  */
 import { unawaitedWork } from "../platform/ledger.ts";
+import { log } from "../platform/logging.ts";
 import { userObject } from "./limits.ts";
 import type { Lease, LeaseUse } from "./user-object.ts";
 
 /** A spare slot goes to a stream only with this much of its lease left (its takeSpare lands first). */
 const SPARE_MARGIN_MS = 5_000;
+/** How much later than the isolate's clock a place's use is dated (see takeLocal). */
+const CLOCK_SLACK_MS = 1_000;
 /** The most places a lease asks for besides its request's own. */
 const MAX_EXTRA_PLACES = 20;
 /** Counter keys an isolate keeps slices for (past it, it forgets them: only an over-count). */
@@ -39,7 +42,7 @@ interface Held {
 /** What this isolate holds for one counter key. */
 interface Slices {
   leases: Held[];
-  spares: { slot: string; until: number }[];
+  spares: Spare[];
 }
 
 /** Per env object (one in production; tests vary the configuration per call). */
@@ -83,24 +86,51 @@ export type Admitted =
 const extraPlaces = (perMinute: number) =>
   perMinute > 0 ? Math.min(MAX_EXTRA_PLACES, Math.ceil(perMinute / 10)) : 0;
 
-/** The request admitted from the isolate's slices, or null when they do not cover it. */
-function admitLocally(
-  slices: Slices,
-  need: Need,
-  now: number,
-): { spare?: { slot: string; until: number } } | null {
+/** A spare stream slot this isolate holds, and until when it may give it to a stream. */
+interface Spare {
+  slot: string;
+  until: number;
+}
+
+/** What a request took of the isolate's slices: a place, a spare slot (each or none). */
+interface Taken {
+  lease: Held | null;
+  spare: Spare | null;
+}
+
+/**
+ * Takes what `need` asks of the slices that they hold. A place's use is dated a little late
+ * ({@link CLOCK_SLACK_MS}): an isolate's clock stands still between I/O, and may differ slightly
+ * from the user object's, which dates the window.
+ */
+function takeLocal(slices: Slices, need: Need, now: number): Taken {
   const lease =
-    need.perMinute > 0 ? slices.leases.find((l) => l.used < l.places && l.until > now) : null;
-  if (need.perMinute > 0 && !lease) return null;
-  const spare = need.stream ? slices.spares.find((s) => s.until - now > SPARE_MARGIN_MS) : null;
-  if (need.stream && !spare) return null;
+    need.perMinute > 0
+      ? (slices.leases.find((l) => l.used < l.places && l.until > now) ?? null)
+      : null;
   if (lease) {
     lease.used += 1;
-    lease.lastAt = now;
+    lease.lastAt = Math.min(lease.until, Math.max(lease.lastAt, now + CLOCK_SLACK_MS));
   }
-  if (!spare) return {};
-  slices.spares = slices.spares.filter((s) => s !== spare);
-  return { spare };
+  const spare = need.stream
+    ? (slices.spares.find((s) => s.until - now > SPARE_MARGIN_MS) ?? null)
+    : null;
+  if (spare) slices.spares = slices.spares.filter((s) => s !== spare);
+  return { lease, spare };
+}
+
+/** Gives back what a refused or failed request took (its place's date stays: only later). */
+function giveBack(slices: Slices, taken: Taken): void {
+  if (taken.lease) taken.lease.used -= 1;
+  if (taken.spare) slices.spares.push(taken.spare);
+}
+
+/** What `need` still needs of the user object once `taken` is had. */
+function missing(need: Need, taken: Taken): { place: boolean; slot: boolean } {
+  return {
+    place: need.perMinute > 0 && !taken.lease,
+    slot: need.stream !== undefined && !taken.spare,
+  };
 }
 
 /** The leases that ended (used up or expired), taken out of `slices` to report their use. */
@@ -111,39 +141,41 @@ function endedLeases(slices: Slices, now: number): LeaseUse[] {
   return ended.map(({ call, used, lastAt }) => ({ call, used, lastAt }));
 }
 
-/** The request admitted from the slices (a stream on a spare slot), or null. */
-function withLocal(
+/** The answer for a request admitted with `spare` (a stream on it) or without a slot. */
+function admittedWith(
   env: Env,
   key: string,
-  slices: Slices,
+  spare: Spare | null,
   need: Need,
   background: (work: Promise<unknown>) => void,
-): Admitted | null {
-  const local = admitLocally(slices, need, Date.now());
-  if (!local) return null;
-  if (!local.spare || !need.stream) return { ok: true };
-  const { slot } = local.spare;
-  const close = onSpare(env, key, local.spare, need, background);
-  return { ok: true, slot, close };
+): Admitted {
+  if (!spare || !need.stream) return { ok: true };
+  return { ok: true, slot: spare.slot, close: onSpare(env, key, spare, need, background) };
 }
 
 /**
  * A stream given the spare slot `spare`: a stream that ends within the spare's lease gives it
  * back to the isolate (no call); one still open near the lease's end makes the slot its own
- * (takeSpare, from a timer of its request, which the stream keeps alive) and gives it back to the
- * user object when it ends. Answers the stream's `close`.
+ * (takeSpare, from a timer of its request, which the stream keeps alive; the object keeps the
+ * spare's row a while past the lease, longer than the call's retries: user-object.ts) and gives it
+ * back to the user object when it ends. Answers the stream's `close`.
  */
 function onSpare(
   env: Env,
   key: string,
-  spare: { slot: string; until: number },
+  spare: Spare,
   need: Need,
   background: (work: Promise<unknown>) => void,
 ): () => Promise<void> {
   let taken: Promise<void> | null = null;
   const timer = setTimeout(
     () => {
-      taken = unawaitedWork(() => takeSpare(env, key, spare.slot, need)).catch(() => {});
+      taken = unawaitedWork(() => takeSpare(env, key, spare.slot, need)).catch((error) =>
+        log("warn", "a stream's slot could not be kept: it is not counted", {
+          key,
+          error: String(error),
+        }),
+      );
       background(taken);
     },
     Math.max(0, spare.until - SPARE_MARGIN_MS - Date.now()),
@@ -157,9 +189,9 @@ function onSpare(
 }
 
 /**
- * Admits a request of the counters `key`: from the isolate's slices, else by the user object's
- * `lease` call. `background` runs the calls no response waits for (a taken spare made the
- * stream's own).
+ * Admits a request of the counters `key`: from the isolate's slices, and what they do not cover
+ * by the user object's `lease` call (which leases the next slices with it). `background` runs the
+ * calls no response waits for.
  */
 export async function admitRequest(
   env: Env,
@@ -169,25 +201,55 @@ export async function admitRequest(
 ): Promise<Admitted> {
   const slices = slicesOf(env, key);
   const now = Date.now();
-  const local = withLocal(env, key, slices, need, background);
-  if (local) return local;
+  const taken = takeLocal(slices, need, now);
+  const lacks = missing(need, taken);
+  if (!lacks.place && !lacks.slot) return admittedWith(env, key, taken.spare, need, background);
   const call = crypto.randomUUID();
-  const { stream } = need;
-  const answer: Lease = await userObject(env, key).lease(call, {
-    perMinute: need.perMinute,
-    extra: extraPlaces(need.perMinute),
-    ttlMs: need.ttlMs,
-    ...(stream ? { stream: { ...stream, spare: slices.spares.length === 0 } } : {}),
-    ended: endedLeases(slices, now),
-  });
-  // Refused, the request may still have a place: a concurrent request's lease brought some.
-  if (!answer.ok) return withLocal(env, key, slices, need, background) ?? answer;
+  const stream = lacks.slot ? need.stream : undefined;
+  let answer: Lease;
+  try {
+    answer = await userObject(env, key).lease(call, {
+      perMinute: lacks.place ? need.perMinute : 0,
+      extra: lacks.place ? extraPlaces(need.perMinute) : 0,
+      ttlMs: need.ttlMs,
+      ...(stream ? { stream: { ...stream, spare: slices.spares.length === 0 } } : {}),
+      ended: endedLeases(slices, now),
+    });
+  } catch (error) {
+    giveBack(slices, taken);
+    // An attempt may have run before its answer was lost: what it leased is withdrawn.
+    background(userObject(env, key).withdraw(call));
+    throw error;
+  }
+  if (!answer.ok) return refused(env, key, slices, need, taken, background) ?? answer;
+  // The object's own time of the admission dates the request's place (its lease ends ttl later).
+  const at = answer.until - need.ttlMs;
   if (answer.places > 0)
-    slices.leases.push({ call, places: answer.places, used: 1, lastAt: now, until: answer.until });
+    slices.leases.push({ call, places: answer.places, used: 1, lastAt: at, until: answer.until });
   if (answer.spare) slices.spares.push({ slot: answer.spare, until: answer.until });
   const { slot } = answer;
-  if (!slot) return { ok: true };
+  if (!slot) return admittedWith(env, key, taken.spare, need, background);
   return { ok: true, slot, close: () => userObject(env, key).closeStream(slot) };
+}
+
+/**
+ * A request the object refused: what it took is given back, and it is admitted only if the slices
+ * now cover it whole (a concurrent request's lease brought places); else null.
+ */
+function refused(
+  env: Env,
+  key: string,
+  slices: Slices,
+  need: Need,
+  taken: Taken,
+  background: (work: Promise<unknown>) => void,
+): Admitted | null {
+  giveBack(slices, taken);
+  const again = takeLocal(slices, need, Date.now());
+  const lacks = missing(need, again);
+  if (!lacks.place && !lacks.slot) return admittedWith(env, key, again.spare, need, background);
+  giveBack(slices, again);
+  return null;
 }
 
 /** A spare slot a stream took, made its own, with a new spare asked for in its place. */
@@ -195,7 +257,7 @@ async function takeSpare(env: Env, key: string, slot: string, need: Need): Promi
   const { stream, ttlMs } = need;
   if (!stream) return;
   const asked = Date.now();
-  const { spare } = await userObject(env, key).takeSpare(
+  const { held, spare } = await userObject(env, key).takeSpare(
     slot,
     stream.leaseMs,
     crypto.randomUUID(),
@@ -204,6 +266,7 @@ async function takeSpare(env: Env, key: string, slot: string, need: Need): Promi
       ttlMs,
     },
   );
+  if (!held) log("warn", "a stream's slot came back too late: it is not counted", { key });
   if (spare) slicesOf(env, key).spares.push({ slot: spare, until: asked + ttlMs });
 }
 

@@ -90,6 +90,12 @@ export const USER_MIGRATIONS: readonly string[] = [
 
 const WINDOW_MS = 60_000;
 
+/**
+ * How long past its lease a spare stream slot's row is kept: a stream given it near the lease's
+ * end makes it its own (takeSpare) with retries that take less than this.
+ */
+export const SPARE_GRACE_MS = 30_000;
+
 /** The key of the spare stream slot a lease keyed `call` made. */
 const spareOf = (call: string) => `${call}:spare`;
 
@@ -118,9 +124,10 @@ export class UserObject extends HarnessObject {
    * fewer than `perMinute` (0: not counted), then up to `extra` more places, all in one row dated
    * `ttlMs` ahead, the latest moment the isolate may use them, so each counts for at least a
    * minute after its use; with `stream`, the request's slot if fewer than `stream.max` are open
-   * (held `leaseMs`, until closeStream) and, asked for and free, a spare slot the isolate may give
-   * a later stream until `ttlMs` (takeSpare). Refused on either, it writes nothing. `ended`
-   * corrects the rows of the isolate's earlier leases to what they held. `call`: the call's
+   * (held `leaseMs`, until closeStream) and, asked for and with a slot free besides it, a spare
+   * slot the isolate may give a later stream until `ttlMs` (its row kept {@link SPARE_GRACE_MS}
+   * longer: takeSpare). Refused on either, it counts nothing. `ended` corrects the rows of the
+   * isolate's earlier leases to what they held. `call`: the call's
    * idempotency key, kept in the rows it writes: a retry finds them and is answered alike.
    */
   lease(call: string, ask: LeaseAsk): Lease {
@@ -140,31 +147,58 @@ export class UserObject extends HarnessObject {
       this.#sql.exec("INSERT INTO admissions (at, call, n) VALUES (?, ?, ?)", until, call, places);
     if (!stream) return { ok: true, places, until };
     this.#slot(call, now + stream.leaseMs);
-    if (!stream.spare || open + 1 >= stream.max) return { ok: true, places, until, slot: call };
-    this.#slot(spareOf(call), until);
+    // A spare never takes the last free slot: another client's stream may need it.
+    if (!stream.spare || open + 3 > stream.max) return { ok: true, places, until, slot: call };
+    this.#slot(spareOf(call), until + SPARE_GRACE_MS);
     return { ok: true, places, until, slot: call, spare: spareOf(call) };
   }
 
   /**
-   * A spare slot an isolate gave a stream (`slot`): held `leaseMs` from now, as the stream's own;
-   * with `spare` (and a slot free under `spare.max`), a new spare under the key `call`, usable
-   * until `spare.ttlMs` from now. Answers the new spare's key, or null.
+   * The previous version's admission, for its edges still running during a rolling deploy: the
+   * request admitted as {@link lease} admits it, with no places leased ahead and no budget grant
+   * (a task reserves its own: users/budget-grant.ts).
+   */
+  admit(
+    perMinute: number,
+    call?: string,
+    stream?: { max: number; leaseMs: number },
+  ):
+    | { ok: true; lease?: string }
+    | { ok: false; retryAfterSeconds: number }
+    | { ok: false; streams: number } {
+    const ask = { perMinute, extra: 0, ttlMs: 0 };
+    const answer = this.lease(call ?? crypto.randomUUID(), {
+      ...ask,
+      ...(stream ? { stream: { ...stream, spare: false } } : {}),
+    });
+    if (!answer.ok) return answer;
+    return answer.slot === undefined ? { ok: true } : { ok: true, lease: answer.slot };
+  }
+
+  /**
+   * A spare slot an isolate gave a stream (`slot`): held `leaseMs` from now, as the stream's own
+   * (`held`; false if its row was gone and no slot is free under `spare.max`: the stream is not
+   * counted); with `spare` (and two slots free under `spare.max`), a new spare under the key
+   * `call`, usable until `spare.ttlMs` from now. Answers the new spare's key, or null.
    */
   takeSpare(
     slot: string,
     leaseMs: number,
     call: string,
     spare?: { max: number; ttlMs: number },
-  ): { spare: string | null } {
+  ): { held: boolean; spare: string | null } {
     const now = Date.now();
     this.#schema.ensure();
-    this.#slot(slot, now + leaseMs);
-    if (!spare) return { spare: null };
     const made = this.#sql.exec("SELECT 1 FROM streams WHERE lease = ?", call).toArray();
-    if (made.length > 0) return { spare: call };
-    if (this.#openStreams(now) >= spare.max) return { spare: null };
-    this.#slot(call, now + spare.ttlMs);
-    return { spare: call };
+    if (made.length > 0) return { held: true, spare: call }; // a retry
+    const open = this.#openStreams(now);
+    const kept = this.#sql.exec("SELECT 1 FROM streams WHERE lease = ?", slot).toArray();
+    const held = kept.length > 0 || spare === undefined || open < spare.max;
+    if (held) this.#slot(slot, now + leaseMs);
+    const opened = open + (kept.length > 0 || !held ? 0 : 1);
+    if (!spare || opened + 2 > spare.max) return { held, spare: null };
+    this.#slot(call, now + spare.ttlMs + SPARE_GRACE_MS);
+    return { held, spare: call };
   }
 
   /** Holds the stream slot `lease` until `until`. */
@@ -223,10 +257,20 @@ export class UserObject extends HarnessObject {
     return {
       ok: true,
       places: row?.n ?? 0,
-      until: row?.at ?? spare?.expires_at ?? Date.now(),
+      until: row?.at ?? (spare ? spare.expires_at - SPARE_GRACE_MS : Date.now()),
       ...(slot ? { slot: call } : {}),
       ...(spare ? { spare: spare.lease } : {}),
     };
+  }
+
+  /**
+   * Withdraws the lease keyed `call` whose answer never reached its isolate (its call failed past
+   * its retries after an attempt ran): its places, its stream's slot and its spare.
+   */
+  withdraw(call: string): void {
+    if (!this.#schema.stored) return;
+    this.#sql.exec("DELETE FROM admissions WHERE call = ?", call);
+    this.#sql.exec("DELETE FROM streams WHERE lease IN (?, ?)", call, spareOf(call));
   }
 
   closeStream(lease: string): void {
@@ -273,8 +317,9 @@ export class UserObject extends HarnessObject {
         ? `SELECT at, n FROM admissions UNION ALL
            SELECT admitted_at AS at, 1 AS n FROM reservations WHERE admitted_at > ?`
         : "SELECT at, 1 AS n FROM auth_attempts WHERE at > ?";
+    // Every row of the window (more than the limit's, after the limit was lowered, each counts).
     const rows = this.#sql
-      .exec<{ at: number; n: number }>(`${query} ORDER BY at LIMIT ?`, now - WINDOW_MS, perMinute)
+      .exec<{ at: number; n: number }>(`${query} ORDER BY at`, now - WINDOW_MS)
       .toArray();
     let held = rows.reduce((sum, row) => sum + row.n, 0);
     if (held < perMinute) return { ok: true, free: perMinute - held };

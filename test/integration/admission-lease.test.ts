@@ -7,27 +7,29 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { platformEnv } from "../../src/platform/bindings.ts";
+import { setFaults } from "../../src/platform/faults/fault-injector.ts";
 import { type Admitted, admitRequest } from "../../src/users/admission-lease.ts";
 import { userObject } from "../../src/users/limits.ts";
 
 const TTL = 20_000;
-const STREAM = { max: 2, leaseMs: 3_600_000 };
+const STREAM = { max: 4, leaseMs: 3_600_000 };
 
 const realNow = Date.now;
 afterEach(() => {
   Date.now = realNow;
+  setFaults(null);
 });
 
 /** A new isolate's view (its slices are its env object's) and the user object's rows. */
-function isolate() {
-  const bindings = { ...env } as Env;
+function isolate(bindings = { ...env } as Env, stream = STREAM) {
   const key = `user:slices-${crypto.randomUUID()}`;
   const work: Promise<unknown>[] = [];
-  const admit = (perMinute: number, stream = false) =>
+  const admit = (perMinute: number, streamed = false) =>
     admitRequest(
       bindings,
       key,
-      { perMinute, ttlMs: TTL, ...(stream ? { stream: STREAM } : {}) },
+      { perMinute, ttlMs: TTL, ...(streamed ? { stream } : {}) },
       (w) => void work.push(w),
     );
   const rows = () =>
@@ -103,13 +105,41 @@ describe("an isolate's slices", () => {
     await idle();
     Date.now = realNow;
     const slots = (await rows()).streams;
-    expect(slots).toHaveLength(2); // both slots the streams', no spare left under the limit of 2
-    for (const slot of slots) expect(slot.expires_at).toBeGreaterThan(realNow() + 3_000_000);
-    expect(await admit(0, true)).toEqual({ ok: false, streams: 2 });
-    // Its end gives the slot back to the user object; the next stream's call finds it.
+    const { slot } = held as { slot: string };
+    const own = slots.find((s) => s.lease === slot);
+    expect(own?.expires_at).toBeGreaterThan(realNow() + 3_000_000);
+    // With two slots free under 4, a new spare came back with it.
+    expect(slots).toHaveLength(3);
+    // Its end gives the slot back to the user object.
     await closeOf(held)();
-    expect((await rows()).streams).toHaveLength(1);
-    expect(await admit(0, true)).toMatchObject({ ok: true });
+    expect((await rows()).streams.map((s) => s.lease)).not.toContain(slot);
     await userObject(env, key).closeStream((first as { slot: string }).slot);
+  });
+
+  it("ask only for a stream's slot when a place is held: no place leased twice", async () => {
+    // Under 2 open streams a spare is never leased (it would take the last free slot).
+    const { admit, rows } = isolate(undefined, { max: 2, leaseMs: 3_600_000 });
+    const first = await admit(30, true);
+    expect(first).toMatchObject({ ok: true, slot: expect.any(String) });
+    expect(await rows()).toMatchObject({ admissions: [4] });
+    expect((await rows()).streams).toHaveLength(1);
+    const second = await admit(30, true); // its place from the lease, its slot by a call
+    expect(second).toMatchObject({ ok: true, slot: expect.any(String) });
+    expect(await rows()).toMatchObject({ admissions: [4] });
+    expect((await rows()).streams).toHaveLength(2);
+    // Refused for its slot, the third gives its place back: the fourth message takes it.
+    expect(await admit(30, true)).toEqual({ ok: false, streams: 2 });
+    expect(await admit(30)).toEqual({ ok: true });
+    expect(await admit(30)).toEqual({ ok: true });
+    expect(await rows()).toMatchObject({ admissions: [4] });
+  });
+
+  it("withdraw a lease whose call failed after it ran: its places, slot and spare", async () => {
+    const faulty = platformEnv(env);
+    const { admit, rows, idle } = isolate(faulty);
+    setFaults("users.lease:lost:1:5"); // every attempt runs, every answer is lost
+    await expect(admit(30, true)).rejects.toThrow(/users\.lease/);
+    await idle();
+    expect(await rows()).toEqual({ admissions: [], streams: [] });
   });
 });

@@ -184,6 +184,18 @@ describe("one lease call", () => {
   });
 });
 
+describe("an edge of the previous version during a rolling deploy", () => {
+  it("is admitted by admit as lease admits, with no places leased ahead", async () => {
+    const counters = userObject(env, `user:admit-${crypto.randomUUID()}`);
+    const stream = { max: 1, leaseMs: 60_000 };
+    const first = await counters.admit(2, crypto.randomUUID(), stream);
+    expect(first).toEqual({ ok: true, lease: expect.any(String) });
+    expect(await counters.admit(2, crypto.randomUUID(), stream)).toEqual({ ok: false, streams: 1 });
+    expect(await counters.admit(2)).toEqual({ ok: true });
+    expect(await counters.admit(2)).toMatchObject({ ok: false, retryAfterSeconds: 60 });
+  });
+});
+
 describe("a lease's idempotency key", () => {
   it("is kept in the rows it wrote: its retry answers alike and counts nothing more", async () => {
     const counters = userObject(env, `user:lease-key-${crypto.randomUUID()}`);
