@@ -1,6 +1,6 @@
 /**
  * Admission without a call on the request's path: each isolate holds, per counter key, slices the
- * user object leased to it (user-object.ts `lease`): places in the minute's message window and a
+ * user object leased to it (admission-ledger.ts `lease`): places in the minute's message window and a
  * spare stream slot, usable for `ADMISSION_LEASE_SECONDS` (20 by default). A request the slices cover is admitted here
  * at once; one they do not makes the call, which admits it and leases the next slices with it. So
  * an isolate's first request of a user (and the first after its slices ran out or ended) waits on
@@ -18,8 +18,8 @@
  */
 import { unawaitedWork } from "../platform/ledger.ts";
 import { log } from "../platform/logging.ts";
+import type { Lease, LeaseUse } from "./admission-ledger.ts";
 import { userObject } from "./limits.ts";
-import type { Lease, LeaseUse } from "./user-object.ts";
 
 /** A spare slot goes to a stream only with this much of its lease left (its takeSpare lands first). */
 const SPARE_MARGIN_MS = 5_000;
@@ -157,7 +157,7 @@ function admittedWith(
  * A stream given the spare slot `spare`: a stream that ends within the spare's lease gives it
  * back to the isolate (no call); one still open near the lease's end makes the slot its own
  * (takeSpare, from a timer of its request, which the stream keeps alive; the object keeps the
- * spare's row a while past the lease, longer than the call's retries: user-object.ts) and gives it
+ * spare's row a while past the lease, longer than the call's retries: admission-ledger.ts) and gives it
  * back to the user object when it ends. Answers the stream's `close`.
  */
 function onSpare(
