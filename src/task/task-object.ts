@@ -14,7 +14,6 @@ import { loadConfig } from "../config/config.ts";
 import type { Handover } from "../conversations/join.ts";
 import { modelSourceLabel } from "../model/client.ts";
 import { HarnessObject } from "../platform/harness-object.ts";
-import { userCounters } from "../platform/object-names.ts";
 import { LIVE_MESSAGES_EXTENSION } from "../protocol/extensions.ts";
 import { isSettled, isTerminal } from "../protocol/task-states.ts";
 import type { Message, Task } from "../protocol/wire.ts";
@@ -122,7 +121,8 @@ export class TaskObject extends HarnessObject {
         beginTask(rt, { ...input, message }, agent.name, model);
         if (fresh) membership.holdFresh(first);
       });
-      this.#prepareGrant(message); // the first model call's reservation, beside the step's reads
+      // The first model call's reservation, made beside the first step's reads (held-grant.ts).
+      rt.grant.prepare(rt.store.record, message, agent.maxTokens, rt.budgetHint);
       await (fresh ? membership.announceHeld() : membership.enter(false, first));
       if (options.stream) driver.kick();
     }
@@ -183,7 +183,6 @@ export class TaskObject extends HarnessObject {
     const problem = followUpProblem(rt, taken, loadConfig(this.env).maxPushConfigsPerTask);
     if (problem) return taskFail("invalid", problem);
     acceptFollowUp(rt, taken);
-    this.#prepareGrant(message); // the next model call's reservation
     rt.setStatus("TASK_STATE_SUBMITTED");
     await this.#parts.membership.enter();
     if (options.stream) this.#parts.driver.kick();
@@ -207,22 +206,6 @@ export class TaskObject extends HarnessObject {
     acceptLiveMessage(rt, input);
     const stream = options.stream ? this.#streamFromNow(false) : null;
     return taskOk({ task: taskAnswer(rt, undefined, options.generation), stream, queued: true });
-  }
-
-  /** Prepares the budget grant of the task's next model call, for `message` (held-grant.ts). */
-  #prepareGrant(message: Message): void {
-    const rt = this.runtime;
-    const record = rt.store.record;
-    if (!record) return;
-    rt.grant.prepare({
-      // Never a key used before (a message id can come again: budget-gate.ts).
-      key: `grant:${record.id}:${message.messageId}:${crypto.randomUUID()}`,
-      counters: record.counters ?? userCounters(record.owner),
-      owner: record.owner,
-      hint: rt.budgetHint,
-      maxTokens: rt.agent(record.agent).maxTokens,
-      messageChars: JSON.stringify(message.parts).length,
-    });
   }
 
   /**

@@ -1,7 +1,6 @@
 /**
- * A task's budget grant: when a task takes a message, its object reserves at once, on the owner's
- * user object, what the next model call would reserve, beside the workspace reads of its first
- * step instead of after them (the call's exact estimate needs the prompt, which needs those
+ * A task's budget grant: a new task's object reserves, on the owner's user object, what its first
+ * model call would reserve, beside the workspace reads of its first step instead of after them (the call's exact estimate needs the prompt, which needs those
  * reads): one round trip fewer before the first model byte. The prompt is not known yet, so the
  * grant is the agent's output limit plus {@link GRANT_PROMPT_TOKENS} and the message's size,
  * weighted as any reservation is (model/budget-tokens.ts). A grant never refuses anything: when

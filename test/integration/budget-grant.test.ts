@@ -12,6 +12,7 @@ import { INITIAL_LOOP_STATE } from "../../src/loop/loop-state.ts";
 import { setFaults } from "../../src/platform/faults/fault-injector.ts";
 import { userCounters } from "../../src/platform/object-names.ts";
 import type { BudgetGrant } from "../../src/protocol/app-types.ts";
+import type { Message } from "../../src/protocol/wire.ts";
 import { HeldGrant } from "../../src/task/runtime/held-grant.ts";
 import { budgetGate } from "../../src/task/turn/budget-gate.ts";
 import { grantTokens } from "../../src/users/budget-grant.ts";
@@ -96,17 +97,13 @@ describe("a task's budget grant", () => {
     const counters = userCounters(owner);
     const work: Promise<void>[] = [];
     const held = new HeldGrant(env, (w) => void work.push(w));
-    const spec = (key: string) => ({
-      key,
-      counters,
-      owner,
-      hint: { budget: { dayTokens: 10_000_000 }, at: Date.now() },
-      maxTokens: 1_000,
-      messageChars: 400,
-    });
-    held.prepare(spec("first"));
+    const hint = { budget: { dayTokens: 10_000_000 }, at: Date.now() };
+    const record = (id: string) => ({ id, owner, counters });
+    const message = { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "x".repeat(380) }] };
+    const chars = JSON.stringify(message.parts).length;
+    held.prepare(record("task-a"), message as Message, 1_000, hint);
     held.begin();
-    held.prepare(spec("second")); // the first is released
+    held.prepare(record("task-b"), message as Message, 1_000, hint); // the first is released
     held.begin();
     await Promise.all(work);
     const open = () =>
@@ -117,7 +114,10 @@ describe("a task's budget grant", () => {
           )
           .toArray(),
       );
-    expect(await open()).toEqual([{ key: "second", tokens: grantTokens(400, 1_000) }]);
+    const [only, ...more] = await open();
+    expect(more).toEqual([]);
+    expect(only?.key).toMatch(/^grant:task-b:m-1:/);
+    expect(only?.tokens).toBe(grantTokens(chars, 1_000));
     held.release(); // the task settled with no model call
     await Promise.all(work);
     expect(await open()).toEqual([]);

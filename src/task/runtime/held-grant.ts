@@ -1,15 +1,21 @@
 /**
- * The budget grant a task object holds for its next model call (users/budget-grant.ts): prepared
- * when the task takes a message, reserved when the step begins its reads for the prompt (`begin`:
- * the two round trips side by side, not one after the other). The budget gate takes it as that
+ * The budget grant a task object holds for its first model call (users/budget-grant.ts): prepared
+ * when the task is made, reserved when the step begins its reads for the prompt (`begin`: the two
+ * round trips side by side, not one after the other). Only the first: a later call's prompt holds
+ * the conversation, which a grant sized before reading it would not cover (its key reserved
+ * again: two calls where the budget gate makes one). The budget gate takes it as that
  * call's reservation (task/turn/budget-gate.ts), waiting for it if it is still being reserved; a
  * grant nothing takes is released: one a newer grant replaces, and the one still held when the
  * task settles. In memory only: after an object reset the held grant is forgotten and
  * its reservation stops counting at its expiry (an over-count, never an overspend).
  */
 import { loadConfig } from "../../config/config.ts";
+import { userCounters } from "../../platform/object-names.ts";
 import type { BudgetGrant } from "../../protocol/app-types.ts";
+import type { Message } from "../../protocol/wire.ts";
 import { type GrantSpec, releaseGrant, reserveGrant } from "../../users/budget-grant.ts";
+import type { BudgetHint } from "../../users/limits.ts";
+import type { TaskRecord } from "../store/task-store.ts";
 
 export class HeldGrant {
   readonly #env: Env;
@@ -24,10 +30,27 @@ export class HeldGrant {
     this.#background = background;
   }
 
-  /** Prepares the grant of `spec` for the next model call (releasing one held before). */
-  prepare(spec: GrantSpec): void {
+  /**
+   * Prepares the grant of the task `record`'s first model call, for `message` to an agent of
+   * `maxTokens`, under the owner's budget overrides `hint` (releasing one held before).
+   */
+  prepare(
+    record: Pick<TaskRecord, "id" | "owner" | "counters"> | null,
+    message: Message,
+    maxTokens: number,
+    hint: BudgetHint | null,
+  ): void {
     this.release();
-    this.#spec = spec;
+    if (!record) return;
+    this.#spec = {
+      // Never a key used before (a message id can come again: budget-gate.ts).
+      key: `grant:${record.id}:${message.messageId}:${crypto.randomUUID()}`,
+      counters: record.counters ?? userCounters(record.owner),
+      owner: record.owner,
+      hint,
+      maxTokens,
+      messageChars: JSON.stringify(message.parts).length,
+    };
   }
 
   /** Starts reserving the prepared grant, if there is one. */
