@@ -62,15 +62,10 @@ export function windowRoom(
   now: number,
 ): { ok: true; free: number } | { ok: false; retryAfterSeconds: number } {
   sql.exec(`DELETE FROM ${table} WHERE at <= ?`, now - WINDOW_MS);
-  // Reservations of earlier versions held their message's place (admitted_at).
-  const query =
-    table === "admissions"
-      ? `SELECT at, n FROM admissions UNION ALL
-         SELECT admitted_at AS at, 1 AS n FROM reservations WHERE admitted_at > ?`
-      : "SELECT at, 1 AS n FROM auth_attempts WHERE at > ?";
+  const places = table === "admissions" ? "n" : "1";
   // Every row of the window (more than the limit's, after the limit was lowered, each counts).
   const rows = sql
-    .exec<{ at: number; n: number }>(`${query} ORDER BY at`, now - WINDOW_MS)
+    .exec<{ at: number; n: number }>(`SELECT at, ${places} AS n FROM ${table} ORDER BY at`)
     .toArray();
   let held = rows.reduce((sum, row) => sum + row.n, 0);
   if (held < perMinute) return { ok: true, free: perMinute - held };

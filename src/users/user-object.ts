@@ -58,10 +58,13 @@ export const USER_MIGRATIONS: readonly string[] = [
      SELECT at, IFNULL(call, lower(hex(randomblob(16)))) FROM messages;
    DROP TABLE messages`,
   // The admission a grant was reserved with, in versions that made grants at the edge: its time,
-  // for the message window (read until such reservations expire; no longer written).
+  // its message's place in the window (moved into the window below; no longer written).
   "ALTER TABLE reservations ADD COLUMN admitted_at INTEGER",
   // An isolate's lease of places in the window (users/admission-lease.ts): one row for them all.
   "ALTER TABLE admissions ADD COLUMN n INTEGER NOT NULL DEFAULT 1",
+  // The places earlier versions kept in their grants' reservations, moved into the window once.
+  `INSERT OR IGNORE INTO admissions (at, call, n)
+     SELECT admitted_at, key, 1 FROM reservations WHERE admitted_at IS NOT NULL`,
 ];
 
 /** A principal's counters. */

@@ -68,6 +68,20 @@ describe("the objects' schemas", () => {
     },
   );
 
+  it("moves the places kept in an earlier version's grants into the user's window", async () => {
+    const window = await inEmptyObject((sql) => {
+      const before = USER_MIGRATIONS.slice(0, -1);
+      Schema.open(sql, before).ensure();
+      sql.exec(
+        `INSERT INTO reservations (key, tokens, day, month, expires_at, admitted_at)
+         VALUES ('grant-1', 10, 'd', 'm', 1, 1234), ('plain', 10, 'd', 'm', 1, NULL)`,
+      );
+      Schema.open(sql, USER_MIGRATIONS);
+      return sql.exec("SELECT at, call, n FROM admissions").toArray();
+    });
+    expect(window).toEqual([{ at: 1234, call: "grant-1", n: 1 }]);
+  });
+
   it("folds the task object's added columns into their tables", () => {
     expect(squashed(TASK_MIGRATIONS)).toMatch(/working_since TEXT\s*\)/);
   });
