@@ -125,12 +125,21 @@ function giveBack(slices: Slices, taken: Taken): void {
   if (taken.spare) slices.spares.push(taken.spare);
 }
 
-/** What `need` still needs of the user object once `taken` is had. */
-function missing(need: Need, taken: Taken): { place: boolean; slot: boolean } {
-  return {
-    place: need.perMinute > 0 && !taken.lease,
-    slot: need.stream !== undefined && !taken.spare,
-  };
+/**
+ * The request taken from the slices: admitted when they cover it whole, else what it took of them
+ * and what it still lacks of the user object.
+ */
+function fromSlices(
+  env: Env,
+  key: string,
+  slices: Slices,
+  need: Need,
+  background: (work: Promise<unknown>) => void,
+): { admitted: Admitted } | { taken: Taken; lacks: { place: boolean; slot: boolean } } {
+  const taken = takeLocal(slices, need, Date.now());
+  const lacks = { place: need.perMinute > 0 && !taken.lease, slot: !!need.stream && !taken.spare };
+  if (lacks.place || lacks.slot) return { taken, lacks };
+  return { admitted: admittedWith(env, key, taken.spare, need, background) };
 }
 
 /** The leases that ended (used up or expired), taken out of `slices` to report their use. */
@@ -201,9 +210,9 @@ export async function admitRequest(
 ): Promise<Admitted> {
   const slices = slicesOf(env, key);
   const now = Date.now();
-  const taken = takeLocal(slices, need, now);
-  const lacks = missing(need, taken);
-  if (!lacks.place && !lacks.slot) return admittedWith(env, key, taken.spare, need, background);
+  const local = fromSlices(env, key, slices, need, background);
+  if ("admitted" in local) return local.admitted;
+  const { taken, lacks } = local;
   const call = crypto.randomUUID();
   const stream = lacks.slot ? need.stream : undefined;
   let answer: Lease;
@@ -245,10 +254,9 @@ function refused(
   background: (work: Promise<unknown>) => void,
 ): Admitted | null {
   giveBack(slices, taken);
-  const again = takeLocal(slices, need, Date.now());
-  const lacks = missing(need, again);
-  if (!lacks.place && !lacks.slot) return admittedWith(env, key, again.spare, need, background);
-  giveBack(slices, again);
+  const again = fromSlices(env, key, slices, need, background);
+  if ("admitted" in again) return again.admitted;
+  giveBack(slices, again.taken);
   return null;
 }
 
