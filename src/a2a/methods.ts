@@ -6,14 +6,11 @@
  * validates a binding's params (once; built at its first call, not with the table) gives the
  * operation the params it takes, and the answer's encoder takes what the operation gives, each
  * binding in its dialect (v0.3: protocol/v03/). The bindings run an entry without knowing its
- * types: a {@link Method} closes over them. Lookups take untrusted names: only the table's own
- * methods, never `__proto__` or `toString`.
+ * types: a {@link Method} closes over them (method-entry.ts). Lookups take untrusted names: only
+ * the table's own methods, never `__proto__` or `toString`; what a -32601 adds for a name the
+ * table lacks: method-hints.ts.
  */
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
-import type { z } from "zod";
-import { invalidParams } from "../edge/errors.ts";
-import type { GatewayEvent } from "../gateway/task-gateway.ts";
-import { nearestName } from "../platform/near-miss.ts";
 import { isJsonObject, type JsonObject } from "../protocol/json-shape.ts";
 import {
   cancelTaskParams,
@@ -50,168 +47,19 @@ import {
   taskIdParamsV03,
   taskQueryParamsV03,
 } from "../protocol/v03/params.ts";
-import type { Message, StreamEvent, WirePushConfig } from "../protocol/wire.ts";
-import type { CallContext } from "./call-context.ts";
+import type { WirePushConfig } from "../protocol/wire.ts";
+import {
+  type Entry,
+  type HttpRoute,
+  http,
+  type Method,
+  parsed,
+  streaming,
+  translated,
+  unary,
+} from "./method-entry.ts";
 import * as op from "./operations.ts";
 import type { A2AVersion } from "./version.ts";
-
-/** A stream event as a binding sends it: its sequence number (the SSE id) and its answer. */
-export interface AnsweredEvent {
-  seq: number | null;
-  answer: unknown;
-}
-
-/** A call whose params were validated: what it sends, and how it runs. */
-export type Call =
-  | { streaming: false; message: Message | null; run(ctx: CallContext): Promise<unknown> }
-  | {
-      streaming: true;
-      message: Message | null;
-      run(ctx: CallContext): AsyncGenerator<AnsweredEvent, void>;
-    };
-
-/** One method as a binding runs it, its params' and answer's types closed over. */
-export interface Method {
-  /** The operation it runs (operations.ts): the same for a method's counterpart in the other version. */
-  readonly op: string;
-  /** It answers with a stream (SSE): a stream lease. */
-  readonly streaming: boolean;
-  /** It sends a message: the message rate, consent. */
-  readonly sends: boolean;
-  /** v0.3's authenticated extended card: refused to an anonymous caller (extended-card.ts). */
-  readonly refusesAnonymous: boolean;
-  /** Validates `input` (a -32602 naming each field under `prefix`); the call, ready to run. */
-  prepare(input: unknown, prefix: string): Call;
-}
-
-/** Where an HTTP+JSON call's params come from, besides the path's variables. */
-export type ParamsFrom = "body" | "query" | "path";
-
-/** A method's HTTP+JSON route. */
-export interface HttpRoute {
-  version: A2AVersion;
-  /** The method's JSON-RPC name: the route's name in the table. */
-  name: string;
-  verbs: readonly string[];
-  /** The path under the agent's URL; `{field}` is a params field, the first one the task id. */
-  path: string;
-  from: ParamsFrom;
-  /** A body as the v1.0 params it stands for, before the path's variables join it. */
-  decode?(body: unknown): unknown;
-  /** The HTTP status of an answer: 201 made, 204 gone (no body). */
-  status: 200 | 201 | 204;
-  /** What the request's log line names it (`POST send`): the operation's family. */
-  label: string;
-  method: Method;
-}
-
-/** One entry of the table: the method over JSON-RPC, and its HTTP+JSON route if it has one. */
-interface Entry {
-  rpc: Method;
-  http: Omit<HttpRoute, "version" | "name"> | null;
-}
-
-function parsed<P>(schema: z.ZodType<P>, input: unknown, prefix: string): P {
-  const result = schema.safeParse(input);
-  if (!result.success) throw invalidParams(result.error, prefix);
-  return result.data;
-}
-
-/** Params read in a shape of their own (v0.3's), validated by its schema, then translated. */
-class Translated<P> {
-  readonly read: (input: unknown, prefix: string) => P;
-  constructor(read: (input: unknown, prefix: string) => P) {
-    this.read = read;
-  }
-}
-
-/** A schema as the table holds it: built by its first call (protocol/params.ts), not at load. */
-type SchemaOf<P> = () => z.ZodType<P>;
-
-/** Params validated by `schema` in their own shape, as `translate` makes them an operation's. */
-const translated = <I, P>(schema: SchemaOf<I>, translate: (input: I) => P) =>
-  new Translated((input, prefix) => translate(parsed(schema(), input, prefix)));
-
-/** How a method reads its params: the operation's own schema, or a translation to them. */
-type ParamsOf<P> = SchemaOf<P> | Translated<P>;
-
-const reader =
-  <P>(params: ParamsOf<P>) =>
-  (input: unknown, prefix: string): P =>
-    params instanceof Translated ? params.read(input, prefix) : parsed(params(), input, prefix);
-
-/** A unary method: `operation` on the params it reads, answered as `answer` writes its result. */
-function unary<P, R>(
-  operation: op.Unary<P, R>,
-  params: ParamsOf<P>,
-  answer: (result: R) => unknown = (result) => result,
-  refusesAnonymous = false,
-): Method {
-  const read = reader(params);
-  return {
-    op: operation.name,
-    streaming: false,
-    sends: operation.message !== undefined,
-    refusesAnonymous,
-    prepare(input, prefix) {
-      const params = read(input, prefix);
-      return {
-        streaming: false,
-        message: operation.message?.(params) ?? null,
-        run: async (ctx) => answer(await operation.run(ctx, params)),
-      };
-    },
-  };
-}
-
-async function* answered(
-  events: AsyncGenerator<GatewayEvent, void>,
-  answer: (event: StreamEvent) => unknown,
-): AsyncGenerator<AnsweredEvent, void> {
-  for await (const { seq, event } of events) yield { seq, answer: answer(event) };
-}
-
-/** A streaming method: `operation` on the params it reads, each event as `answer` writes it. */
-function streaming<P>(
-  operation: op.Streaming<P>,
-  params: ParamsOf<P>,
-  answer: (event: StreamEvent) => unknown = (event) => event,
-): Method {
-  const read = reader(params);
-  return {
-    op: operation.name,
-    streaming: true,
-    sends: operation.message !== undefined,
-    refusesAnonymous: false,
-    prepare(input, prefix) {
-      const params = read(input, prefix);
-      return {
-        streaming: true,
-        message: operation.message?.(params) ?? null,
-        run: (ctx) => answered(operation.run(ctx, params), answer),
-      };
-    },
-  };
-}
-
-/** An HTTP+JSON route of `verb`(s) at `path`, running `method`. */
-function http(
-  verbs: string | readonly string[],
-  path: string,
-  method: Method,
-  label: string,
-  options: { from?: ParamsFrom; status?: 201 | 204; decode?(body: unknown): unknown } = {},
-): Entry["http"] {
-  return {
-    verbs: typeof verbs === "string" ? [verbs] : verbs,
-    path,
-    method,
-    label,
-    from: options.from ?? "path",
-    status: options.status ?? 200,
-    ...(options.decode ? { decode: options.decode } : {}),
-  };
-}
 
 /** A push config's body: a JSON object, or the request is malformed. */
 function configBody(body: unknown): JsonObject {
@@ -459,76 +307,7 @@ export function httpRoute(version: A2AVersion, name: string): HttpRoute | undefi
   return HTTP_ROUTES.find((route) => route.version === version && route.name === name);
 }
 
-/**
- * Method names that no A2A version defines but older drafts and design documents use, with what
- * each version calls the method: `message/sendSubscribe` (streaming, in some designs), and A2A
- * 0.1's `tasks/send` and `tasks/sendSubscribe` (renamed in 0.2). They are not aliases: an alias
- * would be a method no card advertises, which every method-keyed rule (rate limits, logs) would
- * have to know; a call answers -32601 naming the method to use instead.
- */
-const RENAMED_METHODS: Readonly<Record<string, Readonly<Record<A2AVersion, string>>>> = {
-  "message/sendSubscribe": { "1.0": "SendStreamingMessage", "0.3": "message/stream" },
-  "tasks/sendSubscribe": { "1.0": "SendStreamingMessage", "0.3": "message/stream" },
-  "tasks/send": { "1.0": "SendMessage", "0.3": "message/send" },
-};
-
 /** The JSON-RPC method of `version` that runs the operation named `op`, if it has one. */
-function methodFor(version: A2AVersion, op: string): string | undefined {
+export function methodFor(version: A2AVersion, op: string): string | undefined {
   return Object.entries(TABLES[version]).find(([, entry]) => entry.rpc.op === op)?.[0];
-}
-
-/** The other protocol generation. */
-const otherVersion = (version: A2AVersion): A2AVersion => (version === "1.0" ? "0.3" : "1.0");
-
-/**
- * The end of a -32601 message for an older method name (see {@link RENAMED_METHODS}): the method
- * of `version` to call instead, and the other version's; "" for any other name.
- */
-function renamedHint(version: A2AVersion, method: string): string {
-  const names = Object.hasOwn(RENAMED_METHODS, method) ? RENAMED_METHODS[method] : undefined;
-  if (!names) return "";
-  const other = otherVersion(version);
-  return `; ${method} is an older name: call ${names[version]} (A2A ${version}; in A2A ${other}: ${names[other]})`;
-}
-
-/**
- * The end of a -32601 message for a method of the other version: its name in `version`, or the
- * header that selects the version it belongs to; "" for a name the other version does not have.
- * `headerSent`: the client named the version (else it was read as 0.3, the spec's default).
- */
-function otherVersionHint(version: A2AVersion, method: string, headerSent: boolean): string {
-  const other = otherVersion(version);
-  const spec = rpcMethod(other, method);
-  if (!spec) return "";
-  if (version === "0.3" && !headerSent)
-    return "; the request has no A2A-Version header, so it was read as A2A 0.3: send A2A-Version: 1.0";
-  const here = methodFor(version, spec.op);
-  const call = here ? `call ${here}, or ` : "";
-  return `; ${method} is an A2A ${other} method: over A2A ${version} ${call}send A2A-Version: ${other} to call it`;
-}
-
-/**
- * A near miss of a method name (a typo, another case): the closest method of `version` within two
- * edits, or the method of `version` for the closest of the other version's; "" for none.
- */
-function nearMissHint(version: A2AVersion, method: string): string {
-  const own = nearestName(method, methodNames(version), 2);
-  if (own) return `; did you mean ${own}?`;
-  const other = otherVersion(version);
-  const near = nearestName(method, methodNames(other), 2);
-  const spec = near ? rpcMethod(other, near) : undefined;
-  const here = spec ? methodFor(version, spec.op) : undefined;
-  return near && here ? `; did you mean ${here}? (${near} in A2A ${other})` : "";
-}
-
-/**
- * What a -32601 message adds for a method `version` does not have, first that applies: an older
- * name's successor, the other version's method (or the missing header), a near miss; else "".
- */
-export function methodHint(version: A2AVersion, method: string, headerSent: boolean): string {
-  return (
-    renamedHint(version, method) ||
-    otherVersionHint(version, method, headerSent) ||
-    nearMissHint(version, method)
-  );
 }

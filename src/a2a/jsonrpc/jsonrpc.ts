@@ -20,7 +20,8 @@ import {
 import type { RpcCall } from "../../protocol/app-types.ts";
 import { TOO_DEEP_MESSAGE, tooDeep } from "../../protocol/json-shape.ts";
 import type { CallContext } from "../call-context.ts";
-import { type AnsweredEvent, type Call, type Method, rpcMethod } from "../methods.ts";
+import type { AnsweredEvent, Call, Method } from "../method-entry.ts";
+import { rpcMethod } from "../methods.ts";
 import type { A2AVersion } from "../version.ts";
 
 /** What the endpoint needs per request. */

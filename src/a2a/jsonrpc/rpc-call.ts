@@ -15,7 +15,8 @@ import { bodyText } from "../../platform/json-body.ts";
 import type { AppEnv, RpcCall } from "../../protocol/app-types.ts";
 import { isJsonObject } from "../../protocol/json-shape.ts";
 import { lazy } from "../../utils/lazy.ts";
-import { methodHint, methodNames, rpcMethod } from "../methods.ts";
+import { methodHint } from "../method-hints.ts";
+import { methodNames, rpcMethod } from "../methods.ts";
 import { isA2AVersion, requestedVersion, unsupportedVersionMessage } from "../version.ts";
 import { idOf } from "./rpc-id.ts";
 

@@ -5,7 +5,8 @@
  * of a path is a task id: decoded, 1 to 256 characters, no `/` or `:`. Pure: no I/O.
  */
 import type { RestRoute } from "../../protocol/app-types.ts";
-import { HTTP_ROUTES, type HttpRoute, httpRoute } from "../methods.ts";
+import type { HttpRoute } from "../method-entry.ts";
+import { HTTP_ROUTES, httpRoute } from "../methods.ts";
 
 /** The router's coarse filter of REST paths (the table decides which are operations). */
 export const REST_PATH_PATTERN =

@@ -25,7 +25,7 @@ import type { RestRoute } from "../../protocol/app-types.ts";
 import { isJsonObject } from "../../protocol/json-shape.ts";
 import type { Message } from "../../protocol/wire.ts";
 import type { CallContext } from "../call-context.ts";
-import type { AnsweredEvent, HttpRoute } from "../methods.ts";
+import type { AnsweredEvent, HttpRoute } from "../method-entry.ts";
 import { unsupportedVersionMessage } from "../version.ts";
 import { readJsonBody } from "./rest-body.ts";
 import { httpRouteOf } from "./rest-paths.ts";
